@@ -1,0 +1,430 @@
+//! Run configuration: every knob under the kernel's name, with its unit, default and
+//! meaning declared once in [`KNOBS`] (the CLI's `--help`, `reclaimlab knobs` and the
+//! TOML loader all read this table).
+//!
+//! Keys are dotted: `vm.swappiness`, `machine.memory`, `swap.device`,
+//! `cgroup.<name>.memory.max`. TOML tables flatten to these keys. Values are validated
+//! when set (validate, then commit: [`SimConfig::validate`] checks cross-key rules before
+//! a machine is built); the hot loop never checks configuration.
+
+use crate::error::{Error, Result};
+
+/// Swap backends (`swap.device`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SwapDevice {
+    None,
+    /// zram: compressed pages live in RAM (charged against it), per-page CPU cost.
+    Zram,
+    /// A block device (SSD) with read/write latency.
+    Ssd,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct CgroupConfig {
+    pub name: String,
+    /// `memory.max` in bytes (u64::MAX = "max").
+    pub max: u64,
+    pub high: u64,
+    pub low: u64,
+    pub min: u64,
+}
+
+impl CgroupConfig {
+    pub fn new(name: &str) -> Self {
+        CgroupConfig { name: name.to_string(), max: u64::MAX, high: u64::MAX, low: 0, min: 0 }
+    }
+}
+
+/// Costs on the simulated clock (nanoseconds). See docs/model.md for sources.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CostModel {
+    pub access_ns: u64,
+    pub minor_fault_ns: u64,
+    pub major_fault_ns: u64,
+    pub file_read_ns: u64,
+    pub file_write_ns: u64,
+    pub scan_ns: u64,
+    pub rmap_ns: u64,
+    pub unmap_ns: u64,
+    pub free_ns: u64,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct SimConfig {
+    pub policy: String,
+    pub seed: u64,
+    pub memory_bytes: u64,
+    pub nr_nodes: u16,
+    pub swappiness: u32,
+    pub watermark_scale_factor: u32,
+    /// None = computed by `calculate_min_free_kbytes` as at boot.
+    pub min_free_kbytes: Option<u64>,
+    pub swap_device: SwapDevice,
+    /// Swap size in bytes (zram `disksize`); None = same as machine memory.
+    pub swap_bytes: Option<u64>,
+    pub zram_compression_ratio: f64,
+    pub zram_compress_ns: u64,
+    pub zram_decompress_ns: u64,
+    pub ssd_read_ns: u64,
+    pub ssd_write_ns: u64,
+    pub cgroups: Vec<CgroupConfig>,
+    pub cost: CostModel,
+    pub sample_interval_ns: u64,
+}
+
+type Setter = fn(&mut SimConfig, &str) -> std::result::Result<(), String>;
+type Getter = fn(&SimConfig) -> String;
+
+/// One configuration knob.
+pub struct Knob {
+    pub key: &'static str,
+    pub default: &'static str,
+    pub unit: &'static str,
+    pub doc: &'static str,
+    set: Setter,
+    get: Getter,
+}
+
+impl Knob {
+    pub fn get(&self, cfg: &SimConfig) -> String {
+        (self.get)(cfg)
+    }
+}
+
+fn uint(v: &str) -> std::result::Result<u64, String> {
+    let v = v.trim().replace('_', "");
+    v.parse::<u64>().map_err(|_| format!("expected a non-negative integer, got '{v}'"))
+}
+
+fn float(v: &str) -> std::result::Result<f64, String> {
+    v.trim().parse::<f64>().ok().filter(|x| x.is_finite()).ok_or_else(|| format!("expected a number, got '{v}'"))
+}
+
+/// Parse a size as the kernel's `memparse` does (binary K/M/G/T suffixes, optional
+/// `iB`/`B`), plus `max` for "no limit".
+pub fn parse_size(v: &str) -> std::result::Result<u64, String> {
+    let s = v.trim();
+    if s == "max" {
+        return Ok(u64::MAX);
+    }
+    let lower = s.to_ascii_lowercase();
+    let t = lower.trim_end_matches("ib").trim_end_matches('b');
+    let (num, shift) = match t.chars().last() {
+        Some('k') => (&t[..t.len() - 1], 10),
+        Some('m') => (&t[..t.len() - 1], 20),
+        Some('g') => (&t[..t.len() - 1], 30),
+        Some('t') => (&t[..t.len() - 1], 40),
+        _ => (t, 0),
+    };
+    let bad = || format!("expected a size like 512M, 4G or a byte count, got '{s}'");
+    if num.contains('.') {
+        let x: f64 = num.parse().map_err(|_| bad())?;
+        if !(x >= 0.0) || !x.is_finite() {
+            return Err(bad());
+        }
+        return Ok((x * (1u64 << shift) as f64) as u64);
+    }
+    let n: u64 = num.trim().parse().map_err(|_| bad())?;
+    n.checked_mul(1u64 << shift).ok_or_else(bad)
+}
+
+/// Format bytes the way `parse_size` reads them back.
+pub fn format_size(b: u64) -> String {
+    if b == u64::MAX {
+        return "max".into();
+    }
+    for (shift, suf) in [(40, "T"), (30, "G"), (20, "M"), (10, "K")] {
+        if b >= 1 << shift && b % (1 << shift) == 0 {
+            return format!("{}{}", b >> shift, suf);
+        }
+    }
+    b.to_string()
+}
+
+macro_rules! knob {
+    ($key:expr, $def:expr, $unit:expr, $doc:expr, |$c:ident, $v:ident| $set:expr, |$g:ident| $get:expr) => {
+        Knob {
+            key: $key,
+            default: $def,
+            unit: $unit,
+            doc: $doc,
+            set: |$c: &mut SimConfig, $v: &str| -> std::result::Result<(), String> {
+                $set;
+                Ok(())
+            },
+            get: |$g: &SimConfig| -> String { $get },
+        }
+    };
+}
+
+macro_rules! cost_knob {
+    ($key:expr, $def:expr, $doc:expr, $field:ident) => {
+        knob!($key, $def, "ns", $doc, |c, v| c.cost.$field = uint(v)?, |c| c.cost.$field.to_string())
+    };
+}
+
+/// Every knob (the cgroup family is described by its pattern key).
+pub static KNOBS: &[Knob] = &[
+    knob!("policy", "classic@6.15", "", "reclaim policy model (see `reclaimlab policies`)",
+        |c, v| c.policy = v.trim().to_string(), |c| c.policy.clone()),
+    knob!("seed", "1", "", "random seed of the run (repetitions differ by seed)",
+        |c, v| c.seed = uint(v)?, |c| c.seed.to_string()),
+    knob!("machine.memory", "1G", "bytes", "physical memory of the machine (split evenly across nodes)",
+        |c, v| c.memory_bytes = parse_size(v)?, |c| format_size(c.memory_bytes)),
+    knob!("machine.nodes", "1", "", "NUMA nodes (one kswapd and one lruvec per memcg on each)",
+        |c, v| c.nr_nodes = u16::try_from(uint(v)?).map_err(|_| "too many nodes".to_string())?, |c| c.nr_nodes.to_string()),
+    knob!("vm.swappiness", "60", "", "vm.swappiness: relative IO cost of swapping vs. file refaults, 0..200",
+        |c, v| c.swappiness = u32::try_from(uint(v)?).map_err(|_| "out of range".to_string())?, |c| c.swappiness.to_string()),
+    knob!("vm.watermark_scale_factor", "10", "1/10000 of zone", "vm.watermark_scale_factor: kswapd wake/sleep gap, 1..3000",
+        |c, v| c.watermark_scale_factor = u32::try_from(uint(v)?).map_err(|_| "out of range".to_string())?, |c| c.watermark_scale_factor.to_string()),
+    knob!("vm.min_free_kbytes", "auto", "KiB", "vm.min_free_kbytes; 'auto' computes it as the kernel does at boot",
+        |c, v| c.min_free_kbytes = if v.trim() == "auto" { None } else { Some(uint(v)?) },
+        |c| c.min_free_kbytes.map_or("auto".into(), |k| k.to_string())),
+    knob!("swap.device", "zram", "", "swap backend: zram, ssd or none",
+        |c, v| c.swap_device = match v.trim() { "zram" => SwapDevice::Zram, "ssd" => SwapDevice::Ssd, "none" => SwapDevice::None,
+            o => return Err(format!("expected zram, ssd or none, got '{o}'")) },
+        |c| match c.swap_device { SwapDevice::Zram => "zram", SwapDevice::Ssd => "ssd", SwapDevice::None => "none" }.into()),
+    knob!("swap.size", "auto", "bytes", "swap size (zram disksize); 'auto' = machine.memory",
+        |c, v| c.swap_bytes = if v.trim() == "auto" { None } else { Some(parse_size(v)?) },
+        |c| c.swap_bytes.map_or("auto".into(), format_size)),
+    knob!("swap.zram.compression_ratio", "3.0", "", "zram: uncompressed/compressed size; the pool takes 4096/ratio bytes per stored page",
+        |c, v| c.zram_compression_ratio = float(v)?, |c| c.zram_compression_ratio.to_string()),
+    knob!("swap.zram.compress_ns", "6000", "ns", "zram: CPU time to compress one page (charged to the reclaimer)",
+        |c, v| c.zram_compress_ns = uint(v)?, |c| c.zram_compress_ns.to_string()),
+    knob!("swap.zram.decompress_ns", "2000", "ns", "zram: CPU time to decompress one page (charged to the faulting task)",
+        |c, v| c.zram_decompress_ns = uint(v)?, |c| c.zram_decompress_ns.to_string()),
+    knob!("swap.ssd.read_ns", "80000", "ns", "SSD swap: latency of one 4 KiB read (swap-in)",
+        |c, v| c.ssd_read_ns = uint(v)?, |c| c.ssd_read_ns.to_string()),
+    knob!("swap.ssd.write_ns", "20000", "ns", "SSD swap: device time of one 4 KiB write (swap-out, asynchronous)",
+        |c, v| c.ssd_write_ns = uint(v)?, |c| c.ssd_write_ns.to_string()),
+    cost_knob!("cost.access_ns", "100", "CPU time charged per trace access when the trace carries no time", access_ns),
+    cost_knob!("cost.minor_fault_ns", "1000", "minor fault: trap, zero-fill or map a cached page", minor_fault_ns),
+    cost_knob!("cost.major_fault_ns", "1500", "major fault/page-cache miss overhead on top of the device time", major_fault_ns),
+    cost_knob!("cost.file_read_ns", "80000", "storage latency of one 4 KiB page-cache read", file_read_ns),
+    cost_knob!("cost.file_write_ns", "20000", "storage time of one 4 KiB dirty page writeback", file_write_ns),
+    cost_knob!("cost.scan_ns", "100", "reclaim: isolate and examine one folio", scan_ns),
+    cost_knob!("cost.rmap_ns", "400", "reclaim: rmap walk of a mapped folio (folio_referenced)", rmap_ns),
+    cost_knob!("cost.unmap_ns", "500", "reclaim: unmap a mapped folio (try_to_unmap, TLB flush)", unmap_ns),
+    cost_knob!("cost.free_ns", "100", "reclaim: free one folio back to the buddy allocator", free_ns),
+    knob!("sim.sample_interval_ms", "100", "ms", "time-series sampling interval on the simulated clock",
+        |c, v| c.sample_interval_ns = uint(v)?.saturating_mul(1_000_000), |c| (c.sample_interval_ns / 1_000_000).to_string()),
+];
+
+/// The cgroup knob family, `cgroup.<name>.<file>`.
+pub static CGROUP_KNOBS: &[(&str, &str, &str)] = &[
+    ("memory.max", "max", "hard limit; above it the charging task reclaims, then OOMs"),
+    ("memory.high", "max", "throttle limit; above it the task reclaims on return to user space"),
+    ("memory.low", "0", "best-effort protection from reclaim"),
+    ("memory.min", "0", "hard protection from reclaim"),
+];
+
+impl Default for SimConfig {
+    fn default() -> Self {
+        let mut c = SimConfig {
+            policy: String::new(),
+            seed: 0,
+            memory_bytes: 0,
+            nr_nodes: 0,
+            swappiness: 0,
+            watermark_scale_factor: 0,
+            min_free_kbytes: None,
+            swap_device: SwapDevice::None,
+            swap_bytes: None,
+            zram_compression_ratio: 0.0,
+            zram_compress_ns: 0,
+            zram_decompress_ns: 0,
+            ssd_read_ns: 0,
+            ssd_write_ns: 0,
+            cgroups: Vec::new(),
+            cost: CostModel {
+                access_ns: 0,
+                minor_fault_ns: 0,
+                major_fault_ns: 0,
+                file_read_ns: 0,
+                file_write_ns: 0,
+                scan_ns: 0,
+                rmap_ns: 0,
+                unmap_ns: 0,
+                free_ns: 0,
+            },
+            sample_interval_ns: 0,
+        };
+        for k in KNOBS {
+            (k.set)(&mut c, k.default).expect("knob defaults parse");
+        }
+        c
+    }
+}
+
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut prev = row[0];
+        row[0] = i + 1;
+        for (j, &cb) in b.iter().enumerate() {
+            let cur = row[j + 1];
+            row[j + 1] = (prev + (ca != cb) as usize).min(row[j] + 1).min(row[j + 1] + 1);
+            prev = cur;
+        }
+    }
+    row[b.len()]
+}
+
+impl SimConfig {
+    /// Set one knob by its dotted key. Unknown keys are an error naming the key
+    /// (with the closest known key as a hint).
+    pub fn set(&mut self, key: &str, value: &str) -> Result<()> {
+        if let Some(rest) = key.strip_prefix("cgroup.") {
+            return self.set_cgroup(key, rest, value);
+        }
+        let knob = KNOBS.iter().find(|k| k.key == key).ok_or_else(|| {
+            let best = KNOBS.iter().map(|k| (edit_distance(key, k.key), k.key)).min();
+            let hint = match best {
+                Some((d, k)) if d <= 3 => format!(" (did you mean '{k}'?)"),
+                _ => String::new(),
+            };
+            Error::config(key, format!("unknown key{hint}; `reclaimlab knobs` lists them"))
+        })?;
+        (knob.set)(self, value).map_err(|m| Error::config(key, m))
+    }
+
+    fn set_cgroup(&mut self, key: &str, rest: &str, value: &str) -> Result<()> {
+        let (name, file) = rest
+            .split_once('.')
+            .ok_or_else(|| Error::config(key, "expected cgroup.<name>.memory.{max,high,low,min}"))?;
+        if name.is_empty() {
+            return Err(Error::config(key, "empty cgroup name"));
+        }
+        if !CGROUP_KNOBS.iter().any(|(f, _, _)| *f == file) {
+            return Err(Error::config(key, format!("unknown cgroup file '{file}'; expected memory.max, memory.high, memory.low or memory.min")));
+        }
+        let bytes = parse_size(value).map_err(|m| Error::config(key, m))?;
+        let cg = match self.cgroups.iter().position(|c| c.name == name) {
+            Some(i) => &mut self.cgroups[i],
+            None => {
+                self.cgroups.push(CgroupConfig::new(name));
+                self.cgroups.last_mut().unwrap()
+            }
+        };
+        match file {
+            "memory.max" => cg.max = bytes,
+            "memory.high" => cg.high = bytes,
+            "memory.low" => cg.low = bytes,
+            _ => cg.min = bytes,
+        }
+        Ok(())
+    }
+
+    /// Current value of a key as a string.
+    pub fn get(&self, key: &str) -> Option<String> {
+        KNOBS.iter().find(|k| k.key == key).map(|k| k.get(self))
+    }
+
+    /// Swap size in pages (0 without swap).
+    pub fn swap_pages(&self) -> u64 {
+        match self.swap_device {
+            SwapDevice::None => 0,
+            _ => self.swap_bytes.unwrap_or(self.memory_bytes) >> reclaimlab_trace::PAGE_SHIFT,
+        }
+    }
+
+    /// Cross-key checks that need the whole config (run before a machine is built).
+    pub fn validate(&self) -> Result<()> {
+        crate::ensure!(self.nr_nodes >= 1 && self.nr_nodes <= 64, Error::config("machine.nodes", "must be 1..64"));
+        crate::ensure!(self.swappiness <= 200, Error::config("vm.swappiness", "must be 0..200 (MAX_SWAPPINESS)"));
+        crate::ensure!(
+            (1..=3000).contains(&self.watermark_scale_factor),
+            Error::config("vm.watermark_scale_factor", "must be 1..3000 (the sysctl's range)")
+        );
+        let pages = self.memory_bytes >> reclaimlab_trace::PAGE_SHIFT;
+        crate::ensure!(
+            pages / self.nr_nodes as u64 >= 1024,
+            Error::config("machine.memory", format!("{} is too small: at least 4M per node", format_size(self.memory_bytes)))
+        );
+        crate::ensure!(
+            pages <= u32::MAX as u64 - (1 << 20),
+            Error::config("machine.memory", "too large: at most 15T (frame numbers are 32-bit)")
+        );
+        if let Some(k) = self.min_free_kbytes {
+            let min_pages = k >> (reclaimlab_trace::PAGE_SHIFT - 10);
+            crate::ensure!(
+                min_pages * 4 < pages,
+                Error::config(
+                    "vm.min_free_kbytes",
+                    format!("{k} KiB leaves no usable memory on a {} machine (the min watermark must be well below memory)", format_size(self.memory_bytes))
+                )
+            );
+        }
+        crate::ensure!(
+            self.zram_compression_ratio >= 1.0,
+            Error::config("swap.zram.compression_ratio", "must be >= 1.0")
+        );
+        crate::ensure!(self.sample_interval_ns > 0, Error::config("sim.sample_interval_ms", "must be > 0"));
+        for cg in &self.cgroups {
+            let key = |f: &str| format!("cgroup.{}.{f}", cg.name);
+            crate::ensure!(cg.max >= 1 << 20, Error::config(key("memory.max"), "must be at least 1M"));
+            crate::ensure!(cg.min <= cg.max && cg.low <= cg.max, Error::config(key("memory.low"), "protection above memory.max"));
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizes_parse_like_memparse() {
+        assert_eq!(parse_size("4096").unwrap(), 4096);
+        assert_eq!(parse_size("512M").unwrap(), 512 << 20);
+        assert_eq!(parse_size("1GiB").unwrap(), 1 << 30);
+        assert_eq!(parse_size("1.5G").unwrap(), 3 << 29);
+        assert_eq!(parse_size("max").unwrap(), u64::MAX);
+        assert!(parse_size("-1G").is_err());
+        assert!(parse_size("lots").is_err());
+        assert_eq!(format_size(3 << 29), "1536M");
+    }
+
+    #[test]
+    fn defaults_come_from_the_knob_table() {
+        let c = SimConfig::default();
+        assert_eq!(c.swappiness, 60);
+        assert_eq!(c.watermark_scale_factor, 10);
+        assert_eq!(c.memory_bytes, 1 << 30);
+        assert_eq!(c.policy, "classic@6.15");
+        assert_eq!(c.get("vm.min_free_kbytes").unwrap(), "auto");
+        c.validate().unwrap();
+    }
+
+    #[test]
+    fn unknown_and_bad_keys_are_named() {
+        let mut c = SimConfig::default();
+        let e = c.set("vm.swapiness", "10").unwrap_err().to_string();
+        assert!(e.contains("'vm.swapiness'") && e.contains("did you mean 'vm.swappiness'"), "{e}");
+        let e = c.set("vm.swappiness", "-5").unwrap_err().to_string();
+        assert!(e.contains("vm.swappiness") && e.contains("non-negative"), "{e}");
+        c.set("vm.swappiness", "201").unwrap();
+        assert!(c.validate().unwrap_err().to_string().contains("0..200"));
+        let e = c.set("cgroup.db.memory.maxx", "1G").unwrap_err().to_string();
+        assert!(e.contains("memory.maxx"), "{e}");
+    }
+
+    #[test]
+    fn cgroup_keys_create_cgroups() {
+        let mut c = SimConfig::default();
+        c.set("cgroup.db.memory.max", "256M").unwrap();
+        c.set("cgroup.db.memory.low", "64M").unwrap();
+        assert_eq!(c.cgroups, vec![CgroupConfig { name: "db".into(), max: 256 << 20, high: u64::MAX, low: 64 << 20, min: 0 }]);
+    }
+
+    #[test]
+    fn impossible_sizes_are_rejected() {
+        let mut c = SimConfig::default();
+        c.set("machine.memory", "1M").unwrap();
+        assert!(c.validate().unwrap_err().to_string().contains("too small"));
+        let mut c = SimConfig::default();
+        c.set("vm.min_free_kbytes", "1048576").unwrap();
+        assert!(c.validate().unwrap_err().to_string().contains("min_free_kbytes"));
+    }
+}

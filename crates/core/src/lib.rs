@@ -1,0 +1,35 @@
+//! reclaimlab-core: a simulated Linux machine replaying page-access traces under
+//! versioned models of the kernel's reclaim policies.
+//!
+//! # Tour
+//! - [`mm`]: the machine — frames in zones handed out by a buddy allocator
+//!   ([`mm::page_alloc`]), watermarks ([`mm::watermarks`]), per-page and per-frame
+//!   state ([`mm::page`]), memory cgroups ([`mm::memcontrol`]), swap devices
+//!   ([`mm::swap`]), workingset shadow entries ([`mm::workingset`]), vmstat counters
+//!   ([`mm::vmstat`]), lruvecs ([`mm::lruvec`]).
+//! - [`vmscan`]: the reclaim machinery shared by policies — `scan_control`, kswapd,
+//!   direct and memcg reclaim drivers, `shrink_folio_list` (eviction).
+//! - [`policy`]: named policy models behind one trait; `classic@6.15` in
+//!   [`policy::classic`]; the registry in [`policy::registry`].
+//! - [`sim`]: the access loop (fault path, clock, kswapd as a concurrent thread,
+//!   sampling) and results.
+//! - [`config`]: every knob under its kernel name; [`scenario`]: built-in workloads.
+//! - [`api`]: the facade the Python bindings use.
+//!
+//! # Determinism
+//! All state lives in one owned `Simulation`; all randomness comes from the run's seed.
+//! Same config, trace and seed ⇒ the same bytes of output.
+
+pub mod api;
+pub mod config;
+pub mod error;
+pub mod mm;
+pub mod policy;
+pub mod scenario;
+pub mod sim;
+pub mod vmscan;
+
+pub use api::{PolicyInfo, RunResult, Simulation, TimeSeries};
+pub use config::{SimConfig, KNOBS};
+pub use error::{Error, ErrorKind, Result};
+pub use policy::registry::policies;

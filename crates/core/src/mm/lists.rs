@@ -1,0 +1,218 @@
+//! Intrusive doubly-linked lists over page frames (the kernel's `struct list_head`
+//! embedded in `struct page`, here as two flat `u32` arrays).
+//!
+//! Every frame has one `prev`/`next` pair, so a frame is on at most one list at a time:
+//! an LRU list (reclaim) or a buddy free list (page allocator), exactly as `page->lru`
+//! is shared in the kernel. List heads are sentinel slots appended after the frames, so
+//! insertion and removal never branch on "empty list".
+//!
+//! Invariant: for every linked slot `x`, `next[prev[x]] == x` and `prev[next[x]] == x`;
+//! an unlinked frame has `prev == next == NIL`.
+
+/// A slot index: a frame number (`< nr_frames`) or a sentinel (list head).
+pub type Slot = u32;
+/// Marks an unlinked frame.
+pub const NIL: Slot = u32::MAX;
+
+/// Index of a list head (its sentinel slot).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct ListHead(pub Slot);
+
+pub struct ListArena {
+    prev: Vec<Slot>,
+    next: Vec<Slot>,
+    /// Number of entries on each list, indexed by `head - nr_frames`.
+    len: Vec<u64>,
+    nr_frames: u32,
+}
+
+impl ListArena {
+    pub fn new(nr_frames: u32) -> Self {
+        ListArena {
+            prev: vec![NIL; nr_frames as usize],
+            next: vec![NIL; nr_frames as usize],
+            len: Vec::new(),
+            nr_frames,
+        }
+    }
+
+    pub fn nr_frames(&self) -> u32 {
+        self.nr_frames
+    }
+
+    /// Append `n` new empty lists; returns the first head (the others follow).
+    pub fn alloc_heads(&mut self, n: u32) -> ListHead {
+        let first = self.prev.len() as Slot;
+        for i in 0..n {
+            let s = first + i;
+            self.prev.push(s);
+            self.next.push(s);
+            self.len.push(0);
+        }
+        ListHead(first)
+    }
+
+    #[inline(always)]
+    fn idx(&self, h: ListHead) -> usize {
+        (h.0 - self.nr_frames) as usize
+    }
+
+    #[inline(always)]
+    pub fn len(&self, h: ListHead) -> u64 {
+        self.len[self.idx(h)]
+    }
+
+    #[inline(always)]
+    pub fn is_empty(&self, h: ListHead) -> bool {
+        self.next[h.0 as usize] == h.0
+    }
+
+    #[inline(always)]
+    pub fn is_linked(&self, x: Slot) -> bool {
+        self.next[x as usize] != NIL
+    }
+
+    #[inline(always)]
+    fn link_between(&mut self, x: Slot, p: Slot, n: Slot) {
+        self.prev[x as usize] = p;
+        self.next[x as usize] = n;
+        self.next[p as usize] = x;
+        self.prev[n as usize] = x;
+    }
+
+    /// `list_add`: insert at the head (most recent end).
+    #[inline(always)]
+    pub fn add_head(&mut self, h: ListHead, x: Slot) {
+        debug_assert!(!self.is_linked(x), "slot {x} already on a list");
+        let n = self.next[h.0 as usize];
+        self.link_between(x, h.0, n);
+        let i = self.idx(h);
+        self.len[i] += 1;
+    }
+
+    /// `list_add_tail`: insert at the tail (the end reclaim scans from).
+    #[inline(always)]
+    pub fn add_tail(&mut self, h: ListHead, x: Slot) {
+        debug_assert!(!self.is_linked(x), "slot {x} already on a list");
+        let p = self.prev[h.0 as usize];
+        self.link_between(x, p, h.0);
+        let i = self.idx(h);
+        self.len[i] += 1;
+    }
+
+    /// `list_del`: unlink `x` from list `h` (the caller knows which list it is on).
+    #[inline(always)]
+    pub fn del(&mut self, h: ListHead, x: Slot) {
+        debug_assert!(self.is_linked(x), "slot {x} not on a list");
+        let p = self.prev[x as usize];
+        let n = self.next[x as usize];
+        self.next[p as usize] = n;
+        self.prev[n as usize] = p;
+        self.prev[x as usize] = NIL;
+        self.next[x as usize] = NIL;
+        let i = self.idx(h);
+        self.len[i] -= 1;
+    }
+
+    /// Move `x` from list `from` to the head of list `to` (`list_move`).
+    #[inline(always)]
+    pub fn move_head(&mut self, from: ListHead, to: ListHead, x: Slot) {
+        self.del(from, x);
+        self.add_head(to, x);
+    }
+
+    /// First (most recently added) entry, if any.
+    #[inline(always)]
+    pub fn head(&self, h: ListHead) -> Option<Slot> {
+        let n = self.next[h.0 as usize];
+        (n != h.0).then_some(n)
+    }
+
+    /// Last entry (the one reclaim looks at first), if any.
+    #[inline(always)]
+    pub fn tail(&self, h: ListHead) -> Option<Slot> {
+        let p = self.prev[h.0 as usize];
+        (p != h.0).then_some(p)
+    }
+
+    /// Entry before `x` (towards the head), or None at the head.
+    #[inline(always)]
+    pub fn prev_of(&self, h: ListHead, x: Slot) -> Option<Slot> {
+        let p = self.prev[x as usize];
+        (p != h.0).then_some(p)
+    }
+
+    /// Iterate a list from head to tail (tests and invariant checks; not for hot paths).
+    pub fn iter(&self, h: ListHead) -> impl Iterator<Item = Slot> + '_ {
+        let mut cur = self.next[h.0 as usize];
+        std::iter::from_fn(move || {
+            if cur == h.0 {
+                None
+            } else {
+                let x = cur;
+                cur = self.next[x as usize];
+                Some(x)
+            }
+        })
+    }
+
+    /// Host bytes used per frame by the link arrays.
+    pub const BYTES_PER_FRAME: usize = 2 * std::mem::size_of::<Slot>();
+
+    /// Check link symmetry and list lengths; returns a description of the first fault.
+    pub fn check_invariants(&self) -> Result<(), String> {
+        for h in self.nr_frames..self.prev.len() as u32 {
+            let head = ListHead(h);
+            let mut n = 0u64;
+            let mut cur = h;
+            loop {
+                let nx = self.next[cur as usize];
+                if nx == NIL || self.prev[nx as usize] != cur {
+                    return Err(format!("broken link after slot {cur} on list {h}"));
+                }
+                cur = nx;
+                if cur == h {
+                    break;
+                }
+                if cur >= self.nr_frames {
+                    return Err(format!("list {h} reaches sentinel {cur}"));
+                }
+                n += 1;
+                if n > self.nr_frames as u64 {
+                    return Err(format!("list {h} has a cycle"));
+                }
+            }
+            if n != self.len(head) {
+                return Err(format!("list {h}: counted {n} entries, len says {}", self.len(head)));
+            }
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn add_del_order_and_len() {
+        let mut a = ListArena::new(8);
+        let h = a.alloc_heads(2);
+        let h2 = ListHead(h.0 + 1);
+        a.add_head(h, 1);
+        a.add_head(h, 2);
+        a.add_tail(h, 3);
+        assert_eq!(a.iter(h).collect::<Vec<_>>(), vec![2, 1, 3]);
+        assert_eq!(a.tail(h), Some(3));
+        assert_eq!(a.len(h), 3);
+        a.move_head(h, h2, 1);
+        assert_eq!(a.iter(h).collect::<Vec<_>>(), vec![2, 3]);
+        assert_eq!(a.iter(h2).collect::<Vec<_>>(), vec![1]);
+        a.del(h, 2);
+        a.del(h, 3);
+        assert!(a.is_empty(h));
+        assert_eq!(a.tail(h), None);
+        assert!(!a.is_linked(2));
+        a.check_invariants().unwrap();
+    }
+}

@@ -1,0 +1,2 @@
+//! The simulated machine's memory.
+pub mod lists;

@@ -1,0 +1,2 @@
+//! Reclaim policy models.
+pub mod registry;
