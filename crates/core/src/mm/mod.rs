@@ -1,2 +1,262 @@
-//! The simulated machine's memory.
+//! The simulated machine's memory: what every reclaim policy sees and acts through.
+//!
+//! [`Mm`] owns the frames (buddy allocator over NUMA nodes and zones), the per-page
+//! and per-frame state, the lruvecs (one per node × memcg), the memcgs, the swap
+//! device and the vmstat counters. Policies keep their own list heads and private
+//! state; they move folios through [`Mm`]'s helpers so LRU sizes, the workingset
+//! clock and cost accounting stay consistent with the kernel's (`update_lru_size`,
+//! `workingset_age_nonresident`, `lru_note_cost` walk the memcg hierarchy upwards).
+
 pub mod lists;
+pub mod lruvec;
+pub mod memcontrol;
+pub mod page;
+pub mod page_alloc;
+pub mod swap;
+pub mod vmstat;
+pub mod watermarks;
+pub mod workingset;
+
+use crate::config::{CgroupConfig, SimConfig};
+use lists::ListArena;
+use lruvec::{LruList, Lruvec, LruvecId};
+use memcontrol::{bytes_to_pages, Memcg, MemcgId, ROOT_MEMCG};
+use page::{pg, Frames, Pages, NO_PAGE};
+use page_alloc::{BuddyAllocator, MigrateType, Pfn, ZoneSpec, ZoneType, WMARK_HIGH};
+use vmstat::{Ev, VmStat};
+
+/// One NUMA node (`pglist_data`): a contiguous pfn range and its zones.
+#[derive(Clone, Debug)]
+pub struct Node {
+    pub id: u16,
+    pub start_pfn: Pfn,
+    pub nr_pages: u32,
+    /// Indices into `buddy.zones`, highest zone first (the order allocations try).
+    pub zones: Vec<usize>,
+    /// `pgdat->kswapd_failures`: kswapd passes in a row that reclaimed nothing.
+    pub kswapd_failures: u32,
+    /// Where the next partial memcg walk of direct reclaim starts.
+    pub memcg_iter_cursor: u16,
+}
+
+pub struct Mm {
+    pub lists: ListArena,
+    pub buddy: BuddyAllocator,
+    pub nodes: Vec<Node>,
+    pub pages: Pages,
+    pub frames: Frames,
+    pub lruvecs: Vec<Lruvec>,
+    pub memcgs: Vec<Memcg>,
+    pub swap: swap::Swap,
+    pub vmstat: VmStat,
+    pub nr_frames: u32,
+    pub min_free_kbytes: u64,
+    pub bucket_order: u32,
+    pub swappiness: u32,
+    pub cfg: SimConfig,
+    /// Device time spent on asynchronous writes (swap-out to SSD, writeback), ns.
+    pub io_write_ns: u64,
+}
+
+impl Mm {
+    pub fn new(cfg: &SimConfig) -> Mm {
+        let total = (cfg.memory_bytes >> reclaimlab_trace::PAGE_SHIFT) as u32;
+        let per_node = total / cfg.nr_nodes as u32;
+        let nr_frames = per_node * cfg.nr_nodes as u32;
+        let mut lists = ListArena::new(nr_frames);
+        let specs: Vec<ZoneSpec> = (0..cfg.nr_nodes)
+            .map(|n| ZoneSpec { node: n, zone_type: ZoneType::Normal, start_pfn: n as u32 * per_node, nr_pages: per_node })
+            .collect();
+        let mut buddy = BuddyAllocator::new(&specs, &mut lists);
+        // Watermark boosting needs kswapd's boost handling, which is not modelled yet.
+        buddy.watermark_boost_factor = 0;
+        let nodes = (0..cfg.nr_nodes)
+            .map(|n| Node { id: n, start_pfn: n as u32 * per_node, nr_pages: per_node, zones: vec![n as usize], kswapd_failures: 0, memcg_iter_cursor: 0 })
+            .collect();
+        let lowmem_kbytes = nr_frames as u64 * (reclaimlab_trace::PAGE_SIZE >> 10);
+        let min_free_kbytes = cfg.min_free_kbytes.unwrap_or_else(|| watermarks::calculate_min_free_kbytes(lowmem_kbytes));
+        watermarks::setup_per_zone_wmarks(&mut buddy.zones, min_free_kbytes, cfg.watermark_scale_factor as u64);
+        let mut mm = Mm {
+            lists,
+            buddy,
+            nodes,
+            pages: Pages::default(),
+            frames: Frames::new(nr_frames),
+            lruvecs: Vec::new(),
+            memcgs: Vec::new(),
+            swap: swap::Swap::new(cfg),
+            vmstat: VmStat::default(),
+            nr_frames,
+            min_free_kbytes,
+            bucket_order: workingset::bucket_order(nr_frames as u64),
+            swappiness: cfg.swappiness,
+            cfg: cfg.clone(),
+            io_write_ns: 0,
+        };
+        mm.new_memcg(&CgroupConfig::new(""));
+        for cg in &cfg.cgroups {
+            mm.new_memcg(cg);
+        }
+        mm
+    }
+
+    pub fn nr_nodes(&self) -> usize {
+        self.nodes.len()
+    }
+
+    /// Create a memcg (child of the root) and its lruvecs; returns its id. The caller
+    /// lets the policy initialise the new lruvecs.
+    pub fn new_memcg(&mut self, cg: &CgroupConfig) -> MemcgId {
+        let id = self.memcgs.len() as MemcgId;
+        let parent = if cg.name.is_empty() { None } else { Some(ROOT_MEMCG) };
+        let mut m = Memcg::new(&cg.name, parent);
+        m.max = bytes_to_pages(cg.max);
+        m.high = bytes_to_pages(cg.high);
+        m.low = bytes_to_pages(cg.low);
+        m.min = bytes_to_pages(cg.min);
+        self.memcgs.push(m);
+        for node in 0..self.nr_nodes() as u16 {
+            let parent_lv = parent.map(|p| self.lruvec_id(p, node));
+            self.lruvecs.push(Lruvec::new(node, id, parent_lv));
+        }
+        id
+    }
+
+    pub fn memcg_by_name(&self, name: &str) -> Option<MemcgId> {
+        self.memcgs.iter().position(|m| m.name == name).map(|i| i as MemcgId)
+    }
+
+    /// `mem_cgroup_lruvec(memcg, pgdat)`.
+    #[inline(always)]
+    pub fn lruvec_id(&self, memcg: MemcgId, node: u16) -> LruvecId {
+        memcg as u32 * self.nodes.len() as u32 + node as u32
+    }
+
+    #[inline(always)]
+    pub fn node_of(&self, pfn: Pfn) -> u16 {
+        (pfn / self.nodes[0].nr_pages) as u16
+    }
+
+    /// `folio_lruvec`.
+    #[inline(always)]
+    pub fn folio_lruvec(&self, pfn: Pfn) -> LruvecId {
+        let page = self.frames.page[pfn as usize];
+        self.lruvec_id(self.pages.memcg[page as usize], self.node_of(pfn))
+    }
+
+    /// `update_lru_size`: local size of the lruvec, hierarchical sizes of it and its
+    /// ancestors.
+    #[inline]
+    pub fn update_lru_size(&mut self, lv: LruvecId, lru: LruList, delta: i64) {
+        let l = &mut self.lruvecs[lv as usize];
+        l.lru_size[lru as usize] = l.lru_size[lru as usize].wrapping_add_signed(delta);
+        let mut cur = Some(lv);
+        while let Some(i) = cur {
+            let l = &mut self.lruvecs[i as usize];
+            l.hier_size[lru as usize] = l.hier_size[lru as usize].wrapping_add_signed(delta);
+            cur = l.parent;
+        }
+    }
+
+    /// `workingset_age_nonresident` (B.2): advance the clock of the lruvec and all
+    /// its ancestors.
+    #[inline]
+    pub fn workingset_age_nonresident(&mut self, lv: LruvecId, nr_pages: u64) {
+        let mut cur = Some(lv);
+        while let Some(i) = cur {
+            let l = &mut self.lruvecs[i as usize];
+            l.nonresident_age += nr_pages;
+            cur = l.parent;
+        }
+    }
+
+    /// `lru_note_cost` (A.6): cost = nr_io * SWAP_CLUSTER_MAX + nr_rotated, added up
+    /// the hierarchy, halving both costs when they exceed a quarter of the LRU pages.
+    pub fn lru_note_cost(&mut self, lv: LruvecId, file: bool, nr_io: u64, nr_rotated: u64) {
+        let cost = nr_io * crate::vmscan::SWAP_CLUSTER_MAX + nr_rotated;
+        let mut cur = Some(lv);
+        while let Some(i) = cur {
+            let l = &mut self.lruvecs[i as usize];
+            if file {
+                l.file_cost += cost;
+            } else {
+                l.anon_cost += cost;
+            }
+            if l.file_cost + l.anon_cost > l.hier_evictable() / 4 {
+                l.file_cost /= 2;
+                l.anon_cost /= 2;
+            }
+            cur = l.parent;
+        }
+    }
+
+    /// `mod_lruvec_state(lruvec, WORKINGSET_*_BASE + file, n)` for the event counters
+    /// that reclaim reads back per lruvec; also counts the global vmstat event.
+    pub fn count_workingset_activate(&mut self, lv: LruvecId, file: bool, n: u64) {
+        self.vmstat.count(Ev::by_type(Ev::WorkingsetActivateAnon, file), n);
+        let mut cur = Some(lv);
+        while let Some(i) = cur {
+            let l = &mut self.lruvecs[i as usize];
+            l.workingset_activate[file as usize] += n;
+            cur = l.parent;
+        }
+    }
+
+    /// Free pages of a node (`NR_FREE_PAGES` summed over its zones).
+    pub fn node_free_pages(&self, node: u16) -> u64 {
+        self.nodes[node as usize].zones.iter().map(|&z| self.buddy.zones[z].free_pages).sum()
+    }
+
+    pub fn total_free_pages(&self) -> u64 {
+        self.buddy.zones.iter().map(|z| z.free_pages).sum()
+    }
+
+    /// Σ high watermark over a node's zones.
+    pub fn node_high_wmark(&self, node: u16) -> u64 {
+        self.nodes[node as usize].zones.iter().map(|&z| self.buddy.zones[z].watermark[WMARK_HIGH]).sum()
+    }
+
+    /// `pgdat_balanced`: some zone of the node meets the high watermark.
+    pub fn pgdat_balanced(&self, node: u16, order: u8) -> bool {
+        self.nodes[node as usize]
+            .zones
+            .iter()
+            .any(|&z| self.buddy.zone_watermark_ok(z, order, self.buddy.zones[z].watermark[WMARK_HIGH]))
+    }
+
+    /// `get_nr_swap_pages() > 0` (memcgs have no swap limit in the model).
+    #[inline]
+    pub fn can_reclaim_anon(&self) -> bool {
+        self.swap.has_free_slots()
+    }
+
+    /// Take one frame from a zone's free lists (no watermark check).
+    pub fn rmqueue(&mut self, zone: usize, mt: MigrateType) -> Option<Pfn> {
+        let pfn = self.buddy.alloc(&mut self.lists, zone, 0, mt)?;
+        self.vmstat.count(Ev::PgallocNormal, 1);
+        Some(pfn)
+    }
+
+    /// Return a frame to the buddy allocator.
+    pub fn free_frame(&mut self, pfn: Pfn) {
+        self.frames.page[pfn as usize] = NO_PAGE;
+        self.frames.flags[pfn as usize] = 0;
+        self.buddy.free(&mut self.lists, pfn, 0);
+        self.vmstat.count(Ev::Pgfree, 1);
+    }
+
+    /// Pages on the LRU lists of a node (all memcgs), by list.
+    pub fn node_lru_pages(&self, node: u16, lru: LruList) -> u64 {
+        self.lruvecs[self.lruvec_id(ROOT_MEMCG, node) as usize].hier_size[lru as usize]
+    }
+
+    /// Frames in use (not free): LRU pages, zram pool, everything.
+    pub fn used_pages(&self) -> u64 {
+        self.nr_frames as u64 - self.total_free_pages()
+    }
+
+    /// Test helper: is the frame's folio on an LRU list.
+    pub fn folio_test_lru(&self, pfn: Pfn) -> bool {
+        self.frames.test(pfn, pg::LRU)
+    }
+}

@@ -1,2 +1,52 @@
-//! Reclaim policy models.
+//! Reclaim policy models behind one interface.
+//!
+//! A policy owns its list heads and private per-lruvec state and implements the
+//! kernel's policy-specific hook points; the shared machinery (fault path, eviction in
+//! `shrink_folio_list`, the reclaim drivers, memcg protection) lives in `vmscan` and
+//! `sim`. Each hook says when it runs. Variants of a policy (patches) live in their
+//! own files beside the mainline model and override only the hooks the patch changes.
+
+pub mod classic;
 pub mod registry;
+
+use crate::mm::lruvec::LruvecId;
+use crate::mm::page_alloc::Pfn;
+use crate::mm::Mm;
+use crate::vmscan::{FolioReferences, ScanControl};
+
+pub trait ReclaimPolicy: Send + 'static {
+    /// Set up list heads and private state for a new lruvec (machine build, and
+    /// whenever a trace names a new cgroup).
+    fn init_lruvec(&mut self, mm: &mut Mm, lv: LruvecId);
+
+    /// A resident file page is read/written through a syscall:
+    /// `folio_mark_accessed` (A.3). Mapped accesses never call this.
+    fn folio_mark_accessed(&mut self, mm: &mut Mm, pfn: Pfn);
+
+    /// A page is being read back in (page cache or swap) and its slot held a shadow:
+    /// `workingset_refault` (B.3). Runs before [`Self::folio_add_lru`]. Returns true
+    /// when the folio was active before eviction (`PG_workingset` restored), which
+    /// makes the read count as a memory stall (PSI).
+    fn workingset_refault(&mut self, mm: &mut Mm, pfn: Pfn, shadow: u64) -> bool;
+
+    /// A newly allocated folio joins the LRU (`folio_add_lru`, A.2).
+    fn folio_add_lru(&mut self, mm: &mut Mm, pfn: Pfn);
+
+    /// Eviction: `workingset_eviction` — advance the clock and return the shadow entry
+    /// to store in the page's slot. Runs from `shrink_folio_list` before the frame is
+    /// freed.
+    fn workingset_eviction(&mut self, mm: &mut Mm, pfn: Pfn) -> u64;
+
+    /// `folio_check_references` for an isolated folio in `shrink_folio_list` (A.7).
+    fn folio_check_references(&mut self, mm: &mut Mm, pfn: Pfn, sc: &mut ScanControl) -> FolioReferences;
+
+    /// Reclaim from one node on behalf of `sc` (the body of `shrink_node`, A.4): called
+    /// by kswapd, direct reclaim and memcg reclaim through `vmscan::shrink_node`.
+    fn shrink_node(&mut self, mm: &mut Mm, node: u16, sc: &mut ScanControl);
+
+    /// `kswapd_age_node`: kswapd's aging before each `shrink_node`.
+    fn kswapd_age_node(&mut self, mm: &mut Mm, node: u16, sc: &mut ScanControl);
+
+    /// Check the policy's list structure against `mm` (tests).
+    fn check_invariants(&self, mm: &Mm) -> Result<(), String>;
+}

@@ -1,17 +1,28 @@
-//! The simulation loop (stub while the engine lands).
+//! The simulation: the access loop and fault path ([`engine`]), memcg charging with
+//! limit and high reclaim ([`charge`]), and what a run reports ([`results`]).
+
+pub mod charge;
+pub mod engine;
+pub mod results;
+
 use crate::api::RunResult;
 use crate::config::SimConfig;
 use crate::error::Result;
 use reclaimlab_trace::AccessSource;
 
-/// A running machine, type-erased over its policy.
+/// A running machine, type-erased over its policy (the hot loop inside is generic, so
+/// each policy's hooks inline into it).
 pub trait Engine: Send {
     fn run(&mut self, src: &mut dyn AccessSource, max_accesses: u64) -> Result<bool>;
     fn accesses(&self) -> u64;
     fn finish(self: Box<Self>) -> RunResult;
+    /// Check every structural invariant (tests).
+    fn check_invariants(&self) -> std::result::Result<(), String>;
 }
 
+/// Validate the config and build the machine with the named policy.
 pub fn build(cfg: &SimConfig) -> Result<Box<dyn Engine>> {
     cfg.validate()?;
-    Err(crate::error::Error::invalid("engine not built yet"))
+    let entry = crate::policy::registry::find(&cfg.policy)?;
+    Ok((entry.build)(cfg))
 }

@@ -1,1 +1,136 @@
-pub mod stub {}
+//! The reclaim machinery shared by all policies (mm/vmscan.c v6.15, spec A.4, A.7):
+//! `scan_control`, eviction (`shrink_folio_list`), the memcg walk with protection
+//! (`shrink_node_memcgs`), and the three reclaim drivers — kswapd (`balance_pgdat`,
+//! stepped on its own clock), direct reclaim (`do_try_to_free_pages`) and memcg limit
+//! reclaim (`try_to_free_mem_cgroup_pages`).
+
+mod direct;
+mod kswapd;
+mod memcgs;
+mod shrink_folio_list;
+
+pub use direct::{try_to_free_mem_cgroup_pages, try_to_free_pages};
+pub use kswapd::Kswapd;
+pub use memcgs::shrink_node_memcgs;
+pub use shrink_folio_list::{shrink_folio_list, ReclaimStat};
+
+use crate::mm::memcontrol::MemcgId;
+use crate::mm::Mm;
+use crate::policy::ReclaimPolicy;
+
+pub const SWAP_CLUSTER_MAX: u64 = 32;
+pub const DEF_PRIORITY: i32 = 12;
+pub const MAX_RECLAIM_RETRIES: u32 = 16;
+pub const MAX_SWAPPINESS: u64 = 200;
+pub const DEACTIVATE_ANON: u8 = 1;
+pub const DEACTIVATE_FILE: u8 = 2;
+
+/// Who is reclaiming: selects the vmstat counters (`reclaimer_offset`) and whose
+/// clock pays.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Reclaimer {
+    Kswapd,
+    /// Global direct reclaim by the allocating task.
+    Direct,
+    /// memcg limit reclaim (`cgroup_reclaim(sc)`): no global pgscan/pgsteal events.
+    Memcg,
+}
+
+/// `enum folio_references`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FolioReferences {
+    Reclaim,
+    ReclaimClean,
+    Keep,
+    Activate,
+}
+
+/// `struct scan_control` (the fields the model uses).
+#[derive(Clone, Debug)]
+pub struct ScanControl {
+    pub nr_to_reclaim: u64,
+    pub priority: i32,
+    pub target_memcg: Option<MemcgId>,
+    pub reclaimer: Reclaimer,
+    pub may_writepage: bool,
+    pub may_unmap: bool,
+    pub may_swap: bool,
+    pub may_deactivate: u8,
+    pub force_deactivate: bool,
+    pub skipped_deactivate: bool,
+    pub memcg_low_reclaim: bool,
+    pub memcg_low_skipped: bool,
+    pub cache_trim_mode: bool,
+    pub cache_trim_mode_failed: bool,
+    pub no_cache_trim_mode: bool,
+    pub file_is_tiny: bool,
+    pub anon_cost: u64,
+    pub file_cost: u64,
+    pub order: u8,
+    pub nr_scanned: u64,
+    pub nr_reclaimed: u64,
+    /// Simulated CPU time this reclaim spent (ns), charged to the reclaimer's clock.
+    pub cost_ns: u64,
+}
+
+impl ScanControl {
+    pub fn new(reclaimer: Reclaimer, nr_to_reclaim: u64) -> Self {
+        ScanControl {
+            nr_to_reclaim,
+            priority: DEF_PRIORITY,
+            target_memcg: None,
+            reclaimer,
+            may_writepage: true,
+            may_unmap: true,
+            may_swap: true,
+            may_deactivate: 0,
+            force_deactivate: false,
+            skipped_deactivate: false,
+            memcg_low_reclaim: false,
+            memcg_low_skipped: false,
+            cache_trim_mode: false,
+            cache_trim_mode_failed: false,
+            no_cache_trim_mode: false,
+            file_is_tiny: false,
+            anon_cost: 0,
+            file_cost: 0,
+            order: 0,
+            nr_scanned: 0,
+            nr_reclaimed: 0,
+            cost_ns: 0,
+        }
+    }
+
+    /// `cgroup_reclaim(sc)`.
+    #[inline]
+    pub fn cgroup_reclaim(&self) -> bool {
+        self.target_memcg.is_some()
+    }
+
+    /// `current_is_kswapd()`.
+    #[inline]
+    pub fn is_kswapd(&self) -> bool {
+        self.reclaimer == Reclaimer::Kswapd
+    }
+}
+
+/// The common epilogue around a policy's `shrink_node` (mm/vmscan.c `shrink_node`):
+/// a node where anything was reclaimed resets `kswapd_failures`; a fruitless pass in
+/// cache-trim mode marks `cache_trim_mode_failed`.
+pub fn shrink_node<P: ReclaimPolicy>(mm: &mut Mm, p: &mut P, node: u16, sc: &mut ScanControl) {
+    let before = sc.nr_reclaimed;
+    p.shrink_node(mm, node, sc);
+    if sc.nr_reclaimed > before {
+        mm.nodes[node as usize].kswapd_failures = 0;
+    } else if sc.cache_trim_mode {
+        sc.cache_trim_mode_failed = true;
+    }
+}
+
+/// `snapshot_refaults`: remember WORKINGSET_ACTIVATE_* of the target lruvec so the
+/// next `prepare_scan_control` sees whether new refaults activated pages.
+pub fn snapshot_refaults(mm: &mut Mm, target: Option<MemcgId>, node: u16) {
+    let lv = mm.lruvec_id(target.unwrap_or(crate::mm::memcontrol::ROOT_MEMCG), node) as usize;
+    let l = &mut mm.lruvecs[lv];
+    l.refaults = l.workingset_activate;
+}

@@ -1,0 +1,156 @@
+//! `struct lruvec`: the reclaim state of one (node, memcg) pair that every policy
+//! shares — LRU sizes, the anon/file cost accumulators, the workingset clock and the
+//! refault snapshot (spec A.1, B.2).
+//!
+//! Sizes come in two views as in the kernel: `lru_size` is the lruvec's own
+//! (`lruvec_lru_size`, used by `get_scan_count`), `hier_size` includes descendant
+//! memcgs (`lruvec_page_state`, used by `inactive_is_low` and the refault test).
+//! Abstraction: a single zone per node for LRU sizes (spec A.9 allows it).
+
+/// `enum lru_list`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(usize)]
+pub enum LruList {
+    InactiveAnon = 0,
+    ActiveAnon = 1,
+    InactiveFile = 2,
+    ActiveFile = 3,
+    Unevictable = 4,
+}
+
+pub const NR_LRU_LISTS: usize = 5;
+/// `LRU_ACTIVE` offset.
+pub const LRU_ACTIVE: usize = 1;
+/// `LRU_FILE` base.
+pub const LRU_FILE: usize = 2;
+/// `for_each_evictable_lru` order.
+pub const EVICTABLE_LRUS: [LruList; 4] =
+    [LruList::InactiveAnon, LruList::ActiveAnon, LruList::InactiveFile, LruList::ActiveFile];
+
+impl LruList {
+    pub fn from_index(i: usize) -> LruList {
+        [LruList::InactiveAnon, LruList::ActiveAnon, LruList::InactiveFile, LruList::ActiveFile, LruList::Unevictable][i]
+    }
+    /// `is_file_lru`.
+    pub fn is_file(self) -> bool {
+        matches!(self, LruList::InactiveFile | LruList::ActiveFile)
+    }
+    /// `is_active_lru`.
+    pub fn is_active(self) -> bool {
+        matches!(self, LruList::ActiveAnon | LruList::ActiveFile)
+    }
+    /// The list of a type and activeness: `LRU_BASE + LRU_FILE*file + active`.
+    pub fn of(file: bool, active: bool) -> LruList {
+        LruList::from_index(LRU_FILE * file as usize + active as usize)
+    }
+}
+
+pub type LruvecId = u32;
+
+#[derive(Clone, Debug)]
+pub struct Lruvec {
+    pub node: u16,
+    pub memcg: u16,
+    /// The parent memcg's lruvec on the same node (None for the root memcg).
+    pub parent: Option<LruvecId>,
+    pub lru_size: [u64; NR_LRU_LISTS],
+    pub hier_size: [u64; NR_LRU_LISTS],
+    pub anon_cost: u64,
+    pub file_cost: u64,
+    /// `nonresident_age`: evictions + activations, in pages (B.2).
+    pub nonresident_age: u64,
+    /// `lruvec->refaults[ANON_AND_FILE]`, snapshot of WORKINGSET_ACTIVATE_* (A.1).
+    pub refaults: [u64; 2],
+    /// Hierarchical WORKINGSET_ACTIVATE_{ANON,FILE} state of this lruvec.
+    pub workingset_activate: [u64; 2],
+}
+
+impl Lruvec {
+    pub fn new(node: u16, memcg: u16, parent: Option<LruvecId>) -> Self {
+        Lruvec {
+            node,
+            memcg,
+            parent,
+            lru_size: [0; NR_LRU_LISTS],
+            hier_size: [0; NR_LRU_LISTS],
+            anon_cost: 0,
+            file_cost: 0,
+            nonresident_age: 0,
+            refaults: [0; 2],
+            workingset_activate: [0; 2],
+        }
+    }
+
+    /// Sum of the four evictable lists (hierarchical), as `lru_note_cost` decays by.
+    pub fn hier_evictable(&self) -> u64 {
+        self.hier_size[..4].iter().sum()
+    }
+}
+
+/// `inactive_is_low` (mm/vmscan.c, spec A.6): with `gb` the list pair's size in GiB,
+/// `inactive_ratio = gb ? int_sqrt(10 * gb) : 1`; low iff `inactive * ratio < active`.
+pub fn inactive_is_low(inactive: u64, active: u64) -> bool {
+    let gb = (inactive + active) >> (30 - reclaimlab_trace::PAGE_SHIFT);
+    let inactive_ratio = if gb != 0 { int_sqrt(10 * gb) } else { 1 };
+    inactive * inactive_ratio < active
+}
+
+/// The kernel's `int_sqrt`: floor of the square root, integer only.
+pub fn int_sqrt(x: u64) -> u64 {
+    if x < 2 {
+        return x;
+    }
+    let mut m: u64 = 1 << ((63 - x.leading_zeros()) & !1);
+    let mut x = x;
+    let mut y = 0u64;
+    while m != 0 {
+        let b = y + m;
+        y >>= 1;
+        if x >= b {
+            x -= b;
+            y += m;
+        }
+        m >>= 2;
+    }
+    y
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const GIB: u64 = 1 << 18; // pages
+
+    #[test]
+    fn int_sqrt_floors() {
+        for (x, r) in [(0, 0), (1, 1), (3, 1), (4, 2), (99, 9), (100, 10), (101, 10), (16777216, 4096), (u64::MAX, 4294967295)] {
+            assert_eq!(int_sqrt(x), r, "int_sqrt({x})");
+        }
+    }
+
+    /// The ratios of the source comment (spec A.6): 1 GB→3, 10 GB→10, 100 GB→31,
+    /// 1 TB→101, 10 TB→320, below 1 GB → 1. With ratio r, a list pair is balanced when
+    /// inactive * r >= active: check both sides of that boundary at each size.
+    #[test]
+    fn inactive_ratio_table() {
+        for (gib, r) in [(0u64, 1u64), (1, 3), (10, 10), (100, 31), (1024, 101), (10240, 320)] {
+            let total = if gib == 0 { GIB / 10 } else { gib * GIB };
+            // largest inactive that is still low: inactive * r < total - inactive
+            let boundary = total.div_ceil(r + 1);
+            assert!(!inactive_is_low(boundary, total - boundary), "{gib} GiB at {boundary}");
+            assert!(inactive_is_low(boundary - 1, total - boundary + 1), "{gib} GiB below {boundary}");
+        }
+    }
+
+    #[test]
+    fn inactive_is_low_boundaries() {
+        // 100 MiB: ratio 1 → low iff inactive < active
+        assert!(inactive_is_low(12799, 12801));
+        assert!(!inactive_is_low(12800, 12800));
+        // 4 GiB: gb = 4, ratio int_sqrt(40) = 6 → 1/7 inactive is the target
+        let total = 4 * GIB;
+        let inactive = total / 7; // 149796, active 898780: 149796*6 = 898776 < 898780
+        assert!(inactive_is_low(inactive, total - inactive));
+        assert!(!inactive_is_low(inactive + 1, total - inactive - 1));
+    }
+}

@@ -1,0 +1,113 @@
+//! Per-page and per-frame state as flat arrays (the simulator's `struct page` and
+//! page tables).
+//!
+//! - [`Pages`] is indexed by the trace's dense page id: where the page lives (a frame
+//!   number when resident), its workingset shadow entry when evicted, its type and the
+//!   memcg it is charged to.
+//! - [`Frames`] is indexed by page frame number: which page occupies it and its folio
+//!   flags (`PG_*` plus the PTE young/mapped bits the hardware and rmap see).
+//!
+//! Abstractions: one mapping per page (no shared anon/COW, so `folio_referenced`
+//! finds at most one young PTE); base pages only (THP comes with the THP work).
+
+use super::page_alloc::Pfn;
+
+/// `pte` value of a page with no frame.
+pub const NOT_PRESENT: u32 = u32::MAX;
+/// `frames.page` value of a frame no trace page occupies (free or kernel-owned).
+pub const NO_PAGE: u32 = u32::MAX;
+
+/// Folio flags (`frames.flags`). Bits 16.. are private to the policy (MGLRU keeps its
+/// generation and reference counts there, as the kernel does in `folio->flags`).
+pub mod pg {
+    pub const LRU: u32 = 1 << 0;
+    pub const ACTIVE: u32 = 1 << 1;
+    pub const REFERENCED: u32 = 1 << 2;
+    pub const WORKINGSET: u32 = 1 << 3;
+    pub const DIRTY: u32 = 1 << 4;
+    pub const UNEVICTABLE: u32 = 1 << 5;
+    /// Anonymous (swap-backed) folio.
+    pub const SWAPBACKED: u32 = 1 << 6;
+    pub const RECLAIM: u32 = 1 << 7;
+    /// The (single) PTE mapping the page has its accessed bit set.
+    pub const YOUNG: u32 = 1 << 8;
+    /// The page is mapped by a PTE (mmap access or anon); read()-only page-cache pages
+    /// are not.
+    pub const MAPPED: u32 = 1 << 9;
+    /// `PG_idle` (page_idle / DAMON paddr).
+    pub const IDLE: u32 = 1 << 10;
+    /// First policy-private bit.
+    pub const POLICY_SHIFT: u32 = 16;
+}
+
+/// Bits of `pages.info`.
+pub mod pinfo {
+    /// The page has been faulted in at least once.
+    pub const TOUCHED: u8 = 1 << 0;
+    /// File-backed page (fixed at first touch).
+    pub const FILE: u8 = 1 << 1;
+    /// Non-resident anon page whose content is in a swap slot.
+    pub const SWAPPED: u8 = 1 << 2;
+}
+
+#[derive(Default)]
+pub struct Pages {
+    pub pte: Vec<u32>,
+    pub shadow: Vec<u64>,
+    pub info: Vec<u8>,
+    pub memcg: Vec<u16>,
+}
+
+impl Pages {
+    pub fn len(&self) -> usize {
+        self.pte.len()
+    }
+    pub fn is_empty(&self) -> bool {
+        self.pte.is_empty()
+    }
+    /// Grow to hold page ids `< n` (called per trace batch, never per access).
+    pub fn ensure(&mut self, n: usize) {
+        if n > self.pte.len() {
+            self.pte.resize(n, NOT_PRESENT);
+            self.shadow.resize(n, 0);
+            self.info.resize(n, 0);
+            self.memcg.resize(n, 0);
+        }
+    }
+    pub const BYTES_PER_PAGE: usize = 4 + 8 + 1 + 2;
+}
+
+pub struct Frames {
+    pub page: Vec<u32>,
+    pub flags: Vec<u32>,
+}
+
+impl Frames {
+    pub fn new(nr: u32) -> Self {
+        Frames { page: vec![NO_PAGE; nr as usize], flags: vec![0; nr as usize] }
+    }
+    #[inline(always)]
+    pub fn test(&self, pfn: Pfn, f: u32) -> bool {
+        self.flags[pfn as usize] & f != 0
+    }
+    #[inline(always)]
+    pub fn set(&mut self, pfn: Pfn, f: u32) {
+        self.flags[pfn as usize] |= f;
+    }
+    #[inline(always)]
+    pub fn clear(&mut self, pfn: Pfn, f: u32) {
+        self.flags[pfn as usize] &= !f;
+    }
+    /// `TestClearPageX`.
+    #[inline(always)]
+    pub fn test_and_clear(&mut self, pfn: Pfn, f: u32) -> bool {
+        let old = self.flags[pfn as usize];
+        self.flags[pfn as usize] = old & !f;
+        old & f != 0
+    }
+    #[inline(always)]
+    pub fn is_file(&self, pfn: Pfn) -> bool {
+        !self.test(pfn, pg::SWAPBACKED)
+    }
+    pub const BYTES_PER_FRAME: usize = 4 + 4;
+}

@@ -1,0 +1,93 @@
+//! The classic LRU lists (include/linux/mm_inline.h, mm/swap.c v6.15; spec A.1–A.3):
+//! list membership from folio flags, add at the head, isolate from the tail, putback
+//! preserving the batch's order, and `folio_mark_accessed`.
+//! Abstraction: no per-CPU add/activate batches — adds and activations are immediate.
+
+use super::{Classic, ClassicVariant};
+use crate::mm::lruvec::{LruList, LruvecId};
+use crate::mm::page::pg;
+use crate::mm::page_alloc::Pfn;
+use crate::mm::vmstat::Ev;
+use crate::mm::Mm;
+
+/// `folio_lru_list`: unevictable, else the type's inactive/active list by `PG_active`.
+#[inline]
+pub fn folio_lru_list(mm: &Mm, pfn: Pfn) -> LruList {
+    if mm.frames.test(pfn, pg::UNEVICTABLE) {
+        return LruList::Unevictable;
+    }
+    LruList::of(mm.frames.is_file(pfn), mm.frames.test(pfn, pg::ACTIVE))
+}
+
+/// `lruvec_add_folio`: head of the folio's list.
+#[inline]
+pub fn lruvec_add_folio<V: ClassicVariant>(c: &Classic<V>, mm: &mut Mm, lv: LruvecId, pfn: Pfn) {
+    let lru = folio_lru_list(mm, pfn);
+    mm.lists.add_head(c.head(lv, lru as usize), pfn);
+    mm.update_lru_size(lv, lru, 1);
+    mm.frames.set(pfn, pg::LRU);
+}
+
+/// `lruvec_del_folio`.
+#[inline]
+pub fn lruvec_del_folio<V: ClassicVariant>(c: &Classic<V>, mm: &mut Mm, lv: LruvecId, pfn: Pfn) {
+    let lru = folio_lru_list(mm, pfn);
+    mm.lists.del(c.head(lv, lru as usize), pfn);
+    mm.update_lru_size(lv, lru, -1);
+    mm.frames.clear(pfn, pg::LRU);
+}
+
+/// `isolate_lru_folios`: take up to `nr_to_scan` folios from the tail of `lru` into
+/// `out` (oldest first). Returns the number scanned.
+pub fn isolate_lru_folios<V: ClassicVariant>(c: &Classic<V>, mm: &mut Mm, lv: LruvecId, lru: LruList, nr_to_scan: u64, out: &mut Vec<Pfn>) -> u64 {
+    out.clear();
+    let h = c.head(lv, lru as usize);
+    let mut n = 0;
+    while n < nr_to_scan {
+        let Some(pfn) = mm.lists.tail(h) else { break };
+        mm.lists.del(h, pfn);
+        mm.frames.clear(pfn, pg::LRU);
+        out.push(pfn);
+        n += 1;
+    }
+    mm.update_lru_size(lv, lru, -(n as i64));
+    n
+}
+
+/// `move_folios_to_lru`: put survivors back at the heads of their lists, oldest first
+/// (so the batch keeps its relative order); folios landing on an active list age the
+/// workingset clock (a variant hook). Returns the number moved.
+pub fn move_folios_to_lru<V: ClassicVariant>(c: &mut Classic<V>, mm: &mut Mm, folios: &[Pfn]) -> u64 {
+    for &pfn in folios {
+        let lv = mm.folio_lruvec(pfn);
+        lruvec_add_folio(c, mm, lv, pfn);
+        if mm.frames.test(pfn, pg::ACTIVE) {
+            c.variant.putback_active(mm, lv, 1);
+        }
+    }
+    folios.len() as u64
+}
+
+/// `folio_mark_accessed` (A.3): unreferenced → referenced; referenced inactive →
+/// activate (PGACTIVATE), clear referenced, `workingset_activation`.
+pub fn folio_mark_accessed<V: ClassicVariant>(c: &mut Classic<V>, mm: &mut Mm, pfn: Pfn) {
+    let f = mm.frames.flags[pfn as usize];
+    if f & pg::REFERENCED == 0 {
+        mm.frames.set(pfn, pg::REFERENCED);
+    } else if f & pg::UNEVICTABLE != 0 {
+    } else if f & pg::ACTIVE == 0 {
+        let lv = mm.folio_lruvec(pfn);
+        if f & pg::LRU != 0 {
+            // folio_activate → lru_activate
+            lruvec_del_folio(c, mm, lv, pfn);
+            mm.frames.set(pfn, pg::ACTIVE);
+            lruvec_add_folio(c, mm, lv, pfn);
+            mm.vmstat.count(Ev::Pgactivate, 1);
+        } else {
+            mm.frames.set(pfn, pg::ACTIVE);
+        }
+        mm.frames.clear(pfn, pg::REFERENCED);
+        c.variant.workingset_activation(mm, lv, 1);
+    }
+    mm.frames.clear(pfn, pg::IDLE);
+}

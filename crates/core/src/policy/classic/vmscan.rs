@@ -1,0 +1,330 @@
+//! The classic reclaim paths of mm/vmscan.c v6.15 (spec A.4, A.6–A.8):
+//! `prepare_scan_control`, `get_scan_count`, `shrink_lruvec`, `shrink_list`,
+//! `shrink_inactive_list`, `shrink_active_list`, `folio_check_references`,
+//! `kswapd_age_node`.
+//! Abstractions: no `VM_EXEC` or `VM_LOCKED` mappings (so active-list rotation of
+//! executable file folios never happens), one mapping per page (`referenced_ptes` ≤ 1),
+//! no offline memcgs.
+
+use super::lru::{isolate_lru_folios, move_folios_to_lru};
+use super::{Classic, ClassicVariant};
+use crate::mm::lruvec::{inactive_is_low, LruList, LruvecId, EVICTABLE_LRUS, LRU_ACTIVE, LRU_FILE};
+use crate::mm::memcontrol::{protected_scan_size, ROOT_MEMCG};
+use crate::mm::page::pg;
+use crate::mm::page_alloc::Pfn;
+use crate::mm::vmstat::Ev;
+use crate::mm::Mm;
+use crate::vmscan::{
+    shrink_folio_list, shrink_node_memcgs, FolioReferences, Reclaimer, ScanControl, DEACTIVATE_ANON, DEACTIVATE_FILE,
+    DEF_PRIORITY, MAX_SWAPPINESS, SWAP_CLUSTER_MAX,
+};
+
+/// `folio_referenced` for the single mapping: rmap walk cost, test-and-clear young.
+fn folio_referenced(mm: &mut Mm, pfn: Pfn, sc: &mut ScanControl) -> u32 {
+    if !mm.frames.test(pfn, pg::MAPPED) {
+        return 0;
+    }
+    sc.cost_ns += mm.cfg.cost.rmap_ns;
+    mm.frames.test_and_clear(pfn, pg::YOUNG) as u32
+}
+
+/// `folio_check_references` (A.7).
+pub fn folio_check_references(mm: &mut Mm, pfn: Pfn, sc: &mut ScanControl) -> FolioReferences {
+    let referenced_ptes = folio_referenced(mm, pfn, sc);
+    let referenced_folio = mm.frames.test_and_clear(pfn, pg::REFERENCED);
+    if referenced_ptes > 0 {
+        mm.frames.set(pfn, pg::REFERENCED);
+        if referenced_folio || referenced_ptes > 1 {
+            return FolioReferences::Activate;
+        }
+        return FolioReferences::Keep;
+    }
+    if referenced_folio && mm.frames.is_file(pfn) {
+        return FolioReferences::ReclaimClean;
+    }
+    FolioReferences::Reclaim
+}
+
+/// `inactive_is_low(lruvec, inactive_lru)` on hierarchical sizes.
+pub fn lruvec_inactive_is_low(mm: &Mm, lv: LruvecId, inactive_lru: LruList) -> bool {
+    let l = &mm.lruvecs[lv as usize];
+    inactive_is_low(l.hier_size[inactive_lru as usize], l.hier_size[inactive_lru as usize + LRU_ACTIVE])
+}
+
+/// `can_age_anon_pages`: swap is configured.
+fn can_age_anon_pages(mm: &Mm) -> bool {
+    mm.swap.total > 0
+}
+
+/// `prepare_scan_control` (A.6).
+pub fn prepare_scan_control(mm: &Mm, node: u16, sc: &mut ScanControl) {
+    let target_lv = mm.lruvec_id(sc.target_memcg.unwrap_or(ROOT_MEMCG), node);
+    let t = &mm.lruvecs[target_lv as usize];
+    sc.anon_cost = t.anon_cost;
+    sc.file_cost = t.file_cost;
+    if !sc.force_deactivate {
+        for (file, bit, inactive) in [(0, DEACTIVATE_ANON, LruList::InactiveAnon), (1, DEACTIVATE_FILE, LruList::InactiveFile)] {
+            if t.workingset_activate[file] != t.refaults[file] || lruvec_inactive_is_low(mm, target_lv, inactive) {
+                sc.may_deactivate |= bit;
+            } else {
+                sc.may_deactivate &= !bit;
+            }
+        }
+    } else {
+        sc.may_deactivate = DEACTIVATE_ANON | DEACTIVATE_FILE;
+    }
+    let file = t.hier_size[LruList::InactiveFile as usize];
+    sc.cache_trim_mode = (file >> sc.priority) != 0 && sc.may_deactivate & DEACTIVATE_FILE == 0 && !sc.no_cache_trim_mode;
+    if !sc.cgroup_reclaim() {
+        let free = mm.node_free_pages(node);
+        let file = mm.node_lru_pages(node, LruList::ActiveFile) + mm.node_lru_pages(node, LruList::InactiveFile);
+        let anon = mm.node_lru_pages(node, LruList::InactiveAnon);
+        sc.file_is_tiny = file + free <= mm.node_high_wmark(node) && sc.may_deactivate & DEACTIVATE_ANON == 0 && (anon >> sc.priority) != 0;
+    }
+}
+
+/// `enum scan_balance`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ScanBalance {
+    Equal,
+    Fract,
+    Anon,
+    File,
+}
+
+/// The scan-balance decision of `get_scan_count` (A.6 steps 1–6).
+pub fn scan_balance(sc: &ScanControl, swappiness: u64, can_reclaim_anon: bool) -> ScanBalance {
+    if !sc.may_swap || !can_reclaim_anon {
+        ScanBalance::File
+    } else if sc.cgroup_reclaim() && swappiness == 0 {
+        ScanBalance::File
+    } else if sc.priority == 0 && swappiness != 0 {
+        ScanBalance::Equal
+    } else if sc.file_is_tiny {
+        ScanBalance::Anon
+    } else if sc.cache_trim_mode {
+        ScanBalance::File
+    } else {
+        ScanBalance::Fract
+    }
+}
+
+/// `fraction[]` and `denominator` of SCAN_FRACT (A.6).
+pub fn scan_fractions(anon_cost: u64, file_cost: u64, swappiness: u64) -> ([u64; 2], u64) {
+    let total_cost = anon_cost + file_cost;
+    let anon_cost = total_cost + anon_cost;
+    let file_cost = total_cost + file_cost;
+    let total_cost = anon_cost + file_cost;
+    let ap = swappiness * (total_cost + 1) / (anon_cost + 1);
+    let fp = (MAX_SWAPPINESS - swappiness) * (total_cost + 1) / (file_cost + 1);
+    ([ap, fp], ap + fp)
+}
+
+/// `get_scan_count`: how many folios of each evictable list to scan.
+pub fn get_scan_count(mm: &Mm, lv: LruvecId, sc: &mut ScanControl) -> [u64; 4] {
+    let swappiness = mm.swappiness as u64;
+    let balance = scan_balance(sc, swappiness, mm.can_reclaim_anon());
+    let (fraction, denominator) = scan_fractions(sc.anon_cost, sc.file_cost, swappiness);
+    let l = &mm.lruvecs[lv as usize];
+    let memcg = &mm.memcgs[l.memcg as usize];
+    // mem_cgroup_protection: none for the reclaim target itself or the root.
+    let protected = l.memcg != ROOT_MEMCG && Some(l.memcg) != sc.target_memcg;
+    let mut nr = [0u64; 4];
+    for (i, lru) in EVICTABLE_LRUS.iter().enumerate() {
+        let file = lru.is_file();
+        let size = l.lru_size[*lru as usize];
+        let mut scan = if protected {
+            let (s, low_skipped) = protected_scan_size(size, memcg.usage, memcg.min, memcg.low, sc.memcg_low_reclaim);
+            sc.memcg_low_skipped |= low_skipped;
+            s
+        } else {
+            size
+        };
+        scan >>= sc.priority;
+        scan = match balance {
+            ScanBalance::Equal => scan,
+            ScanBalance::Fract => (scan as u128 * fraction[file as usize] as u128 / denominator.max(1) as u128) as u64,
+            ScanBalance::File | ScanBalance::Anon => {
+                if (balance == ScanBalance::File) != file {
+                    0
+                } else {
+                    scan
+                }
+            }
+        };
+        nr[i] = scan;
+    }
+    nr
+}
+
+/// `shrink_inactive_list` (A.7).
+fn shrink_inactive_list<V: ClassicVariant>(c: &mut Classic<V>, mm: &mut Mm, nr_to_scan: u64, lv: LruvecId, lru: LruList, sc: &mut ScanControl) -> u64 {
+    let file = lru.is_file();
+    let mut folios = std::mem::take(&mut c.isolated);
+    let nr_scanned = isolate_lru_folios(c, mm, lv, lru, nr_to_scan, &mut folios);
+    match sc.reclaimer {
+        Reclaimer::Kswapd => mm.vmstat.count(Ev::PgscanKswapd, nr_scanned),
+        Reclaimer::Direct => mm.vmstat.count(Ev::PgscanDirect, nr_scanned),
+        Reclaimer::Memcg => {}
+    }
+    mm.vmstat.count(Ev::by_type(Ev::PgscanAnon, file), nr_scanned);
+    if nr_scanned == 0 {
+        c.isolated = folios;
+        return 0;
+    }
+    let stat = shrink_folio_list(mm, c, &mut folios, sc);
+    move_folios_to_lru(c, mm, &folios);
+    mm.lru_note_cost(lv, file, stat.nr_pageout, nr_scanned - stat.nr_reclaimed);
+    c.isolated = folios;
+    stat.nr_reclaimed
+}
+
+/// `shrink_active_list` (A.8): every folio is deactivated (no VM_EXEC file folios in
+/// the model); its young bit is harvested on the way.
+pub fn shrink_active_list<V: ClassicVariant>(c: &mut Classic<V>, mm: &mut Mm, nr_to_scan: u64, lv: LruvecId, lru: LruList, sc: &mut ScanControl) {
+    let file = lru.is_file();
+    let mut folios = std::mem::take(&mut c.isolated);
+    let nr_scanned = isolate_lru_folios(c, mm, lv, lru, nr_to_scan, &mut folios);
+    if !sc.cgroup_reclaim() {
+        mm.vmstat.count(Ev::Pgrefill, nr_scanned);
+    }
+    let nr_rotated = 0;
+    for &pfn in &folios {
+        sc.cost_ns += mm.cfg.cost.scan_ns;
+        if mm.frames.test(pfn, pg::UNEVICTABLE) {
+            continue;
+        }
+        // Referenced or not, a folio that is not executable file cache is deactivated.
+        let _referenced = folio_referenced(mm, pfn, sc);
+        mm.frames.clear(pfn, pg::ACTIVE);
+        mm.frames.set(pfn, pg::WORKINGSET);
+    }
+    let nr_deactivate = move_folios_to_lru(c, mm, &folios);
+    mm.vmstat.count(Ev::Pgdeactivate, nr_deactivate);
+    mm.lru_note_cost(lv, file, 0, nr_rotated);
+    c.isolated = folios;
+}
+
+/// `shrink_list`.
+fn shrink_list<V: ClassicVariant>(c: &mut Classic<V>, mm: &mut Mm, lru: LruList, nr_to_scan: u64, lv: LruvecId, sc: &mut ScanControl) -> u64 {
+    if lru.is_active() {
+        if sc.may_deactivate & (1 << lru.is_file() as u8) != 0 {
+            shrink_active_list(c, mm, nr_to_scan, lv, lru, sc);
+        } else {
+            sc.skipped_deactivate = true;
+        }
+        return 0;
+    }
+    shrink_inactive_list(c, mm, nr_to_scan, lv, lru, sc)
+}
+
+/// `shrink_lruvec` (A.4): scan the targets in 32-folio chunks round-robin; once
+/// `nr_to_reclaim` is met (except in proportional global direct reclaim at
+/// DEF_PRIORITY), stop the smaller type and scale the other to the share done.
+pub fn shrink_lruvec<V: ClassicVariant>(c: &mut Classic<V>, mm: &mut Mm, lv: LruvecId, sc: &mut ScanControl) {
+    let mut nr = get_scan_count(mm, lv, sc);
+    let targets = nr;
+    let nr_to_reclaim = sc.nr_to_reclaim;
+    let proportional_reclaim = !sc.cgroup_reclaim() && !sc.is_kswapd() && sc.priority == DEF_PRIORITY;
+    let mut nr_reclaimed = 0;
+    const IA: usize = 0;
+    const AA: usize = 1;
+    const IF: usize = 2;
+    const AF: usize = 3;
+    while nr[IA] != 0 || nr[AF] != 0 || nr[IF] != 0 {
+        for (i, lru) in EVICTABLE_LRUS.iter().enumerate() {
+            if nr[i] != 0 {
+                let nr_to_scan = nr[i].min(SWAP_CLUSTER_MAX);
+                nr[i] -= nr_to_scan;
+                nr_reclaimed += shrink_list(c, mm, *lru, nr_to_scan, lv, sc);
+            }
+        }
+        if nr_reclaimed < nr_to_reclaim || proportional_reclaim {
+            continue;
+        }
+        let nr_file = nr[IF] + nr[AF];
+        let nr_anon = nr[IA] + nr[AA];
+        if nr_file == 0 || nr_anon == 0 {
+            break;
+        }
+        let (stop, percentage) = if nr_file > nr_anon {
+            (0, nr_anon * 100 / (targets[IA] + targets[AA] + 1))
+        } else {
+            (LRU_FILE, nr_file * 100 / (targets[IF] + targets[AF] + 1))
+        };
+        nr[stop] = 0;
+        nr[stop + LRU_ACTIVE] = 0;
+        let other = if stop == LRU_FILE { 0 } else { LRU_FILE };
+        for l in [other, other + LRU_ACTIVE] {
+            let scanned = targets[l] - nr[l];
+            nr[l] = targets[l] * (100 - percentage) / 100;
+            nr[l] -= nr[l].min(scanned);
+        }
+    }
+    sc.nr_reclaimed += nr_reclaimed;
+    if can_age_anon_pages(mm) && lruvec_inactive_is_low(mm, lv, LruList::InactiveAnon) {
+        shrink_active_list(c, mm, SWAP_CLUSTER_MAX, lv, LruList::ActiveAnon, sc);
+    }
+}
+
+/// `shrink_node` body for the classic policy: `prepare_scan_control`, then every
+/// memcg's lruvec on the node.
+pub fn shrink_node<V: ClassicVariant>(c: &mut Classic<V>, mm: &mut Mm, node: u16, sc: &mut ScanControl) {
+    prepare_scan_control(mm, node, sc);
+    shrink_node_memcgs(mm, node, sc, |mm, lv, sc| shrink_lruvec(c, mm, lv, sc));
+}
+
+/// `kswapd_age_node` (non-MGLRU): if the node's anon inactive list is low, deactivate
+/// a batch of active anon in every memcg.
+pub fn kswapd_age_node<V: ClassicVariant>(c: &mut Classic<V>, mm: &mut Mm, node: u16, sc: &mut ScanControl) {
+    if !can_age_anon_pages(mm) {
+        return;
+    }
+    let root = mm.lruvec_id(ROOT_MEMCG, node);
+    if !lruvec_inactive_is_low(mm, root, LruList::InactiveAnon) {
+        return;
+    }
+    for memcg in 0..mm.memcgs.len() as u16 {
+        let lv = mm.lruvec_id(memcg, node);
+        shrink_active_list(c, mm, SWAP_CLUSTER_MAX, lv, LruList::ActiveAnon, sc);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A.6 worked by hand: anon_cost 100, file_cost 300, swappiness 60.
+    /// total 400; a = 500, f = 700; T = 1200; ap = 60*1201/501 = 143; fp = 140*1201/701 = 239.
+    #[test]
+    fn scan_fractions_by_hand() {
+        assert_eq!(scan_fractions(100, 300, 60), ([143, 239], 382));
+        // no cost history: a = f = 0 → ap = 60, fp = 140 (swappiness's own ratio)
+        assert_eq!(scan_fractions(0, 0, 60), ([60, 140], 200));
+        // swappiness 200: file gets nothing
+        assert_eq!(scan_fractions(5, 5, 200).0[1], 0);
+        // swappiness 0: anon gets nothing
+        assert_eq!(scan_fractions(5, 5, 0).0[0], 0);
+        // a type that costs much more gets less than a third: anon cost 1000, file 0
+        // total 1000; a = 2000, f = 1000; T = 3000; ap = 100*3001/2001 = 149; fp = 100*3001/1001 = 299
+        assert_eq!(scan_fractions(1000, 0, 100), ([149, 299], 448));
+    }
+
+    #[test]
+    fn scan_balance_order() {
+        let mut sc = ScanControl::new(Reclaimer::Kswapd, 32);
+        assert_eq!(scan_balance(&sc, 60, false), ScanBalance::File);
+        assert_eq!(scan_balance(&sc, 60, true), ScanBalance::Fract);
+        sc.cache_trim_mode = true;
+        assert_eq!(scan_balance(&sc, 60, true), ScanBalance::File);
+        sc.file_is_tiny = true;
+        assert_eq!(scan_balance(&sc, 60, true), ScanBalance::Anon);
+        sc.priority = 0;
+        assert_eq!(scan_balance(&sc, 60, true), ScanBalance::Equal);
+        assert_eq!(scan_balance(&sc, 0, true), ScanBalance::Anon);
+        sc.target_memcg = Some(1);
+        assert_eq!(scan_balance(&sc, 0, true), ScanBalance::File);
+        sc.may_swap = false;
+        assert_eq!(scan_balance(&sc, 60, true), ScanBalance::File);
+    }
+}

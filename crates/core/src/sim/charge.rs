@@ -1,0 +1,140 @@
+//! memcg charging (mm/memcontrol.c v6.15 `try_charge_memcg`,
+//! `mem_cgroup_handle_over_high`): a charge over `memory.max` reclaims from the memcg
+//! (stalling the task) and retries — without limit while reclaim makes progress, else
+//! `MAX_RECLAIM_RETRIES` times — then OOMs. Usage above `memory.high` is reclaimed on
+//! the way back to user space, and if reclaim cannot bring it down the task sleeps a
+//! penalty growing with the square of the overage (`calculate_high_delay`, capped at
+//! 2 s).
+//!
+//! Abstractions: no per-CPU charge stock (`MEMCG_CHARGE_BATCH` batching), so limit
+//! reclaim starts exactly at `memory.max`; `HZ` = 250 (Debian's config) for the
+//! penalty's jiffies.
+
+use super::engine::Machine;
+use crate::error::{Error, Result};
+use crate::mm::memcontrol::MemcgId;
+use crate::mm::vmstat::Ev;
+use crate::policy::ReclaimPolicy;
+use crate::vmscan::{try_to_free_mem_cgroup_pages, MAX_RECLAIM_RETRIES};
+
+const HZ: u64 = 250;
+const MEMCG_CHARGE_BATCH: u64 = 64;
+const MEMCG_DELAY_PRECISION_SHIFT: u32 = 20;
+const MEMCG_DELAY_SCALING_SHIFT: u32 = 14;
+const MEMCG_MAX_HIGH_DELAY_JIFFIES: u64 = 2 * HZ;
+
+/// `calculate_overage`: (usage - high) / high in 2^-20 units.
+pub fn calculate_overage(usage: u64, high: u64) -> u64 {
+    if usage <= high {
+        return 0;
+    }
+    let high = high.max(1);
+    ((usage - high) << MEMCG_DELAY_PRECISION_SHIFT) / high
+}
+
+/// `calculate_high_delay` in jiffies (before the 2 s clamp).
+pub fn calculate_high_delay(nr_pages: u64, max_overage: u64) -> u64 {
+    if max_overage == 0 {
+        return 0;
+    }
+    let mut penalty = (max_overage as u128 * max_overage as u128 * HZ as u128) >> MEMCG_DELAY_PRECISION_SHIFT;
+    penalty >>= MEMCG_DELAY_SCALING_SHIFT;
+    (penalty * nr_pages as u128 / MEMCG_CHARGE_BATCH as u128) as u64
+}
+
+impl<P: ReclaimPolicy> Machine<P> {
+    /// Charge one page to `memcg`.
+    pub(crate) fn try_charge(&mut self, memcg: MemcgId) -> Result<()> {
+        let mut nr_retries = MAX_RECLAIM_RETRIES;
+        loop {
+            let m = &mut self.mm.memcgs[memcg as usize];
+            if m.usage < m.max {
+                m.usage += 1;
+                m.peak = m.peak.max(m.usage);
+                return Ok(());
+            }
+            m.events.max += 1;
+            let nodes = self.charge_nodes(memcg);
+            let (reclaimed, cost) = try_to_free_mem_cgroup_pages(&mut self.mm, &mut self.policy, memcg, 1, &nodes);
+            self.rec.memcg_reclaim_ns += cost;
+            self.memstall(cost);
+            let m = &self.mm.memcgs[memcg as usize];
+            if m.usage < m.max || reclaimed > 0 {
+                continue;
+            }
+            if nr_retries == 0 {
+                self.mm.memcgs[memcg as usize].events.oom += 1;
+                self.mm.vmstat.count(Ev::OomKill, 1);
+                let m = &self.mm.memcgs[memcg as usize];
+                return Err(Error::oom(format!(
+                    "cgroup '{}' cannot stay within memory.max = {} pages: reclaim made no progress at access #{} (swap {})",
+                    m.name,
+                    m.max,
+                    self.accesses + 1,
+                    self.swap_state()
+                )));
+            }
+            nr_retries -= 1;
+        }
+    }
+
+    fn charge_nodes(&self, memcg: MemcgId) -> Vec<u16> {
+        let n = self.mm.nr_nodes() as u16;
+        (0..n).map(|i| (memcg % n + i) % n).collect()
+    }
+
+    /// `mem_cgroup_handle_over_high` after a fault charged one page.
+    pub(crate) fn handle_over_high(&mut self, memcg: MemcgId) -> Result<()> {
+        let m = &self.mm.memcgs[memcg as usize];
+        if m.usage <= m.high {
+            return Ok(());
+        }
+        let nr_pages = 1;
+        let mut nr_retries = MAX_RECLAIM_RETRIES;
+        loop {
+            // reclaim_high
+            let mut nr_reclaimed = 0;
+            let m = &mut self.mm.memcgs[memcg as usize];
+            if m.usage > m.high {
+                m.events.high += 1;
+                let nodes = self.charge_nodes(memcg);
+                let (r, cost) = try_to_free_mem_cgroup_pages(&mut self.mm, &mut self.policy, memcg, nr_pages, &nodes);
+                nr_reclaimed = r;
+                self.rec.memcg_reclaim_ns += cost;
+                self.memstall(cost);
+            }
+            let m = &self.mm.memcgs[memcg as usize];
+            let penalty = calculate_high_delay(nr_pages, calculate_overage(m.usage, m.high)).min(MEMCG_MAX_HIGH_DELAY_JIFFIES);
+            if penalty <= HZ / 100 {
+                return Ok(());
+            }
+            if nr_reclaimed > 0 || nr_retries > 0 {
+                if nr_reclaimed == 0 {
+                    nr_retries -= 1;
+                }
+                continue;
+            }
+            self.memstall(penalty * 1_000_000_000 / HZ);
+            return Ok(());
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    #[test]
+    fn high_delay_grows_with_square_of_overage() {
+        // 10% over: overage = (100 << 20) / 1000 = 104857;
+        // 104857^2 * 250 = 2748747612250; >> 20 = 2621410; >> 14 = 159 jiffies for a
+        // 64-page batch; 159 * 1 / 64 = 2 for one page.
+        let o = calculate_overage(1100, 1000);
+        assert_eq!(o, 104857);
+        assert_eq!(calculate_high_delay(64, o), 159);
+        assert_eq!(calculate_high_delay(1, o), 2);
+        // 20% over: overage 209715, 209715^2 * 250 >> 34 = 639: four times as harsh.
+        let o2 = calculate_overage(1200, 1000);
+        assert_eq!(calculate_high_delay(64, o2), 639);
+        assert_eq!(calculate_overage(900, 1000), 0);
+    }
+}

@@ -1,0 +1,380 @@
+//! The access loop and the fault path.
+//!
+//! Per access: advance the workload clock (the trace's gap, or `cost.access_ns`);
+//! a resident page gets its PTE young bit set (mapped access) or goes through the
+//! policy's `folio_mark_accessed` (read()/write() of a file page); a non-resident page
+//! faults: charge the memcg (limit reclaim), allocate a frame (fast path above low, wake
+//! kswapd, then min, then direct reclaim), read it back (zram/SSD swap-in or a file
+//! read) or zero-fill it, consult the shadow entry (`workingset_refault`), and add the
+//! folio to the LRU. kswapd runs on its own clock and catches up whenever the workload
+//! clock passes it (checked once per access: one compare in the hot loop).
+//!
+//! Hot-loop rule: dense page ids index flat arrays; no hashing or allocation per access.
+//! Task placement: the tasks of memcg `m` run on node `m % nr_nodes` (allocations try
+//! that node first, then the others in order).
+
+use super::results::Recorder;
+use super::Engine;
+use crate::api::RunResult;
+use crate::config::SimConfig;
+use crate::error::{Error, Result};
+use crate::mm::memcontrol::MemcgId;
+use crate::mm::page::{pg, pinfo, NOT_PRESENT};
+use crate::mm::page_alloc::{MigrateType, Pfn, WMARK_LOW, WMARK_MIN};
+use crate::mm::vmstat::Ev;
+use crate::mm::Mm;
+use crate::policy::ReclaimPolicy;
+use crate::vmscan::{self, Kswapd, MAX_RECLAIM_RETRIES};
+use reclaimlab_trace::{flags, Access, AccessSource};
+
+/// Accesses decoded per batch.
+const BATCH: usize = 1 << 16;
+
+pub struct Machine<P: ReclaimPolicy> {
+    pub mm: Mm,
+    pub policy: P,
+    pub kswapd: Vec<Kswapd>,
+    /// Workload clock, ns.
+    pub now: u64,
+    pub accesses: u64,
+    pub(crate) rec: Recorder,
+    /// trace cgroup id → memcg.
+    cgroup_map: Vec<MemcgId>,
+    tick_ps: u64,
+    access_ns: u64,
+    next_event: u64,
+    buf: Vec<Access>,
+}
+
+impl<P: ReclaimPolicy> Machine<P> {
+    pub fn new(cfg: &SimConfig, mut policy: P) -> Self {
+        let mut mm = Mm::new(cfg);
+        for lv in 0..mm.lruvecs.len() as u32 {
+            policy.init_lruvec(&mut mm, lv);
+        }
+        let kswapd = (0..mm.nr_nodes() as u16).map(Kswapd::new).collect();
+        Machine {
+            rec: Recorder::new(cfg),
+            mm,
+            policy,
+            kswapd,
+            now: 0,
+            accesses: 0,
+            cgroup_map: vec![0],
+            tick_ps: 0,
+            access_ns: cfg.cost.access_ns,
+            next_event: 0,
+            buf: Vec::with_capacity(BATCH),
+        }
+    }
+
+    /// Map the trace's cgroup names to memcgs, creating unconfigured ones (no limits).
+    fn sync_cgroups(&mut self, names: &[String]) {
+        for name in &names[self.cgroup_map.len().min(names.len())..] {
+            let id = match self.mm.memcg_by_name(name) {
+                Some(id) => id,
+                None => {
+                    let id = self.mm.new_memcg(&crate::config::CgroupConfig::new(name));
+                    for node in 0..self.mm.nr_nodes() as u16 {
+                        let lv = self.mm.lruvec_id(id, node);
+                        self.policy.init_lruvec(&mut self.mm, lv);
+                    }
+                    id
+                }
+            };
+            if self.cgroup_map.len() < names.len() {
+                self.cgroup_map.push(id);
+            }
+        }
+        // Names index 0 is the root; keep map[0] = root even if the trace names it.
+        self.cgroup_map[0] = self.mm.memcg_by_name(names.first().map_or("", |s| s.as_str())).unwrap_or(0);
+    }
+
+    /// Replay one access.
+    #[inline(always)]
+    fn access(&mut self, a: Access) -> Result<()> {
+        let dt = if a.gap != 0 { a.gap as u64 * self.tick_ps / 1000 } else { self.access_ns };
+        self.now += dt;
+        self.rec.baseline_ns += dt;
+        let pfn = self.mm.pages.pte[a.page as usize];
+        if pfn != NOT_PRESENT {
+            let f = self.mm.frames.flags[pfn as usize];
+            if a.flags & flags::SYSCALL != 0 && f & pg::SWAPBACKED == 0 {
+                self.policy.folio_mark_accessed(&mut self.mm, pfn);
+            } else {
+                if f & pg::MAPPED == 0 {
+                    // A cached page mapped for the first time: minor fault.
+                    self.mm.vmstat.count(Ev::Pgfault, 1);
+                    self.now += self.mm.cfg.cost.minor_fault_ns;
+                }
+                self.mm.frames.flags[pfn as usize] |= pg::MAPPED | pg::YOUNG;
+            }
+            if a.flags & flags::WRITE != 0 {
+                self.mm.frames.flags[pfn as usize] |= pg::DIRTY;
+            }
+        } else {
+            self.fault(a)?;
+        }
+        self.accesses += 1;
+        if self.now >= self.next_event {
+            self.run_events();
+        }
+        Ok(())
+    }
+
+    /// Run kswapd steps and time-series samples that are due.
+    fn run_events(&mut self) {
+        self.kswapd_catch_up();
+        self.rec.sample_due(&self.mm, &self.kswapd, self.now, self.accesses);
+        let mut next = self.rec.next_sample;
+        for k in &self.kswapd {
+            if k.active {
+                next = next.min(k.clock_ns);
+            }
+        }
+        self.next_event = next;
+    }
+
+    /// Let every active kswapd run until its clock passes the workload's.
+    fn kswapd_catch_up(&mut self) {
+        for i in 0..self.kswapd.len() {
+            while self.kswapd[i].active && self.kswapd[i].clock_ns <= self.now {
+                self.kswapd[i].step(&mut self.mm, &mut self.policy);
+            }
+        }
+    }
+
+    /// Nodes in allocation order for a task of `memcg`.
+    fn zonelist_nodes(&self, memcg: MemcgId) -> Vec<u16> {
+        let n = self.mm.nr_nodes() as u16;
+        let home = memcg % n;
+        (0..n).map(|i| (home + i) % n).collect()
+    }
+
+    fn get_page_from_freelist(&mut self, nodes: &[u16], wmark: usize) -> Option<Pfn> {
+        for &node in nodes {
+            for zi in 0..self.mm.nodes[node as usize].zones.len() {
+                let z = self.mm.nodes[node as usize].zones[zi];
+                let mark = self.mm.buddy.zones[z].watermark[wmark];
+                if self.mm.buddy.zone_watermark_ok(z, 0, mark) {
+                    if let Some(pfn) = self.mm.rmqueue(z, MigrateType::Movable) {
+                        return Some(pfn);
+                    }
+                }
+            }
+        }
+        None
+    }
+
+    /// The task's clock stalls on memory (direct/memcg reclaim, throttling).
+    pub(crate) fn memstall(&mut self, ns: u64) {
+        self.now += ns;
+        self.rec.memstall_ns += ns;
+    }
+
+    /// `__alloc_pages` for one order-0 user page.
+    fn alloc_page(&mut self, memcg: MemcgId) -> Result<Pfn> {
+        let nodes = self.zonelist_nodes(memcg);
+        if let Some(pfn) = self.get_page_from_freelist(&nodes, WMARK_LOW) {
+            return Ok(pfn);
+        }
+        // __alloc_pages_slowpath: wake kswapd, retry against min, then reclaim.
+        for &node in &nodes {
+            self.kswapd[node as usize].wakeup(&mut self.mm, self.now);
+        }
+        self.next_event = self.next_event.min(self.now);
+        if let Some(pfn) = self.get_page_from_freelist(&nodes, WMARK_MIN) {
+            return Ok(pfn);
+        }
+        let mut no_progress_loops = 0;
+        loop {
+            let (reclaimed, cost) = vmscan::try_to_free_pages(&mut self.mm, &mut self.policy, &nodes);
+            self.rec.direct_reclaim_ns += cost;
+            self.memstall(cost);
+            self.kswapd_catch_up();
+            if let Some(pfn) = self.get_page_from_freelist(&nodes, WMARK_MIN) {
+                return Ok(pfn);
+            }
+            if reclaimed == 0 {
+                no_progress_loops += 1;
+                if no_progress_loops > MAX_RECLAIM_RETRIES {
+                    self.mm.vmstat.count(Ev::OomKill, 1);
+                    return Err(Error::oom(format!(
+                        "no free memory and reclaim made no progress at access #{} ({} free pages, {} anon and {} file pages on the LRU, swap {})",
+                        self.accesses + 1,
+                        self.mm.total_free_pages(),
+                        (0..self.mm.nr_nodes() as u16).map(|n| self.mm.node_lru_pages(n, crate::mm::lruvec::LruList::ActiveAnon) + self.mm.node_lru_pages(n, crate::mm::lruvec::LruList::InactiveAnon)).sum::<u64>(),
+                        (0..self.mm.nr_nodes() as u16).map(|n| self.mm.node_lru_pages(n, crate::mm::lruvec::LruList::ActiveFile) + self.mm.node_lru_pages(n, crate::mm::lruvec::LruList::InactiveFile)).sum::<u64>(),
+                        self.swap_state(),
+                    )));
+                }
+            } else {
+                no_progress_loops = 0;
+            }
+        }
+    }
+
+    pub(crate) fn swap_state(&self) -> String {
+        match self.mm.swap.device {
+            crate::config::SwapDevice::None => "none".into(),
+            _ if !self.mm.swap.has_free_slots() => format!("full ({} pages)", self.mm.swap.total),
+            _ => format!("{} of {} pages used", self.mm.swap.used, self.mm.swap.total),
+        }
+    }
+
+    /// A non-resident page is accessed.
+    #[inline(never)]
+    fn fault(&mut self, a: Access) -> Result<()> {
+        self.kswapd_catch_up();
+        let page = a.page as usize;
+        let info = self.mm.pages.info[page];
+        let first = info & pinfo::TOUCHED == 0;
+        let file = if first { a.flags & flags::FILE != 0 } else { info & pinfo::FILE != 0 };
+        let syscall = file && a.flags & flags::SYSCALL != 0;
+        let memcg = self.cgroup_map[a.cgroup as usize];
+        self.try_charge(memcg)?;
+        let pfn = self.alloc_page(memcg)?;
+        self.mm.pages.pte[page] = pfn;
+        self.mm.pages.memcg[page] = memcg;
+        self.mm.frames.page[pfn as usize] = a.page;
+        let mut f = if file { 0 } else { pg::SWAPBACKED };
+        if !syscall {
+            f |= pg::MAPPED | pg::YOUNG;
+        }
+        if a.flags & flags::WRITE != 0 {
+            f |= pg::DIRTY;
+        }
+        self.mm.frames.flags[pfn as usize] = f;
+        self.mm.pages.info[page] = (info | pinfo::TOUCHED | if file { pinfo::FILE } else { 0 }) & !pinfo::SWAPPED;
+
+        let cost = self.mm.cfg.cost.clone();
+        let (latency, major) = if !file {
+            if info & pinfo::SWAPPED != 0 {
+                self.swap_in();
+                let dev = if self.mm.swap.is_zram() { self.mm.cfg.zram_decompress_ns } else { self.mm.cfg.ssd_read_ns };
+                (cost.major_fault_ns + dev, true)
+            } else {
+                self.mm.vmstat.count(Ev::Pgfault, 1);
+                (cost.minor_fault_ns, false)
+            }
+        } else {
+            // A page-cache miss reads from storage; through a mapping it is a major fault.
+            self.mm.vmstat.count(Ev::Pgpgin, 4);
+            if !syscall {
+                self.mm.vmstat.count(Ev::Pgfault, 1);
+                self.mm.vmstat.count(Ev::Pgmajfault, 1);
+            }
+            (cost.major_fault_ns + cost.file_read_ns, true)
+        };
+        let shadow = std::mem::take(&mut self.mm.pages.shadow[page]);
+        let restored = shadow != 0 && self.policy.workingset_refault(&mut self.mm, pfn, shadow);
+        self.policy.folio_add_lru(&mut self.mm, pfn);
+        if syscall {
+            // filemap_read marks the folio it copies from accessed.
+            self.policy.folio_mark_accessed(&mut self.mm, pfn);
+        }
+        self.now += latency;
+        if major {
+            self.rec.major_faults += 1;
+            self.rec.io_wait_ns += latency;
+        }
+        if restored {
+            // Reading a workingset folio back is thrashing: a PSI memory stall.
+            self.rec.memstall_ns += latency;
+        }
+        if first {
+            self.rec.baseline_ns += latency;
+            self.rec.touched_pages += 1;
+        }
+        self.rec.account_mem(&self.mm, self.now);
+        self.handle_over_high(memcg)
+    }
+
+    /// Swap-in: count it, free the slot, and shrink the zram pool if it can.
+    fn swap_in(&mut self) {
+        let mm = &mut self.mm;
+        mm.vmstat.count(Ev::Pswpin, 1);
+        mm.vmstat.count(Ev::Pgpgin, 4);
+        mm.vmstat.count(Ev::Pgfault, 1);
+        mm.vmstat.count(Ev::Pgmajfault, 1);
+        mm.swap.used -= 1;
+        if mm.swap.is_zram() {
+            let need = mm.swap.zram_frames_for(mm.swap.used);
+            while mm.swap.zram_pool.len() as u64 > need {
+                let pfn = mm.swap.zram_pool.pop().unwrap();
+                mm.free_frame(pfn);
+            }
+        }
+    }
+}
+
+impl<P: ReclaimPolicy> Engine for Machine<P> {
+    fn run(&mut self, src: &mut dyn AccessSource, max_accesses: u64) -> Result<bool> {
+        self.tick_ps = src.meta().tick_ps;
+        let mut done = 0u64;
+        let mut buf = std::mem::take(&mut self.buf);
+        let result = (|| {
+            while done < max_accesses {
+                let want = (max_accesses - done).min(BATCH as u64) as usize;
+                let n = src.read_batch(&mut buf, want)?;
+                if n == 0 {
+                    return Ok(true);
+                }
+                self.mm.pages.ensure(src.nr_pages_seen() as usize);
+                let cgroups = src.cgroups_seen();
+                if cgroups.len() > self.cgroup_map.len() || self.accesses == 0 {
+                    self.sync_cgroups(&cgroups.to_vec());
+                }
+                for &a in &buf[..n] {
+                    self.access(a)?;
+                }
+                done += n as u64;
+            }
+            Ok(false)
+        })();
+        self.buf = buf;
+        result
+    }
+
+    fn accesses(&self) -> u64 {
+        self.accesses
+    }
+
+    fn finish(self: Box<Self>) -> RunResult {
+        let m = *self;
+        let policy = m.policy_name();
+        m.rec.finish(&m.mm, &m.kswapd, m.now, m.accesses, policy)
+    }
+
+    fn check_invariants(&self) -> std::result::Result<(), String> {
+        self.mm.lists.check_invariants()?;
+        self.mm.buddy.check_invariants(&self.mm.lists)?;
+        self.policy.check_invariants(&self.mm)?;
+        let lru: u64 = self.mm.lruvecs.iter().map(|l| l.lru_size.iter().sum::<u64>()).sum();
+        let resident = self.mm.pages.pte.iter().filter(|&&p| p != NOT_PRESENT).count() as u64;
+        if lru != resident {
+            return Err(format!("{lru} folios on LRU lists but {resident} resident pages"));
+        }
+        let free = self.mm.total_free_pages();
+        let pool = self.mm.swap.zram_pool.len() as u64;
+        if free + resident + pool != self.mm.nr_frames as u64 {
+            return Err(format!("frames not conserved: {free} free + {resident} resident + {pool} zram != {}", self.mm.nr_frames));
+        }
+        for (i, m) in self.mm.memcgs.iter().enumerate() {
+            let charged = self.mm.pages.memcg.iter().zip(&self.mm.pages.pte).filter(|(&c, &p)| c as usize == i && p != NOT_PRESENT).count() as u64;
+            if charged != m.usage {
+                return Err(format!("memcg '{}' usage {} but {charged} resident pages charged", m.name, m.usage));
+            }
+        }
+        if self.mm.swap.used > self.mm.swap.total {
+            return Err("swap over-committed".into());
+        }
+        Ok(())
+    }
+}
+
+impl<P: ReclaimPolicy> Machine<P> {
+    fn policy_name(&self) -> String {
+        self.mm.cfg.policy.clone()
+    }
+}

@@ -1,0 +1,191 @@
+//! What a run reports: vmstat counters (kernel names), derived metrics and a time
+//! series sampled on the simulated clock.
+//!
+//! Metrics:
+//! - `runtime_s`: simulated workload time; `baseline_runtime_s`: the same trace with
+//!   unlimited memory (per-access CPU plus first-touch faults and cold file reads,
+//!   accumulated in the same pass); `slowdown` = runtime / baseline.
+//! - `mem_used_avg_bytes`, `mem_used_peak_bytes`: frames not free (LRU pages, zram
+//!   pool), time-weighted; `rss_unlimited_bytes`: what the trace uses with unlimited
+//!   memory (pages touched); `memory_saving` = 1 − avg / unlimited.
+//! - `memstall_some_pct`: share of runtime the task stalled on memory, as PSI `some`
+//!   counts it (direct and memcg reclaim, memory.high throttling, reading back folios
+//!   that were in the workingset).
+//! - `kswapd_cpu_s`, `direct_reclaim_s`, `memcg_reclaim_s`, `io_wait_s`,
+//!   `major_faults` (every access that waited for storage or swap, including read()
+//!   misses that the kernel does not count as faults), `refaults_per_s`.
+
+use crate::api::{RunResult, TimeSeries};
+use crate::config::SimConfig;
+use crate::mm::lruvec::LruList;
+use crate::mm::vmstat::Ev;
+use crate::mm::Mm;
+use crate::vmscan::Kswapd;
+
+const SERIES: &[&str] = &[
+    "time_s",
+    "accesses",
+    "nr_free_pages",
+    "nr_inactive_anon",
+    "nr_active_anon",
+    "nr_inactive_file",
+    "nr_active_file",
+    "zram_pool_pages",
+    "mem_used_bytes",
+    "pgscan_kswapd",
+    "pgscan_direct",
+    "pgsteal_kswapd",
+    "pgsteal_direct",
+    "workingset_refault_anon",
+    "workingset_refault_file",
+    "pswpin",
+    "pswpout",
+    "pgmajfault",
+    "memstall_s",
+    "kswapd_cpu_s",
+];
+
+pub struct Recorder {
+    pub baseline_ns: u64,
+    pub memstall_ns: u64,
+    pub direct_reclaim_ns: u64,
+    pub memcg_reclaim_ns: u64,
+    pub io_wait_ns: u64,
+    pub major_faults: u64,
+    pub touched_pages: u64,
+    mem_integral: u128,
+    mem_last_t: u64,
+    mem_peak: u64,
+    pub next_sample: u64,
+    interval: u64,
+    series: Vec<Vec<f64>>,
+}
+
+fn lru_total(mm: &Mm, lru: LruList) -> u64 {
+    (0..mm.nr_nodes() as u16).map(|n| mm.node_lru_pages(n, lru)).sum()
+}
+
+impl Recorder {
+    pub fn new(cfg: &SimConfig) -> Self {
+        Recorder {
+            baseline_ns: 0,
+            memstall_ns: 0,
+            direct_reclaim_ns: 0,
+            memcg_reclaim_ns: 0,
+            io_wait_ns: 0,
+            major_faults: 0,
+            touched_pages: 0,
+            mem_integral: 0,
+            mem_last_t: 0,
+            mem_peak: 0,
+            next_sample: 0,
+            interval: cfg.sample_interval_ns,
+            series: vec![Vec::new(); SERIES.len()],
+        }
+    }
+
+    /// Integrate memory in use up to `now` (called on faults and samples).
+    #[inline]
+    pub fn account_mem(&mut self, mm: &Mm, now: u64) {
+        let used = mm.used_pages();
+        self.mem_integral += used as u128 * (now - self.mem_last_t) as u128;
+        self.mem_last_t = now;
+        self.mem_peak = self.mem_peak.max(used);
+    }
+
+    pub fn sample_due(&mut self, mm: &Mm, kswapd: &[Kswapd], now: u64, accesses: u64) {
+        if now < self.next_sample {
+            return;
+        }
+        self.account_mem(mm, now);
+        self.sample(mm, kswapd, now, accesses);
+        while self.next_sample <= now {
+            self.next_sample += self.interval;
+        }
+    }
+
+    fn sample(&mut self, mm: &Mm, kswapd: &[Kswapd], now: u64, accesses: u64) {
+        let v = &mm.vmstat;
+        let row = [
+            now as f64 / 1e9,
+            accesses as f64,
+            mm.total_free_pages() as f64,
+            lru_total(mm, LruList::InactiveAnon) as f64,
+            lru_total(mm, LruList::ActiveAnon) as f64,
+            lru_total(mm, LruList::InactiveFile) as f64,
+            lru_total(mm, LruList::ActiveFile) as f64,
+            mm.swap.zram_pool.len() as f64,
+            (mm.used_pages() * reclaimlab_trace::PAGE_SIZE) as f64,
+            v.get(Ev::PgscanKswapd) as f64,
+            v.get(Ev::PgscanDirect) as f64,
+            v.get(Ev::PgstealKswapd) as f64,
+            v.get(Ev::PgstealDirect) as f64,
+            v.get(Ev::WorkingsetRefaultAnon) as f64,
+            v.get(Ev::WorkingsetRefaultFile) as f64,
+            v.get(Ev::Pswpin) as f64,
+            v.get(Ev::Pswpout) as f64,
+            v.get(Ev::Pgmajfault) as f64,
+            self.memstall_ns as f64 / 1e9,
+            kswapd.iter().map(|k| k.cpu_ns).sum::<u64>() as f64 / 1e9,
+        ];
+        for (col, x) in self.series.iter_mut().zip(row) {
+            col.push(x);
+        }
+    }
+
+    pub fn finish(mut self, mm: &Mm, kswapd: &[Kswapd], now: u64, accesses: u64, policy: String) -> RunResult {
+        self.account_mem(mm, now);
+        if self.series[0].last() != Some(&(now as f64 / 1e9)) {
+            self.sample(mm, kswapd, now, accesses);
+        }
+        let v = &mm.vmstat;
+        let mut vmstat: Vec<(&'static str, u64)> = vec![
+            ("nr_free_pages", mm.total_free_pages()),
+            ("nr_inactive_anon", lru_total(mm, LruList::InactiveAnon)),
+            ("nr_active_anon", lru_total(mm, LruList::ActiveAnon)),
+            ("nr_inactive_file", lru_total(mm, LruList::InactiveFile)),
+            ("nr_active_file", lru_total(mm, LruList::ActiveFile)),
+            ("nr_unevictable", lru_total(mm, LruList::Unevictable)),
+        ];
+        for (name, n) in v.iter() {
+            vmstat.push((name, n));
+            if name == "allocstall_normal" {
+                // The pre-4.10 single counter, still what many scripts read.
+                vmstat.push(("allocstall", n));
+            }
+        }
+        let secs = |ns: u64| ns as f64 / 1e9;
+        let runtime = secs(now);
+        let avg_used = if now > 0 { (self.mem_integral / now as u128) as f64 * reclaimlab_trace::PAGE_SIZE as f64 } else { 0.0 };
+        let unlimited = (self.touched_pages * reclaimlab_trace::PAGE_SIZE) as f64;
+        let refaults = v.get(Ev::WorkingsetRefaultAnon) + v.get(Ev::WorkingsetRefaultFile);
+        let per_s = |x: f64| if runtime > 0.0 { x / runtime } else { 0.0 };
+        let metrics = vec![
+            ("accesses", accesses as f64),
+            ("runtime_s", runtime),
+            ("baseline_runtime_s", secs(self.baseline_ns)),
+            ("slowdown", if self.baseline_ns > 0 { now as f64 / self.baseline_ns as f64 } else { 1.0 }),
+            ("mem_used_avg_bytes", avg_used),
+            ("mem_used_peak_bytes", (self.mem_peak * reclaimlab_trace::PAGE_SIZE) as f64),
+            ("rss_unlimited_bytes", unlimited),
+            ("memory_saving", if unlimited > 0.0 { 1.0 - avg_used / unlimited } else { 0.0 }),
+            ("memstall_some_pct", per_s(secs(self.memstall_ns)) * 100.0),
+            ("memstall_s", secs(self.memstall_ns)),
+            ("kswapd_cpu_s", secs(kswapd.iter().map(|k| k.cpu_ns).sum())),
+            ("direct_reclaim_s", secs(self.direct_reclaim_ns)),
+            ("memcg_reclaim_s", secs(self.memcg_reclaim_ns)),
+            ("io_wait_s", secs(self.io_wait_ns)),
+            ("io_write_s", secs(mm.io_write_ns)),
+            ("major_faults", self.major_faults as f64),
+            ("refaults_per_s", per_s(refaults as f64)),
+            ("zram_pool_bytes", (mm.swap.zram_pool.len() as u64 * reclaimlab_trace::PAGE_SIZE) as f64),
+            ("swap_used_bytes", (mm.swap.used * reclaimlab_trace::PAGE_SIZE) as f64),
+        ];
+        RunResult {
+            policy,
+            vmstat,
+            metrics,
+            timeseries: TimeSeries { columns: SERIES.iter().copied().zip(self.series).collect() },
+        }
+    }
+}

@@ -1,0 +1,77 @@
+//! Direct reclaim (`try_to_free_pages`) and memcg limit reclaim
+//! (`try_to_free_mem_cgroup_pages`), both through `do_try_to_free_pages`
+//! (mm/vmscan.c v6.15, spec A.4): priority 12 down to 0, each node of the zonelist
+//! once per priority, stop at `nr_to_reclaim`; if nothing was reclaimed, retry once
+//! with `force_deactivate` (when deactivation was skipped) and once with
+//! `memcg_low_reclaim` (when memory.low protection was honoured).
+//!
+//! Abstractions: no `throttle_direct_reclaim`/`reclaim_throttle` waits, no compaction
+//! readiness check (order-0 only).
+
+use super::{shrink_node, snapshot_refaults, Reclaimer, ScanControl, DEF_PRIORITY, SWAP_CLUSTER_MAX};
+use crate::mm::memcontrol::MemcgId;
+use crate::mm::vmstat::Ev;
+use crate::mm::Mm;
+use crate::policy::ReclaimPolicy;
+
+fn do_try_to_free_pages<P: ReclaimPolicy>(mm: &mut Mm, p: &mut P, sc: &mut ScanControl, nodes: &[u16]) -> u64 {
+    let initial_priority = sc.priority;
+    loop {
+        if !sc.cgroup_reclaim() {
+            mm.vmstat.count(Ev::AllocstallNormal, 1);
+        }
+        loop {
+            sc.nr_scanned = 0;
+            for &node in nodes {
+                shrink_node(mm, p, node, sc);
+            }
+            if sc.nr_reclaimed >= sc.nr_to_reclaim {
+                break;
+            }
+            if sc.priority < DEF_PRIORITY - 2 {
+                sc.may_writepage = true;
+            }
+            sc.priority -= 1;
+            if sc.priority < 0 {
+                break;
+            }
+        }
+        for &node in nodes {
+            snapshot_refaults(mm, sc.target_memcg, node);
+        }
+        if sc.nr_reclaimed > 0 {
+            return sc.nr_reclaimed;
+        }
+        if sc.skipped_deactivate {
+            sc.priority = initial_priority;
+            sc.force_deactivate = true;
+            sc.skipped_deactivate = false;
+            continue;
+        }
+        if sc.memcg_low_skipped {
+            sc.priority = initial_priority;
+            sc.force_deactivate = false;
+            sc.memcg_low_reclaim = true;
+            sc.memcg_low_skipped = false;
+            continue;
+        }
+        return 0;
+    }
+}
+
+/// Global direct reclaim by a task allocating on `nodes[0]` (its zonelist order).
+/// Returns (pages reclaimed, CPU ns spent — the task's stall).
+pub fn try_to_free_pages<P: ReclaimPolicy>(mm: &mut Mm, p: &mut P, nodes: &[u16]) -> (u64, u64) {
+    let mut sc = ScanControl::new(Reclaimer::Direct, SWAP_CLUSTER_MAX);
+    let r = do_try_to_free_pages(mm, p, &mut sc, nodes);
+    (r, sc.cost_ns)
+}
+
+/// memcg limit reclaim of at least `nr_pages` (`max(nr_pages, SWAP_CLUSTER_MAX)`).
+/// Returns (pages reclaimed, CPU ns spent).
+pub fn try_to_free_mem_cgroup_pages<P: ReclaimPolicy>(mm: &mut Mm, p: &mut P, memcg: MemcgId, nr_pages: u64, nodes: &[u16]) -> (u64, u64) {
+    let mut sc = ScanControl::new(Reclaimer::Memcg, nr_pages.max(SWAP_CLUSTER_MAX));
+    sc.target_memcg = Some(memcg);
+    let r = do_try_to_free_pages(mm, p, &mut sc, nodes);
+    (r, sc.cost_ns)
+}

@@ -1,0 +1,113 @@
+//! kswapd (`kswapd`, `balance_pgdat`, `kswapd_shrink_node`; mm/vmscan.c v6.15, spec
+//! A.4) as a concurrent thread on its own simulated clock.
+//!
+//! Woken when an allocation finds a node below its low watermark; then it runs
+//! `balance_pgdat` one priority-loop iteration (one `shrink_node`) per step, each step
+//! advancing kswapd's clock by the reclaim work it did. The engine runs steps until
+//! kswapd's clock catches up with the workload's, so a workload that faults faster than
+//! kswapd frees memory falls to the min watermark and enters direct reclaim — as on a
+//! real machine. kswapd's CPU time is accounted apart from the workload's.
+//!
+//! Per pass: priority 12..1; a step whose `nr_scanned` reached `nr_to_reclaim` keeps
+//! the priority, otherwise (or when nothing was reclaimed) it drops by one; a pass that
+//! reclaimed nothing counts a `kswapd_failures`, and after `MAX_RECLAIM_RETRIES` failures
+//! kswapd stops being woken until some reclaim succeeds on the node. A fruitless pass
+//! in cache-trim mode restarts once with `no_cache_trim_mode`.
+//! Abstractions: no `HZ/10` nap before sleeping (and no `*_wmark_hit_quickly`
+//! counters), no watermark boosting, order-0 only.
+
+use super::{shrink_node, snapshot_refaults, Reclaimer, ScanControl, MAX_RECLAIM_RETRIES, SWAP_CLUSTER_MAX};
+use crate::mm::page_alloc::WMARK_HIGH;
+use crate::mm::vmstat::Ev;
+use crate::mm::Mm;
+use crate::policy::ReclaimPolicy;
+
+/// The least simulated time one step takes (loop overhead, `cond_resched`).
+const MIN_STEP_NS: u64 = 1_000;
+
+pub struct Kswapd {
+    pub node: u16,
+    /// Running `balance_pgdat` (false = asleep).
+    pub active: bool,
+    /// kswapd's own clock (ns); steps run while it is behind the workload's.
+    pub clock_ns: u64,
+    /// CPU time kswapd spent reclaiming.
+    pub cpu_ns: u64,
+    sc: ScanControl,
+}
+
+impl Kswapd {
+    pub fn new(node: u16) -> Self {
+        Kswapd { node, active: false, clock_ns: 0, cpu_ns: 0, sc: ScanControl::new(Reclaimer::Kswapd, 0) }
+    }
+
+    /// `wakeup_kswapd`: an allocation at time `now` fell below the low watermark.
+    pub fn wakeup(&mut self, mm: &mut Mm, now: u64) {
+        if self.active || mm.nodes[self.node as usize].kswapd_failures >= MAX_RECLAIM_RETRIES || mm.pgdat_balanced(self.node, 0) {
+            return;
+        }
+        self.active = true;
+        self.clock_ns = self.clock_ns.max(now);
+        self.start_pass(mm, false);
+    }
+
+    fn start_pass(&mut self, mm: &mut Mm, no_cache_trim_mode: bool) {
+        self.sc = ScanControl::new(Reclaimer::Kswapd, 0);
+        self.sc.no_cache_trim_mode = no_cache_trim_mode;
+        mm.vmstat.count(Ev::Pageoutrun, 1);
+    }
+
+    /// One iteration of `balance_pgdat`'s priority loop.
+    pub fn step<P: ReclaimPolicy>(&mut self, mm: &mut Mm, p: &mut P) {
+        debug_assert!(self.active);
+        let node = self.node;
+        if mm.pgdat_balanced(node, self.sc.order) {
+            self.finish_pass(mm, true);
+            return;
+        }
+        let cost_before = self.sc.cost_ns;
+        let sc = &mut self.sc;
+        sc.may_writepage = true;
+        sc.may_swap = true;
+        p.kswapd_age_node(mm, node, sc);
+        sc.nr_scanned = 0;
+        let reclaimed_before = sc.nr_reclaimed;
+        // kswapd_shrink_node
+        sc.nr_to_reclaim = mm.nodes[node as usize]
+            .zones
+            .iter()
+            .map(|&z| mm.buddy.zones[z].watermark[WMARK_HIGH].max(SWAP_CLUSTER_MAX))
+            .sum();
+        shrink_node(mm, p, node, sc);
+        let raise_priority = sc.nr_scanned < sc.nr_to_reclaim;
+        let nr_reclaimed = sc.nr_reclaimed - reclaimed_before;
+        if raise_priority || nr_reclaimed == 0 {
+            sc.priority -= 1;
+        }
+        let spent = (self.sc.cost_ns - cost_before).max(MIN_STEP_NS);
+        self.clock_ns += spent;
+        self.cpu_ns += spent;
+        if self.sc.priority < 1 {
+            if self.sc.nr_reclaimed == 0 && !self.sc.no_cache_trim_mode && self.sc.cache_trim_mode_failed {
+                self.start_pass(mm, true);
+                return;
+            }
+            if self.sc.nr_reclaimed == 0 {
+                mm.nodes[node as usize].kswapd_failures += 1;
+            }
+            let balanced = mm.pgdat_balanced(node, 0);
+            self.finish_pass(mm, balanced);
+        }
+    }
+
+    /// End of `balance_pgdat`: snapshot refaults; sleep if balanced or hopeless, else
+    /// go around again (the kswapd main loop).
+    fn finish_pass(&mut self, mm: &mut Mm, balanced: bool) {
+        snapshot_refaults(mm, None, self.node);
+        if balanced || mm.nodes[self.node as usize].kswapd_failures >= MAX_RECLAIM_RETRIES {
+            self.active = false;
+        } else {
+            self.start_pass(mm, false);
+        }
+    }
+}

@@ -1,0 +1,173 @@
+//! `shrink_folio_list` (mm/vmscan.c v6.15, spec A.7): try to evict isolated folios.
+//!
+//! For each folio, oldest first: the policy's `folio_check_references` decides
+//! activate / keep / reclaim; reclaim of an anon folio needs a swap slot (and, on
+//! zram, room in the compressed pool) and writes it out (`pageout`); mapped folios are
+//! unmapped; dirty file folios are handed to the flusher (`PG_reclaim`, activated, as
+//! the kernel does for reclaimers) and written back at the device's cost; clean folios
+//! are freed with a shadow entry (`__remove_mapping` → `workingset_eviction`).
+//! Folios that survive stay in `folios` with `PG_active` set or not, for the policy's
+//! putback (`move_folios_to_lru`).
+//!
+//! Abstractions: swap writes complete synchronously (true for zram; for SSD swap the
+//! folio is freed in the same pass rather than after the writeback-completion rotate);
+//! no lock contention, no demotion, no THP split.
+
+use super::{FolioReferences, Reclaimer, ScanControl};
+use crate::mm::page::{pg, pinfo, NOT_PRESENT};
+use crate::mm::page_alloc::{MigrateType, Pfn, WMARK_MIN};
+use crate::mm::vmstat::Ev;
+use crate::mm::Mm;
+use crate::policy::ReclaimPolicy;
+
+/// `struct reclaim_stat` (the fields the model fills).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct ReclaimStat {
+    pub nr_reclaimed: u64,
+    /// Folios written out (`nr_pageout`), feeding `lru_note_cost`.
+    pub nr_pageout: u64,
+    pub nr_activate: [u64; 2],
+    pub nr_dirty: u64,
+}
+
+/// Grow the zram pool to hold one more compressed page, taking a frame from the
+/// buddy allocator above the min watermark (zsmalloc cannot dip into reserves).
+fn zram_reserve(mm: &mut Mm, node: u16) -> bool {
+    let need = mm.swap.zram_frames_for(mm.swap.used + 1);
+    if need <= mm.swap.zram_pool.len() as u64 {
+        return true;
+    }
+    let zones = mm.nodes[node as usize].zones.clone();
+    for z in zones.into_iter().chain(0..mm.buddy.zones.len()) {
+        let min = mm.buddy.zones[z].watermark[WMARK_MIN];
+        if mm.buddy.zone_watermark_ok(z, 0, min) {
+            if let Some(pfn) = mm.rmqueue(z, MigrateType::Movable) {
+                mm.swap.zram_pool.push(pfn);
+                return true;
+            }
+        }
+    }
+    false
+}
+
+/// Evict what can be evicted from `folios` (isolated, `PG_lru` clear). Returns the
+/// stat; survivors remain in `folios` in their original order.
+pub fn shrink_folio_list<P: ReclaimPolicy>(mm: &mut Mm, p: &mut P, folios: &mut Vec<Pfn>, sc: &mut ScanControl) -> ReclaimStat {
+    let mut stat = ReclaimStat::default();
+    let mut pgactivate = 0;
+    let cost = mm_costs(mm);
+    let mut kept = 0;
+    for i in 0..folios.len() {
+        let pfn = folios[i];
+        sc.nr_scanned += 1;
+        sc.cost_ns += cost.scan_ns;
+        let file = mm.frames.is_file(pfn);
+        let mut activate = false;
+        let references = p.folio_check_references(mm, pfn, sc);
+        match references {
+            FolioReferences::Activate => activate = true,
+            FolioReferences::Keep => {}
+            FolioReferences::Reclaim | FolioReferences::ReclaimClean => {
+                if file && mm.frames.test(pfn, pg::DIRTY) {
+                    // Dirty file folio: reclaimers leave writing to the flusher; mark it
+                    // PG_reclaim and activate (A.7). The flusher writes it back now, at
+                    // the device's cost. RECLAIM_CLEAN folios are kept instead.
+                    stat.nr_dirty += 1;
+                    if references == FolioReferences::Reclaim && sc.may_writepage {
+                        mm.frames.set(pfn, pg::RECLAIM);
+                        mm.frames.clear(pfn, pg::DIRTY);
+                        mm.vmstat.count(Ev::NrVmscanImmediate, 1);
+                        mm.vmstat.count(Ev::Pgpgout, 4);
+                        mm.io_write_ns += cost.file_write_ns;
+                        activate = true;
+                    }
+                } else if !file && !can_swap_out(mm, pfn, sc) {
+                    // add_to_swap failed: activate_locked_split.
+                    activate = true;
+                } else {
+                    evict(mm, p, pfn, file, sc, &mut stat, &cost);
+                    continue;
+                }
+            }
+        }
+        if activate {
+            mm.frames.set(pfn, pg::ACTIVE);
+            stat.nr_activate[file as usize] += 1;
+            pgactivate += 1;
+        }
+        folios[kept] = pfn;
+        kept += 1;
+    }
+    folios.truncate(kept);
+    mm.vmstat.count(Ev::Pgactivate, pgactivate);
+    stat
+}
+
+/// `add_to_swap` succeeds: swap allowed, a free slot, and on zram room in the pool.
+fn can_swap_out(mm: &mut Mm, pfn: Pfn, sc: &ScanControl) -> bool {
+    let node = mm.node_of(pfn);
+    sc.may_swap && mm.swap.has_free_slots() && (!mm.swap.is_zram() || zram_reserve(mm, node))
+}
+
+struct Costs {
+    scan_ns: u64,
+    unmap_ns: u64,
+    free_ns: u64,
+    file_write_ns: u64,
+    zram_compress_ns: u64,
+    ssd_write_ns: u64,
+}
+
+fn mm_costs(mm: &Mm) -> Costs {
+    let c = &mm.cfg.cost;
+    Costs {
+        scan_ns: c.scan_ns,
+        unmap_ns: c.unmap_ns,
+        free_ns: c.free_ns,
+        file_write_ns: c.file_write_ns,
+        zram_compress_ns: mm.cfg.zram_compress_ns,
+        ssd_write_ns: mm.cfg.ssd_write_ns,
+    }
+}
+
+/// pageout (anon) + try_to_unmap + `__remove_mapping` + free.
+fn evict<P: ReclaimPolicy>(mm: &mut Mm, p: &mut P, pfn: Pfn, file: bool, sc: &mut ScanControl, stat: &mut ReclaimStat, cost: &Costs) {
+    let page = mm.frames.page[pfn as usize] as usize;
+    if !file {
+        // swap_writepage: zram compresses on the reclaimer's CPU; an SSD write is
+        // asynchronous device time.
+        mm.swap.used += 1;
+        if mm.swap.is_zram() {
+            sc.cost_ns += cost.zram_compress_ns;
+        } else {
+            mm.io_write_ns += cost.ssd_write_ns;
+        }
+        mm.vmstat.count(Ev::Pswpout, 1);
+        mm.vmstat.count(Ev::Pgpgout, 4);
+        mm.vmstat.count(Ev::NrVmscanWrite, 1);
+        stat.nr_pageout += 1;
+    }
+    if mm.frames.test(pfn, pg::MAPPED) {
+        sc.cost_ns += cost.unmap_ns;
+    }
+    let shadow = p.workingset_eviction(mm, pfn);
+    mm.pages.pte[page] = NOT_PRESENT;
+    mm.pages.shadow[page] = shadow;
+    if !file {
+        mm.pages.info[page] |= pinfo::SWAPPED;
+    }
+    let memcg = mm.pages.memcg[page] as usize;
+    mm.memcgs[memcg].usage -= 1;
+    mm.free_frame(pfn);
+    sc.cost_ns += cost.free_ns;
+    stat.nr_reclaimed += 1;
+    let steal = match sc.reclaimer {
+        Reclaimer::Kswapd => Some(Ev::PgstealKswapd),
+        Reclaimer::Direct => Some(Ev::PgstealDirect),
+        Reclaimer::Memcg => None,
+    };
+    if let Some(e) = steal {
+        mm.vmstat.count(e, 1);
+    }
+    mm.vmstat.count(Ev::by_type(Ev::PgstealAnon, file), 1);
+}

@@ -1,0 +1,201 @@
+//! `reclaimlab._core`: thin PyO3 bindings over `reclaimlab-core` and `reclaimlab-trace`.
+//!
+//! Every method delegates to the engine's public facade; the Python package
+//! (`python/reclaimlab`) builds the user-facing API, CLI and reports on top.
+//! Errors map to `reclaimlab.exceptions` classes in [`error`].
+
+mod error;
+mod trace;
+
+use std::sync::Mutex;
+
+use pyo3::prelude::*;
+use pyo3::types::PyDict;
+use reclaimlab_core::{config, scenario, SimConfig};
+
+use error::{core_err, invalid};
+pub use trace::Source;
+
+/// A run configuration: every knob under its kernel name (`vm.swappiness`, ...).
+#[pyclass(module = "reclaimlab._core")]
+#[derive(Clone)]
+pub struct Config {
+    inner: SimConfig,
+}
+
+#[pymethods]
+impl Config {
+    /// A configuration with every knob at its default.
+    #[new]
+    fn new() -> Self {
+        Config { inner: SimConfig::default() }
+    }
+
+    /// Set a knob by its dotted key (`vm.swappiness`, `cgroup.db.memory.max`, ...).
+    fn set(&mut self, key: &str, value: &str) -> PyResult<()> {
+        self.inner.set(key, value).map_err(core_err)
+    }
+
+    /// The current value of a knob as a string (None for an unknown key).
+    fn get(&self, key: &str) -> Option<String> {
+        self.inner.get(key)
+    }
+
+    /// Check the cross-key rules (raises ConfigError naming the key).
+    fn validate(&self) -> PyResult<()> {
+        self.inner.validate().map_err(core_err)
+    }
+
+    /// Every knob's current value, cgroups included, as key → string.
+    fn items<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let d = PyDict::new(py);
+        for k in reclaimlab_core::KNOBS {
+            d.set_item(k.key, k.get(&self.inner))?;
+        }
+        for cg in &self.inner.cgroups {
+            for (file, v) in [("memory.max", cg.max), ("memory.high", cg.high), ("memory.low", cg.low), ("memory.min", cg.min)] {
+                d.set_item(format!("cgroup.{}.{file}", cg.name), config::format_size(v))?;
+            }
+        }
+        Ok(d)
+    }
+
+    fn copy(&self) -> Self {
+        self.clone()
+    }
+
+    fn __repr__(&self) -> String {
+        format!("Config(policy={:?}, machine.memory={})", self.inner.policy, config::format_size(self.inner.memory_bytes))
+    }
+}
+
+/// Every knob as (key, default, unit, meaning).
+#[pyfunction]
+fn knobs() -> Vec<(&'static str, &'static str, &'static str, &'static str)> {
+    reclaimlab_core::KNOBS.iter().map(|k| (k.key, k.default, k.unit, k.doc)).collect()
+}
+
+/// The per-cgroup knob family `cgroup.<name>.<file>` as (file, default, meaning).
+#[pyfunction]
+fn cgroup_knobs() -> Vec<(&'static str, &'static str, &'static str)> {
+    config::CGROUP_KNOBS.to_vec()
+}
+
+/// Parse a size like the kernel's memparse (`512M`, `4G`, `max`) into bytes.
+#[pyfunction]
+fn parse_size(value: &str) -> PyResult<u64> {
+    config::parse_size(value).map_err(invalid)
+}
+
+/// The named policy models as (name, base, description).
+#[pyfunction]
+fn policies() -> Vec<(&'static str, &'static str, &'static str)> {
+    reclaimlab_core::policies().into_iter().map(|p| (p.name, p.base, p.description)).collect()
+}
+
+/// The built-in scenarios as (name, description).
+#[pyfunction]
+fn scenarios() -> Vec<(&'static str, &'static str)> {
+    scenario::list().iter().map(|s| (s.name, s.description)).collect()
+}
+
+fn find_scenario(name: &str) -> PyResult<&'static scenario::Scenario> {
+    scenario::get(name).ok_or_else(|| {
+        let known: Vec<&str> = scenario::list().iter().map(|s| s.name).collect();
+        invalid(format!("unknown scenario '{name}'; known: {}", known.join(", ")))
+    })
+}
+
+/// The machine configuration of a built-in scenario.
+#[pyfunction]
+fn scenario_config(name: &str) -> PyResult<Config> {
+    Ok(Config { inner: find_scenario(name)?.config() })
+}
+
+/// The access stream of a built-in scenario, generated from `seed`.
+#[pyfunction]
+fn scenario_source(py: Python<'_>, name: &str, seed: u64) -> PyResult<Source> {
+    let s = find_scenario(name)?;
+    let src = py.detach(|| s.source(seed)).map_err(core_err)?;
+    Ok(Source::new(src))
+}
+
+/// A simulated machine replaying one trace.
+#[pyclass(module = "reclaimlab._core")]
+pub struct Simulation {
+    inner: Mutex<Option<reclaimlab_core::Simulation>>,
+}
+
+#[pymethods]
+impl Simulation {
+    /// Build the machine from `config` (raises ConfigError naming the bad key).
+    #[new]
+    fn new(config: &Config) -> PyResult<Self> {
+        let sim = reclaimlab_core::Simulation::new(&config.inner).map_err(core_err)?;
+        Ok(Simulation { inner: Mutex::new(Some(sim)) })
+    }
+
+    /// Replay up to `max_accesses` records of `source` (without the GIL).
+    /// Returns True once the source is exhausted.
+    #[pyo3(signature = (source, max_accesses = u64::MAX))]
+    fn run(&self, py: Python<'_>, source: &Source, max_accesses: u64) -> PyResult<bool> {
+        let mut sim = self.inner.lock().map_err(|_| invalid("simulation is poisoned"))?;
+        let sim = sim.as_mut().ok_or_else(|| invalid("simulation already finished"))?;
+        let mut guard = source.lock()?;
+        let src: &mut dyn reclaimlab_trace::AccessSource = &mut **guard;
+        py.detach(|| sim.run(src, max_accesses)).map_err(core_err)
+    }
+
+    /// Accesses replayed so far.
+    #[getter]
+    fn accesses(&self) -> PyResult<u64> {
+        let sim = self.inner.lock().map_err(|_| invalid("simulation is poisoned"))?;
+        Ok(sim.as_ref().map_or(0, |s| s.accesses()))
+    }
+
+    /// Close the run and return {policy, vmstat, metrics, timeseries} (a dict).
+    fn finish<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let sim = self
+            .inner
+            .lock()
+            .map_err(|_| invalid("simulation is poisoned"))?
+            .take()
+            .ok_or_else(|| invalid("simulation already finished"))?;
+        let r = py.detach(|| sim.finish());
+        let out = PyDict::new(py);
+        out.set_item("policy", r.policy)?;
+        let vmstat = PyDict::new(py);
+        for (k, v) in r.vmstat {
+            vmstat.set_item(k, v)?;
+        }
+        out.set_item("vmstat", vmstat)?;
+        let metrics = PyDict::new(py);
+        for (k, v) in r.metrics {
+            metrics.set_item(k, v)?;
+        }
+        out.set_item("metrics", metrics)?;
+        let ts = PyDict::new(py);
+        for (k, v) in r.timeseries.columns {
+            ts.set_item(k, v)?;
+        }
+        out.set_item("timeseries", ts)?;
+        Ok(out)
+    }
+}
+
+#[pymodule]
+fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<Config>()?;
+    m.add_class::<Simulation>()?;
+    m.add_class::<Source>()?;
+    m.add_function(wrap_pyfunction!(knobs, m)?)?;
+    m.add_function(wrap_pyfunction!(cgroup_knobs, m)?)?;
+    m.add_function(wrap_pyfunction!(parse_size, m)?)?;
+    m.add_function(wrap_pyfunction!(policies, m)?)?;
+    m.add_function(wrap_pyfunction!(scenarios, m)?)?;
+    m.add_function(wrap_pyfunction!(scenario_config, m)?)?;
+    m.add_function(wrap_pyfunction!(scenario_source, m)?)?;
+    trace::register(m)?;
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    Ok(())
+}

@@ -1,0 +1,193 @@
+//! Trace sources, readers, converters and generators (`reclaimlab-trace`).
+
+use std::path::PathBuf;
+use std::sync::{Mutex, MutexGuard};
+
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyList};
+use reclaimlab_trace::{Access, AccessKind, AccessSource};
+
+use crate::error::{invalid, trace_err};
+
+/// A stream of page accesses: a trace file being read, a generator or a scenario.
+/// A source is consumed by replaying it.
+#[pyclass(module = "reclaimlab._core")]
+pub struct Source {
+    inner: Mutex<Box<dyn AccessSource>>,
+}
+
+impl Source {
+    pub fn new(src: Box<dyn AccessSource>) -> Self {
+        Source { inner: Mutex::new(src) }
+    }
+    pub fn lock(&self) -> PyResult<MutexGuard<'_, Box<dyn AccessSource>>> {
+        self.inner.lock().map_err(|_| invalid("trace source is poisoned"))
+    }
+}
+
+#[pymethods]
+impl Source {
+    /// What is known up front: {format, records, pages, cgroups, tick_ps}.
+    fn meta<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let src = self.lock()?;
+        let m = src.meta();
+        let d = PyDict::new(py);
+        d.set_item("format", &m.format)?;
+        d.set_item("records", m.nr_records)?;
+        d.set_item("pages", m.nr_pages)?;
+        d.set_item("cgroups", m.cgroups.clone())?;
+        d.set_item("tick_ps", m.tick_ps)?;
+        Ok(d)
+    }
+
+    /// Fraction of the input consumed (None if unknown).
+    fn progress(&self) -> PyResult<Option<f64>> {
+        Ok(self.lock()?.progress())
+    }
+
+    /// Read up to `n` records as (page, cgroup, flags, gap) tuples; [] at the end.
+    fn take<'py>(&self, py: Python<'py>, n: usize) -> PyResult<Bound<'py, PyList>> {
+        let mut guard = self.lock()?;
+        let src: &mut dyn AccessSource = &mut **guard;
+        let mut buf: Vec<Access> = Vec::with_capacity(n.min(1 << 20));
+        py.detach(|| src.read_batch(&mut buf, n)).map_err(trace_err)?;
+        PyList::new(py, buf.iter().map(|a| (a.page, a.cgroup, a.flags, a.gap)))
+    }
+}
+
+fn parse_kind(kind: Option<&str>) -> PyResult<Option<AccessKind>> {
+    kind.map(|k| {
+        AccessKind::parse(k)
+            .ok_or_else(|| invalid(format!("unknown access kind '{k}'; expected file-read, file-mapped or anon")))
+    })
+    .transpose()
+}
+
+/// Open a trace file. `format`: native, lirs, address or csv (None = detect);
+/// `kind`: how records lacking it are classified (file-read, file-mapped, anon).
+#[pyfunction]
+#[pyo3(signature = (path, format = None, kind = None))]
+fn open_trace(py: Python<'_>, path: PathBuf, format: Option<&str>, kind: Option<&str>) -> PyResult<Source> {
+    let kind = parse_kind(kind)?;
+    let src = py.detach(|| reclaimlab_trace::open(&path, format, kind)).map_err(trace_err)?;
+    Ok(Source::new(src))
+}
+
+/// Read the whole source and summarise it (a dict of the trace's counts).
+#[pyfunction]
+fn trace_info<'py>(py: Python<'py>, source: &Source) -> PyResult<Bound<'py, PyDict>> {
+    let mut guard = source.lock()?;
+    let src: &mut dyn AccessSource = &mut **guard;
+    let i = py.detach(|| reclaimlab_trace::info(src)).map_err(trace_err)?;
+    let d = PyDict::new(py);
+    d.set_item("format", i.format)?;
+    d.set_item("records", i.records)?;
+    d.set_item("pages", i.pages)?;
+    d.set_item("cgroups", i.cgroups)?;
+    d.set_item("reads", i.reads)?;
+    d.set_item("writes", i.writes)?;
+    d.set_item("file", i.file)?;
+    d.set_item("anon", i.anon)?;
+    d.set_item("syscall", i.syscall)?;
+    d.set_item("mapped", i.mapped)?;
+    d.set_item("has_time", i.has_time)?;
+    d.set_item("total_gap_ticks", i.total_gap_ticks)?;
+    d.set_item("tick_ps", i.tick_ps)?;
+    Ok(d)
+}
+
+/// Write the source to `out` in the native format; returns the records written.
+#[pyfunction]
+fn trace_convert(py: Python<'_>, source: &Source, out: PathBuf) -> PyResult<u64> {
+    let mut guard = source.lock()?;
+    let src: &mut dyn AccessSource = &mut **guard;
+    py.detach(|| reclaimlab_trace::convert(src, &out)).map_err(trace_err)
+}
+
+fn item<'py, T: for<'a> FromPyObject<'a, 'py>>(d: &Bound<'py, PyDict>, key: &str, what: &str) -> PyResult<Option<T>> {
+    match d.get_item(key)? {
+        None => Ok(None),
+        Some(v) => v
+            .extract::<T>()
+            .map(Some)
+            .map_err(|_| invalid(format!("{what}: '{key}' cannot be {} (wrong type or out of range)", v.repr().map(|r| r.to_string()).unwrap_or_default()))),
+    }
+}
+
+fn req<'py, T: for<'a> FromPyObject<'a, 'py>>(d: &Bound<'py, PyDict>, key: &str, what: &str) -> PyResult<T> {
+    item(d, key, what)?.ok_or_else(|| invalid(format!("{what}: missing '{key}'")))
+}
+
+/// Parse a stream pattern: `zipf:ALPHA` (or `zipf`, alpha 1.0), `uniform`, `seq`, `loop`.
+fn parse_pattern(s: &str) -> PyResult<reclaimlab_trace::gen::Pattern> {
+    use reclaimlab_trace::gen::Pattern;
+    let (name, arg) = s.split_once(':').map_or((s, None), |(n, a)| (n, Some(a)));
+    Ok(match (name.trim(), arg) {
+        ("zipf", a) => {
+            let alpha = match a {
+                None => 1.0,
+                Some(a) => a.trim().parse::<f64>().map_err(|_| invalid(format!("pattern '{s}': expected zipf:ALPHA with a number")))?,
+            };
+            Pattern::Zipf { alpha }
+        }
+        ("uniform", None) => Pattern::Uniform,
+        ("seq" | "sequential", None) => Pattern::Sequential,
+        ("loop", None) => Pattern::Loop,
+        _ => return Err(invalid(format!("unknown pattern '{s}'; expected zipf:ALPHA, uniform, seq or loop"))),
+    })
+}
+
+/// Generate a synthetic trace from a program:
+/// `{"regions": [{name, pages, kind, write_ratio, cgroup}],
+///   "phases": [{name, accesses, streams: [{region, pattern, weight}]}], "repeat": N}`.
+/// Streams name their region; patterns are "zipf:1.0", "uniform", "seq", "loop".
+#[pyfunction]
+fn generate(py: Python<'_>, program: &Bound<'_, PyDict>, seed: u64) -> PyResult<Source> {
+    use reclaimlab_trace::gen;
+    let mut regions = Vec::new();
+    let mut names: Vec<String> = Vec::new();
+    for (i, r) in req::<Vec<Bound<PyDict>>>(program, "regions", "program")?.iter().enumerate() {
+        let what = format!("region {}", i + 1);
+        let name: String = item(r, "name", &what)?.unwrap_or_else(|| format!("region{}", i + 1));
+        let kind: String = item(r, "kind", &what)?.unwrap_or_else(|| "anon".to_string());
+        let kind = parse_kind(Some(&kind))?.unwrap();
+        regions.push(gen::Region {
+            name: name.clone(),
+            pages: req(r, "pages", &what)?,
+            kind,
+            write_ratio: item(r, "write_ratio", &what)?.unwrap_or(0.0),
+            cgroup: item(r, "cgroup", &what)?.unwrap_or_default(),
+        });
+        names.push(name);
+    }
+    let mut phases = Vec::new();
+    for (i, p) in req::<Vec<Bound<PyDict>>>(program, "phases", "program")?.iter().enumerate() {
+        let what = format!("phase {}", i + 1);
+        let mut streams = Vec::new();
+        for s in req::<Vec<Bound<PyDict>>>(p, "streams", &what)?.iter() {
+            let region: String = req(s, "region", &what)?;
+            let idx = names
+                .iter()
+                .position(|n| *n == region)
+                .ok_or_else(|| invalid(format!("{what}: stream names unknown region '{region}'")))?;
+            let pattern: String = item(s, "pattern", &what)?.unwrap_or_else(|| "uniform".to_string());
+            streams.push(gen::Stream { region: idx, pattern: parse_pattern(&pattern)?, weight: item(s, "weight", &what)?.unwrap_or(1.0) });
+        }
+        phases.push(gen::Phase {
+            name: item(p, "name", &what)?.unwrap_or_else(|| format!("phase{}", i + 1)),
+            accesses: req(p, "accesses", &what)?,
+            streams,
+        });
+    }
+    let prog = gen::Program { regions, phases, repeat: item(program, "repeat", "program")?.unwrap_or(1) };
+    let src = py.detach(|| gen::generate(prog, seed)).map_err(trace_err)?;
+    Ok(Source::new(src))
+}
+
+pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(open_trace, m)?)?;
+    m.add_function(wrap_pyfunction!(trace_info, m)?)?;
+    m.add_function(wrap_pyfunction!(trace_convert, m)?)?;
+    m.add_function(wrap_pyfunction!(generate, m)?)?;
+    Ok(())
+}

@@ -1,0 +1,87 @@
+"""The ``reclaimlab`` command: one module per subcommand.
+
+Every error the user can cause (bad config, unreadable or corrupt trace, unknown
+policy) ends as one line ``reclaimlab: error: <message>`` on stderr and exit status 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Sequence
+
+from . import knobs, policies, run, scenarios, trace
+
+PROG = "reclaimlab"
+
+DESCRIPTION = """\
+reclaimlab replays page-access traces through models of the Linux kernel's memory
+reclaim (classic active/inactive LRU with workingset detection, ...) on a simulated
+machine, and reports the kernel's own vmstat counters plus runtime metrics.
+"""
+
+EPILOG = """\
+examples:
+  reclaimlab run                              the built-in default scenario
+  reclaimlab run --memory 512M --swap zram:1G --swappiness 100 --json
+  reclaimlab run machine.toml --trace app.trace --policy classic@6.15
+  reclaimlab trace gen zipf --pages 100000 --accesses 10000000 -o zipf.trace
+  reclaimlab knobs                            every config key (kernel names)
+
+Run `reclaimlab COMMAND --help` for a command's options.
+"""
+
+COMMANDS = [run, policies, knobs, scenarios, trace]
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog=PROG, description=DESCRIPTION, epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", title="commands")
+    sub.required = True
+    for mod in COMMANDS:
+        mod.add_parser(sub)
+    return parser
+
+
+def _version() -> str:
+    try:
+        from .. import __version__
+
+        return __version__
+    except Exception:  # pragma: no cover - the extension is missing
+        return "unknown"
+
+
+def error(message: str) -> int:
+    print(f"{PROG}: error: {message}", file=sys.stderr)
+    return 2
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the ``reclaimlab`` command; returns the exit status."""
+    try:
+        from ..exceptions import ReclaimlabError
+
+        args = build_parser().parse_args(argv)
+        return int(args.func(args) or 0)
+    except ReclaimlabError as e:
+        return error(str(e))
+    except KeyboardInterrupt:
+        return error("interrupted")
+    except BrokenPipeError:
+        # Output piped into e.g. `head`: not an error of ours.
+        try:
+            sys.stdout = None  # type: ignore[assignment]
+        finally:
+            return 0
+    except OSError as e:
+        if e.filename is not None:
+            return error(f"{e.filename}: {e.strerror or e}")
+        return error(str(e))
+    except BaseException as e:  # a Rust panic surfaces as pyo3's PanicException
+        if type(e).__name__ == "PanicException":
+            return error(f"internal error (please report this bug): {e}")
+        raise

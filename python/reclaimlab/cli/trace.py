@@ -1,0 +1,183 @@
+"""``reclaimlab trace info|convert|gen``: inspect, convert and synthesise traces."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+from ._table import table
+
+HELP = "inspect, convert and generate page-access traces"
+
+FORMATS = ("native", "lirs", "address", "csv")
+KINDS = ("file-read", "file-mapped", "anon")
+KIND_HELP = (
+    "how records that lack it are classified: file-read (page cache via read()), "
+    "file-mapped (mmap'd file), anon (anonymous memory)"
+)
+
+GEN_EPILOG = """\
+patterns:
+  zipf      page i drawn with probability ~ 1/i^alpha (hot set + long tail)
+  uniform   every page equally likely
+  seq       cyclic sequential scan 0,1,..,N-1,0,1,.. (reuse distance N: the LRU-hostile
+            loop that refaults when N pages do not fit in memory)
+  loop      zigzag sweep 0,1,..,N-1,N-1,..,1,0,.. (recently used pages reused first)
+  program   a phased masim-style program from a TOML file (docs/trace-programs.md)
+
+examples:
+  reclaimlab trace gen zipf --pages 262144 --accesses 20000000 --alpha 0.9 -o zipf.trace
+  reclaimlab trace gen loop --pages 300000 --accesses 3000000 --kind file-read -o loop.trace
+  reclaimlab trace gen program phases.toml -o phases.trace
+"""
+
+
+def count(text: str) -> int:
+    """argparse type: a non-negative integer (underscores allowed: 1_000_000)."""
+    try:
+        n = int(text.replace("_", ""))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a non-negative integer, got '{text}'") from None
+    if n < 0:
+        raise argparse.ArgumentTypeError(f"expected a non-negative integer, got '{text}'")
+    return n
+
+
+def add_parser(sub) -> None:
+    p = sub.add_parser(
+        "trace",
+        help=HELP,
+        description=HELP + ". Formats: native (reclaimlab's binary format, crates/trace/FORMAT.md), "
+        "lirs (one block number per line), address (`l|s 0xADDR GAP` lines), csv.",
+    )
+    tsub = p.add_subparsers(dest="trace_command", metavar="COMMAND", title="commands")
+    tsub.required = True
+
+    info = tsub.add_parser("info", help="count records, pages, reads/writes, file/anon of a trace",
+                           description="Read a trace to the end and print its counts.")
+    info.add_argument("file", metavar="FILE")
+    info.add_argument("--format", metavar="F", choices=FORMATS, help="native | lirs | address | csv (default: detect)")
+    info.add_argument("--kind", metavar="K", choices=KINDS, help=KIND_HELP)
+    info.add_argument("--json", action="store_true", help="print one JSON object")
+    info.set_defaults(func=cmd_info)
+
+    conv = tsub.add_parser("convert", help="convert a trace to the native format",
+                           description="Convert a trace (any readable format) to reclaimlab's native binary "
+                           "format. OUT is written only if the whole input converts.")
+    conv.add_argument("input", metavar="IN")
+    conv.add_argument("output", metavar="OUT")
+    conv.add_argument("--format", metavar="F", choices=FORMATS, help="format of IN (default: detect)")
+    conv.add_argument("--kind", metavar="K", choices=KINDS, help=KIND_HELP)
+    conv.set_defaults(func=cmd_convert)
+
+    gen = tsub.add_parser("gen", help="generate a synthetic trace (zipf, uniform, seq, loop, program)",
+                          description="Generate a synthetic trace from a seed, in the native format.",
+                          epilog=GEN_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+    gsub = gen.add_subparsers(dest="pattern", metavar="PATTERN", title="patterns")
+    gsub.required = True
+    for name, what in (("zipf", "Zipf-distributed accesses"), ("uniform", "uniformly random accesses"),
+                       ("seq", "sequential passes"), ("loop", "a cyclic loop")):
+        g = gsub.add_parser(name, help=what, description=f"Generate {what} over one region of pages.")
+        g.add_argument("--pages", type=count, required=True, metavar="N", help="distinct 4 KiB pages")
+        g.add_argument("--accesses", type=count, required=True, metavar="N", help="records to generate")
+        if name == "zipf":
+            g.add_argument("--alpha", type=float, default=1.0, metavar="A", help="Zipf exponent (default 1.0)")
+        g.add_argument("--kind", metavar="K", choices=KINDS, default="anon", help=KIND_HELP + " (default anon)")
+        g.add_argument("--write-ratio", type=float, default=0.0, metavar="R", help="fraction of writes, 0..1 (default 0)")
+        g.add_argument("--cgroup", default="", metavar="NAME", help="charge the pages to this cgroup (default: root)")
+        g.add_argument("--seed", type=int, default=1, metavar="S", help="random seed (default 1)")
+        g.add_argument("-o", "--output", required=True, metavar="OUT", help="native trace to write")
+        g.set_defaults(func=cmd_gen)
+    prog = gsub.add_parser("program", help="a phased program from a TOML file (docs/trace-programs.md)",
+                           description="Generate a phased, masim-style trace from PROGRAM.toml: [[region]] tables "
+                           "(name, pages, kind, write_ratio, cgroup) and [[phase]] tables (name, accesses) with "
+                           "[[phase.stream]] entries (region, pattern = \"zipf:1.0\"|\"uniform\"|\"seq\"|\"loop\", "
+                           "weight); top-level repeat = N. See docs/trace-programs.md.")
+    prog.add_argument("program", metavar="PROGRAM.toml")
+    prog.add_argument("--seed", type=int, default=1, metavar="S", help="random seed (default 1)")
+    prog.add_argument("-o", "--output", required=True, metavar="OUT", help="native trace to write")
+    prog.set_defaults(func=cmd_gen_program)
+
+
+def cmd_info(args: argparse.Namespace) -> int:
+    from .. import _core
+
+    src = _core.open_trace(args.file, args.format, args.kind)
+    info = _core.trace_info(src)
+    if args.json:
+        print(json.dumps(info))
+        return 0
+    rows = [
+        ("file", args.file),
+        ("format", info["format"]),
+        ("records", f"{info['records']:,}"),
+        ("pages", f"{info['pages']:,}  ({info['pages'] * 4096 / (1 << 20):,.1f} MiB)"),
+        ("reads / writes", f"{info['reads']:,} / {info['writes']:,}"),
+        ("file / anon", f"{info['file']:,} / {info['anon']:,}"),
+        ("syscall / mapped", f"{info['syscall']:,} / {info['mapped']:,}"),
+        ("cgroups", ", ".join(c or "(root)" for c in info["cgroups"]) or "(root)"),
+    ]
+    if info["has_time"]:
+        secs = info["total_gap_ticks"] * info["tick_ps"] / 1e12
+        rows.append(("duration", f"{secs:.6g} s  ({info['total_gap_ticks']:,} ticks of {info['tick_ps']} ps)"))
+    else:
+        rows.append(("duration", "untimed (the engine charges cost.access_ns per access)"))
+    print(table(rows))
+    return 0
+
+
+def _write(src, output: str) -> int:
+    from .. import _core
+    from .._atomic import atomic_output
+
+    with atomic_output(output) as tmp:
+        n = _core.trace_convert(src, str(tmp))
+    return n
+
+
+def cmd_convert(args: argparse.Namespace) -> int:
+    from .. import _core
+
+    src = _core.open_trace(args.input, args.format, args.kind)
+    n = _write(src, args.output)
+    print(f"wrote {n:,} records to {args.output}")
+    return 0
+
+
+def single_region_program(pattern: str, pages: int, accesses: int, kind: str = "anon", write_ratio: float = 0.0,
+                          cgroup: str = "", alpha: float = 1.0) -> dict:
+    """The program dict of a one-region, one-phase trace."""
+    pat = f"zipf:{alpha}" if pattern == "zipf" else pattern
+    return {
+        "regions": [{"name": "main", "pages": pages, "kind": kind, "write_ratio": write_ratio, "cgroup": cgroup}],
+        "phases": [{"name": pattern, "accesses": accesses, "streams": [{"region": "main", "pattern": pat, "weight": 1.0}]}],
+        "repeat": 1,
+    }
+
+
+def cmd_gen(args: argparse.Namespace) -> int:
+    from .. import _core
+
+    program = single_region_program(args.pattern, args.pages, args.accesses, args.kind, args.write_ratio,
+                                     args.cgroup, getattr(args, "alpha", 1.0))
+    src = _core.generate(program, args.seed)
+    n = _write(src, args.output)
+    print(f"wrote {n:,} records to {args.output}")
+    return 0
+
+
+def cmd_gen_program(args: argparse.Namespace) -> int:
+    from .. import _core
+    from ..program import load_program
+
+    from ..exceptions import ReclaimlabError
+
+    program = load_program(args.program)
+    try:
+        src = _core.generate(program, args.seed)
+    except ReclaimlabError as e:
+        raise type(e)(f"{args.program}: {e}") from None
+    n = _write(src, args.output)
+    print(f"wrote {n:,} records to {args.output}")
+    return 0

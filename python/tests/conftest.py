@@ -1,0 +1,54 @@
+"""Helpers: run the CLI as a user would (a subprocess of `python -m reclaimlab`)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+
+def cli(*args: str, cwd: str | os.PathLike | None = None, timeout: float = 120) -> subprocess.CompletedProcess:
+    env = dict(os.environ)
+    env.pop("PYTHONPATH", None)
+    return subprocess.run(
+        [sys.executable, "-m", "reclaimlab", *map(str, args)],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        env=env,
+        stdin=subprocess.DEVNULL,
+    )
+
+
+def assert_user_error(p: subprocess.CompletedProcess, *needles: str) -> str:
+    """Exit 2, one `reclaimlab: error:` line on stderr naming every needle, no traceback."""
+    assert p.returncode == 2, (p.returncode, p.stdout, p.stderr)
+    err = p.stderr.strip()
+    assert "Traceback" not in p.stderr and "panicked" not in p.stderr, p.stderr
+    assert err.startswith("reclaimlab: error: "), err
+    assert len(err.splitlines()) == 1, err
+    for n in needles:
+        assert n in err, (n, err)
+    return err
+
+
+@pytest.fixture
+def run_cli():
+    return cli
+
+
+@pytest.fixture
+def gen_trace(tmp_path: Path):
+    """Generate a native trace with `reclaimlab trace gen` and return its path."""
+
+    def make(pattern: str = "zipf", pages: int = 1000, accesses: int = 20000, *extra: str, name: str = "t.trace") -> Path:
+        out = tmp_path / name
+        p = cli("trace", "gen", pattern, "--pages", pages, "--accesses", accesses, *extra, "-o", out)
+        assert p.returncode == 0, p.stderr
+        return out
+
+    return make

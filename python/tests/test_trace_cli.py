@@ -1,0 +1,205 @@
+"""`reclaimlab trace gen|info|convert` as a user runs them, and bad traces."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+import reclaimlab
+from reclaimlab.exceptions import TraceError
+
+from conftest import assert_user_error, cli
+
+
+def info(path: Path, *extra: str) -> dict:
+    p = cli("trace", "info", path, "--json", *extra)
+    assert p.returncode == 0, p.stderr
+    return json.loads(p.stdout)
+
+
+def test_gen_then_info_counts(gen_trace):
+    path = gen_trace("seq", 500, 12345, "--kind", "file-read")
+    i = info(path)
+    assert i["format"] == "native"
+    assert i["records"] == 12345
+    assert i["pages"] == 500  # a sequential scan of 12345 > 500 accesses touches every page
+    assert i["file"] == 12345 and i["anon"] == 0
+    assert i["syscall"] == 12345 and i["mapped"] == 0
+    assert i["reads"] == 12345 and i["writes"] == 0
+    assert i["has_time"] is False
+
+
+def test_gen_write_ratio_and_cgroup(gen_trace):
+    path = gen_trace("uniform", 2000, 50000, "--write-ratio", "0.25", "--cgroup", "db")
+    i = info(path)
+    assert i["records"] == 50000
+    assert i["anon"] == 50000
+    assert 0.22 < i["writes"] / 50000 < 0.28
+    assert "db" in i["cgroups"]
+    assert i["pages"] <= 2000
+
+
+def test_gen_is_deterministic_per_seed(gen_trace):
+    a = gen_trace("zipf", 1000, 20000, "--seed", "5", name="a.trace").read_bytes()
+    b = gen_trace("zipf", 1000, 20000, "--seed", "5", name="b.trace").read_bytes()
+    c = gen_trace("zipf", 1000, 20000, "--seed", "6", name="c.trace").read_bytes()
+    assert a == b
+    assert a != c
+
+
+def test_info_human_output(gen_trace):
+    path = gen_trace("loop", 100, 1000)
+    p = cli("trace", "info", path)
+    assert p.returncode == 0, p.stderr
+    assert "records           1,000" in p.stdout.replace("records  ", "records  ")
+    assert "native" in p.stdout
+
+
+def test_truncated_native_trace_is_named(gen_trace, tmp_path):
+    path = gen_trace("zipf", 1000, 20000)
+    data = path.read_bytes()
+    cut = tmp_path / "cut.trace"
+    cut.write_bytes(data[: len(data) // 2])
+    assert_user_error(cli("trace", "info", cut), "cut.trace", "truncated")
+    assert_user_error(cli("run", "--trace", cut), "cut.trace", "truncated")
+
+
+def test_corrupt_native_trace_is_named(gen_trace, tmp_path):
+    path = gen_trace("zipf", 1000, 20000)
+    data = bytearray(path.read_bytes())
+    for i in range(len(data) // 2, len(data) // 2 + 64):
+        data[i] ^= 0x5A
+    bad = tmp_path / "bad.trace"
+    bad.write_bytes(bytes(data))
+    assert_user_error(cli("trace", "info", bad), "bad.trace")
+
+
+def test_unreadable_trace(tmp_path):
+    missing = tmp_path / "missing.trace"
+    assert_user_error(cli("trace", "info", missing), "missing.trace")
+    assert_user_error(cli("run", "--trace", missing), "missing.trace")
+    assert_user_error(cli("run", "--trace", tmp_path), str(tmp_path))  # a directory
+
+
+def test_not_a_trace(tmp_path):
+    junk = tmp_path / "junk.trace"
+    junk.write_bytes(b"\x00\x01\x02garbage" * 10)
+    assert_user_error(cli("trace", "info", junk, "--format", "native"), "junk.trace")
+
+
+def test_convert_csv(tmp_path):
+    src = tmp_path / "in.csv"
+    src.write_text("page,op,type,cgroup\n10,r,anon,\n11,w,file,db\n10,w,anon,\n12,r,file,db\n")
+    out = tmp_path / "out.trace"
+    p = cli("trace", "convert", src, out)
+    assert p.returncode == 0, p.stderr
+    assert "wrote 4 records" in p.stdout
+    i = info(out)
+    assert (i["records"], i["pages"], i["reads"], i["writes"], i["file"], i["anon"]) == (4, 3, 2, 2, 2, 2)
+    assert i["cgroups"] == ["", "db"]
+    assert sorted(x.name for x in tmp_path.iterdir()) == ["in.csv", "out.trace"]
+
+
+def test_failed_convert_leaves_no_output(tmp_path):
+    src = tmp_path / "in.csv"
+    src.write_text("page,op\n1,r\n2,w\n" + "\n".join(f"{i},r" for i in range(3, 5000)) + "\nnot-a-page,r\n")
+    out = tmp_path / "out.trace"
+    assert_user_error(cli("trace", "convert", src, out, "--format", "csv"), "in.csv", "line 5001")
+    assert sorted(x.name for x in tmp_path.iterdir()) == ["in.csv"]
+
+
+def test_failed_convert_keeps_an_existing_output(tmp_path, gen_trace):
+    out = gen_trace("zipf", 100, 1000, name="keep.trace")
+    before = out.read_bytes()
+    src = tmp_path / "bad.csv"
+    src.write_text("page\n1\nx\n")
+    assert_user_error(cli("trace", "convert", src, out, "--format", "csv"), "bad.csv")
+    assert out.read_bytes() == before
+    assert not [x for x in tmp_path.iterdir() if x.name.startswith(".")]
+
+
+PROGRAM = """\
+repeat = 2
+
+[[region]]
+name = "heap"
+pages = 1000
+kind = "anon"
+write_ratio = 0.5
+cgroup = "app"
+
+[[region]]
+name = "files"
+pages = 4000
+kind = "file-read"
+
+[[phase]]
+name = "warm"
+accesses = 3000
+[[phase.stream]]
+region = "heap"
+pattern = "zipf:0.9"
+weight = 3
+[[phase.stream]]
+region = "files"
+pattern = "seq"
+weight = 1
+
+[[phase]]
+name = "scan"
+accesses = 2000
+[[phase.stream]]
+region = "files"
+pattern = "uniform"
+"""
+
+
+def test_gen_program(tmp_path):
+    prog = tmp_path / "prog.toml"
+    prog.write_text(PROGRAM)
+    out = tmp_path / "p.trace"
+    p = cli("trace", "gen", "program", prog, "-o", out, "--seed", "3")
+    assert p.returncode == 0, p.stderr
+    i = info(out)
+    assert i["records"] == 2 * (3000 + 2000)
+    assert set(i["cgroups"]) == {"", "app"}
+    assert i["file"] + i["anon"] == i["records"]
+    assert i["anon"] > 0 and i["file"] > 2000 * 2  # the scan phases are all file
+    assert i["writes"] < i["anon"]  # only heap writes, half of them
+
+
+def test_gen_program_unknown_key_names_line(tmp_path):
+    prog = tmp_path / "prog.toml"
+    prog.write_text(PROGRAM.replace('pattern = "uniform"', 'patern = "uniform"'))
+    assert_user_error(cli("trace", "gen", "program", prog, "-o", tmp_path / "o.trace"), "prog.toml, line 32", "patern")
+    assert not (tmp_path / "o.trace").exists()
+
+
+def test_gen_program_unknown_region(tmp_path):
+    prog = tmp_path / "prog.toml"
+    prog.write_text(PROGRAM.replace('region = "files"\npattern = "uniform"', 'region = "filez"\npattern = "uniform"'))
+    assert_user_error(cli("trace", "gen", "program", prog, "-o", tmp_path / "o.trace"), "prog.toml", "filez")
+
+
+def test_python_generate_and_read():
+    src = reclaimlab.generate(
+        {"regions": [{"name": "r", "pages": 10, "kind": "anon"}],
+         "phases": [{"accesses": 25, "streams": [{"region": "r", "pattern": "seq"}]}]},
+        1,
+    )
+    recs = src.take(100)
+    assert [r[0] for r in recs] == [i % 10 for i in range(25)]
+    assert src.take(10) == []
+
+
+def test_python_open_trace_errors_are_trace_errors(tmp_path):
+    with pytest.raises(TraceError, match="nothing.trace"):
+        reclaimlab.open_trace(str(tmp_path / "nothing.trace"))
+
+
+def test_gen_rejects_negative_pages(tmp_path):
+    p = cli("trace", "gen", "zipf", "--pages", "-5", "--accesses", "10", "-o", tmp_path / "x.trace")
+    assert p.returncode == 2 and "non-negative integer" in p.stderr and "Traceback" not in p.stderr
+    assert not (tmp_path / "x.trace").exists()
