@@ -1,0 +1,24 @@
+//! [`convert`]: copy any [`AccessSource`] into a native trace file (atomically; on error
+//! no output file is left behind).
+
+use std::path::Path;
+
+use crate::native::NativeWriter;
+use crate::{AccessSource, Result};
+
+/// Records per batch when streaming a source.
+pub const BATCH: usize = 1 << 16;
+
+/// Write all records of `src` to the native trace `out`, with the source's cgroup
+/// table, tick_ps and page-id space. Returns the number of records written.
+pub fn convert(src: &mut dyn AccessSource, out: &Path) -> Result<u64> {
+    let mut w = NativeWriter::create(out, src.meta().tick_ps)?;
+    let mut buf = Vec::with_capacity(BATCH);
+    while src.read_batch(&mut buf, BATCH)? > 0 {
+        w.write_all(&buf)?;
+    }
+    // Text sources learn cgroups and pages while reading: take them at the end.
+    w.set_cgroups(src.cgroups_seen())?;
+    w.set_nr_pages(src.meta().nr_pages.unwrap_or(0).max(src.nr_pages_seen()));
+    w.finish()
+}

@@ -1,0 +1,409 @@
+//! Native format: round trips, truncation, corruption, bad headers, atomic writes.
+
+mod common;
+
+use common::{read_all, Scratch};
+use proptest::prelude::*;
+use reclaimlab_trace::native::{self, NativeReader, NativeWriter, BLOCK_RECORDS, HEADER_LEN};
+use reclaimlab_trace::{flags, Access, AccessSource, ErrorKind};
+
+fn records(n: usize, timed: bool, cgroups: u16) -> Vec<Access> {
+    let mut rng = reclaimlab_trace::Rng::new(n as u64);
+    (0..n)
+        .map(|_| Access {
+            page: rng.below(5000) as u32,
+            cgroup: rng.below(cgroups as u64) as u16,
+            flags: rng.below(8) as u8,
+            gap: if timed { rng.next_u32() } else { 0 },
+        })
+        .collect()
+}
+
+fn write(path: &std::path::Path, recs: &[Access], tick_ps: u64, cgroups: &[&str]) -> u64 {
+    let mut w = NativeWriter::create(path, tick_ps).unwrap();
+    for c in cgroups {
+        w.cgroup(c).unwrap();
+    }
+    // Uneven slices to cross block boundaries mid-slice.
+    for chunk in recs.chunks(10_007) {
+        w.write_all(chunk).unwrap();
+    }
+    w.finish().unwrap()
+}
+
+#[test]
+fn round_trip_without_time() {
+    let s = Scratch::new("rt");
+    let p = s.path("a.rcl");
+    let recs = records(3 * BLOCK_RECORDS + 123, false, 3);
+    assert_eq!(write(&p, &recs, 0, &["", "web", "db"]), recs.len() as u64);
+    let mut r = NativeReader::open(&p).unwrap();
+    let m = r.meta().clone();
+    assert_eq!(m.format, "native");
+    assert_eq!(m.nr_records, Some(recs.len() as u64));
+    assert_eq!(
+        m.nr_pages,
+        Some(recs.iter().map(|a| a.page).max().unwrap() + 1)
+    );
+    assert_eq!(m.cgroups, vec!["", "web", "db"]);
+    assert_eq!(m.tick_ps, 0);
+    assert_eq!(read_all(&mut r).unwrap(), recs);
+    assert_eq!(r.progress(), Some(1.0));
+    // File size is exactly the documented layout: 8-byte records.
+    let len = std::fs::metadata(&p).unwrap().len();
+    let table = 3 * 2 + 3 + 2;
+    assert_eq!(
+        len,
+        HEADER_LEN as u64 + 4 * 12 + recs.len() as u64 * 8 + table
+    );
+}
+
+#[test]
+fn round_trip_with_time() {
+    let s = Scratch::new("rtt");
+    let p = s.path("t.rcl");
+    let recs = records(BLOCK_RECORDS, true, 5);
+    write(&p, &recs, 333, &["", "a", "b", "c", "d"]);
+    let mut r = NativeReader::open(&p).unwrap();
+    assert_eq!(r.meta().tick_ps, 333);
+    assert_eq!(r.meta().cgroups.len(), 5);
+    assert_eq!(read_all(&mut r).unwrap(), recs);
+    let len = std::fs::metadata(&p).unwrap().len();
+    assert_eq!(
+        len,
+        HEADER_LEN as u64 + 12 + recs.len() as u64 * 12 + (5 * 2 + 4)
+    );
+}
+
+#[test]
+fn empty_trace_round_trips() {
+    let s = Scratch::new("empty");
+    let p = s.path("e.rcl");
+    assert_eq!(write(&p, &[], 0, &[]), 0);
+    let mut r = NativeReader::open(&p).unwrap();
+    assert_eq!(r.meta().nr_records, Some(0));
+    assert_eq!(r.meta().cgroups, vec![""]);
+    assert!(read_all(&mut r).unwrap().is_empty());
+}
+
+#[test]
+fn declared_pages_and_late_cgroups() {
+    let s = Scratch::new("late");
+    let p = s.path("l.rcl");
+    let mut w = NativeWriter::create(&p, 0).unwrap();
+    w.write(&Access {
+        page: 3,
+        cgroup: 1,
+        flags: 0,
+        gap: 0,
+    })
+    .unwrap();
+    w.set_nr_pages(100);
+    // cgroup 1 registered after the record using it.
+    assert_eq!(w.cgroup("late").unwrap(), 1);
+    w.finish().unwrap();
+    let r = NativeReader::open(&p).unwrap();
+    assert_eq!(r.meta().nr_pages, Some(100));
+    assert_eq!(r.meta().cgroups, vec!["", "late"]);
+}
+
+#[test]
+fn writer_rejects_unregistered_cgroup_and_leaves_nothing() {
+    let s = Scratch::new("unreg");
+    let p = s.path("u.rcl");
+    let mut w = NativeWriter::create(&p, 0).unwrap();
+    w.write(&Access {
+        page: 0,
+        cgroup: 2,
+        flags: 0,
+        gap: 0,
+    })
+    .unwrap();
+    let e = w.finish().unwrap_err();
+    assert!(matches!(e.kind, ErrorKind::InvalidArgument(_)), "{e}");
+    assert!(s.files().is_empty(), "{:?}", s.files());
+}
+
+#[test]
+fn writer_rejects_bad_flags_and_untimed_gaps() {
+    let s = Scratch::new("badw");
+    let mut w = NativeWriter::create(&s.path("x.rcl"), 0).unwrap();
+    let e = w
+        .write(&Access {
+            page: 0,
+            cgroup: 0,
+            flags: 0x80,
+            gap: 0,
+        })
+        .unwrap_err();
+    assert!(
+        e.to_string().contains("record 0: invalid flags 0x80"),
+        "{e}"
+    );
+    let e = w
+        .write(&Access {
+            page: 0,
+            cgroup: 0,
+            flags: 0,
+            gap: 5,
+        })
+        .unwrap_err();
+    assert!(matches!(e.kind, ErrorKind::InvalidArgument(_)), "{e}");
+}
+
+#[test]
+fn dropped_writer_leaves_no_file() {
+    let s = Scratch::new("drop");
+    let p = s.path("d.rcl");
+    {
+        let mut w = NativeWriter::create(&p, 0).unwrap();
+        w.write_all(&records(BLOCK_RECORDS + 5, false, 1)).unwrap();
+        assert_eq!(s.files().len(), 1, "temp file exists while writing");
+        assert!(!p.exists(), "target must not exist before finish");
+    }
+    assert!(s.files().is_empty(), "{:?}", s.files());
+}
+
+#[test]
+fn truncation_is_reported_with_record_index_never_panics() {
+    let s = Scratch::new("trunc");
+    let p = s.path("full.rcl");
+    let recs = records(2 * BLOCK_RECORDS + 10, true, 2);
+    write(&p, &recs, 1000, &["", "x"]);
+    let bytes = std::fs::read(&p).unwrap();
+    let rl = 12u64;
+    let block = 12 + BLOCK_RECORDS as u64 * rl;
+    // (cut offset, the record index the error must name)
+    let cuts: Vec<(u64, u64)> = vec![
+        (3, 0),
+        (HEADER_LEN as u64 - 1, 0),
+        (HEADER_LEN as u64, 0),
+        (HEADER_LEN as u64 + 12 + 5 * rl + 7, 5),
+        (HEADER_LEN as u64 + block, BLOCK_RECORDS as u64),
+        (
+            HEADER_LEN as u64 + block + 12 + 100 * rl,
+            BLOCK_RECORDS as u64 + 100,
+        ),
+        (
+            HEADER_LEN as u64 + 2 * block + 12 + 10 * rl,
+            recs.len() as u64,
+        ), // table cut off
+        (bytes.len() as u64 - 1, recs.len() as u64),
+    ];
+    for (cut, want) in cuts {
+        let t = s.path(&format!("cut{cut}.rcl"));
+        std::fs::write(&t, &bytes[..cut as usize]).unwrap();
+        let e = match NativeReader::open(&t) {
+            Err(e) => e,
+            Ok(mut r) => read_all(&mut r).unwrap_err(),
+        };
+        assert_eq!(e.path.as_deref(), Some(t.as_path()));
+        match e.kind {
+            ErrorKind::Truncated { record } => assert_eq!(record, want, "cut at {cut}"),
+            ref k => panic!("cut at {cut}: expected Truncated, got {k:?}"),
+        }
+        assert!(e.to_string().contains(&t.display().to_string()));
+    }
+}
+
+#[test]
+fn truncation_after_open_is_reported_while_reading() {
+    // The file shrinks between open() and reading (e.g. another process truncates it).
+    let s = Scratch::new("shrink");
+    let p = s.path("s.rcl");
+    let recs = records(2 * BLOCK_RECORDS, false, 1);
+    write(&p, &recs, 0, &[]);
+    let mut r = NativeReader::open(&p).unwrap();
+    let f = std::fs::OpenOptions::new().write(true).open(&p).unwrap();
+    f.set_len((HEADER_LEN + 12 + BLOCK_RECORDS * 8 + 12 + 40 * 8 + 3) as u64)
+        .unwrap();
+    let e = read_all(&mut r).unwrap_err();
+    assert!(
+        matches!(e.kind, ErrorKind::Truncated { record } if record == BLOCK_RECORDS as u64 + 40),
+        "{e:?}"
+    );
+}
+
+#[test]
+fn flipped_payload_byte_is_corrupt_with_block_range() {
+    let s = Scratch::new("flip");
+    let p = s.path("f.rcl");
+    let recs = records(3 * BLOCK_RECORDS, false, 1);
+    write(&p, &recs, 0, &[]);
+    let mut bytes = std::fs::read(&p).unwrap();
+    // Record 70000 lives in block 1 (records 65536..131072).
+    let block1 = HEADER_LEN + 12 + BLOCK_RECORDS * 8;
+    let off = block1 + 12 + (70_000 - BLOCK_RECORDS) * 8 + 2;
+    bytes[off] ^= 0x10;
+    std::fs::write(&p, &bytes).unwrap();
+    let mut r = NativeReader::open(&p).unwrap();
+    let mut buf = Vec::new();
+    // The first block still reads fine.
+    assert_eq!(
+        r.read_batch(&mut buf, BLOCK_RECORDS).unwrap(),
+        BLOCK_RECORDS
+    );
+    assert_eq!(buf[..], recs[..BLOCK_RECORDS]);
+    let e = r.read_batch(&mut buf, 10).unwrap_err();
+    match &e.kind {
+        ErrorKind::Corrupt { record, what } => {
+            assert_eq!(*record, 65536);
+            assert!(what.contains("records 65536..131072"), "{what}");
+        }
+        k => panic!("expected Corrupt, got {k:?}"),
+    }
+    assert_eq!(e.path.as_deref(), Some(p.as_path()));
+}
+
+#[test]
+fn invalid_record_fields_are_corrupt_with_record_index() {
+    // Build a valid file, then rewrite one record field and fix its block checksum so
+    // only field validation can catch it.
+    let s = Scratch::new("field");
+    let p = s.path("x.rcl");
+    let recs: Vec<Access> = (0..100)
+        .map(|i| Access {
+            page: i,
+            cgroup: 0,
+            flags: flags::WRITE,
+            gap: 0,
+        })
+        .collect();
+    write(&p, &recs, 0, &[]);
+    let orig = std::fs::read(&p).unwrap();
+    let payload = HEADER_LEN + 12;
+    let cases: [(usize, u8, &str); 4] = [
+        (37 * 8 + 3, 0x01, "page"),     // page 37 → 0x01000025 ≥ nr_pages
+        (41 * 8 + 4, 0x80, "flags"),    // unknown flag bit
+        (42 * 8 + 5, 0x01, "reserved"), // reserved byte
+        (43 * 8 + 6, 0x05, "cgroup"),   // cgroup 5 ≥ nr_cgroups 1
+    ];
+    for (at, val, what) in cases {
+        let mut b = orig.clone();
+        b[payload + at] = val;
+        let sum = native::checksum(&b[payload..payload + 100 * 8]);
+        b[HEADER_LEN + 4..HEADER_LEN + 12].copy_from_slice(&sum.to_le_bytes());
+        std::fs::write(&p, &b).unwrap();
+        let mut r = NativeReader::open(&p).unwrap();
+        let e = read_all(&mut r).unwrap_err();
+        match &e.kind {
+            ErrorKind::Corrupt { record, what: w } => {
+                assert_eq!(*record, (at / 8) as u64, "{what}");
+                assert!(w.contains(what), "{w}");
+            }
+            k => panic!("{what}: expected Corrupt, got {k:?}"),
+        }
+    }
+}
+
+#[test]
+fn trailing_garbage_is_corrupt() {
+    let s = Scratch::new("trail");
+    let p = s.path("g.rcl");
+    write(&p, &records(10, false, 1), 0, &[]);
+    let mut b = std::fs::read(&p).unwrap();
+    b.extend_from_slice(b"junk");
+    std::fs::write(&p, &b).unwrap();
+    let e = NativeReader::open(&p).err().unwrap();
+    assert!(
+        matches!(&e.kind, ErrorKind::Corrupt { record: 10, what } if what.contains("4 bytes of trailing garbage")),
+        "{e:?}"
+    );
+}
+
+#[test]
+fn bad_magic_version_and_header_fields() {
+    let s = Scratch::new("magic");
+    let p = s.path("h.rcl");
+    write(&p, &records(10, false, 1), 0, &[]);
+    let orig = std::fs::read(&p).unwrap();
+    let cases: [(usize, u8, &str); 5] = [
+        (0, b'X', "bad magic"),
+        (8, 2, "unsupported version 2"),
+        (10, 32, "header_len"),
+        (12, 0x02, "unknown header flags"),
+        (30, 1, "reserved"),
+    ];
+    for (at, val, want) in cases {
+        let mut b = orig.clone();
+        b[at] = val;
+        std::fs::write(&p, &b).unwrap();
+        let e = NativeReader::open(&p).err().unwrap();
+        match &e.kind {
+            ErrorKind::BadHeader(m) => assert!(m.contains(want), "{m}"),
+            k => panic!("byte {at}: expected BadHeader, got {k:?}"),
+        }
+        assert_eq!(e.path.as_deref(), Some(p.as_path()));
+    }
+    // A text file is not a native trace.
+    std::fs::write(&p, "1\n2\n3\n").unwrap();
+    assert!(matches!(
+        NativeReader::open(&p).err().unwrap().kind,
+        ErrorKind::BadHeader(_)
+    ));
+}
+
+#[test]
+fn damaged_cgroup_table_is_corrupt() {
+    let s = Scratch::new("table");
+    let p = s.path("t.rcl");
+    write(&p, &records(10, false, 2), 0, &["", "abc"]);
+    let mut b = std::fs::read(&p).unwrap();
+    let n = b.len();
+    b[n - 1] ^= 0x20; // "abc" → "abC"
+    std::fs::write(&p, &b).unwrap();
+    let e = NativeReader::open(&p).err().unwrap();
+    assert!(
+        matches!(&e.kind, ErrorKind::Corrupt { what, .. } if what.contains("cgroup table checksum")),
+        "{e:?}"
+    );
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(48))]
+    #[test]
+    fn proptest_round_trip(
+        raw in proptest::collection::vec((0u32..1_000_000, 0u16..4, 0u8..8, any::<u32>()), 0..3000),
+        timed in any::<bool>(),
+        batch in 1usize..5000,
+    ) {
+        let s = Scratch::new("prop");
+        let p = s.path("p.rcl");
+        let recs: Vec<Access> = raw.iter().map(|&(page, cgroup, flags, gap)| Access {
+            page, cgroup, flags, gap: if timed { gap } else { 0 },
+        }).collect();
+        let mut w = NativeWriter::create(&p, if timed { 7 } else { 0 }).unwrap();
+        w.set_cgroups(&["".into(), "a".into(), "b".into(), "c".into()]).unwrap();
+        w.write_all(&recs).unwrap();
+        w.finish().unwrap();
+        let mut r = NativeReader::open(&p).unwrap();
+        let mut got = Vec::new();
+        let mut buf = Vec::new();
+        while r.read_batch(&mut buf, batch).unwrap() > 0 {
+            prop_assert!(buf.len() <= batch);
+            got.extend_from_slice(&buf);
+        }
+        prop_assert_eq!(got, recs);
+    }
+}
+
+#[test]
+fn every_truncation_offset_of_a_small_file_is_truncated() {
+    let s = Scratch::new("every");
+    let p = s.path("small.rcl");
+    let recs = records(5, true, 2);
+    write(&p, &recs, 10, &["", "g"]);
+    let bytes = std::fs::read(&p).unwrap();
+    for cut in 1..bytes.len() {
+        let t = s.path("cut.rcl");
+        std::fs::write(&t, &bytes[..cut]).unwrap();
+        let e = NativeReader::open(&t)
+            .err()
+            .expect("truncated file must not open");
+        let want = (cut.saturating_sub(HEADER_LEN + 12) / 12).min(5) as u64;
+        assert!(
+            matches!(e.kind, ErrorKind::Truncated { record } if record == want),
+            "cut {cut}: {e:?}"
+        );
+    }
+}
