@@ -15,7 +15,7 @@
 
 use super::{FolioReferences, Reclaimer, ScanControl};
 use crate::mm::page::{pg, pinfo, NOT_PRESENT};
-use crate::mm::page_alloc::{MigrateType, Pfn, WMARK_MIN};
+use crate::mm::page_alloc::{MigrateType, Pfn};
 use crate::mm::vmstat::Ev;
 use crate::mm::Mm;
 use crate::policy::ReclaimPolicy;
@@ -30,21 +30,19 @@ pub struct ReclaimStat {
     pub nr_dirty: u64,
 }
 
-/// Grow the zram pool to hold one more compressed page, taking a frame from the
-/// buddy allocator above the min watermark (zsmalloc cannot dip into reserves).
+/// Grow the zram pool to hold one more compressed page. Reclaimers run with
+/// `PF_MEMALLOC`, so zsmalloc's allocation gets `ALLOC_NO_WATERMARKS` and may use the
+/// reserves below the min watermark; it fails only when no frame is free at all.
 fn zram_reserve(mm: &mut Mm, node: u16) -> bool {
     let need = mm.swap.zram_frames_for(mm.swap.used + 1);
     if need <= mm.swap.zram_pool.len() as u64 {
         return true;
     }
-    let zones = mm.nodes[node as usize].zones.clone();
-    for z in zones.into_iter().chain(0..mm.buddy.zones.len()) {
-        let min = mm.buddy.zones[z].watermark[WMARK_MIN];
-        if mm.buddy.zone_watermark_ok(z, 0, min) {
-            if let Some(pfn) = mm.rmqueue(z, MigrateType::Movable) {
-                mm.swap.zram_pool.push(pfn);
-                return true;
-            }
+    let local = mm.nodes[node as usize].zones.clone();
+    for z in local.into_iter().chain(0..mm.buddy.zones.len()) {
+        if let Some(pfn) = mm.rmqueue(z, MigrateType::Movable) {
+            mm.swap.zram_pool.push(pfn);
+            return true;
         }
     }
     false

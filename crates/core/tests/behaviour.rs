@@ -1,0 +1,155 @@
+//! Behaviour of the machine under classic@6.15 (issue: core engine, "Tests that must
+//! exist"): each test states the scenario, the kernel rule it exercises, and asserts
+//! numbers that follow from it.
+
+mod common;
+use common::*;
+use reclaimlab_core::sim::engine::Machine;
+use reclaimlab_core::policy::classic::{Classic, Mainline};
+use reclaimlab_core::sim::Engine;
+use reclaimlab_trace::{generate, AccessKind, Pattern};
+
+/// A cyclic read() loop 10% larger than memory thrashes: every pass refaults. Pages
+/// only activate when their refault distance fits the workingset (B.3); with a hot
+/// active file set beside the loop the distance (≈ loop − inactive) fits, and
+/// activations appear; with no active set (workingset_size = 0) none can.
+#[test]
+fn loop_larger_than_memory_refaults_and_activates_when_distance_fits() {
+    // 16 MiB machine, no swap: file only.
+    let cfg = config(&[("machine.memory", "16M"), ("swap.device", "none")]);
+    let mem_pages = 16 * MIB;
+    let looped = mem_pages + mem_pages / 10;
+    // (a) loop alone
+    let p = program(vec![region("loop", looped, AccessKind::FileRead)], vec![phase("loop", 10 * looped as u64, &[(0, Pattern::Sequential, 1.0)])]);
+    let r = run_checked(&cfg, generate(p, 1).unwrap().as_mut(), 50_000);
+    let refaults = vm(&r, "workingset_refault_file");
+    // every access after the first pass misses (pure LRU-like behaviour on a loop):
+    assert!(refaults >= 8 * looped as u64, "loop should refault every pass: {refaults}");
+    eprintln!("loop-only: refault={} activate={} looped={}", refaults, vm(&r, "workingset_activate_file"), looped);
+    assert_eq!(vm(&r, "workingset_activate_file"), 0, "no active list ⇒ workingset_size 0 ⇒ no activation");
+
+    // (b) the same loop next to a hot file set half the memory size, read often enough
+    // to be activated by folio_mark_accessed.
+    let hot = mem_pages / 2;
+    let p = program(
+        vec![region("loop", looped, AccessKind::FileRead), region("hot", hot, AccessKind::FileRead)],
+        vec![phase("mix", 20 * looped as u64, &[(0, Pattern::Sequential, 1.0), (1, Pattern::Uniform, 1.0)])],
+    );
+    let r = run_checked(&cfg, generate(p, 1).unwrap().as_mut(), 50_000);
+    assert!(vm(&r, "workingset_refault_file") > looped as u64);
+    let act = vm(&r, "workingset_activate_file");
+    eprintln!("with hot: refault={} activate={act} restore={}", vm(&r, "workingset_refault_file"), vm(&r, "workingset_restore_file"));
+    assert!(act > 0, "refault distance ≤ active file size must activate");
+    assert!(act <= vm(&r, "workingset_refault_file"));
+}
+
+/// Classic's two-list design keeps a frequently used set through a one-time stream
+/// (the point of the inactive list): streamed pages are read once, stay on the inactive
+/// list and are reclaimed first; the hot set, activated by repeated reads, survives.
+#[test]
+fn hot_set_survives_a_one_time_scan() {
+    let cfg = config(&[("machine.memory", "32M"), ("swap.device", "none")]);
+    let hot = 8 * MIB; // a quarter of memory
+    let stream = 96 * MIB; // 3× memory
+    let regions = vec![region("hot", hot, AccessKind::FileRead), region("stream", stream, AccessKind::FileRead)];
+    let warm = phase("warm", 20 * hot as u64, &[(0, Pattern::Uniform, 1.0)]);
+    let scan = phase("scan", stream as u64, &[(1, Pattern::Sequential, 1.0)]);
+    let check = phase("check", 4 * hot as u64, &[(0, Pattern::Uniform, 1.0)]);
+    let mut m = Machine::new(&cfg, Classic::new(Mainline));
+    let mut src = generate(program(regions, vec![warm.clone(), scan.clone(), check]), 3).unwrap();
+    m.run(src.as_mut(), warm.accesses + scan.accesses).unwrap();
+    let pgpgin_before = m.mm.vmstat.get(reclaimlab_core::mm::vmstat::Ev::Pgpgin);
+    m.run(src.as_mut(), u64::MAX).unwrap();
+    m.check_invariants().unwrap();
+    let reads_after = (m.mm.vmstat.get(reclaimlab_core::mm::vmstat::Ev::Pgpgin) - pgpgin_before) / 4;
+    // With the scan having evicted the hot set, the check phase would re-read ~all of it.
+    eprintln!("hot reads after scan: {reads_after} of {hot}");
+    assert!(reads_after < hot as u64 / 20, "hot set was evicted by the scan: {reads_after} of {hot} pages re-read");
+    let scanned_reads = m.mm.vmstat.get(reclaimlab_core::mm::vmstat::Ev::Pgpgin) / 4;
+    assert!(scanned_reads >= (stream + hot) as u64, "the stream itself must be read: {scanned_reads}");
+}
+
+/// memory.max is a hard limit (try_charge_memcg): usage never exceeds it, and limit
+/// reclaim — not global reclaim — keeps it there, without pgscan_kswapd/direct events.
+#[test]
+fn memcg_never_exceeds_memory_max() {
+    let cfg = config(&[("machine.memory", "64M"), ("cgroup.db.memory.max", "8M"), ("swap.device", "zram")]);
+    let mut r0 = region("heap", 6 * MIB, AccessKind::AnonMapped);
+    r0.cgroup = "db".into();
+    let mut r1 = region("data", 16 * MIB, AccessKind::FileRead);
+    r1.cgroup = "db".into();
+    let p = program(vec![r0, r1], vec![phase("run", 400_000, &[(0, Pattern::Zipf { alpha: 0.9 }, 1.0), (1, Pattern::Zipf { alpha: 0.7 }, 1.0)])]);
+    let mut m = Machine::new(&cfg, Classic::new(Mainline));
+    let mut src = generate(p, 5).unwrap();
+    let limit = 8 * MIB as u64;
+    loop {
+        let done = m.run(src.as_mut(), 997).unwrap();
+        let db = m.mm.memcg_by_name("db").unwrap() as usize;
+        assert!(m.mm.memcgs[db].usage <= limit, "usage {} > max {limit}", m.mm.memcgs[db].usage);
+        if done {
+            break;
+        }
+    }
+    m.check_invariants().unwrap();
+    let db = m.mm.memcg_by_name("db").unwrap() as usize;
+    assert_eq!(m.mm.memcgs[db].peak, limit, "the cgroup fills up to its limit");
+    assert!(m.mm.memcgs[db].events.max > 0);
+    let r = Box::new(m).finish();
+    assert!(vm(&r, "pgscan_file") > 0, "limit reclaim scanned");
+    assert_eq!(vm(&r, "pgscan_kswapd") + vm(&r, "pgscan_direct"), 0, "no global reclaim: the machine has room");
+    assert!(metric(&r, "memcg_reclaim_s") > 0.0);
+}
+
+/// zram keeps swapped pages compressed in RAM: the pool's frames are memory in use,
+/// taken from the buddy allocator (1/ratio of the swapped pages).
+#[test]
+fn zram_pool_counts_as_used_memory() {
+    let cfg = config(&[("machine.memory", "32M"), ("swap.device", "zram"), ("swap.zram.compression_ratio", "4.0")]);
+    // 48 MiB of anon touched once then a hot 8 MiB: most of it must go to zram.
+    let p = program(
+        vec![region("cold", 40 * MIB, AccessKind::AnonMapped), region("hot", 8 * MIB, AccessKind::AnonMapped)],
+        vec![phase("fill", 40 * MIB as u64, &[(0, Pattern::Sequential, 1.0)]), phase("hot", 200_000, &[(1, Pattern::Uniform, 1.0)])],
+    );
+    let mut m = Machine::new(&cfg, Classic::new(Mainline));
+    m.run(generate(p, 1).unwrap().as_mut(), u64::MAX).unwrap();
+    m.check_invariants().unwrap();
+    let pool = m.mm.swap.zram_pool.len() as u64;
+    let stored = m.mm.swap.used;
+    assert!(stored > 4 * MIB as u64, "anon was swapped out: {stored}");
+    assert_eq!(pool, (stored * 1024).div_ceil(4096), "pool = ceil(stored * 4096/4 / 4096)");
+    let lru: u64 = m.mm.lruvecs.iter().map(|l| l.lru_size.iter().sum::<u64>()).sum();
+    assert_eq!(m.mm.used_pages(), lru + pool, "used memory = LRU pages + zram pool");
+    let r = Box::new(m).finish();
+    assert_eq!(metric(&r, "zram_pool_bytes"), (pool * 4096) as f64);
+    assert!(vm(&r, "pswpout") >= stored);
+}
+
+/// Without swap, get_scan_count scans file only (SCAN_FILE, A.6 step 1): anon is never
+/// scanned or reclaimed, however hot the file pages are.
+#[test]
+fn swap_off_never_reclaims_anon() {
+    let cfg = config(&[("machine.memory", "32M"), ("swap.device", "none")]);
+    let p = program(
+        vec![region("heap", 12 * MIB, AccessKind::AnonMapped), region("data", 64 * MIB, AccessKind::FileRead)],
+        vec![phase("run", 600_000, &[(0, Pattern::Uniform, 0.2), (1, Pattern::Zipf { alpha: 1.0 }, 1.0)])],
+    );
+    let r = run_checked(&cfg, generate(p, 2).unwrap().as_mut(), 100_000);
+    assert!(vm(&r, "pgsteal_file") > 10_000, "file reclaim happened");
+    assert_eq!(vm(&r, "pgscan_anon"), 0);
+    assert_eq!(vm(&r, "pgsteal_anon"), 0);
+    assert_eq!(vm(&r, "pswpout"), 0);
+    assert_eq!(vm(&r, "workingset_refault_anon"), 0);
+}
+
+/// With swap, an anon working set larger than memory is paged through zram and
+/// refaults are counted for anon (swap-cache shadows).
+#[test]
+fn anon_thrash_uses_swap_and_counts_anon_refaults() {
+    let cfg = config(&[("machine.memory", "16M"), ("swap.device", "zram")]);
+    let p = program(vec![region("heap", 20 * MIB, AccessKind::AnonMapped)], vec![phase("loop", 6 * 20 * MIB as u64, &[(0, Pattern::Sequential, 1.0)])]);
+    let r = run_checked(&cfg, generate(p, 1).unwrap().as_mut(), 20_000);
+    assert!(vm(&r, "pswpout") > 4 * 20 * MIB as u64 / 2);
+    assert_eq!(vm(&r, "pswpin"), vm(&r, "workingset_refault_anon"), "every swap-in found a shadow");
+    assert!(vm(&r, "pswpin") <= vm(&r, "pswpout"));
+    assert_eq!(vm(&r, "pgmajfault"), vm(&r, "pswpin"));
+}
