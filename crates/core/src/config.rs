@@ -119,7 +119,7 @@ pub fn parse_size(v: &str) -> std::result::Result<u64, String> {
     let bad = || format!("expected a size like 512M, 4G or a byte count, got '{s}'");
     if num.contains('.') {
         let x: f64 = num.parse().map_err(|_| bad())?;
-        if !(x >= 0.0) || !x.is_finite() {
+        if !x.is_finite() || x < 0.0 {
             return Err(bad());
         }
         return Ok((x * (1u64 << shift) as f64) as u64);
@@ -134,7 +134,7 @@ pub fn format_size(b: u64) -> String {
         return "max".into();
     }
     for (shift, suf) in [(40, "T"), (30, "G"), (20, "M"), (10, "K")] {
-        if b >= 1 << shift && b % (1 << shift) == 0 {
+        if b >= 1 << shift && b & ((1 << shift) - 1) == 0 {
             return format!("{}{}", b >> shift, suf);
         }
     }
@@ -167,7 +167,7 @@ macro_rules! cost_knob {
 pub static KNOBS: &[Knob] = &[
     knob!("policy", "classic@6.15", "", "reclaim policy model (see `reclaimlab policies`)",
         |c, v| c.policy = v.trim().to_string(), |c| c.policy.clone()),
-    knob!("seed", "1", "", "random seed of the run (repetitions differ by seed)",
+    knob!("seed", "1", "", "seed of generated workloads (repetitions differ by seed); the engine itself is deterministic",
         |c, v| c.seed = uint(v)?, |c| c.seed.to_string()),
     knob!("machine.memory", "1G", "bytes", "physical memory of the machine (split evenly across nodes)",
         |c, v| c.memory_bytes = parse_size(v)?, |c| format_size(c.memory_bytes)),

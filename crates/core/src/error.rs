@@ -58,10 +58,11 @@ impl fmt::Display for Error {
 
 impl std::error::Error for Error {}
 
-/// `bail!(Error::...)`-style early return used by config validation.
+/// Early return with an error unless a condition holds (config validation).
 #[macro_export]
 macro_rules! ensure {
     ($cond:expr, $err:expr) => {
+        #[allow(clippy::neg_cmp_op_on_partial_ord)]
         if !$cond {
             return Err($err);
         }

@@ -17,8 +17,9 @@
 //! - [`api`]: the facade the Python bindings use.
 //!
 //! # Determinism
-//! All state lives in one owned `Simulation`; all randomness comes from the run's seed.
-//! Same config, trace and seed ⇒ the same bytes of output.
+//! All state lives in one owned `Simulation`, and the engine draws no random numbers:
+//! the same config and trace give the same bytes of output. Generated workloads are a
+//! pure function of their seed, so repetitions differ by seed.
 
 pub mod api;
 pub mod config;

@@ -3,7 +3,7 @@
 #![allow(dead_code)]
 
 use reclaimlab_core::config::SimConfig;
-use reclaimlab_core::sim::{self, Engine};
+use reclaimlab_core::sim;
 use reclaimlab_core::RunResult;
 use reclaimlab_trace::{AccessKind, AccessSource, Pattern, Phase, Program, Region, Stream};
 

@@ -134,14 +134,17 @@ impl Mm {
 
     #[inline(always)]
     pub fn node_of(&self, pfn: Pfn) -> u16 {
-        (pfn / self.nodes[0].nr_pages) as u16
+        if self.nodes.len() == 1 {
+            0
+        } else {
+            (pfn / self.nodes[0].nr_pages) as u16
+        }
     }
 
     /// `folio_lruvec`.
     #[inline(always)]
     pub fn folio_lruvec(&self, pfn: Pfn) -> LruvecId {
-        let page = self.frames.page[pfn as usize];
-        self.lruvec_id(self.pages.memcg[page as usize], self.node_of(pfn))
+        self.lruvec_id(self.frames.memcg[pfn as usize], self.node_of(pfn))
     }
 
     /// `update_lru_size`: local size of the lruvec, hierarchical sizes of it and its

@@ -1,19 +1,43 @@
 //! Per-page and per-frame state as flat arrays (the simulator's `struct page` and
 //! page tables).
 //!
-//! - [`Pages`] is indexed by the trace's dense page id: where the page lives (a frame
-//!   number when resident), its workingset shadow entry when evicted, its type and the
-//!   memcg it is charged to.
-//! - [`Frames`] is indexed by page frame number: which page occupies it and its folio
-//!   flags (`PG_*` plus the PTE young/mapped bits the hardware and rmap see).
+//! - [`Pages`] is indexed by the trace's dense page id. Its `pte` word is what the
+//!   page-cache/swap slot holds in the kernel: the frame number of a resident page, or a
+//!   non-resident tag carrying the page's type and whether its content is in swap
+//!   ([`pinfo`]); the workingset shadow of an evicted page sits beside it (`shadow`).
+//!   One word per page on the hit path, two on a fault.
+//! - [`Frames`] is indexed by page frame number: which page occupies it, its folio
+//!   flags (`PG_*` plus the PTE young/mapped bits the hardware and rmap see) and the
+//!   memcg it is charged to (`folio->memcg_data`).
 //!
 //! Abstractions: one mapping per page (no shared anon/COW, so `folio_referenced`
 //! finds at most one young PTE); base pages only (THP comes with the THP work).
 
 use super::page_alloc::Pfn;
 
-/// `pte` value of a page with no frame.
-pub const NOT_PRESENT: u32 = u32::MAX;
+/// `pte` values from here up are non-resident tags; below are frame numbers.
+pub const NONRES: u32 = 0xFFFF_0000;
+/// `pte` value of a page never touched.
+pub const NOT_PRESENT: u32 = NONRES;
+
+/// Is this `pte` word a frame number.
+#[inline(always)]
+pub fn is_resident(pte: u32) -> bool {
+    pte < NONRES
+}
+
+/// The [`pinfo`] bits of a non-resident `pte` word.
+#[inline(always)]
+pub fn pte_info(pte: u32) -> u8 {
+    debug_assert!(!is_resident(pte));
+    pte as u8
+}
+
+/// A non-resident `pte` word with [`pinfo`] bits.
+#[inline(always)]
+pub fn nonres_pte(info: u8) -> u32 {
+    NONRES | info as u32
+}
 /// `frames.page` value of a frame no trace page occupies (free or kernel-owned).
 pub const NO_PAGE: u32 = u32::MAX;
 
@@ -40,7 +64,7 @@ pub mod pg {
     pub const POLICY_SHIFT: u32 = 16;
 }
 
-/// Bits of `pages.info`.
+/// Bits of a non-resident `pte` word.
 pub mod pinfo {
     /// The page has been faulted in at least once.
     pub const TOUCHED: u8 = 1 << 0;
@@ -54,8 +78,6 @@ pub mod pinfo {
 pub struct Pages {
     pub pte: Vec<u32>,
     pub shadow: Vec<u64>,
-    pub info: Vec<u8>,
-    pub memcg: Vec<u16>,
 }
 
 impl Pages {
@@ -70,21 +92,21 @@ impl Pages {
         if n > self.pte.len() {
             self.pte.resize(n, NOT_PRESENT);
             self.shadow.resize(n, 0);
-            self.info.resize(n, 0);
-            self.memcg.resize(n, 0);
         }
     }
-    pub const BYTES_PER_PAGE: usize = 4 + 8 + 1 + 2;
+    pub const BYTES_PER_PAGE: usize = 4 + 8;
 }
 
 pub struct Frames {
     pub page: Vec<u32>,
     pub flags: Vec<u32>,
+    /// memcg id the folio is charged to.
+    pub memcg: Vec<u16>,
 }
 
 impl Frames {
     pub fn new(nr: u32) -> Self {
-        Frames { page: vec![NO_PAGE; nr as usize], flags: vec![0; nr as usize] }
+        Frames { page: vec![NO_PAGE; nr as usize], flags: vec![0; nr as usize], memcg: vec![0; nr as usize] }
     }
     #[inline(always)]
     pub fn test(&self, pfn: Pfn, f: u32) -> bool {
@@ -109,5 +131,5 @@ impl Frames {
     pub fn is_file(&self, pfn: Pfn) -> bool {
         !self.test(pfn, pg::SWAPBACKED)
     }
-    pub const BYTES_PER_FRAME: usize = 4 + 4;
+    pub const BYTES_PER_FRAME: usize = 4 + 4 + 2;
 }

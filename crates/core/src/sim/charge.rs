@@ -6,8 +6,10 @@
 //! penalty growing with the square of the overage (`calculate_high_delay`, capped at
 //! 2 s).
 //!
-//! Abstractions: no per-CPU charge stock (`MEMCG_CHARGE_BATCH` batching), so limit
-//! reclaim starts exactly at `memory.max`; `HZ` = 250 (Debian's config) for the
+//! Abstractions: no per-CPU charge stock, so limit reclaim starts exactly at
+//! `memory.max` (the kernel charges 64-page batches into a per-CPU stock and may start
+//! up to 63 pages earlier); over `memory.high` each fault still owes a whole
+//! `MEMCG_CHARGE_BATCH` as in the kernel; `HZ` = 250 (Debian's config) for the
 //! penalty's jiffies.
 
 use super::engine::Machine;
@@ -54,7 +56,7 @@ impl<P: ReclaimPolicy> Machine<P> {
                 return Ok(());
             }
             m.events.max += 1;
-            let nodes = self.charge_nodes(memcg);
+            let nodes = self.zonelist_nodes(memcg);
             let (reclaimed, cost) = try_to_free_mem_cgroup_pages(&mut self.mm, &mut self.policy, memcg, 1, &nodes);
             self.rec.memcg_reclaim_ns += cost;
             self.memstall(cost);
@@ -78,18 +80,16 @@ impl<P: ReclaimPolicy> Machine<P> {
         }
     }
 
-    fn charge_nodes(&self, memcg: MemcgId) -> Vec<u16> {
-        let n = self.mm.nr_nodes() as u16;
-        (0..n).map(|i| (memcg % n + i) % n).collect()
-    }
-
     /// `mem_cgroup_handle_over_high` after a fault charged one page.
     pub(crate) fn handle_over_high(&mut self, memcg: MemcgId) -> Result<()> {
         let m = &self.mm.memcgs[memcg as usize];
         if m.usage <= m.high {
             return Ok(());
         }
-        let nr_pages = 1;
+        // try_charge_memcg adds a whole charge batch to memcg_nr_pages_over_high for a
+        // charge that leaves the memcg above memory.high; the return to user space then
+        // reclaims and throttles for that many pages.
+        let nr_pages = MEMCG_CHARGE_BATCH;
         let mut nr_retries = MAX_RECLAIM_RETRIES;
         loop {
             // reclaim_high
@@ -97,7 +97,7 @@ impl<P: ReclaimPolicy> Machine<P> {
             let m = &mut self.mm.memcgs[memcg as usize];
             if m.usage > m.high {
                 m.events.high += 1;
-                let nodes = self.charge_nodes(memcg);
+                let nodes = self.zonelist_nodes(memcg);
                 let (r, cost) = try_to_free_mem_cgroup_pages(&mut self.mm, &mut self.policy, memcg, nr_pages, &nodes);
                 nr_reclaimed = r;
                 self.rec.memcg_reclaim_ns += cost;

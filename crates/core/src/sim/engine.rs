@@ -19,13 +19,38 @@ use crate::api::RunResult;
 use crate::config::SimConfig;
 use crate::error::{Error, Result};
 use crate::mm::memcontrol::MemcgId;
-use crate::mm::page::{pg, pinfo, NOT_PRESENT};
+use crate::mm::page::{is_resident, nonres_pte, pg, pinfo, pte_info};
 use crate::mm::page_alloc::{MigrateType, Pfn, WMARK_LOW, WMARK_MIN};
 use crate::mm::vmstat::Ev;
 use crate::mm::Mm;
 use crate::policy::ReclaimPolicy;
 use crate::vmscan::{self, Kswapd, MAX_RECLAIM_RETRIES};
 use reclaimlab_trace::{flags, Access, AccessSource};
+
+/// The nodes an allocation tries, home node first (`ZONELIST_FALLBACK` order by
+/// distance; all remote nodes are equidistant in the model). Copy, no allocation.
+#[derive(Clone, Copy)]
+pub(crate) struct Zonelist {
+    len: u8,
+    nodes: [u16; 64],
+}
+
+impl Zonelist {
+    fn new(home: u16, n: u16) -> Self {
+        let mut z = Zonelist { len: n as u8, nodes: [0; 64] };
+        for i in 0..n {
+            z.nodes[i as usize] = (home + i) % n;
+        }
+        z
+    }
+}
+
+impl std::ops::Deref for Zonelist {
+    type Target = [u16];
+    fn deref(&self) -> &[u16] {
+        &self.nodes[..self.len as usize]
+    }
+}
 
 /// Accesses decoded per batch.
 const BATCH: usize = 1 << 16;
@@ -93,11 +118,13 @@ impl<P: ReclaimPolicy> Machine<P> {
     /// Replay one access.
     #[inline(always)]
     fn access(&mut self, a: Access) -> Result<()> {
-        let dt = if a.gap != 0 { a.gap as u64 * self.tick_ps / 1000 } else { self.access_ns };
+        // A timed trace's gap is the time since the previous access (0 is 0); an
+        // untimed trace charges `cost.access_ns` per access.
+        let dt = if self.tick_ps != 0 { a.gap as u64 * self.tick_ps / 1000 } else { self.access_ns };
         self.now += dt;
         self.rec.baseline_ns += dt;
         let pfn = self.mm.pages.pte[a.page as usize];
-        if pfn != NOT_PRESENT {
+        if is_resident(pfn) {
             let f = self.mm.frames.flags[pfn as usize];
             if a.flags & flags::SYSCALL != 0 && f & pg::SWAPBACKED == 0 {
                 self.policy.folio_mark_accessed(&mut self.mm, pfn);
@@ -113,7 +140,7 @@ impl<P: ReclaimPolicy> Machine<P> {
                 self.mm.frames.flags[pfn as usize] |= pg::DIRTY;
             }
         } else {
-            self.fault(a)?;
+            self.fault(a, pte_info(pfn))?;
         }
         self.accesses += 1;
         if self.now >= self.next_event {
@@ -144,11 +171,10 @@ impl<P: ReclaimPolicy> Machine<P> {
         }
     }
 
-    /// Nodes in allocation order for a task of `memcg`.
-    fn zonelist_nodes(&self, memcg: MemcgId) -> Vec<u16> {
-        let n = self.mm.nr_nodes() as u16;
-        let home = memcg % n;
-        (0..n).map(|i| (home + i) % n).collect()
+    /// Nodes in allocation order for a task of `memcg` (its home node first).
+    #[inline]
+    pub(crate) fn zonelist_nodes(&self, memcg: MemcgId) -> Zonelist {
+        Zonelist::new(memcg % self.mm.nr_nodes() as u16, self.mm.nr_nodes() as u16)
     }
 
     fn get_page_from_freelist(&mut self, nodes: &[u16], wmark: usize) -> Option<Pfn> {
@@ -179,7 +205,7 @@ impl<P: ReclaimPolicy> Machine<P> {
             return Ok(pfn);
         }
         // __alloc_pages_slowpath: wake kswapd, retry against min, then reclaim.
-        for &node in &nodes {
+        for &node in nodes.iter() {
             self.kswapd[node as usize].wakeup(&mut self.mm, self.now);
         }
         self.next_event = self.next_event.min(self.now);
@@ -224,18 +250,28 @@ impl<P: ReclaimPolicy> Machine<P> {
 
     /// A non-resident page is accessed.
     #[inline(never)]
-    fn fault(&mut self, a: Access) -> Result<()> {
+    fn fault(&mut self, a: Access, info: u8) -> Result<()> {
         self.kswapd_catch_up();
         let page = a.page as usize;
-        let info = self.mm.pages.info[page];
         let first = info & pinfo::TOUCHED == 0;
         let file = if first { a.flags & flags::FILE != 0 } else { info & pinfo::FILE != 0 };
         let syscall = file && a.flags & flags::SYSCALL != 0;
-        let memcg = self.cgroup_map[a.cgroup as usize];
-        self.try_charge(memcg)?;
+        // Only a page evicted before can have left a shadow in its slot.
+        let shadow = if first { 0 } else { std::mem::take(&mut self.mm.pages.shadow[page]) };
+        // A swap-in is charged to the memcg recorded at swap-out (swap_cgroup, kept in the
+        // shadow); page-cache reads to the reader's.
+        let memcg = if info & pinfo::SWAPPED != 0 && shadow != 0 {
+            crate::mm::workingset::unpack_shadow(shadow).0
+        } else {
+            self.cgroup_map[a.cgroup as usize]
+        };
+        if let Err(e) = self.try_charge(memcg) {
+            self.mm.pages.shadow[page] = shadow;
+            return Err(e);
+        }
         let pfn = self.alloc_page(memcg)?;
         self.mm.pages.pte[page] = pfn;
-        self.mm.pages.memcg[page] = memcg;
+        self.mm.frames.memcg[pfn as usize] = memcg;
         self.mm.frames.page[pfn as usize] = a.page;
         let mut f = if file { 0 } else { pg::SWAPBACKED };
         if !syscall {
@@ -245,7 +281,6 @@ impl<P: ReclaimPolicy> Machine<P> {
             f |= pg::DIRTY;
         }
         self.mm.frames.flags[pfn as usize] = f;
-        self.mm.pages.info[page] = (info | pinfo::TOUCHED | if file { pinfo::FILE } else { 0 }) & !pinfo::SWAPPED;
 
         let cost = self.mm.cfg.cost.clone();
         let (latency, major) = if !file {
@@ -266,7 +301,6 @@ impl<P: ReclaimPolicy> Machine<P> {
             }
             (cost.major_fault_ns + cost.file_read_ns, true)
         };
-        let shadow = std::mem::take(&mut self.mm.pages.shadow[page]);
         let restored = shadow != 0 && self.policy.workingset_refault(&mut self.mm, pfn, shadow);
         self.policy.folio_add_lru(&mut self.mm, pfn);
         if syscall {
@@ -323,7 +357,7 @@ impl<P: ReclaimPolicy> Engine for Machine<P> {
                 self.mm.pages.ensure(src.nr_pages_seen() as usize);
                 let cgroups = src.cgroups_seen();
                 if cgroups.len() > self.cgroup_map.len() || self.accesses == 0 {
-                    self.sync_cgroups(&cgroups.to_vec());
+                    self.sync_cgroups(cgroups);
                 }
                 for &a in &buf[..n] {
                     self.access(a)?;
@@ -351,7 +385,7 @@ impl<P: ReclaimPolicy> Engine for Machine<P> {
         self.mm.buddy.check_invariants(&self.mm.lists)?;
         self.policy.check_invariants(&self.mm)?;
         let lru: u64 = self.mm.lruvecs.iter().map(|l| l.lru_size.iter().sum::<u64>()).sum();
-        let resident = self.mm.pages.pte.iter().filter(|&&p| p != NOT_PRESENT).count() as u64;
+        let resident = self.mm.pages.pte.iter().filter(|&&p| is_resident(p)).count() as u64;
         if lru != resident {
             return Err(format!("{lru} folios on LRU lists but {resident} resident pages"));
         }
@@ -360,8 +394,16 @@ impl<P: ReclaimPolicy> Engine for Machine<P> {
         if free + resident + pool != self.mm.nr_frames as u64 {
             return Err(format!("frames not conserved: {free} free + {resident} resident + {pool} zram != {}", self.mm.nr_frames));
         }
+        for (page, &p) in self.mm.pages.pte.iter().enumerate() {
+            if is_resident(p) && self.mm.frames.page[p as usize] as usize != page {
+                return Err(format!("page {page} maps pfn {p} which belongs to page {}", self.mm.frames.page[p as usize]));
+            }
+            if !is_resident(p) && p != nonres_pte(pte_info(p)) {
+                return Err(format!("page {page}: bad non-resident pte {p:#x}"));
+            }
+        }
         for (i, m) in self.mm.memcgs.iter().enumerate() {
-            let charged = self.mm.pages.memcg.iter().zip(&self.mm.pages.pte).filter(|(&c, &p)| c as usize == i && p != NOT_PRESENT).count() as u64;
+            let charged = self.mm.pages.pte.iter().filter(|&&p| is_resident(p) && self.mm.frames.memcg[p as usize] as usize == i).count() as u64;
             if charged != m.usage {
                 return Err(format!("memcg '{}' usage {} but {charged} resident pages charged", m.name, m.usage));
             }

@@ -51,10 +51,14 @@ impl Kswapd {
         self.start_pass(mm, false);
     }
 
+    /// Start `balance_pgdat` (counting PAGEOUTRUN), or its `restart:` with
+    /// `no_cache_trim_mode` (not counted again).
     fn start_pass(&mut self, mm: &mut Mm, no_cache_trim_mode: bool) {
         self.sc = ScanControl::new(Reclaimer::Kswapd, 0);
         self.sc.no_cache_trim_mode = no_cache_trim_mode;
-        mm.vmstat.count(Ev::Pageoutrun, 1);
+        if !no_cache_trim_mode {
+            mm.vmstat.count(Ev::Pageoutrun, 1);
+        }
     }
 
     /// One iteration of `balance_pgdat`'s priority loop.

@@ -14,12 +14,12 @@ use crate::mm::Mm;
 pub fn shrink_node_memcgs(mm: &mut Mm, node: u16, sc: &mut ScanControl, mut shrink_lruvec: impl FnMut(&mut Mm, LruvecId, &mut ScanControl)) {
     let target = sc.target_memcg.unwrap_or(ROOT_MEMCG);
     // The flat hierarchy: the root's subtree is every memcg; a child's is itself.
-    let members: Vec<MemcgId> = if target == ROOT_MEMCG { (0..mm.memcgs.len() as MemcgId).collect() } else { vec![target] };
-    let n = members.len();
+    let n = if target == ROOT_MEMCG { mm.memcgs.len() } else { 1 };
+    let member = |k: usize| if target == ROOT_MEMCG { k as MemcgId } else { target };
     let partial = sc.reclaimer == super::Reclaimer::Direct;
     let start = if partial { mm.nodes[node as usize].memcg_iter_cursor as usize % n } else { 0 };
     for k in 0..n {
-        let memcg = members[(start + k) % n];
+        let memcg = member((start + k) % n);
         if memcg != target {
             let m = &mm.memcgs[memcg as usize];
             if m.below_min() {

@@ -14,7 +14,7 @@
 //! no lock contention, no demotion, no THP split.
 
 use super::{FolioReferences, Reclaimer, ScanControl};
-use crate::mm::page::{pg, pinfo, NOT_PRESENT};
+use crate::mm::page::{nonres_pte, pg, pinfo};
 use crate::mm::page_alloc::{MigrateType, Pfn};
 use crate::mm::vmstat::Ev;
 use crate::mm::Mm;
@@ -38,9 +38,10 @@ fn zram_reserve(mm: &mut Mm, node: u16) -> bool {
     if need <= mm.swap.zram_pool.len() as u64 {
         return true;
     }
-    let local = mm.nodes[node as usize].zones.clone();
-    for z in local.into_iter().chain(0..mm.buddy.zones.len()) {
-        if let Some(pfn) = mm.rmqueue(z, MigrateType::Movable) {
+    let nr_zones = mm.buddy.zones.len();
+    let first = mm.nodes[node as usize].zones[0];
+    for i in 0..nr_zones {
+        if let Some(pfn) = mm.rmqueue((first + i) % nr_zones, MigrateType::Movable) {
             mm.swap.zram_pool.push(pfn);
             return true;
         }
@@ -67,18 +68,21 @@ pub fn shrink_folio_list<P: ReclaimPolicy>(mm: &mut Mm, p: &mut P, folios: &mut 
             FolioReferences::Keep => {}
             FolioReferences::Reclaim | FolioReferences::ReclaimClean => {
                 if file && mm.frames.test(pfn, pg::DIRTY) {
-                    // Dirty file folio: reclaimers leave writing to the flusher; mark it
-                    // PG_reclaim and activate (A.7). The flusher writes it back now, at
-                    // the device's cost. RECLAIM_CLEAN folios are kept instead.
+                    // Dirty file folio (A.7): it is unmapped, then — reclaimers other than
+                    // kswapd never write file folios, and the model has no PGDAT_DIRTY —
+                    // marked PG_reclaim and activated, whatever RECLAIM_CLEAN says. The
+                    // flusher writes it back; the model completes that writeback at once
+                    // (device time, not a stall), which also ends PG_reclaim.
                     stat.nr_dirty += 1;
-                    if references == FolioReferences::Reclaim && sc.may_writepage {
-                        mm.frames.set(pfn, pg::RECLAIM);
-                        mm.frames.clear(pfn, pg::DIRTY);
-                        mm.vmstat.count(Ev::NrVmscanImmediate, 1);
-                        mm.vmstat.count(Ev::Pgpgout, 4);
-                        mm.io_write_ns += cost.file_write_ns;
-                        activate = true;
+                    if mm.frames.test_and_clear(pfn, pg::MAPPED) {
+                        mm.frames.clear(pfn, pg::YOUNG);
+                        sc.cost_ns += cost.unmap_ns;
                     }
+                    mm.frames.clear(pfn, pg::DIRTY);
+                    mm.vmstat.count(Ev::NrVmscanImmediate, 1);
+                    mm.vmstat.count(Ev::Pgpgout, 4);
+                    mm.io_write_ns += cost.file_write_ns;
+                    activate = true;
                 } else if !file && !can_swap_out(mm, pfn, sc) {
                     // add_to_swap failed: activate_locked_split.
                     activate = true;
@@ -149,12 +153,9 @@ fn evict<P: ReclaimPolicy>(mm: &mut Mm, p: &mut P, pfn: Pfn, file: bool, sc: &mu
         sc.cost_ns += cost.unmap_ns;
     }
     let shadow = p.workingset_eviction(mm, pfn);
-    mm.pages.pte[page] = NOT_PRESENT;
+    mm.pages.pte[page] = nonres_pte(pinfo::TOUCHED | if file { pinfo::FILE } else { pinfo::SWAPPED });
     mm.pages.shadow[page] = shadow;
-    if !file {
-        mm.pages.info[page] |= pinfo::SWAPPED;
-    }
-    let memcg = mm.pages.memcg[page] as usize;
+    let memcg = mm.frames.memcg[pfn as usize] as usize;
     mm.memcgs[memcg].usage -= 1;
     mm.free_frame(pfn);
     sc.cost_ns += cost.free_ns;

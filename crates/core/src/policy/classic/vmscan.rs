@@ -92,7 +92,9 @@ pub enum ScanBalance {
     File,
 }
 
-/// The scan-balance decision of `get_scan_count` (A.6 steps 1–6).
+/// The scan-balance decision of `get_scan_count` (A.6 steps 1–6), one branch per
+/// kernel step even where two give the same answer.
+#[allow(clippy::if_same_then_else)]
 pub fn scan_balance(sc: &ScanControl, swappiness: u64, can_reclaim_anon: bool) -> ScanBalance {
     if !sc.may_swap || !can_reclaim_anon {
         ScanBalance::File
@@ -201,7 +203,9 @@ pub fn shrink_active_list<V: ClassicVariant>(c: &mut Classic<V>, mm: &mut Mm, nr
     }
     let nr_deactivate = move_folios_to_lru(c, mm, &folios);
     mm.vmstat.count(Ev::Pgdeactivate, nr_deactivate);
-    mm.lru_note_cost(lv, file, 0, nr_rotated);
+    if nr_rotated > 0 {
+        mm.lru_note_cost(lv, file, 0, nr_rotated);
+    }
     c.isolated = folios;
 }
 

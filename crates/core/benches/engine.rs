@@ -1,0 +1,182 @@
+//! Engine throughput and memory (run: `cargo bench -p reclaimlab-core --bench engine`).
+//!
+//! Prints, for classic@6.15 on one core:
+//! (a) a hit-dominated trace — Zipf α=1.0 over 1 M pages, 20 M accesses, on a machine
+//!     that holds them all (only first touches fault);
+//! (b) the same access pattern under reclaim — 4 M pages (16 GiB) on a 1 GiB machine
+//!     swapping to SSD, about 30% of accesses faulting (major faults and refaults);
+//! each replayed from a native trace file, with two peers measured in the same run on
+//! the same file: the bare decode rate of the trace reader (the ceiling), and a plain
+//! LRU cache simulation (array-based doubly-linked list, no Linux policy) — what a
+//! generic cache simulator costs per access. Also the host bytes per simulated frame,
+//! from the data layout and from the resident memory of a 256 GiB machine.
+
+use reclaimlab_core::config::SimConfig;
+use reclaimlab_core::sim;
+use reclaimlab_trace::{generate, AccessKind, AccessSource, NativeReader, Program};
+
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+const BATCH: usize = 1 << 16;
+
+fn make_trace(path: &Path, pages: u32, accesses: u64) {
+    if path.exists() {
+        return;
+    }
+    let mut src = generate(Program::zipf(pages, accesses, 1.0, AccessKind::AnonMapped), 42).unwrap();
+    reclaimlab_trace::convert(src.as_mut(), path).unwrap();
+}
+
+fn best_of<F: FnMut() -> f64>(n: usize, mut f: F) -> f64 {
+    (0..n).map(|_| f()).fold(0.0, f64::max)
+}
+
+/// Bare decode rate of the native reader (accesses/s).
+fn decode_rate(path: &Path) -> f64 {
+    let mut buf = Vec::with_capacity(BATCH);
+    let mut r = NativeReader::open(path).unwrap();
+    let t = Instant::now();
+    let mut n = 0u64;
+    let mut x = 0u64;
+    loop {
+        let k = r.read_batch(&mut buf, BATCH).unwrap();
+        if k == 0 {
+            break;
+        }
+        x = x.wrapping_add(buf[k - 1].page as u64);
+        n += k as u64;
+    }
+    std::hint::black_box(x);
+    n as f64 / t.elapsed().as_secs_f64()
+}
+
+/// A plain LRU page cache of `frames` entries over the trace (the peer).
+fn lru_rate(path: &Path, frames: u32) -> (f64, f64) {
+    let mut r = NativeReader::open(path).unwrap();
+    let nr_pages = r.meta().nr_pages.unwrap() as usize;
+    const NIL: u32 = u32::MAX;
+    let mut slot = vec![NIL; nr_pages];
+    let (mut prev, mut next, mut owner) = (vec![NIL; frames as usize + 1], vec![NIL; frames as usize + 1], vec![NIL; frames as usize]);
+    let head = frames as usize; // sentinel
+    prev[head] = head as u32;
+    next[head] = head as u32;
+    let mut used = 0u32;
+    let (mut n, mut misses) = (0u64, 0u64);
+    let mut buf = Vec::with_capacity(BATCH);
+    let t = Instant::now();
+    loop {
+        let k = r.read_batch(&mut buf, BATCH).unwrap();
+        if k == 0 {
+            break;
+        }
+        for a in &buf[..k] {
+            let s = slot[a.page as usize];
+            let f = if s != NIL {
+                let (p, nx) = (prev[s as usize], next[s as usize]);
+                next[p as usize] = nx;
+                prev[nx as usize] = p;
+                s
+            } else {
+                misses += 1;
+                let f = if used < frames {
+                    used += 1;
+                    used - 1
+                } else {
+                    let v = prev[head];
+                    let (p, nx) = (prev[v as usize], next[v as usize]);
+                    next[p as usize] = nx;
+                    prev[nx as usize] = p;
+                    slot[owner[v as usize] as usize] = NIL;
+                    v
+                };
+                owner[f as usize] = a.page;
+                slot[a.page as usize] = f;
+                f
+            };
+            let first = next[head];
+            prev[f as usize] = head as u32;
+            next[f as usize] = first;
+            prev[first as usize] = f;
+            next[head] = f;
+        }
+        n += k as u64;
+    }
+    (n as f64 / t.elapsed().as_secs_f64(), misses as f64 / n as f64)
+}
+
+/// classic@6.15 replaying the file: (accesses/s, fault share).
+fn engine_rate(path: &Path, kv: &[(&str, &str)]) -> (f64, f64) {
+    let mut cfg = SimConfig::default();
+    for (k, v) in kv {
+        cfg.set(k, v).unwrap();
+    }
+    let mut src = NativeReader::open(path).unwrap();
+    let mut e = sim::build(&cfg).unwrap();
+    let t = Instant::now();
+    while !e.run(&mut src, u64::MAX).unwrap() {}
+    let secs = t.elapsed().as_secs_f64();
+    let r = e.finish();
+    let get = |k: &str| r.vmstat.iter().find(|(n, _)| *n == k).unwrap().1 as f64;
+    let acc = r.metrics.iter().find(|(n, _)| *n == "accesses").unwrap().1;
+    (acc / secs, (get("pgfault")) / acc)
+}
+
+fn rss_bytes() -> u64 {
+    let s = std::fs::read_to_string("/proc/self/statm").unwrap_or_default();
+    s.split_whitespace().nth(1).and_then(|x| x.parse::<u64>().ok()).unwrap_or(0) * 4096
+}
+
+fn main() {
+    let dir = PathBuf::from(std::env::var("BENCH_DIR").unwrap_or_else(|_| std::env::temp_dir().join("reclaimlab-bench").display().to_string()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let hit = dir.join("zipf-1M-20M.trace");
+    let reclaim = dir.join("zipf-4M-20M.trace");
+    eprintln!("generating traces in {} (once)...", dir.display());
+    make_trace(&hit, 1 << 20, 20_000_000);
+    make_trace(&reclaim, 4 << 20, 20_000_000);
+
+    println!("reclaimlab engine benchmark (one core, best of 3)");
+    println!("{:<44} {:>12} {:>10} {:>12} {:>12}", "case", "accesses/s", "faults", "vs decode", "vs plain LRU");
+    for (name, path, kv, frames) in [
+        ("(a) hit-dominated: zipf 1M pages, 8G", &hit, vec![("machine.memory", "8G")], 2u32 << 20),
+        ("(b) under reclaim: zipf 4M pages, 1G, ssd swap", &reclaim, vec![("machine.memory", "1G"), ("swap.device", "ssd"), ("swap.size", "16G")], 1 << 18),
+    ] {
+        let dec = best_of(3, || decode_rate(path));
+        let mut lru_miss = 0.0;
+        let lru = best_of(3, || {
+            let (r, m) = lru_rate(path, frames);
+            lru_miss = m;
+            r
+        });
+        let mut faults = 0.0;
+        let eng = best_of(3, || {
+            let (r, f) = engine_rate(path, &kv);
+            faults = f;
+            r
+        });
+        println!("{:<44} {:>10.1} M {:>9.1}% {:>11.2}x {:>11.2}x", name, eng / 1e6, faults * 100.0, eng / dec, eng / lru);
+        println!("{:<44} {:>10.1} M {:>9.1}%", "   peer: plain LRU (misses)", lru / 1e6, lru_miss * 100.0);
+        println!("{:<44} {:>10.1} M", "   peer: native trace decode (ceiling)", dec / 1e6);
+    }
+
+    // Bytes per simulated frame: layout, and measured for a 256 GiB machine.
+    use reclaimlab_core::mm::{lists::ListArena, page::Frames, page_alloc};
+    let layout = ListArena::BYTES_PER_FRAME + Frames::BYTES_PER_FRAME + page_alloc::BYTES_PER_FRAME;
+    let before = rss_bytes();
+    let mut cfg = SimConfig::default();
+    cfg.set("machine.memory", "256G").unwrap();
+    let t = Instant::now();
+    let e = sim::build(&cfg).unwrap();
+    let built = t.elapsed().as_secs_f64();
+    let after = rss_bytes();
+    let frames = 256u64 << 18;
+    println!();
+    println!("host memory per simulated frame: {layout} bytes by layout (links 8, page+flags+memcg 10, buddy order 1, pageblock type 1/512)");
+    println!(
+        "256 GiB machine ({frames} frames): {:.2} GiB resident = {:.1} bytes/frame, built in {built:.1} s",
+        (after - before) as f64 / (1u64 << 30) as f64,
+        (after - before) as f64 / frames as f64
+    );
+    drop(e);
+}
