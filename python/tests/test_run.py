@@ -14,9 +14,10 @@ from conftest import assert_user_error, cli
 
 pytestmark = pytest.mark.engine
 
-# 6000 anon pages looping through an 8M (2048-page) machine: reclaim, swap-out, refaults.
+# 6000 anon pages looping through a 16M (4096-page) machine: reclaim, swap-out, refaults.
+# (On 8M the zram pool alone — 6000 pages at 3:1 — would need all of RAM: a real OOM.)
 LOOP = ("seq", 6000, 60000)
-SMALL = ["--memory", "8M", "--swap", "zram:64M", "--quiet"]
+SMALL = ["--memory", "16M", "--swap", "zram:64M", "--quiet"]
 
 
 def test_default_run_prints_a_summary():
@@ -65,7 +66,7 @@ def test_default_scenario_same_seed_identical():
 
 def test_python_run_returns_dataframe_timeseries(gen_trace):
     trace = gen_trace(*LOOP)
-    r = reclaimlab.run(trace=trace, memory="8M", swap="zram:64M", swappiness=100)
+    r = reclaimlab.run(trace=trace, memory="16M", swap="zram:64M", swappiness=100)
     assert isinstance(r.timeseries, pl.DataFrame)
     assert r.timeseries.height > 0 and r.timeseries.width > 0
     assert r.policy == "classic@6.15"
