@@ -185,6 +185,10 @@ impl Simulation {
 
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    // A panic is an engine bug; pyo3 turns it into a PanicException carrying the
+    // message, which the CLI reports in one line. Keep Rust's default hook from also
+    // printing "thread panicked at" to the user's terminal.
+    std::panic::set_hook(Box::new(|_| {}));
     m.add_class::<Config>()?;
     m.add_class::<Simulation>()?;
     m.add_class::<Source>()?;

@@ -69,3 +69,62 @@ pub fn workingset_activation(mm: &mut Mm, lv: LruvecId, nr_pages: u64) {
 pub fn putback_active(mm: &mut Mm, lv: LruvecId, nr_pages: u64) {
     mm.workingset_age_nonresident(lv, nr_pages);
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::SimConfig;
+
+    fn mm(swap: &str) -> Mm {
+        let mut c = SimConfig::default();
+        c.set("machine.memory", "16M").unwrap();
+        c.set("swap.device", swap).unwrap();
+        Mm::new(&c)
+    }
+
+    /// B.3 on hand-set numbers: lists (inactive_anon 100, active_anon 200,
+    /// inactive_file 400, active_file 800), clock at 10_000. A file refault competes
+    /// with active file + all anon when swap exists (800+200+100 = 1100), else with
+    /// active file only (800); an anon refault with all file + active anon (1400), or
+    /// all file without swap (1200). Recent iff distance ≤ that size.
+    #[test]
+    fn refault_distance_decisions() {
+        for (swap, file_ws, anon_ws) in [("zram", 1100u64, 1400u64), ("none", 800, 1200)] {
+            let mut m = mm(swap);
+            let lv = m.lruvec_id(0, 0) as usize;
+            m.lruvecs[lv].hier_size = [100, 200, 400, 800, 0];
+            m.lruvecs[lv].nonresident_age = 10_000;
+            for (file, ws) in [(true, file_ws), (false, anon_ws)] {
+                for (distance, recent) in [(0, true), (ws - 1, true), (ws, true), (ws + 1, false), (9_000, false)] {
+                    let shadow = pack_shadow(0, 0, 10_000 - distance, true);
+                    assert_eq!(workingset_test_recent(&m, shadow, file), (recent, true), "swap={swap} file={file} distance={distance}");
+                }
+            }
+            // A clock that wrapped past 2^36 since the eviction still measures the
+            // distance modulo EVICTION_MASK.
+            m.lruvecs[lv].nonresident_age = (1u64 << 36) + 5;
+            let shadow = pack_shadow(0, 0, (1u64 << 36) - 10, false);
+            assert_eq!(workingset_test_recent(&m, shadow, true), (true, false));
+        }
+    }
+
+    /// Eviction stores the clock *before* advancing it, on the folio's lruvec and its
+    /// ancestors (B.2 item 1).
+    #[test]
+    fn eviction_stores_clock_then_ages_hierarchy() {
+        let mut c = SimConfig::default();
+        c.set("machine.memory", "16M").unwrap();
+        c.set("cgroup.db.memory.max", "8M").unwrap();
+        let mut m = Mm::new(&c);
+        let db = m.memcg_by_name("db").unwrap();
+        let (child, root) = (m.lruvec_id(db, 0) as usize, m.lruvec_id(0, 0) as usize);
+        m.lruvecs[child].nonresident_age = 41;
+        m.lruvecs[root].nonresident_age = 1000;
+        m.frames.memcg[7] = db;
+        m.frames.set(7, pg::WORKINGSET);
+        let shadow = workingset_eviction(&mut m, 7);
+        assert_eq!(unpack_shadow(shadow), (db, 0, 41, true));
+        assert_eq!(m.lruvecs[child].nonresident_age, 42);
+        assert_eq!(m.lruvecs[root].nonresident_age, 1001);
+    }
+}
