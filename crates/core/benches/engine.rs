@@ -172,7 +172,7 @@ fn main() {
     let after = rss_bytes();
     let frames = 256u64 << 18;
     println!();
-    println!("host memory per simulated frame: {layout} bytes by layout (links 8, page+flags+memcg 10, buddy order 1, pageblock type 1/512)");
+    println!("host memory per simulated frame: {layout} bytes by layout (links 8, flags 4 + owner 8, buddy order 1, pageblock type 1/512)");
     println!(
         "256 GiB machine ({frames} frames): {:.2} GiB resident = {:.1} bytes/frame, built in {built:.1} s",
         (after - before) as f64 / (1u64 << 30) as f64,

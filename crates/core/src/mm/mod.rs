@@ -21,7 +21,7 @@ use crate::config::{CgroupConfig, SimConfig};
 use lists::ListArena;
 use lruvec::{LruList, Lruvec, LruvecId};
 use memcontrol::{bytes_to_pages, Memcg, MemcgId, ROOT_MEMCG};
-use page::{pg, Frames, Pages, NO_PAGE};
+use page::{pg, Frames, Pages};
 use page_alloc::{BuddyAllocator, MigrateType, Pfn, ZoneSpec, ZoneType, WMARK_HIGH};
 use vmstat::{Ev, VmStat};
 
@@ -144,7 +144,7 @@ impl Mm {
     /// `folio_lruvec`.
     #[inline(always)]
     pub fn folio_lruvec(&self, pfn: Pfn) -> LruvecId {
-        self.lruvec_id(self.frames.memcg[pfn as usize], self.node_of(pfn))
+        self.lruvec_id(self.frames.memcg(pfn), self.node_of(pfn))
     }
 
     /// `update_lru_size`: local size of the lruvec, hierarchical sizes of it and its
@@ -242,8 +242,7 @@ impl Mm {
 
     /// Return a frame to the buddy allocator.
     pub fn free_frame(&mut self, pfn: Pfn) {
-        self.frames.page[pfn as usize] = NO_PAGE;
-        self.frames.flags[pfn as usize] = 0;
+        self.frames.release(pfn);
         self.buddy.free(&mut self.lists, pfn, 0);
         self.vmstat.count(Ev::Pgfree, 1);
     }

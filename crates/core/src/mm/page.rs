@@ -97,16 +97,53 @@ impl Pages {
     pub const BYTES_PER_PAGE: usize = 4 + 8;
 }
 
+/// Who owns a frame: the occupying page and the memcg it is charged to, kept together
+/// because reclaim reads both (`folio_lruvec`, eviction). Flags live in their own array
+/// so the hit path strides 4 bytes per frame.
+#[derive(Clone, Copy, Debug)]
+#[repr(C)]
+pub struct Owner {
+    /// Occupying trace page, or [`NO_PAGE`].
+    pub page: u32,
+    /// memcg id the folio is charged to (`folio->memcg_data`).
+    pub memcg: u16,
+}
+
+const NO_OWNER: Owner = Owner { page: NO_PAGE, memcg: 0 };
+
 pub struct Frames {
-    pub page: Vec<u32>,
+    /// [`pg`] bits.
     pub flags: Vec<u32>,
-    /// memcg id the folio is charged to.
-    pub memcg: Vec<u16>,
+    pub owner: Vec<Owner>,
 }
 
 impl Frames {
     pub fn new(nr: u32) -> Self {
-        Frames { page: vec![NO_PAGE; nr as usize], flags: vec![0; nr as usize], memcg: vec![0; nr as usize] }
+        Frames { flags: vec![0; nr as usize], owner: vec![NO_OWNER; nr as usize] }
+    }
+    #[inline(always)]
+    pub fn page(&self, pfn: Pfn) -> u32 {
+        self.owner[pfn as usize].page
+    }
+    #[inline(always)]
+    pub fn memcg(&self, pfn: Pfn) -> u16 {
+        self.owner[pfn as usize].memcg
+    }
+    #[inline(always)]
+    pub fn flags(&self, pfn: Pfn) -> u32 {
+        self.flags[pfn as usize]
+    }
+    /// Install a folio in the frame.
+    #[inline(always)]
+    pub fn install(&mut self, pfn: Pfn, page: u32, memcg: u16, flags: u32) {
+        self.owner[pfn as usize] = Owner { page, memcg };
+        self.flags[pfn as usize] = flags;
+    }
+    /// The frame goes back to the allocator.
+    #[inline(always)]
+    pub fn release(&mut self, pfn: Pfn) {
+        self.owner[pfn as usize] = NO_OWNER;
+        self.flags[pfn as usize] = 0;
     }
     #[inline(always)]
     pub fn test(&self, pfn: Pfn, f: u32) -> bool {
@@ -131,5 +168,5 @@ impl Frames {
     pub fn is_file(&self, pfn: Pfn) -> bool {
         !self.test(pfn, pg::SWAPBACKED)
     }
-    pub const BYTES_PER_FRAME: usize = 4 + 4 + 2;
+    pub const BYTES_PER_FRAME: usize = 4 + std::mem::size_of::<Owner>();
 }

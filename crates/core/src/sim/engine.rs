@@ -125,7 +125,7 @@ impl<P: ReclaimPolicy> Machine<P> {
         self.rec.baseline_ns += dt;
         let pfn = self.mm.pages.pte[a.page as usize];
         if is_resident(pfn) {
-            let f = self.mm.frames.flags[pfn as usize];
+            let f = self.mm.frames.flags(pfn);
             if a.flags & flags::SYSCALL != 0 && f & pg::SWAPBACKED == 0 {
                 self.policy.folio_mark_accessed(&mut self.mm, pfn);
             } else {
@@ -134,10 +134,10 @@ impl<P: ReclaimPolicy> Machine<P> {
                     self.mm.vmstat.count(Ev::Pgfault, 1);
                     self.now += self.mm.cfg.cost.minor_fault_ns;
                 }
-                self.mm.frames.flags[pfn as usize] |= pg::MAPPED | pg::YOUNG;
+                self.mm.frames.set(pfn, pg::MAPPED | pg::YOUNG);
             }
             if a.flags & flags::WRITE != 0 {
-                self.mm.frames.flags[pfn as usize] |= pg::DIRTY;
+                self.mm.frames.set(pfn, pg::DIRTY);
             }
         } else {
             self.fault(a, pte_info(pfn))?;
@@ -271,8 +271,6 @@ impl<P: ReclaimPolicy> Machine<P> {
         }
         let pfn = self.alloc_page(memcg)?;
         self.mm.pages.pte[page] = pfn;
-        self.mm.frames.memcg[pfn as usize] = memcg;
-        self.mm.frames.page[pfn as usize] = a.page;
         let mut f = if file { 0 } else { pg::SWAPBACKED };
         if !syscall {
             f |= pg::MAPPED | pg::YOUNG;
@@ -280,7 +278,7 @@ impl<P: ReclaimPolicy> Machine<P> {
         if a.flags & flags::WRITE != 0 {
             f |= pg::DIRTY;
         }
-        self.mm.frames.flags[pfn as usize] = f;
+        self.mm.frames.install(pfn, a.page, memcg, f);
 
         let cost = self.mm.cfg.cost.clone();
         let (latency, major) = if !file {
@@ -395,15 +393,15 @@ impl<P: ReclaimPolicy> Engine for Machine<P> {
             return Err(format!("frames not conserved: {free} free + {resident} resident + {pool} zram != {}", self.mm.nr_frames));
         }
         for (page, &p) in self.mm.pages.pte.iter().enumerate() {
-            if is_resident(p) && self.mm.frames.page[p as usize] as usize != page {
-                return Err(format!("page {page} maps pfn {p} which belongs to page {}", self.mm.frames.page[p as usize]));
+            if is_resident(p) && self.mm.frames.page(p) as usize != page {
+                return Err(format!("page {page} maps pfn {p} which belongs to page {}", self.mm.frames.page(p)));
             }
             if !is_resident(p) && p != nonres_pte(pte_info(p)) {
                 return Err(format!("page {page}: bad non-resident pte {p:#x}"));
             }
         }
         for (i, m) in self.mm.memcgs.iter().enumerate() {
-            let charged = self.mm.pages.pte.iter().filter(|&&p| is_resident(p) && self.mm.frames.memcg[p as usize] as usize == i).count() as u64;
+            let charged = self.mm.pages.pte.iter().filter(|&&p| is_resident(p) && self.mm.frames.memcg(p) as usize == i).count() as u64;
             if charged != m.usage {
                 return Err(format!("memcg '{}' usage {} but {charged} resident pages charged", m.name, m.usage));
             }

@@ -134,7 +134,7 @@ fn mm_costs(mm: &Mm) -> Costs {
 
 /// pageout (anon) + try_to_unmap + `__remove_mapping` + free.
 fn evict<P: ReclaimPolicy>(mm: &mut Mm, p: &mut P, pfn: Pfn, file: bool, sc: &mut ScanControl, stat: &mut ReclaimStat, cost: &Costs) {
-    let page = mm.frames.page[pfn as usize] as usize;
+    let page = mm.frames.page(pfn) as usize;
     if !file {
         // swap_writepage: zram compresses on the reclaimer's CPU; an SSD write is
         // asynchronous device time.
@@ -155,7 +155,7 @@ fn evict<P: ReclaimPolicy>(mm: &mut Mm, p: &mut P, pfn: Pfn, file: bool, sc: &mu
     let shadow = p.workingset_eviction(mm, pfn);
     mm.pages.pte[page] = nonres_pte(pinfo::TOUCHED | if file { pinfo::FILE } else { pinfo::SWAPPED });
     mm.pages.shadow[page] = shadow;
-    let memcg = mm.frames.memcg[pfn as usize] as usize;
+    let memcg = mm.frames.memcg(pfn) as usize;
     mm.memcgs[memcg].usage -= 1;
     mm.free_frame(pfn);
     sc.cost_ns += cost.free_ns;

@@ -71,7 +71,7 @@ pub fn move_folios_to_lru<V: ClassicVariant>(c: &mut Classic<V>, mm: &mut Mm, fo
 /// `folio_mark_accessed` (A.3): unreferenced → referenced; referenced inactive →
 /// activate (PGACTIVATE), clear referenced, `workingset_activation`.
 pub fn folio_mark_accessed<V: ClassicVariant>(c: &mut Classic<V>, mm: &mut Mm, pfn: Pfn) {
-    let f = mm.frames.flags[pfn as usize];
+    let f = mm.frames.flags(pfn);
     if f & pg::REFERENCED == 0 {
         mm.frames.set(pfn, pg::REFERENCED);
     } else if f & pg::UNEVICTABLE != 0 {

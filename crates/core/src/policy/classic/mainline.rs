@@ -120,7 +120,7 @@ mod tests {
         let (child, root) = (m.lruvec_id(db, 0) as usize, m.lruvec_id(0, 0) as usize);
         m.lruvecs[child].nonresident_age = 41;
         m.lruvecs[root].nonresident_age = 1000;
-        m.frames.memcg[7] = db;
+        m.frames.install(7, 0, db, 0);
         m.frames.set(7, pg::WORKINGSET);
         let shadow = workingset_eviction(&mut m, 7);
         assert_eq!(unpack_shadow(shadow), (db, 0, 41, true));
