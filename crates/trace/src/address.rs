@@ -90,13 +90,10 @@ impl AccessSource for AddressReader {
     fn read_batch(&mut self, buf: &mut Vec<Access>, max: usize) -> Result<usize> {
         buf.clear();
         while buf.len() < max {
-            if !self.lines.advance()? {
+            if !self.lines.advance_record(&[])? {
                 break;
             }
             let line = self.lines.line();
-            if line.is_empty() {
-                continue;
-            }
             let (store, addr, gap) = match parse_line(line) {
                 Ok(v) => v,
                 Err(what) => return Err(self.lines.parse_error(what)),

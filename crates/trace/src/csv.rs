@@ -138,13 +138,10 @@ impl AccessSource for CsvReader {
     fn read_batch(&mut self, buf: &mut Vec<Access>, max: usize) -> Result<usize> {
         buf.clear();
         while buf.len() < max {
-            if !self.lines.advance()? {
+            if !self.lines.advance_record(&[])? {
                 break;
             }
             let line = self.lines.line();
-            if line.is_empty() {
-                continue;
-            }
             let mut key = None;
             let mut fl = self.default_flags;
             let mut cgroup_name: Option<&str> = None;

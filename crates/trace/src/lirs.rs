@@ -45,13 +45,10 @@ impl AccessSource for LirsReader {
     fn read_batch(&mut self, buf: &mut Vec<Access>, max: usize) -> Result<usize> {
         buf.clear();
         while buf.len() < max {
-            if !self.lines.advance()? {
+            if !self.lines.advance_record(&["*"])? {
                 break;
             }
             let line = self.lines.line();
-            if line.is_empty() || line == "*" {
-                continue;
-            }
             let block: u64 = match line.parse() {
                 Ok(b) => b,
                 Err(_) => {

@@ -119,6 +119,18 @@ impl LineReader {
         std::str::from_utf8(&self.buf[self.range.0..self.range.1]).unwrap_or("")
     }
 
+    /// Advance to the next line that is not blank and not one of `skip` (e.g. LIRS's
+    /// `*` markers); false at the end of the input. Read it with [`Self::line`].
+    pub fn advance_record(&mut self, skip: &[&str]) -> Result<bool> {
+        while self.advance()? {
+            let l = self.line();
+            if !l.is_empty() && !skip.contains(&l) {
+                return Ok(true);
+            }
+        }
+        Ok(false)
+    }
+
     /// Convenience: advance and return the line.
     pub fn next_line(&mut self) -> Result<Option<&str>> {
         Ok(if self.advance()? {

@@ -90,29 +90,10 @@ impl Lruvec {
 /// `inactive_is_low` (mm/vmscan.c, spec A.6): with `gb` the list pair's size in GiB,
 /// `inactive_ratio = gb ? int_sqrt(10 * gb) : 1`; low iff `inactive * ratio < active`.
 pub fn inactive_is_low(inactive: u64, active: u64) -> bool {
+    use super::watermarks::int_sqrt;
     let gb = (inactive + active) >> (30 - reclaimlab_trace::PAGE_SHIFT);
     let inactive_ratio = if gb != 0 { int_sqrt(10 * gb) } else { 1 };
     inactive * inactive_ratio < active
-}
-
-/// The kernel's `int_sqrt`: floor of the square root, integer only.
-pub fn int_sqrt(x: u64) -> u64 {
-    if x < 2 {
-        return x;
-    }
-    let mut m: u64 = 1 << ((63 - x.leading_zeros()) & !1);
-    let mut x = x;
-    let mut y = 0u64;
-    while m != 0 {
-        let b = y + m;
-        y >>= 1;
-        if x >= b {
-            x -= b;
-            y += m;
-        }
-        m >>= 2;
-    }
-    y
 }
 
 #[cfg(test)]
@@ -120,13 +101,6 @@ mod tests {
     use super::*;
 
     const GIB: u64 = 1 << 18; // pages
-
-    #[test]
-    fn int_sqrt_floors() {
-        for (x, r) in [(0, 0), (1, 1), (3, 1), (4, 2), (99, 9), (100, 10), (101, 10), (16777216, 4096), (u64::MAX, 4294967295)] {
-            assert_eq!(int_sqrt(x), r, "int_sqrt({x})");
-        }
-    }
 
     /// The ratios of the source comment (spec A.6): 1 GB→3, 10 GB→10, 100 GB→31,
     /// 1 TB→101, 10 TB→320, below 1 GB → 1. With ratio r, a list pair is balanced when

@@ -8,10 +8,8 @@
 
 use super::page_alloc::{Zone, ZoneType, NR_WMARK, WMARK_HIGH, WMARK_LOW, WMARK_MIN, WMARK_PROMO};
 
-/// 4 KiB pages.
-pub const PAGE_SHIFT: u32 = 12;
-/// `SWAP_CLUSTER_MAX`.
-pub const SWAP_CLUSTER_MAX: u64 = 32;
+pub use crate::vmscan::SWAP_CLUSTER_MAX;
+pub use reclaimlab_trace::PAGE_SHIFT;
 /// `watermark_scale_factor` default (sysctl `vm.watermark_scale_factor`, range 1..=3000).
 pub const DEFAULT_WATERMARK_SCALE_FACTOR: u64 = 10;
 /// Bounds of the computed `min_free_kbytes` (`calculate_min_free_kbytes`).
