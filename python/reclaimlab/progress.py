@@ -38,7 +38,9 @@ class Progress:
             self.total = source.meta().get("records")
             total = self.total if self.total else 1000
             unit = "acc" if self.total else "‰"
-            self.bar = tqdm(total=total, unit=unit, unit_scale=bool(self.total), file=sys.stderr, leave=False, dynamic_ncols=True)
+            # Start at what is already done, so the rate counts only what follows.
+            done = min(accesses, self.total) if self.total else int((source.progress() or 0.0) * 1000)
+            self.bar = tqdm(total=total, initial=done, unit=unit, unit_scale=bool(self.total), file=sys.stderr, leave=False, dynamic_ncols=True)
         if self.total:
             self.bar.update(min(accesses, self.total) - self.bar.n)
         else:

@@ -78,7 +78,7 @@ def add_parser(sub) -> None:
     m.add_argument("--memory", metavar="SIZE", help="machine.memory: physical memory, e.g. 512M, 4G")
     m.add_argument("--swap", metavar="DEV[:SIZE]", help="swap.device[:swap.size]: zram:SIZE, ssd:SIZE or none")
     m.add_argument("--swappiness", metavar="N", help="vm.swappiness, 0..200 (default 60)")
-    m.add_argument("--seed", metavar="N", help="seed of the run (scenario generation and the engine)")
+    m.add_argument("--seed", metavar="N", help="seed of generated workloads (scenarios); the engine is deterministic")
     m.add_argument(
         "--set",
         metavar="KEY=VALUE",
