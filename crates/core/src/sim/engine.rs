@@ -85,7 +85,7 @@ impl<P: ReclaimPolicy> Machine<P> {
             kswapd,
             now: 0,
             accesses: 0,
-            cgroup_map: vec![0],
+            cgroup_map: Vec::new(),
             tick_ps: 0,
             access_ns: cfg.cost.access_ns,
             next_event: 0,
@@ -93,9 +93,11 @@ impl<P: ReclaimPolicy> Machine<P> {
         }
     }
 
-    /// Map the trace's cgroup names to memcgs, creating unconfigured ones (no limits).
+    /// Map the trace's new cgroup names to memcgs, creating unconfigured ones (no
+    /// limits). Trace cgroup 0 is the root `""`, which is memcg 0.
     fn sync_cgroups(&mut self, names: &[String]) {
-        for name in &names[self.cgroup_map.len().min(names.len())..] {
+        while self.cgroup_map.len() < names.len() {
+            let name = &names[self.cgroup_map.len()];
             let id = match self.mm.memcg_by_name(name) {
                 Some(id) => id,
                 None => {
@@ -107,12 +109,8 @@ impl<P: ReclaimPolicy> Machine<P> {
                     id
                 }
             };
-            if self.cgroup_map.len() < names.len() {
-                self.cgroup_map.push(id);
-            }
+            self.cgroup_map.push(id);
         }
-        // Names index 0 is the root; keep map[0] = root even if the trace names it.
-        self.cgroup_map[0] = self.mm.memcg_by_name(names.first().map_or("", |s| s.as_str())).unwrap_or(0);
     }
 
     /// Replay one access.
@@ -353,10 +351,7 @@ impl<P: ReclaimPolicy> Engine for Machine<P> {
                     return Ok(true);
                 }
                 self.mm.pages.ensure(src.nr_pages_seen() as usize);
-                let cgroups = src.cgroups_seen();
-                if cgroups.len() > self.cgroup_map.len() || self.accesses == 0 {
-                    self.sync_cgroups(cgroups);
-                }
+                self.sync_cgroups(src.cgroups_seen());
                 for &a in &buf[..n] {
                     self.access(a)?;
                 }
