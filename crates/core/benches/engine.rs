@@ -118,7 +118,7 @@ fn engine_rate(path: &Path, kv: &[(&str, &str)]) -> (f64, f64) {
     let secs = t.elapsed().as_secs_f64();
     let r = e.finish();
     let get = |k: &str| r.vmstat.iter().find(|(n, _)| *n == k).unwrap().1 as f64;
-    let acc = r.metrics.iter().find(|(n, _)| *n == "accesses").unwrap().1;
+    let acc = r.metrics.iter().find(|(n, _)| n == "accesses").unwrap().1;
     (acc / secs, (get("pgfault")) / acc)
 }
 

@@ -26,8 +26,9 @@ pub struct RunResult {
     pub policy: String,
     /// vmstat counters under the kernel's names, in /proc/vmstat order.
     pub vmstat: Vec<(&'static str, u64)>,
-    /// Derived metrics (runtime_s, slowdown, mem_used_avg_bytes, ...).
-    pub metrics: Vec<(&'static str, f64)>,
+    /// Derived metrics (runtime_s, slowdown, mem_used_avg_bytes, ...), then per cgroup
+    /// `memcg.<name>.memory.{current,peak}_bytes` and `memcg.<name>.memory.events.*`.
+    pub metrics: Vec<(String, f64)>,
     pub timeseries: TimeSeries,
 }
 

@@ -98,6 +98,11 @@ fn memcg_never_exceeds_memory_max() {
     assert!(vm(&r, "pgscan_file") > 0, "limit reclaim scanned");
     assert_eq!(vm(&r, "pgscan_kswapd") + vm(&r, "pgscan_direct"), 0, "no global reclaim: the machine has room");
     assert!(metric(&r, "memcg_reclaim_s") > 0.0);
+    // memory.peak and memory.events as the cgroup files would show them
+    assert_eq!(metric(&r, "memcg.db.memory.peak_bytes"), (8u64 << 20) as f64);
+    assert!(metric(&r, "memcg.db.memory.current_bytes") <= (8u64 << 20) as f64);
+    assert!(metric(&r, "memcg.db.memory.events.max") > 0.0);
+    assert_eq!(metric(&r, "memcg.db.memory.events.oom"), 0.0);
 }
 
 /// zram keeps swapped pages compressed in RAM: the pool's frames are memory in use,
@@ -152,4 +157,32 @@ fn anon_thrash_uses_swap_and_counts_anon_refaults() {
     assert_eq!(vm(&r, "pswpin"), vm(&r, "workingset_refault_anon"), "every swap-in found a shadow");
     assert!(vm(&r, "pswpin") <= vm(&r, "pswpout"));
     assert_eq!(vm(&r, "pgmajfault"), vm(&r, "pswpin"));
+}
+
+/// memory.low (shrink_node_memcgs, A.4/A.6): global reclaim skips a cgroup below its
+/// low protection while others have reclaimable pages. A cgroup touching its set too
+/// rarely for the LRU to keep it loses it to a streaming neighbour — unless protected.
+#[test]
+fn memory_low_protects_a_cgroup_from_a_streaming_neighbour() {
+    let run_with = |low: &str| {
+        let cfg = config(&[("machine.memory", "32M"), ("swap.device", "none"), ("cgroup.db.memory.low", low), ("cgroup.batch.memory.max", "max")]);
+        let mut db = region("db", 12 * MIB, AccessKind::FileRead);
+        db.cgroup = "db".into();
+        let mut batch = region("batch", 256 * MIB, AccessKind::FileRead);
+        batch.cgroup = "batch".into();
+        let p = program(
+            vec![db, batch],
+            vec![
+                phase("load", 12 * MIB as u64, &[(0, Pattern::Sequential, 1.0)]),
+                phase("mixed", 400_000, &[(0, Pattern::Uniform, 0.05), (1, Pattern::Sequential, 0.95)]),
+            ],
+        );
+        run_checked(&cfg, generate(p, 7).unwrap().as_mut(), 50_000)
+    };
+    let unprotected = run_with("0");
+    let protected = run_with("12M");
+    let db_mib = |r: &reclaimlab_core::RunResult| metric(r, "memcg.db.memory.current_bytes") / (1 << 20) as f64;
+    assert!(db_mib(&unprotected) < 6.0, "the stream should push db out: {} MiB left", db_mib(&unprotected));
+    assert!(db_mib(&protected) >= 11.0, "memory.low should keep db resident: {} MiB left", db_mib(&protected));
+    assert!(vm(&protected, "pgsteal_file") > 50_000, "the stream itself is reclaimed");
 }

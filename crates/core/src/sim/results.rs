@@ -11,9 +11,13 @@
 //! - `memstall_some_pct`: share of runtime the task stalled on memory, as PSI `some`
 //!   counts it (direct and memcg reclaim, memory.high throttling, reading back folios
 //!   that were in the workingset).
-//! - `kswapd_cpu_s`, `direct_reclaim_s`, `memcg_reclaim_s`, `io_wait_s`,
+//! - `kswapd_cpu_s`, `direct_reclaim_s`, `memcg_reclaim_s`, `io_wait_s`, `io_write_s`,
 //!   `major_faults` (every access that waited for storage or swap, including read()
-//!   misses that the kernel does not count as faults), `refaults_per_s`.
+//!   misses that the kernel does not count as faults), `refaults_per_s`,
+//!   `zram_pool_bytes`, `swap_used_bytes` (at the end of the run).
+//! - Per non-root cgroup: `memcg.<name>.memory.current_bytes` (at the end),
+//!   `memcg.<name>.memory.peak_bytes`, and `memcg.<name>.memory.events.{low,high,max,oom}`
+//!   counted as the kernel counts them in `memory.events`.
 
 use crate::api::{RunResult, TimeSeries};
 use crate::config::SimConfig;
@@ -160,7 +164,7 @@ impl Recorder {
         let unlimited = (self.touched_pages * reclaimlab_trace::PAGE_SIZE) as f64;
         let refaults = v.get(Ev::WorkingsetRefaultAnon) + v.get(Ev::WorkingsetRefaultFile);
         let per_s = |x: f64| if runtime > 0.0 { x / runtime } else { 0.0 };
-        let metrics = vec![
+        let mut metrics: Vec<(String, f64)> = vec![
             ("accesses", accesses as f64),
             ("runtime_s", runtime),
             ("baseline_runtime_s", secs(self.baseline_ns)),
@@ -180,7 +184,24 @@ impl Recorder {
             ("refaults_per_s", per_s(refaults as f64)),
             ("zram_pool_bytes", (mm.swap.zram_pool.len() as u64 * reclaimlab_trace::PAGE_SIZE) as f64),
             ("swap_used_bytes", (mm.swap.used * reclaimlab_trace::PAGE_SIZE) as f64),
-        ];
+        ]
+        .into_iter()
+        .map(|(k, v)| (k.to_string(), v))
+        .collect();
+        for m in mm.memcgs.iter().filter(|m| m.parent.is_some()) {
+            let bytes = |pages: u64| (pages * reclaimlab_trace::PAGE_SIZE) as f64;
+            let e = &m.events;
+            for (k, v) in [
+                ("memory.current_bytes", bytes(m.usage)),
+                ("memory.peak_bytes", bytes(m.peak)),
+                ("memory.events.low", e.low as f64),
+                ("memory.events.high", e.high as f64),
+                ("memory.events.max", e.max as f64),
+                ("memory.events.oom", e.oom as f64),
+            ] {
+                metrics.push((format!("memcg.{}.{k}", m.name), v));
+            }
+        }
         RunResult {
             policy,
             vmstat,

@@ -40,7 +40,7 @@ pub fn vm(r: &RunResult, name: &str) -> u64 {
 }
 
 pub fn metric(r: &RunResult, name: &str) -> f64 {
-    r.metrics.iter().find(|(k, _)| *k == name).unwrap_or_else(|| panic!("no metric {name}")).1
+    r.metrics.iter().find(|(k, _)| k == name).unwrap_or_else(|| panic!("no metric {name}")).1
 }
 
 pub fn region(name: &str, pages: u32, kind: AccessKind) -> Region {
