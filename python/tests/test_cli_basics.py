@@ -17,7 +17,7 @@ HELP_CASES = [
     (("trace",), ["info", "convert", "gen", "lirs"]),
     (("trace", "info"), ["--format", "--json"]),
     (("trace", "convert"), ["IN", "OUT", "--kind"]),
-    (("trace", "gen"), ["zipf", "uniform", "seq", "loop", "program"]),
+    (("trace", "gen"), ["zipf", "uniform", "seq", "loop", "zigzag", "program"]),
     (("trace", "gen", "zipf"), ["--pages", "--accesses", "--alpha", "--write-ratio", "--cgroup", "--seed"]),
     (("trace", "gen", "program"), ["[[region]]", "[[phase.stream]]", "repeat"]),
 ]

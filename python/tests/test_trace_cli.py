@@ -203,3 +203,12 @@ def test_gen_rejects_negative_pages(tmp_path):
     p = cli("trace", "gen", "zipf", "--pages", "-5", "--accesses", "10", "-o", tmp_path / "x.trace")
     assert p.returncode == 2 and "non-negative integer" in p.stderr and "Traceback" not in p.stderr
     assert not (tmp_path / "x.trace").exists()
+
+
+def test_loop_is_the_cyclic_scan_and_zigzag_differs(gen_trace):
+    # "loop" means what cache papers mean: the cyclic scan, the same records as "seq".
+    seq = gen_trace("seq", 100, 1000, name="seq.trace").read_bytes()
+    loop = gen_trace("loop", 100, 1000, name="loop.trace").read_bytes()
+    zigzag = gen_trace("zigzag", 100, 1000, name="zigzag.trace").read_bytes()
+    assert seq == loop
+    assert zigzag != seq

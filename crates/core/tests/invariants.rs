@@ -17,7 +17,7 @@ fn pattern() -> impl Strategy<Value = Pattern> {
         (0.3f64..1.4).prop_map(|alpha| Pattern::Zipf { alpha }),
         Just(Pattern::Uniform),
         Just(Pattern::Sequential),
-        Just(Pattern::Loop)
+        Just(Pattern::Zigzag)
     ]
 }
 

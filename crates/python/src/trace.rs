@@ -131,16 +131,17 @@ fn parse_pattern(s: &str) -> PyResult<reclaimlab_trace::gen::Pattern> {
             Pattern::Zipf { alpha }
         }
         ("uniform", None) => Pattern::Uniform,
-        ("seq" | "sequential", None) => Pattern::Sequential,
-        ("loop", None) => Pattern::Loop,
-        _ => return Err(invalid(format!("unknown pattern '{s}'; expected zipf:ALPHA, uniform, seq or loop"))),
+        // "loop" is the cyclic scan, as cache papers and libCacheSim use the word.
+        ("seq" | "sequential" | "loop", None) => Pattern::Sequential,
+        ("zigzag", None) => Pattern::Zigzag,
+        _ => return Err(invalid(format!("unknown pattern '{s}'; expected zipf:ALPHA, uniform, seq (or loop) or zigzag"))),
     })
 }
 
 /// Generate a synthetic trace from a program:
 /// `{"regions": [{name, pages, kind, write_ratio, cgroup}],
 ///   "phases": [{name, accesses, streams: [{region, pattern, weight}]}], "repeat": N}`.
-/// Streams name their region; patterns are "zipf:1.0", "uniform", "seq", "loop".
+/// Streams name their region; patterns are "zipf:1.0", "uniform", "seq" (= "loop"), "zigzag".
 #[pyfunction]
 fn generate(py: Python<'_>, program: &Bound<'_, PyDict>, seed: u64) -> PyResult<Source> {
     use reclaimlab_trace::gen;

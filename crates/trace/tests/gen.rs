@@ -141,11 +141,11 @@ fn sequential_visits_every_page_once_per_pass() {
 
 #[test]
 fn loop_sweeps_forward_and_back() {
-    let recs = run(Program::loop_(4, 12, AccessKind::AnonMapped), 0);
+    let recs = run(Program::zigzag(4, 12, AccessKind::AnonMapped), 0);
     let pages: Vec<u32> = recs.iter().map(|a| a.page).collect();
     assert_eq!(pages, [0, 1, 2, 3, 3, 2, 1, 0, 0, 1, 2, 3]);
     // Every sweep of a large region is a permutation of it.
-    let recs = run(Program::loop_(777, 777 * 4, AccessKind::AnonMapped), 0);
+    let recs = run(Program::zigzag(777, 777 * 4, AccessKind::AnonMapped), 0);
     for sweep in recs.chunks(777) {
         let mut p: Vec<u32> = sweep.iter().map(|a| a.page).collect();
         p.sort_unstable();

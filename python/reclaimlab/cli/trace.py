@@ -21,9 +21,9 @@ GEN_EPILOG = """\
 patterns:
   zipf      page i drawn with probability ~ 1/i^alpha (hot set + long tail)
   uniform   every page equally likely
-  seq       cyclic sequential scan 0,1,..,N-1,0,1,.. (reuse distance N: the LRU-hostile
+  seq, loop cyclic sequential scan 0,1,..,N-1,0,1,.. (reuse distance N: the LRU-hostile
             loop that refaults when N pages do not fit in memory)
-  loop      zigzag sweep 0,1,..,N-1,N-1,..,1,0,.. (recently used pages reused first)
+  zigzag    sweep 0,1,..,N-1,N-1,..,1,0,.. (recently used pages reused first)
   program   a phased masim-style program from a TOML file (docs/trace-programs.md)
 
 examples:
@@ -71,13 +71,14 @@ def add_parser(sub) -> None:
     conv.add_argument("--kind", metavar="K", choices=KINDS, help=KIND_HELP)
     conv.set_defaults(func=cmd_convert)
 
-    gen = tsub.add_parser("gen", help="generate a synthetic trace (zipf, uniform, seq, loop, program)",
+    gen = tsub.add_parser("gen", help="generate a synthetic trace (zipf, uniform, seq, loop, zigzag, program)",
                           description="Generate a synthetic trace from a seed, in the native format.",
                           epilog=GEN_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
     gsub = gen.add_subparsers(dest="pattern", metavar="PATTERN", title="patterns")
     gsub.required = True
     for name, what in (("zipf", "Zipf-distributed accesses"), ("uniform", "uniformly random accesses"),
-                       ("seq", "sequential passes"), ("loop", "a cyclic loop")):
+                       ("seq", "a cyclic sequential scan"), ("loop", "a cyclic loop (same as seq)"),
+                       ("zigzag", "a forward-then-backward sweep")):
         g = gsub.add_parser(name, help=what, description=f"Generate {what} over one region of pages.")
         g.add_argument("--pages", type=count, required=True, metavar="N", help="distinct 4 KiB pages")
         g.add_argument("--accesses", type=count, required=True, metavar="N", help="records to generate")
@@ -92,7 +93,7 @@ def add_parser(sub) -> None:
     prog = gsub.add_parser("program", help="a phased program from a TOML file (docs/trace-programs.md)",
                            description="Generate a phased, masim-style trace from PROGRAM.toml: [[region]] tables "
                            "(name, pages, kind, write_ratio, cgroup) and [[phase]] tables (name, accesses) with "
-                           "[[phase.stream]] entries (region, pattern = \"zipf:1.0\"|\"uniform\"|\"seq\"|\"loop\", "
+                           "[[phase.stream]] entries (region, pattern = \"zipf:1.0\"|\"uniform\"|\"seq\"|\"loop\"|\"zigzag\", "
                            "weight); top-level repeat = N. See docs/trace-programs.md.")
     prog.add_argument("program", metavar="PROGRAM.toml")
     prog.add_argument("--seed", type=int, default=1, metavar="S", help="random seed (default 1)")

@@ -47,12 +47,13 @@ pub enum Pattern {
     /// Every page equally likely.
     Uniform,
     /// One cursor advancing through the region and wrapping to page 0:
-    /// 0,1,…,n-1,0,1,… — the LRU-hostile cyclic scan (reuse distance = n).
+    /// 0,1,…,n-1,0,1,… — the LRU-hostile cyclic scan (reuse distance = n); what cache
+    /// papers and libCacheSim call a "loop".
     Sequential,
     /// A cursor that sweeps forward then backward (zigzag): 0,1,…,n-1,n-1,…,1,0,0,1,… —
     /// the most recently used pages are reused first after each turn (LRU-friendly at the
     /// ends). Each sweep visits every page once.
-    Loop,
+    Zigzag,
 }
 
 /// One source of accesses within a phase.
@@ -116,9 +117,9 @@ impl Program {
         Self::single(pages, accesses, kind, Pattern::Sequential)
     }
 
-    /// One region, zigzag sweep (see [`Pattern::Loop`]).
-    pub fn loop_(pages: u32, accesses: u64, kind: AccessKind) -> Program {
-        Self::single(pages, accesses, kind, Pattern::Loop)
+    /// One region, zigzag sweep (see [`Pattern::Zigzag`]).
+    pub fn zigzag(pages: u32, accesses: u64, kind: AccessKind) -> Program {
+        Self::single(pages, accesses, kind, Pattern::Zigzag)
     }
 
     /// Total pages over all regions.

@@ -12,7 +12,7 @@ enum Picker {
     Uniform,
     /// Index into the per-region sequential cursors.
     Sequential,
-    Loop,
+    Zigzag,
 }
 
 #[derive(Clone, Debug)]
@@ -40,7 +40,7 @@ pub struct GenSource {
     rng: Rng,
     /// Sequential cursor per region.
     seq: Vec<u32>,
-    /// Loop (zigzag) position and direction per region.
+    /// Zigzag position and direction per region.
     zig: Vec<(u32, bool)>,
     /// Current repeat / phase / accesses left in it.
     round: u32,
@@ -86,7 +86,7 @@ impl GenSource {
                             }
                             Pattern::Uniform => Picker::Uniform,
                             Pattern::Sequential => Picker::Sequential,
-                            Pattern::Loop => Picker::Loop,
+                            Pattern::Zigzag => Picker::Zigzag,
                         };
                         CStream {
                             region: s.region,
@@ -157,7 +157,7 @@ fn access(s: &CStream, rng: &mut Rng, seq: &mut [u32], zig: &mut [(u32, bool)]) 
             *c = if p + 1 == s.pages { 0 } else { p + 1 };
             p
         }
-        Picker::Loop => {
+        Picker::Zigzag => {
             let (pos, fwd) = &mut zig[s.region];
             let p = *pos;
             if *fwd {
