@@ -18,6 +18,8 @@ def atomic_output(path: str | os.PathLike) -> Iterator[Path]:
     fd, tmp = tempfile.mkstemp(prefix=f".{target.stem}.", suffix=f".tmp{target.suffix}", dir=directory)
     os.close(fd)
     tmp_path = Path(tmp)
+    # mkstemp creates the file 0600; give it the mode a plain open() would have.
+    os.chmod(tmp_path, 0o666 & ~_umask())
     try:
         yield tmp_path
         os.replace(tmp_path, target)
@@ -25,3 +27,9 @@ def atomic_output(path: str | os.PathLike) -> Iterator[Path]:
         with contextlib.suppress(OSError):
             tmp_path.unlink()
         raise
+
+
+def _umask() -> int:
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask

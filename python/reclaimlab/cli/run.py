@@ -89,6 +89,12 @@ def add_parser(sub) -> None:
     o = p.add_argument_group("output")
     o.add_argument("--json", action="store_true", help='print one JSON object: {"policy", "vmstat", "metrics"}')
     o.add_argument("--timeseries", metavar="OUT", help="write the time series to OUT.csv or OUT.parquet")
+    o.add_argument(
+        "--plot",
+        metavar="OUT",
+        help="draw memory composition, reclaim rates, refaults/swap and memory stall over time "
+        "to OUT.png, OUT.svg or OUT.pdf (needs matplotlib: pip install 'reclaimlab[plot]')",
+    )
     o.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
     p.set_defaults(func=main)
 
@@ -116,6 +122,11 @@ def main(args: argparse.Namespace) -> int:
         raise ConfigError(f"--timeseries {args.timeseries}: expected a .csv or .parquet file name")
     if args.timeseries and not Path(args.timeseries).resolve().parent.is_dir():
         raise ConfigError(f"--timeseries {args.timeseries}: directory does not exist")
+    if args.plot:
+        from ..plot import check_path, require_matplotlib
+
+        check_path(args.plot, "--plot")
+        require_matplotlib()
 
     cfg, source, workload = reclaimlab.build(
         args.config,
@@ -136,6 +147,10 @@ def main(args: argparse.Namespace) -> int:
 
     if args.timeseries:
         write_timeseries(result, args.timeseries)
+    if args.plot:
+        from ..plot import plot_timeseries
+
+        plot_timeseries(result, args.plot)
     if args.json:
         print(json.dumps(result.to_dict(), sort_keys=False))
     else:
