@@ -267,7 +267,15 @@ impl<P: ReclaimPolicy> Machine<P> {
             self.mm.pages.shadow[page] = shadow;
             return Err(e);
         }
-        let pfn = self.alloc_page(memcg)?;
+        let pfn = match self.alloc_page(memcg) {
+            Ok(pfn) => pfn,
+            Err(e) => {
+                // Leave the machine as it was: uncharge, keep the shadow.
+                self.mm.memcgs[memcg as usize].usage -= 1;
+                self.mm.pages.shadow[page] = shadow;
+                return Err(e);
+            }
+        };
         self.mm.pages.pte[page] = pfn;
         let mut f = if file { 0 } else { pg::SWAPBACKED };
         if !syscall {
