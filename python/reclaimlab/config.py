@@ -126,6 +126,17 @@ def _syntax_error(path: Path, e: Exception) -> ConfigError:
     return ConfigError(f"{where}: invalid TOML: {short}", path=str(path), line=line)
 
 
+def parse_toml(path: Path) -> tuple[dict[str, Any], dict[str, int]]:
+    """Read and parse a TOML file: (document, flattened key -> line). Unreadable text or
+    bad syntax is a ConfigError naming the file and line."""
+    text = read_text(path)
+    try:
+        doc = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as e:
+        raise _syntax_error(path, e) from None
+    return doc, key_lines(text)
+
+
 def read_text(path: Path) -> str:
     """The file's text; a binary file is a ConfigError naming it."""
     try:
@@ -137,12 +148,7 @@ def read_text(path: Path) -> str:
 def load(path: str | os.PathLike) -> ConfigFile:
     """Read and flatten a TOML config file (raises ConfigError / OSError)."""
     path = Path(path)
-    text = read_text(path)
-    try:
-        doc = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as e:
-        raise _syntax_error(path, e) from None
-    lines = key_lines(text)
+    doc, lines = parse_toml(path)
     cf = ConfigFile(path=path, lines=lines)
 
     def err(key: str, msg: str) -> ConfigError:

@@ -3,17 +3,11 @@
 from __future__ import annotations
 
 import os
-import sys
 from pathlib import Path
 from typing import Any
 
-from .config import _syntax_error, key_lines, read_text
+from .config import parse_toml
 from .exceptions import ConfigError
-
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover
-    import tomli as tomllib
 
 REGION_KEYS = {"name", "pages", "kind", "write_ratio", "cgroup"}
 PHASE_KEYS = {"name", "accesses", "stream"}
@@ -24,12 +18,7 @@ TOP_KEYS = {"region", "phase", "repeat"}
 def load_program(path: str | os.PathLike) -> dict[str, Any]:
     """Read PROGRAM.toml into the dict ``reclaimlab._core.generate`` takes."""
     path = Path(path)
-    text = read_text(path)
-    try:
-        doc = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as e:
-        raise _syntax_error(path, e) from None
-    lines = key_lines(text)
+    doc, lines = parse_toml(path)
 
     def check(table: dict, allowed: set, where: str, prefix: str) -> None:
         for k in table:
