@@ -1,7 +1,11 @@
-//! Run the built-in default scenario and print its counters (a smoke check).
+//! Run the built-in default scenario and print its counters (a smoke check);
+//! an optional argument names the policy.
 fn main() {
     let s = reclaimlab_core::scenario::get("default").unwrap();
-    let cfg = s.config();
+    let mut cfg = s.config();
+    if let Some(policy) = std::env::args().nth(1) {
+        cfg.set("policy", &policy).unwrap();
+    }
     let mut src = s.source(cfg.seed).unwrap();
     let mut sim = reclaimlab_core::Simulation::new(&cfg).unwrap();
     let t = std::time::Instant::now();

@@ -47,6 +47,7 @@ pub struct CostModel {
     pub rmap_ns: u64,
     pub unmap_ns: u64,
     pub free_ns: u64,
+    pub walk_pte_ns: u64,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -70,6 +71,11 @@ pub struct SimConfig {
     pub cgroups: Vec<CgroupConfig>,
     pub cost: CostModel,
     pub sample_interval_ns: u64,
+    /// `lru_gen.enabled`: None = as the policy name says; Some(y/n) switches the policy
+    /// to the same kernel's MGLRU / classic model.
+    pub lru_gen_enabled: Option<bool>,
+    /// `lru_gen.min_ttl_ms` (0 = off).
+    pub lru_gen_min_ttl_ms: u64,
 }
 
 type Setter = fn(&mut SimConfig, &str) -> std::result::Result<(), String>;
@@ -206,6 +212,13 @@ pub static KNOBS: &[Knob] = &[
     cost_knob!("cost.rmap_ns", "400", "reclaim: rmap walk of a mapped folio (folio_referenced)", rmap_ns),
     cost_knob!("cost.unmap_ns", "500", "reclaim: unmap a mapped folio (try_to_unmap, TLB flush)", unmap_ns),
     cost_knob!("cost.free_ns", "100", "reclaim: free one folio back to the buddy allocator", free_ns),
+    cost_knob!("cost.walk_pte_ns", "10", "MGLRU: examine one PTE in a page-table walk or look-around", walk_pte_ns),
+    knob!("lru_gen.enabled", "auto", "", "/sys/kernel/mm/lru_gen/enabled: y or n switches the policy to the same kernel's MGLRU or classic model; auto follows the policy name",
+        |c, v| c.lru_gen_enabled = match v.trim() { "auto" => None, "y" | "Y" | "1" | "true" => Some(true), "n" | "N" | "0" | "false" => Some(false),
+            o => return Err(format!("expected y, n or auto, got '{o}'")) },
+        |c| c.lru_gen_enabled.map_or("auto".into(), |e| if e { "y" } else { "n" }.into())),
+    knob!("lru_gen.min_ttl_ms", "0", "ms", "/sys/kernel/mm/lru_gen/min_ttl_ms: working-set protection; OOM when every generation is younger (0 = off)",
+        |c, v| c.lru_gen_min_ttl_ms = uint(v)?, |c| c.lru_gen_min_ttl_ms.to_string()),
     knob!("sim.sample_interval_ms", "100", "ms", "time-series sampling interval on the simulated clock",
         |c, v| c.sample_interval_ns = uint(v)?.saturating_mul(1_000_000), |c| (c.sample_interval_ns / 1_000_000).to_string()),
 ];
@@ -246,8 +259,11 @@ impl Default for SimConfig {
                 rmap_ns: 0,
                 unmap_ns: 0,
                 free_ns: 0,
+                walk_pte_ns: 0,
             },
             sample_interval_ns: 0,
+            lru_gen_enabled: None,
+            lru_gen_min_ttl_ms: 0,
         };
         for k in KNOBS {
             (k.set)(&mut c, k.default).expect("knob defaults parse");

@@ -41,9 +41,11 @@ prop_compose! {
 }
 
 prop_compose! {
-    fn machine()(mem_mib in 4u32..12, swap in 0usize..3, swappiness in 0u32..=200, limit in prop::option::of(2u32..8), low in 0u32..3)
+    fn machine()(mem_mib in 4u32..12, swap in 0usize..3, swappiness in 0u32..=200, limit in prop::option::of(2u32..8), low in 0u32..3,
+                 policy in 0usize..reclaimlab_core::policies().len())
                 -> Vec<(String, String)> {
         let mut kv = vec![
+            ("policy".to_string(), reclaimlab_core::policies()[policy].name.to_string()),
             ("machine.memory".to_string(), format!("{mem_mib}M")),
             ("swap.device".to_string(), ["none", "zram", "ssd"][swap].to_string()),
             ("vm.swappiness".to_string(), swappiness.to_string()),
@@ -59,7 +61,7 @@ prop_compose! {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 48, .. ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: 96, .. ProptestConfig::default() })]
 
     #[test]
     fn invariants_and_counter_relations_hold(prog in workload(), kv in machine(), seed in 0u64..1000) {

@@ -56,6 +56,12 @@ pub struct Mm {
     pub cfg: SimConfig,
     /// Device time spent on asynchronous writes (swap-out to SSD, writeback), ns.
     pub io_write_ns: u64,
+    /// The clock of whoever is running now (the workload, or kswapd during its steps),
+    /// ns: what the kernel reads as jiffies (MGLRU generation timestamps).
+    pub now: u64,
+    /// Set when a reclaimer invokes the OOM killer (MGLRU `min_ttl_ms` protection); the
+    /// engine ends the run with this message.
+    pub oom: Option<String>,
 }
 
 impl Mm {
@@ -92,6 +98,8 @@ impl Mm {
             swappiness: cfg.swappiness,
             cfg: cfg.clone(),
             io_write_ns: 0,
+            now: 0,
+            oom: None,
         };
         mm.new_memcg(&CgroupConfig::new(""));
         for cg in &cfg.cgroups {

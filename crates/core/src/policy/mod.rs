@@ -7,6 +7,7 @@
 //! own files beside the mainline model and override only the hooks the patch changes.
 
 pub mod classic;
+pub mod mglru;
 pub mod registry;
 
 use crate::mm::lruvec::LruvecId;
@@ -49,4 +50,9 @@ pub trait ReclaimPolicy: Send + 'static {
 
     /// Check the policy's list structure against `mm` (tests).
     fn check_invariants(&self, mm: &Mm) -> Result<(), String>;
+
+    /// Metrics of the policy's own machinery, reported after the run's metrics.
+    fn metrics(&self, _mm: &Mm) -> Vec<(String, f64)> {
+        Vec::new()
+    }
 }

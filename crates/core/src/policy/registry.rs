@@ -20,7 +20,40 @@ pub static POLICIES: &[PolicyEntry] = &[PolicyEntry {
     base: "",
     description: "active/inactive LRU with workingset refault detection (mm/vmscan.c, mm/workingset.c, v6.15)",
     build: |cfg| Box::new(Machine::new(cfg, Classic::new(Mainline))),
-}];
+},
+PolicyEntry {
+    name: "mglru@6.15",
+    base: "",
+    description: "multi-generational LRU: generations, tiers, PID-controlled eviction, page-table walk aging, generation-distance refault test (mm/vmscan.c, mm/workingset.c, v6.15)",
+    build: |cfg| Box::new(Machine::new(cfg, super::mglru::Mglru::new(super::mglru::Mainline))),
+},
+PolicyEntry {
+    name: "mglru+refault-distance-rfc-v3",
+    base: "mglru@6.15",
+    description: "Kairui Song's RFC v3 (Sep 2023, not merged) on MGLRU: shadows carry an eviction-only clock; a refault within the inactive size (the two oldest generations) is re-activated",
+    build: |cfg| Box::new(Machine::new(cfg, super::mglru::Mglru::new(super::mglru::refault_distance_rfc_v3::RefaultDistanceRfcV3))),
+},
+PolicyEntry {
+    name: "classic+refault-distance-rfc-v3",
+    base: "classic@6.15",
+    description: "Kairui Song's RFC v3 (Sep 2023, not merged): the workingset clock ages only on eviction; a refault is activated if its distance < inactive size (active >= inactive) or < active + the other type's inactive",
+    build: |cfg| Box::new(Machine::new(cfg, Classic::new(super::classic::refault_distance_rfc_v3::RefaultDistanceRfcV3))),
+},
+];
+
+/// `lru_gen.enabled=y|n` on a model of the other family: the same kernel's (and
+/// patch's) model of the requested family, e.g. `classic@6.15` with y → `mglru@6.15`.
+pub fn resolve_lru_gen(name: &str, enabled: Option<bool>) -> Result<String> {
+    let Some(enabled) = enabled else { return Ok(name.to_string()) };
+    let (from, to) = if enabled { ("classic", "mglru") } else { ("mglru", "classic") };
+    let Some(rest) = name.strip_prefix(from) else { return Ok(name.to_string()) };
+    let other = format!("{to}{rest}");
+    if POLICIES.iter().any(|p| p.name == other) {
+        Ok(other)
+    } else {
+        Err(Error::config("lru_gen.enabled", format!("policy '{name}' has no {to} counterpart ('{other}' is not a known model)")))
+    }
+}
 
 pub fn find(name: &str) -> Result<&'static PolicyEntry> {
     POLICIES.iter().find(|p| p.name == name).ok_or_else(|| {

@@ -142,14 +142,15 @@ impl<P: ReclaimPolicy> Machine<P> {
         }
         self.accesses += 1;
         if self.now >= self.next_event {
-            self.run_events();
+            self.run_events()?;
         }
         Ok(())
     }
 
     /// Run kswapd steps and time-series samples that are due.
-    fn run_events(&mut self) {
+    fn run_events(&mut self) -> Result<()> {
         self.kswapd_catch_up();
+        self.check_oom()?;
         self.rec.sample_due(&self.mm, &self.kswapd, self.now, self.accesses);
         let mut next = self.rec.next_sample;
         for k in &self.kswapd {
@@ -158,14 +159,28 @@ impl<P: ReclaimPolicy> Machine<P> {
             }
         }
         self.next_event = next;
+        Ok(())
     }
 
     /// Let every active kswapd run until its clock passes the workload's.
     fn kswapd_catch_up(&mut self) {
         for i in 0..self.kswapd.len() {
             while self.kswapd[i].active && self.kswapd[i].clock_ns <= self.now {
+                self.mm.now = self.kswapd[i].clock_ns;
                 self.kswapd[i].step(&mut self.mm, &mut self.policy);
             }
+        }
+        self.mm.now = self.now;
+    }
+
+    /// A reclaimer invoked the OOM killer (MGLRU's min_ttl protection): end the run.
+    fn check_oom(&mut self) -> Result<()> {
+        match self.mm.oom.take() {
+            Some(why) => {
+                self.mm.vmstat.count(Ev::OomKill, 1);
+                Err(Error::oom(format!("{why} (at access #{})", self.accesses + 1)))
+            }
+            None => Ok(()),
         }
     }
 
@@ -216,6 +231,7 @@ impl<P: ReclaimPolicy> Machine<P> {
             self.rec.direct_reclaim_ns += cost;
             self.memstall(cost);
             self.kswapd_catch_up();
+            self.check_oom()?;
             if let Some(pfn) = self.get_page_from_freelist(&nodes, WMARK_MIN) {
                 return Ok(pfn);
             }
@@ -250,6 +266,7 @@ impl<P: ReclaimPolicy> Machine<P> {
     #[inline(never)]
     fn fault(&mut self, a: Access, info: u8) -> Result<()> {
         self.kswapd_catch_up();
+        self.check_oom()?;
         let page = a.page as usize;
         let first = info & pinfo::TOUCHED == 0;
         let file = if first { a.flags & flags::FILE != 0 } else { info & pinfo::FILE != 0 };
@@ -378,7 +395,9 @@ impl<P: ReclaimPolicy> Engine for Machine<P> {
     fn finish(self: Box<Self>) -> RunResult {
         let m = *self;
         let policy = m.policy_name();
-        m.rec.finish(&m.mm, &m.kswapd, m.now, m.accesses, policy)
+        let mut r = m.rec.finish(&m.mm, &m.kswapd, m.now, m.accesses, policy);
+        r.metrics.extend(m.policy.metrics(&m.mm));
+        r
     }
 
     fn check_invariants(&self) -> std::result::Result<(), String> {

@@ -20,9 +20,13 @@ pub trait Engine: Send {
     fn check_invariants(&self) -> std::result::Result<(), String>;
 }
 
-/// Validate the config and build the machine with the named policy.
+/// Validate the config and build the machine with the named policy (after
+/// `lru_gen.enabled`, which switches between a kernel's classic and MGLRU models).
 pub fn build(cfg: &SimConfig) -> Result<Box<dyn Engine>> {
     cfg.validate()?;
-    let entry = crate::policy::registry::find(&cfg.policy)?;
-    Ok((entry.build)(cfg))
+    let name = crate::policy::registry::resolve_lru_gen(&cfg.policy, cfg.lru_gen_enabled)?;
+    let entry = crate::policy::registry::find(&name)?;
+    let mut cfg = cfg.clone();
+    cfg.policy = name;
+    Ok((entry.build)(&cfg))
 }

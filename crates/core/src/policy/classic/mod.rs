@@ -10,6 +10,7 @@
 
 pub mod lru;
 pub mod mainline;
+pub mod refault_distance_rfc_v3;
 pub mod vmscan;
 
 use crate::mm::lists::ListHead;

@@ -1,0 +1,220 @@
+//! Aging (mm/vmscan.c v6.15, spec C.5–C.6): producing a new generation
+//! (`try_to_inc_max_seq`, `inc_max_seq`, `inc_min_seq`) and harvesting accessed bits —
+//! the page-table walk of a memcg's address space and the rmap-time look-around.
+//!
+//! Address space model: a trace page id is its virtual page; a "PMD" is a block of 512
+//! consecutive page ids, the unit Bloom filters track and look-around stays within.
+//! Abstractions: one walker and one mm per memcg (the mm list iteration collapses to
+//! one walk per aging); the Bloom filters are exact sets of PMD blocks (no false
+//! positives); `total` in `suitable_to_scan` counts the present PTEs of the memcg in the
+//! block; walk batching and lock drops are not modelled; no VMA boundaries inside a PMD.
+
+use super::lrugen::*;
+use super::pid::reset_ctrl_pos;
+use crate::mm::lruvec::{LruList, LruvecId, LRU_ACTIVE, LRU_FILE};
+use crate::mm::page::{is_resident, pg};
+use crate::mm::page_alloc::Pfn;
+use crate::mm::vmstat::Ev;
+use crate::mm::Mm;
+use crate::vmscan::ScanControl;
+
+/// Pages per PMD (x86-64).
+pub const PMD_PAGES: usize = 512;
+
+/// `suitable_to_scan`: at least one young PTE per cache line of PTEs (8 on x86).
+#[inline]
+fn suitable_to_scan(total: u64, young: u64) -> bool {
+    total > 0 && young * 8 >= total
+}
+
+fn bloom_test(g: &LruGen, seq: u64, pmd: usize) -> bool {
+    match &g.filters[(seq % 2) as usize] {
+        None => true,
+        Some(bits) => bits.get(pmd / 64).is_some_and(|w| w & (1 << (pmd % 64)) != 0),
+    }
+}
+
+fn bloom_update(g: &mut LruGen, seq: u64, pmd: usize) {
+    if let Some(bits) = &mut g.filters[(seq % 2) as usize] {
+        if bits.len() <= pmd / 64 {
+            bits.resize(pmd / 64 + 1, 0);
+        }
+        bits[pmd / 64] |= 1 << (pmd % 64);
+    }
+}
+
+/// Is the page at `page` a present PTE of `memcg` on `node` mapping a folio on an
+/// MGLRU list (`get_pte_pfn` + `get_pfn_folio`)? Returns its frame.
+#[inline]
+fn pte_folio(mm: &Mm, page: usize, memcg: u16, node: u16) -> Option<Pfn> {
+    let pfn = mm.pages.pte[page];
+    if !is_resident(pfn) || !mm.frames.test(pfn, pg::MAPPED) || mm.frames.memcg(pfn) != memcg || mm.node_of(pfn) != node {
+        return None;
+    }
+    folio_lru_gen(mm, pfn).map(|_| pfn)
+}
+
+/// `walk_update_folio`: with a walk (kswapd, aging) the two-strike `folio_update_gen`;
+/// without one (direct reclaim look-around) `lru_gen_set_refs` and, on the second
+/// strike, `folio_activate`.
+pub(super) fn walk_update_folio(mm: &mut Mm, g: &mut LruGen, lv: LruvecId, pfn: Pfn, new_gen: usize, walk: bool) {
+    if walk {
+        folio_update_gen(mm, g, lv, pfn, new_gen);
+    } else if lru_gen_set_refs(mm, pfn) {
+        if let Some(old) = folio_lru_gen(mm, pfn) {
+            if old != new_gen && !mm.frames.test(pfn, pg::ACTIVE) {
+                // folio_activate → lru_activate
+                lru_gen_del_folio(mm, g, lv, pfn, false);
+                mm.frames.set(pfn, pg::ACTIVE);
+                lru_gen_add_folio(mm, g, lv, pfn, false);
+                mm.vmstat.count(Ev::Pgactivate, 1);
+            }
+        }
+    }
+}
+
+/// Walk the memcg's page tables for generation `seq` (`walk_mm` over every "PMD"):
+/// young PTEs are cleared and their folios promoted to `gen(max_seq)` on the second
+/// strike; PMDs dense in young PTEs go into the Bloom filter for `seq + 1`.
+fn walk_mm(mm: &mut Mm, g: &mut LruGen, lv: LruvecId, seq: u64, swappiness: u32, force_scan: bool, sc: &mut ScanControl) {
+    let (memcg, node) = (mm.lruvecs[lv as usize].memcg, mm.lruvecs[lv as usize].node);
+    // iterate_mm_list: the first walker of a round resets the filter for seq + 1.
+    g.filters[((seq + 1) % 2) as usize] = Some(Vec::new());
+    let new_gen = gen_from_seq(g.max_seq);
+    let nr_pages = mm.pages.len();
+    let walk_pte_ns = mm.cfg.cost.walk_pte_ns;
+    for pmd in 0..nr_pages.div_ceil(PMD_PAGES) {
+        if !force_scan && !bloom_test(g, seq, pmd) {
+            continue;
+        }
+        let (start, end) = (pmd * PMD_PAGES, ((pmd + 1) * PMD_PAGES).min(nr_pages));
+        sc.cost_ns += walk_pte_ns * (end - start) as u64;
+        let (mut total, mut young) = (0u64, 0u64);
+        for page in start..end {
+            let Some(pfn) = pte_folio(mm, page, memcg, node) else { continue };
+            // VMAs skipped by swappiness: anon when 0, file when anon-only.
+            let file = mm.frames.is_file(pfn);
+            if (!file && swappiness == 0) || (file && swappiness > 200) {
+                continue;
+            }
+            total += 1;
+            if !mm.frames.test_and_clear(pfn, pg::YOUNG) {
+                continue;
+            }
+            young += 1;
+            walk_update_folio(mm, g, lv, pfn, new_gen, true);
+        }
+        if suitable_to_scan(total, young) {
+            bloom_update(g, seq + 1, pmd);
+        }
+    }
+}
+
+/// `try_to_inc_max_seq`: walk the page tables (once per generation), then
+/// `inc_max_seq`. Returns false if another walker already produced this generation.
+pub fn try_to_inc_max_seq(mm: &mut Mm, g: &mut LruGen, lv: LruvecId, seq: u64, swappiness: u32, force_scan: bool, sc: &mut ScanControl) -> bool {
+    debug_assert!(seq <= g.max_seq);
+    if seq <= g.mm_state_seq {
+        return false;
+    }
+    walk_mm(mm, g, lv, seq, swappiness, force_scan, sc);
+    g.mm_state_seq = seq;
+    inc_max_seq(mm, g, lv, seq, swappiness)
+}
+
+/// `inc_max_seq`: retire the oldest generation of any type that has MAX_NR_GENS, update
+/// the compat active/inactive sizes, stamp the new generation's birth, `max_seq++`.
+pub fn inc_max_seq(mm: &mut Mm, g: &mut LruGen, lv: LruvecId, seq: u64, swappiness: u32) -> bool {
+    if seq != g.max_seq {
+        return false;
+    }
+    for ty in 0..2 {
+        if g.nr_gens(ty) == MAX_NR_GENS {
+            inc_min_seq(mm, g, lv, ty, swappiness);
+        }
+    }
+    // Both sides of max_seq: max_seq - 1 turns inactive, max_seq + 1 active.
+    let prev = gen_from_seq(g.max_seq - 1);
+    let next = gen_from_seq(g.max_seq + 1);
+    for ty in 0..2 {
+        let delta = g.nr_pages[prev][ty] - g.nr_pages[next][ty];
+        if delta != 0 {
+            let lru = LRU_FILE * ty;
+            mm.update_lru_size(lv, LruList::from_index(lru), delta);
+            mm.update_lru_size(lv, LruList::from_index(lru + LRU_ACTIVE), -delta);
+        }
+    }
+    for ty in 0..2 {
+        reset_ctrl_pos(g, ty, false);
+    }
+    g.timestamps[next] = mm.now;
+    g.max_seq += 1;
+    true
+}
+
+/// `inc_min_seq`: move every folio of the oldest generation to the next (counting it as
+/// protected unless lazily promoted) — skipped for a type that is not evictable under
+/// this swappiness, whose oldest folios then wrap into the new youngest generation.
+fn inc_min_seq(mm: &mut Mm, g: &mut LruGen, lv: LruvecId, ty: usize, swappiness: u32) {
+    let skip = (ty == LRU_GEN_FILE && swappiness > 200) || (ty == LRU_GEN_ANON && swappiness == 0);
+    if !skip {
+        let old_gen = gen_from_seq(g.min_seq[ty]);
+        let head = g.head(old_gen, ty);
+        while let Some(pfn) = mm.lists.tail(head) {
+            let refs = folio_lru_refs(mm, pfn);
+            let ws = mm.frames.test(pfn, pg::WORKINGSET);
+            let new_gen = folio_inc_gen(mm, g, lv, pfn, false);
+            list_move(mm, g, pfn, new_gen, ty, true);
+            if refs + ws as u32 != (1 << LRU_REFS_WIDTH) + 1 {
+                g.protected[ty][lru_tier_from_refs(refs, ws)] += 1;
+            }
+        }
+    }
+    reset_ctrl_pos(g, ty, true);
+    g.min_seq[ty] += 1;
+}
+
+/// `lru_gen_look_around` for the young PTE of `pfn` found by rmap during eviction:
+/// clear it, then harvest the young PTEs of up to MIN_LRU_BATCH neighbouring pages in
+/// the same PMD (promoting their folios), and feed the PMD to the page-table walker's
+/// Bloom filter when it is dense. Returns whether `pfn`'s own PTE was young.
+pub fn lru_gen_look_around(mm: &mut Mm, g: &mut LruGen, lv: LruvecId, pfn: Pfn, walk: bool, sc: &mut ScanControl) -> bool {
+    if !mm.frames.test_and_clear(pfn, pg::YOUNG) {
+        return false;
+    }
+    let addr = mm.frames.page(pfn) as usize;
+    let (memcg, node) = (mm.lruvecs[lv as usize].memcg, mm.lruvecs[lv as usize].node);
+    let pmd = addr / PMD_PAGES;
+    let mut start = pmd * PMD_PAGES;
+    let mut end = ((pmd + 1) * PMD_PAGES).min(mm.pages.len());
+    if end - start == 1 {
+        return true;
+    }
+    let batch = MIN_LRU_BATCH as usize;
+    if end - start > batch {
+        if addr - start < batch / 2 {
+            end = start + batch;
+        } else if end - addr < batch / 2 {
+            start = end - batch;
+        } else {
+            start = addr - batch / 2;
+            end = addr + batch / 2;
+        }
+    }
+    sc.cost_ns += mm.cfg.cost.walk_pte_ns * (end - start) as u64;
+    let new_gen = gen_from_seq(g.max_seq);
+    let mut young = 0;
+    for page in start..end {
+        let Some(nb) = pte_folio(mm, page, memcg, node) else { continue };
+        if !mm.frames.test_and_clear(nb, pg::YOUNG) {
+            continue;
+        }
+        young += 1;
+        walk_update_folio(mm, g, lv, nb, new_gen, walk);
+    }
+    if suitable_to_scan((end - start) as u64, young) {
+        let max_seq = g.max_seq;
+        bloom_update(g, max_seq, pmd);
+    }
+    true
+}

@@ -1,0 +1,411 @@
+//! Eviction (mm/vmscan.c v6.15, spec C.7, C.9): `lru_gen_shrink_node` (root reclaim
+//! over every memcg), `lru_gen_shrink_lruvec` (memcg reclaim), `try_to_shrink_lruvec`,
+//! `get_nr_to_scan` / `should_run_aging` (aging is triggered from here), `evict_folios`,
+//! `isolate_folios`, `scan_folios`, `sort_folio`, `isolate_folio`, `try_to_inc_min_seq`,
+//! `should_abort_scan`, `set_initial_priority`, the MGLRU branch of
+//! `folio_check_references`, and kswapd's `lru_gen_age_node` (min_ttl).
+//! Abstractions: the memcg LRU of global reclaim (`shrink_many`'s generations and bins)
+//! is a round-robin over memcgs; dirty file folios found by `sort_folio` are written
+//! back by the "flusher" at once and rotated to the tail of the oldest generation, where
+//! the same scan isolates them.
+
+use super::aging::{lru_gen_look_around, try_to_inc_max_seq};
+use super::lrugen::*;
+use super::pid::{get_tier_idx, get_type_to_scan, reset_ctrl_pos};
+use super::{Mglru, MglruVariant};
+use crate::mm::lruvec::{LruList, LruvecId};
+use crate::mm::memcontrol::ROOT_MEMCG;
+use crate::mm::page::pg;
+use crate::mm::page_alloc::{Pfn, WMARK_HIGH};
+use crate::mm::vmstat::Ev;
+use crate::mm::Mm;
+use crate::vmscan::{shrink_folio_list, shrink_node_memcgs, FolioReferences, Reclaimer, ScanControl, DEF_PRIORITY};
+
+/// `get_swappiness`: 0 without `may_swap` or with fewer than MIN_LRU_BATCH free slots.
+pub fn get_swappiness(mm: &Mm, sc: &ScanControl) -> u32 {
+    if !sc.may_swap || mm.swap.total.saturating_sub(mm.swap.used) < MIN_LRU_BATCH {
+        return 0;
+    }
+    mm.swappiness
+}
+
+/// `should_run_aging`: (must or better age, evictable pages in the live generations).
+fn should_run_aging(g: &LruGen, swappiness: u32) -> (bool, u64) {
+    if evictable_min_seq(&g.min_seq, swappiness) + MIN_NR_GENS > g.max_seq {
+        return (true, 0);
+    }
+    let mut size = 0u64;
+    for ty in evictable_types(swappiness) {
+        for seq in g.min_seq[ty]..=g.max_seq {
+            size += g.nr_pages[gen_from_seq(seq)][ty].max(0) as u64;
+        }
+    }
+    (evictable_min_seq(&g.min_seq, swappiness) + MIN_NR_GENS == g.max_seq, size)
+}
+
+/// `lruvec_is_sizable`.
+fn lruvec_is_sizable(g: &LruGen, swappiness: u32, priority: i32) -> bool {
+    let mut total = 0u64;
+    for ty in evictable_types(swappiness) {
+        for seq in g.min_seq[ty]..=g.max_seq {
+            total += g.nr_pages[gen_from_seq(seq)][ty].max(0) as u64;
+        }
+    }
+    total >> priority != 0
+}
+
+impl<V: MglruVariant> Mglru<V> {
+    /// `get_nr_to_scan`: how many to scan, or −1 to rotate (aged / below min), 0 to stop.
+    fn get_nr_to_scan(&mut self, mm: &mut Mm, lv: LruvecId, sc: &mut ScanControl, swappiness: u32) -> i64 {
+        let memcg = mm.lruvecs[lv as usize].memcg;
+        if Some(memcg) != sc.target_memcg && memcg != ROOT_MEMCG && mm.memcgs[memcg as usize].below_min() {
+            return -1;
+        }
+        let g = &mut self.lrugens[lv as usize];
+        let (success, nr_to_scan) = should_run_aging(g, swappiness);
+        if !success || sc.priority == DEF_PRIORITY {
+            return (nr_to_scan >> sc.priority) as i64;
+        }
+        let max_seq = g.max_seq;
+        self.stats.aging += 1;
+        if try_to_inc_max_seq(mm, g, lv, max_seq, swappiness, false, sc) {
+            -1
+        } else {
+            0
+        }
+    }
+
+    /// `try_to_shrink_lruvec`: evict in batches until the budget is met or
+    /// `should_abort_scan`. Returns whether the lruvec should rotate.
+    pub(super) fn try_to_shrink_lruvec(&mut self, mm: &mut Mm, lv: LruvecId, sc: &mut ScanControl) -> bool {
+        let swappiness = get_swappiness(mm, sc);
+        let mut scanned = 0i64;
+        let mut nr_to_scan;
+        loop {
+            nr_to_scan = self.get_nr_to_scan(mm, lv, sc, swappiness);
+            if nr_to_scan <= 0 {
+                break;
+            }
+            let delta = self.evict_folios(mm, lv, sc, swappiness, nr_to_scan as u64);
+            if delta == 0 {
+                break;
+            }
+            scanned += delta as i64;
+            if scanned >= nr_to_scan || should_abort_scan(mm, lv, sc) {
+                break;
+            }
+        }
+        nr_to_scan < 0
+    }
+
+    /// `evict_folios`.
+    fn evict_folios(&mut self, mm: &mut Mm, lv: LruvecId, sc: &mut ScanControl, swappiness: u32, nr_to_scan: u64) -> u64 {
+        let mut list = std::mem::take(&mut self.isolated);
+        let (mut scanned, _ty) = self.isolate_folios(mm, lv, sc, swappiness, nr_to_scan, &mut list);
+        let g = &mut self.lrugens[lv as usize];
+        scanned += try_to_inc_min_seq(mm, g, swappiness) as u64;
+        if evictable_min_seq(&g.min_seq, swappiness) + MIN_NR_GENS > g.max_seq {
+            scanned = 0;
+        }
+        if list.is_empty() {
+            self.isolated = list;
+            return scanned;
+        }
+        let mut skip_retry = false;
+        loop {
+            let stat = shrink_folio_list(mm, self, &mut list, sc);
+            sc.nr_reclaimed += stat.nr_reclaimed;
+            // Rejected folios: clean, unmapped, inactive ones get one retry; the rest must
+            // not land in the oldest generation again.
+            let g = &self.lrugens[lv as usize];
+            let mut clean = Vec::new();
+            let mut kept = Vec::with_capacity(list.len());
+            for &pfn in list.iter() {
+                let f = mm.frames.flags(pfn);
+                if !skip_retry && f & (pg::ACTIVE | pg::MAPPED | pg::DIRTY) == 0 {
+                    clean.push(pfn);
+                    continue;
+                }
+                let t = folio_type(mm, pfn);
+                if lru_gen_folio_seq(mm, g, pfn, false) == g.min_seq[t] {
+                    mm.frames.clear(pfn, LRU_REFS_FLAGS);
+                    mm.frames.set(pfn, pg::ACTIVE);
+                }
+                kept.push(pfn);
+            }
+            // move_folios_to_lru
+            for &pfn in &kept {
+                let g = &mut self.lrugens[lv as usize];
+                lru_gen_add_folio(mm, g, lv, pfn, false);
+            }
+            // (pgsteal_* are counted per folio by shrink_folio_list)
+            if clean.is_empty() {
+                break;
+            }
+            list.clear();
+            list.extend_from_slice(&clean);
+            skip_retry = true;
+        }
+        list.clear();
+        self.isolated = list;
+        scanned
+    }
+
+    /// `isolate_folios`: the type the PID controller picks, then the other.
+    fn isolate_folios(&mut self, mm: &mut Mm, lv: LruvecId, sc: &mut ScanControl, swappiness: u32, nr_to_scan: u64, list: &mut Vec<Pfn>) -> (u64, usize) {
+        let g = &self.lrugens[lv as usize];
+        let mut ty = get_type_to_scan(g, swappiness);
+        let mut last = ty;
+        for _ in evictable_types(swappiness) {
+            let g = &self.lrugens[lv as usize];
+            let tier = get_tier_idx(g, ty);
+            last = ty;
+            let scanned = self.scan_folios(mm, lv, sc, ty, tier, nr_to_scan, list);
+            if scanned != 0 {
+                return (scanned, ty);
+            }
+            ty = 1 - ty;
+        }
+        (0, last)
+    }
+
+    /// `scan_folios`: from the tail of the oldest generation, sort or isolate up to a
+    /// batch; pgscan counts isolated folios, pgrefill sorted ones.
+    #[allow(clippy::too_many_arguments)]
+    fn scan_folios(&mut self, mm: &mut Mm, lv: LruvecId, sc: &mut ScanControl, ty: usize, tier: usize, nr_to_scan: u64, list: &mut Vec<Pfn>) -> u64 {
+        let g = &mut self.lrugens[lv as usize];
+        if g.nr_gens(ty) == MIN_NR_GENS {
+            return 0;
+        }
+        let gen = gen_from_seq(g.min_seq[ty]);
+        let head = g.head(gen, ty);
+        let mut remaining = nr_to_scan.min(MAX_LRU_BATCH);
+        let (mut scanned, mut sorted, mut isolated) = (0u64, 0u64, 0u64);
+        while let Some(pfn) = mm.lists.tail(head) {
+            scanned += 1;
+            sc.cost_ns += mm.cfg.cost.scan_ns;
+            if sort_folio(mm, g, lv, pfn, tier) {
+                sorted += 1;
+            } else {
+                isolate_folio(mm, g, lv, pfn);
+                list.push(pfn);
+                isolated += 1;
+            }
+            remaining -= 1;
+            if remaining == 0 || isolated >= MIN_LRU_BATCH {
+                break;
+            }
+        }
+        if !sc.cgroup_reclaim() {
+            match sc.reclaimer {
+                Reclaimer::Kswapd => mm.vmstat.count(Ev::PgscanKswapd, isolated),
+                _ => mm.vmstat.count(Ev::PgscanDirect, isolated),
+            }
+            mm.vmstat.count(Ev::Pgrefill, sorted);
+        }
+        mm.vmstat.count(Ev::by_type(Ev::PgscanAnon, ty == LRU_GEN_FILE), isolated);
+        if isolated != 0 || remaining == 0 {
+            scanned
+        } else {
+            0
+        }
+    }
+
+    /// The MGLRU branch of `folio_check_references` (spec C.6): no young PTE →
+    /// reclaim; else the two-strike rule (`lru_gen_set_refs`), the PTE checked through
+    /// look-around.
+    pub(super) fn check_references(&mut self, mm: &mut Mm, pfn: Pfn, sc: &mut ScanControl) -> FolioReferences {
+        if !mm.frames.test(pfn, pg::MAPPED) {
+            return FolioReferences::Reclaim;
+        }
+        sc.cost_ns += mm.cfg.cost.rmap_ns;
+        let lv = mm.folio_lruvec(pfn);
+        let walk = sc.is_kswapd();
+        let g = &mut self.lrugens[lv as usize];
+        if !lru_gen_look_around(mm, g, lv, pfn, walk, sc) {
+            return FolioReferences::Reclaim;
+        }
+        if lru_gen_set_refs(mm, pfn) {
+            FolioReferences::Activate
+        } else {
+            FolioReferences::Keep
+        }
+    }
+
+    /// `shrink_node` with MGLRU: root reclaim walks every memcg (`lru_gen_shrink_node`);
+    /// memcg reclaim goes through `shrink_node_memcgs` to `lru_gen_shrink_lruvec`.
+    pub(super) fn shrink_node(&mut self, mm: &mut Mm, node: u16, sc: &mut ScanControl) {
+        if sc.cgroup_reclaim() {
+            shrink_node_memcgs(mm, node, sc, |mm, lv, sc| {
+                self.try_to_shrink_lruvec(mm, lv, sc);
+            });
+            return;
+        }
+        set_initial_priority(mm, node, sc);
+        let reclaimed = sc.nr_reclaimed;
+        if sc.is_kswapd() {
+            sc.nr_reclaimed = 0;
+        }
+        let n = mm.memcgs.len();
+        let start = self.memcg_cursor[node as usize] % n;
+        for k in 0..n {
+            let memcg = ((start + k) % n) as u16;
+            let lv = mm.lruvec_id(memcg, node);
+            // shrink_one: memory.min / memory.low
+            let m = &mm.memcgs[memcg as usize];
+            if memcg != ROOT_MEMCG && m.below_min() {
+                continue;
+            }
+            if memcg != ROOT_MEMCG && m.below_low() {
+                if !sc.memcg_low_reclaim {
+                    sc.memcg_low_skipped = true;
+                    continue;
+                }
+                mm.memcgs[memcg as usize].events.low += 1;
+            }
+            self.try_to_shrink_lruvec(mm, lv, sc);
+            if should_abort_scan(mm, lv, sc) {
+                self.memcg_cursor[node as usize] = (start + k + 1) % n;
+                break;
+            }
+        }
+        if sc.is_kswapd() {
+            sc.nr_reclaimed += reclaimed;
+        }
+    }
+
+    /// kswapd's `lru_gen_age_node` (v6.14+): only the min_ttl check; if every memcg's
+    /// oldest evictable generation is younger than min_ttl, invoke the OOM killer.
+    pub(super) fn age_node(&mut self, mm: &mut Mm, node: u16, sc: &mut ScanControl) {
+        set_initial_priority(mm, node, sc);
+        let min_ttl_ns = mm.cfg.lru_gen_min_ttl_ms * 1_000_000;
+        if min_ttl_ns == 0 {
+            return;
+        }
+        let swappiness = get_swappiness(mm, sc);
+        let reclaimable = (0..mm.memcgs.len() as u16).any(|memcg| {
+            let g = &self.lrugens[mm.lruvec_id(memcg, node) as usize];
+            let m = &mm.memcgs[memcg as usize];
+            !(memcg != ROOT_MEMCG && m.below_min())
+                && lruvec_is_sizable(g, swappiness, sc.priority)
+                && g.timestamps[gen_from_seq(evictable_min_seq(&g.min_seq, swappiness))] + min_ttl_ns < mm.now
+        });
+        if !reclaimable {
+            mm.oom = Some(format!("lru_gen.min_ttl_ms={}: every generation on node {node} is younger than min_ttl (working set protection)", mm.cfg.lru_gen_min_ttl_ms));
+        }
+    }
+}
+
+/// `sort_folio`: true = not for reclaim now (moved to another generation or list).
+fn sort_folio(mm: &mut Mm, g: &mut LruGen, lv: LruvecId, pfn: Pfn, tier_idx: usize) -> bool {
+    let gen = folio_lru_gen(mm, pfn).expect("on an MGLRU list");
+    let ty = folio_type(mm, pfn);
+    let refs = folio_lru_refs(mm, pfn);
+    let ws = mm.frames.test(pfn, pg::WORKINGSET);
+    let tier = lru_tier_from_refs(refs, ws);
+    // promoted by aging: move to its generation's list
+    if gen != gen_from_seq(g.min_seq[ty]) {
+        list_move(mm, g, pfn, gen, ty, false);
+        return true;
+    }
+    // protected by its tier, or the lazily promoted workingset
+    let lazily = refs + ws as u32 == (1 << LRU_REFS_WIDTH) + 1;
+    if tier > tier_idx || lazily {
+        let new_gen = folio_inc_gen(mm, g, lv, pfn, false);
+        list_move(mm, g, pfn, new_gen, ty, false);
+        if !lazily {
+            g.protected[ty][tier] += 1;
+        }
+        return true;
+    }
+    // dirty file: the flusher writes it back (at once in the model), and
+    // folio_rotate_reclaimable puts it at the tail of the oldest generation, where this
+    // scan isolates it.
+    if ty == LRU_GEN_FILE && mm.frames.test(pfn, pg::DIRTY) {
+        mm.frames.clear(pfn, pg::DIRTY);
+        mm.vmstat.count(Ev::Pgpgout, 4);
+        mm.io_write_ns += mm.cfg.cost.file_write_ns;
+    }
+    false
+}
+
+/// `isolate_folio`: clear the refs counter of an unreferenced folio and PG_reclaim,
+/// take it off the list.
+fn isolate_folio(mm: &mut Mm, g: &mut LruGen, lv: LruvecId, pfn: Pfn) {
+    if !mm.frames.test(pfn, pg::REFERENCED) {
+        set_refs_counter(mm, pfn, 0);
+    }
+    mm.frames.clear(pfn, pg::RECLAIM);
+    lru_gen_del_folio(mm, g, lv, pfn, true);
+}
+
+/// `try_to_inc_min_seq`: advance each evictable type's `min_seq` past empty
+/// generations, keeping anon and file from straddling `max_seq - MIN_NR_GENS`.
+fn try_to_inc_min_seq(mm: &Mm, g: &mut LruGen, swappiness: u32) -> bool {
+    let mut min_seq = g.min_seq;
+    let mut inc = false;
+    for ty in evictable_types(swappiness) {
+        while min_seq[ty] + MIN_NR_GENS <= g.max_seq {
+            if !mm.lists.is_empty(g.head(gen_from_seq(min_seq[ty]), ty)) {
+                break;
+            }
+            min_seq[ty] += 1;
+            inc = true;
+        }
+    }
+    if !inc {
+        return false;
+    }
+    if swappiness != 0 && swappiness <= 200 {
+        let seq = g.max_seq - MIN_NR_GENS;
+        if min_seq[LRU_GEN_ANON] > seq && min_seq[LRU_GEN_FILE] < seq {
+            min_seq[LRU_GEN_ANON] = seq;
+        } else if min_seq[LRU_GEN_FILE] > seq && min_seq[LRU_GEN_ANON] < seq {
+            min_seq[LRU_GEN_FILE] = seq;
+        }
+    }
+    let mut success = false;
+    for ty in evictable_types(swappiness) {
+        if min_seq[ty] <= g.min_seq[ty] {
+            continue;
+        }
+        reset_ctrl_pos(g, ty, true);
+        g.min_seq[ty] = min_seq[ty];
+        success = true;
+    }
+    success
+}
+
+/// `should_abort_scan` (root reclaim only): enough reclaimed, or for kswapd every zone
+/// above high + MIN_LRU_BATCH.
+fn should_abort_scan(mm: &Mm, lv: LruvecId, sc: &ScanControl) -> bool {
+    if sc.cgroup_reclaim() {
+        return false;
+    }
+    if sc.nr_reclaimed >= sc.nr_to_reclaim.max(2 << sc.order) {
+        return true;
+    }
+    if !sc.is_kswapd() || sc.order != 0 {
+        return false;
+    }
+    let node = mm.lruvecs[lv as usize].node;
+    mm.nodes[node as usize].zones.iter().all(|&z| {
+        let zone = &mm.buddy.zones[z];
+        mm.buddy.zone_watermark_ok(z, 0, zone.watermark[WMARK_HIGH] + MIN_LRU_BATCH)
+    })
+}
+
+/// `set_initial_priority` (root reclaim): from the inactive size and `nr_to_reclaim`,
+/// clamped to [6, 12].
+fn set_initial_priority(mm: &Mm, node: u16, sc: &mut ScanControl) {
+    if sc.priority != DEF_PRIORITY || sc.nr_to_reclaim < MIN_LRU_BATCH {
+        return;
+    }
+    let mut reclaimable = mm.node_lru_pages(node, LruList::InactiveFile);
+    if mm.can_reclaim_anon() {
+        reclaimable += mm.node_lru_pages(node, LruList::InactiveAnon);
+    }
+    let fls = |x: u64| 64 - x.leading_zeros() as i32;
+    let priority = fls(reclaimable) - 1 - fls(sc.nr_to_reclaim - 1);
+    sc.priority = priority.clamp(DEF_PRIORITY / 2, DEF_PRIORITY);
+}

@@ -1,0 +1,163 @@
+//! The multi-generational LRU (MGLRU, mm/vmscan.c + mm/workingset.c v6.15; spec C).
+//!
+//! - [`lrugen`]: generations, folio gen/refs bits, add/del/promote primitives.
+//! - [`aging`]: producing generations; the page-table walk and look-around.
+//! - [`eviction`]: the reclaim paths, `sort_folio`, the oldest-generation scan.
+//! - [`pid`]: the PID controller choosing type and tiers.
+//! - [`mainline`]: the workingset hooks of v6.15 (eviction token, refault test) —
+//!   the points patches change; [`refault_distance_rfc_v3`] is Kairui Song's RFC. A variant implements [`MglruVariant`] overriding only
+//!   what its patch changes; everything else is mainline.
+
+pub mod aging;
+pub mod eviction;
+pub mod lrugen;
+pub mod mainline;
+pub mod pid;
+pub mod refault_distance_rfc_v3;
+
+use crate::mm::lruvec::LruvecId;
+use crate::mm::page::pg;
+use crate::mm::page_alloc::Pfn;
+use crate::mm::Mm;
+use crate::policy::ReclaimPolicy;
+use crate::vmscan::{FolioReferences, ScanControl};
+use lrugen::*;
+
+/// The hook points of the MGLRU family that patches change; defaults are v6.15.
+pub trait MglruVariant: Send + 'static {
+    /// `lru_gen_eviction`: returns the shadow.
+    fn lru_gen_eviction(&mut self, mm: &mut Mm, lrugens: &mut [LruGen], pfn: Pfn) -> u64 {
+        mainline::lru_gen_eviction(mm, lrugens, pfn)
+    }
+    /// `lru_gen_refault`: returns whether PG_workingset was restored.
+    fn lru_gen_refault(&mut self, mm: &mut Mm, lrugens: &mut [LruGen], pfn: Pfn, shadow: u64) -> bool {
+        mainline::lru_gen_refault(mm, lrugens, pfn, shadow)
+    }
+}
+
+/// Mainline v6.15.
+pub struct Mainline;
+impl MglruVariant for Mainline {}
+
+/// Counters of MGLRU's own work (reported as `lru_gen.*` metrics).
+#[derive(Clone, Debug, Default)]
+pub struct MglruStats {
+    /// `try_to_inc_max_seq` calls from the eviction path.
+    pub aging: u64,
+}
+
+pub struct Mglru<V: MglruVariant> {
+    pub variant: V,
+    pub lrugens: Vec<LruGen>,
+    pub stats: MglruStats,
+    /// Where root reclaim starts its memcg round-robin, per node.
+    memcg_cursor: Vec<usize>,
+    isolated: Vec<Pfn>,
+}
+
+impl<V: MglruVariant> Mglru<V> {
+    pub fn new(variant: V) -> Self {
+        Mglru { variant, lrugens: Vec::new(), stats: MglruStats::default(), memcg_cursor: vec![0; 64], isolated: Vec::with_capacity(MIN_LRU_BATCH as usize) }
+    }
+}
+
+impl<V: MglruVariant> ReclaimPolicy for Mglru<V> {
+    fn init_lruvec(&mut self, mm: &mut Mm, lv: LruvecId) {
+        debug_assert_eq!(lv as usize, self.lrugens.len());
+        let heads = mm.lists.alloc_heads(NR_LISTS);
+        self.lrugens.push(LruGen::new(heads, mm.now));
+    }
+
+    /// `folio_mark_accessed` with MGLRU: `lru_gen_inc_refs`.
+    fn folio_mark_accessed(&mut self, mm: &mut Mm, pfn: Pfn) {
+        lru_gen_inc_refs(mm, pfn);
+        mm.frames.clear(pfn, pg::IDLE);
+    }
+
+    fn workingset_refault(&mut self, mm: &mut Mm, pfn: Pfn, shadow: u64) -> bool {
+        self.variant.lru_gen_refault(mm, &mut self.lrugens, pfn, shadow)
+    }
+
+    /// `folio_add_lru`: a folio faulted in through a mapping (`lru_gen_in_fault`) is
+    /// added with PG_active; then `lru_gen_add_folio`.
+    fn folio_add_lru(&mut self, mm: &mut Mm, pfn: Pfn) {
+        if mm.frames.test(pfn, pg::MAPPED) {
+            mm.frames.set(pfn, pg::ACTIVE);
+        }
+        let lv = mm.folio_lruvec(pfn);
+        lru_gen_add_folio(mm, &mut self.lrugens[lv as usize], lv, pfn, false);
+    }
+
+    fn workingset_eviction(&mut self, mm: &mut Mm, pfn: Pfn) -> u64 {
+        self.variant.lru_gen_eviction(mm, &mut self.lrugens, pfn)
+    }
+
+    fn folio_check_references(&mut self, mm: &mut Mm, pfn: Pfn, sc: &mut ScanControl) -> FolioReferences {
+        self.check_references(mm, pfn, sc)
+    }
+
+    fn shrink_node(&mut self, mm: &mut Mm, node: u16, sc: &mut ScanControl) {
+        Mglru::shrink_node(self, mm, node, sc)
+    }
+
+    fn kswapd_age_node(&mut self, mm: &mut Mm, node: u16, sc: &mut ScanControl) {
+        self.age_node(mm, node, sc)
+    }
+
+    /// `lru_gen.aging_runs` (aging from the eviction path) and the root memcg's
+    /// generation window on node 0 (`lru_gen.max_seq`, `lru_gen.min_seq_anon/file`).
+    fn metrics(&self, mm: &Mm) -> Vec<(String, f64)> {
+        let g = &self.lrugens[mm.lruvec_id(crate::mm::memcontrol::ROOT_MEMCG, 0) as usize];
+        vec![
+            ("lru_gen.aging_runs".into(), self.stats.aging as f64),
+            ("lru_gen.max_seq".into(), g.max_seq as f64),
+            ("lru_gen.min_seq_anon".into(), g.min_seq[LRU_GEN_ANON] as f64),
+            ("lru_gen.min_seq_file".into(), g.min_seq[LRU_GEN_FILE] as f64),
+        ]
+    }
+
+    fn check_invariants(&self, mm: &Mm) -> Result<(), String> {
+        for (lv, g) in self.lrugens.iter().enumerate() {
+            for ty in 0..2 {
+                let n = g.nr_gens(ty);
+                if !(MIN_NR_GENS..=MAX_NR_GENS).contains(&n) {
+                    return Err(format!("lruvec {lv} type {ty}: {n} generations (min_seq {}, max_seq {})", g.min_seq[ty], g.max_seq));
+                }
+                // lists of generations outside [min_seq, max_seq] are empty
+                for gen in 0..MAX_NR_GENS as usize {
+                    let live = (g.min_seq[ty]..=g.max_seq).any(|s| gen_from_seq(s) == gen);
+                    if !live && !mm.lists.is_empty(g.head(gen, ty)) {
+                        return Err(format!("lruvec {lv} type {ty}: folios on dead generation {gen}"));
+                    }
+                }
+                let listed: u64 = (0..MAX_NR_GENS as usize).map(|gen| mm.lists.len(g.head(gen, ty))).sum();
+                let counted: i64 = g.nr_pages.iter().map(|p| p[ty]).sum();
+                if listed as i64 != counted {
+                    return Err(format!("lruvec {lv} type {ty}: {listed} folios listed, nr_pages sums to {counted}"));
+                }
+                // compat sizes: the two youngest generations are active
+                let l = &mm.lruvecs[lv];
+                let active: i64 = (0..MAX_NR_GENS as usize).filter(|&gen| g.is_active(gen)).map(|gen| g.nr_pages[gen][ty]).sum();
+                if l.lru_size[2 * ty + 1] as i64 != active || (l.lru_size[2 * ty] + l.lru_size[2 * ty + 1]) as i64 != counted {
+                    return Err(format!("lruvec {lv} type {ty}: lru sizes {:?} vs active {active} of {counted}", l.lru_size));
+                }
+            }
+            for gen in 0..MAX_NR_GENS as usize {
+                for ty in 0..2 {
+                    for pfn in mm.lists.iter(g.head(gen, ty)) {
+                        if !mm.frames.test(pfn, pg::LRU) || folio_lru_gen(mm, pfn).is_none() {
+                            return Err(format!("pfn {pfn} on lruvec {lv} gen {gen} without LRU/gen bits"));
+                        }
+                        if folio_type(mm, pfn) != ty || mm.folio_lruvec(pfn) as usize != lv {
+                            return Err(format!("pfn {pfn} on the wrong type/lruvec list"));
+                        }
+                        if mm.frames.test(pfn, pg::ACTIVE) {
+                            return Err(format!("pfn {pfn} has PG_active on an MGLRU list"));
+                        }
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,88 @@
+//! `mglru+refault-distance-rfc-v3` — Kairui Song's RFC "Refault distance update with
+//! MGLRU support" v3 (21 Sep 2023, Message-ID
+//! `<20230920190244.16839-1-ryncsn@gmail.com>`, https://lwn.net/Articles/945266/; not
+//! merged), patch 6/6 `workingset, lru_gen: apply refault-distance based
+//! re-activation`, on top of `mglru@6.15` (spec B.6).
+//!
+//! What the series says (cover letter, read in full): with MGLRU, "when the file page
+//! workingset size exceeds total memory ... All file pages are stuck on the oldest
+//! generation and getting read-in then evicted permutably, few get activated"; the fix
+//! reworks "the refault distance based activation to better fit MGLRU" with "a unified
+//! algorithm for both MGLRU and Inactive/Active LRU". The 6/6 diff itself is not in the
+//! public index, so this model applies the unified algorithm of patches 1–2/6 (whose
+//! text was read; see `classic::refault_distance_rfc_v3`) to MGLRU as the cover letter
+//! and spec B.6 describe it:
+//! - the lruvec's non-resident clock advances only on eviction;
+//! - the shadow carries `refs | eviction timestamp` (2026 re-post layout) instead of
+//!   `min_seq | refs`;
+//! - a refault is re-activated when `lru_test_refault` says so, with MGLRU's compat
+//!   sizes — the two oldest generations are the inactive list, the two youngest the
+//!   active one — whether it faulted through a mapping or was read();
+//! - the PID controller keeps its inputs: evictions and recent refaults per tier.
+//!
+//! Changed functions: `lru_gen_eviction`, `lru_gen_refault` (and `lru_gen_test_recent`,
+//! replaced by the distance test). Everything else is mainline (`mglru@6.15`).
+
+use super::lrugen::*;
+use super::MglruVariant;
+use crate::mm::memcontrol::MemcgId;
+use crate::mm::page::pg;
+use crate::mm::page_alloc::Pfn;
+use crate::mm::vmstat::Ev;
+use crate::mm::workingset::{pack_shadow, unpack_shadow, WorkingsetLists, EVICTION_MASK};
+use crate::mm::Mm;
+use crate::policy::classic::refault_distance_rfc_v3::rfc_refault_is_recent;
+
+/// The RFC v3 variant of MGLRU: no state of its own (the clock is the lruvec's
+/// `nonresident_age`).
+pub struct RefaultDistanceRfcV3;
+
+const TS_MASK: u64 = EVICTION_MASK >> LRU_REFS_WIDTH;
+
+impl MglruVariant for RefaultDistanceRfcV3 {
+    /// Changed from mainline: the token is `(eviction timestamp << 2) | (refs − 1)` and
+    /// the eviction ages the lruvec's clock (the PID eviction count is kept).
+    fn lru_gen_eviction(&mut self, mm: &mut Mm, lrugens: &mut [LruGen], pfn: Pfn) -> u64 {
+        let ty = folio_type(mm, pfn);
+        let refs = folio_lru_refs(mm, pfn);
+        let ws = mm.frames.test(pfn, pg::WORKINGSET);
+        let lv = mm.folio_lruvec(pfn);
+        lrugens[lv as usize].evicted[ty][lru_tier_from_refs(refs, ws)] += 1;
+        let l = &mm.lruvecs[lv as usize];
+        let (memcg, node) = (l.memcg, l.node);
+        let token = ((l.nonresident_age & TS_MASK) << LRU_REFS_WIDTH) | refs.saturating_sub(1) as u64;
+        mm.workingset_age_nonresident(lv, 1);
+        pack_shadow(memcg, node, token, ws)
+    }
+
+    /// Changed from mainline: recent ⇔ the refault distance passes `lru_test_refault`
+    /// on the compat active/inactive sizes; a recent refault is re-activated (PG_active,
+    /// so it joins a young generation) in any context.
+    fn lru_gen_refault(&mut self, mm: &mut Mm, lrugens: &mut [LruGen], pfn: Pfn, shadow: u64) -> bool {
+        let ty = folio_type(mm, pfn);
+        let file = ty == LRU_GEN_FILE;
+        let (memcgid, nid, token, ws) = unpack_shadow(shadow);
+        let lv = mm.lruvec_id(memcgid as MemcgId, nid);
+        if lv != mm.folio_lruvec(pfn) {
+            return false;
+        }
+        mm.vmstat.count(Ev::by_type(Ev::WorkingsetRefaultAnon, file), 1);
+        let l = &mm.lruvecs[lv as usize];
+        let distance = (l.nonresident_age & TS_MASK).wrapping_sub(token >> LRU_REFS_WIDTH) & TS_MASK;
+        let lists = WorkingsetLists { inactive_anon: l.hier_size[0], active_anon: l.hier_size[1], inactive_file: l.hier_size[2], active_file: l.hier_size[3] };
+        if !rfc_refault_is_recent(distance, file, &lists, mm.can_reclaim_anon()) {
+            return false;
+        }
+        let refs = (token & ((1 << LRU_REFS_WIDTH) - 1)) as u32 + 1;
+        lrugens[lv as usize].refaulted[ty][lru_tier_from_refs(refs, ws)] += 1;
+        mm.frames.set(pfn, pg::ACTIVE);
+        mm.count_workingset_activate(lv, file, 1);
+        if ws {
+            mm.frames.set(pfn, pg::WORKINGSET);
+            mm.vmstat.count(Ev::by_type(Ev::WorkingsetRestoreAnon, file), 1);
+        } else {
+            set_refs_counter(mm, pfn, refs - 1);
+        }
+        ws
+    }
+}
