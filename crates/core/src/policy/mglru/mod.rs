@@ -14,6 +14,8 @@ pub mod lrugen;
 pub mod mainline;
 pub mod pid;
 pub mod refault_distance_rfc_v3;
+#[cfg(test)]
+mod tests;
 
 use crate::mm::lruvec::LruvecId;
 use crate::mm::page::pg;

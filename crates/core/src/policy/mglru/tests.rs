@@ -1,0 +1,126 @@
+//! Unit tests of MGLRU's bookkeeping against numbers worked out from spec C.
+
+use super::lrugen::*;
+use super::{aging, mainline, Mainline, Mglru};
+use crate::config::SimConfig;
+use crate::mm::lruvec::LruList;
+use crate::mm::page::pg;
+use crate::mm::workingset::unpack_shadow;
+use crate::mm::Mm;
+use crate::policy::ReclaimPolicy;
+
+fn machine() -> (Mm, Mglru<Mainline>) {
+    let mut c = SimConfig::default();
+    c.set("machine.memory", "16M").unwrap();
+    let mut mm = Mm::new(&c);
+    mm.pages.ensure(64);
+    let mut p = Mglru::new(Mainline);
+    for lv in 0..mm.lruvecs.len() as u32 {
+        p.init_lruvec(&mut mm, lv);
+    }
+    (mm, p)
+}
+
+/// Allocate a frame for page `page` (root memcg), install it with `flags`, then
+/// folio_add_lru. Returns the frame.
+fn fault_in(mm: &mut Mm, p: &mut Mglru<Mainline>, page: u32, flags: u32) -> u32 {
+    let pfn = mm.rmqueue(0, crate::mm::page_alloc::MigrateType::Movable).unwrap();
+    mm.pages.pte[page as usize] = pfn;
+    mm.frames.install(pfn, page, 0, flags);
+    p.folio_add_lru(mm, pfn);
+    pfn
+}
+
+/// C.4 on a fresh lruvec (max_seq 3, min_seq 0): a mapped fault (PG_active) joins
+/// max_seq − 1 = gen 2, an active workingset refault max_seq = gen 3, a read() file
+/// page the oldest gen 0 (max_seq − 3 clamped to min_seq), a read() workingset page
+/// max_seq − 2 = gen 1. The two youngest gens (3, 2) count as active.
+#[test]
+fn generation_of_new_folios() {
+    let (mut mm, mut p) = machine();
+    let g = &p.lrugens[0];
+    assert_eq!((g.max_seq, g.min_seq), (3, [0, 0]));
+    assert_eq!(g.nr_gens(0), 4);
+    let pfns = [
+        fault_in(&mut mm, &mut p, 0, pg::SWAPBACKED | pg::MAPPED | pg::YOUNG),
+        fault_in(&mut mm, &mut p, 1, pg::SWAPBACKED | pg::MAPPED | pg::WORKINGSET),
+        fault_in(&mut mm, &mut p, 2, 0),
+        fault_in(&mut mm, &mut p, 3, pg::WORKINGSET),
+    ];
+    assert_eq!(pfns.map(|pfn| folio_lru_gen(&mm, pfn).unwrap()), [2, 3, 0, 1]);
+    assert!(pfns.iter().all(|&pfn| !mm.frames.test(pfn, pg::ACTIVE)), "PG_active is cleared on an MGLRU list");
+    let l = &mm.lruvecs[0];
+    assert_eq!((l.lru_size[LruList::ActiveAnon as usize], l.lru_size[LruList::InactiveFile as usize]), (2, 2));
+    p.check_invariants(&mm).unwrap();
+}
+
+/// C.5: inc_max_seq with MAX_NR_GENS live gens retires the oldest: its three file folios
+/// move to min_seq + 1, counted as protected (tier 0) and at once folded into the EMA by
+/// reset_ctrl_pos(carryover): avg_total = (0 + 3) / 2 = 1, protected cleared;
+/// min_seq 0 → 1, max_seq 3 → 4; gen 2 (was max_seq − 1) turns inactive, so the anon
+/// folio moves to the inactive size.
+#[test]
+fn inc_max_seq_retires_the_oldest_generation() {
+    let (mut mm, mut p) = machine();
+    fault_in(&mut mm, &mut p, 0, pg::SWAPBACKED | pg::MAPPED);
+    let files = [2, 3, 4].map(|page| fault_in(&mut mm, &mut p, page, 0));
+    let g = &mut p.lrugens[0];
+    assert!(aging::inc_max_seq(&mut mm, g, 0, 3, 60));
+    assert_eq!((g.max_seq, g.min_seq), (4, [1, 1]));
+    assert!(files.iter().all(|&f| folio_lru_gen(&mm, f) == Some(1)));
+    assert_eq!((g.protected[LRU_GEN_FILE][0], g.avg_total[LRU_GEN_FILE][0]), (0, 1));
+    let l = &mm.lruvecs[0];
+    assert_eq!((l.lru_size[LruList::ActiveAnon as usize], l.lru_size[LruList::InactiveAnon as usize]), (0, 1));
+    // a stale seq is refused
+    assert!(!aging::inc_max_seq(&mut mm, &mut p.lrugens[0], 0, 3, 60));
+    p.check_invariants(&mm).unwrap();
+}
+
+/// C.3: fd accesses N = 1..=4 give refs N (tiers 0,1,2,2); the 5th sets PG_workingset.
+#[test]
+fn fd_accesses_count_up_to_workingset() {
+    let (mut mm, mut p) = machine();
+    let f = fault_in(&mut mm, &mut p, 0, 0);
+    let mut tiers = Vec::new();
+    for _ in 0..5 {
+        lru_gen_inc_refs(&mut mm, f);
+        tiers.push((folio_lru_refs(&mm, f), lru_tier_from_refs(folio_lru_refs(&mm, f), mm.frames.test(f, pg::WORKINGSET))));
+    }
+    assert_eq!(tiers, vec![(1, 0), (2, 1), (3, 2), (4, 2), (4, 3)]);
+}
+
+/// C.6: two strikes for a young PTE — the first sighting only sets PG_referenced, the
+/// second promotes to the youngest gen with PG_workingset.
+#[test]
+fn folio_update_gen_two_strikes() {
+    let (mut mm, mut p) = machine();
+    let f = fault_in(&mut mm, &mut p, 2, 0);
+    let g = &mut p.lrugens[0];
+    assert_eq!(folio_update_gen(&mut mm, g, 0, f, 3), None);
+    assert!(mm.frames.test(f, pg::REFERENCED) && folio_lru_gen(&mm, f) == Some(0));
+    assert_eq!(folio_update_gen(&mut mm, g, 0, f, 3), Some(0));
+    assert_eq!(folio_lru_gen(&mm, f), Some(3));
+    assert!(mm.frames.test(f, pg::WORKINGSET) && !mm.frames.test(f, pg::REFERENCED));
+    assert_eq!(mm.lruvecs[0].lru_size[LruList::ActiveFile as usize], 1);
+    p.check_invariants(&mm).unwrap();
+}
+
+/// C.10: token = (min_seq << 2) | (refs − 1): min_seq 5, refs 3 → 22, evicted counted in
+/// tier 2. Recent iff |max_seq − 5| < 4.
+#[test]
+fn eviction_token_and_recency() {
+    let (mut mm, mut p) = machine();
+    let f = fault_in(&mut mm, &mut p, 2, 0);
+    for _ in 0..3 {
+        lru_gen_inc_refs(&mut mm, f);
+    }
+    p.lrugens[0].min_seq[LRU_GEN_FILE] = 5;
+    let shadow = mainline::lru_gen_eviction(&mut mm, &mut p.lrugens, f);
+    let (memcg, nid, token, ws) = unpack_shadow(shadow);
+    assert_eq!((memcg, nid, token, ws), (0, 0, 22, false));
+    assert_eq!(p.lrugens[0].evicted[LRU_GEN_FILE][2], 1);
+    for (max_seq, recent) in [(5, true), (8, true), (9, false), (2, true), (1, false)] {
+        p.lrugens[0].max_seq = max_seq;
+        assert_eq!(mainline::lru_gen_test_recent(&mm, &p.lrugens, shadow).3, recent, "max_seq {max_seq}");
+    }
+}

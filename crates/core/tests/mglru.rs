@@ -1,0 +1,92 @@
+//! MGLRU behaviour (issue 3): the refault-distance RFC's pathology and fix, min_ttl,
+//! the differential rule for variants, and the lru_gen.enabled knob.
+
+mod common;
+use common::*;
+use reclaimlab_trace::{generate, AccessKind, Pattern, Program};
+
+/// Seed 001's setting in miniature: a hot anonymous cache plus a file set read with
+/// read() that exceeds memory.
+fn db_like() -> Program {
+    let mut heap = region("cache", 16 * MIB, AccessKind::AnonMapped);
+    heap.write_ratio = 0.2;
+    program(
+        vec![heap, region("data", 96 * MIB, AccessKind::FileRead)],
+        vec![phase("run", 1_500_000, &[(0, Pattern::Zipf { alpha: 0.8 }, 0.4), (1, Pattern::Zipf { alpha: 0.9 }, 0.6)])],
+    )
+}
+
+fn run_policy(policy: &str, kv: &[(&str, &str)], prog: Program) -> reclaimlab_core::RunResult {
+    let mut all = vec![("policy", policy), ("machine.memory", "48M"), ("swap.device", "zram"), ("swap.size", "256M")];
+    all.extend_from_slice(kv);
+    run_checked(&config(&all), generate(prog, 11).unwrap().as_mut(), 200_000)
+}
+
+/// Mainline MGLRU: file pages read with read() join the oldest generation and leave
+/// from it — it never empties, aging never runs, nothing is activated (the RFC cover
+/// letter: "All file pages are stuck on the oldest generation ... few get activated").
+/// The RFC re-activates refaults within the inactive size, keeps part of the file set,
+/// refaults less and finishes sooner.
+#[test]
+fn rfc_fixes_file_pages_stuck_in_the_oldest_generation() {
+    let mainline = run_policy("mglru@6.15", &[], db_like());
+    let rfc = run_policy("mglru+refault-distance-rfc-v3", &[], db_like());
+    assert_eq!(vm(&mainline, "workingset_activate_file"), 0);
+    assert_eq!(metric(&mainline, "lru_gen.aging_runs"), 0.0);
+    assert_eq!(vm(&mainline, "nr_active_file"), 0, "no file page ever leaves the old generations");
+    assert!(vm(&rfc, "workingset_activate_file") > 10_000, "RFC activations: {}", vm(&rfc, "workingset_activate_file"));
+    assert!(vm(&rfc, "nr_active_file") > 0);
+    assert!(
+        (vm(&rfc, "workingset_refault_file") as f64) < 0.95 * vm(&mainline, "workingset_refault_file") as f64,
+        "refaults: rfc {} vs mainline {}",
+        vm(&rfc, "workingset_refault_file"),
+        vm(&mainline, "workingset_refault_file")
+    );
+    assert!(metric(&rfc, "runtime_s") < metric(&mainline, "runtime_s"));
+}
+
+/// C.9: with lru_gen.min_ttl_ms longer than the run, every generation is younger than
+/// min_ttl once memory is short, and kswapd's lru_gen_age_node invokes the OOM killer;
+/// with 0 (off) the same run completes.
+#[test]
+fn min_ttl_protects_the_working_set_by_oom() {
+    let thrash = program(vec![region("heap", 96 * MIB, AccessKind::AnonMapped)], vec![phase("loop", 400_000, &[(0, Pattern::Sequential, 1.0)])]);
+    let cfg = config(&[("policy", "mglru@6.15"), ("machine.memory", "48M"), ("swap.device", "zram"), ("swap.size", "256M"), ("lru_gen.min_ttl_ms", "1000000")]);
+    let mut e = reclaimlab_core::sim::build(&cfg).unwrap();
+    let err = loop {
+        match e.run(generate(thrash.clone(), 1).unwrap().as_mut(), u64::MAX) {
+            Ok(true) => panic!("expected the min_ttl OOM"),
+            Ok(false) => continue,
+            Err(err) => break err.to_string(),
+        }
+    };
+    assert!(err.contains("out of memory") && err.contains("min_ttl"), "{err}");
+    let r = run_policy("mglru@6.15", &[("lru_gen.min_ttl_ms", "0")], thrash);
+    assert!(vm(&r, "pswpout") > 0);
+    assert_eq!(vm(&r, "oom_kill"), 0);
+}
+
+/// A variant equals mainline bit for bit where its changed path is never taken: with
+/// everything fitting in memory nothing is evicted, so no shadow is made or tested.
+#[test]
+fn rfc_equals_mainline_without_evictions() {
+    let fits = program(
+        vec![region("cache", 8 * MIB, AccessKind::AnonMapped), region("data", 16 * MIB, AccessKind::FileRead)],
+        vec![phase("run", 300_000, &[(0, Pattern::Uniform, 1.0), (1, Pattern::Zipf { alpha: 0.9 }, 1.0)])],
+    );
+    let a = run_policy("mglru@6.15", &[], fits.clone());
+    let b = run_policy("mglru+refault-distance-rfc-v3", &[], fits);
+    assert_eq!(a.vmstat, b.vmstat);
+    assert_eq!(format!("{:?}", a.metrics), format!("{:?}", b.metrics));
+}
+
+/// lru_gen.enabled switches a kernel's model: classic@6.15 with y runs mglru@6.15.
+#[test]
+fn lru_gen_enabled_switches_the_model() {
+    let a = run_policy("classic@6.15", &[("lru_gen.enabled", "y")], db_like());
+    let b = run_policy("mglru@6.15", &[], db_like());
+    assert_eq!(a.policy, "mglru@6.15");
+    assert_eq!(a.vmstat, b.vmstat);
+    let c = run_policy("mglru+refault-distance-rfc-v3", &[("lru_gen.enabled", "n")], db_like());
+    assert_eq!(c.policy, "classic+refault-distance-rfc-v3");
+}
