@@ -232,7 +232,7 @@ pub fn lru_gen_update_size(mm: &mut Mm, g: &mut LruGen, lv: LruvecId, ty: usize,
                 mm.update_lru_size(lv, list(true), 1);
             }
             // demotion requires isolation (kernel VM_WARN)
-            debug_assert!(!(g.is_active(o) && !g.is_active(n)), "demotion without isolation");
+            debug_assert!(!g.is_active(o) || g.is_active(n), "demotion without isolation");
         }
         (None, None) => unreachable!(),
     }
