@@ -5,6 +5,8 @@ Quick use::
     import reclaimlab
     r = reclaimlab.run(scenario="default", memory="512M", swappiness=10)
     r.vmstat["pswpout"], r.metrics["runtime_s"], r.timeseries  # dict, dict, polars DataFrame
+    c = reclaimlab.compare("tpcc-stock-level")       # every policy the scenario compares
+    c.baseline, {name: r.metrics["tps"] for name, r in c.results.items()}
 
 The engine is Rust (``reclaimlab._core``); this package adds configs, the CLI and results.
 """
@@ -21,7 +23,9 @@ from .exceptions import ConfigError, OutOfMemoryError, ReclaimlabError, TraceErr
 
 __all__ = [
     "run",
+    "compare",
     "Result",
+    "Comparison",
     "Config",
     "Simulation",
     "open_trace",
@@ -45,6 +49,7 @@ knobs = _core.knobs
 cgroup_knobs = _core.cgroup_knobs
 policies = _core.policies
 scenarios = _core.scenarios
+scenario_info = _core.scenario_info
 
 #: Accesses replayed per call into the engine (between progress updates).
 CHUNK = 1 << 20
@@ -54,10 +59,18 @@ class Result:
     """What a run reports: ``policy``, ``vmstat`` (kernel counter name -> int),
     ``metrics`` (name -> float) and ``timeseries`` (a polars DataFrame, one row per sample)."""
 
-    def __init__(self, raw: Mapping[str, Any], config: Mapping[str, str] | None = None, workload: str = ""):
+    def __init__(
+        self,
+        raw: Mapping[str, Any],
+        config: Mapping[str, str] | None = None,
+        workload: str = "",
+        accesses_per_txn: int | None = None,
+    ):
         self.policy: str = raw["policy"]
         self.vmstat: dict[str, int] = dict(raw["vmstat"])
         self.metrics: dict[str, float] = dict(raw["metrics"])
+        if accesses_per_txn:
+            self.metrics.update(transaction_metrics(self.metrics, accesses_per_txn))
         self._timeseries: dict[str, list[float]] = dict(raw["timeseries"])
         self._frame = None
         #: The effective configuration (key -> value string).
@@ -85,6 +98,33 @@ class Result:
         return f"Result(policy={self.policy!r}, {len(self.vmstat)} vmstat counters, {len(self.metrics)} metrics)"
 
 
+def transaction_metrics(metrics: Mapping[str, float], accesses_per_txn: int) -> dict[str, float]:
+    """``transactions`` and ``tps`` of a transactional scenario, computed the way py-tpcc
+    does: the count divided by the summed latency of the transactions. The simulator has
+    one workload clock, so the summed latency is the simulated runtime:
+    tps = transactions / runtime_s. (Every transaction has exactly ``accesses_per_txn``
+    accesses, so transactions = accesses / accesses_per_txn.)"""
+    txns = float(int(metrics["accesses"]) // int(accesses_per_txn))
+    runtime = float(metrics["runtime_s"])
+    return {"transactions": txns, "tps": txns / runtime if runtime > 0 else 0.0}
+
+
+class Prepared:
+    """What :func:`prepare` resolved: the config, the source and what it replays."""
+
+    def __init__(self, cfg: Any, source: Any, workload: str, scenario: str | None, scale: float | None):
+        self.cfg = cfg
+        self.source = source
+        self.workload = workload
+        #: The built-in scenario replayed (None for a trace file).
+        self.scenario = scenario
+        self.scale = scale
+        #: Accesses per transaction of a transactional scenario (else None).
+        self.accesses_per_txn: int | None = (
+            _core.scenario_info(scenario)["accesses_per_txn"] if scenario is not None else None
+        )
+
+
 def _swap_settings(swap: str) -> dict[str, str]:
     """``zram:SIZE``, ``ssd:SIZE``, ``zram``, ``ssd`` or ``none`` -> swap.* keys."""
     device, _, size = str(swap).partition(":")
@@ -94,22 +134,30 @@ def _swap_settings(swap: str) -> dict[str, str]:
     return out
 
 
-def build(
+def build(config: Any = None, **kwargs: Any):
+    """Resolve the arguments of :func:`run` into ``(Config, Source, workload description)``
+    without running anything (the CLI uses this to report bad input before a run)."""
+    p = prepare(config, **kwargs)
+    return p.cfg, p.source, p.workload
+
+
+def prepare(
     config: Any = None,
     *,
     trace: str | os.PathLike | None = None,
     trace_format: str | None = None,
     trace_kind: str | None = None,
     scenario: str | None = None,
+    scale: float | None = None,
     policy: str | None = None,
     memory: str | int | None = None,
     swap: str | None = None,
     swappiness: int | str | None = None,
     seed: int | None = None,
     set: Mapping[str, Any] | None = None,
-):
-    """Resolve the arguments of :func:`run` into ``(Config, Source, workload description)``
-    without running anything (the CLI uses this to report bad input before a run)."""
+) -> Prepared:
+    """Like :func:`build`, returning a :class:`Prepared` that also names the scenario,
+    its scale and its accesses per transaction."""
     origin = None
     settings: dict[str, Any] = {}
     if isinstance(config, (str, os.PathLike)):
@@ -129,11 +177,18 @@ def build(
         raise ConfigError("give either a trace or a scenario, not both")
     if trace is None and scenario is None:
         scenario = "default"
+    if scale is not None:
+        if scenario is None:
+            raise ConfigError("--scale applies to a built-in scenario, not to a trace file")
+        try:
+            scale = float(scale)
+        except (TypeError, ValueError):
+            raise ConfigError(f"scale must be a number, got {scale!r}") from None
 
     if isinstance(config, _core.Config):
         cfg = config.copy()
     elif scenario is not None:
-        cfg = _core.scenario_config(scenario)
+        cfg = _core.scenario_config(scenario, 1.0 if scale is None else scale)
     else:
         cfg = _core.Config()
     _config.apply(cfg, settings, origin)
@@ -155,12 +210,13 @@ def build(
 
     if scenario is not None:
         run_seed = int(cfg.get("seed"))
-        source = _core.scenario_source(scenario, run_seed)
-        workload = f"scenario {scenario} (seed {run_seed})"
+        source = _core.scenario_source(scenario, run_seed, 1.0 if scale is None else scale)
+        at = "" if scale is None or scale == 1.0 else f", scale {scale:g}"
+        workload = f"scenario {scenario} (seed {run_seed}{at})"
     else:
         source = _core.open_trace(os.fspath(trace), trace_format, trace_kind)
         workload = f"trace {os.fspath(trace)} ({source.meta()['format']})"
-    return cfg, source, workload
+    return Prepared(cfg, source, workload, scenario, scale)
 
 
 def _check_policy(name: str | None) -> None:
@@ -194,6 +250,7 @@ def run(
     trace_format: str | None = None,
     trace_kind: str | None = None,
     scenario: str | None = None,
+    scale: float | None = None,
     policy: str | None = None,
     memory: str | int | None = None,
     swap: str | None = None,
@@ -207,17 +264,20 @@ def run(
     ``config`` is a TOML file path, a dict of dotted keys (``{"vm.swappiness": 10}``) or a
     :class:`Config`. Replays ``trace`` (a file; ``trace_format`` native|lirs|address|csv,
     ``trace_kind`` file-read|file-mapped|anon) or the built-in ``scenario`` (default:
-    ``"default"``). Keyword overrides map to knobs: ``policy``, ``memory``
+    ``"default"``; ``scale`` grows a scalable scenario such as ``tpcc-stock-level``).
+    A transactional scenario adds the metrics ``transactions`` and ``tps``
+    (see :func:`transaction_metrics`). Keyword overrides map to knobs: ``policy``, ``memory``
     (machine.memory), ``swap`` (``"zram:2G"``, ``"ssd:8G"``, ``"none"``), ``swappiness``
     (vm.swappiness), ``seed``; ``set`` holds any other ``key -> value``. ``progress``
     draws a tqdm bar on stderr for runs longer than about two seconds.
     """
-    cfg, source, workload = build(
+    p = prepare(
         config,
         trace=trace,
         trace_format=trace_format,
         trace_kind=trace_kind,
         scenario=scenario,
+        scale=scale,
         policy=policy,
         memory=memory,
         swap=swap,
@@ -228,5 +288,119 @@ def run(
     from .progress import Progress
 
     with Progress(enabled=progress) as bar:
-        raw = replay(cfg, source, on_progress=bar.update)
-    return Result(raw, cfg.items(), workload)
+        raw = replay(p.cfg, p.source, on_progress=bar.update)
+    return Result(raw, p.cfg.items(), p.workload, p.accesses_per_txn)
+
+
+# ---- comparing policies -------------------------------------------------------------------
+
+
+def compare_policies(scenario: str) -> list[str]:
+    """The policies a comparison of ``scenario`` runs: those it declares that are
+    registered in this build (in its order), or every registered policy if it declares
+    none."""
+    registered = [p[0] for p in _core.policies()]
+    declared = list(_core.scenario_info(scenario)["policies"])
+    if not declared:
+        return registered
+    return [p for p in declared if p in registered]
+
+
+class Comparison:
+    """One scenario run under several policies: ``scenario``, ``baseline`` (the policy
+    ratios are relative to), ``results`` (policy -> :class:`Result`, in table order) and
+    ``ratios`` (policy -> tps / baseline tps; for a scenario without transactions,
+    baseline runtime / runtime, i.e. speed relative to the baseline)."""
+
+    def __init__(self, scenario: str, baseline: str, results: dict[str, Result]):
+        self.scenario = scenario
+        self.baseline = baseline
+        self.results = results
+        base = results[baseline].metrics
+        self.metric = "tps" if "tps" in base else "runtime_s"
+        self.ratios: dict[str, float] = {}
+        for name, r in results.items():
+            if self.metric == "tps":
+                self.ratios[name] = r.metrics["tps"] / base["tps"] if base["tps"] > 0 else float("nan")
+            else:
+                rt = r.metrics["runtime_s"]
+                self.ratios[name] = base["runtime_s"] / rt if rt > 0 else float("nan")
+
+    def to_dict(self) -> dict[str, Any]:
+        """``{"scenario", "baseline", "policies": {name: {"metrics", "vmstat"}}}``; each
+        policy's metrics include ``ratio_to_baseline``."""
+        return {
+            "scenario": self.scenario,
+            "baseline": self.baseline,
+            "policies": {
+                name: {"metrics": {**r.metrics, "ratio_to_baseline": self.ratios[name]}, "vmstat": dict(r.vmstat)}
+                for name, r in self.results.items()
+            },
+        }
+
+    def __repr__(self) -> str:
+        return f"Comparison({self.scenario!r}, baseline={self.baseline!r}, {list(self.results)})"
+
+
+def _run_one(kwargs: dict[str, Any]) -> tuple[dict[str, Any], dict[str, str], str, int | None]:
+    """Worker: one policy's run, returned as picklable parts."""
+    p = prepare(**kwargs)
+    raw = replay(p.cfg, p.source)
+    raw = {"policy": raw["policy"], "vmstat": dict(raw["vmstat"]), "metrics": dict(raw["metrics"]), "timeseries": {}}
+    return raw, p.cfg.items(), p.workload, p.accesses_per_txn
+
+
+def compare(
+    scenario: str = "default",
+    *,
+    policies: list[str] | None = None,
+    scale: float | None = None,
+    memory: str | int | None = None,
+    swap: str | None = None,
+    swappiness: int | str | None = None,
+    seed: int | None = None,
+    set: Mapping[str, Any] | None = None,
+    workers: int | None = None,
+    on_done: Callable[[str, Result], None] | None = None,
+) -> Comparison:
+    """Run the built-in ``scenario`` once per policy (default: :func:`compare_policies`),
+    in parallel worker processes (at most ``workers``, default ``os.cpu_count()``), and
+    return a :class:`Comparison`. The baseline is ``mglru@6.15`` (the scenario's declared
+    baseline) when it ran, else the first policy. Results do not depend on ``workers``:
+    each run is deterministic and reported in policy order."""
+    names = list(policies) if policies is not None else compare_policies(scenario)
+    if not names:
+        raise ConfigError(f"scenario {scenario}: none of its policies is registered")
+    common = dict(scenario=scenario, scale=scale, memory=memory, swap=swap, swappiness=swappiness, seed=seed, set=dict(set or {}))
+    jobs = {name: {**common, "policy": name} for name in names}
+    # Validate every run's input here, so a bad setting is one error, not one per worker.
+    for kw in jobs.values():
+        prepare(**kw)
+    n = max(1, min(len(names), workers or os.cpu_count() or 1))
+    results: dict[str, Result] = {}
+
+    def done(name: str, parts: tuple) -> None:
+        raw, items, workload, apt = parts
+        results[name] = Result(raw, items, workload, apt)
+        if on_done is not None:
+            on_done(name, results[name])
+
+    if n == 1:
+        for name, kw in jobs.items():
+            done(name, _run_one(kw))
+    else:
+        import concurrent.futures as cf
+        import multiprocessing as mp
+
+        # fork where there is one: it needs no importable __main__ (compare() works from a
+        # REPL or an unguarded script) and starts in milliseconds; spawn elsewhere.
+        methods = mp.get_all_start_methods()
+        ctx = mp.get_context("fork" if "fork" in methods else "spawn")
+        with cf.ProcessPoolExecutor(max_workers=n, mp_context=ctx) as pool:
+            futures = {pool.submit(_run_one, kw): name for name, kw in jobs.items()}
+            for fut in cf.as_completed(futures):
+                done(futures[fut], fut.result())
+    ordered = {name: results[name] for name in names}
+    declared = _core.scenario_info(scenario)["baseline"]
+    baseline = declared if declared in ordered else names[0]
+    return Comparison(scenario, baseline, ordered)

@@ -21,7 +21,8 @@ SMALL = ["--memory", "16M", "--swap", "zram:64M", "--quiet"]
 
 
 def test_default_run_prints_a_summary():
-    p = cli("run")
+    # With --policy, one run and the detailed report (without, a comparison: test_compare.py).
+    p = cli("run", "--policy", "classic@6.15")
     assert p.returncode == 0, p.stderr
     out = p.stdout
     assert out.startswith("policy") and "classic@6.15" in out.splitlines()[0]

@@ -1,6 +1,6 @@
 //! Engine throughput and memory (run: `cargo bench -p reclaimlab-core --bench engine`).
 //!
-//! Prints, for classic@6.15 on one core:
+//! Prints, for classic@6.15 and mglru@6.15 on one core:
 //! (a) a hit-dominated trace — Zipf α=1.0 over 1 M pages, 20 M accesses, on a machine
 //!     that holds them all (only first touches fault);
 //! (b) the same access pattern under reclaim — 4 M pages (16 GiB) on a 1 GiB machine
@@ -105,9 +105,10 @@ fn lru_rate(path: &Path, frames: u32) -> (f64, f64) {
     (n as f64 / t.elapsed().as_secs_f64(), misses as f64 / n as f64)
 }
 
-/// classic@6.15 replaying the file: (accesses/s, fault share).
-fn engine_rate(path: &Path, kv: &[(&str, &str)]) -> (f64, f64) {
+/// A policy replaying the file: (accesses/s, fault share, aging share of reclaim CPU).
+fn engine_rate(path: &Path, policy: &str, kv: &[(&str, &str)]) -> (f64, f64, Option<f64>) {
     let mut cfg = SimConfig::default();
+    cfg.set("policy", policy).unwrap();
     for (k, v) in kv {
         cfg.set(k, v).unwrap();
     }
@@ -118,8 +119,11 @@ fn engine_rate(path: &Path, kv: &[(&str, &str)]) -> (f64, f64) {
     let secs = t.elapsed().as_secs_f64();
     let r = e.finish();
     let get = |k: &str| r.vmstat.iter().find(|(n, _)| *n == k).unwrap().1 as f64;
-    let acc = r.metrics.iter().find(|(n, _)| n == "accesses").unwrap().1;
-    (acc / secs, (get("pgfault")) / acc)
+    let metric = |k: &str| r.metrics.iter().find(|(n, _)| n == k).map(|m| m.1);
+    let acc = metric("accesses").unwrap();
+    let reclaim = metric("kswapd_cpu_s").unwrap() + metric("direct_reclaim_s").unwrap() + metric("memcg_reclaim_s").unwrap();
+    let aging = metric("lru_gen.aging_cpu_s").map(|a| if reclaim > 0.0 { a / reclaim } else { 0.0 });
+    (acc / secs, get("pgfault") / acc, aging)
 }
 
 fn rss_bytes() -> u64 {
@@ -137,7 +141,7 @@ fn main() {
     make_trace(&reclaim, 4 << 20, 20_000_000);
 
     println!("reclaimlab engine benchmark (one core, best of 3)");
-    println!("{:<44} {:>12} {:>10} {:>12} {:>12}", "case", "accesses/s", "faults", "vs decode", "vs plain LRU");
+    println!("{:<44} {:<12} {:>12} {:>8} {:>10} {:>12} {:>8}", "case", "policy", "accesses/s", "faults", "vs decode", "vs plain LRU", "aging");
     for (name, path, kv, frames) in [
         ("(a) hit-dominated: zipf 1M pages, 8G", &hit, vec![("machine.memory", "8G")], 2u32 << 20),
         ("(b) under reclaim: zipf 4M pages, 1G, ssd swap", &reclaim, vec![("machine.memory", "1G"), ("swap.device", "ssd"), ("swap.size", "16G")], 1 << 18),
@@ -149,16 +153,21 @@ fn main() {
             lru_miss = m;
             r
         });
-        let mut faults = 0.0;
-        let eng = best_of(3, || {
-            let (r, f) = engine_rate(path, &kv);
-            faults = f;
-            r
-        });
-        println!("{:<44} {:>10.1} M {:>9.1}% {:>11.2}x {:>11.2}x", name, eng / 1e6, faults * 100.0, eng / dec, eng / lru);
-        println!("{:<44} {:>10.1} M {:>9.1}%", "   peer: plain LRU (misses)", lru / 1e6, lru_miss * 100.0);
-        println!("{:<44} {:>10.1} M", "   peer: native trace decode (ceiling)", dec / 1e6);
+        for policy in ["classic@6.15", "mglru@6.15"] {
+            let (mut faults, mut aging) = (0.0, None);
+            let eng = best_of(3, || {
+                let (r, f, a) = engine_rate(path, policy, &kv);
+                faults = f;
+                aging = a;
+                r
+            });
+            let aging = aging.map_or("-".to_string(), |a| format!("{:.1}%", a * 100.0));
+            println!("{:<44} {:<12} {:>10.1} M {:>7.1}% {:>9.2}x {:>11.2}x {:>8}", name, policy, eng / 1e6, faults * 100.0, eng / dec, eng / lru, aging);
+        }
+        println!("{:<44} {:<12} {:>10.1} M {:>7.1}%", "   peer: plain LRU (misses)", "", lru / 1e6, lru_miss * 100.0);
+        println!("{:<44} {:<12} {:>10.1} M", "   peer: native trace decode (ceiling)", "", dec / 1e6);
     }
+    println!("(aging = MGLRU page-table-walk CPU as a share of all simulated reclaim CPU)");
 
     // Bytes per simulated frame: layout, and measured for a 256 GiB machine.
     use reclaimlab_core::mm::{lists::ListArena, page::Frames, page_alloc};

@@ -1,41 +1,123 @@
-//! Built-in scenarios: a machine (config overrides) plus a synthetic workload
-//! (a masim-style program), runnable with no input files.
+//! Built-in scenarios: a machine (config overrides) plus a synthetic workload,
+//! runnable with no input files. docs/scenarios.md describes each one.
 //!
 //! `default` — a 512 MiB machine with zram swap running a database-like process: a hot
 //! anonymous heap (160 MiB, Zipf 0.8, 30% writes), a 640 MiB data file read through the
 //! page cache (Zipf 0.9), and in the middle a one-time 256 MiB sequential read of a log
 //! file (a backup scan). The file working set exceeds memory, so kswapd and direct
 //! reclaim run, file pages refault, and the scan tests whether the hot set survives.
+//!
+//! `tpcc-stock-level` — seed 001 (the MGLRU refault-distance RFC): three MongoDB replicas
+//! in cgroups `replica1..3`, each with a WiredTiger cache (anonymous) and data files read
+//! through the page cache, serving py-tpcc's STOCK_LEVEL transaction
+//! ([`reclaimlab_trace::gen::tpcc`]); the data files exceed memory. Scale 1 is the seed at
+//! 1/32 (a 1 GiB machine, 16 warehouses, 160 MiB caches); `scale` grows every size and the
+//! transaction count linearly, so scale 32 is the seed's 32 GiB VM (512 warehouses, 5 GiB
+//! caches).
+//!
+//! A scenario also declares the policies a comparison run of it compares (callers skip the
+//! names not registered) and, for a transactional workload, its accesses per transaction,
+//! from which callers derive transactions and transactions/s. The engine knows nothing of
+//! scenarios.
 
 use crate::config::SimConfig;
-use crate::error::Result;
-use reclaimlab_trace::{generate, AccessKind, AccessSource, Pattern, Phase, Program, Region, Stream};
+use crate::error::{Error, Result};
+use reclaimlab_trace::{
+    generate, tpcc_stock_level, AccessKind, AccessSource, Pattern, Phase, Program, Region, Stream, TpccParams,
+};
+
+/// What a scenario replays.
+pub enum Workload {
+    /// A masim-style program (fixed size: the scenario does not scale).
+    Program(fn() -> Program),
+    /// py-tpcc STOCK_LEVEL with the parameters for a scale factor.
+    Tpcc(fn(f64) -> TpccParams),
+}
 
 pub struct Scenario {
     pub name: &'static str,
     pub description: &'static str,
+    /// Policies a comparison run compares, in table order; empty = every registered
+    /// policy. Names not registered in this build are skipped by callers.
+    pub policies: &'static [&'static str],
+    /// The policy ratios are taken against, when it ran ("" = the first that ran).
+    pub baseline: &'static str,
+    /// Config overrides at scale 1.
     overrides: &'static [(&'static str, &'static str)],
-    program: fn() -> Program,
+    /// Sizes that scale: (key, MiB at scale 1).
+    scaled_sizes: &'static [(&'static str, f64)],
+    workload: Workload,
 }
 
 impl Scenario {
-    /// The machine this scenario runs on (defaults plus its overrides).
+    /// The machine this scenario runs on (defaults plus its overrides), at scale 1.
     pub fn config(&self) -> SimConfig {
+        self.config_at(1.0).expect("scale 1 is valid")
+    }
+
+    /// The machine at `scale` (sizes grow linearly; only scalable scenarios accept ≠ 1).
+    pub fn config_at(&self, scale: f64) -> Result<SimConfig> {
+        self.check_scale(scale)?;
         let mut c = SimConfig::default();
         for (k, v) in self.overrides {
             c.set(k, v).expect("scenario overrides are valid keys");
         }
-        c
+        for (k, mib) in self.scaled_sizes {
+            let kib = (mib * scale * 1024.0).round().max(4.0) as u64;
+            c.set(k, &format!("{kib}K"))?;
+        }
+        Ok(c)
     }
 
-    /// The workload program.
-    pub fn program(&self) -> Program {
-        (self.program)()
+    /// Whether `--scale` applies to this scenario.
+    pub fn scalable(&self) -> bool {
+        matches!(self.workload, Workload::Tpcc(_))
     }
 
-    /// Its access stream, generated from `seed`.
+    fn check_scale(&self, scale: f64) -> Result<()> {
+        if !scale.is_finite() || scale <= 0.0 || scale > 1024.0 {
+            return Err(Error::invalid(format!("scenario {}: scale {scale} must be in (0, 1024]", self.name)));
+        }
+        if scale != 1.0 && !self.scalable() {
+            return Err(Error::invalid(format!("scenario {} has a fixed size (no --scale)", self.name)));
+        }
+        Ok(())
+    }
+
+    /// The workload program of a program scenario (None for a generator scenario).
+    pub fn program(&self) -> Option<Program> {
+        match self.workload {
+            Workload::Program(f) => Some(f()),
+            Workload::Tpcc(_) => None,
+        }
+    }
+
+    /// The TPC-C parameters of a STOCK_LEVEL scenario at `scale`.
+    pub fn tpcc_params(&self, scale: f64) -> Option<TpccParams> {
+        match self.workload {
+            Workload::Tpcc(f) => Some(f(scale)),
+            Workload::Program(_) => None,
+        }
+    }
+
+    /// Accesses per transaction for a transactional workload (every transaction has
+    /// exactly this many), so transactions = accesses / this.
+    pub fn accesses_per_txn(&self) -> Option<u64> {
+        self.tpcc_params(1.0).map(|p| p.accesses_per_txn())
+    }
+
+    /// Its access stream at scale 1, generated from `seed`.
     pub fn source(&self, seed: u64) -> Result<Box<dyn AccessSource>> {
-        Ok(generate(self.program(), seed)?)
+        self.source_at(seed, 1.0)
+    }
+
+    /// Its access stream at `scale`, generated from `seed`.
+    pub fn source_at(&self, seed: u64, scale: f64) -> Result<Box<dyn AccessSource>> {
+        self.check_scale(scale)?;
+        Ok(match self.workload {
+            Workload::Program(f) => generate(f(), seed)?,
+            Workload::Tpcc(f) => tpcc_stock_level(f(scale), seed)?,
+        })
     }
 }
 
@@ -59,17 +141,130 @@ fn default_program() -> Program {
     Program { regions: vec![heap, data, log], phases: vec![steady("warm", 4_000_000), scan, steady("steady", 4_000_000)], repeat: 1 }
 }
 
-static SCENARIOS: &[Scenario] = &[Scenario {
-    name: "default",
-    description: "512M machine, zram: hot anon heap + page-cache data set larger than memory + a one-time streaming scan",
-    overrides: &[("machine.memory", "512M"), ("swap.device", "zram"), ("swap.size", "512M")],
-    program: default_program,
-}];
+/// Seed 001 at `scale` (1 = 1/32 of the seed's 32 GiB VM; docs/scenarios.md).
+fn tpcc_params(scale: f64) -> TpccParams {
+    let n = |x: f64| (x * scale).round().max(1.0);
+    TpccParams {
+        warehouses: n(16.0) as u32,
+        wt_cache_pages: n(160.0 * MIB as f64) as u32,
+        transactions: n(TPCC_TRANSACTIONS as f64) as u64,
+        ..TpccParams::default()
+    }
+}
 
+/// Transactions at scale 1: ~30 M accesses (~2 s per policy), about 10 passes of the file
+/// data through memory, so the cold start (the first read of every page) is a minor part.
+const TPCC_TRANSACTIONS: u64 = 72_000;
+
+static SCENARIOS: &[Scenario] = &[
+    Scenario {
+        name: "default",
+        description: "512M machine, zram: hot anon heap + page-cache data set larger than memory + a one-time streaming scan",
+        policies: &[],
+        baseline: "mglru@6.15",
+        overrides: &[("machine.memory", "512M"), ("swap.device", "zram"), ("swap.size", "512M")],
+        scaled_sizes: &[],
+        workload: Workload::Program(default_program),
+    },
+    Scenario {
+        name: "tpcc-stock-level",
+        description: "seed 001: 3 MongoDB replicas (cgroups replica1..3, WiredTiger caches + data files > memory) \
+                      serving py-tpcc STOCK_LEVEL, zram; 1G machine at --scale 1",
+        policies: &[
+            "classic@6.15",
+            "classic+refault-distance-rfc-v3",
+            "mglru@6.15",
+            "mglru+refault-distance-rfc-v3",
+            "mglru+fix-underprotected-page-cache",
+        ],
+        baseline: "mglru@6.15",
+        overrides: &[("swap.device", "zram")],
+        scaled_sizes: &[("machine.memory", 1024.0)],
+        workload: Workload::Tpcc(tpcc_params),
+    },
+];
 pub fn list() -> &'static [Scenario] {
     SCENARIOS
 }
 
 pub fn get(name: &str) -> Option<&'static Scenario> {
     SCENARIOS.iter().find(|s| s.name == name)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use reclaimlab_trace::PAGE_SIZE;
+
+    #[test]
+    fn default_is_unchanged_and_fixed_size() {
+        let s = get("default").unwrap();
+        let c = s.config();
+        assert_eq!(c.memory_bytes, 512 << 20);
+        assert!(s.policies.is_empty());
+        assert!(s.accesses_per_txn().is_none());
+        assert_eq!(s.program().unwrap().nr_accesses(), Some(10_000_000));
+        assert!(s.config_at(2.0).is_err());
+        assert!(s.source_at(1, 2.0).is_err());
+    }
+
+    #[test]
+    fn tpcc_has_three_replica_cgroups() {
+        let s = get("tpcc-stock-level").unwrap();
+        let src = s.source(1).unwrap();
+        assert_eq!(src.meta().cgroups, vec!["", "replica1", "replica2", "replica3"]);
+    }
+
+    #[test]
+    fn tpcc_file_working_set_exceeds_memory_at_default_scale() {
+        let s = get("tpcc-stock-level").unwrap();
+        let p = s.tpcc_params(1.0).unwrap();
+        let mem = s.config().memory_bytes;
+        assert_eq!(mem, 1 << 30);
+        assert!(p.file_pages() * PAGE_SIZE > mem, "file {} vs memory {mem}", p.file_pages() * PAGE_SIZE);
+        // ... and the anonymous caches fit beside a part of it.
+        assert!(p.anon_pages() * PAGE_SIZE < mem);
+        // The run reads the file data several times over.
+        assert!(p.nr_accesses() > 4 * p.file_pages());
+    }
+
+    #[test]
+    fn tpcc_scale_grows_machine_and_workload_linearly() {
+        let s = get("tpcc-stock-level").unwrap();
+        let (p1, p4) = (s.tpcc_params(1.0).unwrap(), s.tpcc_params(4.0).unwrap());
+        assert_eq!(p4.warehouses, 4 * p1.warehouses);
+        assert_eq!(p4.wt_cache_pages, 4 * p1.wt_cache_pages);
+        assert_eq!(p4.transactions, 4 * p1.transactions);
+        assert_eq!(s.config_at(4.0).unwrap().memory_bytes, 4 << 30);
+        // Scale 32 is the seed's machine: 32 GiB, 5 GiB WiredTiger caches, ~500 warehouses.
+        let p32 = s.tpcc_params(32.0).unwrap();
+        assert_eq!(s.config_at(32.0).unwrap().memory_bytes, 32 << 30);
+        assert_eq!(p32.wt_cache_pages as u64 * PAGE_SIZE, 5 << 30);
+        assert_eq!(p32.warehouses, 512);
+        p32.validate().unwrap();
+        assert!(s.config_at(0.0).is_err() && s.config_at(f64::NAN).is_err());
+    }
+
+    #[test]
+    fn tpcc_exact_transaction_count() {
+        let s = get("tpcc-stock-level").unwrap();
+        let apt = s.accesses_per_txn().unwrap();
+        let p = s.tpcc_params(0.05).unwrap();
+        let mut src = s.source_at(3, 0.05).unwrap();
+        let (mut n, mut buf) = (0u64, Vec::new());
+        while src.read_batch(&mut buf, 1 << 16).unwrap() > 0 {
+            n += buf.len() as u64;
+        }
+        assert_eq!(n, p.transactions * apt);
+        assert_eq!(n % apt, 0);
+    }
+
+    #[test]
+    fn tpcc_declares_the_seed_policies() {
+        let s = get("tpcc-stock-level").unwrap();
+        for p in ["classic@6.15", "mglru@6.15", "mglru+refault-distance-rfc-v3"] {
+            assert!(s.policies.contains(&p), "{p}");
+        }
+        assert_eq!(s.baseline, "mglru@6.15");
+    }
 }

@@ -106,18 +106,37 @@ fn find_scenario(name: &str) -> PyResult<&'static scenario::Scenario> {
     })
 }
 
-/// The machine configuration of a built-in scenario.
+/// The machine configuration of a built-in scenario (at `scale`; only scalable scenarios
+/// accept a scale other than 1).
 #[pyfunction]
-fn scenario_config(name: &str) -> PyResult<Config> {
-    Ok(Config { inner: find_scenario(name)?.config() })
+#[pyo3(signature = (name, scale=1.0))]
+fn scenario_config(name: &str, scale: f64) -> PyResult<Config> {
+    Ok(Config { inner: find_scenario(name)?.config_at(scale).map_err(core_err)? })
 }
 
-/// The access stream of a built-in scenario, generated from `seed`.
+/// The access stream of a built-in scenario at `scale`, generated from `seed`.
 #[pyfunction]
-fn scenario_source(py: Python<'_>, name: &str, seed: u64) -> PyResult<Source> {
+#[pyo3(signature = (name, seed, scale=1.0))]
+fn scenario_source(py: Python<'_>, name: &str, seed: u64, scale: f64) -> PyResult<Source> {
     let s = find_scenario(name)?;
-    let src = py.detach(|| s.source(seed)).map_err(core_err)?;
+    let src = py.detach(|| s.source_at(seed, scale)).map_err(core_err)?;
     Ok(Source::new(src))
+}
+
+/// What a scenario declares besides its machine and workload: `{"name", "description",
+/// "policies" (list; empty = all registered), "baseline", "accesses_per_txn" (int or
+/// None), "scalable"}`.
+#[pyfunction]
+fn scenario_info<'py>(py: Python<'py>, name: &str) -> PyResult<Bound<'py, PyDict>> {
+    let s = find_scenario(name)?;
+    let d = PyDict::new(py);
+    d.set_item("name", s.name)?;
+    d.set_item("description", s.description)?;
+    d.set_item("policies", s.policies.to_vec())?;
+    d.set_item("baseline", s.baseline)?;
+    d.set_item("accesses_per_txn", s.accesses_per_txn())?;
+    d.set_item("scalable", s.scalable())?;
+    Ok(d)
 }
 
 /// A simulated machine replaying one trace.
@@ -199,6 +218,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(scenarios, m)?)?;
     m.add_function(wrap_pyfunction!(scenario_config, m)?)?;
     m.add_function(wrap_pyfunction!(scenario_source, m)?)?;
+    m.add_function(wrap_pyfunction!(scenario_info, m)?)?;
     trace::register(m)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())

@@ -11,6 +11,7 @@
 //!   sharing [`text`] (lines, gunzip, progress) and [`pagemap`] (dense remapping).
 //! - [`open()`]: open any trace by format name or auto-detection.
 //! - [`gen`]: masim-style synthetic programs (regions, phases, Zipf/uniform/scan streams);
+//!   [`gen::tpcc`]: the py-tpcc STOCK_LEVEL mimic of seed 001;
 //!   [`rng`]: the seeded xoshiro256** generator they (and the engine) use.
 //! - [`convert()`]: any source → native file; [`info()`]: whole-trace statistics.
 //!
@@ -36,7 +37,7 @@ pub use address::AddressReader;
 pub use convert::convert;
 pub use csv::CsvReader;
 pub use error::{Error, ErrorKind, Result};
-pub use gen::{generate, Pattern, Phase, Program, Region, Stream};
+pub use gen::{generate, tpcc_stock_level, Pattern, Phase, Program, Region, Stream, TpccParams};
 pub use info::{info, TraceInfo};
 pub use lirs::LirsReader;
 pub use native::{NativeReader, NativeWriter};

@@ -9,11 +9,18 @@ from pathlib import Path
 
 from ._table import number, size, table
 
-HELP = "run one simulation (no arguments: the built-in `default` scenario)"
+HELP = "run a scenario under every policy it compares, or one simulation (no arguments: `default`)"
 
 DESCRIPTION = """\
 Replay a page-access trace (or a built-in scenario) through a reclaim policy model on a
 simulated machine and print the kernel's vmstat counters and run metrics.
+
+A built-in scenario run without --policy (and without CONFIG, --timeseries or --plot)
+is a comparison: the scenario runs once per policy it compares (`default`: every
+registered policy; `tpcc-stock-level`: the classic, MGLRU and refault-distance RFC models
+registered in this build) in parallel worker processes, and one table compares them.
+With --policy (or a CONFIG file, a trace, --timeseries or --plot) it is one run with the
+detailed report.
 
 Settings are applied in this order, later ones winning: the scenario's machine (or the
 defaults), the CONFIG file, the options below, then --set. Keys use the kernel's names;
@@ -39,7 +46,10 @@ config file (TOML; tables flatten to dotted keys):
   format = "address"       # native | lirs | address | csv
 
 examples:
-  reclaimlab run
+  reclaimlab run                               compare every policy on `default`
+  reclaimlab run tpcc-stock-level              seed 001: transactions/s per policy
+  reclaimlab run tpcc-stock-level --scale 4 --json
+  reclaimlab run --policy classic@6.15         one run, detailed report
   reclaimlab run --memory 256M --swap zram:512M --swappiness 100
   reclaimlab run --trace OLTP.lirs --trace-format lirs --trace-kind file-read --memory 64M --json
   reclaimlab run machine.toml --set cgroup.db.memory.max=128M --timeseries ts.parquet
@@ -56,9 +66,20 @@ def add_parser(sub) -> None:
         epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    p.add_argument("config", nargs="?", metavar="CONFIG.toml", help="TOML config (kernel knob names; see below)")
+    p.add_argument(
+        "config",
+        nargs="?",
+        metavar="CONFIG.toml|SCENARIO",
+        help="TOML config (kernel knob names; see below), or the name of a built-in scenario",
+    )
     w = p.add_argument_group("workload (default: scenario `default`)")
     w.add_argument("--scenario", metavar="NAME", help="a built-in scenario (`reclaimlab scenarios`)")
+    w.add_argument(
+        "--scale",
+        metavar="F",
+        type=float,
+        help="grow a scalable scenario linearly (tpcc-stock-level: 1 = 1G machine, 32 = the seed's 32G VM)",
+    )
     w.add_argument("--trace", metavar="FILE", help="replay this trace file")
     w.add_argument(
         "--trace-format",
@@ -74,7 +95,12 @@ def add_parser(sub) -> None:
         "file-mapped (mmap'd file), anon (anonymous memory)",
     )
     m = p.add_argument_group("machine and policy")
-    m.add_argument("--policy", metavar="NAME", help="reclaim policy model, e.g. classic@6.15 (`reclaimlab policies`)")
+    m.add_argument(
+        "--policy",
+        metavar="NAME",
+        help="run only this reclaim policy model, e.g. classic@6.15 (`reclaimlab policies`); "
+        "without it a scenario compares its policies",
+    )
     m.add_argument("--memory", metavar="SIZE", help="machine.memory: physical memory, e.g. 512M, 4G")
     m.add_argument("--swap", metavar="DEV[:SIZE]", help="swap.device[:swap.size]: zram:SIZE, ssd:SIZE or none")
     m.add_argument("--swappiness", metavar="N", help="vm.swappiness, 0..200 (default 60)")
@@ -87,7 +113,12 @@ def add_parser(sub) -> None:
         help="set any knob, e.g. --set vm.watermark_scale_factor=100 (repeatable)",
     )
     o = p.add_argument_group("output")
-    o.add_argument("--json", action="store_true", help='print one JSON object: {"policy", "vmstat", "metrics"}')
+    o.add_argument(
+        "--json",
+        action="store_true",
+        help='print one JSON object: {"policy", "vmstat", "metrics"}; for a comparison '
+        '{"scenario", "baseline", "policies": {NAME: {"metrics", "vmstat"}}}',
+    )
     o.add_argument("--timeseries", metavar="OUT", help="write the time series to OUT.csv or OUT.parquet")
     o.add_argument(
         "--plot",
@@ -96,6 +127,13 @@ def add_parser(sub) -> None:
         "to OUT.png, OUT.svg or OUT.pdf (needs matplotlib: pip install 'reclaimlab[plot]')",
     )
     o.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
+    o.add_argument(
+        "-j",
+        "--jobs",
+        metavar="N",
+        type=int,
+        help="parallel worker processes of a comparison (default and maximum: the CPU count)",
+    )
     p.set_defaults(func=main)
 
 
@@ -116,8 +154,11 @@ def main(args: argparse.Namespace) -> int:
     from ..exceptions import ConfigError
     from ..progress import Progress
 
+    _positional_scenario(args)
     if args.trace and args.scenario:
         raise ConfigError("give either --trace or --scenario, not both")
+    if args.jobs is not None and args.jobs < 1:
+        raise ConfigError("--jobs must be at least 1")
     if args.timeseries and Path(args.timeseries).suffix.lower() not in TIMESERIES_SUFFIXES:
         raise ConfigError(f"--timeseries {args.timeseries}: expected a .csv or .parquet file name")
     if args.timeseries and not Path(args.timeseries).resolve().parent.is_dir():
@@ -128,22 +169,27 @@ def main(args: argparse.Namespace) -> int:
         check_path(args.plot, "--plot")
         require_matplotlib()
 
-    cfg, source, workload = reclaimlab.build(
+    settings = parse_set(args.set)
+    if is_comparison(args, settings):
+        return compare_main(args, settings)
+
+    prep = reclaimlab.prepare(
         args.config,
         trace=args.trace,
         trace_format=args.trace_format,
         trace_kind=args.trace_kind,
         scenario=args.scenario,
+        scale=args.scale,
         policy=args.policy,
         memory=args.memory,
         swap=args.swap,
         swappiness=args.swappiness,
         seed=args.seed,
-        set=parse_set(args.set),
+        set=settings,
     )
     with Progress(enabled=not args.quiet) as bar:
-        raw = reclaimlab.replay(cfg, source, on_progress=bar.update)
-    result = reclaimlab.Result(raw, cfg.items(), workload)
+        raw = reclaimlab.replay(prep.cfg, prep.source, on_progress=bar.update)
+    result = reclaimlab.Result(raw, prep.cfg.items(), prep.workload, prep.accesses_per_txn)
 
     if args.timeseries:
         write_timeseries(result, args.timeseries)
@@ -156,6 +202,119 @@ def main(args: argparse.Namespace) -> int:
     else:
         print(summary(result))
     return 0
+
+
+def _positional_scenario(args: argparse.Namespace) -> None:
+    """`reclaimlab run NAME`: NAME is a scenario when it is one and no such file exists."""
+    from .. import _core
+    from ..exceptions import ConfigError
+
+    name = args.config
+    if name is None or Path(name).exists():
+        return
+    known = [s[0] for s in _core.scenarios()]
+    if name in known:
+        if args.scenario and args.scenario != name:
+            raise ConfigError(f"scenario given twice: {name} and --scenario {args.scenario}")
+        args.scenario, args.config = name, None
+    elif not name.endswith(".toml") and "/" not in name and "\\" not in name:
+        raise ConfigError(f"'{name}' is neither a config file nor a scenario; scenarios: {', '.join(known)}")
+
+
+def is_comparison(args: argparse.Namespace, settings: dict[str, str]) -> bool:
+    """A scenario run that names no single policy (see DESCRIPTION)."""
+    return not (
+        args.policy
+        or "policy" in settings
+        or args.config
+        or args.trace
+        or args.timeseries
+        or args.plot
+    )
+
+
+def compare_main(args: argparse.Namespace, settings: dict[str, str]) -> int:
+    import os
+    import time
+
+    import reclaimlab
+
+    scenario = args.scenario or "default"
+    start = time.monotonic()
+    chatty = not args.quiet and sys.stderr.isatty()
+
+    def on_done(name: str, result) -> None:
+        if chatty:
+            print(f"  {name} done ({time.monotonic() - start:.1f} s)", file=sys.stderr)
+
+    names = reclaimlab.compare_policies(scenario)
+    if chatty:
+        print(f"running {scenario} under {len(names)} policies...", file=sys.stderr)
+    comp = reclaimlab.compare(
+        scenario,
+        policies=names,
+        scale=args.scale,
+        memory=args.memory,
+        swap=args.swap,
+        swappiness=args.swappiness,
+        seed=args.seed,
+        set=settings,
+        workers=min(args.jobs or os.cpu_count() or 1, os.cpu_count() or 1),
+        on_done=on_done,
+    )
+    if args.json:
+        print(json.dumps(comp.to_dict(), sort_keys=False))
+    else:
+        print(comparison_table(comp))
+    return 0
+
+
+#: Columns of the comparison table: (header, vmstat counters summed).
+COUNTERS = (
+    ("refault_file", ("workingset_refault_file",)),
+    ("activate_file", ("workingset_activate_file",)),
+    ("pgscan", ("pgscan_kswapd", "pgscan_direct")),
+    ("pswpout", ("pswpout",)),
+)
+
+
+def comparison_table(comp) -> str:
+    """The comparison report: scenario and machine, then one row per policy."""
+    first = next(iter(comp.results.values()))
+    declared = reclaimlab_baseline(comp.scenario)
+    if comp.baseline == declared:
+        why = comp.baseline
+    else:
+        why = f"{comp.baseline} (the first policy; {declared} is not registered)"
+    tps = comp.metric == "tps"
+    head = [
+        ("workload", first.workload),
+        ("machine", machine_line(first.config)),
+        ("ratio", f"{'transactions/s' if tps else 'speed (1/runtime)'} relative to {why}"),
+    ]
+    cols = ["policy", "txn/s" if tps else "runtime_s", "ratio"] + [c for c, _ in COUNTERS]
+    rows = []
+    for name, r in comp.results.items():
+        main = r.metrics["tps"] if tps else r.metrics["runtime_s"]
+        row = [name, f"{main:,.2f}", f"{comp.ratios[name]:.3f}"]
+        row += [f"{sum(r.vmstat.get(k, 0) for k in keys):,}" for _, keys in COUNTERS]
+        rows.append(row)
+    lines = [table(head), "", table(rows, header=cols, right=range(1, len(cols)))]
+    if tps:
+        lines += [
+            "",
+            "txn/s = transactions / summed latency, as py-tpcc reports it (the simulated runtime); "
+            "pgscan = pgscan_kswapd + pgscan_direct",
+        ]
+    else:
+        lines += ["", "pgscan = pgscan_kswapd + pgscan_direct"]
+    return "\n".join(lines)
+
+
+def reclaimlab_baseline(scenario: str) -> str:
+    from .. import _core
+
+    return _core.scenario_info(scenario)["baseline"] or "the first policy"
 
 
 def write_timeseries(result, out: str) -> None:

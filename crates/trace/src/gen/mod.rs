@@ -6,9 +6,11 @@
 //! it and [`zipf`] is the Zipf sampler.
 
 pub mod source;
+pub mod tpcc;
 pub mod zipf;
 
 pub use source::GenSource;
+pub use tpcc::{tpcc_stock_level, TpccParams, TpccSource};
 pub use zipf::Zipf;
 
 use crate::{AccessKind, AccessSource, Error, Result};

@@ -68,7 +68,10 @@ impl<V: MglruVariant> Mglru<V> {
         }
         let max_seq = g.max_seq;
         self.stats.aging += 1;
-        if try_to_inc_max_seq(mm, g, lv, max_seq, swappiness, false, sc) {
+        let before = sc.cost_ns;
+        let aged = try_to_inc_max_seq(mm, g, lv, max_seq, swappiness, false, sc);
+        self.stats.aging_ns += sc.cost_ns - before;
+        if aged {
             -1
         } else {
             0

@@ -46,6 +46,8 @@ impl MglruVariant for Mainline {}
 pub struct MglruStats {
     /// `try_to_inc_max_seq` calls from the eviction path.
     pub aging: u64,
+    /// Simulated CPU time of aging (page-table walks), ns — part of the reclaimers' time.
+    pub aging_ns: u64,
 }
 
 pub struct Mglru<V: MglruVariant> {
@@ -106,12 +108,14 @@ impl<V: MglruVariant> ReclaimPolicy for Mglru<V> {
         self.age_node(mm, node, sc)
     }
 
-    /// `lru_gen.aging_runs` (aging from the eviction path) and the root memcg's
+    /// `lru_gen.aging_runs` (aging from the eviction path), `lru_gen.aging_cpu_s` (its
+    /// simulated CPU, included in kswapd/direct/memcg reclaim time), and the root memcg's
     /// generation window on node 0 (`lru_gen.max_seq`, `lru_gen.min_seq_anon/file`).
     fn metrics(&self, mm: &Mm) -> Vec<(String, f64)> {
         let g = &self.lrugens[mm.lruvec_id(crate::mm::memcontrol::ROOT_MEMCG, 0) as usize];
         vec![
             ("lru_gen.aging_runs".into(), self.stats.aging as f64),
+            ("lru_gen.aging_cpu_s".into(), self.stats.aging_ns as f64 / 1e9),
             ("lru_gen.max_seq".into(), g.max_seq as f64),
             ("lru_gen.min_seq_anon".into(), g.min_seq[LRU_GEN_ANON] as f64),
             ("lru_gen.min_seq_file".into(), g.min_seq[LRU_GEN_FILE] as f64),

@@ -1,0 +1,140 @@
+"""Multi-policy comparison runs: `reclaimlab run SCENARIO` and `reclaimlab run` with no
+arguments (issue 3), and the tpcc-stock-level scenario's transactions/s."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+import reclaimlab
+
+from conftest import assert_user_error, cli
+
+pytestmark = pytest.mark.engine
+
+REGISTERED = [p[0] for p in reclaimlab.policies()]
+TPCC_DECLARED = reclaimlab.scenario_info("tpcc-stock-level")["policies"]
+TPCC_EXPECTED = [p for p in TPCC_DECLARED if p in REGISTERED]
+TPCC_BASELINE = "mglru@6.15" if "mglru@6.15" in TPCC_EXPECTED else TPCC_EXPECTED[0]
+# A quarter-size machine keeps the CLI tests fast; the default size is timed below.
+SMALL = ("--scale", "0.25", "--quiet")
+
+
+@pytest.fixture(scope="module")
+def tpcc_json():
+    p = cli("run", "tpcc-stock-level", *SMALL, "--json")
+    assert p.returncode == 0, p.stderr
+    return p.stdout
+
+
+def test_tpcc_declares_the_seed_policies():
+    for name in ("classic@6.15", "mglru@6.15", "mglru+refault-distance-rfc-v3"):
+        assert name in TPCC_DECLARED
+    assert "classic@6.15" in TPCC_EXPECTED
+
+
+def test_tpcc_json_structure_and_every_policy_ran(tpcc_json):
+    assert len(tpcc_json.strip().splitlines()) == 1
+    d = json.loads(tpcc_json)
+    assert set(d) == {"scenario", "baseline", "policies"}
+    assert d["scenario"] == "tpcc-stock-level"
+    assert list(d["policies"]) == TPCC_EXPECTED
+    assert d["baseline"] == TPCC_BASELINE
+    for name, run in d["policies"].items():
+        assert set(run) == {"metrics", "vmstat"}, name
+        m, v = run["metrics"], run["vmstat"]
+        assert m["transactions"] > 0 and m["tps"] > 0, name
+        for k in ("workingset_refault_file", "workingset_activate_file", "pgscan_kswapd", "pgscan_direct", "pswpout"):
+            assert type(v[k]) is int, (name, k)
+        # The file data exceeds memory: file pages are read back in under every policy.
+        assert v["workingset_refault_file"] > 0, name
+    assert d["policies"][TPCC_BASELINE]["metrics"]["ratio_to_baseline"] == 1.0
+
+
+def test_tpcc_tps_is_transactions_over_runtime(tpcc_json):
+    d = json.loads(tpcc_json)
+    apt = reclaimlab.scenario_info("tpcc-stock-level")["accesses_per_txn"]
+    base = d["policies"][d["baseline"]]["metrics"]["tps"]
+    for name, run in d["policies"].items():
+        m = run["metrics"]
+        assert m["accesses"] % apt == 0, name  # whole transactions only
+        assert m["transactions"] == m["accesses"] / apt
+        assert m["tps"] == pytest.approx(m["transactions"] / m["runtime_s"], rel=1e-9)
+        assert m["ratio_to_baseline"] == pytest.approx(m["tps"] / base, rel=1e-9)
+    # Every policy ran the same transactions (same seed, same workload).
+    assert len({run["metrics"]["transactions"] for run in d["policies"].values()}) == 1
+
+
+def test_tpcc_same_seed_identical_json_bytes(tpcc_json):
+    again = cli("run", "tpcc-stock-level", *SMALL, "--json", "--jobs", "1")
+    assert again.returncode == 0, again.stderr
+    assert again.stdout == tpcc_json  # also: independent of the number of workers
+
+
+def test_tpcc_different_seed_differs(tpcc_json):
+    other = cli("run", "tpcc-stock-level", *SMALL, "--json", "--seed", "2")
+    assert other.returncode == 0, other.stderr
+    assert other.stdout != tpcc_json
+
+
+def test_tpcc_table_lists_every_policy():
+    p = cli("run", "tpcc-stock-level", *SMALL)
+    assert p.returncode == 0, p.stderr
+    out = p.stdout
+    assert f"relative to {TPCC_BASELINE}" in out
+    header = next(line for line in out.splitlines() if line.startswith("policy"))
+    for col in ("txn/s", "ratio", "refault_file", "activate_file", "pgscan", "pswpout"):
+        assert col in header.split(), col
+    rows = {line.split()[0] for line in out.splitlines() if line.split()}
+    assert set(TPCC_EXPECTED) <= rows
+
+
+def test_policy_narrows_to_one_detailed_run():
+    p = cli("run", "tpcc-stock-level", *SMALL, "--policy", "classic@6.15", "--json")
+    assert p.returncode == 0, p.stderr
+    d = json.loads(p.stdout)
+    assert set(d) == {"policy", "vmstat", "metrics"}
+    assert d["policy"] == "classic@6.15"
+    assert d["metrics"]["tps"] == pytest.approx(d["metrics"]["transactions"] / d["metrics"]["runtime_s"], rel=1e-9)
+    p = cli("run", "--scenario", "tpcc-stock-level", *SMALL, "--policy", "classic@6.15")
+    assert p.returncode == 0, p.stderr
+    assert p.stdout.startswith("policy") and "classic@6.15" in p.stdout.splitlines()[0]
+    assert any(line.split()[:1] == ["tps"] for line in p.stdout.splitlines())
+
+
+def test_no_arguments_compares_every_registered_policy():
+    p = cli("run")
+    assert p.returncode == 0, p.stderr
+    out = p.stdout
+    assert "scenario default" in out
+    rows = [line.split()[0] for line in out.splitlines() if line.split()[:1] and line.split()[0] in REGISTERED]
+    assert rows == REGISTERED
+    assert p.stderr == ""
+    j = cli("run", "--json", "--quiet")
+    d = json.loads(j.stdout)
+    assert d["scenario"] == "default" and list(d["policies"]) == REGISTERED
+
+
+def test_python_compare_api():
+    c = reclaimlab.compare("tpcc-stock-level", policies=["classic@6.15"], scale=0.1)
+    assert c.baseline == "classic@6.15" and c.ratios == {"classic@6.15": 1.0}
+    r = c.results["classic@6.15"]
+    assert r.metrics["tps"] == r.metrics["transactions"] / r.metrics["runtime_s"]
+    one = reclaimlab.run(scenario="tpcc-stock-level", scale=0.1, policy="classic@6.15")
+    assert one.metrics == r.metrics
+
+
+def test_positional_scenario_errors():
+    assert_user_error(cli("run", "tpcc-stok-level"), "tpcc-stok-level", "neither a config file nor a scenario")
+    assert_user_error(cli("run", "default", "--scale", "2"), "default", "--scale")
+    assert_user_error(cli("run", "tpcc-stock-level", "--scale", "0"), "scale")
+
+
+def test_tpcc_default_size_is_fast():
+    import time
+
+    t = time.monotonic()
+    r = reclaimlab.run(scenario="tpcc-stock-level", policy="classic@6.15")
+    assert time.monotonic() - t < 10
+    assert r.metrics["transactions"] == 72_000
