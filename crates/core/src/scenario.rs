@@ -15,6 +15,13 @@
 //! transaction count linearly, so scale 32 is the seed's 32 GiB VM (512 warehouses, 5 GiB
 //! caches).
 //!
+//! `hadoop-terasort` — seed 002 (the MGLRU Hadoop TeraSort benchmark): 12 concurrent
+//! TeraSort jobs in local mode sharing one TeraGen input, map tasks with `io.sort.mb`
+//! sort buffers (anonymous), spills, shuffle and sorted output through the page cache
+//! ([`reclaimlab_trace::gen::terasort`]). Scale 1 is the seed at 1/8 (a 32 GiB machine,
+//! 48 CPUs); scale 8 is the seed's machine. Its workload takes parameters (`tasks_per_cpu` = ½, 1, 2 — the seed's
+//! concurrency — and `cpus`, `jobs`, `sort_mb`) through [`Scenario::source_with`].
+//!
 //! A scenario also declares the policies a comparison run of it compares (callers skip the
 //! names not registered) and, for a transactional workload, its accesses per transaction,
 //! from which callers derive transactions and transactions/s. The engine knows nothing of
@@ -23,7 +30,8 @@
 use crate::config::SimConfig;
 use crate::error::{Error, Result};
 use reclaimlab_trace::{
-    generate, tpcc_stock_level, AccessKind, AccessSource, Pattern, Phase, Program, Region, Stream, TpccParams,
+    generate, terasort, tpcc_stock_level, AccessKind, AccessSource, Pattern, Phase, Program, Region, Stream,
+    TeraSortParams, TpccParams,
 };
 
 /// What a scenario replays.
@@ -32,7 +40,12 @@ pub enum Workload {
     Program(fn() -> Program),
     /// py-tpcc STOCK_LEVEL with the parameters for a scale factor.
     Tpcc(fn(f64) -> TpccParams),
+    /// Hadoop TeraSort with the parameters for a scale factor and workload parameters.
+    TeraSort(TeraSortFn),
 }
+
+/// TeraSort parameters from a scale factor and workload parameters (name, value).
+pub type TeraSortFn = fn(f64, &[(&str, &str)]) -> Result<TeraSortParams>;
 
 pub struct Scenario {
     pub name: &'static str,
@@ -46,6 +59,8 @@ pub struct Scenario {
     overrides: &'static [(&'static str, &'static str)],
     /// Sizes that scale: (key, MiB at scale 1).
     scaled_sizes: &'static [(&'static str, f64)],
+    /// Workload parameters [`Scenario::source_with`] accepts: (name, default, meaning).
+    pub params: &'static [(&'static str, &'static str, &'static str)],
     workload: Workload,
 }
 
@@ -71,7 +86,7 @@ impl Scenario {
 
     /// Whether `--scale` applies to this scenario.
     pub fn scalable(&self) -> bool {
-        matches!(self.workload, Workload::Tpcc(_))
+        matches!(self.workload, Workload::Tpcc(_) | Workload::TeraSort(_))
     }
 
     fn check_scale(&self, scale: f64) -> Result<()> {
@@ -88,7 +103,7 @@ impl Scenario {
     pub fn program(&self) -> Option<Program> {
         match self.workload {
             Workload::Program(f) => Some(f()),
-            Workload::Tpcc(_) => None,
+            Workload::Tpcc(_) | Workload::TeraSort(_) => None,
         }
     }
 
@@ -96,8 +111,32 @@ impl Scenario {
     pub fn tpcc_params(&self, scale: f64) -> Option<TpccParams> {
         match self.workload {
             Workload::Tpcc(f) => Some(f(scale)),
-            Workload::Program(_) => None,
+            Workload::Program(_) | Workload::TeraSort(_) => None,
         }
+    }
+
+    /// The TeraSort parameters of a TeraSort scenario at `scale` with workload `params`.
+    pub fn terasort_params(&self, scale: f64, params: &[(&str, &str)]) -> Result<Option<TeraSortParams>> {
+        self.check_params(params)?;
+        match self.workload {
+            Workload::TeraSort(f) => f(scale, params).map(Some),
+            _ => Ok(None),
+        }
+    }
+
+    /// Check workload parameters against the ones this scenario declares.
+    fn check_params(&self, params: &[(&str, &str)]) -> Result<()> {
+        for (k, _) in params {
+            if !self.params.iter().any(|(n, _, _)| n == k) {
+                let known: Vec<&str> = self.params.iter().map(|p| p.0).collect();
+                return Err(Error::invalid(format!(
+                    "scenario {}: unknown workload parameter '{k}' (accepted: {})",
+                    self.name,
+                    if known.is_empty() { "none".to_string() } else { known.join(", ") }
+                )));
+            }
+        }
+        Ok(())
     }
 
     /// Accesses per transaction for a transactional workload (every transaction has
@@ -113,10 +152,18 @@ impl Scenario {
 
     /// Its access stream at `scale`, generated from `seed`.
     pub fn source_at(&self, seed: u64, scale: f64) -> Result<Box<dyn AccessSource>> {
+        self.source_with(seed, scale, &[])
+    }
+
+    /// Its access stream at `scale` with workload parameters `params` (name, value) —
+    /// only the ones in [`Scenario::params`]; the others keep their defaults.
+    pub fn source_with(&self, seed: u64, scale: f64, params: &[(&str, &str)]) -> Result<Box<dyn AccessSource>> {
         self.check_scale(scale)?;
+        self.check_params(params)?;
         Ok(match self.workload {
             Workload::Program(f) => generate(f(), seed)?,
             Workload::Tpcc(f) => tpcc_stock_level(f(scale), seed)?,
+            Workload::TeraSort(f) => terasort(f(scale, params)?, seed)?,
         })
     }
 }
@@ -156,6 +203,44 @@ fn tpcc_params(scale: f64) -> TpccParams {
 /// data through memory, so the cold start (the first read of every page) is a minor part.
 const TPCC_TRANSACTIONS: u64 = 72_000;
 
+/// Seed 002 at `scale` (1 = 1/8 of the seed's 256 GB machine; docs/scenarios.md) with
+/// workload parameters `tasks_per_cpu`, `cpus`, `jobs`, `sort_mb`.
+fn terasort_params(scale: f64, params: &[(&str, &str)]) -> Result<TeraSortParams> {
+    let n = |x: f64| (x * scale).round().max(1.0);
+    let d = TeraSortParams::default();
+    let mut p = TeraSortParams {
+        input_pages: n(d.input_pages as f64) as u32,
+        split_pages: n(d.split_pages as f64) as u32,
+        ..d
+    };
+    // io.sort.mb in the seed's MB (10^6 bytes), scaled like memory: 1000 MB / 8 = 30,518 pages.
+    let mut sort_mb = 1000.0;
+    for &(k, v) in params {
+        let num = |v: &str| -> Result<f64> {
+            v.trim().parse::<f64>().ok().filter(|x| x.is_finite() && *x > 0.0).ok_or_else(|| {
+                Error::invalid(format!("scenario hadoop-terasort: {k}={v:?} must be a positive number"))
+            })
+        };
+        let int = |v: &str| -> Result<u32> {
+            let x = num(v)?;
+            if x.fract() != 0.0 || x > u16::MAX as f64 {
+                return Err(Error::invalid(format!("scenario hadoop-terasort: {k}={v:?} must be a whole number ≤ 65535")));
+            }
+            Ok(x as u32)
+        };
+        match k {
+            "tasks_per_cpu" => p.tasks_per_cpu = num(v)?,
+            "cpus" => p.cpus = int(v)?,
+            "jobs" => p.jobs = int(v)?,
+            "sort_mb" => sort_mb = num(v)?,
+            _ => unreachable!("checked by Scenario::check_params"),
+        }
+    }
+    p.sort_buffer_pages = ((sort_mb * 1e6 / 4096.0 / 8.0 * scale).round() as u32).max(1);
+    p.validate()?;
+    Ok(p)
+}
+
 static SCENARIOS: &[Scenario] = &[
     Scenario {
         name: "default",
@@ -164,6 +249,7 @@ static SCENARIOS: &[Scenario] = &[
         baseline: "mglru@6.15",
         overrides: &[("machine.memory", "512M"), ("swap.device", "zram"), ("swap.size", "512M")],
         scaled_sizes: &[],
+        params: &[],
         workload: Workload::Program(default_program),
     },
     Scenario {
@@ -180,7 +266,25 @@ static SCENARIOS: &[Scenario] = &[
         baseline: "mglru@6.15",
         overrides: &[("swap.device", "zram")],
         scaled_sizes: &[("machine.memory", 1024.0)],
+        params: &[],
         workload: Workload::Tpcc(tpcc_params),
+    },
+    Scenario {
+        name: "hadoop-terasort",
+        description: "seed 002: 12 concurrent Hadoop TeraSort jobs (local mode, shared TeraGen input, io.sort.mb \
+                      sort buffers, spills/shuffle/output through the page cache), zram; 32G machine at --scale 1; \
+                      workload parameter tasks_per_cpu = 0.5, 1, 2",
+        policies: &["classic@6.15", "mglru@6.15"],
+        baseline: "classic@6.15",
+        overrides: &[("swap.device", "zram"), ("vm.swappiness", "1")],
+        scaled_sizes: &[("machine.memory", 32768.0), ("swap.size", 8192.0)],
+        params: &[
+            ("tasks_per_cpu", "1", "concurrency: average tasks per CPU (the seed: 0.5, 1, 2)"),
+            ("cpus", "48", "CPUs of the machine"),
+            ("jobs", "12", "concurrent TeraSort jobs, each running round(cpus × tasks_per_cpu / jobs) tasks at once"),
+            ("sort_mb", "1000", "mapreduce.task.io.sort.mb in the seed's MB (scaled like memory: 1/8 at scale 1)"),
+        ],
+        workload: Workload::TeraSort(terasort_params),
     },
 ];
 pub fn list() -> &'static [Scenario] {

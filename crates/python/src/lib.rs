@@ -4,6 +4,7 @@
 //! (`python/reclaimlab`) builds the user-facing API, CLI and reports on top.
 //! Errors map to `reclaimlab.exceptions` classes in [`error`].
 
+mod cache;
 mod error;
 mod trace;
 
@@ -114,18 +115,38 @@ fn scenario_config(name: &str, scale: f64) -> PyResult<Config> {
     Ok(Config { inner: find_scenario(name)?.config_at(scale).map_err(core_err)? })
 }
 
-/// The access stream of a built-in scenario at `scale`, generated from `seed`.
+/// The access stream of a built-in scenario at `scale`, generated from `seed`, with
+/// optional workload `params` (a dict name → value, values converted with `str()`; only
+/// the names the scenario declares in `scenario_info(name)["params"]`).
 #[pyfunction]
-#[pyo3(signature = (name, seed, scale=1.0))]
-fn scenario_source(py: Python<'_>, name: &str, seed: u64, scale: f64) -> PyResult<Source> {
+#[pyo3(signature = (name, seed, scale=1.0, params=None))]
+fn scenario_source(
+    py: Python<'_>,
+    name: &str,
+    seed: u64,
+    scale: f64,
+    params: Option<&Bound<'_, PyDict>>,
+) -> PyResult<Source> {
     let s = find_scenario(name)?;
-    let src = py.detach(|| s.source_at(seed, scale)).map_err(core_err)?;
+    let mut kv: Vec<(String, String)> = Vec::new();
+    if let Some(d) = params {
+        for (k, v) in d.iter() {
+            kv.push((k.str()?.to_string(), v.str()?.to_string()));
+        }
+    }
+    let src = py
+        .detach(|| {
+            let kv: Vec<(&str, &str)> = kv.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+            s.source_with(seed, scale, &kv)
+        })
+        .map_err(core_err)?;
     Ok(Source::new(src))
 }
 
 /// What a scenario declares besides its machine and workload: `{"name", "description",
 /// "policies" (list; empty = all registered), "baseline", "accesses_per_txn" (int or
-/// None), "scalable"}`.
+/// None), "scalable", "params" (list of (name, default, meaning) accepted by
+/// `scenario_source(..., params=...)`)}`.
 #[pyfunction]
 fn scenario_info<'py>(py: Python<'py>, name: &str) -> PyResult<Bound<'py, PyDict>> {
     let s = find_scenario(name)?;
@@ -136,6 +157,7 @@ fn scenario_info<'py>(py: Python<'py>, name: &str) -> PyResult<Bound<'py, PyDict
     d.set_item("baseline", s.baseline)?;
     d.set_item("accesses_per_txn", s.accesses_per_txn())?;
     d.set_item("scalable", s.scalable())?;
+    d.set_item("params", s.params.to_vec())?;
     Ok(d)
 }
 
@@ -220,6 +242,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(scenario_source, m)?)?;
     m.add_function(wrap_pyfunction!(scenario_info, m)?)?;
     trace::register(m)?;
+    cache::register(m)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }

@@ -11,7 +11,8 @@
 //!   sharing [`text`] (lines, gunzip, progress) and [`pagemap`] (dense remapping).
 //! - [`open()`]: open any trace by format name or auto-detection.
 //! - [`gen`]: masim-style synthetic programs (regions, phases, Zipf/uniform/scan streams);
-//!   [`gen::tpcc`]: the py-tpcc STOCK_LEVEL mimic of seed 001;
+//!   [`gen::tpcc`]: the py-tpcc STOCK_LEVEL mimic of seed 001; [`gen::terasort`]: the
+//!   Hadoop TeraSort mimic of seed 002;
 //!   [`rng`]: the seeded xoshiro256** generator they (and the engine) use.
 //! - [`convert()`]: any source → native file; [`info()`]: whole-trace statistics.
 //!
@@ -27,6 +28,7 @@ pub mod info;
 pub mod lirs;
 pub mod native;
 pub mod open;
+pub mod oracle;
 pub mod pagemap;
 pub mod record;
 pub mod rng;
@@ -37,11 +39,12 @@ pub use address::AddressReader;
 pub use convert::convert;
 pub use csv::CsvReader;
 pub use error::{Error, ErrorKind, Result};
-pub use gen::{generate, tpcc_stock_level, Pattern, Phase, Program, Region, Stream, TpccParams};
+pub use gen::{generate, terasort, tpcc_stock_level, Pattern, Phase, Program, Region, Stream, TeraSortParams, TpccParams};
 pub use info::{info, TraceInfo};
 pub use lirs::LirsReader;
 pub use native::{NativeReader, NativeWriter};
 pub use open::{detect, open, FORMATS};
+pub use oracle::{read_keys, write_oracle, OracleReader};
 pub use record::{flags, Access, AccessKind, PAGE_SHIFT, PAGE_SIZE};
 pub use rng::Rng;
 pub use source::{AccessSource, TraceMeta};

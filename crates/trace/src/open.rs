@@ -12,14 +12,16 @@ use crate::native::{NativeReader, MAGIC};
 use crate::{AccessKind, AccessSource, Error, ErrorKind, Result};
 
 /// Format names accepted by [`open`].
-pub const FORMATS: [&str; 4] = ["native", "lirs", "address", "csv"];
+pub const FORMATS: [&str; 5] = ["native", "lirs", "address", "csv", "oracle"];
 
 const FORMAT_HELP: &str = "known formats: native (binary, starts with RCLTRACE), \
 lirs (one decimal block number per line), address (`l|s 0xADDR GAP` per line), \
-csv (header row with a `page` column; *.csv or *.csv.gz)";
+csv (header row with a `page` column; *.csv or *.csv.gz), \
+oracle (libCacheSim oracleGeneral binary; *.oracleGeneral[.bin|.zst])";
 
 /// Open a trace. `format` is one of [`FORMATS`] or None to auto-detect:
-/// `RCLTRACE` magic → native; name ending in `.csv`/`.csv.gz` → csv; otherwise the first
+/// `RCLTRACE` magic → native; name ending in `.csv`/`.csv.gz` → csv; name containing
+/// `oracleGeneral` (any case) or ending in `.oracle` → oracle; otherwise the first
 /// non-blank line (after gunzipping `*.gz`) decides: a single integer → lirs, `l 0x…`/
 /// `s 0x…` → address, a comma-separated header with a `page` column → csv.
 /// `kind` classifies records of formats that do not say (lirs, address, csv defaults);
@@ -47,6 +49,7 @@ pub fn open(
         "native" => Box::new(NativeReader::open(path)?),
         "lirs" => Box::new(LirsReader::open(path, kind)?),
         "address" => Box::new(AddressReader::open(path, kind, None)?),
+        "oracle" => Box::new(crate::oracle::OracleReader::open(path, kind)?),
         _ => Box::new(CsvReader::open(path, kind, None)?),
     })
 }
@@ -72,6 +75,9 @@ pub fn detect(path: &Path) -> Result<&'static str> {
         .unwrap_or_default();
     if name.ends_with(".csv") || name.ends_with(".csv.gz") {
         return Ok("csv");
+    }
+    if name.contains("oraclegeneral") || name.ends_with(".oracle") {
+        return Ok("oracle");
     }
     // Look at the first meaningful line (bounded read).
     let (stream, _, _) = crate::text::open_stream(path)?;

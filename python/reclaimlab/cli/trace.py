@@ -10,7 +10,7 @@ from ._table import table
 
 HELP = "inspect, convert and generate page-access traces"
 
-FORMATS = ("native", "lirs", "address", "csv")
+FORMATS = ("native", "lirs", "address", "csv", "oracle")
 KINDS = ("file-read", "file-mapped", "anon")
 KIND_HELP = (
     "how records that lack it are classified: file-read (page cache via read()), "
@@ -69,6 +69,9 @@ def add_parser(sub) -> None:
     conv.add_argument("output", metavar="OUT")
     conv.add_argument("--format", metavar="F", choices=FORMATS, help="format of IN (default: detect)")
     conv.add_argument("--kind", metavar="K", choices=KINDS, help=KIND_HELP)
+    conv.add_argument("--to", metavar="F", choices=("native", "oracle"),
+                      help="output format: native, or oracle (libCacheSim oracleGeneral; default when OUT's name "
+                      "contains 'oracleGeneral')")
     conv.set_defaults(func=cmd_convert)
 
     gen = tsub.add_parser("gen", help="generate a synthetic trace (zipf, uniform, seq, loop, zigzag, program)",
@@ -141,7 +144,15 @@ def cmd_convert(args: argparse.Namespace) -> int:
     from .. import _core
 
     src = _core.open_trace(args.input, args.format, args.kind)
-    n = _write(src, args.output)
+    to = getattr(args, "to", None) or ("oracle" if "oraclegeneral" in Path(args.output).name.lower() else "native")
+    if to == "oracle":
+        from .._atomic import atomic_output
+
+        tr = _core.cache_load(src)
+        with atomic_output(args.output) as tmp:
+            n = tr.write_oracle(str(tmp))
+    else:
+        n = _write(src, args.output)
     print(f"wrote {n:,} records to {args.output}")
     return 0
 

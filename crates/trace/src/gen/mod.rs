@@ -6,10 +6,12 @@
 //! it and [`zipf`] is the Zipf sampler.
 
 pub mod source;
+pub mod terasort;
 pub mod tpcc;
 pub mod zipf;
 
 pub use source::GenSource;
+pub use terasort::{terasort, TeraSortParams, TeraSortSource};
 pub use tpcc::{tpcc_stock_level, TpccParams, TpccSource};
 pub use zipf::Zipf;
 

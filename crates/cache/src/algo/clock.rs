@@ -1,0 +1,77 @@
+//! CLOCK (libCacheSim `Clock.c`, defaults `init-freq=0, n-bit-counter=1`): a FIFO whose
+//! tail object, if its reference bit is set, has the bit cleared and is moved to the head
+//! instead of being evicted (second chance). A hit sets the bit; an insert clears it.
+//!
+//! Implemented as the equivalent circular array with a hand: once the cache is full,
+//! "move the tail to the head" is "advance the hand", and "evict the tail, insert the new
+//! object at the head" is "overwrite the slot under the hand, advance".
+use crate::Cache;
+
+pub struct Clock {
+    cap: usize,
+    slots: Vec<u32>,
+    hand: usize,
+    /// Bit 0: resident; bit 1: referenced.
+    state: Vec<u8>,
+}
+
+const RES: u8 = 1;
+const REF: u8 = 2;
+
+impl Clock {
+    pub fn new(cap: usize, nr_keys: usize) -> Self {
+        Clock {
+            cap,
+            slots: Vec::with_capacity(cap.min(nr_keys)),
+            hand: 0,
+            state: vec![0; nr_keys],
+        }
+    }
+}
+
+impl Cache for Clock {
+    fn name(&self) -> &'static str {
+        "clock"
+    }
+    #[inline(always)]
+    fn access(&mut self, k: u32) -> bool {
+        let s = &mut self.state[k as usize];
+        if *s & RES != 0 {
+            *s |= REF;
+            return true;
+        }
+        if self.cap == 0 {
+            return false;
+        }
+        if self.slots.len() < self.cap {
+            self.slots.push(k);
+            self.state[k as usize] = RES;
+            return false;
+        }
+        loop {
+            let v = self.slots[self.hand] as usize;
+            if self.state[v] & REF == 0 {
+                self.state[v] = 0;
+                break;
+            }
+            self.state[v] = RES;
+            self.hand += 1;
+            if self.hand == self.cap {
+                self.hand = 0;
+            }
+        }
+        self.slots[self.hand] = k;
+        self.state[k as usize] = RES;
+        self.hand += 1;
+        if self.hand == self.cap {
+            self.hand = 0;
+        }
+        false
+    }
+    fn len(&self) -> usize {
+        self.slots.len()
+    }
+    fn capacity(&self) -> usize {
+        self.cap
+    }
+}

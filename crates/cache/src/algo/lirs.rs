@@ -1,0 +1,290 @@
+//! LIRS (libCacheSim `LIRS.c`; Jiang & Zhang, SIGMETRICS 2002), reproduced operation by
+//! operation so that miss ratios agree exactly.
+//!
+//! libCacheSim builds LIRS from three LRU lists: S (the LIRS stack: LIR blocks, resident
+//! and non-resident HIR blocks), Q (resident HIR blocks) and NH (non-resident HIR blocks
+//! still in S, oldest first, used to bound S). Sizes: HIR limit = max(1, trunc(0.01·c)),
+//! LIR limit = c − HIR limit. S is bounded to 2c entries by dropping the oldest
+//! non-resident HIR entries (after every request). A key may be in S, Q and NH at once;
+//! each list here is its own intrusive list over the key space.
+//!
+//! Compared with the paper: the 1% HIR share and the warm-up (every block is LIR until
+//! the LIR set is full) are the paper's; bounding S to 2c by dropping the oldest
+//! non-resident HIR entries is libCacheSim's choice (the paper leaves the bound open).
+//! See docs/cachesim.md.
+use crate::list::{Links, List, NIL};
+use crate::Cache;
+
+const S_IN: u8 = 1;
+const S_LIR: u8 = 2;
+const S_RES: u8 = 4;
+const Q_IN: u8 = 8;
+const NH_IN: u8 = 16;
+
+pub struct Lirs {
+    cap: usize,
+    lirs_limit: usize,
+    hirs_limit: usize,
+    lirs_count: usize,
+    hirs_count: usize,
+    occupied: usize,
+    ls: Links,
+    lq: Links,
+    lnh: Links,
+    s: List,
+    q: List,
+    nh: List,
+    st: Vec<u8>,
+}
+
+impl Lirs {
+    pub fn new(cap: usize, nr_keys: usize) -> Self {
+        let hirs_limit = ((0.01 * cap as f64) as usize).max(1);
+        let lirs_limit = cap.saturating_sub(hirs_limit);
+        Lirs {
+            cap,
+            lirs_limit,
+            hirs_limit,
+            lirs_count: 0,
+            hirs_count: 0,
+            occupied: 0,
+            ls: Links::new(nr_keys),
+            lq: Links::new(nr_keys),
+            lnh: Links::new(nr_keys),
+            s: List::default(),
+            q: List::default(),
+            nh: List::default(),
+            st: vec![0; nr_keys],
+        }
+    }
+
+    #[inline]
+    fn nh_remove(&mut self, k: u32) {
+        if self.st[k as usize] & NH_IN != 0 {
+            self.lnh.unlink(&mut self.nh, k);
+            self.st[k as usize] &= !NH_IN;
+        }
+    }
+
+    #[inline]
+    fn s_remove(&mut self, k: u32) {
+        self.ls.unlink(&mut self.s, k);
+        self.st[k as usize] &= !(S_IN | S_LIR | S_RES);
+    }
+
+    /// Drop HIR entries from the bottom of S until an LIR block is at the bottom
+    /// (stops at a single entry, as libCacheSim's loop does).
+    #[inline(always)]
+    fn prune(&mut self) {
+        let t = self.s.tail;
+        if t == self.s.head || self.st[t as usize] & S_LIR != 0 {
+            return;
+        }
+        self.prune_slow();
+    }
+
+    #[inline(never)]
+    fn prune_slow(&mut self) {
+        loop {
+            let t = self.s.tail;
+            if t == self.s.head {
+                break;
+            }
+            let f = self.st[t as usize];
+            if f & S_LIR != 0 {
+                break;
+            }
+            if f & S_RES == 0 {
+                self.nh_remove(t);
+            }
+            self.s_remove(t);
+        }
+    }
+
+    /// Evict the resident HIR block at the bottom of Q.
+    fn evict_hir(&mut self) {
+        let v = self.lq.pop_tail(&mut self.q);
+        self.st[v as usize] &= !Q_IN;
+        self.hirs_count -= 1;
+        if self.st[v as usize] & S_IN != 0 {
+            self.st[v as usize] &= !S_RES;
+            self.lnh.push_head(&mut self.nh, v);
+            self.st[v as usize] |= NH_IN;
+        }
+        self.occupied -= 1;
+    }
+
+    /// Demote the LIR block at the bottom of S to a resident HIR block in Q; prune.
+    fn evict_lir(&mut self) {
+        let v = self.s.tail;
+        self.lirs_count -= 1;
+        self.s_remove(v);
+        self.occupied -= 1;
+        if 1 <= self.hirs_limit {
+            while self.hirs_count + 1 > self.hirs_limit {
+                self.evict_hir();
+            }
+            self.lq.push_head(&mut self.q, v);
+            self.st[v as usize] |= Q_IN;
+            self.hirs_count += 1;
+            self.occupied += 1;
+        }
+        self.prune();
+    }
+
+    #[inline(always)]
+    fn limit_stack(&mut self) {
+        if self.s.len > 2 * self.cap {
+            self.limit_stack_slow();
+        }
+    }
+
+    #[inline(never)]
+    fn limit_stack_slow(&mut self) {
+        while self.s.len > 2 * self.cap {
+            let t = self.nh.tail;
+            if t == NIL {
+                break;
+            }
+            self.s_remove(t);
+            self.lnh.pop_tail(&mut self.nh);
+            self.st[t as usize] &= !NH_IN;
+        }
+    }
+
+    /// The lookup with promotion; true on a hit.
+    #[inline]
+    fn find(&mut self, k: u32) -> bool {
+        let f = self.st[k as usize];
+        if f & S_IN != 0 {
+            self.ls.move_to_head(&mut self.s, k);
+        }
+        if f & Q_IN != 0 {
+            self.lq.move_to_head(&mut self.q, k);
+        }
+        if f & S_IN != 0 {
+            if f & S_LIR != 0 {
+                self.prune();
+                true
+            } else if f & S_RES != 0 {
+                // hit_RD_HIRinS
+                if f & Q_IN != 0 {
+                    self.hirs_count -= 1;
+                    self.lq.unlink(&mut self.q, k);
+                    self.st[k as usize] &= !Q_IN;
+                    self.occupied -= 1;
+                }
+                while self.lirs_count + 1 > self.lirs_limit {
+                    self.evict_lir();
+                }
+                self.st[k as usize] |= S_LIR;
+                self.lirs_count += 1;
+                self.occupied += 1;
+                true
+            } else {
+                false
+            }
+        } else if f & Q_IN != 0 {
+            // hit_RD_HIRinQ
+            while self.lirs_count + 1 > self.lirs_limit {
+                self.evict_lir();
+            }
+            self.ls.push_head(&mut self.s, k);
+            self.st[k as usize] = (self.st[k as usize] & !S_LIR) | S_IN | S_RES;
+            true
+        } else {
+            false
+        }
+    }
+
+    #[inline(never)]
+    fn miss(&mut self, k: u32) {
+        if self.cap < 1 {
+            return;
+        }
+        // can_insert
+        let f = self.st[k as usize];
+        let nr_hir_in_s = f & S_IN != 0 && f & S_LIR == 0 && f & S_RES == 0;
+        if nr_hir_in_s {
+            while self.lirs_count + 1 > self.lirs_limit {
+                self.evict_lir();
+            }
+            self.nh_remove(k);
+        } else if f & (S_IN | Q_IN) == 0 {
+            if 1 > self.lirs_limit || 1 > self.hirs_limit {
+                return;
+            }
+            if self.lirs_count + 1 > self.lirs_limit && self.hirs_count + 1 > self.hirs_limit {
+                while self.hirs_count + 1 > self.hirs_limit {
+                    self.evict_hir();
+                }
+            }
+        } else {
+            unreachable!("LIRS: miss on a key in Q");
+        }
+        // evict while full
+        while self.occupied + 1 > self.cap {
+            let f = self.st[k as usize];
+            let mut progressed = false;
+            if f & S_IN != 0 && f & S_LIR == 0 && f & S_RES == 0 {
+                while self.hirs_count >= self.hirs_limit {
+                    self.evict_hir();
+                }
+                self.evict_lir();
+                progressed = true;
+            }
+            let f = self.st[k as usize];
+            if f & (S_IN | Q_IN) == 0
+                && self.lirs_count + 1 > self.lirs_limit
+                && self.hirs_count + 1 > self.hirs_limit
+            {
+                self.evict_hir();
+                progressed = true;
+            }
+            if !progressed {
+                // libCacheSim would spin here; never seen with object size 1.
+                unreachable!("LIRS: eviction made no progress");
+            }
+        }
+        // insert
+        let f = self.st[k as usize];
+        if f & S_IN != 0 && f & S_LIR == 0 && f & S_RES == 0 {
+            self.st[k as usize] |= S_LIR | S_RES;
+            self.lirs_count += 1;
+            self.occupied += 1;
+        } else if f & (S_IN | Q_IN) == 0 {
+            if self.lirs_count < self.lirs_limit {
+                self.ls.push_head(&mut self.s, k);
+                self.st[k as usize] |= S_IN | S_LIR | S_RES;
+                self.lirs_count += 1;
+            } else {
+                self.ls.push_head(&mut self.s, k);
+                self.lq.push_head(&mut self.q, k);
+                self.st[k as usize] = (self.st[k as usize] & !S_LIR) | S_IN | S_RES | Q_IN;
+                self.hirs_count += 1;
+            }
+            self.occupied += 1;
+        }
+    }
+}
+
+impl Cache for Lirs {
+    fn name(&self) -> &'static str {
+        "lirs"
+    }
+    #[inline]
+    fn access(&mut self, k: u32) -> bool {
+        let hit = self.find(k);
+        if !hit {
+            self.miss(k);
+        }
+        self.limit_stack();
+        hit
+    }
+    fn len(&self) -> usize {
+        self.occupied
+    }
+    fn capacity(&self) -> usize {
+        self.cap
+    }
+}

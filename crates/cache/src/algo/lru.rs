@@ -1,0 +1,50 @@
+//! LRU (libCacheSim `LRU.c`): hit moves to the head; a miss evicts the tail when full.
+use crate::list::{Links, List};
+use crate::Cache;
+
+pub struct Lru {
+    cap: usize,
+    links: Links,
+    list: List,
+    resident: Vec<bool>,
+}
+
+impl Lru {
+    pub fn new(cap: usize, nr_keys: usize) -> Self {
+        Lru {
+            cap,
+            links: Links::new(nr_keys),
+            list: List::default(),
+            resident: vec![false; nr_keys],
+        }
+    }
+}
+
+impl Cache for Lru {
+    fn name(&self) -> &'static str {
+        "lru"
+    }
+    #[inline(always)]
+    fn access(&mut self, k: u32) -> bool {
+        if self.resident[k as usize] {
+            self.links.move_to_head(&mut self.list, k);
+            return true;
+        }
+        if self.cap == 0 {
+            return false;
+        }
+        if self.list.len >= self.cap {
+            let t = self.links.pop_tail(&mut self.list);
+            self.resident[t as usize] = false;
+        }
+        self.links.push_head(&mut self.list, k);
+        self.resident[k as usize] = true;
+        false
+    }
+    fn len(&self) -> usize {
+        self.list.len
+    }
+    fn capacity(&self) -> usize {
+        self.cap
+    }
+}

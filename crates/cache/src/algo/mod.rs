@@ -1,0 +1,105 @@
+//! The algorithms, one per file, each as libCacheSim defines it (see `docs/cachesim.md`).
+
+pub mod arc;
+pub mod belady;
+pub mod clock;
+pub mod fifo;
+pub mod lfu;
+pub mod lirs;
+pub mod lru;
+pub mod s3fifo;
+pub mod sieve;
+pub mod slru;
+pub mod twoq;
+
+use crate::{run, Cache, Error, Stats};
+
+/// Algorithm names accepted by [`Algo::parse`] / [`build`] (lower case; the
+/// libCacheSim spellings `Clock`, `Sieve`, `S3FIFO`, `s3-fifo`, `OPT`, `TwoQ` are accepted too).
+pub const ALGOS: [&str; 11] = [
+    "lru", "fifo", "clock", "sieve", "s3fifo", "arc", "belady", "lirs", "slru", "2q", "lfu",
+];
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Algo {
+    Lru,
+    Fifo,
+    Clock,
+    Sieve,
+    S3Fifo,
+    Arc,
+    Belady,
+    Lirs,
+    Slru,
+    TwoQ,
+    Lfu,
+}
+
+impl Algo {
+    pub fn parse(name: &str) -> Result<Algo, Error> {
+        Ok(
+            match name.to_ascii_lowercase().replace(['-', '_'], "").as_str() {
+                "lru" => Algo::Lru,
+                "fifo" => Algo::Fifo,
+                "clock" => Algo::Clock,
+                "sieve" => Algo::Sieve,
+                "s3fifo" => Algo::S3Fifo,
+                "arc" => Algo::Arc,
+                "belady" | "opt" | "min" => Algo::Belady,
+                "lirs" => Algo::Lirs,
+                "slru" => Algo::Slru,
+                "2q" | "twoq" => Algo::TwoQ,
+                "lfu" => Algo::Lfu,
+                _ => {
+                    return Err(Error(format!(
+                        "unknown cache algorithm {name:?}; known: {}",
+                        ALGOS.join(", ")
+                    )))
+                }
+            },
+        )
+    }
+    pub fn name(self) -> &'static str {
+        ALGOS[self as usize]
+    }
+    /// Needs the whole trace up front (next-access times).
+    pub fn offline(self) -> bool {
+        self == Algo::Belady
+    }
+}
+
+/// Build an online algorithm (Belady needs the trace: use [`belady::Belady::new`]).
+pub fn build(algo: Algo, size: usize, nr_keys: u32) -> Box<dyn Cache> {
+    let n = nr_keys as usize;
+    match algo {
+        Algo::Lru => Box::new(lru::Lru::new(size, n)),
+        Algo::Fifo => Box::new(fifo::Fifo::new(size, n)),
+        Algo::Clock => Box::new(clock::Clock::new(size, n)),
+        Algo::Sieve => Box::new(sieve::Sieve::new(size, n)),
+        Algo::S3Fifo => Box::new(s3fifo::S3Fifo::new(size, n)),
+        Algo::Arc => Box::new(arc::Arc::new(size, n)),
+        Algo::Lirs => Box::new(lirs::Lirs::new(size, n)),
+        Algo::Slru => Box::new(slru::Slru::new(size, n)),
+        Algo::TwoQ => Box::new(twoq::TwoQ::new(size, n)),
+        Algo::Lfu => Box::new(lfu::Lfu::new(size, n)),
+        Algo::Belady => panic!("belady is offline: use belady::Belady::new(size, keys, nr_keys)"),
+    }
+}
+
+/// Run `keys` through `algo` with `size` objects; the loop is monomorphised per algorithm.
+pub fn simulate(algo: Algo, size: usize, keys: &[u32], nr_keys: u32) -> Stats {
+    let n = nr_keys as usize;
+    match algo {
+        Algo::Lru => run(&mut lru::Lru::new(size, n), keys),
+        Algo::Fifo => run(&mut fifo::Fifo::new(size, n), keys),
+        Algo::Clock => run(&mut clock::Clock::new(size, n), keys),
+        Algo::Sieve => run(&mut sieve::Sieve::new(size, n), keys),
+        Algo::S3Fifo => run(&mut s3fifo::S3Fifo::new(size, n), keys),
+        Algo::Arc => run(&mut arc::Arc::new(size, n), keys),
+        Algo::Belady => run(&mut belady::Belady::new(size, keys, nr_keys), keys),
+        Algo::Lirs => run(&mut lirs::Lirs::new(size, n), keys),
+        Algo::Slru => run(&mut slru::Slru::new(size, n), keys),
+        Algo::TwoQ => run(&mut twoq::TwoQ::new(size, n), keys),
+        Algo::Lfu => run(&mut lfu::Lfu::new(size, n), keys),
+    }
+}

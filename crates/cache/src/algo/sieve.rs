@@ -1,0 +1,70 @@
+//! SIEVE (libCacheSim `Sieve.c`; Zhang et al., NSDI 2024): new objects enter at the head;
+//! a hit sets the visited bit; eviction starts at the hand (the tail if no hand), clears
+//! visited bits moving towards the head (wrapping to the tail), evicts the first
+//! unvisited object and leaves the hand at its predecessor (towards the head).
+use crate::list::{Links, List, NIL};
+use crate::Cache;
+
+pub struct Sieve {
+    cap: usize,
+    links: Links,
+    list: List,
+    hand: u32,
+    /// Bit 0: resident; bit 1: visited.
+    state: Vec<u8>,
+}
+
+impl Sieve {
+    pub fn new(cap: usize, nr_keys: usize) -> Self {
+        Sieve {
+            cap,
+            links: Links::new(nr_keys),
+            list: List::default(),
+            hand: NIL,
+            state: vec![0; nr_keys],
+        }
+    }
+}
+
+impl Cache for Sieve {
+    fn name(&self) -> &'static str {
+        "sieve"
+    }
+    #[inline(always)]
+    fn access(&mut self, k: u32) -> bool {
+        let s = &mut self.state[k as usize];
+        if *s & 1 != 0 {
+            *s |= 2;
+            return true;
+        }
+        if self.cap == 0 {
+            return false;
+        }
+        if self.list.len >= self.cap {
+            let mut v = if self.hand == NIL {
+                self.list.tail
+            } else {
+                self.hand
+            };
+            while self.state[v as usize] & 2 != 0 {
+                self.state[v as usize] = 1;
+                v = self.links.prev(v);
+                if v == NIL {
+                    v = self.list.tail;
+                }
+            }
+            self.hand = self.links.prev(v);
+            self.links.unlink(&mut self.list, v);
+            self.state[v as usize] = 0;
+        }
+        self.links.push_head(&mut self.list, k);
+        self.state[k as usize] = 1;
+        false
+    }
+    fn len(&self) -> usize {
+        self.list.len
+    }
+    fn capacity(&self) -> usize {
+        self.cap
+    }
+}

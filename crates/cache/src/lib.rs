@@ -1,0 +1,82 @@
+//! reclaimlab-cache: reference cache replacement algorithms over dense page ids, defined
+//! as libCacheSim defines them (so miss ratios agree exactly), and miss-ratio curves.
+//!
+//! Every algorithm implements [`Cache`]; keys are dense page ids `0..nr_keys` (as the
+//! trace readers hand them out), so per-key state lives in flat arrays and no access
+//! hashes. Object size is 1: the cache size counts pages. See `docs/cachesim.md`.
+//!
+//! - [`algo`]: one algorithm per file; [`ALGOS`] names them; [`build`] makes one.
+//! - [`simulate`]: run a key sequence through one algorithm (monomorphised loop).
+//! - [`mrc`]: exact LRU miss-ratio curve from stack distances (Fenwick tree, one pass)
+//!   and SHARDS-style sampled curves.
+
+pub mod algo;
+pub mod list;
+pub mod mrc;
+
+pub use algo::{build, Algo, ALGOS};
+
+/// A cache replacement algorithm over dense keys (object size 1).
+pub trait Cache {
+    /// The algorithm's name as in [`ALGOS`].
+    fn name(&self) -> &'static str;
+    /// One request: true on a hit. On a miss the key is inserted (evicting as needed).
+    fn access(&mut self, key: u32) -> bool;
+    /// Objects resident now.
+    fn len(&self) -> usize;
+    /// Capacity in objects.
+    fn capacity(&self) -> usize;
+    fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+/// Hits and misses of one run.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Stats {
+    pub hits: u64,
+    pub misses: u64,
+}
+
+impl Stats {
+    pub fn requests(&self) -> u64 {
+        self.hits + self.misses
+    }
+    pub fn miss_ratio(&self) -> f64 {
+        if self.requests() == 0 {
+            0.0
+        } else {
+            self.misses as f64 / self.requests() as f64
+        }
+    }
+}
+
+/// Run `keys` through `cache` (generic: the access inlines into the loop).
+#[inline(never)]
+pub fn run<C: Cache + ?Sized>(cache: &mut C, keys: &[u32]) -> Stats {
+    let mut hits = 0u64;
+    for &k in keys {
+        hits += cache.access(k) as u64;
+    }
+    Stats {
+        hits,
+        misses: keys.len() as u64 - hits,
+    }
+}
+
+/// Errors of this crate (unknown algorithm, bad size).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Error(pub String);
+
+impl std::fmt::Display for Error {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+impl std::error::Error for Error {}
+
+/// Simulate algorithm `name` with `size` objects on `keys` (dense ids < `nr_keys`).
+pub fn simulate(name: &str, size: usize, keys: &[u32], nr_keys: u32) -> Result<Stats, Error> {
+    let algo = Algo::parse(name)?;
+    Ok(algo::simulate(algo, size, keys, nr_keys))
+}

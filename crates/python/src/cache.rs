@@ -1,0 +1,200 @@
+//! Reference cache algorithms and miss-ratio curves (`reclaimlab-cache`).
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Instant;
+
+use pyo3::prelude::*;
+use pyo3::types::PyDict;
+use reclaimlab_cache::{algo, mrc, Algo};
+use reclaimlab_trace::AccessSource;
+
+use crate::error::{invalid, trace_err};
+use crate::trace::Source;
+
+/// A whole trace loaded as dense page ids (what the cache algorithms replay).
+#[pyclass(module = "reclaimlab._core", frozen)]
+pub struct CacheTrace {
+    keys: Arc<Vec<u32>>,
+    nr_keys: u32,
+    read_seconds: f64,
+}
+
+#[pymethods]
+impl CacheTrace {
+    fn __len__(&self) -> usize {
+        self.keys.len()
+    }
+    /// Distinct pages (upper bound of the dense ids).
+    #[getter]
+    fn nr_pages(&self) -> u32 {
+        self.nr_keys
+    }
+    /// Distinct pages actually requested.
+    #[getter]
+    fn distinct(&self) -> u64 {
+        let mut seen = vec![false; self.nr_keys as usize];
+        let mut n = 0u64;
+        for &k in self.keys.iter() {
+            if !seen[k as usize] {
+                seen[k as usize] = true;
+                n += 1;
+            }
+        }
+        n
+    }
+    /// Seconds spent reading the trace.
+    #[getter]
+    fn read_seconds(&self) -> f64 {
+        self.read_seconds
+    }
+    /// The page ids as a list (small traces / tests).
+    fn keys(&self) -> Vec<u32> {
+        self.keys.as_ref().clone()
+    }
+    /// Write the trace as libCacheSim oracleGeneral (object size 1, next-access times).
+    fn write_oracle(&self, py: Python<'_>, path: PathBuf) -> PyResult<u64> {
+        let keys = self.keys.clone();
+        py.detach(|| reclaimlab_trace::write_oracle(&path, &keys))
+            .map_err(trace_err)
+    }
+}
+
+/// Read a whole source into a CacheTrace.
+#[pyfunction]
+fn cache_load(py: Python<'_>, source: &Source) -> PyResult<CacheTrace> {
+    let mut guard = source.lock()?;
+    let src: &mut dyn AccessSource = &mut **guard;
+    let t = Instant::now();
+    let (keys, nr) = py
+        .detach(|| reclaimlab_trace::read_keys(src))
+        .map_err(trace_err)?;
+    Ok(CacheTrace {
+        keys: Arc::new(keys),
+        nr_keys: nr,
+        read_seconds: t.elapsed().as_secs_f64(),
+    })
+}
+
+/// A CacheTrace from a list of non-negative ints (dense ids are assigned in order of
+/// first appearance).
+#[pyfunction]
+fn cache_trace_from_keys(keys: Vec<u64>) -> PyResult<CacheTrace> {
+    let mut map = std::collections::HashMap::new();
+    let mut out = Vec::with_capacity(keys.len());
+    for k in keys {
+        let n = map.len() as u32;
+        out.push(*map.entry(k).or_insert(n));
+    }
+    Ok(CacheTrace {
+        nr_keys: map.len() as u32,
+        keys: Arc::new(out),
+        read_seconds: 0.0,
+    })
+}
+
+/// Names of the algorithms.
+#[pyfunction]
+fn cache_algos() -> Vec<&'static str> {
+    reclaimlab_cache::ALGOS.to_vec()
+}
+
+fn parse_algo(name: &str) -> PyResult<Algo> {
+    Algo::parse(name).map_err(|e| invalid(e.0))
+}
+
+/// Simulate each (algo, size) pair, in parallel threads; returns dicts with algo, size,
+/// hits, misses, miss_ratio, seconds (per run).
+#[pyfunction]
+#[pyo3(signature = (trace, algos, sizes, threads = 0))]
+fn cache_simulate<'py>(
+    py: Python<'py>,
+    trace: &CacheTrace,
+    algos: Vec<String>,
+    sizes: Vec<usize>,
+    threads: usize,
+) -> PyResult<Vec<Bound<'py, PyDict>>> {
+    let mut jobs = Vec::new();
+    for a in &algos {
+        let al = parse_algo(a)?;
+        for &s in &sizes {
+            jobs.push((al, s));
+        }
+    }
+    let keys = trace.keys.clone();
+    let nr = trace.nr_keys;
+    let threads = if threads == 0 {
+        std::thread::available_parallelism()
+            .map(|n| n.get())
+            .unwrap_or(1)
+    } else {
+        threads
+    };
+    let results = py.detach(|| {
+        let mut out = vec![None; jobs.len()];
+        let next = std::sync::atomic::AtomicUsize::new(0);
+        let slots: Vec<std::sync::Mutex<Option<(reclaimlab_cache::Stats, f64)>>> = (0..jobs.len())
+            .map(|_| std::sync::Mutex::new(None))
+            .collect();
+        std::thread::scope(|s| {
+            for _ in 0..threads.min(jobs.len()).max(1) {
+                s.spawn(|| loop {
+                    let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                    if i >= jobs.len() {
+                        break;
+                    }
+                    let (al, size) = jobs[i];
+                    let t = Instant::now();
+                    let st = algo::simulate(al, size, &keys, nr);
+                    *slots[i].lock().unwrap() = Some((st, t.elapsed().as_secs_f64()));
+                });
+            }
+        });
+        for (i, s) in slots.into_iter().enumerate() {
+            out[i] = s.into_inner().unwrap();
+        }
+        out
+    });
+    let mut v = Vec::new();
+    for ((al, size), r) in jobs.iter().zip(results) {
+        let (st, secs) = r.unwrap();
+        let d = PyDict::new(py);
+        d.set_item("algo", al.name())?;
+        d.set_item("size", *size)?;
+        d.set_item("hits", st.hits)?;
+        d.set_item("misses", st.misses)?;
+        d.set_item("miss_ratio", st.miss_ratio())?;
+        d.set_item("seconds", secs)?;
+        v.push(d);
+    }
+    Ok(v)
+}
+
+/// LRU miss ratios at `sizes` from stack distances (exact; `rate` < 1 → SHARDS sampling).
+#[pyfunction]
+#[pyo3(signature = (trace, sizes, rate = 1.0))]
+fn cache_lru_mrc(
+    py: Python<'_>,
+    trace: &CacheTrace,
+    sizes: Vec<usize>,
+    rate: f64,
+) -> PyResult<Vec<f64>> {
+    if !(rate > 0.0 && rate <= 1.0) {
+        return Err(invalid(format!(
+            "sample rate must be in (0, 1], got {rate}"
+        )));
+    }
+    let keys = trace.keys.clone();
+    let nr = trace.nr_keys;
+    Ok(py.detach(|| mrc::shards(&keys, nr, rate).miss_ratios(&sizes)))
+}
+
+pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<CacheTrace>()?;
+    m.add_function(wrap_pyfunction!(cache_load, m)?)?;
+    m.add_function(wrap_pyfunction!(cache_trace_from_keys, m)?)?;
+    m.add_function(wrap_pyfunction!(cache_algos, m)?)?;
+    m.add_function(wrap_pyfunction!(cache_simulate, m)?)?;
+    m.add_function(wrap_pyfunction!(cache_lru_mrc, m)?)?;
+    Ok(())
+}

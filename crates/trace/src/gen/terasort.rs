@@ -1,0 +1,727 @@
+//! A page-access mimic of Hadoop TeraSort in local mode — the workload of seed 002 (the
+//! MGLRU Hadoop benchmark: 12 concurrent `hadoop jar … terasort` jobs, each with
+//! `mapreduce.local.{map,reduce}.tasks.maximum` = 2, 4 or 8, i.e. ½, 1 or 2 tasks per CPU
+//! on 48 CPUs, `io.sort.mb=1000`, 100 partitions, swap off/on).
+//!
+//! The page-level model (all sizes in 4 KiB pages; see docs/scenarios.md):
+//! - **input**: the TeraGen data, `input_pages`, one file shared by every job (all jobs
+//!   sort the same `/mnt/data/raw`), read with read() through the page cache;
+//! - **jobs**: `jobs` independent jobs, each running `slots` tasks at a time, where
+//!   `slots = max(1, round(cpus × tasks_per_cpu / jobs))` (the seed: 48 × {½,1,2} / 12 =
+//!   2, 4, 8). Like LocalJobRunner, a job runs all its map tasks (at most `slots` at once),
+//!   then, once every map finished, its reduce tasks (at most `slots` at once);
+//! - **map task** (one per input split of `split_pages`): allocate the sort buffer
+//!   (`new byte[io.sort.mb]`: Java zeroes it, so every one of its `sort_buffer_pages` anon
+//!   pages is written), then per spill chunk (at most `spill_percent` of the buffer): read
+//!   the chunk's input pages, each followed by a write of the record into the buffer
+//!   (anon); sort it (`sort_touches` random reads per chunk page: quicksort over the kv
+//!   metadata comparing keys in the buffer); spill it (each buffer page read, then a page
+//!   written to the spill file: a dirty page-cache write). A map whose split needs more
+//!   than one spill merges its spills into the map output file (read + write per page);
+//!   with one spill, the spill *is* the map output. TeraSort's map is the identity, so a
+//!   map's output is as large as its split;
+//! - **reduce task** (`reduces` per job, TeraSort's `num.partitions`): the shuffle reads
+//!   partition `r` of every map's output file (map `m`'s output pages
+//!   `[S·r/R, S·(r+1)/R)`, S its size) and copies each page into its in-memory buffer (anon
+//!   write; `reduce.input.buffer.percent=1.0` and `merge.inmem.threshold=0` keep the
+//!   whole partition in memory), then merges: each buffer page read, then an output page
+//!   written (dirty page-cache write). The job's output is as large as its input.
+//!
+//! **Memory**: a task slot's buffers are one region of anonymous memory,
+//! `max(sort_buffer_pages, largest reduce input)` pages, reused by every task that runs
+//! in the slot (the JVM heap reuses the memory of dead buffers; a reused page that was
+//! swapped out is swapped back in when the next task writes it). So the anonymous
+//! footprint is `jobs × slots × slot_pages` and grows with concurrency; the files are
+//! written once each (the input shared, every job's map output and sorted output its own).
+//! Deleted files are not modelled (their pages stay as clean, cold page cache).
+//!
+//! **cgroup**: every task of every job runs in the single cgroup `hadoop` (cgroup id 1):
+//! the seed ran the jobs as plain processes with no memory cgroups, the jobs share the
+//! input's page cache, and one cgroup keeps reclaim's memcg iteration as on that machine.
+//!
+//! **Interleaving**: the running tasks (over all jobs) share one workload clock; a
+//! scheduler picks a running task uniformly at random and runs `quantum` accesses of it
+//! (or the rest of the task). Concurrency changes the interleaving and the number of
+//! buffers alive at once, never the work: the file accesses are the same multiset and the
+//! total number of accesses is [`TeraSortParams::nr_accesses`] whatever `tasks_per_cpu`.
+//! The job finishes after that fixed amount of work, so the simulated runtime is the
+//! metric, as the seed's job wall time.
+//!
+//! Everything is drawn from one xoshiro256** stream seeded by the seed.
+
+use crate::rng::Rng;
+use crate::{flags, Access, AccessSource, Error, Result, TraceMeta};
+
+const FILE_READ: u8 = flags::FILE | flags::SYSCALL;
+const FILE_WRITE: u8 = flags::FILE | flags::SYSCALL | flags::WRITE;
+const ANON_READ: u8 = 0;
+const ANON_WRITE: u8 = flags::WRITE;
+
+/// The parameters of the TeraSort mimic (sizes in 4 KiB pages).
+#[derive(Clone, Debug, PartialEq)]
+pub struct TeraSortParams {
+    /// CPUs of the machine (the seed: 48).
+    pub cpus: u32,
+    /// Concurrency: average tasks per CPU over all jobs (the seed: ½, 1, 2).
+    pub tasks_per_cpu: f64,
+    /// Concurrent jobs (the seed: 12), each sorting the whole input.
+    pub jobs: u32,
+    /// TeraGen input (data size), shared by the jobs.
+    pub input_pages: u32,
+    /// Input split per map task.
+    pub split_pages: u32,
+    /// Map-side sort buffer per task (`mapreduce.task.io.sort.mb`).
+    pub sort_buffer_pages: u32,
+    /// `mapreduce.map.sort.spill.percent`: the buffer fill that triggers a spill.
+    pub spill_percent: f64,
+    /// Reduce tasks per job (`mapreduce.terasort.num.partitions`).
+    pub reduces: u32,
+    /// Random sort-buffer reads per buffered page while sorting a spill.
+    pub sort_touches: u32,
+    /// Accesses a task runs before the scheduler picks again.
+    pub quantum: u32,
+}
+
+impl Default for TeraSortParams {
+    /// The seed at 1/8 scale, medium concurrency (see docs/scenarios.md): 48 CPUs, 12
+    /// jobs, 1 task per CPU (4 per job), a 1.16 GiB input (10^10 bytes / 8) in 299 splits
+    /// of 4 MiB (the local file system's 32 MiB blocks / 8), `io.sort.mb` 1000 MB / 8 =
+    /// 119 MiB, 100 reduces per job.
+    fn default() -> Self {
+        TeraSortParams {
+            cpus: 48,
+            tasks_per_cpu: 1.0,
+            jobs: 12,
+            input_pages: 305_176,
+            split_pages: 1_024,
+            sort_buffer_pages: 30_518,
+            spill_percent: 0.8,
+            reduces: 100,
+            sort_touches: 2,
+            quantum: 256,
+        }
+    }
+}
+
+impl TeraSortParams {
+    /// Tasks a job runs at once: `max(1, round(cpus × tasks_per_cpu / jobs))`.
+    pub fn slots(&self) -> u32 {
+        ((self.cpus as f64 * self.tasks_per_cpu / self.jobs as f64).round() as u32).max(1)
+    }
+
+    /// Map tasks per job (input splits).
+    pub fn maps(&self) -> u32 {
+        self.input_pages.div_ceil(self.split_pages)
+    }
+
+    /// Input pages of map `m`.
+    pub fn split(&self, m: u32) -> std::ops::Range<u32> {
+        let lo = (m as u64 * self.split_pages as u64).min(self.input_pages as u64);
+        lo as u32..(lo + self.split_pages as u64).min(self.input_pages as u64) as u32
+    }
+
+    /// Pages the sort buffer holds before it spills (≥ 1).
+    pub fn spill_pages(&self) -> u32 {
+        ((self.sort_buffer_pages as f64 * self.spill_percent).floor() as u32).max(1)
+    }
+
+    /// Spills of a map whose split has `s` pages.
+    fn spills(&self, s: u32) -> u32 {
+        s.div_ceil(self.spill_pages())
+    }
+
+    /// Whether some map spills more than once (then spill files exist besides the map
+    /// outputs).
+    fn multi_spill(&self) -> bool {
+        self.split_pages > self.spill_pages()
+    }
+
+    /// Map `m`'s output pages of partition `r`, as offsets into its output.
+    fn partition(&self, m: u32, r: u32) -> std::ops::Range<u32> {
+        let s = self.split(m).len() as u64;
+        let (r, n) = (r as u64, self.reduces as u64);
+        (s * r / n) as u32..(s * (r + 1) / n) as u32
+    }
+
+    /// Input pages of reduce `r` (the same in every job).
+    pub fn reduce_input(&self, r: u32) -> u32 {
+        (0..self.maps()).map(|m| self.partition(m, r).len() as u32).sum()
+    }
+
+    /// Anonymous pages of one task slot: the larger of a sort buffer and a reduce buffer.
+    pub fn slot_pages(&self) -> u32 {
+        let rmax = (0..self.reduces).map(|r| self.reduce_input(r)).max().unwrap_or(0);
+        self.sort_buffer_pages.max(rmax)
+    }
+
+    /// File pages of one job: map outputs, spill files if any, the sorted output.
+    fn job_file_pages(&self) -> u64 {
+        self.input_pages as u64 * if self.multi_spill() { 3 } else { 2 }
+    }
+
+    /// First page of job `j`'s map-output file area (map `m` at offset `m × split_pages`).
+    pub fn map_out_base(&self, j: u32) -> u32 {
+        Layout::new(self).map_out_base(self, j)
+    }
+    /// First page of job `j`'s sorted output (reduce `r` after reduces `0..r`).
+    pub fn output_base(&self, j: u32) -> u32 {
+        Layout::new(self).output_base(self, j)
+    }
+    /// First page of slot `k`'s buffers in job `j` (anonymous).
+    pub fn slot_base(&self, j: u32, k: u32) -> u32 {
+        Layout::new(self).slot_base(j, k)
+    }
+
+    /// Accesses of map `m`.
+    pub fn map_accesses(&self, m: u32) -> u64 {
+        let s = self.split(m).len() as u64;
+        let merge = if self.spills(s as u32) > 1 { 2 * s } else { 0 };
+        self.sort_buffer_pages as u64 + (4 + self.sort_touches as u64) * s + merge
+    }
+
+    /// Accesses of reduce `r`: shuffle (read + buffer write) and merge (buffer read +
+    /// output write) per input page.
+    pub fn reduce_accesses(&self, r: u32) -> u64 {
+        4 * self.reduce_input(r) as u64
+    }
+
+    /// Accesses of one job.
+    pub fn job_accesses(&self) -> u64 {
+        (0..self.maps()).map(|m| self.map_accesses(m)).sum::<u64>()
+            + (0..self.reduces).map(|r| self.reduce_accesses(r)).sum::<u64>()
+    }
+
+    /// Total accesses of the trace (independent of the concurrency).
+    pub fn nr_accesses(&self) -> u64 {
+        self.jobs as u64 * self.job_accesses()
+    }
+
+    /// File pages: the input, then every job's map outputs, spills and sorted output.
+    pub fn file_pages(&self) -> u64 {
+        self.input_pages as u64 + self.jobs as u64 * self.job_file_pages()
+    }
+
+    /// Anonymous pages: every job's slot buffers.
+    pub fn anon_pages(&self) -> u64 {
+        self.jobs as u64 * self.slots() as u64 * self.slot_pages() as u64
+    }
+
+    /// All pages.
+    pub fn nr_pages(&self) -> u64 {
+        self.input_pages as u64 + self.jobs as u64 * (self.job_file_pages() + self.slots() as u64 * self.slot_pages() as u64)
+    }
+
+    /// Page-cache writes of the trace (spills, merges, sorted output), all dirtying pages.
+    pub fn file_writes(&self) -> u64 {
+        let merged: u64 = (0..self.maps())
+            .map(|m| self.split(m).len() as u64)
+            .filter(|&s| self.spills(s as u32) > 1)
+            .sum();
+        self.jobs as u64 * (2 * self.input_pages as u64 + merged)
+    }
+
+    /// cgroup names: root, then `hadoop` (every task).
+    pub fn cgroups(&self) -> Vec<String> {
+        vec![String::new(), "hadoop".into()]
+    }
+
+    /// Check the parameters.
+    pub fn validate(&self) -> Result<()> {
+        let pos = [
+            ("cpus", self.cpus),
+            ("jobs", self.jobs),
+            ("input_pages", self.input_pages),
+            ("split_pages", self.split_pages),
+            ("sort_buffer_pages", self.sort_buffer_pages),
+            ("reduces", self.reduces),
+            ("quantum", self.quantum),
+        ];
+        for (k, v) in pos {
+            if v == 0 {
+                return Err(Error::invalid(format!("terasort: {k} must be at least 1")));
+            }
+        }
+        if !self.tasks_per_cpu.is_finite() || self.tasks_per_cpu <= 0.0 || self.tasks_per_cpu > 1024.0 {
+            return Err(Error::invalid(format!("terasort: tasks_per_cpu {} must be in (0, 1024]", self.tasks_per_cpu)));
+        }
+        if !(self.spill_percent > 0.0 && self.spill_percent <= 1.0) {
+            return Err(Error::invalid(format!("terasort: spill_percent {} must be in (0, 1]", self.spill_percent)));
+        }
+        if self.cpus as f64 * self.tasks_per_cpu / self.jobs as f64 > 65_536.0 {
+            return Err(Error::invalid("terasort: more than 65536 tasks per job at once"));
+        }
+        // An upper bound (a reduce's input is at most input/reduces + 1 per map), so
+        // huge parameters fail fast.
+        let rmax = self.input_pages as u64 / self.reduces as u64 + self.maps() as u64;
+        let slot = rmax.max(self.sort_buffer_pages as u64);
+        let bound = self.input_pages as u64 * (1 + 3 * self.jobs as u64) + self.jobs as u64 * self.slots() as u64 * slot;
+        if bound >= u32::MAX as u64 {
+            return Err(Error::invalid("terasort: the workload has more than 2^32-2 pages; use a smaller scale"));
+        }
+        Ok(())
+    }
+}
+
+/// The page layout, computed once: the input, then per job its map outputs, sorted
+/// output and spill files (if any), then per job its slot buffers (anonymous) — so file
+/// page ids do not depend on the concurrency.
+struct Layout {
+    input: u64,
+    maps: u32,
+    slot_pages: u32,
+    job_file_pages: u64,
+    slots: u32,
+    /// First anonymous page: after the input and every job's files.
+    anon_base: u64,
+    /// Offset of reduce `r`'s part of the sorted output (len reduces + 1).
+    roff: Vec<u32>,
+}
+
+impl Layout {
+    fn new(p: &TeraSortParams) -> Layout {
+        let mut roff = vec![0u32; p.reduces as usize + 1];
+        for r in 0..p.reduces {
+            roff[r as usize + 1] = roff[r as usize] + p.reduce_input(r);
+        }
+        let slot_pages = p.slot_pages();
+        let job_file_pages = p.job_file_pages();
+        Layout {
+            input: p.input_pages as u64,
+            maps: p.maps(),
+            slot_pages,
+            job_file_pages,
+            slots: p.slots(),
+            anon_base: p.input_pages as u64 + p.jobs as u64 * job_file_pages,
+            roff,
+        }
+    }
+    fn job_base(&self, _p: &TeraSortParams, j: u32) -> u32 {
+        (self.input + j as u64 * self.job_file_pages) as u32
+    }
+    fn map_out_base(&self, p: &TeraSortParams, j: u32) -> u32 {
+        self.job_base(p, j)
+    }
+    fn output_base(&self, p: &TeraSortParams, j: u32) -> u32 {
+        self.job_base(p, j) + p.input_pages
+    }
+    fn spill_base(&self, p: &TeraSortParams, j: u32) -> u32 {
+        self.job_base(p, j) + 2 * p.input_pages
+    }
+    fn slot_base(&self, j: u32, k: u32) -> u32 {
+        (self.anon_base + (j as u64 * self.slots as u64 + k as u64) * self.slot_pages as u64) as u32
+    }
+}
+
+/// One run of accesses.
+#[derive(Clone, Copy, Debug)]
+enum Op {
+    /// `base..base+len`, each with `f`.
+    Seq { base: u32, len: u32, f: u8 },
+    /// `a+i` (flags `af`) then `b+i` (flags `bf`) for i in 0..len: a copy.
+    Pair { a: u32, af: u8, b: u32, bf: u8, len: u32 },
+    /// `count` pages drawn uniformly from `base..base+len`, each with `f`.
+    Rand { base: u32, len: u32, count: u64, f: u8 },
+}
+
+impl Op {
+    fn len(&self) -> u64 {
+        match *self {
+            Op::Seq { len, .. } => len as u64,
+            Op::Pair { len, .. } => 2 * len as u64,
+            Op::Rand { count, .. } => count,
+        }
+    }
+}
+
+/// A running task: its ops and the position in them.
+struct Task {
+    job: u32,
+    map: bool,
+    slot: u32,
+    ops: Vec<Op>,
+    op: usize,
+    i: u64,
+}
+
+impl Task {
+    fn new(job: u32, map: bool, slot: u32, ops: Vec<Op>) -> Task {
+        let ops = ops.into_iter().filter(|o| o.len() > 0).collect();
+        Task { job, map, slot, ops, op: 0, i: 0 }
+    }
+
+    /// Append up to `n` accesses; returns true when the task is done.
+    fn run(&mut self, n: u64, cg: u16, rng: &mut Rng, out: &mut Vec<Access>) -> bool {
+        let mut left = n;
+        while left > 0 && self.op < self.ops.len() {
+            let op = self.ops[self.op];
+            let take = left.min(op.len() - self.i);
+            for k in self.i..self.i + take {
+                let (page, f) = match op {
+                    Op::Seq { base, f, .. } => (base + k as u32, f),
+                    Op::Pair { a, af, b, bf, .. } => {
+                        if k % 2 == 0 {
+                            (a + (k / 2) as u32, af)
+                        } else {
+                            (b + (k / 2) as u32, bf)
+                        }
+                    }
+                    Op::Rand { base, len, f, .. } => (base + rng.below(len as u64) as u32, f),
+                };
+                out.push(Access { page, cgroup: cg, flags: f, gap: 0 });
+            }
+            self.i += take;
+            left -= take;
+            if self.i == op.len() {
+                self.op += 1;
+                self.i = 0;
+            }
+        }
+        self.op == self.ops.len()
+    }
+}
+
+/// Per-job scheduling state.
+struct Job {
+    next_map: u32,
+    maps_done: u32,
+    next_reduce: u32,
+    free_slots: Vec<u32>,
+}
+
+/// The TeraSort trace as an [`AccessSource`].
+pub struct TeraSortSource {
+    p: TeraSortParams,
+    l: Layout,
+    rng: Rng,
+    jobs: Vec<Job>,
+    running: Vec<Task>,
+    pending: Vec<Access>,
+    next: usize,
+    emitted: u64,
+    meta: TraceMeta,
+}
+
+const CG: u16 = 1;
+
+impl TeraSortSource {
+    pub fn new(p: TeraSortParams, seed: u64) -> Result<TeraSortSource> {
+        p.validate()?;
+        let meta = TraceMeta {
+            format: "gen:terasort".into(),
+            nr_records: Some(p.nr_accesses()),
+            nr_pages: Some(p.nr_pages() as u32),
+            cgroups: p.cgroups(),
+            tick_ps: 0,
+        };
+        let slots = p.slots();
+        let mut s = TeraSortSource {
+            l: Layout::new(&p),
+            rng: Rng::new(seed),
+            jobs: (0..p.jobs)
+                .map(|_| Job { next_map: 0, maps_done: 0, next_reduce: 0, free_slots: (0..slots).rev().collect() })
+                .collect(),
+            running: Vec::new(),
+            pending: Vec::new(),
+            next: 0,
+            emitted: 0,
+            meta,
+            p,
+        };
+        for j in 0..s.p.jobs {
+            s.start_tasks(j);
+        }
+        Ok(s)
+    }
+
+    pub fn params(&self) -> &TeraSortParams {
+        &self.p
+    }
+
+    /// Ops of map `m` of job `j` in slot `k`.
+    fn map_ops(&self, j: u32, k: u32, m: u32) -> Vec<Op> {
+        let (p, l) = (&self.p, &self.l);
+        let buf = l.slot_base(j, k);
+        let split = p.split(m);
+        let s = split.len() as u32;
+        let out = l.map_out_base(p, j) + m * p.split_pages;
+        let multi = p.spills(s) > 1;
+        let spill = if multi { l.spill_base(p, j) + m * p.split_pages } else { out };
+        let mut ops = vec![Op::Seq { base: buf, len: p.sort_buffer_pages, f: ANON_WRITE }];
+        let mut o = 0;
+        while o < s {
+            let c = (s - o).min(p.spill_pages());
+            ops.push(Op::Pair { a: split.start + o, af: FILE_READ, b: buf, bf: ANON_WRITE, len: c });
+            ops.push(Op::Rand { base: buf, len: c, count: p.sort_touches as u64 * c as u64, f: ANON_READ });
+            ops.push(Op::Pair { a: buf, af: ANON_READ, b: spill + o, bf: FILE_WRITE, len: c });
+            o += c;
+        }
+        if multi {
+            ops.push(Op::Pair { a: spill, af: FILE_READ, b: out, bf: FILE_WRITE, len: s });
+        }
+        ops
+    }
+
+    /// Ops of reduce `r` of job `j` in slot `k`.
+    fn reduce_ops(&self, j: u32, k: u32, r: u32) -> Vec<Op> {
+        let (p, l) = (&self.p, &self.l);
+        let buf = l.slot_base(j, k);
+        let mut ops = Vec::with_capacity(l.maps as usize + 1);
+        let mut pos = 0;
+        let map_out = l.map_out_base(p, j);
+        for m in 0..l.maps {
+            let part = p.partition(m, r);
+            let len = part.len() as u32;
+            ops.push(Op::Pair { a: map_out + m * p.split_pages + part.start, af: FILE_READ, b: buf + pos, bf: ANON_WRITE, len });
+            pos += len;
+        }
+        let off = l.roff[r as usize];
+        ops.push(Op::Pair { a: buf, af: ANON_READ, b: l.output_base(p, j) + off, bf: FILE_WRITE, len: pos });
+        ops
+    }
+
+    /// Fill job `j`'s free slots: maps first, then (once every map finished) reduces.
+    fn start_tasks(&mut self, j: u32) {
+        loop {
+            let job = &self.jobs[j as usize];
+            let Some(&k) = job.free_slots.last() else { return };
+            let (map, ops) = if job.next_map < self.l.maps {
+                let m = job.next_map;
+                self.jobs[j as usize].next_map += 1;
+                (true, self.map_ops(j, k, m))
+            } else if job.maps_done == self.l.maps && job.next_reduce < self.p.reduces {
+                let r = job.next_reduce;
+                self.jobs[j as usize].next_reduce += 1;
+                (false, self.reduce_ops(j, k, r))
+            } else {
+                return;
+            };
+            self.jobs[j as usize].free_slots.pop();
+            self.running.push(Task::new(j, map, k, ops));
+        }
+    }
+
+    /// Run one scheduling quantum into `pending`; false when every task finished.
+    fn step(&mut self) -> bool {
+        self.pending.clear();
+        self.next = 0;
+        while self.pending.is_empty() {
+            if self.running.is_empty() {
+                return false;
+            }
+            let t = self.rng.below(self.running.len() as u64) as usize;
+            let done = self.running[t].run(self.p.quantum as u64, CG, &mut self.rng, &mut self.pending);
+            if done {
+                let task = self.running.swap_remove(t);
+                let job = &mut self.jobs[task.job as usize];
+                job.free_slots.push(task.slot);
+                if task.map {
+                    job.maps_done += 1;
+                }
+                self.start_tasks(task.job);
+            }
+        }
+        true
+    }
+}
+
+impl AccessSource for TeraSortSource {
+    fn meta(&self) -> &TraceMeta {
+        &self.meta
+    }
+
+    fn read_batch(&mut self, buf: &mut Vec<Access>, max: usize) -> Result<usize> {
+        buf.clear();
+        buf.reserve(max.min(1 << 20));
+        while buf.len() < max {
+            if self.next == self.pending.len() && !self.step() {
+                break;
+            }
+            let n = (max - buf.len()).min(self.pending.len() - self.next);
+            buf.extend_from_slice(&self.pending[self.next..self.next + n]);
+            self.next += n;
+        }
+        self.emitted += buf.len() as u64;
+        Ok(buf.len())
+    }
+
+    fn nr_pages_seen(&self) -> u32 {
+        self.meta.nr_pages.unwrap_or(0)
+    }
+
+    fn progress(&self) -> Option<f64> {
+        let total = self.meta.nr_records.unwrap_or(0);
+        Some(if total == 0 { 1.0 } else { self.emitted as f64 / total as f64 })
+    }
+}
+
+/// The TeraSort trace for `params` and `seed` (validated first).
+pub fn terasort(params: TeraSortParams, seed: u64) -> Result<Box<dyn AccessSource>> {
+    Ok(Box::new(TeraSortSource::new(params, seed)?))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::BTreeMap;
+
+    /// 2 jobs on 4 CPUs, 12 splits of 16 pages (the last partial), a 40-page sort
+    /// buffer (one spill per map), 5 reduces.
+    fn small() -> TeraSortParams {
+        TeraSortParams {
+            cpus: 4,
+            tasks_per_cpu: 1.0,
+            jobs: 2,
+            input_pages: 185,
+            split_pages: 16,
+            sort_buffer_pages: 40,
+            spill_percent: 0.8,
+            reduces: 5,
+            sort_touches: 2,
+            quantum: 7,
+        }
+    }
+
+    fn all(p: TeraSortParams, seed: u64) -> Vec<Access> {
+        let mut s = TeraSortSource::new(p, seed).unwrap();
+        let (mut out, mut buf) = (Vec::new(), Vec::new());
+        // An odd batch size so quanta straddle batches.
+        while s.read_batch(&mut buf, 1000).unwrap() > 0 {
+            out.extend_from_slice(&buf);
+        }
+        out
+    }
+
+    fn file_multiset(v: &[Access]) -> BTreeMap<(u32, u8), u64> {
+        let mut m = BTreeMap::new();
+        for a in v.iter().filter(|a| a.is_file()) {
+            *m.entry((a.page, a.flags)).or_insert(0) += 1;
+        }
+        m
+    }
+
+    #[test]
+    fn deterministic_in_the_seed() {
+        assert_eq!(all(small(), 5), all(small(), 5));
+        assert_ne!(all(small(), 5), all(small(), 6));
+    }
+
+    #[test]
+    fn exact_work_volume() {
+        for p in [small(), TeraSortParams { sort_buffer_pages: 12, ..small() }] {
+            let v = all(p.clone(), 1);
+            assert_eq!(v.len() as u64, p.nr_accesses());
+            let merged: u64 = (0..p.maps()).map(|m| p.split(m).len() as u64).filter(|&s| s > p.spill_pages() as u64).sum();
+            let per_job = p.maps() as u64 * p.sort_buffer_pages as u64
+                + (4 + p.sort_touches as u64) * p.input_pages as u64
+                + 2 * merged
+                + 4 * p.input_pages as u64;
+            assert_eq!(p.nr_accesses(), p.jobs as u64 * per_job);
+            // Each job reads the whole input once; reduces read each map output page once.
+            let reads = v.iter().filter(|a| a.is_file() && !a.is_write() && a.page < p.input_pages).count() as u64;
+            assert_eq!(reads, p.jobs as u64 * p.input_pages as u64);
+            assert!(v.iter().all(|a| (a.page as u64) < p.nr_pages() && a.cgroup == 1));
+        }
+    }
+
+    #[test]
+    fn concurrency_changes_interleaving_not_work() {
+        let lo = TeraSortParams { tasks_per_cpu: 0.5, ..small() };
+        let hi = TeraSortParams { tasks_per_cpu: 2.0, ..small() };
+        assert_eq!((lo.slots(), small().slots(), hi.slots()), (1, 2, 4));
+        assert_eq!(lo.nr_accesses(), hi.nr_accesses());
+        let (a, b) = (all(lo.clone(), 3), all(hi.clone(), 3));
+        assert_eq!(a.len(), b.len());
+        // The page cache sees exactly the same reads and writes ...
+        let fa: Vec<_> = a.iter().filter(|x| x.is_file()).map(|x| (x.page, x.flags)).collect();
+        let fb: Vec<_> = b.iter().filter(|x| x.is_file()).map(|x| (x.page, x.flags)).collect();
+        assert_eq!(file_multiset(&a), file_multiset(&b));
+        // ... in another order,
+        assert_ne!(fa, fb);
+        // and as many anonymous accesses, over more buffers.
+        assert_eq!(a.iter().filter(|x| !x.is_file()).count(), b.iter().filter(|x| !x.is_file()).count());
+        assert_eq!(hi.anon_pages(), 4 * lo.anon_pages());
+        let distinct = |v: &[Access]| v.iter().filter(|x| !x.is_file()).map(|x| x.page).collect::<std::collections::BTreeSet<_>>().len() as u64;
+        assert_eq!(distinct(&a), lo.anon_pages());
+        // (4 slots per job but only 5 reduces: the spare slots hold just a sort buffer.)
+        assert!(distinct(&b) <= hi.anon_pages() && distinct(&b) > 3 * distinct(&a));
+    }
+
+    #[test]
+    fn more_concurrency_interleaves_more_tasks() {
+        // Count the distinct slots whose buffers are touched within a window of accesses.
+        let busy = |p: TeraSortParams| {
+            let v = all(p.clone(), 9);
+            let slot = |pg: u32| (0..p.jobs).flat_map(|j| (0..p.slots()).map(move |k| (j, k))).find(|&(j, k)| (p.slot_base(j, k)..p.slot_base(j, k) + p.slot_pages()).contains(&pg));
+            let w = &v[..2000];
+            w.iter().filter(|a| !a.is_file()).filter_map(|a| slot(a.page)).collect::<std::collections::BTreeSet<_>>().len()
+        };
+        assert!(busy(TeraSortParams { tasks_per_cpu: 2.0, ..small() }) > busy(TeraSortParams { tasks_per_cpu: 0.5, ..small() }));
+    }
+
+    #[test]
+    fn anon_buffers_sized_as_configured() {
+        for b in [40u32, 64, 100] {
+            let p = TeraSortParams { sort_buffer_pages: b, jobs: 1, cpus: 1, ..small() };
+            assert_eq!(p.slots(), 1);
+            let v = all(p.clone(), 2);
+            let base = p.slot_base(0, 0);
+            // Each map zeroes its whole sort buffer: exactly `b` anon pages, written.
+            let anon: std::collections::BTreeSet<u32> = v.iter().filter(|a| !a.is_file()).map(|a| a.page).collect();
+            assert_eq!(anon.len() as u32, p.slot_pages());
+            let rmax = (0..p.reduces).map(|r| p.reduce_input(r)).max().unwrap();
+            assert_eq!(p.slot_pages(), b.max(rmax));
+            assert_eq!(*anon.iter().next().unwrap(), base);
+            assert_eq!(*anon.iter().last().unwrap(), base + p.slot_pages() - 1);
+            // The first map's first `b` accesses are the zeroing writes.
+            assert!(v[..b as usize].iter().enumerate().all(|(i, a)| a.page == base + i as u32 && a.flags == flags::WRITE));
+            assert_eq!(p.anon_pages(), p.slot_pages() as u64);
+        }
+    }
+
+    #[test]
+    fn dirty_file_writes_present() {
+        for p in [small(), TeraSortParams { sort_buffer_pages: 12, ..small() }] {
+            let v = all(p.clone(), 4);
+            let writes: Vec<_> = v.iter().filter(|a| a.is_file() && a.is_write()).collect();
+            assert!(writes.iter().all(|a| a.is_syscall()), "write() through the page cache");
+            assert_eq!(writes.len() as u64, p.file_writes());
+            // Spills / map outputs and the sorted output: every job page written exactly once.
+            let m = file_multiset(&v);
+            for j in 0..p.jobs {
+                for pg in p.map_out_base(j)..p.map_out_base(j) + 2 * p.input_pages {
+                    assert_eq!(m.get(&(pg, FILE_WRITE)), Some(&1), "page {pg}");
+                }
+            }
+            // Reduces read every map output page once (the shuffle).
+            for pg in p.map_out_base(0)..p.map_out_base(0) + p.input_pages {
+                assert_eq!(m.get(&(pg, FILE_READ)), Some(&1), "page {pg}");
+            }
+            // The input is never written.
+            assert!(v.iter().all(|a| !(a.is_write() && a.is_file() && a.page < p.input_pages)));
+        }
+    }
+
+    #[test]
+    fn reduces_start_after_the_jobs_maps() {
+        let p = TeraSortParams { jobs: 1, ..small() };
+        let v = all(p.clone(), 7);
+        let out = p.output_base(0);
+        let first_output = v.iter().position(|a| a.is_write() && a.page >= out && a.page < out + p.input_pages).unwrap();
+        let last_input = v.iter().rposition(|a| a.page < p.input_pages).unwrap();
+        assert!(last_input < first_output);
+        // The output is written in partition order within each reduce, all pages once.
+        let written: std::collections::BTreeSet<u32> = v.iter().filter(|a| a.is_write() && a.page >= out && a.page < out + p.input_pages).map(|a| a.page).collect();
+        assert_eq!(written.len() as u32, p.input_pages);
+    }
+
+    #[test]
+    fn invalid_parameters_are_errors() {
+        let e = TeraSortParams { tasks_per_cpu: 0.0, ..small() }.validate().unwrap_err();
+        assert!(e.to_string().contains("tasks_per_cpu"), "{e}");
+        let e = TeraSortParams { sort_buffer_pages: 0, ..small() }.validate().unwrap_err();
+        assert!(e.to_string().contains("sort_buffer_pages"), "{e}");
+        let e = TeraSortParams { input_pages: u32::MAX - 1, ..small() }.validate().unwrap_err();
+        assert!(e.to_string().contains("2^32"), "{e}");
+        TeraSortParams::default().validate().unwrap();
+    }
+}

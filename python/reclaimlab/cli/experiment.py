@@ -1,0 +1,102 @@
+"""``reclaimlab experiment run|list|show`` and ``reclaimlab report``: experiments
+(a workload × matrix × repetitions) into a results store, and the HTML report of one."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+
+HELP = "run an experiment (workload x matrix axes x repetitions) into a results store"
+
+DESCRIPTION = """\
+An experiment (TOML; see docs/experiments.md) names a workload (a built-in scenario, a
+trace file or a trace program), matrix axes (policy, any knob, workload parameters) and
+repetitions, which differ by seed. `experiment run` executes every run not yet in the
+results store of --out DIR (runs are keyed by a hash of their configuration and seed, so
+an interrupted experiment resumes where it stopped) on a local process pool, or on a
+Dask cluster with --scheduler. Then `reclaimlab compare DIR` and `reclaimlab report DIR`.
+"""
+
+EPILOG = """\
+examples:
+  reclaimlab experiment list                            built-in experiments
+  reclaimlab experiment run hadoop-terasort --out terasort/ --jobs 2
+  reclaimlab experiment run exp.toml --out out/ --scheduler tcp://10.0.0.1:8786
+  reclaimlab experiment run exp.toml --out out/ --scheduler local:2   (an in-process Dask LocalCluster)
+"""
+
+
+def add_parser(sub) -> None:
+    p = sub.add_parser("experiment", help=HELP, description=DESCRIPTION, epilog=EPILOG,
+                       formatter_class=argparse.RawDescriptionHelpFormatter)
+    esub = p.add_subparsers(dest="action", metavar="ACTION", title="actions")
+    esub.required = True
+    r = esub.add_parser("run", help="run an experiment's missing runs into --out DIR")
+    r.add_argument("experiment", metavar="EXP.toml|NAME", help="experiment file or built-in experiment name")
+    r.add_argument("--out", "-o", metavar="DIR", help="results directory (default: ./NAME)")
+    r.add_argument("--jobs", "-j", metavar="N", type=int, help="local worker processes (default: CPUs)")
+    r.add_argument("--scheduler", metavar="ADDRESS",
+                   help="run on a Dask cluster (tcp://HOST:PORT), or `local[:N]` for a LocalCluster of N workers")
+    r.add_argument("--no-progress", action="store_true", help="no progress bar")
+    r.set_defaults(func=run_main)
+    ls = esub.add_parser("list", help="list the built-in experiments")
+    ls.set_defaults(func=list_main)
+    sh = esub.add_parser("show", help="print an experiment's runs (configurations x repetitions)")
+    sh.add_argument("experiment", metavar="EXP.toml|NAME")
+    sh.set_defaults(func=show_main)
+
+    rp = sub.add_parser("report", help="write a self-contained HTML report of an experiment's results",
+                        description="A single HTML file with embedded PNG figures (time series per variant, "
+                                    "a forest plot of the Welch CIs, per-configuration tables); needs matplotlib.")
+    rp.add_argument("source", metavar="DIR", help="experiment output directory")
+    rp.add_argument("-o", "--output", metavar="FILE.html", default="report.html", help="output file (default: report.html)")
+    rp.add_argument("--metric", metavar="M", help="metric for the CIs (default: the experiment's)")
+    rp.add_argument("--baseline", metavar="NAME|COLUMN=VALUE", help="baseline, as for `reclaimlab compare`")
+    rp.set_defaults(func=report_main)
+
+
+def run_main(args: argparse.Namespace) -> int:
+    from ..exceptions import ConfigError
+    from ..experiment import resolve, run_experiment
+
+    exp = resolve(args.experiment)
+    if args.jobs is not None and args.jobs < 1:
+        raise ConfigError("--jobs must be at least 1")
+    out = args.out or exp.name
+    t0 = time.monotonic()
+    res = run_experiment(exp, out, jobs=args.jobs, scheduler=args.scheduler,
+                         progress=not args.no_progress and sys.stderr.isatty())
+    took = time.monotonic() - t0
+    print(f"{exp.name}: {res['total']} runs ({len(exp.configurations())} configurations x {exp.repetitions} "
+          f"repetitions): {res['ran']} ran, {res['skipped']} already stored; {took:.1f} s; results in {out}")
+    return 0
+
+
+def list_main(args: argparse.Namespace) -> int:
+    from ..experiment import builtin, builtin_names, load
+
+    for name in builtin_names():
+        exp = load(builtin(name))
+        print(f"{name:<20} {len(exp.configurations())} configurations x {exp.repetitions}  {exp.description}")
+    return 0
+
+
+def show_main(args: argparse.Namespace) -> int:
+    from ..experiment import resolve
+
+    exp = resolve(args.experiment)
+    print(f"experiment {exp.name}: workload {', '.join(f'{k}={v}' for k, v in exp.workload.items() if k != 'program')}")
+    for a in exp.axes:
+        print(f"  axis {a.name} ({a.key}): {', '.join(a.labels)}")
+    jobs = exp.jobs()
+    print(f"  {len(exp.configurations())} configurations x {exp.repetitions} repetitions = {len(jobs)} runs")
+    return 0
+
+
+def report_main(args: argparse.Namespace) -> int:
+    from ..report import write_report
+
+    path = write_report(args.source, args.output, metric=args.metric, baseline=args.baseline)
+    print(f"wrote {path}")
+    return 0

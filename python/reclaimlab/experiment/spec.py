@@ -1,0 +1,229 @@
+"""Experiment definitions (TOML) and their expansion into runs.
+
+An experiment names a workload, matrix axes and repetitions::
+
+    name = "example"
+    repetitions = 5            # runs per configuration; repetition r uses seed = seed + r
+    seed = 1
+    metric = "runtime_s"       # what `reclaimlab compare DIR` compares by default
+    baseline = "classic@6.15"  # the baseline variant
+    variant = "policy"         # the axis whose values are the variants (default: policy)
+    timeseries = true          # store every run's time series (default true)
+
+    [workload]                 # exactly one of:
+    scenario = "default"       #   a built-in scenario (optional: scale = 2.0, params = {...})
+    # trace = "app.trace"      #   a trace file (optional: format, kind), relative to this file
+    # generator = "prog.toml"  #   a trace program (docs/trace-programs.md), or inline:
+    # [workload.program] ...   #   the same tables ([[workload.program.region]], ...)
+
+    [settings]                 # knobs every run gets
+    "machine.memory" = "512M"
+
+    [matrix]                   # axes: the runs are the cross product
+    policy = ["classic@6.15", "mglru@6.15"]
+    "vm.swappiness" = [10, 60]
+    [matrix.swap]              # an axis with its own column name and value labels
+    key = "swap.device"
+    values = ["none", "zram"]
+    labels = ["swapoff", "swapon"]
+
+An axis key is ``policy``, ``scale`` (a scenario's scale), ``workload.<param>`` (a
+scenario's workload parameter, ``reclaimlab scenarios``/``scenario_info(name)["params"]``,
+e.g. ``workload.tasks_per_cpu`` of ``hadoop-terasort``; fixed ones go in
+``[workload.params]``), ``program.<path>`` (a value in the generator program, e.g.
+``program.phases.0.accesses``) or any engine knob (`reclaimlab knobs`). Every run is keyed by a hash of its full configuration and seed,
+so the same experiment run again skips the runs already in its store.
+"""
+
+from __future__ import annotations
+
+import copy
+import itertools
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..config import parse_toml
+from ..exceptions import ConfigError
+from ..results import run_key
+
+__all__ = ["Axis", "Experiment", "load", "builtin", "builtin_names", "BUILTIN_DIR"]
+
+BUILTIN_DIR = Path(__file__).with_name("builtin")
+TOP_KEYS = {"name", "description", "repetitions", "seed", "metric", "baseline", "variant", "timeseries",
+            "workload", "settings", "matrix"}
+WORKLOAD_KEYS = {"scenario", "scale", "params", "trace", "format", "kind", "generator", "program"}
+
+
+@dataclass
+class Axis:
+    """A matrix axis: column ``name``, the configuration ``key`` it sets, ``values`` and
+    their ``labels`` (the strings stored and compared)."""
+
+    name: str
+    key: str
+    values: list[Any]
+    labels: list[str]
+
+
+@dataclass
+class Experiment:
+    name: str
+    workload: dict[str, Any]
+    axes: list[Axis] = field(default_factory=list)
+    settings: dict[str, Any] = field(default_factory=dict)
+    repetitions: int = 1
+    seed: int = 1
+    metric: str = "runtime_s"
+    baseline: str | None = None
+    variant: str = "policy"
+    timeseries: bool = True
+    description: str = ""
+    path: Path | None = None
+
+    def configurations(self) -> list[dict[str, tuple[str, Any]]]:
+        """Every point of the matrix: axis name -> (label, value), axes in file order."""
+        if not self.axes:
+            return [{}]
+        out = []
+        for combo in itertools.product(*[list(zip(a.labels, a.values)) for a in self.axes]):
+            out.append({a.name: lv for a, lv in zip(self.axes, combo)})
+        return out
+
+    def jobs(self) -> list[dict[str, Any]]:
+        """The runs, in matrix order then repetition: picklable dicts for the workers."""
+        out = []
+        for point in self.configurations():
+            kw: dict[str, Any] = {"set": dict(self.settings)}
+            wparams: dict[str, Any] = dict(self.workload.get("params") or {})
+            program = copy.deepcopy(self.workload.get("program"))
+            for axis in self.axes:
+                label, value = point[axis.name]
+                if axis.key == "policy":
+                    kw["policy"] = value
+                elif axis.key == "scale":
+                    kw["scale"] = value
+                elif axis.key.startswith("workload."):
+                    wparams[axis.key[len("workload."):]] = value
+                elif axis.key.startswith("program."):
+                    if program is None:
+                        raise ConfigError(f"experiment {self.name}: axis '{axis.name}' sets {axis.key} but the workload is not a generator")
+                    _patch(program, axis.key[len("program."):], value)
+                else:
+                    kw["set"][axis.key] = value
+            if "scenario" in self.workload:
+                kw["scenario"] = self.workload["scenario"]
+                if "scale" in self.workload and "scale" not in kw:
+                    kw["scale"] = self.workload["scale"]
+            elif "trace" in self.workload:
+                kw["trace"] = self.workload["trace"]
+                kw["trace_format"] = self.workload.get("format")
+                kw["trace_kind"] = self.workload.get("kind")
+            if self.variant in point:
+                variant = point[self.variant][0]
+            else:
+                variant = str(kw.get("policy") or self.settings.get("policy") or "default")
+            params = {name: lv[0] for name, lv in point.items() if name != self.variant}
+            for r in range(self.repetitions):
+                seed = self.seed + r
+                ident = {"workload": {k: v for k, v in self.workload.items() if k != "program"}, "program": program,
+                         "run": {k: v for k, v in kw.items()}, "timeseries": self.timeseries}
+                if wparams:
+                    ident["workload_params"] = wparams
+                out.append({"run_id": run_key(ident, seed), "variant": variant, "params": params, "repetition": r,
+                            "seed": seed, "kwargs": kw, "program": program, "timeseries": self.timeseries,
+                            "workload_params": wparams})
+        return out
+
+
+def _patch(doc: Any, path: str, value: Any) -> None:
+    parts = path.split(".")
+    cur = doc
+    for p in parts[:-1]:
+        cur = cur[int(p)] if isinstance(cur, list) else cur[p]
+    last = parts[-1]
+    if isinstance(cur, list):
+        cur[int(last)] = value
+    else:
+        cur[last] = value
+
+
+def _program_from_toml(doc: dict[str, Any], where: str) -> dict[str, Any]:
+    regions, phases = doc.get("region", []), doc.get("phase", [])
+    if not regions or not phases:
+        raise ConfigError(f"{where}: [workload.program] needs [[workload.program.region]] and [[workload.program.phase]]")
+    return {"regions": regions,
+            "phases": [{k: v for k, v in ph.items() if k != "stream"} | {"streams": ph.get("stream", [])} for ph in phases],
+            "repeat": doc.get("repeat", 1)}
+
+
+def load(path: str | os.PathLike) -> Experiment:
+    """Read an experiment TOML file."""
+    path = Path(path)
+    doc, _lines = parse_toml(path)
+    where = str(path)
+    unknown = set(doc) - TOP_KEYS
+    if unknown:
+        raise ConfigError(f"{where}: unknown key(s) {', '.join(sorted(unknown))}; expected {', '.join(sorted(TOP_KEYS))}")
+    wl = dict(doc.get("workload") or {"scenario": "default"})
+    bad = set(wl) - WORKLOAD_KEYS
+    if bad:
+        raise ConfigError(f"{where}: unknown [workload] key(s) {', '.join(sorted(bad))}")
+    kinds = [k for k in ("scenario", "trace", "generator", "program") if k in wl]
+    if len(kinds) != 1:
+        raise ConfigError(f"{where}: [workload] needs exactly one of scenario, trace, generator (or [workload.program])")
+    if "trace" in wl:
+        wl["trace"] = str((path.parent / wl["trace"]).resolve())
+    if "generator" in wl:
+        from ..program import load_program
+
+        gpath = (path.parent / wl.pop("generator")).resolve()
+        wl["program"] = load_program(gpath)
+        wl["generator"] = str(gpath)
+    elif "program" in wl:
+        wl["program"] = _program_from_toml(wl["program"], where)
+    axes = []
+    for name, spec in (doc.get("matrix") or {}).items():
+        if isinstance(spec, dict):
+            key = spec.get("key", name)
+            values = list(spec.get("values", []))
+            labels = [str(x) for x in spec.get("labels", values)]
+        else:
+            key, values = name, list(spec)
+            labels = [str(x) for x in values]
+        if not values or len(labels) != len(values):
+            raise ConfigError(f"{where}: matrix axis '{name}' needs values (and as many labels)")
+        axes.append(Axis(name, key, values, labels))
+    reps = int(doc.get("repetitions", 1))
+    if reps < 1:
+        raise ConfigError(f"{where}: repetitions must be at least 1")
+    return Experiment(
+        name=str(doc.get("name", path.stem)), workload=wl, axes=axes, settings=dict(doc.get("settings") or {}),
+        repetitions=reps, seed=int(doc.get("seed", 1)), metric=str(doc.get("metric", "runtime_s")),
+        baseline=doc.get("baseline"), variant=str(doc.get("variant", "policy")),
+        timeseries=bool(doc.get("timeseries", True)), description=str(doc.get("description", "")), path=path,
+    )
+
+
+def builtin_names() -> list[str]:
+    return sorted(p.stem for p in BUILTIN_DIR.glob("*.toml"))
+
+
+def builtin(name: str) -> Path | None:
+    p = BUILTIN_DIR / f"{name}.toml"
+    return p if p.exists() else None
+
+
+def resolve(arg: str) -> Experiment:
+    """EXP.toml, or the name of a built-in experiment (``experiment/builtin/NAME.toml``)."""
+    p = Path(arg)
+    if p.suffix == ".toml" or p.exists():
+        if not p.exists():
+            raise ConfigError(f"{p}: no such experiment file")
+        return load(p)
+    b = builtin(arg)
+    if b is None:
+        raise ConfigError(f"'{arg}' is neither an experiment file nor a built-in experiment "
+                          f"(built-in: {', '.join(builtin_names()) or 'none'})")
+    return load(b)

@@ -1,0 +1,165 @@
+"""A self-contained static HTML report of an experiment's results store.
+
+One HTML file, no server, no external assets: every figure is a matplotlib PNG embedded
+as a ``data:`` URI. Sections: the experiment and its runs; a forest plot of the Welch 95%
+CIs (relative change of each variant against the baseline, seed 002's percentages); per
+configuration, the time series of one repetition per variant (free memory, refault rate,
+scan rate) and a table of the metric (n, mean, SD, Welch CI).
+"""
+
+from __future__ import annotations
+
+import base64
+import html
+import io
+import math
+import os
+from pathlib import Path
+from typing import Any
+
+__all__ = ["write_report", "render_html"]
+
+CSS = """
+body{font-family:sans-serif;margin:2em;max-width:1200px;color:#222}
+h1{font-size:1.6em}h2{font-size:1.25em;border-bottom:1px solid #ccc;margin-top:2em}
+table{border-collapse:collapse;margin:0.5em 0}td,th{border:1px solid #bbb;padding:3px 8px;text-align:right}
+th{background:#eee}td.l,th.l{text-align:left}img{max-width:100%;display:block;margin:0.5em 0}
+.sig{color:#060;font-weight:bold}.ns{color:#666}
+"""
+
+
+def _png(fig: Any) -> str:
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=90, bbox_inches="tight")
+    import matplotlib.pyplot as plt
+
+    plt.close(fig)
+    return "data:image/png;base64," + base64.b64encode(buf.getvalue()).decode()
+
+
+def _rate(t: list[float], v: list[float]) -> tuple[list[float], list[float]]:
+    xs, ys = [], []
+    for i in range(1, len(t)):
+        dt = t[i] - t[i - 1]
+        if dt > 0:
+            xs.append(t[i])
+            ys.append((v[i] - v[i - 1]) / dt)
+    return xs, ys
+
+
+def render_html(source: str | os.PathLike, metric: str | None = None, baseline: str | None = None) -> str:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    import polars as pl
+
+    from ..results import Store
+    from ..stats import split_baseline, welch
+
+    esc = html.escape
+    with Store(source, create=False) as st:
+        meta = st.meta()
+        runs = st.runs()
+        meas = st.measurements()
+        axes = [a for a in (meta.get("axes") or []) if a in runs.columns]
+        ts_all = st.timeseries()
+    metric = metric or meta.get("metric") or "runtime_s"
+    df = meas.filter(pl.col("metric") == metric)
+    parts = [f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>reclaimlab report: {esc(str(meta.get('experiment', '')))}</title>"
+             f"<style>{CSS}</style></head><body>"]
+    parts.append(f"<h1>Experiment {esc(str(meta.get('experiment', '')))}</h1>")
+    parts.append(f"<p>{esc(str(meta.get('description') or ''))}</p>")
+    parts.append(f"<p>{runs.height} runs; variants: {esc(', '.join(map(str, runs.get_column('variant').unique(maintain_order=True).to_list())))}; "
+                 f"axes: {esc(', '.join(axes) or '-')}; metric: <b>{esc(metric)}</b></p>")
+    if df.height == 0:
+        parts.append("<p>No measurements of this metric.</p></body></html>")
+        return "".join(parts)
+    by, base = split_baseline(df, baseline or meta.get("baseline"))
+    tests = welch.compare(df, by=by, baseline=base)
+
+    # Forest plot of the percentage CIs.
+    if tests:
+        fig, ax = plt.subplots(figsize=(8, 0.45 * len(tests) + 1.2))
+        for i, w in enumerate(tests):
+            lo, hi = w.change_pct
+            mid = (w.mean_y - w.mean_x) * 100 / w.mean_x
+            color = "tab:green" if w.significant else "tab:gray"
+            ax.plot([lo, hi], [i, i], color=color, lw=2)
+            ax.plot([mid], [i], "o", color=color)
+        ax.axvline(0, color="k", lw=0.8)
+        ax.set_yticks(range(len(tests)), [w.label for w in tests])
+        ax.invert_yaxis()
+        ax.set_xlabel(f"change of {metric} vs {by}={base} (%), Welch 95% CI")
+        ax.set_title("Forest plot")
+        parts.append("<h2>Confidence intervals</h2>")
+        parts.append(f"<img alt='forest plot' src='{_png(fig)}'>")
+        rows = "".join(
+            f"<tr><td class='l'>{esc(w.label)}</td><td>{w.mean_x:.2f}</td><td>{w.mean_y:.2f}</td><td>{w.t:.4g}</td>"
+            f"<td>{w.df:.5g}</td><td>{w.p:.4g}</td><td class='{'sig' if w.significant else 'ns'}'>{esc(welch.percent_line(w).split(': ', 1)[-1])}</td></tr>"
+            for w in tests)
+        parts.append(f"<table><tr><th class='l'>comparison</th><th>mean {esc(str(base))}</th><th>mean other</th><th>t</th>"
+                     f"<th>df</th><th>p</th><th>95% CI of change</th></tr>{rows}</table>")
+
+    # Per configuration: table and time series.
+    group_cols = axes
+    keys = runs.select(group_cols).unique(maintain_order=True).rows() if group_cols else [()]
+    for key in keys:
+        title = ", ".join(f"{c}={v}" for c, v in zip(group_cols, key)) or "all runs"
+        parts.append(f"<h2>{esc(title)}</h2>")
+        sub = df
+        rsub = runs
+        for c, v in zip(group_cols, key):
+            sub = sub.filter(pl.col(c) == v)
+            rsub = rsub.filter(pl.col(c) == v)
+        stats_rows = []
+        for variant in rsub.get_column("variant").unique(maintain_order=True).to_list():
+            vals = sub.filter(pl.col("variant") == variant).get_column("value").to_list()
+            n = len(vals)
+            mean = sum(vals) / n if n else math.nan
+            sd = math.sqrt(sum((x - mean) ** 2 for x in vals) / (n - 1)) if n > 1 else math.nan
+            stats_rows.append(f"<tr><td class='l'>{esc(str(variant))}</td><td>{n}</td><td>{mean:.4g}</td><td>{sd:.3g}</td>"
+                              f"<td>{min(vals) if vals else math.nan:.4g}</td><td>{max(vals) if vals else math.nan:.4g}</td></tr>")
+        parts.append(f"<table><tr><th class='l'>variant</th><th>n</th><th>mean {esc(metric)}</th><th>SD</th><th>min</th><th>max</th></tr>"
+                     + "".join(stats_rows) + "</table>")
+        if ts_all.height == 0:
+            continue
+        tsub = ts_all
+        for c, v in zip(group_cols, key):
+            tsub = tsub.filter(pl.col(c) == v)
+        tsub = tsub.filter(pl.col("repetition") == tsub.get_column("repetition").min()) if tsub.height else tsub
+        if tsub.height == 0:
+            continue
+        fig, axs = plt.subplots(1, 3, figsize=(13, 3.2))
+        for variant in tsub.get_column("variant").unique(maintain_order=True).to_list():
+            one = tsub.filter(pl.col("variant") == variant).sort("time_s")
+            t = one.get_column("time_s").to_list()
+            if "nr_free_pages" in one.columns:
+                axs[0].plot(t, [x * 4096 / 2**20 for x in one.get_column("nr_free_pages").to_list()], label=str(variant))
+            ref = [a + b for a, b in zip(one.get_column("workingset_refault_anon").to_list(),
+                                         one.get_column("workingset_refault_file").to_list())] if "workingset_refault_file" in one.columns else []
+            if ref:
+                axs[1].plot(*_rate(t, ref), label=str(variant))
+            if "pgscan_kswapd" in one.columns:
+                scan = [a + b for a, b in zip(one.get_column("pgscan_kswapd").to_list(), one.get_column("pgscan_direct").to_list())]
+                axs[2].plot(*_rate(t, scan), label=str(variant))
+        for ax, name in zip(axs, ("free memory (MiB)", "refaults (pages/s)", "pages scanned (pages/s)")):
+            ax.set_title(name)
+            ax.set_xlabel("simulated time (s)")
+            ax.legend(fontsize=7)
+        parts.append(f"<img alt='time series {esc(title)}' src='{_png(fig)}'>")
+    parts.append("<p><small>reclaimlab report; Welch CIs as seed 002's R script computes them "
+                 "(CI of the difference over the baseline mean).</small></p></body></html>")
+    return "".join(parts)
+
+
+def write_report(source: str | os.PathLike, output: str | os.PathLike, metric: str | None = None,
+                 baseline: str | None = None) -> Path:
+    """Render the report of the results store in ``source`` into ``output`` (atomically)."""
+    from .._atomic import atomic_output
+
+    text = render_html(source, metric, baseline)
+    out = Path(output)
+    with atomic_output(out) as tmp:
+        tmp.write_text(text, encoding="utf-8")
+    return out

@@ -1,0 +1,238 @@
+"""Experiments: spec expansion, the local pool, the results store (resume, crash safety
+under SIGKILL), worker death, and the Dask path giving the local pool's numbers."""
+
+from __future__ import annotations
+
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from reclaimlab.experiment import load, resolve, run_experiment
+from reclaimlab.experiment import runner
+from reclaimlab.results import Store
+
+from conftest import assert_user_error, cli
+
+TINY = """\
+name = "tiny"
+repetitions = {reps}
+seed = 1
+metric = "runtime_s"
+baseline = "classic@6.15"
+
+[workload.program]
+[[workload.program.region]]
+name = "heap"
+pages = 6000
+kind = "anon"
+[[workload.program.region]]
+name = "data"
+pages = 12000
+kind = "file-read"
+[[workload.program.phase]]
+name = "main"
+accesses = {accesses}
+[[workload.program.phase.stream]]
+region = "heap"
+pattern = "zipf:0.9"
+weight = 1
+[[workload.program.phase.stream]]
+region = "data"
+pattern = "uniform"
+weight = 1
+
+[settings]
+"machine.memory" = "48M"
+
+[matrix]
+policy = ["classic@6.15", "mglru@6.15"]
+[matrix.swap]
+key = "swap.device"
+values = ["none", "zram"]
+labels = ["swapoff", "swapon"]
+"""
+
+
+def tiny(tmp_path: Path, reps: int = 2, accesses: int = 100000, name: str = "tiny.toml") -> Path:
+    p = tmp_path / name
+    p.write_text(TINY.format(reps=reps, accesses=accesses))
+    return p
+
+
+def env():
+    e = dict(os.environ)
+    e.pop("PYTHONPATH", None)
+    return e
+
+
+def test_spec_expands_matrix_and_repetitions(tmp_path):
+    exp = load(tiny(tmp_path, reps=3))
+    assert [a.name for a in exp.axes] == ["policy", "swap"]
+    jobs = exp.jobs()
+    assert len(jobs) == 2 * 2 * 3 and len({j["run_id"] for j in jobs}) == 12
+    # Repetitions differ by seed only; the variant is the policy, the swap label a column.
+    first = [j for j in jobs if j["variant"] == "classic@6.15" and j["params"] == {"swap": "swapoff"}]
+    assert [j["seed"] for j in first] == [1, 2, 3]
+    assert first[0]["kwargs"]["set"]["swap.device"] == "none"
+    # The key depends on configuration and seed, not on the order of the matrix.
+    again = load(tiny(tmp_path, reps=3, name="again.toml")).jobs()
+    assert [j["run_id"] for j in again] == [j["run_id"] for j in jobs]
+
+
+def test_builtin_hadoop_terasort_definition():
+    exp = resolve("hadoop-terasort")
+    assert exp.workload == {"scenario": "hadoop-terasort"} and exp.repetitions == 10
+    assert len(exp.configurations()) == 12
+    import reclaimlab
+
+    registered = {p[0] for p in reclaimlab.policies()}
+    assert set(exp.axes[0].values) <= registered  # policies that exist in this build
+    assert [a.name for a in exp.axes] == ["policy", "swap", "concurrency"]
+
+
+def test_run_store_resume_and_compare(tmp_path):
+    exp = tiny(tmp_path)
+    out = tmp_path / "out"
+    p = cli("experiment", "run", exp, "--out", out, "--jobs", "2")
+    assert p.returncode == 0, p.stderr
+    assert "8 runs (4 configurations x 2 repetitions): 8 ran, 0 already stored" in p.stdout
+    p2 = cli("experiment", "run", exp, "--out", out, "--jobs", "2")
+    assert "0 ran, 8 already stored" in p2.stdout
+    with Store(out, create=False) as st:
+        runs = st.runs()
+        assert runs.height == 8 and set(runs["swap"]) == {"swapoff", "swapon"}
+        m = st.metrics()
+        assert m["runtime_s"].min() > 0
+        vm = st.vmstat()
+        assert "pgscan_kswapd" in vm.columns
+        ts = st.timeseries(runs["run_id"][0])
+        assert ts.height > 10 and "nr_free_pages" in ts.columns
+        meas = st.measurements("runtime_s")
+        assert meas.columns == ["metric", "variant", "swap", "repetition", "value"] and meas.height == 8
+    c = cli("compare", out)
+    assert c.returncode == 0, c.stderr
+    assert c.stdout.count("Welch Two Sample t-test") == 2 and '[1] "swapon: ' in c.stdout
+    mm = cli("compare", out, "--style", "mmtests", "--mmtests-rule", "2018")
+    assert mm.returncode == 0 and "Amean     runtime_s-swapoff" in mm.stdout and "Kswapd efficiency" in mm.stdout
+
+
+def test_bad_experiment_is_a_user_error(tmp_path):
+    bad = tmp_path / "bad.toml"
+    bad.write_text('name = "x"\n[workload]\nscenario = "default"\n[matrix]\npolicy = ["nosuch@1.0"]\n')
+    assert_user_error(cli("experiment", "run", bad, "--out", tmp_path / "o"), "nosuch@1.0")
+    assert_user_error(cli("experiment", "run", "no-such-experiment"), "no-such-experiment")
+
+
+def test_sigkill_midway_then_rerun_keeps_every_finished_run(tmp_path):
+    exp = tiny(tmp_path, reps=3, accesses=1_500_000)
+    out = tmp_path / "out"
+    cmd = [sys.executable, "-m", "reclaimlab", "experiment", "run", str(exp), "--out", str(out), "--jobs", "1"]
+    proc = subprocess.Popen(cmd, env=env(), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                            start_new_session=True)
+    db = out / "results.sqlite"
+    deadline = time.monotonic() + 120
+    n = 0
+    while time.monotonic() < deadline:
+        if db.exists():
+            try:
+                with sqlite3.connect(db, timeout=5) as c:
+                    n = c.execute("SELECT count(*) FROM runs").fetchone()[0]
+            except sqlite3.OperationalError:
+                n = 0
+            if n >= 3:
+                break
+        assert proc.poll() is None, "the experiment finished before it could be killed; make the runs longer"
+        time.sleep(0.05)
+    assert n >= 3
+    os.killpg(proc.pid, signal.SIGKILL)
+    proc.wait()
+    with Store(out, create=False) as st:
+        before = {r["run_id"]: (r["started"], r["stored"]) for r in st.runs().to_dicts()}
+        # Nothing half-written: every stored run has its metrics, counters and time series.
+        for table in ("metrics", "vmstat", "timeseries"):
+            ids = {r[0] for r in st.db.execute(f"SELECT DISTINCT run_id FROM {table}")}
+            assert ids == set(before), table
+    assert 3 <= len(before) < 12
+    t_rerun = time.time()
+    p = subprocess.run(cmd, env=env(), capture_output=True, text=True, timeout=300)
+    assert p.returncode == 0, p.stderr
+    assert f"{12 - len(before)} ran, {len(before)} already stored" in p.stdout
+    with Store(out, create=False) as st:
+        runs = st.runs().to_dicts()
+        assert len(runs) == 12 and len({r["run_id"] for r in runs}) == 12
+        assert st.db.execute("SELECT count(*) FROM runs").fetchone()[0] == 12
+        after = {r["run_id"]: (r["started"], r["stored"]) for r in runs}
+        for rid, stamp in before.items():
+            assert after[rid] == stamp  # not recomputed
+        assert all(after[rid][0] >= t_rerun for rid in after if rid not in before)  # the rest ran now
+        assert {len(st.metrics().columns)} and st.metrics()["runtime_s"].null_count() == 0
+
+
+_MARK = None
+
+
+def die_once(job):
+    """A worker function whose first attempt at one run kills its worker process."""
+    mark = Path(job["_mark"])
+    if job["repetition"] == 0 and job["variant"] == "mglru@6.15" and not mark.exists():
+        mark.write_text("died")
+        os._exit(9)
+    return runner.execute(job)
+
+
+def test_worker_death_is_retried(tmp_path):
+    exp = load(tiny(tmp_path))
+    jobs = exp.jobs()
+    for j in jobs:
+        j["_mark"] = str(tmp_path / f"mark-{j['params']['swap']}")
+    got = []
+    runner._run_pool(jobs, 2, got.append, fn=die_once)
+    assert (tmp_path / "mark-swapoff").exists() and (tmp_path / "mark-swapon").exists()
+    assert sorted(r["run_id"] for r in got) == sorted(j["run_id"] for j in jobs)
+
+
+def test_dask_localcluster_gives_the_local_pools_numbers(tmp_path):
+    pytest.importorskip("distributed")
+    exp = load(tiny(tmp_path))
+    run_experiment(exp, tmp_path / "local", jobs=2, progress=False)
+    res = run_experiment(exp, tmp_path / "dask", scheduler="local:2", progress=False)
+    assert res == {"total": 8, "skipped": 0, "ran": 8}
+    with Store(tmp_path / "local", create=False) as a, Store(tmp_path / "dask", create=False) as b:
+        ma = a.metrics().drop("started", "finished", "stored", "worker").sort("run_id")
+        mb = b.metrics().drop("started", "finished", "stored", "worker").sort("run_id")
+        assert ma.equals(mb)
+        va = a.vmstat().drop("started", "finished", "stored", "worker").sort("run_id")
+        vb = b.vmstat().drop("started", "finished", "stored", "worker").sort("run_id")
+        assert va.equals(vb)
+
+
+def test_scenario_workload_parameters_as_an_axis(tmp_path):
+    """`workload.<param>` axes reach the scenario (hadoop-terasort's tasks_per_cpu), as the
+    built-in hadoop-terasort experiment uses them; here at a tiny scale."""
+    import reclaimlab
+
+    if "hadoop-terasort" not in [s[0] for s in reclaimlab.scenarios()]:
+        pytest.skip("this build has no hadoop-terasort scenario")
+    exp = tmp_path / "ts.toml"
+    exp.write_text('name = "ts"\nrepetitions = 2\n[workload]\nscenario = "hadoop-terasort"\nscale = 0.02\n'
+                   '[matrix]\npolicy = ["classic@6.15"]\n[matrix.concurrency]\nkey = "workload.tasks_per_cpu"\n'
+                   'values = [0.5, 2.0]\nlabels = ["low", "high"]\n')
+    out = tmp_path / "out"
+    assert run_experiment(load(exp), out, jobs=2, progress=False)["ran"] == 4
+    with Store(out, create=False) as st:
+        runs = st.runs()
+        assert sorted(set(runs["concurrency"])) == ["high", "low"]
+        assert any("tasks_per_cpu=2.0" in w for w in runs["workload"]) and any("tasks_per_cpu=0.5" in w for w in runs["workload"])
+        m = st.metrics()
+        low = m.filter(m["concurrency"] == "low")["runtime_s"].to_list()
+        high = m.filter(m["concurrency"] == "high")["runtime_s"].to_list()
+        assert low != high
+    bad = tmp_path / "bad.toml"
+    bad.write_text(exp.read_text().replace("workload.tasks_per_cpu", "workload.nosuch"))
+    assert_user_error(cli("experiment", "run", bad, "--out", tmp_path / "o2"), "nosuch", "tasks_per_cpu")
