@@ -5,6 +5,7 @@
 //! seed. This module holds the program description and its validation; [`source`] runs
 //! it and [`zipf`] is the Zipf sampler.
 
+pub mod chunk;
 pub mod source;
 pub mod terasort;
 pub mod tpcc;

@@ -49,6 +49,7 @@
 //!
 //! Everything is drawn from one xoshiro256** stream seeded by the seed.
 
+use super::chunk::Chunk;
 use crate::rng::Rng;
 use crate::{flags, Access, AccessSource, Error, Result, TraceMeta};
 
@@ -395,9 +396,8 @@ pub struct TeraSortSource {
     rng: Rng,
     jobs: Vec<Job>,
     running: Vec<Task>,
-    pending: Vec<Access>,
-    next: usize,
-    emitted: u64,
+    /// The quantum being emitted.
+    chunk: Chunk,
     meta: TraceMeta,
 }
 
@@ -421,9 +421,7 @@ impl TeraSortSource {
                 .map(|_| Job { next_map: 0, maps_done: 0, next_reduce: 0, free_slots: (0..slots).rev().collect() })
                 .collect(),
             running: Vec::new(),
-            pending: Vec::new(),
-            next: 0,
-            emitted: 0,
+            chunk: Chunk::default(),
             meta,
             p,
         };
@@ -500,16 +498,15 @@ impl TeraSortSource {
         }
     }
 
-    /// Run one scheduling quantum into `pending`; false when every task finished.
+    /// Run one scheduling quantum into the chunk; false when every task finished.
     fn step(&mut self) -> bool {
-        self.pending.clear();
-        self.next = 0;
-        while self.pending.is_empty() {
+        self.chunk.restart();
+        while self.chunk.pending.is_empty() {
             if self.running.is_empty() {
                 return false;
             }
             let t = self.rng.below(self.running.len() as u64) as usize;
-            let done = self.running[t].run(self.p.quantum as u64, CG, &mut self.rng, &mut self.pending);
+            let done = self.running[t].run(self.p.quantum as u64, CG, &mut self.rng, &mut self.chunk.pending);
             if done {
                 let task = self.running.swap_remove(t);
                 let job = &mut self.jobs[task.job as usize];
@@ -533,14 +530,11 @@ impl AccessSource for TeraSortSource {
         buf.clear();
         buf.reserve(max.min(1 << 20));
         while buf.len() < max {
-            if self.next == self.pending.len() && !self.step() {
+            if self.chunk.is_spent() && !self.step() {
                 break;
             }
-            let n = (max - buf.len()).min(self.pending.len() - self.next);
-            buf.extend_from_slice(&self.pending[self.next..self.next + n]);
-            self.next += n;
+            self.chunk.drain_into(buf, max);
         }
-        self.emitted += buf.len() as u64;
         Ok(buf.len())
     }
 
@@ -549,8 +543,7 @@ impl AccessSource for TeraSortSource {
     }
 
     fn progress(&self) -> Option<f64> {
-        let total = self.meta.nr_records.unwrap_or(0);
-        Some(if total == 0 { 1.0 } else { self.emitted as f64 / total as f64 })
+        self.chunk.progress(self.meta.nr_records)
     }
 }
 

@@ -35,6 +35,7 @@
 //! Everything is drawn from one xoshiro256** stream seeded by the seed, so the same
 //! parameters and seed give the same records.
 
+use super::chunk::Chunk;
 use crate::rng::Rng;
 use crate::{flags, Access, AccessSource, Error, Result, TraceMeta};
 
@@ -286,11 +287,9 @@ pub struct TpccSource {
     caches: Vec<WtCache>,
     /// NURand's run constant C for item ids (TPC-C 2.1.6).
     c_item: u32,
-    /// The transaction being emitted and the next record of it.
-    pending: Vec<Access>,
-    next: usize,
+    /// The transaction being emitted.
+    chunk: Chunk,
     txns_left: u64,
-    emitted: u64,
     meta: TraceMeta,
 }
 
@@ -310,13 +309,11 @@ impl TpccSource {
         };
         Ok(TpccSource {
             txns_left: p.transactions,
-            pending: Vec::with_capacity(p.accesses_per_txn() as usize),
-            next: 0,
+            chunk: Chunk::with_capacity(p.accesses_per_txn() as usize),
             p,
             rng,
             caches,
             c_item,
-            emitted: 0,
             meta,
         })
     }
@@ -345,19 +342,18 @@ impl TpccSource {
         if hit {
             let internal = anon + leaf / p.btree_fanout;
             let write = self.rng.chance(p.wt_write_ratio);
-            self.pending.push(Access { page: internal, cgroup: cg, flags: 0, gap: 0 });
-            self.pending.push(Access { page: slot_page, cgroup: cg, flags: if write { flags::WRITE } else { 0 }, gap: 0 });
+            self.chunk.pending.push(Access { page: internal, cgroup: cg, flags: 0, gap: 0 });
+            self.chunk.pending.push(Access { page: slot_page, cgroup: cg, flags: if write { flags::WRITE } else { 0 }, gap: 0 });
         } else {
             let file = p.file_base(r) + leaf;
-            self.pending.push(Access { page: file, cgroup: cg, flags: flags::FILE | flags::SYSCALL, gap: 0 });
-            self.pending.push(Access { page: slot_page, cgroup: cg, flags: flags::WRITE, gap: 0 });
+            self.chunk.pending.push(Access { page: file, cgroup: cg, flags: flags::FILE | flags::SYSCALL, gap: 0 });
+            self.chunk.pending.push(Access { page: slot_page, cgroup: cg, flags: flags::WRITE, gap: 0 });
         }
     }
 
-    /// Generate the next transaction into `pending`.
+    /// Generate the next transaction into the chunk.
     fn transaction(&mut self) {
-        self.pending.clear();
-        self.next = 0;
+        self.chunk.restart();
         let r = self.rng.below(self.p.replicas as u64) as u32;
         let w = self.rng.below(self.p.warehouses as u64) as u32;
         let d = self.rng.below(self.p.districts as u64) as u32;
@@ -365,7 +361,7 @@ impl TpccSource {
         // 1. DISTRICT(w, d): a hot document in the WiredTiger cache.
         let dpage = self.p.anon_base(r) + self.p.internal_pages() + (w * self.p.districts + d) / self.p.districts_per_page;
         let write = self.rng.chance(self.p.wt_write_ratio);
-        self.pending.push(Access { page: dpage, cgroup: cg, flags: if write { flags::WRITE } else { 0 }, gap: 0 });
+        self.chunk.pending.push(Access { page: dpage, cgroup: cg, flags: if write { flags::WRITE } else { 0 }, gap: 0 });
         // 2. ORDER_LINE rows of the district's last orders.
         let stock_leaves = self.p.warehouses * self.p.stock_pages_per_warehouse();
         let tail0 = stock_leaves + (w * self.p.districts + d) * self.p.order_line_tail_pages;
@@ -381,7 +377,7 @@ impl TpccSource {
             let leaf = w * per + (item - 1) / self.p.stock_rows_per_page;
             self.leaf(r, leaf);
         }
-        debug_assert_eq!(self.pending.len() as u64, self.p.accesses_per_txn());
+        debug_assert_eq!(self.chunk.pending.len() as u64, self.p.accesses_per_txn());
         self.txns_left -= 1;
     }
 }
@@ -395,17 +391,14 @@ impl AccessSource for TpccSource {
         buf.clear();
         buf.reserve(max.min(1 << 20));
         while buf.len() < max {
-            if self.next == self.pending.len() {
+            if self.chunk.is_spent() {
                 if self.txns_left == 0 {
                     break;
                 }
                 self.transaction();
             }
-            let n = (max - buf.len()).min(self.pending.len() - self.next);
-            buf.extend_from_slice(&self.pending[self.next..self.next + n]);
-            self.next += n;
+            self.chunk.drain_into(buf, max);
         }
-        self.emitted += buf.len() as u64;
         Ok(buf.len())
     }
 
@@ -414,8 +407,7 @@ impl AccessSource for TpccSource {
     }
 
     fn progress(&self) -> Option<f64> {
-        let total = self.meta.nr_records.unwrap_or(0);
-        Some(if total == 0 { 1.0 } else { self.emitted as f64 / total as f64 })
+        self.chunk.progress(self.meta.nr_records)
     }
 }
 
