@@ -236,3 +236,17 @@ def test_scenario_workload_parameters_as_an_axis(tmp_path):
     bad = tmp_path / "bad.toml"
     bad.write_text(exp.read_text().replace("workload.tasks_per_cpu", "workload.nosuch"))
     assert_user_error(cli("experiment", "run", bad, "--out", tmp_path / "o2"), "nosuch", "tasks_per_cpu")
+
+
+def test_dask_worker_death_is_retried_elsewhere(tmp_path):
+    """A Dask worker process that dies mid-run (os._exit) loses nothing: the scheduler
+    reschedules its run on a worker (retries), and every run is delivered exactly once."""
+    pytest.importorskip("distributed")
+    exp = load(tiny(tmp_path))
+    jobs = exp.jobs()
+    for j in jobs:
+        j["_mark"] = str(tmp_path / f"mark-{j['params']['swap']}")
+    got = []
+    runner._run_dask(jobs, "local:2", got.append, fn=die_once)
+    assert (tmp_path / "mark-swapoff").exists() and (tmp_path / "mark-swapon").exists(), "a worker died twice"
+    assert sorted(r["run_id"] for r in got) == sorted(j["run_id"] for j in jobs)
