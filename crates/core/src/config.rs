@@ -76,6 +76,10 @@ pub struct SimConfig {
     pub lru_gen_enabled: Option<bool>,
     /// `lru_gen.min_ttl_ms` (0 = off).
     pub lru_gen_min_ttl_ms: u64,
+    /// `vm.dirty_background_ratio` (percent).
+    pub dirty_background_ratio: u64,
+    pub dirty_expire_ns: u64,
+    pub dirty_writeback_ns: u64,
 }
 
 type Setter = fn(&mut SimConfig, &str) -> std::result::Result<(), String>;
@@ -186,6 +190,12 @@ pub static KNOBS: &[Knob] = &[
     knob!("vm.min_free_kbytes", "auto", "KiB", "vm.min_free_kbytes; 'auto' computes it as the kernel does at boot",
         |c, v| c.min_free_kbytes = if v.trim() == "auto" { None } else { Some(uint(v)?) },
         |c| c.min_free_kbytes.map_or("auto".into(), |k| k.to_string())),
+    knob!("vm.dirty_background_ratio", "10", "%", "vm.dirty_background_ratio: the flusher writes back when dirty page cache exceeds this share of dirtyable memory",
+        |c, v| c.dirty_background_ratio = uint(v)?, |c| c.dirty_background_ratio.to_string()),
+    knob!("vm.dirty_expire_centisecs", "3000", "1/100 s", "vm.dirty_expire_centisecs: age at which the flusher writes a dirty page back",
+        |c, v| c.dirty_expire_ns = uint(v)?.saturating_mul(10_000_000), |c| (c.dirty_expire_ns / 10_000_000).to_string()),
+    knob!("vm.dirty_writeback_centisecs", "500", "1/100 s", "vm.dirty_writeback_centisecs: how often the flusher wakes (0 = never periodically)",
+        |c, v| c.dirty_writeback_ns = uint(v)?.saturating_mul(10_000_000), |c| (c.dirty_writeback_ns / 10_000_000).to_string()),
     knob!("swap.device", "zram", "", "swap backend: zram, ssd or none",
         |c, v| c.swap_device = match v.trim() { "zram" => SwapDevice::Zram, "ssd" => SwapDevice::Ssd, "none" => SwapDevice::None,
             o => return Err(format!("expected zram, ssd or none, got '{o}'")) },
@@ -264,6 +274,9 @@ impl Default for SimConfig {
             sample_interval_ns: 0,
             lru_gen_enabled: None,
             lru_gen_min_ttl_ms: 0,
+            dirty_background_ratio: 0,
+            dirty_expire_ns: 0,
+            dirty_writeback_ns: 0,
         };
         for k in KNOBS {
             (k.set)(&mut c, k.default).expect("knob defaults parse");
@@ -377,6 +390,7 @@ impl SimConfig {
             Error::config("swap.zram.compression_ratio", "must be >= 1.0")
         );
         crate::ensure!(self.sample_interval_ns > 0, Error::config("sim.sample_interval_ms", "must be > 0"));
+        crate::ensure!(self.dirty_background_ratio <= 100, Error::config("vm.dirty_background_ratio", "must be 0..100"));
         for cg in &self.cgroups {
             let key = |f: &str| format!("cgroup.{}.{f}", cg.name);
             crate::ensure!(cg.max >= 1 << 20, Error::config(key("memory.max"), "must be at least 1M"));

@@ -16,6 +16,7 @@ pub mod swap;
 pub mod vmstat;
 pub mod watermarks;
 pub mod workingset;
+pub mod writeback;
 
 use crate::config::{CgroupConfig, SimConfig};
 use lists::ListArena;
@@ -62,6 +63,8 @@ pub struct Mm {
     /// Set when a reclaimer invokes the OOM killer (MGLRU `min_ttl_ms` protection); the
     /// engine ends the run with this message.
     pub oom: Option<String>,
+    /// Dirty page-cache tracking for the background flusher.
+    pub wb: writeback::Writeback,
 }
 
 impl Mm {
@@ -100,6 +103,7 @@ impl Mm {
             io_write_ns: 0,
             now: 0,
             oom: None,
+            wb: writeback::Writeback::new(if cfg.dirty_writeback_ns == 0 { u64::MAX } else { cfg.dirty_writeback_ns }),
         };
         mm.new_memcg(&CgroupConfig::new(""));
         for cg in &cfg.cgroups {

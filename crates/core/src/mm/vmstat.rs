@@ -22,6 +22,8 @@ vm_events! {
     WorkingsetActivateFile => "workingset_activate_file",
     WorkingsetRestoreAnon => "workingset_restore_anon",
     WorkingsetRestoreFile => "workingset_restore_file",
+    NrDirtied => "nr_dirtied",
+    NrWritten => "nr_written",
     NrVmscanWrite => "nr_vmscan_write",
     NrVmscanImmediate => "nr_vmscan_immediate_reclaim",
     Pgpgin => "pgpgin",
@@ -61,7 +63,7 @@ const EV_FROM: [Ev; NR_EV] = {
     use Ev::*;
     [
         WorkingsetRefaultAnon, WorkingsetRefaultFile, WorkingsetActivateAnon, WorkingsetActivateFile,
-        WorkingsetRestoreAnon, WorkingsetRestoreFile, NrVmscanWrite, NrVmscanImmediate, Pgpgin, Pgpgout,
+        WorkingsetRestoreAnon, WorkingsetRestoreFile, NrDirtied, NrWritten, NrVmscanWrite, NrVmscanImmediate, Pgpgin, Pgpgout,
         Pswpin, Pswpout, PgallocNormal, AllocstallNormal, Pgfree, Pgactivate, Pgdeactivate, Pgfault,
         Pgmajfault, Pgrefill, PgstealKswapd, PgstealDirect, PgscanKswapd, PgscanDirect, PgscanAnon,
         PgscanFile, PgstealAnon, PgstealFile, Pageoutrun, OomKill,

@@ -134,8 +134,8 @@ impl<P: ReclaimPolicy> Machine<P> {
                 }
                 self.mm.frames.set(pfn, pg::MAPPED | pg::YOUNG);
             }
-            if a.flags & flags::WRITE != 0 {
-                self.mm.frames.set(pfn, pg::DIRTY);
+            if a.flags & flags::WRITE != 0 && f & pg::DIRTY == 0 {
+                self.mark_dirty(pfn);
             }
         } else {
             self.fault(a, pte_info(pfn))?;
@@ -147,12 +147,26 @@ impl<P: ReclaimPolicy> Machine<P> {
         Ok(())
     }
 
-    /// Run kswapd steps and time-series samples that are due.
+    /// A write to a clean page: anon pages are dirty by nature; a file page is accounted
+    /// for the flusher, which is woken at once above the background threshold.
+    #[inline(never)]
+    fn mark_dirty(&mut self, pfn: Pfn) {
+        if !self.mm.frames.is_file(pfn) {
+            self.mm.frames.set(pfn, pg::DIRTY);
+        } else if self.mm.account_dirtied(pfn, self.now) {
+            self.mm.wb_writeback(self.now, false);
+        }
+    }
+
+    /// Run kswapd steps, the periodic flusher and time-series samples that are due.
     fn run_events(&mut self) -> Result<()> {
         self.kswapd_catch_up();
         self.check_oom()?;
+        if self.now >= self.mm.wb.next_run {
+            self.mm.wb_writeback(self.now, true);
+        }
         self.rec.sample_due(&self.mm, &self.kswapd, self.now, self.accesses);
-        let mut next = self.rec.next_sample;
+        let mut next = self.rec.next_sample.min(self.mm.wb.next_run);
         for k in &self.kswapd {
             if k.active {
                 next = next.min(k.clock_ns);
@@ -298,10 +312,10 @@ impl<P: ReclaimPolicy> Machine<P> {
         if !syscall {
             f |= pg::MAPPED | pg::YOUNG;
         }
-        if a.flags & flags::WRITE != 0 {
-            f |= pg::DIRTY;
-        }
         self.mm.frames.install(pfn, a.page, memcg, f);
+        if a.flags & flags::WRITE != 0 {
+            self.mark_dirty(pfn);
+        }
 
         let cost = self.mm.cfg.cost.clone();
         let (latency, major) = if !file {
@@ -427,6 +441,10 @@ impl<P: ReclaimPolicy> Engine for Machine<P> {
             if charged != m.usage {
                 return Err(format!("memcg '{}' usage {} but {charged} resident pages charged", m.name, m.usage));
             }
+        }
+        let dirty = self.mm.pages.pte.iter().filter(|&&p| is_resident(p) && self.mm.frames.is_file(p) && self.mm.frames.test(p, pg::DIRTY)).count() as u64;
+        if dirty != self.mm.wb.nr_dirty {
+            return Err(format!("{dirty} dirty file pages but nr_dirty {}", self.mm.wb.nr_dirty));
         }
         if self.mm.swap.used > self.mm.swap.total {
             return Err("swap over-committed".into());

@@ -150,6 +150,7 @@ impl Recorder {
             ("nr_inactive_file", lru_total(mm, LruList::InactiveFile)),
             ("nr_active_file", lru_total(mm, LruList::ActiveFile)),
             ("nr_unevictable", lru_total(mm, LruList::Unevictable)),
+            ("nr_dirty", mm.wb.nr_dirty),
         ];
         for (name, n) in v.iter() {
             vmstat.push((name, n));

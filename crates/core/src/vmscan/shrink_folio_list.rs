@@ -78,10 +78,8 @@ pub fn shrink_folio_list<P: ReclaimPolicy>(mm: &mut Mm, p: &mut P, folios: &mut 
                         mm.frames.clear(pfn, pg::YOUNG);
                         sc.cost_ns += cost.unmap_ns;
                     }
-                    mm.frames.clear(pfn, pg::DIRTY);
+                    mm.folio_writeback(pfn);
                     mm.vmstat.count(Ev::NrVmscanImmediate, 1);
-                    mm.vmstat.count(Ev::Pgpgout, 4);
-                    mm.io_write_ns += cost.file_write_ns;
                     activate = true;
                 } else if !file && !can_swap_out(mm, pfn, sc) {
                     // add_to_swap failed: activate_locked_split.
@@ -115,7 +113,6 @@ struct Costs {
     scan_ns: u64,
     unmap_ns: u64,
     free_ns: u64,
-    file_write_ns: u64,
     zram_compress_ns: u64,
     ssd_write_ns: u64,
 }
@@ -126,7 +123,6 @@ fn mm_costs(mm: &Mm) -> Costs {
         scan_ns: c.scan_ns,
         unmap_ns: c.unmap_ns,
         free_ns: c.free_ns,
-        file_write_ns: c.file_write_ns,
         zram_compress_ns: mm.cfg.zram_compress_ns,
         ssd_write_ns: mm.cfg.ssd_write_ns,
     }

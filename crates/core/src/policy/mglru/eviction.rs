@@ -325,9 +325,7 @@ fn sort_folio(mm: &mut Mm, g: &mut LruGen, lv: LruvecId, pfn: Pfn, tier_idx: usi
     // folio_rotate_reclaimable puts it at the tail of the oldest generation, where this
     // scan isolates it.
     if ty == LRU_GEN_FILE && mm.frames.test(pfn, pg::DIRTY) {
-        mm.frames.clear(pfn, pg::DIRTY);
-        mm.vmstat.count(Ev::Pgpgout, 4);
-        mm.io_write_ns += mm.cfg.cost.file_write_ns;
+        mm.folio_writeback(pfn);
     }
     false
 }
