@@ -81,6 +81,16 @@ impl Lruvec {
         }
     }
 
+    /// Its hierarchical list sizes, as the refault tests read them.
+    pub fn workingset_lists(&self) -> crate::mm::workingset::WorkingsetLists {
+        crate::mm::workingset::WorkingsetLists {
+            inactive_anon: self.hier_size[LruList::InactiveAnon as usize],
+            active_anon: self.hier_size[LruList::ActiveAnon as usize],
+            inactive_file: self.hier_size[LruList::InactiveFile as usize],
+            active_file: self.hier_size[LruList::ActiveFile as usize],
+        }
+    }
+
     /// Sum of the four evictable lists (hierarchical), as `lru_note_cost` decays by.
     pub fn hier_evictable(&self) -> u64 {
         self.hier_size[..4].iter().sum()

@@ -21,19 +21,19 @@ pub fn workingset_eviction(mm: &mut Mm, pfn: Pfn) -> u64 {
     pack_shadow(memcg, node, eviction, mm.frames.test(pfn, pg::WORKINGSET))
 }
 
-/// `workingset_test_recent` (non-MGLRU): (recent, workingset bit of the shadow).
-pub fn workingset_test_recent(mm: &Mm, shadow: u64, file: bool) -> (bool, bool) {
+/// The first half of `workingset_test_recent`: unpack the shadow, and measure the
+/// refault distance on the eviction lruvec's clock. Returns (distance, that lruvec's
+/// list sizes, workingset bit of the shadow).
+pub fn refault_distance_of(mm: &Mm, shadow: u64) -> (u64, WorkingsetLists, bool) {
     let (memcgid, nid, eviction, workingset) = unpack_shadow(shadow);
     let eviction = eviction << mm.bucket_order;
-    let eviction_lv = mm.lruvec_id(memcgid as MemcgId, nid);
-    let l = &mm.lruvecs[eviction_lv as usize];
-    let distance = refault_distance(l.nonresident_age, eviction);
-    let lists = WorkingsetLists {
-        inactive_anon: l.hier_size[0],
-        active_anon: l.hier_size[1],
-        inactive_file: l.hier_size[2],
-        active_file: l.hier_size[3],
-    };
+    let l = &mm.lruvecs[mm.lruvec_id(memcgid as MemcgId, nid) as usize];
+    (refault_distance(l.nonresident_age, eviction), l.workingset_lists(), workingset)
+}
+
+/// `workingset_test_recent` (non-MGLRU): (recent, workingset bit of the shadow).
+pub fn workingset_test_recent(mm: &Mm, shadow: u64, file: bool) -> (bool, bool) {
+    let (distance, lists, workingset) = refault_distance_of(mm, shadow);
     (distance <= workingset_size(file, &lists, mm.can_reclaim_anon()), workingset)
 }
 

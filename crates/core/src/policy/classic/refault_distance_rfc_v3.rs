@@ -64,11 +64,10 @@
 use super::mainline;
 use super::ClassicVariant;
 use crate::mm::lruvec::LruvecId;
-use crate::mm::memcontrol::MemcgId;
 use crate::mm::page::pg;
 use crate::mm::page_alloc::Pfn;
 use crate::mm::vmstat::Ev;
-use crate::mm::workingset::{refault_distance, unpack_shadow, WorkingsetLists};
+use crate::mm::workingset::WorkingsetLists;
 use crate::mm::Mm;
 
 /// The RFC v3 variant: no state of its own.
@@ -100,21 +99,8 @@ pub fn rfc_refault_is_recent(
 
 /// `workingset_test_recent` with the RFC comparison: (recent, workingset bit).
 pub fn workingset_test_recent(mm: &Mm, shadow: u64, file: bool) -> (bool, bool) {
-    let (memcgid, nid, eviction, workingset) = unpack_shadow(shadow);
-    let eviction = eviction << mm.bucket_order;
-    let eviction_lv = mm.lruvec_id(memcgid as MemcgId, nid);
-    let l = &mm.lruvecs[eviction_lv as usize];
-    let distance = refault_distance(l.nonresident_age, eviction);
-    let lists = WorkingsetLists {
-        inactive_anon: l.hier_size[0],
-        active_anon: l.hier_size[1],
-        inactive_file: l.hier_size[2],
-        active_file: l.hier_size[3],
-    };
-    (
-        rfc_refault_is_recent(distance, file, &lists, mm.can_reclaim_anon()),
-        workingset,
-    )
+    let (distance, lists, workingset) = mainline::refault_distance_of(mm, shadow);
+    (rfc_refault_is_recent(distance, file, &lists, mm.can_reclaim_anon()), workingset)
 }
 
 impl ClassicVariant for RefaultDistanceRfcV3 {
@@ -158,7 +144,7 @@ const _EVICTION_IS_MAINLINE: fn(&mut Mm, Pfn) -> u64 = mainline::workingset_evic
 mod tests {
     use super::*;
     use crate::config::SimConfig;
-    use crate::mm::workingset::pack_shadow;
+    use crate::mm::workingset::{pack_shadow, unpack_shadow};
 
     fn mm(swap: &str) -> Mm {
         let mut c = SimConfig::default();

@@ -29,7 +29,7 @@ use crate::mm::memcontrol::MemcgId;
 use crate::mm::page::pg;
 use crate::mm::page_alloc::Pfn;
 use crate::mm::vmstat::Ev;
-use crate::mm::workingset::{pack_shadow, unpack_shadow, WorkingsetLists, EVICTION_MASK};
+use crate::mm::workingset::{pack_shadow, unpack_shadow, EVICTION_MASK};
 use crate::mm::Mm;
 use crate::policy::classic::refault_distance_rfc_v3::rfc_refault_is_recent;
 
@@ -69,8 +69,7 @@ impl MglruVariant for RefaultDistanceRfcV3 {
         mm.vmstat.count(Ev::by_type(Ev::WorkingsetRefaultAnon, file), 1);
         let l = &mm.lruvecs[lv as usize];
         let distance = (l.nonresident_age & TS_MASK).wrapping_sub(token >> LRU_REFS_WIDTH) & TS_MASK;
-        let lists = WorkingsetLists { inactive_anon: l.hier_size[0], active_anon: l.hier_size[1], inactive_file: l.hier_size[2], active_file: l.hier_size[3] };
-        if !rfc_refault_is_recent(distance, file, &lists, mm.can_reclaim_anon()) {
+        if !rfc_refault_is_recent(distance, file, &l.workingset_lists(), mm.can_reclaim_anon()) {
             return false;
         }
         let refs = (token & ((1 << LRU_REFS_WIDTH) - 1)) as u32 + 1;
