@@ -214,7 +214,12 @@ def prepare(
         at = "" if scale is None or scale == 1.0 else f", scale {scale:g}"
         workload = f"scenario {scenario} (seed {run_seed}{at})"
     else:
-        source = _core.open_trace(os.fspath(trace), trace_format, trace_kind)
+        if trace_format == "damo":  # a damo record: DAMON's region pattern as page accesses
+            from .damo_workload import source as damo_source
+
+            source = damo_source(trace, kind=trace_kind or "anon")
+        else:
+            source = _core.open_trace(os.fspath(trace), trace_format, trace_kind)
         workload = f"trace {os.fspath(trace)} ({source.meta()['format']})"
     return Prepared(cfg, source, workload, scenario, scale)
 

@@ -6,6 +6,7 @@
 
 mod cache;
 mod error;
+mod regions;
 mod trace;
 
 use std::sync::Mutex;
@@ -243,6 +244,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(scenario_info, m)?)?;
     trace::register(m)?;
     cache::register(m)?;
+    regions::register(m)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }

@@ -84,8 +84,8 @@ def add_parser(sub) -> None:
     w.add_argument(
         "--trace-format",
         metavar="F",
-        choices=("native", "lirs", "address", "csv"),
-        help="native | lirs | address | csv (default: detect)",
+        choices=("native", "lirs", "address", "csv", "damo"),
+        help="native | lirs | address | csv | damo (a damo record, docs/damo.md) (default: detect)",
     )
     w.add_argument(
         "--trace-kind",

@@ -10,7 +10,7 @@ from ._table import table
 
 HELP = "inspect, convert and generate page-access traces"
 
-FORMATS = ("native", "lirs", "address", "csv", "oracle")
+FORMATS = ("native", "lirs", "address", "csv", "oracle", "damo")
 KINDS = ("file-read", "file-mapped", "anon")
 KIND_HELP = (
     "how records that lack it are classified: file-read (page cache via read()), "
@@ -49,7 +49,8 @@ def add_parser(sub) -> None:
         "trace",
         help=HELP,
         description=HELP + ". Formats: native (reclaimlab's binary format, crates/trace/FORMAT.md), "
-        "lirs (one block number per line), address (`l|s 0xADDR GAP` lines), csv.",
+        "lirs (one block number per line), address (`l|s 0xADDR GAP` lines), csv, damo (a `damo record` "
+        "file: DAMON's region access pattern as page accesses, docs/damo.md).",
     )
     tsub = p.add_subparsers(dest="trace_command", metavar="COMMAND", title="commands")
     tsub.required = True
@@ -57,9 +58,10 @@ def add_parser(sub) -> None:
     info = tsub.add_parser("info", help="count records, pages, reads/writes, file/anon of a trace",
                            description="Read a trace to the end and print its counts.")
     info.add_argument("file", metavar="FILE")
-    info.add_argument("--format", metavar="F", choices=FORMATS, help="native | lirs | address | csv (default: detect)")
+    info.add_argument("--format", metavar="F", choices=FORMATS, help="native | lirs | address | csv | damo (a damo record file) (default: detect)")
     info.add_argument("--kind", metavar="K", choices=KINDS, help=KIND_HELP)
     info.add_argument("--json", action="store_true", help="print one JSON object")
+    add_damo_args(info)
     info.set_defaults(func=cmd_info)
 
     conv = tsub.add_parser("convert", help="convert a trace to the native format",
@@ -67,8 +69,10 @@ def add_parser(sub) -> None:
                            "format. OUT is written only if the whole input converts.")
     conv.add_argument("input", metavar="IN")
     conv.add_argument("output", metavar="OUT")
-    conv.add_argument("--format", metavar="F", choices=FORMATS, help="format of IN (default: detect)")
+    conv.add_argument("--format", metavar="F", choices=FORMATS, help="format of IN: native | lirs | address | csv | oracle | damo (a damo record file, "
+                      "turned into page accesses; docs/damo.md) (default: detect)")
     conv.add_argument("--kind", metavar="K", choices=KINDS, help=KIND_HELP)
+    add_damo_args(conv)
     conv.add_argument("--to", metavar="F", choices=("native", "oracle"),
                       help="output format: native, or oracle (libCacheSim oracleGeneral; default when OUT's name "
                       "contains 'oracleGeneral')")
@@ -104,10 +108,33 @@ def add_parser(sub) -> None:
     prog.set_defaults(func=cmd_gen_program)
 
 
+def add_damo_args(p: argparse.ArgumentParser) -> None:
+    """Options of the damo record -> page accesses conversion (docs/damo.md)."""
+    g = p.add_argument_group("damo records (--format damo; docs/damo.md)")
+    g.add_argument("--seed", type=int, default=1, metavar="S", help="random seed of the page picks (default 1)")
+    g.add_argument("--scale", type=float, default=1.0, metavar="X",
+                   help="multiply the accesses by X, e.g. 0.1 to thin a large record (default 1: DAMON would "
+                   "sample the recorded nr_accesses)")
+    g.add_argument("--no-populate", dest="populate", action="store_false",
+                   help="do not write every recorded page once at time 0 (then never-accessed regions do not exist)")
+
+
+def open_source(path: str, fmt: str | None, kind: str | None, args: argparse.Namespace):
+    """A trace source for PATH: a damo record through :mod:`reclaimlab.damo_workload`,
+    anything else through the engine's readers."""
+    from .. import _core
+
+    if fmt == "damo":
+        from ..damo_workload import source
+
+        return source(path, scale=args.scale, populate=args.populate, kind=kind or "anon", seed=args.seed)
+    return _core.open_trace(path, fmt, kind)
+
+
 def cmd_info(args: argparse.Namespace) -> int:
     from .. import _core
 
-    src = _core.open_trace(args.file, args.format, args.kind)
+    src = open_source(args.file, args.format, args.kind, args)
     info = _core.trace_info(src)
     if args.json:
         print(json.dumps(info))
@@ -143,7 +170,7 @@ def _write(src, output: str) -> int:
 def cmd_convert(args: argparse.Namespace) -> int:
     from .. import _core
 
-    src = _core.open_trace(args.input, args.format, args.kind)
+    src = open_source(args.input, args.format, args.kind, args)
     to = getattr(args, "to", None) or ("oracle" if "oraclegeneral" in Path(args.output).name.lower() else "native")
     if to == "oracle":
         from .._atomic import atomic_output
