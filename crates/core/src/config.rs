@@ -48,6 +48,7 @@ pub struct CostModel {
     pub unmap_ns: u64,
     pub free_ns: u64,
     pub walk_pte_ns: u64,
+    pub damon_region_ns: u64,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -80,6 +81,8 @@ pub struct SimConfig {
     pub dirty_background_ratio: u64,
     pub dirty_expire_ns: u64,
     pub dirty_writeback_ns: u64,
+    /// DAMON_RECLAIM's module parameters (`damon_reclaim.*`).
+    pub damon_reclaim: crate::damon::DamonReclaimParams,
 }
 
 type Setter = fn(&mut SimConfig, &str) -> std::result::Result<(), String>;
@@ -167,6 +170,22 @@ macro_rules! knob {
     };
 }
 
+/// A kernel `bool` module parameter: Y/N/1/0 (also y/n/true/false).
+fn boolparam(v: &str) -> std::result::Result<bool, String> {
+    match v.trim() {
+        "Y" | "y" | "1" | "true" => Ok(true),
+        "N" | "n" | "0" | "false" => Ok(false),
+        o => Err(format!("expected Y or N, got '{o}'")),
+    }
+}
+
+macro_rules! damon_knob {
+    ($param:expr, $def:expr, $unit:expr, $doc:expr, $field:ident) => {
+        knob!(concat!("damon_reclaim.", $param), $def, $unit, concat!("DAMON_RECLAIM ", $param, ": ", $doc),
+            |c, v| c.damon_reclaim.$field = uint(v)?, |c| c.damon_reclaim.$field.to_string())
+    };
+}
+
 macro_rules! cost_knob {
     ($key:expr, $def:expr, $doc:expr, $field:ident) => {
         knob!($key, $def, "ns", $doc, |c, v| c.cost.$field = uint(v)?, |c| c.cost.$field.to_string())
@@ -229,6 +248,33 @@ pub static KNOBS: &[Knob] = &[
         |c| c.lru_gen_enabled.map_or("auto".into(), |e| if e { "y" } else { "n" }.into())),
     knob!("lru_gen.min_ttl_ms", "0", "ms", "/sys/kernel/mm/lru_gen/min_ttl_ms: working-set protection; OOM when every generation is younger (0 = off)",
         |c, v| c.lru_gen_min_ttl_ms = uint(v)?, |c| c.lru_gen_min_ttl_ms.to_string()),
+    cost_knob!("cost.damon_region_ns", "50", "DAMON: kdamond's work per region per aggregation (merge, split, scheme matching); sampling costs 2 × cost.rmap_ns per region", damon_region_ns),
+    knob!("damon_reclaim.enabled", "N", "", "DAMON_RECLAIM: run the proactive reclamation module (kdamond with one paddr pageout scheme)",
+        |c, v| c.damon_reclaim.enabled = boolparam(v)?, |c| if c.damon_reclaim.enabled { "Y" } else { "N" }.into()),
+    damon_knob!("min_age", "120000000", "us", "time a region must stay unaccessed before it is paged out", min_age),
+    damon_knob!("quota_ms", "10", "ms", "time quota: at most this much time paging out per quota_reset_interval_ms (0 = no time quota)", quota_ms),
+    damon_knob!("quota_sz", "134217728", "bytes", "size quota: at most this many bytes tried per quota_reset_interval_ms (0 = no size quota)", quota_sz),
+    damon_knob!("quota_reset_interval_ms", "1000", "ms", "the quotas' charge window", quota_reset_interval_ms),
+    damon_knob!("quota_mem_pressure_us", "0", "us", "quota goal: memory PSI 'some' stall per reset interval to aim at (0 = off)", quota_mem_pressure_us),
+    damon_knob!("quota_autotune_feedback", "0", "", "quota goal USER_INPUT: feedback value against a target of 10000 (0 = off)", quota_autotune_feedback),
+    damon_knob!("wmarks_interval", "5000000", "us", "how often the watermarks are checked while inactive", wmarks_interval),
+    damon_knob!("wmarks_high", "500", "per-mille", "free-memory rate above which the scheme deactivates", wmarks_high),
+    damon_knob!("wmarks_mid", "400", "per-mille", "free-memory rate below which the scheme activates", wmarks_mid),
+    damon_knob!("wmarks_low", "200", "per-mille", "free-memory rate below which the scheme deactivates (LRU reclaim takes over)", wmarks_low),
+    damon_knob!("sample_interval", "5000", "us", "DAMON sampling interval", sample_interval),
+    damon_knob!("aggr_interval", "100000", "us", "DAMON aggregation interval", aggr_interval),
+    damon_knob!("min_nr_regions", "10", "", "minimum number of monitoring regions", min_nr_regions),
+    damon_knob!("max_nr_regions", "1000", "", "maximum number of monitoring regions", max_nr_regions),
+    damon_knob!("monitor_region_start", "0", "bytes", "physical start of the monitored region (0 with _end 0 = all System RAM)", monitor_region_start),
+    damon_knob!("monitor_region_end", "0", "bytes", "physical end of the monitored region", monitor_region_end),
+    knob!("damon_reclaim.skip_anon", "N", "", "leave anonymous pages alone (an {anon, reject} ops filter)",
+        |c, v| c.damon_reclaim.skip_anon = boolparam(v)?, |c| if c.damon_reclaim.skip_anon { "Y" } else { "N" }.into()),
+    knob!("damon_reclaim.quota_weight_sz", "0", "", "not a module parameter: the scheme's size weight for prioritization (the module hard-codes 0)",
+        |c, v| c.damon_reclaim.quota_weight_sz = u32::try_from(uint(v)?).map_err(|_| "out of range".to_string())?, |c| c.damon_reclaim.quota_weight_sz.to_string()),
+    knob!("damon_reclaim.quota_weight_nr_accesses", "0", "", "not a module parameter: the scheme's access-frequency weight (the module hard-codes 0)",
+        |c, v| c.damon_reclaim.quota_weight_nr_accesses = u32::try_from(uint(v)?).map_err(|_| "out of range".to_string())?, |c| c.damon_reclaim.quota_weight_nr_accesses.to_string()),
+    knob!("damon_reclaim.quota_weight_age", "1", "", "not a module parameter: the scheme's age weight (the module hard-codes 1; all weights 0 = no prioritization)",
+        |c, v| c.damon_reclaim.quota_weight_age = u32::try_from(uint(v)?).map_err(|_| "out of range".to_string())?, |c| c.damon_reclaim.quota_weight_age.to_string()),
     knob!("sim.sample_interval_ms", "100", "ms", "time-series sampling interval on the simulated clock",
         |c, v| c.sample_interval_ns = uint(v)?.saturating_mul(1_000_000), |c| (c.sample_interval_ns / 1_000_000).to_string()),
 ];
@@ -270,6 +316,7 @@ impl Default for SimConfig {
                 unmap_ns: 0,
                 free_ns: 0,
                 walk_pte_ns: 0,
+                damon_region_ns: 0,
             },
             sample_interval_ns: 0,
             lru_gen_enabled: None,
@@ -277,6 +324,7 @@ impl Default for SimConfig {
             dirty_background_ratio: 0,
             dirty_expire_ns: 0,
             dirty_writeback_ns: 0,
+            damon_reclaim: crate::damon::DamonReclaimParams::default(),
         };
         for k in KNOBS {
             (k.set)(&mut c, k.default).expect("knob defaults parse");
@@ -391,6 +439,7 @@ impl SimConfig {
         );
         crate::ensure!(self.sample_interval_ns > 0, Error::config("sim.sample_interval_ms", "must be > 0"));
         crate::ensure!(self.dirty_background_ratio <= 100, Error::config("vm.dirty_background_ratio", "must be 0..100"));
+        self.damon_reclaim.validate().map_err(|(k, m)| Error::config(k, m))?;
         for cg in &self.cgroups {
             let key = |f: &str| format!("cgroup.{}.{f}", cg.name);
             crate::ensure!(cg.max >= 1 << 20, Error::config(key("memory.max"), "must be at least 1M"));

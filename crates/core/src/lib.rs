@@ -23,6 +23,7 @@
 
 pub mod api;
 pub mod config;
+pub mod damon;
 pub mod error;
 pub mod mm;
 pub mod policy;

@@ -60,6 +60,9 @@ pub mod pg {
     pub const MAPPED: u32 = 1 << 9;
     /// `PG_idle` (page_idle / DAMON paddr).
     pub const IDLE: u32 = 1 << 10;
+    /// DAMON's view of the accessed bit: set by every access beside `YOUNG`, cleared
+    /// only by DAMON's mkold (so reclaim still sees the reference; crate::damon).
+    pub const DAMON_ACCESSED: u32 = 1 << 15;
     /// First policy-private bit.
     pub const POLICY_SHIFT: u32 = 16;
 }

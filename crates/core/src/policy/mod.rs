@@ -48,6 +48,18 @@ pub trait ReclaimPolicy: Send + 'static {
     /// `kswapd_age_node`: kswapd's aging before each `shrink_node`.
     fn kswapd_age_node(&mut self, mm: &mut Mm, node: u16, sc: &mut ScanControl);
 
+    /// `folio_isolate_lru`: take a folio off its LRU list for an out-of-reclaim caller
+    /// (DAMOS pageout). False when it is not on an LRU list.
+    fn folio_isolate_lru(&mut self, mm: &mut Mm, pfn: Pfn) -> bool;
+
+    /// `folio_putback_lru`: return an isolated folio to the LRU (`folio_add_lru` of a
+    /// folio that keeps its flags).
+    fn folio_putback_lru(&mut self, mm: &mut Mm, pfn: Pfn);
+
+    /// `folio_deactivate` (`lru_deactivate`): an active or referenced folio moves to the
+    /// inactive list, `PG_active`/`PG_referenced` cleared (DAMOS lru_deprio and cold).
+    fn folio_deactivate(&mut self, mm: &mut Mm, pfn: Pfn);
+
     /// Check the policy's list structure against `mm` (tests).
     fn check_invariants(&self, mm: &Mm) -> Result<(), String>;
 

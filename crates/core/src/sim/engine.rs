@@ -69,6 +69,8 @@ pub struct Machine<P: ReclaimPolicy> {
     access_ns: u64,
     next_event: u64,
     buf: Vec<Access>,
+    /// DAMON_RECLAIM's kdamond (`damon_reclaim.enabled`), on its own clock.
+    pub damon: Option<crate::damon::Kdamond>,
 }
 
 impl<P: ReclaimPolicy> Machine<P> {
@@ -78,7 +80,9 @@ impl<P: ReclaimPolicy> Machine<P> {
             policy.init_lruvec(&mut mm, lv);
         }
         let kswapd = (0..mm.nr_nodes() as u16).map(Kswapd::new).collect();
+        let damon = cfg.damon_reclaim.enabled.then(|| cfg.damon_reclaim.start(crate::damon::ops_paddr::damon_pa_system_ram(&mm), cfg.seed, 0));
         Machine {
+            damon,
             rec: Recorder::new(cfg),
             mm,
             policy,
@@ -126,13 +130,14 @@ impl<P: ReclaimPolicy> Machine<P> {
             let f = self.mm.frames.flags(pfn);
             if a.flags & flags::SYSCALL != 0 && f & pg::SWAPBACKED == 0 {
                 self.policy.folio_mark_accessed(&mut self.mm, pfn);
+                self.mm.frames.set(pfn, pg::DAMON_ACCESSED);
             } else {
                 if f & pg::MAPPED == 0 {
                     // A cached page mapped for the first time: minor fault.
                     self.mm.vmstat.count(Ev::Pgfault, 1);
                     self.now += self.mm.cfg.cost.minor_fault_ns;
                 }
-                self.mm.frames.set(pfn, pg::MAPPED | pg::YOUNG);
+                self.mm.frames.set(pfn, pg::MAPPED | pg::YOUNG | pg::DAMON_ACCESSED);
             }
             if a.flags & flags::WRITE != 0 && f & pg::DIRTY == 0 {
                 self.mark_dirty(pfn);
@@ -162,6 +167,7 @@ impl<P: ReclaimPolicy> Machine<P> {
     fn run_events(&mut self) -> Result<()> {
         self.kswapd_catch_up();
         self.check_oom()?;
+        self.kdamond_catch_up();
         if self.now >= self.mm.wb.next_run {
             self.mm.wb_writeback(self.now, true);
         }
@@ -171,6 +177,9 @@ impl<P: ReclaimPolicy> Machine<P> {
             if k.active {
                 next = next.min(k.clock_ns);
             }
+        }
+        if let Some(d) = &self.damon {
+            next = next.min(d.next_ns);
         }
         self.next_event = next;
         Ok(())
@@ -183,6 +192,22 @@ impl<P: ReclaimPolicy> Machine<P> {
                 self.mm.now = self.kswapd[i].clock_ns;
                 self.kswapd[i].step(&mut self.mm, &mut self.policy);
             }
+        }
+        self.mm.now = self.now;
+    }
+
+    /// Run kdamond's steps that are due. Memory in use is integrated up to now first:
+    /// what DAMOS pages out counts from this access on.
+    fn kdamond_catch_up(&mut self) {
+        let Some(d) = self.damon.as_mut() else { return };
+        if d.next_ns > self.now {
+            return;
+        }
+        self.rec.account_mem(&self.mm, self.now);
+        let psi_us = self.rec.memstall_ns / 1000;
+        while d.next_ns <= self.now {
+            self.mm.now = d.next_ns;
+            d.step(&mut self.mm, &mut self.policy, d.next_ns, psi_us);
         }
         self.mm.now = self.now;
     }
@@ -308,7 +333,7 @@ impl<P: ReclaimPolicy> Machine<P> {
             }
         };
         self.mm.pages.pte[page] = pfn;
-        let mut f = if file { 0 } else { pg::SWAPBACKED };
+        let mut f = pg::DAMON_ACCESSED | if file { 0 } else { pg::SWAPBACKED };
         if !syscall {
             f |= pg::MAPPED | pg::YOUNG;
         }
@@ -411,6 +436,9 @@ impl<P: ReclaimPolicy> Engine for Machine<P> {
         let policy = m.policy_name();
         let mut r = m.rec.finish(&m.mm, &m.kswapd, m.now, m.accesses, policy);
         r.metrics.extend(m.policy.metrics(&m.mm));
+        if let Some(d) = &m.damon {
+            r.metrics.extend(crate::damon::monitor::damon_metrics(d, m.now));
+        }
         r
     }
 

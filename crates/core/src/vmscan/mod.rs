@@ -71,6 +71,8 @@ pub struct ScanControl {
     pub nr_reclaimed: u64,
     /// Simulated CPU time this reclaim spent (ns), charged to the reclaimer's clock.
     pub cost_ns: u64,
+    /// `shrink_folio_list(..., ignore_references)`: `reclaim_pages` (DAMOS pageout).
+    pub ignore_references: bool,
 }
 
 impl ScanControl {
@@ -98,6 +100,7 @@ impl ScanControl {
             nr_scanned: 0,
             nr_reclaimed: 0,
             cost_ns: 0,
+            ignore_references: false,
         }
     }
 

@@ -62,7 +62,7 @@ pub fn shrink_folio_list<P: ReclaimPolicy>(mm: &mut Mm, p: &mut P, folios: &mut 
         sc.cost_ns += cost.scan_ns;
         let file = mm.frames.is_file(pfn);
         let mut activate = false;
-        let references = p.folio_check_references(mm, pfn, sc);
+        let references = if sc.ignore_references { FolioReferences::Reclaim } else { p.folio_check_references(mm, pfn, sc) };
         match references {
             FolioReferences::Activate => activate = true,
             FolioReferences::Keep => {}
@@ -164,5 +164,8 @@ fn evict<P: ReclaimPolicy>(mm: &mut Mm, p: &mut P, pfn: Pfn, file: bool, sc: &mu
     if let Some(e) = steal {
         mm.vmstat.count(e, 1);
     }
-    mm.vmstat.count(Ev::by_type(Ev::PgstealAnon, file), 1);
+    // reclaim_pages (DAMOS pageout) counts no pgsteal: shrink_inactive_list does.
+    if !sc.ignore_references {
+        mm.vmstat.count(Ev::by_type(Ev::PgstealAnon, file), 1);
+    }
 }

@@ -91,3 +91,18 @@ pub fn folio_mark_accessed<V: ClassicVariant>(c: &mut Classic<V>, mm: &mut Mm, p
     }
     mm.frames.clear(pfn, pg::IDLE);
 }
+
+/// `lru_deactivate` (mm/swap.c): an evictable active or referenced folio on the LRU is
+/// moved to the head of the inactive list with `PG_active` and `PG_referenced` cleared;
+/// PGDEACTIVATE.
+pub fn lru_deactivate<V: ClassicVariant>(c: &Classic<V>, mm: &mut Mm, pfn: Pfn) {
+    let f = mm.frames.flags(pfn);
+    if f & pg::LRU == 0 || f & pg::UNEVICTABLE != 0 || f & (pg::ACTIVE | pg::REFERENCED) == 0 {
+        return;
+    }
+    let lv = mm.folio_lruvec(pfn);
+    lruvec_del_folio(c, mm, lv, pfn);
+    mm.frames.clear(pfn, pg::ACTIVE | pg::REFERENCED);
+    lruvec_add_folio(c, mm, lv, pfn);
+    mm.vmstat.count(Ev::Pgdeactivate, 1);
+}

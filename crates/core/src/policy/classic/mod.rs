@@ -100,6 +100,24 @@ impl<V: ClassicVariant> ReclaimPolicy for Classic<V> {
         vmscan::kswapd_age_node(self, mm, node, sc)
     }
 
+    fn folio_isolate_lru(&mut self, mm: &mut Mm, pfn: Pfn) -> bool {
+        if !mm.frames.test(pfn, pg::LRU) {
+            return false;
+        }
+        let lv = mm.folio_lruvec(pfn);
+        lru::lruvec_del_folio(self, mm, lv, pfn);
+        true
+    }
+
+    fn folio_putback_lru(&mut self, mm: &mut Mm, pfn: Pfn) {
+        let lv = mm.folio_lruvec(pfn);
+        lru::lruvec_add_folio(self, mm, lv, pfn);
+    }
+
+    fn folio_deactivate(&mut self, mm: &mut Mm, pfn: Pfn) {
+        lru::lru_deactivate(self, mm, pfn)
+    }
+
     fn check_invariants(&self, mm: &Mm) -> Result<(), String> {
         for (lv, _) in self.heads.iter().enumerate() {
             for lru in 0..NR_LRU_LISTS {

@@ -122,6 +122,33 @@ impl<V: MglruVariant> ReclaimPolicy for Mglru<V> {
         ]
     }
 
+    fn folio_isolate_lru(&mut self, mm: &mut Mm, pfn: Pfn) -> bool {
+        if !mm.frames.test(pfn, pg::LRU) {
+            return false;
+        }
+        let lv = mm.folio_lruvec(pfn);
+        lru_gen_del_folio(mm, &mut self.lrugens[lv as usize], lv, pfn, false);
+        true
+    }
+
+    fn folio_putback_lru(&mut self, mm: &mut Mm, pfn: Pfn) {
+        let lv = mm.folio_lruvec(pfn);
+        lru_gen_add_folio(mm, &mut self.lrugens[lv as usize], lv, pfn, false);
+    }
+
+    /// `lru_deactivate` with MGLRU: every folio counts as active; it is re-added
+    /// (`lru_gen_add_folio`) with `PG_active`/`PG_referenced` cleared.
+    fn folio_deactivate(&mut self, mm: &mut Mm, pfn: Pfn) {
+        if !mm.frames.test(pfn, pg::LRU) || mm.frames.test(pfn, pg::UNEVICTABLE) {
+            return;
+        }
+        let lv = mm.folio_lruvec(pfn);
+        lru_gen_del_folio(mm, &mut self.lrugens[lv as usize], lv, pfn, false);
+        mm.frames.clear(pfn, pg::ACTIVE | pg::REFERENCED);
+        lru_gen_add_folio(mm, &mut self.lrugens[lv as usize], lv, pfn, false);
+        mm.vmstat.count(crate::mm::vmstat::Ev::Pgdeactivate, 1);
+    }
+
     fn check_invariants(&self, mm: &Mm) -> Result<(), String> {
         for (lv, g) in self.lrugens.iter().enumerate() {
             for ty in 0..2 {

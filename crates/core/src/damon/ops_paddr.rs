@@ -1,0 +1,59 @@
+//! The physical address space operations set (`mm/damon/paddr.c` v6.15, spec D.4):
+//! addresses are `pfn * PAGE_SIZE`; a sample picks one random address per region, makes
+//! its folio old for DAMON (`damon_pa_mkold`), and one sample interval later checks
+//! whether it was accessed (`damon_pa_young`).
+//!
+//! DAMON's accessed state is its own folio bit, `pg::DAMON_ACCESSED`, which every access
+//! sets beside the PTE young bit. mkold clears only that bit, so reclaim still sees the
+//! reference — the effect of the kernel's mkold moving PTE young into `PG_young`, and of
+//! `folio_mark_accessed` clearing `PG_idle`. Abstraction: the static "same folio" cache
+//! of the last check is not kept (base pages only).
+
+use super::region::{damon_rand, damon_update_region_access_rate, DamonTarget};
+use crate::mm::page::{pg, NO_PAGE};
+use crate::mm::page_alloc::Pfn;
+use crate::mm::Mm;
+use reclaimlab_trace::{Rng, PAGE_SHIFT};
+
+/// `damon_get_folio(pfn)`: an LRU folio at the frame, if any.
+#[inline]
+pub fn damon_get_folio(mm: &Mm, pfn: u64) -> Option<Pfn> {
+    if pfn >= mm.nr_frames as u64 {
+        return None;
+    }
+    let pfn = pfn as Pfn;
+    (mm.frames.page(pfn) != NO_PAGE && mm.frames.test(pfn, pg::LRU)).then_some(pfn)
+}
+
+/// `damon_pa_prepare_access_checks`: new sampling address per region, mkold its folio.
+pub fn damon_pa_prepare_access_checks(mm: &mut Mm, t: &mut DamonTarget, rng: &mut Rng) {
+    for r in t.regions.iter_mut() {
+        r.sampling_addr = damon_rand(rng, r.start, r.end);
+        if let Some(pfn) = damon_get_folio(mm, r.sampling_addr >> PAGE_SHIFT) {
+            mm.frames.clear(pfn, pg::DAMON_ACCESSED);
+        }
+    }
+}
+
+/// `damon_pa_check_accesses`: update each region's access rate; returns the maximum
+/// `nr_accesses`.
+pub fn damon_pa_check_accesses(mm: &Mm, t: &mut DamonTarget, len_window: u32) -> u32 {
+    let mut max_nr = 0;
+    for r in t.regions.iter_mut() {
+        let accessed = damon_get_folio(mm, r.sampling_addr >> PAGE_SHIFT).is_some_and(|pfn| mm.frames.test(pfn, pg::DAMON_ACCESSED));
+        damon_update_region_access_rate(r, accessed, len_window);
+        max_nr = max_nr.max(r.nr_accesses);
+    }
+    max_nr
+}
+
+/// The LRU folios of `[start, end)` in address order (the paddr action walk).
+pub fn damon_pa_folios(mm: &Mm, start: u64, end: u64) -> impl Iterator<Item = Pfn> + '_ {
+    let (s, e) = (start >> PAGE_SHIFT, end.div_ceil(1 << PAGE_SHIFT).min(mm.nr_frames as u64));
+    (s..e).filter_map(move |pfn| damon_get_folio(mm, pfn))
+}
+
+/// The largest "System RAM" resource: all of the machine's frames.
+pub fn damon_pa_system_ram(mm: &Mm) -> (u64, u64) {
+    (0, (mm.nr_frames as u64) << PAGE_SHIFT)
+}

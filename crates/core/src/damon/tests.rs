@@ -1,0 +1,149 @@
+//! Behaviour of kdamond and DAMON_RECLAIM inside a machine (spec D, E, F).
+
+use crate::config::SimConfig;
+use crate::mm::page::is_resident;
+use crate::policy::classic::{Classic, Mainline};
+use crate::policy::mglru::{self, Mglru};
+use crate::policy::ReclaimPolicy;
+use crate::sim::engine::Machine;
+use crate::sim::Engine;
+use reclaimlab_trace::{generate, AccessKind, Pattern, Phase, Program, Region, Stream};
+
+const MIB: u32 = 256;
+
+fn cfg(memory: &str, kv: &[(&str, &str)]) -> SimConfig {
+    let mut c = SimConfig::default();
+    c.set("machine.memory", memory).unwrap();
+    c.set("cost.access_ns", "10000").unwrap(); // 100k accesses per simulated second
+    c.set("damon_reclaim.enabled", "Y").unwrap();
+    for (k, v) in kv {
+        c.set(k, v).unwrap();
+    }
+    c.validate().unwrap();
+    c
+}
+
+/// A cold region touched once, then a hot region accessed for `hot_accesses`.
+fn hot_in_cold(cold_mib: u32, hot_mib: u32, hot_accesses: u64) -> Program {
+    Program {
+        regions: vec![Region::new("cold", cold_mib * MIB, AccessKind::AnonMapped), Region::new("hot", hot_mib * MIB, AccessKind::AnonMapped)],
+        phases: vec![
+            Phase { name: "fill".into(), accesses: (cold_mib * MIB) as u64, streams: vec![Stream { region: 0, pattern: Pattern::Sequential, weight: 1.0 }] },
+            Phase { name: "hot".into(), accesses: hot_accesses, streams: vec![Stream { region: 1, pattern: Pattern::Uniform, weight: 1.0 }] },
+        ],
+        repeat: 1,
+    }
+}
+
+fn run<P: ReclaimPolicy>(c: &SimConfig, policy: P, prog: Program) -> Machine<P> {
+    let mut m = Machine::new(c, policy);
+    let mut src = generate(prog, 1).unwrap();
+    while !m.run(&mut *src, 1 << 20).unwrap() {}
+    m.check_invariants().unwrap();
+    m
+}
+
+fn metric(m: &Machine<impl ReclaimPolicy>, k: &str) -> f64 {
+    crate::damon::monitor::damon_metrics(m.damon.as_ref().unwrap(), m.now).into_iter().find(|(n, _)| n == k).unwrap().1
+}
+
+/// Always active (no watermarks in effect), nothing old enough to page out.
+const MONITOR_ONLY: &[(&str, &str)] = &[("damon_reclaim.wmarks_high", "1000"), ("damon_reclaim.wmarks_mid", "1000"), ("damon_reclaim.wmarks_low", "0"), ("damon_reclaim.min_age", "1000000000000")];
+
+/// D.5/D.6: adaptive regions converge onto a small hot range in a large cold space —
+/// the regions that saw accesses in the last window cover the hot frames and little else.
+#[test]
+fn regions_converge_on_hot_range() {
+    let c = cfg("1G", MONITOR_ONLY);
+    // 8 MiB hot inside ~1 GiB of RAM, 30 s of hot accesses.
+    let m = run(&c, Classic::new(Mainline), hot_in_cold(256, 8, 3_000_000));
+    let d = m.damon.as_ref().unwrap();
+    let hot_first = 256 * MIB as usize;
+    let hot_pfns: Vec<u64> = (hot_first..hot_first + 8 * MIB as usize).map(|p| m.mm.pages.pte[p]).filter(|&p| is_resident(p)).map(|p| p as u64 * 4096).collect();
+    assert_eq!(hot_pfns.len(), 8 * MIB as usize);
+    let regions = &d.targets[0].regions;
+    let warm: Vec<_> = regions.iter().filter(|r| r.last_nr_accesses > 0).collect();
+    let warm_bytes: u64 = warm.iter().map(|r| r.size()).sum();
+    let covered = hot_pfns.iter().filter(|&&a| warm.iter().any(|r| r.start <= a && a < r.end)).count();
+    assert!(covered * 10 >= hot_pfns.len() * 9, "only {covered} of {} hot pages in accessed regions", hot_pfns.len());
+    assert!(warm_bytes <= 3 * (8 << 20), "accessed regions span {} MiB for an 8 MiB hot set", warm_bytes >> 20);
+    assert!(regions.len() <= 1000 && regions.len() >= 10);
+    // Nothing was old enough: no pageout tried.
+    assert_eq!(metric(&m, "nr_reclaim_tried_regions"), 0.0);
+}
+
+/// E.3/E.6: with a size quota the bytes tried per charge window never exceed it, and a
+/// large cold set keeps every window full.
+#[test]
+fn pageout_respects_size_quota() {
+    let quota = 32u64 << 20;
+    let c = cfg("1G", &[
+        ("damon_reclaim.wmarks_high", "1000"), ("damon_reclaim.wmarks_mid", "1000"), ("damon_reclaim.wmarks_low", "0"),
+        ("damon_reclaim.min_age", "1000000"), ("damon_reclaim.quota_ms", "0"), ("damon_reclaim.quota_sz", &quota.to_string()),
+        ("swap.size", "1G"),
+    ]);
+    // 400 MiB cold: one round-robin pass takes 12.5 windows; the first pass only makes
+    // the freshly faulted folios old (the pageout young filter), the second reclaims.
+    let m = run(&c, Classic::new(Mainline), hot_in_cold(400, 4, 2_500_000));
+    let secs = m.now / 1_000_000_000;
+    let tried = metric(&m, "bytes_reclaim_tried_regions") as u64;
+    let reclaimed = metric(&m, "bytes_reclaimed_regions") as u64;
+    assert!(secs >= 20, "{secs}");
+    // one window per second (plus the open one)
+    assert!(tried <= quota * (secs + 1), "tried {tried} in {secs} s");
+    assert!(tried >= quota * (secs - 6), "quota not binding: tried {} MiB in {secs} s", tried >> 20);
+    assert!(reclaimed > 100 << 20 && reclaimed <= tried, "reclaimed {} MiB", reclaimed >> 20);
+    assert!(metric(&m, "nr_quota_exceeds") >= (secs - 6) as f64);
+    assert_eq!(m.mm.vmstat.get(crate::mm::vmstat::Ev::Pswpout) * 4096, reclaimed);
+}
+
+/// E.8: with free memory above the high watermark kdamond never samples; below mid it
+/// runs.
+#[test]
+fn watermarks_idle_above_high() {
+    let c = cfg("1G", &[("damon_reclaim.min_age", "1000000")]);
+    let m = run(&c, Classic::new(Mainline), hot_in_cold(64, 8, 500_000));
+    assert_eq!(metric(&m, "damon_nr_samples"), 0.0);
+    assert_eq!(metric(&m, "damon_cpu_ns"), 0.0);
+    assert_eq!(metric(&m, "nr_reclaim_tried_regions"), 0.0);
+    // 700 MiB used of 1 GiB: free ~30 % < mid 40 % → active.
+    let m = run(&c, Classic::new(Mainline), hot_in_cold(700, 8, 500_000));
+    assert!(metric(&m, "damon_nr_samples") > 100.0);
+    assert!(metric(&m, "nr_reclaim_tried_regions") > 0.0);
+}
+
+/// DAMOS pageout composes with MGLRU: pages leave through shrink_folio_list, lists stay
+/// consistent (check_invariants in `run`).
+#[test]
+fn pageout_composes_with_mglru() {
+    let c = cfg("1G", &[("damon_reclaim.wmarks_high", "1000"), ("damon_reclaim.wmarks_mid", "1000"), ("damon_reclaim.wmarks_low", "0"), ("damon_reclaim.min_age", "2000000"), ("damon_reclaim.quota_ms", "0"), ("damon_reclaim.quota_sz", "0")]);
+    let m = run(&c, Mglru::new(mglru::Mainline), hot_in_cold(200, 4, 1_000_000));
+    let reclaimed = metric(&m, "bytes_reclaimed_regions") as u64;
+    assert!(reclaimed > 100 << 20, "{}", reclaimed >> 20);
+    assert_eq!(m.mm.vmstat.get(crate::mm::vmstat::Ev::Pswpout) * 4096, reclaimed);
+    // The hot set survives (it is accessed every window).
+    let hot_first = 200 * MIB as usize;
+    let resident = (hot_first..hot_first + 4 * MIB as usize).filter(|&p| is_resident(m.mm.pages.pte[p])).count();
+    assert!(resident * 10 >= 4 * MIB as usize * 9, "{resident}");
+}
+
+/// D: kdamond's monitoring cost depends on the number of regions, not memory size: at a
+/// fixed region count (min = max) it is the same on 1 GiB and 16 GiB, and with the
+/// default bounds the larger machine costs no more.
+#[test]
+fn monitoring_cost_independent_of_memory_size() {
+    let per_sample = |mem: &str, extra: &[(&str, &str)]| {
+        let kv: Vec<_> = MONITOR_ONLY.iter().chain(extra).copied().collect();
+        let m = run(&cfg(mem, &kv), Classic::new(Mainline), hot_in_cold(64, 8, 1_000_000));
+        let d = m.damon.as_ref().unwrap();
+        assert!(d.nr_regions() <= 1000);
+        (d.sample_cpu_ns + d.aggr_cpu_ns) as f64 / d.nr_samples as f64
+    };
+    let fixed = [("damon_reclaim.min_nr_regions", "200"), ("damon_reclaim.max_nr_regions", "200")];
+    let (small, big) = (per_sample("1G", &fixed), per_sample("16G", &fixed));
+    // 200 regions × 2 rmap walks (800 ns) + 200 × 50 ns per aggregation / 20 samples.
+    assert!((small - 200.0 * 800.0 - 500.0).abs() < 2000.0, "{small}");
+    assert!(big / small < 1.2 && small / big < 1.2, "per-sample cost {small:.0} ns at 1G vs {big:.0} ns at 16G");
+    let (small, big) = (per_sample("1G", &[]), per_sample("16G", &[]));
+    assert!(small <= 1000.0 * 850.0 && big <= 1.2 * small, "per-sample cost {small:.0} ns at 1G vs {big:.0} ns at 16G");
+}
