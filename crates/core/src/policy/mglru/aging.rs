@@ -205,10 +205,14 @@ pub fn lru_gen_look_around(mm: &mut Mm, g: &mut LruGen, lv: LruvecId, pfn: Pfn, 
     let new_gen = gen_from_seq(g.max_seq);
     let mut young = 0;
     for page in start..end {
-        let Some(nb) = pte_folio(mm, page, memcg, node) else { continue };
-        if !mm.frames.test_and_clear(nb, pg::YOUNG) {
+        // spec C.6: a PTE that is not young is skipped before its folio is looked up
+        // (one load of the folio flags instead of the flags and the owner).
+        let pte = mm.pages.pte[page];
+        if !is_resident(pte) || !mm.frames.test(pte, pg::YOUNG) {
             continue;
         }
+        let Some(nb) = pte_folio(mm, page, memcg, node) else { continue };
+        mm.frames.clear(nb, pg::YOUNG);
         young += 1;
         walk_update_folio(mm, g, lv, nb, new_gen, walk);
     }
