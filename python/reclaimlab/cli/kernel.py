@@ -1,0 +1,162 @@
+"""``reclaimlab kernel run|trace|fetch`` and ``reclaimlab validate``: the same workload on a
+real Debian kernel under QEMU and in the simulator (python/reclaimlab/kernel, docs/kernel.md)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+from ._table import number, table
+
+HELP = "run a workload on a real Linux kernel under QEMU (ground truth for the model)"
+VALIDATE_HELP = "run a workload on the real kernel and in the simulator; compare the counters"
+
+WORKLOADS = """\
+workloads (NAME[:key=value,...]; sizes default relative to --memory):
+  seqloop[:pages=N,passes=3]                 cyclic pread scan, 1.5 x memory by default
+  zipf[:pages=N,reads=N,s=0.9,seed=42]       4 KiB preads, Zipf ranks, no readahead
+  zipfmap[:...]                              the same through a read-only shared mmap
+  anon[:pages=N,hot=0.5,rounds=10,cold=0.05] fill anon memory, then hot/cold rounds (zram)
+  trace:path=FILE[,format=F,kind=K]          any reclaimlab trace (one cgroup, no file writes)
+"""
+
+EPILOG = WORKLOADS + """
+examples:
+  reclaimlab kernel run seqloop --memory 64M --boots 3 --out runs/
+  reclaimlab kernel run anon:hot=0.4 --memory 64M --swap zram:256M --mglru off
+  reclaimlab kernel run zipf --kernel linux-image-6.1.0-56-amd64-unsigned --mglru on
+  reclaimlab kernel trace zipfmap --memory 64M -o zipfmap.csv   # what the simulator replays
+  reclaimlab kernel fetch linux-image-6.12.117+deb12-amd64-unsigned
+"""
+
+VALIDATE_EPILOG = WORKLOADS + """
+examples:
+  reclaimlab validate seqloop --memory 64M --mglru on --boots 3
+  reclaimlab validate anon:hot=0.4 --memory 64M --mglru off --json
+"""
+
+
+def _common(p: argparse.ArgumentParser) -> None:
+    p.add_argument("workload", metavar="WORKLOAD", help="NAME[:key=value,...] (see below)")
+    p.add_argument("--kernel", metavar="PACKAGE|PATH",
+                   help="Debian kernel package (fetched with apt-get download, unpacked, never installed), a .deb "
+                        "or an unpacked tree (default linux-image-6.12.117+deb12-amd64-unsigned)")
+    p.add_argument("--mglru", choices=("on", "off"), help="write /sys/kernel/mm/lru_gen/enabled (default: the kernel's)")
+    p.add_argument("--memory", metavar="SIZE", default="128M", help="the workload cgroup's memory.max (default 128M)")
+    p.add_argument("--swap", metavar="zram:SIZE|none",
+                   help="swap in the guest (default: zram of twice the anon footprint for anon workloads, else none)")
+    p.add_argument("--swappiness", type=int, metavar="N", help="vm.swappiness in the guest (default: the kernel's, 60)")
+    p.add_argument("--boots", type=int, default=3, metavar="N", help="boots, one guest at a time (default 3)")
+    p.add_argument("--out", metavar="DIR", default="reclaimlab-kernel",
+                   help="results store and console logs (default ./reclaimlab-kernel)")
+    p.add_argument("--timeout", type=float, metavar="S", help="kill a guest after S seconds (default: from the workload size)")
+    p.add_argument("--guest-memory", type=int, default=512, metavar="MB", help="guest RAM in MiB (default 512)")
+    p.add_argument("--disk-size", metavar="SIZE", help="the data disk's size (default: what the workload needs)")
+    p.add_argument("--accel", choices=("tcg", "kvm"), help="QEMU accelerator (default tcg)")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+
+
+def add_parser(sub) -> None:
+    k = sub.add_parser("kernel", help=HELP, description=HELP + ".", epilog=EPILOG,
+                       formatter_class=argparse.RawDescriptionHelpFormatter)
+    ks = k.add_subparsers(dest="kernel_command", metavar="SUBCOMMAND", title="subcommands")
+    ks.required = True
+    r = ks.add_parser("run", help="boot the kernel N times with the workload; store every changed vmstat counter",
+                      epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+    _common(r)
+    r.set_defaults(func=cmd_run)
+    t = ks.add_parser("trace", help="write the exact page sequence the guest replays (CSV for the simulator)",
+                      epilog=WORKLOADS, formatter_class=argparse.RawDescriptionHelpFormatter)
+    t.add_argument("workload", metavar="WORKLOAD")
+    t.add_argument("--memory", metavar="SIZE", default="128M", help="memory.max the default sizes follow")
+    t.add_argument("-o", "--output", metavar="FILE", required=True, help="CSV trace (page,op,type,access,cgroup)")
+    t.set_defaults(func=cmd_trace)
+    f = ks.add_parser("fetch", help="download and unpack a kernel package; print its release and features")
+    f.add_argument("package", nargs="?", metavar="PACKAGE|PATH")
+    f.set_defaults(func=cmd_fetch)
+
+    v = sub.add_parser("validate", help=VALIDATE_HELP, description=VALIDATE_HELP + ".", epilog=VALIDATE_EPILOG,
+                       formatter_class=argparse.RawDescriptionHelpFormatter)
+    _common(v)
+    v.set_defaults(func=cmd_validate)
+
+
+def _setup(a: argparse.Namespace):
+    from ..kernel.run import Setup
+
+    return Setup(workload=a.workload, kernel=a.kernel, mglru=a.mglru, memory=a.memory, swap=a.swap,
+                 swappiness=a.swappiness, boots=a.boots, timeout=a.timeout, guest_mb=a.guest_memory,
+                 disk_size=a.disk_size, accel=a.accel)
+
+
+def _mean_sd(vals: list[float]) -> tuple[float, float]:
+    import statistics
+
+    return statistics.fmean(vals), (statistics.stdev(vals) if len(vals) > 1 else 0.0)
+
+
+def cmd_run(a: argparse.Namespace) -> int:
+    from ..kernel.experiment import record
+
+    prep, consoles = record(_setup(a), Path(a.out), progress=not a.json)
+    per_boot = [c.vmstat() for c in consoles]
+    names = sorted({k for v in per_boot for k in v})
+    stats = {n: _mean_sd([float(v.get(n, 0)) for v in per_boot]) for n in names}
+    if a.json:
+        print(json.dumps({"workload": prep.wl.spec, "kernel": consoles[0].release, "lru_gen": consoles[0].lru_gen,
+                          "boots": [{"wall_s": b.wall_s, "vmstat": c.vmstat(),
+                                     "phases": [{"index": ph.index, "wall_s": ph.wall_ns / 1e9, "vmstat": ph.vmstat}
+                                                for ph in c.phases], "log": str(b.log)}
+                                    for b, c in prep.boots],
+                          "mean": {n: m for n, (m, _) in stats.items()}, "sd": {n: s for n, (_, s) in stats.items()},
+                          "store": str(Path(a.out) / "results.sqlite")}, indent=2))
+        return 0
+    c = consoles[0]
+    print(f"kernel {c.release}  lru_gen {c.lru_gen}  memory.max {c.memory_max}  workload {prep.wl.spec}  "
+          f"{len(consoles)} boot(s), {', '.join(f'{b.wall_s:.0f} s' for b, _ in prep.boots)}")
+    rows = [(n, number(m), number(round(s, 1)), f"{100 * s / m:.1f}%" if m else "-") for n, (m, s) in stats.items()
+            if not n.startswith("nr_")]
+    print(table(rows, header=("counter", "mean", "sd", "cv"), right=(1, 2, 3)))
+    print(f"stored in {Path(a.out) / 'results.sqlite'}; console logs in {Path(a.out) / 'boots'}")
+    return 0
+
+
+def cmd_validate(a: argparse.Namespace) -> int:
+    from ..kernel.experiment import validate
+
+    res = validate(_setup(a), Path(a.out), progress=not a.json)
+    if a.json:
+        print(json.dumps(res, indent=2))
+        return 0
+    print(f"{res['workload']}: kernel {res['kernel']} (mglru {res['mglru']}, {res['boots']} boots) "
+          f"vs simulator {res['policy']}")
+    rows = []
+    for r in res["rows"]:
+        tgt = "" if r["target"] is None else f"{'met' if r['met'] else 'MISSED'} (±{r['target']:.0%})"
+        rows.append((r["counter"], f"{number(round(r['real_mean'], 1))} ± {number(round(r['real_sd'], 1))}",
+                     number(r["sim"]), f"{r['rel_error']:+.1%}" if r["rel_error"] != float("inf") else "inf", tgt))
+    print(table(rows, header=("counter", "kernel mean ± sd", "simulated", "rel. error", "target"), right=(1, 2, 3)))
+    return 0
+
+
+def cmd_trace(a: argparse.Namespace) -> int:
+    from ..kernel import workload
+    from ..kernel.ops import write_sim_trace
+    from ..kernel.run import parse_size
+
+    wl = workload.build(a.workload, parse_size(a.memory, "--memory"))
+    write_sim_trace(wl, Path(a.output))
+    print(f"{a.output}: {len(wl):,} accesses ({wl.file_pages:,} file pages, {wl.anon_pages:,} anon pages; "
+          f"phases {', '.join(wl.phases)})")
+    return 0
+
+
+def cmd_fetch(a: argparse.Namespace) -> int:
+    from ..kernel import fetch
+
+    k = fetch.fetch(a.package)
+    feats = {o: k.config.get("CONFIG_" + o, "n") for o in ("LRU_GEN", "LRU_GEN_ENABLED", "DAMON", "ZRAM", "MEMCG")}
+    print(f"{k.release}  {k.root}")
+    print("  " + "  ".join(f"{o}={v}" for o, v in feats.items()))
+    return 0

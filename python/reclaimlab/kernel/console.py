@@ -1,0 +1,107 @@
+"""Parse the guest's serial console. Every line of ours starts with ``@@``, but firmware
+(SeaBIOS) and the kernel write escape codes and text on the same stream, so a marker is
+found anywhere in a line, after any escape codes, and lines without one are ignored."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+MARK = re.compile(r"@@([A-Za-z_.-]+)(?: (.*))?$")
+# ANSI/VT100 escape sequences (CSI ... final byte, ESC c, ESC ( B, ...) and stray controls.
+ESCAPE = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b[()][0-9A-Za-z]|\x1b[@-Z\\-_]|[\x00-\x08\x0b-\x1f\x7f]")
+
+
+@dataclass
+class Phase:
+    index: int
+    wall_ns: int
+    vmstat: dict[str, int] = field(default_factory=dict)
+
+
+@dataclass
+class Console:
+    """What one boot printed. ``finished`` is True when the workload ran to its end."""
+
+    release: str = ""
+    lru_gen: str | None = None
+    sysctl: dict[str, int] = field(default_factory=dict)
+    meminfo: dict[str, int] = field(default_factory=dict)
+    memory_max: str = ""
+    memory_events: dict[str, int] = field(default_factory=dict)
+    memory_peak: int | None = None
+    zram_mm_stat: list[int] = field(default_factory=list)
+    phases: list[Phase] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    exit: int | None = None
+    done: bool = False
+    panic: str | None = None
+
+    @property
+    def finished(self) -> bool:
+        return self.done and self.exit == 0 and not self.errors
+
+    def vmstat(self) -> dict[str, int]:
+        """Counter deltas summed over every phase."""
+        out: dict[str, int] = {}
+        for ph in self.phases:
+            for k, v in ph.vmstat.items():
+                out[k] = out.get(k, 0) + v
+        return out
+
+
+def clean(line: str) -> str:
+    return ESCAPE.sub("", line).rstrip()
+
+
+def parse(text: str) -> Console:
+    c = Console()
+    cur: Phase | None = None
+    for raw in text.splitlines():
+        line = clean(raw)
+        if "Kernel panic" in line and c.panic is None:
+            c.panic = line[line.index("Kernel panic"):]
+        at = line.find("@@")
+        if at < 0:
+            continue
+        m = MARK.match(line[at:])
+        if not m:
+            continue
+        tag, rest = m.group(1), (m.group(2) or "").strip()
+        parts = rest.split()
+        try:
+            if tag == "boot" and parts:
+                c.release = parts[0]
+            elif tag == "lru_gen":
+                c.lru_gen = rest
+            elif tag == "sysctl" and len(parts) == 2:
+                c.sysctl[parts[0]] = int(parts[1])
+            elif tag == "meminfo" and len(parts) == 2:
+                c.meminfo[parts[0]] = int(parts[1])
+            elif tag == "memory.max":
+                c.memory_max = rest
+            elif tag == "memory.events" and len(parts) == 2:
+                c.memory_events[parts[0]] = int(parts[1])
+            elif tag == "memory.peak" and parts:
+                c.memory_peak = int(parts[0])
+            elif tag == "zram_mm_stat":
+                c.zram_mm_stat = [int(x) for x in parts]
+            elif tag == "phase" and len(parts) == 2:
+                cur = Phase(int(parts[0]), int(parts[1]))
+            elif tag == "vm" and len(parts) == 2 and cur is not None:
+                cur.vmstat[parts[0]] = int(parts[1])
+            elif tag == "phase-end" and cur is not None:
+                c.phases.append(cur)
+                cur = None
+            elif tag == "done":
+                c.done = True
+            elif tag == "exit" and parts:
+                c.exit = int(parts[0])
+            elif tag == "error":
+                c.errors.append(rest)
+            elif tag == "warn":
+                c.warnings.append(rest)
+        except ValueError:
+            c.warnings.append(f"unparsable console line: {line[at:][:200]}")
+    return c

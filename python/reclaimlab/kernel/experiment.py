@@ -1,0 +1,69 @@
+"""``reclaimlab kernel run`` and ``validate`` as functions: boot, store each finished boot
+at once (a crash keeps what was done), and for ``validate`` simulate the same sequence
+and compare."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Any
+
+from ..results import Store
+from . import store
+from .console import Console
+from .run import Prepared, Setup, prepare, run
+from .validate import compare, kernel_config, policy_of, sim_settings, simulate, targets_for
+
+
+def key_of(setup: Setup, p: Prepared) -> dict[str, str]:
+    """What identifies a configuration of boots: the request, resolved."""
+    return {"kernel": p.kernel.release, "package": p.kernel.package, "mglru": setup.mglru or "default",
+            "memory.max": str(p.memory_max), "zram": str(p.zram), "swappiness": str(setup.swappiness),
+            "guest_mb": str(setup.guest_mb), "workload": p.wl.spec}
+
+
+def params_of(setup: Setup, p: Prepared) -> dict[str, str]:
+    return {"source": "kernel", "kernel": p.kernel.release, "mglru": setup.mglru or "default",
+            "workload": p.wl.spec, "memory": setup.memory}
+
+
+def record(setup: Setup, out: Path, progress: bool = True) -> tuple[Prepared, list[Console]]:
+    """Boot ``setup.boots`` more times; every finished boot goes into ``out``'s store."""
+    prep = prepare(setup)  # all input errors before anything is built or booted
+    key = key_of(setup, prep)
+    first = store.next_repetition(out, key)
+    consoles: list[Console] = []
+
+    def on_boot(i: int, b: Any, c: Console) -> None:
+        consoles.append(c)
+        cfg = kernel_config(prep, [c], b.accel)
+        finished = time.time()
+        runrec = store.boot_run(c, key=key, params=params_of(setup, prep), config=cfg, repetition=first + i,
+                                workload=prep.wl.spec, policy=f"kernel {c.release} ({policy_of(c)})",
+                                started=finished - b.wall_s, finished=finished, worker=f"qemu-{b.accel}",
+                                phase_names=prep.wl.phases, log=str(b.log))
+        store.add_boot(out, runrec)
+
+    run(prep, out, progress=progress, on_boot=on_boot)
+    return prep, consoles
+
+
+def validate(setup: Setup, out: Path, progress: bool = True) -> dict[str, Any]:
+    """Boot, simulate, compare. Returns ``{"workload", "kernel", "policy", "settings",
+    "boots", "rows"}``; the simulated run is stored beside the boots (variant simulator)."""
+    prep, consoles = record(setup, out, progress)
+    settings = sim_settings(prep, consoles)
+    sim = simulate(prep.wl, settings, out)
+    rows = compare([c.vmstat() for c in consoles], sim["vmstat"], targets_for(prep.wl))
+    key = key_of(setup, prep)
+    with Store(out) as s:
+        from ..results import run_key
+
+        s.add_run({"run_id": run_key({**key, "variant": "simulator", **settings}, 0), "variant": "simulator",
+                   "params": {**params_of(setup, prep), "source": "simulator"}, "repetition": 0, "seed": 0,
+                   "policy": sim["policy"], "workload": prep.wl.spec, "config": sim["config"],
+                   "started": sim["started"], "finished": sim["finished"], "worker": "simulator",
+                   "metrics": sim["metrics"], "vmstat": sim["vmstat"], "timeseries": {}})
+    return {"workload": prep.wl.spec, "kernel": consoles[0].release, "mglru": setup.mglru or "default",
+            "policy": settings["policy"], "settings": settings, "boots": len(consoles),
+            "boot_wall_s": [round(b.wall_s, 2) for b, _ in prep.boots], "rows": rows}

@@ -1,0 +1,34 @@
+"""Build the guest workload program ``guest/wl.c`` with ``gcc -static`` (once per source
+version, cached beside the kernels)."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+from . import KernelError
+from .fetch import cache_dir
+
+SOURCE = Path(__file__).with_name("guest") / "wl.c"
+
+
+def build_wl() -> Path:
+    """Path of the static ``wl`` binary for the current source."""
+    src = SOURCE.read_bytes()
+    out = cache_dir() / "wl" / ("wl-" + hashlib.sha256(src).hexdigest()[:16])
+    if out.is_file():
+        return out
+    cc = os.environ.get("CC", "gcc")
+    if shutil.which(cc) is None:
+        raise KernelError(f"cannot build the guest workload program: {cc} not found (apt-get install gcc libc6-dev)")
+    out.parent.mkdir(parents=True, exist_ok=True)
+    tmp = out.with_suffix(f".tmp{os.getpid()}")
+    r = subprocess.run([cc, "-O2", "-static", "-Wall", "-o", str(tmp), str(SOURCE)], capture_output=True, text=True)
+    if r.returncode != 0:
+        tmp.unlink(missing_ok=True)
+        raise KernelError(f"gcc -static {SOURCE} failed (is libc6-dev installed?): {r.stderr.strip()[-500:]}")
+    os.replace(tmp, out)
+    return out

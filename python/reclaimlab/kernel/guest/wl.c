@@ -1,0 +1,182 @@
+/* wl: reclaimlab's guest workload replayer (runs as /wl inside the QEMU guest).
+ *
+ * It executes, access by access, an "ops" file the host wrote (python/reclaimlab/kernel/
+ * ops.py): every page access the simulator replays is one op here, so guest and simulator
+ * see the same page sequence by construction (the generators run on the host only).
+ * The ops file is read whole with O_DIRECT (so it does not enter the page cache) into
+ * mlocked memory *before* the program moves itself into the workload's cgroup: a cgroup-v2
+ * charge stays where it was made, so only the workload's own pages count against memory.max.
+ *
+ *   wl OPS DATA PROCS   replay OPS (file pages are 4 KiB pages of DATA) after writing our
+ *                       pid into PROCS (a cgroup.procs file; "-" for none)
+ *
+ * Ops file (little endian): "RLWLOPS1", u64 nr_ops, u64 file_pages, u64 anon_pages, 32 bytes
+ * reserved (header 64 bytes), then nr_ops u32 words: bits 28..31 the op, bits 0..27 the page.
+ *   0 PREAD   pread(DATA, 4 KiB at page); consecutive PREADs are merged up to 64 KiB
+ *   1 MAPREAD read one byte of DATA mapped MAP_SHARED read-only (MADV_RANDOM)
+ *   2 ANONW   write anon page: 1/8 pseudo-random bytes, the rest zero (lz4 ~7:1 in zram)
+ *   3 ANONR   read one word of anon page
+ *   15 PHASE  end the current phase; page = index of the next phase
+ * At every phase end it prints "@@phase INDEX WALL_NS" and one "@@vm NAME DELTA" line per
+ * /proc/vmstat counter that changed, then "@@phase-end INDEX". Errors: "@@error TEXT", exit 1.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+
+#define PAGE 4096UL
+#define CHUNK (1UL << 20)
+#define MAXC 512
+
+enum { PREAD = 0, MAPREAD = 1, ANONW = 2, ANONR = 3, PHASE = 15 };
+
+static void die(const char *what) {
+    printf("@@error %s: %s\n", what, strerror(errno));
+    fflush(stdout);
+    exit(1);
+}
+
+struct vm { int n; char name[MAXC][48]; unsigned long long val[MAXC]; };
+
+static void read_vmstat(struct vm *v) {
+    FILE *f = fopen("/proc/vmstat", "r");
+    if (!f) die("/proc/vmstat");
+    v->n = 0;
+    while (v->n < MAXC && fscanf(f, "%47s %llu", v->name[v->n], &v->val[v->n]) == 2) v->n++;
+    fclose(f);
+}
+
+static uint64_t now_ns(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (uint64_t)t.tv_sec * 1000000000ULL + (uint64_t)t.tv_nsec;
+}
+
+static struct vm before, after;
+static uint64_t phase_t0;
+
+static void phase_end(unsigned idx) {
+    read_vmstat(&after);
+    printf("@@phase %u %llu\n", idx, (unsigned long long)(now_ns() - phase_t0));
+    for (int i = 0; i < after.n; i++) {
+        /* the counter set is fixed at boot: same index, same name */
+        if (i < before.n && after.val[i] != before.val[i])
+            printf("@@vm %s %lld\n", after.name[i], (long long)(after.val[i] - before.val[i]));
+    }
+    printf("@@phase-end %u\n", idx);
+    fflush(stdout);
+    read_vmstat(&before);
+    phase_t0 = now_ns();
+}
+
+static uint64_t splitmix64(uint64_t *s) {
+    uint64_t z = (*s += 0x9E3779B97F4A7C15ULL);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+    return z ^ (z >> 31);
+}
+
+int main(int argc, char **argv) {
+    if (argc != 4) {
+        fprintf(stderr, "usage: wl OPS DATA PROCS\n");
+        return 2;
+    }
+    int ofd = open(argv[1], O_RDONLY | O_DIRECT);
+    if (ofd < 0) die(argv[1]);
+    char *hbuf;
+    if (posix_memalign((void **)&hbuf, PAGE, PAGE)) die("posix_memalign");
+    if (pread(ofd, hbuf, PAGE, 0) < 64) die("ops header");
+    if (memcmp(hbuf, "RLWLOPS1", 8)) { errno = EINVAL; die("ops magic"); }
+    uint64_t hdr[4];
+    memcpy(hdr, hbuf, sizeof hdr);
+    uint64_t nr_ops = hdr[1], file_pages = hdr[2], anon_pages = hdr[3];
+    uint64_t bytes = (64 + nr_ops * 4 + PAGE - 1) & ~(PAGE - 1);
+    char *obuf;
+    if (posix_memalign((void **)&obuf, PAGE, bytes)) die("posix_memalign ops");
+    for (uint64_t at = 0; at < bytes;) {
+        ssize_t got = pread(ofd, obuf + at, bytes - at < CHUNK ? bytes - at : CHUNK, at);
+        if (got <= 0) die("ops read");
+        at += (uint64_t)got;
+        if (got % PAGE) break; /* the end of the file */
+    }
+    close(ofd);
+    if (mlock(obuf, bytes)) die("mlock ops");
+    const uint32_t *ops = (const uint32_t *)(obuf + 64);
+    if (strcmp(argv[3], "-")) {
+        FILE *pf = fopen(argv[3], "w");
+        if (!pf || fprintf(pf, "%d\n", getpid()) < 0 || fclose(pf)) die(argv[3]);
+    }
+
+    int dfd = -1;
+    char *map = NULL, *anon = NULL;
+    if (file_pages) {
+        dfd = open(argv[2], O_RDONLY);
+        if (dfd < 0) die(argv[2]);
+        posix_fadvise(dfd, 0, 0, POSIX_FADV_RANDOM);
+        map = mmap(NULL, file_pages * PAGE, PROT_READ, MAP_SHARED, dfd, 0);
+        if (map == MAP_FAILED) die("mmap data");
+        madvise(map, file_pages * PAGE, MADV_RANDOM);
+    }
+    if (anon_pages) {
+        anon = mmap(NULL, anon_pages * PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+        if (anon == MAP_FAILED) die("mmap anon");
+        madvise(anon, anon_pages * PAGE, MADV_NOHUGEPAGE);
+    }
+    static char rbuf[16 * PAGE] __attribute__((aligned(4096)));
+    uint64_t rng = 42, sink = 0;
+    /* sequential 64 KiB preads: the pending run [run_start, run_start + run_len) */
+    uint64_t run_start = 0, run_len = 0;
+#define FLUSH_RUN() do { if (run_len) { \
+        if (pread(dfd, rbuf, run_len * PAGE, run_start * PAGE) != (ssize_t)(run_len * PAGE)) die("pread"); \
+        sink += (unsigned char)rbuf[0]; run_len = 0; } } while (0)
+
+    read_vmstat(&before);
+    phase_t0 = now_ns();
+    printf("@@start %llu %llu %llu\n", (unsigned long long)nr_ops, (unsigned long long)file_pages,
+           (unsigned long long)anon_pages);
+    fflush(stdout);
+    for (uint64_t i = 0; i < nr_ops; i++) {
+        uint32_t w = ops[i], op = w >> 28;
+        uint64_t p = w & 0x0FFFFFFF;
+        if (op != PREAD) FLUSH_RUN();
+        switch (op) {
+        case PREAD:
+            if (p >= file_pages) { errno = ERANGE; die("pread page"); }
+            if (run_len && (p != run_start + run_len || run_len == 16)) FLUSH_RUN();
+            if (!run_len) run_start = p;
+            run_len++;
+            break;
+        case MAPREAD:
+            if (p >= file_pages) { errno = ERANGE; die("map page"); }
+            sink += *(volatile unsigned char *)(map + p * PAGE);
+            break;
+        case ANONW: {
+            if (p >= anon_pages) { errno = ERANGE; die("anon page"); }
+            uint64_t *pg = (uint64_t *)(anon + p * PAGE);
+            for (unsigned k = 0; k < PAGE / 8 / 8; k++) pg[k] = splitmix64(&rng);
+            break;
+        }
+        case ANONR:
+            if (p >= anon_pages) { errno = ERANGE; die("anon page"); }
+            sink += *(volatile uint64_t *)(anon + p * PAGE);
+            break;
+        case PHASE:
+            phase_end((unsigned)p - 1);
+            break;
+        default:
+            errno = EINVAL;
+            die("bad op");
+        }
+    }
+    FLUSH_RUN();
+    printf("@@done %llu\n", (unsigned long long)(sink & 1));
+    fflush(stdout);
+    return 0;
+}

@@ -1,0 +1,76 @@
+"""One boot: ``qemu-system-x86_64`` with our kernel, initramfs and read-only data disk,
+killed at a timeout. The serial console goes to a log file that is kept. The default is
+TCG (software emulation); ``accel="kvm"`` opts in to KVM. (On the project's machines
+/dev/kvm opens and even creates a VM, but without vmx/svm exposed QEMU then fails on an MSR
+or the guest never prints a line, so KVM is never chosen automatically.)"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import subprocess
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from . import KernelError
+
+def qemu_binary() -> str:
+    q = shutil.which("qemu-system-x86_64")
+    if q is None:
+        raise KernelError("qemu-system-x86_64 not found (apt-get install qemu-system-x86)")
+    return q
+
+
+@dataclass
+class Boot:
+    """How a boot ended: ``status`` is ``ok`` (QEMU exited by itself), ``timeout`` (killed)
+    or ``error`` (QEMU failed to start); ``log`` is the kept console log."""
+
+    status: str
+    returncode: int | None
+    wall_s: float
+    log: Path
+    accel: str
+
+    def text(self) -> str:
+        return self.log.read_text(errors="replace") if self.log.exists() else ""
+
+
+def command(vmlinuz: Path, initrd: Path, disk: Path, append: str, memory_mb: int, smp: int, log: Path,
+            accel: str) -> list[str]:
+    cpu = ["-cpu", "host"] if accel == "kvm" else ["-cpu", "max"]
+    acc = ["-accel", "kvm"] if accel == "kvm" else ["-accel", "tcg,thread=multi"]
+    return [qemu_binary(), *acc, *cpu, "-m", f"{memory_mb}M", "-smp", str(smp),
+            "-display", "none", "-monitor", "none", "-serial", f"file:{log}", "-no-reboot", "-nic", "none",
+            "-kernel", str(vmlinuz), "-initrd", str(initrd),
+            "-drive", f"file={disk},if=virtio,format=raw,readonly=on",
+            "-append", f"console=ttyS0 quiet loglevel=4 panic=-1 {append}"]
+
+
+def boot(vmlinuz: Path, initrd: Path, disk: Path, append: str, log: Path, memory_mb: int = 512, smp: int = 2,
+         timeout: float = 600, accel: str | None = None) -> Boot:
+    """Boot once and wait for the guest to power off, or kill it after ``timeout`` s."""
+    accel = accel or "tcg"
+    cmd = command(vmlinuz, initrd, disk, append, memory_mb, smp, log, accel)
+    log.parent.mkdir(parents=True, exist_ok=True)
+    t0 = time.monotonic()
+    errlog = log.with_suffix(".qemu-stderr")
+    with open(errlog, "wb") as err:
+        proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=err, stderr=err, start_new_session=True)
+        try:
+            rc = proc.wait(timeout=timeout)
+            status = "ok"
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)  # QEMU and nothing else: its own session
+            proc.wait()
+            rc, status = None, "timeout"
+        except BaseException:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+            raise
+    wall = time.monotonic() - t0
+    if status == "ok" and rc != 0:
+        status = "error"
+    return Boot(status, rc, wall, log, accel)

@@ -1,0 +1,108 @@
+"""Kernel vs simulator: the same page sequence on the real kernel (boots stored by
+:mod:`.run`) and in the simulator with matching machine parameters, compared per counter
+(real mean ± sd over boots, simulated value, relative error, the issue's target)."""
+
+from __future__ import annotations
+
+import statistics
+import time
+from pathlib import Path
+from typing import Any
+
+from .console import Console
+from .ops import CGROUP, write_sim_trace
+from .run import Prepared
+from .workload import Workload
+
+#: Headline counters and their targets (relative error of the simulator vs the kernel
+#: mean), per workload class.
+FILE_TARGETS = {"pgpgin": 0.10, "pgmajfault": 0.10, "workingset_refault_file": 0.10,
+                "workingset_activate_file": 0.10, "pgsteal_file": 0.10}
+ANON_TARGETS = {"pswpin": 0.25, "pswpout": 0.25, "workingset_refault_anon": 0.25}
+#: Shown beside the headline counters.
+CONTEXT = ("pgscan_file", "pgscan_anon", "pgsteal_anon", "workingset_activate_anon", "pgactivate", "pgdeactivate")
+
+
+def policy_of(console: Console) -> str:
+    """The simulator policy matching what the guest ran (lru_gen/enabled as it read back)."""
+    on = console.lru_gen is not None and console.lru_gen not in ("0x0000", "0")
+    return "mglru@6.15" if on else "classic@6.15"
+
+
+def compression_ratio(consoles: list[Console]) -> float | None:
+    """zram's measured orig_data_size / compr_data_size, averaged over boots."""
+    r = [c.zram_mm_stat[0] / c.zram_mm_stat[1] for c in consoles if len(c.zram_mm_stat) > 1 and c.zram_mm_stat[1]]
+    return sum(r) / len(r) if r else None
+
+
+def sim_settings(p: Prepared, consoles: list[Console]) -> dict[str, str]:
+    """The simulator configuration that matches the guest: the guest's MemTotal, the
+    cgroup's memory.max, the sysctls the guest read back, the zram size and its measured
+    compression ratio."""
+    c = consoles[0]
+    s = {
+        "policy": policy_of(c),
+        "machine.memory": f"{c.meminfo.get('MemTotal', p.setup.guest_mb << 10)}K",
+        f"cgroup.{CGROUP}.memory.max": str(p.memory_max),
+        "vm.min_free_kbytes": str(c.sysctl.get("min_free_kbytes", "auto")),
+        "vm.watermark_scale_factor": str(c.sysctl.get("watermark_scale_factor", 10)),
+        "vm.swappiness": str(c.sysctl.get("swappiness", 60)),
+        "swap.device": "zram" if p.zram else "none",
+    }
+    if p.zram:
+        s["swap.size"] = str(p.zram)
+        ratio = compression_ratio(consoles)
+        if ratio:
+            s["swap.zram.compression_ratio"] = f"{ratio:.3f}"
+    return s
+
+
+def kernel_config(p: Prepared, consoles: list[Console], accel: str) -> dict[str, str]:
+    """What a stored boot's ``config`` holds: the simulator-equivalent keys and kernel.*."""
+    c = consoles[0]
+    return {**sim_settings(p, consoles), "kernel.release": c.release, "kernel.package": p.kernel.package,
+            "kernel.mglru": p.setup.mglru or "default", "kernel.lru_gen": c.lru_gen or "", "kernel.accel": accel,
+            "kernel.guest_mb": str(p.setup.guest_mb), "workload": p.wl.spec}
+
+
+def simulate(wl: Workload, settings: dict[str, str], trace_dir: Path) -> dict[str, Any]:
+    """Replay ``wl`` in the simulator; returns the run dict (policy, vmstat, metrics, ...)."""
+    from .. import run as sim_run
+
+    trace = trace_dir / "sim-trace.csv"
+    write_sim_trace(wl, trace)
+    try:
+        settings = dict(settings)
+        policy = settings.pop("policy")
+        t0 = time.time()
+        r = sim_run(trace=str(trace), trace_format="csv", policy=policy, set=settings)
+        return {"policy": r.policy, "vmstat": r.vmstat, "metrics": r.metrics, "started": t0, "finished": time.time(),
+                "config": r.config, "timeseries": {}}
+    finally:
+        trace.unlink(missing_ok=True)
+
+
+def targets_for(wl: Workload) -> dict[str, float]:
+    return dict(ANON_TARGETS) if wl.anon_pages and not wl.file_pages else dict(FILE_TARGETS)
+
+
+def compare(real: list[dict[str, int]], sim: dict[str, int], targets: dict[str, float],
+            counters: list[str] | None = None) -> list[dict[str, Any]]:
+    """One row per counter: name, real mean, sd, n, simulated, relative error, target, met.
+    ``counters`` defaults to the targets, then context counters either side counted."""
+    names = counters or list(targets) + [c for c in CONTEXT if c not in targets and
+                                         (sim.get(c) or any(r.get(c) for r in real))]
+    rows = []
+    for name in names:
+        vals = [float(r.get(name, 0)) for r in real]
+        mean = statistics.fmean(vals) if vals else 0.0
+        sd = statistics.stdev(vals) if len(vals) > 1 else 0.0
+        s = float(sim.get(name, 0))
+        if mean:
+            err = (s - mean) / mean
+        else:
+            err = 0.0 if s == 0 else float("inf")
+        tgt = targets.get(name)
+        rows.append({"counter": name, "real_mean": mean, "real_sd": sd, "boots": len(vals), "sim": s,
+                     "rel_error": err, "target": tgt, "met": None if tgt is None else abs(err) <= tgt})
+    return rows

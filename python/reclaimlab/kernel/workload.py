@@ -1,0 +1,199 @@
+"""Workload specs -> the exact page sequence both the guest and the simulator replay.
+
+A spec is ``NAME[:key=value,...]``; sizes default relative to the cgroup's memory limit
+(``--memory``). The generators run on the host only: the guest program replays the
+sequence access by access (docs/kernel.md, "One sequence, two replays").
+
+- ``seqloop``: ``pages`` (1.5 x memory), ``passes`` (3): a cyclic scan through ``pread``
+  (the crates' ``loop`` generator).
+- ``zipf``: ``pages`` (1.5 x memory), ``reads`` (8 x pages), ``s`` (0.9), ``seed`` (42):
+  4 KiB ``pread``s with Zipf(s) ranks (the crates' ``zipf`` generator), no readahead.
+- ``zipfmap``: the same sequence through a shared read-only mmap (``MADV_RANDOM``).
+- ``anon``: ``pages`` (1.5 x memory), ``hot`` (0.5, fraction of pages), ``rounds`` (10),
+  ``cold`` (0.05, fraction of the cold pages read per round), ``seed`` (42): write every
+  page once, then per round read the hot set in shuffled 2 MiB chunks plus a random
+  sample of cold pages.
+- ``trace``: ``path``, ``format``, ``kind``: any trace reclaimlab reads (one cgroup,
+  no file writes: the guest's data disk is read-only).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from . import KernelError
+
+PAGE = 4096
+# Access flags (crates/trace/src/record.rs).
+WRITE, FILE, SYSCALL = 1, 2, 4
+#: The guest program's page field is 28 bits (guest/wl.c).
+MAX_PAGES = 1 << 28
+
+NAMES = ("seqloop", "zipf", "zipfmap", "anon", "trace")
+
+
+@dataclass
+class Workload:
+    """A page sequence: ``pages[i]`` (file pages 0..file_pages, anon pages 0..anon_pages,
+    two separate spaces) with ``flags[i]``; ``phases`` names the phases, ``bounds`` their
+    end indices."""
+
+    spec: str
+    pages: np.ndarray
+    flags: np.ndarray
+    file_pages: int
+    anon_pages: int
+    phases: list[str] = field(default_factory=list)
+    bounds: list[int] = field(default_factory=list)
+
+    def __len__(self) -> int:
+        return int(self.pages.size)
+
+
+def parse_spec(spec: str) -> tuple[str, dict[str, str]]:
+    name, _, rest = spec.partition(":")
+    name = name.strip()
+    if name not in NAMES:
+        raise KernelError(f"unknown workload {name!r} (known: {', '.join(NAMES)})")
+    params: dict[str, str] = {}
+    for item in filter(None, (x.strip() for x in rest.split(","))):
+        k, eq, v = item.partition("=")
+        if not eq:
+            raise KernelError(f"workload {spec!r}: expected key=value, got {item!r}")
+        params[k.strip()] = v.strip()
+    return name, params
+
+
+def _num(params: dict[str, str], key: str, default: float, name: str, integer: bool = True,
+         lo: float = 0, hi: float = float("inf")) -> float:
+    raw = params.pop(key, None)
+    try:
+        v = default if raw is None else (int(raw) if integer else float(raw))
+    except ValueError:
+        raise KernelError(f"workload {name}: {key}={raw!r} is not a number") from None
+    if not lo <= v <= hi:
+        raise KernelError(f"workload {name}: {key}={v} out of range [{lo}, {hi}]")
+    return v
+
+
+def _gen(pages: int, accesses: int, pattern: str, kind: str, seed: int) -> np.ndarray:
+    from .. import generate
+
+    src = generate({"regions": [{"name": "data", "pages": pages, "kind": kind}],
+                    "phases": [{"name": "p", "accesses": accesses, "streams": [{"region": "data", "pattern": pattern}]}]},
+                   seed)
+    out = np.empty(accesses, dtype=np.uint32)
+    n = 0
+    while n < accesses:
+        recs = src.take(min(1 << 20, accesses - n))
+        if not recs:
+            break
+        out[n:n + len(recs)] = [r[0] for r in recs]
+        n += len(recs)
+    return out[:n]
+
+
+def build(spec: str, memory: int) -> Workload:
+    """The page sequence of ``spec`` for a cgroup limit of ``memory`` bytes."""
+    name, params = parse_spec(spec)
+    default_pages = int(1.5 * memory) // PAGE
+    if name == "trace":
+        wl = _from_trace(spec, params)
+    elif name == "seqloop":
+        pages = int(_num(params, "pages", default_pages, name, lo=1, hi=MAX_PAGES - 1))
+        passes = int(_num(params, "passes", 3, name, lo=1, hi=1000))
+        seq = np.tile(np.arange(pages, dtype=np.uint32), passes)
+        wl = Workload(spec, seq, np.full(seq.size, FILE | SYSCALL, np.uint8), pages, 0,
+                      [f"pass{i + 1}" for i in range(passes)], [pages * (i + 1) for i in range(passes)])
+    elif name in ("zipf", "zipfmap"):
+        pages = int(_num(params, "pages", default_pages, name, lo=1, hi=MAX_PAGES - 1))
+        reads = int(_num(params, "reads", 8 * pages, name, lo=1, hi=1 << 31))
+        s = _num(params, "s", 0.9, name, integer=False, lo=0.01, hi=10)
+        seed = int(_num(params, "seed", 42, name, hi=2**63))
+        mapped = name == "zipfmap"
+        seq = _gen(pages, reads, f"zipf:{s}", "file-mapped" if mapped else "file-read", seed)
+        fl = FILE if mapped else FILE | SYSCALL
+        wl = Workload(spec, seq, np.full(seq.size, fl, np.uint8), pages, 0, [name], [seq.size])
+    else:  # anon
+        pages = int(_num(params, "pages", default_pages, name, lo=1, hi=MAX_PAGES - 1))
+        hot = _num(params, "hot", 0.5, name, integer=False, lo=0, hi=1)
+        rounds = int(_num(params, "rounds", 10, name, lo=0, hi=10000))
+        cold = _num(params, "cold", 0.05, name, integer=False, lo=0, hi=1)
+        seed = int(_num(params, "seed", 42, name, hi=2**63))
+        wl = _anon(spec, pages, hot, rounds, cold, seed)
+    if params:
+        raise KernelError(f"workload {name}: unknown parameter(s) {', '.join(sorted(params))}")
+    if len(wl) == 0:
+        raise KernelError(f"workload {spec!r} has no accesses")
+    return wl
+
+
+def _anon(spec: str, pages: int, hot: float, rounds: int, cold: float, seed: int) -> Workload:
+    rng = np.random.Generator(np.random.PCG64(seed))
+    nhot = int(round(hot * pages))
+    chunk = (2 << 20) // PAGE
+    parts = [np.arange(pages, dtype=np.uint32)]
+    flags = [np.full(pages, WRITE, np.uint8)]
+    names, bounds = ["fill"], [pages]
+    coldpages = np.arange(nhot, pages, dtype=np.uint32)
+    for r in range(rounds):
+        starts = np.arange(0, nhot, chunk)
+        rng.shuffle(starts)
+        hotseq = np.concatenate([np.arange(s, min(s + chunk, nhot), dtype=np.uint32) for s in starts]) \
+            if nhot else np.empty(0, np.uint32)
+        k = int(round(cold * coldpages.size))
+        coldseq = np.sort(rng.choice(coldpages, size=k, replace=False)).astype(np.uint32) if k else np.empty(0, np.uint32)
+        seq = np.concatenate([hotseq, coldseq])
+        parts.append(seq)
+        flags.append(np.zeros(seq.size, np.uint8))
+        names.append(f"round{r + 1}")
+        bounds.append(bounds[-1] + seq.size)
+    return Workload(spec, np.concatenate(parts), np.concatenate(flags), 0, pages, names, bounds)
+
+
+def _from_trace(spec: str, params: dict[str, str]) -> Workload:
+    from .. import open_trace
+
+    path = params.pop("path", None)
+    if not path:
+        raise KernelError("workload trace: give path=FILE")
+    src = open_trace(path, params.pop("format", None), params.pop("kind", None))
+    meta = src.meta()
+    if len(meta.get("cgroups", [""])) > 1:
+        raise KernelError(f"{path}: traces with several cgroups are not supported (the guest runs one cgroup)")
+    pages, flags = [], []
+    while True:
+        recs = src.take(1 << 20)
+        if not recs:
+            break
+        pages.extend(r[0] for r in recs)
+        flags.extend(r[2] for r in recs)
+    p = np.asarray(pages, dtype=np.uint64)
+    f = np.asarray(flags, dtype=np.uint8)
+    is_file = (f & FILE) != 0
+    if np.any(is_file & ((f & WRITE) != 0)):
+        raise KernelError(f"{path}: the trace writes file pages; the guest's data disk is read-only")
+    # Two dense spaces: file pages and anon pages, numbered in order of first appearance.
+    out = np.empty(p.size, dtype=np.uint32)
+    nfile = nanon = 0
+    for mask in (is_file, ~is_file):
+        uniq, first, inv = np.unique(p[mask], return_index=True, return_inverse=True)
+        order = np.argsort(first, kind="stable")
+        rank = np.empty(order.size, dtype=np.uint32)
+        rank[order] = np.arange(order.size, dtype=np.uint32)
+        out[mask] = rank[inv]
+        if mask is is_file:
+            nfile = int(uniq.size)
+        else:
+            nanon = int(uniq.size)
+    # An anon page's first access runs as a write: a first read would map the shared zero
+    # page in the guest, which allocates nothing (the simulator allocates a page).
+    anon_idx = np.flatnonzero(~is_file)
+    if anon_idx.size:
+        _, first = np.unique(out[anon_idx], return_index=True)
+        f[anon_idx[first]] |= WRITE
+    if max(nfile, nanon) >= MAX_PAGES:
+        raise KernelError(f"{path}: {max(nfile, nanon)} pages exceed the guest program's {MAX_PAGES}")
+    return Workload(spec, out, f, nfile, nanon, ["trace"], [int(p.size)])
