@@ -17,6 +17,8 @@ class Phase:
     index: int
     wall_ns: int
     vmstat: dict[str, int] = field(default_factory=dict)
+    #: zram's orig_data_size and compr_data_size at the phase's end (bytes), if any.
+    zram: tuple[int, int] | None = None
 
 
 @dataclass
@@ -41,6 +43,11 @@ class Console:
     @property
     def finished(self) -> bool:
         return self.done and self.exit == 0 and not self.errors
+
+    def zram_ratio(self) -> float | None:
+        """zram's compression ratio (orig / compr) when it stored the most data."""
+        best = max((ph.zram for ph in self.phases if ph.zram and ph.zram[1]), default=None)
+        return best[0] / best[1] if best else None
 
     def vmstat(self) -> dict[str, int]:
         """Counter deltas summed over every phase."""
@@ -91,6 +98,8 @@ def parse(text: str) -> Console:
                 cur = Phase(int(parts[0]), int(parts[1]))
             elif tag == "vm" and len(parts) == 2 and cur is not None:
                 cur.vmstat[parts[0]] = int(parts[1])
+            elif tag == "zram" and len(parts) == 2 and cur is not None:
+                cur.zram = (int(parts[0]), int(parts[1]))
             elif tag == "phase-end" and cur is not None:
                 c.phases.append(cur)
                 cur = None

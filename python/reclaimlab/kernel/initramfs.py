@@ -105,7 +105,8 @@ def cpio_newc(root: Path, out: Path) -> None:
     """Write ``root`` as a gzip'd newc cpio archive (the format the kernel unpacks)."""
     entries = sorted(root.rglob("*"))
     ino = 1
-    with gzip.GzipFile(out, "wb", compresslevel=6, mtime=0) as gz:
+    # No file name and mtime 0 in the gzip header: the same tree gives the same bytes.
+    with open(out, "wb") as raw, gzip.GzipFile(filename="", mode="wb", compresslevel=6, fileobj=raw, mtime=0) as gz:
         def put(name: str, st_mode: int, data: bytes, nlink: int) -> None:
             nonlocal ino
             hdr = "070701" + "".join(f"{v:08X}" for v in (

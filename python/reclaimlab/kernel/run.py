@@ -118,7 +118,8 @@ def prepare(setup: Setup) -> Prepared:
 def initrd_for(kernel: Kernel) -> Path:
     """The initramfs of ``kernel`` with the current guest program and /init (cached)."""
     wl = guest.build_wl()
-    key = hashlib.sha256(wl.read_bytes() + initramfs.INIT.read_bytes() + kernel.release.encode()).hexdigest()[:16]
+    key = hashlib.sha256(wl.read_bytes() + initramfs.INIT.read_bytes() + Path(initramfs.__file__).read_bytes()
+                         + kernel.release.encode()).hexdigest()[:16]
     out = fetch.cache_dir() / "initramfs" / f"{kernel.release}-{key}.cpio.gz"
     if not out.is_file():
         out.parent.mkdir(parents=True, exist_ok=True)

@@ -32,9 +32,8 @@ def boot_run(console: Console, *, key: Mapping[str, str], params: Mapping[str, s
         metrics[f"memory.events.{k}"] = float(v)
     if console.memory_peak is not None:
         metrics["memory.peak"] = float(console.memory_peak)
-    if len(console.zram_mm_stat) >= 2 and console.zram_mm_stat[1]:
-        metrics["zram.orig_data_size"] = float(console.zram_mm_stat[0])
-        metrics["zram.compr_data_size"] = float(console.zram_mm_stat[1])
+    if console.zram_ratio():
+        metrics["zram.compression_ratio"] = float(console.zram_ratio())
     counters = sorted({k for ph in console.phases for k in ph.vmstat})
     ts: dict[str, list[float]] = {"phase": [], "wall_s": []}
     for k in counters:
@@ -72,3 +71,22 @@ def next_repetition(root: str | Path, key: Mapping[str, str]) -> int:
     while run_key({**key, "variant": VARIANT}, i) in done:
         i += 1
     return i
+
+
+def load_boots(root: str | Path, params: Mapping[str, str]) -> list[dict[str, Any]]:
+    """Stored boots whose params include ``params``: ``{"config", "vmstat", "metrics"}`` each,
+    in repetition order."""
+    import json
+
+    with Store(root, create=False) as s:
+        rows = s.db.execute("SELECT run_id, params, config FROM runs WHERE variant = ? ORDER BY repetition",
+                            (VARIANT,)).fetchall()
+        out = []
+        for rid, p, cfg in rows:
+            p = json.loads(p)
+            if any(p.get(k) != v for k, v in params.items()):
+                continue
+            vm = dict(s.db.execute("SELECT name, value FROM vmstat WHERE run_id = ?", (rid,)).fetchall())
+            me = dict(s.db.execute("SELECT name, value FROM metrics WHERE run_id = ?", (rid,)).fetchall())
+            out.append({"config": json.loads(cfg), "vmstat": vm, "metrics": me})
+    return out

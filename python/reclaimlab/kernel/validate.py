@@ -30,8 +30,8 @@ def policy_of(console: Console) -> str:
 
 
 def compression_ratio(consoles: list[Console]) -> float | None:
-    """zram's measured orig_data_size / compr_data_size, averaged over boots."""
-    r = [c.zram_mm_stat[0] / c.zram_mm_stat[1] for c in consoles if len(c.zram_mm_stat) > 1 and c.zram_mm_stat[1]]
+    """zram's measured orig_data_size / compr_data_size at its fullest, averaged over boots."""
+    r = [x for x in (c.zram_ratio() for c in consoles) if x]
     return sum(r) / len(r) if r else None
 
 

@@ -18,7 +18,8 @@
  *   3 ANONR   read one word of anon page
  *   15 PHASE  end the current phase; page = index of the next phase
  * At every phase end it prints "@@phase INDEX WALL_NS" and one "@@vm NAME DELTA" line per
- * /proc/vmstat counter that changed, then "@@phase-end INDEX". Errors: "@@error TEXT", exit 1.
+ * /proc/vmstat counter that changed, zram's "@@zram ORIG_DATA_SIZE COMPR_DATA_SIZE" if there
+ * is a zram device, then "@@phase-end INDEX". Errors: "@@error TEXT", exit 1.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -69,6 +70,12 @@ static void phase_end(unsigned idx) {
         /* the counter set is fixed at boot: same index, same name */
         if (i < before.n && after.val[i] != before.val[i])
             printf("@@vm %s %lld\n", after.name[i], (long long)(after.val[i] - before.val[i]));
+    }
+    FILE *z = fopen("/sys/block/zram0/mm_stat", "r");
+    unsigned long long orig, compr;
+    if (z) {
+        if (fscanf(z, "%llu %llu", &orig, &compr) == 2) printf("@@zram %llu %llu\n", orig, compr);
+        fclose(z);
     }
     printf("@@phase-end %u\n", idx);
     fflush(stdout);

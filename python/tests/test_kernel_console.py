@@ -1,0 +1,61 @@
+"""The serial-console parser (reclaimlab.kernel.console): markers anywhere in a line,
+after firmware escape codes; phases, counters, failures."""
+
+from __future__ import annotations
+
+from reclaimlab.kernel.console import clean, parse
+
+SEABIOS = "\x1b[2J\x1b[01;01H\x1b[=3h\x1b[2J\x1b[01;01HSeaBIOS (version 1.16.2-debian-1.16.2-1)\r\n"
+
+LOG = (
+    SEABIOS
+    + "\x1b[2J\x1b[01;01H\x1b[=3h\x1b[2J\x1b[01;01H@@boot 6.12.117+deb12-amd64 2.85\r\n"
+    + "[    3.1] random: crng init done\r\n"
+    + "@@lru_gen 0x0007\r\n@@sysctl min_free_kbytes 2739\r\n@@sysctl swappiness 60\r\n"
+    + "@@meminfo MemTotal 473144\r\n@@memory.max 67108864\r\n"
+    + "@@vm pgpgin 999\r\n"  # outside a phase: ignored
+    + "@@phase 0 1500000000\r\n@@vm pgpgin 98304\r\n@@vm nr_free_pages -16919\r\n@@zram 4096 63\r\n@@phase-end 0\r\n"
+    + "@@phase 1 2500000000\r\n@@vm pgpgin 4\r\n@@vm workingset_refault_file 24559\r\n@@zram 8388608 1048576\r\n@@phase-end 1\r\n"
+    + "@@done 0\r\n@@memory.events max 518\r\n@@memory.peak 67108864\r\n@@exit 0\r\n"
+    + "[    9.0] reboot: Power down\r\n"
+)
+
+
+def test_markers_after_firmware_escape_codes():
+    c = parse(LOG)
+    assert c.release == "6.12.117+deb12-amd64"  # the @@boot line began with SeaBIOS escapes
+    assert c.lru_gen == "0x0007"
+    assert c.sysctl == {"min_free_kbytes": 2739, "swappiness": 60}
+    assert c.meminfo == {"MemTotal": 473144}
+    assert c.memory_max == "67108864"
+    assert c.memory_events == {"max": 518}
+    assert c.memory_peak == 67108864
+    assert c.finished
+
+
+def test_phases_and_summed_counters():
+    c = parse(LOG)
+    assert [(p.index, p.wall_ns) for p in c.phases] == [(0, 1500000000), (1, 2500000000)]
+    assert c.phases[0].vmstat == {"pgpgin": 98304, "nr_free_pages": -16919}
+    # The delta outside a phase (999) is not counted.
+    assert c.vmstat() == {"pgpgin": 98308, "nr_free_pages": -16919, "workingset_refault_file": 24559}
+    # zram's ratio is taken where it held the most data: 8 MiB in 1 MiB.
+    assert c.zram_ratio() == 8.0
+
+
+def test_marker_in_the_middle_of_a_kernel_line():
+    c = parse("[   12.5] virtio_blk virtio1: [vda] 1 GiB@@vm pgpgin 12\n@@phase 0 1\n@@vm pgpgin 12\n@@phase-end 0\n")
+    assert c.vmstat() == {"pgpgin": 12}
+
+
+def test_unfinished_boot_panic_and_errors():
+    c = parse("@@boot 6.1.0 3\n@@phase 0 1\n@@vm pgpgin 4\n[ 5.0] Kernel panic - not syncing: Out of memory\n")
+    assert not c.finished and c.phases == [] and c.panic == "Kernel panic - not syncing: Out of memory"
+    c = parse("@@error mount /dev/vda\n@@exit 1\n")
+    assert not c.finished and c.errors == ["mount /dev/vda"] and c.exit == 1
+    c = parse("@@phase 0 1\n@@vm pgpgin notanumber\n@@phase-end 0\n@@done 0\n@@exit 0\n")
+    assert c.warnings and c.finished
+
+
+def test_clean_strips_escape_sequences_and_controls():
+    assert clean("\x1b[2J\x1b[01;01H\x1b(Babc\x07\r") == "abc"
