@@ -83,6 +83,8 @@ pub struct SimConfig {
     pub dirty_writeback_ns: u64,
     /// DAMON_RECLAIM's module parameters (`damon_reclaim.*`).
     pub damon_reclaim: crate::damon::DamonReclaimParams,
+    /// THP, compaction and NUMA (crate::thp).
+    pub thp: crate::thp::knobs::ThpConfig,
 }
 
 type Setter = fn(&mut SimConfig, &str) -> std::result::Result<(), String>;
@@ -275,6 +277,36 @@ pub static KNOBS: &[Knob] = &[
         |c, v| c.damon_reclaim.quota_weight_nr_accesses = u32::try_from(uint(v)?).map_err(|_| "out of range".to_string())?, |c| c.damon_reclaim.quota_weight_nr_accesses.to_string()),
     knob!("damon_reclaim.quota_weight_age", "1", "", "not a module parameter: the scheme's age weight (the module hard-codes 1; all weights 0 = no prioritization)",
         |c, v| c.damon_reclaim.quota_weight_age = u32::try_from(uint(v)?).map_err(|_| "out of range".to_string())?, |c| c.damon_reclaim.quota_weight_age.to_string()),
+    knob!("transparent_hugepage.enabled", "always", "", "/sys/kernel/mm/transparent_hugepage/enabled: always, madvise or never (THP machine: thpscale, usemem-stress-numa-compact)",
+        |c, v| c.thp.enabled = crate::thp::gfp::ThpEnabled::parse(v)?, |c| c.thp.enabled.name().into()),
+    knob!("transparent_hugepage.defrag", "madvise", "", "/sys/kernel/mm/transparent_hugepage/defrag: always, defer, defer+madvise, madvise or never",
+        |c, v| c.thp.defrag = crate::thp::gfp::ThpDefrag::parse(v)?, |c| c.thp.defrag.name().into()),
+    knob!("transparent_hugepage.khugepaged.defrag", "1", "", "khugepaged/defrag: 1 = collapse allocations may reclaim and compact",
+        |c, v| c.thp.khugepaged_defrag = uint(v)? != 0, |c| (c.thp.khugepaged_defrag as u8).to_string()),
+    knob!("transparent_hugepage.khugepaged.max_ptes_none", "511", "", "khugepaged/max_ptes_none: unmapped PTEs a range may have and still be collapsed, 0..511",
+        |c, v| c.thp.max_ptes_none = u32::try_from(uint(v)?).ok().filter(|&x| x <= 511).ok_or("expected 0..511")?, |c| c.thp.max_ptes_none.to_string()),
+    knob!("transparent_hugepage.khugepaged.pages_to_scan", "4096", "pages", "khugepaged/pages_to_scan: PTEs scanned per wake-up",
+        |c, v| c.thp.pages_to_scan = u32::try_from(uint(v)?).map_err(|_| "out of range".to_string())?, |c| c.thp.pages_to_scan.to_string()),
+    knob!("transparent_hugepage.khugepaged.scan_sleep_millisecs", "10000", "ms", "khugepaged/scan_sleep_millisecs: sleep between scans",
+        |c, v| c.thp.scan_sleep_ms = uint(v)?, |c| c.thp.scan_sleep_ms.to_string()),
+    knob!("thp.policy", "thp@5.4", "", "THP allocation policy model (see `reclaimlab policies`): thp@4.20-rc4, thp+gfp-thisnode-v1, thp@5.4",
+        |c, v| c.thp.policy = v.trim().to_string(), |c| c.thp.policy.clone()),
+    knob!("vm.compaction_proactiveness", "20", "", "vm.compaction_proactiveness: proactive compaction target, 0..100 (kernels >= 5.9 only)",
+        |c, v| c.thp.compaction_proactiveness = u32::try_from(uint(v)?).ok().filter(|&x| x <= 100).ok_or("expected 0..100")?, |c| c.thp.compaction_proactiveness.to_string()),
+    knob!("vm.extfrag_threshold", "500", "", "vm.extfrag_threshold: fragmentation index at or below which compaction is not tried (lack of memory), 0..1000",
+        |c, v| c.thp.extfrag_threshold = u32::try_from(uint(v)?).ok().filter(|&x| x <= 1000).ok_or("expected 0..1000")?, |c| c.thp.extfrag_threshold.to_string()),
+    knob!("numa.remote_access_ns", "60", "ns", "extra cost of one page access on a remote node",
+        |c, v| c.thp.remote_access_ns = uint(v)?, |c| c.thp.remote_access_ns.to_string()),
+    knob!("cost.compact_scan_ns", "10", "ns", "compaction: examine one pfn (either scanner)",
+        |c, v| c.thp.compact_scan_ns = uint(v)?, |c| c.thp.compact_scan_ns.to_string()),
+    knob!("cost.migrate_page_ns", "2500", "ns", "migration of one 4 KiB page: unmap, copy, remap",
+        |c, v| c.thp.migrate_page_ns = uint(v)?, |c| c.thp.migrate_page_ns.to_string()),
+    knob!("cost.clear_page_ns", "250", "ns", "zeroing one 4 KiB page (a THP fault clears 512)",
+        |c, v| c.thp.clear_page_ns = uint(v)?, |c| c.thp.clear_page_ns.to_string()),
+    knob!("cost.tlb_miss_ns", "20", "ns", "extra cost of a page access mapped by a PTE rather than a PMD (TLB reach)",
+        |c, v| c.thp.tlb_miss_ns = uint(v)?, |c| c.thp.tlb_miss_ns.to_string()),
+    knob!("thp.lock_share", "0.3", "", "share of reclaim/compaction time spent holding the node's zone/LRU lock (contention between faulting tasks)",
+        |c, v| c.thp.lock_share = float(v).and_then(|x| if (0.0..=1.0).contains(&x) { Ok(x) } else { Err("expected 0..1".into()) })?, |c| c.thp.lock_share.to_string()),
     knob!("sim.sample_interval_ms", "100", "ms", "time-series sampling interval on the simulated clock",
         |c, v| c.sample_interval_ns = uint(v)?.saturating_mul(1_000_000), |c| (c.sample_interval_ns / 1_000_000).to_string()),
 ];
@@ -325,6 +357,7 @@ impl Default for SimConfig {
             dirty_expire_ns: 0,
             dirty_writeback_ns: 0,
             damon_reclaim: crate::damon::DamonReclaimParams::default(),
+            thp: crate::thp::knobs::ThpConfig::zeroed(),
         };
         for k in KNOBS {
             (k.set)(&mut c, k.default).expect("knob defaults parse");

@@ -29,6 +29,7 @@ pub mod mm;
 pub mod policy;
 pub mod scenario;
 pub mod sim;
+pub mod thp;
 pub mod vmscan;
 
 pub use api::{PolicyInfo, RunResult, Simulation, TimeSeries};

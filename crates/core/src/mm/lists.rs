@@ -114,6 +114,18 @@ impl ListArena {
         self.len[i] -= 1;
     }
 
+    /// `list_replace`: `new` (unlinked) takes `old`'s place on its list; `old` ends
+    /// unlinked. The list's length is unchanged (page migration keeps LRU position).
+    #[inline]
+    pub fn replace(&mut self, old: Slot, new: Slot) {
+        debug_assert!(self.is_linked(old) && !self.is_linked(new));
+        let p = self.prev[old as usize];
+        let n = self.next[old as usize];
+        self.link_between(new, p, n);
+        self.prev[old as usize] = NIL;
+        self.next[old as usize] = NIL;
+    }
+
     /// Move `x` from list `from` to the head of list `to` (`list_move`).
     #[inline(always)]
     pub fn move_head(&mut self, from: ListHead, to: ListHead, x: Slot) {
@@ -193,6 +205,20 @@ impl ListArena {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn replace_keeps_position_and_length() {
+        let mut l = ListArena::new(8);
+        let h = l.alloc_heads(1);
+        for x in [1, 2, 3] {
+            l.add_tail(h, x);
+        }
+        l.replace(2, 7);
+        assert_eq!(l.iter(h).collect::<Vec<_>>(), vec![1, 7, 3]);
+        assert_eq!(l.len(h), 3);
+        assert!(!l.is_linked(2));
+        l.check_invariants().unwrap();
+    }
 
     #[test]
     fn add_del_order_and_len() {

@@ -65,6 +65,8 @@ pub struct Mm {
     pub oom: Option<String>,
     /// Dirty page-cache tracking for the background flusher.
     pub wb: writeback::Writeback,
+    /// THP, compaction and NUMA state and counters (crate::thp).
+    pub thp: crate::thp::ThpState,
 }
 
 impl Mm {
@@ -104,6 +106,7 @@ impl Mm {
             now: 0,
             oom: None,
             wb: writeback::Writeback::new(if cfg.dirty_writeback_ns == 0 { u64::MAX } else { cfg.dirty_writeback_ns }),
+            thp: crate::thp::ThpState::default(),
         };
         mm.new_memcg(&CgroupConfig::new(""));
         for cg in &cfg.cgroups {

@@ -63,6 +63,9 @@ pub mod pg {
     /// DAMON's view of the accessed bit: set by every access beside `YOUNG`, cleared
     /// only by DAMON's mkold (so reclaim still sees the reference; crate::damon).
     pub const DAMON_ACCESSED: u32 = 1 << 15;
+    /// Part of a PMD-mapped transparent huge page (the 512 frames of one aligned
+    /// pageblock; see docs/thp.md for how a THP sits on the LRU).
+    pub const COMPOUND: u32 = 1 << 11;
     /// First policy-private bit.
     pub const POLICY_SHIFT: u32 = 16;
 }

@@ -1111,6 +1111,50 @@ impl BuddyAllocator {
     }
 }
 
+// ---------------------------------------------------------------- compaction support
+
+impl BuddyAllocator {
+    /// `__isolate_free_page` for compaction's free scanner (mm/page_alloc.c): take the free
+    /// block headed by `pfn` off its list and return its order. The caller has checked the
+    /// watermark. "Set the pageblock if the isolated page is at least half of a pageblock":
+    /// a mergeable pageblock of another type becomes MOVABLE with its other free blocks.
+    pub fn isolate_free_block(&mut self, lists: &mut ListArena, pfn: Pfn) -> u8 {
+        let zone = self.zone_of(pfn);
+        let order = self.buddy_order[pfn as usize];
+        assert!(order != NOT_BUDDY, "pfn {pfn} is not the head of a free block");
+        let mt = self.pb_mt(pfn);
+        self.del_from_free_list(lists, zone, pfn, order, mt);
+        self.zones[zone].free_pages -= 1u64 << order;
+        if order + 1 >= PAGEBLOCK_ORDER {
+            let mov = MigrateType::Movable as u8;
+            let n = 1u32 << order.saturating_sub(PAGEBLOCK_ORDER);
+            for i in 0..n {
+                let pb = (pfn & !(PAGEBLOCK_NR_PAGES - 1)) + i * PAGEBLOCK_NR_PAGES;
+                let t = self.pb_mt(pb);
+                let z = &self.zones[zone];
+                if t != mov && migratetype_is_mergeable(t) && z.spans(pb) && z.spans(pb + PAGEBLOCK_NR_PAGES - 1) {
+                    self.move_freepages_block(lists, zone, pb, t, mov);
+                    self.set_pageblock_migratetype(pb, mov);
+                }
+            }
+        }
+        order
+    }
+
+    /// Whether `free_area[order].free_list[mt]` of `zone` is empty.
+    #[inline]
+    pub fn free_list_empty(&self, lists: &ListArena, zone: usize, order: u8, mt: MigrateType) -> bool {
+        lists.is_empty(self.zones[zone].free_list(order, mt as u8))
+    }
+
+    /// `find_suitable_fallback(area, order, migratetype, only_stealable=true)` as
+    /// `__compact_finished` uses it: a fallback list at `order` is non-empty and the block
+    /// there could be claimed (`should_try_claim_block`).
+    pub fn has_claimable_fallback(&self, lists: &ListArena, zone: usize, order: u8, mt: MigrateType) -> bool {
+        self.should_try_claim_block(order, mt as u8) && self.find_suitable_fallback(lists, zone, order, mt as u8).is_some()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -67,6 +67,15 @@ pub fn try_to_free_pages<P: ReclaimPolicy>(mm: &mut Mm, p: &mut P, nodes: &[u16]
     (r, sc.cost_ns)
 }
 
+/// Global direct reclaim for a high-order allocation: `nr_to_reclaim` stands for
+/// `should_continue_reclaim`'s `compact_gap(order)` target (crate::thp). Returns (pages
+/// reclaimed, CPU ns spent).
+pub fn try_to_free_pages_for<P: ReclaimPolicy>(mm: &mut Mm, p: &mut P, nodes: &[u16], nr_to_reclaim: u64) -> (u64, u64) {
+    let mut sc = ScanControl::new(Reclaimer::Direct, nr_to_reclaim.max(SWAP_CLUSTER_MAX));
+    let r = do_try_to_free_pages(mm, p, &mut sc, nodes);
+    (r, sc.cost_ns)
+}
+
 /// memcg limit reclaim of at least `nr_pages` (`max(nr_pages, SWAP_CLUSTER_MAX)`).
 /// Returns (pages reclaimed, CPU ns spent).
 pub fn try_to_free_mem_cgroup_pages<P: ReclaimPolicy>(mm: &mut Mm, p: &mut P, memcg: MemcgId, nr_pages: u64, nodes: &[u16]) -> (u64, u64) {

@@ -9,7 +9,7 @@ mod kswapd;
 mod memcgs;
 mod shrink_folio_list;
 
-pub use direct::{try_to_free_mem_cgroup_pages, try_to_free_pages};
+pub use direct::{try_to_free_mem_cgroup_pages, try_to_free_pages, try_to_free_pages_for};
 pub use kswapd::Kswapd;
 pub use memcgs::shrink_node_memcgs;
 pub use shrink_folio_list::{shrink_folio_list, ReclaimStat};

@@ -130,6 +130,10 @@ fn mm_costs(mm: &Mm) -> Costs {
 
 /// pageout (anon) + try_to_unmap + `__remove_mapping` + free.
 fn evict<P: ReclaimPolicy>(mm: &mut Mm, p: &mut P, pfn: Pfn, file: bool, sc: &mut ScanControl, stat: &mut ReclaimStat, cost: &Costs) {
+    if mm.frames.test(pfn, pg::COMPOUND) {
+        // A THP is split before its pages are written out (split_folio_to_list).
+        crate::thp::split::split_huge_page(mm, pfn);
+    }
     let page = mm.frames.page(pfn) as usize;
     if !file {
         // swap_writepage: zram compresses on the reclaimer's CPU; an SSD write is

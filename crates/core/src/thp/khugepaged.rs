@@ -1,0 +1,124 @@
+//! khugepaged (mm/khugepaged.c): collapse PTE-mapped ranges into THPs in the background.
+//!
+//! Every `scan_sleep_millisecs` it scans `pages_to_scan` PTEs of THP-eligible anonymous
+//! VMAs, one PMD range at a time from where it left off (`khugepaged_scan_mm_slot` →
+//! `khugepaged_scan_pmd`). A range qualifies when it is not already a THP, at most
+//! `max_ptes_none` of its PTEs are none (never touched or zapped), and none is swapped
+//! out. `collapse_huge_page` then allocates a THP on the node holding most of the
+//! range's pages (`khugepaged_find_target_node`) with
+//! `alloc_hugepage_khugepaged_gfpmask() | __GFP_THISNODE` (`GFP_TRANSHUGE` with
+//! `khugepaged/defrag`, else `GFP_TRANSHUGE_LIGHT`), copies the present pages into it,
+//! zero-fills the none PTEs and frees the old pages: `thp_collapse_alloc`, or
+//! `thp_collapse_alloc_failed` when the allocation fails.
+//!
+//! Abstractions: no `max_ptes_swap`/`max_ptes_shared` (swapped ranges are skipped), no
+//! young-page requirement (`referenced` check), khugepaged's CPU time runs on its own
+//! clock but its allocations use the machine's allocator as the current task.
+
+use super::gfp::*;
+use super::machine::ThpMachine;
+use super::{Tc, HPAGE_PMD_NR, HPAGE_PMD_ORDER};
+use crate::config::SimConfig;
+use crate::mm::page::{is_resident, pg, pinfo, pte_info, NOT_PRESENT};
+use crate::mm::page_alloc::MigrateType;
+use crate::policy::classic::lru;
+
+pub struct Khugepaged {
+    /// When the next scan runs (ns).
+    pub next_scan: u64,
+    /// Next PMD slot to look at.
+    pub cursor: u32,
+    pub cpu_ns: u64,
+    pub full_scans: u64,
+}
+
+impl Khugepaged {
+    pub fn new(cfg: &SimConfig) -> Self {
+        Khugepaged { next_scan: cfg.thp.scan_sleep_ms.saturating_mul(1_000_000).max(1), cursor: 0, cpu_ns: 0, full_scans: 0 }
+    }
+}
+
+/// One wake-up of khugepaged: scan `pages_to_scan` PTEs, collapsing what qualifies.
+pub fn khugepaged_scan(m: &mut ThpMachine) {
+    let cfg = m.mm.cfg.thp.clone();
+    // No re-entry from an allocation's catch-up while this scan runs.
+    m.khugepaged.next_scan = u64::MAX;
+    let (saved_cur, saved_stall) = (m.cur, m.stall);
+    let slots = m.pgtable.len() as u32;
+    let mut budget = cfg.pages_to_scan;
+    let mut cost = 0u64;
+    let mut visited = 0;
+    while budget > 0 && slots > 0 && visited < slots {
+        let slot = m.khugepaged.cursor % slots;
+        m.khugepaged.cursor = (slot + 1) % slots;
+        if m.khugepaged.cursor == 0 {
+            m.khugepaged.full_scans += 1;
+        }
+        visited += 1;
+        let vma = &m.vmas[m.pmd_vma[slot as usize] as usize];
+        if vma.file || !vma_thp_enabled(cfg.enabled, vma.hugepage, vma.nohugepage) {
+            continue;
+        }
+        budget = budget.saturating_sub(HPAGE_PMD_NR);
+        cost += HPAGE_PMD_NR as u64 * m.mm.cfg.thp.compact_scan_ns;
+        let base = slot * HPAGE_PMD_NR;
+        let mut none = 0;
+        let mut swapped = false;
+        let mut huge = false;
+        let mut per_node = vec![0u32; m.mm.nr_nodes()];
+        for i in 0..HPAGE_PMD_NR {
+            let pte = m.mm.pages.pte[(base + i) as usize];
+            if is_resident(pte) {
+                if m.mm.frames.test(pte, pg::COMPOUND) {
+                    huge = true;
+                    break;
+                }
+                per_node[m.mm.node_of(pte) as usize] += 1;
+            } else if pte_info(pte) & pinfo::SWAPPED != 0 {
+                swapped = true;
+            } else {
+                none += 1;
+            }
+        }
+        if huge || swapped || none > cfg.max_ptes_none || none == HPAGE_PMD_NR {
+            continue;
+        }
+        // khugepaged_find_target_node: the node with most pages (first on ties).
+        let node = per_node.iter().enumerate().max_by_key(|&(i, &c)| (c, std::cmp::Reverse(i))).map(|(i, _)| i as u16).unwrap_or(0);
+        let gfp = if cfg.khugepaged_defrag { GFP_TRANSHUGE } else { GFP_TRANSHUGE_LIGHT } | __GFP_THISNODE;
+        let saved = m.tasks.len();
+        m.tasks.push(super::machine::Task { node, clock: m.mm.now });
+        m.cur = saved;
+        m.stall = 0;
+        let head = m.alloc_pages_mt(gfp, HPAGE_PMD_ORDER, node, MigrateType::Movable).ok().flatten();
+        cost += m.stall;
+        m.tasks.truncate(saved);
+        let Some(head) = head else {
+            m.mm.thp.stat.count(Tc::ThpCollapseAllocFailed, 1);
+            continue;
+        };
+        collapse(m, slot, head);
+        cost += HPAGE_PMD_NR as u64 * (m.mm.cfg.thp.migrate_page_ns);
+        m.mm.thp.stat.count(Tc::ThpCollapseAlloc, 1);
+    }
+    m.cur = saved_cur;
+    m.stall = saved_stall;
+    m.khugepaged.cpu_ns += cost;
+    m.khugepaged.next_scan = m.mm.now + cost + cfg.scan_sleep_ms.saturating_mul(1_000_000).max(1);
+}
+
+/// `collapse_huge_page` after the allocation: replace the range's pages by the THP.
+fn collapse(m: &mut ThpMachine, slot: u32, head: u32) {
+    let base = slot * HPAGE_PMD_NR;
+    for i in 0..HPAGE_PMD_NR {
+        let pte = m.mm.pages.pte[(base + i) as usize];
+        if is_resident(pte) {
+            let lv = m.mm.folio_lruvec(pte);
+            lru::lruvec_del_folio(&m.policy, &mut m.mm, lv, pte);
+            m.mm.memcgs[0].usage -= 1;
+            m.mm.free_frame(pte);
+            m.mm.pages.pte[(base + i) as usize] = NOT_PRESENT;
+        }
+    }
+    m.install_huge(slot, head);
+}

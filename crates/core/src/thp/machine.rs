@@ -1,0 +1,712 @@
+//! A machine whose tasks map regions and fault them, with THP: the anonymous fault path
+//! (`do_huge_pmd_anonymous_page` → `alloc_hugepage_direct_gfpmask` → `alloc_pages_vma`,
+//! fallback to `do_anonymous_page`), page tables (`pte_alloc`, one unmovable page per
+//! 512 pages mapped, deposited for a THP too), page-cache reads with their
+//! slab-reclaimable xarray nodes, `MADV_DONTNEED` (PMD split + deferred split), and
+//! `__alloc_pages` with its slow path (mm/page_alloc.c v4.20: wake kswapd, min watermark,
+//! initial async compaction for costly orders, direct reclaim, direct compaction, the
+//! `__GFP_NORETRY` and costly-order exits). kswapd, kcompactd and khugepaged run on their
+//! own clocks and catch up with the task that runs next (the one with the earliest clock).
+//!
+//! Reclaim is the classic@6.15 model (`vmscan`); a THP's 512 subpages sit on the LRU as
+//! base folios flagged `PG_compound` and reclaim splits the THP when it evicts one
+//! (docs/thp.md). Contention: each node has one lock for its zone and LRU; a task's
+//! reclaim/compaction work holds it for `thp.lock_share` of its duration, and a task
+//! arriving while it is held waits (the wait is part of its fault latency).
+
+use super::compaction::{self, CompactPriority, CompactResult, DEF_COMPACT_PRIORITY, INIT_COMPACT_PRIORITY};
+use super::gfp::*;
+use super::khugepaged::Khugepaged;
+use super::policy::{PageAllocator, ThpPolicy};
+use super::{numa, split, Tc, ThpState, HPAGE_PMD_NR, HPAGE_PMD_ORDER};
+use crate::config::SimConfig;
+use crate::error::{Error, Result};
+use crate::mm::page::{is_resident, nonres_pte, pg, pinfo, pte_info, NOT_PRESENT, NO_PAGE};
+use crate::mm::page_alloc::{MigrateType, Pfn, PAGEBLOCK_ORDER, WMARK_LOW, WMARK_MIN};
+use crate::mm::vmstat::Ev;
+use crate::mm::Mm;
+use crate::policy::classic::{lru, Classic, Mainline};
+use crate::policy::ReclaimPolicy;
+use crate::vmscan::{self, Kswapd, MAX_RECLAIM_RETRIES};
+
+/// No page-table page for this PMD slot.
+const NO_PFN: Pfn = u32::MAX;
+/// xarray nodes (576 bytes, `radix_tree_node_cachep`, `SLAB_RECLAIM_ACCOUNT`) hold 64
+/// slots; 7 fit a 4 KiB slab page: one reclaimable slab page per 448 page-cache pages.
+pub const FILE_PAGES_PER_SLAB_PAGE: u32 = 448;
+/// `HPAGE_FRAG_CHECK_INTERVAL_MSEC`.
+const HPAGE_FRAG_CHECK_INTERVAL_NS: u64 = 500_000_000;
+/// Least time one daemon step takes.
+const MIN_STEP_NS: u64 = 1_000;
+
+/// A mapping (`vm_area_struct`): page ids `start..start + nr_pages`, `start` 512-aligned.
+#[derive(Clone, Debug)]
+pub struct Vma {
+    pub start: u32,
+    pub nr_pages: u32,
+    pub file: bool,
+    /// `VM_HUGEPAGE` (`MADV_HUGEPAGE`).
+    pub hugepage: bool,
+    /// `VM_NOHUGEPAGE`.
+    pub nohugepage: bool,
+}
+
+#[derive(Clone, Debug)]
+pub struct Task {
+    pub node: u16,
+    pub clock: u64,
+}
+
+/// How a fault was served.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Fault {
+    /// The page was resident.
+    Hit,
+    /// A base page (including THP fallback).
+    Base,
+    /// A THP was mapped.
+    Huge,
+}
+
+/// kcompactd of one node.
+pub struct Kcompactd {
+    pub active: bool,
+    pub clock: u64,
+    pub max_order: u8,
+    pub next_proactive: u64,
+    pub proactive_defer: u32,
+    pub cpu_ns: u64,
+}
+
+pub struct ThpMachine {
+    pub mm: Mm,
+    pub policy: Classic<Mainline>,
+    pub kswapd: Vec<Kswapd>,
+    pub kcompactd: Vec<Kcompactd>,
+    pub khugepaged: Khugepaged,
+    pub thp_policy: &'static dyn ThpPolicy,
+    pub proactive: bool,
+    pub vmas: Vec<Vma>,
+    pub tasks: Vec<Task>,
+    /// Per PMD slot (page id >> 9): the page-table page, or `NO_PFN`.
+    pub pgtable: Vec<Pfn>,
+    /// Per PMD slot: its VMA.
+    pub pmd_vma: Vec<u32>,
+    pub slab_pages: Vec<Pfn>,
+    file_since_slab: u32,
+    /// Running task and its stall so far in this fault.
+    pub(crate) cur: usize,
+    pub(crate) stall: u64,
+    /// Per node: when its zone/LRU lock is free again.
+    lock_free_at: Vec<u64>,
+    next_page: u32,
+    /// Σ reclaim+compaction stall of tasks (ns).
+    pub stall_ns: u64,
+}
+
+impl ThpMachine {
+    /// A machine for `cfg` with the THP allocation policy named by `thp.policy`.
+    pub fn new(cfg: &SimConfig) -> Result<Self> {
+        cfg.validate()?;
+        let entry = super::policy::find(&cfg.thp.policy)?;
+        let mut mm = Mm::new(cfg);
+        ThpState::init(&mut mm);
+        let mut policy = Classic::new(Mainline);
+        for lv in 0..mm.lruvecs.len() as u32 {
+            policy.init_lruvec(&mut mm, lv);
+        }
+        let n = mm.nr_nodes();
+        Ok(ThpMachine {
+            kswapd: (0..n as u16).map(Kswapd::new).collect(),
+            kcompactd: (0..n)
+                .map(|_| Kcompactd { active: false, clock: 0, max_order: 0, next_proactive: HPAGE_FRAG_CHECK_INTERVAL_NS, proactive_defer: 0, cpu_ns: 0 })
+                .collect(),
+            khugepaged: Khugepaged::new(cfg),
+            thp_policy: entry.policy,
+            proactive: false,
+            vmas: Vec::new(),
+            tasks: Vec::new(),
+            pgtable: Vec::new(),
+            pmd_vma: Vec::new(),
+            slab_pages: Vec::new(),
+            file_since_slab: 0,
+            cur: 0,
+            stall: 0,
+            lock_free_at: vec![0; n],
+            next_page: 0,
+            stall_ns: 0,
+            mm,
+            policy,
+        })
+    }
+
+    pub fn add_task(&mut self, node: u16) -> usize {
+        self.tasks.push(Task { node: node % self.mm.nr_nodes() as u16, clock: 0 });
+        self.tasks.len() - 1
+    }
+
+    /// `mmap` of `nr_pages` (rounded up to a PMD), with `MADV_HUGEPAGE` if `hugepage`.
+    pub fn mmap(&mut self, nr_pages: u32, file: bool, hugepage: bool) -> usize {
+        let nr = nr_pages.div_ceil(HPAGE_PMD_NR) * HPAGE_PMD_NR;
+        let start = self.next_page;
+        self.next_page += nr;
+        self.mm.pages.ensure(self.next_page as usize);
+        let slots = (self.next_page >> HPAGE_PMD_ORDER) as usize;
+        self.pgtable.resize(slots, NO_PFN);
+        self.pmd_vma.resize(slots, self.vmas.len() as u32);
+        self.vmas.push(Vma { start, nr_pages: nr, file, hugepage, nohugepage: false });
+        self.vmas.len() - 1
+    }
+
+    // ------------------------------------------------------------------ time
+
+    /// Run the daemons due before `t`.
+    pub fn catch_up(&mut self, t: u64) {
+        for node in 0..self.kswapd.len() {
+            while self.kswapd[node].active && self.kswapd[node].clock_ns <= t {
+                self.mm.now = self.kswapd[node].clock_ns;
+                // shrink_slab: the deferred split shrinker runs with reclaim.
+                split::deferred_split_scan(&mut self.mm);
+                self.kswapd[node].step(&mut self.mm, &mut self.policy);
+                if !self.kswapd[node].active {
+                    // kswapd_try_to_sleep: reset_isolation_suitable, wakeup_kcompactd.
+                    for z in self.mm.nodes[node].zones.clone() {
+                        if self.mm.thp.zones[z].blockskip_flush {
+                            compaction::reset_isolation_suitable(&mut self.mm, z);
+                        }
+                    }
+                }
+            }
+            while self.kcompactd[node].active && self.kcompactd[node].clock <= t {
+                self.kcompactd_do_work(node);
+            }
+            if self.proactive && self.mm.cfg.thp.compaction_proactiveness > 0 {
+                while self.kcompactd[node].next_proactive <= t {
+                    self.proactive_compact(node);
+                }
+            }
+        }
+        while self.khugepaged.next_scan <= t {
+            self.mm.now = self.khugepaged.next_scan;
+            super::khugepaged::khugepaged_scan(self);
+        }
+        self.mm.now = t;
+    }
+
+    fn kcompactd_do_work(&mut self, node: usize) {
+        let order = self.kcompactd[node].max_order;
+        let mut cost = 0;
+        for z in self.mm.nodes[node].zones.clone() {
+            cost += compaction::kcompactd_compact_zone(&mut self.mm, z, Some(order));
+        }
+        let k = &mut self.kcompactd[node];
+        k.clock += cost.max(MIN_STEP_NS);
+        k.cpu_ns += cost;
+        k.active = false;
+        k.max_order = 0;
+    }
+
+    /// kcompactd's timeout path (v5.9): `should_proactive_compact_node` →
+    /// `proactive_compact_node`, deferred `1 << COMPACT_MAX_DEFER_SHIFT` intervals when
+    /// the score did not improve.
+    fn proactive_compact(&mut self, node: usize) {
+        let k = &mut self.kcompactd[node];
+        k.next_proactive += HPAGE_FRAG_CHECK_INTERVAL_NS;
+        if k.proactive_defer > 0 {
+            k.proactive_defer -= 1;
+            return;
+        }
+        let pro = self.mm.cfg.thp.compaction_proactiveness;
+        let prev = compaction::fragmentation_score_node(&self.mm, node as u16);
+        if self.kswapd[node].active || prev <= compaction::fragmentation_score_wmark(pro, false) {
+            return;
+        }
+        let mut cost = 0;
+        for z in self.mm.nodes[node].zones.clone() {
+            cost += compaction::kcompactd_compact_zone(&mut self.mm, z, None);
+        }
+        self.kcompactd[node].cpu_ns += cost;
+        if compaction::fragmentation_score_node(&self.mm, node as u16) >= prev {
+            self.kcompactd[node].proactive_defer = 1 << compaction::COMPACT_MAX_DEFER_SHIFT;
+        }
+    }
+
+    /// `wakeup_kcompactd`.
+    fn wakeup_kcompactd(&mut self, node: u16, order: u8, now: u64) {
+        let k = &mut self.kcompactd[node as usize];
+        k.max_order = k.max_order.max(order);
+        if !k.active {
+            k.active = true;
+            k.clock = k.clock.max(now);
+            self.mm.thp.stat.count(Tc::CompactDaemonWake, 1);
+        }
+    }
+
+    /// `wake_all_kswapds`: kswapd for the order-0 watermarks; for a high order also
+    /// kcompactd (which kswapd wakes when it goes back to sleep).
+    fn wake_all_kswapds(&mut self, order: u8, nodes: &[u16]) {
+        let now = self.task_now();
+        for &n in nodes {
+            self.kswapd[n as usize].wakeup(&mut self.mm, now);
+            if order > 0 {
+                self.wakeup_kcompactd(n, order, now);
+            }
+        }
+    }
+
+    #[inline]
+    fn task_now(&self) -> u64 {
+        self.tasks.get(self.cur).map_or(0, |t| t.clock) + self.stall
+    }
+
+    /// Charge `work` ns of reclaim/compaction on `node` to the running task, waiting for
+    /// the node's lock first.
+    fn charge_work(&mut self, node: u16, work: u64) {
+        let t0 = self.task_now();
+        let free_at = self.lock_free_at[node as usize];
+        let wait = free_at.saturating_sub(t0);
+        let held = (work as f64 * self.mm.cfg.thp.lock_share) as u64;
+        self.lock_free_at[node as usize] = t0 + wait + held;
+        self.stall += wait + work;
+    }
+
+    // ------------------------------------------------------------------ allocation
+
+    fn zonelist(&self, node: u16, thisnode: bool) -> Vec<u16> {
+        let n = self.mm.nr_nodes() as u16;
+        if thisnode {
+            vec![node]
+        } else {
+            (0..n).map(|i| (node + i) % n).collect()
+        }
+    }
+
+    /// `get_page_from_freelist`.
+    fn get_page_from_freelist(&mut self, nodes: &[u16], order: u8, wmark: usize, mt: MigrateType) -> Option<Pfn> {
+        for &node in nodes {
+            for zi in 0..self.mm.nodes[node as usize].zones.len() {
+                let z = self.mm.nodes[node as usize].zones[zi];
+                let mark = self.mm.buddy.zones[z].watermark[wmark];
+                if !self.mm.buddy.zone_watermark_ok(z, order, mark) {
+                    continue;
+                }
+                if let Some(pfn) = self.mm.buddy.alloc(&mut self.mm.lists, z, order, mt) {
+                    self.mm.vmstat.count(Ev::PgallocNormal, 1 << order);
+                    let local = self.tasks.get(self.cur).map_or(nodes[0], |t| t.node);
+                    numa::zone_statistics(&mut self.mm, nodes[0], node, local);
+                    return Some(pfn);
+                }
+            }
+        }
+        None
+    }
+
+    fn zones_of(&self, nodes: &[u16]) -> Vec<usize> {
+        nodes.iter().flat_map(|&n| self.mm.nodes[n as usize].zones.iter().copied()).collect()
+    }
+
+    /// `__alloc_pages_direct_compact`.
+    fn direct_compact(&mut self, nodes: &[u16], order: u8, prio: CompactPriority, mt: MigrateType) -> (Option<Pfn>, CompactResult) {
+        let zones = self.zones_of(nodes);
+        let (r, cost) = compaction::try_to_compact_pages(&mut self.mm, &zones, order, prio, WMARK_MIN);
+        self.charge_work(nodes[0], cost);
+        if r <= CompactResult::Deferred {
+            return (None, r);
+        }
+        self.mm.thp.stat.count(Tc::CompactStall, 1);
+        let page = self.get_page_from_freelist(nodes, order, WMARK_MIN, mt);
+        match page {
+            Some(p) => {
+                let z = self.mm.buddy.zone_of(p);
+                compaction::compaction_defer_reset(&mut self.mm.thp.zones[z], order, true);
+                self.mm.thp.stat.count(Tc::CompactSuccess, 1);
+            }
+            None => self.mm.thp.stat.count(Tc::CompactFail, 1),
+        }
+        (page, r)
+    }
+
+    /// `__alloc_pages_direct_reclaim`; for costly orders reclaim aims at `compact_gap`
+    /// and skips when every zone is ready for compaction (`compaction_ready`).
+    fn direct_reclaim(&mut self, nodes: &[u16], order: u8, mt: MigrateType) -> (Option<Pfn>, u64) {
+        let mut target = nodes.to_vec();
+        if order > PAGE_ALLOC_COSTLY_ORDER {
+            let th = self.mm.cfg.thp.extfrag_threshold as i32;
+            target.retain(|&n| {
+                self.mm.nodes[n as usize].zones.iter().any(|&z| compaction::compaction_suitable(&self.mm, z, Some(order), WMARK_MIN, th) == CompactResult::Skipped)
+            });
+            if target.is_empty() {
+                return (None, 1);
+            }
+        }
+        self.mm.now = self.task_now();
+        split::deferred_split_scan(&mut self.mm);
+        let want = if order > PAGE_ALLOC_COSTLY_ORDER { compaction::compact_gap(order) } else { 0 };
+        let (reclaimed, cost) = vmscan::try_to_free_pages_for(&mut self.mm, &mut self.policy, &target, want);
+        self.charge_work(nodes[0], cost);
+        (self.get_page_from_freelist(nodes, order, WMARK_MIN, mt), reclaimed)
+    }
+
+    /// `__alloc_pages_nodemask` → `__alloc_pages_slowpath` (v4.20 order of steps).
+    pub fn alloc_pages_mt(&mut self, gfp: Gfp, order: u8, node: u16, mt: MigrateType) -> Result<Option<Pfn>> {
+        let nodes = self.zonelist(node, gfp & __GFP_THISNODE != 0);
+        if let Some(p) = self.get_page_from_freelist(&nodes, order, WMARK_LOW, mt) {
+            return Ok(Some(p));
+        }
+        if gfp & __GFP_KSWAPD_RECLAIM != 0 {
+            self.wake_all_kswapds(order, &nodes);
+        }
+        if let Some(p) = self.get_page_from_freelist(&nodes, order, WMARK_MIN, mt) {
+            return Ok(Some(p));
+        }
+        if gfp & __GFP_DIRECT_RECLAIM == 0 {
+            return Ok(None);
+        }
+        let costly = order > PAGE_ALLOC_COSTLY_ORDER;
+        let mut prio = DEF_COMPACT_PRIORITY;
+        if costly {
+            // "For costly allocations, try direct compaction first."
+            let (p, r) = self.direct_compact(&nodes, order, INIT_COMPACT_PRIORITY, mt);
+            if p.is_some() {
+                return Ok(p);
+            }
+            if self.thp_policy.costly_gives_up(gfp, order, r) {
+                return Ok(None);
+            }
+            if gfp & __GFP_NORETRY != 0 {
+                // "sync compaction could be very expensive, so keep using async compaction"
+                prio = INIT_COMPACT_PRIORITY;
+            }
+        }
+        let mut no_progress_loops = 0;
+        loop {
+            if gfp & __GFP_KSWAPD_RECLAIM != 0 {
+                self.wake_all_kswapds(order, &nodes);
+            }
+            if let Some(p) = self.get_page_from_freelist(&nodes, order, WMARK_MIN, mt) {
+                return Ok(Some(p));
+            }
+            let (p, reclaimed) = self.direct_reclaim(&nodes, order, mt);
+            if p.is_some() {
+                return Ok(p);
+            }
+            if order > 0 {
+                let (p, _) = self.direct_compact(&nodes, order, prio, mt);
+                if p.is_some() {
+                    return Ok(p);
+                }
+            }
+            if gfp & __GFP_NORETRY != 0 || (costly && gfp & __GFP_RETRY_MAYFAIL == 0) {
+                return Ok(None);
+            }
+            // should_reclaim_retry, simplified: give up after MAX_RECLAIM_RETRIES loops
+            // without progress (order-0 requests then OOM).
+            if reclaimed == 0 {
+                no_progress_loops += 1;
+                if no_progress_loops > MAX_RECLAIM_RETRIES {
+                    self.mm.vmstat.count(Ev::OomKill, 1);
+                    return Err(Error::oom(format!(
+                        "order-{order} allocation failed: {} free pages, reclaim made no progress",
+                        self.mm.total_free_pages()
+                    )));
+                }
+            } else {
+                no_progress_loops = 0;
+            }
+            // Let the daemons run for the time this task has stalled.
+            let t = self.task_now();
+            self.catch_up(t);
+        }
+    }
+
+    // ------------------------------------------------------------------ faults
+
+    /// Run task `t`'s access to page `page` at the task's clock; advances the clock by
+    /// the fault's latency. Returns how it was served and the latency (ns).
+    pub fn touch(&mut self, t: usize, page: u32, write: bool) -> Result<(Fault, u64)> {
+        let start = self.tasks[t].clock;
+        self.catch_up(start);
+        self.cur = t;
+        self.stall = 0;
+        let pte = self.mm.pages.pte[page as usize];
+        let kind = if is_resident(pte) {
+            self.mm.frames.set(pte, pg::MAPPED | pg::YOUNG);
+            if write && self.mm.frames.is_file(pte) {
+                self.mm.frames.set(pte, pg::DIRTY);
+            }
+            Fault::Hit
+        } else {
+            let vma = &self.vmas[self.pmd_vma[(page >> HPAGE_PMD_ORDER) as usize] as usize];
+            if vma.file {
+                self.filemap_read(page)?;
+                Fault::Base
+            } else {
+                self.anon_fault(page, pte_info(pte))?
+            }
+        };
+        let lat = self.stall + self.fault_cost(kind);
+        self.stall_ns += self.stall;
+        self.stall = 0;
+        self.tasks[t].clock = start + lat;
+        Ok((kind, lat))
+    }
+
+    fn fault_cost(&self, kind: Fault) -> u64 {
+        let c = &self.mm.cfg;
+        match kind {
+            Fault::Hit => 0,
+            Fault::Base => c.cost.minor_fault_ns,
+            Fault::Huge => c.cost.minor_fault_ns + HPAGE_PMD_NR as u64 * c.thp.clear_page_ns,
+        }
+    }
+
+    /// `handle_pte_fault` / `__handle_mm_fault` for an anonymous page.
+    fn anon_fault(&mut self, page: u32, info: u8) -> Result<Fault> {
+        let slot = (page >> HPAGE_PMD_ORDER) as usize;
+        let vma = self.vmas[self.pmd_vma[slot] as usize].clone();
+        let pmd_none = self.pgtable[slot] == NO_PFN;
+        let range_untouched = (0..HPAGE_PMD_NR).all(|i| self.mm.pages.pte[(slot as u32 * HPAGE_PMD_NR + i) as usize] == NOT_PRESENT);
+        if pmd_none && range_untouched && vma_thp_enabled(self.mm.cfg.thp.enabled, vma.hugepage, vma.nohugepage) {
+            if self.do_huge_pmd_anonymous_page(slot as u32, vma.hugepage)? {
+                return Ok(Fault::Huge);
+            }
+        }
+        self.do_anonymous_page(page, info)?;
+        Ok(Fault::Base)
+    }
+
+    /// `do_huge_pmd_anonymous_page`: allocate a THP (the policy's sequence), deposit a
+    /// page table, map all 512 subpages. False = fallback (`thp_fault_fallback`).
+    fn do_huge_pmd_anonymous_page(&mut self, slot: u32, madvised: bool) -> Result<bool> {
+        let node = self.tasks[self.cur].node;
+        let gfp = self.thp_policy.gfp_mask(self.mm.cfg.thp.defrag, madvised);
+        let policy = self.thp_policy;
+        let page = policy.alloc_hugepage_vma(self, gfp, node);
+        let Some(head) = page else {
+            self.mm.thp.stat.count(Tc::ThpFaultFallback, 1);
+            return Ok(false);
+        };
+        // pte_alloc_one: the deposited page table.
+        self.pte_alloc(slot)?;
+        self.install_huge(slot, head);
+        self.mm.thp.stat.count(Tc::ThpFaultAlloc, 1);
+        Ok(true)
+    }
+
+    /// Map the THP at `head` over PMD slot `slot`: every subpage resident, on the LRU.
+    pub(crate) fn install_huge(&mut self, slot: u32, head: Pfn) {
+        for i in 0..HPAGE_PMD_NR {
+            let pid = slot * HPAGE_PMD_NR + i;
+            let pfn = head + i;
+            self.mm.pages.pte[pid as usize] = pfn;
+            self.mm.frames.install(pfn, pid, 0, pg::SWAPBACKED | pg::MAPPED | pg::YOUNG | pg::DIRTY | pg::COMPOUND);
+            self.policy.folio_add_lru(&mut self.mm, pfn);
+        }
+        self.mm.memcgs[0].usage += HPAGE_PMD_NR as u64;
+        self.mm.thp.huge[(head >> PAGEBLOCK_ORDER) as usize] = true;
+    }
+
+    /// `pte_alloc`: a page-table page (unmovable, `GFP_PGTABLE_USER`) for the slot.
+    fn pte_alloc(&mut self, slot: u32) -> Result<()> {
+        if self.pgtable[slot as usize] != NO_PFN {
+            return Ok(());
+        }
+        let node = self.tasks[self.cur].node;
+        let pfn = self.alloc_order0(node, MigrateType::Unmovable)?;
+        self.pgtable[slot as usize] = pfn;
+        self.mm.thp.stat.count(Tc::NrPageTablePages, 1);
+        Ok(())
+    }
+
+    fn alloc_order0(&mut self, node: u16, mt: MigrateType) -> Result<Pfn> {
+        match self.alloc_pages_mt(GFP_HIGHUSER_MOVABLE, 0, node, mt)? {
+            Some(p) => Ok(p),
+            None => Err(Error::oom("order-0 allocation failed")),
+        }
+    }
+
+    /// `do_anonymous_page` (or `do_swap_page` for a swapped-out page).
+    fn do_anonymous_page(&mut self, page: u32, info: u8) -> Result<()> {
+        let slot = page >> HPAGE_PMD_ORDER;
+        self.pte_alloc(slot)?;
+        let node = self.tasks[self.cur].node;
+        let pfn = self.alloc_order0(node, MigrateType::Movable)?;
+        let shadow = std::mem::take(&mut self.mm.pages.shadow[page as usize]);
+        if info & pinfo::SWAPPED != 0 {
+            self.mm.swap.used -= 1;
+            self.mm.vmstat.count(Ev::Pswpin, 1);
+            self.mm.vmstat.count(Ev::Pgmajfault, 1);
+            self.stall += self.mm.cfg.zram_decompress_ns;
+        }
+        self.mm.vmstat.count(Ev::Pgfault, 1);
+        self.mm.pages.pte[page as usize] = pfn;
+        self.mm.frames.install(pfn, page, 0, pg::SWAPBACKED | pg::MAPPED | pg::YOUNG | pg::DIRTY);
+        self.mm.memcgs[0].usage += 1;
+        if shadow != 0 {
+            self.policy.workingset_refault(&mut self.mm, pfn, shadow);
+        }
+        self.policy.folio_add_lru(&mut self.mm, pfn);
+        Ok(())
+    }
+
+    /// A `read()` of a file page not in the page cache: a page-cache page (movable) and,
+    /// per [`FILE_PAGES_PER_SLAB_PAGE`], a reclaimable slab page for the xarray.
+    fn filemap_read(&mut self, page: u32) -> Result<()> {
+        let node = self.tasks[self.cur].node;
+        if self.file_since_slab == 0 {
+            let s = self.alloc_order0(node, MigrateType::Reclaimable)?;
+            self.slab_pages.push(s);
+            self.mm.thp.stat.count(Tc::NrSlabReclaimablePages, 1);
+        }
+        self.file_since_slab = (self.file_since_slab + 1) % FILE_PAGES_PER_SLAB_PAGE;
+        let pfn = self.alloc_order0(node, MigrateType::Movable)?;
+        let shadow = std::mem::take(&mut self.mm.pages.shadow[page as usize]);
+        self.mm.pages.pte[page as usize] = pfn;
+        self.mm.frames.install(pfn, page, 0, 0);
+        self.mm.memcgs[0].usage += 1;
+        self.mm.vmstat.count(Ev::Pgpgin, 4);
+        self.stall += self.mm.cfg.cost.file_read_ns;
+        if shadow != 0 {
+            self.policy.workingset_refault(&mut self.mm, pfn, shadow);
+        }
+        self.policy.folio_add_lru(&mut self.mm, pfn);
+        self.policy.folio_mark_accessed(&mut self.mm, pfn);
+        Ok(())
+    }
+
+    /// `MADV_DONTNEED` of pages `first..first + n` of the address space (anonymous): base
+    /// pages are freed; a THP partly covered has its PMD split (`thp_split_pmd`), the
+    /// covered subpages unmapped and the THP queued for deferred split; a THP fully
+    /// covered is freed whole.
+    pub fn madv_dontneed(&mut self, first: u32, n: u32) {
+        let mut page = first;
+        let end = first + n;
+        while page < end {
+            let pte = self.mm.pages.pte[page as usize];
+            if !is_resident(pte) {
+                if pte_info(pte) & pinfo::SWAPPED != 0 {
+                    self.mm.swap.used -= 1;
+                }
+                self.mm.pages.pte[page as usize] = NOT_PRESENT;
+                self.mm.pages.shadow[page as usize] = 0;
+                page += 1;
+                continue;
+            }
+            if self.mm.frames.test(pte, pg::COMPOUND) {
+                let slot_start = page & !(HPAGE_PMD_NR - 1);
+                let head = pte - (page - slot_start);
+                let cover_end = end.min(slot_start + HPAGE_PMD_NR);
+                if page == slot_start && cover_end == slot_start + HPAGE_PMD_NR {
+                    // zap_huge_pmd: the whole THP goes.
+                    self.mm.thp.huge[(head >> PAGEBLOCK_ORDER) as usize] = false;
+                    for p in slot_start..cover_end {
+                        let f = self.mm.pages.pte[p as usize];
+                        self.mm.frames.clear(f, pg::COMPOUND);
+                        self.zap_page(p);
+                    }
+                } else {
+                    // __split_huge_pmd, then the unmapped subpages wait for the split.
+                    self.mm.thp.stat.count(Tc::ThpSplitPmd, 1);
+                    for p in page..cover_end {
+                        let f = self.mm.pages.pte[p as usize];
+                        if is_resident(f) {
+                            let lv = self.mm.folio_lruvec(f);
+                            if self.mm.frames.test(f, pg::LRU) {
+                                lru::lruvec_del_folio(&self.policy, &mut self.mm, lv, f);
+                            }
+                            self.mm.frames.install(f, NO_PAGE, 0, pg::COMPOUND);
+                            self.mm.pages.pte[p as usize] = NOT_PRESENT;
+                            self.mm.memcgs[0].usage -= 1;
+                        }
+                    }
+                    split::deferred_split_folio(&mut self.mm, head);
+                }
+                page = cover_end;
+                continue;
+            }
+            self.zap_page(page);
+            page += 1;
+        }
+    }
+
+    /// Unmap and free one resident base page.
+    fn zap_page(&mut self, page: u32) {
+        let pfn = self.mm.pages.pte[page as usize];
+        if self.mm.frames.test(pfn, pg::LRU) {
+            let lv = self.mm.folio_lruvec(pfn);
+            lru::lruvec_del_folio(&self.policy, &mut self.mm, lv, pfn);
+        }
+        self.mm.pages.pte[page as usize] = NOT_PRESENT;
+        self.mm.memcgs[0].usage -= 1;
+        self.mm.free_frame(pfn);
+    }
+
+    /// Nodes the pages of `first..first + n` are on: counts per node.
+    pub fn pages_per_node(&self, first: u32, n: u32) -> Vec<u64> {
+        let mut v = vec![0; self.mm.nr_nodes()];
+        for p in first..first + n {
+            let pte = self.mm.pages.pte[p as usize];
+            if is_resident(pte) {
+                v[self.mm.node_of(pte) as usize] += 1;
+            }
+        }
+        v
+    }
+
+    /// Every counter: vmstat, then THP/compaction/NUMA.
+    pub fn counters(&self) -> Vec<(String, u64)> {
+        self.mm.vmstat.iter().chain(self.mm.thp.stat.iter()).map(|(k, v)| (k.to_string(), v)).collect()
+    }
+
+    /// Structural checks (tests): allocator and lists, LRU sizes, owners and PTEs, THP
+    /// flags, frame conservation.
+    pub fn check_invariants(&self) -> std::result::Result<(), String> {
+        self.mm.lists.check_invariants()?;
+        self.mm.buddy.check_invariants(&self.mm.lists)?;
+        self.policy.check_invariants(&self.mm)?;
+        let resident = self.mm.pages.pte.iter().filter(|&&p| is_resident(p)).count() as u64;
+        let lru: u64 = self.mm.lruvecs.iter().map(|l| l.lru_size.iter().sum::<u64>()).sum();
+        if lru != resident {
+            return Err(format!("{lru} folios on LRU lists, {resident} resident pages"));
+        }
+        for (page, &p) in self.mm.pages.pte.iter().enumerate() {
+            if is_resident(p) && self.mm.frames.page(p) as usize != page {
+                return Err(format!("page {page} maps pfn {p} owned by page {}", self.mm.frames.page(p)));
+            }
+            if !is_resident(p) && p != nonres_pte(pte_info(p)) {
+                return Err(format!("page {page}: bad pte {p:#x}"));
+            }
+        }
+        let tables = self.pgtable.iter().filter(|&&p| p != NO_PFN).count() as u64;
+        let queued: u64 = (0..self.mm.nr_frames).filter(|&f| self.mm.frames.test(f, pg::COMPOUND) && self.mm.frames.page(f) == NO_PAGE).count() as u64;
+        let free = self.mm.total_free_pages();
+        let pool = self.mm.swap.zram_pool.len() as u64;
+        let total = free + resident + pool + tables + self.slab_pages.len() as u64 + queued;
+        if total != self.mm.nr_frames as u64 {
+            return Err(format!(
+                "frames not conserved: {free} free + {resident} resident + {pool} zram + {tables} page tables + {} slab + {queued} unmapped THP subpages != {}",
+                self.slab_pages.len(),
+                self.mm.nr_frames
+            ));
+        }
+        for (pb, &h) in self.mm.thp.huge.iter().enumerate() {
+            let head = (pb as u32) << PAGEBLOCK_ORDER;
+            for f in head..(head + HPAGE_PMD_NR).min(self.mm.nr_frames) {
+                if self.mm.frames.test(f, pg::COMPOUND) != h {
+                    return Err(format!("pfn {f}: PG_compound {} but pageblock huge {h}", !h));
+                }
+            }
+        }
+        if self.mm.memcgs[0].usage != resident {
+            return Err(format!("root usage {} != {resident} resident", self.mm.memcgs[0].usage));
+        }
+        Ok(())
+    }
+}
+
+impl PageAllocator for ThpMachine {
+    fn alloc_pages(&mut self, gfp: Gfp, order: u8, node: u16) -> Option<Pfn> {
+        // A THP request never OOMs: an order-9 failure is a fallback.
+        self.alloc_pages_mt(gfp, order, node, MigrateType::Movable).ok().flatten()
+    }
+}

@@ -1,0 +1,68 @@
+//! THP allocation policies as named variants: how a THP fault asks for its page.
+//!
+//! A variant supplies the three points that changed across the 2018–2019 argument over
+//! `__GFP_THISNODE` (seed 003): the gfp mask of a fault (`alloc_hugepage_direct_gfpmask`,
+//! mm/huge_memory.c), the sequence of allocation attempts (`alloc_pages_vma`'s hugepage
+//! branch, mm/mempolicy.c), and the costly-order `__GFP_NORETRY` rule after the first
+//! direct compaction in `__alloc_pages_slowpath` (mm/page_alloc.c). Everything else
+//! (watermarks, reclaim, compaction, kswapd/kcompactd) is shared. One file per variant.
+
+pub mod gfp_thisnode_v1;
+pub mod v4_20_rc4;
+pub mod v5_4;
+
+use super::compaction::CompactResult;
+use super::gfp::{Gfp, ThpDefrag};
+#[allow(unused_imports)]
+use super::gfp::__GFP_NORETRY;
+use crate::error::{Error, Result};
+use crate::mm::page_alloc::Pfn;
+
+/// What a policy calls to allocate: `__alloc_pages_nodemask(gfp, order, preferred node)`
+/// (only `node` with `__GFP_THISNODE`, else its zonelist).
+pub trait PageAllocator {
+    fn alloc_pages(&mut self, gfp: Gfp, order: u8, node: u16) -> Option<Pfn>;
+}
+
+pub trait ThpPolicy: Send + Sync {
+    /// `alloc_hugepage_direct_gfpmask(vma)` for the `defrag` mode; `vma_madvised` =
+    /// `VM_HUGEPAGE` (`MADV_HUGEPAGE`).
+    fn gfp_mask(&self, defrag: ThpDefrag, vma_madvised: bool) -> Gfp;
+    /// `alloc_pages_vma(gfp, HPAGE_PMD_ORDER, vma, addr, node, hugepage=true)`.
+    fn alloc_hugepage_vma(&self, a: &mut dyn PageAllocator, gfp: Gfp, node: u16) -> Option<Pfn>;
+    /// `__alloc_pages_slowpath`, costly order, after the initial async compaction returned
+    /// `r`: give up (`goto nopage`) instead of going on to reclaim?
+    fn costly_gives_up(&self, gfp: Gfp, order: u8, r: CompactResult) -> bool;
+}
+
+pub struct ThpPolicyEntry {
+    pub name: &'static str,
+    pub description: &'static str,
+    pub policy: &'static dyn ThpPolicy,
+}
+
+/// Every THP allocation policy, baseline first (the order `reclaimlab run thpscale` shows).
+pub static THP_POLICIES: &[ThpPolicyEntry] = &[
+    ThpPolicyEntry {
+        name: "thp@4.20-rc4",
+        description: "v4.20-rc4 (mmots-20181130, seed 003's baseline): __GFP_THISNODE only for faults that may not direct-reclaim; madvised faults (and defrag=always) reclaim and compact along the whole zonelist, remote nodes included",
+        policy: &v4_20_rc4::V4_20Rc4,
+    },
+    ThpPolicyEntry {
+        name: "thp+gfp-thisnode-v1",
+        description: "David Rientjes' 'mm, thp: restore node-local hugepage allocations' v1 (Dec 2018, seed 003's patch): every THP fault is __GFP_THISNODE, reclaim and compaction on the local node only, then base pages",
+        policy: &gfp_thisnode_v1::GfpThisnodeV1,
+    },
+    ThpPolicyEntry {
+        name: "thp@5.4",
+        description: "v5.4 (2019 design): try the local node with __GFP_THISNODE|__GFP_NORETRY (compaction, no reclaim when compaction is skipped or deferred), then any node with reclaim and compaction if madvised or defrag=always, then base pages",
+        policy: &v5_4::V5_4,
+    },
+];
+
+pub fn find(name: &str) -> Result<&'static ThpPolicyEntry> {
+    THP_POLICIES.iter().find(|p| p.name == name).ok_or_else(|| {
+        let names: Vec<&str> = THP_POLICIES.iter().map(|p| p.name).collect();
+        Error::config("thp.policy", format!("unknown THP policy '{name}'; known: {}", names.join(", ")))
+    })
+}

@@ -1,0 +1,55 @@
+//! Splitting a THP (mm/huge_memory.c `split_huge_page_to_list`) and the deferred split
+//! queue (`deferred_split_folio`, `deferred_split_scan`).
+//!
+//! A PMD-mapped THP is 512 frames of one aligned pageblock flagged `PG_compound`, each
+//! carrying its own subpage on the LRU (docs/thp.md). Splitting clears the flag, so the
+//! subpages become ordinary base pages where they are; subpages that were unmapped while
+//! the THP sat on the deferred split queue (`MADV_DONTNEED` of part of it) are freed then.
+
+use super::Tc;
+use crate::mm::page::{pg, NO_PAGE};
+use crate::mm::page_alloc::{Pfn, PAGEBLOCK_NR_PAGES, PAGEBLOCK_ORDER};
+use crate::mm::Mm;
+
+/// `SHRINK_BATCH`: THPs the deferred split shrinker splits per call.
+pub const SHRINK_BATCH: usize = 128;
+
+/// `split_huge_page` of the THP containing `pfn`: its subpages become base pages; the
+/// unmapped ones (owner `NO_PAGE`) go back to the allocator. No-op if there is no THP.
+pub fn split_huge_page(mm: &mut Mm, pfn: Pfn) {
+    let head = pfn & !(PAGEBLOCK_NR_PAGES - 1);
+    let pb = (head >> PAGEBLOCK_ORDER) as usize;
+    if !mm.thp.huge.get(pb).copied().unwrap_or(false) {
+        return;
+    }
+    mm.thp.huge[pb] = false;
+    for p in head..head + PAGEBLOCK_NR_PAGES {
+        if !mm.frames.test(p, pg::COMPOUND) {
+            continue;
+        }
+        mm.frames.clear(p, pg::COMPOUND);
+        if mm.frames.page(p) == NO_PAGE {
+            mm.free_frame(p);
+        }
+    }
+    mm.thp.stat.count(Tc::ThpSplitPage, 1);
+}
+
+/// `deferred_split_folio`: queue a partially unmapped THP.
+pub fn deferred_split_folio(mm: &mut Mm, head: Pfn) {
+    if !mm.thp.deferred_split.contains(&head) {
+        mm.thp.deferred_split.push(head);
+        mm.thp.stat.count(Tc::ThpDeferredSplitPage, 1);
+    }
+}
+
+/// `deferred_split_scan` (the shrinker, run from reclaim): split up to [`SHRINK_BATCH`]
+/// queued THPs, oldest first. Returns the number split.
+pub fn deferred_split_scan(mm: &mut Mm) -> usize {
+    let n = mm.thp.deferred_split.len().min(SHRINK_BATCH);
+    let batch: Vec<Pfn> = mm.thp.deferred_split.drain(..n).collect();
+    for &head in &batch {
+        split_huge_page(mm, head);
+    }
+    n
+}

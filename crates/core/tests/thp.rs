@@ -1,0 +1,406 @@
+//! THP, compaction, khugepaged and NUMA on the THP machine (crate::thp): numbers worked
+//! out from mm/compaction.c, mm/huge_memory.c and mm/page_alloc.c rules.
+
+use reclaimlab_core::mm::page::pg;
+use reclaimlab_core::mm::page_alloc::{MigrateType, PAGEBLOCK_NR_PAGES};
+use reclaimlab_core::thp::compaction::{self, CompactControl, CompactPriority, CompactResult, Compactor, MigrateMode};
+use reclaimlab_core::thp::gfp::*;
+use reclaimlab_core::thp::machine::{Fault, ThpMachine};
+use reclaimlab_core::thp::policy::{find, THP_POLICIES};
+use reclaimlab_core::thp::{split, Tc};
+use reclaimlab_core::SimConfig;
+
+fn cfg(mem: &str, nodes: u32, extra: &[(&str, &str)]) -> SimConfig {
+    let mut c = SimConfig::default();
+    c.set("machine.memory", mem).unwrap();
+    c.set("machine.nodes", &nodes.to_string()).unwrap();
+    c.set("swap.device", "none").unwrap();
+    for (k, v) in extra {
+        c.set(k, v).unwrap();
+    }
+    c
+}
+
+/// 16 MiB, one node (4096 frames, 8 pageblocks), THP off: `n` anonymous base pages
+/// faulted in order by one task.
+fn base_filled(n: u32) -> (ThpMachine, usize, u32) {
+    let mut m = ThpMachine::new(&cfg("16M", 1, &[("transparent_hugepage.enabled", "never")])).unwrap();
+    let t = m.add_task(0);
+    let v = m.mmap(n, false, false);
+    let start = m.vmas[v].start;
+    for p in start..start + n {
+        assert_eq!(m.touch(t, p, true).unwrap().0, Fault::Base);
+    }
+    (m, t, start)
+}
+
+fn stat(m: &ThpMachine, e: Tc) -> u64 {
+    m.mm.thp.stat.get(e)
+}
+
+#[test]
+fn compaction_migrates_pages_and_keeps_mappings() {
+    // 3900 pages + 8 page tables of 4096 frames: the free tail is below an order-9 block.
+    let (mut m, _, start) = base_filled(3900);
+    // Free every other page: 1950 free singles, no order-9 block anywhere.
+    for p in (start..start + 3900).step_by(2) {
+        m.madv_dontneed(p, 1);
+    }
+    m.check_invariants().unwrap();
+    assert_eq!(m.mm.buddy.nr_free_by_order(0)[9..].iter().sum::<u64>(), 0);
+    let resident: Vec<u32> = (start..start + 3900).skip(1).step_by(2).collect();
+    let pfns_before: Vec<u32> = resident.iter().map(|&p| m.mm.pages.pte[p as usize]).collect();
+    let free_before = m.mm.total_free_pages();
+    let mut cc = CompactControl::new(0, Some(9), MigrateMode::SyncLight, Compactor::Direct, &m.mm);
+    let r = compaction::compact_zone(&mut m.mm, &mut cc);
+    assert_eq!(r, CompactResult::Success, "a movable zone half free compacts to an order-9 block");
+    // The migrate scanner emptied (at least) one pageblock: its 256 resident pages moved.
+    assert!(cc.nr_migrated >= 256, "{}", cc.nr_migrated);
+    assert_eq!(stat(&m, Tc::PgmigrateSuccess), cc.nr_migrated);
+    // Every migrated page was isolated once, and a free page was isolated for it.
+    assert!(stat(&m, Tc::CompactIsolated) >= 2 * cc.nr_migrated);
+    assert_eq!(stat(&m, Tc::CompactMigrateScanned), cc.total_migrate_scanned);
+    assert_eq!(stat(&m, Tc::CompactFreeScanned), cc.total_free_scanned);
+    assert_eq!(m.mm.total_free_pages(), free_before, "migration conserves free pages");
+    assert!(m.mm.buddy.nr_free_by_order(0)[9..].iter().any(|&n| n > 0));
+    // Exactly the migrated pages changed frames; each PTE points at a frame it owns.
+    let moved: Vec<(u32, u32)> = resident.iter().zip(&pfns_before).filter(|(&p, &f)| m.mm.pages.pte[p as usize] != f).map(|(&p, &f)| (f, m.mm.pages.pte[p as usize])).collect();
+    assert_eq!(moved.len() as u64, cc.nr_migrated);
+    for &p in &resident {
+        let f = m.mm.pages.pte[p as usize];
+        assert_eq!(m.mm.frames.page(f), p);
+        assert!(m.mm.frames.test(f, pg::LRU | pg::SWAPBACKED));
+    }
+    // Migrate scanner from the bottom, free scanner from the top: targets are above sources.
+    let highest_source = moved.iter().map(|x| x.0).max().unwrap();
+    let lowest_target = moved.iter().map(|x| x.1).min().unwrap();
+    assert!(highest_source < lowest_target, "{highest_source} {lowest_target}");
+    assert!(cc.migrate_pfn < cc.free_pfn);
+    m.check_invariants().unwrap();
+}
+
+#[test]
+fn async_direct_compaction_skips_unmovable_source_blocks() {
+    let (mut m, _, start) = base_filled(3900);
+    for p in (start..start + 3900).step_by(2) {
+        m.madv_dontneed(p, 1);
+    }
+    // An unmovable allocation claims a half-free movable pageblock (free 256 >= 256);
+    // its LRU pages must stay put in async direct compaction (suitable_migration_source).
+    let u = m.mm.buddy.alloc(&mut m.mm.lists, 0, 0, MigrateType::Unmovable).unwrap();
+    let pb = u / 512 * 512;
+    assert_eq!(m.mm.buddy.pageblock_migratetype(pb), MigrateType::Unmovable);
+    let lru_in_pb: Vec<u32> = (pb..pb + 512).filter(|&f| m.mm.frames.test(f, pg::LRU)).collect();
+    assert!(!lru_in_pb.is_empty());
+    let mut cc = CompactControl::new(0, Some(9), MigrateMode::Async, Compactor::Direct, &m.mm);
+    compaction::compact_zone(&mut m.mm, &mut cc);
+    assert!(cc.nr_migrated > 0);
+    for &f in &lru_in_pb {
+        assert!(m.mm.frames.test(f, pg::LRU), "pfn {f} of the unmovable block was migrated");
+    }
+}
+
+#[test]
+fn fully_fragmented_zone_fails_and_defers() {
+    let mut m = ThpMachine::new(&cfg("16M", 1, &[("transparent_hugepage.enabled", "never")])).unwrap();
+    // Pin one unmovable page at the start of every pageblock (page tables), free the rest.
+    let n = m.mm.nr_frames;
+    let mut all = vec![];
+    while let Some(p) = m.mm.buddy.alloc(&mut m.mm.lists, 0, 0, MigrateType::Unmovable) {
+        all.push(p);
+    }
+    assert_eq!(all.len() as u32, n);
+    for &p in &all {
+        if p % PAGEBLOCK_NR_PAGES != 0 {
+            m.mm.buddy.free(&mut m.mm.lists, p, 0);
+        }
+    }
+    let zones = [0usize];
+    assert_eq!(compaction::fragmentation_index(&m.mm.buddy.nr_free_by_order(0), 9), 1000 - (1000 + (n as u64 - 8) * 1000 / 512) as i32 / (9 * 8));
+    let (r, _) = compaction::try_to_compact_pages(&mut m.mm, &zones, 9, CompactPriority::SyncLight, 0);
+    assert_eq!(r, CompactResult::Complete, "nothing movable: the scanners meet");
+    let zc = &m.mm.thp.zones[0];
+    assert_eq!((zc.defer_shift, zc.considered), (1, 0), "a failed sync run defers");
+    // Next attempt: considered 1 >= 1 << 1? no -> deferred.
+    let (r, _) = compaction::try_to_compact_pages(&mut m.mm, &zones, 9, CompactPriority::SyncLight, 0);
+    assert_eq!(r, CompactResult::Deferred);
+    // The one after runs again (considered reaches 2), fails, and the shift grows to 2.
+    let (r, _) = compaction::try_to_compact_pages(&mut m.mm, &zones, 9, CompactPriority::SyncLight, 0);
+    assert_eq!(r, CompactResult::Complete);
+    assert_eq!(m.mm.thp.zones[0].defer_shift, 2);
+    // Async failures never defer; SYNC_FULL ignores deferral.
+    for _ in 0..3 {
+        compaction::try_to_compact_pages(&mut m.mm, &zones, 9, CompactPriority::SyncFull, 0);
+    }
+    assert_eq!(m.mm.thp.zones[0].defer_shift, 5);
+    for _ in 0..10 {
+        compaction::try_to_compact_pages(&mut m.mm, &zones, 9, CompactPriority::SyncFull, 0);
+    }
+    assert_eq!(m.mm.thp.zones[0].defer_shift, compaction::COMPACT_MAX_DEFER_SHIFT);
+    assert_eq!(stat(&m, Tc::PgmigrateSuccess), 0);
+}
+
+#[test]
+fn defer_arithmetic_matches_the_kernel() {
+    let mut zc = reclaimlab_core::thp::ZoneCompact { considered: 0, defer_shift: 0, order_failed: 0, cached_migrate_pfn: [0; 2], cached_free_pfn: 0, blockskip_flush: false };
+    compaction::defer_compaction(&mut zc, 9);
+    compaction::defer_compaction(&mut zc, 9);
+    assert_eq!(zc.defer_shift, 2);
+    // 1 << 2 = 4: three deferred attempts, the fourth runs.
+    let runs: Vec<bool> = (0..5).map(|_| !compaction::compaction_deferred(&mut zc, 9)).collect();
+    assert_eq!(runs, [false, false, false, true, true]);
+    // An order below compact_order_failed (0 initially... set by a success at 9 → 10).
+    compaction::compaction_defer_reset(&mut zc, 9, true);
+    assert_eq!((zc.defer_shift, zc.considered, zc.order_failed), (0, 0, 10));
+    compaction::defer_compaction(&mut zc, 9);
+    assert_eq!(zc.order_failed, 9);
+    assert!(compaction::compaction_deferred(&mut zc, 9));
+    assert!(!compaction::compaction_deferred(&mut zc, 8), "orders below the failed one are never deferred");
+}
+
+#[test]
+fn suitability_watermarks_and_fragmentation_index() {
+    // All free: the allocation watermark holds -> SUCCESS (no compaction needed).
+    let m = ThpMachine::new(&cfg("16M", 1, &[])).unwrap();
+    assert_eq!(compaction::compaction_suitable(&m.mm, 0, Some(9), 1, 500), CompactResult::Success);
+    // fragmentation_index: 10 free order-0 pages for an order-2 request: 1000 - (1000 + 10*1000/4)/10 = 650.
+    let mut nr = [0u64; 11];
+    nr[0] = 10;
+    assert_eq!(compaction::fragmentation_index(&nr, 2), 650);
+    nr[3] = 1;
+    assert_eq!(compaction::fragmentation_index(&nr, 2), -1000);
+    assert_eq!(compaction::fragmentation_index(&[0; 11], 9), 0);
+    // extfrag_for_order: 10 singles + one order-9 block: 10 of 522 free pages unusable -> 1%.
+    let mut nr = [0u64; 11];
+    nr[0] = 10;
+    nr[9] = 1;
+    assert_eq!(compaction::extfrag_for_order(&nr, 9), 1);
+    assert_eq!(compaction::fragmentation_score_wmark(20, true), 80);
+    assert_eq!(compaction::fragmentation_score_wmark(20, false), 90);
+    assert_eq!(compaction::fragmentation_score_wmark(100, true), 5);
+}
+
+#[test]
+fn skipped_when_free_memory_is_below_low_wmark_plus_gap() {
+    let (mut m, _, _) = base_filled(4096 - 200);
+    let low = m.mm.buddy.zones[0].watermark[1];
+    let free = m.mm.total_free_pages();
+    assert!(free < low + compaction::compact_gap(9), "free {free}, low {low}");
+    assert_eq!(compaction::compaction_suitable(&m.mm, 0, Some(9), 0, 500), CompactResult::Skipped);
+    let (r, _) = compaction::try_to_compact_pages(&mut m.mm, &[0], 9, CompactPriority::SyncLight, 0);
+    assert_eq!(r, CompactResult::Skipped);
+    assert_eq!(m.mm.thp.zones[0].defer_shift, 0, "a skipped zone is not deferred");
+}
+
+/// Every (policy, defrag, madvised) gfp mask, as the kernel versions compute it.
+#[test]
+fn gfp_masks_per_defrag_mode_and_policy() {
+    use ThpDefrag::*;
+    let l = GFP_TRANSHUGE_LIGHT;
+    let cases: &[(&str, ThpDefrag, bool, Gfp)] = &[
+        ("thp@4.20-rc4", Always, true, GFP_TRANSHUGE),
+        ("thp@4.20-rc4", Always, false, GFP_TRANSHUGE | __GFP_NORETRY),
+        ("thp@4.20-rc4", Defer, false, l | __GFP_KSWAPD_RECLAIM | __GFP_THISNODE),
+        ("thp@4.20-rc4", DeferMadvise, true, l | __GFP_DIRECT_RECLAIM),
+        ("thp@4.20-rc4", DeferMadvise, false, l | __GFP_KSWAPD_RECLAIM | __GFP_THISNODE),
+        ("thp@4.20-rc4", Madvise, true, l | __GFP_DIRECT_RECLAIM),
+        ("thp@4.20-rc4", Madvise, false, l | __GFP_THISNODE),
+        ("thp@4.20-rc4", Never, true, l | __GFP_THISNODE),
+        ("thp+gfp-thisnode-v1", Always, true, GFP_TRANSHUGE | __GFP_THISNODE),
+        ("thp+gfp-thisnode-v1", Madvise, true, l | __GFP_DIRECT_RECLAIM | __GFP_THISNODE),
+        ("thp+gfp-thisnode-v1", Madvise, false, l | __GFP_THISNODE),
+        ("thp+gfp-thisnode-v1", Defer, false, l | __GFP_KSWAPD_RECLAIM | __GFP_THISNODE),
+        ("thp@5.4", Always, false, GFP_TRANSHUGE | __GFP_NORETRY),
+        ("thp@5.4", Madvise, true, l | __GFP_DIRECT_RECLAIM),
+        ("thp@5.4", Madvise, false, l),
+        ("thp@5.4", DeferMadvise, false, l | __GFP_KSWAPD_RECLAIM),
+        ("thp@5.4", Never, false, l),
+    ];
+    for &(name, d, madv, want) in cases {
+        assert_eq!(find(name).unwrap().policy.gfp_mask(d, madv), want, "{name} {d:?} madvised={madv}");
+    }
+    assert!(find("thp@9.9").is_err());
+    assert_eq!(THP_POLICIES.len(), 3);
+}
+
+/// A node whose free memory is plentiful but in no order-9 block (one pinned unmovable
+/// page per pageblock except pageblock 0, which is full of movable pages), then one THP
+/// fault in a (non-)madvised region: what each defrag mode does.
+fn fault_on_fragmented(defrag: &str, madvise: bool, policy: &str) -> ThpMachine {
+    let mut m = ThpMachine::new(&cfg("16M", 1, &[("transparent_hugepage.defrag", defrag), ("thp.policy", policy)])).unwrap();
+    let t = m.add_task(0);
+    // Movable pages in every pageblock: fault base pages with THP off for this region.
+    let v = m.mmap(4096 - 64, false, false);
+    m.vmas[v].nohugepage = true;
+    let start = m.vmas[v].start;
+    for p in start..start + 4096 - 600 {
+        m.touch(t, p, true).unwrap();
+    }
+    // Free all but 64 pages of each pageblock's worth of the region: plenty free, no block.
+    for p in start..start + 4096 - 600 {
+        if (p - start) % 512 >= 64 {
+            m.madv_dontneed(p, 1);
+        }
+    }
+    let fr = m.mm.buddy.nr_free_by_order(0);
+    assert_eq!(fr[9] + fr[10], 0, "no free order-9 block: {fr:?}");
+    let v2 = m.mmap(512, false, madvise);
+    let s2 = m.vmas[v2].start;
+    m.touch(t, s2, true).unwrap();
+    m.check_invariants().unwrap();
+    m
+}
+
+#[test]
+fn defrag_modes_decide_stall_wake_or_fallback() {
+    for policy in ["thp@4.20-rc4", "thp@5.4"] {
+        // madvise + MADV_HUGEPAGE: direct compaction succeeds (the region's pages move).
+        let m = fault_on_fragmented("madvise", true, policy);
+        assert_eq!(stat(&m, Tc::ThpFaultAlloc), 1, "{policy}");
+        assert!(stat(&m, Tc::CompactStall) >= 1 && stat(&m, Tc::CompactSuccess) == 1);
+        assert!(stat(&m, Tc::PgmigrateSuccess) > 0);
+        // madvise without MADV_HUGEPAGE: no reclaim, no compaction, no kcompactd.
+        let m = fault_on_fragmented("madvise", false, policy);
+        assert_eq!((stat(&m, Tc::ThpFaultFallback), stat(&m, Tc::CompactStall), stat(&m, Tc::CompactDaemonWake)), (1, 0, 0), "{policy}");
+        // defer: kcompactd is woken, the fault falls back at once.
+        let m = fault_on_fragmented("defer", false, policy);
+        assert_eq!((stat(&m, Tc::ThpFaultFallback), stat(&m, Tc::CompactStall), stat(&m, Tc::CompactDaemonWake)), (1, 0, 1), "{policy}");
+        // never: nothing at all.
+        let m = fault_on_fragmented("never", true, policy);
+        assert_eq!((stat(&m, Tc::ThpFaultFallback), stat(&m, Tc::CompactStall), stat(&m, Tc::CompactDaemonWake)), (1, 0, 0));
+        // always, not madvised: __GFP_NORETRY, still one direct compaction that succeeds.
+        let m = fault_on_fragmented("always", false, policy);
+        assert_eq!(stat(&m, Tc::ThpFaultAlloc), 1, "{policy}");
+        assert_eq!(stat(&m, Tc::CompactStall), 1);
+    }
+}
+
+#[test]
+fn thp_fault_maps_512_pages_and_dontneed_defers_the_split() {
+    let mut m = ThpMachine::new(&cfg("16M", 1, &[])).unwrap();
+    let t = m.add_task(0);
+    let v = m.mmap(1024, false, false);
+    let s = m.vmas[v].start;
+    let (f, lat) = m.touch(t, s + 5, true).unwrap();
+    assert_eq!(f, Fault::Huge);
+    // minor fault + clearing 512 pages.
+    assert_eq!(lat, m.mm.cfg.cost.minor_fault_ns + 512 * m.mm.cfg.thp.clear_page_ns);
+    let head = m.mm.pages.pte[s as usize];
+    assert_eq!(head % 512, 0);
+    for i in 0..512 {
+        assert_eq!(m.mm.pages.pte[(s + i) as usize], head + i);
+    }
+    assert_eq!(m.touch(t, s + 300, false).unwrap().0, Fault::Hit);
+    assert_eq!(stat(&m, Tc::ThpFaultAlloc), 1);
+    // One page table was deposited.
+    assert_eq!(stat(&m, Tc::NrPageTablePages), 1);
+    let free0 = m.mm.total_free_pages();
+    m.madv_dontneed(s + 256, 256);
+    assert_eq!((stat(&m, Tc::ThpSplitPmd), stat(&m, Tc::ThpDeferredSplitPage), stat(&m, Tc::ThpSplitPage)), (1, 1, 0));
+    assert_eq!(m.mm.total_free_pages(), free0, "the unmapped half stays allocated until the split");
+    m.check_invariants().unwrap();
+    assert_eq!(split::deferred_split_scan(&mut m.mm), 1);
+    assert_eq!(stat(&m, Tc::ThpSplitPage), 1);
+    assert_eq!(m.mm.total_free_pages(), free0 + 256);
+    assert!(!m.mm.frames.test(head, pg::COMPOUND));
+    m.check_invariants().unwrap();
+}
+
+#[test]
+fn reclaim_splits_a_thp_it_evicts() {
+    // 16 MiB, zram swap; fault THPs until reclaim must evict some of their pages.
+    let mut c = cfg("16M", 1, &[("transparent_hugepage.defrag", "never")]);
+    c.set("swap.device", "zram").unwrap();
+    let mut m = ThpMachine::new(&c).unwrap();
+    let t = m.add_task(0);
+    let v = m.mmap(512 * 12, false, false);
+    let s = m.vmas[v].start;
+    for k in 0..12 {
+        for i in 0..512 {
+            m.touch(t, s + k * 512 + i, true).unwrap();
+        }
+    }
+    assert!(stat(&m, Tc::ThpFaultAlloc) >= 1);
+    assert!(stat(&m, Tc::ThpSplitPage) >= 1, "eviction of a THP subpage splits it");
+    m.check_invariants().unwrap();
+}
+
+#[test]
+fn khugepaged_collapses_a_range_within_max_ptes_none() {
+    let mut m = ThpMachine::new(&cfg("16M", 1, &[("transparent_hugepage.khugepaged.scan_sleep_millisecs", "1"), ("transparent_hugepage.khugepaged.max_ptes_none", "100")])).unwrap();
+    let t = m.add_task(0);
+    let v = m.mmap(1024, false, false);
+    let s = m.vmas[v].start;
+    // Base pages: pre-create the page tables by touching with THP off for this VMA, then allow THP.
+    m.vmas[v].nohugepage = true;
+    for i in 0..450 {
+        m.touch(t, s + i, true).unwrap(); // 62 none PTEs: collapsible
+    }
+    for i in 512..512 + 300 {
+        m.touch(t, s + i, true).unwrap(); // 212 none: above max_ptes_none
+    }
+    m.vmas[v].nohugepage = false;
+    let old = m.mm.pages.pte[s as usize];
+    m.tasks[t].clock += 5_000_000;
+    m.touch(t, s, false).unwrap(); // time passes: khugepaged runs
+    assert_eq!(stat(&m, Tc::ThpCollapseAlloc), 1);
+    let head = m.mm.pages.pte[s as usize];
+    assert_ne!(head, old);
+    assert!(m.mm.frames.test(head, pg::COMPOUND));
+    // The range's none PTEs were filled by the collapse; the other range stays base pages.
+    assert!(reclaimlab_core::mm::page::is_resident(m.mm.pages.pte[(s + 500) as usize]));
+    assert!(!m.mm.frames.test(m.mm.pages.pte[(s + 512) as usize], pg::COMPOUND));
+    m.check_invariants().unwrap();
+}
+
+#[test]
+fn numa_counters_follow_zone_statistics() {
+    // Two nodes of 8 MiB; a task on node 0 faults more than node 0 holds (THP off).
+    let mut m = ThpMachine::new(&cfg("16M", 2, &[("transparent_hugepage.enabled", "never")])).unwrap();
+    let t = m.add_task(0);
+    let v = m.mmap(3000, false, false);
+    let s = m.vmas[v].start;
+    for p in s..s + 3000 {
+        m.touch(t, p, true).unwrap();
+    }
+    let hit = stat(&m, Tc::NumaHit);
+    let miss = stat(&m, Tc::NumaMiss);
+    let per = m.pages_per_node(s, 3000);
+    assert!(per[1] > 0, "node 0 overflowed to node 1: {per:?}");
+    // Every allocation (pages + page tables) counted once: hit + miss.
+    assert_eq!(hit + miss, 3000 + stat(&m, Tc::NrPageTablePages));
+    assert_eq!(miss, stat(&m, Tc::NumaForeign));
+    assert_eq!(stat(&m, Tc::NumaLocal), hit);
+    assert_eq!(stat(&m, Tc::NumaOther), miss);
+    assert!(miss >= per[1]);
+    m.check_invariants().unwrap();
+}
+
+#[test]
+fn proactive_compaction_lowers_the_fragmentation_score() {
+    let (mut m, _, start) = base_filled(3500);
+    for p in (start..start + 3500).filter(|p| p % 3 != 0) {
+        m.madv_dontneed(p, 1);
+    }
+    let before = compaction::fragmentation_score_node(&m.mm, 0);
+    assert!(before > compaction::fragmentation_score_wmark(20, false), "score {before}");
+    compaction::kcompactd_compact_zone(&mut m.mm, 0, None);
+    let after = compaction::fragmentation_score_node(&m.mm, 0);
+    assert!(after < before, "{before} -> {after}");
+    assert!(stat(&m, Tc::CompactDaemonMigrateScanned) > 0);
+    m.check_invariants().unwrap();
+}
+
+#[test]
+fn unmovable_page_tables_land_in_unmovable_pageblocks() {
+    // Page tables (one per 512 pages) claim an unmovable pageblock and then come from it,
+    // so they do not scatter over movable pageblocks (__rmqueue_claim/__rmqueue_smallest).
+    let (m, _, _) = base_filled(3000);
+    let tables: Vec<u32> = m.pgtable.iter().copied().filter(|&p| p != u32::MAX).collect();
+    assert_eq!(tables.len(), 6);
+    for &p in &tables {
+        assert_eq!(m.mm.buddy.pageblock_migratetype(p), MigrateType::Unmovable);
+    }
+    let blocks: std::collections::BTreeSet<u32> = tables.iter().map(|p| p / 512).collect();
+    assert_eq!(blocks.len(), 1);
+}
