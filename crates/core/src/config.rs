@@ -49,6 +49,7 @@ pub struct CostModel {
     pub free_ns: u64,
     pub walk_pte_ns: u64,
     pub damon_region_ns: u64,
+    pub damon_pfn_ns: u64,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -251,6 +252,7 @@ pub static KNOBS: &[Knob] = &[
     knob!("lru_gen.min_ttl_ms", "0", "ms", "/sys/kernel/mm/lru_gen/min_ttl_ms: working-set protection; OOM when every generation is younger (0 = off)",
         |c, v| c.lru_gen_min_ttl_ms = uint(v)?, |c| c.lru_gen_min_ttl_ms.to_string()),
     cost_knob!("cost.damon_region_ns", "50", "DAMON: kdamond's work per region per aggregation (merge, split, scheme matching); sampling costs 2 × cost.rmap_ns per region", damon_region_ns),
+    cost_knob!("cost.damon_pfn_ns", "20", "DAMOS paddr actions: look up one page frame (damon_get_folio), whether or not a folio is there", damon_pfn_ns),
     knob!("damon_reclaim.enabled", "N", "", "DAMON_RECLAIM: run the proactive reclamation module (kdamond with one paddr pageout scheme)",
         |c, v| c.damon_reclaim.enabled = boolparam(v)?, |c| if c.damon_reclaim.enabled { "Y" } else { "N" }.into()),
     damon_knob!("min_age", "120000000", "us", "time a region must stay unaccessed before it is paged out", min_age),
@@ -349,6 +351,7 @@ impl Default for SimConfig {
                 free_ns: 0,
                 walk_pte_ns: 0,
                 damon_region_ns: 0,
+                damon_pfn_ns: 0,
             },
             sample_interval_ns: 0,
             lru_gen_enabled: None,

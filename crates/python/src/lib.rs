@@ -5,6 +5,7 @@
 //! Errors map to `reclaimlab.exceptions` classes in [`error`].
 
 mod cache;
+mod damon;
 mod error;
 mod regions;
 mod trace;
@@ -245,6 +246,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     trace::register(m)?;
     cache::register(m)?;
     regions::register(m)?;
+    damon::register(m)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }

@@ -49,6 +49,7 @@ examples:
   reclaimlab run                               compare every policy on `default`
   reclaimlab run tpcc-stock-level              seed 001: transactions/s per policy
   reclaimlab run tpcc-stock-level --scale 4 --json
+  reclaimlab run damon-reclaim-parsec --detail seed 004: DAMON_RECLAIM quota x prioritization table
   reclaimlab run --policy classic@6.15         one run, detailed report
   reclaimlab run --memory 256M --swap zram:512M --swappiness 100
   reclaimlab run --trace OLTP.lirs --trace-format lirs --trace-kind file-read --memory 64M --json
@@ -127,6 +128,11 @@ def add_parser(sub) -> None:
         "to OUT.png, OUT.svg or OUT.pdf (needs matplotlib: pip install 'reclaimlab[plot]')",
     )
     o.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
+    o.add_argument(
+        "--detail",
+        action="store_true",
+        help="damon-reclaim-parsec: also print the table of every workload",
+    )
     o.add_argument(
         "-j",
         "--jobs",
@@ -240,6 +246,10 @@ def compare_main(args: argparse.Namespace, settings: dict[str, str]) -> int:
     import reclaimlab
 
     scenario = args.scenario or "default"
+    if scenario == "damon-reclaim-parsec":
+        from .damon_parsec import main as parsec_main
+
+        return parsec_main(args, settings)
     start = time.monotonic()
     chatty = not args.quiet and sys.stderr.isatty()
 

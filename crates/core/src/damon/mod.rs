@@ -21,3 +21,4 @@ pub use monitor::Kdamond;
 pub use reclaim::DamonReclaimParams;
 #[cfg(test)]
 mod tests;
+pub mod parsec;

@@ -319,10 +319,14 @@ pub fn damon_mvsum(current: u64, last: u64, left_window_bp: u64) -> u64 {
 }
 
 /// `damon_nr_accesses_mvsum(r, ctx)` (D.10): the moving sum from the window's remaining
-/// share, `(next_aggregation_sis - passed) / (aggr / sample)`.
+/// share, `(next_aggregation_sis - passed) / (aggr / sample)`. With the whole window
+/// left (at the boundary, before `nr_accesses` is reset) it is `last_nr_accesses`.
 pub fn damon_nr_accesses_mvsum(r: &DamonRegion, passed_sample_intervals: u64, next_aggregation_sis: u64, sample_interval: u64, aggr_interval: u64) -> u32 {
     let len = damon_max_nr_accesses(sample_interval, aggr_interval).max(1);
     let left = next_aggregation_sis.saturating_sub(passed_sample_intervals).min(len);
+    if left == len {
+        return r.last_nr_accesses;
+    }
     damon_mvsum(r.nr_accesses as u64, r.last_nr_accesses as u64, left * 10000 / len) as u32
 }
 

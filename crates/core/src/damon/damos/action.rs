@@ -7,8 +7,10 @@
 //! - `lru_prio`: `folio_mark_accessed`; `lru_deprio` and vaddr `cold`: `folio_deactivate`.
 //! - `stat`: counts ops-filter-passed bytes (only when ops filters exist).
 //!
-//! Cost on kdamond's clock: `cost.rmap_ns` + `cost.scan_ns` per folio examined (the young
-//! check walks the rmap; isolation), plus what `shrink_folio_list` charges.
+//! Cost on kdamond's clock: `cost.damon_pfn_ns` per page frame of a paddr region (the
+//! walk looks every pfn up, free or not), `cost.rmap_ns` + `cost.scan_ns` per folio
+//! examined (the young check walks the rmap; isolation), plus what `shrink_folio_list`
+//! charges.
 
 use super::filter::{damos_folio_filter_match, DamosFilter, DamosFilterType};
 use super::scheme::{Damos, DamosAction};
@@ -65,6 +67,10 @@ pub fn damos_apply_folios<P: ReclaimPolicy>(mm: &mut Mm, p: &mut P, kind: OpsKin
     let extra = (kind == OpsKind::Paddr && s.action == DamosAction::Pageout && !s.ops_filters.iter().any(|f| f.ty == DamosFilterType::Young)).then_some(&young);
     if s.action == DamosAction::Stat && s.ops_filters.is_empty() {
         return (0, 0, 0);
+    }
+    // damon_get_folio on every page frame of the region, folio or not (paddr).
+    if kind == OpsKind::Paddr {
+        ns += region_sz / PAGE_SIZE * mm.cfg.cost.damon_pfn_ns;
     }
     for pfn in folios {
         if s.last_applied == Some(pfn as u64) {

@@ -1,0 +1,126 @@
+"""``reclaimlab run damon-reclaim-parsec``: seed 004's table.
+
+Every PARSEC3/SPLASH-2X profile runs without DAMON_RECLAIM and under the seed's seven
+configurations (no quota; 10, 50, 200 ms/s time quotas, each without and with
+prioritization), in worker processes. The table gives memory saving, runtime slowdown
+and DAMON_RECLAIM's CPU share averaged over the workloads, computed as the seed does
+(memory saving = −(memused_cfg/memused_orig − 1)·100 with memused the time-averaged
+memory in use; slowdown = (runtime_cfg/runtime_orig − 1)·100); ``--detail`` adds one
+table per workload.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from concurrent.futures import ProcessPoolExecutor
+
+from ._table import table
+
+#: Seed 004's own numbers (RFC v3 cover letter), for the side-by-side column.
+SEED = {
+    ("N", False): (47.16, 5.4, 11.62),
+    ("10ms/s", False): (4.55, 2.51, 1.78),
+    ("50ms/s", False): (40.84, 4.53, 5.7),
+    ("200ms/s", False): (48.42, 4.69, 10.92),
+    ("10ms/s", True): (0.77, 1.84, 1.37),
+    ("50ms/s", True): (40.34, 3.38, 5.16),
+    ("200ms/s", True): (47.99, 5.1, 10.41),
+}
+
+
+def _one(job):
+    from reclaimlab import _core
+
+    name, scale, seed, settings = job
+    return name, _core.damon.parsec_workload_table(name, scale, seed, settings)
+
+
+def run_table(scale: float = 1.0, seed: int = 1, settings: dict | None = None, jobs: int | None = None, workloads=None, on_done=None):
+    """{workload: [cell dicts]} for every profile (or ``workloads``)."""
+    from reclaimlab import _core
+
+    names = list(workloads or _core.damon.parsec_workloads())
+    items = sorted((settings or {}).items())
+    jobs = max(1, min(jobs or os.cpu_count() or 1, len(names)))
+    out = {}
+    todo = [(n, scale, seed, items) for n in names]
+    if jobs == 1:
+        results = map(_one, todo)
+    else:
+        pool = ProcessPoolExecutor(jobs)
+        results = pool.map(_one, todo)
+    for name, cells in results:
+        out[name] = cells
+        if on_done:
+            on_done(name)
+    if jobs != 1:
+        pool.shutdown()
+    return {n: out[n] for n in names}
+
+
+def averages(per_workload: dict) -> list[dict]:
+    """The seed's rows: each configuration's metrics averaged over the workloads."""
+    rows = []
+    first = next(iter(per_workload.values()))
+    for i, cell in enumerate(first):
+        vals = [cells[i] for cells in per_workload.values()]
+        avg = lambda k: sum(v[k] for v in vals) / len(vals)  # noqa: E731
+        rows.append(
+            {
+                "quota": cell["quota"],
+                "prioritization": cell["prioritization"],
+                "memory_saving_pct": avg("memory_saving_pct"),
+                "slowdown_pct": avg("slowdown_pct"),
+                "cpu_pct": avg("cpu_pct"),
+            }
+        )
+    return rows
+
+
+def _rows(cells, seed_cols: bool):
+    out = []
+    for c in cells:
+        row = [c["quota"], "Y" if c["prioritization"] else "N", f"{c['memory_saving_pct']:.2f}%", f"{c['slowdown_pct']:.2f}%", f"{c['cpu_pct']:.2f}%"]
+        if seed_cols:
+            s = SEED[(c["quota"], c["prioritization"])]
+            row += [f"{s[0]}%", f"{s[1]}%", f"{s[2]}%"]
+        out.append(row)
+    return out
+
+
+def main(args, settings: dict) -> int:
+    import time
+
+    from ..exceptions import ConfigError
+
+    scale = 1.0 if args.scale is None else float(args.scale)
+    seed = 1 if args.seed is None else int(args.seed)
+    if args.memory is not None:
+        settings = {**settings, "machine.memory": str(args.memory)}
+    if args.jobs is not None and args.jobs < 1:
+        raise ConfigError("--jobs must be at least 1")
+    start = time.monotonic()
+    chatty = not args.quiet and sys.stderr.isatty()
+    n = [0]
+
+    def done(name):
+        n[0] += 1
+        if chatty:
+            print(f"  [{n[0]}/24] {name} ({time.monotonic() - start:.1f} s)", file=sys.stderr)
+
+    per = run_table(scale, seed, settings, args.jobs, on_done=done)
+    avg = averages(per)
+    if args.json:
+        print(json.dumps({"scenario": "damon-reclaim-parsec", "scale": scale, "average": avg, "workloads": per}))
+        return 0
+    head = ["time quota", "prioritization", "memory_saving", "slowdown", "cpu_util", "seed: saving", "seed: slowdown", "seed: cpu"]
+    print(f"damon-reclaim-parsec (seed 004): DAMON_RECLAIM averaged over {len(per)} workloads, scale {scale:g}")
+    print(table(_rows(avg, True), head, right=range(2, 8)))
+    if args.detail:
+        for name, cells in per.items():
+            print(f"\n{name}")
+            print(table(_rows(cells, False), head[:5], right=range(2, 5)))
+    print(f"\n({time.monotonic() - start:.1f} s)", file=sys.stderr)
+    return 0
