@@ -404,3 +404,33 @@ fn unmovable_page_tables_land_in_unmovable_pageblocks() {
     let blocks: std::collections::BTreeSet<u32> = tables.iter().map(|p| p / 512).collect();
     assert_eq!(blocks.len(), 1);
 }
+
+/// Seed 003's first table, thpscale with MADV_HUGEPAGE on two nodes: the local-only patch
+/// gets far fewer huge pages and lower fault latency than the baseline at most thread
+/// counts; the 2019 design keeps the baseline's success rate.
+#[test]
+fn thpscale_local_only_trades_success_for_latency() {
+    use reclaimlab_core::thp::scenarios::{thpscale, ThpscaleParams};
+    let threads = [1u32, 7, 32];
+    let mut res = std::collections::BTreeMap::new();
+    for p in THP_POLICIES {
+        for &t in &threads {
+            let c = cfg("1G", 2, &[("thp.policy", p.name), ("swap.device", "zram")]);
+            let r = thpscale(&c, &ThpscaleParams { threads: t, ..Default::default() }).unwrap();
+            let all: Vec<f64> = r.fault_base_us.iter().chain(&r.fault_huge_us).copied().collect();
+            res.insert((p.name, t), (r.huge_pct(), all.iter().sum::<f64>() / all.len() as f64));
+        }
+    }
+    let (base, local, v54) = ("thp@4.20-rc4", "thp+gfp-thisnode-v1", "thp@5.4");
+    let mut lower_latency = 0;
+    for &t in &threads {
+        let (b, l, n) = (res[&(base, t)], res[&(local, t)], res[&(v54, t)]);
+        assert!(l.0 < b.0 / 2.0, "t={t}: local-only {:.1}% huge vs baseline {:.1}%", l.0, b.0);
+        assert!(n.0 > l.0, "t={t}: 5.4 {:.1}% vs local-only {:.1}%", n.0, l.0);
+        assert!((n.0 - b.0).abs() < 2.0, "t={t}: 5.4 {:.1}% vs baseline {:.1}%", n.0, b.0);
+        if l.1 < b.1 {
+            lower_latency += 1;
+        }
+    }
+    assert!(lower_latency >= 2, "{res:?}");
+}

@@ -8,6 +8,7 @@ mod cache;
 mod damon;
 mod error;
 mod regions;
+mod thp;
 mod trace;
 
 use std::sync::Mutex;
@@ -247,6 +248,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     cache::register(m)?;
     regions::register(m)?;
     damon::register(m)?;
+    thp::register(m)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }

@@ -23,5 +23,7 @@ def main(args: argparse.Namespace) -> int:
     from .. import _core
 
     rows = [(name, base or "-", desc) for name, base, desc in _core.policies()]
+    # THP allocation policies (the thpscale/usemem scenarios' axis, key thp.policy).
+    rows += [(name, "thp.policy", desc) for name, desc in _core.thp_policies()]
     print(table(rows, header=("POLICY", "VARIANT OF", "MODEL")))
     return 0

@@ -176,6 +176,12 @@ def main(args: argparse.Namespace) -> int:
         require_matplotlib()
 
     settings = parse_set(args.set)
+    from ..thp import is_thp_scenario
+
+    if is_thp_scenario(args.scenario):
+        from . import run_thp
+
+        return run_thp.main(args, settings)
     if is_comparison(args, settings):
         return compare_main(args, settings)
 
@@ -218,7 +224,7 @@ def _positional_scenario(args: argparse.Namespace) -> None:
     name = args.config
     if name is None or Path(name).exists():
         return
-    known = [s[0] for s in _core.scenarios()]
+    known = [s[0] for s in _core.scenarios()] + [s[0] for s in _core.thp_scenarios()]
     if name in known:
         if args.scenario and args.scenario != name:
             raise ConfigError(f"scenario given twice: {name} and --scenario {args.scenario}")

@@ -22,5 +22,5 @@ def add_parser(sub) -> None:
 def main(args: argparse.Namespace) -> int:
     from .. import _core
 
-    print(table(_core.scenarios(), header=("SCENARIO", "DESCRIPTION")))
+    print(table(list(_core.scenarios()) + list(_core.thp_scenarios()), header=("SCENARIO", "DESCRIPTION")))
     return 0

@@ -50,7 +50,7 @@ pub static THP_POLICIES: &[ThpPolicyEntry] = &[
     },
     ThpPolicyEntry {
         name: "thp+gfp-thisnode-v1",
-        description: "David Rientjes' 'mm, thp: restore node-local hugepage allocations' v1 (Dec 2018, seed 003's patch): every THP fault is __GFP_THISNODE, reclaim and compaction on the local node only, then base pages",
+        description: "David Rientjes' Dec 2018 series (seed 003's gfpthisnode-v1): every THP fault is __GFP_THISNODE (local node only), and a pageblock-order request whose first compaction was skipped or deferred fails without reclaim; then base pages",
         policy: &gfp_thisnode_v1::GfpThisnodeV1,
     },
     ThpPolicyEntry {

@@ -1,0 +1,77 @@
+//! THP machine bindings: seed 003's `thpscale` and `usemem-stress-numa-compact` runs and
+//! the THP allocation policies (crate `reclaimlab_core::thp`).
+
+use pyo3::prelude::*;
+use pyo3::types::PyDict;
+use reclaimlab_core::thp::{policy::THP_POLICIES, scenarios};
+
+use crate::error::core_err;
+use crate::Config;
+
+/// The THP scenarios: (name, description).
+#[pyfunction]
+fn thp_scenarios() -> Vec<(&'static str, &'static str)> {
+    vec![
+        ("thpscale", "seed 003: fill, punch holes refilled by page cache, then fault a region one huge page at a time (1..32 threads, MADV_HUGEPAGE); fault latency and % huge per THP policy"),
+        ("usemem-stress-numa-compact", "seed 003: page cache on both nodes, then usemem (defrag=always) faulting more than a node; elapsed time and reclaim/compaction/NUMA counters per THP policy"),
+    ]
+}
+
+/// The THP allocation policies: (name, description), baseline first.
+#[pyfunction]
+fn thp_policies() -> Vec<(&'static str, &'static str)> {
+    THP_POLICIES.iter().map(|p| (p.name, p.description)).collect()
+}
+
+fn counters<'py>(py: Python<'py>, c: &[(String, u64)]) -> PyResult<Bound<'py, PyDict>> {
+    let d = PyDict::new(py);
+    for (k, v) in c {
+        d.set_item(k, v)?;
+    }
+    Ok(d)
+}
+
+/// One thpscale run at `threads` threads: {fault_base_us, fault_huge_us, huge_pct, elapsed_s, vmstat}.
+#[pyfunction]
+#[pyo3(signature = (config, threads, madvise=true, fill_pct=80, fault_pct=60))]
+fn thpscale<'py>(py: Python<'py>, config: &Config, threads: u32, madvise: bool, fill_pct: u32, fault_pct: u32) -> PyResult<Bound<'py, PyDict>> {
+    if threads == 0 {
+        return Err(crate::error::invalid("threads must be at least 1"));
+    }
+    let p = scenarios::ThpscaleParams { threads, madvise, fill_pct, fault_pct };
+    let cfg = config.inner.clone();
+    let r = py.detach(|| scenarios::thpscale(&cfg, &p)).map_err(core_err)?;
+    let d = PyDict::new(py);
+    d.set_item("fault_base_us", r.fault_base_us.clone())?;
+    d.set_item("fault_huge_us", r.fault_huge_us.clone())?;
+    d.set_item("huge_pct", r.huge_pct())?;
+    d.set_item("elapsed_s", r.elapsed_s)?;
+    d.set_item("vmstat", counters(py, &r.counters)?)?;
+    Ok(d)
+}
+
+/// One usemem-stress-numa-compact run: {elapsed_s, huge_pct, pages_per_node, vmstat}.
+#[pyfunction]
+#[pyo3(signature = (config, threads, cache_pct=50, usemem_pct=70, passes=10))]
+fn usemem<'py>(py: Python<'py>, config: &Config, threads: u32, cache_pct: u32, usemem_pct: u32, passes: u32) -> PyResult<Bound<'py, PyDict>> {
+    if threads == 0 {
+        return Err(crate::error::invalid("threads must be at least 1"));
+    }
+    let p = scenarios::UsememParams { threads, cache_pct, usemem_pct, passes };
+    let cfg = config.inner.clone();
+    let r = py.detach(|| scenarios::usemem(&cfg, &p)).map_err(core_err)?;
+    let d = PyDict::new(py);
+    d.set_item("elapsed_s", r.elapsed_s)?;
+    d.set_item("huge_pct", r.huge_pct)?;
+    d.set_item("pages_per_node", r.pages_per_node.clone())?;
+    d.set_item("vmstat", counters(py, &r.counters)?)?;
+    Ok(d)
+}
+
+pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(thp_scenarios, m)?)?;
+    m.add_function(wrap_pyfunction!(thp_policies, m)?)?;
+    m.add_function(wrap_pyfunction!(thpscale, m)?)?;
+    m.add_function(wrap_pyfunction!(usemem, m)?)?;
+    Ok(())
+}

@@ -1,0 +1,40 @@
+"""``reclaimlab run thpscale`` / ``reclaimlab run usemem-stress-numa-compact``: seed 003's
+workloads under every THP allocation policy, in the mmtests layout (docs/thp.md)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+
+def main(args: argparse.Namespace, settings: dict[str, str]) -> int:
+    from .. import thp
+    from ..exceptions import ConfigError
+
+    if args.policy or "policy" in settings or args.trace or args.timeseries or args.plot:
+        raise ConfigError(f"{args.scenario} compares the THP policies; --policy/--trace/--timeseries/--plot do not apply "
+                          "(use --set thp.policy=... only through the Python API)")
+    settings = {k: v for k, v in settings.items() if k != "thp.policy"}
+    chatty = not args.quiet and sys.stderr.isatty()
+    npol = len(thp.policies())
+    from tqdm import tqdm
+
+    if args.scenario == "thpscale":
+        total = npol * len(thp.THREADS) * 2
+        with tqdm(total=total, disable=not chatty, desc="thpscale", file=sys.stderr, leave=False) as bar:
+            runs = {madv: thp.run_thpscale(settings, args.memory, madvise=madv, on_run=lambda: bar.update(1))
+                    for madv in (True, False)}
+        if args.json:
+            print(json.dumps({("madvhugepage" if k else "plain"): v for k, v in runs.items()}, default=str))
+        else:
+            print(thp.thpscale_report(runs[True], madvise=True))
+            print(thp.thpscale_report(runs[False], madvise=False))
+        return 0
+    with tqdm(total=npol, disable=not chatty, desc=args.scenario, file=sys.stderr, leave=False) as bar:
+        runs_u = thp.run_usemem(settings, args.memory, on_run=lambda: bar.update(1))
+    if args.json:
+        print(json.dumps(runs_u, default=str))
+    else:
+        print(thp.usemem_report(runs_u))
+    return 0

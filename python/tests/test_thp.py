@@ -1,0 +1,34 @@
+"""THP scenarios through the CLI and the report layout (reclaimlab.thp)."""
+
+import subprocess
+import sys
+
+import pytest
+
+thp = pytest.importorskip("reclaimlab.thp")
+
+
+def test_usemem_report_layout_and_direction():
+    r = thp.run_usemem(memory="256M", threads=(1,))
+    assert list(r) == ["thp@4.20-rc4", "thp+gfp-thisnode-v1", "thp@5.4"]
+    rep = thp.usemem_report(r)
+    assert "Amean     Elapsd-1" in rep and "NUMA alloc miss" in rep and "THP fault fallback" in rep
+    base, local = r["thp@4.20-rc4"][1], r["thp+gfp-thisnode-v1"][1]
+    # Local-only falls back to base pages more and allocates remotely more (seed 003).
+    assert local["vmstat"]["thp_fault_fallback"] > base["vmstat"]["thp_fault_fallback"]
+    assert local["vmstat"]["numa_miss"] > base["vmstat"]["numa_miss"]
+
+
+def test_thpscale_report_rows():
+    r = thp.run_thpscale(memory="256M", threads=(1, 4))
+    rep = thp.thpscale_report(r)
+    for row in ("Amean     fault-base-1", "Amean     fault-huge-4", "Percentage huge-4", "Compaction stalls"):
+        assert row in rep
+    # The baseline column shows (   0.00%).
+    assert "(   0.00%)" in rep.split("Percentage huge-1")[1].split("\n")[0]
+
+
+def test_cli_rejects_policy_for_thp_scenario():
+    p = subprocess.run([sys.executable, "-m", "reclaimlab", "run", "thpscale", "--policy", "classic@6.15"],
+                       capture_output=True, text=True)
+    assert p.returncode == 2 and "THP policies" in p.stderr
