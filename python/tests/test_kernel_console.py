@@ -59,3 +59,13 @@ def test_unfinished_boot_panic_and_errors():
 
 def test_clean_strips_escape_sequences_and_controls():
     assert clean("\x1b[2J\x1b[01;01H\x1b(Babc\x07\r") == "abc"
+
+
+def test_only_a_panic_before_the_workload_is_retried():
+    from reclaimlab.kernel.run import early_panic
+
+    boot_oops = "[ 4.07] Oops: int3: 0000 [#1] PREEMPT SMP NOPTI\n[ 4.10] Kernel panic - not syncing: Fatal exception in interrupt\n"
+    assert early_panic(parse("@@boot 6.12.117 3\n" + boot_oops))
+    # A panic once the workload ran is a result to report, not an artefact to hide.
+    assert not early_panic(parse("@@phase 0 1\n@@vm pgpgin 4\n@@phase-end 0\n" + boot_oops))
+    assert not early_panic(parse("@@boot 6.12.117 3\n@@error mount /dev/vda\n"))

@@ -47,7 +47,8 @@ def test_boot_is_stored_like_a_simulated_run(tmp_path):
 
 def test_load_boots_filters_by_params(tmp_path):
     store.add_boot(tmp_path, boot(0))
-    got = store.load_boots(tmp_path, {"mglru": "on"})
+    got = store.load_boots(tmp_path, {"source": "kernel", "mglru": "on", "workload": "seqloop"})
     assert len(got) == 1 and got[0]["vmstat"]["pgpgin"] == 196540
     assert got[0]["config"]["kernel.console_log"] == "/x/boot0.console.log"
-    assert store.load_boots(tmp_path, {"mglru": "off"}) == []
+    assert store.load_boots(tmp_path, {"source": "kernel", "mglru": "off", "workload": "seqloop"}) == []
+    assert store.load_boots(tmp_path, {"mglru": "on"}) == []  # exact params, not a subset

@@ -54,6 +54,9 @@ def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument("--guest-memory", type=int, default=512, metavar="MB", help="guest RAM in MiB (default 512)")
     p.add_argument("--disk-size", metavar="SIZE", help="the data disk's size (default: what the workload needs)")
     p.add_argument("--accel", choices=("tcg", "kvm"), help="QEMU accelerator (default tcg)")
+    p.add_argument("--tick", type=int, default=0, metavar="USEC",
+                   help="one sleeper per guest CPU waking every USEC µs, so TCG flushes its soft TLB and "
+                        "accessed bits behave as on hardware (default 0: none; docs/kernel.md)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
 
 
@@ -87,7 +90,7 @@ def _setup(a: argparse.Namespace):
 
     return Setup(workload=a.workload, kernel=a.kernel, mglru=a.mglru, memory=a.memory, swap=a.swap,
                  swappiness=a.swappiness, boots=a.boots, timeout=a.timeout, guest_mb=a.guest_memory,
-                 disk_size=a.disk_size, accel=a.accel)
+                 disk_size=a.disk_size, accel=a.accel, tick_us=a.tick)
 
 
 def _mean_sd(vals: list[float]) -> tuple[float, float]:

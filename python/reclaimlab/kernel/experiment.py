@@ -19,12 +19,14 @@ def key_of(setup: Setup, p: Prepared) -> dict[str, str]:
     """What identifies a configuration of boots: the request, resolved."""
     return {"kernel": p.kernel.release, "package": p.kernel.package, "mglru": setup.mglru or "default",
             "memory.max": str(p.memory_max), "zram": str(p.zram), "swappiness": str(setup.swappiness),
-            "guest_mb": str(setup.guest_mb), "workload": p.wl.spec}
+            "guest_mb": str(setup.guest_mb), "workload": p.wl.spec,
+            **({"tick_us": str(setup.tick_us)} if setup.tick_us else {})}
 
 
 def params_of(setup: Setup, p: Prepared) -> dict[str, str]:
     return {"source": "kernel", "kernel": p.kernel.release, "mglru": setup.mglru or "default",
-            "workload": p.wl.spec, "memory": setup.memory}
+            "workload": p.wl.spec, "memory": setup.memory,
+            **({"tick_us": str(setup.tick_us)} if setup.tick_us else {})}
 
 
 def record(setup: Setup, out: Path, progress: bool = True) -> tuple[Prepared, list[Console]]:

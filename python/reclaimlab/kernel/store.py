@@ -74,8 +74,8 @@ def next_repetition(root: str | Path, key: Mapping[str, str]) -> int:
 
 
 def load_boots(root: str | Path, params: Mapping[str, str]) -> list[dict[str, Any]]:
-    """Stored boots whose params include ``params``: ``{"config", "vmstat", "metrics"}`` each,
-    in repetition order."""
+    """Stored boots whose params are exactly ``params``: ``{"config", "vmstat", "metrics"}``
+    each, in repetition order."""
     import json
 
     with Store(root, create=False) as s:
@@ -84,7 +84,7 @@ def load_boots(root: str | Path, params: Mapping[str, str]) -> list[dict[str, An
         out = []
         for rid, p, cfg in rows:
             p = json.loads(p)
-            if any(p.get(k) != v for k, v in params.items()):
+            if p != dict(params):
                 continue
             vm = dict(s.db.execute("SELECT name, value FROM vmstat WHERE run_id = ?", (rid,)).fetchall())
             me = dict(s.db.execute("SELECT name, value FROM metrics WHERE run_id = ?", (rid,)).fetchall())

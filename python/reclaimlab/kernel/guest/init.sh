@@ -11,7 +11,7 @@ mount -t cgroup2 none /sys/fs/cgroup
 mount -t debugfs none /sys/kernel/debug
 fail() { echo "@@error $*"; poweroff -f; }
 
-mglru=keep; memmax=max; zram=0; swappiness=keep; wsf=keep; minfree=keep
+mglru=keep; memmax=max; zram=0; swappiness=keep; wsf=keep; minfree=keep; tick=0
 for x in $(cat /proc/cmdline); do
     case "$x" in
         lab.mglru=*) mglru=${x#lab.mglru=} ;;
@@ -20,6 +20,7 @@ for x in $(cat /proc/cmdline); do
         lab.swappiness=*) swappiness=${x#lab.swappiness=} ;;
         lab.wsf=*) wsf=${x#lab.wsf=} ;;
         lab.minfree=*) minfree=${x#lab.minfree=} ;;
+        lab.tick=*) tick=${x#lab.tick=} ;;
     esac
 done
 
@@ -61,7 +62,7 @@ mkdir /sys/fs/cgroup/wl
 echo "$memmax" > /sys/fs/cgroup/wl/memory.max || fail "memory.max"
 echo "@@memory.max $(cat /sys/fs/cgroup/wl/memory.max)"
 sync; echo 3 > /proc/sys/vm/drop_caches
-/wl /data/ops /data/data /sys/fs/cgroup/wl/cgroup.procs
+/wl /data/ops /data/data /sys/fs/cgroup/wl/cgroup.procs "$tick"
 rc=$?
 while read -r k v; do echo "@@memory.events $k $v"; done < /sys/fs/cgroup/wl/memory.events
 echo "@@memory.peak $(cat /sys/fs/cgroup/wl/memory.peak 2>/dev/null)"

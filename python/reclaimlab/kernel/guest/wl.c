@@ -7,8 +7,12 @@
  * mlocked memory *before* the program moves itself into the workload's cgroup: a cgroup-v2
  * charge stays where it was made, so only the workload's own pages count against memory.max.
  *
- *   wl OPS DATA PROCS   replay OPS (file pages are 4 KiB pages of DATA) after writing our
- *                       pid into PROCS (a cgroup.procs file; "-" for none)
+ *   wl OPS DATA PROCS [TICK_US]
+ *       replay OPS (file pages are 4 KiB pages of DATA) after writing our pid into PROCS (a
+ *       cgroup.procs file; "-" for none). With TICK_US > 0, one sleeper per CPU (outside the
+ *       cgroup) wakes every TICK_US microseconds: each wakeup switches address spaces, which
+ *       makes QEMU's TCG flush its soft TLB, so PTE accessed bits cleared by reclaim are set
+ *       again on the next access as on hardware (docs/kernel.md, "Accessed bits under TCG").
  *
  * Ops file (little endian): "RLWLOPS1", u64 nr_ops, u64 file_pages, u64 anon_pages, 32 bytes
  * reserved (header 64 bytes), then nr_ops u32 words: bits 28..31 the op, bits 0..27 the page.
@@ -28,6 +32,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sched.h>
+#include <signal.h>
 #include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
@@ -91,8 +97,8 @@ static uint64_t splitmix64(uint64_t *s) {
 }
 
 int main(int argc, char **argv) {
-    if (argc != 4) {
-        fprintf(stderr, "usage: wl OPS DATA PROCS\n");
+    if (argc != 4 && argc != 5) {
+        fprintf(stderr, "usage: wl OPS DATA PROCS [TICK_US]\n");
         return 2;
     }
     int ofd = open(argv[1], O_RDONLY | O_DIRECT);
@@ -116,6 +122,23 @@ int main(int argc, char **argv) {
     close(ofd);
     if (mlock(obuf, bytes)) die("mlock ops");
     const uint32_t *ops = (const uint32_t *)(obuf + 64);
+    long tick_us = argc == 5 ? atol(argv[4]) : 0;
+    long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+    pid_t tickers[64];
+    int nt = 0;
+    for (long c = 0; tick_us > 0 && c < ncpu && c < 64; c++) {
+        pid_t pid = fork();
+        if (pid < 0) die("fork ticker");
+        if (pid == 0) {
+            cpu_set_t set;
+            CPU_ZERO(&set);
+            CPU_SET(c, &set);
+            sched_setaffinity(0, sizeof set, &set);
+            struct timespec ts = {tick_us / 1000000, (tick_us % 1000000) * 1000};
+            for (;;) nanosleep(&ts, NULL);
+        }
+        tickers[nt++] = pid;
+    }
     if (strcmp(argv[3], "-")) {
         FILE *pf = fopen(argv[3], "w");
         if (!pf || fprintf(pf, "%d\n", getpid()) < 0 || fclose(pf)) die(argv[3]);
@@ -183,6 +206,7 @@ int main(int argc, char **argv) {
         }
     }
     FLUSH_RUN();
+    for (int t = 0; t < nt; t++) kill(tickers[t], SIGKILL);
     printf("@@done %llu\n", (unsigned long long)(sink & 1));
     fflush(stdout);
     return 0;
