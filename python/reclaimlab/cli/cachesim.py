@@ -1,5 +1,6 @@
 """``reclaimlab cachesim``: replay a trace through reference cache algorithms
-(LRU, FIFO, CLOCK, SIEVE, S3-FIFO, ARC, LIRS, SLRU, 2Q, LFU, Belady) as a plain page cache.
+(LRU, FIFO, CLOCK, SIEVE, S3-FIFO, ARC, LIRS, SLRU, 2Q, LFU, CAR, CLOCK-Pro, Belady, and the papers'
+variants where libCacheSim differs) as a plain page cache.
 
 The algorithms follow libCacheSim's definitions so that miss ratios agree exactly
 (docs/cachesim.md). Object size is one page: ``--size`` counts pages.
@@ -94,8 +95,10 @@ def add_parser(sub) -> None:
     p = sub.add_parser("cachesim", help=HELP, description=HELP + ". " + (__doc__ or "").split("\n\n")[1],
                        epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
     add_trace_args(p)
+    from .. import _core
+
     p.add_argument("--algo", required=True, action="append", metavar="NAME[,NAME...]",
-                   help="lru, fifo, clock, sieve, s3fifo, arc, lirs, slru, 2q, lfu, belady, or all (repeatable)")
+                   help=", ".join(_core.cache_algos()) + ", or all (repeatable)")
     p.add_argument("--size", required=True, metavar="N|P%[,...]",
                    help="cache size in pages, or P%% of the trace's distinct pages (comma-separated for several)")
     p.add_argument("--json", action="store_true", help="print JSON (one object per algorithm and size)")

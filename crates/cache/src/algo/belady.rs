@@ -34,6 +34,31 @@ impl Belady {
         }
     }
 
+    /// The next-access time of the request about to be made.
+    pub(crate) fn upcoming(&self) -> i64 {
+        self.next[self.t]
+    }
+
+    /// Skip the request about to be made (not admitted: Belady with bypass).
+    pub(crate) fn skip(&mut self) {
+        self.t += 1;
+    }
+
+    /// The farthest next-access time among resident objects (dropping stale heap entries).
+    pub(crate) fn farthest(&mut self) -> i64 {
+        while let Some(&(n, v)) = self.heap.peek() {
+            if self.cur[v as usize] == n {
+                return n;
+            }
+            self.heap.pop();
+        }
+        i64::MIN
+    }
+
+    pub(crate) fn is_resident(&self, k: u32) -> bool {
+        self.cur[k as usize] != NOT_RES
+    }
+
     #[cold]
     fn compact(&mut self) {
         let cur = &self.cur;

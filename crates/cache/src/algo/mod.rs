@@ -2,22 +2,43 @@
 
 pub mod arc;
 pub mod belady;
+pub mod belady_paper;
+pub mod car;
 pub mod clock;
+pub mod clockpro;
 pub mod fifo;
 pub mod lfu;
 pub mod lirs;
+pub mod lirs_paper;
 pub mod lru;
 pub mod s3fifo;
 pub mod sieve;
 pub mod slru;
+pub mod slru_paper;
 pub mod twoq;
 
 use crate::{run, Cache, Error, Stats};
 
 /// Algorithm names accepted by [`Algo::parse`] / [`build`] (lower case; the
 /// libCacheSim spellings `Clock`, `Sieve`, `S3FIFO`, `s3-fifo`, `OPT`, `TwoQ` are accepted too).
-pub const ALGOS: [&str; 11] = [
-    "lru", "fifo", "clock", "sieve", "s3fifo", "arc", "belady", "lirs", "slru", "2q", "lfu",
+pub const ALGOS: [&str; 17] = [
+    "lru",
+    "fifo",
+    "clock",
+    "sieve",
+    "s3fifo",
+    "arc",
+    "belady",
+    "lirs",
+    "slru",
+    "2q",
+    "lfu",
+    "car",
+    "clockpro",
+    "lirs-paper",
+    "s3fifo-paper",
+    "slru-paper",
+    "belady-paper",
 ];
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -33,6 +54,12 @@ pub enum Algo {
     Slru,
     TwoQ,
     Lfu,
+    Car,
+    ClockPro,
+    LirsPaper,
+    S3FifoPaper,
+    SlruPaper,
+    BeladyPaper,
 }
 
 impl Algo {
@@ -50,6 +77,12 @@ impl Algo {
                 "slru" => Algo::Slru,
                 "2q" | "twoq" => Algo::TwoQ,
                 "lfu" => Algo::Lfu,
+                "car" => Algo::Car,
+                "clockpro" => Algo::ClockPro,
+                "lirspaper" => Algo::LirsPaper,
+                "s3fifopaper" | "s3fifov0" => Algo::S3FifoPaper,
+                "slrupaper" => Algo::SlruPaper,
+                "beladypaper" | "optpaper" | "minpaper" => Algo::BeladyPaper,
                 _ => {
                     return Err(Error(format!(
                         "unknown cache algorithm {name:?}; known: {}",
@@ -64,7 +97,7 @@ impl Algo {
     }
     /// Needs the whole trace up front (next-access times).
     pub fn offline(self) -> bool {
-        self == Algo::Belady
+        matches!(self, Algo::Belady | Algo::BeladyPaper)
     }
 }
 
@@ -82,7 +115,14 @@ pub fn build(algo: Algo, size: usize, nr_keys: u32) -> Box<dyn Cache> {
         Algo::Slru => Box::new(slru::Slru::new(size, n)),
         Algo::TwoQ => Box::new(twoq::TwoQ::new(size, n)),
         Algo::Lfu => Box::new(lfu::Lfu::new(size, n)),
-        Algo::Belady => panic!("belady is offline: use belady::Belady::new(size, keys, nr_keys)"),
+        Algo::Car => Box::new(car::Car::new(size, n)),
+        Algo::ClockPro => Box::new(clockpro::ClockPro::new(size, n)),
+        Algo::LirsPaper => Box::new(lirs_paper::LirsPaper::new(size, n)),
+        Algo::S3FifoPaper => Box::new(s3fifo::S3FifoPaper::new(size, n)),
+        Algo::SlruPaper => Box::new(slru_paper::SlruPaper::new(size, n)),
+        Algo::Belady | Algo::BeladyPaper => {
+            panic!("belady is offline: use belady::Belady::new(size, keys, nr_keys)")
+        }
     }
 }
 
@@ -101,5 +141,11 @@ pub fn simulate(algo: Algo, size: usize, keys: &[u32], nr_keys: u32) -> Stats {
         Algo::Slru => run(&mut slru::Slru::new(size, n), keys),
         Algo::TwoQ => run(&mut twoq::TwoQ::new(size, n), keys),
         Algo::Lfu => run(&mut lfu::Lfu::new(size, n), keys),
+        Algo::Car => run(&mut car::Car::new(size, n), keys),
+        Algo::ClockPro => run(&mut clockpro::ClockPro::new(size, n), keys),
+        Algo::LirsPaper => run(&mut lirs_paper::LirsPaper::new(size, n), keys),
+        Algo::S3FifoPaper => run(&mut s3fifo::S3FifoPaper::new(size, n), keys),
+        Algo::SlruPaper => run(&mut slru_paper::SlruPaper::new(size, n), keys),
+        Algo::BeladyPaper => run(&mut belady_paper::BeladyPaper::new(size, keys, nr_keys), keys),
     }
 }

@@ -6,8 +6,9 @@
 //!   ghost and the coming insert goes to main. In main → freq += 1, hit.
 //! - Insert (after eviction made room): a ghost hit goes to main; otherwise to small —
 //!   except before the first eviction ever, when a full small queue sends newcomers to
-//!   main (libCacheSim's variant; the paper's S3FIFOv0 always inserts into small).
-//!   New objects have freq 0.
+//!   main (libCacheSim's variant). `s3fifo-paper` ([`S3FifoPaper`], libCacheSim's
+//!   `S3FIFOv0`, "the original S3FIFO implementation used in" the paper) always inserts
+//!   into small. New objects have freq 0.
 //! - Evict: from main if main holds more than its share or small is empty, else from small.
 //!   Small: pop the oldest; freq ≥ 2 → move to main (freq 0) and continue; else → ghost,
 //!   done. Main: pop the oldest; freq ≥ 1 → reinsert with freq min(freq, 3) − 1
@@ -20,7 +21,8 @@ const NONE: u8 = 0;
 const SMALL: u8 = 1;
 const MAIN: u8 = 2;
 
-pub struct S3Fifo {
+/// `PAPER`: the paper's insertion (always into small); `false`: libCacheSim's `S3FIFO`.
+pub struct S3FifoOf<const PAPER: bool> {
     cap: usize,
     small_cap: usize,
     main_cap: usize,
@@ -32,12 +34,17 @@ pub struct S3Fifo {
     has_evicted: bool,
 }
 
-impl S3Fifo {
+/// libCacheSim's `S3FIFO` (`s3fifo`).
+pub type S3Fifo = S3FifoOf<false>;
+/// The paper's S3-FIFO, libCacheSim's `S3FIFOv0` (`s3fifo-paper`).
+pub type S3FifoPaper = S3FifoOf<true>;
+
+impl<const PAPER: bool> S3FifoOf<PAPER> {
     pub fn new(cap: usize, nr_keys: usize) -> Self {
         let small_cap = (cap as f64 * 0.10) as usize;
         let main_cap = cap - small_cap;
         let ghost_cap = (cap as f64 * 0.90) as usize;
-        S3Fifo {
+        S3FifoOf {
             cap,
             small_cap,
             main_cap,
@@ -80,9 +87,13 @@ impl S3Fifo {
     }
 }
 
-impl Cache for S3Fifo {
+impl<const PAPER: bool> Cache for S3FifoOf<PAPER> {
     fn name(&self) -> &'static str {
-        "s3fifo"
+        if PAPER {
+            "s3fifo-paper"
+        } else {
+            "s3fifo"
+        }
     }
     #[inline(always)]
     fn access(&mut self, k: u32) -> bool {
@@ -112,7 +123,7 @@ impl Cache for S3Fifo {
             if self.small_cap <= 1 {
                 return false;
             }
-            if !self.has_evicted && self.small.len() >= self.small_cap {
+            if !PAPER && !self.has_evicted && self.small.len() >= self.small_cap {
                 self.main.push(k);
                 self.loc[ku] = MAIN;
             } else {

@@ -1,0 +1,328 @@
+//! CLOCK-Pro (Jiang, Chen & Zhang, USENIX ATC 2005) as the authors' own simulator
+//! `clock-pro.c` (Song Jiang, 2005) runs it with its shipped parameters: a fixed cold
+//! allocation of 5% of the memory (at least 2 pages; `ADAPTIVE_COLD_ALLOC` is off) and at
+//! most m non-resident cold pages. The `libcachesim` package's `ClockPro` freezes once
+//! its cold pages fill the cache (docs/cachesim.md), so this follows the authors' code.
+//!
+//! One circular list holds hot pages, resident cold pages and non-resident cold pages in
+//! their test period. New pages go to the list head; the three hands move from the tail
+//! (largest recency) towards the head: `hand_hot` at the hot page with the largest
+//! recency, `hand_cold` at the last resident cold page, `hand_test` at the last cold page
+//! in its test period.
+//! - Hit: set the reference bit. A request for the page just requested is skipped (no
+//!   bit set), as the simulator drops consecutive duplicate references.
+//! - Warm-up: the first m − cold pages become hot, the next `cold` resident cold pages in
+//!   their test period.
+//! - Miss on a page not in the list: HAND_cold frees a frame; the page enters at the head
+//!   as a resident cold page starting its test period.
+//! - Miss on a non-resident page in its test period: HAND_cold frees a frame; if the page
+//!   is still in the list, HAND_hot runs (demoting one hot page); unless HAND_hot swept
+//!   the page out of its test period first, it becomes hot at the head.
+//! - HAND_cold on an unreferenced cold page, or one out of its test period: evict it (it
+//!   stays as non-resident while in its test period); referenced in its test period: run
+//!   HAND_hot and promote it to hot at the head. (The paper's text keeps a referenced
+//!   cold page out of its test period resident; the authors' code evicts it.)
+//! - HAND_hot: a referenced hot page has its bit cleared, an unreferenced one becomes
+//!   cold; either moves to the head. Cold pages it passes are left; stepping over
+//!   HAND_test pushes HAND_test one step. HAND_test ends test periods (removing
+//!   non-resident pages) and runs whenever more than m pages are non-resident.
+//!
+//! The simulator refuses memories under 5 pages; so does this (nothing is cached).
+use crate::list::NIL;
+use crate::Cache;
+
+const RES: u8 = 1;
+const HOT: u8 = 2;
+const IN_CLOCK: u8 = 4;
+const IN_TEST: u8 = 8;
+const REF: u8 = 16;
+
+/// HAND_hot's outcome when it met the cold page that triggered it.
+#[derive(PartialEq, Eq)]
+enum Met {
+    No,
+    Yes,
+    YesAfterDemotion,
+}
+
+pub struct ClockPro {
+    cap: usize,
+    cold_alloc: usize,
+    free: usize,
+    nonres: usize,
+    /// `[prev, next]`: `next` goes towards the tail (larger recency), hands move by `prev`.
+    pn: Vec<[u32; 2]>,
+    fl: Vec<u8>,
+    head: u32,
+    hand_hot: u32,
+    hand_cold: u32,
+    hand_test: u32,
+    last: u32,
+}
+
+impl ClockPro {
+    /// The smallest memory the authors' simulator accepts.
+    pub const MIN_SIZE: usize = 5;
+
+    pub fn new(cap: usize, nr_keys: usize) -> Self {
+        ClockPro {
+            cap,
+            cold_alloc: ((0.05 * cap as f64) as usize).max(2),
+            free: cap,
+            nonres: 0,
+            pn: vec![[NIL, NIL]; nr_keys],
+            fl: vec![0; nr_keys],
+            head: NIL,
+            hand_hot: NIL,
+            hand_cold: NIL,
+            hand_test: NIL,
+            last: NIL,
+        }
+    }
+
+    #[inline(always)]
+    fn prev(&self, k: u32) -> u32 {
+        self.pn[k as usize][0]
+    }
+    #[inline(always)]
+    fn next(&self, k: u32) -> u32 {
+        self.pn[k as usize][1]
+    }
+    #[inline(always)]
+    fn has(&self, k: u32, f: u8) -> bool {
+        self.fl[k as usize] & f != 0
+    }
+    #[inline(always)]
+    fn set(&mut self, k: u32, f: u8) {
+        self.fl[k as usize] |= f;
+    }
+    #[inline(always)]
+    fn clear(&mut self, k: u32, f: u8) {
+        self.fl[k as usize] &= !f;
+    }
+
+    fn insert_head(&mut self, k: u32) {
+        if self.head == NIL {
+            self.pn[k as usize] = [k, k];
+        } else {
+            let h = self.head;
+            let t = self.prev(h);
+            self.pn[k as usize] = [t, h];
+            self.pn[t as usize][1] = k;
+            self.pn[h as usize][0] = k;
+        }
+        self.head = k;
+        self.set(k, IN_CLOCK);
+    }
+
+    /// Unlink `k`; it loses its test period and reference bit (and, if `forget`, its
+    /// residency: it becomes an out-of-clock cold page).
+    fn remove(&mut self, k: u32, forget: bool) {
+        let [p, n] = self.pn[k as usize];
+        self.pn[p as usize][1] = n;
+        self.pn[n as usize][0] = p;
+        if self.head == k {
+            self.head = n;
+        }
+        self.pn[k as usize] = [NIL, NIL];
+        self.clear(k, IN_CLOCK | IN_TEST | REF);
+        if forget {
+            self.clear(k, RES | HOT);
+        }
+    }
+
+    /// Move HAND_test one step (ending the test period of a cold page under it) if
+    /// `step`, then, while too many pages are non-resident, remove the next one.
+    fn run_hand_test(&mut self, step: bool) {
+        if step {
+            let t = self.hand_test;
+            if !self.has(t, HOT) {
+                self.clear(t, IN_TEST | REF);
+                self.hand_test = self.prev(t);
+                if !self.has(t, RES) {
+                    self.remove(t, true);
+                    self.nonres -= 1;
+                }
+            } else {
+                self.hand_test = self.prev(t);
+            }
+        }
+        if self.nonres > self.cap {
+            while self.has(self.hand_test, RES) {
+                let t = self.hand_test;
+                if !self.has(t, HOT) {
+                    self.clear(t, IN_TEST | REF);
+                }
+                self.hand_test = self.prev(t);
+            }
+            let t = self.hand_test;
+            self.hand_test = self.prev(t);
+            self.remove(t, true);
+            self.nonres -= 1;
+        }
+    }
+
+    /// Sweep HAND_hot until it has demoted one hot page (and stands on a hot page), or
+    /// met `cold` (the page that triggered it).
+    fn run_hand_hot(&mut self, cold: u32) -> Met {
+        let (mut done, mut met, mut demoted) = (false, false, false);
+        while !done || !self.has(self.hand_hot, HOT) {
+            let h = self.hand_hot;
+            if self.has(h, HOT) {
+                if self.has(h, REF) {
+                    self.clear(h, REF);
+                } else {
+                    self.clear(h, HOT);
+                    done = true;
+                    demoted = true;
+                }
+                if self.hand_test == h {
+                    self.hand_test = self.prev(h);
+                }
+                self.hand_hot = self.prev(h);
+                self.remove(h, false);
+                self.insert_head(h);
+            } else {
+                if h == cold {
+                    done = true;
+                    met = true;
+                }
+                self.hand_hot = self.prev(h);
+            }
+            if self.next(self.hand_hot) == self.hand_test {
+                self.run_hand_test(true);
+            }
+        }
+        match (met, demoted) {
+            (false, _) => Met::No,
+            (true, false) => Met::Yes,
+            (true, true) => Met::YesAfterDemotion,
+        }
+    }
+
+    /// Free one frame: HAND_cold evicts the first resident cold page that is
+    /// unreferenced or out of its test period, promoting referenced ones on the way.
+    fn run_hand_cold(&mut self) {
+        loop {
+            let c = self.hand_cold;
+            if !self.has(c, REF) || !self.has(c, IN_TEST) {
+                self.clear(c, RES);
+                self.free += 1;
+                self.hand_cold = self.prev(c);
+                if self.has(c, IN_TEST) {
+                    self.nonres += 1;
+                } else {
+                    self.remove(c, true);
+                }
+                self.seek_cold();
+                self.run_hand_test(false);
+                return;
+            }
+            let met = self.run_hand_hot(c);
+            if met != Met::Yes {
+                self.hand_cold = self.prev(c);
+                self.remove(c, false);
+                self.insert_head(c);
+                self.set(c, HOT);
+            }
+            self.seek_cold();
+        }
+    }
+
+    #[inline]
+    fn seek_cold(&mut self) {
+        while self.has(self.hand_cold, HOT) {
+            self.hand_cold = self.prev(self.hand_cold);
+        }
+    }
+
+    /// Admit the faulted page `k` as a resident cold page in its test period.
+    fn admit_cold(&mut self, k: u32) {
+        if self.free == 0 {
+            self.run_hand_cold();
+        }
+        self.set(k, RES);
+        self.free -= 1;
+        self.insert_head(k);
+        self.set(k, IN_TEST);
+    }
+
+    #[inline(never)]
+    fn miss(&mut self, k: u32) {
+        if self.cap < Self::MIN_SIZE {
+            return;
+        }
+        if self.free > self.cold_alloc {
+            // Warm-up: a hot page.
+            self.free -= 1;
+            self.set(k, RES | HOT);
+            if self.hand_hot == NIL {
+                self.hand_hot = k;
+                self.hand_test = k;
+            }
+            self.insert_head(k);
+        } else if self.free > 0 {
+            // Warm-up: a resident cold page in its test period.
+            self.free -= 1;
+            self.set(k, RES | IN_TEST);
+            if self.hand_cold == NIL {
+                self.hand_cold = k;
+            }
+            self.insert_head(k);
+        } else if !self.has(k, IN_CLOCK) {
+            self.admit_cold(k);
+        } else {
+            // A non-resident cold page in its test period: a short reuse distance.
+            self.run_hand_cold();
+            if !self.has(k, IN_CLOCK) {
+                self.admit_cold(k);
+            } else {
+                match self.run_hand_hot(k) {
+                    Met::Yes => self.admit_cold(k),
+                    met => {
+                        if met == Met::No {
+                            if self.hand_test == k {
+                                self.hand_test = self.prev(k);
+                            }
+                            self.remove(k, false);
+                            self.nonres -= 1;
+                        }
+                        self.set(k, RES | HOT);
+                        self.free -= 1;
+                        self.insert_head(k);
+                    }
+                }
+            }
+        }
+        self.clear(k, REF);
+    }
+}
+
+impl Cache for ClockPro {
+    fn name(&self) -> &'static str {
+        "clockpro"
+    }
+    #[inline]
+    fn access(&mut self, k: u32) -> bool {
+        if k == self.last && self.has(k, RES) {
+            return true;
+        }
+        self.last = k;
+        if self.has(k, RES) {
+            self.set(k, REF);
+            return true;
+        }
+        self.miss(k);
+        false
+    }
+    fn len(&self) -> usize {
+        if self.cap < Self::MIN_SIZE {
+            0
+        } else {
+            self.cap - self.free
+        }
+    }
+    fn capacity(&self) -> usize {
+        self.cap
+    }
+}
