@@ -131,12 +131,10 @@ def test_positional_scenario_errors():
     assert_user_error(cli("run", "tpcc-stock-level", "--scale", "0"), "scale")
 
 
-def test_tpcc_default_size_is_fast():
-    import time
-
-    t = time.monotonic()
+def test_tpcc_default_size_runs_the_declared_transactions():
+    # Its wall time ("well under a minute") is a benchmark figure (BENCHMARKS.md), not a
+    # unit-test assertion: a loaded CI machine would make a timed test flaky.
     r = reclaimlab.run(scenario="tpcc-stock-level", policy="classic@6.15")
-    assert time.monotonic() - t < 10
     assert r.metrics["transactions"] == 72_000
 
 
