@@ -10,7 +10,7 @@ import argparse
 import sys
 from typing import Sequence
 
-from . import cachesim, compare, experiment, kernel, knobs, mrc, policies, run, scenarios, trace
+from . import cachesim, compare, experiment, kernel, knobs, mrc, policies, run, scenarios, trace, tune
 
 PROG = "reclaimlab"
 
@@ -31,7 +31,7 @@ examples:
 Run `reclaimlab COMMAND --help` for a command's options.
 """
 
-COMMANDS = [run, policies, knobs, scenarios, trace, experiment, compare, cachesim, mrc, kernel]
+COMMANDS = [run, policies, knobs, scenarios, trace, experiment, compare, cachesim, mrc, kernel, tune]
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -1,0 +1,123 @@
+"""reclaimlab tune damon-reclaim: the Pareto frontier and knee with worked numbers, the
+sysfs lines, the sweep grid; the end-to-end sweep runs when the engine has DAMON_RECLAIM."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import pytest
+
+from reclaimlab.exceptions import ConfigError
+from reclaimlab.tune.pareto import knee, pareto_front
+from reclaimlab.tune.sweep import DEFAULT_GRID, grid, measure, module_params, parse_param, point_settings
+from reclaimlab.tune.sysfs import PARAMS_DIR, format_value, sysfs_lines
+
+from conftest import assert_user_error, cli
+
+# (memory saving %, slowdown %) of five points:
+#   0: (10, 1)   1: (40, 3)   2: (45, 10)   3: (30, 5)   4: (5, 0.5)
+SAVING = [10.0, 40.0, 45.0, 30.0, 5.0]
+SLOWDOWN = [1.0, 3.0, 10.0, 5.0, 0.5]
+
+
+def test_pareto_front_drops_dominated_points_and_orders_by_slowdown():
+    # Point 3 (30 %, 5 %) is dominated by point 1 (40 %, 3 %): more saving, less slowdown.
+    assert pareto_front(SAVING, SLOWDOWN) == [4, 0, 1, 2]
+
+
+def test_pareto_front_ties_and_nan():
+    # Equal slowdown: only the larger saving survives; identical points: the first;
+    # a NaN point is never on the frontier.
+    assert pareto_front([1.0, 2.0, 2.0, float("nan")], [1.0, 1.0, 1.0, 0.0]) == [1]
+    # Equal saving at more slowdown is dominated.
+    assert pareto_front([5.0, 5.0], [1.0, 2.0]) == [0]
+
+
+def test_knee_is_farthest_above_the_chord_in_scaled_axes():
+    # Frontier 4,0,1,2: slowdown 0.5,1,3,10 -> scaled 0, 0.0526, 0.2632, 1;
+    # saving 5,10,40,45 -> scaled 0, 0.125, 0.875, 1. Height above the chord
+    # (scaled saving - scaled slowdown): 0, 0.072, 0.612, 0 -> point 1.
+    assert knee(SAVING, SLOWDOWN) == 1
+    # A straight frontier has no knee: the end with the least slowdown.
+    assert knee([1.0, 2.0, 3.0], [1.0, 2.0, 3.0]) == 0
+    # Two points: the one with less slowdown.
+    assert knee([1.0, 9.0], [0.0, 5.0]) == 0
+    # A convex frontier (saving grows faster at the end) lies under its chord.
+    assert knee([0.0, 1.0, 10.0], [0.0, 5.0, 10.0]) == 0
+
+
+def test_sysfs_lines_set_parameters_in_kernel_order_then_enable_and_commit():
+    lines = sysfs_lines({"quota_sz": 1 << 30, "min_age": "30000000", "wmarks_high": 500, "wmarks_mid": 400,
+                         "wmarks_low": 200, "quota_ms": 0, "skip_anon": True, "monitor_region_start": 4096},
+                        comment="point 7")
+    d = PARAMS_DIR
+    assert d == "/sys/module/damon_reclaim/parameters"
+    assert lines == [
+        "# point 7",
+        f"echo 30000000 > {d}/min_age",
+        f"echo 0 > {d}/quota_ms",
+        f"echo 1073741824 > {d}/quota_sz",
+        f"echo 500 > {d}/wmarks_high",
+        f"echo 400 > {d}/wmarks_mid",
+        f"echo 200 > {d}/wmarks_low",
+        f"echo Y > {d}/skip_anon",
+        f"echo Y > {d}/enabled",
+        f"echo Y > {d}/commit_inputs",
+    ]
+
+
+def test_sysfs_values_and_unknown_parameters():
+    assert [format_value(v) for v in (False, "true", "N", 5.0, "128")] == ["N", "Y", "N", "5", "128"]
+    with pytest.raises(ValueError, match="non-negative integers"):
+        format_value("1.5")
+    with pytest.raises(ValueError, match="not DAMON_RECLAIM parameters: min_agee"):
+        sysfs_lines({"min_agee": 1})
+
+
+def test_grid_defaults_params_and_settings():
+    axes, pts = grid()
+    assert axes == ["min_age", "quota_ms", "quota_sz", "wmarks"]
+    assert len(pts) == 4 * 3 * 2 * 2
+    axes, pts = grid(["quota_sz=64M,1G", "damon_reclaim.min_age=5000000", "vm.swappiness=10,100"])
+    assert axes == ["min_age", "quota_ms", "quota_sz", "wmarks", "vm.swappiness"]
+    assert len(pts) == 1 * 3 * 2 * 2 * 2
+    assert pts[0] == {"min_age": "5000000", "quota_ms": "10", "quota_sz": str(64 << 20),
+                      "wmarks": "500/400/200", "vm.swappiness": "10"}
+    s = point_settings(pts[0])
+    assert s == {"damon_reclaim.enabled": "true", "damon_reclaim.min_age": "5000000",
+                 "damon_reclaim.quota_ms": "10", "damon_reclaim.quota_sz": str(64 << 20),
+                 "damon_reclaim.wmarks_high": "500", "damon_reclaim.wmarks_mid": "400",
+                 "damon_reclaim.wmarks_low": "200", "vm.swappiness": "10"}
+    assert module_params(s) == {"min_age": "5000000", "quota_ms": "10", "quota_sz": str(64 << 20),
+                                "wmarks_high": "500", "wmarks_mid": "400", "wmarks_low": "200"}
+    assert DEFAULT_GRID["wmarks"][0] == "500/400/200"  # the kernel default is swept
+
+
+@pytest.mark.parametrize("spec, needle", [
+    ("min_age", "KEY=v1,v2"), ("wmarks=400/500/200", "high >= mid >= low"), ("wmarks=1/2", "HIGH/MID/LOW"),
+    ("quota_ms=10,10", "repeated"), ("quota_ms=", "empty value"),
+])
+def test_bad_params(spec, needle):
+    with pytest.raises(ConfigError, match=needle):
+        parse_param(spec)
+
+
+def test_measure_follows_seed_004_definitions():
+    # Baseline: 1000 MiB average in use, 10 s. Point: 600 MiB, 10.5 s, DAMON 0.2 s CPU.
+    base = {"mem_used_avg_bytes": 1000.0 * 2**20, "runtime_s": 10.0}
+    raw = {"metrics": {"mem_used_avg_bytes": 600.0 * 2**20, "runtime_s": 10.5, "damon_cpu_s": 0.2},
+           "vmstat": {"nr_quota_exceeds": 3}}
+    m, c = measure(raw, base)
+    assert math.isclose(m["memory_saving_pct"], 40.0)
+    assert math.isclose(m["slowdown_pct"], 5.0)
+    assert math.isclose(m["damon_cpu_pct"], 100 * 0.2 / 10.5)
+    assert c == {"nr_quota_exceeds": 3.0}
+
+
+def test_cli_user_errors():
+    assert_user_error(cli("tune", "damon-reclaim"), "--trace FILE or --scenario NAME")
+    assert_user_error(cli("tune", "damon-reclaim", "--scenario", "default", "--param", "wmarks=1/2/3/4"),
+                      "HIGH/MID/LOW")
+    p = cli("tune", "damon-reclaim", "--help")
+    assert p.returncode == 0 and "Pareto frontier" in p.stdout and "--param" in p.stdout
