@@ -104,14 +104,14 @@ def test_bad_params(spec, needle):
 
 
 def test_measure_follows_seed_004_definitions():
-    # Baseline: 1000 MiB average in use, 10 s. Point: 600 MiB, 10.5 s, DAMON 0.2 s CPU.
+    # Baseline: 1000 MiB average in use, 10 s. Point: 600 MiB, 10.5 s.
     base = {"mem_used_avg_bytes": 1000.0 * 2**20, "runtime_s": 10.0}
-    raw = {"metrics": {"mem_used_avg_bytes": 600.0 * 2**20, "runtime_s": 10.5, "damon_cpu_s": 0.2},
-           "vmstat": {"nr_quota_exceeds": 3}}
+    raw = {"metrics": {"mem_used_avg_bytes": 600.0 * 2**20, "runtime_s": 10.5, "damon_cpu_pct": 1.9,
+                       "nr_quota_exceeds": 3}, "vmstat": {}}
     m, c = measure(raw, base)
     assert math.isclose(m["memory_saving_pct"], 40.0)
     assert math.isclose(m["slowdown_pct"], 5.0)
-    assert math.isclose(m["damon_cpu_pct"], 100 * 0.2 / 10.5)
+    assert m["damon_cpu_pct"] == 1.9
     assert c == {"nr_quota_exceeds": 3.0}
 
 

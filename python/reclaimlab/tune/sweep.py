@@ -9,8 +9,7 @@ them (``/work/shared/seeds/004-*``; its table's columns):
   time-averaged system memory in use (LRU pages and the zram pool), "entire system
   memory footprint";
 - ``slowdown_pct`` = 100 · (runtime / runtime of the baseline − 1);
-- ``damon_cpu_pct`` = DAMON_RECLAIM's simulated CPU time / runtime, when the engine
-  reports it.
+- ``damon_cpu_pct`` = 100 · kdamond's simulated CPU time / runtime (the engine's metric).
 
 The runs go to worker processes (the experiment harness's local pool, which retries a
 run whose worker died) with a progress bar.
@@ -165,16 +164,6 @@ def _find(raw: Mapping[str, Any], name: str) -> float | None:
     return None
 
 
-def damon_cpu_s(metrics: Mapping[str, float]) -> float | None:
-    """DAMON's simulated CPU seconds, under whichever name the engine reports it
-    (a metric naming damon and cpu, in seconds)."""
-    for k, v in metrics.items():
-        kl = k.lower()
-        if "damon" in kl and "cpu" in kl and kl.endswith("_s"):
-            return float(v)
-    return None
-
-
 def measure(raw: Mapping[str, Any], base: Mapping[str, float]) -> tuple[dict[str, float], dict[str, float]]:
     """Seed 004's three numbers of one run against the baseline's metrics, plus the
     run's own runtime and memory; and DAMON_RECLAIM's counters."""
@@ -187,9 +176,8 @@ def measure(raw: Mapping[str, Any], base: Mapping[str, float]) -> tuple[dict[str
         "runtime_s": rt,
         "mem_used_avg_bytes": mem,
     }
-    cpu = damon_cpu_s(m)
-    if cpu is not None and rt > 0:
-        out["damon_cpu_pct"] = 100.0 * cpu / rt
+    if "damon_cpu_pct" in m:  # kdamond's CPU time, % of one CPU over the runtime
+        out["damon_cpu_pct"] = float(m["damon_cpu_pct"])
     counters = {c: v for c in COUNTERS if (v := _find(raw, c)) is not None}
     return out, counters
 
