@@ -72,6 +72,8 @@ class Result:
         if accesses_per_txn:
             self.metrics.update(transaction_metrics(self.metrics, accesses_per_txn))
         self._timeseries: dict[str, list[float]] = dict(raw["timeseries"])
+        #: DAMON snapshots kept with ``sim.damon_record`` (see :mod:`reclaimlab.damo_record`).
+        self.damon_snapshots: list = list(raw.get("damon_snapshots") or [])
         self._frame = None
         #: The effective configuration (key -> value string).
         self.config: dict[str, str] = dict(config or {})
@@ -245,7 +247,11 @@ def replay(
             on_progress(sim.accesses, source)
     if on_progress is not None:
         on_progress(sim.accesses, source)
-    return sim.finish()
+    snapshots = _core.damon_snapshots(sim) if cfg.get("sim.damon_record") != "off" else None
+    raw = sim.finish()
+    if snapshots:
+        raw["damon_snapshots"] = snapshots
+    return raw
 
 
 def run(

@@ -189,6 +189,28 @@ def write(path: str | os.PathLike, records: Sequence[Record], format: str = "jso
             f.write(data)
 
 
+def from_snapshots(snapshots, sample_us: int = SAMPLE_US, aggr_us: int = AGGR_US) -> list[Record]:
+    """Records from a run's ``damon_snapshots`` (``(target, start_ns, end_ns, [(start,
+    end, nr_accesses, age), ...])`` per aggregation, as the engine keeps them with
+    ``sim.damon_record``; DAMON's default intervals, which the recorder uses)."""
+    by_target: dict[int, Record] = {}
+    for target, start_ns, end_ns, regions in snapshots:
+        rec = by_target.setdefault(target, Record(target_id=target, sample_us=sample_us, aggr_us=aggr_us))
+        rec.snapshots.append(Snapshot(start_ns, end_ns, [Region(*r) for r in regions]))
+    return list(by_target.values())
+
+
+def write_result(path: str | os.PathLike, result, format: str = "json_compressed") -> None:
+    """Write a run's DAMON snapshots (:class:`reclaimlab.Result` of a run with
+    ``sim.damon_record``) as a damo record file."""
+    if not result.damon_snapshots:
+        from .exceptions import ReclaimlabError
+
+        raise ReclaimlabError(f"{os.fspath(path)}: the run kept no DAMON snapshots (set sim.damon_record=vaddr|paddr; "
+                              "a run shorter than one aggregation interval, 100 ms, has none)")
+    write(path, from_snapshots(result.damon_snapshots), format)
+
+
 # ---- reading --------------------------------------------------------------------------
 
 

@@ -54,6 +54,12 @@ impl Simulation {
         self.inner.accesses()
     }
 
+    /// The DAMON snapshots recorded so far (`sim.damon_record`), moved out: per
+    /// aggregation interval and target, `(start, end, nr_accesses, age)` per region.
+    pub fn take_damon_snapshots(&mut self) -> Vec<crate::sim::damon_snapshots::DamonSnapshot> {
+        self.inner.take_damon_snapshots()
+    }
+
     /// Close the run (final sample) and return its results.
     pub fn finish(self) -> RunResult {
         self.inner.finish()

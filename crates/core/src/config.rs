@@ -86,6 +86,8 @@ pub struct SimConfig {
     pub damon_reclaim: crate::damon::DamonReclaimParams,
     /// THP, compaction and NUMA (crate::thp).
     pub thp: crate::thp::knobs::ThpConfig,
+    /// `sim.damon_record`: keep DAMON snapshots for damo (off | vaddr | paddr).
+    pub damon_record: crate::sim::damon_snapshots::DamonRecordMode,
 }
 
 type Setter = fn(&mut SimConfig, &str) -> std::result::Result<(), String>;
@@ -309,6 +311,8 @@ pub static KNOBS: &[Knob] = &[
         |c, v| c.thp.tlb_miss_ns = uint(v)?, |c| c.thp.tlb_miss_ns.to_string()),
     knob!("thp.lock_share", "0.3", "", "share of reclaim/compaction time spent holding the node's zone/LRU lock (contention between faulting tasks)",
         |c, v| c.thp.lock_share = float(v).and_then(|x| if (0.0..=1.0).contains(&x) { Ok(x) } else { Err("expected 0..1".into()) })?, |c| c.thp.lock_share.to_string()),
+    knob!("sim.damon_record", "off", "", "keep DAMON snapshots for damo (off | vaddr: the trace's pages | paddr: all frames); reclaimlab run --damo-record",
+        |c, v| c.damon_record = crate::sim::damon_snapshots::DamonRecordMode::parse(v)?, |c| c.damon_record.name().into()),
     knob!("sim.sample_interval_ms", "100", "ms", "time-series sampling interval on the simulated clock",
         |c, v| c.sample_interval_ns = uint(v)?.saturating_mul(1_000_000), |c| (c.sample_interval_ns / 1_000_000).to_string()),
 ];
@@ -361,6 +365,7 @@ impl Default for SimConfig {
             dirty_writeback_ns: 0,
             damon_reclaim: crate::damon::DamonReclaimParams::default(),
             thp: crate::thp::knobs::ThpConfig::zeroed(),
+            damon_record: Default::default(),
         };
         for k in KNOBS {
             (k.set)(&mut c, k.default).expect("knob defaults parse");

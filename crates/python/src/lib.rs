@@ -6,6 +6,7 @@
 
 mod cache;
 mod damon;
+mod damo;
 mod error;
 mod regions;
 mod thp;
@@ -249,6 +250,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     regions::register(m)?;
     damon::register(m)?;
     thp::register(m)?;
+    damo::register(m)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }

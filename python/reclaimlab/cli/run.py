@@ -127,6 +127,12 @@ def add_parser(sub) -> None:
         help="draw memory composition, reclaim rates, refaults/swap and memory stall over time "
         "to OUT.png, OUT.svg or OUT.pdf (needs matplotlib: pip install 'reclaimlab[plot]')",
     )
+    o.add_argument(
+        "--damo-record",
+        metavar="OUT",
+        help="keep DAMON snapshots (sim.damon_record, default vaddr: the trace's pages) and write them "
+        "in damo's record format, for `damo report access|heatmap|wss -i OUT` (docs/damo.md)",
+    )
     o.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
     o.add_argument(
         "--detail",
@@ -182,6 +188,8 @@ def main(args: argparse.Namespace) -> int:
         from . import run_thp
 
         return run_thp.main(args, settings)
+    if args.damo_record:
+        settings.setdefault("sim.damon_record", "vaddr")
     if is_comparison(args, settings):
         return compare_main(args, settings)
 
@@ -203,6 +211,10 @@ def main(args: argparse.Namespace) -> int:
         raw = reclaimlab.replay(prep.cfg, prep.source, on_progress=bar.update)
     result = reclaimlab.Result(raw, prep.cfg.items(), prep.workload, prep.accesses_per_txn)
 
+    if args.damo_record:
+        from ..damo_record import write_result
+
+        write_result(args.damo_record, result)
     if args.timeseries:
         write_timeseries(result, args.timeseries)
     if args.plot:
@@ -242,6 +254,7 @@ def is_comparison(args: argparse.Namespace, settings: dict[str, str]) -> bool:
         or args.trace
         or args.timeseries
         or args.plot
+        or args.damo_record
     )
 
 

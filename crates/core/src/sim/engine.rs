@@ -71,6 +71,8 @@ pub struct Machine<P: ReclaimPolicy> {
     buf: Vec<Access>,
     /// DAMON_RECLAIM's kdamond (`damon_reclaim.enabled`), on its own clock.
     pub damon: Option<crate::damon::Kdamond>,
+    /// The monitoring-only kdamond of `sim.damon_record` and its snapshots.
+    pub(crate) damon_rec: Option<super::damon_snapshots::DamonRecorder>,
 }
 
 impl<P: ReclaimPolicy> Machine<P> {
@@ -83,6 +85,7 @@ impl<P: ReclaimPolicy> Machine<P> {
         let damon = cfg.damon_reclaim.enabled.then(|| cfg.damon_reclaim.start(crate::damon::ops_paddr::damon_pa_system_ram(&mm), cfg.seed, 0));
         Machine {
             damon,
+            damon_rec: super::damon_snapshots::DamonRecorder::new(cfg.damon_record, cfg.seed),
             rec: Recorder::new(cfg),
             mm,
             policy,
@@ -168,6 +171,7 @@ impl<P: ReclaimPolicy> Machine<P> {
         self.kswapd_catch_up();
         self.check_oom()?;
         self.kdamond_catch_up();
+        self.damon_record_catch_up();
         if self.now >= self.mm.wb.next_run {
             self.mm.wb_writeback(self.now, true);
         }
@@ -180,6 +184,9 @@ impl<P: ReclaimPolicy> Machine<P> {
         }
         if let Some(d) = &self.damon {
             next = next.min(d.next_ns);
+        }
+        if let Some(r) = &self.damon_rec {
+            next = next.min(r.kdamond.next_ns);
         }
         self.next_event = next;
         Ok(())
@@ -429,6 +436,10 @@ impl<P: ReclaimPolicy> Engine for Machine<P> {
 
     fn accesses(&self) -> u64 {
         self.accesses
+    }
+
+    fn take_damon_snapshots(&mut self) -> Vec<super::damon_snapshots::DamonSnapshot> {
+        Machine::take_damon_snapshots(self)
     }
 
     fn finish(self: Box<Self>) -> RunResult {

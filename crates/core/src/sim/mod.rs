@@ -2,6 +2,7 @@
 //! limit and high reclaim ([`charge`]), and what a run reports ([`results`]).
 
 pub mod charge;
+pub mod damon_snapshots;
 pub mod engine;
 pub mod results;
 
@@ -16,6 +17,10 @@ pub trait Engine: Send {
     fn run(&mut self, src: &mut dyn AccessSource, max_accesses: u64) -> Result<bool>;
     fn accesses(&self) -> u64;
     fn finish(self: Box<Self>) -> RunResult;
+    /// The DAMON snapshots `sim.damon_record` kept so far (moved out).
+    fn take_damon_snapshots(&mut self) -> Vec<damon_snapshots::DamonSnapshot> {
+        Vec::new()
+    }
     /// Check every structural invariant (tests).
     fn check_invariants(&self) -> std::result::Result<(), String>;
 }
