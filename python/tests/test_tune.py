@@ -89,8 +89,10 @@ def test_grid_defaults_params_and_settings():
                  "damon_reclaim.quota_ms": "10", "damon_reclaim.quota_sz": str(64 << 20),
                  "damon_reclaim.wmarks_high": "500", "damon_reclaim.wmarks_mid": "400",
                  "damon_reclaim.wmarks_low": "200", "vm.swappiness": "10"}
-    assert module_params(s) == {"min_age": "5000000", "quota_ms": "10", "quota_sz": str(64 << 20),
-                                "wmarks_high": "500", "wmarks_mid": "400", "wmarks_low": "200"}
+    assert module_params(s) == ({"min_age": "5000000", "quota_ms": "10", "quota_sz": str(64 << 20),
+                                 "wmarks_high": "500", "wmarks_mid": "400", "wmarks_low": "200"}, {})
+    assert module_params({"damon_reclaim.quota_weight_age": "0", "damon_reclaim.skip_anon": "Y"}) == (
+        {"skip_anon": "Y"}, {"quota_weight_age": "0"})
     assert DEFAULT_GRID["wmarks"][0] == "500/400/200"  # the kernel default is swept
 
 
@@ -121,3 +123,55 @@ def test_cli_user_errors():
                       "HIGH/MID/LOW")
     p = cli("tune", "damon-reclaim", "--help")
     assert p.returncode == 0 and "Pareto frontier" in p.stdout and "--param" in p.stdout
+
+
+def tiered_trace(tmp_path):
+    """A 4 s workload of 12 MiB: 4..6 MiB hot all the time, 6..8 MiB warm (accessed in
+    one aggregation interval of every ten), the other 8 MiB written once and never again."""
+    from reclaimlab import damo_record as dr
+
+    mib = 1 << 20
+    snaps = []
+    for i in range(40):
+        burst = i % 10 == 9
+        snaps.append(dr.Snapshot(i * 100_000_000, (i + 1) * 100_000_000, [
+            dr.Region(0, 4 * mib, 0, i), dr.Region(4 * mib, 6 * mib, 18, 0),
+            dr.Region(6 * mib, 8 * mib, 10 if burst else 0, 0 if burst else i % 10), dr.Region(8 * mib, 12 * mib, 0, i)]))
+    dr.write(tmp_path / "tier.data", [dr.Record(snapshots=snaps)])
+    trace = tmp_path / "tier.trace"
+    assert cli("trace", "convert", str(tmp_path / "tier.data"), str(trace), "--format", "damo").returncode == 0
+    return trace
+
+
+def test_sweep_end_to_end(tmp_path):
+    trace = tiered_trace(tmp_path)
+    args = ["tune", "damon-reclaim", "--trace", str(trace), "--memory", "16M", "--swap", "zram:16M",
+            "--policy", "classic@6.15", "--param", "min_age=200000,1500000", "--param", "quota_ms=0,10",
+            "--param", "quota_sz=1G", "--param", "wmarks=1000/1000/0", "-j", "2"]
+    p = cli(*args, "--json", "-o", str(tmp_path / "f.png"), "--csv", str(tmp_path / "p.csv"))
+    assert p.returncode == 0, p.stderr
+    d = json.loads(p.stdout)
+    pts = d["points"]
+    assert [pt["params"]["min_age"] for pt in pts] == ["200000", "200000", "1500000", "1500000"]
+    saving = [pt["metrics"]["memory_saving_pct"] for pt in pts]
+    slowdown = [pt["metrics"]["slowdown_pct"] for pt in pts]
+    # Without a quota, min_age 0.2 s pages out the cold 8 MiB early and the warm 2 MiB
+    # between its bursts; min_age 1.5 s only the cold memory, later: less saving, and
+    # at most the slowdown (the warm region's refaults are what costs time).
+    assert saving[0] > saving[2] > 5.0
+    assert slowdown[0] >= slowdown[2]
+    assert all(pt["counters"]["bytes_reclaimed_regions"] > 0 for pt in pts)
+    assert d["frontier"] == pareto_front(saving, slowdown) and d["knee"] in d["frontier"]
+    assert d["pick"] == d["knee"]
+    assert d["sysfs"][-2:] == [f"echo Y > {PARAMS_DIR}/enabled", f"echo Y > {PARAMS_DIR}/commit_inputs"]
+    chosen = pts[d["pick"]]["params"]
+    assert f"echo {chosen['min_age']} > {PARAMS_DIR}/min_age" in d["sysfs"]
+    assert (tmp_path / "f.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    rows = (tmp_path / "p.csv").read_text().splitlines()
+    assert len(rows) == 5 and rows[0].startswith("point,min_age,quota_ms,quota_sz,wmarks,")
+    # The text report and --pick.
+    p = cli(*args, "--pick", "3")
+    assert p.returncode == 0, p.stderr
+    assert "Pareto frontier" in p.stdout and "# DAMON_RECLAIM point 3 (pick)" in p.stdout
+    assert f"echo 1500000 > {PARAMS_DIR}/min_age" in p.stdout
+    assert_user_error(cli(*args, "--pick", "4"), "--pick 4", "0..3")

@@ -111,7 +111,7 @@ def write_csv(sw, path: str) -> None:
 
 def main(args: argparse.Namespace) -> int:
     from ..exceptions import ConfigError
-    from ..tune.sweep import module_params, run_sweep
+    from ..tune.sweep import grid, module_params, run_sweep
     from ..tune.sysfs import sysfs_lines
     from .run import parse_set
 
@@ -124,6 +124,9 @@ def main(args: argparse.Namespace) -> int:
 
         check_path(args.output, "-o")
         require_matplotlib()
+    _, planned = grid(args.param)
+    if args.pick is not None and not 0 <= args.pick < len(planned):
+        raise ConfigError(f"--pick {args.pick}: the sweep has points 0..{len(planned) - 1}")
     workload = {k: v for k, v in dict(
         trace=args.trace, trace_format=args.trace_format, trace_kind=args.trace_kind, scenario=args.scenario,
         scale=args.scale, policy=args.policy, memory=args.memory, swap=args.swap, seed=args.seed,
@@ -131,13 +134,14 @@ def main(args: argparse.Namespace) -> int:
     workload["set"] = parse_set(args.set)
     sw = run_sweep(workload, args.param, jobs=args.jobs, progress=None if not args.quiet else False)
     pick = sw.knee if args.pick is None else args.pick
-    if not 0 <= pick < len(sw.points):
-        raise ConfigError(f"--pick {pick}: the sweep has points 0..{len(sw.points) - 1}")
     chosen = sw.points[pick]
     what = "knee" if args.pick is None else "pick"
-    lines = sysfs_lines(module_params(chosen.settings),
-                        comment=f"DAMON_RECLAIM point {pick} ({what}): simulated memory saving "
+    params, sim_only = module_params(chosen.settings)
+    lines = sysfs_lines(params, comment=f"DAMON_RECLAIM point {pick} ({what}): simulated memory saving "
                         f"{chosen.saving:.2f}%, slowdown {chosen.slowdown:.2f}%")
+    if sim_only:
+        lines.insert(1, "# simulated with, not module parameters: "
+                     + ", ".join(f"{k}={v}" for k, v in sim_only.items()))
     if args.csv:
         write_csv(sw, args.csv)
     if args.output:

@@ -8,7 +8,7 @@ memory-saving vs. slowdown frontier (``reclaimlab tune damon-reclaim``; docs/tun
     sw = run_sweep({"trace": "app.trace", "memory": "1G", "swap": "zram:1G"},
                    ["min_age=5000000,30000000", "quota_ms=10,50"])
     best = sw.points[sw.knee]           # .saving, .slowdown (%), .params, .counters
-    print("\\n".join(sysfs_lines(module_params(best.settings))))
+    print("\\n".join(sysfs_lines(module_params(best.settings)[0])))
 """
 
 from .pareto import knee, pareto_front

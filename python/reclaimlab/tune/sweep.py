@@ -107,9 +107,13 @@ def point_settings(point: Mapping[str, str]) -> dict[str, str]:
     return out
 
 
-def module_params(settings: Mapping[str, str]) -> dict[str, str]:
-    """The DAMON_RECLAIM module parameters among config ``settings`` (prefix removed)."""
-    return {k[len(PREFIX):]: v for k, v in settings.items() if k.startswith(PREFIX) and k != PREFIX + "enabled"}
+def module_params(settings: Mapping[str, str]) -> tuple[dict[str, str], dict[str, str]]:
+    """The DAMON_RECLAIM settings among config ``settings`` (prefix removed), split into
+    the kernel's module parameters and the simulator-only ones (``quota_weight_*``)."""
+    from .sysfs import DEFAULTS
+
+    ours = {k[len(PREFIX):]: v for k, v in settings.items() if k.startswith(PREFIX) and k != PREFIX + "enabled"}
+    return ({k: v for k, v in ours.items() if k in DEFAULTS}, {k: v for k, v in ours.items() if k not in DEFAULTS})
 
 
 @dataclass
