@@ -268,6 +268,7 @@ static SCENARIOS: &[Scenario] = &[
         policies: &[
             "classic@6.15",
             "classic+refault-distance-rfc-v3",
+            "mglru@6.6",
             "mglru@6.15",
             "mglru+refault-distance-rfc-v3",
             "mglru+fix-underprotected-page-cache",

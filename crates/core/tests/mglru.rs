@@ -90,3 +90,45 @@ fn lru_gen_enabled_switches_the_model() {
     let c = run_policy("mglru+refault-distance-rfc-v3", &[("lru_gen.enabled", "n")], db_like());
     assert_eq!(c.policy, "classic+refault-distance-rfc-v3");
 }
+
+/// "fix underprotected page cache" (spec C.4 [version], docs/model.md §1.12): a stream of
+/// anon faults (PG_active → max_seq) keeps the youngest generation over half the pages,
+/// so v6.6's should_run_aging ages whenever three generations are left and generations
+/// are short-lived. Data pages read with read() then join the oldest generation under
+/// v6.6 and are evicted within one of them; a re-read at a distance beyond the oldest
+/// generation refaults. The fix adds them at min_seq + 1 while four generations exist:
+/// one more generation of residency, so fewer of them refault.
+#[test]
+fn fix_keeps_read_pages_beyond_the_oldest_generation() {
+    let prog = program(
+        vec![region("stream", 64 * MIB, AccessKind::AnonMapped), region("data", 24 * MIB, AccessKind::FileRead)],
+        vec![phase("run", 600_000, &[(0, Pattern::Sequential, 0.1), (1, Pattern::Zipf { alpha: 0.6 }, 1.0)])],
+    );
+    let v66 = run_policy("mglru@6.6", &[], prog.clone());
+    let fix = run_policy("mglru+fix-underprotected-page-cache", &[], prog);
+    for r in [&v66, &fix] {
+        assert!(metric(r, "lru_gen.aging_runs") >= 10.0, "short-lived generations: {} agings", metric(r, "lru_gen.aging_runs"));
+    }
+    let (a, b) = (vm(&v66, "workingset_refault_file"), vm(&fix, "workingset_refault_file"));
+    assert!((b as f64) < 0.8 * a as f64, "workingset_refault_file: fix {b} vs v6.6 {a}");
+    assert!(metric(&fix, "runtime_s") < metric(&v66, "runtime_s"));
+}
+
+/// Seed 001's pathology under v6.6 (db_like): read() pages join the oldest generation,
+/// which therefore never empties — aging never runs and min_seq never moves, so every
+/// refault is "recent" (token == min_seq) and counted as an activation. Without aging
+/// the fix's placement rule has no fourth generation to use after the start, but its
+/// refs rules still act on the Zipf-hot data pages: five reads protect a page in
+/// sort_folio, and a refault with refs >= 3 comes back with the counter saturated.
+#[test]
+fn v6_6_stuck_in_the_oldest_generation() {
+    let v66 = run_policy("mglru@6.6", &[], db_like());
+    let fix = run_policy("mglru+fix-underprotected-page-cache", &[], db_like());
+    for r in [&v66, &fix] {
+        assert_eq!(metric(r, "lru_gen.aging_runs"), 0.0);
+        assert_eq!(vm(r, "workingset_activate_file"), vm(r, "workingset_refault_file"));
+    }
+    assert!(vm(&v66, "workingset_refault_file") > 100_000);
+    let (a, b) = (vm(&v66, "workingset_refault_file"), vm(&fix, "workingset_refault_file"));
+    assert!(b < a, "workingset_refault_file: fix {b} vs v6.6 {a}");
+}

@@ -34,6 +34,18 @@ PolicyEntry {
     build: |cfg| Box::new(Machine::new(cfg, super::mglru::Mglru::new(super::mglru::refault_distance_rfc_v3::RefaultDistanceRfcV3))),
 },
 PolicyEntry {
+    name: "mglru@6.6",
+    base: "",
+    description: "multi-generational LRU as in v6.6: refs = counter + PG_workingset, read() pages join the oldest generation, one-strike promotion of young PTEs, refault recent only from the current oldest generation (mm/vmscan.c, mm/workingset.c, v6.6)",
+    build: |cfg| Box::new(Machine::new(cfg, super::mglru::Mglru::new(super::mglru::v6_6::Mglru66::new()))),
+},
+PolicyEntry {
+    name: "mglru+fix-underprotected-page-cache",
+    base: "mglru@6.6",
+    description: "Yu Zhao's \"mm/mglru: fix underprotected page cache\" (Dec 2023, 081488051d28) on v6.6: unmapped folios join min_seq + 1, five-access folios are protected, refaults with refs >= 3 or in a fault get the workingset tier",
+    build: |cfg| Box::new(Machine::new(cfg, super::mglru::Mglru::new(super::mglru::v6_6::Mglru66Fix::new()))),
+},
+PolicyEntry {
     name: "classic+refault-distance-rfc-v3",
     base: "classic@6.15",
     description: "Kairui Song's RFC v3 (Sep 2023, not merged): the workingset clock ages only on eviction; a refault is activated if its distance < inactive size (active >= inactive) or < active + the other type's inactive",

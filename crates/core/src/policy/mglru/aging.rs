@@ -11,6 +11,7 @@
 
 use super::lrugen::*;
 use super::pid::reset_ctrl_pos;
+use super::MglruVariant;
 use crate::mm::lruvec::{LruList, LruvecId, LRU_ACTIVE, LRU_FILE};
 use crate::mm::page::{is_resident, pg};
 use crate::mm::page_alloc::Pfn;
@@ -57,7 +58,7 @@ fn pte_folio(mm: &Mm, page: usize, memcg: u16, node: u16) -> Option<Pfn> {
 /// `walk_update_folio`: with a walk (kswapd, aging) the two-strike `folio_update_gen`;
 /// without one (direct reclaim look-around) `lru_gen_set_refs` and, on the second
 /// strike, `folio_activate`.
-pub(super) fn walk_update_folio(mm: &mut Mm, g: &mut LruGen, lv: LruvecId, pfn: Pfn, new_gen: usize, walk: bool) {
+pub fn walk_update_folio(mm: &mut Mm, g: &mut LruGen, lv: LruvecId, pfn: Pfn, new_gen: usize, walk: bool) {
     if walk {
         folio_update_gen(mm, g, lv, pfn, new_gen);
     } else if lru_gen_set_refs(mm, pfn) {
@@ -76,7 +77,7 @@ pub(super) fn walk_update_folio(mm: &mut Mm, g: &mut LruGen, lv: LruvecId, pfn: 
 /// Walk the memcg's page tables for generation `seq` (`walk_mm` over every "PMD"):
 /// young PTEs are cleared and their folios promoted to `gen(max_seq)` on the second
 /// strike; PMDs dense in young PTEs go into the Bloom filter for `seq + 1`.
-fn walk_mm(mm: &mut Mm, g: &mut LruGen, lv: LruvecId, seq: u64, swappiness: u32, force_scan: bool, sc: &mut ScanControl) {
+fn walk_mm<V: MglruVariant>(mm: &mut Mm, g: &mut LruGen, lv: LruvecId, seq: u64, swappiness: u32, force_scan: bool, sc: &mut ScanControl) {
     let (memcg, node) = (mm.lruvecs[lv as usize].memcg, mm.lruvecs[lv as usize].node);
     // iterate_mm_list: the first walker of a round resets the filter for seq + 1.
     g.filters[((seq + 1) % 2) as usize] = Some(Vec::new());
@@ -102,7 +103,7 @@ fn walk_mm(mm: &mut Mm, g: &mut LruGen, lv: LruvecId, seq: u64, swappiness: u32,
                 continue;
             }
             young += 1;
-            walk_update_folio(mm, g, lv, pfn, new_gen, true);
+            V::walk_update_folio(mm, g, lv, pfn, new_gen, true);
         }
         if suitable_to_scan(total, young) {
             bloom_update(g, seq + 1, pmd);
@@ -112,25 +113,25 @@ fn walk_mm(mm: &mut Mm, g: &mut LruGen, lv: LruvecId, seq: u64, swappiness: u32,
 
 /// `try_to_inc_max_seq`: walk the page tables (once per generation), then
 /// `inc_max_seq`. Returns false if another walker already produced this generation.
-pub fn try_to_inc_max_seq(mm: &mut Mm, g: &mut LruGen, lv: LruvecId, seq: u64, swappiness: u32, force_scan: bool, sc: &mut ScanControl) -> bool {
+pub fn try_to_inc_max_seq<V: MglruVariant>(mm: &mut Mm, g: &mut LruGen, lv: LruvecId, seq: u64, swappiness: u32, force_scan: bool, sc: &mut ScanControl) -> bool {
     debug_assert!(seq <= g.max_seq);
     if seq <= g.mm_state_seq {
         return false;
     }
-    walk_mm(mm, g, lv, seq, swappiness, force_scan, sc);
+    walk_mm::<V>(mm, g, lv, seq, swappiness, force_scan, sc);
     g.mm_state_seq = seq;
-    inc_max_seq(mm, g, lv, seq, swappiness)
+    inc_max_seq::<V>(mm, g, lv, seq, swappiness)
 }
 
 /// `inc_max_seq`: retire the oldest generation of any type that has MAX_NR_GENS, update
 /// the compat active/inactive sizes, stamp the new generation's birth, `max_seq++`.
-pub fn inc_max_seq(mm: &mut Mm, g: &mut LruGen, lv: LruvecId, seq: u64, swappiness: u32) -> bool {
+pub fn inc_max_seq<V: MglruVariant>(mm: &mut Mm, g: &mut LruGen, lv: LruvecId, seq: u64, swappiness: u32) -> bool {
     if seq != g.max_seq {
         return false;
     }
     for ty in 0..2 {
         if g.nr_gens(ty) == MAX_NR_GENS {
-            inc_min_seq(mm, g, lv, ty, swappiness);
+            V::inc_min_seq(mm, g, lv, ty, swappiness);
         }
     }
     // Both sides of max_seq: max_seq - 1 turns inactive, max_seq + 1 active.
@@ -155,7 +156,7 @@ pub fn inc_max_seq(mm: &mut Mm, g: &mut LruGen, lv: LruvecId, seq: u64, swappine
 /// `inc_min_seq`: move every folio of the oldest generation to the next (counting it as
 /// protected unless lazily promoted) — skipped for a type that is not evictable under
 /// this swappiness, whose oldest folios then wrap into the new youngest generation.
-fn inc_min_seq(mm: &mut Mm, g: &mut LruGen, lv: LruvecId, ty: usize, swappiness: u32) {
+pub fn inc_min_seq(mm: &mut Mm, g: &mut LruGen, lv: LruvecId, ty: usize, swappiness: u32) {
     let skip = (ty == LRU_GEN_FILE && swappiness > 200) || (ty == LRU_GEN_ANON && swappiness == 0);
     if !skip {
         let old_gen = gen_from_seq(g.min_seq[ty]);
@@ -163,7 +164,7 @@ fn inc_min_seq(mm: &mut Mm, g: &mut LruGen, lv: LruvecId, ty: usize, swappiness:
         while let Some(pfn) = mm.lists.tail(head) {
             let refs = folio_lru_refs(mm, pfn);
             let ws = mm.frames.test(pfn, pg::WORKINGSET);
-            let new_gen = folio_inc_gen(mm, g, lv, pfn, false);
+            let new_gen = folio_inc_gen(mm, g, lv, pfn, false, LRU_REFS_FLAGS);
             list_move(mm, g, pfn, new_gen, ty, true);
             if refs + ws as u32 != (1 << LRU_REFS_WIDTH) + 1 {
                 g.protected[ty][lru_tier_from_refs(refs, ws)] += 1;
@@ -178,7 +179,7 @@ fn inc_min_seq(mm: &mut Mm, g: &mut LruGen, lv: LruvecId, ty: usize, swappiness:
 /// clear it, then harvest the young PTEs of up to MIN_LRU_BATCH neighbouring pages in
 /// the same PMD (promoting their folios), and feed the PMD to the page-table walker's
 /// Bloom filter when it is dense. Returns whether `pfn`'s own PTE was young.
-pub fn lru_gen_look_around(mm: &mut Mm, g: &mut LruGen, lv: LruvecId, pfn: Pfn, walk: bool, sc: &mut ScanControl) -> bool {
+pub fn lru_gen_look_around<V: MglruVariant>(mm: &mut Mm, g: &mut LruGen, lv: LruvecId, pfn: Pfn, walk: bool, sc: &mut ScanControl) -> bool {
     if !mm.frames.test_and_clear(pfn, pg::YOUNG) {
         return false;
     }
@@ -214,7 +215,7 @@ pub fn lru_gen_look_around(mm: &mut Mm, g: &mut LruGen, lv: LruvecId, pfn: Pfn, 
         let Some(nb) = pte_folio(mm, page, memcg, node) else { continue };
         mm.frames.clear(nb, pg::YOUNG);
         young += 1;
-        walk_update_folio(mm, g, lv, nb, new_gen, walk);
+        V::walk_update_folio(mm, g, lv, nb, new_gen, walk);
     }
     if suitable_to_scan((end - start) as u64, young) {
         let max_seq = g.max_seq;

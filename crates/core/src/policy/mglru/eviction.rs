@@ -11,7 +11,7 @@
 
 use super::aging::{lru_gen_look_around, try_to_inc_max_seq};
 use super::lrugen::*;
-use super::pid::{get_tier_idx, get_type_to_scan, reset_ctrl_pos};
+use super::pid::reset_ctrl_pos;
 use super::{Mglru, MglruVariant};
 use crate::mm::lruvec::{LruList, LruvecId};
 use crate::mm::memcontrol::ROOT_MEMCG;
@@ -30,7 +30,7 @@ pub fn get_swappiness(mm: &Mm, sc: &ScanControl) -> u32 {
 }
 
 /// `should_run_aging`: (must or better age, evictable pages in the live generations).
-fn should_run_aging(g: &LruGen, swappiness: u32) -> (bool, u64) {
+pub fn should_run_aging(g: &LruGen, swappiness: u32) -> (bool, u64) {
     if evictable_min_seq(&g.min_seq, swappiness) + MIN_NR_GENS > g.max_seq {
         return (true, 0);
     }
@@ -62,14 +62,14 @@ impl<V: MglruVariant> Mglru<V> {
             return -1;
         }
         let g = &mut self.lrugens[lv as usize];
-        let (success, nr_to_scan) = should_run_aging(g, swappiness);
+        let (success, nr_to_scan) = V::should_run_aging(g, swappiness);
         if !success || sc.priority == DEF_PRIORITY {
             return (nr_to_scan >> sc.priority) as i64;
         }
         let max_seq = g.max_seq;
         self.stats.aging += 1;
         let before = sc.cost_ns;
-        let aged = try_to_inc_max_seq(mm, g, lv, max_seq, swappiness, false, sc);
+        let aged = try_to_inc_max_seq::<V>(mm, g, lv, max_seq, swappiness, false, sc);
         self.stats.aging_ns += sc.cost_ns - before;
         if aged {
             -1
@@ -94,7 +94,7 @@ impl<V: MglruVariant> Mglru<V> {
                 break;
             }
             scanned += delta as i64;
-            if scanned >= nr_to_scan || should_abort_scan(mm, lv, sc) {
+            if scanned >= nr_to_scan || should_abort_scan::<V>(mm, lv, sc) {
                 break;
             }
         }
@@ -106,7 +106,7 @@ impl<V: MglruVariant> Mglru<V> {
         let mut list = std::mem::take(&mut self.isolated);
         let (mut scanned, _ty) = self.isolate_folios(mm, lv, sc, swappiness, nr_to_scan, &mut list);
         let g = &mut self.lrugens[lv as usize];
-        scanned += try_to_inc_min_seq(mm, g, swappiness) as u64;
+        scanned += V::try_to_inc_min_seq(mm, g, swappiness) as u64;
         if evictable_min_seq(&g.min_seq, swappiness) + MIN_NR_GENS > g.max_seq {
             scanned = 0;
         }
@@ -118,28 +118,21 @@ impl<V: MglruVariant> Mglru<V> {
         loop {
             let stat = shrink_folio_list(mm, self, &mut list, sc);
             sc.nr_reclaimed += stat.nr_reclaimed;
-            // Rejected folios: clean, unmapped, inactive ones get one retry; the rest must
-            // not land in the oldest generation again.
+            // Rejected folios: some get one retry; the rest are put back.
             let g = &self.lrugens[lv as usize];
             let mut clean = Vec::new();
             let mut kept = Vec::with_capacity(list.len());
             for &pfn in list.iter() {
-                let f = mm.frames.flags(pfn);
-                if !skip_retry && f & (pg::ACTIVE | pg::MAPPED | pg::DIRTY) == 0 {
+                if V::rejected_folio(mm, g, pfn, skip_retry) {
                     clean.push(pfn);
-                    continue;
+                } else {
+                    kept.push(pfn);
                 }
-                let t = folio_type(mm, pfn);
-                if lru_gen_folio_seq(mm, g, pfn, false) == g.min_seq[t] {
-                    mm.frames.clear(pfn, LRU_REFS_FLAGS);
-                    mm.frames.set(pfn, pg::ACTIVE);
-                }
-                kept.push(pfn);
             }
             // move_folios_to_lru
             for &pfn in &kept {
                 let g = &mut self.lrugens[lv as usize];
-                lru_gen_add_folio(mm, g, lv, pfn, false);
+                V::lru_gen_add_folio(mm, g, lv, pfn, false);
             }
             // (pgsteal_* are counted per folio by shrink_folio_list)
             if clean.is_empty() {
@@ -157,13 +150,13 @@ impl<V: MglruVariant> Mglru<V> {
     /// `isolate_folios`: the type the PID controller picks, then the other.
     fn isolate_folios(&mut self, mm: &mut Mm, lv: LruvecId, sc: &mut ScanControl, swappiness: u32, nr_to_scan: u64, list: &mut Vec<Pfn>) -> (u64, usize) {
         let g = &self.lrugens[lv as usize];
-        let mut ty = get_type_to_scan(g, swappiness);
+        let (mut ty, mut tier) = V::type_to_scan(g, swappiness);
         let mut last = ty;
         for _ in evictable_types(swappiness) {
             let g = &self.lrugens[lv as usize];
-            let tier = get_tier_idx(g, ty);
+            let tier_idx = tier.take().unwrap_or_else(|| V::get_tier_idx(g, ty));
             last = ty;
-            let scanned = self.scan_folios(mm, lv, sc, ty, tier, nr_to_scan, list);
+            let scanned = self.scan_folios(mm, lv, sc, ty, tier_idx, nr_to_scan, list);
             if scanned != 0 {
                 return (scanned, ty);
             }
@@ -187,10 +180,10 @@ impl<V: MglruVariant> Mglru<V> {
         while let Some(pfn) = mm.lists.tail(head) {
             scanned += 1;
             sc.cost_ns += mm.cfg.cost.scan_ns;
-            if sort_folio(mm, g, lv, pfn, tier) {
+            if V::sort_folio(mm, g, lv, pfn, tier) {
                 sorted += 1;
             } else {
-                isolate_folio(mm, g, lv, pfn);
+                V::isolate_folio(mm, g, lv, pfn);
                 list.push(pfn);
                 isolated += 1;
             }
@@ -214,27 +207,6 @@ impl<V: MglruVariant> Mglru<V> {
         }
     }
 
-    /// The MGLRU branch of `folio_check_references` (spec C.6): no young PTE →
-    /// reclaim; else the two-strike rule (`lru_gen_set_refs`), the PTE checked through
-    /// look-around.
-    pub(super) fn check_references(&mut self, mm: &mut Mm, pfn: Pfn, sc: &mut ScanControl) -> FolioReferences {
-        if !mm.frames.test(pfn, pg::MAPPED) {
-            return FolioReferences::Reclaim;
-        }
-        sc.cost_ns += mm.cfg.cost.rmap_ns;
-        let lv = mm.folio_lruvec(pfn);
-        let walk = sc.is_kswapd();
-        let g = &mut self.lrugens[lv as usize];
-        if !lru_gen_look_around(mm, g, lv, pfn, walk, sc) {
-            return FolioReferences::Reclaim;
-        }
-        if lru_gen_set_refs(mm, pfn) {
-            FolioReferences::Activate
-        } else {
-            FolioReferences::Keep
-        }
-    }
-
     /// `shrink_node` with MGLRU: root reclaim walks every memcg (`lru_gen_shrink_node`);
     /// memcg reclaim goes through `shrink_node_memcgs` to `lru_gen_shrink_lruvec`.
     pub(super) fn shrink_node(&mut self, mm: &mut Mm, node: u16, sc: &mut ScanControl) {
@@ -244,7 +216,7 @@ impl<V: MglruVariant> Mglru<V> {
             });
             return;
         }
-        set_initial_priority(mm, node, sc);
+        set_initial_priority(mm, node, sc, V::MIN_INITIAL_PRIORITY);
         let reclaimed = sc.nr_reclaimed;
         if sc.is_kswapd() {
             sc.nr_reclaimed = 0;
@@ -267,7 +239,7 @@ impl<V: MglruVariant> Mglru<V> {
                 mm.memcgs[memcg as usize].events.low += 1;
             }
             self.try_to_shrink_lruvec(mm, lv, sc);
-            if should_abort_scan(mm, lv, sc) {
+            if should_abort_scan::<V>(mm, lv, sc) {
                 self.memcg_cursor[node as usize] = (start + k + 1) % n;
                 break;
             }
@@ -280,7 +252,7 @@ impl<V: MglruVariant> Mglru<V> {
     /// kswapd's `lru_gen_age_node` (v6.14+): only the min_ttl check; if every memcg's
     /// oldest evictable generation is younger than min_ttl, invoke the OOM killer.
     pub(super) fn age_node(&mut self, mm: &mut Mm, node: u16, sc: &mut ScanControl) {
-        set_initial_priority(mm, node, sc);
+        set_initial_priority(mm, node, sc, V::MIN_INITIAL_PRIORITY);
         let min_ttl_ns = mm.cfg.lru_gen_min_ttl_ms * 1_000_000;
         if min_ttl_ns == 0 {
             return;
@@ -299,8 +271,42 @@ impl<V: MglruVariant> Mglru<V> {
     }
 }
 
+/// The MGLRU branch of `folio_check_references` (v6.14+, spec C.6): no young PTE →
+/// reclaim; else the two-strike rule (`lru_gen_set_refs`), the PTE checked through
+/// look-around.
+pub fn check_references<V: MglruVariant>(mm: &mut Mm, g: &mut LruGen, lv: LruvecId, pfn: Pfn, sc: &mut ScanControl) -> FolioReferences {
+    if !mm.frames.test(pfn, pg::MAPPED) {
+        return FolioReferences::Reclaim;
+    }
+    sc.cost_ns += mm.cfg.cost.rmap_ns;
+    let walk = sc.is_kswapd();
+    if !lru_gen_look_around::<V>(mm, g, lv, pfn, walk, sc) {
+        return FolioReferences::Reclaim;
+    }
+    if lru_gen_set_refs(mm, pfn) {
+        FolioReferences::Activate
+    } else {
+        FolioReferences::Keep
+    }
+}
+
+/// `evict_folios`' rejected folios (v6.14+): clean, unmapped, inactive ones get one
+/// retry; the rest must not land in the oldest generation again (PG_active).
+pub fn rejected_folio(mm: &mut Mm, g: &LruGen, pfn: Pfn, skip_retry: bool) -> bool {
+    let f = mm.frames.flags(pfn);
+    if !skip_retry && f & (pg::ACTIVE | pg::MAPPED | pg::DIRTY) == 0 {
+        return true;
+    }
+    let t = folio_type(mm, pfn);
+    if lru_gen_folio_seq(mm, g, pfn, false) == g.min_seq[t] {
+        mm.frames.clear(pfn, LRU_REFS_FLAGS);
+        mm.frames.set(pfn, pg::ACTIVE);
+    }
+    false
+}
+
 /// `sort_folio`: true = not for reclaim now (moved to another generation or list).
-fn sort_folio(mm: &mut Mm, g: &mut LruGen, lv: LruvecId, pfn: Pfn, tier_idx: usize) -> bool {
+pub fn sort_folio(mm: &mut Mm, g: &mut LruGen, lv: LruvecId, pfn: Pfn, tier_idx: usize) -> bool {
     let gen = folio_lru_gen(mm, pfn).expect("on an MGLRU list");
     let ty = folio_type(mm, pfn);
     let refs = folio_lru_refs(mm, pfn);
@@ -314,7 +320,7 @@ fn sort_folio(mm: &mut Mm, g: &mut LruGen, lv: LruvecId, pfn: Pfn, tier_idx: usi
     // protected by its tier, or the lazily promoted workingset
     let lazily = refs + ws as u32 == (1 << LRU_REFS_WIDTH) + 1;
     if tier > tier_idx || lazily {
-        let new_gen = folio_inc_gen(mm, g, lv, pfn, false);
+        let new_gen = folio_inc_gen(mm, g, lv, pfn, false, LRU_REFS_FLAGS);
         list_move(mm, g, pfn, new_gen, ty, false);
         if !lazily {
             g.protected[ty][tier] += 1;
@@ -332,7 +338,7 @@ fn sort_folio(mm: &mut Mm, g: &mut LruGen, lv: LruvecId, pfn: Pfn, tier_idx: usi
 
 /// `isolate_folio`: clear the refs counter of an unreferenced folio and PG_reclaim,
 /// take it off the list.
-fn isolate_folio(mm: &mut Mm, g: &mut LruGen, lv: LruvecId, pfn: Pfn) {
+pub fn isolate_folio(mm: &mut Mm, g: &mut LruGen, lv: LruvecId, pfn: Pfn) {
     if !mm.frames.test(pfn, pg::REFERENCED) {
         set_refs_counter(mm, pfn, 0);
     }
@@ -342,7 +348,7 @@ fn isolate_folio(mm: &mut Mm, g: &mut LruGen, lv: LruvecId, pfn: Pfn) {
 
 /// `try_to_inc_min_seq`: advance each evictable type's `min_seq` past empty
 /// generations, keeping anon and file from straddling `max_seq - MIN_NR_GENS`.
-fn try_to_inc_min_seq(mm: &Mm, g: &mut LruGen, swappiness: u32) -> bool {
+pub fn try_to_inc_min_seq(mm: &Mm, g: &mut LruGen, swappiness: u32) -> bool {
     let mut min_seq = g.min_seq;
     let mut inc = false;
     for ty in evictable_types(swappiness) {
@@ -377,16 +383,16 @@ fn try_to_inc_min_seq(mm: &Mm, g: &mut LruGen, swappiness: u32) -> bool {
     success
 }
 
-/// `should_abort_scan` (root reclaim only): enough reclaimed, or for kswapd every zone
-/// above high + MIN_LRU_BATCH.
-fn should_abort_scan(mm: &Mm, lv: LruvecId, sc: &ScanControl) -> bool {
+/// `should_abort_scan` (root reclaim only): enough reclaimed, or (v6.7+) for kswapd
+/// every zone above high + MIN_LRU_BATCH.
+fn should_abort_scan<V: MglruVariant>(mm: &Mm, lv: LruvecId, sc: &ScanControl) -> bool {
     if sc.cgroup_reclaim() {
         return false;
     }
     if sc.nr_reclaimed >= sc.nr_to_reclaim.max(2 << sc.order) {
         return true;
     }
-    if !sc.is_kswapd() || sc.order != 0 {
+    if !V::KSWAPD_STOPS_AT_HIGH_WMARK || !sc.is_kswapd() || sc.order != 0 {
         return false;
     }
     let node = mm.lruvecs[lv as usize].node;
@@ -397,8 +403,8 @@ fn should_abort_scan(mm: &Mm, lv: LruvecId, sc: &ScanControl) -> bool {
 }
 
 /// `set_initial_priority` (root reclaim): from the inactive size and `nr_to_reclaim`,
-/// clamped to [6, 12].
-fn set_initial_priority(mm: &Mm, node: u16, sc: &mut ScanControl) {
+/// clamped to [`min`, 12] (min 6 since v6.10, 0 before).
+fn set_initial_priority(mm: &Mm, node: u16, sc: &mut ScanControl, min: i32) {
     if sc.priority != DEF_PRIORITY || sc.nr_to_reclaim < MIN_LRU_BATCH {
         return;
     }
@@ -408,5 +414,5 @@ fn set_initial_priority(mm: &Mm, node: u16, sc: &mut ScanControl) {
     }
     let fls = |x: u64| 64 - x.leading_zeros() as i32;
     let priority = fls(reclaimable) - 1 - fls(sc.nr_to_reclaim - 1);
-    sc.priority = priority.clamp(DEF_PRIORITY / 2, DEF_PRIORITY);
+    sc.priority = priority.clamp(min, DEF_PRIORITY);
 }

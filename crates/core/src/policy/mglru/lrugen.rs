@@ -148,7 +148,7 @@ pub fn folio_lru_gen(mm: &Mm, pfn: Pfn) -> Option<usize> {
 }
 
 #[inline]
-fn set_gen_bits(mm: &mut Mm, pfn: Pfn, gen: Option<usize>) {
+pub(super) fn set_gen_bits(mm: &mut Mm, pfn: Pfn, gen: Option<usize>) {
     let f = mm.frames.flags[pfn as usize] & !GEN_MASK;
     mm.frames.flags[pfn as usize] = f | gen.map_or(0, |g| ((g as u32) + 1) << GEN_SHIFT);
 }
@@ -259,9 +259,16 @@ pub fn lru_gen_folio_seq(mm: &Mm, g: &LruGen, pfn: Pfn, reclaiming: bool) -> u64
 /// `lru_gen_add_folio`: to the generation `lru_gen_folio_seq` picks, clearing
 /// PG_active; at the list tail when `reclaiming` (folio_rotate_reclaimable).
 pub fn lru_gen_add_folio(mm: &mut Mm, g: &mut LruGen, lv: LruvecId, pfn: Pfn, reclaiming: bool) {
+    let seq = lru_gen_folio_seq(mm, g, pfn, reclaiming);
+    lru_gen_add_folio_at(mm, g, lv, pfn, seq, reclaiming);
+}
+
+/// The part of `lru_gen_add_folio` every version shares once the sequence is chosen: set
+/// the gen bits and clear PG_active, count the page, link it (tail when `reclaiming`).
+pub fn lru_gen_add_folio_at(mm: &mut Mm, g: &mut LruGen, lv: LruvecId, pfn: Pfn, seq: u64, reclaiming: bool) {
     debug_assert!(folio_lru_gen(mm, pfn).is_none());
     let ty = folio_type(mm, pfn);
-    let gen = gen_from_seq(lru_gen_folio_seq(mm, g, pfn, reclaiming));
+    let gen = gen_from_seq(seq);
     set_gen_bits(mm, pfn, Some(gen));
     mm.frames.clear(pfn, pg::ACTIVE);
     lru_gen_update_size(mm, g, lv, ty, None, Some(gen));
@@ -284,9 +291,9 @@ pub fn lru_gen_del_folio(mm: &mut Mm, g: &mut LruGen, lv: LruvecId, pfn: Pfn, re
 }
 
 /// `folio_inc_gen`: move the folio's bits to `min_seq + 1` (unless aging already
-/// promoted it), clearing PG_referenced and PG_workingset; PG_reclaim when
-/// `reclaiming`. Returns the new generation (the list move is the caller's).
-pub fn folio_inc_gen(mm: &mut Mm, g: &mut LruGen, lv: LruvecId, pfn: Pfn, reclaiming: bool) -> usize {
+/// promoted it), clearing the reference bits `clear` (the version's mask); PG_reclaim
+/// when `reclaiming`. Returns the new generation (the list move is the caller's).
+pub fn folio_inc_gen(mm: &mut Mm, g: &mut LruGen, lv: LruvecId, pfn: Pfn, reclaiming: bool, clear: u32) -> usize {
     let ty = folio_type(mm, pfn);
     let old_gen = gen_from_seq(g.min_seq[ty]);
     let cur = folio_lru_gen(mm, pfn).expect("on an MGLRU list");
@@ -294,7 +301,7 @@ pub fn folio_inc_gen(mm: &mut Mm, g: &mut LruGen, lv: LruvecId, pfn: Pfn, reclai
         return cur;
     }
     let new_gen = (old_gen + 1) % MAX_NR_GENS as usize;
-    mm.frames.clear(pfn, LRU_REFS_FLAGS);
+    mm.frames.clear(pfn, clear);
     set_gen_bits(mm, pfn, Some(new_gen));
     if reclaiming {
         mm.frames.set(pfn, pg::RECLAIM);

@@ -7,6 +7,9 @@
 //! - [`mainline`]: the workingset hooks of v6.15 (eviction token, refault test) —
 //!   the points patches change; [`refault_distance_rfc_v3`] is Kairui Song's RFC. A variant implements [`MglruVariant`] overriding only
 //!   what its patch changes; everything else is mainline.
+//! - [`v6_6`]: MGLRU as v6.6 had it (`mglru@6.6`), the kernel functions whose code
+//!   differs from v6.15 overriding the [`MglruVariant`] hooks, and Yu Zhao's
+//!   "fix underprotected page cache" on top of it.
 
 pub mod aging;
 pub mod eviction;
@@ -14,6 +17,7 @@ pub mod lrugen;
 pub mod mainline;
 pub mod pid;
 pub mod refault_distance_rfc_v3;
+pub mod v6_6;
 #[cfg(test)]
 mod tests;
 
@@ -25,8 +29,10 @@ use crate::policy::ReclaimPolicy;
 use crate::vmscan::{FolioReferences, ScanControl};
 use lrugen::*;
 
-/// The hook points of the MGLRU family that patches change; defaults are v6.15.
-pub trait MglruVariant: Send + 'static {
+/// The hook points of the MGLRU family: the kernel functions whose code differs between
+/// the modelled kernels and patches. Defaults are v6.15; `v6_6` overrides most of them.
+/// Hooks without `self` are called as `V::hook(..)` (static dispatch on the hot paths).
+pub trait MglruVariant: Sized + Send + 'static {
     /// `lru_gen_eviction`: returns the shadow.
     fn lru_gen_eviction(&mut self, mm: &mut Mm, lrugens: &mut [LruGen], pfn: Pfn) -> u64 {
         mainline::lru_gen_eviction(mm, lrugens, pfn)
@@ -35,6 +41,61 @@ pub trait MglruVariant: Send + 'static {
     fn lru_gen_refault(&mut self, mm: &mut Mm, lrugens: &mut [LruGen], pfn: Pfn, shadow: u64) -> bool {
         mainline::lru_gen_refault(mm, lrugens, pfn, shadow)
     }
+    /// `folio_mark_accessed` with MGLRU (`lru_gen_inc_refs`).
+    fn lru_gen_inc_refs(mm: &mut Mm, pfn: Pfn) {
+        lru_gen_inc_refs(mm, pfn)
+    }
+    /// `lru_gen_add_folio`.
+    fn lru_gen_add_folio(mm: &mut Mm, g: &mut LruGen, lv: LruvecId, pfn: Pfn, reclaiming: bool) {
+        lru_gen_add_folio(mm, g, lv, pfn, reclaiming)
+    }
+    /// What the page-table walk and look-around do with a young PTE's folio.
+    fn walk_update_folio(mm: &mut Mm, g: &mut LruGen, lv: LruvecId, pfn: Pfn, new_gen: usize, walk: bool) {
+        aging::walk_update_folio(mm, g, lv, pfn, new_gen, walk)
+    }
+    /// `inc_min_seq` (retiring the oldest generation during aging).
+    fn inc_min_seq(mm: &mut Mm, g: &mut LruGen, lv: LruvecId, ty: usize, swappiness: u32) {
+        aging::inc_min_seq(mm, g, lv, ty, swappiness)
+    }
+    /// `should_run_aging`: (age, evictable pages before the priority shift).
+    fn should_run_aging(g: &LruGen, swappiness: u32) -> (bool, u64) {
+        eviction::should_run_aging(g, swappiness)
+    }
+    /// `try_to_inc_min_seq`.
+    fn try_to_inc_min_seq(mm: &Mm, g: &mut LruGen, swappiness: u32) -> bool {
+        eviction::try_to_inc_min_seq(mm, g, swappiness)
+    }
+    /// The first type `isolate_folios` scans, with its tier index when the type choice
+    /// computed one.
+    fn type_to_scan(g: &LruGen, swappiness: u32) -> (usize, Option<usize>) {
+        (pid::get_type_to_scan(g, swappiness), None)
+    }
+    /// `get_tier_idx`.
+    fn get_tier_idx(g: &LruGen, ty: usize) -> usize {
+        pid::get_tier_idx(g, ty)
+    }
+    /// `sort_folio`: true = not for reclaim now.
+    fn sort_folio(mm: &mut Mm, g: &mut LruGen, lv: LruvecId, pfn: Pfn, tier_idx: usize) -> bool {
+        eviction::sort_folio(mm, g, lv, pfn, tier_idx)
+    }
+    /// `isolate_folio`.
+    fn isolate_folio(mm: &mut Mm, g: &mut LruGen, lv: LruvecId, pfn: Pfn) {
+        eviction::isolate_folio(mm, g, lv, pfn)
+    }
+    /// The MGLRU side of `folio_check_references` (and of `shrink_folio_list` before it).
+    fn folio_check_references(mm: &mut Mm, g: &mut LruGen, lv: LruvecId, pfn: Pfn, sc: &mut ScanControl) -> FolioReferences {
+        eviction::check_references::<Self>(mm, g, lv, pfn, sc)
+    }
+    /// `evict_folios` on a folio `shrink_folio_list` rejected: true = retry it once (clean,
+    /// may have missed `folio_rotate_reclaimable`); otherwise fix its flags for putback.
+    fn rejected_folio(mm: &mut Mm, g: &LruGen, pfn: Pfn, skip_retry: bool) -> bool {
+        eviction::rejected_folio(mm, g, pfn, skip_retry)
+    }
+    /// `should_abort_scan` stops kswapd once every zone is above high + MIN_LRU_BATCH
+    /// ("mm/mglru: try to stop at high watermarks", v6.7).
+    const KSWAPD_STOPS_AT_HIGH_WMARK: bool = true;
+    /// `set_initial_priority`'s lower clamp (DEF_PRIORITY / 2 since v6.10; 0 before).
+    const MIN_INITIAL_PRIORITY: i32 = crate::vmscan::DEF_PRIORITY / 2;
 }
 
 /// Mainline v6.15.
@@ -74,7 +135,7 @@ impl<V: MglruVariant> ReclaimPolicy for Mglru<V> {
 
     /// `folio_mark_accessed` with MGLRU: `lru_gen_inc_refs`.
     fn folio_mark_accessed(&mut self, mm: &mut Mm, pfn: Pfn) {
-        lru_gen_inc_refs(mm, pfn);
+        V::lru_gen_inc_refs(mm, pfn);
         mm.frames.clear(pfn, pg::IDLE);
     }
 
@@ -89,7 +150,7 @@ impl<V: MglruVariant> ReclaimPolicy for Mglru<V> {
             mm.frames.set(pfn, pg::ACTIVE);
         }
         let lv = mm.folio_lruvec(pfn);
-        lru_gen_add_folio(mm, &mut self.lrugens[lv as usize], lv, pfn, false);
+        V::lru_gen_add_folio(mm, &mut self.lrugens[lv as usize], lv, pfn, false);
     }
 
     fn workingset_eviction(&mut self, mm: &mut Mm, pfn: Pfn) -> u64 {
@@ -97,7 +158,8 @@ impl<V: MglruVariant> ReclaimPolicy for Mglru<V> {
     }
 
     fn folio_check_references(&mut self, mm: &mut Mm, pfn: Pfn, sc: &mut ScanControl) -> FolioReferences {
-        self.check_references(mm, pfn, sc)
+        let lv = mm.folio_lruvec(pfn);
+        V::folio_check_references(mm, &mut self.lrugens[lv as usize], lv, pfn, sc)
     }
 
     fn shrink_node(&mut self, mm: &mut Mm, node: u16, sc: &mut ScanControl) {
@@ -133,7 +195,7 @@ impl<V: MglruVariant> ReclaimPolicy for Mglru<V> {
 
     fn folio_putback_lru(&mut self, mm: &mut Mm, pfn: Pfn) {
         let lv = mm.folio_lruvec(pfn);
-        lru_gen_add_folio(mm, &mut self.lrugens[lv as usize], lv, pfn, false);
+        V::lru_gen_add_folio(mm, &mut self.lrugens[lv as usize], lv, pfn, false);
     }
 
     /// `lru_deactivate` with MGLRU: every folio counts as active; it is re-added
@@ -145,7 +207,7 @@ impl<V: MglruVariant> ReclaimPolicy for Mglru<V> {
         let lv = mm.folio_lruvec(pfn);
         lru_gen_del_folio(mm, &mut self.lrugens[lv as usize], lv, pfn, false);
         mm.frames.clear(pfn, pg::ACTIVE | pg::REFERENCED);
-        lru_gen_add_folio(mm, &mut self.lrugens[lv as usize], lv, pfn, false);
+        V::lru_gen_add_folio(mm, &mut self.lrugens[lv as usize], lv, pfn, false);
         mm.vmstat.count(crate::mm::vmstat::Ev::Pgdeactivate, 1);
     }
 

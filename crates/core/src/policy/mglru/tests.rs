@@ -65,14 +65,14 @@ fn inc_max_seq_retires_the_oldest_generation() {
     fault_in(&mut mm, &mut p, 0, pg::SWAPBACKED | pg::MAPPED);
     let files = [2, 3, 4].map(|page| fault_in(&mut mm, &mut p, page, 0));
     let g = &mut p.lrugens[0];
-    assert!(aging::inc_max_seq(&mut mm, g, 0, 3, 60));
+    assert!(aging::inc_max_seq::<Mainline>(&mut mm, g, 0, 3, 60));
     assert_eq!((g.max_seq, g.min_seq), (4, [1, 1]));
     assert!(files.iter().all(|&f| folio_lru_gen(&mm, f) == Some(1)));
     assert_eq!((g.protected[LRU_GEN_FILE][0], g.avg_total[LRU_GEN_FILE][0]), (0, 1));
     let l = &mm.lruvecs[0];
     assert_eq!((l.lru_size[LruList::ActiveAnon as usize], l.lru_size[LruList::InactiveAnon as usize]), (0, 1));
     // a stale seq is refused
-    assert!(!aging::inc_max_seq(&mut mm, &mut p.lrugens[0], 0, 3, 60));
+    assert!(!aging::inc_max_seq::<Mainline>(&mut mm, &mut p.lrugens[0], 0, 3, 60));
     p.check_invariants(&mm).unwrap();
 }
 

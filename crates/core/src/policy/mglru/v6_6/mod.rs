@@ -1,0 +1,133 @@
+//! `mglru@6.6` — MGLRU as v6.6 had it, before Yu Zhao's December 2023 fixes: the kernel
+//! functions whose code differs from v6.15 (spec C **[version]** notes), each overriding
+//! one [`MglruVariant`] hook; everything else (generations, lists, the page-table walk,
+//! look-around's window, the PID arithmetic, scan_folios, memcg iteration) is the shared
+//! v6.15 code, which is the same in both kernels.
+//!
+//! - [`lrugen`]: the pre-v6.14 reference bits (`folio_inc_refs`, `folio_lru_refs` =
+//!   counter + PG_workingset, tier = order_base_2(refs + 1)), `lru_gen_add_folio`'s
+//!   placement, the one-strike `folio_update_gen`.
+//! - [`eviction`]: `sort_folio`, `isolate_folio`, the classic `folio_check_references`
+//!   with look-around, `evict_folios`' rejected folios, `should_run_aging`,
+//!   `try_to_inc_min_seq`, `inc_min_seq`.
+//! - [`pid`]: `get_tier_idx` (gains 1 : 2) and the type choice (older `min_seq` first).
+//! - [`workingset`]: `lru_gen_eviction`, `lru_gen_test_recent` (token == `min_seq`),
+//!   `lru_gen_refault`.
+//! - [`fix_underprotected_page_cache`]: upstream 081488051d28 on top of this model.
+//!
+//! Sources: a complete mm/vmscan.c of v6.8 (the MGLRU code is v6.6's plus the four
+//! December 2023 fixes, whose diffs were read to undo them); the `-` side of
+//! `[PATCH 6.1 085/106] mm/mglru: fix underprotected page cache` (v6.6's
+//! `lru_gen_add_folio`, `sort_folio` test, `lru_gen_refault`); the `-` side of
+//! `[PATCH mm-unstable v3 6/6] mm/mglru: rework workingset protection` (v6.13's refs,
+//! look-around, `folio_check_references`, `isolate_folio`, `evict_folios`); a
+//! v6.6-era mm/workingset.c; rmap's v6.6 `folio_referenced_one`. See docs/model.md §1.12.
+
+pub mod eviction;
+pub mod fix_underprotected_page_cache;
+pub mod lrugen;
+pub mod pid;
+pub mod workingset;
+#[cfg(test)]
+mod tests;
+
+use super::lrugen::LruGen;
+use super::MglruVariant;
+use crate::mm::lruvec::LruvecId;
+use crate::mm::page_alloc::Pfn;
+use crate::mm::Mm;
+use crate::vmscan::{FolioReferences, ScanControl};
+use std::marker::PhantomData;
+
+/// The three points "mm/mglru: fix underprotected page cache" changes; the defaults are
+/// v6.6 as released.
+pub trait V66Hooks: Send + 'static {
+    /// `lru_gen_add_folio`: the sequence a folio being added joins.
+    fn lru_gen_add_seq(mm: &Mm, g: &LruGen, pfn: Pfn, reclaiming: bool) -> u64 {
+        lrugen::lru_gen_add_seq(mm, g, pfn, reclaiming)
+    }
+    /// `sort_folio`'s "protected" test.
+    fn sort_folio_protects(tier: usize, tier_idx: usize, _refs: u32) -> bool {
+        tier > tier_idx
+    }
+    /// `lru_gen_refault` on a recent refault with `refs` (counter + workingset from the
+    /// token): protect it? Returns whether it did (counted as WORKINGSET_RESTORE).
+    fn lru_gen_refault_protect(mm: &mut Mm, pfn: Pfn, in_fault: bool, refs: u32) -> bool {
+        workingset::refault_set_workingset(mm, pfn, in_fault, refs)
+    }
+}
+
+/// v6.6 as released.
+pub struct Released;
+impl V66Hooks for Released {}
+
+/// The v6.6 model, with the December 2023 fix's hooks `H`.
+pub struct V66<H: V66Hooks>(PhantomData<H>);
+
+impl<H: V66Hooks> V66<H> {
+    pub fn new() -> Self {
+        V66(PhantomData)
+    }
+}
+
+impl<H: V66Hooks> Default for V66<H> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+/// `mglru@6.6`.
+pub type Mglru66 = V66<Released>;
+/// `mglru+fix-underprotected-page-cache`.
+pub type Mglru66Fix = V66<fix_underprotected_page_cache::FixUnderprotectedPageCache>;
+
+impl<H: V66Hooks> MglruVariant for V66<H> {
+    fn lru_gen_eviction(&mut self, mm: &mut Mm, lrugens: &mut [LruGen], pfn: Pfn) -> u64 {
+        workingset::lru_gen_eviction(mm, lrugens, pfn)
+    }
+    fn lru_gen_refault(&mut self, mm: &mut Mm, lrugens: &mut [LruGen], pfn: Pfn, shadow: u64) -> bool {
+        workingset::lru_gen_refault::<H>(mm, lrugens, pfn, shadow)
+    }
+    fn lru_gen_inc_refs(mm: &mut Mm, pfn: Pfn) {
+        lrugen::folio_inc_refs(mm, pfn)
+    }
+    fn lru_gen_add_folio(mm: &mut Mm, g: &mut LruGen, lv: LruvecId, pfn: Pfn, reclaiming: bool) {
+        let seq = H::lru_gen_add_seq(mm, g, pfn, reclaiming);
+        super::lrugen::lru_gen_add_folio_at(mm, g, lv, pfn, seq, reclaiming);
+    }
+    fn walk_update_folio(mm: &mut Mm, g: &mut LruGen, lv: LruvecId, pfn: Pfn, new_gen: usize, walk: bool) {
+        lrugen::walk_update_folio::<Self>(mm, g, lv, pfn, new_gen, walk)
+    }
+    fn inc_min_seq(mm: &mut Mm, g: &mut LruGen, lv: LruvecId, ty: usize, swappiness: u32) {
+        eviction::inc_min_seq(mm, g, lv, ty, swappiness)
+    }
+    fn should_run_aging(g: &LruGen, swappiness: u32) -> (bool, u64) {
+        eviction::should_run_aging(g, swappiness)
+    }
+    fn try_to_inc_min_seq(mm: &Mm, g: &mut LruGen, swappiness: u32) -> bool {
+        eviction::try_to_inc_min_seq(mm, g, swappiness)
+    }
+    fn type_to_scan(g: &LruGen, swappiness: u32) -> (usize, Option<usize>) {
+        pid::type_to_scan(g, swappiness)
+    }
+    fn get_tier_idx(g: &LruGen, ty: usize) -> usize {
+        pid::get_tier_idx(g, ty)
+    }
+    fn sort_folio(mm: &mut Mm, g: &mut LruGen, lv: LruvecId, pfn: Pfn, tier_idx: usize) -> bool {
+        eviction::sort_folio::<H>(mm, g, lv, pfn, tier_idx)
+    }
+    fn isolate_folio(mm: &mut Mm, g: &mut LruGen, lv: LruvecId, pfn: Pfn) {
+        eviction::isolate_folio(mm, g, lv, pfn)
+    }
+    fn folio_check_references(mm: &mut Mm, g: &mut LruGen, lv: LruvecId, pfn: Pfn, sc: &mut ScanControl) -> FolioReferences {
+        eviction::check_references::<Self>(mm, g, lv, pfn, sc)
+    }
+    fn rejected_folio(mm: &mut Mm, _g: &LruGen, pfn: Pfn, skip_retry: bool) -> bool {
+        eviction::rejected_folio(mm, pfn, skip_retry)
+    }
+    /// v6.6's `should_abort_scan` was only `nr_reclaimed >= nr_to_reclaim` (the high
+    /// watermark stop came with 5095a2b23987, December 2023).
+    const KSWAPD_STOPS_AT_HIGH_WMARK: bool = false;
+    /// v6.6's `set_initial_priority` clamps to [0, DEF_PRIORITY].
+    const MIN_INITIAL_PRIORITY: i32 = 0;
+}
