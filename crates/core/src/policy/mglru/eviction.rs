@@ -312,9 +312,7 @@ pub fn sort_folio(mm: &mut Mm, g: &mut LruGen, lv: LruvecId, pfn: Pfn, tier_idx:
     let refs = folio_lru_refs(mm, pfn);
     let ws = mm.frames.test(pfn, pg::WORKINGSET);
     let tier = lru_tier_from_refs(refs, ws);
-    // promoted by aging: move to its generation's list
-    if gen != gen_from_seq(g.min_seq[ty]) {
-        list_move(mm, g, pfn, gen, ty, false);
+    if sort_promoted(mm, g, pfn, gen, ty) {
         return true;
     }
     // protected by its tier, or the lazily promoted workingset
@@ -327,13 +325,27 @@ pub fn sort_folio(mm: &mut Mm, g: &mut LruGen, lv: LruvecId, pfn: Pfn, tier_idx:
         }
         return true;
     }
-    // dirty file: the flusher writes it back (at once in the model), and
-    // folio_rotate_reclaimable puts it at the tail of the oldest generation, where this
-    // scan isolates it.
+    sort_writeback(mm, pfn, ty);
+    false
+}
+
+/// `sort_folio`'s "promoted" step (every version): a folio aging moved to another
+/// generation goes to that generation's list.
+pub(super) fn sort_promoted(mm: &mut Mm, g: &LruGen, pfn: Pfn, gen: usize, ty: usize) -> bool {
+    if gen == gen_from_seq(g.min_seq[ty]) {
+        return false;
+    }
+    list_move(mm, g, pfn, gen, ty, false);
+    true
+}
+
+/// `sort_folio`'s "waiting for writeback" step as modelled: a dirty file folio is written
+/// back by the "flusher" at once, and folio_rotate_reclaimable puts it at the tail of the
+/// oldest generation, where this scan isolates it.
+pub(super) fn sort_writeback(mm: &mut Mm, pfn: Pfn, ty: usize) {
     if ty == LRU_GEN_FILE && mm.frames.test(pfn, pg::DIRTY) {
         mm.folio_writeback(pfn);
     }
-    false
 }
 
 /// `isolate_folio`: clear the refs counter of an unreferenced folio and PG_reclaim,

@@ -8,8 +8,12 @@
 //! `read_ctrl_pos`/`reset_ctrl_pos` add `protected[t − 1]` to tier t's total; the model
 //! stores it at `protected[t]`, where the shared v6.15 PID code reads it — the same
 //! numbers (v6.6 never protects tier 0).
+//!
+//! v6.6's `for (type = !can_swap; type < ANON_AND_FILE; type++)` is
+//! `evictable_types(swappiness)` over its swappiness range 0..=200.
 
 use super::super::aging::lru_gen_look_around;
+use super::super::eviction::{sort_promoted, sort_writeback};
 use super::super::lrugen::*;
 use super::super::pid::reset_ctrl_pos;
 use super::super::MglruVariant;
@@ -24,15 +28,13 @@ use crate::vmscan::{FolioReferences, ScanControl};
 /// `sort_folio` (v6.6): a folio aging promoted moves to its generation's list; a
 /// protected one (`H::sort_folio_protects`: tier above `tier_idx`) goes to the tail of
 /// `min_seq + 1` with its reference bits cleared and is counted; a dirty file folio is
-/// written back at once (as in `mglru@6.15`'s model) and isolated by this scan.
+/// written back (`sort_writeback`) and isolated by this scan.
 pub fn sort_folio<H: V66Hooks>(mm: &mut Mm, g: &mut LruGen, lv: LruvecId, pfn: Pfn, tier_idx: usize) -> bool {
     let gen = folio_lru_gen(mm, pfn).expect("on an MGLRU list");
     let ty = folio_type(mm, pfn);
     let refs = folio_lru_refs(mm, pfn);
     let tier = lru_tier_from_refs(refs);
-    // promoted
-    if gen != gen_from_seq(g.min_seq[ty]) {
-        list_move(mm, g, pfn, gen, ty, false);
+    if sort_promoted(mm, g, pfn, gen, ty) {
         return true;
     }
     // protected
@@ -42,10 +44,7 @@ pub fn sort_folio<H: V66Hooks>(mm: &mut Mm, g: &mut LruGen, lv: LruvecId, pfn: P
         g.protected[ty][tier] += 1;
         return true;
     }
-    // waiting for writeback: see eviction::sort_folio
-    if ty == LRU_GEN_FILE && mm.frames.test(pfn, pg::DIRTY) {
-        mm.folio_writeback(pfn);
-    }
+    sort_writeback(mm, pfn, ty);
     false
 }
 
@@ -123,7 +122,7 @@ pub fn should_run_aging(g: &LruGen, swappiness: u32) -> (bool, u64) {
         return (true, 0);
     }
     let (mut total, mut young, mut old) = (0u64, 0u64, 0u64);
-    for ty in !can_swap as usize..2 {
+    for ty in evictable_types(swappiness) {
         for seq in g.min_seq[ty]..=g.max_seq {
             let size = g.nr_pages[gen_from_seq(seq)][ty].max(0) as u64;
             total += size;
@@ -145,7 +144,7 @@ pub fn should_run_aging(g: &LruGen, swappiness: u32) -> (bool, u64) {
 pub fn try_to_inc_min_seq(mm: &Mm, g: &mut LruGen, swappiness: u32) -> bool {
     let can_swap = swappiness != 0;
     let mut min_seq = g.min_seq;
-    for ty in !can_swap as usize..2 {
+    for ty in evictable_types(swappiness) {
         while min_seq[ty] + MIN_NR_GENS <= g.max_seq {
             if !mm.lists.is_empty(g.head(gen_from_seq(min_seq[ty]), ty)) {
                 break;
@@ -158,7 +157,7 @@ pub fn try_to_inc_min_seq(mm: &Mm, g: &mut LruGen, swappiness: u32) -> bool {
         min_seq[LRU_GEN_FILE] = min_seq[LRU_GEN_ANON].max(g.min_seq[LRU_GEN_FILE]);
     }
     let mut success = false;
-    for ty in !can_swap as usize..2 {
+    for ty in evictable_types(swappiness) {
         if min_seq[ty] == g.min_seq[ty] {
             continue;
         }
