@@ -121,6 +121,10 @@ def test_cli_user_errors():
     assert_user_error(cli("tune", "damon-reclaim"), "--trace FILE or --scenario NAME")
     assert_user_error(cli("tune", "damon-reclaim", "--scenario", "default", "--param", "wmarks=1/2/3/4"),
                       "HIGH/MID/LOW")
+    assert_user_error(cli("tune", "damon-reclaim", "--scenario", "damon-reclaim-parsec", "--workload-param", "foo=1",
+                          "--param", "min_age=1"), "unknown workload parameter 'foo'")
+    assert_user_error(cli("tune", "damon-reclaim", "--trace", "x.trace", "--workload-param", "workload=vips"),
+                      "--workload-param needs --scenario")
     p = cli("tune", "damon-reclaim", "--help")
     assert p.returncode == 0 and "Pareto frontier" in p.stdout and "--param" in p.stdout
 

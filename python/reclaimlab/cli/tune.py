@@ -21,6 +21,7 @@ examples:
   reclaimlab tune damon-reclaim --trace app.trace --memory 2G --swap zram:1G -o frontier.png
   reclaimlab tune damon-reclaim --scenario damon-reclaim-parsec --param min_age=5000000,30000000 \\
       --param quota_ms=10,50 --param quota_sz=1G --param wmarks=1000/1000/0 --csv points.csv
+  reclaimlab tune damon-reclaim --scenario damon-reclaim-parsec --workload-param workload=canneal --scale 0.25
   reclaimlab tune damon-reclaim --trace damon.data --trace-format damo --pick 3
 """
 
@@ -42,6 +43,9 @@ def add_parser(sub) -> None:
                    help="what records lacking it are (file-read, file-mapped, anon)")
     w.add_argument("--scenario", metavar="NAME", help="a built-in scenario (`reclaimlab scenarios`)")
     w.add_argument("--scale", metavar="F", type=float, help="grow a scalable scenario")
+    w.add_argument("--workload-param", metavar="KEY=VALUE", action="append", default=[],
+                   help="a scenario's workload parameter, e.g. workload=canneal for damon-reclaim-parsec "
+                   "(`reclaimlab scenarios`; repeatable)")
     m = d.add_argument_group("machine (the same for every point and the baseline)")
     m.add_argument("--policy", metavar="NAME", help="reclaim policy model (default: the config's)")
     m.add_argument("--memory", metavar="SIZE", help="machine.memory, e.g. 1G")
@@ -132,7 +136,11 @@ def main(args: argparse.Namespace) -> int:
         scale=args.scale, policy=args.policy, memory=args.memory, swap=args.swap, seed=args.seed,
     ).items() if v is not None}
     workload["set"] = parse_set(args.set)
-    sw = run_sweep(workload, args.param, jobs=args.jobs, progress=None if not args.quiet else False)
+    wparams = parse_set(args.workload_param)
+    if wparams and not args.scenario:
+        raise ConfigError("--workload-param needs --scenario")
+    sw = run_sweep(workload, args.param, workload_params=wparams, jobs=args.jobs,
+                   progress=None if not args.quiet else False)
     pick = sw.knee if args.pick is None else args.pick
     chosen = sw.points[pick]
     what = "knee" if args.pick is None else "pick"

@@ -186,12 +186,25 @@ def measure(raw: Mapping[str, Any], base: Mapping[str, float]) -> tuple[dict[str
     return out, counters
 
 
-def run_point(job: dict[str, Any]) -> dict[str, Any]:
-    """Worker: one run (``job["kwargs"]`` for :func:`reclaimlab.prepare`); returns its
-    metrics and vmstat."""
-    from .. import prepare, replay
+def _prepared(kwargs: Mapping[str, Any], workload_params: Mapping[str, str] | None):
+    """:func:`reclaimlab.prepare`, with a built-in scenario's workload parameters
+    (checked against the names it declares, as the experiment harness does)."""
+    from .. import prepare
+    from ..experiment.runner import _scenario_source
 
-    p = prepare(**job["kwargs"])
+    p = prepare(**kwargs)
+    if workload_params:
+        p.source = _scenario_source(p.scenario, int(p.cfg.get("seed")), p.scale, dict(workload_params))
+        p.workload += " " + " ".join(f"{k}={v}" for k, v in workload_params.items())
+    return p
+
+
+def run_point(job: dict[str, Any]) -> dict[str, Any]:
+    """Worker: one run (``job["kwargs"]`` for :func:`reclaimlab.prepare`, plus
+    ``job["workload_params"]``); returns its metrics and vmstat."""
+    from .. import replay
+
+    p = _prepared(job["kwargs"], job.get("workload_params"))
     raw = replay(p.cfg, p.source)
     return {"run_id": job["run_id"], "metrics": dict(raw["metrics"]), "vmstat": dict(raw["vmstat"]),
             "workload": p.workload}
@@ -201,6 +214,7 @@ def run_sweep(
     workload: Mapping[str, Any],
     params: Sequence[str] = (),
     *,
+    workload_params: Mapping[str, str] | None = None,
     defaults: Mapping[str, list[str]] = DEFAULT_GRID,
     jobs: int | None = None,
     progress: bool | None = None,
@@ -208,25 +222,26 @@ def run_sweep(
 ) -> Sweep:
     """Run the baseline and every grid point of ``workload`` (keyword arguments of
     :func:`reclaimlab.prepare`: ``trace``/``trace_format``/``trace_kind`` or
-    ``scenario``/``scale``, ``policy``, ``memory``, ``swap``, ``seed``, ``set``) in up
-    to ``jobs`` processes, and return the :class:`Sweep`."""
-    from .. import prepare
+    ``scenario``/``scale``, ``policy``, ``memory``, ``swap``, ``seed``, ``set``; a
+    scenario's ``workload_params``) in up to ``jobs`` processes, and return the
+    :class:`Sweep`."""
     from .pareto import knee, pareto_front
 
     axes, pts = grid(params, defaults)
     common = dict(workload)
     fixed = dict(common.pop("set", None) or {})
     base_set = {**fixed, PREFIX + "enabled": "false"}
-    jobs_list = [{"run_id": "baseline", "kwargs": {**common, "set": base_set}}]
+    wp = dict(workload_params or {})
+    jobs_list = [{"run_id": "baseline", "kwargs": {**common, "set": base_set}, "workload_params": wp}]
     points = []
     for i, pt in enumerate(pts):
         settings = {**fixed, **point_settings(pt)}
         points.append(Point(i, pt, settings))
-        jobs_list.append({"run_id": i, "kwargs": {**common, "set": settings}})
+        jobs_list.append({"run_id": i, "kwargs": {**common, "set": settings}, "workload_params": wp})
     # Bad input is one error here, before any worker starts: the baseline, and each
     # distinct point configuration (cheap: no replay).
     for job in jobs_list:
-        prepare(**job["kwargs"])
+        _prepared(job["kwargs"], wp)
 
     from tqdm import tqdm
 
