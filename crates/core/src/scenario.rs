@@ -299,7 +299,7 @@ static SCENARIOS: &[Scenario] = &[
     Scenario {
         name: "damon-reclaim-parsec",
         description: "seed 004: DAMON_RECLAIM on 24 PARSEC3/SPLASH-2X profiles (workload parameter), zram; \
-                      8G machine at --scale 1; `reclaimlab run` prints the seed's quota × prioritization table",
+                      32G machine at --scale 1; `reclaimlab run` prints the seed's quota × prioritization table",
         policies: &["classic@6.15"],
         baseline: "classic@6.15",
         overrides: &[
@@ -313,7 +313,7 @@ static SCENARIOS: &[Scenario] = &[
             ("damon_reclaim.min_age", "1000000"),
             ("damon_reclaim.quota_sz", "0"),
         ],
-        scaled_sizes: &[("machine.memory", 8192.0), ("swap.size", 2048.0)],
+        scaled_sizes: &[("machine.memory", 32768.0), ("swap.size", 2048.0)],
         params: &[("workload", "freqmine", "one of the 24 profiles (blackscholes, ..., splash2x/raytrace, ...)")],
         workload: Workload::Parsec,
     },

@@ -47,10 +47,25 @@ pub fn damon_pa_check_accesses(mm: &Mm, t: &mut DamonTarget, len_window: u32) ->
     max_nr
 }
 
-/// The LRU folios of `[start, end)` in address order (the paddr action walk).
+/// The LRU folios of `[start, end)` in address order (the paddr action walk). The
+/// kernel looks every pfn up; the simulator steps over a free buddy block at once (no
+/// folio can be in it) — the walk's cost is charged per pfn all the same.
 pub fn damon_pa_folios(mm: &Mm, start: u64, end: u64) -> impl Iterator<Item = Pfn> + '_ {
-    let (s, e) = (start >> PAGE_SHIFT, end.div_ceil(1 << PAGE_SHIFT).min(mm.nr_frames as u64));
-    (s..e).filter_map(move |pfn| damon_get_folio(mm, pfn))
+    let (mut pfn, e) = (start >> PAGE_SHIFT, end.div_ceil(1 << PAGE_SHIFT).min(mm.nr_frames as u64));
+    std::iter::from_fn(move || {
+        while pfn < e {
+            let p = pfn;
+            if mm.frames.page(p as Pfn) == NO_PAGE {
+                pfn += mm.buddy.buddy_order(p as Pfn).map_or(1, |o| 1u64 << o);
+                continue;
+            }
+            pfn += 1;
+            if let Some(f) = damon_get_folio(mm, p) {
+                return Some(f);
+            }
+        }
+        None
+    })
 }
 
 /// The largest "System RAM" resource: all of the machine's frames.

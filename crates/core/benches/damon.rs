@@ -1,0 +1,81 @@
+//! DAMON's cost (run: `cargo bench -p reclaimlab-core --bench damon`; figures in
+//! BENCHMARKS.md).
+//!
+//! (a) Simulated monitoring cost (kdamond's CPU per sample, sampling + aggregation) on a
+//!     1 GiB and a 64 GiB machine running the same workload (8 MiB hot inside 256 MiB
+//!     touched once), DAMON_RECLAIM monitoring only — at a fixed region count (min = max
+//!     = 500 regions) and with the default bounds (10..1000) — plus the host time.
+//! (b) Seed 004's table: 24 workloads × (baseline + 7 configurations) of
+//!     `damon-reclaim-parsec` at scale 1 on two threads, wall time.
+
+use reclaimlab_core::config::SimConfig;
+use reclaimlab_core::damon::parsec::{parsec_workload_table, PARSEC_PROFILES};
+use reclaimlab_core::sim;
+use reclaimlab_trace::{generate, AccessKind, Pattern, Phase, Program, Region, Stream};
+use std::time::Instant;
+
+const MIB: u32 = 256;
+
+fn workload() -> Program {
+    Program {
+        regions: vec![Region::new("cold", 256 * MIB, AccessKind::AnonMapped), Region::new("hot", 8 * MIB, AccessKind::AnonMapped)],
+        phases: vec![
+            Phase { name: "fill".into(), accesses: (256 * MIB) as u64, streams: vec![Stream { region: 0, pattern: Pattern::Sequential, weight: 1.0 }] },
+            Phase { name: "hot".into(), accesses: 6_000_000, streams: vec![Stream { region: 1, pattern: Pattern::Uniform, weight: 1.0 }] },
+        ],
+        repeat: 1,
+    }
+}
+
+/// (simulated monitoring ns per sample, average regions, host seconds)
+fn monitor(memory: &str, bounds: Option<u32>) -> (f64, f64, f64) {
+    let mut c = SimConfig::default();
+    for (k, v) in [
+        ("machine.memory", memory),
+        ("cost.access_ns", "10000"),
+        ("damon_reclaim.enabled", "Y"),
+        ("damon_reclaim.wmarks_high", "1000"),
+        ("damon_reclaim.wmarks_mid", "1000"),
+        ("damon_reclaim.wmarks_low", "0"),
+        ("damon_reclaim.min_age", "1000000000000"),
+    ] {
+        c.set(k, v).unwrap();
+    }
+    if let Some(n) = bounds {
+        c.set("damon_reclaim.min_nr_regions", &n.to_string()).unwrap();
+        c.set("damon_reclaim.max_nr_regions", &n.to_string()).unwrap();
+    }
+    let t = Instant::now();
+    let mut e = sim::build(&c).unwrap();
+    let mut src = generate(workload(), 1).unwrap();
+    while !e.run(&mut *src, 1 << 22).unwrap() {}
+    let r = e.finish();
+    let host = t.elapsed().as_secs_f64();
+    let m = |k: &str| r.metrics.iter().find(|(n, _)| n == k).unwrap().1;
+    let runtime_ns = m("runtime_s") * 1e9;
+    (m("damon_monitor_cpu_pct") / 100.0 * runtime_ns / m("damon_nr_samples"), m("damon_nr_regions_avg"), host)
+}
+
+fn main() {
+    println!("(a) DAMON monitoring cost, same workload (60 simulated s), 1 GiB vs 64 GiB");
+    for (label, bounds) in [("min = max = 500 regions", Some(500)), ("default bounds 10..1000", None)] {
+        let (s1, r1, h1) = monitor("1G", bounds);
+        let (s64, r64, h64) = monitor("64G", bounds);
+        println!(
+            "  {label:24} 1G: {s1:>9.0} ns/sample ({r1:.0} regions, host {h1:.2} s)   64G: {s64:>9.0} ns/sample ({r64:.0} regions, host {h64:.2} s)   64G/1G = {:.3}",
+            s64 / s1
+        );
+    }
+    println!("(b) damon-reclaim-parsec: 24 workloads x (baseline + 7 configurations), scale 1, 2 threads");
+    let names: Vec<&str> = PARSEC_PROFILES.iter().map(|p| p.0).collect();
+    let t = Instant::now();
+    std::thread::scope(|s| {
+        let hs: Vec<_> = (0..2).map(|k| {
+            let names = &names;
+            s.spawn(move || names.iter().skip(k).step_by(2).map(|n| parsec_workload_table(n, 1.0, 1, &[]).unwrap().len()).sum::<usize>())
+        }).collect();
+        let cells: usize = hs.into_iter().map(|h| h.join().unwrap()).sum();
+        assert_eq!(cells, 24 * 7);
+    });
+    println!("  {:.1} s wall", t.elapsed().as_secs_f64());
+}
