@@ -8,6 +8,9 @@ use reclaimlab_trace::AccessKind;
 use crate::error::{invalid, trace_err};
 use crate::trace::Source;
 
+/// One interval as Python passes it: `(duration_ns, [(first_page, pages, accesses), ...])`.
+type IntervalTuple = (u64, Vec<(u32, u32, u64)>);
+
 /// A source issuing, per interval `(duration_ns, [(first_page, pages, accesses), ...])`,
 /// that many accesses to random pages of each span spread evenly over the interval
 /// (µs time ticks); with `populate`, pages `0..nr_pages` are written once first.
@@ -15,7 +18,7 @@ use crate::trace::Source;
 #[pyo3(signature = (intervals, nr_pages, populate = true, kind = "anon", seed = 1))]
 fn regions_source(
     py: Python<'_>,
-    intervals: Vec<(u64, Vec<(u32, u32, u64)>)>,
+    intervals: Vec<IntervalTuple>,
     nr_pages: u32,
     populate: bool,
     kind: &str,
