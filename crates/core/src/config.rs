@@ -451,6 +451,7 @@ impl SimConfig {
     pub fn validate(&self) -> Result<()> {
         crate::ensure!(self.nr_nodes >= 1 && self.nr_nodes <= 64, Error::config("machine.nodes", "must be 1..64"));
         crate::ensure!(self.swappiness <= 200, Error::config("vm.swappiness", "must be 0..200 (MAX_SWAPPINESS)"));
+        crate::thp::policy::find(&self.thp.policy)?;
         crate::ensure!(
             (1..=3000).contains(&self.watermark_scale_factor),
             Error::config("vm.watermark_scale_factor", "must be 1..3000 (the sysctl's range)")

@@ -434,3 +434,44 @@ fn thpscale_local_only_trades_success_for_latency() {
     }
     assert!(lower_latency >= 2, "{res:?}");
 }
+
+#[test]
+fn dontneed_of_whole_and_split_thps() {
+    let mut m = ThpMachine::new(&cfg("16M", 1, &[])).unwrap();
+    let t = m.add_task(0);
+    let v = m.mmap(1024, false, false);
+    let s = m.vmas[v].start;
+    // A whole THP zapped: its deposited page table goes too, the next fault is huge again.
+    assert_eq!(m.touch(t, s, true).unwrap().0, Fault::Huge);
+    let free0 = m.mm.total_free_pages();
+    m.madv_dontneed(s, 512);
+    assert_eq!(m.mm.total_free_pages(), free0 + 513);
+    m.check_invariants().unwrap();
+    assert_eq!(m.touch(t, s, true).unwrap().0, Fault::Huge);
+    // Part of it zapped (PMD split, deferred split), then the rest: all 512 frames are freed,
+    // the PTE table stays (the PMD now points to it), so the refault is a base page.
+    let free1 = m.mm.total_free_pages();
+    m.madv_dontneed(s + 100, 50);
+    m.madv_dontneed(s, 512);
+    assert_eq!(m.mm.total_free_pages(), free1 + 512);
+    assert_eq!(stat(&m, Tc::ThpSplitPage), 0);
+    m.check_invariants().unwrap();
+    assert_eq!(m.touch(t, s, true).unwrap().0, Fault::Base);
+    // The stale queue entry splits nothing, whichever pageblock the next THP lands in.
+    assert_eq!(m.touch(t, s + 512, true).unwrap().0, Fault::Huge);
+    assert_eq!(split::deferred_split_scan(&mut m.mm), 0);
+    assert!(m.mm.frames.test(m.mm.pages.pte[(s + 512) as usize], pg::COMPOUND));
+    m.check_invariants().unwrap();
+}
+
+#[test]
+fn bad_thp_settings_are_named() {
+    let mut c = SimConfig::default();
+    let e = c.set("transparent_hugepage.defrag", "sometimes").unwrap_err().to_string();
+    assert!(e.contains("transparent_hugepage.defrag") && e.contains("defer+madvise"), "{e}");
+    assert!(c.set("transparent_hugepage.khugepaged.max_ptes_none", "512").is_err());
+    c.set("thp.policy", "thp@9.9").unwrap();
+    let e = c.validate().unwrap_err().to_string();
+    assert!(e.contains("thp.policy") && e.contains("thp@5.4"), "{e}");
+    assert!(ThpMachine::new(&c).is_err());
+}

@@ -1440,6 +1440,44 @@ mod tests {
     }
 
     #[test]
+    fn isolate_free_block_for_compaction_converts_half_pageblocks() {
+        let (mut a, mut l) = one_zone(8192);
+        set_wmarks(&mut a);
+        // An unmovable allocation claims the order-10 block at 0 (pageblocks 0 and 1); the
+        // remainder sits on the UNMOVABLE lists: 512@512 (order 9), 256@256, ..., 1@1.
+        assert_eq!(a.alloc(&mut l, 0, 0, UNMOV), Some(0));
+        assert_eq!(a.zones[0].nr_pageblocks, [2, 14, 0, 0]);
+        let free0 = a.zones[0].free_pages;
+        // __isolate_free_page of the order-9 block: taken off its list; being at least half
+        // a pageblock, its (mergeable) pageblock becomes MOVABLE.
+        assert_eq!(a.isolate_free_block(&mut l, 512), 9);
+        assert_eq!(a.zones[0].free_pages, free0 - 512);
+        assert_eq!(a.buddy_order(512), None);
+        assert_eq!(a.pageblock_migratetype(512), MOV);
+        assert_eq!(a.zones[0].nr_pageblocks, [1, 15, 0, 0]);
+        check(&a, &l);
+        // The order-8 block at 256 is exactly half of pageblock 0: the pageblock and its other
+        // free blocks (128@128 ... 1@1) move to MOVABLE.
+        assert_eq!(a.isolate_free_block(&mut l, 256), 8);
+        assert_eq!(a.pageblock_migratetype(0), MOV);
+        assert_eq!(a.free_blocks_mt(&l, 0, 7, MOV), 1);
+        assert_eq!(a.free_blocks_mt(&l, 0, 7, UNMOV), 0);
+        check(&a, &l);
+        // A smaller block leaves its pageblock's type alone.
+        let u = a.alloc(&mut l, 0, 0, UNMOV).unwrap();
+        let pb = u & !(PAGEBLOCK_NR_PAGES - 1);
+        assert_eq!(a.pageblock_migratetype(pb), UNMOV);
+        let small = (pb..pb + PAGEBLOCK_NR_PAGES).find(|&p| matches!(a.buddy_order(p), Some(o) if o < 8)).unwrap();
+        a.isolate_free_block(&mut l, small);
+        assert_eq!(a.pageblock_migratetype(pb), UNMOV);
+        check(&a, &l);
+        // Freed back, the isolated blocks merge again.
+        a.free(&mut l, 512, 9);
+        a.free(&mut l, 256, 8);
+        check(&a, &l);
+    }
+
+    #[test]
     fn claim_partial_pageblock_when_half_free() {
         let (mut a, mut l) = one_zone(4096);
         set_wmarks(&mut a);

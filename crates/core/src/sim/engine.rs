@@ -36,12 +36,31 @@ pub(crate) struct Zonelist {
 }
 
 impl Zonelist {
-    fn new(home: u16, n: u16) -> Self {
+    pub(crate) fn new(home: u16, n: u16) -> Self {
         let mut z = Zonelist { len: n as u8, nodes: [0; 64] };
         for i in 0..n {
             z.nodes[i as usize] = (home + i) % n;
         }
         z
+    }
+
+    /// `__GFP_THISNODE`: the node alone.
+    pub(crate) fn single(node: u16) -> Self {
+        let mut z = Zonelist { len: 1, nodes: [0; 64] };
+        z.nodes[0] = node;
+        z
+    }
+
+    /// Keep the nodes for which `f` holds, in order.
+    pub(crate) fn retain(&mut self, mut f: impl FnMut(u16) -> bool) {
+        let mut k = 0;
+        for i in 0..self.len as usize {
+            if f(self.nodes[i]) {
+                self.nodes[k] = self.nodes[i];
+                k += 1;
+            }
+        }
+        self.len = k as u8;
     }
 }
 

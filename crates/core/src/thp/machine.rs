@@ -27,6 +27,7 @@ use crate::mm::vmstat::Ev;
 use crate::mm::Mm;
 use crate::policy::classic::{lru, Classic, Mainline};
 use crate::policy::ReclaimPolicy;
+use crate::sim::engine::Zonelist;
 use crate::vmscan::{self, Kswapd, MAX_RECLAIM_RETRIES};
 
 /// No page-table page for this PMD slot.
@@ -170,7 +171,8 @@ impl ThpMachine {
                 self.kswapd[node].step(&mut self.mm, &mut self.policy);
                 if !self.kswapd[node].active {
                     // kswapd_try_to_sleep: reset_isolation_suitable, wakeup_kcompactd.
-                    for z in self.mm.nodes[node].zones.clone() {
+                    for i in 0..self.mm.nodes[node].zones.len() {
+                        let z = self.mm.nodes[node].zones[i];
                         if self.mm.thp.zones[z].blockskip_flush {
                             compaction::reset_isolation_suitable(&mut self.mm, z);
                         }
@@ -196,7 +198,8 @@ impl ThpMachine {
     fn kcompactd_do_work(&mut self, node: usize) {
         let order = self.kcompactd[node].max_order;
         let mut cost = 0;
-        for z in self.mm.nodes[node].zones.clone() {
+        for i in 0..self.mm.nodes[node].zones.len() {
+            let z = self.mm.nodes[node].zones[i];
             cost += compaction::kcompactd_compact_zone(&mut self.mm, z, Some(order));
         }
         let k = &mut self.kcompactd[node];
@@ -222,7 +225,8 @@ impl ThpMachine {
             return;
         }
         let mut cost = 0;
-        for z in self.mm.nodes[node].zones.clone() {
+        for i in 0..self.mm.nodes[node].zones.len() {
+            let z = self.mm.nodes[node].zones[i];
             cost += compaction::kcompactd_compact_zone(&mut self.mm, z, None);
         }
         self.kcompactd[node].cpu_ns += cost;
@@ -272,12 +276,12 @@ impl ThpMachine {
 
     // ------------------------------------------------------------------ allocation
 
-    fn zonelist(&self, node: u16, thisnode: bool) -> Vec<u16> {
-        let n = self.mm.nr_nodes() as u16;
+    /// The allocation's nodes: `node` alone with `__GFP_THISNODE`, else its zonelist.
+    fn zonelist(&self, node: u16, thisnode: bool) -> Zonelist {
         if thisnode {
-            vec![node]
+            Zonelist::single(node)
         } else {
-            (0..n).map(|i| (node + i) % n).collect()
+            Zonelist::new(node, self.mm.nr_nodes() as u16)
         }
     }
 
@@ -301,14 +305,25 @@ impl ThpMachine {
         None
     }
 
-    fn zones_of(&self, nodes: &[u16]) -> Vec<usize> {
-        nodes.iter().flat_map(|&n| self.mm.nodes[n as usize].zones.iter().copied()).collect()
+    /// The zones of `nodes`, in order (into a stack buffer: no allocation per fault).
+    fn zones_of<'a>(&self, nodes: &[u16], buf: &'a mut [usize; 64]) -> &'a [usize] {
+        let mut k = 0;
+        for &n in nodes {
+            for &z in &self.mm.nodes[n as usize].zones {
+                if k < buf.len() {
+                    buf[k] = z;
+                    k += 1;
+                }
+            }
+        }
+        &buf[..k]
     }
 
     /// `__alloc_pages_direct_compact`.
     fn direct_compact(&mut self, nodes: &[u16], order: u8, prio: CompactPriority, mt: MigrateType) -> (Option<Pfn>, CompactResult) {
-        let zones = self.zones_of(nodes);
-        let (r, cost) = compaction::try_to_compact_pages(&mut self.mm, &zones, order, prio, WMARK_MIN);
+        let mut buf = [0usize; 64];
+        let zones = self.zones_of(nodes, &mut buf);
+        let (r, cost) = compaction::try_to_compact_pages(&mut self.mm, zones, order, prio, WMARK_MIN);
         self.charge_work(nodes[0], cost);
         if r <= CompactResult::Deferred {
             return (None, r);
@@ -328,11 +343,11 @@ impl ThpMachine {
 
     /// `__alloc_pages_direct_reclaim`; for costly orders reclaim aims at `compact_gap`
     /// and skips when every zone is ready for compaction (`compaction_ready`).
-    fn direct_reclaim(&mut self, nodes: &[u16], order: u8, mt: MigrateType) -> (Option<Pfn>, u64) {
-        let mut target = nodes.to_vec();
+    fn direct_reclaim(&mut self, nodes: &Zonelist, order: u8, mt: MigrateType) -> (Option<Pfn>, u64) {
+        let mut target = *nodes;
         if order > PAGE_ALLOC_COSTLY_ORDER {
             let th = self.mm.cfg.thp.extfrag_threshold as i32;
-            target.retain(|&n| {
+            target.retain(|n| {
                 self.mm.nodes[n as usize].zones.iter().any(|&z| compaction::compaction_suitable(&self.mm, z, Some(order), WMARK_MIN, th) == CompactResult::Skipped)
             });
             if target.is_empty() {
@@ -489,6 +504,7 @@ impl ThpMachine {
         // pte_alloc_one: the deposited page table.
         self.pte_alloc(slot)?;
         self.install_huge(slot, head);
+        self.mm.vmstat.count(Ev::Pgfault, 1);
         self.mm.thp.stat.count(Tc::ThpFaultAlloc, 1);
         Ok(true)
     }
@@ -597,12 +613,24 @@ impl ThpMachine {
                 let head = pte - (page - slot_start);
                 let cover_end = end.min(slot_start + HPAGE_PMD_NR);
                 if page == slot_start && cover_end == slot_start + HPAGE_PMD_NR {
-                    // zap_huge_pmd: the whole THP goes.
-                    self.mm.thp.huge[(head >> PAGEBLOCK_ORDER) as usize] = false;
-                    for p in slot_start..cover_end {
-                        let f = self.mm.pages.pte[p as usize];
+                    // The whole THP goes (zap_huge_pmd, or the rest of a partly unmapped one).
+                    let pb = (head >> PAGEBLOCK_ORDER) as usize;
+                    if !self.mm.thp.split_queued[pb] {
+                        // zap_huge_pmd → zap_deposited_table: the PMD is none again.
+                        self.free_pgtable(slot_start >> HPAGE_PMD_ORDER);
+                    }
+                    self.mm.thp.huge[pb] = false;
+                    self.mm.thp.split_queued[pb] = false;
+                    for f in head..head + HPAGE_PMD_NR {
                         self.mm.frames.clear(f, pg::COMPOUND);
-                        self.zap_page(p);
+                        if self.mm.frames.page(f) == NO_PAGE {
+                            self.mm.free_frame(f);
+                        }
+                    }
+                    for p in slot_start..cover_end {
+                        if is_resident(self.mm.pages.pte[p as usize]) {
+                            self.zap_page(p);
+                        }
                     }
                 } else {
                     // __split_huge_pmd, then the unmapped subpages wait for the split.
@@ -626,6 +654,14 @@ impl ThpMachine {
             }
             self.zap_page(page);
             page += 1;
+        }
+    }
+
+    /// Free the page-table page of PMD slot `slot` (`pte_free`).
+    fn free_pgtable(&mut self, slot: u32) {
+        let t = std::mem::replace(&mut self.pgtable[slot as usize], NO_PFN);
+        if t != NO_PFN {
+            self.mm.free_frame(t);
         }
     }
 

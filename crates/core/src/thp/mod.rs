@@ -130,11 +130,10 @@ pub struct ThpState {
     pub skip: Vec<bool>,
     /// Per pageblock: a PMD-mapped THP occupies it (head pfn = the pageblock start).
     pub huge: Vec<bool>,
-    /// `deferred_split_queue`: head pfns of partially unmapped THPs.
-    pub deferred_split: Vec<Pfn>,
-    /// Per THP pageblock on the deferred queue: which of its 512 pages are still mapped
-    /// (bitmap, 8 words); only valid while queued.
-    pub split_mapped: Vec<[u64; 8]>,
+    /// `deferred_split_queue`: head pfns of partially unmapped THPs, oldest first.
+    pub deferred_split: std::collections::VecDeque<Pfn>,
+    /// Per pageblock: its THP is on the deferred split queue (`folio_test_partially_mapped`).
+    pub split_queued: Vec<bool>,
 }
 
 impl ThpState {
@@ -158,7 +157,7 @@ impl ThpState {
         t.zones = zones;
         t.skip = vec![false; nr_pb];
         t.huge = vec![false; nr_pb];
-        t.split_mapped = vec![[0; 8]; nr_pb];
+        t.split_queued = vec![false; nr_pb];
     }
 
     /// Whether the pageblock of `pfn` holds a PMD-mapped (or queued partially mapped) THP.

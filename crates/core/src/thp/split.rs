@@ -23,6 +23,7 @@ pub fn split_huge_page(mm: &mut Mm, pfn: Pfn) {
         return;
     }
     mm.thp.huge[pb] = false;
+    mm.thp.split_queued[pb] = false;
     for p in head..head + PAGEBLOCK_NR_PAGES {
         if !mm.frames.test(p, pg::COMPOUND) {
             continue;
@@ -37,19 +38,26 @@ pub fn split_huge_page(mm: &mut Mm, pfn: Pfn) {
 
 /// `deferred_split_folio`: queue a partially unmapped THP.
 pub fn deferred_split_folio(mm: &mut Mm, head: Pfn) {
-    if !mm.thp.deferred_split.contains(&head) {
-        mm.thp.deferred_split.push(head);
+    let pb = (head >> PAGEBLOCK_ORDER) as usize;
+    if !mm.thp.split_queued[pb] {
+        mm.thp.split_queued[pb] = true;
+        mm.thp.deferred_split.push_back(head);
         mm.thp.stat.count(Tc::ThpDeferredSplitPage, 1);
     }
 }
 
 /// `deferred_split_scan` (the shrinker, run from reclaim): split up to [`SHRINK_BATCH`]
-/// queued THPs, oldest first. Returns the number split.
+/// queue entries, oldest first. Returns the number of THPs split.
 pub fn deferred_split_scan(mm: &mut Mm) -> usize {
     let n = mm.thp.deferred_split.len().min(SHRINK_BATCH);
-    let batch: Vec<Pfn> = mm.thp.deferred_split.drain(..n).collect();
-    for &head in &batch {
-        split_huge_page(mm, head);
+    let mut split = 0;
+    for _ in 0..n {
+        let head = mm.thp.deferred_split.pop_front().expect("queue length checked");
+        // Entries of THPs split or freed meanwhile are stale.
+        if mm.thp.split_queued[(head >> PAGEBLOCK_ORDER) as usize] {
+            split_huge_page(mm, head);
+            split += 1;
+        }
     }
-    n
+    split
 }

@@ -3,9 +3,11 @@
 //!
 //! 1/2 "mm, thp: restore node-local hugepage allocations": `__GFP_THISNODE` in every mask
 //! `alloc_hugepage_direct_gfpmask` returns, so a THP fault only ever uses its local node.
-//! 2/2 "mm, page_alloc: avoid expensive reclaim when compaction may not succeed": in
-//! `__alloc_pages_slowpath`, a request of ≥ `pageblock_order` whose first compaction was
-//! `COMPACT_SKIPPED` or `COMPACT_DEFERRED` fails at once instead of reclaiming. Locality
+//! 2/2 "mm, page_alloc: avoid expensive reclaim when compaction may not succeed" (merged
+//! later as b39d0ee2632d): in `__alloc_pages_slowpath`, a request of ≥ `pageblock_order`
+//! (with `__GFP_IO`, without `__GFP_RETRY_MAYFAIL` — always so for a THP fault) whose first
+//! compaction was `COMPACT_SKIPPED` or `COMPACT_DEFERRED` fails at once instead of
+//! reclaiming; v4.20's `__GFP_NORETRY` check (`DEFERRED` → fail) follows it. Locality
 //! and low latency first, at the cost of the huge-page success rate.
 
 use super::{PageAllocator, ThpPolicy};

@@ -1,16 +1,18 @@
 //! `thp@5.4`: the design merged in 2019 (Linux v5.4).
 //!
-//! - mm/huge_memory.c `alloc_hugepage_direct_gfpmask` (19deb7695e07, the re-applied
-//!   consolidation): no `__GFP_THISNODE` in the mask at all.
+//! - mm/huge_memory.c `alloc_hugepage_direct_gfpmask` (the consolidation of 89c83fb539f9,
+//!   reverted and re-applied in 2019): no `__GFP_THISNODE` in the mask at all.
 //! - mm/mempolicy.c `alloc_pages_vma`, hugepage branch (76e654cc91bb "mm, page_alloc:
 //!   allow hugepage fallback to remote nodes when madvised"): "First, try to allocate THP
 //!   only on local node, but don't reclaim unnecessarily, just compact" —
 //!   `gfp | __GFP_THISNODE | __GFP_NORETRY`; then, if the mask allows direct reclaim
 //!   (madvised, or defrag=always), the same request on the whole zonelist with reclaim and
 //!   compaction.
-//! - mm/page_alloc.c `__alloc_pages_slowpath` (3f36d8669457): a costly `__GFP_NORETRY`
-//!   request gives up after the first compaction if it was `COMPACT_SKIPPED` (not enough
-//!   free memory to compact: reclaim would be needed) or `COMPACT_DEFERRED`.
+//! - mm/page_alloc.c `__alloc_pages_slowpath` (v5.4; b39d0ee2632d "mm, page_alloc: avoid
+//!   expensive reclaim when compaction may not succeed", folded into the `__GFP_NORETRY`
+//!   check): a costly `__GFP_NORETRY` request gives up after the first compaction if it was
+//!   `COMPACT_SKIPPED` (below the watermarks: reclaim would be needed) or
+//!   `COMPACT_DEFERRED`, otherwise it reclaims once and compacts asynchronously.
 
 use super::{PageAllocator, ThpPolicy};
 use crate::mm::page_alloc::Pfn;
