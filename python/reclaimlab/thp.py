@@ -152,3 +152,38 @@ def usemem_report(results: Mapping[str, Mapping[int, Mapping[str, Any]]]) -> str
     sums = {p: _sum_vm(results[p]) for p in columns}
     out += [vmstat_table(columns, {p: [sums[p]] for p in columns}, rule="2018"), _extra_rows(columns, {p: sums[p][0] for p in columns})]
     return "\n".join(out) + "\n"
+
+
+def plot_thpscale(results: Mapping[str, Mapping[int, Mapping[str, Any]]], path: str, madvise: bool = True) -> None:
+    """Seed 003's trade-off in one picture: per THP policy, the share of huge faults and
+    the mean fault latency (all faults) against the thread count. Written atomically."""
+    from pathlib import Path
+
+    import matplotlib
+    from matplotlib.figure import Figure
+
+    from ._atomic import atomic_output
+
+    fig = Figure(figsize=(9, 4.2), layout="constrained")
+    ax_pct, ax_lat = fig.subplots(1, 2)
+    for pol, runs in results.items():
+        threads = list(runs)
+        pct = [runs[t]["huge_pct"] for t in threads]
+        lat = []
+        for t in threads:
+            v = list(runs[t]["fault_base_us"]) + list(runs[t]["fault_huge_us"])
+            lat.append(math.fsum(v) / len(v) / 1000 if v else 0.0)
+        ax_pct.plot(threads, pct, marker="o", label=pol)
+        ax_lat.plot(threads, lat, marker="o", label=pol)
+    ax_pct.set_xlabel("threads")
+    ax_pct.set_ylabel("huge faults (%)")
+    ax_pct.set_ylim(0, 100)
+    ax_lat.set_xlabel("threads")
+    ax_lat.set_ylabel("mean fault latency (ms)")
+    ax_lat.set_ylim(bottom=0)
+    ax_lat.legend(fontsize=8)
+    fig.suptitle(f"{'thpscale-madvhugepage' if madvise else 'thpscale'}: huge-page success vs fault latency", fontsize=11)
+    fmt = Path(path).suffix.lower().lstrip(".")
+    with matplotlib.rc_context({"svg.fonttype": "none", "pdf.fonttype": 42}):
+        with atomic_output(path) as tmp:
+            fig.savefig(tmp, format=fmt)

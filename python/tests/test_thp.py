@@ -28,6 +28,14 @@ def test_thpscale_report_rows():
     assert "(   0.00%)" in rep.split("Percentage huge-1")[1].split("\n")[0]
 
 
+def test_plot_thpscale(tmp_path):
+    pytest.importorskip("matplotlib")
+    r = thp.run_thpscale(memory="256M", threads=(1, 2))
+    out = tmp_path / "t.png"
+    thp.plot_thpscale(r, str(out))
+    assert out.stat().st_size > 1000
+
+
 def test_cli_rejects_policy_for_thp_scenario():
     p = subprocess.run([sys.executable, "-m", "reclaimlab", "run", "thpscale", "--policy", "classic@6.15"],
                        capture_output=True, text=True)

@@ -12,9 +12,10 @@ def main(args: argparse.Namespace, settings: dict[str, str]) -> int:
     from .. import thp
     from ..exceptions import ConfigError
 
-    if args.policy or "policy" in settings or args.trace or args.timeseries or args.plot:
-        raise ConfigError(f"{args.scenario} compares the THP policies; --policy/--trace/--timeseries/--plot do not apply "
-                          "(use --set thp.policy=... only through the Python API)")
+    if args.policy or "policy" in settings or args.trace or args.timeseries:
+        raise ConfigError(f"{args.scenario} compares the THP policies; --policy, --trace and --timeseries do not apply")
+    if args.plot and args.scenario != "thpscale":
+        raise ConfigError(f"--plot: {args.scenario} has no plot (thpscale has)")
     settings = {k: v for k, v in settings.items() if k != "thp.policy"}
     chatty = not args.quiet and sys.stderr.isatty()
     npol = len(thp.policies())
@@ -25,6 +26,8 @@ def main(args: argparse.Namespace, settings: dict[str, str]) -> int:
         with tqdm(total=total, disable=not chatty, desc="thpscale", file=sys.stderr, leave=False) as bar:
             runs = {madv: thp.run_thpscale(settings, args.memory, madvise=madv, on_run=lambda: bar.update(1))
                     for madv in (True, False)}
+        if args.plot:
+            thp.plot_thpscale(runs[True], args.plot, madvise=True)
         if args.json:
             print(json.dumps({("madvhugepage" if k else "plain"): v for k, v in runs.items()}, default=str))
         else:

@@ -353,7 +353,7 @@ fn compact_finished(mm: &mut Mm, cc: &CompactControl) -> CompactResult {
             return CompactResult::Success;
         }
         if mm.buddy.has_claimable_fallback(&mm.lists, cc.zone, o, MigrateType::Movable)
-            && (cc.mode == MigrateMode::Async || cc.migrate_pfn % PAGEBLOCK_NR_PAGES == 0)
+            && (cc.mode == MigrateMode::Async || cc.migrate_pfn.is_multiple_of(PAGEBLOCK_NR_PAGES))
         {
             return CompactResult::Success;
         }
@@ -393,14 +393,21 @@ fn isolate_migratepages_block(mm: &mut Mm, cc: &mut CompactControl, mut low_pfn:
         }
         low_pfn += 1;
     }
-    low_pfn = low_pfn.min(end_pfn);
-    if low_pfn == end_pfn {
-        update_pageblock_skip(mm, cc, pageblock_start(end_pfn - 1), nr_isolated, true);
-    }
     cc.total_migrate_scanned += nr_scanned;
+    end_block_scan(mm, cc, low_pfn, end_pfn, nr_scanned, nr_isolated, true)
+}
+
+/// The common end of both scanners' block scans: clamp the stop pfn to the block, set the
+/// skip bit of a fully scanned block that yielded nothing, charge the scan, count
+/// `compact_isolated`. Returns the stop pfn.
+fn end_block_scan(mm: &mut Mm, cc: &mut CompactControl, pfn: Pfn, end_pfn: Pfn, nr_scanned: u64, nr_isolated: usize, migrate_scanner: bool) -> Pfn {
+    let pfn = pfn.min(end_pfn);
+    if pfn == end_pfn {
+        update_pageblock_skip(mm, cc, pageblock_start(end_pfn - 1), nr_isolated, migrate_scanner);
+    }
     cc.cost_ns += nr_scanned * cc.costs.scan_ns;
     mm.thp.stat.count(Tc::CompactIsolated, nr_isolated as u64);
-    low_pfn
+    pfn
 }
 
 /// `isolate_migratepages`: the first suitable pageblock from `migrate_pfn` with
@@ -463,14 +470,8 @@ fn isolate_freepages_block(mm: &mut Mm, cc: &mut CompactControl, mut pfn: Pfn, e
             break;
         }
     }
-    pfn = pfn.min(end_pfn);
-    if pfn == end_pfn {
-        update_pageblock_skip(mm, cc, pageblock_start(end_pfn - 1), total_isolated, false);
-    }
     cc.total_free_scanned += nr_scanned;
-    cc.cost_ns += nr_scanned * cc.costs.scan_ns;
-    mm.thp.stat.count(Tc::CompactIsolated, total_isolated as u64);
-    pfn
+    end_block_scan(mm, cc, pfn, end_pfn, nr_scanned, total_isolated, false)
 }
 
 /// `isolate_freepages`: pageblocks from `free_pfn` down to the migrate scanner's block.
@@ -571,11 +572,10 @@ pub fn compact_zone(mm: &mut Mm, cc: &mut CompactControl) -> CompactResult {
         if !isolate_migratepages(mm, cc) {
             continue;
         }
-        if !migrate_pages(mm, cc) {
-            if !scanners_met(cc) {
-                ret = CompactResult::Contended;
-                break;
-            }
+        // migrate_pages() -ENOMEM before the scanners met: COMPACT_CONTENDED.
+        if !migrate_pages(mm, cc) && !scanners_met(cc) {
+            ret = CompactResult::Contended;
+            break;
         }
     }
     // Release free pages; the free scanner restarts from the highest one released.

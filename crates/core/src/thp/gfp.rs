@@ -93,6 +93,20 @@ impl ThpDefrag {
     }
 }
 
+/// The body of `alloc_hugepage_direct_gfpmask` without node bits (the consolidated form of
+/// 89c83fb539f9, as v5.4 has it): `always` stalls (`__GFP_NORETRY` unless madvised),
+/// `defer` only wakes kswapd/kcompactd, `defer+madvise` and `madvise` stall only when
+/// madvised, `never` neither. Variants add their node policy on top.
+pub fn thp_gfp_mask(defrag: ThpDefrag, vma_madvised: bool) -> Gfp {
+    match defrag {
+        ThpDefrag::Always => GFP_TRANSHUGE | if vma_madvised { 0 } else { __GFP_NORETRY },
+        ThpDefrag::Defer => GFP_TRANSHUGE_LIGHT | __GFP_KSWAPD_RECLAIM,
+        ThpDefrag::DeferMadvise => GFP_TRANSHUGE_LIGHT | if vma_madvised { __GFP_DIRECT_RECLAIM } else { __GFP_KSWAPD_RECLAIM },
+        ThpDefrag::Madvise => GFP_TRANSHUGE_LIGHT | if vma_madvised { __GFP_DIRECT_RECLAIM } else { 0 },
+        ThpDefrag::Never => GFP_TRANSHUGE_LIGHT,
+    }
+}
+
 /// `hugepage_vma_check` / `transparent_hugepage_enabled(vma)` for an anonymous VMA:
 /// `always` unless `MADV_NOHUGEPAGE`; `madvise` only with `MADV_HUGEPAGE` (`VM_HUGEPAGE`).
 pub fn vma_thp_enabled(enabled: ThpEnabled, vm_hugepage: bool, vm_nohugepage: bool) -> bool {

@@ -481,10 +481,12 @@ impl ThpMachine {
         let vma = self.vmas[self.pmd_vma[slot] as usize].clone();
         let pmd_none = self.pgtable[slot] == NO_PFN;
         let range_untouched = (0..HPAGE_PMD_NR).all(|i| self.mm.pages.pte[(slot as u32 * HPAGE_PMD_NR + i) as usize] == NOT_PRESENT);
-        if pmd_none && range_untouched && vma_thp_enabled(self.mm.cfg.thp.enabled, vma.hugepage, vma.nohugepage) {
-            if self.do_huge_pmd_anonymous_page(slot as u32, vma.hugepage)? {
-                return Ok(Fault::Huge);
-            }
+        if pmd_none
+            && range_untouched
+            && vma_thp_enabled(self.mm.cfg.thp.enabled, vma.hugepage, vma.nohugepage)
+            && self.do_huge_pmd_anonymous_page(slot as u32, vma.hugepage)?
+        {
+            return Ok(Fault::Huge);
         }
         self.do_anonymous_page(page, info)?;
         Ok(Fault::Base)

@@ -20,16 +20,9 @@ pub struct GfpThisnodeV1;
 
 impl ThpPolicy for GfpThisnodeV1 {
     fn gfp_mask(&self, defrag: ThpDefrag, vma_madvised: bool) -> Gfp {
-        __GFP_THISNODE
-            | match defrag {
-                ThpDefrag::Always => GFP_TRANSHUGE | if vma_madvised { 0 } else { __GFP_NORETRY },
-                ThpDefrag::Defer => GFP_TRANSHUGE_LIGHT | __GFP_KSWAPD_RECLAIM,
-                ThpDefrag::DeferMadvise => {
-                    GFP_TRANSHUGE_LIGHT | if vma_madvised { __GFP_DIRECT_RECLAIM } else { __GFP_KSWAPD_RECLAIM }
-                }
-                ThpDefrag::Madvise => GFP_TRANSHUGE_LIGHT | if vma_madvised { __GFP_DIRECT_RECLAIM } else { 0 },
-                ThpDefrag::Never => GFP_TRANSHUGE_LIGHT,
-            }
+        // Patch 1/2: the v4.20 masks with __GFP_THISNODE always, instead of only without
+        // __GFP_DIRECT_RECLAIM.
+        __GFP_THISNODE | thp_gfp_mask(defrag, vma_madvised)
     }
 
     fn alloc_hugepage_vma(&self, a: &mut dyn PageAllocator, gfp: Gfp, node: u16) -> Option<Pfn> {

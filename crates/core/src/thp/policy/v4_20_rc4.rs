@@ -20,15 +20,13 @@ pub struct V4_20Rc4;
 
 impl ThpPolicy for V4_20Rc4 {
     fn gfp_mask(&self, defrag: ThpDefrag, vma_madvised: bool) -> Gfp {
-        let this_node = __GFP_THISNODE;
-        match defrag {
-            ThpDefrag::Always => GFP_TRANSHUGE | if vma_madvised { 0 } else { __GFP_NORETRY },
-            ThpDefrag::Defer => GFP_TRANSHUGE_LIGHT | __GFP_KSWAPD_RECLAIM | this_node,
-            ThpDefrag::DeferMadvise => {
-                GFP_TRANSHUGE_LIGHT | if vma_madvised { __GFP_DIRECT_RECLAIM } else { __GFP_KSWAPD_RECLAIM | this_node }
-            }
-            ThpDefrag::Madvise => GFP_TRANSHUGE_LIGHT | if vma_madvised { __GFP_DIRECT_RECLAIM } else { this_node },
-            ThpDefrag::Never => GFP_TRANSHUGE_LIGHT | this_node,
+        // Each branch of the v4.20 function ORs `this_node` into exactly the masks without
+        // __GFP_DIRECT_RECLAIM.
+        let gfp = thp_gfp_mask(defrag, vma_madvised);
+        if gfp & __GFP_DIRECT_RECLAIM == 0 {
+            gfp | __GFP_THISNODE
+        } else {
+            gfp
         }
     }
 

@@ -24,15 +24,7 @@ pub struct V5_4;
 
 impl ThpPolicy for V5_4 {
     fn gfp_mask(&self, defrag: ThpDefrag, vma_madvised: bool) -> Gfp {
-        match defrag {
-            ThpDefrag::Always => GFP_TRANSHUGE | if vma_madvised { 0 } else { __GFP_NORETRY },
-            ThpDefrag::Defer => GFP_TRANSHUGE_LIGHT | __GFP_KSWAPD_RECLAIM,
-            ThpDefrag::DeferMadvise => {
-                GFP_TRANSHUGE_LIGHT | if vma_madvised { __GFP_DIRECT_RECLAIM } else { __GFP_KSWAPD_RECLAIM }
-            }
-            ThpDefrag::Madvise => GFP_TRANSHUGE_LIGHT | if vma_madvised { __GFP_DIRECT_RECLAIM } else { 0 },
-            ThpDefrag::Never => GFP_TRANSHUGE_LIGHT,
-        }
+        thp_gfp_mask(defrag, vma_madvised)
     }
 
     fn alloc_hugepage_vma(&self, a: &mut dyn PageAllocator, gfp: Gfp, node: u16) -> Option<Pfn> {
