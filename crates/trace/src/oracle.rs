@@ -13,6 +13,8 @@
 //! Reading maps `obj_id`s to dense page ids in order of first appearance (like the text
 //! readers). Files ending in `.zst` are the zstd-compressed variant, read and written
 //! only when the crate is built with the `zstd` cargo feature (off by default).
+//! [`read_keys`] on an uncompressed file that nothing has read yet maps it into memory
+//! (`memmap2`) and remaps the ids in one tight loop, with no intermediate records.
 
 use std::fs::File;
 use std::io::{BufReader, BufWriter, Read, Write};
@@ -81,6 +83,17 @@ const DIRECT_LIMIT: u64 = 1 << 25;
 impl IdMap {
     #[inline(always)]
     fn id(&mut self, key: u64) -> Option<u32> {
+        if let Some(&slot) = self.direct.get(key as usize) {
+            if slot != u32::MAX {
+                return Some(slot);
+            }
+        }
+        self.id_slow(key)
+    }
+
+    /// A first appearance, an id beyond the flat table, or one for the hash map.
+    #[inline(never)]
+    fn id_slow(&mut self, key: u64) -> Option<u32> {
         if key < DIRECT_LIMIT {
             let k = key as usize;
             if k >= self.direct.len() {
@@ -227,7 +240,53 @@ impl OracleReader {
     }
 }
 
+impl OracleReader {
+    /// [`AccessSource::read_all_keys`]: map the file and remap every `obj_id` in one pass.
+    fn mmap_keys(&mut self) -> Result<(Vec<u32>, u32)> {
+        let io = |e| Error::new(Some(self.path.clone()), ErrorKind::Io(e));
+        let f = File::open(&self.path).map_err(io)?;
+        // SAFETY: the file is only read; as with any reader, a concurrent writer could
+        // change what we see, but not memory safety of the copied-out integers.
+        let map = unsafe { memmap2::MmapOptions::new().populate().map(&f) }.map_err(io)?;
+        #[cfg(unix)]
+        let _ = map.advise(memmap2::Advice::Sequential);
+        let n = map.len() / RECORD_BYTES;
+        if map.len() % RECORD_BYTES != 0 {
+            return Err(Error::new(
+                Some(self.path.clone()),
+                ErrorKind::Truncated { record: n as u64 },
+            ));
+        }
+        let mut keys = Vec::with_capacity(n);
+        for (i, rec) in map.chunks_exact(RECORD_BYTES).enumerate() {
+            let obj = u64::from_le_bytes(rec[4..12].try_into().unwrap());
+            match self.pages.id(obj) {
+                Some(p) => keys.push(p),
+                None => {
+                    return Err(Error::new(
+                        Some(self.path.clone()),
+                        ErrorKind::Corrupt {
+                            record: i as u64,
+                            what: "more than 2^32-1 distinct objects".into(),
+                        },
+                    ))
+                }
+            }
+        }
+        self.records = n as u64;
+        self.eof = true;
+        Ok((keys, self.pages.n))
+    }
+}
+
 impl AccessSource for OracleReader {
+    fn read_all_keys(&mut self) -> Option<Result<(Vec<u32>, u32)>> {
+        if is_zst(&self.path) || self.records > 0 || self.carry > 0 || self.eof {
+            return None;
+        }
+        Some(self.mmap_keys())
+    }
+
     fn meta(&self) -> &TraceMeta {
         &self.meta
     }
@@ -353,6 +412,9 @@ pub fn write_oracle(path: &Path, keys: &[u32]) -> Result<u64> {
 /// Read a whole source into a vector of dense page ids (for offline algorithms and
 /// writers that need next-access times). Returns (keys, nr_pages).
 pub fn read_keys(src: &mut dyn AccessSource) -> Result<(Vec<u32>, u32)> {
+    if let Some(r) = src.read_all_keys() {
+        return r;
+    }
     let mut keys = Vec::with_capacity(src.meta().nr_records.unwrap_or(0).min(1 << 32) as usize);
     let mut buf = Vec::with_capacity(1 << 16);
     while src.read_batch(&mut buf, 1 << 16)? > 0 {

@@ -34,4 +34,10 @@ pub trait AccessSource: Send {
     }
     /// Fraction of the input consumed, in 0..=1, for progress bars (None if unknown).
     fn progress(&self) -> Option<f64>;
+    /// The whole remaining stream as dense page ids and the number of pages, if this
+    /// source has a faster way than `read_batch` (see [`crate::read_keys`]); `None`
+    /// otherwise (the default).
+    fn read_all_keys(&mut self) -> Option<Result<(Vec<u32>, u32)>> {
+        None
+    }
 }
