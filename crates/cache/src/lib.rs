@@ -7,10 +7,13 @@
 //!
 //! - [`algo`]: one algorithm per file; [`ALGOS`] names them; [`build`] makes one.
 //! - [`simulate`]: run a key sequence through one algorithm (monomorphised loop).
+//! - [`evict`]: eviction on demand, for an owner (the simulated kernel) that decides
+//!   when to evict.
 //! - [`mrc`]: exact LRU miss-ratio curve from stack distances (Fenwick tree, one pass)
 //!   and SHARDS-style sampled curves.
 
 pub mod algo;
+pub mod evict;
 pub mod list;
 pub mod mrc;
 

@@ -33,6 +33,13 @@ impl Links {
         }
     }
 
+    /// Make room for keys `< n`.
+    pub fn grow(&mut self, n: usize) {
+        if n > self.pn.len() {
+            self.pn.resize(n, [NIL, NIL]);
+        }
+    }
+
     /// The neighbour towards the head (NIL at the head).
     #[inline(always)]
     pub fn prev(&self, k: u32) -> u32 {
@@ -180,6 +187,12 @@ impl GhostFifo {
     #[inline(always)]
     pub fn contains(&self, k: u32) -> bool {
         self.gseq[k as usize] != 0
+    }
+    /// Make room for keys `< n`.
+    pub fn grow(&mut self, n: usize) {
+        if n > self.gseq.len() {
+            self.gseq.resize(n, 0);
+        }
     }
     /// Remove `k` if present; true if it was.
     #[inline(always)]

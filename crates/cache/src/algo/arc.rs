@@ -137,3 +137,39 @@ impl Cache for Arc {
         self.cap
     }
 }
+
+/// On demand: first the directory bound of a complete miss on a full cache (drop B1's
+/// LRU if |T1|+|B1| ≥ c, else B2's if the four lists hold ≥ 2c), then REPLACE; a
+/// referenced candidate is a hit (to T2's head) and REPLACE looks again.
+impl crate::evict::Evict for Arc {
+    fn evict(&mut self, referenced: &mut dyn FnMut(u32) -> bool) -> Option<u32> {
+        if self.t1.len + self.t2.len == 0 {
+            return None;
+        }
+        let c = self.cap;
+        if self.t1.len + self.b1.len >= c && self.b1.len > 0 {
+            let g = self.links.pop_tail(&mut self.b1);
+            self.state[g as usize] = 0;
+        } else if self.t1.len + self.b1.len + self.t2.len + self.b2.len >= 2 * c && self.b2.len > 0 {
+            let g = self.links.pop_tail(&mut self.b2);
+            self.state[g as usize] = 0;
+        }
+        loop {
+            let t1 = self.t1.len as f64;
+            let from_t1 = (self.t1.len > 0 && t1 > self.p) || self.t2.len == 0;
+            let v = if from_t1 { self.t1.tail } else { self.t2.tail };
+            if referenced(v) {
+                self.access(v);
+                continue;
+            }
+            self.replace(false);
+            return Some(v);
+        }
+    }
+    fn grow(&mut self, n: usize) {
+        self.links.grow(n);
+        if n > self.state.len() {
+            self.state.resize(n, 0);
+        }
+    }
+}

@@ -5,6 +5,10 @@
 //! Implemented as the equivalent circular array with a hand: once the cache is full,
 //! "move the tail to the head" is "advance the hand", and "evict the tail, insert the new
 //! object at the head" is "overwrite the slot under the hand, advance".
+//!
+//! Eviction on demand ([`crate::evict::Evict`]) leaves the victim's slot empty; the next
+//! new object takes the oldest empty slot (the frame-based CLOCK of a kernel: a page is
+//! read into the frame that was freed), so the hand order stays that of the frames.
 use crate::Cache;
 
 pub struct Clock {
@@ -13,7 +17,11 @@ pub struct Clock {
     hand: usize,
     /// Bit 0: resident; bit 1: referenced.
     state: Vec<u8>,
+    /// Slots emptied by on-demand eviction, oldest first (always empty in `cachesim`).
+    holes: std::collections::VecDeque<u32>,
 }
+
+const HOLE: u32 = u32::MAX;
 
 const RES: u8 = 1;
 const REF: u8 = 2;
@@ -25,6 +33,7 @@ impl Clock {
             slots: Vec::with_capacity(cap.min(nr_keys)),
             hand: 0,
             state: vec![0; nr_keys],
+            holes: std::collections::VecDeque::new(),
         }
     }
 }
@@ -41,6 +50,11 @@ impl Cache for Clock {
             return true;
         }
         if self.cap == 0 {
+            return false;
+        }
+        if let Some(i) = self.holes.pop_front() {
+            self.slots[i as usize] = k;
+            self.state[k as usize] = RES;
             return false;
         }
         if self.slots.len() < self.cap {
@@ -69,9 +83,41 @@ impl Cache for Clock {
         false
     }
     fn len(&self) -> usize {
-        self.slots.len()
+        self.slots.len() - self.holes.len()
     }
     fn capacity(&self) -> usize {
         self.cap
+    }
+}
+
+impl crate::evict::Evict for Clock {
+    fn evict(&mut self, referenced: &mut dyn FnMut(u32) -> bool) -> Option<u32> {
+        if self.len() == 0 {
+            return None;
+        }
+        loop {
+            if self.hand >= self.slots.len() {
+                self.hand = 0;
+            }
+            let v = self.slots[self.hand];
+            let here = self.hand;
+            self.hand += 1;
+            if v == HOLE {
+                continue;
+            }
+            if self.state[v as usize] & REF != 0 || referenced(v) {
+                self.state[v as usize] = RES;
+                continue;
+            }
+            self.state[v as usize] = 0;
+            self.slots[here] = HOLE;
+            self.holes.push_back(here as u32);
+            return Some(v);
+        }
+    }
+    fn grow(&mut self, n: usize) {
+        if n > self.state.len() {
+            self.state.resize(n, 0);
+        }
     }
 }

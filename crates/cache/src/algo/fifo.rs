@@ -45,3 +45,17 @@ impl Cache for Fifo {
         self.cap
     }
 }
+
+/// FIFO ignores references: the oldest key goes.
+impl crate::evict::Evict for Fifo {
+    fn evict(&mut self, _referenced: &mut dyn FnMut(u32) -> bool) -> Option<u32> {
+        let t = self.q.pop()?;
+        self.resident[t as usize] = false;
+        Some(t)
+    }
+    fn grow(&mut self, n: usize) {
+        if n > self.resident.len() {
+            self.resident.resize(n, false);
+        }
+    }
+}

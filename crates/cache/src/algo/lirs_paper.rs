@@ -72,7 +72,7 @@ impl LirsPaper {
     }
 
     #[inline]
-    fn to_top(&mut self, k: u32) {
+    fn move_to_top(&mut self, k: u32) {
         if self.has(k, IN_LIST) {
             if k == self.s.head {
                 return;
@@ -119,7 +119,7 @@ impl Cache for LirsPaper {
         } else if !self.has(k, LIR) {
             self.q_links.unlink(&mut self.q, k);
         }
-        self.to_top(k);
+        self.move_to_top(k);
         self.fl[ku] |= RES;
         if !self.has(k, LIR) {
             if self.has(k, IN_S) {

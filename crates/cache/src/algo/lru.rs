@@ -48,3 +48,27 @@ impl Cache for Lru {
         self.cap
     }
 }
+
+impl crate::evict::Evict for Lru {
+    fn evict(&mut self, referenced: &mut dyn FnMut(u32) -> bool) -> Option<u32> {
+        loop {
+            let t = self.list.tail;
+            if t == crate::list::NIL {
+                return None;
+            }
+            if referenced(t) {
+                self.links.move_to_head(&mut self.list, t);
+                continue;
+            }
+            self.links.pop_tail(&mut self.list);
+            self.resident[t as usize] = false;
+            return Some(t);
+        }
+    }
+    fn grow(&mut self, n: usize) {
+        self.links.grow(n);
+        if n > self.resident.len() {
+            self.resident.resize(n, false);
+        }
+    }
+}

@@ -141,3 +141,48 @@ impl<const PAPER: bool> Cache for S3FifoOf<PAPER> {
         self.cap
     }
 }
+
+/// On demand: the eviction of a miss on a full cache, with each candidate's reference
+/// (if any) counted as one more hit before its frequency is looked at.
+impl<const PAPER: bool> crate::evict::Evict for S3FifoOf<PAPER> {
+    fn evict(&mut self, referenced: &mut dyn FnMut(u32) -> bool) -> Option<u32> {
+        if self.len() == 0 {
+            return None;
+        }
+        self.has_evicted = true;
+        loop {
+            if self.main.len() > self.main_cap || self.small.is_empty() {
+                while let Some(k) = self.main.pop() {
+                    let f = self.freq[k as usize].saturating_add(referenced(k) as u8);
+                    if f >= 1 {
+                        self.main.push(k);
+                        self.freq[k as usize] = f.min(3) - 1;
+                    } else {
+                        self.loc[k as usize] = NONE;
+                        return Some(k);
+                    }
+                }
+            } else {
+                while let Some(k) = self.small.pop() {
+                    let f = self.freq[k as usize].saturating_add(referenced(k) as u8);
+                    if f >= 2 {
+                        self.main.push(k);
+                        self.loc[k as usize] = MAIN;
+                        self.freq[k as usize] = 0;
+                    } else {
+                        self.loc[k as usize] = NONE;
+                        self.ghost.insert(k);
+                        return Some(k);
+                    }
+                }
+            }
+        }
+    }
+    fn grow(&mut self, n: usize) {
+        self.ghost.grow(n);
+        if n > self.loc.len() {
+            self.loc.resize(n, NONE);
+            self.freq.resize(n, 0);
+        }
+    }
+}

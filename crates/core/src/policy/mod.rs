@@ -6,6 +6,7 @@
 //! `sim`. Each hook says when it runs. Variants of a policy (patches) live in their
 //! own files beside the mainline model and override only the hooks the patch changes.
 
+pub mod cache;
 pub mod classic;
 pub mod mglru;
 pub mod registry;

@@ -51,6 +51,36 @@ PolicyEntry {
     description: "Kairui Song's RFC v3 (Sep 2023, not merged): the workingset clock ages only on eviction; a refault is activated if its distance < inactive size (active >= inactive) or < active + the other type's inactive",
     build: |cfg| Box::new(Machine::new(cfg, Classic::new(super::classic::refault_distance_rfc_v3::RefaultDistanceRfcV3))),
 },
+PolicyEntry {
+    name: "cache:lru",
+    base: "",
+    description: "reference cache algorithm as the reclaim policy (crates/cache, libCacheSim's definition): LRU: the least recently used folio goes; a reference seen at scan time moves it to the MRU end; kernel reclaim drivers and shrink_folio_list unchanged",
+    build: |cfg| Box::new(Machine::new(cfg, super::cache::CachePolicy::new(reclaimlab_cache::Algo::Lru))),
+},
+PolicyEntry {
+    name: "cache:fifo",
+    base: "",
+    description: "reference cache algorithm as the reclaim policy (crates/cache, libCacheSim's definition): FIFO: the oldest folio goes, references ignored; kernel reclaim drivers and shrink_folio_list unchanged",
+    build: |cfg| Box::new(Machine::new(cfg, super::cache::CachePolicy::new(reclaimlab_cache::Algo::Fifo))),
+},
+PolicyEntry {
+    name: "cache:clock",
+    base: "",
+    description: "reference cache algorithm as the reclaim policy (crates/cache, libCacheSim's definition): CLOCK: second chance on the folio's reference bit (the accessed bit or a read()/write()); kernel reclaim drivers and shrink_folio_list unchanged",
+    build: |cfg| Box::new(Machine::new(cfg, super::cache::CachePolicy::new(reclaimlab_cache::Algo::Clock))),
+},
+PolicyEntry {
+    name: "cache:arc",
+    base: "",
+    description: "reference cache algorithm as the reclaim policy (crates/cache, libCacheSim's definition): ARC (Megiddo & Modha, FAST'03): adaptive recency/frequency lists T1/T2 with ghost lists B1/B2; kernel reclaim drivers and shrink_folio_list unchanged",
+    build: |cfg| Box::new(Machine::new(cfg, super::cache::CachePolicy::new(reclaimlab_cache::Algo::Arc))),
+},
+PolicyEntry {
+    name: "cache:s3fifo",
+    base: "",
+    description: "reference cache algorithm as the reclaim policy (crates/cache, libCacheSim's definition): S3-FIFO (Yang et al., SOSP'23): small and main FIFO queues and a ghost queue; kernel reclaim drivers and shrink_folio_list unchanged",
+    build: |cfg| Box::new(Machine::new(cfg, super::cache::CachePolicy::new(reclaimlab_cache::Algo::S3Fifo))),
+},
 ];
 
 /// `lru_gen.enabled=y|n` on a model of the other family: the same kernel's (and

@@ -1,0 +1,208 @@
+//! `cache:<algo>`: a reference cache replacement algorithm (`reclaimlab-cache`) as the
+//! reclaim policy of the simulated machine — "what if the kernel evicted with ARC".
+//!
+//! The kernel's machinery stays: the fault path, watermarks, kswapd / direct / memcg
+//! limit reclaim and their `shrink_node_memcgs` walk, and `shrink_folio_list` (dirty
+//! file folios go to writeback, anon needs a swap slot, unmapping, freeing). What the
+//! policy decides is which folios reclaim isolates: it asks the lruvec's algorithm for
+//! victims one at a time ([`reclaimlab_cache::evict::Evict`]).
+//!
+//! How the algorithm sees the workload (docs/model.md, "Cache algorithms as the reclaim
+//! policy"):
+//! - A fault is a miss: the folio enters the algorithm when it joins the LRU
+//!   (`folio_add_lru`); the algorithm's own ghost lists play the role of shadow entries.
+//! - A `read()`/`write()` of a resident file page (`folio_mark_accessed`) is a hit.
+//! - A mapped access only sets the PTE's accessed (young) bit, as hardware does; the
+//!   algorithm learns of it when reclaim reaches that folio as a candidate: the young
+//!   bit (or `PG_referenced`) is tested and cleared then (`folio_referenced`, with its
+//!   rmap cost) and counts as one hit just before the algorithm decides.
+//! - A folio `shrink_folio_list` could not free (dirty file folio sent to writeback,
+//!   anon without swap space) re-enters the algorithm as a new reference (a ghost hit
+//!   where the algorithm keeps ghosts), as the kernel re-activates such folios.
+//! - One algorithm per lruvec (memcg × node), sized to the node's frames (a resident
+//!   set cannot reach that, so the algorithm never evicts on its own).
+//!
+//! Not modelled: no active/inactive split (every folio is accounted on its type's
+//! inactive list, so `nr_active_*` stay 0), no `kswapd_age_node`, no isolation for
+//! DAMOS or compaction (`folio_isolate_lru` fails), no shadow entries (so no
+//! `workingset_*` refault counters or workingset PSI stalls).
+use reclaimlab_cache::evict::{build_evict, Evict};
+use reclaimlab_cache::Algo;
+
+use crate::mm::lruvec::{LruList, LruvecId};
+use crate::mm::page::pg;
+use crate::mm::page_alloc::Pfn;
+use crate::mm::vmstat::Ev;
+use crate::mm::Mm;
+use crate::policy::ReclaimPolicy;
+use crate::vmscan::{shrink_folio_list, shrink_node_memcgs, FolioReferences, Reclaimer, ScanControl, SWAP_CLUSTER_MAX};
+
+pub struct CachePolicy {
+    algo: Algo,
+    lruvecs: Vec<Box<dyn Evict>>,
+    /// Keys (page ids) the algorithms have room for.
+    nr_keys: usize,
+    /// Page id → its frame while the page is resident.
+    pfn_of: Vec<Pfn>,
+    isolated: Vec<Pfn>,
+}
+
+impl CachePolicy {
+    /// `algo` must be one of [`reclaimlab_cache::evict::EVICT_ALGOS`].
+    pub fn new(algo: Algo) -> Self {
+        CachePolicy { algo, lruvecs: Vec::new(), nr_keys: 0, pfn_of: Vec::new(), isolated: Vec::with_capacity(SWAP_CLUSTER_MAX as usize) }
+    }
+
+    /// The inactive list of the folio's type: all this policy's folios are accounted there.
+    fn lru_of(mm: &Mm, pfn: Pfn) -> LruList {
+        LruList::of(mm.frames.is_file(pfn), false)
+    }
+
+    fn ensure_keys(&mut self, k: usize) {
+        if k >= self.nr_keys {
+            self.nr_keys = (k + 1).max(2 * self.nr_keys).max(1 << 12);
+            for a in &mut self.lruvecs {
+                a.grow(self.nr_keys);
+            }
+            self.pfn_of.resize(self.nr_keys, 0);
+        }
+    }
+
+    /// Put a folio on the LRU and into its lruvec's algorithm (a miss, or a reference
+    /// of a folio reclaim could not free).
+    fn add(&mut self, mm: &mut Mm, pfn: Pfn) {
+        let lv = mm.folio_lruvec(pfn);
+        let k = mm.frames.page(pfn);
+        self.ensure_keys(k as usize);
+        self.pfn_of[k as usize] = pfn;
+        let hit = self.lruvecs[lv as usize].access(k);
+        debug_assert!(!hit, "page {k} was already in lruvec {lv}'s algorithm");
+        mm.frames.clear(pfn, pg::ACTIVE);
+        mm.update_lru_size(lv, Self::lru_of(mm, pfn), 1);
+        mm.frames.set(pfn, pg::LRU);
+    }
+
+    /// Isolate up to `nr` victims of lruvec `lv` into `out` (the algorithm's order);
+    /// returns how many.
+    fn isolate(&mut self, mm: &mut Mm, lv: LruvecId, nr: u64, sc: &mut ScanControl, out: &mut Vec<Pfn>) -> u64 {
+        out.clear();
+        let a = &mut self.lruvecs[lv as usize];
+        let pfn_of = &self.pfn_of;
+        let rmap_ns = mm.cfg.cost.rmap_ns;
+        while (out.len() as u64) < nr {
+            // `folio_referenced` + `PG_referenced`: a reference since the last look.
+            let mut referenced = |k: u32| {
+                let pfn = pfn_of[k as usize];
+                let mut young = false;
+                if mm.frames.test(pfn, pg::MAPPED) {
+                    sc.cost_ns += rmap_ns;
+                    young = mm.frames.test_and_clear(pfn, pg::YOUNG);
+                }
+                mm.frames.test_and_clear(pfn, pg::REFERENCED) | young
+            };
+            let Some(k) = a.evict(&mut referenced) else { break };
+            let pfn = pfn_of[k as usize];
+            mm.frames.clear(pfn, pg::LRU);
+            let lru = Self::lru_of(mm, pfn);
+            mm.update_lru_size(lv, lru, -1);
+            mm.vmstat.count(Ev::by_type(Ev::PgscanAnon, lru.is_file()), 1);
+            out.push(pfn);
+        }
+        out.len() as u64
+    }
+
+    /// `shrink_lruvec`: isolate and reclaim in batches of `SWAP_CLUSTER_MAX` until
+    /// `nr_to_reclaim` is met or `lru_size >> priority` folios were scanned (at least one
+    /// batch, so a small lruvec is reclaimable at any priority).
+    fn shrink_lruvec(&mut self, mm: &mut Mm, lv: LruvecId, sc: &mut ScanControl) {
+        let size = self.lruvecs[lv as usize].len() as u64;
+        let mut budget = (size >> sc.priority.max(0)).max(size.min(SWAP_CLUSTER_MAX));
+        let mut folios = std::mem::take(&mut self.isolated);
+        while budget > 0 && sc.nr_reclaimed < sc.nr_to_reclaim {
+            let n = self.isolate(mm, lv, budget.min(SWAP_CLUSTER_MAX), sc, &mut folios);
+            if n == 0 {
+                break;
+            }
+            budget -= n;
+            match sc.reclaimer {
+                Reclaimer::Kswapd => mm.vmstat.count(Ev::PgscanKswapd, n),
+                Reclaimer::Direct => mm.vmstat.count(Ev::PgscanDirect, n),
+                Reclaimer::Memcg => {}
+            }
+            let stat = shrink_folio_list(mm, self, &mut folios, sc);
+            sc.nr_reclaimed += stat.nr_reclaimed;
+            for &pfn in &folios {
+                self.add(mm, pfn);
+            }
+        }
+        self.isolated = folios;
+    }
+}
+
+impl ReclaimPolicy for CachePolicy {
+    fn init_lruvec(&mut self, mm: &mut Mm, lv: LruvecId) {
+        debug_assert_eq!(lv as usize, self.lruvecs.len());
+        let frames: u64 = mm.nodes.iter().map(|n| n.nr_pages as u64).sum();
+        let mut a = build_evict(self.algo, frames as usize + 1, self.nr_keys)
+            .unwrap_or_else(|| panic!("cache:{} cannot evict on demand", self.algo.name()));
+        a.grow(self.nr_keys);
+        self.lruvecs.push(a);
+    }
+
+    fn folio_mark_accessed(&mut self, mm: &mut Mm, pfn: Pfn) {
+        if mm.frames.test(pfn, pg::LRU) {
+            let lv = mm.folio_lruvec(pfn);
+            let k = mm.frames.page(pfn);
+            self.lruvecs[lv as usize].access(k);
+        }
+        mm.frames.clear(pfn, pg::IDLE);
+    }
+
+    fn workingset_refault(&mut self, _mm: &mut Mm, _pfn: Pfn, _shadow: u64) -> bool {
+        false
+    }
+
+    fn folio_add_lru(&mut self, mm: &mut Mm, pfn: Pfn) {
+        self.add(mm, pfn)
+    }
+
+    fn workingset_eviction(&mut self, _mm: &mut Mm, _pfn: Pfn) -> u64 {
+        0
+    }
+
+    /// The algorithm consumed the folio's references when it chose it.
+    fn folio_check_references(&mut self, _mm: &mut Mm, _pfn: Pfn, _sc: &mut ScanControl) -> FolioReferences {
+        FolioReferences::Reclaim
+    }
+
+    fn shrink_node(&mut self, mm: &mut Mm, node: u16, sc: &mut ScanControl) {
+        shrink_node_memcgs(mm, node, sc, |mm, lv, sc| self.shrink_lruvec(mm, lv, sc));
+    }
+
+    fn kswapd_age_node(&mut self, _mm: &mut Mm, _node: u16, _sc: &mut ScanControl) {}
+
+    fn folio_isolate_lru(&mut self, _mm: &mut Mm, _pfn: Pfn) -> bool {
+        false
+    }
+
+    fn folio_putback_lru(&mut self, mm: &mut Mm, pfn: Pfn) {
+        self.add(mm, pfn)
+    }
+
+    fn folio_deactivate(&mut self, _mm: &mut Mm, _pfn: Pfn) {}
+
+    fn check_invariants(&self, mm: &Mm) -> Result<(), String> {
+        for (lv, a) in self.lruvecs.iter().enumerate() {
+            let l = &mm.lruvecs[lv];
+            let accounted = l.lru_size[LruList::InactiveAnon as usize] + l.lru_size[LruList::InactiveFile as usize];
+            if a.len() as u64 != accounted {
+                return Err(format!("lruvec {lv}: the algorithm holds {} folios, the LRU accounts {accounted}", a.len()));
+            }
+            let active = l.lru_size[LruList::ActiveAnon as usize] + l.lru_size[LruList::ActiveFile as usize];
+            if active != 0 {
+                return Err(format!("lruvec {lv}: {active} folios accounted active"));
+            }
+        }
+        Ok(())
+    }
+}
