@@ -475,3 +475,23 @@ fn bad_thp_settings_are_named() {
     assert!(e.contains("thp.policy") && e.contains("thp@5.4"), "{e}");
     assert!(ThpMachine::new(&c).is_err());
 }
+
+#[test]
+fn scenarios_are_deterministic_and_keep_invariants() {
+    use reclaimlab_core::thp::scenarios::{thpscale, usemem, ThpscaleParams, UsememParams};
+    // (Debug builds check every structural invariant at the end of each scenario run.)
+    let c = cfg("256M", 2, &[("thp.policy", "thp@4.20-rc4"), ("swap.device", "zram")]);
+    let p = ThpscaleParams { threads: 5, ..Default::default() };
+    let (a, b) = (thpscale(&c, &p).unwrap(), thpscale(&c, &p).unwrap());
+    assert_eq!(a.fault_base_us, b.fault_base_us);
+    assert_eq!(a.fault_huge_us, b.fault_huge_us);
+    assert_eq!(a.counters, b.counters);
+    assert!(!a.fault_huge_us.is_empty());
+    let mut c = cfg("256M", 2, &[("transparent_hugepage.defrag", "always"), ("swap.device", "zram")]);
+    c.set("thp.policy", "thp+gfp-thisnode-v1").unwrap();
+    let p = UsememParams { threads: 3, passes: 2, ..Default::default() };
+    let (a, b) = (usemem(&c, &p).unwrap(), usemem(&c, &p).unwrap());
+    assert_eq!(a.elapsed_s, b.elapsed_s);
+    assert_eq!(a.counters, b.counters);
+    assert_eq!(a.pages_per_node, b.pages_per_node);
+}

@@ -135,6 +135,7 @@ pub fn thpscale(cfg: &SimConfig, p: &ThpscaleParams) -> Result<ThpscaleResult> {
     let end = threads.iter().map(|&t| m.tasks[t].clock).max().unwrap_or(t0);
     r.elapsed_s = (end - t0) as f64 / 1e9;
     r.counters = m.counters();
+    debug_assert_eq!(m.check_invariants(), Ok(()));
     Ok(r)
 }
 
@@ -203,6 +204,7 @@ pub fn usemem(cfg: &SimConfig, p: &UsememParams) -> Result<UsememResult> {
         })?;
     }
     let end = tasks.iter().map(|&t| m.tasks[t].clock).max().unwrap_or(t0);
+    debug_assert_eq!(m.check_invariants(), Ok(()));
     let resident: u64 = m.pages_per_node(rstart, pages).iter().sum();
     let huge = (rstart..rstart + pages).filter(|&p| {
         let pte = m.mm.pages.pte[p as usize];
