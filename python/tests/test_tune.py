@@ -39,12 +39,23 @@ def test_knee_is_farthest_above_the_chord_in_scaled_axes():
     # saving 5,10,40,45 -> scaled 0, 0.125, 0.875, 1. Height above the chord
     # (scaled saving - scaled slowdown): 0, 0.072, 0.612, 0 -> point 1.
     assert knee(SAVING, SLOWDOWN) == 1
-    # A straight frontier has no knee: the end with the least slowdown.
+
+
+def test_knee_without_a_bend_is_the_most_saving_per_slowdown():
+    # Straight frontier: saving/slowdown is 1 everywhere; the tie goes to less slowdown.
     assert knee([1.0, 2.0, 3.0], [1.0, 2.0, 3.0]) == 0
-    # Two points: the one with less slowdown.
+    # Two points: 1 %/0 % saves without slowdown (infinite ratio) against 9 %/5 %.
     assert knee([1.0, 9.0], [0.0, 5.0]) == 0
-    # A convex frontier (saving grows faster at the end) lies under its chord.
-    assert knee([0.0, 1.0, 10.0], [0.0, 5.0, 10.0]) == 0
+    # Two points: 22.8 % for 0.004 % (ratio 5700) against 45 % for 0.18 % (250).
+    assert knee([22.8, 45.0], [0.004, 0.18]) == 0
+    # A convex frontier (saving grows faster at the end) lies under its chord:
+    # candidates (saving > 0) 1 % for 5 % (0.2) and 10 % for 10 % (1.0) -> point 2.
+    assert knee([0.0, 1.0, 10.0], [0.0, 5.0, 10.0]) == 2
+    # A point that saves nothing is never the knee when another saves: the default
+    # watermarks (inactive, 0 %) against 0.62 % at 0.001 % slowdown.
+    assert knee([0.0, 0.62], [0.0, 0.001]) == 1
+    # Nothing saves: the frontier's first point.
+    assert knee([0.0, -1.0], [0.0, 2.0]) == 0
 
 
 def test_sysfs_lines_set_parameters_in_kernel_order_then_enable_and_commit():

@@ -2,10 +2,14 @@
 
 A point is ``(memory_saving, slowdown)``: more saving is better, less slowdown is better.
 A point is on the Pareto frontier when no other point saves at least as much with at
-most as much slowdown and is better in one of the two. The knee is the frontier point
-farthest above the straight line joining the frontier's two ends, both axes scaled to
-the frontier's range (the Kneedle rule): past it, each extra unit of saving costs more
-slowdown than before it.
+most as much slowdown and is better in one of the two.
+
+The knee is chosen among the frontier points that save memory at all (saving > 0): the
+one farthest above the straight line joining the first and the last of them, both axes
+scaled to their range (the Kneedle rule) — past it, each extra unit of saving costs more
+slowdown than before it. When no point lies above that line (two candidates, a straight
+or convex frontier), it is the candidate with the most saving per unit of slowdown
+(ties: the one with less slowdown). Without any saving point, the frontier's first point.
 """
 
 from __future__ import annotations
@@ -35,20 +39,28 @@ def pareto_front(saving: Sequence[float], slowdown: Sequence[float]) -> list[int
 
 
 def knee(saving: Sequence[float], slowdown: Sequence[float], front: Sequence[int] | None = None) -> int:
-    """Index of the knee of the frontier (see the module doc); on a frontier that is a
-    straight line or bends the other way, the end with the least slowdown."""
+    """Index of the knee of the frontier (see the module doc)."""
     front = list(pareto_front(saving, slowdown) if front is None else front)
     if not front:
         raise ValueError("no points")
-    if len(front) <= 2:
+    cand = [i for i in front if saving[i] > 0]
+    if not cand:
         return front[0]
-    xs = [slowdown[i] for i in front]
-    ys = [saving[i] for i in front]
-    dx = (xs[-1] - xs[0]) or 1.0
-    dy = (ys[-1] - ys[0]) or 1.0
-    best, at = 0.0, front[0]
-    for i, x, y in zip(front, xs, ys):
-        d = (y - ys[0]) / dy - (x - xs[0]) / dx
-        if d > best + 1e-12:
-            best, at = d, i
-    return at
+    if len(cand) >= 3:
+        xs = [slowdown[i] for i in cand]
+        ys = [saving[i] for i in cand]
+        dx = (xs[-1] - xs[0]) or 1.0
+        dy = (ys[-1] - ys[0]) or 1.0
+        best, at = 0.0, None
+        for i, x, y in zip(cand, xs, ys):
+            d = (y - ys[0]) / dy - (x - xs[0]) / dx
+            if d > best + 1e-12:
+                best, at = d, i
+        if at is not None:
+            return at
+
+    def per_slowdown(i: int) -> tuple[float, float]:
+        ratio = saving[i] / slowdown[i] if slowdown[i] > 0 else float("inf")
+        return (ratio, -slowdown[i])
+
+    return max(cand, key=per_slowdown)
