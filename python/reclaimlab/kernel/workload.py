@@ -7,8 +7,8 @@ sequence access by access (docs/kernel.md, "One sequence, two replays").
 - ``seqloop``: ``pages`` (1.5 x memory), ``passes`` (3): a cyclic scan through ``pread``
   (the crates' ``loop`` generator).
 - ``zipf``: ``pages`` (1.5 x memory), ``reads`` (8 x pages), ``s`` (0.9), ``seed`` (42):
-  4 KiB ``pread``s with Zipf(s) ranks (the crates' ``zipf`` generator), no readahead.
-- ``zipfmap``: the same sequence through a shared read-only mmap (``MADV_RANDOM``).
+  4 KiB ``pread``s with Zipf(s) ranks (the crates' ``zipf`` generator).
+- ``zipfmap``: the same sequence through a shared read-only mmap (major faults).
 - ``anon``: ``pages`` (1.5 x memory), ``hot`` (0.5, fraction of pages), ``rounds`` (10),
   ``cold`` (0.05, fraction of the cold pages read per round), ``seed`` (42): write every
   page once, then per round read the hot set in shuffled 2 MiB chunks plus a random

@@ -38,6 +38,11 @@ modprobe virtio_blk || fail "modprobe virtio_blk"
 modprobe ext4 || fail "modprobe ext4"
 i=0
 while [ ! -b /dev/vda ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+# No readahead and no mmap read-around: every page read is one the workload asked for, as
+# in the simulator (which has no readahead). This, not MADV_RANDOM, is how the mapping
+# avoids read-around: MADV_RANDOM would also make reclaim ignore the mapping's accessed
+# bits (vma_has_recency()).
+echo 0 > /sys/block/vda/queue/read_ahead_kb || fail "read_ahead_kb"
 mount -t ext4 -o ro,noload /dev/vda /data || fail "mount /dev/vda"
 
 if [ "$zram" != 0 ]; then

@@ -17,7 +17,7 @@
  * Ops file (little endian): "RLWLOPS1", u64 nr_ops, u64 file_pages, u64 anon_pages, 32 bytes
  * reserved (header 64 bytes), then nr_ops u32 words: bits 28..31 the op, bits 0..27 the page.
  *   0 PREAD   pread(DATA, 4 KiB at page); consecutive PREADs are merged up to 64 KiB
- *   1 MAPREAD read one byte of DATA mapped MAP_SHARED read-only (MADV_RANDOM)
+ *   1 MAPREAD read one byte of DATA mapped MAP_SHARED read-only
  *   2 ANONW   write anon page: 1/8 pseudo-random bytes, the rest zero (lz4 ~7:1 in zram)
  *   3 ANONR   read one word of anon page
  *   15 PHASE  end the current phase; page = index of the next phase
@@ -152,7 +152,8 @@ int main(int argc, char **argv) {
         posix_fadvise(dfd, 0, 0, POSIX_FADV_RANDOM);
         map = mmap(NULL, file_pages * PAGE, PROT_READ, MAP_SHARED, dfd, 0);
         if (map == MAP_FAILED) die("mmap data");
-        madvise(map, file_pages * PAGE, MADV_RANDOM);
+        /* No MADV_RANDOM: VM_RAND_READ makes reclaim ignore this mapping's accessed bits
+         * (vma_has_recency(), v6.3+). /init turns readahead off on the disk instead. */
     }
     if (anon_pages) {
         anon = mmap(NULL, anon_pages * PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
