@@ -186,7 +186,7 @@ fn damon_apply_min_nr_regions<'py>(py: Python<'py>, targets: &Bound<'py, PyAny>,
 fn damon_va_evenly_split_region<'py>(py: Python<'py>, regions: &Bound<'py, PyAny>, index: usize, nr_pieces: u64, min_region_sz: u64) -> PyResult<Vec<Bound<'py, PyDict>>> {
     let mut t = target_of(regions)?;
     let i = self::index(&t, index)?;
-    reg::damon_va_evenly_split_region(&mut t, i, nr_pieces, min_region_sz.max(1)).map_err(|_| invalid("-EINVAL: no pieces or a piece aligns to 0"))?;
+    reg::damon_va_evenly_split_region(&mut t, i, nr_pieces, min_region_sz.max(1)).map_err(|m| invalid(format!("-EINVAL: {m}")))?;
     regions_list(py, &t)
 }
 

@@ -97,6 +97,11 @@ impl DamonReclaimParams {
         if !self.enabled {
             return Ok(());
         }
+        for (k, v) in [("min_nr_regions", self.min_nr_regions), ("max_nr_regions", self.max_nr_regions)] {
+            if v > u32::MAX as u64 {
+                return Err((key(k), format!("{v} is above {}", u32::MAX)));
+            }
+        }
         if let Err(m) = super::attrs::damon_valid_attrs(&self.attrs()) {
             let k = if m.contains("nr_regions") { "min_nr_regions" } else { "sample_interval" };
             return Err((key(k), m));
@@ -194,5 +199,26 @@ mod tests {
         assert_eq!(s.ops_filters[0], DamosFilter::new(DamosFilterType::Anon, true, false));
         assert_eq!(s.quota.goals[0].metric, DamosQuotaGoalMetric::UserInput);
         assert_eq!((s.quota.goals[0].target_value, s.quota.goals[0].current_value), (10000, 5000));
+    }
+
+    /// Bad parameters are named (validate, then commit).
+    #[test]
+    fn bad_parameters_name_the_key() {
+        let mut c = crate::config::SimConfig::default();
+        c.set("damon_reclaim.wmarks_mid", "600").unwrap();
+        assert!(c.validate().is_ok(), "checked only when enabled");
+        c.set("damon_reclaim.enabled", "Y").unwrap();
+        let e = c.validate().unwrap_err().to_string();
+        assert!(e.contains("damon_reclaim.wmarks_mid") && e.contains("high"), "{e}");
+        let mut c = crate::config::SimConfig::default();
+        c.set("damon_reclaim.enabled", "Y").unwrap();
+        c.set("damon_reclaim.min_nr_regions", "2").unwrap();
+        assert!(c.validate().unwrap_err().to_string().contains("damon_reclaim.min_nr_regions"));
+        c.set("damon_reclaim.min_nr_regions", "10").unwrap();
+        c.set("damon_reclaim.aggr_interval", "1000").unwrap();
+        assert!(c.validate().unwrap_err().to_string().contains("damon_reclaim.sample_interval"));
+        assert!(c.set("damon_reclaim.enabled", "maybe").unwrap_err().to_string().contains("expected Y or N"));
+        assert!(c.set("damon_reclaim.quota_ms", "-1").is_err());
+        assert_eq!(c.get("damon_reclaim.quota_sz").unwrap(), "134217728");
     }
 }

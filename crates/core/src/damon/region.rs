@@ -210,7 +210,7 @@ pub fn kdamond_split_regions(targets: &mut [DamonTarget], max_nr_regions: u32, m
         for t in targets.iter_mut() {
             let mut out = Vec::with_capacity(t.regions.len() + t.regions.len() / every + 1);
             for r in t.regions.drain(..) {
-                if (idx + *offset) % every == 0 && r.size() > 2 * min_region_sz {
+                if (idx + *offset).is_multiple_of(every) && r.size() > 2 * min_region_sz {
                     let mut tt = DamonTarget { regions: vec![r] };
                     damon_split_regions_of(&mut tt, 2, min_region_sz, rng);
                     out.extend(tt.regions);
@@ -342,9 +342,9 @@ pub fn damon_update_region_access_rate(r: &mut DamonRegion, accessed: bool, len_
 /// `damon_va_evenly_split_region` (vaddr.c): exactly `nr_pieces` pieces of
 /// `ALIGN_DOWN(size / nr_pieces, min)`, the last reaching the original end. Errors
 /// (`-EINVAL`) when `nr_pieces` is 0 or the piece size aligns to 0.
-pub fn damon_va_evenly_split_region(t: &mut DamonTarget, i: usize, nr_pieces: u64, min_region_sz: u64) -> Result<(), ()> {
+pub fn damon_va_evenly_split_region(t: &mut DamonTarget, i: usize, nr_pieces: u64, min_region_sz: u64) -> Result<(), &'static str> {
     if nr_pieces == 0 {
-        return Err(());
+        return Err("no pieces");
     }
     if nr_pieces == 1 {
         return Ok(());
@@ -352,7 +352,7 @@ pub fn damon_va_evenly_split_region(t: &mut DamonTarget, i: usize, nr_pieces: u6
     let r = t.regions[i];
     let sz_piece = align_down(r.size() / nr_pieces, min_region_sz);
     if sz_piece == 0 {
-        return Err(());
+        return Err("a piece aligns to 0");
     }
     let orig_end = r.end;
     t.regions[i].end = r.start + sz_piece;

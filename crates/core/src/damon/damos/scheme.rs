@@ -265,8 +265,7 @@ pub fn kdamond_apply_schemes<O: DamosOps>(c: &ApplyCtx, targets: &mut [DamonTarg
     }
     let mut ns = 0;
     if any {
-        for ti in 0..targets.len() {
-            let t = &mut targets[ti];
+        for (ti, t) in targets.iter_mut().enumerate() {
             let mut i = 0;
             while i < t.regions.len() {
                 // Splits only insert at or after `i`, so the next original region is
