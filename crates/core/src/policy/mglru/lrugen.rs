@@ -35,8 +35,11 @@ const REFS_SHIFT: u32 = GEN_SHIFT + 3;
 pub const REFS_MASK: u32 = 0b11 << REFS_SHIFT;
 const LIST_SHIFT: u32 = REFS_SHIFT + LRU_REFS_WIDTH;
 const LIST_MASK: u32 = 0b1111 << LIST_SHIFT;
-/// `LRU_REFS_FLAGS`.
-pub const LRU_REFS_FLAGS: u32 = pg::REFERENCED | pg::WORKINGSET;
+/// `LRU_REFS_FLAGS` (v6.14+, "mm/mglru: rework workingset protection"): the refs counter
+/// and PG_referenced. PG_workingset is not in it: `folio_inc_gen` keeps it, and only
+/// reclaim or `lru_gen_clear_refs` takes it away. (Before v6.14 the flags were
+/// PG_referenced | PG_workingset; spec C.1 still lists that definition.)
+pub const LRU_REFS_FLAGS: u32 = REFS_MASK | pg::REFERENCED;
 
 /// `struct lru_gen_folio` (spec C.2), NR_HIST_GENS = 1 so the `hist` index is dropped.
 #[derive(Clone, Debug)]
@@ -321,7 +324,7 @@ pub fn folio_update_gen(mm: &mut Mm, g: &mut LruGen, lv: LruvecId, pfn: Pfn, gen
         return None;
     }
     let old = folio_lru_gen(mm, pfn)?;
-    mm.frames.clear(pfn, LRU_REFS_FLAGS | REFS_MASK);
+    mm.frames.clear(pfn, LRU_REFS_FLAGS);
     mm.frames.set(pfn, pg::WORKINGSET);
     set_gen_bits(mm, pfn, Some(gen));
     if old != gen {
@@ -340,7 +343,7 @@ pub fn lru_gen_set_refs(mm: &mut Mm, pfn: Pfn) -> bool {
         mm.frames.set(pfn, pg::REFERENCED);
         return false;
     }
-    mm.frames.clear(pfn, pg::REFERENCED);
+    mm.frames.clear(pfn, LRU_REFS_FLAGS);
     mm.frames.set(pfn, pg::WORKINGSET);
     true
 }

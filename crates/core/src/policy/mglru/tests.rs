@@ -89,6 +89,30 @@ fn fd_accesses_count_up_to_workingset() {
     assert_eq!(tiers, vec![(1, 0), (2, 1), (3, 2), (4, 2), (4, 3)]);
 }
 
+/// v6.14+ `folio_inc_gen` clears `LRU_REFS_FLAGS` = counter | PG_referenced and keeps
+/// PG_workingset (the v6.14 rework: "after PG_workingset is set on a folio, it remains
+/// until this folio is either reclaimed, or deactivated"). A folio accessed five times
+/// through fds (counter 3, PG_referenced, PG_workingset) retired by aging moves to
+/// min_seq + 1 with refs 0 and PG_workingset — still tier 3.
+#[test]
+fn folio_inc_gen_keeps_pg_workingset() {
+    let (mut mm, mut p) = machine();
+    let f = fault_in(&mut mm, &mut p, 2, 0);
+    for _ in 0..5 {
+        lru_gen_inc_refs(&mut mm, f);
+    }
+    assert!(mm.frames.test(f, pg::WORKINGSET) && folio_lru_refs(&mm, f) == 4);
+    let g = &mut p.lrugens[0];
+    assert!(aging::inc_max_seq::<Mainline>(&mut mm, g, 0, 3, 60));
+    assert_eq!(folio_lru_gen(&mm, f), Some(1));
+    assert!(mm.frames.test(f, pg::WORKINGSET), "PG_workingset survives folio_inc_gen");
+    assert!(!mm.frames.test(f, pg::REFERENCED) && refs_counter(&mm, f) == 0);
+    assert_eq!(lru_tier_from_refs(folio_lru_refs(&mm, f), true), 3);
+    // The lazily promoted folio (refs + workingset == 5) is not counted as protected.
+    assert_eq!(g.avg_total[LRU_GEN_FILE], [0; 4]);
+    p.check_invariants(&mm).unwrap();
+}
+
 /// C.6: two strikes for a young PTE — the first sighting only sets PG_referenced, the
 /// second promotes to the youngest gen with PG_workingset.
 #[test]

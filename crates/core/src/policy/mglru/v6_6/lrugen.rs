@@ -8,7 +8,7 @@
 
 use super::super::lrugen::{
     folio_lru_gen, folio_type, lru_gen_del_folio, lru_gen_update_size, order_base_2, refs_counter, set_gen_bits, set_refs_counter, LruGen,
-    LRU_GEN_ANON, LRU_REFS_FLAGS, LRU_REFS_WIDTH, REFS_MASK,
+    LRU_GEN_ANON, LRU_REFS_WIDTH, REFS_MASK,
 };
 use super::super::MglruVariant;
 use crate::mm::lruvec::LruvecId;
@@ -19,7 +19,7 @@ use crate::mm::Mm;
 
 /// What `folio_inc_gen`, `folio_update_gen` and `isolate_folio` clear in v6.6:
 /// `LRU_REFS_MASK | LRU_REFS_FLAGS` (counter, PG_referenced, PG_workingset).
-pub const REFS_ALL: u32 = REFS_MASK | LRU_REFS_FLAGS;
+pub const REFS_ALL: u32 = REFS_MASK | pg::REFERENCED | pg::WORKINGSET;
 
 /// `folio_lru_refs` (v6.1–v6.13): accesses beyond PG_referenced — the counter plus
 /// PG_workingset (0..=4).
