@@ -147,3 +147,69 @@ fn monitoring_cost_independent_of_memory_size() {
     let (small, big) = (per_sample("1G", &[]), per_sample("16G", &[]));
     assert!(small <= 1000.0 * 850.0 && big <= 1.2 * small, "per-sample cost {small:.0} ns at 1G vs {big:.0} ns at 16G");
 }
+
+/// E.1: lru_prio / lru_deprio / stat act through the policy's hooks on both families.
+#[test]
+fn lru_actions_compose_with_classic_and_mglru() {
+    use crate::damon::damos::action::{damos_apply_folios, OpsKind};
+    use crate::damon::damos::filter::{DamosFilter, DamosFilterType};
+    use crate::damon::damos::quota::DamosQuota;
+    use crate::damon::damos::scheme::{Damos, DamosAccessPattern, DamosAction};
+    use crate::damon::damos::wmarks::DamosWatermarks;
+    use crate::damon::ops_paddr::damon_pa_folios;
+    use crate::mm::page::pg;
+    use crate::mm::vmstat::Ev;
+    use crate::policy::mglru::lrugen::{folio_lru_gen, gen_from_seq};
+
+    let scheme = |a| Damos::new(DamosAccessPattern::default(), a, 0, DamosQuota::default(), DamosWatermarks::default());
+    let mut c = cfg("256M", MONITOR_ONLY);
+    c.set("damon_reclaim.enabled", "N").unwrap();
+    let prog = || hot_in_cold(16, 1, 1000);
+    let all = |m: &crate::mm::Mm| damon_pa_folios(m, 0, (m.nr_frames as u64) << 12).collect::<Vec<_>>();
+
+    // classic: prio twice activates (folio_mark_accessed: referenced, then active), deprio
+    // puts everything back on the inactive list.
+    let mut m = run(&c, Classic::new(Mainline), prog());
+    let pfns = all(&m.mm);
+    // every resident page (the hot phase need not touch all of its MiB)
+    assert_eq!(pfns.len(), m.mm.pages.pte.iter().filter(|&&p| is_resident(p)).count());
+    assert!(pfns.len() > 16 * MIB as usize);
+    let mut buf = Vec::new();
+    for _ in 0..2 {
+        let mut s = scheme(DamosAction::LruPrio);
+        let (applied, _, _) = damos_apply_folios(&mut m.mm, &mut m.policy, OpsKind::Paddr, &mut s, pfns.iter().copied(), &mut buf, 0);
+        assert_eq!(applied, pfns.len() as u64 * 4096);
+    }
+    assert!(pfns.iter().all(|&p| m.mm.frames.test(p, pg::ACTIVE)));
+    let mut s = scheme(DamosAction::LruDeprio);
+    damos_apply_folios(&mut m.mm, &mut m.policy, OpsKind::Paddr, &mut s, pfns.iter().copied(), &mut buf, 0);
+    assert!(pfns.iter().all(|&p| !m.mm.frames.test(p, pg::ACTIVE | pg::REFERENCED)));
+    assert_eq!(m.mm.vmstat.get(Ev::Pgdeactivate), pfns.len() as u64);
+    m.check_invariants().unwrap();
+    // stat with an anon allow filter: counts the anon bytes, applies nothing.
+    let mut s = scheme(DamosAction::Stat);
+    s.add_filter(DamosFilter::new(DamosFilterType::Anon, true, true));
+    let (applied, passed, _) = damos_apply_folios(&mut m.mm, &mut m.policy, OpsKind::Paddr, &mut s, pfns.iter().copied(), &mut buf, 0);
+    assert_eq!((applied, passed), (0, pfns.len() as u64 * 4096));
+
+    // MGLRU: mapped file folios faulted in are added active, to the two youngest
+    // generations; deprio re-adds them inactive (lru_gen_folio_seq: MAX_NR_GENS), to the
+    // oldest. (Anon folios would stay where they are: inactive anon also gets
+    // MIN_NR_GENS.)
+    let mut file = prog();
+    for r in file.regions.iter_mut() {
+        r.kind = reclaimlab_trace::AccessKind::FileMapped;
+    }
+    let mut m = run(&c, Mglru::new(mglru::Mainline), file);
+    let pfns = all(&m.mm);
+    assert!(pfns.iter().all(|&p| m.mm.frames.is_file(p)));
+    let lv = m.mm.folio_lruvec(pfns[0]) as usize;
+    let max_seq = m.policy.lrugens[lv].max_seq;
+    let young = |m: &Machine<Mglru<mglru::Mainline>>| pfns.iter().filter(|&&p| [gen_from_seq(max_seq), gen_from_seq(max_seq - 1)].map(Some).contains(&folio_lru_gen(&m.mm, p))).count();
+    assert_eq!(young(&m), pfns.len());
+    let mut s = scheme(DamosAction::LruDeprio);
+    damos_apply_folios(&mut m.mm, &mut m.policy, OpsKind::Paddr, &mut s, pfns.iter().copied(), &mut buf, 0);
+    assert_eq!(young(&m), 0);
+    assert_eq!(m.mm.vmstat.get(Ev::Pgdeactivate), pfns.len() as u64);
+    m.check_invariants().unwrap();
+}
