@@ -55,6 +55,7 @@ pub struct Kdamond {
     pub nr_region_samples: u64,
     /// Running sum of nr_regions at each aggregation (for the average).
     pub sum_nr_regions: u64,
+    folios: Vec<Pfn>,
     buf: Vec<Pfn>,
 }
 
@@ -63,16 +64,19 @@ struct Ops<'a, P: ReclaimPolicy> {
     mm: &'a mut Mm,
     p: &'a mut P,
     kind: OpsKind,
+    /// Reused buffers: the region's folios, and the pageout list.
+    folios: &'a mut Vec<Pfn>,
     buf: &'a mut Vec<Pfn>,
 }
 
 impl<P: ReclaimPolicy> DamosOps for Ops<'_, P> {
     fn apply_scheme(&mut self, _target: usize, start: u64, end: u64, s: &mut Damos) -> (u64, u64, u64) {
-        let folios: Vec<Pfn> = match self.kind {
-            OpsKind::Paddr => damon_pa_folios(self.mm, start, end).collect(),
-            OpsKind::Vaddr => damon_va_folios(self.mm, start, end).collect(),
-        };
-        damos_apply_folios(self.mm, self.p, self.kind, s, folios.into_iter(), self.buf, end - start)
+        self.folios.clear();
+        match self.kind {
+            OpsKind::Paddr => self.folios.extend(damon_pa_folios(self.mm, start, end)),
+            OpsKind::Vaddr => self.folios.extend(damon_va_folios(self.mm, start, end)),
+        }
+        damos_apply_folios(self.mm, self.p, self.kind, s, self.folios.iter().copied(), self.buf, end - start)
     }
 }
 
@@ -112,6 +116,7 @@ impl Kdamond {
             nr_aggregations: 0,
             nr_region_samples: 0,
             sum_nr_regions: 0,
+            folios: Vec::new(),
             buf: Vec::new(),
         }
     }
@@ -153,7 +158,7 @@ impl Kdamond {
                     goal_inputs: GoalInputs { psi_some_total_us, node_free_pages: mm.total_free_pages(), node_total_pages: mm.nr_frames as u64 },
                 };
                 let due = self.schemes.iter().any(|s| self.passed_sample_intervals >= s.next_apply_sis && s.wmarks.activated);
-                let mut ops = Ops { mm, p, kind: self.ops, buf: &mut self.buf };
+                let mut ops = Ops { mm, p, kind: self.ops, folios: &mut self.folios, buf: &mut self.buf };
                 let ns = kdamond_apply_schemes(&c, &mut self.targets, &mut self.schemes, &mut ops);
                 self.action_cpu_ns += ns;
                 if due {
