@@ -69,3 +69,4 @@ def test_only_a_panic_before_the_workload_is_retried():
     # A panic once the workload ran is a result to report, not an artefact to hide.
     assert not early_panic(parse("@@phase 0 1\n@@vm pgpgin 4\n@@phase-end 0\n" + boot_oops))
     assert not early_panic(parse("@@boot 6.12.117 3\n@@error mount /dev/vda\n"))
+

@@ -12,7 +12,7 @@ from ..results import Store
 from . import store
 from .console import Console
 from .run import Prepared, Setup, prepare, run
-from .validate import compare, kernel_config, policy_of, sim_settings, simulate, targets_for
+from .validate import compare, definition_notes, kernel_config, policy_of, sim_settings, simulate, targets_for
 
 
 def key_of(setup: Setup, p: Prepared) -> dict[str, str]:
@@ -68,4 +68,5 @@ def validate(setup: Setup, out: Path, progress: bool = True) -> dict[str, Any]:
                    "metrics": sim["metrics"], "vmstat": sim["vmstat"], "timeseries": {}})
     return {"workload": prep.wl.spec, "kernel": consoles[0].release, "mglru": setup.mglru or "default",
             "policy": settings["policy"], "settings": settings, "boots": len(consoles),
-            "boot_wall_s": [round(b.wall_s, 2) for b, _ in prep.boots], "rows": rows}
+            "boot_wall_s": [round(b.wall_s, 2) for b, _ in prep.boots], "rows": rows,
+            "notes": definition_notes(consoles[0].release, settings["policy"])}

@@ -6,15 +6,35 @@ or the guest never prints a line, so KVM is never chosen automatically.)"""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import signal
 import subprocess
+import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
 
 from . import KernelError
+
+@contextlib.contextmanager
+def _terminate_as_interrupt():
+    """While a guest runs, SIGTERM raises KeyboardInterrupt, so the guest is killed too
+    (QEMU runs in its own session and would outlive us). Main thread only."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def handler(signum, frame):
+        raise KeyboardInterrupt
+
+    old = signal.signal(signal.SIGTERM, handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, old)
+
 
 def qemu_binary() -> str:
     q = shutil.which("qemu-system-x86_64")
@@ -57,7 +77,7 @@ def boot(vmlinuz: Path, initrd: Path, disk: Path, append: str, log: Path, memory
     log.parent.mkdir(parents=True, exist_ok=True)
     t0 = time.monotonic()
     errlog = log.with_suffix(".qemu-stderr")
-    with open(errlog, "wb") as err:
+    with open(errlog, "wb") as err, _terminate_as_interrupt():
         proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=err, stderr=err, start_new_session=True)
         try:
             rc = proc.wait(timeout=timeout)
@@ -66,7 +86,7 @@ def boot(vmlinuz: Path, initrd: Path, disk: Path, append: str, log: Path, memory
             os.killpg(proc.pid, signal.SIGKILL)  # QEMU and nothing else: its own session
             proc.wait()
             rc, status = None, "timeout"
-        except BaseException:
+        except BaseException:  # Ctrl-C, SIGTERM (below): never leave a guest running
             os.killpg(proc.pid, signal.SIGKILL)
             proc.wait()
             raise

@@ -82,6 +82,26 @@ def simulate(wl: Workload, settings: dict[str, str], trace_dir: Path) -> dict[st
         trace.unlink(missing_ok=True)
 
 
+def kernel_version(release: str) -> tuple[int, int]:
+    """``6.12.117+deb12-amd64`` -> (6, 12)."""
+    parts = release.split(".")
+    try:
+        return int(parts[0]), int(parts[1].split("-")[0].split("+")[0])
+    except (IndexError, ValueError):
+        return (0, 0)
+
+
+def definition_notes(release: str, policy: str) -> dict[str, str]:
+    """Counters whose kernel definition differs between the guest's kernel and the model's
+    (v6.15), so that a mismatch is read as what it is (docs/validation.md)."""
+    notes: dict[str, str] = {}
+    if policy.startswith("mglru") and kernel_version(release) < (6, 14):
+        for t in ("anon", "file"):
+            notes[f"workingset_activate_{t}"] = (
+                f"kernel {release} counts every recent MGLRU refault; v6.14+ (the model) only those in a page fault")
+    return notes
+
+
 def targets_for(wl: Workload) -> dict[str, float]:
     return dict(ANON_TARGETS) if wl.anon_pages and not wl.file_pages else dict(FILE_TARGETS)
 

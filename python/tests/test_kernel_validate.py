@@ -1,0 +1,36 @@
+"""Kernel vs simulator comparison rows and the per-version counter notes
+(reclaimlab.kernel.validate)."""
+
+from __future__ import annotations
+
+import math
+
+from reclaimlab.kernel.validate import FILE_TARGETS, compare, definition_notes, kernel_version
+
+
+def test_compare_rows_mean_sd_error_and_target():
+    real = [{"pgpgin": 100, "pgsteal_file": 50}, {"pgpgin": 110, "pgsteal_file": 50}, {"pgpgin": 90}]
+    rows = {r["counter"]: r for r in compare(real, {"pgpgin": 108, "pgsteal_file": 0}, FILE_TARGETS,
+                                             ["pgpgin", "pgsteal_file", "pgmajfault"])}
+    r = rows["pgpgin"]
+    assert (r["real_mean"], r["boots"], r["sim"]) == (100.0, 3, 108.0)
+    assert math.isclose(r["real_sd"], 10.0)            # sample sd of 100, 110, 90
+    assert math.isclose(r["rel_error"], 0.08) and r["met"] is True
+    s = rows["pgsteal_file"]                          # a boot without the counter counts 0
+    assert math.isclose(s["real_mean"], 100 / 3) and s["rel_error"] == -1.0 and s["met"] is False
+    z = rows["pgmajfault"]                            # zero in both: no error
+    assert z["rel_error"] == 0.0 and z["met"] is True
+
+
+def test_compare_zero_kernel_mean_with_a_simulated_count_is_infinite_error():
+    (row,) = compare([{"x": 0}], {"x": 5}, {"x": 0.1}, ["x"])
+    assert row["rel_error"] == float("inf") and row["met"] is False
+
+
+def test_definition_notes_flag_the_pre_6_14_mglru_activation_counter():
+    assert kernel_version("6.12.117+deb12-amd64") == (6, 12)
+    assert kernel_version("6.1.0-56-amd64") == (6, 1)
+    assert set(definition_notes("6.12.117+deb12-amd64", "mglru@6.15")) == {
+        "workingset_activate_anon", "workingset_activate_file"}
+    assert definition_notes("6.12.117+deb12-amd64", "classic@6.15") == {}
+    assert definition_notes("6.15.2", "mglru@6.15") == {}
