@@ -140,8 +140,10 @@ def cmd_validate(a: argparse.Namespace) -> int:
         rows.append((r["counter"], f"{number(round(r['real_mean'], 1))} ± {number(round(r['real_sd'], 1))}",
                      number(r["sim"]), f"{r['rel_error']:+.1%}" if r["rel_error"] != float("inf") else "inf", tgt))
     print(table(rows, header=("counter", "kernel mean ± sd", "simulated", "rel. error", "target"), right=(1, 2, 3)))
+    shown = {r["counter"] for r in res["rows"]}
     for counter, note in res["notes"].items():
-        print(f"note: {counter}: {note}")
+        if counter in shown:
+            print(f"note: {counter}: {note}")
     return 0
 
 
