@@ -5,18 +5,10 @@ use std::path::Path;
 
 use reclaimlab_cache::algo::{self, belady::Belady, belady_paper::BeladyPaper};
 use reclaimlab_cache::{mrc, run, Algo, Cache, ALGOS};
-use reclaimlab_trace::{open, read_keys, Rng};
+use reclaimlab_trace::{open, read_keys};
 
-fn zipf_like(n: usize, pages: u32, seed: u64) -> Vec<u32> {
-    // Skewed keys: squares of uniforms concentrate near 0.
-    let mut r = Rng::new(seed);
-    (0..n)
-        .map(|_| {
-            let u = (r.next_u64() >> 11) as f64 / (1u64 << 53) as f64;
-            ((u * u * u) * pages as f64) as u32 % pages
-        })
-        .collect()
-}
+mod common;
+use common::skewed;
 
 fn lirs(name: &str) -> (Vec<u32>, u32) {
     let p = Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -37,7 +29,7 @@ fn traces() -> Vec<(String, Vec<u32>, u32)> {
         let (k, nr) = lirs(n);
         v.push((n.to_string(), k, nr));
     }
-    v.push(("skew".into(), zipf_like(200_000, 20_000, 7), 20_000));
+    v.push(("skew".into(), skewed(200_000, 20_000, 7), 20_000));
     let lp: Vec<u32> = (0..50).flat_map(|_| 0..3000u32).collect();
     v.push(("loop3000".into(), lp, 3000));
     v
@@ -89,7 +81,7 @@ fn stack_distance_curve_equals_lru_at_every_size() {
 
 #[test]
 fn shards_at_rate_one_is_exact_and_sampled_is_close() {
-    let keys = zipf_like(400_000, 50_000, 3);
+    let keys = skewed(400_000, 50_000, 3);
     let exact = mrc::lru_stack_distances(&keys, 50_000);
     assert_eq!(mrc::shards(&keys, 50_000, 1.0), exact);
     let s = mrc::shards(&keys, 50_000, 0.1);
@@ -108,7 +100,7 @@ fn shards_at_rate_one_is_exact_and_sampled_is_close() {
 
 #[test]
 fn capacity_is_respected_and_hits_are_resident() {
-    let keys = zipf_like(50_000, 5000, 11);
+    let keys = skewed(50_000, 5000, 11);
     for a in ALGOS {
         let al = Algo::parse(a).unwrap();
         for size in [0usize, 20, 100, 1000, 6000] {
@@ -265,7 +257,10 @@ fn paper_variants_differ_where_documented() {
     // 0 from segment 0 and 2 still hits.
     let keys = [0, 1, 2, 3, 0, 1, 4, 2, 0, 3];
     let (f, t) = (false, true);
-    assert_eq!(hits("slru-paper", 4, 5, &keys), [f, f, f, f, t, t, f, f, t, f]);
+    assert_eq!(
+        hits("slru-paper", 4, 5, &keys),
+        [f, f, f, f, t, t, f, f, t, f]
+    );
     assert_eq!(hits("slru", 4, 5, &keys)[..8], [f, f, f, f, t, t, f, t]);
 
     // Belady, 2 slots, 0 1 2 0 1: always-admit evicts 1 for 2 (never used again);

@@ -4,17 +4,8 @@
 //! acts as a hit.
 use reclaimlab_cache::evict::{build_evict, Evict, EVICT_ALGOS};
 use reclaimlab_cache::{algo, Algo};
-use reclaimlab_trace::Rng;
-
-fn skewed(n: usize, pages: u32, seed: u64) -> Vec<u32> {
-    let mut r = Rng::new(seed);
-    (0..n)
-        .map(|_| {
-            let u = (r.next_u64() >> 11) as f64 / (1u64 << 53) as f64;
-            ((u * u * u) * pages as f64) as u32 % pages
-        })
-        .collect()
-}
+mod common;
+use common::skewed;
 
 /// The owner's view: it tracks residency itself, and before inserting into a full
 /// cache asks for a victim (nothing reported referenced). Returns the misses.
@@ -66,7 +57,13 @@ fn a_reference_at_eviction_time_is_a_hit() {
     // LRU with 0 1 2 resident (0 oldest): 0 referenced since → it moves to the MRU end
     // and 1 goes; CLOCK gives 0 its second chance the same way, ARC moves it to T2; FIFO
     // ignores it; S3-FIFO's small queue needs two references to promote, so 0 goes.
-    for (a, victim) in [(Algo::Lru, 1), (Algo::Clock, 1), (Algo::Fifo, 0), (Algo::Arc, 1), (Algo::S3Fifo, 0)] {
+    for (a, victim) in [
+        (Algo::Lru, 1),
+        (Algo::Clock, 1),
+        (Algo::Fifo, 0),
+        (Algo::Arc, 1),
+        (Algo::S3Fifo, 0),
+    ] {
         let mut c = build_evict(a, 100, 3).unwrap();
         for k in 0..3 {
             c.access(k);

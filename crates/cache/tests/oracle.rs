@@ -97,8 +97,13 @@ fn mapped_read_equals_streaming_read() {
         .collect();
     let mut bytes = vec![0u8; ids.len() * RECORD_BYTES];
     for (i, &id) in ids.iter().enumerate() {
-        OracleRecord { clock_time: i as u32, obj_id: id, obj_size: 1, next_access_vtime: -1 }
-            .encode(&mut bytes[i * RECORD_BYTES..(i + 1) * RECORD_BYTES]);
+        OracleRecord {
+            clock_time: i as u32,
+            obj_id: id,
+            obj_size: 1,
+            next_access_vtime: -1,
+        }
+        .encode(&mut bytes[i * RECORD_BYTES..(i + 1) * RECORD_BYTES]);
     }
     std::fs::write(&p, &bytes).unwrap();
     let mut seen = std::collections::HashMap::new();

@@ -150,7 +150,8 @@ impl crate::evict::Evict for Arc {
         if self.t1.len + self.b1.len >= c && self.b1.len > 0 {
             let g = self.links.pop_tail(&mut self.b1);
             self.state[g as usize] = 0;
-        } else if self.t1.len + self.b1.len + self.t2.len + self.b2.len >= 2 * c && self.b2.len > 0 {
+        } else if self.t1.len + self.b1.len + self.t2.len + self.b2.len >= 2 * c && self.b2.len > 0
+        {
             let g = self.links.pop_tail(&mut self.b2);
             self.state[g as usize] = 0;
         }

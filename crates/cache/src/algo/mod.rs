@@ -146,6 +146,9 @@ pub fn simulate(algo: Algo, size: usize, keys: &[u32], nr_keys: u32) -> Stats {
         Algo::LirsPaper => run(&mut lirs_paper::LirsPaper::new(size, n), keys),
         Algo::S3FifoPaper => run(&mut s3fifo::S3FifoPaper::new(size, n), keys),
         Algo::SlruPaper => run(&mut slru_paper::SlruPaper::new(size, n), keys),
-        Algo::BeladyPaper => run(&mut belady_paper::BeladyPaper::new(size, keys, nr_keys), keys),
+        Algo::BeladyPaper => run(
+            &mut belady_paper::BeladyPaper::new(size, keys, nr_keys),
+            keys,
+        ),
     }
 }

@@ -57,32 +57,49 @@ impl<const PAPER: bool> S3FifoOf<PAPER> {
         }
     }
 
+    /// Small's oldest: freq ≥ 2 → to main (freq 0), else → ghost and returned (`None`
+    /// if small emptied into main). `referenced(k)` adds one to a candidate's freq first
+    /// (eviction on demand; `|_| false` in `access`).
     #[inline]
-    fn evict_small(&mut self) {
+    fn evict_small(&mut self, referenced: &mut impl FnMut(u32) -> bool) -> Option<u32> {
         while let Some(k) = self.small.pop() {
-            if self.freq[k as usize] >= 2 {
+            if self.freq[k as usize].saturating_add(referenced(k) as u8) >= 2 {
                 self.main.push(k);
                 self.loc[k as usize] = MAIN;
                 self.freq[k as usize] = 0;
             } else {
                 self.loc[k as usize] = NONE;
                 self.ghost.insert(k);
-                return;
+                return Some(k);
             }
         }
+        None
     }
 
+    /// Main's oldest: freq ≥ 1 → reinsert with min(freq, 3) − 1, else evicted and returned.
     #[inline]
-    fn evict_main(&mut self) {
+    fn evict_main(&mut self, referenced: &mut impl FnMut(u32) -> bool) -> Option<u32> {
         while let Some(k) = self.main.pop() {
-            let f = self.freq[k as usize];
+            let f = self.freq[k as usize].saturating_add(referenced(k) as u8);
             if f >= 1 {
                 self.main.push(k);
                 self.freq[k as usize] = f.min(3) - 1;
             } else {
                 self.loc[k as usize] = NONE;
-                return;
+                return Some(k);
             }
+        }
+        None
+    }
+
+    /// One eviction step of a full cache (`None` when small only moved into main).
+    #[inline]
+    fn evict_step(&mut self, referenced: &mut impl FnMut(u32) -> bool) -> Option<u32> {
+        self.has_evicted = true;
+        if self.main.len() > self.main_cap || self.small.is_empty() {
+            self.evict_main(referenced)
+        } else {
+            self.evict_small(referenced)
         }
     }
 }
@@ -108,12 +125,7 @@ impl<const PAPER: bool> Cache for S3FifoOf<PAPER> {
             return false;
         }
         while self.small.len() + self.main.len() + 1 > self.cap {
-            self.has_evicted = true;
-            if self.main.len() > self.main_cap || self.small.is_empty() {
-                self.evict_main();
-            } else {
-                self.evict_small();
-            }
+            self.evict_step(&mut |_| false);
         }
         if hit_on_ghost {
             self.main.push(k);
@@ -149,32 +161,9 @@ impl<const PAPER: bool> crate::evict::Evict for S3FifoOf<PAPER> {
         if self.len() == 0 {
             return None;
         }
-        self.has_evicted = true;
         loop {
-            if self.main.len() > self.main_cap || self.small.is_empty() {
-                while let Some(k) = self.main.pop() {
-                    let f = self.freq[k as usize].saturating_add(referenced(k) as u8);
-                    if f >= 1 {
-                        self.main.push(k);
-                        self.freq[k as usize] = f.min(3) - 1;
-                    } else {
-                        self.loc[k as usize] = NONE;
-                        return Some(k);
-                    }
-                }
-            } else {
-                while let Some(k) = self.small.pop() {
-                    let f = self.freq[k as usize].saturating_add(referenced(k) as u8);
-                    if f >= 2 {
-                        self.main.push(k);
-                        self.loc[k as usize] = MAIN;
-                        self.freq[k as usize] = 0;
-                    } else {
-                        self.loc[k as usize] = NONE;
-                        self.ghost.insert(k);
-                        return Some(k);
-                    }
-                }
+            if let Some(v) = self.evict_step(&mut |k| referenced(k)) {
+                return Some(v);
             }
         }
     }
