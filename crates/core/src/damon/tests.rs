@@ -213,3 +213,19 @@ fn lru_actions_compose_with_classic_and_mglru() {
     assert_eq!(m.mm.vmstat.get(Ev::Pgdeactivate), pfns.len() as u64);
     m.check_invariants().unwrap();
 }
+
+/// Determinism: the same config and trace give the same DAMON results; another seed
+/// moves the random sampling addresses and split points.
+#[test]
+fn deterministic_by_seed() {
+    let kv = [("damon_reclaim.wmarks_high", "1000"), ("damon_reclaim.wmarks_mid", "1000"), ("damon_reclaim.wmarks_low", "0"), ("damon_reclaim.min_age", "2000000")];
+    let regions = |seed: &str| {
+        let mut c = cfg("512M", &kv);
+        c.set("seed", seed).unwrap();
+        let m = run(&c, Classic::new(Mainline), hot_in_cold(100, 4, 400_000));
+        let d = m.damon.as_ref().unwrap();
+        (d.targets[0].regions.clone(), d.schemes[0].stat, d.cpu_ns)
+    };
+    assert_eq!(regions("3"), regions("3"));
+    assert_ne!(regions("3").0, regions("4").0);
+}
