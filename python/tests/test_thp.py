@@ -40,3 +40,13 @@ def test_cli_rejects_policy_for_thp_scenario():
     p = subprocess.run([sys.executable, "-m", "reclaimlab", "run", "thpscale", "--policy", "classic@6.15"],
                        capture_output=True, text=True)
     assert p.returncode == 2 and "THP policies" in p.stderr
+
+
+def test_cli_rejects_damo_record_for_thp_scenario(tmp_path):
+    # THP scenarios run on their own machine without a DAMON recorder: refuse the flag
+    # instead of ignoring it, and write nothing.
+    out = tmp_path / "damon.data"
+    p = subprocess.run([sys.executable, "-m", "reclaimlab", "run", "usemem-stress-numa-compact", "--damo-record", str(out)],
+                       capture_output=True, text=True)
+    assert p.returncode == 2 and "--damo-record" in p.stderr
+    assert not out.exists()

@@ -12,8 +12,10 @@ def main(args: argparse.Namespace, settings: dict[str, str]) -> int:
     from .. import thp
     from ..exceptions import ConfigError
 
-    if args.policy or "policy" in settings or args.trace or args.timeseries:
-        raise ConfigError(f"{args.scenario} compares the THP policies; --policy, --trace and --timeseries do not apply")
+    if args.policy or "policy" in settings or args.trace or args.timeseries or args.damo_record:
+        raise ConfigError(
+            f"{args.scenario} compares the THP policies; --policy, --trace, --timeseries and --damo-record do not apply"
+        )
     if args.plot and args.scenario != "thpscale":
         raise ConfigError(f"--plot: {args.scenario} has no plot (thpscale has)")
     settings = {k: v for k, v in settings.items() if k != "thp.policy"}
