@@ -57,28 +57,27 @@ impl Car {
         self.p
     }
 
-    fn replace(&mut self) {
+    /// REPLACE; `referenced(k)` is asked for each page under a hand before its bit is
+    /// looked at (on-demand eviction: a set answer sets the bit). Returns the page that
+    /// went to a ghost list.
+    #[inline]
+    fn replace(&mut self, referenced: &mut impl FnMut(u32) -> bool) -> u32 {
         loop {
-            if self.t1.len as f64 >= self.p.max(1.0) {
-                let h = self.links.pop_tail(&mut self.t1);
-                if !self.refbit[h as usize] {
-                    self.links.push_head(&mut self.b1, h);
-                    self.state[h as usize] = B1;
-                    return;
-                }
-                self.refbit[h as usize] = false;
-                self.links.push_head(&mut self.t2, h);
-                self.state[h as usize] = T2;
+            let from_t1 = self.t1.len as f64 >= self.p.max(1.0);
+            let h = if from_t1 {
+                self.links.pop_tail(&mut self.t1)
             } else {
-                let h = self.links.pop_tail(&mut self.t2);
-                if !self.refbit[h as usize] {
-                    self.links.push_head(&mut self.b2, h);
-                    self.state[h as usize] = B2;
-                    return;
-                }
-                self.refbit[h as usize] = false;
-                self.links.push_head(&mut self.t2, h);
+                self.links.pop_tail(&mut self.t2)
+            };
+            if !self.refbit[h as usize] && !referenced(h) {
+                let (ghost, st) = if from_t1 { (&mut self.b1, B1) } else { (&mut self.b2, B2) };
+                self.links.push_head(ghost, h);
+                self.state[h as usize] = st;
+                return h;
             }
+            self.refbit[h as usize] = false;
+            self.links.push_head(&mut self.t2, h);
+            self.state[h as usize] = T2;
         }
     }
 
@@ -101,7 +100,7 @@ impl Car {
         let st = self.state[k as usize];
         let in_ghost = st == B1 || st == B2;
         if self.t1.len + self.t2.len == c {
-            self.replace();
+            self.replace(&mut |_| false);
             if !in_ghost {
                 if self.t1.len + self.b1.len == c {
                     self.drop_lru(B1);
@@ -154,5 +153,30 @@ impl Cache for Car {
     }
     fn capacity(&self) -> usize {
         self.cap
+    }
+}
+
+/// On demand: REPLACE, then the directory bound the paper applies after it for a page
+/// in no ghost (the coming fault's ghost state is not known yet).
+impl crate::evict::Evict for Car {
+    fn evict(&mut self, referenced: &mut dyn FnMut(u32) -> bool) -> Option<u32> {
+        if self.t1.len + self.t2.len == 0 {
+            return None;
+        }
+        let v = self.replace(&mut |k| referenced(k));
+        let c = self.cap;
+        if self.t1.len + self.b1.len >= c && self.b1.len > 0 {
+            self.drop_lru(B1);
+        } else if self.t1.len + self.t2.len + self.b1.len + self.b2.len >= 2 * c && self.b2.len > 0 {
+            self.drop_lru(B2);
+        }
+        Some(v)
+    }
+    fn grow(&mut self, n: usize) {
+        self.links.grow(n);
+        if n > self.state.len() {
+            self.state.resize(n, 0);
+            self.refbit.resize(n, false);
+        }
     }
 }

@@ -26,6 +26,30 @@ impl Sieve {
     }
 }
 
+impl Sieve {
+    /// Move the hand to the first unvisited object (clearing visited bits, and asking
+    /// `referenced` for each candidate first: on-demand eviction), unlink and return it.
+    #[inline]
+    fn evict_one(&mut self, referenced: &mut impl FnMut(u32) -> bool) -> u32 {
+        let mut v = if self.hand == NIL {
+            self.list.tail
+        } else {
+            self.hand
+        };
+        while self.state[v as usize] & 2 != 0 || referenced(v) {
+            self.state[v as usize] = 1;
+            v = self.links.prev(v);
+            if v == NIL {
+                v = self.list.tail;
+            }
+        }
+        self.hand = self.links.prev(v);
+        self.links.unlink(&mut self.list, v);
+        self.state[v as usize] = 0;
+        v
+    }
+}
+
 impl Cache for Sieve {
     fn name(&self) -> &'static str {
         "sieve"
@@ -41,21 +65,7 @@ impl Cache for Sieve {
             return false;
         }
         if self.list.len >= self.cap {
-            let mut v = if self.hand == NIL {
-                self.list.tail
-            } else {
-                self.hand
-            };
-            while self.state[v as usize] & 2 != 0 {
-                self.state[v as usize] = 1;
-                v = self.links.prev(v);
-                if v == NIL {
-                    v = self.list.tail;
-                }
-            }
-            self.hand = self.links.prev(v);
-            self.links.unlink(&mut self.list, v);
-            self.state[v as usize] = 0;
+            self.evict_one(&mut |_| false);
         }
         self.links.push_head(&mut self.list, k);
         self.state[k as usize] = 1;
@@ -66,5 +76,20 @@ impl Cache for Sieve {
     }
     fn capacity(&self) -> usize {
         self.cap
+    }
+}
+
+impl crate::evict::Evict for Sieve {
+    fn evict(&mut self, referenced: &mut dyn FnMut(u32) -> bool) -> Option<u32> {
+        if self.list.len == 0 {
+            return None;
+        }
+        Some(self.evict_one(&mut |k| referenced(k)))
+    }
+    fn grow(&mut self, n: usize) {
+        self.links.grow(n);
+        if n > self.state.len() {
+            self.state.resize(n, 0);
+        }
     }
 }

@@ -81,6 +81,18 @@ PolicyEntry {
     description: "reference cache algorithm as the reclaim policy (crates/cache, libCacheSim's definition): S3-FIFO (Yang et al., SOSP'23): small and main FIFO queues and a ghost queue; kernel reclaim drivers and shrink_folio_list unchanged",
     build: |cfg| Box::new(Machine::new(cfg, super::cache::CachePolicy::new(reclaimlab_cache::Algo::S3Fifo))),
 },
+PolicyEntry {
+    name: "cache:sieve",
+    base: "",
+    description: "reference cache algorithm as the reclaim policy (crates/cache): SIEVE (Zhang et al., NSDI'24): a FIFO whose hand skips (and clears) visited folios, new folios at the head; kernel reclaim drivers and shrink_folio_list unchanged",
+    build: |cfg| Box::new(Machine::new(cfg, super::cache::CachePolicy::new(reclaimlab_cache::Algo::Sieve))),
+},
+PolicyEntry {
+    name: "cache:car",
+    base: "",
+    description: "reference cache algorithm as the reclaim policy (crates/cache): CAR (Bansal & Modha, FAST'04): ARC's adaptation over two clocks with reference bits; kernel reclaim drivers and shrink_folio_list unchanged",
+    build: |cfg| Box::new(Machine::new(cfg, super::cache::CachePolicy::new(reclaimlab_cache::Algo::Car))),
+},
 ];
 
 /// `lru_gen.enabled=y|n` on a model of the other family: the same kernel's (and
