@@ -8,7 +8,7 @@
 //! see one by one (a mapped page's hardware accessed bit) reach the algorithm through
 //! `referenced(k)`: the algorithm asks it for each candidate it is about to act on, and
 //! a true answer is applied as a hit on that key right then, before the decision.
-use crate::algo::{arc::Arc, car::Car, clock::Clock, fifo::Fifo, lru::Lru, s3fifo::S3Fifo, sieve::Sieve, Algo};
+use crate::algo::{arc::Arc, car::Car, clock::Clock, fifo::Fifo, lfu::Lfu, lru::Lru, s3fifo::S3Fifo, sieve::Sieve, Algo};
 use crate::Cache;
 
 pub trait Evict: Cache + Send {
@@ -20,7 +20,8 @@ pub trait Evict: Cache + Send {
 }
 
 /// The algorithms that can evict on demand.
-pub const EVICT_ALGOS: [Algo; 7] = [Algo::Lru, Algo::Fifo, Algo::Clock, Algo::Sieve, Algo::Arc, Algo::Car, Algo::S3Fifo];
+pub const EVICT_ALGOS: [Algo; 8] =
+    [Algo::Lru, Algo::Fifo, Algo::Clock, Algo::Sieve, Algo::Arc, Algo::Car, Algo::S3Fifo, Algo::Lfu];
 
 /// Build `algo` for eviction on demand, or `None` if it cannot (see [`EVICT_ALGOS`]).
 pub fn build_evict(algo: Algo, cap: usize, nr_keys: usize) -> Option<Box<dyn Evict>> {
@@ -32,6 +33,7 @@ pub fn build_evict(algo: Algo, cap: usize, nr_keys: usize) -> Option<Box<dyn Evi
         Algo::S3Fifo => Box::new(S3Fifo::new(cap, nr_keys)),
         Algo::Sieve => Box::new(Sieve::new(cap, nr_keys)),
         Algo::Car => Box::new(Car::new(cap, nr_keys)),
+        Algo::Lfu => Box::new(Lfu::new(cap, nr_keys)),
         _ => return None,
     })
 }

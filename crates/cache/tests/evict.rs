@@ -63,6 +63,7 @@ fn a_reference_at_eviction_time_is_a_hit() {
         (Algo::Fifo, 0),
         (Algo::Arc, 1),
         (Algo::S3Fifo, 0),
+        (Algo::Lfu, 1),
     ] {
         let mut c = build_evict(a, 100, 3).unwrap();
         for k in 0..3 {

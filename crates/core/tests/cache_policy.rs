@@ -7,7 +7,7 @@ mod common;
 use common::*;
 use reclaimlab_trace::{generate, AccessKind, Pattern};
 
-const POLICIES: [&str; 7] = ["cache:lru", "cache:fifo", "cache:clock", "cache:sieve", "cache:arc", "cache:car", "cache:s3fifo"];
+const POLICIES: [&str; 8] = ["cache:lru", "cache:fifo", "cache:clock", "cache:sieve", "cache:arc", "cache:car", "cache:lfu", "cache:s3fifo"];
 
 fn machine(policy: &str, swap: &str) -> reclaimlab_core::config::SimConfig {
     config(&[("policy", policy), ("machine.memory", "8M"), ("swap.device", swap)])
@@ -17,7 +17,7 @@ fn file_loop(pages: u32, passes: u64) -> reclaimlab_trace::Program {
     program(vec![region("f", pages, AccessKind::FileRead)], vec![phase("loop", passes * pages as u64, &[(0, Pattern::Sequential, 1.0)])])
 }
 
-/// A cyclic read of 16 MiB through 8 MiB: LRU, FIFO, CLOCK, SIEVE, ARC and CAR miss every
+/// A cyclic read of 16 MiB through 8 MiB: LRU, FIFO, CLOCK, SIEVE, ARC, CAR and LFU miss every
 /// request of a loop at any size below it (checked on the standalone simulator), so whatever
 /// sizes and moments reclaim picks, every read must fault. S3-FIFO keeps part of a loop
 /// in its main queue, so it must fault less.
@@ -25,7 +25,7 @@ fn file_loop(pages: u32, passes: u64) -> reclaimlab_trace::Program {
 fn a_loop_larger_than_memory_faults_on_every_read_as_in_the_simulator() {
     let pages = 4 * 1024;
     let keys: Vec<u32> = (0..3 * pages).map(|i| i % pages).collect();
-    for (policy, algo) in POLICIES.iter().zip(["lru", "fifo", "clock", "sieve", "arc", "car", "s3fifo"]) {
+    for (policy, algo) in POLICIES.iter().zip(["lru", "fifo", "clock", "sieve", "arc", "car", "lfu", "s3fifo"]) {
         let sim = reclaimlab_cache::simulate(algo, 2 * 1024, &keys, pages).unwrap();
         let r = run_checked(&machine(policy, "none"), generate(file_loop(pages, 3), 1).unwrap().as_mut(), 4096);
         let faults = metric(&r, "major_faults") as u64;

@@ -40,6 +40,29 @@ impl Lfu {
     }
 }
 
+impl Lfu {
+    /// Evict the oldest object of the lowest frequency; `referenced(k)` is asked for the
+    /// candidate first (on-demand eviction) and a set answer counts as a hit.
+    #[inline]
+    fn evict_one(&mut self, referenced: &mut impl FnMut(u32) -> bool) -> u32 {
+        loop {
+            let m = self.min_freq;
+            let v = self.buckets[m].tail;
+            if referenced(v) {
+                self.access(v);
+                continue;
+            }
+            self.links.pop_tail(&mut self.buckets[m]);
+            self.freq[v as usize] = 0;
+            self.len -= 1;
+            if self.buckets[m].len == 0 {
+                self.update_min_freq();
+            }
+            return v;
+        }
+    }
+}
+
 impl Cache for Lfu {
     fn name(&self) -> &'static str {
         "lfu"
@@ -68,13 +91,7 @@ impl Cache for Lfu {
             return false;
         }
         while self.len + 1 > self.cap {
-            let m = self.min_freq;
-            let v = self.links.pop_tail(&mut self.buckets[m]);
-            self.freq[v as usize] = 0;
-            self.len -= 1;
-            if self.buckets[m].len == 0 {
-                self.update_min_freq();
-            }
+            self.evict_one(&mut |_| false);
         }
         self.min_freq = 1;
         self.links.push_head(&mut self.buckets[1], k);
@@ -87,5 +104,20 @@ impl Cache for Lfu {
     }
     fn capacity(&self) -> usize {
         self.cap
+    }
+}
+
+impl crate::evict::Evict for Lfu {
+    fn evict(&mut self, referenced: &mut dyn FnMut(u32) -> bool) -> Option<u32> {
+        if self.len == 0 {
+            return None;
+        }
+        Some(self.evict_one(&mut |k| referenced(k)))
+    }
+    fn grow(&mut self, n: usize) {
+        self.links.grow(n);
+        if n > self.freq.len() {
+            self.freq.resize(n, 0);
+        }
     }
 }

@@ -93,6 +93,12 @@ PolicyEntry {
     description: "reference cache algorithm as the reclaim policy (crates/cache): CAR (Bansal & Modha, FAST'04): ARC's adaptation over two clocks with reference bits; kernel reclaim drivers and shrink_folio_list unchanged",
     build: |cfg| Box::new(Machine::new(cfg, super::cache::CachePolicy::new(reclaimlab_cache::Algo::Car))),
 },
+PolicyEntry {
+    name: "cache:lfu",
+    base: "",
+    description: "reference cache algorithm as the reclaim policy (crates/cache): LFU, the least frequently used folio goes (ties: first to reach that frequency), frequencies forgotten on eviction; kernel reclaim drivers and shrink_folio_list unchanged",
+    build: |cfg| Box::new(Machine::new(cfg, super::cache::CachePolicy::new(reclaimlab_cache::Algo::Lfu))),
+},
 ];
 
 /// `lru_gen.enabled=y|n` on a model of the other family: the same kernel's (and
