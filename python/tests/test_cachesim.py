@@ -214,3 +214,14 @@ def test_cli_trace_convert_oracle_both_ways(tmp_path):
     other = tmp_path / "x.bin"
     assert cli("trace", "convert", LIRS / "cpp.trace.gz", other, "--to", "oracle").returncode == 0
     assert other.read_bytes() == og.read_bytes()
+
+
+def test_clockpro_and_lirs_paper_refuse_caches_their_simulators_refuse():
+    tr = _core.cache_trace_from_keys([1, 2, 3, 1, 2, 3])
+    from reclaimlab.exceptions import ReclaimlabError
+
+    with pytest.raises(ReclaimlabError, match="clockpro needs a cache of at least 5 pages"):
+        _core.cache_simulate(tr, ["clockpro"], [4])
+    with pytest.raises(ReclaimlabError, match="lirs-paper needs a cache of at least 10 pages"):
+        _core.cache_simulate(tr, ["lirs-paper"], [9])
+    assert _core.cache_simulate(tr, ["clockpro"], [5])[0]["misses"] == 3

@@ -118,6 +118,13 @@ fn cache_simulate<'py>(
     for a in &algos {
         let al = parse_algo(a)?;
         for &s in &sizes {
+            if s < al.min_size() {
+                return Err(invalid(format!(
+                    "{} needs a cache of at least {} pages (got {s}), as its authors' simulator does",
+                    al.name(),
+                    al.min_size()
+                )));
+            }
             jobs.push((al, s));
         }
     }

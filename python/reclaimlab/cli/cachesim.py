@@ -69,7 +69,7 @@ def parse_algos(values: list[str]) -> list[str]:
                 out.extend(x for x in known if x not in out)
                 continue
             try:
-                _core.cache_simulate(_core.cache_trace_from_keys([]), [a], [0])
+                _core.cache_simulate(_core.cache_trace_from_keys([]), [a], [])
             except ReclaimlabError:
                 raise ReclaimlabError(f"unknown cache algorithm {a!r}; known: {', '.join(known)}, all") from None
             if a.lower() not in out:

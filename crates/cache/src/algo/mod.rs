@@ -95,6 +95,15 @@ impl Algo {
     pub fn name(self) -> &'static str {
         ALGOS[self as usize]
     }
+    /// The smallest cache the algorithm's definition accepts (the CLOCK-Pro and LIRS
+    /// authors' simulators refuse smaller ones; below it nothing would be cached).
+    pub fn min_size(self) -> usize {
+        match self {
+            Algo::ClockPro => clockpro::ClockPro::MIN_SIZE,
+            Algo::LirsPaper => lirs_paper::LirsPaper::MIN_SIZE,
+            _ => 0,
+        }
+    }
     /// Needs the whole trace up front (next-access times).
     pub fn offline(self) -> bool {
         matches!(self, Algo::Belady | Algo::BeladyPaper)
