@@ -1,0 +1,31 @@
+#!/bin/sh
+# System packages the test suite needs beyond Python and Rust, installed with apt-get where
+# it is available (as root, or through sudo):
+# - QEMU and the tools that build the guest's initramfs and data disk, for the real-kernel
+#   test (python/tests/test_kernel_boot.py), which fails naming what is missing;
+# - headless Chromium, which renders the HTML report (python/tests/test_report.py skips
+#   with a message without it).
+# Elsewhere it says what to install and leaves the rest of the test command to run.
+set -u
+missing=""
+for tool in qemu-system-x86_64 busybox mkfs.ext4 depmod gcc chromium; do
+    command -v "$tool" >/dev/null 2>&1 || missing="$missing $tool"
+done
+[ -z "$missing" ] && exit 0
+if ! command -v apt-get >/dev/null 2>&1; then
+    echo "install-test-deps: no apt-get; install by hand:$missing (QEMU, busybox-static, e2fsprogs, kmod, gcc, chromium)" >&2
+    exit 0
+fi
+SUDO=""
+if [ "$(id -u)" != 0 ]; then
+    if command -v sudo >/dev/null 2>&1; then SUDO=sudo; else
+        echo "install-test-deps: not root and no sudo; install by hand:$missing" >&2
+        exit 0
+    fi
+fi
+$SUDO apt-get update >/dev/null \
+    && $SUDO apt-get install -y qemu-system-x86 qemu-utils busybox-static e2fsprogs kmod gcc libc6-dev \
+    || echo "install-test-deps: QEMU tools not installed; the real-kernel test will fail" >&2
+command -v chromium >/dev/null 2>&1 || $SUDO apt-get install -y chromium \
+    || echo "install-test-deps: chromium not installed; the report render test will skip" >&2
+exit 0
