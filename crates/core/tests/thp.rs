@@ -223,6 +223,50 @@ fn gfp_masks_per_defrag_mode_and_policy() {
     assert_eq!(THP_POLICIES.len(), 3);
 }
 
+/// The allocation attempts each policy makes for one THP fault (mm/mempolicy.c
+/// `alloc_pages_vma`), recorded by an allocator that always fails, and the costly-order
+/// give-up rule after the first compaction (mm/page_alloc.c `__alloc_pages_slowpath`).
+#[test]
+fn thp_policies_attempt_sequence_and_give_up_rule() {
+    use reclaimlab_core::mm::page_alloc::Pfn;
+    use reclaimlab_core::thp::policy::PageAllocator;
+    struct Record(Vec<Gfp>);
+    impl PageAllocator for Record {
+        fn alloc_pages(&mut self, gfp: Gfp, order: u8, _node: u16) -> Option<Pfn> {
+            assert_eq!(order, 9);
+            self.0.push(gfp);
+            None
+        }
+    }
+    let attempts = |name: &str, madv: bool| {
+        let p = find(name).unwrap().policy;
+        let mut a = Record(Vec::new());
+        assert!(p.alloc_hugepage_vma(&mut a, p.gfp_mask(ThpDefrag::Madvise, madv), 0).is_none());
+        a.0
+    };
+    let l = GFP_TRANSHUGE_LIGHT;
+    // v5.4 (76e654cc91bb): gfp | __GFP_THISNODE, then gfp | __GFP_NORETRY on every node.
+    assert_eq!(attempts("thp@5.4", true), [l | __GFP_DIRECT_RECLAIM | __GFP_THISNODE, l | __GFP_DIRECT_RECLAIM | __GFP_NORETRY]);
+    assert_eq!(attempts("thp@5.4", false), [l | __GFP_THISNODE]);
+    assert_eq!(attempts("thp@4.20-rc4", true), [l | __GFP_DIRECT_RECLAIM]);
+    assert_eq!(attempts("thp+gfp-thisnode-v1", true), [l | __GFP_DIRECT_RECLAIM | __GFP_THISNODE]);
+    use CompactResult::*;
+    let gives_up = |name: &str, gfp: Gfp, r| find(name).unwrap().policy.costly_gives_up(gfp, 9, r);
+    let madv = l | __GFP_DIRECT_RECLAIM;
+    // v4.20: only a __GFP_NORETRY request whose compaction was deferred gives up.
+    assert!(!gives_up("thp@4.20-rc4", madv, Skipped) && !gives_up("thp@4.20-rc4", madv, Deferred));
+    assert!(gives_up("thp@4.20-rc4", madv | __GFP_NORETRY, Deferred) && !gives_up("thp@4.20-rc4", madv | __GFP_NORETRY, Skipped));
+    // v5.4 and the Dec 2018 patch 2/2 (b39d0ee2632d): any pageblock-order request with
+    // __GFP_IO whose first compaction was skipped or deferred, madvised or not.
+    for name in ["thp@5.4", "thp+gfp-thisnode-v1"] {
+        for gfp in [madv, madv | __GFP_NORETRY] {
+            assert!(gives_up(name, gfp, Skipped) && gives_up(name, gfp, Deferred), "{name} {gfp:#x}");
+            assert!(!gives_up(name, gfp, Complete) && !gives_up(name, gfp, PartialSkipped), "{name} {gfp:#x}");
+        }
+    }
+    assert!(!gives_up("thp@5.4", madv | __GFP_RETRY_MAYFAIL, Skipped));
+}
+
 /// A node whose free memory is plentiful but in no order-9 block (one pinned unmovable
 /// page per pageblock except pageblock 0, which is full of movable pages), then one THP
 /// fault in a (non-)madvised region: what each defrag mode does.
@@ -407,7 +451,10 @@ fn unmovable_page_tables_land_in_unmovable_pageblocks() {
 
 /// Seed 003's first table, thpscale with MADV_HUGEPAGE on two nodes: the local-only patch
 /// gets far fewer huge pages and lower fault latency than the baseline at most thread
-/// counts; the 2019 design keeps the baseline's success rate.
+/// counts. The 2019 design (v5.4) gives up on a skipped or deferred compaction on the
+/// local and the all-node attempt alike (b39d0ee2632d), so on this machine, where both
+/// nodes are full, it stays with the local-only patch: at least its rate, far below the
+/// baseline's (docs/thp.md).
 #[test]
 fn thpscale_local_only_trades_success_for_latency() {
     use reclaimlab_core::thp::scenarios::{thpscale, ThpscaleParams};
@@ -426,8 +473,8 @@ fn thpscale_local_only_trades_success_for_latency() {
     for &t in &threads {
         let (b, l, n) = (res[&(base, t)], res[&(local, t)], res[&(v54, t)]);
         assert!(l.0 < b.0 / 2.0, "t={t}: local-only {:.1}% huge vs baseline {:.1}%", l.0, b.0);
-        assert!(n.0 > l.0, "t={t}: 5.4 {:.1}% vs local-only {:.1}%", n.0, l.0);
-        assert!((n.0 - b.0).abs() < 2.0, "t={t}: 5.4 {:.1}% vs baseline {:.1}%", n.0, b.0);
+        assert!(n.0 >= l.0, "t={t}: 5.4 {:.1}% vs local-only {:.1}%", n.0, l.0);
+        assert!(n.0 < b.0 / 2.0, "t={t}: 5.4 {:.1}% vs baseline {:.1}%", n.0, b.0);
         if l.1 < b.1 {
             lower_latency += 1;
         }

@@ -55,7 +55,7 @@ pub static THP_POLICIES: &[ThpPolicyEntry] = &[
     },
     ThpPolicyEntry {
         name: "thp@5.4",
-        description: "v5.4 (2019 design): try the local node with __GFP_THISNODE|__GFP_NORETRY (compaction, no reclaim when compaction is skipped or deferred), then any node with reclaim and compaction if madvised or defrag=always, then base pages",
+        description: "v5.4 (2019 design): try the local node with __GFP_THISNODE, then any node with __GFP_NORETRY if madvised or defrag=always; either attempt fails without reclaim when its first compaction is skipped or deferred; then base pages",
         policy: &v5_4::V5_4,
     },
 ];
