@@ -542,3 +542,36 @@ fn scenarios_are_deterministic_and_keep_invariants() {
     assert_eq!(a.counters, b.counters);
     assert_eq!(a.pages_per_node, b.pages_per_node);
 }
+
+/// Watermark boosting (1c30844d2dfe, in the seed's mmots kernels and v5.0+): a boosted zone
+/// wakes kswapd although the node is balanced; the boosted pass reclaims the boost without
+/// swapping (`may_swap = !nr_boost_reclaim`), lowers the boost and wakes kcompactd at
+/// `pageblock_order` (balance_pgdat's `out:`).
+#[test]
+fn boosted_watermark_wakes_kswapd_then_kcompactd() {
+    use reclaimlab_core::mm::vmstat::Ev;
+    // 256 MiB: at DEF_PRIORITY a step scans lru_size >> 12 pages, and a boosted step that
+    // reclaims nothing ends the pass, so the LRUs must hold more than 4096 pages.
+    let mut m = ThpMachine::new(&cfg("256M", 1, &[("transparent_hugepage.enabled", "never"), ("swap.device", "zram")])).unwrap();
+    let t = m.add_task(0);
+    let a = m.mmap(20_000, false, false);
+    let f = m.mmap(30_000, true, false);
+    for p in (m.vmas[a].start..m.vmas[a].start + 20_000).chain(m.vmas[f].start..m.vmas[f].start + 30_000) {
+        m.touch(t, p, true).unwrap();
+    }
+    assert!(m.mm.pgdat_balanced(0, 0) && !m.kswapd[0].active);
+    // Unboosted and balanced: wakeup_kswapd does nothing.
+    m.kswapd[0].wakeup(&mut m.mm, m.tasks[t].clock);
+    assert!(!m.kswapd[0].active);
+    let z = m.mm.nodes[0].zones[0];
+    m.mm.buddy.zones[z].watermark_boost = PAGEBLOCK_NR_PAGES as u64;
+    m.kswapd[0].wakeup(&mut m.mm, m.tasks[t].clock);
+    assert!(m.kswapd[0].active, "a boosted zone wakes kswapd on a balanced node");
+    m.catch_up(m.tasks[t].clock + 10_000_000_000);
+    assert!(!m.kswapd[0].active);
+    assert!(m.mm.vmstat.get(Ev::PgstealKswapd) >= PAGEBLOCK_NR_PAGES as u64, "reclaims the boost");
+    assert_eq!(m.mm.vmstat.get(Ev::Pswpout), 0, "boosted reclaim does not swap");
+    assert_eq!(m.mm.buddy.zones[z].watermark_boost, 0);
+    assert_eq!(stat(&m, Tc::CompactDaemonWake), 1);
+    m.check_invariants().unwrap();
+}

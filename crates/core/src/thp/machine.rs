@@ -22,7 +22,7 @@ use super::{numa, split, Tc, ThpState, HPAGE_PMD_NR, HPAGE_PMD_ORDER};
 use crate::config::SimConfig;
 use crate::error::{Error, Result};
 use crate::mm::page::{is_resident, nonres_pte, pg, pinfo, pte_info, NOT_PRESENT, NO_PAGE};
-use crate::mm::page_alloc::{MigrateType, Pfn, PAGEBLOCK_ORDER, WMARK_LOW, WMARK_MIN};
+use crate::mm::page_alloc::{MigrateType, Pfn, DEFAULT_WATERMARK_BOOST_FACTOR, PAGEBLOCK_ORDER, WMARK_LOW, WMARK_MIN};
 use crate::mm::vmstat::Ev;
 use crate::mm::Mm;
 use crate::policy::classic::{lru, Classic, Mainline};
@@ -111,6 +111,9 @@ impl ThpMachine {
         cfg.validate()?;
         let entry = super::policy::find(&cfg.thp.policy)?;
         let mut mm = Mm::new(cfg);
+        // Watermark boosting (1c30844d2dfe): in the seed's mmots-20181130 kernels (its
+        // "Fragmentation stalls" row is from the same series) and in v5.0+.
+        mm.buddy.watermark_boost_factor = DEFAULT_WATERMARK_BOOST_FACTOR;
         ThpState::init(&mut mm);
         let mut policy = Classic::new(Mainline);
         for lv in 0..mm.lruvecs.len() as u32 {
@@ -169,6 +172,11 @@ impl ThpMachine {
                 // shrink_slab: the deferred split shrinker runs with reclaim.
                 split::deferred_split_scan(&mut self.mm);
                 self.kswapd[node].step(&mut self.mm, &mut self.policy);
+                if std::mem::take(&mut self.kswapd[node].kcompactd_wake) {
+                    // balance_pgdat, boosted pass: wakeup_kcompactd(pgdat, pageblock_order).
+                    let now = self.kswapd[node].clock_ns;
+                    self.wakeup_kcompactd(node as u16, PAGEBLOCK_ORDER, now);
+                }
                 if !self.kswapd[node].active {
                     // kswapd_try_to_sleep: reset_isolation_suitable, wakeup_kcompactd.
                     for i in 0..self.mm.nodes[node].zones.len() {
@@ -295,6 +303,11 @@ impl ThpMachine {
                     continue;
                 }
                 if let Some(pfn) = self.mm.buddy.alloc(&mut self.mm.lists, z, order, mt) {
+                    if self.mm.buddy.take_boosted_watermark(z) {
+                        // rmqueue: ZONE_BOOSTED_WATERMARK → wakeup_kswapd(zone, 0, 0, ...).
+                        let now = self.task_now();
+                        self.kswapd[node as usize].wakeup(&mut self.mm, now);
+                    }
                     self.mm.vmstat.count(Ev::PgallocNormal, 1 << order);
                     let local = self.tasks.get(self.cur).map_or(nodes[0], |t| t.node);
                     numa::zone_statistics(&mut self.mm, nodes[0], node, local);

@@ -13,10 +13,16 @@
 //! reclaimed nothing counts a `kswapd_failures`, and after `MAX_RECLAIM_RETRIES` failures
 //! kswapd stops being woken until some reclaim succeeds on the node. A fruitless pass
 //! in cache-trim mode restarts once with `no_cache_trim_mode`.
+//! Watermark boosting (v5.0 1c30844d2dfe; only when the machine enables
+//! `watermark_boost_factor`, as the THP machine does): a boosted zone wakes kswapd even
+//! when balanced; a pass that starts boosted reclaims `Σ watermark_boost` pages without
+//! swap or writeback (or, if the node is below its high watermark, normally), then
+//! lowers the boosts and asks for `wakeup_kcompactd(pgdat, pageblock_order)`
+//! ([`Kswapd::kcompactd_wake`]).
 //! Abstractions: no `HZ/10` nap before sleeping (and no `*_wmark_hit_quickly`
-//! counters), no watermark boosting, order-0 only.
+//! counters), order-0 only; `pgdat_balanced` uses the unboosted high watermark.
 
-use super::{shrink_node, snapshot_refaults, Reclaimer, ScanControl, MAX_RECLAIM_RETRIES, SWAP_CLUSTER_MAX};
+use super::{shrink_node, snapshot_refaults, Reclaimer, ScanControl, DEF_PRIORITY, MAX_RECLAIM_RETRIES, SWAP_CLUSTER_MAX};
 use crate::mm::page_alloc::WMARK_HIGH;
 use crate::mm::vmstat::Ev;
 use crate::mm::Mm;
@@ -34,16 +40,25 @@ pub struct Kswapd {
     /// CPU time kswapd spent reclaiming.
     pub cpu_ns: u64,
     sc: ScanControl,
+    /// `nr_boost_reclaim` of the current pass (0: normal reclaim).
+    nr_boost_reclaim: u64,
+    /// `zone_boosts[]` of the current pass, per zone of the node (empty: not boosted).
+    zone_boosts: Vec<u64>,
+    /// Set when a boosted pass ended: the owner calls `wakeup_kcompactd(pgdat,
+    /// pageblock_order)` and clears it.
+    pub kcompactd_wake: bool,
 }
 
 impl Kswapd {
     pub fn new(node: u16) -> Self {
-        Kswapd { node, active: false, clock_ns: 0, cpu_ns: 0, sc: ScanControl::new(Reclaimer::Kswapd, 0) }
+        Kswapd { node, active: false, clock_ns: 0, cpu_ns: 0, sc: ScanControl::new(Reclaimer::Kswapd, 0), nr_boost_reclaim: 0, zone_boosts: Vec::new(), kcompactd_wake: false }
     }
 
     /// `wakeup_kswapd`: an allocation at time `now` fell below the low watermark.
     pub fn wakeup(&mut self, mm: &mut Mm, now: u64) {
-        if self.active || mm.nodes[self.node as usize].kswapd_failures >= MAX_RECLAIM_RETRIES || mm.pgdat_balanced(self.node, 0) {
+        // "Hopeless node" or balanced and not boosted (pgdat_watermark_boosted).
+        let boosted = mm.nodes[self.node as usize].zones.iter().any(|&z| mm.buddy.zones[z].watermark_boost > 0);
+        if self.active || mm.nodes[self.node as usize].kswapd_failures >= MAX_RECLAIM_RETRIES || (mm.pgdat_balanced(self.node, 0) && !boosted) {
             return;
         }
         self.active = true;
@@ -58,6 +73,13 @@ impl Kswapd {
         self.sc.no_cache_trim_mode = no_cache_trim_mode;
         if !no_cache_trim_mode {
             mm.vmstat.count(Ev::Pageoutrun, 1);
+            // balance_pgdat: account for the reclaim boost.
+            self.zone_boosts.clear();
+            self.zone_boosts.extend(mm.nodes[self.node as usize].zones.iter().map(|&z| mm.buddy.zones[z].watermark_boost));
+            self.nr_boost_reclaim = self.zone_boosts.iter().sum();
+            if self.nr_boost_reclaim == 0 {
+                self.zone_boosts.clear();
+            }
         }
     }
 
@@ -65,14 +87,22 @@ impl Kswapd {
     pub fn step<P: ReclaimPolicy>(&mut self, mm: &mut Mm, p: &mut P) {
         debug_assert!(self.active);
         let node = self.node;
-        if mm.pgdat_balanced(node, self.sc.order) {
+        let balanced = mm.pgdat_balanced(node, self.sc.order);
+        if !balanced && self.nr_boost_reclaim > 0 {
+            // "If the pgdat is imbalanced then ignore boosting ... and restart."
+            self.nr_boost_reclaim = 0;
+            self.sc.priority = DEF_PRIORITY;
+        }
+        if balanced && self.nr_boost_reclaim == 0 {
             self.finish_pass(mm, true);
             return;
         }
+        let boosting = self.nr_boost_reclaim > 0;
         let cost_before = self.sc.cost_ns;
         let sc = &mut self.sc;
-        sc.may_writepage = true;
-        sc.may_swap = true;
+        // "Do not writeback or swap pages for boosted reclaim."
+        sc.may_writepage = !boosting;
+        sc.may_swap = !boosting;
         p.kswapd_age_node(mm, node, sc);
         sc.nr_scanned = 0;
         let reclaimed_before = sc.nr_reclaimed;
@@ -83,8 +113,23 @@ impl Kswapd {
             .map(|&z| mm.buddy.zones[z].watermark[WMARK_HIGH].max(SWAP_CLUSTER_MAX))
             .sum();
         shrink_node(mm, p, node, sc);
-        let raise_priority = sc.nr_scanned < sc.nr_to_reclaim;
+        // "Limit the priority of boosting to avoid reclaim writeback."
+        let raise_priority = sc.nr_scanned < sc.nr_to_reclaim && !(boosting && sc.priority == DEF_PRIORITY - 2);
         let nr_reclaimed = sc.nr_reclaimed - reclaimed_before;
+        self.nr_boost_reclaim -= self.nr_boost_reclaim.min(nr_reclaimed);
+        if boosting && nr_reclaimed == 0 {
+            // "If reclaim made no progress for a boost, stop reclaim."
+            if self.sc.nr_reclaimed == 0 {
+                mm.nodes[node as usize].kswapd_failures += 1;
+            }
+            let spent = (self.sc.cost_ns - cost_before).max(MIN_STEP_NS);
+            self.clock_ns += spent;
+            self.cpu_ns += spent;
+            let balanced = mm.pgdat_balanced(node, 0);
+            self.finish_pass(mm, balanced);
+            return;
+        }
+        let sc = &mut self.sc;
         if raise_priority || nr_reclaimed == 0 {
             sc.priority -= 1;
         }
@@ -107,6 +152,18 @@ impl Kswapd {
     /// End of `balance_pgdat`: snapshot refaults; sleep if balanced or hopeless, else
     /// go around again (the kswapd main loop).
     fn finish_pass(&mut self, mm: &mut Mm, balanced: bool) {
+        if !self.zone_boosts.is_empty() {
+            // out: "account for the reclaim done in this pass", then "as there is now
+            // likely space, wakeup kcompactd to defragment pageblocks".
+            for (i, &b) in self.zone_boosts.iter().enumerate() {
+                let z = mm.nodes[self.node as usize].zones[i];
+                let zb = &mut mm.buddy.zones[z].watermark_boost;
+                *zb -= (*zb).min(b);
+            }
+            self.zone_boosts.clear();
+            self.nr_boost_reclaim = 0;
+            self.kcompactd_wake = true;
+        }
         snapshot_refaults(mm, None, self.node);
         if balanced || mm.nodes[self.node as usize].kswapd_failures >= MAX_RECLAIM_RETRIES {
             self.active = false;
