@@ -51,13 +51,24 @@ pub fn lru_gen_refault(mm: &mut Mm, lrugens: &mut [LruGen], pfn: Pfn, shadow: u6
     if !recent {
         return false;
     }
-    let refs = (token & ((1 << LRU_REFS_WIDTH) - 1)) as u32 + 1;
-    let tier = lru_tier_from_refs(refs, ws);
-    lrugens[lv as usize].refaulted[ty][tier] += 1;
+    let refs = token_refs(token);
+    lrugens[lv as usize].refaulted[ty][lru_tier_from_refs(refs, ws)] += 1;
     // lru_gen_in_fault(): the access faulted through a mapping.
     if mm.frames.test(pfn, pg::MAPPED) {
         mm.count_workingset_activate(lv, file, 1);
     }
+    restore_workingset_or_refs(mm, pfn, file, refs, ws)
+}
+
+/// The fd-access count a token carries: its refs field + 1.
+pub fn token_refs(token: u64) -> u32 {
+    (token & ((1 << LRU_REFS_WIDTH) - 1)) as u32 + 1
+}
+
+/// The end of a recent `lru_gen_refault` (v6.14+): PG_workingset from the shadow is
+/// restored (counting WORKINGSET_RESTORE), else the refs counter bits to `refs − 1`.
+/// Returns `ws`.
+pub fn restore_workingset_or_refs(mm: &mut Mm, pfn: Pfn, file: bool, refs: u32, ws: bool) -> bool {
     if ws {
         mm.frames.set(pfn, pg::WORKINGSET);
         mm.vmstat.count(Ev::by_type(Ev::WorkingsetRestoreAnon, file), 1);

@@ -24,7 +24,7 @@
 //! replaced by the distance test). Everything else is mainline (`mglru@6.15`).
 
 use super::lrugen::*;
-use super::MglruVariant;
+use super::{mainline, MglruVariant};
 use crate::mm::memcontrol::MemcgId;
 use crate::mm::page::pg;
 use crate::mm::page_alloc::Pfn;
@@ -72,16 +72,10 @@ impl MglruVariant for RefaultDistanceRfcV3 {
         if !rfc_refault_is_recent(distance, file, &l.workingset_lists(), mm.can_reclaim_anon()) {
             return false;
         }
-        let refs = (token & ((1 << LRU_REFS_WIDTH) - 1)) as u32 + 1;
+        let refs = mainline::token_refs(token);
         lrugens[lv as usize].refaulted[ty][lru_tier_from_refs(refs, ws)] += 1;
         mm.frames.set(pfn, pg::ACTIVE);
         mm.count_workingset_activate(lv, file, 1);
-        if ws {
-            mm.frames.set(pfn, pg::WORKINGSET);
-            mm.vmstat.count(Ev::by_type(Ev::WorkingsetRestoreAnon, file), 1);
-        } else {
-            set_refs_counter(mm, pfn, refs - 1);
-        }
-        ws
+        mainline::restore_workingset_or_refs(mm, pfn, file, refs, ws)
     }
 }
