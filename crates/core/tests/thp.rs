@@ -22,9 +22,13 @@ fn cfg(mem: &str, nodes: u32, extra: &[(&str, &str)]) -> SimConfig {
 }
 
 /// 16 MiB, one node (4096 frames, 8 pageblocks), THP off: `n` anonymous base pages
-/// faulted in order by one task.
+/// faulted in order by one task. `vm.watermark_boost_factor = 0`: the first page-table
+/// fallback would boost the zone by a pageblock (512 pages, min watermark 128 -> 640), and
+/// with nothing reclaimable (no swap, no page cache) a zone this small could not fill
+/// past that.
 fn base_filled(n: u32) -> (ThpMachine, usize, u32) {
     let mut m = ThpMachine::new(&cfg("16M", 1, &[("transparent_hugepage.enabled", "never")])).unwrap();
+    m.mm.buddy.watermark_boost_factor = 0;
     let t = m.add_task(0);
     let v = m.mmap(n, false, false);
     let start = m.vmas[v].start;
@@ -574,4 +578,61 @@ fn boosted_watermark_wakes_kswapd_then_kcompactd() {
     assert_eq!(m.mm.buddy.zones[z].watermark_boost, 0);
     assert_eq!(stat(&m, Tc::CompactDaemonWake), 1);
     m.check_invariants().unwrap();
+}
+
+/// Every `*_wmark_pages()` adds `watermark_boost` (spec A.5), and so do the checks built on
+/// them: the allocation watermarks, `pgdat_balanced`, `compaction_suitable`. Only
+/// `__isolate_free_page` differs by kernel: v5.1 made it ignore the boost.
+/// 256 MiB, one zone of 65536 pages: min_free_kbytes = int_sqrt(262144 * 16) = 2048 KiB,
+/// so min = 512 pages; delta = max(512 / 4, 65536 * 10 / 10000) = 128: low 640, high 768.
+/// With a boost of 512: min 1024, low 1152, high 1280. 1000 free pages then meet the
+/// unboosted high watermark but not the boosted min.
+#[test]
+fn watermark_boost_raises_every_watermark() {
+    use reclaimlab_core::mm::page_alloc::{WMARK_HIGH, WMARK_LOW, WMARK_MIN};
+    let mut m = ThpMachine::new(&cfg("256M", 1, &[("transparent_hugepage.enabled", "never")])).unwrap();
+    m.add_task(0);
+    let z = m.mm.nodes[0].zones[0];
+    assert_eq!(m.mm.buddy.zones[z].watermark[..3], [512, 640, 768]);
+    // Take every free page, then give back 1000 even pfns: single free pages whose buddies
+    // stay allocated, so no free block of order > 0 exists.
+    let mut even = Vec::new();
+    while let Some(p) = m.mm.buddy.alloc(&mut m.mm.lists, z, 0, MigrateType::Movable) {
+        if p % 2 == 0 {
+            even.push(p);
+        }
+    }
+    for p in even.drain(..1000) {
+        m.mm.free_frame(p);
+    }
+    let no_reclaim = GFP_TRANSHUGE_LIGHT & !__GFP_KSWAPD_RECLAIM;
+    // Unboosted: 1000 > high (768), and an order-0 request passes the low watermark.
+    assert!(m.mm.pgdat_balanced(0, 0));
+    let p = m.alloc_pages_mt(no_reclaim, 0, 0, MigrateType::Movable).unwrap().expect("1000 free > low 640");
+    m.mm.free_frame(p);
+    m.mm.buddy.zones[z].watermark_boost = 512;
+    let zone = &m.mm.buddy.zones[z];
+    assert_eq!((zone.wmark_pages(WMARK_MIN), zone.wmark_pages(WMARK_LOW), zone.wmark_pages(WMARK_HIGH)), (1024, 1152, 1280));
+    assert!(!m.mm.pgdat_balanced(0, 0), "1000 free < boosted high 1280");
+    assert_eq!(m.mm.node_high_wmark(0), 1280);
+    // 1000 free pages <= boosted min 1024: without direct reclaim the request fails.
+    assert_eq!(m.alloc_pages_mt(no_reclaim, 0, 0, MigrateType::Movable).unwrap(), None);
+    assert_eq!(m.mm.total_free_pages(), 1000);
+    // Order 9 with 2000 free single pages: above low + compact_gap(9) = 640 + 1024 but below
+    // the boosted 1152 + 1024, so the boost makes compaction SKIPPED. (Unboosted, the
+    // fragmentation index is 1000 - (1000 + 2000 * 1000 / 512) / 2000 = 998 > 500.)
+    for p in even.drain(..1000) {
+        m.mm.free_frame(p);
+    }
+    assert_eq!(m.mm.total_free_pages(), 2000);
+    assert_eq!(compaction::compaction_suitable(&m.mm, z, Some(9), WMARK_MIN, 500), CompactResult::Skipped);
+    m.mm.buddy.zones[z].watermark_boost = 0;
+    assert_ne!(compaction::compaction_suitable(&m.mm, z, Some(9), WMARK_MIN, 500), CompactResult::Skipped);
+    m.mm.buddy.zones[z].watermark_boost = 512;
+    // __isolate_free_page: min_wmark_pages (1024) on the 2018 kernels, _watermark[WMARK_MIN]
+    // (512) on v5.4.
+    let zone = &m.mm.buddy.zones[z];
+    assert_eq!(find("thp@4.20-rc4").unwrap().policy.isolate_free_page_min_wmark(zone), 1024);
+    assert_eq!(find("thp+gfp-thisnode-v1").unwrap().policy.isolate_free_page_min_wmark(zone), 1024);
+    assert_eq!(find("thp@5.4").unwrap().policy.isolate_free_page_min_wmark(zone), 512);
 }

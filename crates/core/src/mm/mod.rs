@@ -23,7 +23,7 @@ use lists::ListArena;
 use lruvec::{LruList, Lruvec, LruvecId};
 use memcontrol::{bytes_to_pages, Memcg, MemcgId, ROOT_MEMCG};
 use page::{pg, Frames, Pages};
-use page_alloc::{BuddyAllocator, MigrateType, Pfn, ZoneSpec, ZoneType, WMARK_HIGH};
+use page_alloc::{BuddyAllocator, MigrateType, Pfn, ZoneSpec, ZoneType};
 use vmstat::{Ev, VmStat};
 
 /// One NUMA node (`pglist_data`): a contiguous pfn range and its zones.
@@ -229,17 +229,18 @@ impl Mm {
         self.buddy.zones.iter().map(|z| z.free_pages).sum()
     }
 
-    /// Σ high watermark over a node's zones.
+    /// Σ `high_wmark_pages` over a node's zones (boost included, spec A.5).
     pub fn node_high_wmark(&self, node: u16) -> u64 {
-        self.nodes[node as usize].zones.iter().map(|&z| self.buddy.zones[z].watermark[WMARK_HIGH]).sum()
+        self.nodes[node as usize].zones.iter().map(|&z| self.buddy.zones[z].high_wmark_pages()).sum()
     }
 
-    /// `pgdat_balanced`: some zone of the node meets the high watermark.
+    /// `pgdat_balanced`: some zone of the node meets `high_wmark_pages` (which adds
+    /// `watermark_boost`, spec A.5; the boost is 0 unless the machine enables boosting).
     pub fn pgdat_balanced(&self, node: u16, order: u8) -> bool {
         self.nodes[node as usize]
             .zones
             .iter()
-            .any(|&z| self.buddy.zone_watermark_ok(z, order, self.buddy.zones[z].watermark[WMARK_HIGH]))
+            .any(|&z| self.buddy.zone_watermark_ok(z, order, self.buddy.zones[z].high_wmark_pages()))
     }
 
     /// `get_nr_swap_pages() > 0` (memcgs have no swap limit in the model).

@@ -33,7 +33,7 @@
 use super::migrate::migrate_folio;
 use super::{Tc, ZoneCompact};
 use crate::mm::page::pg;
-use crate::mm::page_alloc::{MigrateType, Pfn, MAX_PAGE_ORDER, NR_PAGE_ORDERS, PAGEBLOCK_NR_PAGES, PAGEBLOCK_ORDER, WMARK_LOW, WMARK_MIN};
+use crate::mm::page_alloc::{MigrateType, Pfn, MAX_PAGE_ORDER, NR_PAGE_ORDERS, PAGEBLOCK_NR_PAGES, PAGEBLOCK_ORDER, WMARK_MIN};
 use crate::mm::Mm;
 
 /// `COMPACT_MAX_DEFER_SHIFT`.
@@ -207,10 +207,11 @@ pub fn extfrag_for_order(nr_free: &[u64; NR_PAGE_ORDERS], order: u8) -> u64 {
 pub fn compaction_suitable(mm: &Mm, zone: usize, order: Option<u8>, alloc_wmark: usize, extfrag_threshold: i32) -> CompactResult {
     let Some(order) = order else { return CompactResult::Continue };
     let z = &mm.buddy.zones[zone];
-    if mm.buddy.zone_watermark_ok(zone, order, z.watermark[alloc_wmark]) {
+    // wmark_pages(), low_wmark_pages(), min_wmark_pages(): boost included (spec A.5).
+    if mm.buddy.zone_watermark_ok(zone, order, z.wmark_pages(alloc_wmark)) {
         return CompactResult::Success;
     }
-    let mark = if order > super::gfp::PAGE_ALLOC_COSTLY_ORDER { z.watermark[WMARK_LOW] } else { z.watermark[WMARK_MIN] };
+    let mark = if order > super::gfp::PAGE_ALLOC_COSTLY_ORDER { z.low_wmark_pages() } else { z.min_wmark_pages() };
     if !mm.buddy.zone_watermark_ok(zone, 0, mark + compact_gap(order)) {
         return CompactResult::Skipped;
     }
@@ -456,9 +457,11 @@ fn isolate_freepages_block(mm: &mut Mm, cc: &mut CompactControl, mut pfn: Pfn, e
             pfn += 1;
             continue;
         };
-        // __isolate_free_page's watermark check: min + (1 << order) at order 0.
+        // __isolate_free_page's watermark check: min + (1 << order) at order 0, with or
+        // without the boost depending on the kernel (the THP policy's).
         let z = &mm.buddy.zones[cc.zone];
-        if !mm.buddy.zone_watermark_ok(cc.zone, 0, z.watermark[WMARK_MIN] + (1u64 << order)) {
+        let min = mm.thp.policy.map_or(z.min_wmark_pages(), |p| p.isolate_free_page_min_wmark(z));
+        if !mm.buddy.zone_watermark_ok(cc.zone, 0, min + (1u64 << order)) {
             break;
         }
         mm.buddy.isolate_free_block(&mut mm.lists, pfn);

@@ -115,6 +115,7 @@ impl ThpMachine {
         // "Fragmentation stalls" row is from the same series) and in v5.0+.
         mm.buddy.watermark_boost_factor = DEFAULT_WATERMARK_BOOST_FACTOR;
         ThpState::init(&mut mm);
+        mm.thp.policy = Some(entry.policy);
         let mut policy = Classic::new(Mainline);
         for lv in 0..mm.lruvecs.len() as u32 {
             policy.init_lruvec(&mut mm, lv);
@@ -298,7 +299,8 @@ impl ThpMachine {
         for &node in nodes {
             for zi in 0..self.mm.nodes[node as usize].zones.len() {
                 let z = self.mm.nodes[node as usize].zones[zi];
-                let mark = self.mm.buddy.zones[z].watermark[wmark];
+                // wmark_pages(): the watermark plus watermark_boost (spec A.5).
+                let mark = self.mm.buddy.zones[z].wmark_pages(wmark);
                 if !self.mm.buddy.zone_watermark_ok(z, order, mark) {
                     continue;
                 }

@@ -134,6 +134,9 @@ pub struct ThpState {
     pub deferred_split: std::collections::VecDeque<Pfn>,
     /// Per pageblock: its THP is on the deferred split queue (`folio_test_partially_mapped`).
     pub split_queued: Vec<bool>,
+    /// The THP policy, whose kernel decides the compaction rules that changed between
+    /// versions (`ThpPolicy::isolate_free_page_min_wmark`); `None`: v4.20's.
+    pub policy: Option<&'static dyn policy::ThpPolicy>,
 }
 
 impl ThpState {

@@ -20,10 +20,10 @@
 //! lowers the boosts and asks for `wakeup_kcompactd(pgdat, pageblock_order)`
 //! ([`Kswapd::kcompactd_wake`]).
 //! Abstractions: no `HZ/10` nap before sleeping (and no `*_wmark_hit_quickly`
-//! counters), order-0 only; `pgdat_balanced` uses the unboosted high watermark.
+//! counters), order-0 only. `pgdat_balanced` and `nr_to_reclaim` use `high_wmark_pages`,
+//! which adds the boost (spec A.5).
 
 use super::{shrink_node, snapshot_refaults, Reclaimer, ScanControl, DEF_PRIORITY, MAX_RECLAIM_RETRIES, SWAP_CLUSTER_MAX};
-use crate::mm::page_alloc::WMARK_HIGH;
 use crate::mm::vmstat::Ev;
 use crate::mm::Mm;
 use crate::policy::ReclaimPolicy;
@@ -110,7 +110,7 @@ impl Kswapd {
         sc.nr_to_reclaim = mm.nodes[node as usize]
             .zones
             .iter()
-            .map(|&z| mm.buddy.zones[z].watermark[WMARK_HIGH].max(SWAP_CLUSTER_MAX))
+            .map(|&z| mm.buddy.zones[z].high_wmark_pages().max(SWAP_CLUSTER_MAX))
             .sum();
         shrink_node(mm, p, node, sc);
         // "Limit the priority of boosting to avoid reclaim writeback."

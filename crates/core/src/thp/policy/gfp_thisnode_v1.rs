@@ -11,7 +11,7 @@
 //! and low latency first, at the cost of the huge-page success rate.
 
 use super::{PageAllocator, ThpPolicy};
-use crate::mm::page_alloc::{Pfn, PAGEBLOCK_ORDER};
+use crate::mm::page_alloc::{Pfn, Zone, PAGEBLOCK_ORDER};
 use crate::thp::compaction::CompactResult;
 use crate::thp::gfp::*;
 use crate::thp::HPAGE_PMD_ORDER;
@@ -35,5 +35,10 @@ impl ThpPolicy for GfpThisnodeV1 {
         // this order, fail immediately" (no reclaim).
         let skipped_or_deferred = r == CompactResult::Skipped || r == CompactResult::Deferred;
         (order >= PAGEBLOCK_ORDER && skipped_or_deferred) || (gfp & __GFP_NORETRY != 0 && r == CompactResult::Deferred)
+    }
+
+    fn isolate_free_page_min_wmark(&self, z: &Zone) -> u64 {
+        // The series sits on mmots-20181130, like the baseline.
+        super::v4_20_rc4::V4_20Rc4.isolate_free_page_min_wmark(z)
     }
 }

@@ -4,8 +4,10 @@
 //! `__GFP_THISNODE` (seed 003): the gfp mask of a fault (`alloc_hugepage_direct_gfpmask`,
 //! mm/huge_memory.c), the sequence of allocation attempts (`alloc_pages_vma`'s hugepage
 //! branch, mm/mempolicy.c), and the costly-order `__GFP_NORETRY` rule after the first
-//! direct compaction in `__alloc_pages_slowpath` (mm/page_alloc.c). Everything else
-//! (watermarks, reclaim, compaction, kswapd/kcompactd) is shared. One file per variant.
+//! direct compaction in `__alloc_pages_slowpath` (mm/page_alloc.c); and what else of its
+//! kernel differs in the shared machinery (the boost in `__isolate_free_page`'s
+//! watermark). Everything else (watermarks, reclaim, compaction, kswapd/kcompactd) is
+//! shared. One file per variant.
 
 pub mod gfp_thisnode_v1;
 pub mod v4_20_rc4;
@@ -16,7 +18,7 @@ use super::gfp::{Gfp, ThpDefrag};
 #[allow(unused_imports)]
 use super::gfp::__GFP_NORETRY;
 use crate::error::{Error, Result};
-use crate::mm::page_alloc::Pfn;
+use crate::mm::page_alloc::{Pfn, Zone};
 
 /// What a policy calls to allocate: `__alloc_pages_nodemask(gfp, order, preferred node)`
 /// (only `node` with `__GFP_THISNODE`, else its zonelist).
@@ -33,6 +35,10 @@ pub trait ThpPolicy: Send + Sync {
     /// `__alloc_pages_slowpath`, costly order, after the initial async compaction returned
     /// `r`: give up (`goto nopage`) instead of going on to reclaim?
     fn costly_gives_up(&self, gfp: Gfp, order: u8, r: CompactResult) -> bool;
+    /// The min watermark `__isolate_free_page` checks when compaction isolates a free
+    /// page: `min_wmark_pages(zone)` (boost included) until Mel Gorman's v5.1 compaction
+    /// series, `zone->_watermark[WMARK_MIN]` (boost ignored) since.
+    fn isolate_free_page_min_wmark(&self, z: &Zone) -> u64;
 }
 
 pub struct ThpPolicyEntry {

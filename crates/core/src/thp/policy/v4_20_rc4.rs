@@ -11,7 +11,7 @@
 //! after the first compaction only if it was `COMPACT_DEFERRED`.
 
 use super::{PageAllocator, ThpPolicy};
-use crate::mm::page_alloc::Pfn;
+use crate::mm::page_alloc::{Pfn, Zone};
 use crate::thp::compaction::CompactResult;
 use crate::thp::gfp::*;
 use crate::thp::HPAGE_PMD_ORDER;
@@ -36,5 +36,11 @@ impl ThpPolicy for V4_20Rc4 {
 
     fn costly_gives_up(&self, gfp: Gfp, _order: u8, r: CompactResult) -> bool {
         gfp & __GFP_NORETRY != 0 && r == CompactResult::Deferred
+    }
+
+    fn isolate_free_page_min_wmark(&self, z: &Zone) -> u64 {
+        // mmots-20181130 has watermark boosting (1c30844d2dfe), and __isolate_free_page
+        // still uses `min_wmark_pages(zone)`, which adds the boost.
+        z.min_wmark_pages()
     }
 }

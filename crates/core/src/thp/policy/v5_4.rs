@@ -22,7 +22,7 @@
 //! local-only and all-node allocations" (posted 29 Oct 2019, merged for v5.5), not v5.4.
 
 use super::{PageAllocator, ThpPolicy};
-use crate::mm::page_alloc::{Pfn, PAGEBLOCK_ORDER};
+use crate::mm::page_alloc::{Pfn, Zone, PAGEBLOCK_ORDER, WMARK_MIN};
 use crate::thp::compaction::CompactResult;
 use crate::thp::gfp::*;
 use crate::thp::HPAGE_PMD_ORDER;
@@ -47,5 +47,11 @@ impl ThpPolicy for V5_4 {
         let skipped_or_deferred = r == CompactResult::Skipped || r == CompactResult::Deferred;
         (order >= PAGEBLOCK_ORDER && gfp & __GFP_RETRY_MAYFAIL == 0 && skipped_or_deferred)
             || (gfp & __GFP_NORETRY != 0 && r == CompactResult::Deferred)
+    }
+
+    fn isolate_free_page_min_wmark(&self, z: &Zone) -> u64 {
+        // v5.1, Mel Gorman's "mm, compaction: Ignore the fragmentation avoidance boost for
+        // isolation and compaction": `zone->_watermark[WMARK_MIN] + (1UL << order)`.
+        z.watermark[WMARK_MIN]
     }
 }
