@@ -2,10 +2,10 @@
 THP allocation policy (``thp@4.20-rc4``, ``thp+gfp-thisnode-v1``, ``thp@5.4``), printed in
 the mmtests layout of the seed (:mod:`reclaimlab.stats.mmtests`, era-A rules).
 
-Each (policy, thread count) is one run on a fresh machine (mmtests runs the thread counts
-one after another on one boot; here they do not share state, so they can be compared
-one by one). The vmstat rows sum the counters over a policy's runs, as an mmtests monitor
-spans the whole benchmark.
+thpscale runs the thread counts one after another on one machine per policy, as mmtests'
+``thpscale-bench`` does within one boot, so each count inherits what the previous ones
+left (pageblock types, compaction deferral). The vmstat rows sum the counters over a
+policy's runs, as an mmtests monitor spans the whole benchmark.
 """
 
 from __future__ import annotations
@@ -56,18 +56,17 @@ def policies() -> list[str]:
 def run_thpscale(settings: Mapping[str, str] | None = None, memory: str | None = None,
                  threads: Sequence[int] = THREADS, madvise: bool = True,
                  on_run: Callable[[], None] | None = None) -> dict[str, dict[int, dict[str, Any]]]:
-    """{policy: {threads: run dict}} for every THP policy."""
+    """{policy: {threads: run dict}} for every THP policy; per policy one machine runs the
+    thread counts in the order given (``on_run`` is called once per policy)."""
     from . import _core
 
     out: dict[str, dict[int, dict[str, Any]]] = {}
     for pol in policies():
         cfg = scenario_config("thpscale", settings, memory)
         cfg.set("thp.policy", pol)
-        out[pol] = {}
-        for t in threads:
-            out[pol][t] = _core.thpscale(cfg, t, madvise)
-            if on_run:
-                on_run()
+        out[pol] = {r["threads"]: r for r in _core.thpscale(cfg, list(threads), madvise)}
+        if on_run:
+            on_run()
     return out
 
 

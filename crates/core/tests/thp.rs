@@ -453,37 +453,42 @@ fn unmovable_page_tables_land_in_unmovable_pageblocks() {
     assert_eq!(blocks.len(), 1);
 }
 
-/// Seed 003's first table, thpscale with MADV_HUGEPAGE on two nodes: the local-only patch
-/// gets far fewer huge pages and lower fault latency than the baseline at most thread
-/// counts. The 2019 design (v5.4) gives up on a skipped or deferred compaction on the
-/// local and the all-node attempt alike (b39d0ee2632d), so on this machine, where both
-/// nodes are full, it stays with the local-only patch: at least its rate, far below the
-/// baseline's (docs/thp.md).
+/// Seed 003's first table, thpscale with MADV_HUGEPAGE on two nodes, the seed's thread
+/// counts run one after another on one machine per policy: the local-only patch gets
+/// fewer huge pages than the baseline at every thread count and lower mean fault latency
+/// at most, and the 2019 design (v5.4) sits between them on success rate: at or above the
+/// local-only patch and at or below the baseline at every thread count, strictly between
+/// on the mean over thread counts (docs/thp.md has the figures).
 #[test]
 fn thpscale_local_only_trades_success_for_latency() {
     use reclaimlab_core::thp::scenarios::{thpscale, ThpscaleParams};
-    let threads = [1u32, 7, 32];
     let mut res = std::collections::BTreeMap::new();
     for p in THP_POLICIES {
-        for &t in &threads {
-            let c = cfg("1G", 2, &[("thp.policy", p.name), ("swap.device", "zram")]);
-            let r = thpscale(&c, &ThpscaleParams { threads: t, ..Default::default() }).unwrap();
-            let all: Vec<f64> = r.fault_base_us.iter().chain(&r.fault_huge_us).copied().collect();
-            res.insert((p.name, t), (r.huge_pct(), all.iter().sum::<f64>() / all.len() as f64));
-        }
+        let c = cfg("1G", 2, &[("thp.policy", p.name), ("swap.device", "zram")]);
+        let runs = thpscale(&c, &ThpscaleParams::default()).unwrap();
+        let rows: Vec<(u32, f64, f64)> = runs
+            .iter()
+            .map(|r| {
+                let all: Vec<f64> = r.fault_base_us.iter().chain(&r.fault_huge_us).copied().collect();
+                (r.threads, r.huge_pct(), all.iter().sum::<f64>() / all.len() as f64)
+            })
+            .collect();
+        res.insert(p.name, rows);
     }
-    let (base, local, v54) = ("thp@4.20-rc4", "thp+gfp-thisnode-v1", "thp@5.4");
+    let (base, local, v54) = (&res["thp@4.20-rc4"], &res["thp+gfp-thisnode-v1"], &res["thp@5.4"]);
     let mut lower_latency = 0;
-    for &t in &threads {
-        let (b, l, n) = (res[&(base, t)], res[&(local, t)], res[&(v54, t)]);
-        assert!(l.0 < b.0 / 2.0, "t={t}: local-only {:.1}% huge vs baseline {:.1}%", l.0, b.0);
-        assert!(n.0 >= l.0, "t={t}: 5.4 {:.1}% vs local-only {:.1}%", n.0, l.0);
-        assert!(n.0 < b.0 / 2.0, "t={t}: 5.4 {:.1}% vs baseline {:.1}%", n.0, b.0);
-        if l.1 < b.1 {
+    for ((b, l), n) in base.iter().zip(local).zip(v54) {
+        let t = b.0;
+        assert!(l.1 < b.1, "t={t}: local-only {:.1}% huge vs baseline {:.1}%", l.1, b.1);
+        assert!(l.1 <= n.1 && n.1 <= b.1, "t={t}: 5.4 {:.1}% not between local-only {:.1}% and baseline {:.1}%", n.1, l.1, b.1);
+        if l.2 < b.2 {
             lower_latency += 1;
         }
     }
-    assert!(lower_latency >= 2, "{res:?}");
+    let mean = |rows: &Vec<(u32, f64, f64)>| rows.iter().map(|r| r.1).sum::<f64>() / rows.len() as f64;
+    assert!(mean(local) < mean(v54) && mean(v54) < mean(base), "{res:?}");
+    assert!(lower_latency > base.len() / 2, "{res:?}");
+    eprintln!("{res:?}");
 }
 
 #[test]
@@ -532,12 +537,14 @@ fn scenarios_are_deterministic_and_keep_invariants() {
     use reclaimlab_core::thp::scenarios::{thpscale, usemem, ThpscaleParams, UsememParams};
     // (Debug builds check every structural invariant at the end of each scenario run.)
     let c = cfg("256M", 2, &[("thp.policy", "thp@4.20-rc4"), ("swap.device", "zram")]);
-    let p = ThpscaleParams { threads: 5, ..Default::default() };
+    let p = ThpscaleParams { threads: vec![5, 2], ..Default::default() };
     let (a, b) = (thpscale(&c, &p).unwrap(), thpscale(&c, &p).unwrap());
-    assert_eq!(a.fault_base_us, b.fault_base_us);
-    assert_eq!(a.fault_huge_us, b.fault_huge_us);
-    assert_eq!(a.counters, b.counters);
-    assert!(!a.fault_huge_us.is_empty());
+    for (a, b) in a.iter().zip(&b) {
+        assert_eq!(a.fault_base_us, b.fault_base_us);
+        assert_eq!(a.fault_huge_us, b.fault_huge_us);
+        assert_eq!(a.counters, b.counters);
+    }
+    assert!(!a[0].fault_huge_us.is_empty());
     let mut c = cfg("256M", 2, &[("transparent_hugepage.defrag", "always"), ("swap.device", "zram")]);
     c.set("thp.policy", "thp+gfp-thisnode-v1").unwrap();
     let p = UsememParams { threads: 3, passes: 2, ..Default::default() };

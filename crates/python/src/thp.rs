@@ -12,7 +12,7 @@ use crate::Config;
 #[pyfunction]
 fn thp_scenarios() -> Vec<(&'static str, &'static str)> {
     vec![
-        ("thpscale", "seed 003: fill, punch holes refilled by page cache, then fault a region one huge page at a time (1..32 threads, MADV_HUGEPAGE); fault latency and % huge per THP policy"),
+        ("thpscale", "seed 003: per thread count (1..32, one after another on one machine), fill, punch holes, read a file into them, then fault a region one huge page at a time, with and without MADV_HUGEPAGE; fault latency and % huge per THP policy"),
         ("usemem-stress-numa-compact", "seed 003: page cache on both nodes, then usemem (defrag=always) faulting more than a node; elapsed time and reclaim/compaction/NUMA counters per THP policy"),
     ]
 }
@@ -31,23 +31,33 @@ fn counters<'py>(py: Python<'py>, c: &[(String, u64)]) -> PyResult<Bound<'py, Py
     Ok(d)
 }
 
-/// One thpscale run at `threads` threads: {fault_base_us, fault_huge_us, huge_pct, elapsed_s, vmstat}.
+/// One thpscale benchmark: the thread counts `threads` one after another on one machine.
+/// A list of {threads, fault_base_us, fault_huge_us, huge_pct, elapsed_s, vmstat} (vmstat:
+/// the counters' increments during that thread count), in order.
 #[pyfunction]
-#[pyo3(signature = (config, threads, madvise=true, fill_pct=80, fault_pct=60))]
-fn thpscale<'py>(py: Python<'py>, config: &Config, threads: u32, madvise: bool, fill_pct: u32, fault_pct: u32) -> PyResult<Bound<'py, PyDict>> {
-    if threads == 0 {
-        return Err(crate::error::invalid("threads must be at least 1"));
+#[pyo3(signature = (config, threads, madvise=true, mapsize_pct=80))]
+fn thpscale<'py>(py: Python<'py>, config: &Config, threads: Vec<u32>, madvise: bool, mapsize_pct: u32) -> PyResult<Vec<Bound<'py, PyDict>>> {
+    if threads.is_empty() || threads.contains(&0) {
+        return Err(crate::error::invalid("threads: give thread counts of at least 1"));
     }
-    let p = scenarios::ThpscaleParams { threads, madvise, fill_pct, fault_pct };
+    if !(1..=100).contains(&mapsize_pct) {
+        return Err(crate::error::invalid(format!("mapsize_pct {mapsize_pct}: give 1..100 (% of memory)")));
+    }
+    let p = scenarios::ThpscaleParams { threads, madvise, mapsize_pct };
     let cfg = config.inner.clone();
-    let r = py.detach(|| scenarios::thpscale(&cfg, &p)).map_err(core_err)?;
-    let d = PyDict::new(py);
-    d.set_item("fault_base_us", r.fault_base_us.clone())?;
-    d.set_item("fault_huge_us", r.fault_huge_us.clone())?;
-    d.set_item("huge_pct", r.huge_pct())?;
-    d.set_item("elapsed_s", r.elapsed_s)?;
-    d.set_item("vmstat", counters(py, &r.counters)?)?;
-    Ok(d)
+    let runs = py.detach(|| scenarios::thpscale(&cfg, &p)).map_err(core_err)?;
+    runs.iter()
+        .map(|r| {
+            let d = PyDict::new(py);
+            d.set_item("threads", r.threads)?;
+            d.set_item("fault_base_us", r.fault_base_us.clone())?;
+            d.set_item("fault_huge_us", r.fault_huge_us.clone())?;
+            d.set_item("huge_pct", r.huge_pct())?;
+            d.set_item("elapsed_s", r.elapsed_s)?;
+            d.set_item("vmstat", counters(py, &r.counters)?)?;
+            Ok(d)
+        })
+        .collect()
 }
 
 /// One usemem-stress-numa-compact run: {elapsed_s, huge_pct, pages_per_node, vmstat}.

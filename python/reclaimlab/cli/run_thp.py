@@ -24,7 +24,7 @@ def main(args: argparse.Namespace, settings: dict[str, str]) -> int:
     from tqdm import tqdm
 
     if args.scenario == "thpscale":
-        total = npol * len(thp.THREADS) * 2
+        total = npol * 2
         with tqdm(total=total, disable=not chatty, desc="thpscale", file=sys.stderr, leave=False) as bar:
             runs = {madv: thp.run_thpscale(settings, args.memory, madvise=madv, on_run=lambda: bar.update(1))
                     for madv in (True, False)}

@@ -56,7 +56,7 @@ pub fn khugepaged_scan(m: &mut ThpMachine) {
         }
         visited += 1;
         let vma = &m.vmas[m.pmd_vma[slot as usize] as usize];
-        if vma.file || !vma_thp_enabled(cfg.enabled, vma.hugepage, vma.nohugepage) {
+        if vma.file || vma.unmapped || !vma_thp_enabled(cfg.enabled, vma.hugepage, vma.nohugepage) {
             continue;
         }
         budget = budget.saturating_sub(HPAGE_PMD_NR);

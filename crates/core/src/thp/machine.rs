@@ -50,6 +50,8 @@ pub struct Vma {
     pub hugepage: bool,
     /// `VM_NOHUGEPAGE`.
     pub nohugepage: bool,
+    /// `munmap`ped: its page ids are never reused, and khugepaged skips it.
+    pub unmapped: bool,
 }
 
 #[derive(Clone, Debug)]
@@ -159,7 +161,7 @@ impl ThpMachine {
         let slots = (self.next_page >> HPAGE_PMD_ORDER) as usize;
         self.pgtable.resize(slots, NO_PFN);
         self.pmd_vma.resize(slots, self.vmas.len() as u32);
-        self.vmas.push(Vma { start, nr_pages: nr, file, hugepage, nohugepage: false });
+        self.vmas.push(Vma { start, nr_pages: nr, file, hugepage, nohugepage: false, unmapped: false });
         self.vmas.len() - 1
     }
 
@@ -566,7 +568,7 @@ impl ThpMachine {
         let pfn = self.alloc_order0(node, MigrateType::Movable)?;
         let shadow = std::mem::take(&mut self.mm.pages.shadow[page as usize]);
         if info & pinfo::SWAPPED != 0 {
-            self.mm.swap.used -= 1;
+            self.swap_free();
             self.mm.vmstat.count(Ev::Pswpin, 1);
             self.mm.vmstat.count(Ev::Pgmajfault, 1);
             self.stall += self.mm.cfg.zram_decompress_ns;
@@ -618,7 +620,7 @@ impl ThpMachine {
             let pte = self.mm.pages.pte[page as usize];
             if !is_resident(pte) {
                 if pte_info(pte) & pinfo::SWAPPED != 0 {
-                    self.mm.swap.used -= 1;
+                    self.swap_free();
                 }
                 self.mm.pages.pte[page as usize] = NOT_PRESENT;
                 self.mm.pages.shadow[page as usize] = 0;
@@ -664,13 +666,90 @@ impl ThpMachine {
                             self.mm.memcgs[0].usage -= 1;
                         }
                     }
-                    split::deferred_split_folio(&mut self.mm, head);
+                    if (head..head + HPAGE_PMD_NR).all(|f| self.mm.frames.page(f) == NO_PAGE) {
+                        // The last mapping went: the folio's refcount drops to zero and it
+                        // is freed whole, leaving the deferred split queue
+                        // (folio_undo_large_rmappable); the PTE table stays.
+                        let pb = (head >> PAGEBLOCK_ORDER) as usize;
+                        self.mm.thp.huge[pb] = false;
+                        self.mm.thp.split_queued[pb] = false;
+                        for f in head..head + HPAGE_PMD_NR {
+                            self.mm.frames.clear(f, pg::COMPOUND);
+                            self.mm.free_frame(f);
+                        }
+                    } else {
+                        split::deferred_split_folio(&mut self.mm, head);
+                    }
                 }
                 page = cover_end;
                 continue;
             }
             self.zap_page(page);
             page += 1;
+        }
+    }
+
+    /// `munmap` of VMA `vma` (or `exit_mmap`): zap every page (`unmap_vmas`, as
+    /// [`madv_dontneed`](Self::madv_dontneed)), then free the page tables of its PMD slots
+    /// (`free_pgtables`; VMAs are PMD-aligned, so every slot is wholly inside). A file
+    /// VMA's pages stay in the page cache (`filemap` pages outlive the mapping).
+    pub fn munmap(&mut self, vma: usize) {
+        let Vma { start, nr_pages, file, .. } = self.vmas[vma];
+        if !file {
+            self.madv_dontneed(start, nr_pages);
+        }
+        for slot in start >> HPAGE_PMD_ORDER..(start + nr_pages) >> HPAGE_PMD_ORDER {
+            self.free_pgtable(slot);
+        }
+        self.vmas[vma].unmapped = true;
+    }
+
+    /// `echo 3 > /proc/sys/vm/drop_caches` (`drop_pagecache_sb` → `invalidate_mapping_pages`,
+    /// then `drop_slab`) for file VMAs no task maps any more: every clean page-cache page
+    /// is removed without a shadow entry (`remove_mapping(..., reclaimed = false)`), shadow
+    /// entries of evicted pages are cleared (`clear_shadow_entry`), and the xarray's slab
+    /// pages, now empty, are freed. Dirty pages stay (no `sync` first). Returns the pages
+    /// freed. Abstraction: SLUB keeps up to `min_partial` (5) empty slabs per node; here
+    /// all go.
+    pub fn drop_caches(&mut self) -> u64 {
+        let mut freed = 0;
+        for v in 0..self.vmas.len() {
+            let Vma { start, nr_pages, file, .. } = self.vmas[v];
+            if !file {
+                continue;
+            }
+            for page in start..start + nr_pages {
+                let pte = self.mm.pages.pte[page as usize];
+                if is_resident(pte) {
+                    if self.mm.frames.test(pte, pg::DIRTY) {
+                        continue;
+                    }
+                    self.zap_page(page);
+                    freed += 1;
+                }
+                self.mm.pages.pte[page as usize] = NOT_PRESENT;
+                self.mm.pages.shadow[page as usize] = 0;
+            }
+        }
+        for s in std::mem::take(&mut self.slab_pages) {
+            self.mm.free_frame(s);
+            freed += 1;
+        }
+        self.file_since_slab = 0;
+        freed
+    }
+
+    /// `swap_free` of one entry; zram frees the compressed copy (`zram_slot_free_notify`)
+    /// and its pool shrinks.
+    fn swap_free(&mut self) {
+        let mm = &mut self.mm;
+        mm.swap.used -= 1;
+        if mm.swap.is_zram() {
+            let need = mm.swap.zram_frames_for(mm.swap.used);
+            while mm.swap.zram_pool.len() as u64 > need {
+                let pfn = mm.swap.zram_pool.pop().expect("pool longer than need");
+                mm.free_frame(pfn);
+            }
         }
     }
 

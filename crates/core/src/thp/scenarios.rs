@@ -1,13 +1,12 @@
 //! Seed 003's workloads on the THP machine.
 //!
-//! `thpscale` (mmtests `global-dhp__workload_thpscale[-madvhugepage]`): one task per node
-//! fills an anonymous region (`fill_pct` of memory) and `MADV_DONTNEED`s the second half
-//! of every huge page (every other half huge page), readers on every node fill those
-//! holes with page cache (`read()` of a file), then `threads` tasks, spread over the
-//! nodes, fault a second region one huge-page stride at a time, interleaved by their
-//! clocks. Each fault of the second region is timed and classified huge or base
-//! (mmtests' `fault-huge`/`fault-base`, in µs). With `madvise` both regions are
-//! `MADV_HUGEPAGE`.
+//! `thpscale` (mmtests `global-dhp__workload_thpscale[-madvhugepage]`, shellpack
+//! `thpscale-bench` + `thpscale.c`): the thread counts run one after another on one
+//! machine, `drop_caches` before each; each run's threads fill an anonymous region, unmap
+//! the first half of every huge page, read a file's pages into the page cache, then fault
+//! a second region (`MADV_HUGEPAGE` if asked) one huge-page stride at a time, each stride
+//! timed (fault + 2 MiB write) and classified huge or base (mmtests'
+//! `fault-huge`/`fault-base`, in µs). See [`thpscale`].
 //!
 //! `usemem-stress-numa-compact` (mmtests `global-dhp__workload_usemem-stress-numa-compact`):
 //! page cache fills `cache_pct` of every node, then `threads` usemem tasks on node 0 each
@@ -22,29 +21,36 @@ use crate::config::SimConfig;
 use crate::error::Result;
 use crate::mm::page::{is_resident, pg};
 
-/// Parameters of one `thpscale` run.
+/// Seed 003's thread counts, in the order mmtests runs them.
+pub const THPSCALE_THREADS: &[u32] = &[1, 3, 5, 7, 12, 18, 24, 30, 32];
+
+/// Parameters of one `thpscale` benchmark: every thread count, one after another, on one
+/// machine (mmtests' `thpscale-bench` loops over the thread counts within one boot).
 #[derive(Clone, Debug)]
 pub struct ThpscaleParams {
-    pub threads: u32,
+    /// Thread counts, in the order they run.
+    pub threads: Vec<u32>,
+    /// `MADV_HUGEPAGE` on the second mapping (`THPSCALE_MADV_HUGEPAGE`).
     pub madvise: bool,
-    /// Anonymous fill, % of memory.
-    pub fill_pct: u32,
-    /// Second region, % of memory.
-    pub fault_pct: u32,
+    /// `THPSCALE_MAPSIZE` in % of memory (`config-workload-thpscale`: `MEMTOTAL_BYTES*8/10`).
+    pub mapsize_pct: u32,
 }
 
 impl Default for ThpscaleParams {
     fn default() -> Self {
-        ThpscaleParams { threads: 1, madvise: true, fill_pct: 80, fault_pct: 60 }
+        ThpscaleParams { threads: THPSCALE_THREADS.to_vec(), madvise: true, mapsize_pct: 80 }
     }
 }
 
-/// What one `thpscale` run measured.
+/// What one thread count of `thpscale` measured.
 #[derive(Clone, Debug, Default)]
 pub struct ThpscaleResult {
-    /// Latencies (µs) of faults that got a base page / a THP.
+    pub threads: u32,
+    /// Latencies (µs) of the strides whose first fault got a base page / a THP: the fault
+    /// plus the write of the 2 MiB (thpscale.c's `fault` lines).
     pub fault_base_us: Vec<f64>,
     pub fault_huge_us: Vec<f64>,
+    /// Counter increments during this thread count (mmtests' monitor pre/post hooks).
     pub counters: Vec<(String, u64)>,
     /// Simulated seconds of the measured phase.
     pub elapsed_s: f64,
@@ -58,6 +64,58 @@ impl ThpscaleResult {
         } else {
             100.0 * self.fault_huge_us.len() as f64 / n as f64
         }
+    }
+}
+
+/// One step of a task's program.
+#[derive(Clone, Copy, Debug)]
+enum Op {
+    /// Access a page (`write`: a store).
+    Touch { page: u32, write: bool },
+    /// thpscale's measured step: store to the first byte of a huge-page stride (the fault,
+    /// huge or base), then `memset` the whole 2 MiB; the latency covers both.
+    Stride(u32),
+    /// `munmap` of part of an anonymous mapping (`first..first + n`).
+    Unmap { first: u32, n: u32 },
+    /// `munmap` of a whole VMA.
+    UnmapVma(usize),
+}
+
+/// Run the tasks' programs, always the task with the earliest clock next. Returns the
+/// strides' (latency µs, huge) per task, in order.
+fn run_programs(m: &mut ThpMachine, tasks: &[usize], progs: &[Vec<Op>]) -> Result<Vec<Vec<(f64, bool)>>> {
+    let mut pos = vec![0usize; tasks.len()];
+    let mut strides = vec![Vec::new(); tasks.len()];
+    loop {
+        let mut best: Option<usize> = None;
+        for i in 0..tasks.len() {
+            if pos[i] < progs[i].len() && best.is_none_or(|b| m.tasks[tasks[i]].clock < m.tasks[tasks[b]].clock) {
+                best = Some(i);
+            }
+        }
+        let Some(i) = best else { return Ok(strides) };
+        let t = tasks[i];
+        match progs[i][pos[i]] {
+            Op::Touch { page, write } => {
+                m.touch(t, page, write)?;
+            }
+            Op::Stride(first) => {
+                let (f, mut lat) = m.touch(t, first, true)?;
+                for p in first + 1..first + HPAGE_PMD_NR {
+                    lat += m.touch(t, p, true)?.1;
+                }
+                strides[i].push((lat as f64 / 1000.0, f == Fault::Huge));
+            }
+            Op::Unmap { first, n } => {
+                m.catch_up(m.tasks[t].clock);
+                m.madv_dontneed(first, n);
+            }
+            Op::UnmapVma(v) => {
+                m.catch_up(m.tasks[t].clock);
+                m.munmap(v);
+            }
+        }
+        pos[i] += 1;
     }
 }
 
@@ -89,54 +147,89 @@ fn barrier(m: &mut ThpMachine) -> u64 {
     t
 }
 
-pub fn thpscale(cfg: &SimConfig, p: &ThpscaleParams) -> Result<ThpscaleResult> {
+/// Counter increments from `before` to `after` (same names, same order).
+fn counter_delta(before: &[(String, u64)], after: Vec<(String, u64)>) -> Vec<(String, u64)> {
+    after.into_iter().zip(before).map(|((k, a), (_, b))| (k, a - b)).collect()
+}
+
+/// mmtests `thpscale-bench` on one machine: the work file is created once
+/// (`create_random_file` of `THPSCALE_MAPSIZE + 16 MiB`, here a file VMA whose pages
+/// are read on demand), then for each thread count, in order: `echo 3 >
+/// /proc/sys/vm/drop_caches`, and one `thpscale NR_THREADS THPSCALE_MAPSIZE workfile
+/// MADV` process (thpscale.c) whose threads, spread over the nodes, each
+///
+/// 1. `mmap` an anonymous `thread_size = (total / nr_threads) & ~(2 MiB - 1)` and
+///    `memset` it;
+/// 2. `munmap` the first half of every aligned 2 MiB of it ("punch holes");
+/// 3. `mmap` a second region of `thread_size / 2 + 2 MiB`, `MADV_HUGEPAGE` if asked;
+/// 4. read `thread_size / 4` of the file at offset `thread_size * idx` through a
+///    `MAP_SHARED` mapping;
+/// 5. wait at a barrier, then fault `nr_hpages = total / nr_threads / 2 MiB / 2` strides
+///    of the second region: store one byte, `mincore` (huge or base), `memset` the 2 MiB,
+///    each timed;
+/// 6. `munmap` everything (the process exits); the file's page cache stays until the
+///    next `drop_caches`.
+///
+/// Nothing else is reset between thread counts: pageblock migrate types, compaction
+/// deferral and cached scanner positions, skip bits, kswapd/kcompactd/khugepaged state
+/// and the clocks carry over, as on the seed's machine.
+pub fn thpscale(cfg: &SimConfig, p: &ThpscaleParams) -> Result<Vec<ThpscaleResult>> {
     let mut m = ThpMachine::new(cfg)?;
     let nodes = m.mm.nr_nodes() as u32;
-    let total = m.mm.nr_frames;
-    let huge_chunks = |pct: u32| ((total as u64 * pct as u64 / 100) as u32 / HPAGE_PMD_NR).max(1);
-    // Phase 1: fill, one task per node, each a contiguous part.
-    let fill = m.mmap(huge_chunks(p.fill_pct) * HPAGE_PMD_NR, false, p.madvise);
-    let fill_start = m.vmas[fill].start;
-    let nchunks = m.vmas[fill].nr_pages / HPAGE_PMD_NR;
-    let fillers: Vec<usize> = (0..nodes).map(|n| m.add_task(n as u16)).collect();
-    let work: Vec<Vec<u32>> = (0..nodes)
-        .map(|n| {
-            (0..nchunks).filter(|c| c % nodes == n).flat_map(|c| (0..HPAGE_PMD_NR).map(move |i| fill_start + c * HPAGE_PMD_NR + i)).collect()
-        })
-        .collect();
-    interleave(&mut m, &fillers, &work, |_, _, _, _, _| {})?;
-    // Punch holes: the second half of every huge page.
-    for c in 0..nchunks {
-        m.madv_dontneed(fill_start + c * HPAGE_PMD_NR + HPAGE_PMD_NR / 2, HPAGE_PMD_NR / 2);
-    }
-    // Phase 2: refill the holes with page cache.
-    let file = m.mmap(nchunks * HPAGE_PMD_NR / 2, true, false);
+    let total = (m.mm.nr_frames as u64 * p.mapsize_pct as u64 / 100) as u32;
+    let file = m.mmap(total + 16 * 256, true, false);
     let fstart = m.vmas[file].start;
-    let fpages = m.vmas[file].nr_pages;
-    let work: Vec<Vec<u32>> = (0..nodes).map(|n| (0..fpages).filter(|i| i % nodes == n).map(|i| fstart + i).collect()).collect();
-    interleave(&mut m, &fillers, &work, |_, _, _, _, _| {})?;
-    let t0 = barrier(&mut m);
-    // Phase 3: fault the second region one huge-page stride at a time.
-    let region = m.mmap(huge_chunks(p.fault_pct) * HPAGE_PMD_NR, false, p.madvise);
-    let rstart = m.vmas[region].start;
-    let rchunks = m.vmas[region].nr_pages / HPAGE_PMD_NR;
-    let threads: Vec<usize> = (0..p.threads).map(|i| m.add_task((i % nodes) as u16)).collect();
-    for &t in &threads {
-        m.tasks[t].clock = t0;
+    let mut out = Vec::with_capacity(p.threads.len());
+    for &nr in &p.threads {
+        let t_start = barrier(&mut m);
+        m.catch_up(t_start);
+        m.drop_caches();
+        let before = m.counters();
+        let thread_size = (total / nr) & !(HPAGE_PMD_NR - 1);
+        let nr_hpages = total / nr / HPAGE_PMD_NR / 2;
+        let file_size = thread_size / 4;
+        let tasks: Vec<usize> = (0..nr).map(|i| m.add_task((i % nodes) as u16)).collect();
+        for &t in &tasks {
+            m.tasks[t].clock = t_start;
+        }
+        let mut init = Vec::with_capacity(nr as usize);
+        let mut faults = Vec::with_capacity(nr as usize);
+        for i in 0..nr {
+            let first = m.mmap(thread_size, false, false);
+            let fs = m.vmas[first].start;
+            let second = m.mmap(thread_size / 2 + HPAGE_PMD_NR, false, p.madvise);
+            let ss = m.vmas[second].start;
+            let mut prog: Vec<Op> = (fs..fs + thread_size).map(|page| Op::Touch { page, write: true }).collect();
+            prog.extend((fs..fs + thread_size).step_by(HPAGE_PMD_NR as usize).map(|c| Op::Unmap { first: c, n: HPAGE_PMD_NR / 2 }));
+            let off = fstart + thread_size * i;
+            prog.extend((off..off + file_size).map(|page| Op::Touch { page, write: false }));
+            init.push(prog);
+            let mut prog: Vec<Op> = (0..nr_hpages).map(|j| Op::Stride(ss + j * HPAGE_PMD_NR)).collect();
+            prog.extend([Op::UnmapVma(first), Op::UnmapVma(second)]);
+            faults.push(prog);
+        }
+        run_programs(&mut m, &tasks, &init)?;
+        // pthread_barrier_wait: the measured phase starts together.
+        let t0 = tasks.iter().map(|&t| m.tasks[t].clock).max().unwrap_or(t_start);
+        for &t in &tasks {
+            m.tasks[t].clock = t0;
+        }
+        let strides = run_programs(&mut m, &tasks, &faults)?;
+        let mut r = ThpscaleResult { threads: nr, ..Default::default() };
+        for (lat, huge) in strides.into_iter().flatten() {
+            if huge {
+                r.fault_huge_us.push(lat);
+            } else {
+                r.fault_base_us.push(lat);
+            }
+        }
+        let end = tasks.iter().map(|&t| m.tasks[t].clock).max().unwrap_or(t0);
+        r.elapsed_s = (end - t0) as f64 / 1e9;
+        r.counters = counter_delta(&before, m.counters());
+        out.push(r);
     }
-    let per = rchunks.div_ceil(p.threads);
-    let work: Vec<Vec<u32>> = (0..p.threads).map(|i| (i * per..((i + 1) * per).min(rchunks)).map(|c| rstart + c * HPAGE_PMD_NR).collect()).collect();
-    let mut r = ThpscaleResult::default();
-    interleave(&mut m, &threads, &work, |_, _, _, f, lat| match f {
-        Fault::Huge => r.fault_huge_us.push(lat as f64 / 1000.0),
-        Fault::Base => r.fault_base_us.push(lat as f64 / 1000.0),
-        Fault::Hit => {}
-    })?;
-    let end = threads.iter().map(|&t| m.tasks[t].clock).max().unwrap_or(t0);
-    r.elapsed_s = (end - t0) as f64 / 1e9;
-    r.counters = m.counters();
     debug_assert_eq!(m.check_invariants(), Ok(()));
-    Ok(r)
+    Ok(out)
 }
 
 /// Parameters of one `usemem-stress-numa-compact` run.
