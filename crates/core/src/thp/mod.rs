@@ -7,7 +7,7 @@
 //! - [`migrate`]: mm/migrate.c — moving one page to a new frame (owner, PTE, LRU slot);
 //! - [`split`]: `split_huge_page` and the deferred split queue (mm/huge_memory.c);
 //! - [`policy`]: the THP allocation policies as named variants (`thp@4.20-rc4`,
-//!   `thp+gfp-thisnode-v1`, `thp@5.4`): gfp mask, node selection, the costly-order
+//!   `thp+gfp-thisnode-v1`, `thp@5.4`, `thp@5.5`): gfp mask, node selection, the costly-order
 //!   `__GFP_NORETRY` rule of `__alloc_pages_slowpath`;
 //! - [`machine`]: a machine running tasks that map regions and fault them (anonymous
 //!   THP faults, page tables, page cache with its slab, `MADV_DONTNEED`), with the

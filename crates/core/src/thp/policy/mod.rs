@@ -12,6 +12,7 @@
 pub mod gfp_thisnode_v1;
 pub mod v4_20_rc4;
 pub mod v5_4;
+pub mod v5_5;
 
 use super::compaction::CompactResult;
 use super::gfp::{Gfp, ThpDefrag};
@@ -63,6 +64,11 @@ pub static THP_POLICIES: &[ThpPolicyEntry] = &[
         name: "thp@5.4",
         description: "v5.4 (2019 design): try the local node with __GFP_THISNODE, then any node with __GFP_NORETRY if madvised or defrag=always; either attempt fails without reclaim when its first compaction is skipped or deferred; then base pages",
         policy: &v5_4::V5_4,
+    },
+    ThpPolicyEntry {
+        name: "thp@5.5",
+        description: "v5.5 (cc638f329ef6, the 2019 design tuned): try the local node with __GFP_THISNODE | __GFP_NORETRY (compaction, no reclaim when it is skipped or deferred), then, if madvised or defrag=always, any node with the fault's own mask, which may reclaim and compact; then base pages",
+        policy: &v5_5::V5_5,
     },
 ];
 
