@@ -1,5 +1,6 @@
 //! Replay a trace file with `key=value` config overrides and print the wall rate
-//! (for profiling: `cargo run --release --example replay -- FILE machine.memory=4G`).
+//! (for profiling: `cargo run --release --example replay -- FILE machine.memory=4G`),
+//! then the run's counters on stdout (to check that an optimisation changes no result).
 fn main() {
     let mut args = std::env::args().skip(1);
     let path = args.next().expect("usage: replay FILE [key=value...]");
@@ -14,4 +15,7 @@ fn main() {
     while !sim.run(src.as_mut(), u64::MAX).unwrap() {}
     let n = sim.accesses();
     eprintln!("{} accesses in {:.3}s: {:.1} M/s", n, t.elapsed().as_secs_f64(), n as f64 / t.elapsed().as_secs_f64() / 1e6);
+    let r = sim.finish();
+    for (k, v) in &r.vmstat { println!("{k:32} {v}"); }
+    for (k, v) in &r.metrics { println!("{k:40} {v:.6}"); }
 }

@@ -49,10 +49,38 @@ fn bloom_update(g: &mut LruGen, seq: u64, pmd: usize) {
 #[inline]
 fn pte_folio(mm: &Mm, page: usize, memcg: u16, node: u16) -> Option<Pfn> {
     let pfn = mm.pages.pte[page];
-    if !is_resident(pfn) || !mm.frames.test(pfn, pg::MAPPED) || mm.frames.memcg(pfn) != memcg || mm.node_of(pfn) != node {
+    if !is_resident(pfn) {
         return None;
     }
-    folio_lru_gen(mm, pfn).map(|_| pfn)
+    let f = mm.frames.flags(pfn);
+    if f & pg::MAPPED == 0 || !flags_on_lru_gen(f) || mm.node_of(pfn) != node {
+        return None;
+    }
+    // With one memcg every folio is charged to it: skip the owner load.
+    if mm.memcgs.len() > 1 && mm.frames.memcg(pfn) != memcg {
+        return None;
+    }
+    Some(pfn)
+}
+
+/// Bit `i` set when `ptes[i]` is a present PTE (up to 64 PTEs; a branch-free pass the
+/// compiler vectorises, so the walks below touch only the present ones).
+#[inline]
+fn present_mask(ptes: &[u32]) -> u64 {
+    debug_assert!(ptes.len() <= 64);
+    ptes.iter().enumerate().fold(0u64, |m, (i, &pte)| m | ((is_resident(pte) as u64) << i))
+}
+
+/// Iterate the set bits of `m`, lowest (lowest address) first.
+#[inline]
+fn bits(mut m: u64) -> impl Iterator<Item = usize> {
+    std::iter::from_fn(move || {
+        (m != 0).then(|| {
+            let i = m.trailing_zeros() as usize;
+            m &= m - 1;
+            i
+        })
+    })
 }
 
 /// `walk_update_folio`: with a walk (kswapd, aging) the two-strike `folio_update_gen`;
@@ -91,19 +119,24 @@ fn walk_mm<V: MglruVariant>(mm: &mut Mm, g: &mut LruGen, lv: LruvecId, seq: u64,
         let (start, end) = (pmd * PMD_PAGES, ((pmd + 1) * PMD_PAGES).min(nr_pages));
         sc.cost_ns += walk_pte_ns * (end - start) as u64;
         let (mut total, mut young) = (0u64, 0u64);
-        for page in start..end {
-            let Some(pfn) = pte_folio(mm, page, memcg, node) else { continue };
-            // VMAs skipped by swappiness: anon when 0, file when anon-only.
-            let file = mm.frames.is_file(pfn);
-            if (!file && swappiness == 0) || (file && swappiness > 200) {
-                continue;
+        // Every PTE of the PMD in address order; the non-present ones are skipped by
+        // mask, 64 at a time.
+        for chunk in (start..end).step_by(64) {
+            let present = present_mask(&mm.pages.pte[chunk..(chunk + 64).min(end)]);
+            for page in bits(present).map(|i| chunk + i) {
+                let Some(pfn) = pte_folio(mm, page, memcg, node) else { continue };
+                // VMAs skipped by swappiness: anon when 0, file when anon-only.
+                let file = mm.frames.is_file(pfn);
+                if (!file && swappiness == 0) || (file && swappiness > 200) {
+                    continue;
+                }
+                total += 1;
+                if !mm.frames.test_and_clear(pfn, pg::YOUNG) {
+                    continue;
+                }
+                young += 1;
+                V::walk_update_folio(mm, g, lv, pfn, new_gen, true);
             }
-            total += 1;
-            if !mm.frames.test_and_clear(pfn, pg::YOUNG) {
-                continue;
-            }
-            young += 1;
-            V::walk_update_folio(mm, g, lv, pfn, new_gen, true);
         }
         if suitable_to_scan(total, young) {
             bloom_update(g, seq + 1, pmd);
@@ -205,13 +238,13 @@ pub fn lru_gen_look_around<V: MglruVariant>(mm: &mut Mm, g: &mut LruGen, lv: Lru
     sc.cost_ns += mm.cfg.cost.walk_pte_ns * (end - start) as u64;
     let new_gen = gen_from_seq(g.max_seq);
     let mut young = 0;
-    for page in start..end {
-        // spec C.6: a PTE that is not young is skipped before its folio is looked up
-        // (one load of the folio flags instead of the flags and the owner).
-        let pte = mm.pages.pte[page];
-        if !is_resident(pte) || !mm.frames.test(pte, pg::YOUNG) {
-            continue;
-        }
+    // spec C.6: a PTE that is not young is skipped before its folio is looked up. First
+    // the young bits of every present PTE of the window (independent loads), then the
+    // young ones in address order: updating one folio changes no other's PTE or flags,
+    // so this is the kernel's single pass.
+    let ptes = &mm.pages.pte[start..end];
+    let young_mask = bits(present_mask(ptes)).fold(0u64, |m, i| m | ((mm.frames.test(ptes[i], pg::YOUNG) as u64) << i));
+    for page in bits(young_mask).map(|i| start + i) {
         let Some(nb) = pte_folio(mm, page, memcg, node) else { continue };
         mm.frames.clear(nb, pg::YOUNG);
         young += 1;

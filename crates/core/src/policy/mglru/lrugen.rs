@@ -150,6 +150,12 @@ pub fn folio_lru_gen(mm: &Mm, pfn: Pfn) -> Option<usize> {
     (g != 0).then(|| g as usize - 1)
 }
 
+/// Whether folio flags `flags` carry a generation (`folio_lru_gen(folio) != -1`).
+#[inline(always)]
+pub fn flags_on_lru_gen(flags: u32) -> bool {
+    flags & GEN_MASK != 0
+}
+
 #[inline]
 pub(super) fn set_gen_bits(mm: &mut Mm, pfn: Pfn, gen: Option<usize>) {
     let f = mm.frames.flags[pfn as usize] & !GEN_MASK;
