@@ -12,6 +12,7 @@ pub mod lruvec;
 pub mod memcontrol;
 pub mod page;
 pub mod page_alloc;
+pub mod prefetch;
 pub mod swap;
 pub mod vmstat;
 pub mod watermarks;

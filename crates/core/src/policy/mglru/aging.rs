@@ -208,6 +208,42 @@ pub fn inc_min_seq(mm: &mut Mm, g: &mut LruGen, lv: LruvecId, ty: usize, swappin
     g.min_seq[ty] += 1;
 }
 
+/// The PTEs `lru_gen_look_around` scans for the page at `addr`: its PMD, narrowed to
+/// MIN_LRU_BATCH PTEs around it (`[start, end)` page ids).
+pub fn look_around_window(addr: usize, nr_pages: usize) -> (usize, usize) {
+    let pmd = addr / PMD_PAGES;
+    let (mut start, mut end) = (pmd * PMD_PAGES, ((pmd + 1) * PMD_PAGES).min(nr_pages));
+    let batch = MIN_LRU_BATCH as usize;
+    if end - start > batch {
+        if addr - start < batch / 2 {
+            end = start + batch;
+        } else if end - addr < batch / 2 {
+            start = end - batch;
+        } else {
+            start = addr - batch / 2;
+            end = addr + batch / 2;
+        }
+    }
+    (start, end)
+}
+
+/// Host-side prefetch (no simulated effect) for a batch of isolated folios about to go
+/// through `shrink_folio_list`: each folio's PTE and shadow slot (written on eviction)
+/// and, for a mapped folio whose PTE is young, the PTEs its look-around will read.
+pub fn prefetch_isolated(mm: &Mm, folios: &[Pfn]) {
+    use crate::mm::prefetch::{prefetch, prefetch_range};
+    for &pfn in folios {
+        let page = mm.frames.page(pfn) as usize;
+        if mm.frames.flags(pfn) & (pg::MAPPED | pg::YOUNG) == pg::MAPPED | pg::YOUNG {
+            let (start, end) = look_around_window(page, mm.pages.len());
+            prefetch_range(&mm.pages.pte, start, end);
+        } else {
+            prefetch(&mm.pages.pte, page);
+        }
+        prefetch(&mm.pages.shadow, page);
+    }
+}
+
 /// `lru_gen_look_around` for the young PTE of `pfn` found by rmap during eviction:
 /// clear it, then harvest the young PTEs of up to MIN_LRU_BATCH neighbouring pages in
 /// the same PMD (promoting their folios), and feed the PMD to the page-table walker's
@@ -219,21 +255,9 @@ pub fn lru_gen_look_around<V: MglruVariant>(mm: &mut Mm, g: &mut LruGen, lv: Lru
     let addr = mm.frames.page(pfn) as usize;
     let (memcg, node) = (mm.lruvecs[lv as usize].memcg, mm.lruvecs[lv as usize].node);
     let pmd = addr / PMD_PAGES;
-    let mut start = pmd * PMD_PAGES;
-    let mut end = ((pmd + 1) * PMD_PAGES).min(mm.pages.len());
+    let (start, end) = look_around_window(addr, mm.pages.len());
     if end - start == 1 {
         return true;
-    }
-    let batch = MIN_LRU_BATCH as usize;
-    if end - start > batch {
-        if addr - start < batch / 2 {
-            end = start + batch;
-        } else if end - addr < batch / 2 {
-            start = end - batch;
-        } else {
-            start = addr - batch / 2;
-            end = addr + batch / 2;
-        }
     }
     sc.cost_ns += mm.cfg.cost.walk_pte_ns * (end - start) as u64;
     let new_gen = gen_from_seq(g.max_seq);

@@ -9,7 +9,7 @@
 //! back by the "flusher" at once and rotated to the tail of the oldest generation, where
 //! the same scan isolates them.
 
-use super::aging::{lru_gen_look_around, try_to_inc_max_seq};
+use super::aging::{lru_gen_look_around, prefetch_isolated, try_to_inc_max_seq};
 use super::lrugen::*;
 use super::pid::reset_ctrl_pos;
 use super::{Mglru, MglruVariant};
@@ -115,6 +115,7 @@ impl<V: MglruVariant> Mglru<V> {
             return scanned;
         }
         let mut skip_retry = false;
+        prefetch_isolated(mm, &list);
         loop {
             let stat = shrink_folio_list(mm, self, &mut list, sc);
             sc.nr_reclaimed += stat.nr_reclaimed;
