@@ -587,6 +587,10 @@ fn bad_thp_settings_are_named() {
     let e = c.validate().unwrap_err().to_string();
     assert!(e.contains("thp.policy") && e.contains("thp@5.4"), "{e}");
     assert!(ThpMachine::new(&c).is_err());
+    // 16 MiB: MAPSIZE = 3276 pages, 102 per thread at 32 threads, under one huge page.
+    use reclaimlab_core::thp::scenarios::{thpscale, ThpscaleParams};
+    let e = thpscale(&cfg("16M", 1, &[]), &ThpscaleParams { threads: vec![1, 32], ..Default::default() }).unwrap_err().to_string();
+    assert!(e.contains("machine.memory") && e.contains("32 threads"), "{e}");
 }
 
 #[test]

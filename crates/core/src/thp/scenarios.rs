@@ -18,7 +18,7 @@
 use super::machine::{Fault, ThpMachine};
 use super::{numa, HPAGE_PMD_NR};
 use crate::config::SimConfig;
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::mm::page::{is_resident, pg};
 
 /// Seed 003's thread counts, in the order mmtests runs them.
@@ -177,6 +177,13 @@ pub fn thpscale(cfg: &SimConfig, p: &ThpscaleParams) -> Result<Vec<ThpscaleResul
     let mut m = ThpMachine::new(cfg)?;
     let nodes = m.mm.nr_nodes() as u32;
     let total = (m.mm.nr_frames as u64 * p.mapsize_pct as u64 / 100) as u32;
+    if let Some(&nr) = p.threads.iter().find(|&&nr| nr == 0 || total / nr < HPAGE_PMD_NR) {
+        // thpscale.c would mmap 0 bytes ("First mapping: Invalid argument").
+        return Err(Error::config(
+            "machine.memory",
+            format!("thpscale: {nr} threads share THPSCALE_MAPSIZE = {total} pages, less than one 2 MiB huge page each; use more memory or fewer threads"),
+        ));
+    }
     let file = m.mmap(total + 16 * 256, true, false);
     let fstart = m.vmas[file].start;
     let mut out = Vec::with_capacity(p.threads.len());
