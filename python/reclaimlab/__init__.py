@@ -64,13 +64,13 @@ class Result:
         raw: Mapping[str, Any],
         config: Mapping[str, str] | None = None,
         workload: str = "",
-        accesses_per_txn: int | None = None,
+        transactions: tuple[int, int] | None = None,
     ):
         self.policy: str = raw["policy"]
         self.vmstat: dict[str, int] = dict(raw["vmstat"])
         self.metrics: dict[str, float] = dict(raw["metrics"])
-        if accesses_per_txn:
-            self.metrics.update(transaction_metrics(self.metrics, accesses_per_txn))
+        if transactions:
+            self.metrics.update(transaction_metrics(self.metrics, transactions))
         self._timeseries: dict[str, list[float]] = dict(raw["timeseries"])
         #: DAMON snapshots kept with ``sim.damon_record`` (see :mod:`reclaimlab.damo_record`).
         self.damon_snapshots: list = list(raw.get("damon_snapshots") or [])
@@ -100,15 +100,15 @@ class Result:
         return f"Result(policy={self.policy!r}, {len(self.vmstat)} vmstat counters, {len(self.metrics)} metrics)"
 
 
-def transaction_metrics(metrics: Mapping[str, float], accesses_per_txn: int) -> dict[str, float]:
+def transaction_metrics(metrics: Mapping[str, float], transactions: tuple[int, int]) -> dict[str, float]:
     """``transactions`` and ``tps`` of a transactional scenario, computed the way py-tpcc
-    does: the count divided by the summed latency of the transactions. The simulator has
-    one workload clock, so the summed latency is the simulated runtime:
-    tps = transactions / runtime_s. (Every transaction has exactly ``accesses_per_txn``
-    accesses, so transactions = accesses / accesses_per_txn.)"""
-    txns = float(int(metrics["accesses"]) // int(accesses_per_txn))
-    runtime = float(metrics["runtime_s"])
-    return {"transactions": txns, "tps": txns / runtime if runtime > 0 else 0.0}
+    does: the count divided by the summed latency of the transactions. ``transactions``
+    is the scenario's (count, clients): the trace ends when its last transaction
+    completes, and each client runs transactions back to back, so the summed latency is
+    clients × the simulated runtime: tps = count / (clients × runtime_s)."""
+    txns, clients = transactions
+    runtime = float(metrics["runtime_s"]) * int(clients)
+    return {"transactions": float(txns), "tps": txns / runtime if runtime > 0 else 0.0}
 
 
 class Prepared:
@@ -121,10 +121,16 @@ class Prepared:
         #: The built-in scenario replayed (None for a trace file).
         self.scenario = scenario
         self.scale = scale
-        #: Accesses per transaction of a transactional scenario (else None).
-        self.accesses_per_txn: int | None = (
-            _core.scenario_info(scenario)["accesses_per_txn"] if scenario is not None else None
-        )
+        #: (transactions, clients) of a transactional scenario (else None).
+        self.transactions: tuple[int, int] | None = _transactions(scenario)
+
+
+def _transactions(scenario: str | None) -> tuple[int, int] | None:
+    """(transactions, clients) a transactional scenario declares, else None."""
+    if scenario is None:
+        return None
+    info = _core.scenario_info(scenario)
+    return (int(info["transactions"]), int(info["clients"])) if info["transactions"] else None
 
 
 def _swap_settings(swap: str) -> dict[str, str]:
@@ -300,7 +306,7 @@ def run(
 
     with Progress(enabled=progress) as bar:
         raw = replay(p.cfg, p.source, on_progress=bar.update)
-    return Result(raw, p.cfg.items(), p.workload, p.accesses_per_txn)
+    return Result(raw, p.cfg.items(), p.workload, p.transactions)
 
 
 # ---- comparing policies -------------------------------------------------------------------
@@ -353,12 +359,12 @@ class Comparison:
         return f"Comparison({self.scenario!r}, baseline={self.baseline!r}, {list(self.results)})"
 
 
-def _run_one(kwargs: dict[str, Any]) -> tuple[dict[str, Any], dict[str, str], str, int | None]:
+def _run_one(kwargs: dict[str, Any]) -> tuple[dict[str, Any], dict[str, str], str, tuple[int, int] | None]:
     """Worker: one policy's run, returned as picklable parts."""
     p = prepare(**kwargs)
     raw = replay(p.cfg, p.source)
     raw = {"policy": raw["policy"], "vmstat": dict(raw["vmstat"]), "metrics": dict(raw["metrics"]), "timeseries": {}}
-    return raw, p.cfg.items(), p.workload, p.accesses_per_txn
+    return raw, p.cfg.items(), p.workload, p.transactions
 
 
 def compare(

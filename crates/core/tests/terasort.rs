@@ -106,7 +106,7 @@ fn bad_workload_parameters_are_errors() {
     let e = s.source_with(1, 1.0, &[("jobs", "1.5")]).err().unwrap().to_string();
     assert!(e.contains("jobs"), "{e}");
     // Scenarios without parameters reject any.
-    let e = scenario::get("tpcc-stock-level").unwrap().source_with(1, 1.0, &[("tasks_per_cpu", "1")]).err().unwrap().to_string();
+    let e = scenario::get("default").unwrap().source_with(1, 1.0, &[("tasks_per_cpu", "1")]).err().unwrap().to_string();
     assert!(e.contains("accepted: none"), "{e}");
     assert!(scenario::get("default").unwrap().source_with(1, 1.0, &[]).is_ok());
 }

@@ -148,8 +148,8 @@ fn scenario_source(
 }
 
 /// What a scenario declares besides its machine and workload: `{"name", "description",
-/// "policies" (list; empty = all registered), "baseline", "accesses_per_txn" (int or
-/// None), "scalable", "params" (list of (name, default, meaning) accepted by
+/// "policies" (list; empty = all registered), "baseline", "transactions" and "clients"
+/// (ints of a transactional scenario, else None), "scalable", "params" (list of (name, default, meaning) accepted by
 /// `scenario_source(..., params=...)`)}`.
 #[pyfunction]
 fn scenario_info<'py>(py: Python<'py>, name: &str) -> PyResult<Bound<'py, PyDict>> {
@@ -159,7 +159,8 @@ fn scenario_info<'py>(py: Python<'py>, name: &str) -> PyResult<Bound<'py, PyDict
     d.set_item("description", s.description)?;
     d.set_item("policies", s.policies.to_vec())?;
     d.set_item("baseline", s.baseline)?;
-    d.set_item("accesses_per_txn", s.accesses_per_txn())?;
+    d.set_item("transactions", s.transactions().map(|t| t.0))?;
+    d.set_item("clients", s.transactions().map(|t| t.1))?;
     d.set_item("scalable", s.scalable())?;
     d.set_item("params", s.params.to_vec())?;
     Ok(d)

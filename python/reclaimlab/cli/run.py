@@ -209,7 +209,7 @@ def main(args: argparse.Namespace) -> int:
     )
     with Progress(enabled=not args.quiet) as bar:
         raw = reclaimlab.replay(prep.cfg, prep.source, on_progress=bar.update)
-    result = reclaimlab.Result(raw, prep.cfg.items(), prep.workload, prep.accesses_per_txn)
+    result = reclaimlab.Result(raw, prep.cfg.items(), prep.workload, prep.transactions)
 
     if args.damo_record:
         from ..damo_record import write_result
@@ -332,7 +332,7 @@ def comparison_table(comp) -> str:
     if tps:
         lines += [
             "",
-            "txn/s = transactions / summed latency, as py-tpcc reports it (the simulated runtime); "
+            "txn/s = transactions / summed latency, as py-tpcc reports it (clients × simulated runtime); "
             "pgscan = pgscan_kswapd + pgscan_direct",
         ]
     else:

@@ -44,7 +44,7 @@ def execute(job: dict[str, Any]) -> dict[str, Any]:
         workload, apt = f"generator (seed {seed})", None
     else:
         p = prepare(**kw, seed=seed)
-        cfg, source, workload, apt = p.cfg, p.source, p.workload, p.accesses_per_txn
+        cfg, source, workload, apt = p.cfg, p.source, p.workload, p.transactions
         wp = job.get("workload_params") or {}
         if wp:
             source = _scenario_source(p.scenario, seed, p.scale, wp)

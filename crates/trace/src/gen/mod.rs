@@ -10,6 +10,7 @@ pub mod regions;
 pub mod source;
 pub mod terasort;
 pub mod tpcc;
+pub mod wiredtiger;
 pub mod zipf;
 
 pub use source::GenSource;
