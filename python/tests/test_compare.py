@@ -14,6 +14,8 @@ from conftest import assert_user_error, cli
 pytestmark = pytest.mark.engine
 
 REGISTERED = [p[0] for p in reclaimlab.policies()]
+# `default` declares no policies: every kernel model and five of the cache: policies.
+DEFAULT_EXPECTED = [p for p in REGISTERED if not p.startswith("cache:") or p in reclaimlab.DEFAULT_CACHE_POLICIES]
 TPCC_DECLARED = reclaimlab.scenario_info("tpcc-stock-level")["policies"]
 TPCC_EXPECTED = [p for p in TPCC_DECLARED if p in REGISTERED]
 TPCC_BASELINE = "mglru@6.15" if "mglru@6.15" in TPCC_EXPECTED else TPCC_EXPECTED[0]
@@ -107,17 +109,20 @@ def test_policy_narrows_to_one_detailed_run():
     assert any(line.split()[:1] == ["tps"] for line in p.stdout.splitlines())
 
 
-def test_no_arguments_compares_every_registered_policy():
+def test_no_arguments_compares_every_kernel_model_and_five_cache_policies():
+    assert reclaimlab.compare_policies("default") == DEFAULT_EXPECTED
+    assert {"classic@6.15", "mglru@6.15", "cache:lru", "cache:arc", "cache:lirs"} <= set(DEFAULT_EXPECTED)
+    assert "cache:2q" in REGISTERED and "cache:2q" not in DEFAULT_EXPECTED
     p = cli("run")
     assert p.returncode == 0, p.stderr
     out = p.stdout
     assert "scenario default" in out
     rows = [line.split()[0] for line in out.splitlines() if line.split()[:1] and line.split()[0] in REGISTERED]
-    assert rows == REGISTERED
+    assert rows == DEFAULT_EXPECTED
     assert p.stderr == ""
     j = cli("run", "--json", "--quiet")
     d = json.loads(j.stdout)
-    assert d["scenario"] == "default" and list(d["policies"]) == REGISTERED
+    assert d["scenario"] == "default" and list(d["policies"]) == DEFAULT_EXPECTED
 
 
 def test_python_compare_api():

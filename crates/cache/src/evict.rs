@@ -9,6 +9,7 @@
 //! `referenced(k)`: the algorithm asks it for each candidate it is about to act on, and
 //! a true answer is applied as a hit on that key right then, before the decision.
 use crate::algo::{arc::Arc, car::Car, clock::Clock, fifo::Fifo, lfu::Lfu, lru::Lru, s3fifo::S3Fifo, sieve::Sieve, Algo};
+use crate::algo::{clockpro::ClockProOnDemand, lirs::Lirs, s3fifo::S3FifoPaper, slru::SlruOnDemand, twoq::TwoQ};
 use crate::Cache;
 
 pub trait Evict: Cache + Send {
@@ -20,8 +21,23 @@ pub trait Evict: Cache + Send {
 }
 
 /// The algorithms that can evict on demand.
-pub const EVICT_ALGOS: [Algo; 8] =
-    [Algo::Lru, Algo::Fifo, Algo::Clock, Algo::Sieve, Algo::Arc, Algo::Car, Algo::S3Fifo, Algo::Lfu];
+/// (LIRS, 2Q, SLRU and CLOCK-Pro in their on-demand form: partitions sized to the
+/// objects resident at each eviction, no eviction inside `access`; see each file.)
+pub const EVICT_ALGOS: [Algo; 13] = [
+    Algo::Lru,
+    Algo::Fifo,
+    Algo::Clock,
+    Algo::Sieve,
+    Algo::Arc,
+    Algo::Car,
+    Algo::S3Fifo,
+    Algo::Lfu,
+    Algo::Lirs,
+    Algo::TwoQ,
+    Algo::Slru,
+    Algo::ClockPro,
+    Algo::S3FifoPaper,
+];
 
 /// Build `algo` for eviction on demand, or `None` if it cannot (see [`EVICT_ALGOS`]).
 pub fn build_evict(algo: Algo, cap: usize, nr_keys: usize) -> Option<Box<dyn Evict>> {
@@ -34,6 +50,37 @@ pub fn build_evict(algo: Algo, cap: usize, nr_keys: usize) -> Option<Box<dyn Evi
         Algo::Sieve => Box::new(Sieve::new(cap, nr_keys)),
         Algo::Car => Box::new(Car::new(cap, nr_keys)),
         Algo::Lfu => Box::new(Lfu::new(cap, nr_keys)),
+        Algo::Lirs => Box::new(Lirs::on_demand(cap, nr_keys)),
+        Algo::TwoQ => Box::new(TwoQ::on_demand(cap, nr_keys)),
+        Algo::Slru => Box::new(SlruOnDemand::new(cap, nr_keys)),
+        Algo::ClockPro => Box::new(ClockProOnDemand::new(cap, nr_keys)),
+        Algo::S3FifoPaper => Box::new(S3FifoPaper::new(cap, nr_keys)),
         _ => return None,
     })
+}
+
+/// The sizes an on-demand algorithm sizes its partitions from (2Q's A1in, SLRU's
+/// segments, CLOCK-Pro's m: the objects resident when the owner began the current run
+/// of evictions; LIRS's LIR set: those left when the previous run ended). A run is a
+/// series of evictions with no insert between them; within one the sizes stay put, so a
+/// batch of evictions does not shrink the partitions one object at a time, which would
+/// let the next newcomers into the protected part.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct RunSize {
+    start: usize,
+    prev_end: usize,
+    after: usize,
+}
+
+impl RunSize {
+    /// At an eviction with `len` objects resident: (resident when this run began,
+    /// resident when the previous run ended — or when this one began, for the first).
+    pub fn at_evict(&mut self, len: usize) -> (usize, usize) {
+        if len != self.after {
+            self.prev_end = if self.start == 0 { len } else { self.after };
+            self.start = len;
+        }
+        self.after = len.saturating_sub(1);
+        (self.start, self.prev_end)
+    }
 }

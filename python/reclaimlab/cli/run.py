@@ -17,7 +17,8 @@ simulated machine and print the kernel's vmstat counters and run metrics.
 
 A built-in scenario run without --policy (and without CONFIG, --timeseries or --plot)
 is a comparison: the scenario runs once per policy it compares (`default`: every
-registered policy; `tpcc-stock-level`: the classic, MGLRU and refault-distance RFC models
+registered kernel model and cache:lru, cache:clock, cache:arc, cache:s3fifo, cache:lirs;
+`tpcc-stock-level`: the classic, MGLRU and refault-distance RFC models
 registered in this build) in parallel worker processes, and one table compares them.
 With --policy (or a CONFIG file, a trace, --timeseries or --plot) it is one run with the
 detailed report.
@@ -46,7 +47,7 @@ config file (TOML; tables flatten to dotted keys):
   format = "address"       # native | lirs | address | csv
 
 examples:
-  reclaimlab run                               compare every policy on `default`
+  reclaimlab run                               compare the policies on `default`
   reclaimlab run tpcc-stock-level              seed 001: transactions/s per policy
   reclaimlab run tpcc-stock-level --scale 4 --json
   reclaimlab run damon-reclaim-parsec --detail seed 004: DAMON_RECLAIM quota x prioritization table

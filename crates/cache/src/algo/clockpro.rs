@@ -45,11 +45,21 @@ enum Met {
     YesAfterDemotion,
 }
 
-pub struct ClockPro {
+/// `ON_DEMAND`: for an owner that evicts ([`crate::evict::Evict`]); `false`: the
+/// authors' simulator.
+pub struct ClockProOf<const ON_DEMAND: bool> {
     cap: usize,
     cold_alloc: usize,
     free: usize,
     nonres: usize,
+    /// Bound on non-resident cold pages (m).
+    nonres_max: usize,
+    /// Hot pages now.
+    hot: usize,
+    /// The owner has evicted (on demand: the warm-up is over).
+    evicted: bool,
+    /// On demand: the size m follows.
+    run: crate::evict::RunSize,
     /// `[prev, next]`: `next` goes towards the tail (larger recency), hands move by `prev`.
     pn: Vec<[u32; 2]>,
     fl: Vec<u8>,
@@ -60,16 +70,30 @@ pub struct ClockPro {
     last: u32,
 }
 
-impl ClockPro {
+/// The authors' simulator (`clockpro`).
+pub type ClockPro = ClockProOf<false>;
+/// CLOCK-Pro for an owner that evicts (`cache:clockpro`).
+pub type ClockProOnDemand = ClockProOf<true>;
+
+/// The cold allocation of an m-page memory: 5%, at least 2 pages.
+fn cold_alloc(m: usize) -> usize {
+    ((0.05 * m as f64) as usize).max(2)
+}
+
+impl<const ON_DEMAND: bool> ClockProOf<ON_DEMAND> {
     /// The smallest memory the authors' simulator accepts.
     pub const MIN_SIZE: usize = 5;
 
     pub fn new(cap: usize, nr_keys: usize) -> Self {
-        ClockPro {
+        ClockProOf {
             cap,
-            cold_alloc: ((0.05 * cap as f64) as usize).max(2),
+            cold_alloc: cold_alloc(cap),
             free: cap,
             nonres: 0,
+            nonres_max: cap,
+            hot: 0,
+            evicted: false,
+            run: Default::default(),
             pn: vec![[NIL, NIL]; nr_keys],
             fl: vec![0; nr_keys],
             head: NIL,
@@ -147,7 +171,7 @@ impl ClockPro {
                 self.hand_test = self.prev(t);
             }
         }
-        if self.nonres > self.cap {
+        if self.nonres > self.nonres_max {
             while self.has(self.hand_test, RES) {
                 let t = self.hand_test;
                 if !self.has(t, HOT) {
@@ -163,16 +187,18 @@ impl ClockPro {
     }
 
     /// Sweep HAND_hot until it has demoted one hot page (and stands on a hot page), or
-    /// met `cold` (the page that triggered it).
-    fn run_hand_hot(&mut self, cold: u32) -> Met {
+    /// met `cold` (the page that triggered it). `referenced(k)`: a reference to hot page
+    /// `k` the owner saw since (on demand; `|_| false` otherwise).
+    fn run_hand_hot(&mut self, cold: u32, referenced: &mut impl FnMut(u32) -> bool) -> Met {
         let (mut done, mut met, mut demoted) = (false, false, false);
         while !done || !self.has(self.hand_hot, HOT) {
             let h = self.hand_hot;
             if self.has(h, HOT) {
-                if self.has(h, REF) {
+                if self.has(h, REF) || referenced(h) {
                     self.clear(h, REF);
                 } else {
                     self.clear(h, HOT);
+                    self.hot -= 1;
                     done = true;
                     demoted = true;
                 }
@@ -201,11 +227,14 @@ impl ClockPro {
     }
 
     /// Free one frame: HAND_cold evicts the first resident cold page that is
-    /// unreferenced or out of its test period, promoting referenced ones on the way.
-    fn run_hand_cold(&mut self) {
+    /// unreferenced or out of its test period, promoting referenced ones on the way;
+    /// returns it. `referenced(k)`: as for [`Self::run_hand_hot`], asked of resident
+    /// cold pages in their test period only (the only ones whose bit counts).
+    fn run_hand_cold(&mut self, referenced: &mut impl FnMut(u32) -> bool) -> u32 {
         loop {
             let c = self.hand_cold;
-            if !self.has(c, REF) || !self.has(c, IN_TEST) {
+            debug_assert!(self.has(c, RES) && !self.has(c, HOT), "HAND_cold on {c}: flags {:#x}", self.fl[c as usize]);
+            if !self.has(c, IN_TEST) || !(self.has(c, REF) || (self.has(c, RES) && referenced(c))) {
                 self.clear(c, RES);
                 self.free += 1;
                 self.hand_cold = self.prev(c);
@@ -216,30 +245,38 @@ impl ClockPro {
                 }
                 self.seek_cold();
                 self.run_hand_test(false);
-                return;
+                return c;
             }
-            let met = self.run_hand_hot(c);
+            let met = self.run_hand_hot(c, referenced);
             if met != Met::Yes {
                 self.hand_cold = self.prev(c);
                 self.remove(c, false);
                 self.insert_head(c);
                 self.set(c, HOT);
+                self.hot += 1;
             }
             self.seek_cold();
         }
     }
 
+    /// Move HAND_cold to a cold page (on demand: a resident cold page, or NIL once it
+    /// has gone round without finding one).
     #[inline]
     fn seek_cold(&mut self) {
-        while self.has(self.hand_cold, HOT) {
+        let start = self.hand_cold;
+        while self.has(self.hand_cold, HOT) || (ON_DEMAND && !self.has(self.hand_cold, RES)) {
             self.hand_cold = self.prev(self.hand_cold);
+            if ON_DEMAND && self.hand_cold == start {
+                self.hand_cold = NIL;
+                return;
+            }
         }
     }
 
     /// Admit the faulted page `k` as a resident cold page in its test period.
     fn admit_cold(&mut self, k: u32) {
         if self.free == 0 {
-            self.run_hand_cold();
+            self.run_hand_cold(&mut |_| false);
         }
         self.set(k, RES);
         self.free -= 1;
@@ -252,17 +289,19 @@ impl ClockPro {
         if self.cap < Self::MIN_SIZE {
             return;
         }
-        if self.free > self.cold_alloc {
+        if self.free > self.cold_alloc && !(ON_DEMAND && self.evicted) {
             // Warm-up: a hot page.
             self.free -= 1;
+            self.hot += 1;
             self.set(k, RES | HOT);
             if self.hand_hot == NIL {
                 self.hand_hot = k;
                 self.hand_test = k;
             }
             self.insert_head(k);
-        } else if self.free > 0 {
-            // Warm-up: a resident cold page in its test period.
+        } else if self.free > 0 && !self.has(k, IN_CLOCK) {
+            // Warm-up (on demand: any page not in the clock): a resident cold page in
+            // its test period.
             self.free -= 1;
             self.set(k, RES | IN_TEST);
             if self.hand_cold == NIL {
@@ -273,11 +312,14 @@ impl ClockPro {
             self.admit_cold(k);
         } else {
             // A non-resident cold page in its test period: a short reuse distance.
-            self.run_hand_cold();
+            // (On demand the owner freed the frame already.)
+            if !ON_DEMAND {
+                self.run_hand_cold(&mut |_| false);
+            }
             if !self.has(k, IN_CLOCK) {
                 self.admit_cold(k);
             } else {
-                match self.run_hand_hot(k) {
+                match self.run_hand_hot(k, &mut |_| false) {
                     Met::Yes => self.admit_cold(k),
                     met => {
                         if met == Met::No {
@@ -288,6 +330,7 @@ impl ClockPro {
                             self.nonres -= 1;
                         }
                         self.set(k, RES | HOT);
+                        self.hot += 1;
                         self.free -= 1;
                         self.insert_head(k);
                     }
@@ -298,7 +341,7 @@ impl ClockPro {
     }
 }
 
-impl Cache for ClockPro {
+impl<const ON_DEMAND: bool> Cache for ClockProOf<ON_DEMAND> {
     fn name(&self) -> &'static str {
         "clockpro"
     }
@@ -324,5 +367,46 @@ impl Cache for ClockPro {
     }
     fn capacity(&self) -> usize {
         self.cap
+    }
+}
+
+/// On demand (docs/model.md §1.14): the memory m is the number of pages resident when
+/// the owner began the current run of evictions ([`crate::evict::RunSize`]). Built with a capacity no resident set reaches, so a miss
+/// never runs HAND_cold: until the first eviction new pages are hot (the warm-up), after
+/// it they enter as resident cold pages in their test period, and a non-resident page in
+/// its test period is promoted as usual (HAND_hot demoting one hot page). Each eviction
+/// sets m, bounds non-resident pages to m, lets HAND_hot demote hot pages until at most
+/// m − max(2, trunc(0.05·m)) are hot, then runs HAND_cold, whose victim is returned.
+/// Memories under 5 pages are not evicted from (the simulator refuses them).
+impl crate::evict::Evict for ClockProOf<true> {
+    fn evict(&mut self, referenced: &mut dyn FnMut(u32) -> bool) -> Option<u32> {
+        if self.len() < Self::MIN_SIZE {
+            return None;
+        }
+        let m = self.run.at_evict(self.len()).0;
+        let mut referenced = |k: u32| referenced(k);
+        self.evicted = true;
+        self.nonres_max = m;
+        // Demote to the cold allocation, and at least until a resident page is cold.
+        while self.hot > m - cold_alloc(m) || self.hot >= self.len() {
+            self.run_hand_hot(NIL, &mut referenced);
+            if self.hand_cold == NIL {
+                // No resident cold page was left (or the warm-up made none): start at
+                // the first page demoted, at the head now.
+                self.hand_cold = self.head;
+            }
+        }
+        if self.hand_cold == NIL {
+            // Cold pages demoted by promotions since: the latest is at the head.
+            self.hand_cold = self.head;
+        }
+        self.seek_cold();
+        Some(self.run_hand_cold(&mut referenced))
+    }
+    fn grow(&mut self, n: usize) {
+        if n > self.fl.len() {
+            self.pn.resize(n, [NIL, NIL]);
+            self.fl.resize(n, 0);
+        }
     }
 }

@@ -35,6 +35,8 @@ pub struct Lirs {
     q: List,
     nh: List,
     st: Vec<u8>,
+    /// On demand: the size the LIR limit follows.
+    run: crate::evict::RunSize,
 }
 
 impl Lirs {
@@ -55,6 +57,7 @@ impl Lirs {
             q: List::default(),
             nh: List::default(),
             st: vec![0; nr_keys],
+            run: Default::default(),
         }
     }
 
@@ -286,5 +289,63 @@ impl Cache for Lirs {
     }
     fn capacity(&self) -> usize {
         self.cap
+    }
+}
+
+/// On demand (docs/model.md §1.14): the cache is as large as the owner lets it be. The
+/// HIR limit is lifted, so nothing in `access` evicts (a demoted LIR block just joins Q).
+/// At the first eviction of a run the LIR limit becomes max(1, c − max(1, trunc(0.01·c)))
+/// for c = the blocks left when the previous run ended ([`crate::evict::RunSize`]: the
+/// blocks faulted in since are the resident HIR blocks the run will evict). Each
+/// eviction demotes the LIR blocks over the limit from the bottom of S to Q, then takes
+/// Q's bottom (the oldest resident HIR block) — or, referenced since, looks it up as a
+/// hit (in S: it becomes LIR; only in Q: it rejoins S and Q's top) and tries the next. A
+/// run that empties Q demotes and evicts the bottom LIR block and lowers the limit to
+/// the LIR blocks left.
+impl Lirs {
+    pub fn on_demand(cap: usize, nr_keys: usize) -> Self {
+        let mut l = Lirs::new(cap, nr_keys);
+        l.hirs_limit = usize::MAX / 2;
+        l
+    }
+}
+
+impl crate::evict::Evict for Lirs {
+    fn evict(&mut self, referenced: &mut dyn FnMut(u32) -> bool) -> Option<u32> {
+        if self.occupied == 0 {
+            return None;
+        }
+        let (start, c) = self.run.at_evict(self.occupied);
+        if self.occupied == start {
+            self.lirs_limit = c.saturating_sub(((0.01 * c as f64) as usize).max(1)).max(1);
+        }
+        while self.lirs_count > self.lirs_limit {
+            self.evict_lir();
+        }
+        loop {
+            if self.q.len == 0 {
+                // The run outgrew Q: demote the bottom LIR block, and keep the LIR set
+                // at what is left, so that newcomers are HIR blocks.
+                self.evict_lir();
+                self.lirs_limit = self.lirs_count.max(1);
+                continue;
+            }
+            let v = self.q.tail;
+            if referenced(v) {
+                self.find(v);
+                self.limit_stack();
+                continue;
+            }
+            self.evict_hir();
+            return Some(v);
+        }
+    }
+    fn grow(&mut self, n: usize) {
+        self.ls.grow(n);
+        self.lq.grow(n);
+        self.lnh.grow(n);
+        if n > self.st.len() {
+            self.st.resize(n, 0);
+        }
     }
 }

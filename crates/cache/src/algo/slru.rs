@@ -13,28 +13,35 @@ use crate::Cache;
 const NSEG: usize = 4;
 const NONE: u8 = u8::MAX;
 
-pub struct Slru {
+/// `ON_DEMAND`: for an owner that evicts ([`crate::evict::Evict`]); `false`: libCacheSim's.
+pub struct SlruOf<const ON_DEMAND: bool> {
     cap: usize,
     seg_max: usize,
     links: Links,
     segs: [List; NSEG],
     seg: Vec<u8>,
     len: usize,
+    /// On demand: the size the segments' shares follow.
+    run: crate::evict::RunSize,
 }
 
-impl Slru {
+/// libCacheSim's `SLRU` (`slru`).
+pub type Slru = SlruOf<false>;
+
+impl<const ON_DEMAND: bool> SlruOf<ON_DEMAND> {
     pub fn new(cap: usize, nr_keys: usize) -> Self {
-        Slru {
+        SlruOf {
             cap,
             seg_max: cap / NSEG,
             links: Links::new(nr_keys),
             segs: [List::default(); NSEG],
             seg: vec![NONE; nr_keys],
             len: 0,
+            run: Default::default(),
         }
     }
 
-    fn evict(&mut self) {
+    fn evict_lowest(&mut self) {
         for i in 0..NSEG {
             if self.segs[i].len > 0 {
                 let v = self.links.pop_tail(&mut self.segs[i]);
@@ -47,19 +54,20 @@ impl Slru {
 
     fn cool(&mut self, id: usize) {
         if id == 0 {
-            self.evict();
+            self.evict_lowest();
             return;
         }
         let v = self.links.pop_tail(&mut self.segs[id]);
         self.links.push_head(&mut self.segs[id - 1], v);
         self.seg[v as usize] = (id - 1) as u8;
-        while self.segs[id - 1].len > self.seg_max {
+        // On demand, segment 0 may exceed its share: only the owner evicts.
+        while self.segs[id - 1].len > self.seg_max && !(ON_DEMAND && id == 1) {
             self.cool(id - 1);
         }
     }
 }
 
-impl Cache for Slru {
+impl<const ON_DEMAND: bool> Cache for SlruOf<ON_DEMAND> {
     fn name(&self) -> &'static str {
         "slru"
     }
@@ -84,7 +92,7 @@ impl Cache for Slru {
             return false;
         }
         while self.len + 1 > self.cap {
-            self.evict();
+            self.evict_lowest();
         }
         let mut nth = NSEG;
         for i in 0..NSEG {
@@ -95,7 +103,7 @@ impl Cache for Slru {
         }
         if nth == NSEG {
             while self.len + 1 > self.cap {
-                self.evict();
+                self.evict_lowest();
             }
             nth = 0;
         }
@@ -109,5 +117,38 @@ impl Cache for Slru {
     }
     fn capacity(&self) -> usize {
         self.cap
+    }
+}
+
+/// SLRU for an owner that evicts (`cache:slru`).
+pub type SlruOnDemand = SlruOf<true>;
+
+/// On demand (docs/model.md §1.14): segment 0 has no limit (a hit's cooling never evicts
+/// inside `access`); at each eviction every segment's share becomes max(1, trunc(c/4))
+/// for c = the objects resident when this run of evictions began
+/// ([`crate::evict::RunSize`]), and the tail of the lowest non-empty segment goes —
+/// or, referenced since, is looked up as a hit (promoted one segment) and the next is tried.
+impl crate::evict::Evict for SlruOf<true> {
+    fn evict(&mut self, referenced: &mut dyn FnMut(u32) -> bool) -> Option<u32> {
+        if self.len == 0 {
+            return None;
+        }
+        self.seg_max = (self.run.at_evict(self.len).0 / NSEG).max(1);
+        loop {
+            let i = (0..NSEG).find(|&i| self.segs[i].len > 0).unwrap();
+            let v = self.segs[i].tail;
+            if referenced(v) {
+                self.access(v);
+                continue;
+            }
+            self.evict_lowest();
+            return Some(v);
+        }
+    }
+    fn grow(&mut self, n: usize) {
+        self.links.grow(n);
+        if n > self.seg.len() {
+            self.seg.resize(n, NONE);
+        }
     }
 }

@@ -24,6 +24,8 @@ pub struct TwoQ {
     links: Links,
     am: List,
     loc: Vec<u8>,
+    /// On demand: the size A1in's share follows.
+    run: crate::evict::RunSize,
 }
 
 impl TwoQ {
@@ -39,6 +41,7 @@ impl TwoQ {
             links: Links::new(nr_keys),
             am: List::default(),
             loc: vec![NONE; nr_keys],
+            run: Default::default(),
         }
     }
 }
@@ -93,5 +96,52 @@ impl Cache for TwoQ {
     }
     fn capacity(&self) -> usize {
         self.cap
+    }
+}
+
+/// On demand (docs/model.md §1.14): Am has no limit of its own (a ghost hit never evicts
+/// inside `access`); at each eviction A1in's share becomes max(1, trunc(0.25·c)) for c =
+/// the objects resident when this run of evictions began ([`crate::evict::RunSize`]). If A1in holds more than that (or Am is empty) its oldest
+/// goes to A1out — references to A1in are ignored, as in 2Q (the correlated-reference
+/// period) — else Am's LRU goes, or, referenced since, moves to Am's head and the next
+/// is tried.
+impl TwoQ {
+    pub fn on_demand(cap: usize, nr_keys: usize) -> Self {
+        let mut q = TwoQ::new(cap, nr_keys);
+        q.am_cap = usize::MAX;
+        q
+    }
+}
+
+impl crate::evict::Evict for TwoQ {
+    fn evict(&mut self, referenced: &mut dyn FnMut(u32) -> bool) -> Option<u32> {
+        if self.len() == 0 {
+            return None;
+        }
+        let c = self.run.at_evict(self.len()).0;
+        self.ain_cap = ((c as f64 * 0.25) as usize).max(1);
+        loop {
+            if self.ain.len() > self.ain_cap || self.am.len == 0 {
+                let v = self.ain.pop().unwrap();
+                self.aout.insert(v);
+                self.loc[v as usize] = NONE;
+                return Some(v);
+            }
+            let v = self.am.tail;
+            if referenced(v) {
+                self.links.move_to_head(&mut self.am, v);
+                continue;
+            }
+            self.links.pop_tail(&mut self.am);
+            self.loc[v as usize] = NONE;
+            return Some(v);
+        }
+    }
+    fn grow(&mut self, n: usize) {
+        self.aout.grow(n);
+        self.links.grow(n);
+        if n > self.loc.len() {
+            self.loc.resize(n, NONE);
+        }
     }
 }

@@ -99,6 +99,36 @@ PolicyEntry {
     description: "reference cache algorithm as the reclaim policy (crates/cache): LFU, the least frequently used folio goes (ties: first to reach that frequency), frequencies forgotten on eviction; kernel reclaim drivers and shrink_folio_list unchanged",
     build: |cfg| Box::new(Machine::new(cfg, super::cache::CachePolicy::new(reclaimlab_cache::Algo::Lfu))),
 },
+PolicyEntry {
+    name: "cache:lirs",
+    base: "",
+    description: "reference cache algorithm as the reclaim policy (crates/cache, libCacheSim's definition): LIRS (Jiang & Zhang, SIGMETRICS'02): LIR blocks (99% of the folios resident at each eviction) by inter-reference recency, resident HIR blocks in Q are evicted; kernel reclaim drivers and shrink_folio_list unchanged",
+    build: |cfg| Box::new(Machine::new(cfg, super::cache::CachePolicy::new(reclaimlab_cache::Algo::Lirs))),
+},
+PolicyEntry {
+    name: "cache:2q",
+    base: "",
+    description: "reference cache algorithm as the reclaim policy (crates/cache, libCacheSim's definition): 2Q (Johnson & Shasha, VLDB'94): FIFO A1in (25% of the folios resident at each eviction), ghost A1out, LRU Am for folios refaulting from A1out; kernel reclaim drivers and shrink_folio_list unchanged",
+    build: |cfg| Box::new(Machine::new(cfg, super::cache::CachePolicy::new(reclaimlab_cache::Algo::TwoQ))),
+},
+PolicyEntry {
+    name: "cache:slru",
+    base: "",
+    description: "reference cache algorithm as the reclaim policy (crates/cache, libCacheSim's definition): SLRU, four LRU segments (each a quarter of the folios resident at each eviction), a hit promotes one segment; kernel reclaim drivers and shrink_folio_list unchanged",
+    build: |cfg| Box::new(Machine::new(cfg, super::cache::CachePolicy::new(reclaimlab_cache::Algo::Slru))),
+},
+PolicyEntry {
+    name: "cache:clockpro",
+    base: "",
+    description: "reference cache algorithm as the reclaim policy (crates/cache, the authors' simulator): CLOCK-Pro (Jiang, Chen & Zhang, USENIX ATC'05): hot and cold pages on one clock, non-resident cold pages in their test period, 5% cold allocation of the folios resident at each eviction; kernel reclaim drivers and shrink_folio_list unchanged",
+    build: |cfg| Box::new(Machine::new(cfg, super::cache::CachePolicy::new(reclaimlab_cache::Algo::ClockPro))),
+},
+PolicyEntry {
+    name: "cache:s3fifo-paper",
+    base: "cache:s3fifo",
+    description: "reference cache algorithm as the reclaim policy (crates/cache, libCacheSim's S3FIFOv0): S3-FIFO as in the paper, every new folio into the small queue; kernel reclaim drivers and shrink_folio_list unchanged",
+    build: |cfg| Box::new(Machine::new(cfg, super::cache::CachePolicy::new(reclaimlab_cache::Algo::S3FifoPaper))),
+},
 ];
 
 /// `lru_gen.enabled=y|n` on a model of the other family: the same kernel's (and

@@ -11,7 +11,10 @@
 //! policy"):
 //! - A fault is a miss: the folio enters the algorithm when it joins the LRU
 //!   (`folio_add_lru`); the algorithm's own ghost lists play the role of shadow entries.
-//! - A `read()`/`write()` of a resident file page (`folio_mark_accessed`) is a hit.
+//! - A `read()`/`write()` of a resident file page (`folio_mark_accessed`) is a hit. The
+//!   `folio_mark_accessed` that `filemap_read` does right after faulting a folio in is
+//!   part of that miss, not a second reference (it would make every page read once look
+//!   reused: ARC's T2, LIRS's LIR set, CLOCK's reference bit).
 //! - A mapped access only sets the PTE's accessed (young) bit, as hardware does; the
 //!   algorithm learns of it when reclaim reaches that folio as a candidate: the young
 //!   bit (or `PG_referenced`) is tested and cleared then (`folio_referenced`, with its
@@ -45,12 +48,14 @@ pub struct CachePolicy {
     /// Page id → its frame while the page is resident.
     pfn_of: Vec<Pfn>,
     isolated: Vec<Pfn>,
+    /// The folio `folio_add_lru` just added, until the next `folio_mark_accessed`.
+    added: Option<Pfn>,
 }
 
 impl CachePolicy {
     /// `algo` must be one of [`reclaimlab_cache::evict::EVICT_ALGOS`].
     pub fn new(algo: Algo) -> Self {
-        CachePolicy { algo, lruvecs: Vec::new(), nr_keys: 0, pfn_of: Vec::new(), isolated: Vec::with_capacity(SWAP_CLUSTER_MAX as usize) }
+        CachePolicy { algo, lruvecs: Vec::new(), nr_keys: 0, pfn_of: Vec::new(), isolated: Vec::with_capacity(SWAP_CLUSTER_MAX as usize), added: None }
     }
 
     /// The inactive list of the folio's type: all this policy's folios are accounted there.
@@ -150,7 +155,7 @@ impl ReclaimPolicy for CachePolicy {
     }
 
     fn folio_mark_accessed(&mut self, mm: &mut Mm, pfn: Pfn) {
-        if mm.frames.test(pfn, pg::LRU) {
+        if self.added.take() != Some(pfn) && mm.frames.test(pfn, pg::LRU) {
             let lv = mm.folio_lruvec(pfn);
             let k = mm.frames.page(pfn);
             self.lruvecs[lv as usize].access(k);
@@ -163,7 +168,8 @@ impl ReclaimPolicy for CachePolicy {
     }
 
     fn folio_add_lru(&mut self, mm: &mut Mm, pfn: Pfn) {
-        self.add(mm, pfn)
+        self.add(mm, pfn);
+        self.added = Some(pfn);
     }
 
     fn workingset_eviction(&mut self, _mm: &mut Mm, _pfn: Pfn) -> u64 {
