@@ -293,8 +293,9 @@ static SCENARIOS: &[Scenario] = &[
     },
     Scenario {
         name: "tpcc-stock-level",
-        description: "seed 001: 3 MongoDB replicas (cgroups replica1..3, WiredTiger caches + data files > memory) \
-                      serving py-tpcc STOCK_LEVEL, zram; 1G machine at --scale 1",
+        description: "seed 001: 30 py-tpcc clients run STOCK_LEVEL on the primary of a 3-member MongoDB replica set \
+                      (cgroups replica1..3, WiredTiger caches; the primary's data files > memory), zram; 1G machine \
+                      at --scale 1; workload parameters stock_plan, read_replicas",
         policies: &[
             "classic@6.15",
             "classic+refault-distance-rfc-v3",
