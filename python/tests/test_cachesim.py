@@ -201,6 +201,29 @@ def test_cli_mrc_csv_and_plot(tmp_path):
     assert_user_error(cli("mrc", "--trace", LIRS / "cs.trace.gz", "--sample-rate", "0"), "sample-rate")
 
 
+def test_cli_mrc_all_on_a_tiny_trace_skips_sizes_below_an_algorithms_minimum(tmp_path):
+    # 3 distinct pages: the default sizes are 1, 2 and 3; clockpro needs 5 and
+    # lirs-paper 10, so they have no point, and a note says so; the others run.
+    trace = tmp_path / "tiny.trace"
+    trace.write_text("1\n2\n3\n1\n2\n3\n")
+    csv = tmp_path / "m.csv"
+    p = cli("mrc", "--trace", trace, "--algo", "all", "--csv", csv)
+    assert p.returncode == 0, p.stderr
+    assert "clockpro needs a cache of at least 5 pages" in p.stderr and "sizes 1, 2, 3 skipped" in p.stderr
+    assert "lirs-paper needs a cache of at least 10 pages" in p.stderr
+    assert "Traceback" not in p.stderr
+    rows = [r.split(",") for r in csv.read_text().splitlines()[1:]]
+    algos = {a for a, _, _ in rows}
+    assert "clockpro" not in algos and "lirs-paper" not in algos
+    assert len(rows) == 3 * (len(_core.cache_algos()) - 2)
+    ratio = {(a, int(s)): float(y) for a, s, y in rows}
+    # A loop of 3 pages: LRU misses everything below 3; at 3 only the 3 cold misses.
+    assert ratio[("lru", 2)] == 1.0 and ratio[("lru", 3)] == 0.5 and ratio[("belady", 3)] == 0.5
+    table = cli("mrc", "--trace", trace, "--algo", "lru,clockpro")
+    assert table.returncode == 0, table.stderr
+    assert [line.split() for line in table.stdout.splitlines()[-3:]] == [["1", "1.0000", "-"], ["2", "1.0000", "-"], ["3", "0.5000", "-"]]
+
+
 def test_cli_trace_convert_oracle_both_ways(tmp_path):
     og = tmp_path / "cpp.oracleGeneral"
     p = cli("trace", "convert", LIRS / "cpp.trace.gz", og)

@@ -99,6 +99,13 @@ fn cache_algos() -> Vec<&'static str> {
     reclaimlab_cache::ALGOS.to_vec()
 }
 
+/// The smallest cache `name` accepts (0: any; CLOCK-Pro 5, lirs-paper 10, as their
+/// authors' simulators).
+#[pyfunction]
+fn cache_min_size(name: &str) -> PyResult<usize> {
+    Ok(parse_algo(name)?.min_size())
+}
+
 fn parse_algo(name: &str) -> PyResult<Algo> {
     Algo::parse(name).map_err(|e| invalid(e.0))
 }
@@ -201,6 +208,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(cache_load, m)?)?;
     m.add_function(wrap_pyfunction!(cache_trace_from_keys, m)?)?;
     m.add_function(wrap_pyfunction!(cache_algos, m)?)?;
+    m.add_function(wrap_pyfunction!(cache_min_size, m)?)?;
     m.add_function(wrap_pyfunction!(cache_simulate, m)?)?;
     m.add_function(wrap_pyfunction!(cache_lru_mrc, m)?)?;
     Ok(())

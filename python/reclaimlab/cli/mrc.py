@@ -5,6 +5,8 @@
 from __future__ import annotations
 
 import argparse
+import math
+import sys
 
 from ._table import table
 from .cachesim import add_trace_args, load, parse_algos, parse_sizes
@@ -26,7 +28,8 @@ def add_parser(sub) -> None:
                        formatter_class=argparse.RawDescriptionHelpFormatter)
     add_trace_args(p)
     p.add_argument("--algo", action="append", metavar="NAME[,NAME...]",
-                   help="algorithms (default lru: the exact stack-distance curve); lru is always exact")
+                   help="algorithms (default lru: the exact stack-distance curve); lru is always exact; "
+                   "sizes below an algorithm's minimum (clockpro 5, lirs-paper 10) are skipped with a note")
     p.add_argument("--sizes", metavar="N|P%[,...]",
                    help=f"cache sizes (default: {DEFAULT_POINTS} evenly spaced sizes up to the distinct pages)")
     p.add_argument("-o", "--output", metavar="FILE", help="draw the curves (.png/.svg/.pdf; needs matplotlib)")
@@ -37,17 +40,33 @@ def add_parser(sub) -> None:
 
 
 def curves(tr, algos: list[str], sizes: list[int], rate: float = 1.0) -> dict[str, list[float]]:
+    """Miss ratio of each algorithm at each size; NaN at sizes below the algorithm's
+    minimum (:func:`skipped`)."""
     from .. import _core
 
     out: dict[str, list[float]] = {}
     others = [a for a in algos if a != "lru"]
     if "lru" in algos:
         out["lru"] = _core.cache_lru_mrc(tr, sizes, rate)
-    if others:
-        res = _core.cache_simulate(tr, others, sizes)
-        for a in others:
-            out[a] = [r["miss_ratio"] for r in res if r["algo"] == a]
+    for a in others:
+        ok = [s for s in sizes if s >= _core.cache_min_size(a)]
+        got = {r["size"]: r["miss_ratio"] for r in _core.cache_simulate(tr, [a], ok)} if ok else {}
+        out[a] = [got.get(s, math.nan) for s in sizes]
     return {a: out[a] for a in algos}
+
+
+def skipped(algos: list[str], sizes: list[int]) -> list[str]:
+    """One note per algorithm that cannot run at some of ``sizes``."""
+    from .. import _core
+
+    notes = []
+    for a in algos:
+        m = _core.cache_min_size(a)
+        below = [s for s in sizes if s < m]
+        if below:
+            notes.append(f"note: {a} needs a cache of at least {m} pages, as its authors' simulator does: "
+                         f"size{'s' if len(below) > 1 else ''} {', '.join(map(str, below))} skipped")
+    return notes
 
 
 def cmd_mrc(args: argparse.Namespace) -> int:
@@ -68,6 +87,8 @@ def cmd_mrc(args: argparse.Namespace) -> int:
     else:
         sizes = sorted({max(1, distinct * i // DEFAULT_POINTS) for i in range(1, DEFAULT_POINTS + 1)})
     cv = curves(tr, algos, sizes, args.sample_rate)
+    for note in skipped(algos, sizes):
+        print(note, file=sys.stderr)
     if args.csv:
         from .._atomic import atomic_output
 
@@ -76,12 +97,14 @@ def cmd_mrc(args: argparse.Namespace) -> int:
                 f.write("algo,size,miss_ratio\n")
                 for a, ys in cv.items():
                     for s, y in zip(sizes, ys):
-                        f.write(f"{a},{s},{y:.6f}\n")
+                        if not math.isnan(y):
+                            f.write(f"{a},{s},{y:.6f}\n")
     if args.output:
         plot_mrc(cv, sizes, args.output, title=f"{args.trace} ({len(tr):,} requests, {distinct:,} pages)",
                  sampled=args.sample_rate < 1)
     if not args.csv and not args.output:
-        rows = [[f"{s:,}"] + [f"{cv[a][i]:.4f}" for a in algos] for i, s in enumerate(sizes)]
+        rows = [[f"{s:,}"] + ["-" if math.isnan(cv[a][i]) else f"{cv[a][i]:.4f}" for a in algos]
+                for i, s in enumerate(sizes)]
         print(table(rows, header=["size"] + algos, right=tuple(range(len(algos) + 1))))
     return 0
 
