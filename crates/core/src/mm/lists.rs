@@ -154,6 +154,14 @@ impl ListArena {
         (p != h.0).then_some(p)
     }
 
+    /// Host-side hint (no effect on the lists): start loading `x`'s links, for a walk
+    /// that will unlink or move it next.
+    #[inline(always)]
+    pub fn prefetch_links(&self, x: Slot) {
+        super::prefetch::prefetch(&self.prev, x as usize);
+        super::prefetch::prefetch(&self.next, x as usize);
+    }
+
     /// Iterate a list from head to tail (tests and invariant checks; not for hot paths).
     pub fn iter(&self, h: ListHead) -> impl Iterator<Item = Slot> + '_ {
         let mut cur = self.next[h.0 as usize];

@@ -17,6 +17,7 @@ use crate::mm::lruvec::{LruList, LruvecId};
 use crate::mm::memcontrol::ROOT_MEMCG;
 use crate::mm::page::pg;
 use crate::mm::page_alloc::{Pfn, WMARK_HIGH};
+use crate::mm::prefetch::prefetch;
 use crate::mm::vmstat::Ev;
 use crate::mm::Mm;
 use crate::vmscan::{shrink_folio_list, shrink_node_memcgs, FolioReferences, Reclaimer, ScanControl, DEF_PRIORITY};
@@ -179,6 +180,12 @@ impl<V: MglruVariant> Mglru<V> {
         let mut remaining = nr_to_scan.min(MAX_LRU_BATCH);
         let (mut scanned, mut sorted, mut isolated) = (0u64, 0u64, 0u64);
         while let Some(pfn) = mm.lists.tail(head) {
+            // Host-side: the folio before `pfn` is the next tail whether `pfn` is sorted
+            // away or isolated; start loading its links and flags now.
+            if let Some(next) = mm.lists.prev_of(head, pfn) {
+                mm.lists.prefetch_links(next);
+                prefetch(&mm.frames.flags, next as usize);
+            }
             scanned += 1;
             sc.cost_ns += mm.cfg.cost.scan_ns;
             if V::sort_folio(mm, g, lv, pfn, tier) {
