@@ -35,3 +35,29 @@ pub fn prefetch_range<T>(slice: &[T], start: usize, end: usize) {
     }
     prefetch(slice, end - 1);
 }
+
+/// Accesses ahead of the current one whose PTE the access loop prefetches.
+const PTE_AHEAD: usize = 16;
+/// Accesses ahead whose frame flags it prefetches (their PTE, fetched earlier, says which
+/// frame; a PTE that changes meanwhile only makes the hint useless).
+const FLAGS_AHEAD: usize = 8;
+
+/// The access loop's hint before replaying `batch[i]`: the PTE word of a later access,
+/// and for a nearer one the folio flags (resident) or the shadow slot the fault will
+/// read (evicted before).
+#[inline(always)]
+pub fn prefetch_access(mm: &super::Mm, batch: &[reclaimlab_trace::Access], i: usize) {
+    use super::page::{is_resident, pinfo, pte_info};
+    if let Some(a) = batch.get(i + PTE_AHEAD) {
+        prefetch(&mm.pages.pte, a.page as usize);
+    }
+    if let Some(a) = batch.get(i + FLAGS_AHEAD) {
+        if let Some(&pte) = mm.pages.pte.get(a.page as usize) {
+            if is_resident(pte) {
+                prefetch(&mm.frames.flags, pte as usize);
+            } else if pte_info(pte) & pinfo::TOUCHED != 0 {
+                prefetch(&mm.pages.shadow, a.page as usize);
+            }
+        }
+    }
+}

@@ -442,7 +442,8 @@ impl<P: ReclaimPolicy> Engine for Machine<P> {
                 }
                 self.mm.pages.ensure(src.nr_pages_seen() as usize);
                 self.sync_cgroups(src.cgroups_seen());
-                for &a in &buf[..n] {
+                for (i, &a) in buf[..n].iter().enumerate() {
+                    crate::mm::prefetch::prefetch_access(&self.mm, &buf[..n], i);
                     self.access(a)?;
                 }
                 done += n as u64;
