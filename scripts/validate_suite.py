@@ -24,7 +24,7 @@ from pathlib import Path
 from reclaimlab.kernel import store
 from reclaimlab.kernel.experiment import params_of, record
 from reclaimlab.kernel.run import Setup, prepare
-from reclaimlab.kernel.validate import ANON_TARGETS, FILE_TARGETS, compare, simulate
+from reclaimlab.kernel.validate import ANON_TARGETS, FILE_TARGETS, compare, mglru_model, simulate
 from reclaimlab.kernel.workload import build
 
 MEMORY = "64M"
@@ -63,7 +63,7 @@ def run_boots(out: Path, boots: int) -> None:
             print(f"  done in {time.time() - t:.0f} s", file=sys.stderr, flush=True)
 
 
-def evaluate(out: Path) -> list[dict]:
+def evaluate(out: Path, mglru_policy: str | None = None) -> list[dict]:
     results = []
     with tempfile.TemporaryDirectory() as tmp:
         for label, spec, tick in SUITE:
@@ -74,6 +74,8 @@ def evaluate(out: Path) -> list[dict]:
                 if not boots:
                     continue
                 settings = {k: v for k, v in boots[0]["config"].items() if not k.startswith("kernel.") and k != "workload"}
+                if mglru == "on":  # the variant of the guest's kernel version, unless told otherwise
+                    settings["policy"] = mglru_policy or mglru_model(boots[0]["config"]["kernel.release"])
                 ratios = [b["metrics"]["zram.compression_ratio"] for b in boots if "zram.compression_ratio" in b["metrics"]]
                 if ratios:
                     settings["swap.zram.compression_ratio"] = f"{statistics.fmean(ratios):.3f}"
@@ -96,7 +98,8 @@ def render(results: list[dict]) -> str:
     lines = [BEGIN, "",
              f"Generated {datetime.date.today().isoformat()} by `python scripts/validate_suite.py`; kernel "
              f"`linux-image-6.12.117+deb12-amd64-unsigned` under QEMU TCG, cgroup memory.max {MEMORY}; "
-             "simulator `mglru@6.15` (MGLRU on) or `classic@6.15` (off) with the guest's parameters. "
+             f"simulator `{next((r['policy'] for r in results if r['mglru'] == 'on'), '')}` (MGLRU on: the variant of the guest's kernel "
+             "version, `mglru_model`) or `classic@6.15` (off) with the guest's parameters. "
              "Kernel: mean ± sd over the boots. Error: (simulated − kernel mean) / kernel mean. "
              "✓ within the issue's target (file ±10 %, anon ±25 %), ✗ outside it.", ""]
     for r in results:
@@ -145,11 +148,13 @@ def main() -> int:
     ap.add_argument("--render-only", action="store_true", help="do not boot; use the boots already stored")
     ap.add_argument("--doc", default=str(Path(__file__).resolve().parent.parent / "docs" / "validation.md"))
     ap.add_argument("--json", help="also write the results as JSON here")
+    ap.add_argument("--mglru-policy", help="simulate MGLRU-on boots with this policy instead of the variant "
+                    "matching the guest's kernel (e.g. mglru@6.15, to see the version effect)")
     a = ap.parse_args()
     out = Path(a.out)
     if not a.render_only:
         run_boots(out, a.boots)
-    results = evaluate(out)
+    results = evaluate(out, a.mglru_policy)
     if a.json:
         Path(a.json).write_text(json.dumps(results, indent=1, default=str))
     doc = Path(a.doc)

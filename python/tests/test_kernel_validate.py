@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import math
 
-from reclaimlab.kernel.validate import FILE_TARGETS, compare, definition_notes, kernel_version
+from reclaimlab.kernel.validate import FILE_TARGETS, compare, definition_notes, kernel_version, mglru_model
 
 
 def test_compare_rows_mean_sd_error_and_target():
@@ -34,3 +34,18 @@ def test_definition_notes_flag_the_pre_6_14_mglru_activation_counter():
         "workingset_activate_anon", "workingset_activate_file"}
     assert definition_notes("6.12.117+deb12-amd64", "classic@6.15") == {}
     assert definition_notes("6.15.2", "mglru@6.15") == {}
+
+
+def test_mglru_model_follows_the_guest_kernel_version():
+    # v6.14's rework is what mglru@6.15 models; 081488051d28 is in v6.7 and in the 6.1/6.6
+    # stable series; older kernels get the v6.6 code path.
+    assert mglru_model("6.15.2") == "mglru@6.15"
+    assert mglru_model("6.14.0-1-amd64") == "mglru@6.15"
+    assert mglru_model("6.12.117+deb12-amd64") == "mglru+fix-underprotected-page-cache"
+    assert mglru_model("6.7.0") == "mglru+fix-underprotected-page-cache"
+    assert mglru_model("6.1.0-56-amd64") == "mglru+fix-underprotected-page-cache"
+    assert mglru_model("6.6.30") == "mglru+fix-underprotected-page-cache"
+    assert mglru_model("6.5.0") == "mglru@6.6"
+    assert mglru_model("") == "mglru@6.6"
+    # the chosen variant has no counter whose definition differs from the guest's
+    assert definition_notes("6.12.117+deb12-amd64", mglru_model("6.12.117+deb12-amd64")) == {}

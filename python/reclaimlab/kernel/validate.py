@@ -23,10 +23,29 @@ ANON_TARGETS = {"pswpin": 0.25, "pswpout": 0.25, "workingset_refault_anon": 0.25
 CONTEXT = ("pgscan_file", "pgscan_anon", "pgsteal_anon", "workingset_activate_anon", "pgactivate", "pgdeactivate")
 
 
+def mglru_model(release: str) -> str:
+    """The MGLRU variant whose code path matches kernel ``release`` (docs/validation.md):
+
+    - v6.14+ (the workingset-protection rework): ``mglru@6.15``;
+    - v6.7–v6.13 and the 6.1/6.6 long-term series: ``mglru+fix-underprotected-page-cache``
+      (081488051d28 over v6.6). The fix is tagged ``Cc: stable`` and ``Fixes:`` v6.1's
+      MGLRU; the 6.1-stable review of 18 Dec 2023 (patch 085/106) carries it, and 6.6-stable
+      is assumed to, as a stable kernel of either series today does;
+    - anything else before v6.7: ``mglru@6.6``.
+    """
+    v = kernel_version(release)
+    if v >= (6, 14):
+        return "mglru@6.15"
+    if v >= (6, 7) or v in ((6, 1), (6, 6)):
+        return "mglru+fix-underprotected-page-cache"
+    return "mglru@6.6"
+
+
 def policy_of(console: Console) -> str:
-    """The simulator policy matching what the guest ran (lru_gen/enabled as it read back)."""
+    """The simulator policy matching what the guest ran: lru_gen/enabled as it read back,
+    and for MGLRU the variant of the guest's kernel version (:func:`mglru_model`)."""
     on = console.lru_gen is not None and console.lru_gen not in ("0x0000", "0")
-    return "mglru@6.15" if on else "classic@6.15"
+    return mglru_model(console.release) if on else "classic@6.15"
 
 
 def compression_ratio(consoles: list[Console]) -> float | None:
@@ -92,10 +111,12 @@ def kernel_version(release: str) -> tuple[int, int]:
 
 
 def definition_notes(release: str, policy: str) -> dict[str, str]:
-    """Counters whose kernel definition differs between the guest's kernel and the model's
-    (v6.15), so that a mismatch is read as what it is (docs/validation.md)."""
+    """Counters whose kernel definition differs between the guest's kernel and the model
+    ``policy`` (only ``mglru@6.15`` against a pre-v6.14 guest, e.g. when asked for it instead
+    of :func:`mglru_model`'s choice), so that a mismatch is read as what it is
+    (docs/validation.md)."""
     notes: dict[str, str] = {}
-    if policy.startswith("mglru") and kernel_version(release) < (6, 14):
+    if policy == "mglru@6.15" and kernel_version(release) < (6, 14):
         for t in ("anon", "file"):
             notes[f"workingset_activate_{t}"] = (
                 f"kernel {release} counts every recent MGLRU refault; v6.14+ (the model) only those in a page fault")
