@@ -202,8 +202,8 @@ def test_cli_mrc_csv_and_plot(tmp_path):
 
 
 def test_cli_mrc_all_on_a_tiny_trace_skips_sizes_below_an_algorithms_minimum(tmp_path):
-    # 3 distinct pages: the default sizes are 1, 2 and 3; clockpro needs 5 and
-    # lirs-paper 10, so they have no point, and a note says so; the others run.
+    # 3 distinct pages: the default sizes are 1, 2 and 3; clockpro and clockpro-paper
+    # need 5 and lirs-paper 10, so they have no point, and a note says so; the others run.
     trace = tmp_path / "tiny.trace"
     trace.write_text("1\n2\n3\n1\n2\n3\n")
     csv = tmp_path / "m.csv"
@@ -215,7 +215,8 @@ def test_cli_mrc_all_on_a_tiny_trace_skips_sizes_below_an_algorithms_minimum(tmp
     rows = [r.split(",") for r in csv.read_text().splitlines()[1:]]
     algos = {a for a, _, _ in rows}
     assert "clockpro" not in algos and "lirs-paper" not in algos
-    assert len(rows) == 3 * (len(_core.cache_algos()) - 2)
+    assert "clockpro-paper" not in algos
+    assert len(rows) == 3 * (len(_core.cache_algos()) - 3)
     ratio = {(a, int(s)): float(y) for a, s, y in rows}
     # A loop of 3 pages: LRU misses everything below 3; at 3 only the 3 cold misses.
     assert ratio[("lru", 2)] == 1.0 and ratio[("lru", 3)] == 0.5 and ratio[("belady", 3)] == 0.5

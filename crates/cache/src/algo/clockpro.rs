@@ -46,10 +46,16 @@ enum Met {
 }
 
 /// `ON_DEMAND`: for an owner that evicts ([`crate::evict::Evict`]); `false`: the
-/// authors' simulator.
-pub struct ClockProOf<const ON_DEMAND: bool> {
+/// authors' simulator. `ADAPTIVE`: the paper's adaptive cold allocation (`clockpro-paper`).
+pub struct ClockProOf<const ON_DEMAND: bool, const ADAPTIVE: bool = false> {
     cap: usize,
+    /// The cold allocation (adaptive: its lower bound); warm-up leaves this many cold.
     cold_alloc: usize,
+    /// Adaptive: the cold allocation's upper bound.
+    cold_max: usize,
+    /// Adaptive: the simulator's `ColdIncreaseCredits` (> 0: grow the cold allocation,
+    /// < 0: shrink it).
+    credits: i64,
     free: usize,
     nonres: usize,
     /// Bound on non-resident cold pages (m).
@@ -72,6 +78,8 @@ pub struct ClockProOf<const ON_DEMAND: bool> {
 
 /// The authors' simulator (`clockpro`).
 pub type ClockPro = ClockProOf<false>;
+/// The paper's adaptive cold allocation (`clockpro-paper`).
+pub type ClockProPaper = ClockProOf<false, true>;
 /// CLOCK-Pro for an owner that evicts (`cache:clockpro`).
 pub type ClockProOnDemand = ClockProOf<true>;
 
@@ -80,14 +88,19 @@ fn cold_alloc(m: usize) -> usize {
     ((0.05 * m as f64) as usize).max(2)
 }
 
-impl<const ON_DEMAND: bool> ClockProOf<ON_DEMAND> {
+impl<const ON_DEMAND: bool, const ADAPTIVE: bool> ClockProOf<ON_DEMAND, ADAPTIVE> {
     /// The smallest memory the authors' simulator accepts.
     pub const MIN_SIZE: usize = 5;
 
     pub fn new(cap: usize, nr_keys: usize) -> Self {
+        // Adaptive: the band [1%, 99%] of m, at least 2 (Caffeine's simulator defaults for
+        // CLOCK-Pro; the authors' shipped band, 5% to 5%, leaves nothing to adapt).
+        let band = |r: f64| ((r * cap as f64) as usize).max(2);
         ClockProOf {
             cap,
-            cold_alloc: cold_alloc(cap),
+            cold_alloc: if ADAPTIVE { band(0.01) } else { cold_alloc(cap) },
+            cold_max: if ADAPTIVE { band(0.99) } else { cold_alloc(cap) },
+            credits: 0,
             free: cap,
             nonres: 0,
             nonres_max: cap,
@@ -161,6 +174,9 @@ impl<const ON_DEMAND: bool> ClockProOf<ON_DEMAND> {
         if step {
             let t = self.hand_test;
             if !self.has(t, HOT) {
+                if ADAPTIVE && !self.has(t, RES) {
+                    self.credits -= 1;
+                }
                 self.clear(t, IN_TEST | REF);
                 self.hand_test = self.prev(t);
                 if !self.has(t, RES) {
@@ -180,6 +196,9 @@ impl<const ON_DEMAND: bool> ClockProOf<ON_DEMAND> {
                 self.hand_test = self.prev(t);
             }
             let t = self.hand_test;
+            if ADAPTIVE {
+                self.credits -= 1;
+            }
             self.hand_test = self.prev(t);
             self.remove(t, true);
             self.nonres -= 1;
@@ -247,6 +266,9 @@ impl<const ON_DEMAND: bool> ClockProOf<ON_DEMAND> {
                 self.run_hand_test(false);
                 return c;
             }
+            if ADAPTIVE && self.adapt_cold(c, referenced) {
+                continue;
+            }
             let met = self.run_hand_hot(c, referenced);
             if met != Met::Yes {
                 self.hand_cold = self.prev(c);
@@ -257,6 +279,53 @@ impl<const ON_DEMAND: bool> ClockProOf<ON_DEMAND> {
             }
             self.seek_cold();
         }
+    }
+
+    /// Adaptive: HAND_cold met `c`, referenced in its test period, with credits to
+    /// spend (`check_adaptive_bound` first zeroes them at the band's edge). Credits < 0:
+    /// promote `c` without running HAND_hot (the cold allocation shrinks by one).
+    /// Credits > 0: HAND_hot demotes a hot page and `c` stays cold, moved to the head
+    /// with a new test period (the allocation grows by one; "to compensate the accessed
+    /// page" the simulator then sets the reference bit of HAND_cold's new page, not of
+    /// `c` — kept, as the counts are the simulator's); if HAND_hot met `c` first, `c`
+    /// loses its bit and is evicted next. Returns false with no credits (the fixed
+    /// allocation's step: one promotion, one demotion).
+    fn adapt_cold(&mut self, c: u32, referenced: &mut impl FnMut(u32) -> bool) -> bool {
+        let cold = self.cap as i64 - self.hot as i64;
+        if (self.credits > 0 && cold >= self.cold_max as i64) || (self.credits < 0 && cold <= self.cold_alloc as i64) {
+            self.credits = 0;
+        }
+        if self.credits < 0 {
+            self.hand_cold = self.prev(c);
+            self.remove(c, false);
+            self.set(c, HOT);
+            self.hot += 1;
+            self.insert_head(c);
+            self.credits += 1;
+        } else if self.credits > 0 {
+            match self.run_hand_hot(c, referenced) {
+                Met::No => {
+                    let n = self.prev(c);
+                    self.hand_cold = n;
+                    self.remove(c, false);
+                    self.set(n, REF);
+                    self.insert_head(c);
+                    self.set(c, IN_TEST);
+                    self.credits -= 1;
+                }
+                met => {
+                    self.clear(c, REF);
+                    if met == Met::YesAfterDemotion {
+                        self.credits -= 1;
+                    }
+                    return true;
+                }
+            }
+        } else {
+            return false;
+        }
+        self.seek_cold();
+        true
     }
 
     /// Move HAND_cold to a cold page (on demand: a resident cold page, or NIL once it
@@ -331,6 +400,9 @@ impl<const ON_DEMAND: bool> ClockProOf<ON_DEMAND> {
                         }
                         self.set(k, RES | HOT);
                         self.hot += 1;
+                        if ADAPTIVE {
+                            self.credits += 1;
+                        }
                         self.free -= 1;
                         self.insert_head(k);
                     }
@@ -341,9 +413,13 @@ impl<const ON_DEMAND: bool> ClockProOf<ON_DEMAND> {
     }
 }
 
-impl<const ON_DEMAND: bool> Cache for ClockProOf<ON_DEMAND> {
+impl<const ON_DEMAND: bool, const ADAPTIVE: bool> Cache for ClockProOf<ON_DEMAND, ADAPTIVE> {
     fn name(&self) -> &'static str {
-        "clockpro"
+        if ADAPTIVE {
+            "clockpro-paper"
+        } else {
+            "clockpro"
+        }
     }
     #[inline]
     fn access(&mut self, k: u32) -> bool {

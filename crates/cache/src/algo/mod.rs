@@ -21,7 +21,7 @@ use crate::{run, Cache, Error, Stats};
 
 /// Algorithm names accepted by [`Algo::parse`] / [`build`] (lower case; the
 /// libCacheSim spellings `Clock`, `Sieve`, `S3FIFO`, `s3-fifo`, `OPT`, `TwoQ` are accepted too).
-pub const ALGOS: [&str; 17] = [
+pub const ALGOS: [&str; 18] = [
     "lru",
     "fifo",
     "clock",
@@ -39,6 +39,7 @@ pub const ALGOS: [&str; 17] = [
     "s3fifo-paper",
     "slru-paper",
     "belady-paper",
+    "clockpro-paper",
 ];
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -60,6 +61,7 @@ pub enum Algo {
     S3FifoPaper,
     SlruPaper,
     BeladyPaper,
+    ClockProPaper,
 }
 
 impl Algo {
@@ -79,6 +81,7 @@ impl Algo {
                 "lfu" => Algo::Lfu,
                 "car" => Algo::Car,
                 "clockpro" => Algo::ClockPro,
+                "clockpropaper" => Algo::ClockProPaper,
                 "lirspaper" => Algo::LirsPaper,
                 "s3fifopaper" | "s3fifov0" => Algo::S3FifoPaper,
                 "slrupaper" => Algo::SlruPaper,
@@ -99,7 +102,7 @@ impl Algo {
     /// authors' simulators refuse smaller ones; below it nothing would be cached).
     pub fn min_size(self) -> usize {
         match self {
-            Algo::ClockPro => clockpro::ClockPro::MIN_SIZE,
+            Algo::ClockPro | Algo::ClockProPaper => clockpro::ClockPro::MIN_SIZE,
             Algo::LirsPaper => lirs_paper::LirsPaper::MIN_SIZE,
             _ => 0,
         }
@@ -126,6 +129,7 @@ pub fn build(algo: Algo, size: usize, nr_keys: u32) -> Box<dyn Cache> {
         Algo::Lfu => Box::new(lfu::Lfu::new(size, n)),
         Algo::Car => Box::new(car::Car::new(size, n)),
         Algo::ClockPro => Box::new(clockpro::ClockPro::new(size, n)),
+        Algo::ClockProPaper => Box::new(clockpro::ClockProPaper::new(size, n)),
         Algo::LirsPaper => Box::new(lirs_paper::LirsPaper::new(size, n)),
         Algo::S3FifoPaper => Box::new(s3fifo::S3FifoPaper::new(size, n)),
         Algo::SlruPaper => Box::new(slru_paper::SlruPaper::new(size, n)),
@@ -152,6 +156,7 @@ pub fn simulate(algo: Algo, size: usize, keys: &[u32], nr_keys: u32) -> Stats {
         Algo::Lfu => run(&mut lfu::Lfu::new(size, n), keys),
         Algo::Car => run(&mut car::Car::new(size, n), keys),
         Algo::ClockPro => run(&mut clockpro::ClockPro::new(size, n), keys),
+        Algo::ClockProPaper => run(&mut clockpro::ClockProPaper::new(size, n), keys),
         Algo::LirsPaper => run(&mut lirs_paper::LirsPaper::new(size, n), keys),
         Algo::S3FifoPaper => run(&mut s3fifo::S3FifoPaper::new(size, n), keys),
         Algo::SlruPaper => run(&mut slru_paper::SlruPaper::new(size, n), keys),
