@@ -192,6 +192,8 @@ impl<V: MglruVariant> Mglru<V> {
                 sorted += 1;
             } else {
                 V::isolate_folio(mm, g, lv, pfn);
+                // Host-side: the owner (page id) is read next by prefetch_isolated.
+                prefetch(&mm.frames.owner, pfn as usize);
                 list.push(pfn);
                 isolated += 1;
             }
