@@ -10,6 +10,7 @@
 //! the same scan isolates them.
 
 use super::aging::{lru_gen_look_around, prefetch_isolated, try_to_inc_max_seq};
+use super::host_time::{self, Path};
 use super::lrugen::*;
 use super::pid::reset_ctrl_pos;
 use super::{Mglru, MglruVariant};
@@ -70,7 +71,7 @@ impl<V: MglruVariant> Mglru<V> {
         let max_seq = g.max_seq;
         self.stats.aging += 1;
         let before = sc.cost_ns;
-        let aged = try_to_inc_max_seq::<V>(mm, g, lv, max_seq, swappiness, false, sc);
+        let aged = host_time::timed(Path::Aging, || try_to_inc_max_seq::<V>(mm, g, lv, max_seq, swappiness, false, sc));
         self.stats.aging_ns += sc.cost_ns - before;
         if aged {
             -1
@@ -90,7 +91,7 @@ impl<V: MglruVariant> Mglru<V> {
             if nr_to_scan <= 0 {
                 break;
             }
-            let delta = self.evict_folios(mm, lv, sc, swappiness, nr_to_scan as u64);
+            let delta = host_time::timed(Path::Eviction, || self.evict_folios(mm, lv, sc, swappiness, nr_to_scan as u64));
             if delta == 0 {
                 break;
             }

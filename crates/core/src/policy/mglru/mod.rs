@@ -4,6 +4,7 @@
 //! - [`aging`]: producing generations; the page-table walk and look-around.
 //! - [`eviction`]: the reclaim paths, `sort_folio`, the oldest-generation scan.
 //! - [`pid`]: the PID controller choosing type and tiers.
+//! - [`host_time`]: host time of aging and eviction (benchmark only, not in results).
 //! - [`mainline`]: the workingset hooks of v6.15 (eviction token, refault test) —
 //!   the points patches change; [`refault_distance_rfc_v3`] is Kairui Song's RFC. A variant implements [`MglruVariant`] overriding only
 //!   what its patch changes; everything else is mainline.
@@ -13,6 +14,7 @@
 
 pub mod aging;
 pub mod eviction;
+pub mod host_time;
 pub mod lrugen;
 pub mod mainline;
 pub mod pid;
