@@ -952,6 +952,13 @@ impl BuddyAllocator {
         self.zones[zone].free_list(order, mt as u8)
     }
 
+    /// Host-side hint (no effect on the allocator): `pfn` is about to be freed; start
+    /// loading the order byte of its order-0 buddy, which the merge reads first.
+    #[inline(always)]
+    pub fn prefetch_free(&self, pfn: Pfn) {
+        super::prefetch::prefetch(&self.buddy_order, (pfn ^ 1) as usize);
+    }
+
     /// `Some(order)` if `pfn` is the first frame of a free block (`PageBuddy`).
     #[inline]
     pub fn buddy_order(&self, pfn: Pfn) -> Option<u8> {

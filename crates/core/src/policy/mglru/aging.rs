@@ -228,8 +228,9 @@ pub fn look_around_window(addr: usize, nr_pages: usize) -> (usize, usize) {
 }
 
 /// Host-side prefetch (no simulated effect) for a batch of isolated folios about to go
-/// through `shrink_folio_list`: each folio's PTE and shadow slot (written on eviction)
-/// and, for a mapped folio whose PTE is young, the PTEs its look-around will read.
+/// through `shrink_folio_list`: each folio's PTE and shadow slot (written on eviction),
+/// its buddy's order (read when the frame is freed) and, for a mapped folio whose PTE is
+/// young, the PTEs its look-around will read.
 pub fn prefetch_isolated(mm: &Mm, folios: &[Pfn]) {
     use crate::mm::prefetch::{prefetch, prefetch_range};
     for &pfn in folios {
@@ -241,6 +242,7 @@ pub fn prefetch_isolated(mm: &Mm, folios: &[Pfn]) {
             prefetch(&mm.pages.pte, page);
         }
         prefetch(&mm.pages.shadow, page);
+        mm.buddy.prefetch_free(pfn);
     }
 }
 
