@@ -49,3 +49,16 @@ def test_mglru_model_follows_the_guest_kernel_version():
     assert mglru_model("") == "mglru@6.6"
     # the chosen variant has no counter whose definition differs from the guest's
     assert definition_notes("6.12.117+deb12-amd64", mglru_model("6.12.117+deb12-amd64")) == {}
+
+
+def test_smp_reaches_qemu_and_is_checked_before_anything_is_built(tmp_path):
+    import pytest
+
+    from reclaimlab.kernel import KernelError, qemu
+    from reclaimlab.kernel.run import Setup, prepare
+
+    cmd = qemu.command(tmp_path / "vmlinuz", tmp_path / "initrd", tmp_path / "disk", "", 512, 1,
+                       tmp_path / "log", "tcg")
+    assert cmd[cmd.index("-smp") + 1] == "1"
+    with pytest.raises(KernelError, match="--smp must be 1..64 guest CPUs, got 0"):
+        prepare(Setup(workload="zipf", smp=0))

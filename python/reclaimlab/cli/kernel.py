@@ -54,6 +54,8 @@ def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument("--guest-memory", type=int, default=512, metavar="MB", help="guest RAM in MiB (default 512)")
     p.add_argument("--disk-size", metavar="SIZE", help="the data disk's size (default: what the workload needs)")
     p.add_argument("--accel", choices=("tcg", "kvm"), help="QEMU accelerator (default tcg)")
+    p.add_argument("--smp", type=int, default=2, metavar="N",
+                   help="guest CPUs (default 2; 1 keeps every per-CPU LRU batch on the workload's CPU)")
     p.add_argument("--tick", type=int, default=0, metavar="USEC",
                    help="one sleeper per guest CPU waking every USEC µs, so TCG flushes its soft TLB and "
                         "accessed bits behave as on hardware (default 0: none; docs/kernel.md)")
@@ -90,7 +92,7 @@ def _setup(a: argparse.Namespace):
 
     return Setup(workload=a.workload, kernel=a.kernel, mglru=a.mglru, memory=a.memory, swap=a.swap,
                  swappiness=a.swappiness, boots=a.boots, timeout=a.timeout, guest_mb=a.guest_memory,
-                 disk_size=a.disk_size, accel=a.accel, tick_us=a.tick)
+                 disk_size=a.disk_size, accel=a.accel, tick_us=a.tick, smp=a.smp)
 
 
 def _mean_sd(vals: list[float]) -> tuple[float, float]:

@@ -20,13 +20,15 @@ def key_of(setup: Setup, p: Prepared) -> dict[str, str]:
     return {"kernel": p.kernel.release, "package": p.kernel.package, "mglru": setup.mglru or "default",
             "memory.max": str(p.memory_max), "zram": str(p.zram), "swappiness": str(setup.swappiness),
             "guest_mb": str(setup.guest_mb), "workload": p.wl.spec,
-            **({"tick_us": str(setup.tick_us)} if setup.tick_us else {})}
+            **({"tick_us": str(setup.tick_us)} if setup.tick_us else {}),
+            **({"smp": str(setup.smp)} if setup.smp != 2 else {})}
 
 
 def params_of(setup: Setup, p: Prepared) -> dict[str, str]:
     return {"source": "kernel", "kernel": p.kernel.release, "mglru": setup.mglru or "default",
             "workload": p.wl.spec, "memory": setup.memory,
-            **({"tick_us": str(setup.tick_us)} if setup.tick_us else {})}
+            **({"tick_us": str(setup.tick_us)} if setup.tick_us else {}),
+            **({"smp": str(setup.smp)} if setup.smp != 2 else {})}
 
 
 def record(setup: Setup, out: Path, progress: bool = True) -> tuple[Prepared, list[Console]]:

@@ -46,6 +46,7 @@ class Setup:
     disk_size: str | None = None
     accel: str | None = None
     tick_us: int = 0  # per-CPU sleepers that make TCG flush its soft TLB (0: none)
+    smp: int = 2  # guest CPUs
 
 
 @dataclass
@@ -82,6 +83,8 @@ def prepare(setup: Setup) -> Prepared:
         raise KernelError(f"--mglru must be on or off, got {setup.mglru!r}")
     if setup.boots < 1:
         raise KernelError("--boots must be at least 1")
+    if not 1 <= setup.smp <= 64:
+        raise KernelError(f"--smp must be 1..64 guest CPUs, got {setup.smp}")
     tool_check()
     memory_max = parse_size(setup.memory, "--memory")
     if memory_max < (8 << 20):
@@ -174,7 +177,7 @@ def run(p: Prepared, out: Path, progress: bool = True, on_boot=None) -> Prepared
                     retry = f"-retry{attempt}" if attempt else ""
                     log = out / "boots" / f"{_stamp()}-boot{i}{retry}.console.log"
                     b = qemu.boot(p.kernel.vmlinuz, initrd, image, p.append, log, memory_mb=setup.guest_mb,
-                                  timeout=p.timeout, accel=setup.accel)
+                                  smp=setup.smp, timeout=p.timeout, accel=setup.accel)
                     c = console.parse(b.text())
                     if b.status == "ok" and c.finished:
                         break

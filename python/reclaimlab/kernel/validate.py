@@ -81,7 +81,7 @@ def kernel_config(p: Prepared, consoles: list[Console], accel: str) -> dict[str,
     c = consoles[0]
     return {**sim_settings(p, consoles), "kernel.release": c.release, "kernel.package": p.kernel.package,
             "kernel.mglru": p.setup.mglru or "default", "kernel.lru_gen": c.lru_gen or "", "kernel.accel": accel,
-            "kernel.guest_mb": str(p.setup.guest_mb), "kernel.tick_us": str(p.setup.tick_us), "workload": p.wl.spec}
+            "kernel.guest_mb": str(p.setup.guest_mb), "kernel.smp": str(p.setup.smp), "kernel.tick_us": str(p.setup.tick_us), "workload": p.wl.spec}
 
 
 def simulate(wl: Workload, settings: dict[str, str], trace_dir: Path) -> dict[str, Any]:
