@@ -1,5 +1,5 @@
-//! Host-side cache prefetch hints for the reclaim paths' random accesses to per-page
-//! and per-frame arrays. A hint changes no simulated state (it only asks the host CPU to
+//! Host-side cache prefetch hints for the random accesses of the access loop and the
+//! reclaim paths to the per-page and per-frame arrays. A hint changes no simulated state (it only asks the host CPU to
 //! start loading a cache line), so results stay bit-identical with or without it.
 
 /// Host cache line in bytes.
