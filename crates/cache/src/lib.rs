@@ -29,6 +29,14 @@ pub trait Cache {
     fn len(&self) -> usize;
     /// Capacity in objects.
     fn capacity(&self) -> usize;
+    /// A hint that `key` will be requested soon: start loading its per-key state into
+    /// the host CPU's cache ([`list::prefetch`]; changes nothing the algorithm sees).
+    #[inline(always)]
+    fn prefetch(&self, _key: u32) {}
+    /// The second, nearer hint for `key`: its state is cached by now, so load what it
+    /// points to (a list node's neighbours). Default: nothing.
+    #[inline(always)]
+    fn prefetch_neighbours(&self, _key: u32) {}
     fn is_empty(&self) -> bool {
         self.len() == 0
     }
@@ -54,11 +62,21 @@ impl Stats {
     }
 }
 
+/// Requests ahead of the current one whose per-key state [`run`] prefetches; at half
+/// that distance it prefetches what that state points to.
+const PREFETCH_AHEAD: usize = 16;
+
 /// Run `keys` through `cache` (generic: the access inlines into the loop).
 #[inline(never)]
 pub fn run<C: Cache + ?Sized>(cache: &mut C, keys: &[u32]) -> Stats {
     let mut hits = 0u64;
-    for &k in keys {
+    for (i, &k) in keys.iter().enumerate() {
+        if let Some(&far) = keys.get(i + PREFETCH_AHEAD) {
+            cache.prefetch(far);
+        }
+        if let Some(&near) = keys.get(i + PREFETCH_AHEAD / 2) {
+            cache.prefetch_neighbours(near);
+        }
         hits += cache.access(k) as u64;
     }
     Stats {

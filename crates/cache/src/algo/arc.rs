@@ -136,6 +136,15 @@ impl Cache for Arc {
     fn capacity(&self) -> usize {
         self.cap
     }
+    #[inline(always)]
+    fn prefetch(&self, k: u32) {
+        crate::list::prefetch(&self.state, k as usize);
+        self.links.prefetch(k);
+    }
+    #[inline(always)]
+    fn prefetch_neighbours(&self, k: u32) {
+        self.links.prefetch_neighbours(k);
+    }
 }
 
 /// On demand: first the directory bound of a complete miss on a full cache (drop B1's

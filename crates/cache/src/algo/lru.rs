@@ -47,6 +47,15 @@ impl Cache for Lru {
     fn capacity(&self) -> usize {
         self.cap
     }
+    #[inline(always)]
+    fn prefetch(&self, k: u32) {
+        crate::list::prefetch(&self.resident, k as usize);
+        self.links.prefetch(k);
+    }
+    #[inline(always)]
+    fn prefetch_neighbours(&self, k: u32) {
+        self.links.prefetch_neighbours(k);
+    }
 }
 
 impl crate::evict::Evict for Lru {
