@@ -8,6 +8,8 @@
 //! see one by one (a mapped page's hardware accessed bit) reach the algorithm through
 //! `referenced(k)`: the algorithm asks it for each candidate it is about to act on, and
 //! a true answer is applied as a hit on that key right then, before the decision.
+//! Algorithms whose partitions follow the cache size (LIRS, 2Q, SLRU, CLOCK-Pro) size
+//! them from the objects resident at each run of evictions ([`RunSize`]).
 use crate::algo::{arc::Arc, car::Car, clock::Clock, fifo::Fifo, lfu::Lfu, lru::Lru, s3fifo::S3Fifo, sieve::Sieve, Algo};
 use crate::algo::{clockpro::ClockProOnDemand, lirs::Lirs, s3fifo::S3FifoPaper, slru::SlruOnDemand, twoq::TwoQ};
 use crate::Cache;

@@ -4,20 +4,7 @@
 
 pub const NIL: u32 = u32::MAX;
 
-/// Ask the host CPU to start loading the cache line holding `slice[i]` (nothing if `i`
-/// is out of range, or on targets without a prefetch instruction). A hint: no state
-/// changes, results are identical with or without it.
-#[inline(always)]
-pub fn prefetch<T>(slice: &[T], i: usize) {
-    #[cfg(target_arch = "x86_64")]
-    if let Some(x) = slice.get(i) {
-        // SAFETY: PREFETCHT0 never faults or reads memory architecturally; the pointer
-        // comes from a live reference.
-        unsafe { std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>((x as *const T).cast()) }
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = (slice, i);
-}
+pub use reclaimlab_trace::prefetch::prefetch;
 
 pub struct Links {
     /// `[prev, next]` of each key, side by side: one cache line per list operation.

@@ -30,6 +30,7 @@ pub mod native;
 pub mod open;
 pub mod oracle;
 pub mod pagemap;
+pub mod prefetch;
 pub mod record;
 pub mod rng;
 pub mod source;

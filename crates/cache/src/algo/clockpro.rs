@@ -28,6 +28,11 @@
 //!   non-resident pages) and runs whenever more than m pages are non-resident.
 //!
 //! The simulator refuses memories under 5 pages; so does this (nothing is cached).
+//!
+//! Variants (const parameters of [`ClockProOf`]): [`ClockProPaper`] (`clockpro-paper`),
+//! the paper's adaptive cold allocation as the simulator implements it under
+//! `ADAPTIVE_COLD_ALLOC` (`adapt_cold`); [`ClockProOnDemand`], evicting
+//! when an owner asks (`cache:clockpro`, the `Evict` impl at the end).
 use crate::list::NIL;
 use crate::Cache;
 
