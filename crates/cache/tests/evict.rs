@@ -126,3 +126,66 @@ fn evict_with_zero_referenced(c: &mut dyn Evict) -> (Option<u32>, Vec<u32>) {
     });
     (v, asked)
 }
+
+/// An owner driving the algorithm at random — requests, runs of 1 to 8 evictions with
+/// random answers to `referenced`, and some victims re-added at once (as folios
+/// `shrink_folio_list` could not free) — must only ever be given resident victims, be
+/// asked only about resident keys, see a hit for every resident key and a miss for every
+/// other, and agree with the algorithm on how many are resident. (CAR's REPLACE failed
+/// this before it fell back to T1 when T2 is empty: a cache below c can have |T1| < p.)
+#[test]
+fn an_owner_evicting_at_random_keeps_the_algorithm_consistent() {
+    for algo in EVICT_ALGOS {
+        for seed in 0..100u64 {
+            let mut x = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            let mut rnd = move || {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                x
+            };
+            let nr = 50 + (rnd() % 200) as usize;
+            let cap = 5 + (rnd() % 40) as usize;
+            let mut c = build_evict(algo, 1000, nr).unwrap();
+            let mut res = vec![false; nr];
+            let mut n = 0usize;
+            let at = |step: usize| format!("{} seed {seed} step {step}", algo.name());
+            for step in 0..2000 {
+                let k = (rnd() % nr as u64) as u32;
+                if res[k as usize] {
+                    assert!(c.access(k), "{}: resident {k} missed", at(step));
+                    continue;
+                }
+                if n >= cap {
+                    let mut out = vec![];
+                    for _ in 0..1 + rnd() % 8 {
+                        let mut bits = rnd();
+                        let Some(v) = c.evict(&mut |q| {
+                            assert!(res[q as usize], "{}: asked about non-resident {q}", at(step));
+                            bits >>= 1;
+                            bits & 1 == 1
+                        }) else {
+                            break;
+                        };
+                        assert!(res[v as usize], "{}: victim {v} not resident", at(step));
+                        res[v as usize] = false;
+                        n -= 1;
+                        assert_eq!(c.len(), n, "{}", at(step));
+                        out.push(v);
+                    }
+                    for v in out {
+                        if rnd() % 4 == 0 {
+                            assert!(!c.access(v), "{}: re-added {v} hit", at(step));
+                            res[v as usize] = true;
+                            n += 1;
+                        }
+                    }
+                }
+                assert!(!c.access(k), "{}: {k} hit", at(step));
+                res[k as usize] = true;
+                n += 1;
+                assert_eq!(c.len(), n, "{}", at(step));
+            }
+        }
+    }
+}

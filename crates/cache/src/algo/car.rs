@@ -63,7 +63,9 @@ impl Car {
     #[inline]
     fn replace(&mut self, referenced: &mut impl FnMut(u32) -> bool) -> u32 {
         loop {
-            let from_t1 = self.t1.len as f64 >= self.p.max(1.0);
+            // `|| T2 empty`: only on demand (a cache below c can have |T1| < p and an
+            // empty T2); a full cache with an empty T2 has |T1| = c ≥ p anyway.
+            let from_t1 = self.t1.len as f64 >= self.p.max(1.0) || self.t2.len == 0;
             let h = if from_t1 {
                 self.links.pop_tail(&mut self.t1)
             } else {

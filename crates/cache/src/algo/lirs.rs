@@ -317,17 +317,20 @@ impl crate::evict::Evict for Lirs {
         }
         let (start, c) = self.run.at_evict(self.occupied);
         if self.occupied == start {
-            self.lirs_limit = c.saturating_sub(((0.01 * c as f64) as usize).max(1)).max(1);
+            self.lirs_limit = c.saturating_sub(((0.01 * c as f64) as usize).max(1)).max(2);
         }
         while self.lirs_count > self.lirs_limit {
             self.evict_lir();
         }
         loop {
             if self.q.len == 0 {
+                if self.lirs_count == 1 {
+                    return Some(self.evict_last());
+                }
                 // The run outgrew Q: demote the bottom LIR block, and keep the LIR set
                 // at what is left, so that newcomers are HIR blocks.
                 self.evict_lir();
-                self.lirs_limit = self.lirs_count.max(1);
+                self.lirs_limit = self.lirs_count.max(2);
                 continue;
             }
             let v = self.q.tail;
@@ -347,5 +350,27 @@ impl crate::evict::Evict for Lirs {
         if n > self.st.len() {
             self.st.resize(n, 0);
         }
+    }
+}
+
+impl Lirs {
+    /// On demand: evict the one resident block (the only LIR block, Q empty) and empty
+    /// S — the stack of an empty cache. (An LIR limit of at least 2 keeps one LIR block
+    /// while any other is resident, so S's bottom stays an LIR block; libCacheSim's prune
+    /// stops at a lone non-LIR entry, which `evict_lir` would take for one.)
+    fn evict_last(&mut self) -> u32 {
+        let mut victim = NIL;
+        while self.s.tail != NIL {
+            let t = self.s.tail;
+            if self.st[t as usize] & S_LIR != 0 {
+                victim = t;
+            }
+            self.nh_remove(t);
+            self.s_remove(t);
+        }
+        debug_assert_ne!(victim, NIL, "LIRS: no LIR block with lirs_count 1");
+        self.lirs_count = 0;
+        self.occupied = 0;
+        victim
     }
 }
