@@ -91,7 +91,7 @@ impl<V: MglruVariant> Mglru<V> {
             if nr_to_scan <= 0 {
                 break;
             }
-            let delta = host_time::timed(Path::Eviction, || self.evict_folios(mm, lv, sc, swappiness, nr_to_scan as u64));
+            let delta = host_time::timed(Path::Eviction, || self.evict_folios(mm, lv, sc, swappiness));
             if delta == 0 {
                 break;
             }
@@ -104,9 +104,9 @@ impl<V: MglruVariant> Mglru<V> {
     }
 
     /// `evict_folios`.
-    fn evict_folios(&mut self, mm: &mut Mm, lv: LruvecId, sc: &mut ScanControl, swappiness: u32, nr_to_scan: u64) -> u64 {
+    fn evict_folios(&mut self, mm: &mut Mm, lv: LruvecId, sc: &mut ScanControl, swappiness: u32) -> u64 {
         let mut list = std::mem::take(&mut self.isolated);
-        let (mut scanned, _ty) = self.isolate_folios(mm, lv, sc, swappiness, nr_to_scan, &mut list);
+        let (mut scanned, _ty) = self.isolate_folios(mm, lv, sc, swappiness, &mut list);
         let g = &mut self.lrugens[lv as usize];
         scanned += V::try_to_inc_min_seq(mm, g, swappiness) as u64;
         if evictable_min_seq(&g.min_seq, swappiness) + MIN_NR_GENS > g.max_seq {
@@ -151,7 +151,7 @@ impl<V: MglruVariant> Mglru<V> {
     }
 
     /// `isolate_folios`: the type the PID controller picks, then the other.
-    fn isolate_folios(&mut self, mm: &mut Mm, lv: LruvecId, sc: &mut ScanControl, swappiness: u32, nr_to_scan: u64, list: &mut Vec<Pfn>) -> (u64, usize) {
+    fn isolate_folios(&mut self, mm: &mut Mm, lv: LruvecId, sc: &mut ScanControl, swappiness: u32, list: &mut Vec<Pfn>) -> (u64, usize) {
         let g = &self.lrugens[lv as usize];
         let (mut ty, mut tier) = V::type_to_scan(g, swappiness);
         let mut last = ty;
@@ -159,7 +159,7 @@ impl<V: MglruVariant> Mglru<V> {
             let g = &self.lrugens[lv as usize];
             let tier_idx = tier.take().unwrap_or_else(|| V::get_tier_idx(g, ty));
             last = ty;
-            let scanned = self.scan_folios(mm, lv, sc, ty, tier_idx, nr_to_scan, list);
+            let scanned = self.scan_folios(mm, lv, sc, ty, tier_idx, list);
             if scanned != 0 {
                 return (scanned, ty);
             }
@@ -170,15 +170,16 @@ impl<V: MglruVariant> Mglru<V> {
 
     /// `scan_folios`: from the tail of the oldest generation, sort or isolate up to a
     /// batch; pgscan counts isolated folios, pgrefill sorted ones.
-    #[allow(clippy::too_many_arguments)]
-    fn scan_folios(&mut self, mm: &mut Mm, lv: LruvecId, sc: &mut ScanControl, ty: usize, tier: usize, nr_to_scan: u64, list: &mut Vec<Pfn>) -> u64 {
+    fn scan_folios(&mut self, mm: &mut Mm, lv: LruvecId, sc: &mut ScanControl, ty: usize, tier: usize, list: &mut Vec<Pfn>) -> u64 {
         let g = &mut self.lrugens[lv as usize];
         if g.nr_gens(ty) == MIN_NR_GENS {
             return 0;
         }
         let gen = gen_from_seq(g.min_seq[ty]);
         let head = g.head(gen, ty);
-        let mut remaining = nr_to_scan.min(MAX_LRU_BATCH);
+        // spec C.7: the budget is MAX_LRU_BATCH whatever get_nr_to_scan asked for (v6.6,
+        // v6.12, v6.15; `min(nr_to_scan, MAX_LRU_BATCH)` came after v6.15).
+        let mut remaining = MAX_LRU_BATCH;
         let (mut scanned, mut sorted, mut isolated) = (0u64, 0u64, 0u64);
         while let Some(pfn) = mm.lists.tail(head) {
             // Host-side: the folio before `pfn` is the next tail whether `pfn` is sorted

@@ -148,3 +148,27 @@ fn eviction_token_and_recency() {
         assert_eq!(mainline::lru_gen_test_recent(&mm, &p.lrugens, shadow).3, recent, "max_seq {max_seq}");
     }
 }
+
+/// C.7: `scan_folios` works from a budget of MAX_LRU_BATCH folios whatever
+/// `get_nr_to_scan` asked for (v6.6 to v6.15), so one batch isolates MIN_LRU_BATCH = 64
+/// clean file folios of the oldest generation even when nr_to_scan is 200 >> 2 = 50; then
+/// scanned 64 ≥ 50 ends `try_to_shrink_lruvec`. (With `min(nr_to_scan, MAX_LRU_BATCH)`,
+/// a later kernel's rule, it would isolate 50.)
+#[test]
+fn scan_folios_batch_ignores_nr_to_scan() {
+    use crate::mm::vmstat::Ev;
+    use crate::vmscan::{Reclaimer, ScanControl};
+    let (mut mm, mut p) = machine();
+    mm.pages.ensure(200);
+    for page in 0..200 {
+        fault_in(&mut mm, &mut p, page, 0);
+    }
+    assert_eq!(p.lrugens[0].nr_pages[0][LRU_GEN_FILE], 200);
+    let mut sc = ScanControl::new(Reclaimer::Direct, 32);
+    sc.priority = 2;
+    p.try_to_shrink_lruvec(&mut mm, 0, &mut sc);
+    assert_eq!(mm.vmstat.get(Ev::PgscanFile), MIN_LRU_BATCH);
+    assert_eq!(mm.vmstat.get(Ev::PgscanDirect), MIN_LRU_BATCH);
+    assert_eq!(sc.nr_reclaimed, MIN_LRU_BATCH);
+    p.check_invariants(&mm).unwrap();
+}
