@@ -164,7 +164,19 @@ impl<const ON_DEMAND: bool, const ADAPTIVE: bool> ClockProOf<ON_DEMAND, ADAPTIVE
         self.pn[p as usize][1] = n;
         self.pn[n as usize][0] = p;
         if self.head == k {
-            self.head = n;
+            self.head = if n == k { NIL } else { n };
+        }
+        if forget {
+            // A page leaving the clock for good may be under another hand than the one
+            // removing it. With a full cache that never happens; on demand the owner can
+            // shrink the clock to a few pages, so step such a hand back as the remover
+            // does (`prev`), or park it when the clock is empty.
+            let back = if p == k { NIL } else { p };
+            for hand in [&mut self.hand_hot, &mut self.hand_cold, &mut self.hand_test] {
+                if *hand == k {
+                    *hand = back;
+                }
+            }
         }
         self.pn[k as usize] = [NIL, NIL];
         self.clear(k, IN_CLOCK | IN_TEST | REF);
@@ -215,7 +227,9 @@ impl<const ON_DEMAND: bool, const ADAPTIVE: bool> ClockProOf<ON_DEMAND, ADAPTIVE
     /// `k` the owner saw since (on demand; `|_| false` otherwise).
     fn run_hand_hot(&mut self, cold: u32, referenced: &mut impl FnMut(u32) -> bool) -> Met {
         let (mut done, mut met, mut demoted) = (false, false, false);
-        while !done || !self.has(self.hand_hot, HOT) {
+        // `hot > 0`: on demand reclaim can leave no hot page at all (a full cache always
+        // has some); then HAND_hot stops where it met `cold`.
+        while !done || (self.hot > 0 && !self.has(self.hand_hot, HOT)) {
             let h = self.hand_hot;
             if self.has(h, HOT) {
                 if self.has(h, REF) || referenced(h) {
@@ -395,6 +409,9 @@ impl<const ON_DEMAND: bool, const ADAPTIVE: bool> ClockProOf<ON_DEMAND, ADAPTIVE
             } else {
                 match self.run_hand_hot(k, &mut |_| false) {
                     Met::Yes => self.admit_cold(k),
+                    // HAND_test ended `k`'s test period and removed it while HAND_hot ran
+                    // (on demand, with a small clock; never with a full cache): a newcomer.
+                    Met::No if !self.has(k, IN_CLOCK) => self.admit_cold(k),
                     met => {
                         if met == Met::No {
                             if self.hand_test == k {
