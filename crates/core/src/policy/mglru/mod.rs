@@ -51,6 +51,12 @@ pub trait MglruVariant: Sized + Send + 'static {
     fn lru_gen_add_folio(mm: &mut Mm, g: &mut LruGen, lv: LruvecId, pfn: Pfn, reclaiming: bool) {
         lru_gen_add_folio(mm, g, lv, pfn, reclaiming)
     }
+    /// `get_pfn_folio`'s test of the folio's flags: v6.14+ ("mm/mglru: rework workingset
+    /// protection") takes only folios on a generation list, so isolated ones are skipped.
+    #[inline]
+    fn get_pfn_folio_flags_ok(flags: u32) -> bool {
+        flags_on_lru_gen(flags)
+    }
     /// What the page-table walk and look-around do with a young PTE's folio.
     fn walk_update_folio(mm: &mut Mm, g: &mut LruGen, lv: LruvecId, pfn: Pfn, new_gen: usize, walk: bool) {
         aging::walk_update_folio(mm, g, lv, pfn, new_gen, walk)

@@ -73,9 +73,13 @@ pub fn lru_gen_add_seq(mm: &Mm, g: &LruGen, pfn: Pfn, _reclaiming: bool) -> u64 
 }
 
 /// `folio_update_gen` (v6.6): a young PTE moves the folio's bits to `gen` at once and
-/// clears counter, PG_referenced and PG_workingset. Returns the old generation.
+/// clears counter, PG_referenced and PG_workingset. Returns the old generation. An
+/// isolated folio (no generation) gets PG_referenced "for shrink_folio_list()".
 pub fn folio_update_gen(mm: &mut Mm, g: &mut LruGen, lv: LruvecId, pfn: Pfn, gen: usize) -> Option<usize> {
-    let old = folio_lru_gen(mm, pfn)?;
+    let Some(old) = folio_lru_gen(mm, pfn) else {
+        mm.frames.set(pfn, pg::REFERENCED);
+        return None;
+    };
     mm.frames.clear(pfn, REFS_ALL);
     set_gen_bits(mm, pfn, Some(gen));
     if old != gen {

@@ -95,6 +95,12 @@ impl<H: V66Hooks> MglruVariant for V66<H> {
         let seq = H::lru_gen_add_seq(mm, g, pfn, reclaiming);
         super::lrugen::lru_gen_add_folio_at(mm, g, lv, pfn, seq, reclaiming);
     }
+    /// v6.6 and 6.12's `get_pfn_folio` does not test the generation: look-around and the
+    /// walk also clear the young bit of an isolated folio (and set its PG_referenced).
+    #[inline]
+    fn get_pfn_folio_flags_ok(_flags: u32) -> bool {
+        true
+    }
     fn walk_update_folio(mm: &mut Mm, g: &mut LruGen, lv: LruvecId, pfn: Pfn, new_gen: usize, walk: bool) {
         lrugen::walk_update_folio::<Self>(mm, g, lv, pfn, new_gen, walk)
     }

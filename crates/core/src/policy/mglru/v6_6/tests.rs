@@ -246,3 +246,35 @@ fn older_min_seq_is_scanned_first() {
     // anon's tier-0 refault rate 100% against file's 0: file
     assert_eq!(super::pid::type_to_scan(&g, 60).0, LRU_GEN_FILE);
 }
+
+/// Look-around and an isolated neighbour (mm/vmscan.c v6.6 and 6.12): `get_pfn_folio`
+/// does not test the generation, so direct reclaim's look-around from page 0 clears the
+/// young bit of page 1's isolated folio and, as `folio_lru_gen` is −1, sets its
+/// PG_referenced. From v6.14 `get_pfn_folio` skips it: mainline leaves it young.
+#[test]
+fn look_around_marks_an_isolated_neighbour_referenced() {
+    use super::super::aging::lru_gen_look_around;
+    use super::super::Mainline;
+    use crate::vmscan::{Reclaimer, ScanControl};
+    fn run<V: MglruVariant>(mut mm: Mm, mut p: Mglru<V>) -> (bool, bool) {
+        let mapped_young = pg::MAPPED | pg::YOUNG;
+        let a = fault_in(&mut mm, &mut p, 0, mapped_young);
+        let b = fault_in(&mut mm, &mut p, 1, mapped_young);
+        V::isolate_folio(&mut mm, &mut p.lrugens[0], 0, b);
+        assert!(folio_lru_gen(&mm, b).is_none() && !mm.frames.test(b, pg::REFERENCED));
+        let mut sc = ScanControl::new(Reclaimer::Direct, 32);
+        assert!(lru_gen_look_around::<V>(&mut mm, &mut p.lrugens[0], 0, a, false, &mut sc));
+        (mm.frames.test(b, pg::YOUNG), mm.frames.test(b, pg::REFERENCED))
+    }
+    let (mm, p) = machine::<Released>();
+    assert_eq!(run(mm, p), (false, true));
+    let (mm, p) = machine::<Fix>();
+    assert_eq!(run(mm, p), (false, true));
+    let mut c = SimConfig::default();
+    c.set("machine.memory", "16M").unwrap();
+    let mut mm = Mm::new(&c);
+    mm.pages.ensure(64);
+    let mut p = Mglru::new(Mainline);
+    p.init_lruvec(&mut mm, 0);
+    assert_eq!(run(mm, p), (true, false));
+}
