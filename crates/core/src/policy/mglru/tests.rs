@@ -163,6 +163,8 @@ fn scan_folios_batch_ignores_nr_to_scan() {
     for page in 0..200 {
         fault_in(&mut mm, &mut p, page, 0);
     }
+    // Charged as the fault path's try_charge would: reclaim uncharges what it frees.
+    mm.memcgs[0].usage += 200;
     assert_eq!(p.lrugens[0].nr_pages[0][LRU_GEN_FILE], 200);
     let mut sc = ScanControl::new(Reclaimer::Direct, 32);
     sc.priority = 2;
