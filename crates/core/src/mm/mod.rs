@@ -264,6 +264,19 @@ impl Mm {
         self.vmstat.count(Ev::Pgfree, 1);
     }
 
+    /// `swap_free` of one entry; on zram the compressed copy goes
+    /// (`zram_slot_free_notify`) and the pool shrinks to what the rest needs.
+    pub fn swap_free(&mut self) {
+        self.swap.used -= 1;
+        if self.swap.is_zram() {
+            let need = self.swap.zram_frames_for(self.swap.used);
+            while self.swap.zram_pool.len() as u64 > need {
+                let pfn = self.swap.zram_pool.pop().expect("pool longer than need");
+                self.free_frame(pfn);
+            }
+        }
+    }
+
     /// Pages on the LRU lists of a node (all memcgs), by list.
     pub fn node_lru_pages(&self, node: u16, lru: LruList) -> u64 {
         self.lruvecs[self.lruvec_id(ROOT_MEMCG, node) as usize].hier_size[lru as usize]

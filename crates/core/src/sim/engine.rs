@@ -417,14 +417,7 @@ impl<P: ReclaimPolicy> Machine<P> {
         mm.vmstat.count(Ev::Pgpgin, 4);
         mm.vmstat.count(Ev::Pgfault, 1);
         mm.vmstat.count(Ev::Pgmajfault, 1);
-        mm.swap.used -= 1;
-        if mm.swap.is_zram() {
-            let need = mm.swap.zram_frames_for(mm.swap.used);
-            while mm.swap.zram_pool.len() as u64 > need {
-                let pfn = mm.swap.zram_pool.pop().unwrap();
-                mm.free_frame(pfn);
-            }
-        }
+        mm.swap_free();
     }
 }
 

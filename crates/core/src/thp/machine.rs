@@ -568,7 +568,7 @@ impl ThpMachine {
         let pfn = self.alloc_order0(node, MigrateType::Movable)?;
         let shadow = std::mem::take(&mut self.mm.pages.shadow[page as usize]);
         if info & pinfo::SWAPPED != 0 {
-            self.swap_free();
+            self.mm.swap_free();
             self.mm.vmstat.count(Ev::Pswpin, 1);
             self.mm.vmstat.count(Ev::Pgmajfault, 1);
             self.stall += self.mm.cfg.zram_decompress_ns;
@@ -620,7 +620,7 @@ impl ThpMachine {
             let pte = self.mm.pages.pte[page as usize];
             if !is_resident(pte) {
                 if pte_info(pte) & pinfo::SWAPPED != 0 {
-                    self.swap_free();
+                    self.mm.swap_free();
                 }
                 self.mm.pages.pte[page as usize] = NOT_PRESENT;
                 self.mm.pages.shadow[page as usize] = 0;
@@ -737,20 +737,6 @@ impl ThpMachine {
         }
         self.file_since_slab = 0;
         freed
-    }
-
-    /// `swap_free` of one entry; zram frees the compressed copy (`zram_slot_free_notify`)
-    /// and its pool shrinks.
-    fn swap_free(&mut self) {
-        let mm = &mut self.mm;
-        mm.swap.used -= 1;
-        if mm.swap.is_zram() {
-            let need = mm.swap.zram_frames_for(mm.swap.used);
-            while mm.swap.zram_pool.len() as u64 > need {
-                let pfn = mm.swap.zram_pool.pop().expect("pool longer than need");
-                mm.free_frame(pfn);
-            }
-        }
     }
 
     /// Free the page-table page of PMD slot `slot` (`pte_free`).
