@@ -705,12 +705,14 @@ impl ThpMachine {
     }
 
     /// `echo 3 > /proc/sys/vm/drop_caches` (`drop_pagecache_sb` → `invalidate_mapping_pages`,
-    /// then `drop_slab`) for file VMAs no task maps any more: every clean page-cache page
-    /// is removed without a shadow entry (`remove_mapping(..., reclaimed = false)`), shadow
+    /// then `drop_slab`) for every file VMA: every clean page-cache page is removed
+    /// without a shadow entry (`remove_mapping(..., reclaimed = false)`), shadow
     /// entries of evicted pages are cleared (`clear_shadow_entry`), and the xarray's slab
     /// pages, now empty, are freed. Dirty pages stay (no `sync` first). Returns the pages
-    /// freed. Abstraction: SLUB keeps up to `min_partial` (5) empty slabs per node; here
-    /// all go.
+    /// freed. Abstractions: SLUB keeps up to `min_partial` (5) empty slabs per node; here
+    /// all go. The kernel skips pages still mapped; file pages here keep `PG_mapped` after
+    /// `munmap`, so they are not told apart: call it only when no task maps the files (as
+    /// thpscale does, between thread counts).
     pub fn drop_caches(&mut self) -> u64 {
         let mut freed = 0;
         for v in 0..self.vmas.len() {
