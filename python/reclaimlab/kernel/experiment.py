@@ -19,16 +19,19 @@ def key_of(setup: Setup, p: Prepared) -> dict[str, str]:
     """What identifies a configuration of boots: the request, resolved."""
     return {"kernel": p.kernel.release, "package": p.kernel.package, "mglru": setup.mglru or "default",
             "memory.max": str(p.memory_max), "zram": str(p.zram), "swappiness": str(setup.swappiness),
-            "guest_mb": str(setup.guest_mb), "workload": p.wl.spec,
-            **({"tick_us": str(setup.tick_us)} if setup.tick_us else {}),
-            **({"smp": str(setup.smp)} if setup.smp != 2 else {})}
+            "guest_mb": str(setup.guest_mb), "workload": p.wl.spec, **_guest_options(setup)}
 
 
 def params_of(setup: Setup, p: Prepared) -> dict[str, str]:
     return {"source": "kernel", "kernel": p.kernel.release, "mglru": setup.mglru or "default",
-            "workload": p.wl.spec, "memory": setup.memory,
-            **({"tick_us": str(setup.tick_us)} if setup.tick_us else {}),
-            **({"smp": str(setup.smp)} if setup.smp != 2 else {})}
+            "workload": p.wl.spec, "memory": setup.memory, **_guest_options(setup)}
+
+
+def _guest_options(setup: Setup) -> dict[str, str]:
+    """Guest options that identify boots only when not at their default, so that boots
+    stored before an option existed keep their key."""
+    return {**({"tick_us": str(setup.tick_us)} if setup.tick_us else {}),
+            **({"smp": str(setup.smp)} if setup.smp != Setup.smp else {})}
 
 
 def record(setup: Setup, out: Path, progress: bool = True) -> tuple[Prepared, list[Console]]:
