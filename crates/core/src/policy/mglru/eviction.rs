@@ -4,14 +4,15 @@
 //! `isolate_folios`, `scan_folios`, `sort_folio`, `isolate_folio`, `try_to_inc_min_seq`,
 //! `should_abort_scan`, `set_initial_priority`, the MGLRU branch of
 //! `folio_check_references`, and kswapd's `lru_gen_age_node` (min_ttl).
-//! Abstractions: the memcg LRU of global reclaim (`shrink_many`'s generations and bins)
-//! is a round-robin over memcgs; dirty file folios found by `sort_folio` are written
-//! back by the "flusher" at once and rotated to the tail of the oldest generation, where
-//! the same scan isolates them.
+//! Root reclaim's `shrink_many` and `shrink_one` walk the memcg LRU (`memcg_lru.rs`).
+//! Abstractions: dirty file folios found by `sort_folio` are written back by the
+//! "flusher" at once and rotated to the tail of the oldest generation, where the same
+//! scan isolates them.
 
 use super::aging::{lru_gen_look_around, prefetch_isolated, try_to_inc_max_seq};
 use super::host_time::{self, Path};
 use super::lrugen::*;
+use super::memcg_lru::{MemcgLruOp, Seg, MEMCG_NR_BINS};
 use super::pid::reset_ctrl_pos;
 use super::{Mglru, MglruVariant};
 use crate::mm::lruvec::{LruList, LruvecId};
@@ -219,12 +220,16 @@ impl<V: MglruVariant> Mglru<V> {
         }
     }
 
-    /// `shrink_node` with MGLRU: root reclaim walks every memcg (`lru_gen_shrink_node`);
-    /// memcg reclaim goes through `shrink_node_memcgs` to `lru_gen_shrink_lruvec`.
+    /// `shrink_node` with MGLRU: root reclaim walks the memcg LRU
+    /// (`lru_gen_shrink_node` → `shrink_many`); memcg reclaim goes through
+    /// `shrink_node_memcgs` to `lru_gen_shrink_lruvec`, which also rotates a memcg that
+    /// aged to the young generation.
     pub(super) fn shrink_node(&mut self, mm: &mut Mm, node: u16, sc: &mut ScanControl) {
         if sc.cgroup_reclaim() {
             shrink_node_memcgs(mm, node, sc, |mm, lv, sc| {
-                self.try_to_shrink_lruvec(mm, lv, sc);
+                if self.try_to_shrink_lruvec(mm, lv, sc) {
+                    self.memcg_lru.rotate(lv, node, MemcgLruOp::Young);
+                }
             });
             return;
         }
@@ -233,32 +238,70 @@ impl<V: MglruVariant> Mglru<V> {
         if sc.is_kswapd() {
             sc.nr_reclaimed = 0;
         }
-        let n = mm.memcgs.len();
-        let start = self.memcg_cursor[node as usize] % n;
-        for k in 0..n {
-            let memcg = ((start + k) % n) as u16;
-            let lv = mm.lruvec_id(memcg, node);
-            // shrink_one: memory.min / memory.low
-            let m = &mm.memcgs[memcg as usize];
-            if memcg != ROOT_MEMCG && m.below_min() {
-                continue;
-            }
-            if memcg != ROOT_MEMCG && m.below_low() {
-                if !sc.memcg_low_reclaim {
-                    sc.memcg_low_skipped = true;
-                    continue;
-                }
-                mm.memcgs[memcg as usize].events.low += 1;
-            }
-            self.try_to_shrink_lruvec(mm, lv, sc);
-            if should_abort_scan::<V>(mm, lv, sc) {
-                self.memcg_cursor[node as usize] = (start + k + 1) % n;
-                break;
-            }
-        }
+        self.shrink_many(mm, node, sc);
         if sc.is_kswapd() {
             sc.nr_reclaimed += reclaimed;
         }
+    }
+
+    /// `shrink_many`: from a random bin of the old generation, each memcg in turn
+    /// (`shrink_one`), applying its memcg-LRU operation once the walk has moved past it;
+    /// stop when `should_abort_scan`, else try the other bins.
+    fn shrink_many(&mut self, mm: &mut Mm, node: u16, sc: &mut ScanControl) {
+        let mut gen = self.memcg_lru.old_gen(node);
+        let first_bin = self.memcg_lru.random_bin();
+        let mut bin = first_bin;
+        loop {
+            if V::SHRINK_MANY_REREADS_GEN {
+                gen = self.memcg_lru.old_gen(node);
+            }
+            let mut next = self.memcg_lru.bin(node, gen, bin).first().copied();
+            let mut pending = None;
+            let mut aborted = false;
+            while let Some(lv) = next {
+                if let Some((p, op)) = pending.take() {
+                    self.memcg_lru.rotate(p, node, op);
+                }
+                let op = self.shrink_one(mm, lv, sc);
+                pending = (op != MemcgLruOp::Nop).then_some((lv, op));
+                if should_abort_scan::<V>(mm, lv, sc) {
+                    aborted = true;
+                    break;
+                }
+                let list = self.memcg_lru.bin(node, gen, bin);
+                next = list.iter().position(|&x| x == lv).and_then(|i| list.get(i + 1).copied());
+            }
+            if let Some((p, op)) = pending {
+                self.memcg_lru.rotate(p, node, op);
+            }
+            if aborted {
+                return;
+            }
+            bin = (bin + 1) % MEMCG_NR_BINS;
+            if bin == first_bin {
+                return;
+            }
+        }
+    }
+
+    /// `shrink_one`: the memcg-LRU skips (`V::shrink_one_skip`), `try_to_shrink_lruvec`,
+    /// then the operation for the memcg (`V::shrink_one_op`).
+    fn shrink_one(&mut self, mm: &mut Mm, lv: LruvecId, sc: &mut ScanControl) -> MemcgLruOp {
+        let memcg = mm.lruvecs[lv as usize].memcg;
+        let seg = self.memcg_lru.seg_of(lv);
+        let m = &mm.memcgs[memcg as usize];
+        let (below_min, below_low) = if memcg == ROOT_MEMCG { (false, false) } else { (m.below_min(), m.below_low()) };
+        let swappiness = get_swappiness(mm, sc);
+        let sizable = lruvec_is_sizable(&self.lrugens[lv as usize], swappiness, sc.priority);
+        if let Some(op) = V::shrink_one_skip(sizable, seg, below_min, below_low) {
+            return op;
+        }
+        if below_low {
+            mm.memcgs[memcg as usize].events.low += 1;
+        }
+        let success = self.try_to_shrink_lruvec(mm, lv, sc);
+        let sizable = lruvec_is_sizable(&self.lrugens[lv as usize], get_swappiness(mm, sc), sc.priority);
+        V::shrink_one_op(success, sizable, seg)
     }
 
     /// kswapd's `lru_gen_age_node` (v6.14+): only the min_ttl check; if every memcg's
@@ -280,6 +323,32 @@ impl<V: MglruVariant> Mglru<V> {
         if !reclaimable {
             mm.oom = Some(format!("lru_gen.min_ttl_ms={}: every generation on node {node} is younger than min_ttl (working set protection)", mm.cfg.lru_gen_min_ttl_ms));
         }
+    }
+}
+
+/// `shrink_one`'s skips (v6.8+): below min → young; below low → tail on the first
+/// attempt (the second reclaims it and counts MEMCG_LOW).
+pub fn shrink_one_skip(seg: Seg, below_min: bool, below_low: bool) -> Option<MemcgLruOp> {
+    if below_min {
+        return Some(MemcgLruOp::Young);
+    }
+    if below_low && seg != Seg::Tail {
+        return Some(MemcgLruOp::Tail);
+    }
+    None
+}
+
+/// `shrink_one`'s operation after reclaim (v6.8+, every memcg online): aged → young;
+/// not aged but still sizable → stay; too small → tail once, then young.
+pub fn shrink_one_op(success: bool, sizable: bool, seg: Seg) -> MemcgLruOp {
+    if success {
+        MemcgLruOp::Young
+    } else if sizable {
+        MemcgLruOp::Nop
+    } else if seg != Seg::Tail {
+        MemcgLruOp::Tail
+    } else {
+        MemcgLruOp::Young
     }
 }
 

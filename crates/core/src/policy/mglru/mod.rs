@@ -4,6 +4,7 @@
 //! - [`aging`]: producing generations; the page-table walk and look-around.
 //! - [`eviction`]: the reclaim paths, `sort_folio`, the oldest-generation scan.
 //! - [`pid`]: the PID controller choosing type and tiers.
+//! - [`memcg_lru`]: the memcg LRU that orders root reclaim over memcgs.
 //! - [`host_time`]: host time of aging and eviction (benchmark only, not in results).
 //! - [`mainline`]: the workingset hooks of v6.15 (eviction token, refault test) —
 //!   the points patches change; [`refault_distance_rfc_v3`] is Kairui Song's RFC. A variant implements [`MglruVariant`] overriding only
@@ -17,6 +18,7 @@ pub mod eviction;
 pub mod host_time;
 pub mod lrugen;
 pub mod mainline;
+pub mod memcg_lru;
 pub mod pid;
 pub mod refault_distance_rfc_v3;
 pub mod v6_6;
@@ -30,6 +32,7 @@ use crate::mm::Mm;
 use crate::policy::ReclaimPolicy;
 use crate::vmscan::{FolioReferences, ScanControl};
 use lrugen::*;
+use memcg_lru::{MemcgLru, MemcgLruOp, Seg};
 
 /// The hook points of the MGLRU family: the kernel functions whose code differs between
 /// the modelled kernels and patches. Defaults are v6.15; `v6_6` overrides most of them.
@@ -104,6 +107,19 @@ pub trait MglruVariant: Sized + Send + 'static {
     const KSWAPD_STOPS_AT_HIGH_WMARK: bool = true;
     /// `set_initial_priority`'s lower clamp (DEF_PRIORITY / 2 since v6.10; 0 before).
     const MIN_INITIAL_PRIORITY: i32 = crate::vmscan::DEF_PRIORITY / 2;
+    /// `shrink_one` before reclaiming: the memcg-LRU operation that skips this memcg,
+    /// or `None` to reclaim it (v6.8+: below min → young; below low → tail once).
+    fn shrink_one_skip(_sizable: bool, seg: Seg, below_min: bool, below_low: bool) -> Option<MemcgLruOp> {
+        eviction::shrink_one_skip(seg, below_min, below_low)
+    }
+    /// `shrink_one` after reclaiming: aged → young; otherwise stay while sizable, else
+    /// one retry at the tail, then young ("mm/mglru: reclaim offlined memcgs harder").
+    fn shrink_one_op(success: bool, sizable: bool, seg: Seg) -> MemcgLruOp {
+        eviction::shrink_one_op(success, sizable, seg)
+    }
+    /// Whether `shrink_many` reads the old generation again before each bin (v6.6) or
+    /// once on entry, skipping memcgs that left it (v6.8+).
+    const SHRINK_MANY_REREADS_GEN: bool = false;
 }
 
 /// Mainline v6.15.
@@ -123,14 +139,16 @@ pub struct Mglru<V: MglruVariant> {
     pub variant: V,
     pub lrugens: Vec<LruGen>,
     pub stats: MglruStats,
-    /// Where root reclaim starts its memcg round-robin, per node.
-    memcg_cursor: Vec<usize>,
+    /// The memcg LRU of root reclaim (every node).
+    pub memcg_lru: MemcgLru,
     isolated: Vec<Pfn>,
+    /// The bin drawn for the memcg whose lruvecs are coming online.
+    online_bin: usize,
 }
 
 impl<V: MglruVariant> Mglru<V> {
     pub fn new(variant: V) -> Self {
-        Mglru { variant, lrugens: Vec::new(), stats: MglruStats::default(), memcg_cursor: vec![0; 64], isolated: Vec::with_capacity(MIN_LRU_BATCH as usize) }
+        Mglru { variant, lrugens: Vec::new(), stats: MglruStats::default(), memcg_lru: MemcgLru::new(0), isolated: Vec::with_capacity(MIN_LRU_BATCH as usize), online_bin: 0 }
     }
 }
 
@@ -139,6 +157,15 @@ impl<V: MglruVariant> ReclaimPolicy for Mglru<V> {
         debug_assert_eq!(lv as usize, self.lrugens.len());
         let heads = mm.lists.alloc_heads(NR_LISTS);
         self.lrugens.push(LruGen::new(heads, mm.now));
+        // lru_gen_online_memcg: one random bin per memcg, the same on every node.
+        let node = mm.lruvecs[lv as usize].node;
+        if lv == 0 {
+            self.memcg_lru = MemcgLru::new(mm.cfg.seed);
+        }
+        if node == 0 {
+            self.online_bin = self.memcg_lru.random_bin();
+        }
+        self.memcg_lru.online(lv, node, self.online_bin);
     }
 
     /// `folio_mark_accessed` with MGLRU: `lru_gen_inc_refs`.

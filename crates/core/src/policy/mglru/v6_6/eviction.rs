@@ -2,7 +2,7 @@
 //! spec C.5, C.7 **[version]**) where their code differs from v6.15: `sort_folio`,
 //! `isolate_folio`, the classic `folio_check_references` MGLRU ran through,
 //! `evict_folios`' rejected folios, `should_run_aging`, `try_to_inc_min_seq`,
-//! `inc_min_seq`.
+//! `inc_min_seq`, `shrink_one`'s memcg-LRU decisions.
 //!
 //! `protected[]`: v6.6 counts a protected folio of tier t in `protected[t − 1]` and
 //! `read_ctrl_pos`/`reset_ctrl_pos` add `protected[t − 1]` to tier t's total; the model
@@ -15,6 +15,7 @@
 use super::super::aging::lru_gen_look_around;
 use super::super::eviction::{sort_promoted, sort_writeback};
 use super::super::lrugen::*;
+use super::super::memcg_lru::{MemcgLruOp, Seg};
 use super::super::pid::reset_ctrl_pos;
 use super::super::MglruVariant;
 use super::lrugen::{folio_lru_refs, lru_tier_from_refs, REFS_ALL};
@@ -181,4 +182,23 @@ pub fn inc_min_seq(mm: &mut Mm, g: &mut LruGen, lv: LruvecId, ty: usize, swappin
     }
     reset_ctrl_pos(g, ty, true);
     g.min_seq[ty] += 1;
+}
+
+/// v6.6's `shrink_one` skips: a memcg too small to be helpful (`lruvec_is_sizable`) is
+/// not reclaimed but moved to the tail, then young on the second attempt; then below
+/// min → young, below low → tail once (the size test moved after reclaim in v6.8).
+pub fn shrink_one_skip(sizable: bool, seg: Seg, below_min: bool, below_low: bool) -> Option<MemcgLruOp> {
+    if !sizable {
+        return Some(if seg != Seg::Tail { MemcgLruOp::Tail } else { MemcgLruOp::Young });
+    }
+    super::super::eviction::shrink_one_skip(seg, below_min, below_low)
+}
+
+/// v6.6's `shrink_one` result: `success ? MEMCG_LRU_YOUNG : 0`.
+pub fn shrink_one_op(success: bool) -> MemcgLruOp {
+    if success {
+        MemcgLruOp::Young
+    } else {
+        MemcgLruOp::Nop
+    }
 }

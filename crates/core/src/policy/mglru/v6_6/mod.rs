@@ -32,6 +32,7 @@ pub mod workingset;
 mod tests;
 
 use super::lrugen::LruGen;
+use super::memcg_lru::{MemcgLruOp, Seg};
 use super::MglruVariant;
 use crate::mm::lruvec::LruvecId;
 use crate::mm::page_alloc::Pfn;
@@ -136,4 +137,12 @@ impl<H: V66Hooks> MglruVariant for V66<H> {
     const KSWAPD_STOPS_AT_HIGH_WMARK: bool = false;
     /// v6.6's `set_initial_priority` clamps to [0, DEF_PRIORITY].
     const MIN_INITIAL_PRIORITY: i32 = 0;
+    fn shrink_one_skip(sizable: bool, seg: Seg, below_min: bool, below_low: bool) -> Option<MemcgLruOp> {
+        eviction::shrink_one_skip(sizable, seg, below_min, below_low)
+    }
+    fn shrink_one_op(success: bool, _sizable: bool, _seg: Seg) -> MemcgLruOp {
+        eviction::shrink_one_op(success)
+    }
+    /// v6.6's `shrink_many` reads `get_memcg_gen(seq)` again at each `restart`.
+    const SHRINK_MANY_REREADS_GEN: bool = true;
 }
