@@ -132,3 +132,46 @@ fn v6_6_stuck_in_the_oldest_generation() {
     let (a, b) = (vm(&v66, "workingset_refault_file"), vm(&fix, "workingset_refault_file"));
     assert!(b < a, "workingset_refault_file: fix {b} vs v6.6 {a}");
 }
+
+/// Seed 001's memcg shape in miniature: `idle` fills an anonymous cache and then never
+/// touches it again (a secondary); `busy` is [`db_like`] (the primary: a hot anonymous
+/// cache and a file set larger than memory read with read()).
+fn idle_beside_busy() -> Program {
+    let mut idle = region("idle cache", 16 * MIB, AccessKind::AnonMapped);
+    idle.write_ratio = 1.0;
+    idle.cgroup = "idle".into();
+    let mut busy = db_like();
+    for r in busy.regions.iter_mut() {
+        r.cgroup = "busy".into();
+    }
+    let mut phases = vec![phase("fill", 16 * MIB as u64, &[(0, Pattern::Sequential, 1.0)])];
+    for mut p in busy.phases {
+        p.streams.iter_mut().for_each(|s| s.region += 1);
+        phases.push(p);
+    }
+    busy.regions.insert(0, idle);
+    program(busy.regions, phases)
+}
+
+/// The memcg LRU (spec C.7, `memcg_lru.rs`): root reclaim visits only the old generation
+/// of memcgs, and a memcg moves to the young one only by aging. Mainline's `busy` never
+/// ages (its read() pages keep refilling the oldest generation), so it never leaves the
+/// old generation, and `idle` — young since its first aging, the run's only one — is
+/// never reclaimed: its cache stays and nothing is swapped (v6.6 and v6.15 alike). The
+/// RFC's activations make `busy` age, the memcg LRU turns over and `idle`'s cache goes to
+/// zram; classic, which scans every memcg in proportion, swaps it too.
+#[test]
+fn a_memcg_that_never_ages_keeps_the_others_out_of_root_reclaim() {
+    let cache_bytes = 16.0 * 1024.0 * 1024.0;
+    for policy in ["mglru@6.15", "mglru@6.6"] {
+        let r = run_policy(policy, &[], idle_beside_busy());
+        assert_eq!(vm(&r, "pswpout"), 0, "{policy}");
+        assert_eq!(metric(&r, "memcg.idle.memory.current_bytes"), cache_bytes, "{policy}");
+        assert_eq!(metric(&r, "lru_gen.aging_runs"), 1.0, "{policy}: only idle's first aging");
+    }
+    for policy in ["mglru+refault-distance-rfc-v3", "classic@6.15"] {
+        let r = run_policy(policy, &[], idle_beside_busy());
+        assert!(vm(&r, "pswpout") > 2048, "{policy}: pswpout {}", vm(&r, "pswpout"));
+        assert!(metric(&r, "memcg.idle.memory.current_bytes") < 0.75 * cache_bytes, "{policy}");
+    }
+}
