@@ -167,10 +167,12 @@ def test_tpcc_mainline_never_ages_the_idle_secondaries_and_the_rfc_does(tpcc_see
         assert main.metrics[f"memcg.{m}.memory.current_bytes"] >= 0.95 * cache_pages * 4096, m
     assert main.vmstat["workingset_activate_file"] == 0
     assert main.vmstat["workingset_refault_file"] > 1_000_000
+    assert main.metrics["lru_gen.memcg_lru_seq"] == 0  # the old generation never empties
     # The RFC re-activates refaults within the inactive size; the activated folios make
     # the primary age, the memcg LRU turns over, and the idle secondaries are swapped out,
     # leaving room for STOCK.
     assert rfc.vmstat["workingset_activate_file"] > 50_000
+    assert rfc.metrics["lru_gen.memcg_lru_seq"] >= 1
     assert rfc.vmstat["pswpout"] >= 0.95 * 2 * cache_pages
     for m in ("replica2", "replica3"):
         assert rfc.metrics[f"memcg.{m}.memory.current_bytes"] < 0.1 * cache_pages * 4096, m

@@ -168,10 +168,13 @@ fn a_memcg_that_never_ages_keeps_the_others_out_of_root_reclaim() {
         assert_eq!(vm(&r, "pswpout"), 0, "{policy}");
         assert_eq!(metric(&r, "memcg.idle.memory.current_bytes"), cache_bytes, "{policy}");
         assert_eq!(metric(&r, "lru_gen.aging_runs"), 1.0, "{policy}: only idle's first aging");
+        assert_eq!(metric(&r, "lru_gen.memcg_lru_seq"), 0.0, "{policy}: the old generation never empties");
     }
     for policy in ["mglru+refault-distance-rfc-v3", "classic@6.15"] {
         let r = run_policy(policy, &[], idle_beside_busy());
         assert!(vm(&r, "pswpout") > 2048, "{policy}: pswpout {}", vm(&r, "pswpout"));
         assert!(metric(&r, "memcg.idle.memory.current_bytes") < 0.75 * cache_bytes, "{policy}");
     }
+    let rfc = run_policy("mglru+refault-distance-rfc-v3", &[], idle_beside_busy());
+    assert!(metric(&rfc, "lru_gen.memcg_lru_seq") >= 2.0, "the memcg LRU turns over: {}", metric(&rfc, "lru_gen.memcg_lru_seq"));
 }

@@ -207,7 +207,8 @@ impl<V: MglruVariant> ReclaimPolicy for Mglru<V> {
 
     /// `lru_gen.aging_runs` (aging from the eviction path), `lru_gen.aging_cpu_s` (its
     /// simulated CPU, included in kswapd/direct/memcg reclaim time), and the root memcg's
-    /// generation window on node 0 (`lru_gen.max_seq`, `lru_gen.min_seq_anon/file`).
+    /// generation window on node 0 (`lru_gen.max_seq`, `lru_gen.min_seq_anon/file`), and
+    /// how often node 0's memcg LRU turned over (`lru_gen.memcg_lru_seq`, `memcg_lru.seq`).
     fn metrics(&self, mm: &Mm) -> Vec<(String, f64)> {
         let g = &self.lrugens[mm.lruvec_id(crate::mm::memcontrol::ROOT_MEMCG, 0) as usize];
         vec![
@@ -216,6 +217,7 @@ impl<V: MglruVariant> ReclaimPolicy for Mglru<V> {
             ("lru_gen.max_seq".into(), g.max_seq as f64),
             ("lru_gen.min_seq_anon".into(), g.min_seq[LRU_GEN_ANON] as f64),
             ("lru_gen.min_seq_file".into(), g.min_seq[LRU_GEN_FILE] as f64),
+            ("lru_gen.memcg_lru_seq".into(), self.memcg_lru.seq(0) as f64),
         ]
     }
 
