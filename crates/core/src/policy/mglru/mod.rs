@@ -118,7 +118,7 @@ pub trait MglruVariant: Sized + Send + 'static {
         eviction::shrink_one_op(success, sizable, seg)
     }
     /// Whether `shrink_many` reads the old generation again before each bin (v6.6) or
-    /// once on entry, skipping memcgs that left it (v6.8+).
+    /// once on entry, skipping memcgs that left it (as 6.12 and v6.15 do).
     const SHRINK_MANY_REREADS_GEN: bool = false;
 }
 
