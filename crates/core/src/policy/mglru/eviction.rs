@@ -326,7 +326,7 @@ impl<V: MglruVariant> Mglru<V> {
     }
 }
 
-/// `shrink_one`'s skips (v6.8+): below min → young; below low → tail on the first
+/// `shrink_one`'s skips (v6.7+, "mm/mglru: reclaim offlined memcgs harder"): below min → young; below low → tail on the first
 /// attempt (the second reclaims it and counts MEMCG_LOW).
 pub fn shrink_one_skip(seg: Seg, below_min: bool, below_low: bool) -> Option<MemcgLruOp> {
     if below_min {
@@ -338,7 +338,7 @@ pub fn shrink_one_skip(seg: Seg, below_min: bool, below_low: bool) -> Option<Mem
     None
 }
 
-/// `shrink_one`'s operation after reclaim (v6.8+, every memcg online): aged → young;
+/// `shrink_one`'s operation after reclaim (v6.7+, every memcg online): aged → young;
 /// not aged but still sizable → stay; too small → tail once, then young.
 pub fn shrink_one_op(success: bool, sizable: bool, seg: Seg) -> MemcgLruOp {
     if success {

@@ -108,7 +108,7 @@ pub trait MglruVariant: Sized + Send + 'static {
     /// `set_initial_priority`'s lower clamp (DEF_PRIORITY / 2 since v6.10; 0 before).
     const MIN_INITIAL_PRIORITY: i32 = crate::vmscan::DEF_PRIORITY / 2;
     /// `shrink_one` before reclaiming: the memcg-LRU operation that skips this memcg,
-    /// or `None` to reclaim it (v6.8+: below min → young; below low → tail once).
+    /// or `None` to reclaim it (v6.7+: below min → young; below low → tail once).
     fn shrink_one_skip(_sizable: bool, seg: Seg, below_min: bool, below_low: bool) -> Option<MemcgLruOp> {
         eviction::shrink_one_skip(seg, below_min, below_low)
     }

@@ -186,7 +186,7 @@ pub fn inc_min_seq(mm: &mut Mm, g: &mut LruGen, lv: LruvecId, ty: usize, swappin
 
 /// v6.6's `shrink_one` skips: a memcg too small to be helpful (`lruvec_is_sizable`) is
 /// not reclaimed but moved to the tail, then young on the second attempt; then below
-/// min → young, below low → tail once (the size test moved after reclaim in v6.8).
+/// min → young, below low → tail once (the size test moved after reclaim in v6.7).
 pub fn shrink_one_skip(sizable: bool, seg: Seg, below_min: bool, below_low: bool) -> Option<MemcgLruOp> {
     if !sizable {
         return Some(if seg != Seg::Tail { MemcgLruOp::Tail } else { MemcgLruOp::Young });
