@@ -326,8 +326,9 @@ impl<V: MglruVariant> Mglru<V> {
     }
 }
 
-/// `shrink_one`'s skips (v6.7+, "mm/mglru: reclaim offlined memcgs harder"): below min → young; below low → tail on the first
-/// attempt (the second reclaims it and counts MEMCG_LOW).
+/// `shrink_one`'s skips (v6.7+, "mm/mglru: reclaim offlined memcgs harder"): below
+/// min → young; below low → tail on the first attempt (the second reclaims it and
+/// counts MEMCG_LOW).
 pub fn shrink_one_skip(seg: Seg, below_min: bool, below_low: bool) -> Option<MemcgLruOp> {
     if below_min {
         return Some(MemcgLruOp::Young);
