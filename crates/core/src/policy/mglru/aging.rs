@@ -6,8 +6,8 @@
 //! consecutive page ids, the unit Bloom filters track and look-around stays within.
 //! Abstractions: one walker and one mm per memcg (the mm list iteration collapses to
 //! one walk per aging); the Bloom filters are exact sets of PMD blocks (no false
-//! positives); `total` in `suitable_to_scan` counts the present PTEs of the memcg in the
-//! block; walk batching and lock drops are not modelled; no VMA boundaries inside a PMD.
+//! positives); walk batching and lock drops are not modelled; no VMA boundaries inside a
+//! PMD, so a walked PMD's range is its whole block of page ids.
 
 use super::lrugen::*;
 use super::pid::reset_ctrl_pos;
@@ -22,13 +22,15 @@ use crate::vmscan::ScanControl;
 /// Pages per PMD (x86-64).
 pub const PMD_PAGES: usize = 512;
 
-/// `suitable_to_scan`: at least one young PTE per cache line of PTEs (8 on x86).
+/// `suitable_to_scan`: at least one young PTE per cache line of PTEs on average —
+/// `young * n >= total`, n = clamp(cache_line_size() / sizeof(pte_t), 2, 8) = 8 on x86.
 #[inline]
 fn suitable_to_scan(total: u64, young: u64) -> bool {
-    total > 0 && young * 8 >= total
+    young * 8 >= total
 }
 
-fn bloom_test(g: &LruGen, seq: u64, pmd: usize) -> bool {
+/// `test_bloom_filter`: no filter (the first round) lets every PMD through.
+pub fn bloom_test(g: &LruGen, seq: u64, pmd: usize) -> bool {
     match &g.filters[(seq % 2) as usize] {
         None => true,
         Some(bits) => bits.get(pmd / 64).is_some_and(|w| w & (1 << (pmd % 64)) != 0),
@@ -119,19 +121,23 @@ fn walk_mm<V: MglruVariant>(mm: &mut Mm, g: &mut LruGen, lv: LruvecId, seq: u64,
         }
         let (start, end) = (pmd * PMD_PAGES, ((pmd + 1) * PMD_PAGES).min(nr_pages));
         sc.cost_ns += walk_pte_ns * (end - start) as u64;
-        let (mut total, mut young) = (0u64, 0u64);
-        // Every PTE of the PMD in address order; the non-present ones are skipped by
-        // mask, 64 at a time.
+        // walk_pte_range: `total++` comes before `get_pte_pfn` drops a non-present or old
+        // PTE, so `total` is every PTE of the range (mm/vmscan.c v6.6–v6.15).
+        let total = (end - start) as u64;
+        let mut young = 0u64;
+        // The PTEs in address order; the non-present ones, which change nothing but
+        // `total`, are skipped by mask, 64 at a time.
         for chunk in (start..end).step_by(64) {
             let present = present_mask(&mm.pages.pte[chunk..(chunk + 64).min(end)]);
             for page in bits(present).map(|i| chunk + i) {
                 let Some(pfn) = pte_folio::<V>(mm, page, memcg, node) else { continue };
-                // VMAs skipped by swappiness: anon when 0, file when anon-only.
+                // VMAs skipped by swappiness: anon when 0, file when anon-only. A block
+                // of only these finds no young PTE, so it stays out of the filter, as a
+                // PMD the kernel's walk never reaches does.
                 let file = mm.frames.is_file(pfn);
                 if (!file && swappiness == 0) || (file && swappiness > 200) {
                     continue;
                 }
-                total += 1;
                 if !mm.frames.test_and_clear(pfn, pg::YOUNG) {
                     continue;
                 }

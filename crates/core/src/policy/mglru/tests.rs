@@ -174,3 +174,34 @@ fn scan_folios_batch_ignores_nr_to_scan() {
     assert_eq!(sc.nr_reclaimed, MIN_LRU_BATCH);
     p.check_invariants(&mm).unwrap();
 }
+
+/// Fault in `n` mapped pages from `first`, the first `young` of them with a young PTE.
+fn map_pages(mm: &mut Mm, p: &mut Mglru<Mainline>, first: u32, n: u32, young: u32) {
+    for page in first..first + n {
+        let flags = pg::SWAPBACKED | pg::MAPPED | if page < first + young { pg::YOUNG } else { 0 };
+        fault_in(mm, p, page, flags);
+    }
+}
+
+/// C.6, `walk_pte_range` (mm/vmscan.c v6.6–v6.15): `total++` precedes `get_pte_pfn`, so
+/// every PTE of the range counts, present or not, and the PMD is carried into the next
+/// round's Bloom filter when `young * 8 >= total`. 600 pages: PMD 0 is a full 512-PTE
+/// table with 100 present PTEs, 63 of them young: 63 * 8 = 504 < 512, left out (counting
+/// only present PTEs, 504 >= 100, it would go in). PMD 1 is pages 512..600, 88 PTEs,
+/// 30 present, 11 young: 11 * 8 = 88 >= 88, carried over.
+#[test]
+fn walk_pte_range_counts_every_pte_of_the_range() {
+    use crate::vmscan::{Reclaimer, ScanControl};
+    let (mut mm, mut p) = machine();
+    mm.pages.ensure(600);
+    map_pages(&mut mm, &mut p, 0, 100, 63);
+    map_pages(&mut mm, &mut p, 512, 30, 11);
+    let mut sc = ScanControl::new(Reclaimer::Direct, 32);
+    let g = &mut p.lrugens[0];
+    assert!(aging::try_to_inc_max_seq::<Mainline>(&mut mm, g, 0, 3, 60, false, &mut sc));
+    assert_eq!(g.max_seq, 4);
+    assert!(!aging::bloom_test(g, 4, 0), "63 young of 512 PTEs: not dense");
+    assert!(aging::bloom_test(g, 4, 1), "11 young of 88 PTEs: dense");
+    // The walk cleared the young PTEs it counted.
+    assert!((0..600).filter_map(|page| mm.pages.pte.get(page)).all(|&pte| !crate::mm::page::is_resident(pte) || !mm.frames.test(pte, pg::YOUNG)));
+}
