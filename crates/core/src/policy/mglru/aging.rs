@@ -270,7 +270,9 @@ pub fn lru_gen_look_around<V: MglruVariant>(mm: &mut Mm, g: &mut LruGen, lv: Lru
     }
     sc.cost_ns += mm.cfg.cost.walk_pte_ns * (end - start) as u64;
     let new_gen = gen_from_seq(g.max_seq);
-    let mut young = 0;
+    // `young` counts this folio's PTE too: 6.12 and v6.15 clear it first and start at
+    // `young = 1`; v6.6 entered with it still young and counted it in the loop.
+    let mut young = 1;
     // spec C.6: a PTE that is not young is skipped before its folio is looked up. First
     // the young bits of every present PTE of the window (independent loads), then the
     // young ones in address order: updating one folio changes no other's PTE or flags,
@@ -283,6 +285,7 @@ pub fn lru_gen_look_around<V: MglruVariant>(mm: &mut Mm, g: &mut LruGen, lv: Lru
         young += 1;
         V::walk_update_folio(mm, g, lv, nb, new_gen, walk);
     }
+    // `suitable_to_scan(i, young)`: `i` is the window's PTE count.
     if suitable_to_scan((end - start) as u64, young) {
         let max_seq = g.max_seq;
         bloom_update(g, max_seq, pmd);

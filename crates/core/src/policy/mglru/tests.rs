@@ -205,3 +205,23 @@ fn walk_pte_range_counts_every_pte_of_the_range() {
     // The walk cleared the young PTEs it counted.
     assert!((0..600).filter_map(|page| mm.pages.pte.get(page)).all(|&pte| !crate::mm::page::is_resident(pte) || !mm.frames.test(pte, pg::YOUNG)));
 }
+
+/// C.6, `lru_gen_look_around` (6.12 and v6.15 `young = 1` after clearing the folio's own
+/// PTE; v6.6 counts that PTE in its loop): the window around page 0 of a 512-page PMD is
+/// MIN_LRU_BATCH = 64 PTEs, so `suitable_to_scan(64, young)` needs young >= 8: the folio
+/// itself and 7 young neighbours feed the Bloom filter of `max_seq`; 6 do not.
+#[test]
+fn look_around_counts_the_folio_itself_as_young() {
+    use crate::vmscan::{Reclaimer, ScanControl};
+    for (neighbours, dense) in [(7, true), (6, false)] {
+        let (mut mm, mut p) = machine();
+        mm.pages.ensure(512);
+        map_pages(&mut mm, &mut p, 0, 64, 1 + neighbours);
+        let g = &mut p.lrugens[0];
+        g.filters[(g.max_seq % 2) as usize] = Some(Vec::new());
+        let trigger = mm.pages.pte[0];
+        let mut sc = ScanControl::new(Reclaimer::Direct, 32);
+        assert!(aging::lru_gen_look_around::<Mainline>(&mut mm, g, 0, trigger, false, &mut sc));
+        assert_eq!(aging::bloom_test(g, g.max_seq, 0), dense, "{neighbours} young neighbours");
+    }
+}
