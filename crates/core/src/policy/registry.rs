@@ -46,6 +46,12 @@ PolicyEntry {
     build: |cfg| Box::new(Machine::new(cfg, super::mglru::Mglru::new(super::mglru::v6_6::Mglru66Fix::new()))),
 },
 PolicyEntry {
+    name: "mglru@6.12",
+    base: "mglru@6.6",
+    description: "multi-generational LRU as in 6.12 stable (6.12.114+): v6.6's code path with the four Dec 2023 fixes (underprotected page cache, stop at high watermarks, min_ttl_ms with memcgs, offlined memcgs), v6.10's initial-priority clamp and the backported \"reset page lru tier bits when activating\"",
+    build: |cfg| Box::new(Machine::new(cfg, super::mglru::Mglru::new(super::mglru::v6_12::Mglru612::new()))),
+},
+PolicyEntry {
     name: "classic+refault-distance-rfc-v3",
     base: "classic@6.15",
     description: "Kairui Song's RFC v3 (Sep 2023, not merged): the workingset clock ages only on eviction; a refault is activated if its distance < inactive size (active >= inactive) or < active + the other type's inactive",

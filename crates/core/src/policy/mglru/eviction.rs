@@ -304,8 +304,8 @@ impl<V: MglruVariant> Mglru<V> {
         V::shrink_one_op(success, sizable, seg)
     }
 
-    /// kswapd's `lru_gen_age_node` (v6.14+): only the min_ttl check; if every memcg's
-    /// oldest evictable generation is younger than min_ttl, invoke the OOM killer.
+    /// kswapd's `lru_gen_age_node` (v6.7+): only the min_ttl check; if every memcg's
+    /// generation `V::min_ttl_seq` is younger than min_ttl, invoke the OOM killer.
     pub(super) fn age_node(&mut self, mm: &mut Mm, node: u16, sc: &mut ScanControl) {
         set_initial_priority(mm, node, sc, V::MIN_INITIAL_PRIORITY);
         let min_ttl_ns = mm.cfg.lru_gen_min_ttl_ms * 1_000_000;
@@ -318,7 +318,7 @@ impl<V: MglruVariant> Mglru<V> {
             let m = &mm.memcgs[memcg as usize];
             !(memcg != ROOT_MEMCG && m.below_min())
                 && lruvec_is_sizable(g, swappiness, sc.priority)
-                && g.timestamps[gen_from_seq(evictable_min_seq(&g.min_seq, swappiness))] + min_ttl_ns < mm.now
+                && g.timestamps[gen_from_seq(V::min_ttl_seq(g, swappiness))] + min_ttl_ns < mm.now
         });
         if !reclaimable {
             mm.oom = Some(format!("lru_gen.min_ttl_ms={}: every generation on node {node} is younger than min_ttl (working set protection)", mm.cfg.lru_gen_min_ttl_ms));
@@ -479,7 +479,7 @@ pub fn try_to_inc_min_seq(mm: &Mm, g: &mut LruGen, swappiness: u32) -> bool {
 
 /// `should_abort_scan` (root reclaim only): enough reclaimed, or (v6.7+) for kswapd
 /// every zone above high + MIN_LRU_BATCH.
-fn should_abort_scan<V: MglruVariant>(mm: &Mm, lv: LruvecId, sc: &ScanControl) -> bool {
+pub(super) fn should_abort_scan<V: MglruVariant>(mm: &Mm, lv: LruvecId, sc: &ScanControl) -> bool {
     if sc.cgroup_reclaim() {
         return false;
     }

@@ -12,6 +12,8 @@
 //! - [`v6_6`]: MGLRU as v6.6 had it (`mglru@6.6`), the kernel functions whose code
 //!   differs from v6.15 overriding the [`MglruVariant`] hooks, and Yu Zhao's
 //!   "fix underprotected page cache" on top of it.
+//! - [`v6_12`]: MGLRU as 6.12 stable has it (`mglru@6.12`): the v6.6 model with every
+//!   later patch that reached 6.12.114+.
 
 pub mod aging;
 pub mod eviction;
@@ -21,6 +23,7 @@ pub mod mainline;
 pub mod memcg_lru;
 pub mod pid;
 pub mod refault_distance_rfc_v3;
+pub mod v6_12;
 pub mod v6_6;
 #[cfg(test)]
 mod tests;
@@ -120,6 +123,11 @@ pub trait MglruVariant: Sized + Send + 'static {
     /// Whether `shrink_many` reads the old generation again before each bin (v6.6) or
     /// once on entry, skipping memcgs that left it (as 6.12 and v6.15 do).
     const SHRINK_MANY_REREADS_GEN: bool = false;
+    /// `lruvec_is_reclaimable`: the sequence whose birth kswapd's min_ttl test reads
+    /// (v6.14+: the oldest evictable one).
+    fn min_ttl_seq(g: &LruGen, swappiness: u32) -> u64 {
+        evictable_min_seq(&g.min_seq, swappiness)
+    }
 }
 
 /// Mainline v6.15.

@@ -11,6 +11,7 @@ use super::super::lrugen::{
     LRU_GEN_ANON, LRU_REFS_WIDTH, REFS_MASK,
 };
 use super::super::MglruVariant;
+use super::{V66Hooks, V66};
 use crate::mm::lruvec::LruvecId;
 use crate::mm::page::pg;
 use crate::mm::page_alloc::Pfn;
@@ -91,8 +92,9 @@ pub fn folio_update_gen(mm: &mut Mm, g: &mut LruGen, lv: LruvecId, pfn: Pfn, gen
 
 /// The young-PTE update of v6.6's `walk_pte_range` and `lru_gen_look_around`: with a walk
 /// `folio_update_gen`; without one (direct reclaim's look-around) `folio_activate` of a
-/// folio in another generation, which re-adds it with PG_active (→ `max_seq`).
-pub fn walk_update_folio<V: MglruVariant>(mm: &mut Mm, g: &mut LruGen, lv: LruvecId, pfn: Pfn, new_gen: usize, walk: bool) {
+/// folio in another generation (after `H::look_around_before_activate`), which re-adds it
+/// with PG_active (→ `max_seq`).
+pub fn walk_update_folio<H: V66Hooks>(mm: &mut Mm, g: &mut LruGen, lv: LruvecId, pfn: Pfn, new_gen: usize, walk: bool) {
     if walk {
         folio_update_gen(mm, g, lv, pfn, new_gen);
         return;
@@ -100,9 +102,10 @@ pub fn walk_update_folio<V: MglruVariant>(mm: &mut Mm, g: &mut LruGen, lv: Lruve
     match folio_lru_gen(mm, pfn) {
         None => mm.frames.set(pfn, pg::REFERENCED),
         Some(old) if old != new_gen => {
+            H::look_around_before_activate(mm, pfn);
             lru_gen_del_folio(mm, g, lv, pfn, false);
             mm.frames.set(pfn, pg::ACTIVE);
-            V::lru_gen_add_folio(mm, g, lv, pfn, false);
+            V66::<H>::lru_gen_add_folio(mm, g, lv, pfn, false);
             mm.vmstat.count(Ev::Pgactivate, 1);
         }
         Some(_) => {}

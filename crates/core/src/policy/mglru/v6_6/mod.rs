@@ -14,6 +14,8 @@
 //! - [`workingset`]: `lru_gen_eviction`, `lru_gen_test_recent` (token == `min_seq`),
 //!   `lru_gen_refault`.
 //! - [`fix_underprotected_page_cache`]: upstream 081488051d28 on top of this model.
+//! - [`V66Hooks`]: the points later patches change on this code path; 6.12 stable
+//!   (`mglru@6.12`, [`super::v6_12`]) is this model with all of them.
 //!
 //! Sources: a complete mm/vmscan.c of v6.8 (the MGLRU code is v6.6's plus the four
 //! December 2023 fixes, whose diffs were read to undo them); the `-` side of
@@ -35,13 +37,16 @@ use super::lrugen::LruGen;
 use super::memcg_lru::{MemcgLruOp, Seg};
 use super::MglruVariant;
 use crate::mm::lruvec::LruvecId;
+use crate::mm::page::pg;
 use crate::mm::page_alloc::Pfn;
 use crate::mm::Mm;
 use crate::vmscan::{FolioReferences, ScanControl};
 use std::marker::PhantomData;
 
-/// The three points "mm/mglru: fix underprotected page cache" changes; the defaults are
-/// v6.6 as released.
+/// The points later patches change on the v6.6 code path; the defaults are v6.6 as
+/// released. "mm/mglru: fix underprotected page cache" changes the first three; the
+/// other three December 2023 fixes, v6.10's priority clamp and 6.12-stable's "reset page
+/// lru tier bits when activating" the rest (`mglru@6.12`, [`super::v6_12`]).
 pub trait V66Hooks: Send + 'static {
     /// `lru_gen_add_folio`: the sequence a folio being added joins.
     fn lru_gen_add_seq(mm: &Mm, g: &LruGen, pfn: Pfn, reclaiming: bool) -> u64 {
@@ -56,6 +61,27 @@ pub trait V66Hooks: Send + 'static {
     fn lru_gen_refault_protect(mm: &mut Mm, pfn: Pfn, in_fault: bool, refs: u32) -> bool {
         workingset::refault_set_workingset(mm, pfn, in_fault, refs)
     }
+    /// `lru_gen_add_folio` of a folio with PG_active: what happens to its reference bits
+    /// besides PG_active being cleared. v6.6 keeps them.
+    fn lru_gen_add_active_refs(_mm: &mut Mm, _pfn: Pfn) {}
+    /// `lru_gen_look_around` without a walk, before `folio_activate` of a young neighbour
+    /// in another generation. v6.6 does nothing else.
+    fn look_around_before_activate(_mm: &mut Mm, _pfn: Pfn) {}
+    /// `should_abort_scan`'s kswapd stop above the high watermarks. v6.6's was only
+    /// `nr_reclaimed >= nr_to_reclaim` (the stop came with 5095a2b23987).
+    const KSWAPD_STOPS_AT_HIGH_WMARK: bool = false;
+    /// `set_initial_priority`'s lower clamp: v6.6 clamps to [0, DEF_PRIORITY].
+    const MIN_INITIAL_PRIORITY: i32 = 0;
+    /// `shrink_one` before reclaiming (v6.6: a memcg too small to help is not reclaimed).
+    fn shrink_one_skip(sizable: bool, seg: Seg, below_min: bool, below_low: bool) -> Option<MemcgLruOp> {
+        eviction::shrink_one_skip(sizable, seg, below_min, below_low)
+    }
+    /// `shrink_one` after reclaiming (v6.6: `success ? MEMCG_LRU_YOUNG : 0`).
+    fn shrink_one_op(success: bool, _sizable: bool, _seg: Seg) -> MemcgLruOp {
+        eviction::shrink_one_op(success)
+    }
+    /// `shrink_many` reads `get_memcg_gen(seq)` again at each `restart` (v6.6).
+    const SHRINK_MANY_REREADS_GEN: bool = true;
 }
 
 /// v6.6 as released.
@@ -94,6 +120,9 @@ impl<H: V66Hooks> MglruVariant for V66<H> {
     }
     fn lru_gen_add_folio(mm: &mut Mm, g: &mut LruGen, lv: LruvecId, pfn: Pfn, reclaiming: bool) {
         let seq = H::lru_gen_add_seq(mm, g, pfn, reclaiming);
+        if mm.frames.test(pfn, pg::ACTIVE) {
+            H::lru_gen_add_active_refs(mm, pfn);
+        }
         super::lrugen::lru_gen_add_folio_at(mm, g, lv, pfn, seq, reclaiming);
     }
     /// v6.6 and 6.12's `get_pfn_folio` does not test the generation: look-around and the
@@ -103,7 +132,7 @@ impl<H: V66Hooks> MglruVariant for V66<H> {
         true
     }
     fn walk_update_folio(mm: &mut Mm, g: &mut LruGen, lv: LruvecId, pfn: Pfn, new_gen: usize, walk: bool) {
-        lrugen::walk_update_folio::<Self>(mm, g, lv, pfn, new_gen, walk)
+        lrugen::walk_update_folio::<H>(mm, g, lv, pfn, new_gen, walk)
     }
     fn inc_min_seq(mm: &mut Mm, g: &mut LruGen, lv: LruvecId, ty: usize, swappiness: u32) {
         eviction::inc_min_seq(mm, g, lv, ty, swappiness)
@@ -132,17 +161,19 @@ impl<H: V66Hooks> MglruVariant for V66<H> {
     fn rejected_folio(mm: &mut Mm, _g: &LruGen, pfn: Pfn, skip_retry: bool) -> bool {
         eviction::rejected_folio(mm, pfn, skip_retry)
     }
-    /// v6.6's `should_abort_scan` was only `nr_reclaimed >= nr_to_reclaim` (the high
-    /// watermark stop came with 5095a2b23987, December 2023).
-    const KSWAPD_STOPS_AT_HIGH_WMARK: bool = false;
-    /// v6.6's `set_initial_priority` clamps to [0, DEF_PRIORITY].
-    const MIN_INITIAL_PRIORITY: i32 = 0;
+    // The three other December 2023 fixes and v6.10's clamp: v6.6's unless `H` has them.
+    const KSWAPD_STOPS_AT_HIGH_WMARK: bool = H::KSWAPD_STOPS_AT_HIGH_WMARK;
+    const MIN_INITIAL_PRIORITY: i32 = H::MIN_INITIAL_PRIORITY;
     fn shrink_one_skip(sizable: bool, seg: Seg, below_min: bool, below_low: bool) -> Option<MemcgLruOp> {
-        eviction::shrink_one_skip(sizable, seg, below_min, below_low)
+        H::shrink_one_skip(sizable, seg, below_min, below_low)
     }
-    fn shrink_one_op(success: bool, _sizable: bool, _seg: Seg) -> MemcgLruOp {
-        eviction::shrink_one_op(success)
+    fn shrink_one_op(success: bool, sizable: bool, seg: Seg) -> MemcgLruOp {
+        H::shrink_one_op(success, sizable, seg)
     }
-    /// v6.6's `shrink_many` reads `get_memcg_gen(seq)` again at each `restart`.
-    const SHRINK_MANY_REREADS_GEN: bool = true;
+    const SHRINK_MANY_REREADS_GEN: bool = H::SHRINK_MANY_REREADS_GEN;
+    /// `lruvec_is_reclaimable` (v6.6 and 6.12): the birth of file's `min_seq` ("see the
+    /// comment on lru_gen_folio").
+    fn min_ttl_seq(g: &LruGen, _swappiness: u32) -> u64 {
+        g.min_seq[super::lrugen::LRU_GEN_FILE]
+    }
 }
