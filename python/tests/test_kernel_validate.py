@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import math
 
-from reclaimlab.kernel.validate import FILE_TARGETS, compare, definition_notes, kernel_version, mglru_model
+from reclaimlab.kernel.validate import (FILE_TARGETS, compare, definition_notes, kernel_version, mglru_model,
+                                       stable_sublevel)
 
 
 def test_compare_rows_mean_sd_error_and_target():
@@ -41,7 +42,6 @@ def test_mglru_model_follows_the_guest_kernel_version():
     # stable series; older kernels get the v6.6 code path.
     assert mglru_model("6.15.2") == "mglru@6.15"
     assert mglru_model("6.14.0-1-amd64") == "mglru@6.15"
-    assert mglru_model("6.12.117+deb12-amd64") == "mglru+fix-underprotected-page-cache"
     assert mglru_model("6.7.0") == "mglru+fix-underprotected-page-cache"
     assert mglru_model("6.1.0-56-amd64") == "mglru+fix-underprotected-page-cache"
     assert mglru_model("6.6.30") == "mglru+fix-underprotected-page-cache"
@@ -49,6 +49,23 @@ def test_mglru_model_follows_the_guest_kernel_version():
     assert mglru_model("") == "mglru@6.6"
     # the chosen variant has no counter whose definition differs from the guest's
     assert definition_notes("6.12.117+deb12-amd64", mglru_model("6.12.117+deb12-amd64")) == {}
+
+
+def test_mglru_model_reads_the_6_12_stable_sublevel():
+    # "mm/mglru: reset page lru tier bits when activating" reached 6.12 stable in 6.12.114
+    # (Debian's changelog); v6.13 has it upstream; 6.12.113 and v6.12 itself do not.
+    assert stable_sublevel("6.12.117+deb12-amd64") == 117
+    assert stable_sublevel("6.12.114") == 114
+    assert stable_sublevel("6.12.0-1-amd64") == 0
+    assert stable_sublevel("6.13") == 0
+    assert mglru_model("6.12.117+deb12-amd64") == "mglru@6.12"
+    assert mglru_model("6.12.114") == "mglru@6.12"
+    assert mglru_model("6.12.113+deb13-amd64") == "mglru+fix-underprotected-page-cache"
+    assert mglru_model("6.12.0") == "mglru+fix-underprotected-page-cache"
+    assert mglru_model("6.13.0-rc1") == "mglru@6.12"
+    assert mglru_model("6.13.12-amd64") == "mglru@6.12"
+    assert mglru_model("6.11.11") == "mglru+fix-underprotected-page-cache"
+    assert mglru_model("6.14.0") == "mglru@6.15"
 
 
 def test_smp_reaches_qemu_and_is_checked_before_anything_is_built(tmp_path):

@@ -27,15 +27,24 @@ def mglru_model(release: str) -> str:
     """The MGLRU variant whose code path matches kernel ``release`` (docs/validation.md):
 
     - v6.14+ (the workingset-protection rework): ``mglru@6.15``;
-    - v6.7–v6.13 and the 6.1/6.6 long-term series: ``mglru+fix-underprotected-page-cache``
-      (081488051d28 over v6.6). The fix is tagged ``Cc: stable`` and ``Fixes:`` v6.1's
-      MGLRU; the 6.1-stable review of 18 Dec 2023 (patch 085/106) carries it, and 6.6-stable
-      is assumed to, as a stable kernel of either series today does;
+    - v6.13, and 6.12 stable from 6.12.114 (the backport of v6.13's "mm/mglru: reset page
+      lru tier bits when activating"): ``mglru@6.12`` — v6.6's code path with the four
+      December 2023 fixes, v6.10's priority clamp and that backport;
+    - the rest of v6.7–v6.12 and the 6.1/6.6 long-term series:
+      ``mglru+fix-underprotected-page-cache`` (081488051d28 over v6.6). The fix is tagged
+      ``Cc: stable`` and ``Fixes:`` v6.1's MGLRU; the 6.1-stable review of 18 Dec 2023
+      (patch 085/106) carries it, and 6.6-stable is assumed to, as a stable kernel of either
+      series today does;
     - anything else before v6.7: ``mglru@6.6``.
+
+    The 6.12 sublevel is read from the release as Debian's 6.12 packages write it
+    (``6.12.117+deb12-amd64``); an ABI-style ``6.12.0-N`` release counts as sublevel 0.
     """
     v = kernel_version(release)
     if v >= (6, 14):
         return "mglru@6.15"
+    if v == (6, 13) or (v == (6, 12) and stable_sublevel(release) >= 114):
+        return "mglru@6.12"
     if v >= (6, 7) or v in ((6, 1), (6, 6)):
         return "mglru+fix-underprotected-page-cache"
     return "mglru@6.6"
@@ -108,6 +117,17 @@ def kernel_version(release: str) -> tuple[int, int]:
         return int(parts[0]), int(parts[1].split("-")[0].split("+")[0])
     except (IndexError, ValueError):
         return (0, 0)
+
+
+def stable_sublevel(release: str) -> int:
+    """``6.12.117+deb12-amd64`` -> 117; ``6.13`` or an unreadable release -> 0."""
+    parts = release.split(".")
+    digits = ""
+    for ch in parts[2] if len(parts) > 2 else "":
+        if not ch.isdigit():
+            break
+        digits += ch
+    return int(digits) if digits else 0
 
 
 def definition_notes(release: str, policy: str) -> dict[str, str]:
