@@ -303,6 +303,7 @@ static SCENARIOS: &[Scenario] = &[
             "mglru@6.15",
             "mglru+refault-distance-rfc-v3",
             "mglru+fix-underprotected-page-cache",
+            "mglru@6.12",
         ],
         baseline: "mglru@6.15",
         overrides: &[("swap.device", "zram")],
