@@ -67,6 +67,14 @@ LEGEND_AT = (1.075, 1.0)
 
 REQUIRED = ("time_s",) + tuple(c for c, _, _ in COMPOSITION) + COUNTERS
 
+#: Per-cgroup columns: ``memcg.<name>.memory.current_bytes`` (one per non-root cgroup).
+MEMCG_PREFIX, MEMCG_SUFFIX = "memcg.", ".memory.current_bytes"
+
+
+def memcg_columns(frame: Any) -> list[str]:
+    """The time series' per-cgroup ``memory.current`` columns, in the run's cgroup order."""
+    return [c for c in frame.columns if c.startswith(MEMCG_PREFIX) and c.endswith(MEMCG_SUFFIX)]
+
 
 def require_matplotlib() -> None:
     """Raise :class:`ReclaimlabError` unless matplotlib can be imported (without importing it)."""
@@ -146,7 +154,7 @@ def _prepare(frame):
     missing = [c for c in REQUIRED if c not in frame.columns]
     if missing:
         raise ReclaimlabError(f"time series lacks column(s) {', '.join(missing)}")
-    frame = frame.select(REQUIRED).cast(pl.Float64).sort("time_s", maintain_order=True)
+    frame = frame.select(list(REQUIRED) + memcg_columns(frame)).cast(pl.Float64).sort("time_s", maintain_order=True)
     frame = frame.unique(subset="time_s", keep="last", maintain_order=True)
     if frame.height < 2:
         raise ReclaimlabError(f"time series has {frame.height} sample(s); a plot needs at least 2")
@@ -183,7 +191,8 @@ def plot_timeseries(result_or_df: Any, path: str | os.PathLike, title: str | Non
        free), with the machine's size marked;
     2. reclaim: pgscan_kswapd, pgscan_direct and pgsteal (kswapd + direct), pages/s;
     3. workingset refaults (anon, file) and pswpin/pswpout, pages/s, with the share of
-       time some task was stalled on memory (d memstall_s / dt, %) on the right axis.
+       time some task was stalled on memory (d memstall_s / dt, %) on the right axis;
+    4. when the run has cgroups besides the root, each one's ``memory.current`` in MiB.
 
     Rates are differences of the cumulative counters divided by the elapsed time, between
     consecutive samples (see :func:`counter_rates`); a run of more than
@@ -207,8 +216,11 @@ def plot_timeseries(result_or_df: Any, path: str | os.PathLike, title: str | Non
     # Strictly increasing after _prepare: one rate per interval between these samples.
     edges = windows["time_s"].to_numpy()
 
-    fig = Figure(figsize=(12, 9.5), dpi=110, layout="constrained")
-    ax_mem, ax_rec, ax_ref = fig.subplots(3, 1, sharex=True, gridspec_kw={"height_ratios": [1.25, 1, 1]})
+    cgroups = memcg_columns(frame)
+    ratios = [1.25, 1, 1] + ([1] if cgroups else [])
+    fig = Figure(figsize=(12, 9.5 + 3 * bool(cgroups)), dpi=110, layout="constrained")
+    axes = fig.subplots(len(ratios), 1, sharex=True, gridspec_kw={"height_ratios": ratios})
+    ax_mem, ax_rec, ax_ref = axes[:3]
 
     # (1) Memory composition.
     layers = [frame[c].to_numpy() * PAGE / MIB for c, _, _ in COMPOSITION]
@@ -271,6 +283,18 @@ def plot_timeseries(result_or_df: Any, path: str | os.PathLike, title: str | Non
     h2, l2 = ax_stall.get_legend_handles_labels()
     ax_ref.legend(h1 + h2, l1 + l2, loc="upper left", bbox_to_anchor=LEGEND_AT, fontsize=9, frameon=False)
 
+    # (4) memory.current per cgroup.
+    if cgroups:
+        ax_cg = axes[3]
+        for c in cgroups:
+            ax_cg.plot(t, frame[c].to_numpy() / MIB, label=c[len(MEMCG_PREFIX):-len(MEMCG_SUFFIX)], linewidth=1.3)
+        ax_cg.set_ylim(bottom=0)
+        ax_cg.set_ylabel("memory.current (MiB)")
+        ax_cg.set_title("memory.current per cgroup", loc="left", fontsize=10)
+        ax_cg.legend(loc="upper left", bbox_to_anchor=LEGEND_AT, fontsize=9, frameon=False)
+        ax_cg.grid(True, axis="y", color="#d5d8dc", linewidth=0.6)
+        ax_cg.set_axisbelow(True)
+
     thousands = FuncFormatter(_compact)
     for ax in (ax_mem, ax_rec, ax_ref):
         ax.yaxis.set_major_formatter(thousands)
@@ -279,8 +303,8 @@ def plot_timeseries(result_or_df: Any, path: str | os.PathLike, title: str | Non
     for ax in (ax_rec, ax_ref):
         ax.set_ylim(bottom=0)
     ax_mem.yaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:,.0f}"))
-    ax_ref.set_xlabel("simulated time (s)")
-    ax_ref.set_xlim(t[0], t[-1])
+    axes[-1].set_xlabel("simulated time (s)")
+    axes[-1].set_xlim(t[0], t[-1])
 
     if title is None:
         head, sub = _titles(policy, config, workload)

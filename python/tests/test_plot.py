@@ -108,6 +108,33 @@ def test_svg_carries_titles_labels_and_legend(tmp_path):
         assert text in svg, text
 
 
+def test_cgroups_get_a_memory_current_panel(tmp_path):
+    # Without cgroup columns there is no fourth panel; with them, one line per cgroup.
+    plain = plot.plot_timeseries(fake_result(), tmp_path / "plain.svg").read_text()
+    assert "memory.current per cgroup" not in plain
+    raw = {"policy": "mglru@6.15", "vmstat": {}, "metrics": {}, "timeseries": fake_series()}
+    n = len(raw["timeseries"]["time_s"])
+    raw["timeseries"]["memcg.primary.memory.current_bytes"] = [float(i << 20) for i in range(n)]
+    raw["timeseries"]["memcg.replica2.memory.current_bytes"] = [float(16 << 20)] * n
+    svg = plot.plot_timeseries(reclaimlab.Result(raw, {}, ""), tmp_path / "cg.svg").read_text()
+    for text in ("memory.current per cgroup", "memory.current (MiB)", "primary", "replica2"):
+        assert text in svg, text
+    assert plot.memcg_columns(pl.DataFrame(raw["timeseries"])) == [
+        "memcg.primary.memory.current_bytes", "memcg.replica2.memory.current_bytes"]
+
+
+def test_run_timeseries_has_each_cgroups_memory_current():
+    # tpcc-stock-level's three members (replica1 the primary): their memory.current over time, ending at the
+    # run's memory.current metric; under mainline MGLRU the idle secondaries keep their
+    # 160 MiB WiredTiger caches to the end.
+    r = reclaimlab.run(scenario="tpcc-stock-level", policy="mglru@6.15")
+    ts = r.timeseries
+    for m in ("replica1", "replica2", "replica3"):
+        col = ts[f"memcg.{m}.memory.current_bytes"]
+        assert col[-1] == r.metrics[f"memcg.{m}.memory.current_bytes"], m
+    assert ts["memcg.replica2.memory.current_bytes"].max() >= 160 << 20
+
+
 def test_dataframe_gets_a_generic_title_and_title_overrides(tmp_path):
     res = fake_result()
     svg = plot.plot_timeseries(res.timeseries, tmp_path / "a.svg").read_text()

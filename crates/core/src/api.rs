@@ -14,10 +14,11 @@ pub struct PolicyInfo {
     pub description: &'static str,
 }
 
-/// Columnar time series sampled on the simulated clock.
+/// Columnar time series sampled on the simulated clock: the fixed columns, then per
+/// non-root cgroup `memcg.<name>.memory.current_bytes`.
 #[derive(Clone, Debug, Default)]
 pub struct TimeSeries {
-    pub columns: Vec<(&'static str, Vec<f64>)>,
+    pub columns: Vec<(String, Vec<f64>)>,
 }
 
 /// What a finished run reports.

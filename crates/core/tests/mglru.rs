@@ -177,4 +177,13 @@ fn a_memcg_that_never_ages_keeps_the_others_out_of_root_reclaim() {
     }
     let rfc = run_policy("mglru+refault-distance-rfc-v3", &[], idle_beside_busy());
     assert!(metric(&rfc, "lru_gen.memcg_lru_seq") >= 2.0, "the memcg LRU turns over: {}", metric(&rfc, "lru_gen.memcg_lru_seq"));
+    // The per-cgroup time series shows it: `idle` fills to its 16 MiB and, under the RFC,
+    // is emptied later; `busy` charges nothing before its phase.
+    let col = |name: &str| &rfc.timeseries.columns.iter().find(|(k, _)| k == name).unwrap_or_else(|| panic!("no column {name}")).1;
+    let (idle, busy) = (col("memcg.idle.memory.current_bytes"), col("memcg.busy.memory.current_bytes"));
+    assert_eq!(idle.len(), col("time_s").len());
+    assert_eq!(idle.iter().cloned().fold(0.0, f64::max), cache_bytes);
+    assert_eq!(*idle.last().unwrap(), metric(&rfc, "memcg.idle.memory.current_bytes"));
+    assert_eq!(busy[0], 0.0);
+    assert_eq!(*busy.last().unwrap(), metric(&rfc, "memcg.busy.memory.current_bytes"));
 }

@@ -15,7 +15,8 @@
 //!   `major_faults` (every access that waited for storage or swap, including read()
 //!   misses that the kernel does not count as faults), `refaults_per_s`,
 //!   `zram_pool_bytes`, `swap_used_bytes` (at the end of the run).
-//! - Per non-root cgroup: `memcg.<name>.memory.current_bytes` (at the end),
+//! - Per non-root cgroup: `memcg.<name>.memory.current_bytes` (at the end, and as a
+//!   time-series column, 0 before the cgroup first charges a page),
 //!   `memcg.<name>.memory.peak_bytes`, and `memcg.<name>.memory.events.{low,high,max,oom}`
 //!   counted as the kernel counts them in `memory.events`.
 
@@ -63,6 +64,8 @@ pub struct Recorder {
     pub next_sample: u64,
     interval: u64,
     series: Vec<Vec<f64>>,
+    /// `memory.current` in bytes per memcg id (root's slot unused), one entry per sample.
+    memcg_series: Vec<Vec<f64>>,
 }
 
 fn lru_total(mm: &Mm, lru: LruList) -> u64 {
@@ -85,6 +88,7 @@ impl Recorder {
             next_sample: 0,
             interval: cfg.sample_interval_ns,
             series: vec![Vec::new(); SERIES.len()],
+            memcg_series: Vec::new(),
         }
     }
 
@@ -132,8 +136,14 @@ impl Recorder {
             self.memstall_ns as f64 / 1e9,
             kswapd.iter().map(|k| k.cpu_ns).sum::<u64>() as f64 / 1e9,
         ];
+        let earlier = self.series[0].len();
         for (col, x) in self.series.iter_mut().zip(row) {
             col.push(x);
+        }
+        // A memcg created since the last sample (a trace's new cgroup) had no pages before.
+        self.memcg_series.resize_with(mm.memcgs.len(), || vec![0.0; earlier]);
+        for (col, m) in self.memcg_series.iter_mut().zip(&mm.memcgs) {
+            col.push((m.usage * reclaimlab_trace::PAGE_SIZE) as f64);
         }
     }
 
@@ -203,11 +213,15 @@ impl Recorder {
                 metrics.push((format!("memcg.{}.{k}", m.name), v));
             }
         }
+        let mut columns: Vec<(String, Vec<f64>)> = SERIES.iter().map(|c| c.to_string()).zip(self.series).collect();
+        for (m, col) in mm.memcgs.iter().zip(self.memcg_series).filter(|(m, _)| m.parent.is_some()) {
+            columns.push((format!("memcg.{}.memory.current_bytes", m.name), col));
+        }
         RunResult {
             policy,
             vmstat,
             metrics,
-            timeseries: TimeSeries { columns: SERIES.iter().copied().zip(self.series).collect() },
+            timeseries: TimeSeries { columns },
         }
     }
 }
