@@ -15,8 +15,9 @@
 //!   `major_faults` (every access that waited for storage or swap, including read()
 //!   misses that the kernel does not count as faults), `refaults_per_s`,
 //!   `zram_pool_bytes`, `swap_used_bytes` (at the end of the run).
-//! - Per non-root cgroup: `memcg.<name>.memory.current_bytes` (at the end, and as a
-//!   time-series column, 0 before the cgroup first charges a page),
+//! - Per non-root cgroup: `memcg.<name>.memory.current_bytes` (at the end, and — for
+//!   the first [`SERIES_MEMCGS`] — as a time-series column, 0 before the cgroup first
+//!   charges a page),
 //!   `memcg.<name>.memory.peak_bytes`, and `memcg.<name>.memory.events.{low,high,max,oom}`
 //!   counted as the kernel counts them in `memory.events`.
 
@@ -49,6 +50,10 @@ const SERIES: &[&str] = &[
     "memstall_s",
     "kswapd_cpu_s",
 ];
+
+/// How many non-root cgroups get a `memory.current` time-series column (a trace may name
+/// thousands; the series would grow with each).
+pub const SERIES_MEMCGS: usize = 32;
 
 pub struct Recorder {
     pub baseline_ns: u64,
@@ -141,7 +146,7 @@ impl Recorder {
             col.push(x);
         }
         // A memcg created since the last sample (a trace's new cgroup) had no pages before.
-        self.memcg_series.resize_with(mm.memcgs.len(), || vec![0.0; earlier]);
+        self.memcg_series.resize_with(mm.memcgs.len().min(SERIES_MEMCGS + 1), || vec![0.0; earlier]);
         for (col, m) in self.memcg_series.iter_mut().zip(&mm.memcgs) {
             col.push((m.usage * reclaimlab_trace::PAGE_SIZE) as f64);
         }
