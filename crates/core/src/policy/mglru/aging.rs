@@ -48,15 +48,15 @@ fn bloom_update(g: &mut LruGen, seq: u64, pmd: usize) {
 
 /// Is the page at `page` a present PTE of `memcg` on `node` mapping a folio that
 /// `get_pfn_folio` takes (`get_pte_pfn` + `get_pfn_folio`; the variant says whether an
-/// isolated one counts)? Returns its frame.
+/// isolated one counts, and an anon one without `can_swap`)? Returns its frame.
 #[inline]
-fn pte_folio<V: MglruVariant>(mm: &Mm, page: usize, memcg: u16, node: u16) -> Option<Pfn> {
+fn pte_folio<V: MglruVariant>(mm: &Mm, page: usize, memcg: u16, node: u16, can_swap: bool) -> Option<Pfn> {
     let pfn = mm.pages.pte[page];
     if !is_resident(pfn) {
         return None;
     }
     let f = mm.frames.flags(pfn);
-    if f & pg::MAPPED == 0 || !V::get_pfn_folio_flags_ok(f) || mm.node_of(pfn) != node {
+    if f & pg::MAPPED == 0 || !V::get_pfn_folio_flags_ok(f, can_swap) || mm.node_of(pfn) != node {
         return None;
     }
     // With one memcg every folio is charged to it: skip the owner load.
@@ -130,7 +130,7 @@ fn walk_mm<V: MglruVariant>(mm: &mut Mm, g: &mut LruGen, lv: LruvecId, seq: u64,
         for chunk in (start..end).step_by(64) {
             let present = present_mask(&mm.pages.pte[chunk..(chunk + 64).min(end)]);
             for page in bits(present).map(|i| chunk + i) {
-                let Some(pfn) = pte_folio::<V>(mm, page, memcg, node) else { continue };
+                let Some(pfn) = pte_folio::<V>(mm, page, memcg, node, swappiness != 0) else { continue };
                 // VMAs skipped by swappiness: anon when 0, file when anon-only. A block
                 // of only these finds no young PTE, so it stays out of the filter, as a
                 // PMD the kernel's walk never reaches does.
@@ -270,6 +270,8 @@ pub fn lru_gen_look_around<V: MglruVariant>(mm: &mut Mm, g: &mut LruGen, lv: Lru
     }
     sc.cost_ns += mm.cfg.cost.walk_pte_ns * (end - start) as u64;
     let new_gen = gen_from_seq(g.max_seq);
+    // `can_swap = !folio_is_file_lru(folio)` (6.12, v6.6): see `get_pfn_folio_flags_ok`.
+    let can_swap = !mm.frames.is_file(pfn);
     // `young` counts this folio's PTE too: 6.12 and v6.15 clear it first and start at
     // `young = 1`; v6.6 entered with it still young and counted it in the loop.
     let mut young = 1;
@@ -280,7 +282,7 @@ pub fn lru_gen_look_around<V: MglruVariant>(mm: &mut Mm, g: &mut LruGen, lv: Lru
     let ptes = &mm.pages.pte[start..end];
     let young_mask = bits(present_mask(ptes)).fold(0u64, |m, i| m | ((mm.frames.test(ptes[i], pg::YOUNG) as u64) << i));
     for page in bits(young_mask).map(|i| start + i) {
-        let Some(nb) = pte_folio::<V>(mm, page, memcg, node) else { continue };
+        let Some(nb) = pte_folio::<V>(mm, page, memcg, node, can_swap) else { continue };
         mm.frames.clear(nb, pg::YOUNG);
         young += 1;
         V::walk_update_folio(mm, g, lv, nb, new_gen, walk);

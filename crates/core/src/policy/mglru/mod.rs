@@ -58,9 +58,11 @@ pub trait MglruVariant: Sized + Send + 'static {
         lru_gen_add_folio(mm, g, lv, pfn, reclaiming)
     }
     /// `get_pfn_folio`'s test of the folio's flags: v6.14+ ("mm/mglru: rework workingset
-    /// protection") takes only folios on a generation list, so isolated ones are skipped.
+    /// protection") takes only folios on a generation list, so isolated ones are skipped;
+    /// `can_swap` (the walk's, or look-around's `!folio_is_file_lru` of the folio it runs
+    /// for) is no longer passed ("mm/mglru: rework aging feedback").
     #[inline]
-    fn get_pfn_folio_flags_ok(flags: u32) -> bool {
+    fn get_pfn_folio_flags_ok(flags: u32, _can_swap: bool) -> bool {
         flags_on_lru_gen(flags)
     }
     /// What the page-table walk and look-around do with a young PTE's folio.

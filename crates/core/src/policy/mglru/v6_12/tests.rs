@@ -244,3 +244,25 @@ fn min_ttl_reads_the_file_generation() {
     assert!(oom(V66::<Stable612>::new()));
     assert!(!oom(Mainline));
 }
+
+/// `get_pfn_folio(.., can_swap)` (6.12, as v6.6): `lru_gen_look_around` passes `can_swap =
+/// !folio_is_file_lru(folio)`, so the look-around of a file folio (page 0) skips the
+/// young anon neighbour (page 1; it stays young) and harvests the file one (page 2); an
+/// anon folio's look-around harvests both kinds. v6.14 dropped the test: mainline
+/// harvests page 1 too.
+#[test]
+fn a_file_folio_s_look_around_skips_anon_neighbours() {
+    use super::super::aging::lru_gen_look_around;
+    fn young_after<V: MglruVariant>(variant: V, trigger_anon: bool) -> [bool; 3] {
+        let (mut mm, mut p) = machine_with(variant, &[]);
+        let young = pg::MAPPED | pg::YOUNG;
+        let trigger = if trigger_anon { pg::SWAPBACKED } else { 0 };
+        let f = [fault_in(&mut mm, &mut p, 0, young | trigger), fault_in(&mut mm, &mut p, 1, young | pg::SWAPBACKED), fault_in(&mut mm, &mut p, 2, young)];
+        let mut sc = ScanControl::new(Reclaimer::Direct, 32);
+        assert!(lru_gen_look_around::<V>(&mut mm, &mut p.lrugens[0], 0, f[0], false, &mut sc));
+        f.map(|pfn| mm.frames.test(pfn, pg::YOUNG))
+    }
+    assert_eq!(young_after(V66::<Stable612>::new(), false), [false, true, false]);
+    assert_eq!(young_after(V66::<Stable612>::new(), true), [false, false, false]);
+    assert_eq!(young_after(Mainline, false), [false, false, false]);
+}

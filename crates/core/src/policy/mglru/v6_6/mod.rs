@@ -126,10 +126,12 @@ impl<H: V66Hooks> MglruVariant for V66<H> {
         super::lrugen::lru_gen_add_folio_at(mm, g, lv, pfn, seq, reclaiming);
     }
     /// v6.6 and 6.12's `get_pfn_folio` does not test the generation: look-around and the
-    /// walk also clear the young bit of an isolated folio (and set its PG_referenced).
+    /// walk also clear the young bit of an isolated folio (and set its PG_referenced). It
+    /// drops an anon folio without `can_swap` ("file VMAs can contain anon pages from
+    /// COW"): the look-around of a file folio leaves its anon neighbours alone.
     #[inline]
-    fn get_pfn_folio_flags_ok(_flags: u32) -> bool {
-        true
+    fn get_pfn_folio_flags_ok(flags: u32, can_swap: bool) -> bool {
+        can_swap || flags & pg::SWAPBACKED == 0
     }
     fn walk_update_folio(mm: &mut Mm, g: &mut LruGen, lv: LruvecId, pfn: Pfn, new_gen: usize, walk: bool) {
         lrugen::walk_update_folio::<H>(mm, g, lv, pfn, new_gen, walk)
