@@ -81,19 +81,19 @@ enum Op {
     UnmapVma(usize),
 }
 
+/// The index into `tasks` of the task with the earliest clock among those with work
+/// left (`pending(i)`); on a tie the first.
+fn earliest(m: &ThpMachine, tasks: &[usize], pending: impl Fn(usize) -> bool) -> Option<usize> {
+    (0..tasks.len()).filter(|&i| pending(i)).min_by_key(|&i| m.tasks[tasks[i]].clock)
+}
+
 /// Run the tasks' programs, always the task with the earliest clock next. Returns the
 /// strides' (latency µs, huge) per task, in order.
 fn run_programs(m: &mut ThpMachine, tasks: &[usize], progs: &[Vec<Op>]) -> Result<Vec<Vec<(f64, bool)>>> {
     let mut pos = vec![0usize; tasks.len()];
     let mut strides = vec![Vec::new(); tasks.len()];
     loop {
-        let mut best: Option<usize> = None;
-        for i in 0..tasks.len() {
-            if pos[i] < progs[i].len() && best.is_none_or(|b| m.tasks[tasks[i]].clock < m.tasks[tasks[b]].clock) {
-                best = Some(i);
-            }
-        }
-        let Some(i) = best else { return Ok(strides) };
+        let Some(i) = earliest(m, tasks, |i| pos[i] < progs[i].len()) else { return Ok(strides) };
         let t = tasks[i];
         match progs[i][pos[i]] {
             Op::Touch { page, write } => {
@@ -124,13 +124,7 @@ fn run_programs(m: &mut ThpMachine, tasks: &[usize], progs: &[Vec<Op>]) -> Resul
 fn interleave(m: &mut ThpMachine, tasks: &[usize], work: &[Vec<u32>], mut on_fault: impl FnMut(&mut ThpMachine, usize, u32, Fault, u64)) -> Result<()> {
     let mut pos = vec![0usize; tasks.len()];
     loop {
-        let mut best: Option<usize> = None;
-        for i in 0..tasks.len() {
-            if pos[i] < work[i].len() && best.is_none_or(|b| m.tasks[tasks[i]].clock < m.tasks[tasks[b]].clock) {
-                best = Some(i);
-            }
-        }
-        let Some(i) = best else { return Ok(()) };
+        let Some(i) = earliest(m, tasks, |i| pos[i] < work[i].len()) else { return Ok(()) };
         let page = work[i][pos[i]];
         pos[i] += 1;
         let (f, lat) = m.touch(tasks[i], page, true)?;
