@@ -295,7 +295,7 @@ static SCENARIOS: &[Scenario] = &[
         name: "tpcc-stock-level",
         description: "seed 001: 30 py-tpcc clients run STOCK_LEVEL on the primary of a 3-member MongoDB replica set \
                       (cgroups replica1..3, WiredTiger caches; the primary's data files > memory), zram; 1G machine \
-                      at --scale 1; workload parameters stock_plan, read_replicas",
+                      at --scale 1; workload parameters stock_plan, read_replicas, stock_disk_bytes, customer_disk_bytes",
         policies: &[
             "classic@6.15",
             "classic+refault-distance-rfc-v3",
