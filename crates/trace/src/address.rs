@@ -45,6 +45,7 @@ impl AddressReader {
                 nr_pages: None,
                 cgroups: vec![String::new()],
                 tick_ps,
+                files: Vec::new(),
             },
         })
     }

@@ -20,5 +20,6 @@ pub fn convert(src: &mut dyn AccessSource, out: &Path) -> Result<u64> {
     // Text sources learn cgroups and pages while reading: take them at the end.
     w.set_cgroups(src.cgroups_seen())?;
     w.set_nr_pages(src.meta().nr_pages.unwrap_or(0).max(src.nr_pages_seen()));
+    w.set_files(&src.meta().files)?;
     w.finish()
 }

@@ -15,7 +15,7 @@ use std::path::Path;
 use crate::lirs::truncate;
 use crate::pagemap::PageMap;
 use crate::text::LineReader;
-use crate::{flags, Access, AccessKind, AccessSource, Error, ErrorKind, Result, TraceMeta};
+use crate::{flags, Access, FileRange, AccessKind, AccessSource, Error, ErrorKind, Result, TraceMeta};
 
 /// Default time per `gap` tick for CSV traces: 1 ns.
 pub const DEFAULT_TICK_PS: u64 = 1000;
@@ -105,19 +105,27 @@ impl CsvReader {
         }
         let mut cgroup_ids = HashMap::new();
         cgroup_ids.insert(String::new(), 0);
+        let default_flags = kind.unwrap_or(AccessKind::AnonMapped).flags();
         Ok(CsvReader {
             lines,
-            cols,
             pages: PageMap::new(),
             cgroup_ids,
-            default_flags: kind.unwrap_or(AccessKind::AnonMapped).flags(),
+            default_flags,
             meta: TraceMeta {
                 format: "csv".into(),
                 nr_records: None,
                 nr_pages: None,
                 cgroups: vec![String::new()],
                 tick_ps,
+                // Without a `type` column every record has the kind given at open; file
+                // pages then form one file (as a block trace). With one, no layout is known.
+                files: if !cols.contains(&Col::Type) && default_flags & flags::FILE != 0 {
+                    FileRange::whole_id_space()
+                } else {
+                    Vec::new()
+                },
             },
+            cols,
         })
     }
 

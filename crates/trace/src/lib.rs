@@ -48,4 +48,4 @@ pub use open::{detect, open, FORMATS};
 pub use oracle::{read_keys, write_oracle, OracleReader};
 pub use record::{flags, Access, AccessKind, PAGE_SHIFT, PAGE_SIZE};
 pub use rng::Rng;
-pub use source::{AccessSource, TraceMeta};
+pub use source::{check_files, AccessSource, FileRange, TraceMeta};

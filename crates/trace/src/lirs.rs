@@ -11,7 +11,7 @@ use std::path::Path;
 
 use crate::pagemap::PageMap;
 use crate::text::LineReader;
-use crate::{Access, AccessKind, AccessSource, Result, TraceMeta};
+use crate::{FileRange, Access, AccessKind, AccessSource, Result, TraceMeta};
 
 pub struct LirsReader {
     lines: LineReader,
@@ -22,16 +22,20 @@ pub struct LirsReader {
 
 impl LirsReader {
     pub fn open(path: &Path, kind: Option<AccessKind>) -> Result<Self> {
+        let flags = kind.unwrap_or(AccessKind::FileRead).flags();
         Ok(LirsReader {
             lines: LineReader::open(path)?,
             pages: PageMap::new(),
-            flags: kind.unwrap_or(AccessKind::FileRead).flags(),
+            flags,
             meta: TraceMeta {
                 format: "lirs".into(),
                 nr_records: None,
                 nr_pages: None,
                 cgroups: vec![String::new()],
                 tick_ps: 0,
+                // A block trace read as page cache is one device-sized file; its page
+                // ids are the blocks in order of first appearance (docs/model.md §6).
+                files: if flags & crate::flags::FILE != 0 { FileRange::whole_id_space() } else { Vec::new() },
             },
         })
     }

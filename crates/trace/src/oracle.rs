@@ -178,6 +178,7 @@ impl OracleReader {
                 nr_pages: None,
                 cgroups: vec![String::new()],
                 tick_ps: 0,
+                files: Vec::new(),
             },
             records: 0,
             raw: Vec::new(),

@@ -16,6 +16,51 @@ pub struct TraceMeta {
     pub cgroups: Vec<String>,
     /// Picoseconds per `gap` tick; 0 when records carry no time.
     pub tick_ps: u64,
+    /// The files the trace's file pages belong to, each a run of consecutive page ids in
+    /// page-offset order (page id `first + i` is page `i` of the file), sorted by `first`
+    /// and disjoint. Readahead and fault-around find a page's neighbours here. Empty: the
+    /// trace declares no layout, and each file page is a file of its own.
+    pub files: Vec<FileRange>,
+}
+
+/// One file of a trace: page ids `first .. first + nr_pages` are its pages 0, 1, … in
+/// offset order. `nr_pages == u32::MAX` means "to the end of the id space" (a block trace
+/// read as one device-sized file: its pages are the ids the reader hands out).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct FileRange {
+    pub name: String,
+    pub first: u32,
+    pub nr_pages: u32,
+}
+
+impl FileRange {
+    /// One file covering every page id (block traces of a single device).
+    pub fn whole_id_space() -> Vec<FileRange> {
+        vec![FileRange { name: String::new(), first: 0, nr_pages: u32::MAX }]
+    }
+
+    /// One past the file's last page id.
+    pub fn end(&self) -> u64 {
+        self.first as u64 + self.nr_pages as u64
+    }
+}
+
+/// Check a file table: ranges sorted by `first`, disjoint, non-empty, within u32 ids.
+pub fn check_files(files: &[FileRange]) -> std::result::Result<(), String> {
+    let mut prev_end = 0u64;
+    for (i, f) in files.iter().enumerate() {
+        if f.nr_pages == 0 {
+            return Err(format!("file {i} ({:?}) has no pages", f.name));
+        }
+        if i > 0 && (f.first as u64) < prev_end {
+            return Err(format!("file {i} ({:?}) starts at page {} inside the previous file (ending at {prev_end})", f.name, f.first));
+        }
+        if f.nr_pages != u32::MAX && f.end() > u32::MAX as u64 {
+            return Err(format!("file {i} ({:?}) ends past the largest page id", f.name));
+        }
+        prev_end = f.end();
+    }
+    Ok(())
 }
 
 /// A stream of accesses. Implementations read in batches and never hold the whole

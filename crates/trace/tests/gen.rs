@@ -278,3 +278,22 @@ fn validation_names_the_problem() {
         .validate()
         .unwrap();
 }
+
+#[test]
+fn file_regions_become_the_traces_files() {
+    use reclaimlab_trace::{generate, AccessKind, FileRange, Pattern, Phase, Program, Region, Stream};
+    let p = Program {
+        regions: vec![
+            Region::new("heap", 10, AccessKind::AnonMapped),
+            Region::new("db", 20, AccessKind::FileRead),
+            Region::new("log", 5, AccessKind::FileMapped),
+        ],
+        phases: vec![Phase { name: "p".into(), accesses: 10, streams: vec![Stream { region: 1, pattern: Pattern::Uniform, weight: 1.0 }] }],
+        repeat: 1,
+    };
+    let src = generate(p, 1).unwrap();
+    assert_eq!(
+        src.meta().files,
+        vec![FileRange { name: "db".into(), first: 10, nr_pages: 20 }, FileRange { name: "log".into(), first: 30, nr_pages: 5 }]
+    );
+}

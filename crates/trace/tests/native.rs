@@ -321,7 +321,7 @@ fn bad_magic_version_and_header_fields() {
         (0, b'X', "bad magic"),
         (8, 2, "unsupported version 2"),
         (10, 32, "header_len"),
-        (12, 0x02, "unknown header flags"),
+        (12, 0x04, "unknown header flags"),
         (30, 1, "reserved"),
     ];
     for (at, val, want) in cases {
@@ -406,4 +406,62 @@ fn every_truncation_offset_of_a_small_file_is_truncated() {
             "cut {cut}: {e:?}"
         );
     }
+}
+
+#[test]
+fn file_table_round_trips_and_is_checked() {
+    use reclaimlab_trace::FileRange;
+    let s = Scratch::new("files");
+    let p = s.path("f.rcl");
+    let files = vec![
+        FileRange { name: "data/a.db".into(), first: 0, nr_pages: 100 },
+        FileRange { name: "b".into(), first: 150, nr_pages: 7 },
+    ];
+    let mut w = NativeWriter::create(&p, 0).unwrap();
+    w.cgroup("wl").unwrap();
+    w.set_files(&files).unwrap();
+    w.write_all(&[Access { page: 3, cgroup: 1, flags: flags::FILE, gap: 0 }]).unwrap();
+    w.finish().unwrap();
+    let r = NativeReader::open(&p).unwrap();
+    assert_eq!(r.meta().files, files);
+    assert_eq!(r.meta().cgroups, vec!["".to_string(), "wl".to_string()]);
+    assert_ne!(r.header().flags & native::FLAG_HAS_FILES, 0);
+
+    // A trace without files keeps the v1 layout byte for byte (no flag, no table).
+    let q = s.path("g.rcl");
+    let mut w = NativeWriter::create(&q, 0).unwrap();
+    w.write_all(&[Access { page: 3, cgroup: 0, flags: flags::FILE, gap: 0 }]).unwrap();
+    w.finish().unwrap();
+    let r = NativeReader::open(&q).unwrap();
+    assert!(r.meta().files.is_empty());
+    assert_eq!(r.header().flags & native::FLAG_HAS_FILES, 0);
+
+    // Overlapping ranges are refused before anything is written.
+    let mut w = NativeWriter::create(&s.path("h.rcl"), 0).unwrap();
+    let bad = [FileRange { name: "x".into(), first: 0, nr_pages: 10 }, FileRange { name: "y".into(), first: 5, nr_pages: 1 }];
+    let e = w.set_files(&bad).unwrap_err().to_string();
+    assert!(e.contains("inside the previous file"), "{e}");
+}
+
+#[test]
+fn corrupt_file_table_is_reported() {
+    use reclaimlab_trace::FileRange;
+    let s = Scratch::new("files-bad");
+    let p = s.path("f.rcl");
+    let mut w = NativeWriter::create(&p, 0).unwrap();
+    w.set_files(&[FileRange { name: "a".into(), first: 0, nr_pages: 4 }]).unwrap();
+    w.write_all(&[Access { page: 1, cgroup: 0, flags: flags::FILE, gap: 0 }]).unwrap();
+    w.finish().unwrap();
+    // Cut the file table's name short, and fix the header's table length and checksum so
+    // that only the table's own structure is wrong.
+    let mut bytes = std::fs::read(&p).unwrap();
+    bytes.pop();
+    let mut h = native::Header::decode(&bytes[..HEADER_LEN].try_into().unwrap()).unwrap();
+    h.table_len -= 1;
+    let off = h.table_offset as usize;
+    h.table_checksum = native::checksum(&bytes[off..]);
+    bytes[..HEADER_LEN].copy_from_slice(&h.encode());
+    std::fs::write(&p, &bytes).unwrap();
+    let e = NativeReader::open(&p).err().unwrap().to_string();
+    assert!(e.contains("file table ends inside name 0"), "{e}");
 }

@@ -82,6 +82,7 @@ impl RegionsSource {
             nr_pages: Some(nr_pages),
             cgroups: vec![String::new()],
             tick_ps: TICK_PS,
+            files: Vec::new(),
         };
         let mut s = RegionsSource {
             intervals,

@@ -4,7 +4,7 @@
 
 use super::{Pattern, Program, Zipf};
 use crate::rng::Rng;
-use crate::{flags, Access, AccessSource, Result, TraceMeta};
+use crate::{flags, Access, AccessSource, FileRange, Result, TraceMeta};
 
 #[derive(Clone, Debug)]
 enum Picker {
@@ -107,12 +107,21 @@ impl GenSource {
                 }
             })
             .collect::<Vec<_>>();
+        // Each file-backed region is a file of its own.
+        let files = program
+            .regions
+            .iter()
+            .zip(&bases)
+            .filter(|(r, _)| r.kind.flags() & flags::FILE != 0 && r.pages > 0)
+            .map(|(r, &first)| FileRange { name: r.name.clone(), first, nr_pages: r.pages })
+            .collect();
         let meta = TraceMeta {
             format: "gen:program".into(),
             nr_records: program.nr_accesses(),
             nr_pages: Some(next),
             cgroups,
             tick_ps: 0,
+            files,
         };
         let left = phases[0].accesses;
         Ok(GenSource {

@@ -51,7 +51,7 @@
 
 use super::chunk::Chunk;
 use crate::rng::Rng;
-use crate::{flags, Access, AccessSource, Error, Result, TraceMeta};
+use crate::{flags, Access, AccessSource, Error, FileRange, Result, TraceMeta};
 
 const FILE_READ: u8 = flags::FILE | flags::SYSCALL;
 const FILE_WRITE: u8 = flags::FILE | flags::SYSCALL | flags::WRITE;
@@ -153,6 +153,33 @@ impl TeraSortParams {
     pub fn slot_pages(&self) -> u32 {
         let rmax = (0..self.reduces).map(|r| self.reduce_input(r)).max().unwrap_or(0);
         self.sort_buffer_pages.max(rmax)
+    }
+
+    /// The files: the input split by split (HDFS blocks), then per job each map's output,
+    /// each map's spill area (with multi-spill maps) and each reduce's part of the sorted
+    /// output, one file each (in page-id order).
+    pub fn files(&self) -> Vec<FileRange> {
+        let l = Layout::new(self);
+        let splits = |base: u32, what: &str, v: &mut Vec<FileRange>| {
+            for m in 0..self.maps() {
+                let s = self.split(m);
+                v.push(FileRange { name: format!("{what}{m}"), first: base + s.start, nr_pages: s.len() as u32 });
+            }
+        };
+        let mut v = Vec::new();
+        splits(0, "input/part-", &mut v);
+        for j in 0..self.jobs {
+            splits(l.map_out_base(self, j), &format!("job{j}/map_out-"), &mut v);
+            for r in 0..self.reduces {
+                let nr_pages = self.reduce_input(r);
+                v.push(FileRange { name: format!("job{j}/part-r-{r}"), first: l.output_base(self, j) + l.roff[r as usize], nr_pages });
+            }
+            if self.multi_spill() {
+                splits(l.spill_base(self, j), &format!("job{j}/spill-"), &mut v);
+            }
+        }
+        v.retain(|f| f.nr_pages > 0);
+        v
     }
 
     /// File pages of one job: map outputs, spill files if any, the sorted output.
@@ -412,6 +439,7 @@ impl TeraSortSource {
             nr_pages: Some(p.nr_pages() as u32),
             cgroups: p.cgroups(),
             tick_ps: 0,
+            files: p.files(),
         };
         let slots = p.slots();
         let mut s = TeraSortSource {

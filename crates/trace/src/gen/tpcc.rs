@@ -41,7 +41,7 @@
 use super::chunk::Chunk;
 use super::wiredtiger::WtCache;
 use crate::rng::Rng;
-use crate::{flags, Access, AccessSource, Error, Result, TraceMeta, PAGE_SIZE};
+use crate::{flags, Access, AccessSource, Error, FileRange, Result, TraceMeta, PAGE_SIZE};
 
 /// TPC-C's ITEM cardinality (clause 4.2.2): the item range order lines draw from.
 pub const TPCC_ITEMS: u32 = 100_000;
@@ -265,6 +265,23 @@ impl TpccParams {
     }
 
     /// cgroup names: root, then `replica1..N` (`replica1` is the primary).
+    /// The files of the read-serving members: one per b-tree (WiredTiger keeps each
+    /// collection and index in a file of its own).
+    pub fn files(&self) -> Vec<FileRange> {
+        let t = self.trees(0);
+        let mut v = Vec::new();
+        for r in 0..self.read_replicas {
+            for (name, tree) in [("stock", t.stock), ("customer", t.customer), ("customer_w_id", t.customer_w), ("stock_index", t.stock_index)] {
+                let nr_pages = tree.leaves * tree.block_pages;
+                if nr_pages > 0 {
+                    v.push(FileRange { name: format!("replica{}/{name}.wt", r + 1), first: self.file_base(r) + tree.file_base, nr_pages });
+                }
+            }
+        }
+        v.sort_by_key(|f| f.first);
+        v
+    }
+
     pub fn cgroups(&self) -> Vec<String> {
         let mut v = vec![String::new()];
         v.extend((1..=self.replicas).map(|r| format!("replica{r}")));
@@ -413,6 +430,7 @@ impl TpccSource {
             nr_pages: Some(p.nr_pages() as u32),
             cgroups: p.cgroups(),
             tick_ps: 0,
+            files: p.files(),
         };
         Ok(TpccSource {
             trees,

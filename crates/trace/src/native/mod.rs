@@ -22,6 +22,9 @@ pub const VERSION: u16 = 1;
 pub const HEADER_LEN: usize = 64;
 /// Header flag: records carry a `gap` (12-byte records instead of 8).
 pub const FLAG_HAS_TIME: u32 = 1 << 0;
+/// Header flag: the trailer continues after the cgroup entries with a file table
+/// ([`crate::FileRange`]s: which page ids are which file's pages, in offset order).
+pub const FLAG_HAS_FILES: u32 = 1 << 1;
 /// Records per block; every block holds exactly this many except the last.
 pub const BLOCK_RECORDS: usize = 65536;
 /// Bytes before each block's payload: `u32 nr_records_in_block` + `u64 checksum`.
@@ -102,7 +105,7 @@ impl Header {
             table_len: u32_at(48),
             table_checksum: u64_at(56),
         };
-        if hdr.flags & !FLAG_HAS_TIME != 0 {
+        if hdr.flags & !(FLAG_HAS_TIME | FLAG_HAS_FILES) != 0 {
             return Err(format!("unknown header flags {:#x}", hdr.flags));
         }
         if u16_at(30) != 0 || u32_at(52) != 0 {
@@ -220,6 +223,64 @@ pub fn encode_table(names: &[String]) -> Vec<u8> {
         t.extend_from_slice(n.as_bytes());
     }
     t
+}
+
+/// Encode the file table: `u32 nr_files`, then per file `u32 first`, `u32 nr_pages`,
+/// `u16 len` + UTF-8 name.
+pub fn encode_files(files: &[crate::FileRange]) -> Vec<u8> {
+    let mut t = (files.len() as u32).to_le_bytes().to_vec();
+    for f in files {
+        t.extend_from_slice(&f.first.to_le_bytes());
+        t.extend_from_slice(&f.nr_pages.to_le_bytes());
+        t.extend_from_slice(&(f.name.len() as u16).to_le_bytes());
+        t.extend_from_slice(f.name.as_bytes());
+    }
+    t
+}
+
+/// Decode the trailer: `count` cgroup entries, then (with `has_files`) the file table,
+/// together spanning all of `t`.
+pub fn decode_trailer(t: &[u8], count: u16, has_files: bool) -> Result<(Vec<String>, Vec<crate::FileRange>), String> {
+    if !has_files {
+        return Ok((decode_table(t, count)?, Vec::new()));
+    }
+    let end = cgroup_entries_len(t, count)?;
+    let names = decode_table(&t[..end], count)?;
+    let f = &t[end..];
+    let take = |p: usize, n: usize, what: &str| -> Result<&[u8], String> {
+        f.get(p..p + n).ok_or_else(|| format!("file table ends inside {what}"))
+    };
+    let nr = u32::from_le_bytes(take(0, 4, "its count")?.try_into().unwrap()) as usize;
+    let mut files = Vec::with_capacity(nr.min(1 << 16));
+    let mut p = 4;
+    for i in 0..nr {
+        let fixed = take(p, 10, &format!("entry {i}"))?;
+        let first = u32::from_le_bytes(fixed[0..4].try_into().unwrap());
+        let nr_pages = u32::from_le_bytes(fixed[4..8].try_into().unwrap());
+        let len = u16::from_le_bytes(fixed[8..10].try_into().unwrap()) as usize;
+        let name = std::str::from_utf8(take(p + 10, len, &format!("name {i}"))?)
+            .map_err(|_| format!("file name {i} is not UTF-8"))?;
+        files.push(crate::FileRange { name: name.into(), first, nr_pages });
+        p += 10 + len;
+    }
+    if p != f.len() {
+        return Err(format!("{} stray bytes after the file table", f.len() - p));
+    }
+    crate::check_files(&files).map_err(|e| format!("file table: {e}"))?;
+    Ok((names, files))
+}
+
+/// Bytes the first `count` cgroup entries of `t` span.
+fn cgroup_entries_len(t: &[u8], count: u16) -> Result<usize, String> {
+    let mut p = 0usize;
+    for i in 0..count {
+        let len = t.get(p..p + 2).ok_or_else(|| format!("cgroup table ends inside entry {i}"))?;
+        p += 2 + u16::from_le_bytes([len[0], len[1]]) as usize;
+        if p > t.len() {
+            return Err(format!("cgroup table ends inside name {i}"));
+        }
+    }
+    Ok(p)
 }
 
 /// Decode a cgroup table of exactly `count` entries spanning all of `t`.

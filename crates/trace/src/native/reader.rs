@@ -7,7 +7,7 @@ use std::io::{Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
 
 use super::{
-    checksum, complete_records, decode_table, Header, BLOCK_HEADER_LEN, BLOCK_RECORDS, HEADER_LEN,
+    checksum, complete_records, decode_trailer, Header, BLOCK_HEADER_LEN, BLOCK_RECORDS, HEADER_LEN,
     MAGIC, RECORD_LEN, RECORD_LEN_TIMED,
 };
 use crate::{flags, Access, AccessSource, Error, ErrorKind, Result, TraceMeta};
@@ -101,7 +101,8 @@ impl NativeReader {
         if checksum(&table) != header.table_checksum {
             return Err(corrupt_table("cgroup table checksum mismatch".into()));
         }
-        let cgroups = decode_table(&table, header.nr_cgroups).map_err(corrupt_table)?;
+        let has_files = header.flags & super::FLAG_HAS_FILES != 0;
+        let (cgroups, files) = decode_trailer(&table, header.nr_cgroups, has_files).map_err(corrupt_table)?;
         file.seek(SeekFrom::Start(HEADER_LEN as u64)).map_err(io)?;
         let meta = TraceMeta {
             format: "native".into(),
@@ -109,6 +110,7 @@ impl NativeReader {
             nr_pages: Some(header.nr_pages),
             cgroups,
             tick_ps: header.tick_ps,
+            files,
         };
         Ok(NativeReader {
             path: path.into(),

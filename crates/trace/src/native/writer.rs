@@ -8,8 +8,8 @@ use std::io::{BufWriter, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use super::{checksum, encode_table, record_len, Header, BLOCK_RECORDS, FLAG_HAS_TIME, HEADER_LEN};
-use crate::{flags, Access, Error, ErrorKind, Result};
+use super::{checksum, encode_files, encode_table, record_len, Header, BLOCK_RECORDS, FLAG_HAS_FILES, FLAG_HAS_TIME, HEADER_LEN};
+use crate::{flags, Access, Error, ErrorKind, FileRange, Result};
 
 static TMP_COUNTER: AtomicU64 = AtomicU64::new(0);
 
@@ -31,6 +31,7 @@ pub struct NativeWriter {
     max_cgroup: u16,
     cgroups: Vec<String>,
     cgroup_ids: HashMap<String, u16>,
+    files: Vec<FileRange>,
     finished: bool,
 }
 
@@ -80,6 +81,7 @@ impl NativeWriter {
             max_cgroup: 0,
             cgroups: vec![String::new()],
             cgroup_ids,
+            files: Vec::new(),
             finished: false,
         })
     }
@@ -124,6 +126,16 @@ impl NativeWriter {
                 ))));
             }
         }
+        Ok(())
+    }
+
+    /// Declare the trace's files (sorted, disjoint page-id ranges; see [`FileRange`]).
+    pub fn set_files(&mut self, files: &[FileRange]) -> Result<()> {
+        crate::check_files(files).map_err(|e| self.err(ErrorKind::InvalidArgument(e)))?;
+        if files.iter().any(|f| f.name.len() > u16::MAX as usize) {
+            return Err(self.err(ErrorKind::InvalidArgument("file name longer than 65535 bytes".into())));
+        }
+        self.files = files.to_vec();
         Ok(())
     }
 
@@ -240,12 +252,16 @@ impl NativeWriter {
             ))));
         }
         let nr_pages = self.pages_seen.max(self.declared_pages as u64) as u32;
-        let table = encode_table(&self.cgroups);
+        let mut table = encode_table(&self.cgroups);
+        if !self.files.is_empty() {
+            table.extend_from_slice(&encode_files(&self.files));
+        }
         let table_len = u32::try_from(table.len())
             .map_err(|_| self.err(ErrorKind::InvalidArgument("cgroup table too large".into())))?;
         let rec_len = self.rec_len;
         let header = Header {
-            flags: if self.tick_ps != 0 { FLAG_HAS_TIME } else { 0 },
+            flags: if self.tick_ps != 0 { FLAG_HAS_TIME } else { 0 }
+                | if self.files.is_empty() { 0 } else { FLAG_HAS_FILES },
             nr_records: self.nr_records,
             nr_pages,
             nr_cgroups: self.cgroups.len() as u16,
