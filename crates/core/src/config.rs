@@ -82,6 +82,11 @@ pub struct SimConfig {
     pub dirty_background_ratio: u64,
     pub dirty_expire_ns: u64,
     pub dirty_writeback_ns: u64,
+    /// `/sys/block/<dev>/queue/read_ahead_kb` of the device every file lives on (0 = no
+    /// readahead; a syscall read then reads the one page it needs).
+    pub read_ahead_kb: u64,
+    /// `/sys/kernel/debug/fault_around_bytes` (4096 = no fault-around).
+    pub fault_around_bytes: u64,
     /// DAMON_RECLAIM's module parameters (`damon_reclaim.*`).
     pub damon_reclaim: crate::damon::DamonReclaimParams,
     /// THP, compaction and NUMA (crate::thp).
@@ -116,6 +121,30 @@ fn uint(v: &str) -> std::result::Result<u64, String> {
 
 fn float(v: &str) -> std::result::Result<f64, String> {
     v.trim().parse::<f64>().ok().filter(|x| x.is_finite()).ok_or_else(|| format!("expected a number, got '{v}'"))
+}
+
+/// `read_ahead_kb`: any page count the readahead code can index (mm/readahead.c keeps
+/// `ra_pages` in an unsigned int).
+fn read_ahead_kb(v: &str) -> std::result::Result<u64, String> {
+    let kb = uint(v)?;
+    if kb >> (reclaimlab_trace::PAGE_SHIFT - 10) > u32::MAX as u64 {
+        return Err(format!("{kb} KiB is more pages than ra_pages can hold"));
+    }
+    Ok(kb)
+}
+
+/// `fault_around_bytes`: a power of two from one page to one page table (`PTRS_PER_PTE`
+/// pages, 2 MiB on x86-64). The kernel's debugfs write rounds other values down
+/// (`fault_around_bytes_set`, mm/memory.c 6.12); here they are an error, so that a
+/// config says what it runs.
+fn fault_around_bytes(v: &str) -> std::result::Result<u64, String> {
+    const MAX: u64 = 512 * reclaimlab_trace::PAGE_SIZE;
+    let b = uint(v)?;
+    if !(reclaimlab_trace::PAGE_SIZE..=MAX).contains(&b) || !b.is_power_of_two() {
+        let hint = if b > reclaimlab_trace::PAGE_SIZE && b < MAX { format!(" (the kernel would round it down to {})", 1u64 << b.ilog2()) } else { String::new() };
+        return Err(format!("{b} is not a power of two from 4096 to {MAX} (one page table){hint}"));
+    }
+    Ok(b)
 }
 
 /// Parse a size as the kernel's `memparse` does (binary K/M/G/T suffixes, optional
@@ -220,6 +249,10 @@ pub static KNOBS: &[Knob] = &[
         |c, v| c.dirty_expire_ns = uint(v)?.saturating_mul(10_000_000), |c| (c.dirty_expire_ns / 10_000_000).to_string()),
     knob!("vm.dirty_writeback_centisecs", "500", "1/100 s", "vm.dirty_writeback_centisecs: how often the flusher wakes (0 = never periodically)",
         |c, v| c.dirty_writeback_ns = uint(v)?.saturating_mul(10_000_000), |c| (c.dirty_writeback_ns / 10_000_000).to_string()),
+    knob!("block.read_ahead_kb", "128", "KiB", "/sys/block/<dev>/queue/read_ahead_kb of the disk every file is on: the readahead window's maximum (0 = no readahead or read-around)",
+        |c, v| c.read_ahead_kb = read_ahead_kb(v)?, |c| c.read_ahead_kb.to_string()),
+    knob!("fault_around_bytes", "65536", "bytes", "/sys/kernel/debug/fault_around_bytes: a file fault maps the cached pages of this aligned window too (4096 = only the faulting page); a power of two, 4096..2097152",
+        |c, v| c.fault_around_bytes = fault_around_bytes(v)?, |c| c.fault_around_bytes.to_string()),
     knob!("swap.device", "zram", "", "swap backend: zram, ssd or none",
         |c, v| c.swap_device = match v.trim() { "zram" => SwapDevice::Zram, "ssd" => SwapDevice::Ssd, "none" => SwapDevice::None,
             o => return Err(format!("expected zram, ssd or none, got '{o}'")) },
@@ -363,6 +396,8 @@ impl Default for SimConfig {
             dirty_background_ratio: 0,
             dirty_expire_ns: 0,
             dirty_writeback_ns: 0,
+            read_ahead_kb: 0,
+            fault_around_bytes: 0,
             damon_reclaim: crate::damon::DamonReclaimParams::default(),
             thp: crate::thp::knobs::ThpConfig::zeroed(),
             damon_record: Default::default(),

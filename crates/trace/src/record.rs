@@ -18,8 +18,12 @@ pub mod flags {
     /// The access goes through read()/write() (`folio_mark_accessed` semantics);
     /// otherwise it is a load/store through a mapping (only the PTE young bit is set).
     pub const SYSCALL: u8 = 1 << 2;
+    /// With SYSCALL: the record continues the previous record's system call, one page
+    /// further into the same file (a read() of several pages is a run of records, the
+    /// first without this bit). Readahead sizes its window from the whole request.
+    pub const READ_CONT: u8 = 1 << 3;
     /// All bits a valid record may carry.
-    pub const VALID: u8 = WRITE | FILE | SYSCALL;
+    pub const VALID: u8 = WRITE | FILE | SYSCALL | READ_CONT;
 }
 
 /// One page access.
@@ -48,6 +52,20 @@ impl Access {
     #[inline(always)]
     pub fn is_syscall(&self) -> bool {
         self.flags & flags::SYSCALL != 0
+    }
+
+    /// Pages of the read() this record starts or continues, from this record on: itself
+    /// and the `READ_CONT` records right after it on the following pages (`rest`; a
+    /// request cut at a batch boundary counts what the batch holds).
+    pub fn request_pages(&self, rest: &[Access]) -> u64 {
+        let mut next = self.page;
+        1 + rest
+            .iter()
+            .take_while(|r| {
+                next = next.wrapping_add(1);
+                r.flags & flags::READ_CONT != 0 && r.page == next
+            })
+            .count() as u64
     }
 }
 

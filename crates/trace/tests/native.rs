@@ -13,7 +13,7 @@ fn records(n: usize, timed: bool, cgroups: u16) -> Vec<Access> {
         .map(|_| Access {
             page: rng.below(5000) as u32,
             cgroup: rng.below(cgroups as u64) as u16,
-            flags: rng.below(8) as u8,
+            flags: rng.below(16) as u8,
             gap: if timed { rng.next_u32() } else { 0 },
         })
         .collect()

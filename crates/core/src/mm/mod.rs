@@ -13,6 +13,7 @@ pub mod memcontrol;
 pub mod page;
 pub mod page_alloc;
 pub mod prefetch;
+pub mod readahead;
 pub mod swap;
 pub mod vmstat;
 pub mod watermarks;
@@ -68,6 +69,10 @@ pub struct Mm {
     pub wb: writeback::Writeback,
     /// THP, compaction and NUMA state and counters (crate::thp).
     pub thp: crate::thp::ThpState,
+    /// `current->in_lru_fault` beyond the faulting folio itself: set while a mapped
+    /// fault reads around it (`lru_gen_enter_fault`), so the folios readahead adds are
+    /// added in fault too. See [`Mm::lru_gen_in_fault`].
+    pub in_lru_fault: bool,
 }
 
 impl Mm {
@@ -108,6 +113,7 @@ impl Mm {
             oom: None,
             wb: writeback::Writeback::new(if cfg.dirty_writeback_ns == 0 { u64::MAX } else { cfg.dirty_writeback_ns }),
             thp: crate::thp::ThpState::default(),
+            in_lru_fault: false,
         };
         mm.new_memcg(&CgroupConfig::new(""));
         for cg in &cfg.cgroups {
@@ -118,6 +124,15 @@ impl Mm {
 
     pub fn nr_nodes(&self) -> usize {
         self.nodes.len()
+    }
+
+    /// `lru_gen_in_fault()` while folio `pfn` is added or refaults: the task is in a
+    /// page fault through a mapping (mm/memory.c `lru_gen_enter_fault`). A folio faulted
+    /// through a mapping is installed mapped; the folios read around it are added while
+    /// [`Mm::in_lru_fault`] is set.
+    #[inline]
+    pub fn lru_gen_in_fault(&self, pfn: Pfn) -> bool {
+        self.in_lru_fault || self.frames.test(pfn, page::pg::MAPPED)
     }
 
     /// Create a memcg (child of the root) and its lruvecs; returns its id. The caller

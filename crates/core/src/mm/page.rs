@@ -66,6 +66,10 @@ pub mod pg {
     /// Part of a PMD-mapped transparent huge page (the 512 frames of one aligned
     /// pageblock; see docs/thp.md for how a THP sits on the LRU).
     pub const COMPOUND: u32 = 1 << 11;
+    /// `PG_readahead`: reaching this page-cache page starts the next asynchronous
+    /// readahead (mm/readahead.c). The kernel shares the bit with `PG_reclaim`; here it
+    /// has its own.
+    pub const READAHEAD: u32 = 1 << 12;
     /// First policy-private bit.
     pub const POLICY_SHIFT: u32 = 16;
 }

@@ -47,13 +47,26 @@ pub fn calculate_high_delay(nr_pages: u64, max_overage: u64) -> u64 {
 impl<P: ReclaimPolicy> Machine<P> {
     /// Charge one page to `memcg`.
     pub(crate) fn try_charge(&mut self, memcg: MemcgId) -> Result<()> {
+        self.try_charge_memcg(memcg, false).map(|_| ())
+    }
+
+    /// Charge one readahead page (`readahead_gfp_mask` has `__GFP_NORETRY`): reclaim as
+    /// for any charge, but give up after the drain retry's second round instead of
+    /// retrying and OOMing. False: not charged.
+    pub(crate) fn try_charge_noretry(&mut self, memcg: MemcgId) -> bool {
+        matches!(self.try_charge_memcg(memcg, true), Ok(true))
+    }
+
+    /// `try_charge_memcg` for one page; `noretry` is `__GFP_NORETRY`.
+    fn try_charge_memcg(&mut self, memcg: MemcgId, noretry: bool) -> Result<bool> {
         let mut nr_retries = MAX_RECLAIM_RETRIES;
+        let mut drained = false;
         loop {
             let m = &mut self.mm.memcgs[memcg as usize];
             if m.usage < m.max {
                 m.usage += 1;
                 m.peak = m.peak.max(m.usage);
-                return Ok(());
+                return Ok(true);
             }
             m.events.max += 1;
             let nodes = self.zonelist_nodes(memcg);
@@ -61,6 +74,15 @@ impl<P: ReclaimPolicy> Machine<P> {
             self.rec.memcg_reclaim_ns += cost;
             self.memstall(cost);
             let m = &self.mm.memcgs[memcg as usize];
+            if noretry && m.usage >= m.max {
+                // No margin after reclaim: one more round after drain_all_stock, then
+                // `if (gfp_mask & __GFP_NORETRY) goto nomem`.
+                if drained {
+                    return Ok(false);
+                }
+                drained = true;
+                continue;
+            }
             if m.usage < m.max || reclaimed > 0 {
                 continue;
             }

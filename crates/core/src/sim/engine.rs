@@ -83,7 +83,9 @@ pub struct Machine<P: ReclaimPolicy> {
     pub accesses: u64,
     pub(crate) rec: Recorder,
     /// trace cgroup id → memcg.
-    cgroup_map: Vec<MemcgId>,
+    pub(super) cgroup_map: Vec<MemcgId>,
+    /// The trace's files and their readahead state (sim/filemap.rs).
+    pub(super) filemap: super::filemap::Filemap,
     tick_ps: u64,
     access_ns: u64,
     next_event: u64,
@@ -112,6 +114,7 @@ impl<P: ReclaimPolicy> Machine<P> {
             now: 0,
             accesses: 0,
             cgroup_map: Vec::new(),
+            filemap: super::filemap::Filemap::new(cfg.read_ahead_kb, cfg.fault_around_bytes),
             tick_ps: 0,
             access_ns: cfg.cost.access_ns,
             next_event: 0,
@@ -139,9 +142,10 @@ impl<P: ReclaimPolicy> Machine<P> {
         }
     }
 
-    /// Replay one access.
+    /// Replay one access; `rest` is the rest of the batch (a read() of several pages
+    /// continues there: [`Access::request_pages`]).
     #[inline(always)]
-    fn access(&mut self, a: Access) -> Result<()> {
+    fn access(&mut self, a: Access, rest: &[Access]) -> Result<()> {
         // A timed trace's gap is the time since the previous access (0 is 0); an
         // untimed trace charges `cost.access_ns` per access.
         let dt = if self.tick_ps != 0 { a.gap as u64 * self.tick_ps / 1000 } else { self.access_ns };
@@ -151,13 +155,21 @@ impl<P: ReclaimPolicy> Machine<P> {
         if is_resident(pfn) {
             let f = self.mm.frames.flags(pfn);
             if a.flags & flags::SYSCALL != 0 && f & pg::SWAPBACKED == 0 {
+                if f & pg::READAHEAD != 0 {
+                    self.readahead_hit(a, pfn, rest);
+                }
+                self.filemap.last_read = a.page;
                 self.policy.folio_mark_accessed(&mut self.mm, pfn);
                 self.mm.frames.set(pfn, pg::DAMON_ACCESSED);
             } else {
                 if f & pg::MAPPED == 0 {
                     // A cached page mapped for the first time: minor fault.
-                    self.mm.vmstat.count(Ev::Pgfault, 1);
-                    self.now += self.mm.cfg.cost.minor_fault_ns;
+                    if f & pg::SWAPBACKED == 0 {
+                        self.map_cached_file_page(a, pfn);
+                    } else {
+                        self.mm.vmstat.count(Ev::Pgfault, 1);
+                        self.now += self.mm.cfg.cost.minor_fault_ns;
+                    }
                 }
                 self.mm.frames.set(pfn, pg::MAPPED | pg::YOUNG | pg::DAMON_ACCESSED);
             }
@@ -165,7 +177,7 @@ impl<P: ReclaimPolicy> Machine<P> {
                 self.mark_dirty(pfn);
             }
         } else {
-            self.fault(a, pte_info(pfn))?;
+            self.fault(a, pte_info(pfn), rest)?;
         }
         self.accesses += 1;
         if self.now >= self.next_event {
@@ -177,7 +189,7 @@ impl<P: ReclaimPolicy> Machine<P> {
     /// A write to a clean page: anon pages are dirty by nature; a file page is accounted
     /// for the flusher, which is woken at once above the background threshold.
     #[inline(never)]
-    fn mark_dirty(&mut self, pfn: Pfn) {
+    pub(super) fn mark_dirty(&mut self, pfn: Pfn) {
         if !self.mm.frames.is_file(pfn) {
             self.mm.frames.set(pfn, pg::DIRTY);
         } else if self.mm.account_dirtied(pfn, self.now) {
@@ -276,11 +288,12 @@ impl<P: ReclaimPolicy> Machine<P> {
         self.rec.memstall_ns += ns;
     }
 
-    /// `__alloc_pages` for one order-0 user page.
-    fn alloc_page(&mut self, memcg: MemcgId) -> Result<Pfn> {
+    /// `__alloc_pages` for one order-0 user page; with `noretry` (`__GFP_NORETRY`, readahead) the slow path gives up
+    /// after one round of direct reclaim (None) instead of retrying and OOMing.
+    pub(crate) fn alloc_page_gfp(&mut self, memcg: MemcgId, noretry: bool) -> Result<Option<Pfn>> {
         let nodes = self.zonelist_nodes(memcg);
         if let Some(pfn) = self.get_page_from_freelist(&nodes, WMARK_LOW) {
-            return Ok(pfn);
+            return Ok(Some(pfn));
         }
         // __alloc_pages_slowpath: wake kswapd, retry against min, then reclaim.
         for &node in nodes.iter() {
@@ -288,7 +301,7 @@ impl<P: ReclaimPolicy> Machine<P> {
         }
         self.next_event = self.next_event.min(self.now);
         if let Some(pfn) = self.get_page_from_freelist(&nodes, WMARK_MIN) {
-            return Ok(pfn);
+            return Ok(Some(pfn));
         }
         let mut no_progress_loops = 0;
         loop {
@@ -298,7 +311,10 @@ impl<P: ReclaimPolicy> Machine<P> {
             self.kswapd_catch_up();
             self.check_oom()?;
             if let Some(pfn) = self.get_page_from_freelist(&nodes, WMARK_MIN) {
-                return Ok(pfn);
+                return Ok(Some(pfn));
+            }
+            if noretry {
+                return Ok(None);
             }
             if reclaimed == 0 {
                 no_progress_loops += 1;
@@ -327,72 +343,37 @@ impl<P: ReclaimPolicy> Machine<P> {
         }
     }
 
-    /// A non-resident page is accessed.
+    /// A non-resident page is accessed: a file page is read (sim/filemap.rs); an anon
+    /// page is swapped in or zero-filled.
     #[inline(never)]
-    fn fault(&mut self, a: Access, info: u8) -> Result<()> {
+    fn fault(&mut self, a: Access, info: u8, rest: &[Access]) -> Result<()> {
         self.kswapd_catch_up();
         self.check_oom()?;
         let page = a.page as usize;
         let first = info & pinfo::TOUCHED == 0;
         let file = if first { a.flags & flags::FILE != 0 } else { info & pinfo::FILE != 0 };
-        let syscall = file && a.flags & flags::SYSCALL != 0;
-        // Only a page evicted before can have left a shadow in its slot.
-        let shadow = if first { 0 } else { std::mem::take(&mut self.mm.pages.shadow[page]) };
+        if file {
+            return self.file_fault(a, first, rest);
+        }
         // A swap-in is charged to the memcg recorded at swap-out (swap_cgroup, kept in the
-        // shadow); page-cache reads to the reader's.
+        // shadow).
+        let shadow = self.mm.pages.shadow[page];
         let memcg = if info & pinfo::SWAPPED != 0 && shadow != 0 {
             crate::mm::workingset::unpack_shadow(shadow).0
         } else {
             self.cgroup_map[a.cgroup as usize]
         };
-        if let Err(e) = self.try_charge(memcg) {
-            self.mm.pages.shadow[page] = shadow;
-            return Err(e);
-        }
-        let pfn = match self.alloc_page(memcg) {
-            Ok(pfn) => pfn,
-            Err(e) => {
-                // Leave the machine as it was: uncharge, keep the shadow.
-                self.mm.memcgs[memcg as usize].usage -= 1;
-                self.mm.pages.shadow[page] = shadow;
-                return Err(e);
-            }
-        };
-        self.mm.pages.pte[page] = pfn;
-        let mut f = pg::DAMON_ACCESSED | if file { 0 } else { pg::SWAPBACKED };
-        if !syscall {
-            f |= pg::MAPPED | pg::YOUNG;
-        }
-        self.mm.frames.install(pfn, a.page, memcg, f);
-        if a.flags & flags::WRITE != 0 {
-            self.mark_dirty(pfn);
-        }
-
+        let flags = pg::DAMON_ACCESSED | pg::SWAPBACKED | pg::MAPPED | pg::YOUNG;
+        let (_, restored) = self.add_folio(a.page, memcg, flags, a.flags & flags::WRITE != 0, false)?.expect("a retrying add returns a folio or an error");
         let cost = self.mm.cfg.cost.clone();
-        let (latency, major) = if !file {
-            if info & pinfo::SWAPPED != 0 {
-                self.swap_in();
-                let dev = if self.mm.swap.is_zram() { self.mm.cfg.zram_decompress_ns } else { self.mm.cfg.ssd_read_ns };
-                (cost.major_fault_ns + dev, true)
-            } else {
-                self.mm.vmstat.count(Ev::Pgfault, 1);
-                (cost.minor_fault_ns, false)
-            }
+        let (latency, major) = if info & pinfo::SWAPPED != 0 {
+            self.swap_in();
+            let dev = if self.mm.swap.is_zram() { self.mm.cfg.zram_decompress_ns } else { self.mm.cfg.ssd_read_ns };
+            (cost.major_fault_ns + dev, true)
         } else {
-            // A page-cache miss reads from storage; through a mapping it is a major fault.
-            self.mm.vmstat.count(Ev::Pgpgin, 4);
-            if !syscall {
-                self.mm.vmstat.count(Ev::Pgfault, 1);
-                self.mm.vmstat.count(Ev::Pgmajfault, 1);
-            }
-            (cost.major_fault_ns + cost.file_read_ns, true)
+            self.mm.vmstat.count(Ev::Pgfault, 1);
+            (cost.minor_fault_ns, false)
         };
-        let restored = shadow != 0 && self.policy.workingset_refault(&mut self.mm, pfn, shadow);
-        self.policy.folio_add_lru(&mut self.mm, pfn);
-        if syscall {
-            // filemap_read marks the folio it copies from accessed.
-            self.policy.folio_mark_accessed(&mut self.mm, pfn);
-        }
         self.now += latency;
         if major {
             self.rec.major_faults += 1;
@@ -433,11 +414,12 @@ impl<P: ReclaimPolicy> Engine for Machine<P> {
                 if n == 0 {
                     return Ok(true);
                 }
-                self.mm.pages.ensure(src.nr_pages_seen() as usize);
+                let files_end = self.filemap.load(&src.meta().files);
+                self.mm.pages.ensure((src.nr_pages_seen() as u64).max(files_end) as usize);
                 self.sync_cgroups(src.cgroups_seen());
                 for (i, &a) in buf[..n].iter().enumerate() {
                     crate::mm::prefetch::prefetch_access(&self.mm, &buf[..n], i);
-                    self.access(a)?;
+                    self.access(a, &buf[i + 1..n])?;
                 }
                 done += n as u64;
             }

@@ -4,6 +4,7 @@
 pub mod charge;
 pub mod damon_snapshots;
 pub mod engine;
+pub mod filemap;
 pub mod results;
 
 use crate::api::RunResult;

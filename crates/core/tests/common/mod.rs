@@ -60,3 +60,44 @@ pub fn program(regions: Vec<Region>, phases: Vec<Phase>) -> Program {
 }
 
 pub const MIB: u32 = 256;
+
+/// A fixed list of accesses with a file table (the trace's layout).
+pub struct VecSource {
+    recs: Vec<reclaimlab_trace::Access>,
+    pos: usize,
+    meta: reclaimlab_trace::TraceMeta,
+}
+
+impl VecSource {
+    pub fn new(recs: Vec<reclaimlab_trace::Access>, files: Vec<reclaimlab_trace::FileRange>) -> Self {
+        let nr_pages = recs.iter().map(|a| a.page + 1).max().unwrap_or(0);
+        let meta = reclaimlab_trace::TraceMeta {
+            format: "test".into(),
+            nr_records: Some(recs.len() as u64),
+            nr_pages: Some(nr_pages),
+            cgroups: vec![String::new()],
+            tick_ps: 0,
+            files,
+        };
+        VecSource { recs, pos: 0, meta }
+    }
+}
+
+impl AccessSource for VecSource {
+    fn meta(&self) -> &reclaimlab_trace::TraceMeta {
+        &self.meta
+    }
+    fn read_batch(&mut self, buf: &mut Vec<reclaimlab_trace::Access>, max: usize) -> reclaimlab_trace::Result<usize> {
+        buf.clear();
+        let n = max.min(self.recs.len() - self.pos);
+        buf.extend_from_slice(&self.recs[self.pos..self.pos + n]);
+        self.pos += n;
+        Ok(n)
+    }
+    fn nr_pages_seen(&self) -> u32 {
+        self.meta.nr_pages.unwrap()
+    }
+    fn progress(&self) -> Option<f64> {
+        None
+    }
+}

@@ -492,8 +492,10 @@ impl TpccSource {
             }
         } else {
             let file = p.file_base(r) + tree.file_base + leaf * tree.block_pages;
+            // One pread() of the whole block (WiredTiger reads a block in one call).
             for i in 0..tree.block_pages {
-                out.push(Access { page: file + i, cgroup: cg, flags: flags::FILE | flags::SYSCALL, gap: 0 });
+                let cont = if i > 0 { flags::READ_CONT } else { 0 };
+                out.push(Access { page: file + i, cgroup: cg, flags: flags::FILE | flags::SYSCALL | cont, gap: 0 });
             }
             for i in 0..tree.image_pages {
                 out.push(Access { page: slot_base + i, cgroup: cg, flags: flags::WRITE, gap: 0 });

@@ -53,8 +53,7 @@ pub fn lru_gen_refault(mm: &mut Mm, lrugens: &mut [LruGen], pfn: Pfn, shadow: u6
     }
     let refs = token_refs(token);
     lrugens[lv as usize].refaulted[ty][lru_tier_from_refs(refs, ws)] += 1;
-    // lru_gen_in_fault(): the access faulted through a mapping.
-    if mm.frames.test(pfn, pg::MAPPED) {
+    if mm.lru_gen_in_fault(pfn) {
         mm.count_workingset_activate(lv, file, 1);
     }
     restore_workingset_or_refs(mm, pfn, file, refs, ws)

@@ -191,7 +191,7 @@ impl<V: MglruVariant> ReclaimPolicy for Mglru<V> {
     /// `folio_add_lru`: a folio faulted in through a mapping (`lru_gen_in_fault`) is
     /// added with PG_active; then `lru_gen_add_folio`.
     fn folio_add_lru(&mut self, mm: &mut Mm, pfn: Pfn) {
-        if mm.frames.test(pfn, pg::MAPPED) {
+        if mm.lru_gen_in_fault(pfn) {
             mm.frames.set(pfn, pg::ACTIVE);
         }
         let lv = mm.folio_lruvec(pfn);

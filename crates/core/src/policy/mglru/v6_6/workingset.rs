@@ -55,7 +55,7 @@ pub fn lru_gen_refault<H: V66Hooks>(mm: &mut Mm, lrugens: &mut [LruGen], pfn: Pf
     lrugens[lv as usize].refaulted[ty][lru_tier_from_refs(refs)] += 1;
     mm.count_workingset_activate(lv, file, 1);
     // lru_gen_in_fault(): the access faulted through a mapping.
-    let in_fault = mm.frames.test(pfn, pg::MAPPED);
+    let in_fault = mm.lru_gen_in_fault(pfn);
     let protected = H::lru_gen_refault_protect(mm, pfn, in_fault, refs);
     if protected {
         mm.vmstat.count(Ev::by_type(Ev::WorkingsetRestoreAnon, file), 1);

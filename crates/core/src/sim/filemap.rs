@@ -1,0 +1,350 @@
+//! The page cache's read side: a read() or mapped fault of a file page that is not
+//! cached, with readahead (mm/filemap.c `filemap_get_pages`, `filemap_fault`; the window
+//! arithmetic is mm/readahead.rs), a read() of a `PG_readahead` page, and fault-around
+//! (mm/memory.c `do_fault_around`, mm/filemap.c `filemap_map_pages`). 6.12.117 as Debian
+//! ships it; v6.15 has the same rules for files without large folios.
+//!
+//! The access loop calls in here only off its fast path. A page's file comes from the
+//! trace's file table by binary search (faults only); per-file state is a flat vector.
+//!
+//! Abstractions (docs/model.md §6): every file is mapped whole by one mapping that starts
+//! at a PMD-aligned address, so fault-around windows are aligned on file offsets; the
+//! file's `prev_pos` is taken from the last read() of any file when a readahead decision
+//! for it is made (exact while reads of different files do not interleave); I/O completes
+//! at once (a read waits for its own window, asynchronous readahead costs the task
+//! nothing, and no fault waits on a page still being read); a fault is not retried, so
+//! `pgfault` counts one per fault where the kernel counts each attempt.
+
+use super::engine::Machine;
+use crate::error::Result;
+use crate::mm::memcontrol::MemcgId;
+use crate::mm::page::{is_resident, pg, pinfo, pte_info};
+use crate::mm::page_alloc::Pfn;
+use crate::mm::readahead::{self, FileRaState, RaRequest};
+use crate::mm::vmstat::Ev;
+use crate::policy::ReclaimPolicy;
+use reclaimlab_trace::{flags, Access, FileRange, PAGE_SIZE};
+
+/// `PTRS_PER_PTE` on x86-64: fault-around never crosses a page table.
+const PTRS_PER_PTE: u64 = 512;
+
+/// Where a page sits in its file.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Loc {
+    pub file: usize,
+    /// Page id of the file's page 0.
+    pub first: u32,
+    /// The page's offset in pages.
+    pub index: u64,
+    /// The file's size in pages.
+    pub nr_pages: u64,
+}
+
+impl Loc {
+    fn page(&self, index: u64) -> usize {
+        (self.first as u64 + index) as usize
+    }
+}
+
+/// The trace's files and their readahead state.
+pub(crate) struct Filemap {
+    files: Vec<FileRange>,
+    ra: Vec<FileRaState>,
+    ra_pages: u64,
+    fault_around_pages: u64,
+    loaded: bool,
+    /// The page of the last read(), `u32::MAX` before the first.
+    pub last_read: u32,
+}
+
+impl Filemap {
+    pub fn new(read_ahead_kb: u64, fault_around_bytes: u64) -> Self {
+        Filemap {
+            files: Vec::new(),
+            ra: Vec::new(),
+            ra_pages: read_ahead_kb >> (reclaimlab_trace::PAGE_SHIFT - 10),
+            fault_around_pages: fault_around_bytes / PAGE_SIZE,
+            loaded: false,
+            last_read: u32::MAX,
+        }
+    }
+
+    /// Take the trace's file table (once, at the first batch). Returns one past the
+    /// highest page id a bounded file declares.
+    pub fn load(&mut self, files: &[FileRange]) -> u64 {
+        if !self.loaded {
+            self.files = files.to_vec();
+            self.ra = vec![FileRaState::new(self.ra_pages); files.len()];
+            self.loaded = true;
+        }
+        self.files.iter().filter(|f| f.nr_pages != u32::MAX).map(FileRange::end).max().unwrap_or(0)
+    }
+
+    /// The file and offset of `page`; None for a file page outside every declared file
+    /// (a file of one page). `nr_ids` bounds a file that runs to the end of the id space.
+    pub fn locate(&self, page: u32, nr_ids: usize) -> Option<Loc> {
+        let file = self.files.partition_point(|f| f.first <= page).checked_sub(1)?;
+        let f = &self.files[file];
+        let end = if f.nr_pages == u32::MAX { nr_ids as u64 } else { f.end() };
+        ((page as u64) < end).then(|| Loc { file, first: f.first, index: (page - f.first) as u64, nr_pages: end - f.first as u64 })
+    }
+}
+
+impl<P: ReclaimPolicy> Machine<P> {
+    /// A file page that is not cached. read(): `filemap_get_pages` → `page_cache_sync_ra`,
+    /// then `folio_mark_accessed`. A mapped fault: `filemap_fault` → `do_sync_mmap_readahead`
+    /// (one `pgmajfault`), after which the retried fault maps the page and, with
+    /// fault-around, its cached neighbours.
+    #[inline(never)]
+    pub(super) fn file_fault(&mut self, a: Access, first: bool, rest: &[Access]) -> Result<()> {
+        let memcg = self.cgroup_map[a.cgroup as usize];
+        let syscall = a.flags & flags::SYSCALL != 0;
+        let loc = self.filemap.locate(a.page, self.mm.pages.len());
+        let target = loc.map_or(0, |l| l.index);
+        let req = match loc {
+            None => RaRequest { index: 0, nr_to_read: 1, lookahead: 0 },
+            Some(l) => {
+                self.note_last_read();
+                let pte = &self.mm.pages.pte;
+                let cached = |i: u64| i < l.nr_pages && is_resident(pte[l.page(i)]);
+                let ra = &mut self.filemap.ra[l.file];
+                if syscall {
+                    let req_count = a.request_pages(rest).min(l.nr_pages - l.index);
+                    readahead::page_cache_sync_ra(ra, l.index, req_count, &cached)
+                } else {
+                    readahead::do_sync_mmap_readahead(ra, l.index).unwrap_or(RaRequest { index: l.index, nr_to_read: 1, lookahead: 0 })
+                }
+            }
+        };
+        if !syscall {
+            self.mm.vmstat.count(Ev::Pgfault, 1);
+            self.mm.vmstat.count(Ev::Pgmajfault, 1);
+        }
+        // The page itself as the fault installs it: referenced by this access (DAMON's
+        // view), mapped young through a mapping.
+        let target_flags = pg::DAMON_ACCESSED | if syscall { 0 } else { pg::MAPPED | pg::YOUNG };
+        let one = Loc { file: usize::MAX, first: a.page, index: 0, nr_pages: 1 };
+        self.mm.in_lru_fault = !syscall;
+        let read = self.ra_read_pages(loc.unwrap_or(one), req, memcg, Some((target, target_flags, a.flags & flags::WRITE != 0)));
+        let read = read.and_then(|r| {
+            if is_resident(self.mm.pages.pte[a.page as usize]) {
+                return Ok(r);
+            }
+            // The window could not be read (no memory without retrying): the page alone,
+            // with the fault's own allocation (`filemap_create_folio`, FGP_CREAT).
+            let (_, restored) = self.add_folio(a.page, memcg, target_flags, a.flags & flags::WRITE != 0, false)?.expect("a retrying add returns a folio or an error");
+            self.mm.vmstat.count(Ev::Pgpgin, 4);
+            Ok(r || restored)
+        });
+        self.mm.in_lru_fault = false;
+        let restored = read?;
+        let pfn = self.mm.pages.pte[a.page as usize];
+        if syscall {
+            if let Some(l) = loc {
+                if self.mm.frames.test_and_clear(pfn, pg::READAHEAD) {
+                    self.async_ra(l, a.request_pages(rest), memcg);
+                }
+            }
+            // filemap_read marks the folio it copies from accessed.
+            self.policy.folio_mark_accessed(&mut self.mm, pfn);
+            self.filemap.last_read = a.page;
+        } else if let Some(l) = loc {
+            if self.filemap.fault_around_pages > 1 {
+                self.fault_around(l);
+            }
+        }
+        let cost = &self.mm.cfg.cost;
+        let latency = cost.major_fault_ns + cost.file_read_ns;
+        self.now += latency;
+        self.rec.major_faults += 1;
+        self.rec.io_wait_ns += latency;
+        if restored {
+            // Reading workingset folios back is thrashing: read_pages' PSI memory stall.
+            self.rec.memstall_ns += latency;
+        }
+        if first {
+            self.rec.baseline_ns += latency;
+            self.rec.touched_pages += 1;
+        }
+        self.rec.account_mem(&self.mm, self.now);
+        self.handle_over_high(memcg)
+    }
+
+    /// read() of a cached page that carries `PG_readahead`: `filemap_readahead` →
+    /// `page_cache_async_ra` for the next window.
+    #[inline(never)]
+    pub(super) fn readahead_hit(&mut self, a: Access, pfn: Pfn, rest: &[Access]) {
+        self.mm.frames.clear(pfn, pg::READAHEAD);
+        if let Some(l) = self.filemap.locate(a.page, self.mm.pages.len()) {
+            self.note_last_read();
+            self.async_ra(l, a.request_pages(rest), self.cgroup_map[a.cgroup as usize]);
+        }
+    }
+
+    /// A mapped access to a cached file page that is not mapped (a minor fault):
+    /// `do_read_fault` → fault-around, or `filemap_fault` on a cached page →
+    /// `do_async_mmap_readahead`. The caller maps the page.
+    #[inline(never)]
+    pub(super) fn map_cached_file_page(&mut self, a: Access, pfn: Pfn) {
+        self.mm.vmstat.count(Ev::Pgfault, 1);
+        self.now += self.mm.cfg.cost.minor_fault_ns;
+        let Some(l) = self.filemap.locate(a.page, self.mm.pages.len()) else { return };
+        if self.filemap.fault_around_pages > 1 && self.fault_around(l) {
+            return;
+        }
+        let marked = self.mm.frames.test_and_clear(pfn, pg::READAHEAD);
+        let pte = &self.mm.pages.pte;
+        let cached = |i: u64| i < l.nr_pages && is_resident(pte[l.page(i)]);
+        if let Some(req) = readahead::do_async_mmap_readahead(&mut self.filemap.ra[l.file], l.index, marked, &cached) {
+            self.mm.in_lru_fault = true;
+            let _ = self.ra_read_pages(l, req, self.cgroup_map[a.cgroup as usize], None);
+            self.mm.in_lru_fault = false;
+        }
+    }
+
+    /// `page_cache_async_ra` from the marked page at `l.index`, reading the new window.
+    fn async_ra(&mut self, l: Loc, req_count: u64, memcg: MemcgId) {
+        let pte = &self.mm.pages.pte;
+        let cached = |i: u64| i < l.nr_pages && is_resident(pte[l.page(i)]);
+        if let Some(req) = readahead::page_cache_async_ra(&mut self.filemap.ra[l.file], l.index, req_count, &cached) {
+            // Readahead allocations never fail the read: an error only ends the window.
+            let _ = self.ra_read_pages(l, req, memcg, None);
+        }
+    }
+
+    /// The file of the last read() gets its `prev_pos` (`ra->prev_pos = last_pos` at the
+    /// end of `filemap_read`).
+    fn note_last_read(&mut self) {
+        let page = self.filemap.last_read;
+        if page == u32::MAX {
+            return;
+        }
+        if let Some(l) = self.filemap.locate(page, self.mm.pages.len()) {
+            self.filemap.ra[l.file].prev_pos = (l.index + 1) * PAGE_SIZE;
+        }
+    }
+
+    /// `page_cache_ra_unbounded` over `req` (clamped at the end of the file by
+    /// `do_page_cache_ra`): add every page of the window that is not cached, the one at the
+    /// marker with `PG_readahead`, each charged and allocated without retrying
+    /// (`readahead_gfp_mask`); the first that cannot be ends the window (-ENOMEM).
+    /// `target` is the faulting page's index, flags and write. Returns whether a page
+    /// came back from the workingset.
+    fn ra_read_pages(&mut self, l: Loc, req: RaRequest, memcg: MemcgId, target: Option<(u64, u32, bool)>) -> Result<bool> {
+        let (nr, mark) = req.clamp(l.nr_pages);
+        let mut restored = false;
+        for i in 0..nr {
+            let index = req.index + i;
+            let page = l.page(index);
+            if is_resident(self.mm.pages.pte[page]) {
+                continue;
+            }
+            let (mut f, mut write) = (if i == mark { pg::READAHEAD } else { 0 }, false);
+            if let Some((t, tf, w)) = target {
+                if t == index {
+                    (f, write) = (f | tf, w);
+                }
+            }
+            match self.add_folio(page as u32, memcg, f, write, true)? {
+                Some((_, r)) => restored |= r,
+                None => break,
+            }
+            self.mm.vmstat.count(Ev::Pgpgin, 4);
+        }
+        Ok(restored)
+    }
+
+    /// `do_fault_around` → `filemap_map_pages`: map the cached pages of the
+    /// `fault_around_bytes`-aligned window around the fault (within one page table and the
+    /// file), except `PG_readahead` pages and pages already mapped. x86 makes every
+    /// prefaulted PTE young: `mk_pte` takes `_PAGE_ACCESSED` from the vma's protection and
+    /// `arch_wants_old_prefaulted_pte()` is false (mm/memory.c `set_pte_range`). Pages that
+    /// are not workingset count as `mmap_miss` hits. Returns whether the faulting page was
+    /// mapped.
+    fn fault_around(&mut self, l: Loc) -> bool {
+        let nr = self.filemap.fault_around_pages;
+        let pte_off = l.index % PTRS_PER_PTE;
+        let from_pte = pte_off & !(nr - 1);
+        let to_pte = (from_pte + nr).min(PTRS_PER_PTE).min(pte_off + l.nr_pages - l.index) - 1;
+        let (start, end) = (l.index - pte_off + from_pte, l.index - pte_off + to_pte);
+        let (mut hits, mut mapped) = (0u32, false);
+        for index in start..=end {
+            let pfn = self.mm.pages.pte[l.page(index)];
+            if !is_resident(pfn) {
+                continue;
+            }
+            let f = self.mm.frames.flags(pfn);
+            if f & (pg::READAHEAD | pg::SWAPBACKED) != 0 {
+                continue;
+            }
+            if f & pg::WORKINGSET == 0 {
+                hits += 1;
+            }
+            if f & pg::MAPPED == 0 {
+                self.mm.frames.set(pfn, pg::MAPPED | pg::YOUNG | pg::DAMON_ACCESSED);
+                mapped |= index == l.index;
+            }
+        }
+        readahead::fault_around_hits(&mut self.filemap.ra[l.file], hits);
+        mapped
+    }
+
+    /// Charge, allocate and install a folio for `page` with `flags` (a write dirties
+    /// it), then `workingset_refault` from the shadow its slot holds and `folio_add_lru`.
+    /// `noretry` is readahead's `__GFP_NORETRY`: where a fault would reclaim on or OOM
+    /// (an error), it gives up (None). Returns the frame and whether the refault restored
+    /// a workingset folio. On failure the machine is as it was.
+    pub(super) fn add_folio(&mut self, page: u32, memcg: MemcgId, flags: u32, write: bool, noretry: bool) -> Result<Option<(Pfn, bool)>> {
+        let p = page as usize;
+        let touched = pte_info(self.mm.pages.pte[p]) & pinfo::TOUCHED != 0;
+        // Only a page evicted before can have left a shadow in its slot.
+        let shadow = if touched { std::mem::take(&mut self.mm.pages.shadow[p]) } else { 0 };
+        let charged = if noretry { Ok(self.try_charge_noretry(memcg)) } else { self.try_charge(memcg).map(|_| true) };
+        let pfn = match charged {
+            Ok(true) => match self.alloc_page_gfp(memcg, noretry) {
+                Ok(Some(pfn)) => Ok(Some(pfn)),
+                other => {
+                    self.mm.memcgs[memcg as usize].usage -= 1;
+                    other
+                }
+            },
+            Ok(false) => Ok(None),
+            Err(e) => Err(e),
+        };
+        let pfn = match pfn {
+            Ok(Some(pfn)) => pfn,
+            other => {
+                self.mm.pages.shadow[p] = shadow;
+                return other.map(|_| None);
+            }
+        };
+        self.mm.pages.pte[p] = pfn;
+        self.mm.frames.install(pfn, page, memcg, flags);
+        if write {
+            self.mark_dirty(pfn);
+        }
+        let restored = shadow != 0 && self.policy.workingset_refault(&mut self.mm, pfn, shadow);
+        self.policy.folio_add_lru(&mut self.mm, pfn);
+        Ok(Some((pfn, restored)))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn locate_finds_the_file_and_offset() {
+        let mut m = Filemap::new(128, 65536);
+        let end = m.load(&[FileRange { name: "a".into(), first: 10, nr_pages: 5 }, FileRange { name: "b".into(), first: 20, nr_pages: u32::MAX }]);
+        assert_eq!(end, 15);
+        assert!(m.locate(9, 100).is_none());
+        let l = m.locate(12, 100).unwrap();
+        assert_eq!((l.file, l.index, l.nr_pages), (0, 2, 5));
+        assert!(m.locate(15, 100).is_none());
+        let l = m.locate(30, 100).unwrap();
+        assert_eq!((l.file, l.index, l.nr_pages), (1, 10, 80));
+        assert!(m.locate(100, 100).is_none());
+        assert_eq!((m.ra_pages, m.fault_around_pages), (32, 16));
+    }
+}
