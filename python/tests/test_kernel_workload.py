@@ -1,10 +1,12 @@
 """Workload specs -> one page sequence, and its two encodings: the guest program's ops file
-(guest/wl.c) and the simulator's CSV (reclaimlab.kernel.workload / .ops)."""
+(guest/wl.c) and the simulator's native trace (reclaimlab.kernel.workload / .ops)."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
+
+import reclaimlab
 
 from reclaimlab.kernel import KernelError
 from reclaimlab.kernel.ops import HEADER, MAGIC, op_words, write_ops, write_sim_trace
@@ -65,10 +67,26 @@ def test_sim_trace_numbers_anon_pages_after_file_pages(tmp_path):
     assert (wl.file_pages, wl.anon_pages) == (1, 1)
     # The anon page's first access (a read in the trace) runs as a write in the guest.
     assert wl.flags.tolist() == [FILE | SYSCALL, WRITE, FILE, WRITE]
-    write_sim_trace(wl, tmp_path / "sim.csv")
-    assert (tmp_path / "sim.csv").read_text().splitlines() == [
-        "page,op,type,access,cgroup", "0,r,file,syscall,wl", "1,w,anon,mapped,wl", "0,r,file,mapped,wl",
-        "1,w,anon,mapped,wl"]
+    write_sim_trace(wl, tmp_path / "sim.rcl")
+    src = reclaimlab.open_trace(str(tmp_path / "sim.rcl"))
+    meta = src.meta()
+    assert meta["format"] == "native" and meta["cgroups"] == ["", "wl"]
+    # The guest's one data file is the trace's one file: readahead sees its layout.
+    assert meta["files"] == [("data", 0, 1)]
+    assert [(p, f) for p, _, f, _ in src.take(10)] == [(0, FILE | SYSCALL), (1, WRITE), (0, FILE), (1, WRITE)]
+
+
+def test_trace_file_pages_keep_their_order(tmp_path):
+    # Blocks 50, 10, 11, 12 read in that order: the guest's data file holds them sorted,
+    # so 10, 11, 12 stay consecutive (offsets 0, 1, 2) and 50 follows them; a read() of
+    # several pages (READ_CONT) is replayed page by page.
+    src = tmp_path / "blocks.trace"
+    cont = FILE | SYSCALL | 8  # READ_CONT: 11 and 12 continue the read() of 10
+    reclaimlab._core.trace_write(str(src), np.array([50, 10, 11, 12], "<u4").tobytes(),
+                                 bytes([FILE | SYSCALL, FILE | SYSCALL, cont, cont]))
+    wl = build(f"trace:path={src}", MIB)
+    assert wl.pages.tolist() == [3, 0, 1, 2] and wl.file_pages == 4
+    assert wl.flags.tolist() == [FILE | SYSCALL] * 4
 
 
 def test_bad_specs(tmp_path):

@@ -23,8 +23,10 @@ const POLICIES: [&str; 13] = [
     "cache:s3fifo-paper",
 ];
 
+/// Readahead and fault-around off: the reference algorithms see exactly the pages the
+/// trace asks for, as in the standalone cache simulator the tests compare with.
 fn machine(policy: &str, swap: &str) -> reclaimlab_core::config::SimConfig {
-    config(&[("policy", policy), ("machine.memory", "8M"), ("swap.device", swap)])
+    config(&[("policy", policy), ("machine.memory", "8M"), ("swap.device", swap), ("block.read_ahead_kb", "0"), ("fault_around_bytes", "4096")])
 }
 
 fn file_loop(pages: u32, passes: u64) -> reclaimlab_trace::Program {

@@ -27,7 +27,8 @@ impl Source {
 
 #[pymethods]
 impl Source {
-    /// What is known up front: {format, records, pages, cgroups, tick_ps}.
+    /// What is known up front: {format, records, pages, cgroups, tick_ps, files}
+    /// (files: `(name, first page id, pages)`, pages = 2**32 - 1 for "to the end").
     fn meta<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         let src = self.lock()?;
         let m = src.meta();
@@ -37,6 +38,7 @@ impl Source {
         d.set_item("pages", m.nr_pages)?;
         d.set_item("cgroups", m.cgroups.clone())?;
         d.set_item("tick_ps", m.tick_ps)?;
+        d.set_item("files", m.files.iter().map(|f| (f.name.clone(), f.first, f.nr_pages)).collect::<Vec<_>>())?;
         Ok(d)
     }
 
@@ -94,6 +96,35 @@ fn trace_info<'py>(py: Python<'py>, source: &Source) -> PyResult<Bound<'py, PyDi
     d.set_item("total_gap_ticks", i.total_gap_ticks)?;
     d.set_item("tick_ps", i.tick_ps)?;
     Ok(d)
+}
+
+/// Write accesses given as little-endian arrays (`pages`: u32 per record, `flags`: u8 per
+/// record) in cgroup `cgroup`, with a file table of `(name, first page id, pages)`, to the
+/// native trace `out` (atomically). Returns the records written.
+#[pyfunction]
+#[pyo3(signature = (out, pages, flags, cgroup = "", files = Vec::new()))]
+fn trace_write(py: Python<'_>, out: PathBuf, pages: &[u8], flags: &[u8], cgroup: &str, files: Vec<(String, u32, u32)>) -> PyResult<u64> {
+    if pages.len() != 4 * flags.len() {
+        return Err(invalid(format!("trace_write: {} page bytes for {} flag bytes (4 per record)", pages.len(), flags.len())));
+    }
+    let files: Vec<reclaimlab_trace::FileRange> =
+        files.into_iter().map(|(name, first, nr_pages)| reclaimlab_trace::FileRange { name, first, nr_pages }).collect();
+    py.detach(|| {
+        let mut w = reclaimlab_trace::NativeWriter::create(&out, 0)?;
+        let cg = w.cgroup(cgroup)?;
+        w.set_files(&files)?;
+        let mut buf = Vec::with_capacity(1 << 16);
+        for (p, &f) in pages.chunks_exact(4).zip(flags) {
+            buf.push(Access { page: u32::from_le_bytes(p.try_into().unwrap()), cgroup: cg, flags: f, gap: 0 });
+            if buf.len() == buf.capacity() {
+                w.write_all(&buf)?;
+                buf.clear();
+            }
+        }
+        w.write_all(&buf)?;
+        w.finish()
+    })
+    .map_err(trace_err)
 }
 
 /// Write the source to `out` in the native format; returns the records written.
@@ -189,6 +220,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(open_trace, m)?)?;
     m.add_function(wrap_pyfunction!(trace_info, m)?)?;
     m.add_function(wrap_pyfunction!(trace_convert, m)?)?;
+    m.add_function(wrap_pyfunction!(trace_write, m)?)?;
     m.add_function(wrap_pyfunction!(generate, m)?)?;
     Ok(())
 }

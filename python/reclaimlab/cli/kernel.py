@@ -26,7 +26,7 @@ examples:
   reclaimlab kernel run seqloop --memory 64M --boots 3 --out runs/
   reclaimlab kernel run anon:hot=0.4 --memory 64M --swap zram:256M --mglru off
   reclaimlab kernel run zipf --kernel linux-image-6.1.0-56-amd64-unsigned --mglru on
-  reclaimlab kernel trace zipfmap --memory 64M -o zipfmap.csv   # what the simulator replays
+  reclaimlab kernel trace zipfmap --memory 64M -o zipfmap.trace # what the simulator replays
   reclaimlab kernel fetch linux-image-6.12.117+deb12-amd64-unsigned
 """
 
@@ -71,11 +71,11 @@ def add_parser(sub) -> None:
                       epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
     _common(r)
     r.set_defaults(func=cmd_run)
-    t = ks.add_parser("trace", help="write the exact page sequence the guest replays (CSV for the simulator)",
+    t = ks.add_parser("trace", help="write the exact page sequence the guest replays (a native trace for the simulator)",
                       epilog=WORKLOADS, formatter_class=argparse.RawDescriptionHelpFormatter)
     t.add_argument("workload", metavar="WORKLOAD")
     t.add_argument("--memory", metavar="SIZE", default="128M", help="memory.max the default sizes follow")
-    t.add_argument("-o", "--output", metavar="FILE", required=True, help="CSV trace (page,op,type,access,cgroup)")
+    t.add_argument("-o", "--output", metavar="FILE", required=True, help="native trace (cgroup wl; its file table is the guest's data file)")
     t.set_defaults(func=cmd_trace)
     f = ks.add_parser("fetch", help="download and unpack a kernel package; print its release and features")
     f.add_argument("package", nargs="?", metavar="PACKAGE|PATH")
@@ -155,7 +155,7 @@ def cmd_trace(a: argparse.Namespace) -> int:
     from ..kernel.run import parse_size
 
     wl = workload.build(a.workload, parse_size(a.memory, "--memory"))
-    write_sim_trace(wl, Path(a.output))
+    write_sim_trace(wl, Path(a.output))  # native, with the guest's file layout
     print(f"{a.output}: {len(wl):,} accesses ({wl.file_pages:,} file pages, {wl.anon_pages:,} anon pages; "
           f"phases {', '.join(wl.phases)})")
     return 0

@@ -45,18 +45,13 @@ def write_ops(wl: Workload, path: Path) -> None:
 
 
 def write_sim_trace(wl: Workload, path: Path) -> None:
-    """CSV for the simulator: anon pages are numbered after the file pages."""
+    """The simulator's native trace (cgroup ``wl``): file pages keep their page numbers,
+    which are their offsets in the guest's one data file (the trace's one file, so
+    readahead and fault-around see the guest's layout); anon pages are numbered after
+    them."""
+    from .. import _core
+
     is_file = (wl.flags & FILE) != 0
-    page = np.where(is_file, wl.pages.astype(np.int64), wl.pages.astype(np.int64) + wl.file_pages)
-    op = np.where((wl.flags & WRITE) != 0, "w", "r")
-    typ = np.where(is_file, "file", "anon")
-    acc = np.where((wl.flags & SYSCALL) != 0, "syscall", "mapped")
-    with _atomic.atomic_output(path) as tmp, open(tmp, "w") as fh:
-        fh.write("page,op,type,access,cgroup\n")
-        step = 1 << 20
-        for s in range(0, page.size, step):
-            sl = slice(s, s + step)
-            rows = np.char.add(np.char.add(np.char.add(np.char.add(page[sl].astype(str), ","), op[sl]), ","),
-                               np.char.add(np.char.add(typ[sl], ","), np.char.add(acc[sl], f",{CGROUP}")))
-            fh.write("\n".join(rows.tolist()))
-            fh.write("\n")
+    page = np.where(is_file, wl.pages.astype(np.int64), wl.pages.astype(np.int64) + wl.file_pages).astype("<u4")
+    files = [("data", 0, int(wl.file_pages))] if wl.file_pages else []
+    _core.trace_write(str(path), page.tobytes(), wl.flags.astype(np.uint8).tobytes(), CGROUP, files)

@@ -97,13 +97,13 @@ def simulate(wl: Workload, settings: dict[str, str], trace_dir: Path) -> dict[st
     """Replay ``wl`` in the simulator; returns the run dict (policy, vmstat, metrics, ...)."""
     from .. import run as sim_run
 
-    trace = trace_dir / "sim-trace.csv"
+    trace = trace_dir / "sim-trace.rcl"
     write_sim_trace(wl, trace)
     try:
         settings = dict(settings)
         policy = settings.pop("policy")
         t0 = time.time()
-        r = sim_run(trace=str(trace), trace_format="csv", policy=policy, set=settings)
+        r = sim_run(trace=str(trace), trace_format="native", policy=policy, set=settings)
         return {"policy": r.policy, "vmstat": r.vmstat, "metrics": r.metrics, "started": t0, "finished": time.time(),
                 "config": r.config, "timeseries": {}}
     finally:

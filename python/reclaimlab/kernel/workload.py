@@ -14,7 +14,9 @@ sequence access by access (docs/kernel.md, "One sequence, two replays").
   page once, then per round read the hot set in shuffled 2 MiB chunks plus a random
   sample of cold pages.
 - ``trace``: ``path``, ``format``, ``kind``: any trace reclaimlab reads (one cgroup,
-  no file writes: the guest's data disk is read-only).
+  no file writes: the guest's data disk is read-only). Its file pages become one data
+  file in the order of their page ids (runs of consecutive pages stay runs, so
+  readahead sees them); a read() of several pages is replayed one page at a time.
 """
 
 from __future__ import annotations
@@ -27,7 +29,7 @@ from . import KernelError
 
 PAGE = 4096
 # Access flags (crates/trace/src/record.rs).
-WRITE, FILE, SYSCALL = 1, 2, 4
+WRITE, FILE, SYSCALL, READ_CONT = 1, 2, 4, 8
 #: The guest program's page field is 28 bits (guest/wl.c).
 MAX_PAGES = 1 << 28
 
@@ -175,19 +177,21 @@ def _from_trace(spec: str, params: dict[str, str]) -> Workload:
     is_file = (f & FILE) != 0
     if np.any(is_file & ((f & WRITE) != 0)):
         raise KernelError(f"{path}: the trace writes file pages; the guest's data disk is read-only")
-    # Two dense spaces: file pages and anon pages, numbered in order of first appearance.
+    # A read() of several pages (READ_CONT) runs as one pread per page in the guest.
+    f &= np.uint8(~READ_CONT & 0xFF)
+    # Two dense spaces. File pages keep their order (a page's offset in the guest's one
+    # data file is its rank among the trace's file pages), so readahead sees the trace's
+    # runs of consecutive pages; anon pages are numbered in order of first appearance.
     out = np.empty(p.size, dtype=np.uint32)
-    nfile = nanon = 0
-    for mask in (is_file, ~is_file):
-        uniq, first, inv = np.unique(p[mask], return_index=True, return_inverse=True)
-        order = np.argsort(first, kind="stable")
-        rank = np.empty(order.size, dtype=np.uint32)
-        rank[order] = np.arange(order.size, dtype=np.uint32)
-        out[mask] = rank[inv]
-        if mask is is_file:
-            nfile = int(uniq.size)
-        else:
-            nanon = int(uniq.size)
+    uniq, inv = np.unique(p[is_file], return_inverse=True)
+    out[is_file] = inv.astype(np.uint32)
+    nfile = int(uniq.size)
+    uniq, first, inv = np.unique(p[~is_file], return_index=True, return_inverse=True)
+    order = np.argsort(first, kind="stable")
+    rank = np.empty(order.size, dtype=np.uint32)
+    rank[order] = np.arange(order.size, dtype=np.uint32)
+    out[~is_file] = rank[inv]
+    nanon = int(uniq.size)
     # An anon page's first access runs as a write: a first read would map the shared zero
     # page in the guest, which allocates nothing (the simulator allocates a page).
     anon_idx = np.flatnonzero(~is_file)

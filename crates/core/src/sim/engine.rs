@@ -154,10 +154,11 @@ impl<P: ReclaimPolicy> Machine<P> {
         let pfn = self.mm.pages.pte[a.page as usize];
         if is_resident(pfn) {
             let f = self.mm.frames.flags(pfn);
+            // Readahead this access starts runs after the page is accessed: the kernel
+            // holds a reference on it meanwhile, so the window's reclaim cannot take it.
+            let mut readahead = false;
             if a.flags & flags::SYSCALL != 0 && f & pg::SWAPBACKED == 0 {
-                if f & pg::READAHEAD != 0 {
-                    self.readahead_hit(a, pfn, rest);
-                }
+                readahead = f & pg::READAHEAD != 0;
                 self.filemap.last_read = a.page;
                 self.policy.folio_mark_accessed(&mut self.mm, pfn);
                 self.mm.frames.set(pfn, pg::DAMON_ACCESSED);
@@ -165,7 +166,7 @@ impl<P: ReclaimPolicy> Machine<P> {
                 if f & pg::MAPPED == 0 {
                     // A cached page mapped for the first time: minor fault.
                     if f & pg::SWAPBACKED == 0 {
-                        self.map_cached_file_page(a, pfn);
+                        readahead = self.map_cached_file_page(a);
                     } else {
                         self.mm.vmstat.count(Ev::Pgfault, 1);
                         self.now += self.mm.cfg.cost.minor_fault_ns;
@@ -175,6 +176,9 @@ impl<P: ReclaimPolicy> Machine<P> {
             }
             if a.flags & flags::WRITE != 0 && f & pg::DIRTY == 0 {
                 self.mark_dirty(pfn);
+            }
+            if readahead {
+                self.cached_page_readahead(a, pfn, rest);
             }
         } else {
             self.fault(a, pte_info(pfn), rest)?;
@@ -385,7 +389,6 @@ impl<P: ReclaimPolicy> Machine<P> {
         }
         if first {
             self.rec.baseline_ns += latency;
-            self.rec.touched_pages += 1;
         }
         self.rec.account_mem(&self.mm, self.now);
         self.handle_over_high(memcg)

@@ -140,14 +140,16 @@ impl<P: ReclaimPolicy> Machine<P> {
         let restored = read?;
         let pfn = self.mm.pages.pte[a.page as usize];
         if syscall {
+            // filemap_read marks the folio it copies from accessed.
+            self.policy.folio_mark_accessed(&mut self.mm, pfn);
+            self.filemap.last_read = a.page;
+            // A marked page in the window just read starts the next one (after the
+            // access, as for a cached page).
             if let Some(l) = loc {
                 if self.mm.frames.test_and_clear(pfn, pg::READAHEAD) {
                     self.async_ra(l, a.request_pages(rest), memcg);
                 }
             }
-            // filemap_read marks the folio it copies from accessed.
-            self.policy.folio_mark_accessed(&mut self.mm, pfn);
-            self.filemap.last_read = a.page;
         } else if let Some(l) = loc {
             if self.filemap.fault_around_pages > 1 {
                 self.fault_around(l);
@@ -164,40 +166,45 @@ impl<P: ReclaimPolicy> Machine<P> {
         }
         if first {
             self.rec.baseline_ns += latency;
-            self.rec.touched_pages += 1;
         }
         self.rec.account_mem(&self.mm, self.now);
         self.handle_over_high(memcg)
     }
 
-    /// read() of a cached page that carries `PG_readahead`: `filemap_readahead` →
-    /// `page_cache_async_ra` for the next window.
+    /// A mapped access to a cached file page that is not mapped (a minor fault):
+    /// `do_read_fault` → fault-around. True when fault-around did not map the page (off,
+    /// or the page carries `PG_readahead`): the fault then goes through `filemap_fault`,
+    /// whose `do_async_mmap_readahead` [`Self::cached_page_readahead`] runs once the caller
+    /// has mapped the page.
     #[inline(never)]
-    pub(super) fn readahead_hit(&mut self, a: Access, pfn: Pfn, rest: &[Access]) {
-        self.mm.frames.clear(pfn, pg::READAHEAD);
-        if let Some(l) = self.filemap.locate(a.page, self.mm.pages.len()) {
-            self.note_last_read();
-            self.async_ra(l, a.request_pages(rest), self.cgroup_map[a.cgroup as usize]);
+    pub(super) fn map_cached_file_page(&mut self, a: Access) -> bool {
+        self.mm.vmstat.count(Ev::Pgfault, 1);
+        self.now += self.mm.cfg.cost.minor_fault_ns;
+        match self.filemap.locate(a.page, self.mm.pages.len()) {
+            Some(l) => !(self.filemap.fault_around_pages > 1 && self.fault_around(l)),
+            None => false,
         }
     }
 
-    /// A mapped access to a cached file page that is not mapped (a minor fault):
-    /// `do_read_fault` → fault-around, or `filemap_fault` on a cached page →
-    /// `do_async_mmap_readahead`. The caller maps the page.
+    /// Readahead started by an access to a cached page, run after the access: a read()
+    /// of a `PG_readahead` page (`filemap_readahead` → `page_cache_async_ra`), or a mapped
+    /// fault that `filemap_fault` served from the cache (`do_async_mmap_readahead`).
     #[inline(never)]
-    pub(super) fn map_cached_file_page(&mut self, a: Access, pfn: Pfn) {
-        self.mm.vmstat.count(Ev::Pgfault, 1);
-        self.now += self.mm.cfg.cost.minor_fault_ns;
+    pub(super) fn cached_page_readahead(&mut self, a: Access, pfn: Pfn, rest: &[Access]) {
         let Some(l) = self.filemap.locate(a.page, self.mm.pages.len()) else { return };
-        if self.filemap.fault_around_pages > 1 && self.fault_around(l) {
+        let memcg = self.cgroup_map[a.cgroup as usize];
+        let marked = self.mm.frames.test_and_clear(pfn, pg::READAHEAD);
+        if a.flags & flags::SYSCALL != 0 {
+            self.note_last_read();
+            self.async_ra(l, a.request_pages(rest), memcg);
             return;
         }
-        let marked = self.mm.frames.test_and_clear(pfn, pg::READAHEAD);
         let pte = &self.mm.pages.pte;
         let cached = |i: u64| i < l.nr_pages && is_resident(pte[l.page(i)]);
         if let Some(req) = readahead::do_async_mmap_readahead(&mut self.filemap.ra[l.file], l.index, marked, &cached) {
+            // Still in the fault: the window's pages are added in fault.
             self.mm.in_lru_fault = true;
-            let _ = self.ra_read_pages(l, req, self.cgroup_map[a.cgroup as usize], None);
+            let _ = self.ra_read_pages(l, req, memcg, None);
             self.mm.in_lru_fault = false;
         }
     }
@@ -319,6 +326,10 @@ impl<P: ReclaimPolicy> Machine<P> {
             }
         };
         self.mm.pages.pte[p] = pfn;
+        if !touched {
+            // Resident for the first time (the footprint with unlimited memory).
+            self.rec.touched_pages += 1;
+        }
         self.mm.frames.install(pfn, page, memcg, flags);
         if write {
             self.mark_dirty(pfn);
