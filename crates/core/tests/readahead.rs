@@ -10,7 +10,7 @@ const READ: u8 = flags::FILE | flags::SYSCALL;
 const MAPPED: u8 = flags::FILE;
 
 fn file(pages: u32) -> Vec<FileRange> {
-    vec![FileRange { name: "f".into(), first: 0, nr_pages: pages }]
+    vec![FileRange { name: "f".into(), first: 0, nr_pages: pages, advice: 0 }]
 }
 
 fn accesses(pages: impl IntoIterator<Item = u32>, fl: u8) -> Vec<Access> {
@@ -98,12 +98,12 @@ fn lots_of_mapped_misses_turn_read_around_off() {
 /// Readahead stops at the end of the file and never reads another file's pages.
 #[test]
 fn readahead_stays_inside_the_file() {
-    let files = vec![FileRange { name: "a".into(), first: 0, nr_pages: 10 }, FileRange { name: "b".into(), first: 10, nr_pages: 100 }];
+    let files = vec![FileRange { name: "a".into(), first: 0, nr_pages: 10, advice: 0 }, FileRange { name: "b".into(), first: 10, nr_pages: 100, advice: 0 }];
     // A mapped fault at a's page 9: read-around is pages 0..10 of a only.
     let r = run_with(accesses([9], MAPPED), files.clone(), &[]);
     assert_eq!(vm(&r, "pgpgin"), 4 * 10);
     // Page 50 belongs to no file of a trace with a table that stops at 40: read alone.
-    let r = run_with(accesses([50], MAPPED), vec![FileRange { name: "a".into(), first: 0, nr_pages: 40 }], &[]);
+    let r = run_with(accesses([50], MAPPED), vec![FileRange { name: "a".into(), first: 0, nr_pages: 40, advice: 0 }], &[]);
     assert_eq!(vm(&r, "pgpgin"), 4);
 }
 

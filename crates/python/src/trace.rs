@@ -108,7 +108,7 @@ fn trace_write(py: Python<'_>, out: PathBuf, pages: &[u8], flags: &[u8], cgroup:
         return Err(invalid(format!("trace_write: {} page bytes for {} flag bytes (4 per record)", pages.len(), flags.len())));
     }
     let files: Vec<reclaimlab_trace::FileRange> =
-        files.into_iter().map(|(name, first, nr_pages)| reclaimlab_trace::FileRange { name, first, nr_pages }).collect();
+        files.into_iter().map(|(name, first, nr_pages)| reclaimlab_trace::FileRange { name, first, nr_pages, advice: 0 }).collect();
     py.detach(|| {
         let mut w = reclaimlab_trace::NativeWriter::create(&out, 0)?;
         let cg = w.cgroup(cgroup)?;

@@ -31,12 +31,20 @@ pub struct FileRange {
     pub name: String,
     pub first: u32,
     pub nr_pages: u32,
+    /// `posix_fadvise` advice the file was opened with, as Linux numbers it:
+    /// [`FileRange::FADV_NORMAL`], [`FileRange::FADV_RANDOM`] (no readahead for read()),
+    /// [`FileRange::FADV_SEQUENTIAL`] (twice the readahead window).
+    pub advice: u8,
 }
 
 impl FileRange {
+    pub const FADV_NORMAL: u8 = 0;
+    pub const FADV_RANDOM: u8 = 1;
+    pub const FADV_SEQUENTIAL: u8 = 2;
+
     /// One file covering every page id (block traces of a single device).
     pub fn whole_id_space() -> Vec<FileRange> {
-        vec![FileRange { name: String::new(), first: 0, nr_pages: u32::MAX }]
+        vec![FileRange { name: String::new(), first: 0, nr_pages: u32::MAX, advice: 0 }]
     }
 
     /// One past the file's last page id.
@@ -54,6 +62,9 @@ pub fn check_files(files: &[FileRange]) -> std::result::Result<(), String> {
         }
         if i > 0 && (f.first as u64) < prev_end {
             return Err(format!("file {i} ({:?}) starts at page {} inside the previous file (ending at {prev_end})", f.name, f.first));
+        }
+        if f.advice > FileRange::FADV_SEQUENTIAL {
+            return Err(format!("file {i} ({:?}) has advice {}: expected 0 (normal), 1 (random) or 2 (sequential)", f.name, f.advice));
         }
         if f.nr_pages != u32::MAX && f.end() > u32::MAX as u64 {
             return Err(format!("file {i} ({:?}) ends past the largest page id", f.name));

@@ -294,6 +294,6 @@ fn file_regions_become_the_traces_files() {
     let src = generate(p, 1).unwrap();
     assert_eq!(
         src.meta().files,
-        vec![FileRange { name: "db".into(), first: 10, nr_pages: 20 }, FileRange { name: "log".into(), first: 30, nr_pages: 5 }]
+        vec![FileRange { name: "db".into(), first: 10, nr_pages: 20, advice: 0 }, FileRange { name: "log".into(), first: 30, nr_pages: 5, advice: 0 }]
     );
 }

@@ -414,8 +414,8 @@ fn file_table_round_trips_and_is_checked() {
     let s = Scratch::new("files");
     let p = s.path("f.rcl");
     let files = vec![
-        FileRange { name: "data/a.db".into(), first: 0, nr_pages: 100 },
-        FileRange { name: "b".into(), first: 150, nr_pages: 7 },
+        FileRange { name: "data/a.db".into(), first: 0, nr_pages: 100, advice: 0 },
+        FileRange { name: "b".into(), first: 150, nr_pages: 7, advice: 0 },
     ];
     let mut w = NativeWriter::create(&p, 0).unwrap();
     w.cgroup("wl").unwrap();
@@ -438,7 +438,7 @@ fn file_table_round_trips_and_is_checked() {
 
     // Overlapping ranges are refused before anything is written.
     let mut w = NativeWriter::create(&s.path("h.rcl"), 0).unwrap();
-    let bad = [FileRange { name: "x".into(), first: 0, nr_pages: 10 }, FileRange { name: "y".into(), first: 5, nr_pages: 1 }];
+    let bad = [FileRange { name: "x".into(), first: 0, nr_pages: 10, advice: 0 }, FileRange { name: "y".into(), first: 5, nr_pages: 1, advice: 0 }];
     let e = w.set_files(&bad).unwrap_err().to_string();
     assert!(e.contains("inside the previous file"), "{e}");
 }
@@ -449,7 +449,7 @@ fn corrupt_file_table_is_reported() {
     let s = Scratch::new("files-bad");
     let p = s.path("f.rcl");
     let mut w = NativeWriter::create(&p, 0).unwrap();
-    w.set_files(&[FileRange { name: "a".into(), first: 0, nr_pages: 4 }]).unwrap();
+    w.set_files(&[FileRange { name: "a".into(), first: 0, nr_pages: 4, advice: 0 }]).unwrap();
     w.write_all(&[Access { page: 1, cgroup: 0, flags: flags::FILE, gap: 0 }]).unwrap();
     w.finish().unwrap();
     // Cut the file table's name short, and fix the header's table length and checksum so

@@ -35,12 +35,26 @@ pub struct FileRaState {
     /// Byte position after the previous read(); `u64::MAX` is the kernel's `-1`
     /// (`file_ra_state_init`).
     pub prev_pos: u64,
+    /// `FMODE_RANDOM` (`POSIX_FADV_RANDOM`): read() reads what it asks for, no more.
+    pub random: bool,
 }
 
 impl FileRaState {
     /// `file_ra_state_init`.
     pub fn new(ra_pages: u64) -> Self {
-        FileRaState { start: 0, size: 0, async_size: 0, ra_pages, mmap_miss: 0, prev_pos: u64::MAX }
+        FileRaState { start: 0, size: 0, async_size: 0, ra_pages, mmap_miss: 0, prev_pos: u64::MAX, random: false }
+    }
+
+    /// The state of a file opened with `posix_fadvise` advice `advice` (mm/fadvise.c
+    /// `generic_fadvise`): RANDOM sets `FMODE_RANDOM`, SEQUENTIAL doubles `ra_pages`.
+    pub fn with_advice(ra_pages: u64, advice: u8) -> Self {
+        let mut ra = FileRaState::new(ra_pages);
+        match advice {
+            reclaimlab_trace::FileRange::FADV_RANDOM => ra.random = true,
+            reclaimlab_trace::FileRange::FADV_SEQUENTIAL => ra.ra_pages = 2 * ra_pages,
+            _ => {}
+        }
+        ra
     }
 
     /// The window just decided: `do_page_cache_ra(ractl, ra->size, ra->async_size)` from
@@ -133,6 +147,11 @@ pub fn page_cache_next_miss(index: u64, max_scan: u64, cached: &impl Fn(u64) -> 
 pub fn page_cache_sync_ra(ra: &mut FileRaState, index: u64, req_count: u64, cached: &impl Fn(u64) -> bool) -> RaRequest {
     if ra.ra_pages == 0 {
         return RaRequest { index, nr_to_read: 1, lookahead: 0 };
+    }
+    // "Be dumb": FMODE_RANDOM reads the request (force_page_cache_ra, up to
+    // max(io_pages, ra_pages) pages; io_pages is taken to be ra_pages).
+    if ra.random {
+        return RaRequest { index, nr_to_read: req_count.min(ra.ra_pages), lookahead: 0 };
     }
     let max_pages = ra.ra_pages;
     let prev_index = ra.prev_pos >> reclaimlab_trace::PAGE_SHIFT;
@@ -357,6 +376,17 @@ mod tests {
         assert!(do_sync_mmap_readahead(&mut ra, 500).is_some());
         assert_eq!(FileRaState::new(0).ra_pages, 0);
         assert!(do_sync_mmap_readahead(&mut FileRaState::new(0), 5).is_none());
+    }
+
+    #[test]
+    fn fadvise_random_reads_the_request_and_sequential_doubles_the_window() {
+        let c = Cache::new(100);
+        let mut ra = FileRaState::with_advice(32, reclaimlab_trace::FileRange::FADV_RANDOM);
+        // Even a read at offset 0, which starts a window otherwise, reads only the request.
+        assert_eq!(page_cache_sync_ra(&mut ra, 0, 6, &c.is_cached()), RaRequest { index: 0, nr_to_read: 6, lookahead: 0 });
+        let mut ra = FileRaState::with_advice(32, reclaimlab_trace::FileRange::FADV_SEQUENTIAL);
+        assert_eq!(ra.ra_pages, 64);
+        assert_eq!(page_cache_sync_ra(&mut ra, 0, 32, &c.is_cached()).nr_to_read, 64);
     }
 
     #[test]

@@ -74,7 +74,7 @@ impl Filemap {
     pub fn load(&mut self, files: &[FileRange]) -> u64 {
         if !self.loaded {
             self.files = files.to_vec();
-            self.ra = vec![FileRaState::new(self.ra_pages); files.len()];
+            self.ra = files.iter().map(|f| FileRaState::with_advice(self.ra_pages, f.advice)).collect();
             self.loaded = true;
         }
         self.files.iter().filter(|f| f.nr_pages != u32::MAX).map(FileRange::end).max().unwrap_or(0)
@@ -347,7 +347,7 @@ mod tests {
     #[test]
     fn locate_finds_the_file_and_offset() {
         let mut m = Filemap::new(128, 65536);
-        let end = m.load(&[FileRange { name: "a".into(), first: 10, nr_pages: 5 }, FileRange { name: "b".into(), first: 20, nr_pages: u32::MAX }]);
+        let end = m.load(&[FileRange { name: "a".into(), first: 10, nr_pages: 5, advice: 0 }, FileRange { name: "b".into(), first: 20, nr_pages: u32::MAX, advice: 0 }]);
         assert_eq!(end, 15);
         assert!(m.locate(9, 100).is_none());
         let l = m.locate(12, 100).unwrap();

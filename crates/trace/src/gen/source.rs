@@ -113,7 +113,7 @@ impl GenSource {
             .iter()
             .zip(&bases)
             .filter(|(r, _)| r.kind.flags() & flags::FILE != 0 && r.pages > 0)
-            .map(|(r, &first)| FileRange { name: r.name.clone(), first, nr_pages: r.pages })
+            .map(|(r, &first)| FileRange { name: r.name.clone(), first, nr_pages: r.pages, advice: 0 })
             .collect();
         let meta = TraceMeta {
             format: "gen:program".into(),

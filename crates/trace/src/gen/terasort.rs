@@ -163,7 +163,7 @@ impl TeraSortParams {
         let splits = |base: u32, what: &str, v: &mut Vec<FileRange>| {
             for m in 0..self.maps() {
                 let s = self.split(m);
-                v.push(FileRange { name: format!("{what}{m}"), first: base + s.start, nr_pages: s.len() as u32 });
+                v.push(FileRange { name: format!("{what}{m}"), first: base + s.start, nr_pages: s.len() as u32, advice: 0 });
             }
         };
         let mut v = Vec::new();
@@ -172,7 +172,7 @@ impl TeraSortParams {
             splits(l.map_out_base(self, j), &format!("job{j}/map_out-"), &mut v);
             for r in 0..self.reduces {
                 let nr_pages = self.reduce_input(r);
-                v.push(FileRange { name: format!("job{j}/part-r-{r}"), first: l.output_base(self, j) + l.roff[r as usize], nr_pages });
+                v.push(FileRange { name: format!("job{j}/part-r-{r}"), first: l.output_base(self, j) + l.roff[r as usize], nr_pages, advice: 0 });
             }
             if self.multi_spill() {
                 splits(l.spill_base(self, j), &format!("job{j}/spill-"), &mut v);

@@ -266,7 +266,7 @@ impl TpccParams {
 
     /// cgroup names: root, then `replica1..N` (`replica1` is the primary).
     /// The files of the read-serving members: one per b-tree (WiredTiger keeps each
-    /// collection and index in a file of its own).
+    /// collection and index in a file of its own, opened with `POSIX_FADV_RANDOM`).
     pub fn files(&self) -> Vec<FileRange> {
         let t = self.trees(0);
         let mut v = Vec::new();
@@ -274,7 +274,7 @@ impl TpccParams {
             for (name, tree) in [("stock", t.stock), ("customer", t.customer), ("customer_w_id", t.customer_w), ("stock_index", t.stock_index)] {
                 let nr_pages = tree.leaves * tree.block_pages;
                 if nr_pages > 0 {
-                    v.push(FileRange { name: format!("replica{}/{name}.wt", r + 1), first: self.file_base(r) + tree.file_base, nr_pages });
+                    v.push(FileRange { name: format!("replica{}/{name}.wt", r + 1), first: self.file_base(r) + tree.file_base, nr_pages, advice: FileRange::FADV_RANDOM });
                 }
             }
         }

@@ -226,12 +226,13 @@ pub fn encode_table(names: &[String]) -> Vec<u8> {
 }
 
 /// Encode the file table: `u32 nr_files`, then per file `u32 first`, `u32 nr_pages`,
-/// `u16 len` + UTF-8 name.
+/// `u8 advice`, `u16 len` + UTF-8 name.
 pub fn encode_files(files: &[crate::FileRange]) -> Vec<u8> {
     let mut t = (files.len() as u32).to_le_bytes().to_vec();
     for f in files {
         t.extend_from_slice(&f.first.to_le_bytes());
         t.extend_from_slice(&f.nr_pages.to_le_bytes());
+        t.push(f.advice);
         t.extend_from_slice(&(f.name.len() as u16).to_le_bytes());
         t.extend_from_slice(f.name.as_bytes());
     }
@@ -254,14 +255,15 @@ pub fn decode_trailer(t: &[u8], count: u16, has_files: bool) -> Result<(Vec<Stri
     let mut files = Vec::with_capacity(nr.min(1 << 16));
     let mut p = 4;
     for i in 0..nr {
-        let fixed = take(p, 10, &format!("entry {i}"))?;
+        let fixed = take(p, 11, &format!("entry {i}"))?;
         let first = u32::from_le_bytes(fixed[0..4].try_into().unwrap());
         let nr_pages = u32::from_le_bytes(fixed[4..8].try_into().unwrap());
-        let len = u16::from_le_bytes(fixed[8..10].try_into().unwrap()) as usize;
-        let name = std::str::from_utf8(take(p + 10, len, &format!("name {i}"))?)
+        let advice = fixed[8];
+        let len = u16::from_le_bytes(fixed[9..11].try_into().unwrap()) as usize;
+        let name = std::str::from_utf8(take(p + 11, len, &format!("name {i}"))?)
             .map_err(|_| format!("file name {i} is not UTF-8"))?;
-        files.push(crate::FileRange { name: name.into(), first, nr_pages });
-        p += 10 + len;
+        files.push(crate::FileRange { name: name.into(), first, nr_pages, advice });
+        p += 11 + len;
     }
     if p != f.len() {
         return Err(format!("{} stray bytes after the file table", f.len() - p));
