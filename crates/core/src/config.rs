@@ -57,6 +57,8 @@ pub struct SimConfig {
     pub policy: String,
     pub seed: u64,
     pub memory_bytes: u64,
+    /// `machine.kernel_used`: memory held outside the workload from boot on (bytes).
+    pub kernel_used_bytes: u64,
     pub nr_nodes: u16,
     pub swappiness: u32,
     pub watermark_scale_factor: u32,
@@ -207,6 +209,10 @@ pub static KNOBS: &[Knob] = &[
         |c, v| c.memory_bytes = parse_size(v)?, |c| format_size(c.memory_bytes)),
     knob!("machine.nodes", "1", "", "NUMA nodes (one kswapd and one lruvec per memcg on each)",
         |c, v| c.nr_nodes = u16::try_from(uint(v)?).map_err(|_| "too many nodes".to_string())?, |c| c.nr_nodes.to_string()),
+    knob!("machine.kernel_used", "0", "bytes", "memory in use outside the workload when it starts (slab, page tables, \
+        the initramfs, buffers: a real machine's MemTotal - MemFree before the workload); taken from the free lists at \
+        boot (split evenly across nodes) and never freed or reclaimed; part of machine.memory, in no memcg",
+        |c, v| c.kernel_used_bytes = parse_size(v)?, |c| format_size(c.kernel_used_bytes)),
     knob!("vm.swappiness", "60", "", "vm.swappiness: relative IO cost of swapping vs. file refaults, 0..200",
         |c, v| c.swappiness = u32::try_from(uint(v)?).map_err(|_| "out of range".to_string())?, |c| c.swappiness.to_string()),
     knob!("vm.watermark_scale_factor", "10", "1/10000 of zone", "vm.watermark_scale_factor: kswapd wake/sleep gap, 1..3000",
@@ -331,6 +337,7 @@ impl Default for SimConfig {
             policy: String::new(),
             seed: 0,
             memory_bytes: 0,
+            kernel_used_bytes: 0,
             nr_nodes: 0,
             swappiness: 0,
             watermark_scale_factor: 0,
@@ -465,6 +472,14 @@ impl SimConfig {
             pages <= u32::MAX as u64 - (1 << 20),
             Error::config("machine.memory", "too large: at most 15T (frame numbers are 32-bit)")
         );
+        let used = self.kernel_used_bytes >> reclaimlab_trace::PAGE_SHIFT;
+        crate::ensure!(
+            used < pages && (pages - used) / self.nr_nodes as u64 >= 1024,
+            Error::config(
+                "machine.kernel_used",
+                format!("{} leaves less than 4M per node of the {} machine", format_size(self.kernel_used_bytes), format_size(self.memory_bytes))
+            )
+        );
         if let Some(k) = self.min_free_kbytes {
             let min_pages = k >> (reclaimlab_trace::PAGE_SHIFT - 10);
             crate::ensure!(
@@ -544,6 +559,12 @@ mod tests {
         let mut c = SimConfig::default();
         c.set("machine.memory", "1M").unwrap();
         assert!(c.validate().unwrap_err().to_string().contains("too small"));
+        let mut c = SimConfig::default();
+        c.set("machine.kernel_used", "1021M").unwrap();
+        let e = c.validate().unwrap_err().to_string();
+        assert!(e.contains("machine.kernel_used") && e.contains("less than 4M"), "{e}");
+        c.set("machine.kernel_used", "1020M").unwrap();
+        c.validate().unwrap();
         let mut c = SimConfig::default();
         c.set("vm.min_free_kbytes", "1048576").unwrap();
         assert!(c.validate().unwrap_err().to_string().contains("min_free_kbytes"));

@@ -129,6 +129,29 @@ fn zram_pool_counts_as_used_memory() {
     assert!(vm(&r, "pswpout") >= stored);
 }
 
+/// machine.kernel_used: the frames the kernel holds from boot on leave the free lists (the
+/// workload has memory − kernel_used before reclaim starts), are never reclaimed, and do not
+/// move the watermarks, which the kernel computes at boot from the managed pages.
+#[test]
+fn kernel_used_memory_is_taken_at_boot_and_never_reclaimed() {
+    let base = [("machine.memory", "32M"), ("swap.device", "none")];
+    let used = [("machine.memory", "32M"), ("swap.device", "none"), ("machine.kernel_used", "24M")];
+    let file = 12 * MIB; // read twice: fits 32 MiB, not the 8 MiB left beside 24 MiB
+    let prog = || program(vec![region("f", file, AccessKind::FileRead)], vec![phase("p", 2 * file as u64, &[(0, Pattern::Sequential, 1.0)])]);
+    let all = Machine::new(&config(&base), Classic::new(Mainline));
+    let mut m = Machine::new(&config(&used), Classic::new(Mainline));
+    assert_eq!(all.mm.total_free_pages() - m.mm.total_free_pages(), 24 * MIB as u64);
+    assert_eq!(all.mm.buddy.zones[0].watermark, m.mm.buddy.zones[0].watermark);
+    let r = run_checked(&config(&base), generate(prog(), 1).unwrap().as_mut(), 10_000);
+    assert_eq!(vm(&r, "pgsteal_file"), 0, "12 MiB fit a 32 MiB machine");
+    m.run(generate(prog(), 1).unwrap().as_mut(), u64::MAX).unwrap();
+    m.check_invariants().unwrap();
+    let lru: u64 = m.mm.lruvecs.iter().map(|l| l.lru_size.iter().sum::<u64>()).sum();
+    assert_eq!(m.mm.used_pages(), lru + 24 * MIB as u64, "kernel-used frames stay in use");
+    let r = Box::new(m).finish();
+    assert!(vm(&r, "workingset_refault_file") >= file as u64 * 9 / 10, "the second pass refaults: {}", vm(&r, "workingset_refault_file"));
+}
+
 /// Without swap, get_scan_count scans file only (SCAN_FILE, A.6 step 1): anon is never
 /// scanned or reclaimed, however hot the file pages are.
 #[test]

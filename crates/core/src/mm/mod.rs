@@ -52,6 +52,8 @@ pub struct Mm {
     pub swap: swap::Swap,
     pub vmstat: VmStat,
     pub nr_frames: u32,
+    /// Frames taken at boot for memory held outside the workload (`machine.kernel_used`).
+    pub nr_kernel_used: u64,
     pub min_free_kbytes: u64,
     pub bucket_order: u32,
     pub swappiness: u32,
@@ -99,6 +101,7 @@ impl Mm {
             swap: swap::Swap::new(cfg),
             vmstat: VmStat::default(),
             nr_frames,
+            nr_kernel_used: 0,
             min_free_kbytes,
             bucket_order: workingset::bucket_order(nr_frames as u64),
             swappiness: cfg.swappiness,
@@ -109,11 +112,29 @@ impl Mm {
             wb: writeback::Writeback::new(if cfg.dirty_writeback_ns == 0 { u64::MAX } else { cfg.dirty_writeback_ns }),
             thp: crate::thp::ThpState::default(),
         };
+        mm.take_kernel_used(cfg.kernel_used_bytes >> reclaimlab_trace::PAGE_SHIFT);
         mm.new_memcg(&CgroupConfig::new(""));
         for cg in &cfg.cgroups {
             mm.new_memcg(cg);
         }
         mm
+    }
+
+    /// `machine.kernel_used`: what the kernel and everything but the workload hold when it
+    /// starts (on a real machine MemTotal - MemFree just before it), taken from the free
+    /// lists as unmovable order-0 frames, split evenly across nodes. They stay in use: not
+    /// on an LRU, in no memcg, never reclaimed. Watermarks are computed before, from the
+    /// managed pages, as the kernel computes them at boot.
+    fn take_kernel_used(&mut self, pages: u64) {
+        let nr_nodes = self.nodes.len() as u64;
+        for n in 0..nr_nodes {
+            let share = pages / nr_nodes + u64::from(n < pages % nr_nodes);
+            let zone = self.nodes[n as usize].zones[0];
+            for _ in 0..share {
+                self.buddy.alloc(&mut self.lists, zone, 0, MigrateType::Unmovable).expect("validate() leaves free frames");
+            }
+        }
+        self.nr_kernel_used = pages;
     }
 
     pub fn nr_nodes(&self) -> usize {
@@ -282,7 +303,7 @@ impl Mm {
         self.lruvecs[self.lruvec_id(ROOT_MEMCG, node) as usize].hier_size[lru as usize]
     }
 
-    /// Frames in use (not free): LRU pages, zram pool, everything.
+    /// Frames in use (not free): LRU pages, zram pool, kernel-used, everything.
     pub fn used_pages(&self) -> u64 {
         self.nr_frames as u64 - self.total_free_pages()
     }

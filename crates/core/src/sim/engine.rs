@@ -477,8 +477,9 @@ impl<P: ReclaimPolicy> Engine for Machine<P> {
         }
         let free = self.mm.total_free_pages();
         let pool = self.mm.swap.zram_pool.len() as u64;
-        if free + resident + pool != self.mm.nr_frames as u64 {
-            return Err(format!("frames not conserved: {free} free + {resident} resident + {pool} zram != {}", self.mm.nr_frames));
+        let kernel = self.mm.nr_kernel_used;
+        if free + resident + pool + kernel != self.mm.nr_frames as u64 {
+            return Err(format!("frames not conserved: {free} free + {resident} resident + {pool} zram + {kernel} kernel-used != {}", self.mm.nr_frames));
         }
         for (page, &p) in self.mm.pages.pte.iter().enumerate() {
             if is_resident(p) && self.mm.frames.page(p) as usize != page {
