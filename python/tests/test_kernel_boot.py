@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from reclaimlab.kernel import GuestError, KernelError, fetch
+from reclaimlab.kernel import LAB, GuestError, KernelError, fetch
 from reclaimlab.kernel.experiment import validate
 from reclaimlab.kernel.run import Setup, prepare, run
 from reclaimlab.results import Store
@@ -36,11 +36,13 @@ def _prepare(setup: Setup):
 
 def test_seqloop_on_the_real_kernel_matches_the_simulator(kernel_tree, tmp_path):
     # Classic LRU (MGLRU off): a 1.5x-memory loop, two passes; every page of the second
-    # pass is a refault, and reclaim steals what the cgroup cannot hold.
-    setup = Setup(workload="seqloop:passes=2", mglru="off", memory="64M", boots=1)
+    # pass is a refault, and reclaim steals what the cgroup cannot hold. The laboratory
+    # setting (no readahead, one-page faults, THP never), as the suite's tables.
+    setup = Setup(workload="seqloop:passes=2", mglru="off", memory="64M", boots=1, **LAB)
     _prepare(setup)
     res = validate(setup, tmp_path, progress=False)
     assert res["policy"] == "classic@6.15"
+    assert (res["settings"]["block.read_ahead_kb"], res["settings"]["fault_around_bytes"]) == ("0", "4096")
     rows = {r["counter"]: r for r in res["rows"]}
     for name in ("pgpgin", "workingset_refault_file", "pgsteal_file"):
         r = rows[name]
