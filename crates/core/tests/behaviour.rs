@@ -152,6 +152,32 @@ fn kernel_used_memory_is_taken_at_boot_and_never_reclaimed() {
     assert!(vm(&r, "workingset_refault_file") >= file as u64 * 9 / 10, "the second pass refaults: {}", vm(&r, "workingset_refault_file"));
 }
 
+/// kswapd_try_to_sleep (mm/vmscan.c 6.12): after balancing a node kswapd naps HZ/10. A
+/// workload that faults fast (80 µs per page read) falls below the low watermark within the
+/// nap: kswapd is woken early (kswapd_low_wmark_hit_quickly). One that faults slowly (2 ms)
+/// takes ~50 pages in the nap, about what a pass leaves above the high watermark, so most
+/// naps end above low but below high (kswapd_high_wmark_hit_quickly). Every pass after the
+/// first starts from one of the two or from a full sleep.
+#[test]
+fn kswapd_naps_before_sleeping_and_counts_watermarks_hit_quickly() {
+    let file = 3 * 16 * MIB / 2; // a 24 MiB loop through a 16 MiB machine
+    let prog = || program(vec![region("f", file, AccessKind::FileRead)], vec![phase("p", 2 * file as u64, &[(0, Pattern::Sequential, 1.0)])]);
+    let fast = run_checked(&config(&[("machine.memory", "16M"), ("swap.device", "none")]), generate(prog(), 1).unwrap().as_mut(), 20_000);
+    let slow = run_checked(
+        &config(&[("machine.memory", "16M"), ("swap.device", "none"), ("cost.file_read_ns", "2000000")]),
+        generate(prog(), 1).unwrap().as_mut(),
+        20_000,
+    );
+    for (name, r) in [("fast", &fast), ("slow", &slow)] {
+        let (low, high, runs) = (vm(r, "kswapd_low_wmark_hit_quickly"), vm(r, "kswapd_high_wmark_hit_quickly"), vm(r, "pageoutrun"));
+        eprintln!("{name}: low {low} high {high} pageoutrun {runs} pgsteal_kswapd {} allocstall {}", vm(r, "pgsteal_kswapd"), vm(r, "allocstall_normal"));
+        assert!(runs >= 1 && low + high < runs, "{name}: each pass after a nap follows a hit: {low} + {high} < {runs}");
+    }
+    assert!(vm(&fast, "kswapd_low_wmark_hit_quickly") > 10 * vm(&fast, "kswapd_high_wmark_hit_quickly").max(1));
+    assert!(vm(&slow, "kswapd_high_wmark_hit_quickly") > vm(&slow, "kswapd_low_wmark_hit_quickly"));
+    assert!(vm(&slow, "kswapd_low_wmark_hit_quickly") > 0);
+}
+
 /// Without swap, get_scan_count scans file only (SCAN_FILE, A.6 step 1): anon is never
 /// scanned or reclaimed, however hot the file pages are.
 #[test]

@@ -47,6 +47,8 @@ vm_events! {
     PgstealAnon => "pgsteal_anon",
     PgstealFile => "pgsteal_file",
     Pageoutrun => "pageoutrun",
+    KswapdLowWmarkHitQuickly => "kswapd_low_wmark_hit_quickly",
+    KswapdHighWmarkHitQuickly => "kswapd_high_wmark_hit_quickly",
     OomKill => "oom_kill",
 }
 
@@ -66,7 +68,7 @@ const EV_FROM: [Ev; NR_EV] = {
         WorkingsetRestoreAnon, WorkingsetRestoreFile, NrDirtied, NrWritten, NrVmscanWrite, NrVmscanImmediate, Pgpgin, Pgpgout,
         Pswpin, Pswpout, PgallocNormal, AllocstallNormal, Pgfree, Pgactivate, Pgdeactivate, Pgfault,
         Pgmajfault, Pgrefill, PgstealKswapd, PgstealDirect, PgscanKswapd, PgscanDirect, PgscanAnon,
-        PgscanFile, PgstealAnon, PgstealFile, Pageoutrun, OomKill,
+        PgscanFile, PgstealAnon, PgstealFile, Pageoutrun, KswapdLowWmarkHitQuickly, KswapdHighWmarkHitQuickly, OomKill,
     ]
 };
 

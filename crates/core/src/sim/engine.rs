@@ -100,7 +100,7 @@ impl<P: ReclaimPolicy> Machine<P> {
         for lv in 0..mm.lruvecs.len() as u32 {
             policy.init_lruvec(&mut mm, lv);
         }
-        let kswapd = (0..mm.nr_nodes() as u16).map(Kswapd::new).collect();
+        let kswapd = (0..mm.nr_nodes() as u16).map(Kswapd::with_nap).collect();
         let damon = cfg.damon_reclaim.enabled.then(|| cfg.damon_reclaim.start(crate::damon::ops_paddr::damon_pa_system_ram(&mm), cfg.seed, 0));
         Machine {
             damon,
