@@ -59,6 +59,8 @@ pub struct SimConfig {
     pub memory_bytes: u64,
     /// `machine.kernel_used`: memory held outside the workload from boot on (bytes).
     pub kernel_used_bytes: u64,
+    /// `machine.zone_dma`: managed memory of node 0's ZONE_DMA (bytes; 0 = no such zone).
+    pub zone_dma_bytes: u64,
     pub nr_nodes: u16,
     pub swappiness: u32,
     pub watermark_scale_factor: u32,
@@ -213,6 +215,10 @@ pub static KNOBS: &[Knob] = &[
         the initramfs, buffers: a real machine's MemTotal - MemFree before the workload); taken from the free lists at \
         boot (split evenly across nodes) and never freed or reclaimed; part of machine.memory, in no memcg",
         |c, v| c.kernel_used_bytes = parse_size(v)?, |c| format_size(c.kernel_used_bytes)),
+    knob!("machine.zone_dma", "0", "bytes", "managed memory of ZONE_DMA, the lowest zone of node 0 (x86-64: the first \
+        16 MiB, about 15M managed), part of machine.memory; allocations fall back to it last and leave it \
+        lowmem_reserve (1/256 of the zones above it, vm.lowmem_reserve_ratio's default); 0 = none, one Normal zone per node",
+        |c, v| c.zone_dma_bytes = parse_size(v)?, |c| format_size(c.zone_dma_bytes)),
     knob!("vm.swappiness", "60", "", "vm.swappiness: relative IO cost of swapping vs. file refaults, 0..200",
         |c, v| c.swappiness = u32::try_from(uint(v)?).map_err(|_| "out of range".to_string())?, |c| c.swappiness.to_string()),
     knob!("vm.watermark_scale_factor", "10", "1/10000 of zone", "vm.watermark_scale_factor: kswapd wake/sleep gap, 1..3000",
@@ -338,6 +344,7 @@ impl Default for SimConfig {
             seed: 0,
             memory_bytes: 0,
             kernel_used_bytes: 0,
+            zone_dma_bytes: 0,
             nr_nodes: 0,
             swappiness: 0,
             watermark_scale_factor: 0,
@@ -472,6 +479,14 @@ impl SimConfig {
             pages <= u32::MAX as u64 - (1 << 20),
             Error::config("machine.memory", "too large: at most 15T (frame numbers are 32-bit)")
         );
+        let dma = self.zone_dma_bytes >> reclaimlab_trace::PAGE_SHIFT;
+        crate::ensure!(
+            pages / self.nr_nodes as u64 >= dma + 1024,
+            Error::config(
+                "machine.zone_dma",
+                format!("{} leaves less than 4M of node 0 above ZONE_DMA", format_size(self.zone_dma_bytes))
+            )
+        );
         let used = self.kernel_used_bytes >> reclaimlab_trace::PAGE_SHIFT;
         crate::ensure!(
             used < pages && (pages - used) / self.nr_nodes as u64 >= 1024,
@@ -565,6 +580,9 @@ mod tests {
         assert!(e.contains("machine.kernel_used") && e.contains("less than 4M"), "{e}");
         c.set("machine.kernel_used", "1020M").unwrap();
         c.validate().unwrap();
+        c.set("machine.zone_dma", "1021M").unwrap();
+        let e = c.validate().unwrap_err().to_string();
+        assert!(e.contains("machine.zone_dma") && e.contains("above ZONE_DMA"), "{e}");
         let mut c = SimConfig::default();
         c.set("vm.min_free_kbytes", "1048576").unwrap();
         assert!(c.validate().unwrap_err().to_string().contains("min_free_kbytes"));

@@ -178,6 +178,30 @@ fn kswapd_naps_before_sleeping_and_counts_watermarks_hit_quickly() {
     assert!(vm(&slow, "kswapd_low_wmark_hit_quickly") > 0);
 }
 
+/// machine.zone_dma: node 0's lowest 15 MiB are ZONE_DMA. Allocations take it last (the
+/// zonelist runs highest zone first) and leave it its lowmem_reserve, 1/256 of the zone
+/// above (setup_per_zone_lowmem_reserve, vm.lowmem_reserve_ratio 256): a file loop through
+/// the whole machine allocates from DMA only down to min + reserve.
+#[test]
+fn zone_dma_is_used_last_and_keeps_its_lowmem_reserve() {
+    let cfg = config(&[("machine.memory", "64M"), ("machine.zone_dma", "15M"), ("swap.device", "none")]);
+    let mut m = Machine::new(&cfg, Classic::new(Mainline));
+    let zones = m.mm.nodes[0].zones.clone();
+    let (normal, dma) = (&m.mm.buddy.zones[zones[0]], &m.mm.buddy.zones[zones[1]]);
+    assert_eq!((normal.managed_pages, dma.managed_pages), (49 * MIB as u64, 15 * MIB as u64));
+    assert_eq!((dma.lowmem_reserve, normal.lowmem_reserve), (49 * MIB as u64 / 256, 0));
+    let file = 96 * MIB;
+    let p = program(vec![region("f", file, AccessKind::FileRead)], vec![phase("p", 2 * file as u64, &[(0, Pattern::Sequential, 1.0)])]);
+    m.run(generate(p, 1).unwrap().as_mut(), u64::MAX).unwrap();
+    m.check_invariants().unwrap();
+    let dma = &m.mm.buddy.zones[zones[1]];
+    assert!(dma.free_pages >= dma.watermark[0] + dma.lowmem_reserve, "DMA free {} < min + reserve", dma.free_pages);
+    let r = Box::new(m).finish();
+    let (a_dma, a_normal) = (vm(&r, "pgalloc_dma"), vm(&r, "pgalloc_normal"));
+    assert!(a_dma > 10 * MIB as u64 && a_normal > a_dma, "DMA used after Normal: {a_dma} / {a_normal}");
+    assert_eq!(a_dma + a_normal, 2 * file as u64, "every access of the loop allocates one page");
+}
+
 /// Without swap, get_scan_count scans file only (SCAN_FILE, A.6 step 1): anon is never
 /// scanned or reclaimed, however hot the file pages are.
 #[test]

@@ -30,6 +30,7 @@ vm_events! {
     Pgpgout => "pgpgout",
     Pswpin => "pswpin",
     Pswpout => "pswpout",
+    PgallocDma => "pgalloc_dma",
     PgallocNormal => "pgalloc_normal",
     AllocstallNormal => "allocstall_normal",
     Pgfree => "pgfree",
@@ -66,7 +67,7 @@ const EV_FROM: [Ev; NR_EV] = {
     [
         WorkingsetRefaultAnon, WorkingsetRefaultFile, WorkingsetActivateAnon, WorkingsetActivateFile,
         WorkingsetRestoreAnon, WorkingsetRestoreFile, NrDirtied, NrWritten, NrVmscanWrite, NrVmscanImmediate, Pgpgin, Pgpgout,
-        Pswpin, Pswpout, PgallocNormal, AllocstallNormal, Pgfree, Pgactivate, Pgdeactivate, Pgfault,
+        Pswpin, Pswpout, PgallocDma, PgallocNormal, AllocstallNormal, Pgfree, Pgactivate, Pgdeactivate, Pgfault,
         Pgmajfault, Pgrefill, PgstealKswapd, PgstealDirect, PgscanKswapd, PgscanDirect, PgscanAnon,
         PgscanFile, PgstealAnon, PgstealFile, Pageoutrun, KswapdLowWmarkHitQuickly, KswapdHighWmarkHitQuickly, OomKill,
     ]
