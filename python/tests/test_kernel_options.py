@@ -143,6 +143,7 @@ def test_sim_settings_of_a_whole_machine_run(offline):
     assert s["cgroup.wl.memory.max"] == "max"
     assert s["machine.memory"] == "488804K"
     assert s["machine.kernel_used"] == "76000K"  # MemTotal - MemFree just before the workload
+    assert s["machine.zone_dma"] == f"{3977 * 4}K"  # the guest's ZONE_DMA (reported at boot only here)
     assert (s["block.read_ahead_kb"], s["fault_around_bytes"]) == ("128", "65536")  # as read back
     assert s["vm.min_free_kbytes"] == "2739"
     lab = prepare(Setup(workload="seqloop:pages=100", memory="64M", **LAB))

@@ -78,10 +78,10 @@ def compression_ratio(consoles: list[Console]) -> float | None:
 
 
 def sim_settings(p: Prepared, consoles: list[Console]) -> dict[str, str]:
-    """The simulator configuration that matches the guest: the guest's MemTotal and the
-    memory it held outside the workload just before it started (MemTotal - MemFree), the
-    cgroup's memory.max ("max" for ``--memory none``), the sysctls, readahead and
-    fault-around as the guest read them back, the zram size and its measured compression
+    """The simulator configuration that matches the guest: the guest's MemTotal, the
+    memory it held outside the workload just before it started (MemTotal - MemFree) and its
+    ZONE_DMA, the cgroup's memory.max ("max" for ``--memory none``), the sysctls, readahead
+    and fault-around as the guest read them back, the zram size and its measured compression
     ratio."""
     c = consoles[0]
     start = c.layouts.get("start")
@@ -100,12 +100,22 @@ def sim_settings(p: Prepared, consoles: list[Console]) -> dict[str, str]:
     used = start.used_kb() if start else None
     if used is not None:
         s["machine.kernel_used"] = f"{used}K"
+    dma = dma_managed(c)
+    if dma:
+        s["machine.zone_dma"] = f"{dma * 4}K"
     if p.zram:
         s["swap.size"] = str(p.zram)
         ratio = compression_ratio(consoles)
         if ratio:
             s["swap.zram.compression_ratio"] = f"{ratio:.3f}"
     return s
+
+
+def dma_managed(c: Console) -> int:
+    """Managed pages of the guest's ZONE_DMA (node 0) as reported just before the workload
+    (at boot if that is missing), 0 without one."""
+    zones = [z for when in ("start", "boot") if when in c.layouts for z in c.layouts[when].zones]
+    return next((z.managed for z in zones if z.name == "DMA" and z.node == 0), 0)
 
 
 def kernel_config(p: Prepared, consoles: list[Console], accel: str) -> dict[str, str]:
