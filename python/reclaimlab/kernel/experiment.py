@@ -9,9 +9,8 @@ from pathlib import Path
 from typing import Any
 
 from ..results import Store
-from . import store
+from . import LAB, store
 from .console import Console
-from . import LAB
 from .run import GUEST_MB, Prepared, Setup, prepare, run
 from .validate import (check_simulated, compare, definition_notes, kernel_config, mark_not_comparable, policy_of,
                        sim_settings, simulate, targets_for, with_derived)

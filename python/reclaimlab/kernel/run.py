@@ -13,8 +13,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .. import _core
-from . import (KERNEL_DEFAULT_FAULT_AROUND_BYTES, KERNEL_DEFAULT_READ_AHEAD_KB, LAB, GuestError, KernelError, console,
-               disk, fetch, guest, initramfs, qemu, workload)
+from . import (KERNEL_DEFAULT_FAULT_AROUND_BYTES, KERNEL_DEFAULT_READ_AHEAD_KB, GuestError, KernelError, console, disk,
+               fetch, guest, initramfs, qemu, workload)
 from .fetch import Kernel
 from .workload import PAGE, Workload
 
