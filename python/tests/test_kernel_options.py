@@ -134,6 +134,8 @@ def test_console_reads_the_readback_and_the_memory_layout():
     assert start.zones[0].free == 100000 and start.used_kb() == 76000
     # meminfo keeps the last values printed: just before the workload
     assert c.meminfo == {"MemTotal": 488804, "MemFree": 412804}
+    rb = c.read_back()
+    assert (rb["read_ahead_kb"], rb["fault_around_bytes"], rb["thp"], rb["vm.swappiness"]) == (128, 65536, "madvise", 60)
     assert c.finished
 
 

@@ -110,12 +110,6 @@ def _setup(a: argparse.Namespace):
                  fault_around_bytes=a.fault_around_bytes, thp=a.thp)
 
 
-def read_back(c) -> dict:
-    """The guest settings as the guest read them back."""
-    return {"read_ahead_kb": c.read_ahead_kb, "fault_around_bytes": c.fault_around_bytes, "thp": c.thp_mode,
-            "lru_gen": c.lru_gen, "memory.max": c.memory_max, **{f"vm.{k}": v for k, v in c.sysctl.items()}}
-
-
 def guest_lines(c) -> list[str]:
     """What the guest read back and its memory just before the workload (docs/kernel.md)."""
     lines = [f"read_ahead_kb {c.read_ahead_kb}  fault_around_bytes {c.fault_around_bytes}  thp {c.thp}"]
@@ -144,7 +138,7 @@ def cmd_run(a: argparse.Namespace) -> int:
     stats = {n: _mean_sd([float(v.get(n, 0)) for v in per_boot]) for n in names}
     if a.json:
         print(json.dumps({"workload": prep.wl.spec, "kernel": consoles[0].release, "lru_gen": consoles[0].lru_gen,
-                          "boots": [{"wall_s": b.wall_s, "vmstat": c.vmstat(), "read_back": read_back(c),
+                          "boots": [{"wall_s": b.wall_s, "vmstat": c.vmstat(), "read_back": c.read_back(),
                                      "layouts": {w: asdict(l) for w, l in c.layouts.items()},
                                      "phases": [{"index": ph.index, "wall_s": ph.wall_ns / 1e9, "vmstat": ph.vmstat}
                                                 for ph in c.phases], "log": str(b.log)}
@@ -172,6 +166,9 @@ def cmd_validate(a: argparse.Namespace) -> int:
         return 0
     print(f"{res['workload']}: kernel {res['kernel']} (mglru {res['mglru']}, {res['boots']} boots) "
           f"vs simulator {res['policy']}")
+    g = res["read_back"]
+    print(f"guest: read_ahead_kb {g['read_ahead_kb']}  fault_around_bytes {g['fault_around_bytes']}  thp {g['thp']}  "
+          f"memory.max {g['memory.max']}")
     rows = []
     for r in res["rows"]:
         if not r.get("comparable", True):

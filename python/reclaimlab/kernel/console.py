@@ -89,6 +89,12 @@ class Console:
     def layout(self, when: str) -> Layout:
         return self.layouts.setdefault(when, Layout())
 
+    def read_back(self) -> dict:
+        """The guest's settings as it read them back."""
+        return {"read_ahead_kb": self.read_ahead_kb, "fault_around_bytes": self.fault_around_bytes,
+                "thp": self.thp_mode, "lru_gen": self.lru_gen, "memory.max": self.memory_max,
+                **{f"vm.{k}": v for k, v in self.sysctl.items()}}
+
     def zram_ratio(self) -> float | None:
         """zram's compression ratio (orig / compr) when it stored the most data."""
         best = max((ph.zram for ph in self.phases if ph.zram and ph.zram[1]), default=None)

@@ -68,7 +68,8 @@ def record(setup: Setup, out: Path, progress: bool = True,
 
 def validate(setup: Setup, out: Path, progress: bool = True) -> dict[str, Any]:
     """Boot, simulate, compare. Returns ``{"workload", "kernel", "policy", "settings",
-    "boots", "rows"}``; the simulated run is stored beside the boots (variant simulator)."""
+    "boots", "rows", "notes", "not_comparable", "read_back"}``; the simulated run is stored
+    beside the boots (variant simulator)."""
     prep = prepare(setup)
     check_simulated({"block.read_ahead_kb": str(prep.read_ahead_kb),
                      "fault_around_bytes": str(prep.fault_around_bytes)})  # before booting
@@ -92,4 +93,4 @@ def validate(setup: Setup, out: Path, progress: bool = True) -> dict[str, Any]:
             "policy": settings["policy"], "settings": settings, "boots": len(consoles),
             "boot_wall_s": [round(b.wall_s, 2) for b, _ in prep.boots], "rows": rows,
             "notes": definition_notes(consoles[0].release, settings["policy"]),
-            "not_comparable": thp_note}
+            "not_comparable": thp_note, "read_back": consoles[0].read_back()}
