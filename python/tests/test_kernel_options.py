@@ -33,7 +33,8 @@ def offline(tmp_path, monkeypatch):
     (root / "boot").mkdir(parents=True)
     (root / "boot" / f"vmlinuz-{REL}").write_bytes(b"kernel")
     (root / "lib" / "modules" / REL).mkdir(parents=True)
-    (root / "boot" / f"config-{REL}").write_text("CONFIG_MEMCG=y\nCONFIG_LRU_GEN=y\nCONFIG_ZRAM=m\n")
+    (root / "boot" / f"config-{REL}").write_text("CONFIG_MEMCG=y\nCONFIG_LRU_GEN=y\nCONFIG_ZRAM=m\n"
+                                                       "CONFIG_TRANSPARENT_HUGEPAGE=y\n")
     kernel = fetch.load_tree(root)
     monkeypatch.setattr(run, "tool_check", lambda: None)
     monkeypatch.setattr(run.fetch, "fetch", lambda package=None: kernel)
@@ -61,6 +62,17 @@ def test_memory_none_lifts_the_limit_and_sizes_follow_the_guest(offline):
     # 1.5 x (512 MiB - the 160 MiB the kernel keeps) in 4 KiB pages
     assert p.wl.file_pages == int(1.5 * (352 << 20)) // 4096
     assert prepare(Setup(workload="seqloop:passes=1", memory="64M")).wl.file_pages == 24576
+
+
+def test_thp_needs_a_kernel_with_thp(offline, tmp_path):
+    from reclaimlab.kernel.run import check_features
+
+    del offline.config["CONFIG_TRANSPARENT_HUGEPAGE"]
+    check_features(offline, Setup(workload="seqloop", thp="never"), zram=0)  # no THP in the config: fine
+    with pytest.raises(KernelError, match="--thp always: kernel .* without CONFIG_TRANSPARENT_HUGEPAGE"):
+        check_features(offline, Setup(workload="seqloop", thp="always"), zram=0)
+    offline.config["CONFIG_TRANSPARENT_HUGEPAGE"] = "y"
+    check_features(offline, Setup(workload="seqloop", thp="madvise"), zram=0)
 
 
 def test_guest_memory_takes_a_size_or_the_old_mib_number():

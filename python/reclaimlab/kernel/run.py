@@ -89,6 +89,8 @@ def check_features(kernel: Kernel, setup: Setup, zram: int) -> None:
         raise KernelError(f"--mglru {setup.mglru}: kernel {kernel.release} is built without CONFIG_LRU_GEN")
     if zram and not kernel.has("ZRAM"):
         raise KernelError(f"--swap zram: kernel {kernel.release} is built without CONFIG_ZRAM")
+    if setup.thp in ("always", "madvise") and not kernel.has("TRANSPARENT_HUGEPAGE"):
+        raise KernelError(f"--thp {setup.thp}: kernel {kernel.release} is built without CONFIG_TRANSPARENT_HUGEPAGE")
 
 
 def default_timeout(wl: Workload) -> float:
@@ -301,7 +303,7 @@ def check_readback(setup: Setup, c: console.Console, i: int, log: Path) -> None:
     if setup.mglru is not None and c.lru_gen is not None:
         if (c.lru_gen not in ("0x0000", "0")) != (setup.mglru == "on"):
             raise GuestError(f"boot {i}: lru_gen/enabled is {c.lru_gen}, not {setup.mglru}; console log {log}")
-    if setup.thp is not None and c.thp_mode != setup.thp:
+    if setup.thp is not None and c.thp is not None and c.thp_mode != setup.thp:
         raise GuestError(f"boot {i}: transparent_hugepage/enabled is {c.thp!r}, not {setup.thp}; console log {log}")
 
 

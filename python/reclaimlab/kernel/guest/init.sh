@@ -55,7 +55,8 @@ report boot
 # THP and fault-around as asked (lab.thp, lab.fab; "keep" = the kernel's default), then
 # read back: the simulator is configured from what the guest reports.
 thpfile=/sys/kernel/mm/transparent_hugepage/enabled
-[ "$thp" != keep ] && { echo "$thp" > $thpfile || fail "transparent_hugepage/enabled $thp"; }
+# (without CONFIG_TRANSPARENT_HUGEPAGE there is no file: never is all there is)
+[ "$thp" != keep ] && [ -e $thpfile ] && { echo "$thp" > $thpfile || fail "transparent_hugepage/enabled $thp"; }
 [ -e $thpfile ] && echo "@@thp $(cat $thpfile)"
 fabfile=/sys/kernel/debug/fault_around_bytes
 [ "$fab" != keep ] && { echo "$fab" > $fabfile || fail "fault_around_bytes $fab"; }
