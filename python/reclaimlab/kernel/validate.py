@@ -22,8 +22,9 @@ FILE_TARGETS = {"pgpgin": 0.10, "pgmajfault": 0.10, "workingset_refault_file": 0
 ANON_TARGETS = {"pswpin": 0.25, "pswpout": 0.25, "workingset_refault_anon": 0.25}
 #: Whole-machine reclaim (``--memory none``): kswapd and direct reclaim of the whole
 #: machine, graded too. ``allocstall`` is the sum of 6.12's per-zone allocstall_dma,
-#: allocstall_dma32, allocstall_normal and allocstall_movable (do_try_to_free_pages counts
-#: the reclaim's highest zone, gfp_zone(): ZONE_MOVABLE for user pages).
+#: allocstall_dma32, allocstall_normal and allocstall_movable (do_try_to_free_pages,
+#: mm/vmscan.c 6.12, counts the reclaim's highest zone, gfp_zone(): ZONE_MOVABLE for user
+#: pages; the model counts allocstall_normal).
 WHOLE_MACHINE_TARGETS = {"pgscan_kswapd": 0.25, "pgscan_direct": 0.25, "pgsteal_kswapd": 0.25,
                          "pgsteal_direct": 0.25, "allocstall": 0.25, "pageoutrun": 0.25,
                          "kswapd_low_wmark_hit_quickly": 0.25, "kswapd_high_wmark_hit_quickly": 0.25}
@@ -212,7 +213,7 @@ def targets_for(wl: Workload, whole_machine: bool = False) -> dict[str, float]:
 
 def with_derived(vmstat: dict[str, int]) -> dict[str, int]:
     """``vmstat`` plus ``allocstall``, the sum of the per-zone allocstall_* counters (the
-    kernel counts the zone index of the reclaim, the model its one zone)."""
+    kernel counts the reclaim's highest zone index, the model allocstall_normal)."""
     return {**vmstat, "allocstall": sum(vmstat.get(k, 0) for k in ALLOCSTALL_ZONES)}
 
 
