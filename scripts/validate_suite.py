@@ -21,13 +21,18 @@ import tempfile
 import time
 from pathlib import Path
 
-from reclaimlab.kernel import store
+from reclaimlab.kernel import LAB, store
 from reclaimlab.kernel.experiment import params_of, record
 from reclaimlab.kernel.run import Setup, prepare
 from reclaimlab.kernel.validate import ANON_TARGETS, FILE_TARGETS, compare, mglru_model, simulate
 from reclaimlab.kernel.workload import build
 
 MEMORY = "64M"
+#: The suite runs in the laboratory setting (LAB: readahead off, one-page mapped faults, THP
+#: never), given explicitly since `kernel run`'s defaults are the kernel's own. Boots stored
+#: before the guest reported readahead and fault-around ran with it too, so their simulator
+#: settings get these values (the engine's defaults are the kernel's).
+LAB_SIM = {"block.read_ahead_kb": str(LAB["read_ahead_kb"]), "fault_around_bytes": str(LAB["fault_around_bytes"])}
 #: (label, workload spec, ticker µs). Sizes follow MEMORY: file workloads are 1.5 x
 #: memory.max. The mapped workloads run again with a 1 ms ticker (accessed bits under TCG).
 SUITE = [
@@ -51,7 +56,7 @@ def fmt(x: float) -> str:
 def run_boots(out: Path, boots: int) -> None:
     for label, spec, tick in SUITE:
         for mglru in ("on", "off"):
-            setup = Setup(workload=spec, mglru=mglru, memory=MEMORY, boots=boots, tick_us=tick)
+            setup = Setup(workload=spec, mglru=mglru, memory=MEMORY, boots=boots, tick_us=tick, **LAB)
             p = prepare(setup)
             have = len(store.load_boots(out, params_of(setup, p))) if (out / "results.sqlite").exists() else 0
             if have >= boots:
@@ -68,12 +73,13 @@ def evaluate(out: Path, mglru_policy: str | None = None) -> list[dict]:
     with tempfile.TemporaryDirectory() as tmp:
         for label, spec, tick in SUITE:
             for mglru in ("on", "off"):
-                setup = Setup(workload=spec, mglru=mglru, memory=MEMORY, tick_us=tick)
+                setup = Setup(workload=spec, mglru=mglru, memory=MEMORY, tick_us=tick, **LAB)
                 p = prepare(setup)
                 boots = store.load_boots(out, params_of(setup, p))
                 if not boots:
                     continue
-                settings = {k: v for k, v in boots[0]["config"].items() if not k.startswith("kernel.") and k != "workload"}
+                settings = {**LAB_SIM, **{k: v for k, v in boots[0]["config"].items()
+                                          if not k.startswith("kernel.") and k != "workload"}}
                 if mglru == "on":  # the variant of the guest's kernel version, unless told otherwise
                     settings["policy"] = mglru_policy or mglru_model(boots[0]["config"]["kernel.release"])
                 ratios = [b["metrics"]["zram.compression_ratio"] for b in boots if "zram.compression_ratio" in b["metrics"]]

@@ -57,6 +57,10 @@ pub struct SimConfig {
     pub policy: String,
     pub seed: u64,
     pub memory_bytes: u64,
+    /// `machine.kernel_used`: memory held outside the workload from boot on (bytes).
+    pub kernel_used_bytes: u64,
+    /// `machine.zone_dma`: managed memory of node 0's ZONE_DMA (bytes; 0 = no such zone).
+    pub zone_dma_bytes: u64,
     pub nr_nodes: u16,
     pub swappiness: u32,
     pub watermark_scale_factor: u32,
@@ -236,6 +240,14 @@ pub static KNOBS: &[Knob] = &[
         |c, v| c.memory_bytes = parse_size(v)?, |c| format_size(c.memory_bytes)),
     knob!("machine.nodes", "1", "", "NUMA nodes (one kswapd and one lruvec per memcg on each)",
         |c, v| c.nr_nodes = u16::try_from(uint(v)?).map_err(|_| "too many nodes".to_string())?, |c| c.nr_nodes.to_string()),
+    knob!("machine.kernel_used", "0", "bytes", "memory in use outside the workload when it starts (slab, page tables, \
+        the initramfs, buffers: a real machine's MemTotal - MemFree before the workload); taken from the free lists at \
+        boot (split evenly across nodes) and never freed or reclaimed; part of machine.memory, in no memcg",
+        |c, v| c.kernel_used_bytes = parse_size(v)?, |c| format_size(c.kernel_used_bytes)),
+    knob!("machine.zone_dma", "0", "bytes", "managed memory of ZONE_DMA, the lowest zone of node 0 (x86-64: the first \
+        16 MiB, about 15M managed), part of machine.memory; allocations fall back to it last and leave it \
+        lowmem_reserve (1/256 of the zones above it, vm.lowmem_reserve_ratio's default); 0 = none, one Normal zone per node",
+        |c, v| c.zone_dma_bytes = parse_size(v)?, |c| format_size(c.zone_dma_bytes)),
     knob!("vm.swappiness", "60", "", "vm.swappiness: relative IO cost of swapping vs. file refaults, 0..200",
         |c, v| c.swappiness = u32::try_from(uint(v)?).map_err(|_| "out of range".to_string())?, |c| c.swappiness.to_string()),
     knob!("vm.watermark_scale_factor", "10", "1/10000 of zone", "vm.watermark_scale_factor: kswapd wake/sleep gap, 1..3000",
@@ -364,6 +376,8 @@ impl Default for SimConfig {
             policy: String::new(),
             seed: 0,
             memory_bytes: 0,
+            kernel_used_bytes: 0,
+            zone_dma_bytes: 0,
             nr_nodes: 0,
             swappiness: 0,
             watermark_scale_factor: 0,
@@ -500,6 +514,22 @@ impl SimConfig {
             pages <= u32::MAX as u64 - (1 << 20),
             Error::config("machine.memory", "too large: at most 15T (frame numbers are 32-bit)")
         );
+        let dma = self.zone_dma_bytes >> reclaimlab_trace::PAGE_SHIFT;
+        crate::ensure!(
+            pages / self.nr_nodes as u64 >= dma + 1024,
+            Error::config(
+                "machine.zone_dma",
+                format!("{} leaves less than 4M of node 0 above ZONE_DMA", format_size(self.zone_dma_bytes))
+            )
+        );
+        let used = self.kernel_used_bytes >> reclaimlab_trace::PAGE_SHIFT;
+        crate::ensure!(
+            used < pages && (pages - used) / self.nr_nodes as u64 >= 1024,
+            Error::config(
+                "machine.kernel_used",
+                format!("{} leaves less than 4M per node of the {} machine", format_size(self.kernel_used_bytes), format_size(self.memory_bytes))
+            )
+        );
         if let Some(k) = self.min_free_kbytes {
             let min_pages = k >> (reclaimlab_trace::PAGE_SHIFT - 10);
             crate::ensure!(
@@ -579,6 +609,15 @@ mod tests {
         let mut c = SimConfig::default();
         c.set("machine.memory", "1M").unwrap();
         assert!(c.validate().unwrap_err().to_string().contains("too small"));
+        let mut c = SimConfig::default();
+        c.set("machine.kernel_used", "1021M").unwrap();
+        let e = c.validate().unwrap_err().to_string();
+        assert!(e.contains("machine.kernel_used") && e.contains("less than 4M"), "{e}");
+        c.set("machine.kernel_used", "1020M").unwrap();
+        c.validate().unwrap();
+        c.set("machine.zone_dma", "1021M").unwrap();
+        let e = c.validate().unwrap_err().to_string();
+        assert!(e.contains("machine.zone_dma") && e.contains("above ZONE_DMA"), "{e}");
         let mut c = SimConfig::default();
         c.set("vm.min_free_kbytes", "1048576").unwrap();
         assert!(c.validate().unwrap_err().to_string().contains("min_free_kbytes"));

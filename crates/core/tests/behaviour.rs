@@ -129,6 +129,79 @@ fn zram_pool_counts_as_used_memory() {
     assert!(vm(&r, "pswpout") >= stored);
 }
 
+/// machine.kernel_used: the frames the kernel holds from boot on leave the free lists (the
+/// workload has memory − kernel_used before reclaim starts), are never reclaimed, and do not
+/// move the watermarks, which the kernel computes at boot from the managed pages.
+#[test]
+fn kernel_used_memory_is_taken_at_boot_and_never_reclaimed() {
+    let base = [("machine.memory", "32M"), ("swap.device", "none")];
+    let used = [("machine.memory", "32M"), ("swap.device", "none"), ("machine.kernel_used", "24M")];
+    let file = 12 * MIB; // read twice: fits 32 MiB, not the 8 MiB left beside 24 MiB
+    let prog = || program(vec![region("f", file, AccessKind::FileRead)], vec![phase("p", 2 * file as u64, &[(0, Pattern::Sequential, 1.0)])]);
+    let all = Machine::new(&config(&base), Classic::new(Mainline));
+    let mut m = Machine::new(&config(&used), Classic::new(Mainline));
+    assert_eq!(all.mm.total_free_pages() - m.mm.total_free_pages(), 24 * MIB as u64);
+    assert_eq!(all.mm.buddy.zones[0].watermark, m.mm.buddy.zones[0].watermark);
+    let r = run_checked(&config(&base), generate(prog(), 1).unwrap().as_mut(), 10_000);
+    assert_eq!(vm(&r, "pgsteal_file"), 0, "12 MiB fit a 32 MiB machine");
+    m.run(generate(prog(), 1).unwrap().as_mut(), u64::MAX).unwrap();
+    m.check_invariants().unwrap();
+    let lru: u64 = m.mm.lruvecs.iter().map(|l| l.lru_size.iter().sum::<u64>()).sum();
+    assert_eq!(m.mm.used_pages(), lru + 24 * MIB as u64, "kernel-used frames stay in use");
+    let r = Box::new(m).finish();
+    assert!(vm(&r, "workingset_refault_file") >= file as u64 * 9 / 10, "the second pass refaults: {}", vm(&r, "workingset_refault_file"));
+}
+
+/// kswapd_try_to_sleep (mm/vmscan.c 6.12): after balancing a node kswapd naps HZ/10. A
+/// workload that faults fast (80 µs per page read) falls below the low watermark within the
+/// nap: kswapd is woken early (kswapd_low_wmark_hit_quickly). One that faults slowly (2 ms)
+/// takes ~50 pages in the nap, about what a pass leaves above the high watermark, so most
+/// naps end above low but below high (kswapd_high_wmark_hit_quickly). Every pass after the
+/// first starts from one of the two or from a full sleep.
+#[test]
+fn kswapd_naps_before_sleeping_and_counts_watermarks_hit_quickly() {
+    let file = 3 * 16 * MIB / 2; // a 24 MiB loop through a 16 MiB machine
+    let prog = || program(vec![region("f", file, AccessKind::FileRead)], vec![phase("p", 2 * file as u64, &[(0, Pattern::Sequential, 1.0)])]);
+    let fast = run_checked(&config(&[("machine.memory", "16M"), ("swap.device", "none")]), generate(prog(), 1).unwrap().as_mut(), 20_000);
+    let slow = run_checked(
+        &config(&[("machine.memory", "16M"), ("swap.device", "none"), ("cost.file_read_ns", "2000000")]),
+        generate(prog(), 1).unwrap().as_mut(),
+        20_000,
+    );
+    for (name, r) in [("fast", &fast), ("slow", &slow)] {
+        let (low, high, runs) = (vm(r, "kswapd_low_wmark_hit_quickly"), vm(r, "kswapd_high_wmark_hit_quickly"), vm(r, "pageoutrun"));
+        eprintln!("{name}: low {low} high {high} pageoutrun {runs} pgsteal_kswapd {} allocstall {}", vm(r, "pgsteal_kswapd"), vm(r, "allocstall_normal"));
+        assert!(runs >= 1 && low + high < runs, "{name}: each pass after a nap follows a hit: {low} + {high} < {runs}");
+    }
+    assert!(vm(&fast, "kswapd_low_wmark_hit_quickly") > 10 * vm(&fast, "kswapd_high_wmark_hit_quickly").max(1));
+    assert!(vm(&slow, "kswapd_high_wmark_hit_quickly") > vm(&slow, "kswapd_low_wmark_hit_quickly"));
+    assert!(vm(&slow, "kswapd_low_wmark_hit_quickly") > 0);
+}
+
+/// machine.zone_dma: node 0's lowest 15 MiB are ZONE_DMA. Allocations take it last (the
+/// zonelist runs highest zone first) and leave it its lowmem_reserve, 1/256 of the zone
+/// above (setup_per_zone_lowmem_reserve, vm.lowmem_reserve_ratio 256): a file loop through
+/// the whole machine allocates from DMA only down to min + reserve.
+#[test]
+fn zone_dma_is_used_last_and_keeps_its_lowmem_reserve() {
+    let cfg = config(&[("machine.memory", "64M"), ("machine.zone_dma", "15M"), ("swap.device", "none")]);
+    let mut m = Machine::new(&cfg, Classic::new(Mainline));
+    let zones = m.mm.nodes[0].zones.clone();
+    let (normal, dma) = (&m.mm.buddy.zones[zones[0]], &m.mm.buddy.zones[zones[1]]);
+    assert_eq!((normal.managed_pages, dma.managed_pages), (49 * MIB as u64, 15 * MIB as u64));
+    assert_eq!((dma.lowmem_reserve, normal.lowmem_reserve), (49 * MIB as u64 / 256, 0));
+    let file = 96 * MIB;
+    let p = program(vec![region("f", file, AccessKind::FileRead)], vec![phase("p", 2 * file as u64, &[(0, Pattern::Sequential, 1.0)])]);
+    m.run(generate(p, 1).unwrap().as_mut(), u64::MAX).unwrap();
+    m.check_invariants().unwrap();
+    let dma = &m.mm.buddy.zones[zones[1]];
+    assert!(dma.free_pages >= dma.watermark[0] + dma.lowmem_reserve, "DMA free {} < min + reserve", dma.free_pages);
+    let r = Box::new(m).finish();
+    let (a_dma, a_normal) = (vm(&r, "pgalloc_dma"), vm(&r, "pgalloc_normal"));
+    assert!(a_dma > 10 * MIB as u64 && a_normal > a_dma, "DMA used after Normal: {a_dma} / {a_normal}");
+    assert_eq!(a_dma + a_normal, 2 * file as u64, "every access of the loop allocates one page");
+}
+
 /// Without swap, get_scan_count scans file only (SCAN_FILE, A.6 step 1): anon is never
 /// scanned or reclaimed, however hot the file pages are.
 #[test]

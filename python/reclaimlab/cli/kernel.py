@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import argparse
 import json
+from dataclasses import asdict
 from pathlib import Path
 
+from ..kernel import KERNEL_DEFAULT_FAULT_AROUND_BYTES, KERNEL_DEFAULT_READ_AHEAD_KB
 from ._table import number, table
 
 HELP = "run a workload on a real Linux kernel under QEMU (ground truth for the model)"
@@ -43,7 +45,9 @@ def _common(p: argparse.ArgumentParser) -> None:
                    help="Debian kernel package (fetched with apt-get download, unpacked, never installed), a .deb "
                         "or an unpacked tree (default linux-image-6.12.117+deb12-amd64-unsigned)")
     p.add_argument("--mglru", choices=("on", "off"), help="write /sys/kernel/mm/lru_gen/enabled (default: the kernel's)")
-    p.add_argument("--memory", metavar="SIZE", default="128M", help="the workload cgroup's memory.max (default 128M)")
+    p.add_argument("--memory", metavar="SIZE|none", default="128M",
+                   help="the workload cgroup's memory.max (default 128M); none: no limit, the workload competes "
+                        "for the guest's RAM (whole-machine reclaim: kswapd and direct reclaim)")
     p.add_argument("--swap", metavar="zram:SIZE|none",
                    help="swap in the guest (default: zram of twice the anon footprint for anon workloads, else none)")
     p.add_argument("--swappiness", type=int, metavar="N", help="vm.swappiness in the guest (default: the kernel's, 60)")
@@ -51,7 +55,17 @@ def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument("--out", metavar="DIR", default="reclaimlab-kernel",
                    help="results store and console logs (default ./reclaimlab-kernel)")
     p.add_argument("--timeout", type=float, metavar="S", help="kill a guest after S seconds (default: from the workload size)")
-    p.add_argument("--guest-memory", type=int, default=512, metavar="MB", help="guest RAM in MiB (default 512)")
+    p.add_argument("--guest-memory", default="512M", metavar="SIZE",
+                   help="guest RAM (default 512M; a bare number is MiB); at least 256M")
+    p.add_argument("--read-ahead-kb", default=str(KERNEL_DEFAULT_READ_AHEAD_KB), metavar="N",
+                   help="the data disk's /sys/block/vda/queue/read_ahead_kb (default: the kernel's, "
+                        f"{KERNEL_DEFAULT_READ_AHEAD_KB}; 0: no readahead and no mmap read-around)")
+    p.add_argument("--fault-around-bytes", default=str(KERNEL_DEFAULT_FAULT_AROUND_BYTES), metavar="N",
+                   help="/sys/kernel/debug/fault_around_bytes, a power of two from 4096 (one page per mapped fault) "
+                        f"to 2097152 (default: the kernel's, {KERNEL_DEFAULT_FAULT_AROUND_BYTES})")
+    p.add_argument("--thp", metavar="always|madvise|never",
+                   help="write transparent_hugepage/enabled (default: the kernel's own, not written; read back "
+                        "and printed)")
     p.add_argument("--disk-size", metavar="SIZE", help="the data disk's size (default: what the workload needs)")
     p.add_argument("--accel", choices=("tcg", "kvm"), help="QEMU accelerator (default tcg)")
     p.add_argument("--smp", type=int, default=2, metavar="N",
@@ -88,11 +102,25 @@ def add_parser(sub) -> None:
 
 
 def _setup(a: argparse.Namespace):
-    from ..kernel.run import Setup
+    from ..kernel.run import Setup, guest_mb_of
 
     return Setup(workload=a.workload, kernel=a.kernel, mglru=a.mglru, memory=a.memory, swap=a.swap,
-                 swappiness=a.swappiness, boots=a.boots, timeout=a.timeout, guest_mb=a.guest_memory,
-                 disk_size=a.disk_size, accel=a.accel, tick_us=a.tick, smp=a.smp)
+                 swappiness=a.swappiness, boots=a.boots, timeout=a.timeout, guest_mb=guest_mb_of(a.guest_memory),
+                 disk_size=a.disk_size, accel=a.accel, tick_us=a.tick, smp=a.smp, read_ahead_kb=a.read_ahead_kb,
+                 fault_around_bytes=a.fault_around_bytes, thp=a.thp)
+
+
+def guest_lines(c) -> list[str]:
+    """What the guest read back and its memory just before the workload (docs/kernel.md)."""
+    lines = [f"read_ahead_kb {c.read_ahead_kb}  fault_around_bytes {c.fault_around_bytes}  thp {c.thp}"]
+    start = c.layouts.get("start")
+    if start:
+        m = start.meminfo
+        lines.append(f"before the workload: MemTotal {number(m.get('MemTotal', 0))} kB, MemFree "
+                     f"{number(m.get('MemFree', 0))} kB, min_free_kbytes {start.min_free_kbytes}; "
+                     + "; ".join(f"{z.name} managed {number(z.managed)} free {number(z.free)} "
+                                 f"min/low/high {z.min}/{z.low}/{z.high}" for z in start.zones if z.managed))
+    return lines
 
 
 def _mean_sd(vals: list[float]) -> tuple[float, float]:
@@ -110,7 +138,8 @@ def cmd_run(a: argparse.Namespace) -> int:
     stats = {n: _mean_sd([float(v.get(n, 0)) for v in per_boot]) for n in names}
     if a.json:
         print(json.dumps({"workload": prep.wl.spec, "kernel": consoles[0].release, "lru_gen": consoles[0].lru_gen,
-                          "boots": [{"wall_s": b.wall_s, "vmstat": c.vmstat(),
+                          "boots": [{"wall_s": b.wall_s, "vmstat": c.vmstat(), "read_back": c.read_back(),
+                                     "layouts": {w: asdict(l) for w, l in c.layouts.items()},
                                      "phases": [{"index": ph.index, "wall_s": ph.wall_ns / 1e9, "vmstat": ph.vmstat}
                                                 for ph in c.phases], "log": str(b.log)}
                                     for b, c in prep.boots],
@@ -120,6 +149,7 @@ def cmd_run(a: argparse.Namespace) -> int:
     c = consoles[0]
     print(f"kernel {c.release}  lru_gen {c.lru_gen}  memory.max {c.memory_max}  workload {prep.wl.spec}  "
           f"{len(consoles)} boot(s), {', '.join(f'{b.wall_s:.0f} s' for b, _ in prep.boots)}")
+    print("\n".join(guest_lines(c)))
     rows = [(n, number(m), number(round(s, 1)), f"{100 * s / m:.1f}%" if m else "-") for n, (m, s) in stats.items()
             if not n.startswith("nr_")]
     print(table(rows, header=("counter", "mean", "sd", "cv"), right=(1, 2, 3)))
@@ -136,9 +166,15 @@ def cmd_validate(a: argparse.Namespace) -> int:
         return 0
     print(f"{res['workload']}: kernel {res['kernel']} (mglru {res['mglru']}, {res['boots']} boots) "
           f"vs simulator {res['policy']}")
+    g = res["read_back"]
+    print(f"guest: read_ahead_kb {g['read_ahead_kb']}  fault_around_bytes {g['fault_around_bytes']}  thp {g['thp']}  "
+          f"memory.max {g['memory.max']}")
     rows = []
     for r in res["rows"]:
-        tgt = "" if r["target"] is None else f"{'met' if r['met'] else 'MISSED'} (±{r['target']:.0%})"
+        if not r.get("comparable", True):
+            tgt = "not comparable"
+        else:
+            tgt = "" if r["target"] is None else f"{'met' if r['met'] else 'MISSED'} (±{r['target']:.0%})"
         rows.append((r["counter"], f"{number(round(r['real_mean'], 1))} ± {number(round(r['real_sd'], 1))}",
                      number(r["sim"]), f"{r['rel_error']:+.1%}" if r["rel_error"] != float("inf") else "inf", tgt))
     print(table(rows, header=("counter", "kernel mean ± sd", "simulated", "rel. error", "target"), right=(1, 2, 3)))
@@ -146,6 +182,8 @@ def cmd_validate(a: argparse.Namespace) -> int:
     for counter, note in res["notes"].items():
         if counter in shown:
             print(f"note: {counter}: {note}")
+    if res.get("not_comparable"):
+        print(f"note: anon counters {res['not_comparable']}")
     return 0
 
 

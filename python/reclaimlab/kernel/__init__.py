@@ -13,7 +13,16 @@ from __future__ import annotations
 
 from ..exceptions import ReclaimlabError
 
-__all__ = ["KernelError", "GuestError"]
+__all__ = ["KernelError", "GuestError", "LAB", "KERNEL_DEFAULT_READ_AHEAD_KB", "KERNEL_DEFAULT_FAULT_AROUND_BYTES"]
+
+#: What the kernel ships with (6.12): the data disk's /sys/block/<dev>/queue/read_ahead_kb
+#: (VM_READAHEAD_PAGES, 128 KiB) and /sys/kernel/debug/fault_around_bytes (mm/memory.c, 64 KiB).
+KERNEL_DEFAULT_READ_AHEAD_KB = 128
+KERNEL_DEFAULT_FAULT_AROUND_BYTES = 65536
+#: The laboratory setting (scripts/validate_suite.py, docs/validation.md): no readahead,
+#: one-page mapped faults, no THP. Store keys name these settings only when they differ
+#: from it, so boots stored before the options existed (which ran with it) keep their key.
+LAB = {"read_ahead_kb": 0, "fault_around_bytes": 4096, "thp": "never"}
 
 
 class KernelError(ReclaimlabError):

@@ -22,13 +22,49 @@ class Phase:
 
 
 @dataclass
+class Zone:
+    """One zone of /proc/zoneinfo (pages); ``protection`` is its lowmem_reserve[]."""
+
+    node: int
+    name: str
+    free: int = 0
+    min: int = 0
+    low: int = 0
+    high: int = 0
+    spanned: int = 0
+    present: int = 0
+    managed: int = 0
+    protection: list[int] = field(default_factory=list)
+
+
+@dataclass
+class Layout:
+    """The guest's memory at one moment (``@@zone``/``@@meminfo``/``@@min_free_kbytes``
+    lines tagged ``boot`` or ``start``, the latter just before the workload)."""
+
+    zones: list[Zone] = field(default_factory=list)
+    meminfo: dict[str, int] = field(default_factory=dict)  # KiB
+    min_free_kbytes: int | None = None
+
+    def used_kb(self) -> int | None:
+        """MemTotal - MemFree: what the kernel and everything but the workload hold."""
+        m = self.meminfo
+        return m["MemTotal"] - m["MemFree"] if "MemTotal" in m and "MemFree" in m else None
+
+
+@dataclass
 class Console:
     """What one boot printed. ``finished`` is True when the workload ran to its end."""
 
     release: str = ""
     lru_gen: str | None = None
     sysctl: dict[str, int] = field(default_factory=dict)
+    #: /proc/meminfo (KiB) as last printed: just before the workload.
     meminfo: dict[str, int] = field(default_factory=dict)
+    layouts: dict[str, Layout] = field(default_factory=dict)
+    read_ahead_kb: int | None = None  # the data disk's, read back
+    fault_around_bytes: int | None = None
+    thp: str | None = None  # transparent_hugepage/enabled as read back: "always [madvise] never"
     memory_max: str = ""
     memory_events: dict[str, int] = field(default_factory=dict)
     memory_peak: int | None = None
@@ -44,6 +80,21 @@ class Console:
     def finished(self) -> bool:
         return self.done and self.exit == 0 and not self.errors
 
+    @property
+    def thp_mode(self) -> str | None:
+        """The selected THP mode (``always``, ``madvise``, ``never``), None if not printed."""
+        m = re.search(r"\[(\w+)\]", self.thp or "")
+        return m.group(1) if m else None
+
+    def layout(self, when: str) -> Layout:
+        return self.layouts.setdefault(when, Layout())
+
+    def read_back(self) -> dict:
+        """The guest's settings as it read them back."""
+        return {"read_ahead_kb": self.read_ahead_kb, "fault_around_bytes": self.fault_around_bytes,
+                "thp": self.thp_mode, "lru_gen": self.lru_gen, "memory.max": self.memory_max,
+                **{f"vm.{k}": v for k, v in self.sysctl.items()}}
+
     def zram_ratio(self) -> float | None:
         """zram's compression ratio (orig / compr) when it stored the most data."""
         best = max((ph.zram for ph in self.phases if ph.zram and ph.zram[1]), default=None)
@@ -56,6 +107,18 @@ class Console:
             for k, v in ph.vmstat.items():
                 out[k] = out.get(k, 0) + v
         return out
+
+
+def parse_zone(parts: list[str]) -> Zone:
+    """``NODE ZONE key=value ...`` (``protection=a,b,...``) -> :class:`Zone`."""
+    z = Zone(int(parts[0]), parts[1])
+    for item in parts[2:]:
+        k, _, v = item.partition("=")
+        if k == "protection":
+            z.protection = [int(x) for x in v.split(",") if x]
+        elif k in ("free", "min", "low", "high", "spanned", "present", "managed"):
+            setattr(z, k, int(v))
+    return z
 
 
 def clean(line: str) -> str:
@@ -84,8 +147,20 @@ def parse(text: str) -> Console:
                 c.lru_gen = rest
             elif tag == "sysctl" and len(parts) == 2:
                 c.sysctl[parts[0]] = int(parts[1])
-            elif tag == "meminfo" and len(parts) == 2:
+            elif tag == "meminfo" and len(parts) == 2:  # untagged (guests before the layout report)
                 c.meminfo[parts[0]] = int(parts[1])
+            elif tag == "meminfo" and len(parts) == 3:
+                c.layout(parts[0]).meminfo[parts[1]] = c.meminfo[parts[1]] = int(parts[2])
+            elif tag == "zone" and len(parts) >= 3:
+                c.layout(parts[0]).zones.append(parse_zone(parts[1:]))
+            elif tag == "min_free_kbytes" and len(parts) == 2:
+                c.layout(parts[0]).min_free_kbytes = int(parts[1])
+            elif tag == "sysfs" and len(parts) == 2 and parts[0] == "read_ahead_kb":
+                c.read_ahead_kb = int(parts[1])
+            elif tag == "fault_around_bytes" and parts:
+                c.fault_around_bytes = int(parts[0])
+            elif tag == "thp" and parts:
+                c.thp = rest
             elif tag == "memory.max":
                 c.memory_max = rest
             elif tag == "memory.events" and len(parts) == 2:

@@ -9,34 +9,45 @@ from pathlib import Path
 from typing import Any
 
 from ..results import Store
-from . import store
+from . import LAB, store
 from .console import Console
-from .run import Prepared, Setup, prepare, run
-from .validate import compare, definition_notes, kernel_config, policy_of, sim_settings, simulate, targets_for
+from .run import GUEST_MB, Prepared, Setup, prepare, run
+from .validate import (compare, definition_notes, kernel_config, mark_not_comparable, policy_of,
+                       sim_settings, simulate, targets_for, with_derived)
 
 
 def key_of(setup: Setup, p: Prepared) -> dict[str, str]:
     """What identifies a configuration of boots: the request, resolved."""
     return {"kernel": p.kernel.release, "package": p.kernel.package, "mglru": setup.mglru or "default",
-            "memory.max": str(p.memory_max), "zram": str(p.zram), "swappiness": str(setup.swappiness),
-            "guest_mb": str(setup.guest_mb), "workload": p.wl.spec, **_guest_options(setup)}
+            "memory.max": "max" if p.memory_max is None else str(p.memory_max), "zram": str(p.zram),
+            "swappiness": str(setup.swappiness), "guest_mb": str(setup.guest_mb), "workload": p.wl.spec,
+            **_guest_options(setup, p)}
 
 
 def params_of(setup: Setup, p: Prepared) -> dict[str, str]:
+    """The run's ``params`` in the store (what tables group boots by): every setting that
+    changes the guest."""
     return {"source": "kernel", "kernel": p.kernel.release, "mglru": setup.mglru or "default",
-            "workload": p.wl.spec, "memory": setup.memory, **_guest_options(setup)}
+            "workload": p.wl.spec, "memory": str(setup.memory),
+            **({"swappiness": str(setup.swappiness)} if setup.swappiness is not None else {}),
+            **({"guest_mb": str(setup.guest_mb)} if setup.guest_mb != GUEST_MB else {}),
+            **_guest_options(setup, p)}
 
 
-def _guest_options(setup: Setup) -> dict[str, str]:
-    """Guest options that identify boots only when not at their default, so that boots
-    stored before an option existed keep their key."""
-    return {**({"tick_us": str(setup.tick_us)} if setup.tick_us else {}),
-            **({"smp": str(setup.smp)} if setup.smp != Setup.smp else {})}
+def _guest_options(setup: Setup, p: Prepared) -> dict[str, str]:
+    """Guest options that identify boots only when not at the value every boot had before
+    the option existed (the defaults of tick and smp, the laboratory settings LAB of
+    readahead, fault-around and THP), so that those boots keep their key."""
+    opts = {"tick_us": setup.tick_us, "smp": setup.smp, "read_ahead_kb": p.read_ahead_kb,
+            "fault_around_bytes": p.fault_around_bytes, "thp": setup.thp or "default"}
+    before = {"tick_us": 0, "smp": Setup.smp, **LAB}
+    return {k: str(v) for k, v in opts.items() if v != before[k]}
 
 
-def record(setup: Setup, out: Path, progress: bool = True) -> tuple[Prepared, list[Console]]:
+def record(setup: Setup, out: Path, progress: bool = True,
+           prep: Prepared | None = None) -> tuple[Prepared, list[Console]]:
     """Boot ``setup.boots`` more times; every finished boot goes into ``out``'s store."""
-    prep = prepare(setup)  # all input errors before anything is built or booted
+    prep = prep or prepare(setup)  # all input errors before anything is built or booted
     key = key_of(setup, prep)
     first = store.next_repetition(out, key)
     consoles: list[Console] = []
@@ -57,11 +68,16 @@ def record(setup: Setup, out: Path, progress: bool = True) -> tuple[Prepared, li
 
 def validate(setup: Setup, out: Path, progress: bool = True) -> dict[str, Any]:
     """Boot, simulate, compare. Returns ``{"workload", "kernel", "policy", "settings",
-    "boots", "rows"}``; the simulated run is stored beside the boots (variant simulator)."""
-    prep, consoles = record(setup, out, progress)
+    "boots", "rows", "notes", "not_comparable", "read_back"}``; the simulated run is stored
+    beside the boots (variant simulator)."""
+    prep = prepare(setup)
+    prep, consoles = record(setup, out, progress, prep)
     settings = sim_settings(prep, consoles)
     sim = simulate(prep.wl, settings, out)
-    rows = compare([c.vmstat() for c in consoles], sim["vmstat"], targets_for(prep.wl))
+    whole_machine = prep.memory_max is None
+    real = [with_derived(c.vmstat()) for c in consoles]
+    rows = compare(real, with_derived(sim["vmstat"]), targets_for(prep.wl, whole_machine))
+    thp_note = mark_not_comparable(rows, real, whole_machine)
     key = key_of(setup, prep)
     with Store(out) as s:
         from ..results import run_key
@@ -74,4 +90,5 @@ def validate(setup: Setup, out: Path, progress: bool = True) -> dict[str, Any]:
     return {"workload": prep.wl.spec, "kernel": consoles[0].release, "mglru": setup.mglru or "default",
             "policy": settings["policy"], "settings": settings, "boots": len(consoles),
             "boot_wall_s": [round(b.wall_s, 2) for b, _ in prep.boots], "rows": rows,
-            "notes": definition_notes(consoles[0].release, settings["policy"])}
+            "notes": definition_notes(consoles[0].release, settings["policy"]),
+            "not_comparable": thp_note, "read_back": consoles[0].read_back()}

@@ -13,7 +13,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .. import _core
-from . import GuestError, KernelError, console, disk, fetch, guest, initramfs, qemu, workload
+from . import (KERNEL_DEFAULT_FAULT_AROUND_BYTES, KERNEL_DEFAULT_READ_AHEAD_KB, GuestError, KernelError, console, disk,
+               fetch, guest, initramfs, qemu, workload)
 from .fetch import Kernel
 from .workload import PAGE, Workload
 
@@ -21,6 +22,11 @@ from .workload import PAGE, Workload
 #: the initramfs (tmpfs), the ops buffer and the zram pool outside the cgroup.
 GUEST_MB = 512
 GUEST_RESERVE = 160 << 20
+#: The least guest RAM that boots and runs a small workload (kernel, initramfs, ops buffer).
+GUEST_MIN = 256 << 20
+#: fault_around_bytes_set() refuses more than PTRS_PER_PTE pages (a PMD, 2 MiB on x86-64).
+PMD_SIZE = 2 << 20
+THP_MODES = ("always", "madvise", "never")
 
 
 def parse_size(value: str | int, what: str) -> int:
@@ -37,7 +43,7 @@ class Setup:
     workload: str
     kernel: str | None = None
     mglru: str | None = None  # "on", "off" or None (the kernel's default)
-    memory: str = "128M"  # the cgroup's memory.max
+    memory: str = "128M"  # the cgroup's memory.max, or "none": no limit (whole-machine reclaim)
     swap: str | None = None  # "zram:SIZE", "none", or None = zram for anon workloads
     swappiness: int | None = None
     boots: int = 3
@@ -47,6 +53,17 @@ class Setup:
     accel: str | None = None
     tick_us: int = 0  # per-CPU sleepers that make TCG flush its soft TLB (0: none)
     smp: int = 2  # guest CPUs
+    # The data disk's /sys/block/vda/queue/read_ahead_kb (an int, or the CLI's string).
+    read_ahead_kb: int | str = KERNEL_DEFAULT_READ_AHEAD_KB
+    # /sys/kernel/debug/fault_around_bytes.
+    fault_around_bytes: int | str = KERNEL_DEFAULT_FAULT_AROUND_BYTES
+    # transparent_hugepage/enabled: "always", "madvise", "never", or None (not written).
+    thp: str | None = None
+
+    @property
+    def limited(self) -> bool:
+        """True when the workload runs under a memory.max (False: ``--memory none``)."""
+        return str(self.memory).strip().lower() != "none"
 
 
 @dataclass
@@ -54,10 +71,12 @@ class Prepared:
     setup: Setup
     kernel: Kernel
     wl: Workload
-    memory_max: int
+    memory_max: int | None  # None: no limit (memory.max = max)
     zram: int
     timeout: float
     disk_size: int | None
+    read_ahead_kb: int = KERNEL_DEFAULT_READ_AHEAD_KB
+    fault_around_bytes: int = KERNEL_DEFAULT_FAULT_AROUND_BYTES
     append: str = ""
     boots: list = field(default_factory=list)
 
@@ -70,12 +89,98 @@ def check_features(kernel: Kernel, setup: Setup, zram: int) -> None:
         raise KernelError(f"--mglru {setup.mglru}: kernel {kernel.release} is built without CONFIG_LRU_GEN")
     if zram and not kernel.has("ZRAM"):
         raise KernelError(f"--swap zram: kernel {kernel.release} is built without CONFIG_ZRAM")
+    if setup.thp in ("always", "madvise") and not kernel.has("TRANSPARENT_HUGEPAGE"):
+        raise KernelError(f"--thp {setup.thp}: kernel {kernel.release} is built without CONFIG_TRANSPARENT_HUGEPAGE")
 
 
 def default_timeout(wl: Workload) -> float:
     """Boot + setup, plus a generous per-access allowance for TCG (anon swap is slowest)."""
     per = 400e-6 if wl.anon_pages else 150e-6
     return 120.0 + per * len(wl)
+
+
+def guest_mb_of(value: str | int) -> int:
+    """``--guest-memory``: a size (``512M``, ``1G``), or a bare number of MiB (the option's
+    first spelling, ``--guest-memory 512``). Guest RAM is whole MiB (QEMU's ``-m``)."""
+    text = str(value).strip()
+    size = int(text) << 20 if text.isdigit() else parse_size(text, "--guest-memory")
+    if size % (1 << 20):
+        raise KernelError(f"--guest-memory {value}: give whole MiB (e.g. 512M, 1G)")
+    return size >> 20
+
+
+def _int_option(value: int | str, flag: str) -> int:
+    try:
+        return int(str(value).strip())
+    except ValueError:
+        raise KernelError(f"{flag} {value}: not an integer") from None
+
+
+def guest_options(setup: Setup) -> tuple[int, int, str | None]:
+    """(read_ahead_kb, fault_around_bytes, thp) checked; thp None = the kernel's default."""
+    ra = _int_option(setup.read_ahead_kb, "--read-ahead-kb")
+    # queue_ra_store() takes an unsigned long up to UINT_MAX (block/blk-sysfs.c, 6.12).
+    if not 0 <= ra <= 0xFFFF_FFFF:
+        raise KernelError(f"--read-ahead-kb {setup.read_ahead_kb}: must be 0 (no readahead) .. 4294967295 KiB")
+    fab = _int_option(setup.fault_around_bytes, "--fault-around-bytes")
+    if not 4096 <= fab <= PMD_SIZE or fab & (fab - 1):
+        raise KernelError(f"--fault-around-bytes {setup.fault_around_bytes}: must be a power of two from 4096 "
+                          f"(one page: no fault-around) to {PMD_SIZE} (a PMD)")
+    if setup.thp is not None and setup.thp not in THP_MODES:
+        raise KernelError(f"--thp {setup.thp}: must be always, madvise or never")
+    return ra, fab, setup.thp
+
+
+def memory_limit(setup: Setup) -> int | None:
+    """memory.max in bytes, or None for ``--memory none``; checked against the guest."""
+    guest = setup.guest_mb << 20
+    if guest < GUEST_MIN:
+        raise KernelError(f"--guest-memory {setup.guest_mb}M: the guest needs at least {GUEST_MIN >> 20}M "
+                          f"(kernel, initramfs, the ops buffer)")
+    if not setup.limited:
+        return None
+    memory_max = parse_size(setup.memory, "--memory")
+    if memory_max < (8 << 20):
+        raise KernelError(f"--memory {setup.memory}: at least 8M")
+    if memory_max + GUEST_RESERVE > guest:
+        raise KernelError(f"--memory {setup.memory} leaves too little of the {setup.guest_mb} MiB guest "
+                          f"outside the cgroup (keep {GUEST_RESERVE >> 20} MiB free; raise --guest-memory)")
+    return memory_max
+
+
+def workload_room(setup: Setup, memory_max: int | None) -> int:
+    """Bytes the workload may use: memory.max, or without a limit the guest's RAM less
+    what the kernel and the rest of the guest keep (GUEST_RESERVE). Default workload sizes
+    follow it."""
+    return memory_max if memory_max is not None else (setup.guest_mb << 20) - GUEST_RESERVE
+
+
+def swap_size(setup: Setup, wl: Workload) -> int:
+    swap = setup.swap
+    if swap is None:
+        return 2 * wl.anon_pages * PAGE if wl.anon_pages else 0
+    if swap == "none":
+        return 0
+    dev, _, size = swap.partition(":")
+    if dev != "zram" or not size:
+        raise KernelError(f"--swap {swap}: the guest supports zram:SIZE or none")
+    return parse_size(size, "--swap")
+
+
+def check_anon_fits(setup: Setup, wl: Workload, memory_max: int | None, zram: int) -> None:
+    """The anon footprint must fit what it may use plus zram, or the guest would OOM."""
+    anon = wl.anon_pages * PAGE
+    if memory_max is not None:
+        if anon > memory_max + zram:
+            raise KernelError(f"workload {wl.spec!r} does not fit: {anon >> 20} MiB of anon memory "
+                              f"> memory.max {memory_max >> 20} MiB + zram {zram >> 20} MiB (the guest would OOM)")
+        return
+    room = workload_room(setup, None)
+    if anon > room + zram:
+        raise KernelError(f"workload {wl.spec!r} does not fit the guest: {anon >> 20} MiB of anon memory > "
+                          f"{room >> 20} MiB of the {setup.guest_mb} MiB guest (less {GUEST_RESERVE >> 20} MiB "
+                          f"the kernel keeps) + zram {zram >> 20} MiB (the guest would OOM; raise --guest-memory "
+                          f"or --swap)")
 
 
 def prepare(setup: Setup) -> Prepared:
@@ -85,42 +190,37 @@ def prepare(setup: Setup) -> Prepared:
         raise KernelError("--boots must be at least 1")
     if not 1 <= setup.smp <= 64:
         raise KernelError(f"--smp must be 1..64 guest CPUs, got {setup.smp}")
+    if setup.tick_us < 0:
+        raise KernelError(f"--tick must be >= 0 microseconds, got {setup.tick_us}")
+    ra, fab, thp = guest_options(setup)
+    memory_max = memory_limit(setup)
+    wl = workload.build(setup.workload, workload_room(setup, memory_max))
+    zram = swap_size(setup, wl)
+    check_anon_fits(setup, wl, memory_max, zram)
     tool_check()
-    memory_max = parse_size(setup.memory, "--memory")
-    if memory_max < (8 << 20):
-        raise KernelError(f"--memory {setup.memory}: at least 8M")
-    if memory_max + GUEST_RESERVE > setup.guest_mb << 20:
-        raise KernelError(f"--memory {setup.memory} leaves too little of the {setup.guest_mb} MiB guest "
-                          f"outside the cgroup (keep {GUEST_RESERVE >> 20} MiB free; raise --guest-memory)")
-    wl = workload.build(setup.workload, memory_max)
-    swap = setup.swap
-    if swap is None:
-        zram = 2 * wl.anon_pages * PAGE if wl.anon_pages else 0
-    elif swap == "none":
-        zram = 0
-    else:
-        dev, _, size = swap.partition(":")
-        if dev != "zram" or not size:
-            raise KernelError(f"--swap {swap}: the guest supports zram:SIZE or none")
-        zram = parse_size(size, "--swap")
-    if wl.anon_pages * PAGE > memory_max + zram:
-        raise KernelError(f"workload {wl.spec!r} does not fit: {wl.anon_pages * PAGE >> 20} MiB of anon memory "
-                          f"> memory.max {memory_max >> 20} MiB + zram {zram >> 20} MiB (the guest would OOM)")
     kernel = fetch.fetch(setup.kernel)
     check_features(kernel, setup, zram)
     disk_size = parse_size(setup.disk_size, "--disk-size") if setup.disk_size else None
-    p = Prepared(setup, kernel, wl, memory_max, zram, setup.timeout or default_timeout(wl), disk_size)
-    args = [f"lab.memmax={memory_max}", f"lab.zram={zram}"]
+    p = Prepared(setup, kernel, wl, memory_max, zram, setup.timeout or default_timeout(wl), disk_size,
+                 read_ahead_kb=ra, fault_around_bytes=fab)
+    p.append = " ".join(kernel_args(p, thp))
+    return p
+
+
+def kernel_args(p: Prepared, thp: str | None) -> list[str]:
+    """The lab.* kernel parameters /init (guest/init.sh) reads."""
+    setup = p.setup
+    args = [f"lab.memmax={p.memory_max if p.memory_max is not None else 'max'}", f"lab.zram={p.zram}",
+            f"lab.ra={p.read_ahead_kb}", f"lab.fab={p.fault_around_bytes}"]
+    if thp is not None:
+        args.append(f"lab.thp={thp}")
     if setup.mglru is not None:
         args.append(f"lab.mglru={'y' if setup.mglru == 'on' else 'n'}")
     if setup.swappiness is not None:
         args.append(f"lab.swappiness={int(setup.swappiness)}")
-    if setup.tick_us < 0:
-        raise KernelError(f"--tick must be >= 0 microseconds, got {setup.tick_us}")
     if setup.tick_us:
         args.append(f"lab.tick={int(setup.tick_us)}")
-    p.append = " ".join(args)
-    return p
+    return args
 
 
 def initrd_for(kernel: Kernel) -> Path:
@@ -185,10 +285,7 @@ def run(p: Prepared, out: Path, progress: bool = True, on_boot=None) -> Prepared
                         raise GuestError(describe_failure(b, c, i))
                     print(f"reclaimlab: boot {i}: {c.panic} before the workload started (an emulation "
                           f"artefact, not a result); booting again, log kept at {log}", file=sys.stderr)
-                if setup.mglru is not None and c.lru_gen is not None:
-                    want_on = setup.mglru == "on"
-                    if (c.lru_gen not in ("0x0000", "0")) != want_on:
-                        raise GuestError(f"boot {i}: lru_gen/enabled is {c.lru_gen}, not {setup.mglru}; console log {log}")
+                check_readback(setup, c, i, log)
                 p.boots.append((b, c))
                 if on_boot is not None:
                     on_boot(i, b, c)
@@ -199,6 +296,15 @@ def run(p: Prepared, out: Path, progress: bool = True, on_boot=None) -> Prepared
             if bar is not None:
                 bar.close()
     return p
+
+
+def check_readback(setup: Setup, c: console.Console, i: int, log: Path) -> None:
+    """A :class:`GuestError` when the guest did not take a setting asked for explicitly."""
+    if setup.mglru is not None and c.lru_gen is not None:
+        if (c.lru_gen not in ("0x0000", "0")) != (setup.mglru == "on"):
+            raise GuestError(f"boot {i}: lru_gen/enabled is {c.lru_gen}, not {setup.mglru}; console log {log}")
+    if setup.thp is not None and c.thp is not None and c.thp_mode != setup.thp:
+        raise GuestError(f"boot {i}: transparent_hugepage/enabled is {c.thp!r}, not {setup.thp}; console log {log}")
 
 
 def _stamp() -> str:

@@ -53,6 +53,8 @@ pub struct Mm {
     pub swap: swap::Swap,
     pub vmstat: VmStat,
     pub nr_frames: u32,
+    /// Frames taken at boot for memory held outside the workload (`machine.kernel_used`).
+    pub nr_kernel_used: u64,
     pub min_free_kbytes: u64,
     pub bucket_order: u32,
     pub swappiness: u32,
@@ -75,24 +77,47 @@ pub struct Mm {
     pub in_lru_fault: bool,
 }
 
+/// The zones of `nr_nodes` nodes of `per_node` frames: one Normal zone per node, and with
+/// `dma_pages` > 0 a ZONE_DMA of that many frames at the start of node 0 (x86-64 has it below
+/// 16 MiB). Returns the specs and each node's zone indices, highest zone first.
+fn zone_specs(nr_nodes: u16, per_node: u32, dma_pages: u32) -> (Vec<ZoneSpec>, Vec<Vec<usize>>) {
+    let mut specs = Vec::new();
+    let mut node_zones = Vec::new();
+    for n in 0..nr_nodes {
+        let start = n as u32 * per_node;
+        let dma = if n == 0 { dma_pages } else { 0 };
+        let mut zones = Vec::new();
+        if dma > 0 {
+            specs.push(ZoneSpec { node: n, zone_type: ZoneType::Dma, start_pfn: start, nr_pages: dma });
+            zones.push(specs.len() - 1);
+        }
+        specs.push(ZoneSpec { node: n, zone_type: ZoneType::Normal, start_pfn: start + dma, nr_pages: per_node - dma });
+        zones.push(specs.len() - 1);
+        zones.reverse();
+        node_zones.push(zones);
+    }
+    (specs, node_zones)
+}
+
 impl Mm {
     pub fn new(cfg: &SimConfig) -> Mm {
         let total = (cfg.memory_bytes >> reclaimlab_trace::PAGE_SHIFT) as u32;
         let per_node = total / cfg.nr_nodes as u32;
         let nr_frames = per_node * cfg.nr_nodes as u32;
         let mut lists = ListArena::new(nr_frames);
-        let specs: Vec<ZoneSpec> = (0..cfg.nr_nodes)
-            .map(|n| ZoneSpec { node: n, zone_type: ZoneType::Normal, start_pfn: n as u32 * per_node, nr_pages: per_node })
-            .collect();
+        let (specs, node_zones) = zone_specs(cfg.nr_nodes, per_node, (cfg.zone_dma_bytes >> reclaimlab_trace::PAGE_SHIFT) as u32);
         let mut buddy = BuddyAllocator::new(&specs, &mut lists);
         // Watermark boosting needs kswapd's boost handling, which is not modelled yet.
         buddy.watermark_boost_factor = 0;
-        let nodes = (0..cfg.nr_nodes)
-            .map(|n| Node { id: n, start_pfn: n as u32 * per_node, nr_pages: per_node, zones: vec![n as usize], kswapd_failures: 0, memcg_iter_cursor: 0 })
+        let nodes = node_zones
+            .into_iter()
+            .enumerate()
+            .map(|(n, zones)| Node { id: n as u16, start_pfn: n as u32 * per_node, nr_pages: per_node, zones, kswapd_failures: 0, memcg_iter_cursor: 0 })
             .collect();
         let lowmem_kbytes = nr_frames as u64 * (reclaimlab_trace::PAGE_SIZE >> 10);
         let min_free_kbytes = cfg.min_free_kbytes.unwrap_or_else(|| watermarks::calculate_min_free_kbytes(lowmem_kbytes));
         watermarks::setup_per_zone_wmarks(&mut buddy.zones, min_free_kbytes, cfg.watermark_scale_factor as u64);
+        watermarks::setup_per_zone_lowmem_reserve(&mut buddy.zones);
         let mut mm = Mm {
             lists,
             buddy,
@@ -104,6 +129,7 @@ impl Mm {
             swap: swap::Swap::new(cfg),
             vmstat: VmStat::default(),
             nr_frames,
+            nr_kernel_used: 0,
             min_free_kbytes,
             bucket_order: workingset::bucket_order(nr_frames as u64),
             swappiness: cfg.swappiness,
@@ -115,11 +141,30 @@ impl Mm {
             thp: crate::thp::ThpState::default(),
             in_lru_fault: false,
         };
+        mm.take_kernel_used(cfg.kernel_used_bytes >> reclaimlab_trace::PAGE_SHIFT);
         mm.new_memcg(&CgroupConfig::new(""));
         for cg in &cfg.cgroups {
             mm.new_memcg(cg);
         }
         mm
+    }
+
+    /// `machine.kernel_used`: what the kernel and everything but the workload hold when it
+    /// starts (on a real machine MemTotal - MemFree just before it), taken from the free
+    /// lists as unmovable order-0 frames, split evenly across nodes, from the highest zone
+    /// down. They stay in use: not on an LRU, in no memcg, never reclaimed. Watermarks are
+    /// computed before, from the managed pages, as the kernel computes them at boot.
+    fn take_kernel_used(&mut self, pages: u64) {
+        let nr_nodes = self.nodes.len() as u64;
+        for n in 0..nr_nodes {
+            let share = pages / nr_nodes + u64::from(n < pages % nr_nodes);
+            for _ in 0..share {
+                let zones = &self.nodes[n as usize].zones;
+                let pfn = zones.iter().find_map(|&z| self.buddy.alloc(&mut self.lists, z, 0, MigrateType::Unmovable));
+                pfn.expect("validate() leaves free frames");
+            }
+        }
+        self.nr_kernel_used = pages;
     }
 
     pub fn nr_nodes(&self) -> usize {
@@ -268,7 +313,8 @@ impl Mm {
     /// Take one frame from a zone's free lists (no watermark check).
     pub fn rmqueue(&mut self, zone: usize, mt: MigrateType) -> Option<Pfn> {
         let pfn = self.buddy.alloc(&mut self.lists, zone, 0, mt)?;
-        self.vmstat.count(Ev::PgallocNormal, 1);
+        let ev = if self.buddy.zones[zone].zone_type == ZoneType::Dma { Ev::PgallocDma } else { Ev::PgallocNormal };
+        self.vmstat.count(ev, 1);
         Some(pfn)
     }
 
@@ -297,7 +343,7 @@ impl Mm {
         self.lruvecs[self.lruvec_id(ROOT_MEMCG, node) as usize].hier_size[lru as usize]
     }
 
-    /// Frames in use (not free): LRU pages, zram pool, everything.
+    /// Frames in use (not free): LRU pages, zram pool, kernel-used, everything.
     pub fn used_pages(&self) -> u64 {
         self.nr_frames as u64 - self.total_free_pages()
     }

@@ -18,7 +18,7 @@
 //!   alone). This is the v6.15 split of the older `__rmqueue_fallback`.
 //! - **Freeing**: `__free_pages_ok` → `free_one_page` → `split_large_buddy` →
 //!   `__free_one_page` with buddy merging and the `buddy_merge_likely` tail placement.
-//! - **Watermark check**: `__zone_watermark_ok` (no `lowmem_reserve`, no highatomic/CMA
+//! - **Watermark check**: `__zone_watermark_ok` (`lowmem_reserve` of the highest zone index, no highatomic/CMA
 //!   reserves in the model). Watermarks are *not* checked inside [`BuddyAllocator::alloc`]; the
 //!   caller checks [`BuddyAllocator::zone_watermark_ok`] first, as `get_page_from_freelist`
 //!   does.
@@ -139,6 +139,10 @@ pub struct Zone {
     pub free_pages: u64,
     pub watermark: [u64; NR_WMARK],
     pub watermark_boost: u64,
+    /// `lowmem_reserve[highest_zoneidx]` for an allocation that may use every zone of the
+    /// node (every allocation in the model is): pages of this zone such an allocation leaves
+    /// to allocations that cannot go higher (`setup_per_zone_lowmem_reserve`, watermarks.rs).
+    pub lowmem_reserve: u64,
     /// `ZONE_BOOSTED_WATERMARK`: set when a fallback allocation boosted the watermark
     /// (`boost_watermark`); the caller clears it and wakes kswapd (see `rmqueue`). Use
     /// [`BuddyAllocator::take_boosted_watermark`].
@@ -166,6 +170,7 @@ impl Zone {
             free_pages: 0,
             watermark: [0; NR_WMARK],
             watermark_boost: 0,
+            lowmem_reserve: 0,
             boosted_watermark: false,
             nr_pageblocks: [0; MIGRATE_TYPES],
             end_pfn: spec.start_pfn.saturating_add(spec.nr_pages),
@@ -903,16 +908,17 @@ impl BuddyAllocator {
         }
     }
 
-    /// `__zone_watermark_ok` with `highest_zoneidx`' `lowmem_reserve` = 0 (no lowmem reserve in
-    /// the model) and no `ALLOC_RESERVES`/highatomic/CMA adjustments:
-    /// `free_pages - ((1 << order) - 1) > mark`, and for `order > 0` a free block of order
-    /// ≥ `order` on an UNMOVABLE, MOVABLE or RECLAIMABLE list. Callers add
+    /// `__zone_watermark_ok` for an allocation that may use every zone of the node (its
+    /// `lowmem_reserve[highest_zoneidx]` is [`Zone::lowmem_reserve`], 0 in a node's highest
+    /// zone) and no `ALLOC_RESERVES`/highatomic/CMA adjustments:
+    /// `free_pages - ((1 << order) - 1) > mark + lowmem_reserve`, and for `order > 0` a free
+    /// block of order ≥ `order` on an UNMOVABLE, MOVABLE or RECLAIMABLE list. Callers add
     /// `watermark_boost` to the mark themselves (`*_wmark_pages()`; see `Zone::*_wmark_pages`).
     pub fn zone_watermark_ok(&self, zone: usize, order: u8, mark: u64) -> bool {
         let z = &self.zones[zone];
         // free_pages may go negative - that's OK
         let free_pages = z.free_pages as i64 - ((1i64 << order) - 1);
-        if free_pages <= mark as i64 {
+        if free_pages <= (mark + z.lowmem_reserve) as i64 {
             return false;
         }
         if order == 0 {

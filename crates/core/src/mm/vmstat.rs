@@ -30,6 +30,7 @@ vm_events! {
     Pgpgout => "pgpgout",
     Pswpin => "pswpin",
     Pswpout => "pswpout",
+    PgallocDma => "pgalloc_dma",
     PgallocNormal => "pgalloc_normal",
     AllocstallNormal => "allocstall_normal",
     Pgfree => "pgfree",
@@ -47,6 +48,8 @@ vm_events! {
     PgstealAnon => "pgsteal_anon",
     PgstealFile => "pgsteal_file",
     Pageoutrun => "pageoutrun",
+    KswapdLowWmarkHitQuickly => "kswapd_low_wmark_hit_quickly",
+    KswapdHighWmarkHitQuickly => "kswapd_high_wmark_hit_quickly",
     OomKill => "oom_kill",
 }
 
@@ -64,9 +67,9 @@ const EV_FROM: [Ev; NR_EV] = {
     [
         WorkingsetRefaultAnon, WorkingsetRefaultFile, WorkingsetActivateAnon, WorkingsetActivateFile,
         WorkingsetRestoreAnon, WorkingsetRestoreFile, NrDirtied, NrWritten, NrVmscanWrite, NrVmscanImmediate, Pgpgin, Pgpgout,
-        Pswpin, Pswpout, PgallocNormal, AllocstallNormal, Pgfree, Pgactivate, Pgdeactivate, Pgfault,
+        Pswpin, Pswpout, PgallocDma, PgallocNormal, AllocstallNormal, Pgfree, Pgactivate, Pgdeactivate, Pgfault,
         Pgmajfault, Pgrefill, PgstealKswapd, PgstealDirect, PgscanKswapd, PgscanDirect, PgscanAnon,
-        PgscanFile, PgstealAnon, PgstealFile, Pageoutrun, OomKill,
+        PgscanFile, PgstealAnon, PgstealFile, Pageoutrun, KswapdLowWmarkHitQuickly, KswapdHighWmarkHitQuickly, OomKill,
     ]
 };
 

@@ -3,8 +3,9 @@
 //! with the kernel's `int_sqrt` (lib/math/int_sqrt.c) and `mult_frac` (include/linux/math.h).
 //!
 //! Model notes: "highmem" does not exist in the model, so the lowmem zones are every zone but
-//! `ZoneType::Movable`; managed == present pages; there is no `lowmem_reserve` and no
-//! `totalreserve_pages`. All arithmetic is integer, as in the kernel (`unsigned long` = u64).
+//! `ZoneType::Movable`; managed == present pages; `lowmem_reserve` is kept for the highest
+//! zone index only (every allocation of the model may use every zone of its node); there is
+//! no `totalreserve_pages`. All arithmetic is integer, as in the kernel (`unsigned long` = u64).
 
 use super::page_alloc::{Zone, ZoneType, NR_WMARK, WMARK_HIGH, WMARK_LOW, WMARK_MIN, WMARK_PROMO};
 
@@ -113,6 +114,37 @@ pub fn setup_per_zone_wmarks(
         z.watermark[WMARK_LOW] = z.watermark[WMARK_MIN] + delta;
         z.watermark[WMARK_HIGH] = z.watermark[WMARK_LOW] + delta;
         z.watermark[WMARK_PROMO] = z.watermark[WMARK_HIGH] + delta;
+    }
+}
+
+/// `sysctl_lowmem_reserve_ratio` defaults (mm/page_alloc.c 6.12): DMA and DMA32 256,
+/// Normal 32, Movable 0.
+pub fn lowmem_reserve_ratio(t: ZoneType) -> u64 {
+    match t {
+        ZoneType::Dma | ZoneType::Dma32 => 256,
+        ZoneType::Normal => 32,
+        ZoneType::Movable => 0,
+    }
+}
+
+/// `setup_per_zone_lowmem_reserve` (mm/page_alloc.c 6.12) for the highest zone index: a
+/// zone keeps `Σ managed pages of the higher zones of its node / ratio` from allocations
+/// that could use those zones (0 with ratio 0, for an empty zone and for a node's highest
+/// zone).
+pub fn setup_per_zone_lowmem_reserve(zones: &mut [Zone]) {
+    let above: Vec<u64> = zones
+        .iter()
+        .map(|z| {
+            zones
+                .iter()
+                .filter(|u| u.node == z.node && u.zone_type > z.zone_type)
+                .map(|u| u.managed_pages)
+                .sum()
+        })
+        .collect();
+    for (z, above) in zones.iter_mut().zip(above) {
+        let ratio = lowmem_reserve_ratio(z.zone_type);
+        z.lowmem_reserve = if ratio == 0 || z.managed_pages == 0 { 0 } else { above / ratio };
     }
 }
 
@@ -359,6 +391,23 @@ mod tests {
         ];
         setup_per_zone_wmarks(&mut zs, 4096, 10);
         assert_eq!(zs[1].watermark, [32, 48, 64, 80]);
+    }
+
+    #[test]
+    fn lowmem_reserve_of_a_512m_x86_guest() {
+        // 6.12.117 in a 512 MiB QEMU guest: DMA 3840 managed pages under DMA32 114447;
+        // DMA keeps 114447 / 256 = 447 pages (the guest printed 438: its reserve was set at
+        // boot, before the init memory was freed into DMA32). The highest zone keeps none.
+        let mut zs = [zone(ZoneType::Dma, 3840), zone(ZoneType::Dma32, 114447)];
+        setup_per_zone_lowmem_reserve(&mut zs);
+        assert_eq!((zs[0].lowmem_reserve, zs[1].lowmem_reserve), (447, 0));
+        // Normal's ratio is 32; zones of another node do not count.
+        let mut zs = [zone(ZoneType::Normal, 1000), zone(ZoneType::Movable, 64000)];
+        setup_per_zone_lowmem_reserve(&mut zs);
+        assert_eq!(zs[0].lowmem_reserve, 2000);
+        zs[1].node = 1;
+        setup_per_zone_lowmem_reserve(&mut zs);
+        assert_eq!(zs[0].lowmem_reserve, 0);
     }
 
     #[test]

@@ -102,7 +102,7 @@ impl<P: ReclaimPolicy> Machine<P> {
         for lv in 0..mm.lruvecs.len() as u32 {
             policy.init_lruvec(&mut mm, lv);
         }
-        let kswapd = (0..mm.nr_nodes() as u16).map(Kswapd::new).collect();
+        let kswapd = (0..mm.nr_nodes() as u16).map(Kswapd::with_nap).collect();
         let damon = cfg.damon_reclaim.enabled.then(|| cfg.damon_reclaim.start(crate::damon::ops_paddr::damon_pa_system_ram(&mm), cfg.seed, 0));
         Machine {
             damon,
@@ -462,8 +462,9 @@ impl<P: ReclaimPolicy> Engine for Machine<P> {
         }
         let free = self.mm.total_free_pages();
         let pool = self.mm.swap.zram_pool.len() as u64;
-        if free + resident + pool != self.mm.nr_frames as u64 {
-            return Err(format!("frames not conserved: {free} free + {resident} resident + {pool} zram != {}", self.mm.nr_frames));
+        let kernel = self.mm.nr_kernel_used;
+        if free + resident + pool + kernel != self.mm.nr_frames as u64 {
+            return Err(format!("frames not conserved: {free} free + {resident} resident + {pool} zram + {kernel} kernel-used != {}", self.mm.nr_frames));
         }
         for (page, &p) in self.mm.pages.pte.iter().enumerate() {
             if is_resident(p) && self.mm.frames.page(p) as usize != page {

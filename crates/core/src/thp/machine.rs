@@ -801,10 +801,11 @@ impl ThpMachine {
         let queued: u64 = (0..self.mm.nr_frames).filter(|&f| self.mm.frames.test(f, pg::COMPOUND) && self.mm.frames.page(f) == NO_PAGE).count() as u64;
         let free = self.mm.total_free_pages();
         let pool = self.mm.swap.zram_pool.len() as u64;
-        let total = free + resident + pool + tables + self.slab_pages.len() as u64 + queued;
+        let kernel = self.mm.nr_kernel_used;
+        let total = free + resident + pool + tables + self.slab_pages.len() as u64 + queued + kernel;
         if total != self.mm.nr_frames as u64 {
             return Err(format!(
-                "frames not conserved: {free} free + {resident} resident + {pool} zram + {tables} page tables + {} slab + {queued} unmapped THP subpages != {}",
+                "frames not conserved: {free} free + {resident} resident + {pool} zram + {tables} page tables + {} slab + {queued} unmapped THP subpages + {kernel} kernel-used != {}",
                 self.slab_pages.len(),
                 self.mm.nr_frames
             ));

@@ -19,9 +19,16 @@
 //! swap or writeback (or, if the node is below its high watermark, normally), then
 //! lowers the boosts and asks for `wakeup_kcompactd(pgdat, pageblock_order)`
 //! ([`Kswapd::kcompactd_wake`]).
-//! Abstractions: no `HZ/10` nap before sleeping (and no `*_wmark_hit_quickly`
-//! counters), order-0 only. `pgdat_balanced` and `nr_to_reclaim` use `high_wmark_pages`,
-//! which adds the boost (spec A.5).
+//! `kswapd_try_to_sleep` (mm/vmscan.c 6.12 and v6.15): after each pass, a node that
+//! `prepare_kswapd_sleep` finds balanced (or hopeless) makes kswapd nap `HZ/10`; a
+//! `wakeup_kswapd` during the nap (an allocation below the low watermark) counts
+//! KSWAPD_LOW_WMARK_HIT_QUICKLY and starts a pass, a nap that ends with the node below its
+//! high watermark counts KSWAPD_HIGH_WMARK_HIT_QUICKLY and starts one, else kswapd sleeps
+//! until woken. A pass that ends unbalanced goes round at once and counts
+//! KSWAPD_HIGH_WMARK_HIT_QUICKLY. The nap is on the simulated clock; the THP machine
+//! (crate::thp) creates its kswapd without it ([`Kswapd::new`]).
+//! Abstractions: order-0 only. `pgdat_balanced` and `nr_to_reclaim` use
+//! `high_wmark_pages`, which adds the boost (spec A.5).
 
 use super::{shrink_node, snapshot_refaults, Reclaimer, ScanControl, DEF_PRIORITY, MAX_RECLAIM_RETRIES, SWAP_CLUSTER_MAX};
 use crate::mm::vmstat::Ev;
@@ -30,6 +37,8 @@ use crate::policy::ReclaimPolicy;
 
 /// The least simulated time one step takes (loop overhead, `cond_resched`).
 const MIN_STEP_NS: u64 = 1_000;
+/// `schedule_timeout(HZ/10)` in `kswapd_try_to_sleep`.
+pub const NAP_NS: u64 = 100_000_000;
 
 pub struct Kswapd {
     pub node: u16,
@@ -47,19 +56,40 @@ pub struct Kswapd {
     /// Set when a boosted pass ended: the owner calls `wakeup_kcompactd(pgdat,
     /// pageblock_order)` and clears it.
     pub kcompactd_wake: bool,
+    /// Whether kswapd naps `HZ/10` before sleeping (`kswapd_try_to_sleep`).
+    nap: bool,
+    /// In the nap, which ends at `clock_ns` (`active` stays set so that the owner steps it then).
+    napping: bool,
 }
 
 impl Kswapd {
+    /// kswapd without the `HZ/10` nap (and its `*_wmark_hit_quickly` counters): the THP machine's.
     pub fn new(node: u16) -> Self {
-        Kswapd { node, active: false, clock_ns: 0, cpu_ns: 0, sc: ScanControl::new(Reclaimer::Kswapd, 0), nr_boost_reclaim: 0, zone_boosts: Vec::new(), kcompactd_wake: false }
+        Kswapd { node, active: false, clock_ns: 0, cpu_ns: 0, sc: ScanControl::new(Reclaimer::Kswapd, 0), nr_boost_reclaim: 0, zone_boosts: Vec::new(), kcompactd_wake: false, nap: false, napping: false }
+    }
+
+    /// kswapd with `kswapd_try_to_sleep`'s nap: the trace engine's.
+    pub fn with_nap(node: u16) -> Self {
+        Kswapd { nap: true, ..Kswapd::new(node) }
+    }
+
+    /// `prepare_kswapd_sleep`: the node is hopeless or balanced.
+    fn can_sleep(&self, mm: &Mm) -> bool {
+        mm.nodes[self.node as usize].kswapd_failures >= MAX_RECLAIM_RETRIES || mm.pgdat_balanced(self.node, 0)
     }
 
     /// `wakeup_kswapd`: an allocation at time `now` fell below the low watermark.
     pub fn wakeup(&mut self, mm: &mut Mm, now: u64) {
         // "Hopeless node" or balanced and not boosted (pgdat_watermark_boosted).
         let boosted = mm.nodes[self.node as usize].zones.iter().any(|&z| mm.buddy.zones[z].watermark_boost > 0);
-        if self.active || mm.nodes[self.node as usize].kswapd_failures >= MAX_RECLAIM_RETRIES || (mm.pgdat_balanced(self.node, 0) && !boosted) {
+        if (self.active && !self.napping) || mm.nodes[self.node as usize].kswapd_failures >= MAX_RECLAIM_RETRIES || (mm.pgdat_balanced(self.node, 0) && !boosted) {
             return;
+        }
+        if self.napping {
+            // Woken before the nap's end (schedule_timeout returned time left).
+            self.napping = false;
+            self.clock_ns = now;
+            mm.vmstat.count(Ev::KswapdLowWmarkHitQuickly, 1);
         }
         self.active = true;
         self.clock_ns = self.clock_ns.max(now);
@@ -86,6 +116,10 @@ impl Kswapd {
     /// One iteration of `balance_pgdat`'s priority loop.
     pub fn step<P: ReclaimPolicy>(&mut self, mm: &mut Mm, p: &mut P) {
         debug_assert!(self.active);
+        if self.napping {
+            self.end_nap(mm);
+            return;
+        }
         let node = self.node;
         let balanced = mm.pgdat_balanced(node, self.sc.order);
         if !balanced && self.nr_boost_reclaim > 0 {
@@ -165,9 +199,30 @@ impl Kswapd {
             self.kcompactd_wake = true;
         }
         snapshot_refaults(mm, None, self.node);
-        if balanced || mm.nodes[self.node as usize].kswapd_failures >= MAX_RECLAIM_RETRIES {
+        let hopeless = mm.nodes[self.node as usize].kswapd_failures >= MAX_RECLAIM_RETRIES;
+        if !self.nap {
+            if balanced || hopeless {
+                self.active = false;
+            } else {
+                self.start_pass(mm, false);
+            }
+        } else if self.can_sleep(mm) {
+            self.napping = true;
+            self.clock_ns += NAP_NS;
+        } else {
+            // kswapd_try_to_sleep: no nap, and still not balanced.
+            mm.vmstat.count(Ev::KswapdHighWmarkHitQuickly, 1);
+            self.start_pass(mm, false);
+        }
+    }
+
+    /// The nap ran its full `HZ/10`: sleep until woken if the node can sleep, else reclaim again.
+    fn end_nap(&mut self, mm: &mut Mm) {
+        self.napping = false;
+        if self.can_sleep(mm) {
             self.active = false;
         } else {
+            mm.vmstat.count(Ev::KswapdHighWmarkHitQuickly, 1);
             self.start_pass(mm, false);
         }
     }

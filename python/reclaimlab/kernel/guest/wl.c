@@ -14,9 +14,19 @@
  *       makes QEMU's TCG flush its soft TLB, so PTE accessed bits cleared by reclaim are set
  *       again on the next access as on hardware (docs/kernel.md, "Accessed bits under TCG").
  *
+ * Environment:
+ *   WL_MERGE=1 (default) merges consecutive PREADs into one read of up to 64 KiB and marks
+ *       DATA POSIX_FADV_RANDOM (the laboratory setting, without readahead); WL_MERGE=0 issues
+ *       one 4 KiB pread per access and leaves DATA's readahead alone: with readahead on, the
+ *       request size steers it (req_count), and the simulator reads 4 KiB per access.
+ *   WL_REPORT=CMD runs CMD (the memory layout report of /init) once the ops are loaded,
+ *       just before joining the cgroup and starting the workload.
+ * The anon mapping follows transparent_hugepage/enabled: MADV_HUGEPAGE under [madvise] (an
+ * application asking for THPs), nothing under [always], MADV_NOHUGEPAGE under [never].
+ *
  * Ops file (little endian): "RLWLOPS1", u64 nr_ops, u64 file_pages, u64 anon_pages, 32 bytes
  * reserved (header 64 bytes), then nr_ops u32 words: bits 28..31 the op, bits 0..27 the page.
- *   0 PREAD   pread(DATA, 4 KiB at page); consecutive PREADs are merged up to 64 KiB
+ *   0 PREAD   pread(DATA, 4 KiB at page); with WL_MERGE=1 consecutive PREADs are merged up to 64 KiB
  *   1 MAPREAD read one byte of DATA mapped MAP_SHARED read-only
  *   2 ANONW   write anon page: 1/8 pseudo-random bytes, the rest zero (lz4 ~7:1 in zram)
  *   3 ANONR   read one word of anon page
@@ -89,6 +99,20 @@ static void phase_end(unsigned idx) {
     phase_t0 = now_ns();
 }
 
+/* The selected mode of a sysfs "a [b] c" file, "" if unreadable. */
+static const char *sysfs_mode(const char *path, char *buf, size_t n) {
+    FILE *f = fopen(path, "r");
+    buf[0] = 0;
+    if (f) {
+        if (!fgets(buf, (int)n, f)) buf[0] = 0;
+        fclose(f);
+    }
+    char *l = strchr(buf, '['), *r = l ? strchr(l, ']') : NULL;
+    if (!l || !r) return "";
+    *r = 0;
+    return l + 1;
+}
+
 static uint64_t splitmix64(uint64_t *s) {
     uint64_t z = (*s += 0x9E3779B97F4A7C15ULL);
     z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
@@ -139,6 +163,12 @@ int main(int argc, char **argv) {
         }
         tickers[nt++] = pid;
     }
+    const char *merge_env = getenv("WL_MERGE"), *report = getenv("WL_REPORT");
+    int merge = !merge_env || strcmp(merge_env, "0");
+    if (report && *report) {
+        fflush(stdout);
+        if (system(report) != 0) { errno = EIO; die(report); }
+    }
     if (strcmp(argv[3], "-")) {
         FILE *pf = fopen(argv[3], "w");
         if (!pf || fprintf(pf, "%d\n", getpid()) < 0 || fclose(pf)) die(argv[3]);
@@ -149,7 +179,7 @@ int main(int argc, char **argv) {
     if (file_pages) {
         dfd = open(argv[2], O_RDONLY);
         if (dfd < 0) die(argv[2]);
-        posix_fadvise(dfd, 0, 0, POSIX_FADV_RANDOM);
+        if (merge) posix_fadvise(dfd, 0, 0, POSIX_FADV_RANDOM);
         map = mmap(NULL, file_pages * PAGE, PROT_READ, MAP_SHARED, dfd, 0);
         if (map == MAP_FAILED) die("mmap data");
         /* No MADV_RANDOM: VM_RAND_READ makes reclaim ignore this mapping's accessed bits
@@ -158,7 +188,10 @@ int main(int argc, char **argv) {
     if (anon_pages) {
         anon = mmap(NULL, anon_pages * PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
         if (anon == MAP_FAILED) die("mmap anon");
-        madvise(anon, anon_pages * PAGE, MADV_NOHUGEPAGE);
+        char tbuf[128];
+        const char *thp = sysfs_mode("/sys/kernel/mm/transparent_hugepage/enabled", tbuf, sizeof tbuf);
+        if (!strcmp(thp, "madvise")) madvise(anon, anon_pages * PAGE, MADV_HUGEPAGE);
+        else if (strcmp(thp, "always")) madvise(anon, anon_pages * PAGE, MADV_NOHUGEPAGE);
     }
     static char rbuf[16 * PAGE] __attribute__((aligned(4096)));
     uint64_t rng = 42, sink = 0;
@@ -180,7 +213,7 @@ int main(int argc, char **argv) {
         switch (op) {
         case PREAD:
             if (p >= file_pages) { errno = ERANGE; die("pread page"); }
-            if (run_len && (p != run_start + run_len || run_len == 16)) FLUSH_RUN();
+            if (run_len && (p != run_start + run_len || run_len == (merge ? 16 : 1))) FLUSH_RUN();
             if (!run_len) run_start = p;
             run_len++;
             break;
