@@ -132,6 +132,7 @@ def simulate(wl: Workload, settings: dict[str, str], trace_dir: Path) -> dict[st
     trace = trace_dir / "sim-trace.rcl"
     write_sim_trace(wl, trace)
     try:
+        settings = dict(settings)
         policy = settings.pop("policy")
         t0 = time.time()
         r = sim_run(trace=str(trace), trace_format="native", policy=policy, set=settings)
