@@ -79,3 +79,16 @@ def test_smp_reaches_qemu_and_is_checked_before_anything_is_built(tmp_path):
     assert cmd[cmd.index("-smp") + 1] == "1"
     with pytest.raises(KernelError, match="--smp must be 1..64 guest CPUs, got 0"):
         prepare(Setup(workload="zipf", smp=0))
+
+
+def test_time_dilation_follows_the_guests_wall_time():
+    from reclaimlab.kernel.console import parse
+    from reclaimlab.kernel.validate import guest_wall_s, time_dilation
+
+    # Two boots whose one phase took 30 s and 34 s of guest wall time.
+    boots = [parse(f"@@phase 0 {s * 10**9}\n@@phase-end 0\n") for s in (30, 34)]
+    assert guest_wall_s(boots) == 32.0
+    # The simulated run took 2 s: the guest's timers ran 16 times too often per unit of work.
+    assert time_dilation(32.0, 2.0) == 16.0
+    # Never below 1 (a guest as fast as the cost model), and 1 without a wall time.
+    assert time_dilation(1.0, 2.0) == 1.0 and time_dilation(None, 2.0) == 1.0

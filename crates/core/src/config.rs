@@ -77,6 +77,9 @@ pub struct SimConfig {
     pub cgroups: Vec<CgroupConfig>,
     pub cost: CostModel,
     pub sample_interval_ns: u64,
+    /// `sim.time_dilation`: how many times faster the kernel's wall clock runs than the
+    /// simulated clock's work (1 on hardware the cost model describes).
+    pub time_dilation: f64,
     /// `lru_gen.enabled`: None = as the policy name says; Some(y/n) switches the policy
     /// to the same kernel's MGLRU / classic model.
     pub lru_gen_enabled: Option<bool>,
@@ -360,6 +363,8 @@ pub static KNOBS: &[Knob] = &[
         |c, v| c.damon_record = crate::sim::damon_snapshots::DamonRecordMode::parse(v)?, |c| c.damon_record.name().into()),
     knob!("sim.sample_interval_ms", "100", "ms", "time-series sampling interval on the simulated clock",
         |c, v| c.sample_interval_ns = uint(v)?.saturating_mul(1_000_000), |c| (c.sample_interval_ns / 1_000_000).to_string()),
+    knob!("sim.time_dilation", "1", "", "kernel timers (the memcg statistics flush, kswapd's HZ/10 nap) run this many times faster than the simulated work: a slow guest under QEMU TCG has a wall clock that outruns its CPU; `validate` sets it from the guest's wall time",
+        |c, v| c.time_dilation = float(v)?, |c| c.time_dilation.to_string()),
 ];
 
 /// The cgroup knob family, `cgroup.<name>.<file>`.
@@ -405,6 +410,7 @@ impl Default for SimConfig {
                 damon_pfn_ns: 0,
             },
             sample_interval_ns: 0,
+            time_dilation: 0.0,
             lru_gen_enabled: None,
             lru_gen_min_ttl_ms: 0,
             dirty_background_ratio: 0,
@@ -545,6 +551,7 @@ impl SimConfig {
             Error::config("swap.zram.compression_ratio", "must be >= 1.0")
         );
         crate::ensure!(self.sample_interval_ns > 0, Error::config("sim.sample_interval_ms", "must be > 0"));
+        crate::ensure!(self.time_dilation > 0.0 && self.time_dilation <= 1e6, Error::config("sim.time_dilation", "must be > 0 (and at most 1e6)"));
         crate::ensure!(self.dirty_background_ratio <= 100, Error::config("vm.dirty_background_ratio", "must be 0..100"));
         self.damon_reclaim.validate().map_err(|(k, m)| Error::config(k, m))?;
         for cg in &self.cgroups {

@@ -15,8 +15,9 @@ use reclaimlab_trace::{generate, AccessKind, Pattern};
 /// activations appear; with no active set (workingset_size = 0) none can.
 #[test]
 fn loop_larger_than_memory_refaults_and_activates_when_distance_fits() {
-    // 16 MiB machine, no swap: file only.
-    let cfg = config(&[("machine.memory", "16M"), ("swap.device", "none")]);
+    // 16 MiB machine, no swap: file only. Statistics flushed every 2 ms of simulated time
+    // (sim.time_dilation 1000): the refault rule is tested, not the flush's timing.
+    let cfg = config(&[("machine.memory", "16M"), ("swap.device", "none"), ("sim.time_dilation", "1000")]);
     let mem_pages = 16 * MIB;
     let looped = mem_pages + mem_pages / 10;
     // (a) loop alone
@@ -162,9 +163,10 @@ fn kernel_used_memory_is_taken_at_boot_and_never_reclaimed() {
 fn kswapd_naps_before_sleeping_and_counts_watermarks_hit_quickly() {
     let file = 3 * 16 * MIB / 2; // a 24 MiB loop through a 16 MiB machine
     let prog = || program(vec![region("f", file, AccessKind::FileRead)], vec![phase("p", 2 * file as u64, &[(0, Pattern::Sequential, 1.0)])]);
-    let fast = run_checked(&config(&[("machine.memory", "16M"), ("swap.device", "none")]), generate(prog(), 1).unwrap().as_mut(), 20_000);
+    // Without readahead every page is a synchronous read at the given cost.
+    let fast = run_checked(&config(&[("machine.memory", "16M"), ("swap.device", "none"), ("block.read_ahead_kb", "0")]), generate(prog(), 1).unwrap().as_mut(), 20_000);
     let slow = run_checked(
-        &config(&[("machine.memory", "16M"), ("swap.device", "none"), ("cost.file_read_ns", "2000000")]),
+        &config(&[("machine.memory", "16M"), ("swap.device", "none"), ("block.read_ahead_kb", "0"), ("cost.file_read_ns", "2000000")]),
         generate(prog(), 1).unwrap().as_mut(),
         20_000,
     );
@@ -238,7 +240,8 @@ fn anon_thrash_uses_swap_and_counts_anon_refaults() {
 #[test]
 fn memory_low_protects_a_cgroup_from_a_streaming_neighbour() {
     let run_with = |low: &str| {
-        let cfg = config(&[("machine.memory", "32M"), ("swap.device", "none"), ("cgroup.db.memory.low", low), ("cgroup.batch.memory.max", "max")]);
+        // Fresh statistics (flushed every 2 ms): protection is tested, not flush timing.
+        let cfg = config(&[("machine.memory", "32M"), ("swap.device", "none"), ("cgroup.db.memory.low", low), ("cgroup.batch.memory.max", "max"), ("sim.time_dilation", "1000"), ("block.read_ahead_kb", "0")]);
         let mut db = region("db", 12 * MIB, AccessKind::FileRead);
         db.cgroup = "db".into();
         let mut batch = region("batch", 256 * MIB, AccessKind::FileRead);

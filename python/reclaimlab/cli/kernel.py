@@ -168,7 +168,7 @@ def cmd_validate(a: argparse.Namespace) -> int:
           f"vs simulator {res['policy']}")
     g = res["read_back"]
     print(f"guest: read_ahead_kb {g['read_ahead_kb']}  fault_around_bytes {g['fault_around_bytes']}  thp {g['thp']}  "
-          f"memory.max {g['memory.max']}")
+          f"memory.max {g['memory.max']}  time dilation {res['time_dilation']}")
     rows = []
     for r in res["rows"]:
         if not r.get("comparable", True):

@@ -12,7 +12,7 @@ from ..results import Store
 from . import LAB, store
 from .console import Console
 from .run import GUEST_MB, Prepared, Setup, prepare, run
-from .validate import (compare, definition_notes, kernel_config, mark_not_comparable, policy_of,
+from .validate import (compare, definition_notes, guest_wall_s, kernel_config, mark_not_comparable, policy_of,
                        sim_settings, simulate, targets_for, with_derived)
 
 
@@ -68,12 +68,12 @@ def record(setup: Setup, out: Path, progress: bool = True,
 
 def validate(setup: Setup, out: Path, progress: bool = True) -> dict[str, Any]:
     """Boot, simulate, compare. Returns ``{"workload", "kernel", "policy", "settings",
-    "boots", "rows", "notes", "not_comparable", "read_back"}``; the simulated run is stored
+    "boots", "rows", "notes", "not_comparable", "read_back", "time_dilation"}``; the simulated run is stored
     beside the boots (variant simulator)."""
     prep = prepare(setup)
     prep, consoles = record(setup, out, progress, prep)
     settings = sim_settings(prep, consoles)
-    sim = simulate(prep.wl, settings, out)
+    sim = simulate(prep.wl, settings, out, guest_wall_s(consoles))
     whole_machine = prep.memory_max is None
     real = [with_derived(c.vmstat()) for c in consoles]
     rows = compare(real, with_derived(sim["vmstat"]), targets_for(prep.wl, whole_machine))
@@ -91,4 +91,5 @@ def validate(setup: Setup, out: Path, progress: bool = True) -> dict[str, Any]:
             "policy": settings["policy"], "settings": settings, "boots": len(consoles),
             "boot_wall_s": [round(b.wall_s, 2) for b, _ in prep.boots], "rows": rows,
             "notes": definition_notes(consoles[0].release, settings["policy"]),
-            "not_comparable": thp_note, "read_back": consoles[0].read_back()}
+            "not_comparable": thp_note, "read_back": consoles[0].read_back(),
+            "time_dilation": float(sim["config"].get("sim.time_dilation", 1))}

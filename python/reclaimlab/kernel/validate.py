@@ -125,8 +125,25 @@ def kernel_config(p: Prepared, consoles: list[Console], accel: str) -> dict[str,
             "kernel.thp": c.thp_mode or "", "workload": p.wl.spec}
 
 
-def simulate(wl: Workload, settings: dict[str, str], trace_dir: Path) -> dict[str, Any]:
-    """Replay ``wl`` in the simulator; returns the run dict (policy, vmstat, metrics, ...)."""
+def guest_wall_s(consoles: list[Console]) -> float | None:
+    """The workload's wall time in the guest (its phases), averaged over boots."""
+    walls = [sum(ph.wall_ns for ph in c.phases) / 1e9 for c in consoles if c.phases]
+    return statistics.fmean(walls) if walls else None
+
+
+def time_dilation(guest_wall: float | None, sim_runtime: float) -> float:
+    """How many times longer the guest took than the simulated run: under TCG the guest's
+    timers (memcg statistics flush, kswapd's nap) tick at wall-clock speed while its CPU
+    is slow, so the simulator runs them that many times faster (``sim.time_dilation``)."""
+    if not guest_wall or sim_runtime <= 0:
+        return 1.0
+    return max(1.0, guest_wall / sim_runtime)
+
+
+def simulate(wl: Workload, settings: dict[str, str], trace_dir: Path, guest_wall: float | None = None) -> dict[str, Any]:
+    """Replay ``wl`` in the simulator; returns the run dict (policy, vmstat, metrics, ...).
+    With the guest's wall time, a first run measures the simulated runtime and the
+    replay runs again with the guest's time dilation (:func:`time_dilation`)."""
     from .. import run as sim_run
 
     trace = trace_dir / "sim-trace.rcl"
@@ -136,6 +153,10 @@ def simulate(wl: Workload, settings: dict[str, str], trace_dir: Path) -> dict[st
         policy = settings.pop("policy")
         t0 = time.time()
         r = sim_run(trace=str(trace), trace_format="native", policy=policy, set=settings)
+        dilation = time_dilation(guest_wall, r.metrics["runtime_s"])
+        if dilation > 1.0:
+            settings["sim.time_dilation"] = f"{dilation:.3f}"
+            r = sim_run(trace=str(trace), trace_format="native", policy=policy, set=settings)
         return {"policy": r.policy, "vmstat": r.vmstat, "metrics": r.metrics, "started": t0, "finished": time.time(),
                 "config": r.config, "timeseries": {}}
     finally:

@@ -63,6 +63,17 @@ pub struct Lruvec {
     pub refaults: [u64; 2],
     /// Hierarchical WORKINGSET_ACTIVATE_{ANON,FILE} state of this lruvec.
     pub workingset_activate: [u64; 2],
+    /// What `lruvec_page_state` returns: the list sizes and WORKINGSET_ACTIVATE_* as of
+    /// the last memcg statistics flush ([`crate::mm::Mm::flush_memcg_stats_due`]).
+    pub stat: LruvecStat,
+}
+
+/// A lruvec's memcg statistics as reclaim reads them (`pn->lruvec_stats->state`), which
+/// the rstat flush refreshes (mm/memcontrol.c).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct LruvecStat {
+    pub size: [u64; NR_LRU_LISTS],
+    pub workingset_activate: [u64; 2],
 }
 
 impl Lruvec {
@@ -78,16 +89,18 @@ impl Lruvec {
             nonresident_age: 0,
             refaults: [0; 2],
             workingset_activate: [0; 2],
+            stat: LruvecStat::default(),
         }
     }
 
-    /// Its hierarchical list sizes, as the refault tests read them.
+    /// Its hierarchical list sizes as the refault tests read them (`lruvec_page_state`:
+    /// as of the last statistics flush).
     pub fn workingset_lists(&self) -> crate::mm::workingset::WorkingsetLists {
         crate::mm::workingset::WorkingsetLists {
-            inactive_anon: self.hier_size[LruList::InactiveAnon as usize],
-            active_anon: self.hier_size[LruList::ActiveAnon as usize],
-            inactive_file: self.hier_size[LruList::InactiveFile as usize],
-            active_file: self.hier_size[LruList::ActiveFile as usize],
+            inactive_anon: self.stat.size[LruList::InactiveAnon as usize],
+            active_anon: self.stat.size[LruList::ActiveAnon as usize],
+            inactive_file: self.stat.size[LruList::InactiveFile as usize],
+            active_file: self.stat.size[LruList::ActiveFile as usize],
         }
     }
 

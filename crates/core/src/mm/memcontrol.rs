@@ -8,6 +8,14 @@
 pub type MemcgId = u16;
 pub const ROOT_MEMCG: MemcgId = 0;
 
+/// `FLUSH_TIME` (mm/memcontrol.c 6.12: `2UL*HZ`): the period of `flush_memcg_stats_dwork`,
+/// the only flush of the statistics reclaim reads. Reclaim itself calls
+/// `mem_cgroup_flush_stats_ratelimited`, which flushes only when that worker is a whole
+/// period late (`prepare_scan_control`, `workingset_test_recent`), so what reclaim reads
+/// through `lruvec_page_state` — list sizes for `inactive_is_low` and the workingset
+/// size, WORKINGSET_ACTIVATE_* for the refault snapshot — is up to 2 s old.
+pub const FLUSH_TIME_NS: u64 = 2_000_000_000;
+
 #[derive(Clone, Debug, Default)]
 pub struct MemcgEvents {
     pub low: u64,

@@ -75,6 +75,8 @@ pub struct Mm {
     /// fault reads around it (`lru_gen_enter_fault`), so the folios readahead adds are
     /// added in fault too. See [`Mm::lru_gen_in_fault`].
     pub in_lru_fault: bool,
+    /// When the periodic memcg statistics flush runs next (ns; [`Mm::flush_memcg_stats_due`]).
+    pub next_stats_flush: u64,
 }
 
 /// The zones of `nr_nodes` nodes of `per_node` frames: one Normal zone per node, and with
@@ -140,7 +142,12 @@ impl Mm {
             wb: writeback::Writeback::new(if cfg.dirty_writeback_ns == 0 { u64::MAX } else { cfg.dirty_writeback_ns }),
             thp: crate::thp::ThpState::default(),
             in_lru_fault: false,
+            next_stats_flush: 0,
         };
+        // The periodic flusher runs since boot, at no particular phase relative to the
+        // workload's start: the first flush falls at a point of its period drawn from the seed.
+        let period = mm.timer_ns(memcontrol::FLUSH_TIME_NS);
+        mm.next_stats_flush = reclaimlab_trace::Rng::new(cfg.seed ^ 0xF1_05A7_0000_0002).below(period.max(1)) + 1;
         mm.take_kernel_used(cfg.kernel_used_bytes >> reclaimlab_trace::PAGE_SHIFT);
         mm.new_memcg(&CgroupConfig::new(""));
         for cg in &cfg.cgroups {
@@ -169,6 +176,32 @@ impl Mm {
 
     pub fn nr_nodes(&self) -> usize {
         self.nodes.len()
+    }
+
+    /// A kernel timer's period `ns` on the simulated clock (`sim.time_dilation`).
+    pub fn timer_ns(&self, ns: u64) -> u64 {
+        (ns as f64 / self.cfg.time_dilation) as u64
+    }
+
+    /// `flush_memcg_stats_dwork` when due at `now`: every lruvec's [`lruvec::LruvecStat`]
+    /// takes the current sizes and WORKINGSET_ACTIVATE_* (`do_flush_stats`), and the next
+    /// flush is due `FLUSH_TIME` later.
+    pub fn flush_memcg_stats_due(&mut self, now: u64) {
+        if now < self.next_stats_flush {
+            return;
+        }
+        self.flush_memcg_stats();
+        let period = self.timer_ns(memcontrol::FLUSH_TIME_NS).max(1);
+        while self.next_stats_flush <= now {
+            self.next_stats_flush += period;
+        }
+    }
+
+    /// `do_flush_stats` (rstat flush of every memcg).
+    pub fn flush_memcg_stats(&mut self) {
+        for l in &mut self.lruvecs {
+            l.stat = lruvec::LruvecStat { size: l.hier_size, workingset_activate: l.workingset_activate };
+        }
     }
 
     /// `lru_gen_in_fault()` while folio `pfn` is added or refaults: the task is in a

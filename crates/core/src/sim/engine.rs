@@ -210,8 +210,9 @@ impl<P: ReclaimPolicy> Machine<P> {
         if self.now >= self.mm.wb.next_run {
             self.mm.wb_writeback(self.now, true);
         }
+        self.mm.flush_memcg_stats_due(self.now);
         self.rec.sample_due(&self.mm, &self.kswapd, self.now, self.accesses);
-        let mut next = self.rec.next_sample.min(self.mm.wb.next_run);
+        let mut next = self.rec.next_sample.min(self.mm.wb.next_run).min(self.mm.next_stats_flush);
         for k in &self.kswapd {
             if k.active {
                 next = next.min(k.clock_ns);

@@ -169,6 +169,7 @@ impl ThpMachine {
 
     /// Run the daemons due before `t`.
     pub fn catch_up(&mut self, t: u64) {
+        self.mm.flush_memcg_stats_due(t);
         for node in 0..self.kswapd.len() {
             while self.kswapd[node].active && self.kswapd[node].clock_ns <= t {
                 self.mm.now = self.kswapd[node].clock_ns;

@@ -208,7 +208,7 @@ impl Kswapd {
             }
         } else if self.can_sleep(mm) {
             self.napping = true;
-            self.clock_ns += NAP_NS;
+            self.clock_ns += mm.timer_ns(NAP_NS);
         } else {
             // kswapd_try_to_sleep: no nap, and still not balanced.
             mm.vmstat.count(Ev::KswapdHighWmarkHitQuickly, 1);

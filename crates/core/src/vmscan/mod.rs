@@ -135,5 +135,5 @@ pub fn shrink_node<P: ReclaimPolicy>(mm: &mut Mm, p: &mut P, node: u16, sc: &mut
 pub fn snapshot_refaults(mm: &mut Mm, target: Option<MemcgId>, node: u16) {
     let lv = mm.lruvec_id(target.unwrap_or(crate::mm::memcontrol::ROOT_MEMCG), node) as usize;
     let l = &mut mm.lruvecs[lv];
-    l.refaults = l.workingset_activate;
+    l.refaults = l.stat.workingset_activate;
 }

@@ -93,6 +93,7 @@ mod tests {
             let mut m = mm(swap);
             let lv = m.lruvec_id(0, 0) as usize;
             m.lruvecs[lv].hier_size = [100, 200, 400, 800, 0];
+            m.flush_memcg_stats();
             m.lruvecs[lv].nonresident_age = 10_000;
             for (file, ws) in [(true, file_ws), (false, anon_ws)] {
                 for (distance, recent) in [(0, true), (ws - 1, true), (ws, true), (ws + 1, false), (9_000, false)] {

@@ -206,6 +206,7 @@ mod tests {
         let mut m = mm("none");
         let lv = m.lruvec_id(0, 0) as usize;
         m.lruvecs[lv].hier_size = [0, 0, 100, 900, 0];
+        m.flush_memcg_stats();
         m.lruvecs[lv].nonresident_age = 10_000;
         for (distance, recent) in [(0, true), (99, true), (100, false), (900, false)] {
             let shadow = pack_shadow(0, 0, 10_000 - distance, true);
@@ -235,6 +236,7 @@ mod tests {
         assert_eq!(m.lruvecs[lv as usize].nonresident_age, 41);
         // An activated refault: file page, active lists dominate, distance 0.
         m.lruvecs[lv as usize].hier_size = [0, 0, 100, 900, 0];
+        m.flush_memcg_stats();
         m.frames.install(7, 0, 0, 0);
         assert!(m.frames.is_file(7));
         let shadow = pack_shadow(0, 0, 41, false);

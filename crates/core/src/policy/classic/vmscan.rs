@@ -45,10 +45,11 @@ pub fn folio_check_references(mm: &mut Mm, pfn: Pfn, sc: &mut ScanControl) -> Fo
     FolioReferences::Reclaim
 }
 
-/// `inactive_is_low(lruvec, inactive_lru)` on hierarchical sizes.
+/// `inactive_is_low(lruvec, inactive_lru)` on hierarchical sizes as `lruvec_page_state`
+/// reads them (as of the last statistics flush).
 pub fn lruvec_inactive_is_low(mm: &Mm, lv: LruvecId, inactive_lru: LruList) -> bool {
-    let l = &mm.lruvecs[lv as usize];
-    inactive_is_low(l.hier_size[inactive_lru as usize], l.hier_size[inactive_lru as usize + LRU_ACTIVE])
+    let s = &mm.lruvecs[lv as usize].stat;
+    inactive_is_low(s.size[inactive_lru as usize], s.size[inactive_lru as usize + LRU_ACTIVE])
 }
 
 /// `can_age_anon_pages`: swap is configured.
@@ -64,7 +65,8 @@ pub fn prepare_scan_control(mm: &Mm, node: u16, sc: &mut ScanControl) {
     sc.file_cost = t.file_cost;
     if !sc.force_deactivate {
         for (file, bit, inactive) in [(0, DEACTIVATE_ANON, LruList::InactiveAnon), (1, DEACTIVATE_FILE, LruList::InactiveFile)] {
-            if t.workingset_activate[file] != t.refaults[file] || lruvec_inactive_is_low(mm, target_lv, inactive) {
+            // lruvec_page_state(WORKINGSET_ACTIVATE_*): as of the last statistics flush.
+            if t.stat.workingset_activate[file] != t.refaults[file] || lruvec_inactive_is_low(mm, target_lv, inactive) {
                 sc.may_deactivate |= bit;
             } else {
                 sc.may_deactivate &= !bit;
@@ -73,7 +75,7 @@ pub fn prepare_scan_control(mm: &Mm, node: u16, sc: &mut ScanControl) {
     } else {
         sc.may_deactivate = DEACTIVATE_ANON | DEACTIVATE_FILE;
     }
-    let file = t.hier_size[LruList::InactiveFile as usize];
+    let file = t.stat.size[LruList::InactiveFile as usize];
     sc.cache_trim_mode = (file >> sc.priority) != 0 && sc.may_deactivate & DEACTIVATE_FILE == 0 && !sc.no_cache_trim_mode;
     if !sc.cgroup_reclaim() {
         let free = mm.node_free_pages(node);
