@@ -103,11 +103,6 @@ impl Lruvec {
             active_file: self.stat.size[LruList::ActiveFile as usize],
         }
     }
-
-    /// Sum of the four evictable lists (hierarchical), as `lru_note_cost` decays by.
-    pub fn hier_evictable(&self) -> u64 {
-        self.hier_size[..4].iter().sum()
-    }
 }
 
 /// `inactive_is_low` (mm/vmscan.c, spec A.6): with `gb` the list pair's size in GiB,

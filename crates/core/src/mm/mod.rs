@@ -294,7 +294,8 @@ impl Mm {
             } else {
                 l.anon_cost += cost;
             }
-            if l.file_cost + l.anon_cost > l.hier_evictable() / 4 {
+            // Decay by the LRU size lruvec_page_state reads (as of the last flush).
+            if l.file_cost + l.anon_cost > l.stat.size[..4].iter().sum::<u64>() / 4 {
                 l.file_cost /= 2;
                 l.anon_cost /= 2;
             }
