@@ -379,13 +379,20 @@ impl<P: ReclaimPolicy> Machine<P> {
             self.mm.vmstat.count(Ev::Pgfault, 1);
             (cost.minor_fault_ns, false)
         };
+        self.fault_done(memcg, latency, major, restored, first)
+    }
+
+    /// The end of a fault that took `latency`: the task's clock, I/O wait for a `major`
+    /// one, a PSI memory stall if it `restored` workingset folios (thrashing), the
+    /// unlimited-memory baseline for a `first` touch, memory in use, and
+    /// `mem_cgroup_handle_over_high` on the way back to user space.
+    pub(super) fn fault_done(&mut self, memcg: MemcgId, latency: u64, major: bool, restored: bool, first: bool) -> Result<()> {
         self.now += latency;
         if major {
             self.rec.major_faults += 1;
             self.rec.io_wait_ns += latency;
         }
         if restored {
-            // Reading a workingset folio back is thrashing: a PSI memory stall.
             self.rec.memstall_ns += latency;
         }
         if first {

@@ -155,20 +155,10 @@ impl<P: ReclaimPolicy> Machine<P> {
                 self.fault_around(l);
             }
         }
+        // One synchronous read of the window; read_pages' PSI stall if it restored
+        // workingset folios.
         let cost = &self.mm.cfg.cost;
-        let latency = cost.major_fault_ns + cost.file_read_ns;
-        self.now += latency;
-        self.rec.major_faults += 1;
-        self.rec.io_wait_ns += latency;
-        if restored {
-            // Reading workingset folios back is thrashing: read_pages' PSI memory stall.
-            self.rec.memstall_ns += latency;
-        }
-        if first {
-            self.rec.baseline_ns += latency;
-        }
-        self.rec.account_mem(&self.mm, self.now);
-        self.handle_over_high(memcg)
+        self.fault_done(memcg, cost.major_fault_ns + cost.file_read_ns, true, restored, first)
     }
 
     /// A mapped access to a cached file page that is not mapped (a minor fault):
