@@ -140,10 +140,16 @@ def time_dilation(guest_wall: float | None, sim_runtime: float) -> float:
     return max(1.0, guest_wall / sim_runtime)
 
 
+#: Replays at most spent finding the time dilation, and the relative change that ends it.
+DILATION_RUNS, DILATION_TOLERANCE = 5, 0.05
+
+
 def simulate(wl: Workload, settings: dict[str, str], trace_dir: Path, guest_wall: float | None = None) -> dict[str, Any]:
     """Replay ``wl`` in the simulator; returns the run dict (policy, vmstat, metrics, ...).
-    With the guest's wall time, a first run measures the simulated runtime and the
-    replay runs again with the guest's time dilation (:func:`time_dilation`)."""
+    With the guest's wall time the replay runs with the guest's time dilation
+    (:func:`time_dilation`), found as a fixed point: the simulated runtime depends on the
+    dilation (a flush seen later can mean more thrashing), so each replay's runtime gives
+    the next one's dilation until it changes by less than 5 %."""
     from .. import run as sim_run
 
     trace = trace_dir / "sim-trace.rcl"
@@ -153,8 +159,12 @@ def simulate(wl: Workload, settings: dict[str, str], trace_dir: Path, guest_wall
         policy = settings.pop("policy")
         t0 = time.time()
         r = sim_run(trace=str(trace), trace_format="native", policy=policy, set=settings)
-        dilation = time_dilation(guest_wall, r.metrics["runtime_s"])
-        if dilation > 1.0:
+        dilation = 1.0
+        for _ in range(DILATION_RUNS - 1):
+            new = time_dilation(guest_wall, r.metrics["runtime_s"])
+            if abs(new - dilation) <= DILATION_TOLERANCE * dilation:
+                break
+            dilation = new
             settings["sim.time_dilation"] = f"{dilation:.3f}"
             r = sim_run(trace=str(trace), trace_format="native", policy=policy, set=settings)
         return {"policy": r.policy, "vmstat": r.vmstat, "metrics": r.metrics, "started": t0, "finished": time.time(),
