@@ -23,8 +23,9 @@ from pathlib import Path
 
 from reclaimlab.kernel import LAB, store
 from reclaimlab.kernel.experiment import params_of, record
-from reclaimlab.kernel.run import Setup, prepare
-from reclaimlab.kernel.validate import ANON_TARGETS, FILE_TARGETS, compare, mglru_model, simulate
+from reclaimlab.kernel.run import Setup, prepare, workload_room
+from reclaimlab.kernel.validate import (ANON_TARGETS, FILE_TARGETS, compare, mark_not_comparable, mglru_model, simulate,
+                                       targets_for, with_derived)
 from reclaimlab.kernel.workload import build
 
 MEMORY = "64M"
@@ -53,51 +54,107 @@ def fmt(x: float) -> str:
     return f"{x:,.0f}"
 
 
+def lab_configs() -> list[dict]:
+    """The laboratory suite as configurations: label, workload spec, MGLRU, the Setup's keywords."""
+    return [{"label": label, "workload": spec, "mglru": mglru,
+             "setup": {"memory": MEMORY, "tick_us": tick, **LAB}}
+            for label, spec, tick in SUITE for mglru in ("on", "off")]
+
+
+def run_configs(out: Path, boots: int, configs: list[dict]) -> None:
+    """Boot what each configuration lacks of ``boots`` (stored boots count), one guest at a time."""
+    for c in configs:
+        setup = Setup(workload=c["workload"], mglru=c["mglru"], boots=boots, **c["setup"])
+        p = prepare(setup)
+        have = len(store.load_boots(out, params_of(setup, p))) if (out / "results.sqlite").exists() else 0
+        if have >= boots:
+            continue
+        setup.boots = boots - have
+        t = time.time()
+        print(f"{c['label']} mglru={c['mglru']}: {setup.boots} boot(s)", file=sys.stderr, flush=True)
+        record(setup, out, progress=False)
+        print(f"  done in {time.time() - t:.0f} s", file=sys.stderr, flush=True)
+
+
 def run_boots(out: Path, boots: int) -> None:
-    for label, spec, tick in SUITE:
-        for mglru in ("on", "off"):
-            setup = Setup(workload=spec, mglru=mglru, memory=MEMORY, boots=boots, tick_us=tick, **LAB)
+    run_configs(out, boots, lab_configs())
+
+
+#: Shown beside the headline counters, in this order.
+CONTEXT_COUNTERS = ("pgmajfault", "pgpgin", "pgscan_file", "pgscan_anon", "pgsteal_anon", "workingset_activate_anon")
+
+
+def evaluate_configs(out: Path, configs: list[dict], mglru_policy: str | None = None,
+                     sim_defaults: dict[str, str] | None = None) -> list[dict]:
+    """Re-simulate the stored boots of each configuration with the current model and compare.
+    Configurations without a stored boot are left out. Without a memory.max (``memory``
+    none) the whole-machine counters are graded too (``targets_for``)."""
+    results = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for c in configs:
+            spec, mglru = c["workload"], c["mglru"]
+            setup = Setup(workload=spec, mglru=mglru, **c["setup"])
             p = prepare(setup)
-            have = len(store.load_boots(out, params_of(setup, p))) if (out / "results.sqlite").exists() else 0
-            if have >= boots:
+            boots = store.load_boots(out, params_of(setup, p)) if (out / "results.sqlite").exists() else []
+            if not boots:
                 continue
-            setup.boots = boots - have
+            settings = {**(sim_defaults or {}), **{k: v for k, v in boots[0]["config"].items()
+                                                    if not k.startswith("kernel.") and k != "workload"}}
+            if mglru == "on":  # the variant of the guest's kernel version, unless told otherwise
+                settings["policy"] = mglru_policy or mglru_model(boots[0]["config"]["kernel.release"])
+            ratios = [b["metrics"]["zram.compression_ratio"] for b in boots if "zram.compression_ratio" in b["metrics"]]
+            if ratios:
+                settings["swap.zram.compression_ratio"] = f"{statistics.fmean(ratios):.3f}"
+            wl = build(spec, workload_room(setup, p.memory_max))
+            whole_machine = p.memory_max is None
             t = time.time()
-            print(f"{label} mglru={mglru}: {setup.boots} boot(s)", file=sys.stderr, flush=True)
-            record(setup, out, progress=False)
-            print(f"  done in {time.time() - t:.0f} s", file=sys.stderr, flush=True)
+            walls = [b["metrics"]["wall_s"] for b in boots if b["metrics"].get("wall_s")]
+            sim = simulate(wl, settings, Path(tmp), statistics.fmean(walls) if walls else None)
+            targets = targets_for(wl, whole_machine)
+            counters = list(targets) + [x for x in CONTEXT_COUNTERS if x not in targets]
+            real = [with_derived(b["vmstat"]) for b in boots]
+            rows = compare(real, with_derived(sim["vmstat"]), targets, counters)
+            results.append({**{k: v for k, v in c.items() if k != "setup"}, "policy": settings["policy"],
+                            "boots": len(boots), "sim_s": round(time.time() - t, 2),
+                            "wall_s": [round(b["metrics"].get("wall_s", 0), 1) for b in boots],
+                            "whole_machine": whole_machine, "thp_note": mark_not_comparable(rows, real, whole_machine),
+                            "settings": settings, "rows": rows})
+    return results
 
 
 def evaluate(out: Path, mglru_policy: str | None = None) -> list[dict]:
-    results = []
-    with tempfile.TemporaryDirectory() as tmp:
-        for label, spec, tick in SUITE:
-            for mglru in ("on", "off"):
-                setup = Setup(workload=spec, mglru=mglru, memory=MEMORY, tick_us=tick, **LAB)
-                p = prepare(setup)
-                boots = store.load_boots(out, params_of(setup, p))
-                if not boots:
-                    continue
-                settings = {**LAB_SIM, **{k: v for k, v in boots[0]["config"].items()
-                                          if not k.startswith("kernel.") and k != "workload"}}
-                if mglru == "on":  # the variant of the guest's kernel version, unless told otherwise
-                    settings["policy"] = mglru_policy or mglru_model(boots[0]["config"]["kernel.release"])
-                ratios = [b["metrics"]["zram.compression_ratio"] for b in boots if "zram.compression_ratio" in b["metrics"]]
-                if ratios:
-                    settings["swap.zram.compression_ratio"] = f"{statistics.fmean(ratios):.3f}"
-                wl = build(spec, p.memory_max)
-                t = time.time()
-                sim = simulate(wl, settings, Path(tmp))
-                targets = ANON_TARGETS if wl.anon_pages else FILE_TARGETS
-                counters = list(targets) + [c for c in ("pgmajfault", "pgpgin", "pgscan_file", "pgscan_anon",
-                                                        "pgsteal_anon", "workingset_activate_anon")
-                                            if c not in targets]
-                rows = compare([b["vmstat"] for b in boots], sim["vmstat"], targets, counters)
-                results.append({"label": label, "workload": spec, "mglru": mglru, "policy": settings["policy"],
-                                "boots": len(boots), "sim_s": round(time.time() - t, 2),
-                                "wall_s": [round(b["metrics"].get("wall_s", 0), 1) for b in boots],
-                                "settings": settings, "rows": rows})
-    return results
+    return evaluate_configs(out, lab_configs(), mglru_policy, LAB_SIM)
+
+
+def config_table(r: dict) -> list[str]:
+    """One configuration's table: counter, kernel mean ± sd, simulated, error, target."""
+    lines = ["| counter | kernel mean ± sd | simulated | error | target |", "|---|---:|---:|---:|---|"]
+    for row in r["rows"]:
+        err = "n/a" if row["rel_error"] == float("inf") else f"{row['rel_error']:+.1%}"
+        if row["target"] is None:
+            tgt = ""
+        elif not row.get("comparable", True):
+            tgt = f"not comparable (±{row['target']:.0%})"
+        else:
+            tgt = ("✓" if row["met"] else "✗") + f" ±{row['target']:.0%}"
+        lines.append(f"| {row['counter']} | {fmt(row['real_mean'])} ± {fmt(row['real_sd'])} | "
+                     f"{fmt(row['sim'])} | {err} | {tgt} |")
+    return lines
+
+
+def direction(on: dict, off: dict) -> dict:
+    """The MGLRU-vs-classic direction of one counter: ``on`` and ``off`` are its compare()
+    rows. The kernel's difference counts only beyond the larger of either side's sd and
+    1 % of the larger mean; the model's beyond 1 % of the larger simulated value.
+    ``kernel``/``model``: +1 (MGLRU more), -1 (less), 0 (no difference); ``verdict``:
+    "right" (same direction, or neither differs), "wrong", or "kernel: no difference"
+    (the model differs where the kernel does not: not graded)."""
+    dk, ds = on["real_mean"] - off["real_mean"], on["sim"] - off["sim"]
+    noise = max(on["real_sd"], off["real_sd"], 0.01 * max(abs(on["real_mean"]), abs(off["real_mean"]), 1))
+    kdir = 0 if abs(dk) <= noise else (1 if dk > 0 else -1)
+    sdir = 0 if abs(ds) <= 0.01 * max(abs(on["sim"]), abs(off["sim"]), 1) else (1 if ds > 0 else -1)
+    verdict = "right" if kdir == sdir else ("kernel: no difference" if kdir == 0 else "wrong")
+    return {"kernel_diff": dk, "model_diff": ds, "kernel": kdir, "model": sdir, "verdict": verdict}
 
 
 def render(results: list[dict]) -> str:
@@ -113,13 +170,7 @@ def render(results: list[dict]) -> str:
         lines.append("")
         lines.append(f"{r['boots']} boots; workload wall time in the guest {', '.join(f'{w} s' for w in r['wall_s'])}.")
         lines.append("")
-        lines.append("| counter | kernel mean ± sd | simulated | error | target |")
-        lines.append("|---|---:|---:|---:|---|")
-        for row in r["rows"]:
-            err = "n/a" if row["rel_error"] == float("inf") else f"{row['rel_error']:+.1%}"
-            tgt = "" if row["target"] is None else ("✓" if row["met"] else "✗") + f" ±{row['target']:.0%}"
-            lines.append(f"| {row['counter']} | {fmt(row['real_mean'])} ± {fmt(row['real_sd'])} | "
-                         f"{fmt(row['sim'])} | {err} | {tgt} |")
+        lines += config_table(r)
         lines.append("")
     # Direction of MGLRU vs classic per headline counter.
     lines += ["### MGLRU on vs off: direction of every headline counter", "",
@@ -133,15 +184,12 @@ def render(results: list[dict]) -> str:
         for name in heads:
             a = {x["counter"]: x for x in on["rows"]}[name]
             b = {x["counter"]: x for x in off["rows"]}[name]
-            dk, ds = a["real_mean"] - b["real_mean"], a["sim"] - b["sim"]
-            # A kernel difference within one sd of either side is no direction.
-            noise = max(a["real_sd"], b["real_sd"], 0.01 * max(abs(a["real_mean"]), abs(b["real_mean"]), 1))
-            kdir = 0 if abs(dk) <= noise else (1 if dk > 0 else -1)
-            sdir = 0 if abs(ds) <= 0.01 * max(abs(a["sim"]), abs(b["sim"]), 1) else (1 if ds > 0 else -1)
-            if kdir == sdir:
-                same = "✓" if kdir else "✓ (neither differs)"
+            d = direction(a, b)
+            dk, ds = d["kernel_diff"], d["model_diff"]
+            if d["verdict"] == "right":
+                same = "✓" if d["kernel"] else "✓ (neither differs)"
             else:
-                same = "– (kernel: no difference)" if kdir == 0 else "✗"
+                same = "– (kernel: no difference)" if d["kernel"] == 0 else "✗"
             lines.append(f"| {label} | {name} | {fmt(dk)} | {fmt(ds)} | {same} |")
     lines += ["", END]
     return "\n".join(lines)

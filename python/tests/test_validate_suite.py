@@ -1,0 +1,95 @@
+"""The validation suites' pure logic (scripts/validate_suite.py, scripts/validate_shipped.py):
+the MGLRU-vs-classic direction, the as-shipped summary and where its section goes. No boot."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+SCRIPTS = Path(__file__).resolve().parents[2] / "scripts"
+sys.path.insert(0, str(SCRIPTS))
+
+suite = pytest.importorskip("validate_suite")
+shipped = pytest.importorskip("validate_shipped")
+
+
+def row(counter, mean, sd, sim, target=0.10, comparable=True):
+    err = (sim - mean) / mean if mean else (0.0 if sim == 0 else float("inf"))
+    return {"counter": counter, "real_mean": float(mean), "real_sd": float(sd), "boots": 3, "sim": float(sim),
+            "rel_error": err, "target": target, "met": None if target is None else abs(err) <= target,
+            "comparable": comparable}
+
+
+def test_direction_same_opposite_and_noise():
+    d = suite.direction(row("x", 1200, 10, 1150), row("x", 1000, 10, 1000))
+    assert (d["kernel"], d["model"], d["verdict"]) == (1, 1, "right")
+    assert (d["kernel_diff"], d["model_diff"]) == (200, 150)
+    d = suite.direction(row("x", 1200, 10, 950), row("x", 1000, 10, 1000))
+    assert (d["kernel"], d["model"], d["verdict"]) == (1, -1, "wrong")
+    # The kernel's difference is within its sd: no direction; the model differs: not graded.
+    d = suite.direction(row("x", 1050, 80, 1100), row("x", 1000, 10, 1000))
+    assert (d["kernel"], d["model"], d["verdict"]) == (0, 1, "kernel: no difference")
+    # Within 1 % on both sides: neither differs, which is right.
+    d = suite.direction(row("x", 1005, 0, 1004), row("x", 1000, 0, 1000))
+    assert (d["kernel"], d["model"], d["verdict"]) == (0, 0, "right")
+    # The kernel differs, the model does not: wrong.
+    d = suite.direction(row("x", 0, 0, 0), row("x", 500, 5, 0))
+    assert (d["kernel"], d["model"], d["verdict"]) == (-1, 0, "wrong")
+
+
+def result(part, label, mglru, rows):
+    return {"part": part, "label": label, "workload": "zipf", "mglru": mglru, "policy": "p", "boots": 3,
+            "wall_s": [1.0], "rows": rows}
+
+
+def test_summary_counts_figures_and_directions_per_part():
+    results = [
+        result("memcg", "zipf pread", "on", [row("pgpgin", 1000, 1, 1050), row("pgsteal_file", 500, 1, 600),
+                                              row("pgscan_file", 900, 1, 1, target=None)]),
+        result("memcg", "zipf pread", "off", [row("pgpgin", 800, 1, 790), row("pgsteal_file", 400, 1, 410),
+                                               row("pgscan_file", 700, 1, 1, target=None)]),
+        result("machine", "zipf pread", "on", [row("pgpgin", 1000, 1, 880),
+                                                row("pgscan_kswapd", 150, 1, 200, target=0.25, comparable=False),
+                                                row("pgsteal_kswapd", 100, 1, 300, target=0.25)]),
+        result("machine", "zipf pread", "off", [row("pgpgin", 1200, 1, 1000),
+                                                 row("pgscan_kswapd", 100, 1, 100, target=0.25),
+                                                 row("pgsteal_kswapd", 100, 1, 100, target=0.25)]),
+        result("machine", "seqloop", "on", [row("pgpgin", 1000, 1, 1000)]),  # no MGLRU-off partner
+    ]
+    s = shipped.summary(results)
+    # Only headline rows of configurations with both sides, in suite order (memcg first).
+    assert [(x["part"], x["counter"]) for x in s["rows"]] == [
+        ("memcg", "pgpgin"), ("memcg", "pgsteal_file"),
+        ("machine", "pgpgin"), ("machine", "pgscan_kswapd"), ("machine", "pgsteal_kswapd")]
+    assert [x["direction"]["verdict"] for x in s["rows"]] == [
+        "right", "right", "right", "right", "kernel: no difference"]
+    c = s["counts"]
+    # memcg: pgpgin on +5 %, off -1.3 %; pgsteal_file on +20 % (missed), off +2.5 %.
+    assert c["memcg"] == {"figures": 4, "met": 3, "directions": 2, "right": 2, "ungraded": 0}
+    # machine: the not comparable figure is left out; pgpgin -12 % and -16.7 %, pgsteal_kswapd +200 %.
+    assert c["machine"] == {"figures": 5, "met": 2, "directions": 2, "right": 2, "ungraded": 1}
+    assert c["all"] == {"figures": 9, "met": 5, "directions": 4, "right": 4, "ungraded": 1}
+    text = shipped.render(results, ["whole-machine reclaim, seqloop, MGLRU off"])
+    assert text.startswith(shipped.BEGIN) and text.endswith(shipped.END)
+    assert "whole-machine reclaim, seqloop, MGLRU off" in text
+    assert "| memcg | zipf pread | pgsteal_file | +20.0% | missed | +2.5% | met | + | + | right |" in text
+    assert "| whole-machine | zipf pread | pgscan_kswapd | +33.3% | not comparable | +0.0% | met | + | + | right |" \
+        in text
+    assert ("| whole-machine | zipf pread | pgsteal_kswapd | +200.0% | missed | +0.0% | met | = | + | "
+            "kernel: no difference |") in text
+    assert "- All: 5 of 9 headline figures within the target; the MGLRU-vs-classic direction right for 4 of 4 " \
+        "counters (1 more where only the model differs)." in text
+
+
+def test_place_inserts_before_the_lab_section_then_replaces_in_place():
+    doc = f"# V\n\nintro\n\n## Results\n\n{shipped.LAB_BEGIN}\nlab\n<!-- END GENERATED -->\n\ntail\n"
+    once = shipped.place(doc, f"{shipped.BEGIN}\nA\n{shipped.END}")
+    assert once == (f"# V\n\nintro\n\n{shipped.HEADER}\n\n{shipped.BEGIN}\nA\n{shipped.END}\n\n## Results\n\n"
+                    f"{shipped.LAB_BEGIN}\nlab\n<!-- END GENERATED -->\n\ntail\n")
+    twice = shipped.place(once.replace("intro", "edited intro"), f"{shipped.BEGIN}\nB\n{shipped.END}")
+    assert twice == once.replace("intro", "edited intro").replace("\nA\n", "\nB\n")
+    # The lab suite's own split still finds its block.
+    head, rest = twice.split(suite.BEGIN, 1)
+    assert rest.split(suite.END, 1)[0] == "\nlab\n"
