@@ -122,3 +122,18 @@ fn readahead_pages_refault_through_the_workingset() {
     assert!(vm(&r, "workingset_refault_file") > 0);
     assert!(metric(&r, "major_faults") < 10.0, "readahead keeps the stream ahead of the task: {}", metric(&r, "major_faults"));
 }
+
+/// Asynchronous readahead takes disk time: its pages are cached at once but locked until
+/// the disk serves the window (one request of `cost.file_read_ns`), and a read that
+/// reaches them waits. A sequential read of 1,000 pages is one synchronous window and 33
+/// asynchronous ones (8, 16, then 32 pages), so the task waits about 34 reads of 80 µs,
+/// less the time it spends reading the pages meanwhile — where without readahead it
+/// waits 1,000.
+#[test]
+fn asynchronous_readahead_paces_a_sequential_reader_by_the_disk() {
+    let r = run_with(accesses(0..1000, READ), file(1000), &[]);
+    let waited = metric(&r, "io_wait_s") / 80e-6;
+    assert!((32.0..=34.0).contains(&waited), "waited {waited:.1} reads");
+    let r0 = run_with(accesses(0..1000, READ), file(1000), &[("block.read_ahead_kb", "0")]);
+    assert!(metric(&r0, "io_wait_s") / 80e-6 > 1000.0);
+}

@@ -70,6 +70,9 @@ pub mod pg {
     /// readahead (mm/readahead.c). The kernel shares the bit with `PG_reclaim`; here it
     /// has its own.
     pub const READAHEAD: u32 = 1 << 12;
+    /// `PG_locked` of a page whose asynchronous readahead has not completed: an access
+    /// waits for its window's I/O (sim/filemap.rs keeps the windows' completion times).
+    pub const INFLIGHT: u32 = 1 << 13;
     /// First policy-private bit.
     pub const POLICY_SHIFT: u32 = 16;
 }

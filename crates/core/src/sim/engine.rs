@@ -153,7 +153,11 @@ impl<P: ReclaimPolicy> Machine<P> {
         self.rec.baseline_ns += dt;
         let pfn = self.mm.pages.pte[a.page as usize];
         if is_resident(pfn) {
-            let f = self.mm.frames.flags(pfn);
+            let mut f = self.mm.frames.flags(pfn);
+            if f & pg::INFLIGHT != 0 {
+                self.wait_inflight(a.page, pfn);
+                f &= !pg::INFLIGHT;
+            }
             // Readahead this access starts runs after the page is accessed: the kernel
             // holds a reference on it meanwhile, so the window's reclaim cannot take it.
             let mut readahead = false;

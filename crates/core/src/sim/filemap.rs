@@ -46,10 +46,26 @@ impl Loc {
     }
 }
 
+/// An asynchronous readahead window in flight: pages `start..end` of a file, read by
+/// `done` (workload clock, ns).
+#[derive(Clone, Copy, Default)]
+struct Window {
+    start: u64,
+    end: u64,
+    done: u64,
+}
+
+/// Windows kept per file (asynchronous readahead pipelines one or two at a time).
+const WINDOWS: usize = 4;
+
 /// The trace's files and their readahead state.
 pub(crate) struct Filemap {
     files: Vec<FileRange>,
     ra: Vec<FileRaState>,
+    /// The last asynchronous windows of each file (a ring).
+    windows: Vec<[Window; WINDOWS]>,
+    /// When the disk has served every read submitted so far (one queue, ns).
+    io_busy_until: u64,
     ra_pages: u64,
     fault_around_pages: u64,
     loaded: bool,
@@ -62,6 +78,8 @@ impl Filemap {
         Filemap {
             files: Vec::new(),
             ra: Vec::new(),
+            windows: Vec::new(),
+            io_busy_until: 0,
             ra_pages: read_ahead_kb >> (reclaimlab_trace::PAGE_SHIFT - 10),
             fault_around_pages: fault_around_bytes / PAGE_SIZE,
             loaded: false,
@@ -75,9 +93,30 @@ impl Filemap {
         if !self.loaded {
             self.files = files.to_vec();
             self.ra = files.iter().map(|f| FileRaState::with_advice(self.ra_pages, f.advice)).collect();
+            self.windows = vec![[Window::default(); WINDOWS]; files.len()];
             self.loaded = true;
         }
         self.files.iter().filter(|f| f.nr_pages != u32::MAX).map(FileRange::end).max().unwrap_or(0)
+    }
+
+    /// Submit one read request to the disk at `now`: it starts when the disk is free and
+    /// takes `latency`. Returns its completion time.
+    fn submit_read(&mut self, now: u64, latency: u64) -> u64 {
+        self.io_busy_until = self.io_busy_until.max(now) + latency;
+        self.io_busy_until
+    }
+
+    /// Remember an asynchronous window of `file` completing at `done`.
+    fn push_window(&mut self, file: usize, start: u64, end: u64, done: u64) {
+        let ring = &mut self.windows[file];
+        let oldest = (0..WINDOWS).min_by_key(|&i| ring[i].done).expect("WINDOWS > 0");
+        ring[oldest] = Window { start, end, done };
+    }
+
+    /// When page `index` of `file`, read asynchronously, is read: its latest window's
+    /// completion (0 once forgotten: long done).
+    fn window_done(&self, file: usize, index: u64) -> u64 {
+        self.windows[file].iter().filter(|w| w.start <= index && index < w.end).map(|w| w.done).max().unwrap_or(0)
     }
 
     /// The file and offset of `page`; None for a file page outside every declared file
@@ -125,7 +164,7 @@ impl<P: ReclaimPolicy> Machine<P> {
         let target_flags = pg::DAMON_ACCESSED | if syscall { 0 } else { pg::MAPPED | pg::YOUNG };
         let one = Loc { file: usize::MAX, first: a.page, index: 0, nr_pages: 1 };
         self.mm.in_lru_fault = !syscall;
-        let read = self.ra_read_pages(loc.unwrap_or(one), req, memcg, Some((target, target_flags, a.flags & flags::WRITE != 0)));
+        let read = self.ra_read_pages(loc.unwrap_or(one), req, memcg, Some((target, target_flags, a.flags & flags::WRITE != 0)), false);
         let read = read.and_then(|r| {
             if is_resident(self.mm.pages.pte[a.page as usize]) {
                 return Ok(r);
@@ -134,10 +173,10 @@ impl<P: ReclaimPolicy> Machine<P> {
             // with the fault's own allocation (`filemap_create_folio`, FGP_CREAT).
             let (_, restored) = self.add_folio(a.page, memcg, target_flags, a.flags & flags::WRITE != 0, false)?.expect("a retrying add returns a folio or an error");
             self.mm.vmstat.count(Ev::Pgpgin, 4);
-            Ok(r || restored)
+            Ok((r.0 || restored, r.1 + 1))
         });
         self.mm.in_lru_fault = false;
-        let restored = read?;
+        let (restored, _) = read?;
         let pfn = self.mm.pages.pte[a.page as usize];
         if syscall {
             // filemap_read marks the folio it copies from accessed.
@@ -155,10 +194,25 @@ impl<P: ReclaimPolicy> Machine<P> {
                 self.fault_around(l);
             }
         }
-        // One synchronous read of the window; read_pages' PSI stall if it restored
-        // workingset folios.
-        let cost = &self.mm.cfg.cost;
-        self.fault_done(memcg, cost.major_fault_ns + cost.file_read_ns, true, restored, first)
+        // One synchronous read of the window, queued behind the disk's asynchronous reads;
+        // read_pages' PSI stall if it restored workingset folios.
+        let (now, cost) = (self.now, self.mm.cfg.cost.clone());
+        let done = self.filemap.submit_read(now, cost.file_read_ns);
+        self.fault_done(memcg, cost.major_fault_ns + (done - now), true, restored, first)
+    }
+
+    /// An access to a page whose asynchronous readahead may still be in flight: the task
+    /// waits for its window's read (`folio_lock` / `folio_wait_locked` in
+    /// `filemap_get_pages` and `filemap_fault`), then the page is an ordinary cached page.
+    #[inline(never)]
+    pub(super) fn wait_inflight(&mut self, page: u32, pfn: Pfn) {
+        self.mm.frames.clear(pfn, pg::INFLIGHT);
+        let Some(l) = self.filemap.locate(page, self.mm.pages.len()) else { return };
+        let done = self.filemap.window_done(l.file, l.index);
+        if done > self.now {
+            self.rec.io_wait_ns += done - self.now;
+            self.now = done;
+        }
     }
 
     /// A mapped access to a cached file page that is not mapped (a minor fault):
@@ -194,7 +248,7 @@ impl<P: ReclaimPolicy> Machine<P> {
         if let Some(req) = readahead::do_async_mmap_readahead(&mut self.filemap.ra[l.file], l.index, marked, &cached) {
             // Still in the fault: the window's pages are added in fault.
             self.mm.in_lru_fault = true;
-            let _ = self.ra_read_pages(l, req, memcg, None);
+            self.async_read(l, req, memcg);
             self.mm.in_lru_fault = false;
         }
     }
@@ -204,8 +258,19 @@ impl<P: ReclaimPolicy> Machine<P> {
         let pte = &self.mm.pages.pte;
         let cached = |i: u64| i < l.nr_pages && is_resident(pte[l.page(i)]);
         if let Some(req) = readahead::page_cache_async_ra(&mut self.filemap.ra[l.file], l.index, req_count, &cached) {
-            // Readahead allocations never fail the read: an error only ends the window.
-            let _ = self.ra_read_pages(l, req, memcg, None);
+            self.async_read(l, req, memcg);
+        }
+    }
+
+    /// Read an asynchronous window: its pages are in the page cache at once but locked
+    /// (`INFLIGHT`) until the disk serves the request; the task goes on. Readahead
+    /// allocations never fail the read: an error only ends the window.
+    fn async_read(&mut self, l: Loc, req: RaRequest, memcg: MemcgId) {
+        if let Ok((_, nr)) = self.ra_read_pages(l, req, memcg, None, true) {
+            if nr > 0 {
+                let done = self.filemap.submit_read(self.now, self.mm.cfg.cost.file_read_ns);
+                self.filemap.push_window(l.file, req.index, req.index + req.nr_to_read, done);
+            }
         }
     }
 
@@ -225,18 +290,19 @@ impl<P: ReclaimPolicy> Machine<P> {
     /// `do_page_cache_ra`): add every page of the window that is not cached, the one at the
     /// marker with `PG_readahead`, each charged and allocated without retrying
     /// (`readahead_gfp_mask`); the first that cannot be ends the window (-ENOMEM).
-    /// `target` is the faulting page's index, flags and write. Returns whether a page
-    /// came back from the workingset.
-    fn ra_read_pages(&mut self, l: Loc, req: RaRequest, memcg: MemcgId, target: Option<(u64, u32, bool)>) -> Result<bool> {
+    /// `target` is the faulting page's index, flags and write; `inflight` marks the pages
+    /// `INFLIGHT` (an asynchronous window). Returns whether a page came back from the
+    /// workingset, and the pages read.
+    fn ra_read_pages(&mut self, l: Loc, req: RaRequest, memcg: MemcgId, target: Option<(u64, u32, bool)>, inflight: bool) -> Result<(bool, u64)> {
         let (nr, mark) = req.clamp(l.nr_pages);
-        let mut restored = false;
+        let (mut restored, mut read) = (false, 0);
         for i in 0..nr {
             let index = req.index + i;
             let page = l.page(index);
             if is_resident(self.mm.pages.pte[page]) {
                 continue;
             }
-            let (mut f, mut write) = (if i == mark { pg::READAHEAD } else { 0 }, false);
+            let (mut f, mut write) = (if i == mark { pg::READAHEAD } else { 0 } | if inflight { pg::INFLIGHT } else { 0 }, false);
             if let Some((t, tf, w)) = target {
                 if t == index {
                     (f, write) = (f | tf, w);
@@ -247,8 +313,9 @@ impl<P: ReclaimPolicy> Machine<P> {
                 None => break,
             }
             self.mm.vmstat.count(Ev::Pgpgin, 4);
+            read += 1;
         }
-        Ok(restored)
+        Ok((restored, read))
     }
 
     /// `do_fault_around` → `filemap_map_pages`: map the cached pages of the
@@ -273,6 +340,13 @@ impl<P: ReclaimPolicy> Machine<P> {
             let f = self.mm.frames.flags(pfn);
             if f & (pg::READAHEAD | pg::SWAPBACKED) != 0 {
                 continue;
+            }
+            // next_uptodate_folio skips a folio still being read (locked, not uptodate).
+            if f & pg::INFLIGHT != 0 {
+                if self.filemap.window_done(l.file, index) > self.now {
+                    continue;
+                }
+                self.mm.frames.clear(pfn, pg::INFLIGHT);
             }
             if f & pg::WORKINGSET == 0 {
                 hits += 1;
