@@ -297,8 +297,9 @@ impl<P: ReclaimPolicy> Machine<P> {
         self.rec.memstall_ns += ns;
     }
 
-    /// `__alloc_pages` for one order-0 user page; with `noretry` (`__GFP_NORETRY`, readahead) the slow path gives up
-    /// after one round of direct reclaim (None) instead of retrying and OOMing.
+    /// `__alloc_pages` for one order-0 user page. With `noretry` (`__GFP_NORETRY`,
+    /// readahead) the slow path gives up after one round of direct reclaim (None) instead
+    /// of retrying and OOMing.
     pub(crate) fn alloc_page_gfp(&mut self, memcg: MemcgId, noretry: bool) -> Result<Option<Pfn>> {
         let nodes = self.zonelist_nodes(memcg);
         if let Some(pfn) = self.get_page_from_freelist(&nodes, WMARK_LOW) {
