@@ -153,36 +153,11 @@ impl<P: ReclaimPolicy> Machine<P> {
         self.rec.baseline_ns += dt;
         let pfn = self.mm.pages.pte[a.page as usize];
         if is_resident(pfn) {
-            let mut f = self.mm.frames.flags(pfn);
-            if f & pg::INFLIGHT != 0 {
-                self.wait_inflight(a.page, pfn);
-                f &= !pg::INFLIGHT;
-            }
-            // Readahead this access starts runs after the page is accessed: the kernel
-            // holds a reference on it meanwhile, so the window's reclaim cannot take it.
-            let mut readahead = false;
-            if a.flags & flags::SYSCALL != 0 && f & pg::SWAPBACKED == 0 {
-                readahead = f & pg::READAHEAD != 0;
-                self.filemap.last_read = a.page;
-                self.policy.folio_mark_accessed(&mut self.mm, pfn);
-                self.mm.frames.set(pfn, pg::DAMON_ACCESSED);
+            let f = self.mm.frames.flags(pfn);
+            if f & (pg::INFLIGHT | pg::READAHEAD) == 0 {
+                self.touch_resident(a, pfn, f);
             } else {
-                if f & pg::MAPPED == 0 {
-                    // A cached page mapped for the first time: minor fault.
-                    if f & pg::SWAPBACKED == 0 {
-                        readahead = self.map_cached_file_page(a);
-                    } else {
-                        self.mm.vmstat.count(Ev::Pgfault, 1);
-                        self.now += self.mm.cfg.cost.minor_fault_ns;
-                    }
-                }
-                self.mm.frames.set(pfn, pg::MAPPED | pg::YOUNG | pg::DAMON_ACCESSED);
-            }
-            if a.flags & flags::WRITE != 0 && f & pg::DIRTY == 0 {
-                self.mark_dirty(pfn);
-            }
-            if readahead {
-                self.cached_page_readahead(a, pfn, rest);
+                self.touch_readahead_page(a, pfn, f, rest);
             }
         } else {
             self.fault(a, pte_info(pfn), rest)?;
@@ -192,6 +167,32 @@ impl<P: ReclaimPolicy> Machine<P> {
             self.run_events()?;
         }
         Ok(())
+    }
+
+    /// An access to a resident page: `folio_mark_accessed` for read()/write() of a file
+    /// page, else the PTE's accessed bit (a minor fault first if the page is not mapped);
+    /// a write dirties it.
+    #[inline(always)]
+    pub(super) fn touch_resident(&mut self, a: Access, pfn: Pfn, f: u32) {
+        if a.flags & flags::SYSCALL != 0 && f & pg::SWAPBACKED == 0 {
+            self.filemap.last_read = a.page;
+            self.policy.folio_mark_accessed(&mut self.mm, pfn);
+            self.mm.frames.set(pfn, pg::DAMON_ACCESSED);
+        } else {
+            if f & pg::MAPPED == 0 {
+                // A cached page mapped for the first time: minor fault.
+                if f & pg::SWAPBACKED == 0 {
+                    self.map_cached_file_page(a, f);
+                } else {
+                    self.mm.vmstat.count(Ev::Pgfault, 1);
+                    self.now += self.mm.cfg.cost.minor_fault_ns;
+                }
+            }
+            self.mm.frames.set(pfn, pg::MAPPED | pg::YOUNG | pg::DAMON_ACCESSED);
+        }
+        if a.flags & flags::WRITE != 0 && f & pg::DIRTY == 0 {
+            self.mark_dirty(pfn);
+        }
     }
 
     /// A write to a clean page: anon pages are dirty by nature; a file page is accounted
@@ -366,13 +367,9 @@ impl<P: ReclaimPolicy> Machine<P> {
             return self.file_fault(a, first, rest);
         }
         // A swap-in is charged to the memcg recorded at swap-out (swap_cgroup, kept in the
-        // shadow).
-        let shadow = self.mm.pages.shadow[page];
-        let memcg = if info & pinfo::SWAPPED != 0 && shadow != 0 {
-            crate::mm::workingset::unpack_shadow(shadow).0
-        } else {
-            self.cgroup_map[a.cgroup as usize]
-        };
+        // shadow). A first touch reads no other per-page array (docs/ARCHITECTURE.md).
+        let shadow = if info & pinfo::SWAPPED != 0 { self.mm.pages.shadow[page] } else { 0 };
+        let memcg = if shadow != 0 { crate::mm::workingset::unpack_shadow(shadow).0 } else { self.cgroup_map[a.cgroup as usize] };
         let flags = pg::DAMON_ACCESSED | pg::SWAPBACKED | pg::MAPPED | pg::YOUNG;
         let (_, restored) = self.add_folio(a.page, memcg, flags, a.flags & flags::WRITE != 0, false)?.expect("a retrying add returns a folio or an error");
         let cost = self.mm.cfg.cost.clone();

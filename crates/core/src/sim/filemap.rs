@@ -71,6 +71,9 @@ pub(crate) struct Filemap {
     loaded: bool,
     /// The page of the last read(), `u32::MAX` before the first.
     pub last_read: u32,
+    /// A marked page's fault: the window `do_async_mmap_readahead` decided (if any), read
+    /// once the fault has mapped the page.
+    pending: Option<(Loc, Option<RaRequest>)>,
 }
 
 impl Filemap {
@@ -84,6 +87,7 @@ impl Filemap {
             fault_around_pages: fault_around_bytes / PAGE_SIZE,
             loaded: false,
             last_read: u32::MAX,
+            pending: None,
         }
     }
 
@@ -204,8 +208,7 @@ impl<P: ReclaimPolicy> Machine<P> {
     /// An access to a page whose asynchronous readahead may still be in flight: the task
     /// waits for its window's read (`folio_lock` / `folio_wait_locked` in
     /// `filemap_get_pages` and `filemap_fault`), then the page is an ordinary cached page.
-    #[inline(never)]
-    pub(super) fn wait_inflight(&mut self, page: u32, pfn: Pfn) {
+    fn wait_inflight(&mut self, page: u32, pfn: Pfn) {
         self.mm.frames.clear(pfn, pg::INFLIGHT);
         let Some(l) = self.filemap.locate(page, self.mm.pages.len()) else { return };
         let done = self.filemap.window_done(l.file, l.index);
@@ -216,40 +219,59 @@ impl<P: ReclaimPolicy> Machine<P> {
     }
 
     /// A mapped access to a cached file page that is not mapped (a minor fault):
-    /// `do_read_fault` → fault-around. True when fault-around did not map the page (off,
-    /// or the page carries `PG_readahead`): the fault then goes through `filemap_fault`,
-    /// whose `do_async_mmap_readahead` [`Self::cached_page_readahead`] runs once the caller
-    /// has mapped the page.
+    /// `do_read_fault` → fault-around; if that did not map the page (off, or the page
+    /// carries `PG_readahead`), `filemap_fault` serves it from the cache and
+    /// `do_async_mmap_readahead` counts a hit against `mmap_miss` — and for a marked page
+    /// decides the next window, which [`Self::touch_readahead_page`] reads once the caller
+    /// has mapped the page. `f` is the page's flags.
     #[inline(never)]
-    pub(super) fn map_cached_file_page(&mut self, a: Access) -> bool {
+    pub(super) fn map_cached_file_page(&mut self, a: Access, f: u32) {
         self.mm.vmstat.count(Ev::Pgfault, 1);
         self.now += self.mm.cfg.cost.minor_fault_ns;
-        match self.filemap.locate(a.page, self.mm.pages.len()) {
-            Some(l) => !(self.filemap.fault_around_pages > 1 && self.fault_around(l)),
-            None => false,
-        }
-    }
-
-    /// Readahead started by an access to a cached page, run after the access: a read()
-    /// of a `PG_readahead` page (`filemap_readahead` → `page_cache_async_ra`), or a mapped
-    /// fault that `filemap_fault` served from the cache (`do_async_mmap_readahead`).
-    #[inline(never)]
-    pub(super) fn cached_page_readahead(&mut self, a: Access, pfn: Pfn, rest: &[Access]) {
         let Some(l) = self.filemap.locate(a.page, self.mm.pages.len()) else { return };
-        let memcg = self.cgroup_map[a.cgroup as usize];
-        let marked = self.mm.frames.test_and_clear(pfn, pg::READAHEAD);
-        if a.flags & flags::SYSCALL != 0 {
-            self.note_last_read();
-            self.async_ra(l, a.request_pages(rest), memcg);
+        if self.filemap.fault_around_pages > 1 && self.fault_around(l) {
             return;
         }
         let pte = &self.mm.pages.pte;
         let cached = |i: u64| i < l.nr_pages && is_resident(pte[l.page(i)]);
-        if let Some(req) = readahead::do_async_mmap_readahead(&mut self.filemap.ra[l.file], l.index, marked, &cached) {
-            // Still in the fault: the window's pages are added in fault.
-            self.mm.in_lru_fault = true;
-            self.async_read(l, req, memcg);
-            self.mm.in_lru_fault = false;
+        let marked = f & pg::READAHEAD != 0;
+        let req = readahead::do_async_mmap_readahead(&mut self.filemap.ra[l.file], l.index, marked, &cached);
+        self.filemap.pending = marked.then_some((l, req));
+    }
+
+    /// An access to a page that is still being read (`INFLIGHT`) or carries
+    /// `PG_readahead`: wait for its read (`folio_lock` in `filemap_get_pages` /
+    /// `filemap_fault`), access it, then start the readahead the access calls for — after
+    /// the access, since the kernel holds a reference on the page meanwhile, so the
+    /// window's reclaim cannot take it: `filemap_readahead` → `page_cache_async_ra` for a
+    /// read(), the window `do_async_mmap_readahead` decided for a mapped fault.
+    #[inline(never)]
+    pub(super) fn touch_readahead_page(&mut self, a: Access, pfn: Pfn, mut f: u32, rest: &[Access]) {
+        if f & pg::INFLIGHT != 0 {
+            self.wait_inflight(a.page, pfn);
+            f &= !pg::INFLIGHT;
+        }
+        self.touch_resident(a, pfn, f);
+        if f & pg::READAHEAD == 0 {
+            return;
+        }
+        let memcg = self.cgroup_map[a.cgroup as usize];
+        if a.flags & flags::SYSCALL != 0 {
+            self.mm.frames.clear(pfn, pg::READAHEAD);
+            if let Some(l) = self.filemap.locate(a.page, self.mm.pages.len()) {
+                self.note_last_read();
+                self.async_ra(l, a.request_pages(rest), memcg);
+            }
+        } else if let Some((l, req)) = self.filemap.pending.take() {
+            // A mapped access that faulted (an access through an existing mapping does
+            // not see the marker): page_cache_async_ra cleared the marker. Still in the
+            // fault: the window's pages are added in fault.
+            self.mm.frames.clear(pfn, pg::READAHEAD);
+            if let Some(req) = req {
+                self.mm.in_lru_fault = true;
+                self.async_read(l, req, memcg);
+                self.mm.in_lru_fault = false;
+            }
         }
     }
 
