@@ -242,11 +242,11 @@ pub fn encode_files(files: &[crate::FileRange]) -> Vec<u8> {
 /// Decode the trailer: `count` cgroup entries, then (with `has_files`) the file table,
 /// together spanning all of `t`.
 pub fn decode_trailer(t: &[u8], count: u16, has_files: bool) -> Result<(Vec<String>, Vec<crate::FileRange>), String> {
+    let (names, end) = decode_cgroup_entries(t, count)?;
     if !has_files {
-        return Ok((decode_table(t, count)?, Vec::new()));
+        check_table_end(t, end)?;
+        return Ok((names, Vec::new()));
     }
-    let end = cgroup_entries_len(t, count)?;
-    let names = decode_table(&t[..end], count)?;
     let f = &t[end..];
     let take = |p: usize, n: usize, what: &str| -> Result<&[u8], String> {
         f.get(p..p + n).ok_or_else(|| format!("file table ends inside {what}"))
@@ -272,21 +272,23 @@ pub fn decode_trailer(t: &[u8], count: u16, has_files: bool) -> Result<(Vec<Stri
     Ok((names, files))
 }
 
-/// Bytes the first `count` cgroup entries of `t` span.
-fn cgroup_entries_len(t: &[u8], count: u16) -> Result<usize, String> {
-    let mut p = 0usize;
-    for i in 0..count {
-        let len = t.get(p..p + 2).ok_or_else(|| format!("cgroup table ends inside entry {i}"))?;
-        p += 2 + u16::from_le_bytes([len[0], len[1]]) as usize;
-        if p > t.len() {
-            return Err(format!("cgroup table ends inside name {i}"));
-        }
-    }
-    Ok(p)
-}
-
 /// Decode a cgroup table of exactly `count` entries spanning all of `t`.
 pub fn decode_table(t: &[u8], count: u16) -> Result<Vec<String>, String> {
+    let (names, end) = decode_cgroup_entries(t, count)?;
+    check_table_end(t, end)?;
+    Ok(names)
+}
+
+/// The cgroup entries must span the whole table.
+fn check_table_end(t: &[u8], end: usize) -> Result<(), String> {
+    if end != t.len() {
+        return Err(format!("{} stray bytes after the cgroup table entries", t.len() - end));
+    }
+    Ok(())
+}
+
+/// Decode `count` cgroup entries from the start of `t`; returns them and the bytes they span.
+fn decode_cgroup_entries(t: &[u8], count: u16) -> Result<(Vec<String>, usize), String> {
     let mut names = Vec::with_capacity(count as usize);
     let mut p = 0usize;
     for i in 0..count {
@@ -309,13 +311,7 @@ pub fn decode_table(t: &[u8], count: u16) -> Result<Vec<String>, String> {
         }
         names.push(name.to_string());
     }
-    if p != t.len() {
-        return Err(format!(
-            "{} stray bytes after the cgroup table entries",
-            t.len() - p
-        ));
-    }
-    Ok(names)
+    Ok((names, p))
 }
 
 #[cfg(test)]
