@@ -75,6 +75,11 @@ pub struct RaRequest {
 }
 
 impl RaRequest {
+    /// The one page at `index`, no marker: a read without readahead.
+    pub fn page(index: u64) -> Self {
+        RaRequest { index, nr_to_read: 1, lookahead: 0 }
+    }
+
     /// `do_page_cache_ra`'s end-of-file clamp, then `page_cache_ra_unbounded`'s mark
     /// (relative to `index`): `(pages to consider, mark)`, `mark >= pages` meaning none.
     pub fn clamp(&self, file_pages: u64) -> (u64, u64) {
@@ -146,7 +151,7 @@ pub fn page_cache_next_miss(index: u64, max_scan: u64, cached: &impl Fn(u64) -> 
 /// read is forced readahead of the requested page alone (`force_page_cache_ra`).
 pub fn page_cache_sync_ra(ra: &mut FileRaState, index: u64, req_count: u64, cached: &impl Fn(u64) -> bool) -> RaRequest {
     if ra.ra_pages == 0 {
-        return RaRequest { index, nr_to_read: 1, lookahead: 0 };
+        return RaRequest::page(index);
     }
     // "Be dumb": FMODE_RANDOM reads the request (force_page_cache_ra, up to
     // max(io_pages, ra_pages) pages; io_pages is taken to be ra_pages).

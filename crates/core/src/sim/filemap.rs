@@ -44,6 +44,13 @@ impl Loc {
     fn page(&self, index: u64) -> usize {
         (self.first as u64 + index) as usize
     }
+
+    /// The page-cache lookup readahead's decisions take: is page `index` of this file
+    /// cached (`pte`: `Pages::pte`).
+    fn cached<'a>(&self, pte: &'a [u32]) -> impl Fn(u64) -> bool + 'a {
+        let l = *self;
+        move |i| i < l.nr_pages && is_resident(pte[l.page(i)])
+    }
 }
 
 /// An asynchronous readahead window in flight: pages `start..end` of a file, read by
@@ -145,17 +152,16 @@ impl<P: ReclaimPolicy> Machine<P> {
         let loc = self.filemap.locate(a.page, self.mm.pages.len());
         let target = loc.map_or(0, |l| l.index);
         let req = match loc {
-            None => RaRequest { index: 0, nr_to_read: 1, lookahead: 0 },
+            None => RaRequest::page(0),
             Some(l) => {
                 self.note_last_read();
-                let pte = &self.mm.pages.pte;
-                let cached = |i: u64| i < l.nr_pages && is_resident(pte[l.page(i)]);
+                let cached = l.cached(&self.mm.pages.pte);
                 let ra = &mut self.filemap.ra[l.file];
                 if syscall {
                     let req_count = a.request_pages(rest).min(l.nr_pages - l.index);
                     readahead::page_cache_sync_ra(ra, l.index, req_count, &cached)
                 } else {
-                    readahead::do_sync_mmap_readahead(ra, l.index).unwrap_or(RaRequest { index: l.index, nr_to_read: 1, lookahead: 0 })
+                    readahead::do_sync_mmap_readahead(ra, l.index).unwrap_or(RaRequest::page(l.index))
                 }
             }
         };
@@ -232,8 +238,7 @@ impl<P: ReclaimPolicy> Machine<P> {
         if self.filemap.fault_around_pages > 1 && self.fault_around(l) {
             return;
         }
-        let pte = &self.mm.pages.pte;
-        let cached = |i: u64| i < l.nr_pages && is_resident(pte[l.page(i)]);
+        let cached = l.cached(&self.mm.pages.pte);
         let marked = f & pg::READAHEAD != 0;
         let req = readahead::do_async_mmap_readahead(&mut self.filemap.ra[l.file], l.index, marked, &cached);
         self.filemap.pending = marked.then_some((l, req));
@@ -277,9 +282,8 @@ impl<P: ReclaimPolicy> Machine<P> {
 
     /// `page_cache_async_ra` from the marked page at `l.index`, reading the new window.
     fn async_ra(&mut self, l: Loc, req_count: u64, memcg: MemcgId) {
-        let pte = &self.mm.pages.pte;
-        let cached = |i: u64| i < l.nr_pages && is_resident(pte[l.page(i)]);
-        if let Some(req) = readahead::page_cache_async_ra(&mut self.filemap.ra[l.file], l.index, req_count, &cached) {
+        let req = readahead::page_cache_async_ra(&mut self.filemap.ra[l.file], l.index, req_count, &l.cached(&self.mm.pages.pte));
+        if let Some(req) = req {
             self.async_read(l, req, memcg);
         }
     }
