@@ -20,6 +20,8 @@ workloads (NAME[:key=value,...]; sizes default relative to --memory):
   zipf[:pages=N,reads=N,s=0.9,seed=42]       4 KiB preads, Zipf ranks, no readahead
   zipfmap[:...]                              the same through a read-only shared mmap
   anon[:pages=N,hot=0.5,rounds=10,cold=0.05] fill anon memory, then hot/cold rounds (zram)
+  hotcold[:pages=N,hot=0.1,warm=0.3,period_ms=100,warm_period_ms=5000,duration_s=60]
+                                             idle anon memory on a real clock (for --damon-reclaim)
   trace:path=FILE[,format=F,kind=K]          any reclaimlab trace (one cgroup, no file writes)
 """
 
@@ -36,6 +38,8 @@ VALIDATE_EPILOG = WORKLOADS + """
 examples:
   reclaimlab validate seqloop --memory 64M --mglru on --boots 3
   reclaimlab validate anon:hot=0.4 --memory 64M --mglru off --json
+  reclaimlab validate hotcold:duration_s=30 --memory none --tick 1000 \
+      --damon-reclaim min_age=2000000,wmarks_high=1000,wmarks_mid=999,wmarks_low=0
 """
 
 
@@ -73,6 +77,15 @@ def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument("--tick", type=int, default=0, metavar="USEC",
                    help="one sleeper per guest CPU waking every USEC µs, so TCG flushes its soft TLB and "
                         "accessed bits behave as on hardware (default 0: none; docs/kernel.md)")
+    p.add_argument("--damon-reclaim", metavar="KEY=VALUE[,...]",
+                   help="enable DAMON_RECLAIM when the workload starts, with these module parameters "
+                        "(/sys/module/damon_reclaim/parameters: min_age, quota_ms, quota_sz, wmarks_*, ...; "
+                        "kernel units); records its statistics and the workload's memory.current over time. "
+                        "'' keeps every default")
+    p.add_argument("--damon-interface", choices=("module", "sysfs"),
+                   help="run DAMON_RECLAIM as the module (enabled=Y) or as the module's scheme through DAMON's "
+                        "sysfs interface (default: sysfs on v6.11..v6.16, whose module drops its scheme; "
+                        "docs/kernel.md)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
 
 
@@ -107,7 +120,8 @@ def _setup(a: argparse.Namespace):
     return Setup(workload=a.workload, kernel=a.kernel, mglru=a.mglru, memory=a.memory, swap=a.swap,
                  swappiness=a.swappiness, boots=a.boots, timeout=a.timeout, guest_mb=guest_mb_of(a.guest_memory),
                  disk_size=a.disk_size, accel=a.accel, tick_us=a.tick, smp=a.smp, read_ahead_kb=a.read_ahead_kb,
-                 fault_around_bytes=a.fault_around_bytes, thp=a.thp)
+                 fault_around_bytes=a.fault_around_bytes, thp=a.thp, damon_reclaim=a.damon_reclaim,
+                 damon_interface=a.damon_interface)
 
 
 def guest_lines(c) -> list[str]:
@@ -121,6 +135,23 @@ def guest_lines(c) -> list[str]:
                      + "; ".join(f"{z.name} managed {number(z.managed)} free {number(z.free)} "
                                  f"min/low/high {z.min}/{z.low}/{z.high}" for z in start.zones if z.managed))
     return lines
+
+
+def damon_lines(consoles) -> list[str]:
+    """DAMON_RECLAIM's statistics and the workload's average memory.current, per boot."""
+    from ..kernel import damon
+
+    out = []
+    for i, c in enumerate(consoles):
+        st, avg = damon.guest_stats(c), damon.time_average(*damon.guest_footprint(c)) if len(c.samples) > 1 else None
+        if st:
+            out.append(f"boot {i}: DAMON_RECLAIM ({c.damon_reclaim.get('interface')}): tried "
+                       f"{number(st.get('bytes_reclaim_tried_regions', 0))} B in {number(st.get('nr_reclaim_tried_regions', 0))} "
+                       f"regions, reclaimed {number(st.get('bytes_reclaimed_regions', 0))} B, quota exceeds "
+                       f"{st.get('nr_quota_exceeds', 0)}")
+        if avg:
+            out.append(f"boot {i}: memory.current {avg / 2**20:.1f} MiB on average over {len(c.samples) - 1} samples")
+    return out
 
 
 def _mean_sd(vals: list[float]) -> tuple[float, float]:
@@ -139,6 +170,8 @@ def cmd_run(a: argparse.Namespace) -> int:
     if a.json:
         print(json.dumps({"workload": prep.wl.spec, "kernel": consoles[0].release, "lru_gen": consoles[0].lru_gen,
                           "boots": [{"wall_s": b.wall_s, "vmstat": c.vmstat(), "read_back": c.read_back(),
+                                     **({"damon_reclaim": c.damon_reclaim} if c.damon_reclaim else {}),
+                                     **({"samples": [asdict(x) for x in c.samples]} if c.samples else {}),
                                      "layouts": {w: asdict(l) for w, l in c.layouts.items()},
                                      "phases": [{"index": ph.index, "wall_s": ph.wall_ns / 1e9, "vmstat": ph.vmstat}
                                                 for ph in c.phases], "log": str(b.log)}
@@ -153,6 +186,8 @@ def cmd_run(a: argparse.Namespace) -> int:
     rows = [(n, number(m), number(round(s, 1)), f"{100 * s / m:.1f}%" if m else "-") for n, (m, s) in stats.items()
             if not n.startswith("nr_")]
     print(table(rows, header=("counter", "mean", "sd", "cv"), right=(1, 2, 3)))
+    for line in damon_lines(consoles):
+        print(line)
     print(f"stored in {Path(a.out) / 'results.sqlite'}; console logs in {Path(a.out) / 'boots'}")
     return 0
 
@@ -169,15 +204,14 @@ def cmd_validate(a: argparse.Namespace) -> int:
     g = res["read_back"]
     print(f"guest: read_ahead_kb {g['read_ahead_kb']}  fault_around_bytes {g['fault_around_bytes']}  thp {g['thp']}  "
           f"memory.max {g['memory.max']}  time dilation {res['time_dilation']}")
-    rows = []
-    for r in res["rows"]:
-        if not r.get("comparable", True):
-            tgt = "not comparable"
-        else:
-            tgt = "" if r["target"] is None else f"{'met' if r['met'] else 'MISSED'} (±{r['target']:.0%})"
-        rows.append((r["counter"], f"{number(round(r['real_mean'], 1))} ± {number(round(r['real_sd'], 1))}",
-                     number(r["sim"]), f"{r['rel_error']:+.1%}" if r["rel_error"] != float("inf") else "inf", tgt))
-    print(table(rows, header=("counter", "kernel mean ± sd", "simulated", "rel. error", "target"), right=(1, 2, 3)))
+    print(_rows_table(res["rows"]))
+    dr = res.get("damon_reclaim")
+    if dr:
+        print(f"DAMON_RECLAIM ({dr['interface']} interface in the guest; baseline: one boot without it)")
+        print(_rows_table(dr["rows"]))
+        k = dr["kdamond_cpu_pct"]
+        if k["kernel"] and k["simulator"] is not None:
+            print(f"kdamond CPU: kernel {_mean_sd(k['kernel'])[0]:.2f}% (TCG), simulator {k['simulator']:.2f}%")
     shown = {r["counter"] for r in res["rows"]}
     for counter, note in res["notes"].items():
         if counter in shown:
@@ -185,6 +219,23 @@ def cmd_validate(a: argparse.Namespace) -> int:
     if res.get("not_comparable"):
         print(f"note: anon counters {res['not_comparable']}")
     return 0
+
+
+def _rows_table(rows_in: list[dict]) -> str:
+    """A comparison table: counter, kernel mean ± sd, simulated, relative error, target
+    (relative, or in percentage points for a row with ``target_pp``)."""
+    rows = []
+    for r in rows_in:
+        if not r.get("comparable", True):
+            tgt = "not comparable"
+        elif r.get("target_pp") is not None:
+            tgt = f"{'met' if r['met'] else 'MISSED'} (±{r['target_pp']:g} pp)"
+        else:
+            tgt = "" if r["target"] is None else f"{'met' if r['met'] else 'MISSED'} (±{r['target']:.0%})"
+        rows.append((r["counter"], f"{number(round(r['real_mean'], 1))} ± {number(round(r['real_sd'], 1))}",
+                     number(round(r["sim"], 1)), f"{r['rel_error']:+.1%}" if r["rel_error"] != float("inf") else "inf",
+                     tgt))
+    return table(rows, header=("counter", "kernel mean ± sd", "simulated", "rel. error", "target"), right=(1, 2, 3))
 
 
 def cmd_trace(a: argparse.Namespace) -> int:

@@ -7,6 +7,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from .damon import Sample
+
 MARK = re.compile(r"@@([A-Za-z_.-]+)(?: (.*))?$")
 # ANSI/VT100 escape sequences (CSI ... final byte, ESC c, ESC ( B, ...) and stray controls.
 ESCAPE = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b[()][0-9A-Za-z]|\x1b[@-Z\\-_]|[\x00-\x08\x0b-\x1f\x7f]")
@@ -69,6 +71,11 @@ class Console:
     memory_events: dict[str, int] = field(default_factory=dict)
     memory_peak: int | None = None
     zram_mm_stat: list[int] = field(default_factory=list)
+    #: DAMON_RECLAIM (``--damon-reclaim``): /sys/module/damon_reclaim/parameters/* after the
+    #: workload (parameters, statistics, ``kdamond_ticks``: its CPU time in clock ticks), and
+    #: the footprint samples taken while it ran.
+    damon_reclaim: dict[str, str] = field(default_factory=dict)
+    samples: list[Sample] = field(default_factory=list)
     phases: list[Phase] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
@@ -169,6 +176,10 @@ def parse(text: str) -> Console:
                 c.memory_peak = int(parts[0])
             elif tag == "zram_mm_stat":
                 c.zram_mm_stat = [int(x) for x in parts]
+            elif tag == "damon_reclaim" and len(parts) == 2:
+                c.damon_reclaim[parts[0]] = parts[1]
+            elif tag == "sample" and len(parts) == 3:
+                c.samples.append(Sample(float(parts[0]), int(parts[1]), int(parts[2])))
             elif tag == "phase" and len(parts) == 2:
                 cur = Phase(int(parts[0]), int(parts[1]))
             elif tag == "vm" and len(parts) == 2 and cur is not None:

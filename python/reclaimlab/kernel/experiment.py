@@ -5,11 +5,13 @@ and compare."""
 from __future__ import annotations
 
 import time
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from ..results import Store
-from . import LAB, store
+from . import LAB, damon, store
+from .ops import CGROUP
 from .console import Console
 from .run import GUEST_MB, Prepared, Setup, prepare, run
 from .validate import (compare, definition_notes, guest_wall_s, kernel_config, mark_not_comparable, policy_of,
@@ -39,8 +41,11 @@ def _guest_options(setup: Setup, p: Prepared) -> dict[str, str]:
     the option existed (the defaults of tick and smp, the laboratory settings LAB of
     readahead, fault-around and THP), so that those boots keep their key."""
     opts = {"tick_us": setup.tick_us, "smp": setup.smp, "read_ahead_kb": p.read_ahead_kb,
-            "fault_around_bytes": p.fault_around_bytes, "thp": setup.thp or "default"}
-    before = {"tick_us": 0, "smp": Setup.smp, **LAB}
+            "fault_around_bytes": p.fault_around_bytes, "thp": setup.thp or "default",
+            "damon_reclaim": None if p.damon_reclaim is None else
+            f"{p.damon_interface}:" + (",".join(f"{k}={v}" for k, v in sorted(p.damon_reclaim.items())) or "defaults"),
+            "sample": setup.sample}
+    before = {"tick_us": 0, "smp": Setup.smp, **LAB, "damon_reclaim": None, "sample": False}
     return {k: str(v) for k, v in opts.items() if v != before[k]}
 
 
@@ -68,12 +73,23 @@ def record(setup: Setup, out: Path, progress: bool = True,
 
 def validate(setup: Setup, out: Path, progress: bool = True) -> dict[str, Any]:
     """Boot, simulate, compare. Returns ``{"workload", "kernel", "policy", "settings",
-    "boots", "rows", "notes", "not_comparable", "read_back", "time_dilation"}``; the simulated run is stored
-    beside the boots (variant simulator)."""
+    "boots", "rows", "notes", "not_comparable", "read_back", "time_dilation"}`` and, with
+    DAMON_RECLAIM, ``"damon_reclaim"`` (:func:`.damon.compare`, after one more boot without
+    it for the baseline); the simulated run is stored beside the boots (variant simulator)."""
     prep = prepare(setup)
     prep, consoles = record(setup, out, progress, prep)
     settings = sim_settings(prep, consoles)
+    damon_res = None
+    if prep.damon_reclaim is not None:
+        # The same workload without the module, once in the guest and in the simulator:
+        # the memory saving's baseline.
+        _, base_consoles = record(replace(setup, damon_reclaim=None, damon_interface=None, sample=True, boots=1),
+                                  out, progress)
+        sim_base = simulate(prep.wl, settings, out, guest_wall_s(base_consoles))
+        settings = {**settings, **damon.sim_keys(prep.damon_reclaim)}
     sim = simulate(prep.wl, settings, out, guest_wall_s(consoles))
+    if prep.damon_reclaim is not None:
+        damon_res = damon.compare(consoles, base_consoles, sim, sim_base, CGROUP)
     whole_machine = prep.memory_max is None
     real = [with_derived(c.vmstat()) for c in consoles]
     rows = compare(real, with_derived(sim["vmstat"]), targets_for(prep.wl, whole_machine))
@@ -92,4 +108,5 @@ def validate(setup: Setup, out: Path, progress: bool = True) -> dict[str, Any]:
             "boot_wall_s": [round(b.wall_s, 2) for b, _ in prep.boots], "rows": rows,
             "notes": definition_notes(consoles[0].release, settings["policy"]),
             "not_comparable": thp_note, "read_back": consoles[0].read_back(),
-            "time_dilation": float(sim["config"].get("sim.time_dilation", 1))}
+            "time_dilation": float(sim["config"].get("sim.time_dilation", 1)),
+            **({"damon_reclaim": {"interface": prep.damon_interface, **damon_res}} if damon_res else {})}

@@ -12,7 +12,9 @@ from .workload import FILE, SYSCALL, WRITE, Workload
 
 MAGIC = b"RLWLOPS1"
 HEADER = 64
-OP_PREAD, OP_MAPREAD, OP_ANONW, OP_ANONR, OP_PHASE = 0, 1, 2, 3, 15
+OP_PREAD, OP_MAPREAD, OP_ANONW, OP_ANONR, OP_SLEEP, OP_PHASE = 0, 1, 2, 3, 4, 15
+#: The simulator's timed trace: 1 ns ticks.
+TICK_PS = 1000
 #: The cgroup the guest runs the workload in, and the simulator's name for it.
 CGROUP = "wl"
 
@@ -24,8 +26,16 @@ def op_words(wl: Workload) -> np.ndarray:
     op = np.where(is_file, np.where((f & SYSCALL) != 0, OP_PREAD, OP_MAPREAD),
                   np.where((f & WRITE) != 0, OP_ANONW, OP_ANONR)).astype(np.uint32)
     words = (op << np.uint32(28)) | wl.pages.astype(np.uint32)
+    if wl.sleep_us is not None:  # a SLEEP word before each access that waits
+        at = np.flatnonzero(wl.sleep_us)
+        sleeps = (np.uint32(OP_SLEEP) << np.uint32(28)) | wl.sleep_us[at].astype(np.uint32)
+        words = np.insert(words, at, sleeps)
+        # The phase bounds move by the SLEEP words before them.
+        bounds = [int(b + np.searchsorted(at, b)) for b in wl.bounds]
+    else:
+        bounds = wl.bounds
     pieces, start = [], 0
-    for i, end in enumerate(wl.bounds):
+    for i, end in enumerate(bounds):
         pieces.append(words[start:end])
         pieces.append(np.array([(OP_PHASE << 28) | (i + 1)], dtype=np.uint32))
         start = end
@@ -33,7 +43,8 @@ def op_words(wl: Workload) -> np.ndarray:
 
 
 def ops_size(wl: Workload) -> int:
-    return HEADER + 4 * (len(wl) + len(wl.bounds))
+    sleeps = 0 if wl.sleep_us is None else int(np.count_nonzero(wl.sleep_us))
+    return HEADER + 4 * (len(wl) + len(wl.bounds) + sleeps)
 
 
 def write_ops(wl: Workload, path: Path) -> None:
@@ -54,4 +65,10 @@ def write_sim_trace(wl: Workload, path: Path) -> None:
     is_file = (wl.flags & FILE) != 0
     page = np.where(is_file, wl.pages.astype(np.int64), wl.pages.astype(np.int64) + wl.file_pages).astype("<u4")
     files = [("data", 0, int(wl.file_pages))] if wl.file_pages else []
-    _core.trace_write(str(path), page.tobytes(), wl.flags.astype(np.uint8).tobytes(), CGROUP, files)
+    gaps, tick = None, 0
+    if wl.sleep_us is not None:
+        # A timed trace: each access costs what an untimed one would (cost.access_ns), plus
+        # the sleep before it.
+        access_ns = int(_core.Config().get("cost.access_ns"))
+        gaps, tick = (access_ns + wl.sleep_us.astype(np.uint64) * 1000).astype("<u4").tobytes(), TICK_PS
+    _core.trace_write(str(path), page.tobytes(), wl.flags.astype(np.uint8).tobytes(), CGROUP, files, gaps, tick)

@@ -13,8 +13,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .. import _core
-from . import (KERNEL_DEFAULT_FAULT_AROUND_BYTES, KERNEL_DEFAULT_READ_AHEAD_KB, GuestError, KernelError, console, disk,
-               fetch, guest, initramfs, qemu, workload)
+from . import (KERNEL_DEFAULT_FAULT_AROUND_BYTES, KERNEL_DEFAULT_READ_AHEAD_KB, GuestError, KernelError, console, damon,
+               disk, fetch, guest, initramfs, qemu, workload)
 from .fetch import Kernel
 from .workload import PAGE, Workload
 
@@ -59,6 +59,12 @@ class Setup:
     fault_around_bytes: int | str = KERNEL_DEFAULT_FAULT_AROUND_BYTES
     # transparent_hugepage/enabled: "always", "madvise", "never", or None (not written).
     thp: str | None = None
+    # DAMON_RECLAIM's parameters, "KEY=VALUE[,...]" (kernel.damon.parse); None: module off.
+    damon_reclaim: str | None = None
+    # "module" or "sysfs" (kernel.damon.interface_for); None: by the kernel's version.
+    damon_interface: str | None = None
+    # Sample the workload's memory.current while it runs (always with damon_reclaim).
+    sample: bool = False
 
     @property
     def limited(self) -> bool:
@@ -79,6 +85,9 @@ class Prepared:
     fault_around_bytes: int = KERNEL_DEFAULT_FAULT_AROUND_BYTES
     append: str = ""
     boots: list = field(default_factory=list)
+    #: DAMON_RECLAIM's parameters as asked (None: the module stays off), and how it runs.
+    damon_reclaim: dict[str, str] | None = None
+    damon_interface: str = ""
 
 
 def check_features(kernel: Kernel, setup: Setup, zram: int) -> None:
@@ -91,6 +100,9 @@ def check_features(kernel: Kernel, setup: Setup, zram: int) -> None:
         raise KernelError(f"--swap zram: kernel {kernel.release} is built without CONFIG_ZRAM")
     if setup.thp in ("always", "madvise") and not kernel.has("TRANSPARENT_HUGEPAGE"):
         raise KernelError(f"--thp {setup.thp}: kernel {kernel.release} is built without CONFIG_TRANSPARENT_HUGEPAGE")
+    if setup.damon_reclaim is not None and kernel.config.get("CONFIG_DAMON_RECLAIM") != "y":
+        raise KernelError(f"--damon-reclaim: kernel {kernel.release} does not have DAMON_RECLAIM built in "
+                          f"(CONFIG_DAMON_RECLAIM=y; its parameters are set on the kernel command line)")
 
 
 def default_timeout(wl: Workload) -> float:
@@ -194,6 +206,10 @@ def prepare(setup: Setup) -> Prepared:
         raise KernelError(f"--tick must be >= 0 microseconds, got {setup.tick_us}")
     ra, fab, thp = guest_options(setup)
     memory_max = memory_limit(setup)
+    dr = None
+    if setup.damon_reclaim is not None:
+        dr = damon.parse(setup.damon_reclaim)
+        damon.check(dr, setup.guest_mb << 20)
     wl = workload.build(setup.workload, workload_room(setup, memory_max))
     zram = swap_size(setup, wl)
     check_anon_fits(setup, wl, memory_max, zram)
@@ -202,7 +218,9 @@ def prepare(setup: Setup) -> Prepared:
     check_features(kernel, setup, zram)
     disk_size = parse_size(setup.disk_size, "--disk-size") if setup.disk_size else None
     p = Prepared(setup, kernel, wl, memory_max, zram, setup.timeout or default_timeout(wl), disk_size,
-                 read_ahead_kb=ra, fault_around_bytes=fab)
+                 read_ahead_kb=ra, fault_around_bytes=fab, damon_reclaim=dr)
+    if dr is not None:
+        p.damon_interface = damon.interface_for(kernel.release, setup.damon_interface)
     p.append = " ".join(kernel_args(p, thp))
     return p
 
@@ -220,6 +238,10 @@ def kernel_args(p: Prepared, thp: str | None) -> list[str]:
         args.append(f"lab.swappiness={int(setup.swappiness)}")
     if setup.tick_us:
         args.append(f"lab.tick={int(setup.tick_us)}")
+    if p.damon_reclaim is not None:
+        args += damon.kernel_args(p.damon_reclaim, p.damon_interface)
+    elif setup.sample:
+        args.append("lab.sample=1")
     return args
 
 
@@ -285,7 +307,7 @@ def run(p: Prepared, out: Path, progress: bool = True, on_boot=None) -> Prepared
                         raise GuestError(describe_failure(b, c, i))
                     print(f"reclaimlab: boot {i}: {c.panic} before the workload started (an emulation "
                           f"artefact, not a result); booting again, log kept at {log}", file=sys.stderr)
-                check_readback(setup, c, i, log)
+                check_readback(setup, c, i, log, p)
                 p.boots.append((b, c))
                 if on_boot is not None:
                     on_boot(i, b, c)
@@ -298,8 +320,16 @@ def run(p: Prepared, out: Path, progress: bool = True, on_boot=None) -> Prepared
     return p
 
 
-def check_readback(setup: Setup, c: console.Console, i: int, log: Path) -> None:
+def check_readback(setup: Setup, c: console.Console, i: int, log: Path, p: Prepared | None = None) -> None:
     """A :class:`GuestError` when the guest did not take a setting asked for explicitly."""
+    if p is not None and p.damon_reclaim is not None:
+        if c.damon_reclaim.get("interface") != p.damon_interface:
+            raise GuestError(f"boot {i}: DAMON_RECLAIM did not start through its {p.damon_interface} interface; "
+                             f"console log {log}")
+        for k, v in p.damon_reclaim.items():
+            region_default = k.startswith("monitor_region_") and v == "0"  # the kernel writes its choice back
+            if c.damon_reclaim.get(k) != v and not region_default:
+                raise GuestError(f"boot {i}: damon_reclaim {k} is {c.damon_reclaim.get(k)}, not {v}; console log {log}")
     if setup.mglru is not None and c.lru_gen is not None:
         if (c.lru_gen not in ("0x0000", "0")) != (setup.mglru == "on"):
             raise GuestError(f"boot {i}: lru_gen/enabled is {c.lru_gen}, not {setup.mglru}; console log {log}")

@@ -168,7 +168,7 @@ def simulate(wl: Workload, settings: dict[str, str], trace_dir: Path, guest_wall
             settings["sim.time_dilation"] = f"{dilation:.3f}"
             r = sim_run(trace=str(trace), trace_format="native", policy=policy, set=settings)
         return {"policy": r.policy, "vmstat": r.vmstat, "metrics": r.metrics, "started": t0, "finished": time.time(),
-                "config": r.config, "timeseries": {}}
+                "config": r.config, "timeseries": {}, "series": r.to_dict(timeseries=True)["timeseries"]}
     finally:
         trace.unlink(missing_ok=True)
 

@@ -13,6 +13,12 @@ sequence access by access (docs/kernel.md, "One sequence, two replays").
   ``cold`` (0.05, fraction of the cold pages read per round), ``seed`` (42): write every
   page once, then per round read the hot set in shuffled 2 MiB chunks plus a random
   sample of cold pages.
+- ``hotcold``: ``pages`` (memory / 4), ``hot`` (0.1), ``warm`` (0.3) fractions of the pages,
+  the rest cold; ``period_ms`` (100), ``warm_period_ms`` (5000), ``duration_s`` (60),
+  ``seed`` (42): write every page once, then every ``period_ms`` read the hot set (shuffled
+  2 MiB chunks) and sleep, every ``warm_period_ms`` also sweep the warm set; the cold set
+  is never touched again. Idle memory on a real clock, for DAMON_RECLAIM: the guest
+  sleeps, the simulator's trace carries the same time.
 - ``trace``: ``path``, ``format``, ``kind``: any trace reclaimlab reads (one cgroup,
   no file writes: the guest's data disk is read-only). Its file pages become one data
   file in the order of their page ids (runs of consecutive pages stay runs, so
@@ -33,7 +39,9 @@ WRITE, FILE, SYSCALL, READ_CONT = 1, 2, 4, 8
 #: The guest program's page field is 28 bits (guest/wl.c).
 MAX_PAGES = 1 << 28
 
-NAMES = ("seqloop", "zipf", "zipfmap", "anon", "trace")
+NAMES = ("seqloop", "zipf", "zipfmap", "anon", "hotcold", "trace")
+#: The longest sleep one op holds (the simulator's gap is a u32 of nanoseconds).
+MAX_SLEEP_US = 4_000_000
 
 
 @dataclass
@@ -49,6 +57,8 @@ class Workload:
     anon_pages: int
     phases: list[str] = field(default_factory=list)
     bounds: list[int] = field(default_factory=list)
+    #: Microseconds the program sleeps before each access (None: it never sleeps).
+    sleep_us: np.ndarray | None = None
 
     def __len__(self) -> int:
         return int(self.pages.size)
@@ -118,6 +128,8 @@ def build(spec: str, memory: int) -> Workload:
         seq = _gen(pages, reads, f"zipf:{s}", "file-mapped" if mapped else "file-read", seed)
         fl = FILE if mapped else FILE | SYSCALL
         wl = Workload(spec, seq, np.full(seq.size, fl, np.uint8), pages, 0, [name], [seq.size])
+    elif name == "hotcold":
+        wl = _hotcold(spec, params, memory)
     else:  # anon
         pages = int(_num(params, "pages", default_pages, name, lo=1, hi=MAX_PAGES - 1))
         hot = _num(params, "hot", 0.5, name, integer=False, lo=0, hi=1)
@@ -153,6 +165,50 @@ def _anon(spec: str, pages: int, hot: float, rounds: int, cold: float, seed: int
         names.append(f"round{r + 1}")
         bounds.append(bounds[-1] + seq.size)
     return Workload(spec, np.concatenate(parts), np.concatenate(flags), 0, pages, names, bounds)
+
+
+def _hot_rounds(rng: np.random.Generator, nhot: int) -> np.ndarray:
+    """The hot set [0, nhot) in shuffled 2 MiB chunks."""
+    chunk = (2 << 20) // PAGE
+    starts = np.arange(0, nhot, chunk)
+    rng.shuffle(starts)
+    return np.concatenate([np.arange(s, min(s + chunk, nhot), dtype=np.uint32) for s in starts])
+
+
+def _hotcold(spec: str, params: dict[str, str], memory: int) -> Workload:
+    name = "hotcold"
+    pages = int(_num(params, "pages", max(64, memory // 4 // PAGE), name, lo=64, hi=MAX_PAGES - 1))
+    hot = _num(params, "hot", 0.1, name, integer=False, lo=0, hi=1)
+    warm = _num(params, "warm", 0.3, name, integer=False, lo=0, hi=1)
+    if hot + warm > 1:
+        raise KernelError(f"workload {name}: hot + warm = {hot + warm:g} > 1")
+    period = int(_num(params, "period_ms", 100, name, lo=1, hi=MAX_SLEEP_US // 1000))
+    warm_period = int(_num(params, "warm_period_ms", 5000, name, lo=period, hi=1 << 31))
+    duration = _num(params, "duration_s", 60, name, integer=False, lo=0.001, hi=86400)
+    seed = int(_num(params, "seed", 42, name, hi=2**63))
+    rng = np.random.Generator(np.random.PCG64(seed))
+    nhot, nwarm = max(1, int(round(hot * pages))), int(round(warm * pages))
+    rounds = max(1, int(duration * 1000 // period))
+    every = max(1, warm_period // period)
+    # Pages: hot [0, nhot), warm [nhot, nhot + nwarm), cold after; a 10 s phase each.
+    parts, sleeps = [np.arange(pages, dtype=np.uint32)], [np.zeros(pages, np.uint32)]
+    flags = [np.full(pages, WRITE, np.uint8)]
+    names, bounds = ["fill"], [pages]
+    per_phase = max(1, 10_000 // period)
+    for r in range(rounds):
+        seq = _hot_rounds(rng, nhot)
+        if r and r % every == 0 and nwarm:
+            seq = np.concatenate([seq, np.arange(nhot, nhot + nwarm, dtype=np.uint32)])
+        sl = np.zeros(seq.size, np.uint32)
+        sl[0] = period * 1000
+        parts.append(seq)
+        sleeps.append(sl)
+        flags.append(np.zeros(seq.size, np.uint8))
+        if (r + 1) % per_phase == 0 or r == rounds - 1:
+            names.append(f"t{(r + 1) * period / 1000:g}s")
+            bounds.append(sum(p.size for p in parts))
+    return Workload(spec, np.concatenate(parts), np.concatenate(flags), 0, pages, names, bounds,
+                    sleep_us=np.concatenate(sleeps))
 
 
 def _from_trace(spec: str, params: dict[str, str]) -> Workload:

@@ -157,6 +157,29 @@ impl DamonReclaimParams {
         s
     }
 
+    /// The parameters on the simulated clock when the kernel's wall clock runs `dilation`
+    /// times faster than the simulated work (`sim.time_dilation`, a guest under TCG): every
+    /// interval, the pageout age and the time quota shrink by that factor, so that they
+    /// span as much of the workload's progress as in the guest. Microsecond parameters keep
+    /// their precision; the two millisecond ones (`quota_reset_interval_ms`, `quota_ms`)
+    /// are rounded to whole milliseconds, at least 1 when set (docs/damon.md).
+    pub fn on_clock(&self, dilation: f64) -> Self {
+        if dilation == 1.0 {
+            return self.clone();
+        }
+        let us = |v: u64| if v == 0 { 0 } else { ((v as f64 / dilation).round() as u64).max(1) };
+        DamonReclaimParams {
+            min_age: us(self.min_age),
+            quota_ms: us(self.quota_ms),
+            quota_reset_interval_ms: us(self.quota_reset_interval_ms),
+            quota_mem_pressure_us: us(self.quota_mem_pressure_us),
+            wmarks_interval: us(self.wmarks_interval),
+            sample_interval: us(self.sample_interval),
+            aggr_interval: us(self.aggr_interval),
+            ..self.clone()
+        }
+    }
+
     /// The kdamond DAMON_RECLAIM starts: one paddr target over
     /// `[monitor_region_start, monitor_region_end)`, or all of System RAM when both are 0.
     pub fn start(&self, system_ram: (u64, u64), seed: u64, now_ns: u64) -> Kdamond {
@@ -199,6 +222,19 @@ mod tests {
         assert_eq!(s.ops_filters[0], DamosFilter::new(DamosFilterType::Anon, true, false));
         assert_eq!(s.quota.goals[0].metric, DamosQuotaGoalMetric::UserInput);
         assert_eq!((s.quota.goals[0].target_value, s.quota.goals[0].current_value), (10000, 5000));
+    }
+
+    /// `sim.time_dilation` shrinks every time parameter, nothing else.
+    #[test]
+    fn dilated_clock_scales_times() {
+        let p = DamonReclaimParams { min_age: 2_000_000, quota_ms: 10, ..DamonReclaimParams::default() };
+        let d = p.on_clock(20.0);
+        assert_eq!((d.min_age, d.sample_interval, d.aggr_interval, d.wmarks_interval), (100_000, 250, 5_000, 250_000));
+        assert_eq!((d.quota_ms, d.quota_reset_interval_ms), (1, 50));
+        assert_eq!((d.quota_sz, d.wmarks_high, d.max_nr_regions), (p.quota_sz, p.wmarks_high, p.max_nr_regions));
+        // The scheme's age threshold in aggregation intervals is unchanged.
+        assert_eq!(d.new_scheme().pattern.min_age_region, p.new_scheme().pattern.min_age_region);
+        assert_eq!(p.on_clock(1.0), p);
     }
 
     /// Bad parameters are named (validate, then commit).

@@ -103,7 +103,7 @@ impl<P: ReclaimPolicy> Machine<P> {
             policy.init_lruvec(&mut mm, lv);
         }
         let kswapd = (0..mm.nr_nodes() as u16).map(Kswapd::with_nap).collect();
-        let damon = cfg.damon_reclaim.enabled.then(|| cfg.damon_reclaim.start(crate::damon::ops_paddr::damon_pa_system_ram(&mm), cfg.seed, 0));
+        let damon = cfg.damon_reclaim.enabled.then(|| cfg.damon_reclaim.on_clock(cfg.time_dilation).start(crate::damon::ops_paddr::damon_pa_system_ram(&mm), cfg.seed, 0));
         Machine {
             damon,
             damon_rec: super::damon_snapshots::DamonRecorder::new(cfg.damon_record, cfg.seed),

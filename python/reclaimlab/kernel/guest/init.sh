@@ -19,8 +19,138 @@ report() {
         while read -r k v u; do echo "@@meminfo $1 ${k%:} $v"; done
     echo "@@min_free_kbytes $1 $(cat /proc/sys/vm/min_free_kbytes)"
 }
+# DAMON_RECLAIM (lab.damon=module|sysfs; its parameters came on the command line as
+# damon_reclaim.KEY=VALUE and the kernel parsed them into $DAMON). Enabled when the
+# workload starts: "module" writes enabled=Y; "sysfs" builds the scheme the module would
+# (mm/damon/reclaim.c, damon_reclaim_new_scheme) under DAMON's sysfs interface, for
+# kernels whose module drops its own scheme (v6.11..v6.16, docs/kernel.md). Then (or
+# with lab.sample=1 alone) a sampler prints "@@sample UPTIME MEMORY_CURRENT
+# BYTES_RECLAIMED" every 0.5 s until the workload ends (python/reclaimlab/kernel/damon.py).
+DAMON=/sys/module/damon_reclaim/parameters
+KD=/sys/kernel/mm/damon/admin/kdamonds/0
+damon_mode() { sed -n 's/.*lab\.damon=\([a-z]*\).*/\1/p' /proc/cmdline; }
+# The stats as the module names them (for sysfs, refreshed from kdamond first).
+damon_stats() {
+    if [ "$(damon_mode)" = sysfs ]; then
+        echo update_schemes_stats > $KD/state
+        S=$KD/contexts/0/schemes/0/stats
+        echo "nr_reclaim_tried_regions $(cat $S/nr_tried)"
+        echo "bytes_reclaim_tried_regions $(cat $S/sz_tried)"
+        echo "nr_reclaimed_regions $(cat $S/nr_applied)"
+        echo "bytes_reclaimed_regions $(cat $S/sz_applied)"
+        echo "nr_quota_exceeds $(cat $S/qt_exceeds)"
+    else
+        for f in nr_reclaim_tried_regions bytes_reclaim_tried_regions nr_reclaimed_regions \
+                 bytes_reclaimed_regions nr_quota_exceeds; do echo "$f $(cat $DAMON/$f)"; done
+    fi
+}
+damon_pid() { if [ "$(damon_mode)" = sysfs ]; then cat $KD/pid; else cat $DAMON/kdamond_pid; fi; }
+# damon_find_biggest_system_ram() (mm/damon/core.c): the biggest "System RAM" of /proc/iomem.
+biggest_ram() {
+    best=0; bs=0; be=0
+    while IFS= read -r line; do
+        case "$line" in
+            [0-9a-f]*" : System RAM")
+                r=${line%% :*}; s=$((0x${r%-*})); e=$((0x${r#*-} + 1))
+                [ $((e - s)) -gt $best ] && { best=$((e - s)); bs=$s; be=$e; } ;;
+        esac
+    done < /proc/iomem
+    echo "$bs $be"
+}
+damon_sysfs_on() {
+    v() { cat $DAMON/$1; }
+    A=/sys/kernel/mm/damon/admin/kdamonds
+    echo 1 > $A/nr_kdamonds && echo 1 > $KD/contexts/nr_contexts || return 1
+    C=$KD/contexts/0
+    echo paddr > $C/operations
+    M=$C/monitoring_attrs
+    echo "$(v sample_interval)" > $M/intervals/sample_us
+    echo "$(v aggr_interval)" > $M/intervals/aggr_us
+    echo 0 > $M/intervals/update_us
+    echo "$(v max_nr_regions)" > $M/nr_regions/max
+    echo "$(v min_nr_regions)" > $M/nr_regions/min
+    echo 1 > $C/targets/nr_targets && echo 1 > $C/targets/0/regions/nr_regions || return 1
+    start=$(v monitor_region_start); end=$(v monitor_region_end)
+    if [ "$start" = 0 ] && [ "$end" = 0 ]; then
+        set -- $(biggest_ram)
+        start=$1; end=$2
+    fi
+    echo "$end" > $C/targets/0/regions/0/end && echo "$start" > $C/targets/0/regions/0/start || return 1
+    echo 1 > $C/schemes/nr_schemes || return 1
+    S=$C/schemes/0
+    echo pageout > $S/action
+    P=$S/access_pattern
+    # (sysfs ranges start at 0..0: every bound is written)
+    echo 18446744073709551615 > $P/sz/max && echo 4096 > $P/sz/min
+    echo 0 > $P/nr_accesses/max && echo 0 > $P/nr_accesses/min
+    echo 4294967295 > $P/age/max
+    echo $(($(v min_age) / $(v aggr_interval))) > $P/age/min
+    Q=$S/quotas
+    echo "$(v quota_ms)" > $Q/ms
+    echo "$(v quota_sz)" > $Q/bytes
+    echo "$(v quota_reset_interval_ms)" > $Q/reset_interval_ms
+    echo 0 > $Q/weights/sz_permil && echo 0 > $Q/weights/nr_accesses_permil && echo 1 > $Q/weights/age_permil
+    n=0
+    [ "$(v quota_mem_pressure_us)" != 0 ] && n=$((n + 1))
+    [ "$(v quota_autotune_feedback)" != 0 ] && n=$((n + 1))
+    echo $n > $Q/goals/nr_goals
+    g=0
+    if [ "$(v quota_mem_pressure_us)" != 0 ]; then
+        echo some_mem_psi_us > $Q/goals/$g/target_metric; echo "$(v quota_mem_pressure_us)" > $Q/goals/$g/target_value
+        g=$((g + 1))
+    fi
+    if [ "$(v quota_autotune_feedback)" != 0 ]; then
+        echo user_input > $Q/goals/$g/target_metric; echo 10000 > $Q/goals/$g/target_value
+        echo "$(v quota_autotune_feedback)" > $Q/goals/$g/current_value
+    fi
+    W=$S/watermarks
+    echo free_mem_rate > $W/metric
+    echo "$(v wmarks_interval)" > $W/interval_us
+    echo "$(v wmarks_high)" > $W/high && echo "$(v wmarks_mid)" > $W/mid && echo "$(v wmarks_low)" > $W/low
+    if [ "$(v skip_anon)" = Y ]; then
+        echo 1 > $S/filters/nr_filters && echo anon > $S/filters/0/type && echo Y > $S/filters/0/matching
+    fi
+    echo on > $KD/state
+}
+damon_start() {
+    mode=$(damon_mode)
+    if [ "$mode" = sysfs ]; then
+        damon_sysfs_on || { echo "@@error damon sysfs setup"; return 1; }
+    elif [ "$mode" = module ]; then
+        echo Y > $DAMON/enabled || { echo "@@error damon_reclaim enabled"; return 1; }
+    fi
+    [ -n "$mode" ] && echo "@@damon_reclaim interface $mode"
+    grep -q 'lab.sample=1' /proc/cmdline || [ -n "$mode" ] || return 0
+    (
+        while :; do sample; sleep 0.5; done
+    ) &
+    echo $! > /run/sampler.pid
+}
+sample() {
+    read -r up _ < /proc/uptime
+    read -r cur < /sys/fs/cgroup/wl/memory.current
+    rec=0
+    [ -n "$(damon_mode)" ] && rec=$(damon_stats | sed -n 's/^bytes_reclaimed_regions //p')
+    echo "@@sample $up $cur $rec"
+}
+# After the workload: the last sample, kdamond's CPU time (clock ticks, from
+# /proc/PID/stat), every parameter and statistic; then off.
+damon_stop() {
+    [ -e /run/sampler.pid ] || return 0
+    kill "$(cat /run/sampler.pid)"
+    sample
+    [ -n "$(damon_mode)" ] || return 0
+    pid=$(damon_pid)
+    [ "$pid" -gt 0 ] 2>/dev/null && echo "@@damon_reclaim kdamond_ticks $(awk '{print $14 + $15}' /proc/$pid/stat)"
+    for f in $DAMON/*; do
+        case "${f##*/}" in *_reclaim*_regions | nr_quota_exceeds | kdamond_pid) ;; *) echo "@@damon_reclaim ${f##*/} $(cat "$f")" ;; esac
+    done
+    damon_stats | sed 's/^/@@damon_reclaim /'
+    if [ "$(damon_mode)" = sysfs ]; then echo off > $KD/state; else echo N > $DAMON/enabled; fi
+}
 if [ "$1" = report ]; then
     report "$2"
+    [ "$2" = start ] && { damon_start || exit 1; }
     exit 0
 fi
 
@@ -29,6 +159,7 @@ export PATH=/bin
 mount -t proc proc /proc
 mount -t sysfs sys /sys
 mount -t devtmpfs dev /dev
+mkdir -p /run
 mount -t cgroup2 none /sys/fs/cgroup
 mount -t debugfs none /sys/kernel/debug
 fail() { echo "@@error $*"; poweroff -f; }
@@ -106,6 +237,7 @@ sync; echo 3 > /proc/sys/vm/drop_caches
 WL_MERGE=$([ "$ra" = 0 ] && echo 1 || echo 0) WL_REPORT="/init report start" \
     /wl /data/ops /data/data /sys/fs/cgroup/wl/cgroup.procs "$tick"
 rc=$?
+damon_stop
 while read -r k v; do echo "@@memory.events $k $v"; done < /sys/fs/cgroup/wl/memory.events
 echo "@@memory.peak $(cat /sys/fs/cgroup/wl/memory.peak 2>/dev/null)"
 [ "$zram" != 0 ] && echo "@@zram_mm_stat $(cat /sys/block/zram0/mm_stat)"

@@ -30,6 +30,7 @@
  *   1 MAPREAD read one byte of DATA mapped MAP_SHARED read-only
  *   2 ANONW   write anon page: 1/8 pseudo-random bytes, the rest zero (lz4 ~7:1 in zram)
  *   3 ANONR   read one word of anon page
+ *   4 SLEEP   sleep page microseconds (nanosleep: the CPU idles, the clock runs)
  *   15 PHASE  end the current phase; page = index of the next phase
  * At every phase end it prints "@@phase INDEX WALL_NS" and one "@@vm NAME DELTA" line per
  * /proc/vmstat counter that changed, zram's "@@zram ORIG_DATA_SIZE COMPR_DATA_SIZE" if there
@@ -52,7 +53,7 @@
 #define CHUNK (1UL << 20)
 #define MAXC 512
 
-enum { PREAD = 0, MAPREAD = 1, ANONW = 2, ANONR = 3, PHASE = 15 };
+enum { PREAD = 0, MAPREAD = 1, ANONW = 2, ANONR = 3, SLEEP = 4, PHASE = 15 };
 
 static void die(const char *what) {
     printf("@@error %s: %s\n", what, strerror(errno));
@@ -231,6 +232,11 @@ int main(int argc, char **argv) {
             if (p >= anon_pages) { errno = ERANGE; die("anon page"); }
             sink += *(volatile uint64_t *)(anon + p * PAGE);
             break;
+        case SLEEP: {
+            struct timespec ts = {(time_t)(p / 1000000), (long)(p % 1000000) * 1000};
+            while (nanosleep(&ts, &ts) && errno == EINTR) {}
+            break;
+        }
         case PHASE:
             phase_end((unsigned)p - 1);
             break;

@@ -1,0 +1,240 @@
+"""DAMON_RECLAIM in the guest (reclaimlab.kernel.damon, the hotcold workload, guest/wl.c's
+SLEEP op, guest/init.sh's DAMON setup): parameters checked before anything boots, how the
+guest is told to run it, what it prints parsed back, the kernel-vs-simulator comparison,
+and two real boots: the module's scheme through sysfs reclaims idle memory; 6.12's module
+itself does not (it drops its scheme, docs/kernel.md)."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+
+import numpy as np
+import pytest
+
+import reclaimlab
+from reclaimlab.kernel import KernelError, console, damon, fetch, guest, run
+from reclaimlab.kernel.experiment import key_of
+from reclaimlab.kernel.ops import OP_PHASE, OP_SLEEP, op_words, write_ops, write_sim_trace
+from reclaimlab.kernel.run import Setup, prepare
+from reclaimlab.kernel.workload import build
+
+from conftest import assert_user_error, cli
+
+REL = "6.12.117+deb12-amd64"
+KEEP_ACTIVE = "wmarks_high=1000,wmarks_mid=999,wmarks_low=0"
+
+
+@pytest.fixture
+def offline(tmp_path, monkeypatch):
+    """prepare() without host tools or a kernel download: a fake unpacked 6.12 kernel."""
+    root = tmp_path / "k"
+    (root / "boot").mkdir(parents=True)
+    (root / "boot" / f"vmlinuz-{REL}").write_bytes(b"kernel")
+    (root / "lib" / "modules" / REL).mkdir(parents=True)
+    (root / "boot" / f"config-{REL}").write_text("CONFIG_MEMCG=y\nCONFIG_LRU_GEN=y\nCONFIG_ZRAM=m\n"
+                                                       "CONFIG_DAMON=y\nCONFIG_DAMON_RECLAIM=y\n")
+    kernel = fetch.load_tree(root)
+    monkeypatch.setattr(run, "tool_check", lambda: None)
+    monkeypatch.setattr(run.fetch, "fetch", lambda package=None: kernel)
+    return kernel
+
+
+# ---------------------------------------------------------------- parameters
+
+def test_parameters_are_parsed_in_kernel_units():
+    assert damon.parse("min_age=2000000, quota_ms=0,skip_anon=y") == {"min_age": "2000000", "quota_ms": "0",
+                                                                      "skip_anon": "Y"}
+    assert damon.parse("") == {}
+
+
+@pytest.mark.parametrize("text,needle", [
+    ("bogus=1", "bogus: not a parameter"),
+    ("nr_quota_exceeds=1", "read-only statistic"),
+    ("enabled=Y", "set by reclaimlab"),
+    ("min_age=2s", "min_age=2s: expected an unsigned integer"),
+    ("min_age", "expected KEY=VALUE"),
+    ("skip_anon=maybe", "expected Y or N"),
+])
+def test_bad_parameters_are_named(text, needle):
+    with pytest.raises(KernelError, match=needle):
+        damon.parse(text)
+
+
+def test_the_kernels_checks_name_the_key():
+    with pytest.raises(KernelError, match="damon_reclaim.wmarks_mid"):
+        damon.check(damon.parse("wmarks_low=500"), 512 << 20)  # low > mid (400)
+    with pytest.raises(KernelError, match="monitor_region_end=0x40000000 is outside the guest's RAM"):
+        damon.check(damon.parse("monitor_region_start=4096,monitor_region_end=1073741824"), 512 << 20)
+    damon.check(damon.parse("monitor_region_start=1048576,monitor_region_end=268435456"), 512 << 20)
+
+
+def test_the_interface_follows_the_kernel_version():
+    assert damon.interface_for("6.12.117+deb12-amd64", None) == "sysfs"  # the module drops its scheme
+    assert damon.interface_for("6.11.0-1-amd64", None) == "sysfs"
+    assert damon.interface_for("6.1.0-26-amd64", None) == "module"
+    assert damon.interface_for("6.17.1", None) == "module"
+    assert damon.interface_for("6.12.117+deb12-amd64", "module") == "module"
+    with pytest.raises(KernelError, match="must be module or sysfs"):
+        damon.interface_for(REL, "debugfs")
+
+
+def test_parameters_reach_the_kernel_command_line(offline):
+    p = prepare(Setup(workload="hotcold:duration_s=1", memory="none", damon_reclaim=f"min_age=500000,{KEEP_ACTIVE}"))
+    args = p.append.split()
+    assert "damon_reclaim.min_age=500000" in args and "damon_reclaim.wmarks_mid=999" in args
+    assert "lab.damon=sysfs" in args and "lab.sample=1" not in args
+    assert not any(a.startswith("damon_reclaim.enabled") for a in args)  # /init enables it at the start
+    plain = prepare(Setup(workload="hotcold:duration_s=1", memory="none"))
+    assert not any("damon" in a for a in plain.append.split())
+    sampled = prepare(Setup(workload="hotcold:duration_s=1", memory="none", sample=True))
+    assert "lab.sample=1" in sampled.append.split()
+    keys = [key_of(s, prepare(s)) for s in (Setup(workload="hotcold:duration_s=1", memory="none"),
+                                              Setup(workload="hotcold:duration_s=1", memory="none", damon_reclaim=""),
+                                              Setup(workload="hotcold:duration_s=1", memory="none",
+                                                    damon_reclaim="min_age=500000"))]
+    assert len({tuple(sorted(k.items())) for k in keys}) == 3
+    assert keys[1]["damon_reclaim"] == "sysfs:defaults"
+
+
+def test_a_kernel_without_damon_reclaim_is_refused(offline, monkeypatch):
+    offline.config.pop("CONFIG_DAMON_RECLAIM")
+    with pytest.raises(KernelError, match="does not have DAMON_RECLAIM built in"):
+        prepare(Setup(workload="hotcold:duration_s=1", memory="none", damon_reclaim=""))
+
+
+@pytest.mark.parametrize("value,needle", [
+    ("bogus=1", "--damon-reclaim: bogus: not a parameter"),
+    ("wmarks_low=500", "damon_reclaim.wmarks_mid"),
+    ("monitor_region_start=0,monitor_region_end=8589934592", "outside the guest's RAM"),
+])
+def test_bad_parameters_are_one_line_errors_before_anything_boots(tmp_path, value, needle):
+    for command in ("kernel run", "validate"):
+        p = cli(*command.split(), "hotcold:duration_s=1", "--memory", "none", "--damon-reclaim", value,
+                "--out", tmp_path / "out")
+        assert_user_error(p, needle)
+        assert not (tmp_path / "out").exists()
+
+
+# ---------------------------------------------------------------- what the guest prints
+
+LOG = ("@@boot 6.12.117+deb12-amd64 2.9\n@@damon_reclaim interface sysfs\n@@sample 4.0 0 0\n"
+       "@@sample 4.5 1000 0\n@@sample 5.0 1000 0\n@@sample 5.5 600 400\n@@sample 6.0 600 400\n"
+       "@@phase 0 1\n@@phase-end 0\n@@done 0\n@@sample 6.1 8 400\n@@damon_reclaim kdamond_ticks 20\n"
+       "@@damon_reclaim min_age 500000\n@@damon_reclaim nr_reclaim_tried_regions 7\n"
+       "@@damon_reclaim bytes_reclaim_tried_regions 9000\n@@damon_reclaim nr_reclaimed_regions 2\n"
+       "@@damon_reclaim bytes_reclaimed_regions 400\n@@damon_reclaim nr_quota_exceeds 1\n@@exit 0\n")
+
+
+def test_the_console_gives_statistics_and_the_footprint():
+    c = console.parse(LOG)
+    assert c.finished and c.damon_reclaim["interface"] == "sysfs"
+    assert damon.guest_stats(c) == {"nr_reclaim_tried_regions": 7, "bytes_reclaim_tried_regions": 9000,
+                                    "nr_reclaimed_regions": 2, "bytes_reclaimed_regions": 400, "nr_quota_exceeds": 1}
+    ts, vs = damon.guest_footprint(c)  # the sample after the workload exited is left out
+    assert ts == [0.0, 0.5, 1.0, 1.5, 2.0] and vs == [0, 1000, 1000, 600, 600]
+    # trapezoids of 0.5 s: (500 + 2000 + 1600 + 1200) / 2 * 0.5 over 2.0 s
+    assert damon.time_average(ts, vs) == pytest.approx(662.5 + 62.5)
+    assert damon.time_average([0.0], [5.0]) is None
+    assert damon.curve(ts, vs, points=4) == [[0.0, 0.0], [0.25, 1000.0], [0.5, 1000.0], [0.75, 600.0], [1.0, 600.0]]
+    assert damon.curve(ts, vs, points=8)[1] == [0.125, 500.0]  # halfway up the first step
+    assert damon.saving(725.0, 1450.0) == pytest.approx(50.0)
+    assert damon.saving(None, 1.0) is None
+
+
+def test_the_comparison_grades_bytes_and_the_saving_in_points():
+    c = console.parse(LOG)
+    base = console.parse(LOG.replace("@@sample 5.5 600 400", "@@sample 5.5 1000 0").replace(
+        "@@sample 6.0 600 400", "@@sample 6.0 1000 0"))
+    series = {"time_s": [0.0, 1.0, 2.0], "memcg.wl.memory.current_bytes": [0.0, 800.0, 800.0]}
+    base_series = {"time_s": [0.0, 1.0, 2.0], "memcg.wl.memory.current_bytes": [0.0, 1000.0, 1000.0]}
+    sim = {"metrics": {"bytes_reclaim_tried_regions": 9900.0, "bytes_reclaimed_regions": 1000.0,
+                       "nr_reclaim_tried_regions": 5.0, "damon_cpu_pct": 1.5}, "series": series}
+    res = damon.compare([c], [base], sim, {"metrics": {}, "series": base_series}, "wl")
+    rows = {r["counter"]: r for r in res["rows"]}
+    assert rows["bytes_reclaim_tried_regions"]["met"] is True  # +10 %
+    assert rows["bytes_reclaimed_regions"]["met"] is False  # +150 %
+    assert rows["nr_quota_exceeds"]["target"] is None and rows["nr_quota_exceeds"]["sim"] == 0
+    s = rows["memory_saving_pct"]
+    # kernel: 1 - 725 / 875; simulator: 1 - 600 / 750
+    assert s["real_mean"] == pytest.approx(100 * (1 - 725 / 875))
+    assert s["sim"] == pytest.approx(20.0) and s["met"] is True and s["target_pp"] == 5.0
+    assert res["kdamond_cpu_pct"] == {"kernel": [pytest.approx(10.0)], "simulator": 1.5}
+    assert len(res["footprint"]["simulator"]) == damon.CURVE_POINTS + 1
+
+
+# ---------------------------------------------------------------- the hotcold workload
+
+def test_hotcold_writes_everything_then_rounds_on_a_clock():
+    wl = build("hotcold:pages=1000,hot=0.1,warm=0.3,period_ms=100,warm_period_ms=500,duration_s=2", 1 << 30)
+    assert (wl.anon_pages, wl.file_pages) == (1000, 0)
+    assert np.array_equal(wl.pages[:1000], np.arange(1000)) and (wl.flags[:1000] == 1).all()  # WRITE
+    rounds = 20
+    warm_sweeps = len([r for r in range(1, rounds) if r % 5 == 0])  # rounds 5, 10, 15
+    assert len(wl) == 1000 + rounds * 100 + warm_sweeps * 300
+    assert wl.sleep_us.sum() == rounds * 100_000 and np.count_nonzero(wl.sleep_us) == rounds
+    run_part = wl.pages[1000:]
+    assert run_part.max() < 400  # the cold 600 pages are never touched again
+    assert wl.phases == ["fill", "t2s"] and wl.bounds == [1000, len(wl)]
+
+
+def test_sleeps_become_ops_and_the_simulators_clock(tmp_path):
+    wl = build("hotcold:pages=200,period_ms=10,warm_period_ms=50,duration_s=0.1", 1 << 30)
+    w = op_words(wl)
+    ops = w >> 28
+    assert (ops == OP_SLEEP).sum() == 10 and set((w[ops == OP_SLEEP] & 0x0FFFFFFF).tolist()) == {10_000}
+    # each SLEEP directly precedes the first access of its round; phase markers stay at the bounds
+    assert ops[np.flatnonzero(ops == OP_SLEEP) + 1].tolist() == [3] * 10  # ANONR
+    assert (ops == OP_PHASE).sum() == 2 and ops[200] == OP_PHASE and ops[-1] == OP_PHASE
+    write_sim_trace(wl, tmp_path / "t.rcl")
+    info = reclaimlab._core.trace_info(reclaimlab.open_trace(str(tmp_path / "t.rcl")))
+    access_ns = int(reclaimlab._core.Config().get("cost.access_ns"))
+    assert info["has_time"] and info["tick_ps"] == 1000
+    assert info["total_gap_ticks"] == 10 * 10_000_000 + len(wl) * access_ns
+
+
+@pytest.mark.skipif(shutil.which("strace") is None or shutil.which("gcc") is None, reason="needs strace and gcc")
+def test_wl_sleeps_where_the_ops_say(tmp_path):
+    wl = build("hotcold:pages=64,period_ms=3,warm_period_ms=6,duration_s=0.012", 1 << 30)
+    write_ops(wl, tmp_path / "ops")
+    r = subprocess.run(["strace", "-f", "-e", "trace=nanosleep,clock_nanosleep", "-o", str(tmp_path / "st"),
+                        str(guest.build_wl()), str(tmp_path / "ops"), "/nonexistent", "-"],
+                       capture_output=True, text=True, env={**os.environ, "WL_REPORT": ""})
+    assert r.returncode == 0, r.stdout + r.stderr
+    sleeps = [ln for ln in (tmp_path / "st").read_text().splitlines() if "nanosleep(" in ln]
+    assert len(sleeps) == 4 and all("tv_nsec=3000000" in ln for ln in sleeps), sleeps
+
+
+# ---------------------------------------------------------------- the real kernel
+
+@pytest.fixture(scope="module")
+def kernel_tree():
+    try:
+        return fetch.fetch(fetch.DEFAULT_PACKAGE)
+    except KernelError as e:
+        pytest.fail(f"cannot fetch the kernel package {fetch.DEFAULT_PACKAGE} for the real-kernel test: {e}")
+
+
+@pytest.mark.kernel
+def test_the_modules_scheme_reclaims_idle_memory_and_6_12s_module_does_not(kernel_tree, tmp_path):
+    # 40 MiB written once, 4 MiB of it read every 20 ms for 6 s: DAMON_RECLAIM's scheme,
+    # with a 0.5 s pageout age and watermarks that keep it active, pages out the idle part.
+    spec = "hotcold:pages=10240,hot=0.1,warm=0,period_ms=20,duration_s=6"
+    params = f"min_age=500000,quota_ms=0,{KEEP_ACTIVE}"
+    res = {}
+    for interface in ("sysfs", "module"):
+        p = prepare(Setup(workload=spec, memory="none", boots=1, tick_us=1000, thp="never",
+                          damon_reclaim=params, damon_interface=interface))
+        run.run(p, tmp_path / interface, progress=False)
+        res[interface] = p.boots[0][1]
+    c = res["sysfs"]
+    st = damon.guest_stats(c)
+    assert st["nr_reclaim_tried_regions"] > 0 and st["bytes_reclaimed_regions"] > 16 << 20, st
+    ts, vs = damon.guest_footprint(c)
+    assert max(vs) > 36 << 20 and vs[-1] < 0.6 * max(vs), vs  # the idle 36 MiB leave
+    assert c.vmstat().get("pswpout", 0) > 4096
+    # 6.12.117's module: monitors, never acts (v6.11..v6.16, damon.module_drops_scheme)
+    m = damon.guest_stats(res["module"])
+    assert m["nr_reclaim_tried_regions"] == 0 and m["bytes_reclaimed_regions"] == 0, m
+    assert int(res["module"].damon_reclaim["kdamond_ticks"]) > 0  # its kdamond did run
