@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 import reclaimlab
-from reclaimlab.kernel import KernelError, console, damon, fetch, guest, run
+from reclaimlab.kernel import KernelError, console, damon, damon_compare, fetch, guest, initramfs, run
 from reclaimlab.kernel.experiment import key_of
 from reclaimlab.kernel.ops import OP_PHASE, OP_SLEEP, op_words, write_ops, write_sim_trace
 from reclaimlab.kernel.run import Setup, prepare
@@ -120,7 +120,7 @@ def test_bad_parameters_are_one_line_errors_before_anything_boots(tmp_path, valu
 # ---------------------------------------------------------------- what the guest prints
 
 LOG = ("@@boot 6.12.117+deb12-amd64 2.9\n@@damon_reclaim interface sysfs\n@@sample 4.0 0 0\n"
-       "@@sample 4.5 1000 0\n@@sample 5.0 1000 0\n@@sample 5.5 600 400\n@@sample 6.0 600 400\n"
+       "@@pfns 3 10 10 20 30 30\n@@sample 4.5 1000 0\n@@sample 5.0 1000 0\n@@sample 5.5 600 400\n@@sample 6.0 600 400\n"
        "@@phase 0 1\n@@phase-end 0\n@@done 0\n@@sample 6.1 8 400\n@@damon_reclaim kdamond_ticks 20\n"
        "@@damon_reclaim min_age 500000\n@@damon_reclaim nr_reclaim_tried_regions 7\n"
        "@@damon_reclaim bytes_reclaim_tried_regions 9000\n@@damon_reclaim nr_reclaimed_regions 2\n"
@@ -129,18 +129,63 @@ LOG = ("@@boot 6.12.117+deb12-amd64 2.9\n@@damon_reclaim interface sysfs\n@@samp
 
 def test_the_console_gives_statistics_and_the_footprint():
     c = console.parse(LOG)
-    assert c.finished and c.damon_reclaim["interface"] == "sysfs"
-    assert damon.guest_stats(c) == {"nr_reclaim_tried_regions": 7, "bytes_reclaim_tried_regions": 9000,
+    assert c.finished and c.damon_reclaim["interface"] == "sysfs" and c.pfns == [3, 10, 10, 20, 30, 30]
+    assert damon_compare.guest_stats(c) == {"nr_reclaim_tried_regions": 7, "bytes_reclaim_tried_regions": 9000,
                                     "nr_reclaimed_regions": 2, "bytes_reclaimed_regions": 400, "nr_quota_exceeds": 1}
-    ts, vs = damon.guest_footprint(c)  # the sample after the workload exited is left out
+    ts, vs = damon_compare.guest_footprint(c)  # the sample after the workload exited is left out
     assert ts == [0.0, 0.5, 1.0, 1.5, 2.0] and vs == [0, 1000, 1000, 600, 600]
     # trapezoids of 0.5 s: (500 + 2000 + 1600 + 1200) / 2 * 0.5 over 2.0 s
-    assert damon.time_average(ts, vs) == pytest.approx(662.5 + 62.5)
-    assert damon.time_average([0.0], [5.0]) is None
-    assert damon.curve(ts, vs, points=4) == [[0.0, 0.0], [0.25, 1000.0], [0.5, 1000.0], [0.75, 600.0], [1.0, 600.0]]
-    assert damon.curve(ts, vs, points=8)[1] == [0.125, 500.0]  # halfway up the first step
-    assert damon.saving(725.0, 1450.0) == pytest.approx(50.0)
-    assert damon.saving(None, 1.0) is None
+    assert damon_compare.time_average(ts, vs) == pytest.approx(662.5 + 62.5)
+    assert damon_compare.time_average([0.0], [5.0]) is None
+    assert damon_compare.curve(ts, vs, points=4) == [[0.0, 0.0], [0.25, 1000.0], [0.5, 1000.0], [0.75, 600.0], [1.0, 600.0]]
+    assert damon_compare.curve(ts, vs, points=8)[1] == [0.125, 500.0]  # halfway up the first step
+    assert damon_compare.saving(725.0, 1450.0) == pytest.approx(50.0)
+    assert damon_compare.saving(None, 1.0) is None
+
+
+TRACE = """\
+       kdamond.0-185     [000] .....    12.854571: damon_aggregated: target_id=0 nr_regions=3 1048576-46161920: 0 32
+       kdamond.0-185     [000] .....    12.855116: damon_aggregated: target_id=0 nr_regions=3 46161920-47161920: 3 2
+       kdamond.0-185     [001] .....    12.855130: damon_aggregated: target_id=0 nr_regions=3 47161920-536727552: 12 0
+       kdamond.0-185     [001] .....    12.959195: damon_aggregated: target_id=0 nr_regions=2 1048576-2097152: 20 1
+       kdamond.0-185     [001] .....    12.959199: damon_aggregated: target_id=0 nr_regions=2 2097152-536727552: 0 7
+"""
+
+
+def _snapshot_awk() -> str:
+    """The awk program guest/init.sh runs over the damon_aggregated tracepoint."""
+    text = initramfs.INIT.read_text()
+    body = text.split("awk -v max=", 1)[1].split("' $T/trace_pipe", 1)[0]
+    return body.split("'", 1)[1]
+
+
+@pytest.mark.skipif(shutil.which("busybox") is None, reason="needs busybox (the guest's awk)")
+def test_the_guest_bins_each_aggregations_regions(tmp_path):
+    (tmp_path / "trace").write_text(TRACE)
+    out = subprocess.run(["busybox", "awk", "-v", "max=20", _snapshot_awk(), str(tmp_path / "trace")],
+                         capture_output=True, text=True, check=True).stdout
+    snaps = console.parse(out).snapshots
+    # nr_accesses 0: idle; 3 of 20 samples (< a quarter): warm; 12, 20: hot
+    assert snaps == [damon.Snapshot(12.85513, 3, 45113344, 1000000, 489565632),
+                     damon.Snapshot(12.959199, 2, 534630400, 0, 1048576)]
+    # the simulator's regions binned the same way
+    sim = damon_compare.split_of([(1048576, 46161920, 0, 32), (46161920, 47161920, 3, 2), (47161920, 536727552, 12, 0)], 20)
+    assert (sim.idle, sim.warm, sim.hot, sim.nr_regions) == (45113344, 1000000, 489565632, 3)
+    assert damon_compare.snapshot_means(snaps) == {"damon_accessed_bytes": (1000000 + 489565632 + 1048576) / 2,
+                                           "damon_hot_bytes": (489565632 + 1048576) / 2, "damon_nr_regions": 2.5}
+
+
+def test_a_run_that_tried_nothing_says_why():
+    from reclaimlab.cli.kernel import damon_lines
+
+    log = ("@@boot 6.12.117+deb12-amd64 2.9\n@@meminfo start MemTotal 1000\n@@meminfo start MemFree 800\n"
+           "@@damon_reclaim interface module\n@@sample 4.0 0 0\n@@sample 9.0 100 0\n@@sample 9.1 0 0\n"
+           "@@damon_reclaim min_age 120000000\n@@damon_reclaim wmarks_high 500\n@@damon_reclaim wmarks_mid 400\n"
+           + "".join(f"@@damon_reclaim {k} 0\n" for k in damon.STATS))
+    note = damon_lines([console.parse(log)])[-1]
+    assert "drops its own scheme" in note and "--damon-interface sysfs" in note
+    assert "800‰" in note and "above wmarks_high 500‰" in note
+    assert "min_age (120 s) is not shorter than the run (5 s)" in note
 
 
 def test_the_comparison_grades_bytes_and_the_saving_in_points():
@@ -151,7 +196,7 @@ def test_the_comparison_grades_bytes_and_the_saving_in_points():
     base_series = {"time_s": [0.0, 1.0, 2.0], "memcg.wl.memory.current_bytes": [0.0, 1000.0, 1000.0]}
     sim = {"metrics": {"bytes_reclaim_tried_regions": 9900.0, "bytes_reclaimed_regions": 1000.0,
                        "nr_reclaim_tried_regions": 5.0, "damon_cpu_pct": 1.5}, "series": series}
-    res = damon.compare([c], [base], sim, {"metrics": {}, "series": base_series}, "wl")
+    res = damon_compare.compare([c], [base], sim, {"metrics": {}, "series": base_series}, "wl")
     rows = {r["counter"]: r for r in res["rows"]}
     assert rows["bytes_reclaim_tried_regions"]["met"] is True  # +10 %
     assert rows["bytes_reclaimed_regions"]["met"] is False  # +150 %
@@ -161,7 +206,15 @@ def test_the_comparison_grades_bytes_and_the_saving_in_points():
     assert s["real_mean"] == pytest.approx(100 * (1 - 725 / 875))
     assert s["sim"] == pytest.approx(20.0) and s["met"] is True and s["target_pp"] == 5.0
     assert res["kdamond_cpu_pct"] == {"kernel": [pytest.approx(10.0)], "simulator": 1.5}
-    assert len(res["footprint"]["simulator"]) == damon.CURVE_POINTS + 1
+    assert len(res["footprint"]["simulator"]) == damon_compare.CURVE_POINTS + 1
+    assert "damon_accessed_bytes" not in rows  # no snapshots on either side: no monitoring rows
+    # With DAMON's regions on both sides: the bytes it saw accessed, graded at 25 %.
+    c.snapshots = [damon.Snapshot(1.0, 2, 600, 300, 100), damon.Snapshot(1.1, 2, 800, 200, 0)]
+    sim["snapshots"] = [(0, 0, 10**8, [(0, 500, 0, 9), (500, 1000, 10, 0)])]  # 10 of 20 samples: hot
+    rows = {r["counter"]: r for r in damon_compare.compare([c], [base], sim, {"metrics": {}, "series": base_series},
+                                                   "wl")["rows"]}
+    assert (rows["damon_accessed_bytes"]["real_mean"], rows["damon_accessed_bytes"]["sim"]) == (300, 500)
+    assert rows["damon_accessed_bytes"]["met"] is False and rows["damon_hot_bytes"]["target"] is None
 
 
 # ---------------------------------------------------------------- the hotcold workload
@@ -192,6 +245,18 @@ def test_sleeps_become_ops_and_the_simulators_clock(tmp_path):
     access_ns = int(reclaimlab._core.Config().get("cost.access_ns"))
     assert info["has_time"] and info["tick_ps"] == 1000
     assert info["total_gap_ticks"] == 10 * 10_000_000 + len(wl) * access_ns
+
+
+def test_a_sleeping_workloads_work_is_scaled_to_the_guests_not_its_timers(tmp_path):
+    from reclaimlab.kernel.validate import compute_scale
+
+    # 30 s asleep: the guest worked 5 s, the simulated run 1 s -> 5 x the time per access
+    assert compute_scale(35.0, 31.0, 30.0) == pytest.approx(5.0)
+    assert compute_scale(None, 31.0, 30.0) == 1.0 and compute_scale(29.0, 31.0, 30.0) == 1.0
+    wl = build("hotcold:pages=200,period_ms=10,warm_period_ms=50,duration_s=0.1", 1 << 30)
+    write_sim_trace(wl, tmp_path / "t.rcl", access_ns=1500.4)
+    info = reclaimlab._core.trace_info(reclaimlab.open_trace(str(tmp_path / "t.rcl")))
+    assert info["total_gap_ticks"] == 10 * 10_000_000 + len(wl) * 1500
 
 
 @pytest.mark.skipif(shutil.which("strace") is None or shutil.which("gcc") is None, reason="needs strace and gcc")
@@ -229,12 +294,16 @@ def test_the_modules_scheme_reclaims_idle_memory_and_6_12s_module_does_not(kerne
         run.run(p, tmp_path / interface, progress=False)
         res[interface] = p.boots[0][1]
     c = res["sysfs"]
-    st = damon.guest_stats(c)
+    st = damon_compare.guest_stats(c)
     assert st["nr_reclaim_tried_regions"] > 0 and st["bytes_reclaimed_regions"] > 16 << 20, st
-    ts, vs = damon.guest_footprint(c)
+    ts, vs = damon_compare.guest_footprint(c)
     assert max(vs) > 36 << 20 and vs[-1] < 0.6 * max(vs), vs  # the idle 36 MiB leave
     assert c.vmstat().get("pswpout", 0) > 4096
+    # DAMON's own regions after every aggregation, tiling the monitored System RAM
+    assert len(c.snapshots) > 30 and len({s.idle + s.warm + s.hot for s in c.snapshots}) == 1
+    assert max(s.hot for s in c.snapshots) > 0
+    assert c.pfns and c.pfns[0] == 10240  # every anon page present after the fill
     # 6.12.117's module: monitors, never acts (v6.11..v6.16, damon.module_drops_scheme)
-    m = damon.guest_stats(res["module"])
+    m = damon_compare.guest_stats(res["module"])
     assert m["nr_reclaim_tried_regions"] == 0 and m["bytes_reclaimed_regions"] == 0, m
     assert int(res["module"].damon_reclaim["kdamond_ticks"]) > 0  # its kdamond did run

@@ -359,7 +359,7 @@ pub static KNOBS: &[Knob] = &[
         |c, v| c.thp.tlb_miss_ns = uint(v)?, |c| c.thp.tlb_miss_ns.to_string()),
     knob!("thp.lock_share", "0.3", "", "share of reclaim/compaction time spent holding the node's zone/LRU lock (contention between faulting tasks)",
         |c, v| c.thp.lock_share = float(v).and_then(|x| if (0.0..=1.0).contains(&x) { Ok(x) } else { Err("expected 0..1".into()) })?, |c| c.thp.lock_share.to_string()),
-    knob!("sim.damon_record", "off", "", "keep DAMON snapshots for damo (off | vaddr: the trace's pages | paddr: all frames); reclaimlab run --damo-record",
+    knob!("sim.damon_record", "off", "", "keep DAMON snapshots for damo (off | vaddr: the trace's pages | paddr: all frames | reclaim: DAMON_RECLAIM's own regions); reclaimlab run --damo-record",
         |c, v| c.damon_record = crate::sim::damon_snapshots::DamonRecordMode::parse(v)?, |c| c.damon_record.name().into()),
     knob!("sim.sample_interval_ms", "100", "ms", "time-series sampling interval on the simulated clock",
         |c, v| c.sample_interval_ns = uint(v)?.saturating_mul(1_000_000), |c| (c.sample_interval_ns / 1_000_000).to_string()),
@@ -554,6 +554,10 @@ impl SimConfig {
         crate::ensure!(self.time_dilation > 0.0 && self.time_dilation <= 1e6, Error::config("sim.time_dilation", "must be > 0 (and at most 1e6)"));
         crate::ensure!(self.dirty_background_ratio <= 100, Error::config("vm.dirty_background_ratio", "must be 0..100"));
         self.damon_reclaim.validate().map_err(|(k, m)| Error::config(k, m))?;
+        crate::ensure!(
+            self.damon_record != crate::sim::damon_snapshots::DamonRecordMode::Reclaim || self.damon_reclaim.enabled,
+            Error::config("sim.damon_record", "reclaim records DAMON_RECLAIM's regions: set damon_reclaim.enabled=Y")
+        );
         for cg in &self.cgroups {
             let key = |f: &str| format!("cgroup.{}.{f}", cg.name);
             crate::ensure!(cg.max >= 1 << 20, Error::config(key("memory.max"), "must be at least 1M"));

@@ -38,7 +38,7 @@ VALIDATE_EPILOG = WORKLOADS + """
 examples:
   reclaimlab validate seqloop --memory 64M --mglru on --boots 3
   reclaimlab validate anon:hot=0.4 --memory 64M --mglru off --json
-  reclaimlab validate hotcold:duration_s=30 --memory none --tick 1000 \
+  reclaimlab validate hotcold:duration_s=30 --memory none --tick 1000 \\
       --damon-reclaim min_age=2000000,wmarks_high=1000,wmarks_mid=999,wmarks_low=0
 """
 
@@ -139,11 +139,12 @@ def guest_lines(c) -> list[str]:
 
 def damon_lines(consoles) -> list[str]:
     """DAMON_RECLAIM's statistics and the workload's average memory.current, per boot."""
-    from ..kernel import damon
+    from ..kernel import damon_compare
 
     out = []
     for i, c in enumerate(consoles):
-        st, avg = damon.guest_stats(c), damon.time_average(*damon.guest_footprint(c)) if len(c.samples) > 1 else None
+        st = damon_compare.guest_stats(c)
+        avg = damon_compare.time_average(*damon_compare.guest_footprint(c)) if len(c.samples) > 1 else None
         if st:
             out.append(f"boot {i}: DAMON_RECLAIM ({c.damon_reclaim.get('interface')}): tried "
                        f"{number(st.get('bytes_reclaim_tried_regions', 0))} B in {number(st.get('nr_reclaim_tried_regions', 0))} "
@@ -151,7 +152,32 @@ def damon_lines(consoles) -> list[str]:
                        f"{st.get('nr_quota_exceeds', 0)}")
         if avg:
             out.append(f"boot {i}: memory.current {avg / 2**20:.1f} MiB on average over {len(c.samples) - 1} samples")
+        if st and not st.get("nr_reclaim_tried_regions"):
+            out.append(f"boot {i}: note: DAMON_RECLAIM tried nothing. " + idle_reason(c))
     return out
+
+
+def idle_reason(c) -> str:
+    """Why a DAMON_RECLAIM run may have tried nothing: its watermarks, or its pageout age."""
+    from ..kernel.damon import module_drops_scheme
+
+    p, start = c.damon_reclaim, c.layouts.get("start")
+    m = start.meminfo if start else {}
+    why = []
+    if p.get("interface") == "module" and module_drops_scheme(c.release):
+        why.append(f"Kernel {c.release}'s module drops its own scheme (v6.11..v6.16; docs/validation.md, "
+                   f"\"DAMON_RECLAIM\"): run it with --damon-interface sysfs.")
+    if m.get("MemTotal") and "wmarks_high" in p:
+        free = 1000 * m.get("MemFree", 0) // m["MemTotal"]
+        if free > int(p["wmarks_high"]):
+            why.append(f"Free memory was {free}‰ when the workload started, above wmarks_high "
+                       f"{p['wmarks_high']}‰: the scheme stays deactivated until it falls below wmarks_mid "
+                       f"{p.get('wmarks_mid')}‰ (raise wmarks_high/wmarks_mid to keep it active).")
+    if "min_age" in p and len(c.samples) > 1:
+        run_s = c.samples[-1].t - c.samples[0].t
+        if int(p["min_age"]) / 1e6 >= run_s:
+            why.append(f"min_age ({int(p['min_age']) / 1e6:g} s) is not shorter than the run ({run_s:.0f} s).")
+    return " ".join(why) or "(its regions never matched the scheme's access pattern)"
 
 
 def _mean_sd(vals: list[float]) -> tuple[float, float]:
@@ -203,7 +229,8 @@ def cmd_validate(a: argparse.Namespace) -> int:
           f"vs simulator {res['policy']}")
     g = res["read_back"]
     print(f"guest: read_ahead_kb {g['read_ahead_kb']}  fault_around_bytes {g['fault_around_bytes']}  thp {g['thp']}  "
-          f"memory.max {g['memory.max']}  time dilation {res['time_dilation']}")
+          f"memory.max {g['memory.max']}  time dilation {res['time_dilation']}"
+          + (f"  guest time per access {res['access_ns']:,.0f} ns (sleeps in real time)" if res.get("access_ns") else ""))
     print(_rows_table(res["rows"]))
     dr = res.get("damon_reclaim")
     if dr:

@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from .damon import Sample
+from .damon import Sample, Snapshot
 
 MARK = re.compile(r"@@([A-Za-z_.-]+)(?: (.*))?$")
 # ANSI/VT100 escape sequences (CSI ... final byte, ESC c, ESC ( B, ...) and stray controls.
@@ -76,6 +76,10 @@ class Console:
     #: the footprint samples taken while it ran.
     damon_reclaim: dict[str, str] = field(default_factory=dict)
     samples: list[Sample] = field(default_factory=list)
+    #: Its regions summarised after every aggregation (``@@snap``).
+    snapshots: list[Snapshot] = field(default_factory=list)
+    #: Where the anon pages sat after the first phase: present, min, p10, p50, p90, max PFN.
+    pfns: list[int] = field(default_factory=list)
     phases: list[Phase] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
@@ -178,6 +182,10 @@ def parse(text: str) -> Console:
                 c.zram_mm_stat = [int(x) for x in parts]
             elif tag == "damon_reclaim" and len(parts) == 2:
                 c.damon_reclaim[parts[0]] = parts[1]
+            elif tag == "pfns" and len(parts) == 6:
+                c.pfns = [int(x) for x in parts]
+            elif tag == "snap" and len(parts) == 5:
+                c.snapshots.append(Snapshot(float(parts[0]), *(int(x) for x in parts[1:])))
             elif tag == "sample" and len(parts) == 3:
                 c.samples.append(Sample(float(parts[0]), int(parts[1]), int(parts[2])))
             elif tag == "phase" and len(parts) == 2:

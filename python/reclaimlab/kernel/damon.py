@@ -1,7 +1,9 @@
 """DAMON_RECLAIM in the guest (``--damon-reclaim KEY=VALUE[,...]``): the module's
-parameters checked before anything boots, passed on the kernel command line (a built-in
-module's parameters are ``damon_reclaim.KEY=VALUE`` there), read back by /init, and the
-module's statistics and the workload's footprint over time parsed from the console.
+parameters checked before anything boots and passed on the kernel command line (a built-in
+module's parameters are ``damon_reclaim.KEY=VALUE`` there), how the guest runs it (the
+module, or its scheme through DAMON sysfs where the module is broken), and the records the
+guest prints while it runs (:class:`Sample`, :class:`Snapshot`). The comparison with the
+simulator is :mod:`.damon_compare`.
 
 The guest enables the module just before the workload starts (guest/init.sh) and samples
 the workload cgroup's ``memory.current`` and the module's statistics while it runs
@@ -26,8 +28,6 @@ BOOL_PARAMS = ("skip_anon",)
 #: metrics of the same names.
 STATS = ("nr_reclaim_tried_regions", "bytes_reclaim_tried_regions", "nr_reclaimed_regions",
          "bytes_reclaimed_regions", "nr_quota_exceeds")
-#: Where /init samples them, and the footprint, while the workload runs (guest seconds).
-SAMPLE_INTERVAL_S = 0.5
 
 
 def parse(text: str) -> dict[str, str]:
@@ -58,8 +58,11 @@ def parse(text: str) -> dict[str, str]:
 
 
 def sim_keys(params: dict[str, str]) -> dict[str, str]:
-    """The simulator's config keys for the module's parameters."""
-    return {"damon_reclaim.enabled": "Y", **{f"damon_reclaim.{k}": v for k, v in params.items()}}
+    """The simulator's config keys for the module's parameters, with DAMON_RECLAIM's own
+    regions recorded after every aggregation (``sim.damon_record=reclaim``, which changes
+    nothing the module does), as the guest records them from the tracepoint."""
+    return {"damon_reclaim.enabled": "Y", "sim.damon_record": "reclaim",
+            **{f"damon_reclaim.{k}": v for k, v in params.items()}}
 
 
 def check(params: dict[str, str], guest_bytes: int) -> None:
@@ -127,86 +130,15 @@ class Sample:
     bytes_reclaimed: int
 
 
-#: Targets of the comparison (issue 18): bytes tried and reclaimed within 25 %, the memory
-#: saving within 5 percentage points; the region counts and quota exceeds are shown.
-STAT_TARGETS = {"bytes_reclaim_tried_regions": 0.25, "bytes_reclaimed_regions": 0.25}
-SAVING_TARGET_PP = 5.0
-#: Points of the footprint curves reported (progress 0, 1/N, ..., 1).
-CURVE_POINTS = 20
+@dataclass
+class Snapshot:
+    """One ``@@snap`` line: DAMON_RECLAIM's regions after an aggregation (trace clock,
+    s), their number, and the bytes of regions with no access (``idle``), with accesses
+    in under a quarter of the aggregation's samples (``warm``) and in at least a quarter
+    (``hot``). Only LRU folios are ever seen accessed (``damon_get_folio``)."""
 
-
-def guest_stats(c) -> dict[str, int]:
-    """The module's statistics as the guest printed them after the workload."""
-    return {k: int(c.damon_reclaim[k]) for k in STATS if k in c.damon_reclaim}
-
-
-def guest_footprint(c) -> tuple[list[float], list[float]]:
-    """(seconds since the first sample, memory.current) while the workload ran: the last
-    sample, taken after it exited, is left out."""
-    s = c.samples[:-1] if len(c.samples) > 2 else c.samples
-    return [x.t - s[0].t for x in s], [float(x.memory_current) for x in s]
-
-
-def sim_footprint(series: dict[str, list[float]], cgroup: str) -> tuple[list[float], list[float]]:
-    """The simulator's (time_s, memory.current of ``cgroup``) series."""
-    return list(series.get("time_s", [])), list(series.get(f"memcg.{cgroup}.memory.current_bytes", []))
-
-
-def time_average(ts: list[float], vs: list[float]) -> float | None:
-    """The time-weighted mean of a sampled curve (trapezoids), None without two samples."""
-    if len(ts) < 2 or ts[-1] <= ts[0]:
-        return None
-    area = sum((ts[i + 1] - ts[i]) * (vs[i] + vs[i + 1]) / 2 for i in range(len(ts) - 1))
-    return area / (ts[-1] - ts[0])
-
-
-def curve(ts: list[float], vs: list[float], points: int = CURVE_POINTS) -> list[list[float]]:
-    """[progress, value] at ``points + 1`` evenly spaced fractions of the run (linear
-    interpolation): curves of runs of different lengths side by side."""
-    import numpy as np
-
-    if len(ts) < 2 or ts[-1] <= ts[0]:
-        return []
-    x = (np.asarray(ts) - ts[0]) / (ts[-1] - ts[0])
-    grid = np.linspace(0, 1, points + 1)
-    return [[float(g), float(v)] for g, v in zip(grid, np.interp(grid, x, np.asarray(vs)))]
-
-
-def saving(avg: float | None, base: float | None) -> float | None:
-    """1 - avg / base in percent: how much less memory the workload held on average."""
-    return None if not avg or not base else 100.0 * (1.0 - avg / base)
-
-
-def compare(consoles: list, base_consoles: list, sim: dict, sim_base: dict, cgroup: str) -> dict:
-    """Kernel vs simulator for DAMON_RECLAIM: one row per statistic (the rows of
-    :func:`.validate.compare`), a memory-saving row graded in percentage points, and the
-    footprint curves. ``sim``/``sim_base`` are :func:`.validate.simulate` results with and
-    without the module; ``base_consoles`` the guest's boots without it."""
-    from .validate import compare as compare_rows
-
-    rows = compare_rows([guest_stats(c) for c in consoles], {k: sim["metrics"].get(k, 0) for k in STATS},
-                        STAT_TARGETS, counters=list(STATS))
-    base = [time_average(*guest_footprint(c)) for c in base_consoles]
-    base = [b for b in base if b]
-    base_avg = sum(base) / len(base) if base else None
-    real = [saving(time_average(*guest_footprint(c)), base_avg) for c in consoles]
-    real = [r for r in real if r is not None]
-    sim_saving = saving(time_average(*sim_footprint(sim["series"], cgroup)),
-                        time_average(*sim_footprint(sim_base["series"], cgroup)))
-    if real and sim_saving is not None:
-        import statistics
-
-        mean = statistics.fmean(real)
-        rows.append({"counter": "memory_saving_pct", "real_mean": mean,
-                     "real_sd": statistics.stdev(real) if len(real) > 1 else 0.0, "boots": len(real),
-                     "sim": sim_saving, "rel_error": (sim_saving - mean) / mean if mean else float("inf"),
-                     "target": None, "target_pp": SAVING_TARGET_PP,
-                     "met": abs(sim_saving - mean) <= SAVING_TARGET_PP, "comparable": True})
-    cpu = [int(c.damon_reclaim["kdamond_ticks"]) / 100 / max(1e-9, guest_footprint(c)[0][-1])
-           for c in consoles if "kdamond_ticks" in c.damon_reclaim and len(c.samples) > 1]
-    return {"rows": rows,
-            "footprint": {"kernel": [curve(*guest_footprint(c)) for c in consoles],
-                          "kernel_baseline": [curve(*guest_footprint(c)) for c in base_consoles],
-                          "simulator": curve(*sim_footprint(sim["series"], cgroup)),
-                          "simulator_baseline": curve(*sim_footprint(sim_base["series"], cgroup))},
-            "kdamond_cpu_pct": {"kernel": [100 * x for x in cpu], "simulator": sim["metrics"].get("damon_cpu_pct")}}
+    t: float
+    nr_regions: int
+    idle: int
+    warm: int
+    hot: int

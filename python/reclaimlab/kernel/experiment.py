@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from ..results import Store
-from . import LAB, damon, store
+from . import LAB, console, damon, damon_compare, store
 from .ops import CGROUP
 from .console import Console
 from .run import GUEST_MB, Prepared, Setup, prepare, run
@@ -73,23 +73,48 @@ def record(setup: Setup, out: Path, progress: bool = True,
 
 def validate(setup: Setup, out: Path, progress: bool = True) -> dict[str, Any]:
     """Boot, simulate, compare. Returns ``{"workload", "kernel", "policy", "settings",
-    "boots", "rows", "notes", "not_comparable", "read_back", "time_dilation"}`` and, with
-    DAMON_RECLAIM, ``"damon_reclaim"`` (:func:`.damon.compare`, after one more boot without
-    it for the baseline); the simulated run is stored beside the boots (variant simulator)."""
+    "boots", "rows", "notes", "not_comparable", "read_back", "time_dilation", "logs"}``
+    and, with DAMON_RECLAIM, ``"damon_reclaim"`` (:func:`.damon_compare.compare`, after one
+    more boot without it for the baseline); the simulated run is stored beside the boots
+    (variant simulator)."""
     prep = prepare(setup)
     prep, consoles = record(setup, out, progress, prep)
+    base_prep, base_consoles = None, None
+    if prep.damon_reclaim is not None:
+        # The same workload without the module, once: the memory saving's baseline.
+        base_prep, base_consoles = record(replace(setup, damon_reclaim=None, damon_interface=None, sample=True,
+                                                  boots=1), out, progress)
+    res = compare_boots(setup, prep, consoles, out, base_consoles)
+    res["boot_wall_s"] = [round(b.wall_s, 2) for b, _ in prep.boots]
+    res["logs"] = {"kernel": [str(b.log) for b, _ in prep.boots],
+                   "baseline": [str(b.log) for b, _ in base_prep.boots] if base_prep else []}
+    return res
+
+
+def revalidate(setup: Setup, out: Path, logs: dict[str, list[str]]) -> dict[str, Any]:
+    """:func:`validate` from boots already made (their console ``logs``, as :func:`validate`
+    returns them): the simulator runs again, nothing boots. For a model change."""
+    def read(paths: list[str]) -> list[Console]:
+        return [console.parse(Path(p).read_text(errors="replace")) for p in paths]
+
+    prep = prepare(setup)
+    res = compare_boots(setup, prep, read(logs["kernel"]), out, read(logs["baseline"]) if logs["baseline"] else None)
+    res["logs"] = logs
+    return res
+
+
+def compare_boots(setup: Setup, prep: Prepared, consoles: list[Console], out: Path,
+                  base_consoles: list[Console] | None = None) -> dict[str, Any]:
+    """The simulator on ``prep``'s workload with the guest's parameters, compared with the
+    boots' ``consoles`` (and, for DAMON_RECLAIM, the baseline boots without it)."""
     settings = sim_settings(prep, consoles)
     damon_res = None
     if prep.damon_reclaim is not None:
-        # The same workload without the module, once in the guest and in the simulator:
-        # the memory saving's baseline.
-        _, base_consoles = record(replace(setup, damon_reclaim=None, damon_interface=None, sample=True, boots=1),
-                                  out, progress)
         sim_base = simulate(prep.wl, settings, out, guest_wall_s(base_consoles))
         settings = {**settings, **damon.sim_keys(prep.damon_reclaim)}
     sim = simulate(prep.wl, settings, out, guest_wall_s(consoles))
     if prep.damon_reclaim is not None:
-        damon_res = damon.compare(consoles, base_consoles, sim, sim_base, CGROUP)
+        damon_res = damon_compare.compare(consoles, base_consoles, sim, sim_base, CGROUP)
     whole_machine = prep.memory_max is None
     real = [with_derived(c.vmstat()) for c in consoles]
     rows = compare(real, with_derived(sim["vmstat"]), targets_for(prep.wl, whole_machine))
@@ -104,9 +129,9 @@ def validate(setup: Setup, out: Path, progress: bool = True) -> dict[str, Any]:
                    "started": sim["started"], "finished": sim["finished"], "worker": "simulator",
                    "metrics": sim["metrics"], "vmstat": sim["vmstat"], "timeseries": {}})
     return {"workload": prep.wl.spec, "kernel": consoles[0].release, "mglru": setup.mglru or "default",
-            "policy": settings["policy"], "settings": settings, "boots": len(consoles),
-            "boot_wall_s": [round(b.wall_s, 2) for b, _ in prep.boots], "rows": rows,
+            "policy": settings["policy"], "settings": settings, "boots": len(consoles), "rows": rows,
             "notes": definition_notes(consoles[0].release, settings["policy"]),
             "not_comparable": thp_note, "read_back": consoles[0].read_back(),
             "time_dilation": float(sim["config"].get("sim.time_dilation", 1)),
+            **({"access_ns": round(sim["access_ns"], 1)} if sim.get("access_ns") else {}),
             **({"damon_reclaim": {"interface": prep.damon_interface, **damon_res}} if damon_res else {})}

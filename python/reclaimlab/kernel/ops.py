@@ -55,7 +55,7 @@ def write_ops(wl: Workload, path: Path) -> None:
         fh.write(words.astype("<u4").tobytes())
 
 
-def write_sim_trace(wl: Workload, path: Path) -> None:
+def write_sim_trace(wl: Workload, path: Path, access_ns: float | None = None) -> None:
     """The simulator's native trace (cgroup ``wl``): file pages keep their page numbers,
     which are their offsets in the guest's one data file (the trace's one file, so
     readahead and fault-around see the guest's layout); anon pages are numbered after
@@ -67,8 +67,10 @@ def write_sim_trace(wl: Workload, path: Path) -> None:
     files = [("data", 0, int(wl.file_pages))] if wl.file_pages else []
     gaps, tick = None, 0
     if wl.sleep_us is not None:
-        # A timed trace: each access costs what an untimed one would (cost.access_ns), plus
-        # the sleep before it.
-        access_ns = int(_core.Config().get("cost.access_ns"))
-        gaps, tick = (access_ns + wl.sleep_us.astype(np.uint64) * 1000).astype("<u4").tobytes(), TICK_PS
+        # A timed trace: each access costs ``access_ns`` (by default what an untimed one
+        # would, cost.access_ns), plus the sleep before it.
+        if access_ns is None:
+            access_ns = float(_core.Config().get("cost.access_ns"))
+        gap = max(1, round(access_ns)) + wl.sleep_us.astype(np.uint64) * 1000
+        gaps, tick = gap.astype("<u4").tobytes(), TICK_PS
     _core.trace_write(str(path), page.tobytes(), wl.flags.astype(np.uint8).tobytes(), CGROUP, files, gaps, tick)

@@ -10,6 +10,9 @@
 //!   whenever it grows. (The three-region VMA layout of a real process does not apply
 //!   to a trace whose pages are mostly contiguous.)
 //! - `paddr`: one target, all of the machine's frames (`damo record paddr`).
+//! - `reclaim`: no kdamond of its own: DAMON_RECLAIM's kdamond's regions after each of its
+//!   aggregations, as the `damon_aggregated` tracepoint shows that context's (what
+//!   `reclaimlab validate --damon-reclaim` compares with the guest's); it perturbs nothing.
 //!
 //! DAMON's default attributes (spec D.1: 5 ms sampling, 100 ms aggregation, 10..1000
 //! regions). The snapshot is taken right after the aggregation step, from each region's
@@ -34,6 +37,7 @@ pub enum DamonRecordMode {
     Off,
     Vaddr,
     Paddr,
+    Reclaim,
 }
 
 impl DamonRecordMode {
@@ -42,7 +46,8 @@ impl DamonRecordMode {
             "off" | "none" | "" => Ok(Self::Off),
             "vaddr" => Ok(Self::Vaddr),
             "paddr" => Ok(Self::Paddr),
-            o => Err(format!("expected off, vaddr or paddr, got '{o}'")),
+            "reclaim" => Ok(Self::Reclaim),
+            o => Err(format!("expected off, vaddr, paddr or reclaim, got '{o}'")),
         }
     }
     pub fn name(self) -> &'static str {
@@ -50,6 +55,7 @@ impl DamonRecordMode {
             Self::Off => "off",
             Self::Vaddr => "vaddr",
             Self::Paddr => "paddr",
+            Self::Reclaim => "reclaim",
         }
     }
 }
@@ -65,7 +71,8 @@ pub struct DamonSnapshot {
 
 /// The recording kdamond and what it recorded.
 pub struct DamonRecorder {
-    pub kdamond: Kdamond,
+    /// The recording kdamond (None in `reclaim` mode: DAMON_RECLAIM's is recorded).
+    pub kdamond: Option<Kdamond>,
     pub mode: DamonRecordMode,
     /// End of the monitored range (bytes) as last set.
     range_end: u64,
@@ -78,39 +85,39 @@ impl DamonRecorder {
     pub fn new(mode: DamonRecordMode, seed: u64) -> Option<Self> {
         let ops = match mode {
             DamonRecordMode::Off => return None,
-            DamonRecordMode::Vaddr => OpsKind::Vaddr,
-            DamonRecordMode::Paddr => OpsKind::Paddr,
+            DamonRecordMode::Vaddr => Some(OpsKind::Vaddr),
+            DamonRecordMode::Paddr => Some(OpsKind::Paddr),
+            DamonRecordMode::Reclaim => None,
         };
         // No ops `update` callback: the range is re-set from the engine (below).
         let attrs = DamonAttrs { ops_update_interval: 0, ..DamonAttrs::default() };
-        let kdamond = Kdamond::new(attrs, ops, vec![DamonTarget::default()], Vec::new(), seed ^ 0xDA3D_0000_0000_0002, 0);
+        let kdamond = ops.map(|ops| Kdamond::new(attrs, ops, vec![DamonTarget::default()], Vec::new(), seed ^ 0xDA3D_0000_0000_0002, 0));
         Some(DamonRecorder { kdamond, mode, range_end: 0, seen_aggregations: 0, snapshots: Vec::new() })
     }
 
     /// Set the target's range to `[0, end)` if it grew (`damon_set_regions` keeps the
     /// regions inside and their counters).
-    fn set_range(&mut self, end: u64) {
-        if end > self.range_end {
-            self.range_end = end;
-            let t = &mut self.kdamond.targets[0];
+    fn set_range(k: &mut Kdamond, range_end: &mut u64, end: u64) {
+        if end > *range_end {
+            *range_end = end;
+            let t = &mut k.targets[0];
             if t.regions.is_empty() {
                 t.regions.push(DamonRegion::new(0, end));
             } else {
                 damon_set_regions(t, &[(0, end)], PAGE_SIZE);
             }
-            let k = &mut self.kdamond;
             k.sz_limit = damon_apply_min_nr_regions(&mut k.targets, k.attrs.min_nr_regions, PAGE_SIZE);
         }
     }
 
-    /// Keep the snapshot of an aggregation that the last step completed.
-    fn take_snapshot(&mut self, end_ns: u64) {
-        if self.kdamond.nr_aggregations == self.seen_aggregations {
+    /// Keep the snapshot of an aggregation of `k` that its last step completed.
+    fn take_snapshot(&mut self, k: &Kdamond, end_ns: u64) {
+        if k.nr_aggregations == self.seen_aggregations {
             return;
         }
-        self.seen_aggregations = self.kdamond.nr_aggregations;
-        let aggr_ns = self.kdamond.attrs.aggr_interval * 1000;
-        for (i, t) in self.kdamond.targets.iter().enumerate() {
+        self.seen_aggregations = k.nr_aggregations;
+        let aggr_ns = k.attrs.aggr_interval * 1000;
+        for (i, t) in k.targets.iter().enumerate() {
             self.snapshots.push(DamonSnapshot {
                 target: i as u32,
                 start_ns: end_ns.saturating_sub(aggr_ns),
@@ -125,21 +132,30 @@ impl<P: ReclaimPolicy> Machine<P> {
     /// Run the recording kdamond's due steps, keeping each aggregation's snapshot.
     pub(crate) fn damon_record_catch_up(&mut self) {
         let Some(r) = self.damon_rec.as_mut() else { return };
-        if r.kdamond.next_ns > self.now {
-            return;
+        let Some(mut k) = r.kdamond.take() else { return };
+        if k.next_ns <= self.now {
+            let end = match r.mode {
+                DamonRecordMode::Paddr => (self.mm.nr_frames as u64) << PAGE_SHIFT,
+                _ => (self.mm.pages.pte.len() as u64) << PAGE_SHIFT,
+            };
+            DamonRecorder::set_range(&mut k, &mut r.range_end, end);
+            while k.next_ns <= self.now {
+                let t = k.next_ns;
+                self.mm.now = t;
+                k.step(&mut self.mm, &mut self.policy, t, 0);
+                r.take_snapshot(&k, t);
+            }
+            self.mm.now = self.now;
         }
-        let end = match r.mode {
-            DamonRecordMode::Paddr => (self.mm.nr_frames as u64) << PAGE_SHIFT,
-            _ => (self.mm.pages.pte.len() as u64) << PAGE_SHIFT,
-        };
-        r.set_range(end);
-        while r.kdamond.next_ns <= self.now {
-            let t = r.kdamond.next_ns;
-            self.mm.now = t;
-            r.kdamond.step(&mut self.mm, &mut self.policy, t, 0);
-            r.take_snapshot(t);
+        r.kdamond = Some(k);
+    }
+
+    /// In `reclaim` mode, keep DAMON_RECLAIM's kdamond's snapshot after its step at `t`.
+    #[inline]
+    pub(super) fn damon_record_reclaim(rec: &mut Option<DamonRecorder>, k: &Kdamond, t: u64) {
+        if let Some(r) = rec.as_mut().filter(|r| r.mode == DamonRecordMode::Reclaim) {
+            r.take_snapshot(k, t);
         }
-        self.mm.now = self.now;
     }
 
     /// The snapshots recorded so far (moved out).
@@ -159,8 +175,13 @@ mod tests {
     /// 768..1280 get 24 000 random accesses per 100 ms, i.e. each page ~4.7 times per
     /// 5 ms sampling interval; the rest is never touched again.
     fn run(mode: &str) -> (Vec<DamonSnapshot>, u64) {
+        run_with(mode, &[]).0
+    }
+
+    /// The snapshots, the frames, and the run's metrics.
+    fn run_with(mode: &str, extra: &[(&str, &str)]) -> ((Vec<DamonSnapshot>, u64), Vec<(String, f64)>) {
         let mut cfg = SimConfig::default();
-        for (k, v) in [("machine.memory", "64M"), ("policy", "classic@6.15"), ("sim.damon_record", mode)] {
+        for (k, v) in [("machine.memory", "64M"), ("policy", "classic@6.15"), ("sim.damon_record", mode)].iter().chain(extra) {
             cfg.set(k, v).unwrap();
         }
         let ivs = (0..20).map(|_| Interval { duration_ns: 100_000_000, spans: vec![Span { first_page: 768, pages: 512, accesses: 24_000 }] }).collect();
@@ -169,7 +190,8 @@ mod tests {
         while !e.run(&mut src, u64::MAX).unwrap() {}
         let snaps = e.take_damon_snapshots();
         let frames = cfg.memory_bytes / PAGE_SIZE;
-        (snaps, frames)
+        let metrics = e.finish().metrics;
+        ((snaps, frames), metrics)
     }
 
     #[test]
@@ -205,5 +227,31 @@ mod tests {
         // Some physical range is hot: the frames the hot pages landed in.
         assert!(snaps[19].regions.iter().any(|r| r.2 >= 15));
         assert!(run("off").0.is_empty());
+    }
+
+    /// `reclaim` records DAMON_RECLAIM's own regions, one snapshot per aggregation, and
+    /// changes nothing the module does.
+    #[test]
+    fn reclaim_records_the_modules_own_regions_and_perturbs_nothing() {
+        let dr = [("damon_reclaim.enabled", "Y"), ("damon_reclaim.min_age", "500000"), ("damon_reclaim.wmarks_high", "1000"),
+                  ("damon_reclaim.wmarks_mid", "999"), ("damon_reclaim.wmarks_low", "0"), ("swap.device", "zram"), ("swap.size", "32M")];
+        let ((snaps, frames), with) = run_with("reclaim", &dr);
+        let ((none, _), without) = run_with("off", &dr);
+        assert!(none.is_empty());
+        assert_eq!(with, without, "recording changed the run");
+        let tried = with.iter().find(|m| m.0 == "bytes_reclaim_tried_regions").unwrap().1;
+        assert!(tried > 0.0);
+        assert_eq!(snaps.len(), 20);
+        for s in &snaps {
+            assert_eq!(s.end_ns - s.start_ns, 100_000_000);
+            assert_eq!(s.regions.last().unwrap().1, frames * PAGE_SIZE);
+            assert!(s.regions.windows(2).all(|w| w[0].1 == w[1].0));
+        }
+        // The hot frames are found, and the scheme's pageouts reset ages (min_age: 5 aggregations).
+        assert!(snaps[19].regions.iter().any(|r| r.2 >= 15));
+        assert!(snaps[19].regions.iter().all(|r| r.2 > 0 || r.3 <= 12), "{:?}", snaps[19].regions);
+        let mut c = SimConfig::default();
+        c.set("sim.damon_record", "reclaim").unwrap();
+        assert!(c.validate().unwrap_err().to_string().contains("damon_reclaim.enabled=Y"));
     }
 }

@@ -226,8 +226,8 @@ impl<P: ReclaimPolicy> Machine<P> {
         if let Some(d) = &self.damon {
             next = next.min(d.next_ns);
         }
-        if let Some(r) = &self.damon_rec {
-            next = next.min(r.kdamond.next_ns);
+        if let Some(k) = self.damon_rec.as_ref().and_then(|r| r.kdamond.as_ref()) {
+            next = next.min(k.next_ns);
         }
         self.next_event = next;
         Ok(())
@@ -254,8 +254,10 @@ impl<P: ReclaimPolicy> Machine<P> {
         self.rec.account_mem(&self.mm, self.now);
         let psi_us = self.rec.memstall_ns / 1000;
         while d.next_ns <= self.now {
-            self.mm.now = d.next_ns;
-            d.step(&mut self.mm, &mut self.policy, d.next_ns, psi_us);
+            let t = d.next_ns;
+            self.mm.now = t;
+            d.step(&mut self.mm, &mut self.policy, t, psi_us);
+            Self::damon_record_reclaim(&mut self.damon_rec, d, t);
         }
         self.mm.now = self.now;
     }

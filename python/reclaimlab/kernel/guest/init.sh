@@ -119,12 +119,35 @@ damon_start() {
     elif [ "$mode" = module ]; then
         echo Y > $DAMON/enabled || { echo "@@error damon_reclaim enabled"; return 1; }
     fi
-    [ -n "$mode" ] && echo "@@damon_reclaim interface $mode"
+    [ -n "$mode" ] && echo "@@damon_reclaim interface $mode" && damon_snapshots
     grep -q 'lab.sample=1' /proc/cmdline || [ -n "$mode" ] || return 0
     (
         while :; do sample; sleep 0.5; done
     ) &
     echo $! > /run/sampler.pid
+}
+# Its regions after every aggregation (the damon_aggregated tracepoint), summarised in the
+# guest as "@@snap TIME NR_REGIONS IDLE WARM HOT": bytes of regions with no access, with
+# accesses in under a quarter of the aggregation's samples, and in at least a quarter.
+damon_snapshots() {
+    T=/sys/kernel/tracing
+    [ -d $T/events ] || mount -t tracefs none $T || return 0
+    echo 1 > $T/events/damon/damon_aggregated/enable || return 0
+    awk -v max=$(($(cat $DAMON/aggr_interval) / $(cat $DAMON/sample_interval))) '
+        / damon_aggregated: / {
+            for (i = 1; i <= NF; i++) {
+                if ($i == "damon_aggregated:") t = $(i - 1)
+                if ($i ~ /^nr_regions=/) { n = substr($i, 12) + 0; split($(i + 1), r, "-"); nr = $(i + 2) + 0 }
+            }
+            sz = r[2] - r[1]
+            if (nr == 0) idle += sz; else if (nr * 4 < max) warm += sz; else hot += sz
+            if (++cnt >= n) {
+                sub(/:$/, "", t)
+                printf "@@snap %s %d %.0f %.0f %.0f\n", t, n, idle, warm, hot; fflush()
+                cnt = idle = warm = hot = 0
+            }
+        }' $T/trace_pipe &
+    echo $! > /run/snap.pid
 }
 sample() {
     read -r up _ < /proc/uptime
@@ -139,6 +162,10 @@ damon_stop() {
     [ -e /run/sampler.pid ] || return 0
     kill "$(cat /run/sampler.pid)"
     sample
+    if [ -e /run/snap.pid ]; then
+        echo 0 > /sys/kernel/tracing/events/damon/damon_aggregated/enable
+        kill "$(cat /run/snap.pid)"
+    fi
     [ -n "$(damon_mode)" ] || return 0
     pid=$(damon_pid)
     [ "$pid" -gt 0 ] 2>/dev/null && echo "@@damon_reclaim kdamond_ticks $(awk '{print $14 + $15}' /proc/$pid/stat)"
@@ -234,6 +261,7 @@ echo "@@memory.max $(cat /sys/fs/cgroup/wl/memory.max)"
 sync; echo 3 > /proc/sys/vm/drop_caches
 # wl merges consecutive preads into reads of up to 64 KiB only without readahead: with it,
 # the request size steers readahead, and the simulator reads 4 KiB per access.
+WL_PFNS=$(grep -q 'lab.damon=' /proc/cmdline && echo 1 || echo 0) \
 WL_MERGE=$([ "$ra" = 0 ] && echo 1 || echo 0) WL_REPORT="/init report start" \
     /wl /data/ops /data/data /sys/fs/cgroup/wl/cgroup.procs "$tick"
 rc=$?

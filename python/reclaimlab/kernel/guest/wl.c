@@ -21,6 +21,8 @@
  *       request size steers it (req_count), and the simulator reads 4 KiB per access.
  *   WL_REPORT=CMD runs CMD (the memory layout report of /init) once the ops are loaded,
  *       just before joining the cgroup and starting the workload.
+ *   WL_PFNS=1 prints, at the end of the first phase, where the anon pages sit in physical
+ *       memory: "@@pfns PRESENT MIN P10 P50 P90 MAX" (from /proc/self/pagemap; root only).
  * The anon mapping follows transparent_hugepage/enabled: MADV_HUGEPAGE under [madvise] (an
  * application asking for THPs), nothing under [always], MADV_NOHUGEPAGE under [never].
  *
@@ -114,6 +116,30 @@ static const char *sysfs_mode(const char *path, char *buf, size_t n) {
     return l + 1;
 }
 
+static int cmp_u64(const void *a, const void *b) {
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* Physical frames of the anon mapping's present pages (pagemap bit 63, PFN bits 0..54). */
+static void print_pfns(const char *anon, uint64_t pages) {
+    int fd = open("/proc/self/pagemap", O_RDONLY);
+    uint64_t *pfn = malloc(pages * sizeof *pfn), n = 0, e;
+    if (fd < 0 || !pfn) { if (fd >= 0) close(fd); free(pfn); return; }
+    for (uint64_t i = 0; i < pages; i++) {
+        off_t at = (off_t)(((uintptr_t)anon / PAGE + i) * 8);
+        if (pread(fd, &e, 8, at) == 8 && (e >> 63) && (e & ((1ULL << 55) - 1))) pfn[n++] = e & ((1ULL << 55) - 1);
+    }
+    close(fd);
+    if (n) {
+        qsort(pfn, n, sizeof *pfn, cmp_u64);
+        printf("@@pfns %llu %llu %llu %llu %llu %llu\n", (unsigned long long)n, (unsigned long long)pfn[0],
+               (unsigned long long)pfn[n / 10], (unsigned long long)pfn[n / 2], (unsigned long long)pfn[n * 9 / 10],
+               (unsigned long long)pfn[n - 1]);
+    }
+    free(pfn);
+}
+
 static uint64_t splitmix64(uint64_t *s) {
     uint64_t z = (*s += 0x9E3779B97F4A7C15ULL);
     z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
@@ -166,6 +192,8 @@ int main(int argc, char **argv) {
     }
     const char *merge_env = getenv("WL_MERGE"), *report = getenv("WL_REPORT");
     int merge = !merge_env || strcmp(merge_env, "0");
+    const char *pfns_env = getenv("WL_PFNS");
+    int pfns = pfns_env && !strcmp(pfns_env, "1");
     if (report && *report) {
         fflush(stdout);
         if (system(report) != 0) { errno = EIO; die(report); }
@@ -238,6 +266,7 @@ int main(int argc, char **argv) {
             break;
         }
         case PHASE:
+            if (p == 1 && anon_pages && pfns) print_pfns(anon, anon_pages);
             phase_end((unsigned)p - 1);
             break;
         default:
