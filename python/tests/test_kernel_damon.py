@@ -175,6 +175,16 @@ def test_the_guest_bins_each_aggregations_regions(tmp_path):
                                            "damon_hot_bytes": (489565632 + 1048576) / 2, "damon_nr_regions": 2.5}
 
 
+def test_the_simulators_kdamond_gets_the_guests_measured_schedule():
+    c = console.parse("".join(f"@@snap {4 + 0.125 * i:.3f} 10 1 0 0\n" for i in range(9)))
+    assert damon_compare.aggregation_s([c]) == pytest.approx(0.125)
+    keys = damon_compare.guest_schedule([c], {"min_age": "2000000"})
+    # 125 ms aggregations for a nominal 100 ms: everything kdamond counts in samples stretches by 1.25
+    assert keys == {"damon_reclaim.sample_interval": "6250", "damon_reclaim.aggr_interval": "125000",
+                    "damon_reclaim.min_age": "2500000"}
+    assert damon_compare.guest_schedule([console.parse("")], {}) == {}  # no snapshots: nothing to match
+
+
 def test_a_run_that_tried_nothing_says_why():
     from reclaimlab.cli.kernel import damon_lines
 

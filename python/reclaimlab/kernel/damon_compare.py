@@ -90,6 +90,34 @@ def accessed_series(snaps: list[Snapshot]) -> tuple[list[float], list[float]]:
     return [s.t for s in snaps], [float(s.warm + s.hot) for s in snaps]
 
 
+def aggregation_s(consoles: list) -> float | None:
+    """kdamond's mean aggregation interval in the guest (between its ``@@snap`` lines),
+    over the boots: the nominal ``aggr_interval`` plus what kdamond's own work adds to each
+    of its samples (kdamond_fn sleeps ``sample_interval`` after its work, not including
+    it), which TCG makes several times longer than on hardware."""
+    gaps = [b.t - a.t for c in consoles for a, b in zip(c.snapshots, c.snapshots[1:])]
+    return sum(gaps) / len(gaps) if gaps else None
+
+
+def guest_schedule(consoles: list, params: dict[str, str]) -> dict[str, str]:
+    """Simulator keys that give its kdamond the guest's measured sampling schedule: the
+    sample and aggregation intervals stretched to the measured aggregation, and ``min_age``
+    with them (the scheme's age threshold stays the same number of aggregations). The
+    charge windows and the watermark checks are timers and keep their periods."""
+    from .. import _core
+
+    measured = aggregation_s(consoles)
+    cfg = _core.Config()
+    get = lambda k: int(params.get(k, cfg.get(f"damon_reclaim.{k}")))  # noqa: E731
+    aggr = get("aggr_interval")
+    if not measured or not aggr:
+        return {}
+    stretch = measured * 1e6 / aggr
+    if stretch <= 1.0:
+        return {}
+    return {f"damon_reclaim.{k}": str(round(get(k) * stretch)) for k in ("sample_interval", "aggr_interval", "min_age")}
+
+
 def saving(avg: float | None, base: float | None) -> float | None:
     """1 - avg / base in percent: how much less memory the workload held on average."""
     return None if not avg or not base else 100.0 * (1.0 - avg / base)

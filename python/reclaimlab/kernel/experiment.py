@@ -111,7 +111,8 @@ def compare_boots(setup: Setup, prep: Prepared, consoles: list[Console], out: Pa
     damon_res = None
     if prep.damon_reclaim is not None:
         sim_base = simulate(prep.wl, settings, out, guest_wall_s(base_consoles))
-        settings = {**settings, **damon.sim_keys(prep.damon_reclaim)}
+        settings = {**settings, **damon.sim_keys(prep.damon_reclaim),
+                    **damon_compare.guest_schedule(consoles, prep.damon_reclaim)}
     sim = simulate(prep.wl, settings, out, guest_wall_s(consoles))
     if prep.damon_reclaim is not None:
         damon_res = damon_compare.compare(consoles, base_consoles, sim, sim_base, CGROUP)
