@@ -133,6 +133,11 @@ impl Kdamond {
 
     /// One kdamond iteration at `now_ns` (== `next_ns`); sets the next wake time.
     pub fn step<P: ReclaimPolicy>(&mut self, mm: &mut Mm, p: &mut P, now_ns: u64, psi_some_total_us: u64) {
+        // kdamond is one thread: the schemes' actions of this iteration run before its
+        // next sleep, so they delay the next sample (`kdamond_fn`, mm/damon/core.c v6.12:
+        // prepare → usleep → check → merge → apply → split). Sampling's own time is not
+        // added (the model's per-region cost is an upper bound; see docs/damon.md).
+        let action_before = self.action_cpu_ns;
         let rmap2 = 2 * mm.cfg.cost.rmap_ns;
         let region_ns = mm.cfg.cost.damon_region_ns;
         if self.sampling {
@@ -207,6 +212,7 @@ impl Kdamond {
                 min_wait = w;
             }
         }
+        let busy_ns = self.action_cpu_ns - action_before;
         if min_wait != 0 {
             if let Some(s) = self.schemes.iter().find(|s| s.wmarks.metric != DamosWmarkMetric::None) {
                 if metric < s.wmarks.low {
@@ -216,7 +222,7 @@ impl Kdamond {
                 }
             }
             self.sampling = false;
-            self.next_ns = now_ns + min_wait * 1000;
+            self.next_ns = now_ns + busy_ns + min_wait * 1000;
             return;
         }
         for t in self.targets.iter_mut() {
@@ -226,7 +232,7 @@ impl Kdamond {
             }
         }
         self.sampling = true;
-        self.next_ns = now_ns + self.attrs.sample_interval.max(1) * 1000;
+        self.next_ns = now_ns + busy_ns + self.attrs.sample_interval.max(1) * 1000;
     }
 }
 
