@@ -142,7 +142,8 @@ mod tests {
 
 /// Seed 004's configurations: (time quota label, `quota_ms`, prioritization). "no quota"
 /// has neither quota; without prioritization every region scores the same (all weights
-/// 0), with it the module's own weights (age 1).
+/// 0), with it the evaluation's weights (sz 0, nr_accesses 3, age 7: damon-tests
+/// `perf/schemes/pdarc_v4_2_*.damos`, "0 3 7"; the "N" files say "0 0 0").
 pub const PARSEC_CONFIGS: &[(&str, u64, bool)] = &[
     ("N", 0, false),
     ("10ms/s", 10, false),
@@ -201,7 +202,8 @@ pub fn parsec_workload_table(name: &str, scale: f64, seed: u64, extra: &[(String
         let mut c = base.clone();
         c.set("damon_reclaim.enabled", "Y")?;
         c.set("damon_reclaim.quota_ms", &ms.to_string())?;
-        c.set("damon_reclaim.quota_weight_age", if prio { "1" } else { "0" })?;
+        c.set("damon_reclaim.quota_weight_nr_accesses", if prio { "3" } else { "0" })?;
+        c.set("damon_reclaim.quota_weight_age", if prio { "7" } else { "0" })?;
         let r = run_one(&c, name, scale, seed)?;
         out.push(ParsecCell {
             quota,
