@@ -10,7 +10,8 @@
 //! region `2 × cost.rmap_ns` (mkold and the young check each walk the rmap), per region
 //! per aggregation `cost.damon_region_ns` (merge, split, scheme matching), plus what
 //! the actions cost ([`super::damos::action`]). It never runs on the workload's clock
-//! and depends on the number of regions, not on memory size.
+//! and depends on the number of regions, not on memory size. The actions' time delays
+//! kdamond's own next sample, as in `kdamond_fn`'s single loop.
 
 use super::attrs::{kdamond_tune_intervals, DamonAttrs};
 use super::damos::action::{damos_apply_folios, OpsKind};
