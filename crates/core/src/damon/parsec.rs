@@ -1,7 +1,7 @@
 //! Seed 004's workloads: 24 synthetic profiles named after the PARSEC3/SPLASH-2X
-//! benchmarks DAMON_RECLAIM was evaluated on, calibrated to the reference table
-//! (`../shared/reference/` §6.3: original runtime, RSS, and the `prcl` scheme's RSS cut
-//! and slowdown).
+//! benchmarks DAMON_RECLAIM was evaluated on, calibrated to the DAMON evaluation
+//! (`../shared/reference/` §6.3 and its eval.rst: original runtime, RSS, memory in use,
+//! and the `prcl` scheme's RSS cut and slowdown).
 //!
 //! A profile is a program: an `input` phase reads the run's input files once (page
 //! cache, `read()`), sized as the evaluation's `memused.avg − rss.avg` (the memory the run
