@@ -1,5 +1,6 @@
-"""Seed 004's scenario: the table's shape and the seed's directions, on all 24
-profiles at the default size (the claim is about the average over the suite)."""
+"""Seed 004's scenario: the table's shape, the seed's directions and the magnitudes the
+model reproduces, on all 24 profiles at the default size (the claim is about the suite's
+row, formed from sums over the workloads as damon-tests forms it)."""
 
 import subprocess
 import sys
@@ -24,8 +25,18 @@ def test_table_shape(rows):
     assert rows[0]["cpu_pct"] > rows[3]["cpu_pct"] > rows[2]["cpu_pct"] > rows[1]["cpu_pct"] > 0
 
 
+def test_saving_magnitudes_near_the_seed_where_the_model_reproduces_them(rows):
+    # the seed: 47.16 % (no quota), 40.84 % (50 ms/s), 48.42 % (200 ms/s). The input
+    # files' page cache is most of it: anonymous memory alone capped the model near 27 %.
+    for i, seed in ((0, 47.16), (2, 40.84), (3, 48.42)):
+        assert abs(rows[i]["memory_saving_pct"] - seed) < 8, (i, rows[i])
+    # 10 and 50 ms/s time quotas cost about 1 % and 5 % of a CPU (seed: 1.78, 5.7 %).
+    assert 1.0 < rows[1]["cpu_pct"] < 2.5 and 4.0 < rows[2]["cpu_pct"] < 7.5
+
+
 def test_saving_rises_with_time_quota(rows):
-    # the seed: 4.55 -> 40.84 -> 48.42 %
+    # the seed: 4.55 -> 40.84 -> 48.42 %. The model's 10 ms/s row saves more than the
+    # seed's (docs/damon.md, "What is still off"), so only the order is asserted.
     assert rows[1]["memory_saving_pct"] < rows[2]["memory_saving_pct"] < rows[3]["memory_saving_pct"]
 
 

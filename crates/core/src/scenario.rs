@@ -336,21 +336,22 @@ static SCENARIOS: &[Scenario] = &[
     Scenario {
         name: "damon-reclaim-parsec",
         description: "seed 004: DAMON_RECLAIM on 24 PARSEC3/SPLASH-2X profiles (workload parameter), zram; \
-                      32G machine at --scale 1; `reclaimlab run` prints the seed's quota × prioritization table",
+                      16.25G machine (the seed's 130G / 8) at --scale 1; `reclaimlab run` prints the seed's quota × prioritization table",
         policies: &["classic@6.15"],
         baseline: "classic@6.15",
         overrides: &[
             ("swap.device", "zram"),
             ("cost.access_ns", "20000"),
             // The evaluation's VM had far more memory than the workloads used: watermarks
-            // that keep the scheme active, and a pageout age on the scenario's time scale.
+            // that keep the scheme active (as damon-tests' pdarc schemes, high 1000 ‰, low 0), and
+            // its pageout age (5 s) on the scenario's time scale (/8).
             ("damon_reclaim.wmarks_high", "1000"),
             ("damon_reclaim.wmarks_mid", "1000"),
             ("damon_reclaim.wmarks_low", "0"),
-            ("damon_reclaim.min_age", "1000000"),
+            ("damon_reclaim.min_age", "625000"),
             ("damon_reclaim.quota_sz", "0"),
         ],
-        scaled_sizes: &[("machine.memory", 32768.0), ("swap.size", 2048.0)],
+        scaled_sizes: &[("machine.memory", 16640.0), ("swap.size", 512.0)],
         params: &[("workload", "freqmine", "one of the 24 profiles (blackscholes, ..., splash2x/raytrace, ...)")],
         workload: Workload::Parsec,
     },

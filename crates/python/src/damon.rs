@@ -395,7 +395,8 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
 }
 
 /// Seed 004's table for one workload of `damon-reclaim-parsec`: one dict per
-/// configuration (quota, prioritization, memory_saving_pct, slowdown_pct, cpu_pct).
+/// configuration (quota, prioritization, memory_saving_pct, slowdown_pct, cpu_pct, and
+/// the absolute mem_used_avg_bytes, mem_used_avg_orig_bytes, runtime_s, runtime_orig_s).
 #[pyfunction]
 #[pyo3(signature = (workload, scale = 1.0, seed = 1, settings = Vec::new()))]
 fn parsec_workload_table<'py>(py: Python<'py>, workload: &str, scale: f64, seed: u64, settings: Vec<(String, String)>) -> PyResult<Vec<Bound<'py, PyDict>>> {
@@ -411,6 +412,10 @@ fn parsec_workload_table<'py>(py: Python<'py>, workload: &str, scale: f64, seed:
             d.set_item("memory_saving_pct", c.memory_saving_pct)?;
             d.set_item("slowdown_pct", c.slowdown_pct)?;
             d.set_item("cpu_pct", c.cpu_pct)?;
+            d.set_item("mem_used_avg_bytes", c.mem_used_avg_bytes)?;
+            d.set_item("mem_used_avg_orig_bytes", c.mem_used_avg_orig_bytes)?;
+            d.set_item("runtime_s", c.runtime_s)?;
+            d.set_item("runtime_orig_s", c.runtime_orig_s)?;
             Ok(d)
         })
         .collect()

@@ -226,7 +226,42 @@ def main(args: argparse.Namespace) -> int:
         print(json.dumps(result.to_dict(), sort_keys=False))
     else:
         print(summary(result))
+    for w in damon_reclaim_warnings(result.config, result.metrics):
+        print(f"reclaimlab: warning: {w}", file=sys.stderr)
     return 0
+
+
+def damon_reclaim_warnings(cfg: dict[str, str], metrics: dict[str, float]) -> list[str]:
+    """Why an enabled DAMON_RECLAIM tried nothing in a run, one line per cause: the
+    watermarks kept its scheme off at every check (free memory below ``wmarks_low``: the
+    module leaves heavy pressure to LRU reclaim; above ``wmarks_high``: nothing to do),
+    or ``min_age`` is longer than the run, so no region can age enough."""
+    if cfg.get("damon_reclaim.enabled") != "Y" or metrics.get("bytes_reclaim_tried_regions", 0) > 0:
+        return []
+    out = []
+    if metrics.get("damon_nr_samples", 0) == 0:
+        if metrics.get("damon_wmarks_below_low", 0) > 0:
+            low = cfg.get("damon_reclaim.wmarks_low", "?")
+            out.append(
+                f"DAMON_RECLAIM never ran: free memory stayed below damon_reclaim.wmarks_low ({low} ‰) "
+                "at every check, where it leaves reclaim to the LRU; try --set damon_reclaim.wmarks_low=0"
+            )
+        elif metrics.get("damon_wmarks_above_high", 0) > 0:
+            high = cfg.get("damon_reclaim.wmarks_high", "?")
+            out.append(
+                f"DAMON_RECLAIM never ran: free memory stayed above damon_reclaim.wmarks_high ({high} ‰) "
+                "at every check; try --set damon_reclaim.wmarks_high=1000"
+            )
+    min_age_us = int(cfg.get("damon_reclaim.min_age", "0"))
+    runtime_s = metrics.get("runtime_s", 0.0)
+    if min_age_us / 1e6 > runtime_s:
+        # Suggest the DAMON evaluation's 5 s, or a quarter of a shorter run.
+        hint = max(100_000, min(5_000_000, int(runtime_s * 1e6 / 4) // 100_000 * 100_000))
+        out.append(
+            f"damon_reclaim.min_age ({min_age_us / 1e6:g} s) is longer than the run ({runtime_s:.1f} s): "
+            f"no region can become old enough to be paged out; try --set damon_reclaim.min_age={hint}"
+        )
+    return out
 
 
 def _positional_scenario(args: argparse.Namespace) -> None:
@@ -296,6 +331,12 @@ def compare_main(args: argparse.Namespace, settings: dict[str, str]) -> int:
         print(json.dumps(comp.to_dict(), sort_keys=False))
     else:
         print(comparison_table(comp))
+    seen = set()
+    for r in comp.results.values():
+        for w in damon_reclaim_warnings(r.config, r.metrics):
+            if w not in seen:
+                seen.add(w)
+                print(f"reclaimlab: warning: {w}", file=sys.stderr)
     return 0
 
 
@@ -323,11 +364,19 @@ def comparison_table(comp) -> str:
         ("ratio", f"{'transactions/s' if tps else 'speed (1/runtime)'} relative to {why}"),
     ]
     cols = ["policy", "txn/s" if tps else "runtime_s", "ratio"] + [c for c, _ in COUNTERS]
+    # With DAMON_RECLAIM on, what it paged out (its own counter: no pgscan/pgsteal).
+    damon = first.config.get("damon_reclaim.enabled") == "Y"
+    if damon:
+        cols.append("damon_reclaimed")
     rows = []
     for name, r in comp.results.items():
         main = r.metrics["tps"] if tps else r.metrics["runtime_s"]
         row = [name, f"{main:,.2f}", f"{comp.ratios[name]:.3f}"]
         row += [f"{sum(r.vmstat.get(k, 0) for k in keys):,}" for _, keys in COUNTERS]
+        if damon:
+            # "-": a model without kdamond (the cache:* policies).
+            v = r.metrics.get("bytes_reclaimed_regions")
+            row.append("-" if v is None else size(v))
         rows.append(row)
     lines = [table(head), "", table(rows, header=cols, right=range(1, len(cols)))]
     if tps:
@@ -338,6 +387,8 @@ def comparison_table(comp) -> str:
         ]
     else:
         lines += ["", "pgscan = pgscan_kswapd + pgscan_direct"]
+    if damon:
+        lines[-1] += "; damon_reclaimed = DAMON_RECLAIM's bytes_reclaimed_regions"
     return "\n".join(lines)
 
 

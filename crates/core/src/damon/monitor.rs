@@ -10,7 +10,8 @@
 //! region `2 × cost.rmap_ns` (mkold and the young check each walk the rmap), per region
 //! per aggregation `cost.damon_region_ns` (merge, split, scheme matching), plus what
 //! the actions cost ([`super::damos::action`]). It never runs on the workload's clock
-//! and depends on the number of regions, not on memory size.
+//! and depends on the number of regions, not on memory size. The actions' time delays
+//! kdamond's own next sample, as in `kdamond_fn`'s single loop.
 
 use super::attrs::{kdamond_tune_intervals, DamonAttrs};
 use super::damos::action::{damos_apply_folios, OpsKind};
@@ -55,6 +56,10 @@ pub struct Kdamond {
     pub nr_region_samples: u64,
     /// Running sum of nr_regions at each aggregation (for the average).
     pub sum_nr_regions: u64,
+    /// Watermark checks that kept every scheme off because the metric was below the low
+    /// mark / above the high mark (why a run may have sampled nothing).
+    pub nr_wmarks_below_low: u64,
+    pub nr_wmarks_above_high: u64,
     folios: Vec<Pfn>,
     buf: Vec<Pfn>,
 }
@@ -116,6 +121,8 @@ impl Kdamond {
             nr_aggregations: 0,
             nr_region_samples: 0,
             sum_nr_regions: 0,
+            nr_wmarks_below_low: 0,
+            nr_wmarks_above_high: 0,
             folios: Vec::new(),
             buf: Vec::new(),
         }
@@ -127,6 +134,11 @@ impl Kdamond {
 
     /// One kdamond iteration at `now_ns` (== `next_ns`); sets the next wake time.
     pub fn step<P: ReclaimPolicy>(&mut self, mm: &mut Mm, p: &mut P, now_ns: u64, psi_some_total_us: u64) {
+        // kdamond is one thread: the schemes' actions of this iteration run before its
+        // next sleep, so they delay the next sample (`kdamond_fn`, mm/damon/core.c v6.12:
+        // prepare → usleep → check → merge → apply → split). Sampling's own time is not
+        // added (the model's per-region cost is an upper bound; see docs/damon.md).
+        let action_before = self.action_cpu_ns;
         let rmap2 = 2 * mm.cfg.cost.rmap_ns;
         let region_ns = mm.cfg.cost.damon_region_ns;
         if self.sampling {
@@ -201,9 +213,17 @@ impl Kdamond {
                 min_wait = w;
             }
         }
+        let busy_ns = self.action_cpu_ns - action_before;
         if min_wait != 0 {
+            if let Some(s) = self.schemes.iter().find(|s| s.wmarks.metric != DamosWmarkMetric::None) {
+                if metric < s.wmarks.low {
+                    self.nr_wmarks_below_low += 1;
+                } else if metric > s.wmarks.high {
+                    self.nr_wmarks_above_high += 1;
+                }
+            }
             self.sampling = false;
-            self.next_ns = now_ns + min_wait * 1000;
+            self.next_ns = now_ns + busy_ns + min_wait * 1000;
             return;
         }
         for t in self.targets.iter_mut() {
@@ -213,13 +233,14 @@ impl Kdamond {
             }
         }
         self.sampling = true;
-        self.next_ns = now_ns + self.attrs.sample_interval.max(1) * 1000;
+        self.next_ns = now_ns + busy_ns + self.attrs.sample_interval.max(1) * 1000;
     }
 }
 
 /// What a run with kdamond reports: `damon_cpu_ns` and `damon_cpu_pct` (of one CPU over
-/// the runtime), its parts, the average number of regions, and DAMON_RECLAIM's counters
-/// under their parameter names.
+/// the runtime), its parts, the average number of regions, the watermark checks that
+/// kept the schemes off (free memory below `wmarks_low` / above `wmarks_high`), and
+/// DAMON_RECLAIM's counters under their parameter names.
 pub fn damon_metrics(d: &Kdamond, runtime_ns: u64) -> Vec<(String, f64)> {
     let pct = |ns: u64| if runtime_ns > 0 { ns as f64 * 100.0 / runtime_ns as f64 } else { 0.0 };
     let mut v: Vec<(String, f64)> = vec![
@@ -229,6 +250,8 @@ pub fn damon_metrics(d: &Kdamond, runtime_ns: u64) -> Vec<(String, f64)> {
         ("damon_action_cpu_pct".into(), pct(d.action_cpu_ns)),
         ("damon_nr_regions_avg".into(), if d.nr_aggregations > 0 { d.sum_nr_regions as f64 / d.nr_aggregations as f64 } else { d.nr_regions() as f64 }),
         ("damon_nr_samples".into(), d.nr_samples as f64),
+        ("damon_wmarks_below_low".into(), d.nr_wmarks_below_low as f64),
+        ("damon_wmarks_above_high".into(), d.nr_wmarks_above_high as f64),
     ];
     if let Some(s) = d.schemes.first() {
         for (k, x) in super::reclaim::damon_reclaim_counters(&s.stat) {

@@ -229,3 +229,20 @@ fn deterministic_by_seed() {
     assert_eq!(regions("3"), regions("3"));
     assert_ne!(regions("3").0, regions("4").0);
 }
+
+/// E.8: under pressure (a workload larger than the machine) free memory stays below
+/// DAMON_RECLAIM's low mark: kdamond never samples and counts each check that kept the
+/// scheme off as below low; an idle machine above the high mark counts above high.
+#[test]
+fn watermarks_off_all_run_are_counted_by_side() {
+    let c = cfg("128M", &[("damon_reclaim.wmarks_interval", "100000"), ("swap.device", "zram")]);
+    let m = run(&c, Classic::new(Mainline), hot_in_cold(144, 16, 2_000_000));
+    assert_eq!(metric(&m, "damon_nr_samples"), 0.0);
+    assert!(metric(&m, "damon_wmarks_below_low") > 10.0);
+    assert_eq!(metric(&m, "nr_reclaim_tried_regions"), 0.0);
+    let c = cfg("1G", &[("damon_reclaim.wmarks_interval", "100000")]);
+    let m = run(&c, Classic::new(Mainline), hot_in_cold(8, 8, 2_000_000));
+    assert_eq!(metric(&m, "damon_nr_samples"), 0.0);
+    assert!(metric(&m, "damon_wmarks_above_high") > 10.0);
+    assert_eq!(metric(&m, "damon_wmarks_below_low"), 0.0);
+}

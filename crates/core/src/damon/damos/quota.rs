@@ -37,7 +37,8 @@ impl DamosQuota {
     }
 }
 
-/// `damos_set_effective_quota` (E.3).
+/// `damos_set_effective_quota` (E.3). The throughput is the scheme's lifetime one
+/// (`total_charged_sz / total_charged_ns`) in every version: RFC v3, 6.12, mainline.
 pub fn damos_set_effective_quota(q: &mut DamosQuota, inp: &GoalInputs) {
     if q.ms == 0 && q.goals.is_empty() {
         q.esz = q.sz;
@@ -71,6 +72,10 @@ pub fn damos_charge_window(q: &mut DamosQuota, now_ns: u64, inp: &GoalInputs) ->
     if !q.is_set() {
         return (false, false);
     }
+    // The first window gets its size at once, as RFC v3 (a new window on the first call)
+    // and mainline since "mm/damon/core: set effective quota on first charge window"
+    // (Sep 2025) do. 6.12.117 has only the preceding "set quota->charged_from to jiffies
+    // at first charge window" backport: its first window keeps esz 0, no quota.
     if q.total_charged_sz == 0 && q.charged_from.is_none() {
         q.charged_from = Some(now_ns);
         damos_set_effective_quota(q, inp);
