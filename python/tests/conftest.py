@@ -1,4 +1,5 @@
-"""Helpers: run the CLI as a user would (a subprocess of `python -m reclaimlab`)."""
+"""Helpers: run the CLI as a user would (a subprocess of `python -m reclaimlab`); a fake
+unpacked kernel for the real-kernel code's offline tests, and the real one for its boots."""
 
 from __future__ import annotations
 
@@ -52,3 +53,35 @@ def gen_trace(tmp_path: Path):
         return out
 
     return make
+
+
+#: The release of the fake kernel (Debian's 6.12, which the guest boots).
+FAKE_RELEASE = "6.12.117+deb12-amd64"
+
+
+def fake_kernel(tmp_path: Path, monkeypatch, config: str):
+    """prepare() without host tools or a kernel download: an unpacked tree of
+    ``FAKE_RELEASE`` whose boot/config holds ``config``."""
+    from reclaimlab.kernel import fetch, run
+
+    root = tmp_path / "k"
+    (root / "boot").mkdir(parents=True)
+    (root / "boot" / f"vmlinuz-{FAKE_RELEASE}").write_bytes(b"kernel")
+    (root / "lib" / "modules" / FAKE_RELEASE).mkdir(parents=True)
+    (root / "boot" / f"config-{FAKE_RELEASE}").write_text(config)
+    kernel = fetch.load_tree(root)
+    monkeypatch.setattr(run, "tool_check", lambda: None)
+    monkeypatch.setattr(run.fetch, "fetch", lambda package=None: kernel)
+    return kernel
+
+
+@pytest.fixture(scope="module")
+def kernel_tree():
+    """The default Debian kernel, fetched and unpacked (a real-kernel test fails, saying
+    why, when it cannot be)."""
+    from reclaimlab.kernel import KernelError, fetch
+
+    try:
+        return fetch.fetch(fetch.DEFAULT_PACKAGE)
+    except KernelError as e:
+        pytest.fail(f"cannot fetch the kernel package {fetch.DEFAULT_PACKAGE} for the real-kernel test: {e}")

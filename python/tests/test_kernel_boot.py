@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import pytest
 
-from reclaimlab.kernel import LAB, GuestError, KernelError, fetch
+from reclaimlab.kernel import LAB, GuestError, KernelError
 from reclaimlab.kernel.experiment import validate
 from reclaimlab.kernel.run import Setup, prepare, run
 from reclaimlab.results import Store
@@ -18,14 +18,6 @@ from reclaimlab.results import Store
 from conftest import assert_user_error, cli
 
 pytestmark = pytest.mark.kernel
-
-
-@pytest.fixture(scope="module")
-def kernel_tree():
-    try:
-        return fetch.fetch(fetch.DEFAULT_PACKAGE)
-    except KernelError as e:
-        pytest.fail(f"cannot fetch the kernel package {fetch.DEFAULT_PACKAGE} for the real-kernel test: {e}")
 
 
 def _prepare(setup: Setup):

@@ -14,31 +14,21 @@ import numpy as np
 import pytest
 
 import reclaimlab
-from reclaimlab.kernel import KernelError, console, damon, damon_compare, fetch, guest, initramfs, run
+from reclaimlab.kernel import KernelError, console, damon, damon_compare, guest, initramfs, run
 from reclaimlab.kernel.experiment import key_of
 from reclaimlab.kernel.ops import OP_PHASE, OP_SLEEP, op_words, write_ops, write_sim_trace
 from reclaimlab.kernel.run import Setup, prepare
 from reclaimlab.kernel.workload import build
 
-from conftest import assert_user_error, cli
+from conftest import FAKE_RELEASE as REL, assert_user_error, cli, fake_kernel
 
-REL = "6.12.117+deb12-amd64"
 KEEP_ACTIVE = "wmarks_high=1000,wmarks_mid=999,wmarks_low=0"
 
 
 @pytest.fixture
 def offline(tmp_path, monkeypatch):
-    """prepare() without host tools or a kernel download: a fake unpacked 6.12 kernel."""
-    root = tmp_path / "k"
-    (root / "boot").mkdir(parents=True)
-    (root / "boot" / f"vmlinuz-{REL}").write_bytes(b"kernel")
-    (root / "lib" / "modules" / REL).mkdir(parents=True)
-    (root / "boot" / f"config-{REL}").write_text("CONFIG_MEMCG=y\nCONFIG_LRU_GEN=y\nCONFIG_ZRAM=m\n"
-                                                       "CONFIG_DAMON=y\nCONFIG_DAMON_RECLAIM=y\n")
-    kernel = fetch.load_tree(root)
-    monkeypatch.setattr(run, "tool_check", lambda: None)
-    monkeypatch.setattr(run.fetch, "fetch", lambda package=None: kernel)
-    return kernel
+    return fake_kernel(tmp_path, monkeypatch, "CONFIG_MEMCG=y\nCONFIG_LRU_GEN=y\nCONFIG_ZRAM=m\n"
+                                               "CONFIG_DAMON=y\nCONFIG_DAMON_RECLAIM=y\n")
 
 
 # ---------------------------------------------------------------- parameters
@@ -242,6 +232,34 @@ def test_hotcold_writes_everything_then_rounds_on_a_clock():
     assert wl.phases == ["fill", "t2s"] and wl.bounds == [1000, len(wl)]
 
 
+def test_think_time_is_gathered_into_sleeps_of_a_millisecond():
+    from reclaimlab.kernel.workload import sleeps_of
+
+    # 400 µs per access: a sleep when each millisecond is complete, before that access
+    assert sleeps_of(np.full(6, 400_000, np.uint64)).tolist() == [0, 0, 1200, 0, 800, 0]
+    assert sleeps_of(np.full(3, 100, np.uint64)).tolist() == [0, 0, 0]
+    assert sleeps_of(np.array([5_000_000_000], np.uint64)).tolist() == [4_000_000]  # one op's most
+
+
+def test_a_scenario_and_an_untimed_trace_run_on_a_clock(tmp_path):
+    wl = build("scenario:name=damon-reclaim-parsec,workload=swaptions,scale=0.5", 1 << 30)
+    n = len(wl)
+    # the scenario's 20 µs per access, slept a millisecond at a time
+    assert int(wl.sleep_us.sum()) == pytest.approx(n * 20, abs=1000) and wl.sleep_us.max() < 1100
+    assert wl.anon_pages > 0 and wl.phases == ["trace"]
+    write_sim_trace(wl, tmp_path / "s.rcl")
+    untimed = build(f"trace:path={tmp_path / 's.rcl'}", 1 << 30)  # the simulator's trace is timed
+    assert untimed.sleep_us is not None
+    assert int(untimed.sleep_us.sum()) == pytest.approx(int(wl.sleep_us.sum()), rel=0.01)  # + cost.access_ns each
+    assert build(f"trace:path={tmp_path / 's.rcl'},access_us=0", 1 << 30).sleep_us is not None  # its own time
+    with pytest.raises(KernelError, match="unknown workload 'nope'"):
+        build("scenario:name=damon-reclaim-parsec,workload=nope", 1 << 30)
+    with pytest.raises(KernelError, match="give name=SCENARIO"):
+        build("scenario:workload=canneal", 1 << 30)
+    with pytest.raises(KernelError, match="several cgroups"):
+        build("scenario:name=tpcc-stock-level,scale=0.05", 1 << 30)
+
+
 def test_sleeps_become_ops_and_the_simulators_clock(tmp_path):
     wl = build("hotcold:pages=200,period_ms=10,warm_period_ms=50,duration_s=0.1", 1 << 30)
     w = op_words(wl)
@@ -282,14 +300,6 @@ def test_wl_sleeps_where_the_ops_say(tmp_path):
 
 
 # ---------------------------------------------------------------- the real kernel
-
-@pytest.fixture(scope="module")
-def kernel_tree():
-    try:
-        return fetch.fetch(fetch.DEFAULT_PACKAGE)
-    except KernelError as e:
-        pytest.fail(f"cannot fetch the kernel package {fetch.DEFAULT_PACKAGE} for the real-kernel test: {e}")
-
 
 @pytest.mark.kernel
 def test_the_modules_scheme_reclaims_idle_memory_and_6_12s_module_does_not(kernel_tree, tmp_path):

@@ -13,7 +13,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from reclaimlab.kernel import LAB, KernelError, console, fetch, guest, run
+from reclaimlab.kernel import LAB, KernelError, console, guest
 from reclaimlab.kernel.experiment import key_of, params_of
 from reclaimlab.kernel.ops import write_ops
 from reclaimlab.kernel.run import Setup, guest_mb_of, prepare
@@ -21,24 +21,13 @@ from reclaimlab.kernel.validate import (WHOLE_MACHINE_TARGETS, compare, mark_not
                                         sim_settings, targets_for, with_derived)
 from reclaimlab.kernel.workload import build
 
-from conftest import assert_user_error, cli
-
-REL = "6.12.117+deb12-amd64"
+from conftest import FAKE_RELEASE as REL, assert_user_error, cli, fake_kernel
 
 
 @pytest.fixture
 def offline(tmp_path, monkeypatch):
-    """prepare() without host tools or a kernel download: a fake unpacked kernel."""
-    root = tmp_path / "k"
-    (root / "boot").mkdir(parents=True)
-    (root / "boot" / f"vmlinuz-{REL}").write_bytes(b"kernel")
-    (root / "lib" / "modules" / REL).mkdir(parents=True)
-    (root / "boot" / f"config-{REL}").write_text("CONFIG_MEMCG=y\nCONFIG_LRU_GEN=y\nCONFIG_ZRAM=m\n"
-                                                       "CONFIG_TRANSPARENT_HUGEPAGE=y\n")
-    kernel = fetch.load_tree(root)
-    monkeypatch.setattr(run, "tool_check", lambda: None)
-    monkeypatch.setattr(run.fetch, "fetch", lambda package=None: kernel)
-    return kernel
+    return fake_kernel(tmp_path, monkeypatch, "CONFIG_MEMCG=y\nCONFIG_LRU_GEN=y\nCONFIG_ZRAM=m\n"
+                                               "CONFIG_TRANSPARENT_HUGEPAGE=y\n")
 
 
 def args_of(p) -> dict[str, str]:

@@ -22,7 +22,12 @@ workloads (NAME[:key=value,...]; sizes default relative to --memory):
   anon[:pages=N,hot=0.5,rounds=10,cold=0.05] fill anon memory, then hot/cold rounds (zram)
   hotcold[:pages=N,hot=0.1,warm=0.3,period_ms=100,warm_period_ms=5000,duration_s=60]
                                              idle anon memory on a real clock (for --damon-reclaim)
-  trace:path=FILE[,format=F,kind=K]          any reclaimlab trace (one cgroup, no file writes)
+  trace:path=FILE[,format=F,kind=K,access_us=U]
+                                             any reclaimlab trace (one cgroup, no file writes); its time
+                                             (or U us per access) is slept in the guest
+  scenario:name=S[,scale=1,seed=42,access_us=U,PARAM=V...]
+                                             a built-in scenario's accesses, e.g.
+                                             scenario:name=damon-reclaim-parsec,workload=canneal
 """
 
 EPILOG = WORKLOADS + """

@@ -9,7 +9,6 @@ import time
 from pathlib import Path
 from typing import Any
 
-from . import KernelError
 from .console import Console
 from .ops import CGROUP, write_sim_trace
 from .run import Prepared

@@ -19,8 +19,13 @@ sequence access by access (docs/kernel.md, "One sequence, two replays").
   2 MiB chunks) and sleep, every ``warm_period_ms`` also sweep the warm set; the cold set
   is never touched again. Idle memory on a real clock, for DAMON_RECLAIM: the guest
   sleeps, the simulator's trace carries the same time.
-- ``trace``: ``path``, ``format``, ``kind``: any trace reclaimlab reads (one cgroup,
-  no file writes: the guest's data disk is read-only). Its file pages become one data
+- ``trace``: ``path``, ``format``, ``kind``, ``access_us``: any trace reclaimlab reads
+  (one cgroup, no file writes: the guest's data disk is read-only). A timed trace's gaps,
+  or ``access_us`` per access of an untimed one, become sleeps of at least 1 ms in the
+  guest and the same time in the simulator's trace (as ``hotcold``'s).
+- ``scenario``: ``name``, ``scale`` (1), ``seed`` (42), ``access_us`` (the scenario's
+  ``cost.access_ns``) and the scenario's workload parameters (e.g. ``workload=canneal``
+  for ``damon-reclaim-parsec``): a built-in scenario's access stream, as ``trace``. Its file pages become one data
   file in the order of their page ids (runs of consecutive pages stay runs, so
   readahead sees them); a read() of several pages is replayed one page at a time.
 """
@@ -39,7 +44,7 @@ WRITE, FILE, SYSCALL, READ_CONT = 1, 2, 4, 8
 #: The guest program's page field is 28 bits (guest/wl.c).
 MAX_PAGES = 1 << 28
 
-NAMES = ("seqloop", "zipf", "zipfmap", "anon", "hotcold", "trace")
+NAMES = ("seqloop", "zipf", "zipfmap", "anon", "hotcold", "trace", "scenario")
 #: The longest sleep one op holds (the simulator's gap is a u32 of nanoseconds).
 MAX_SLEEP_US = 4_000_000
 
@@ -113,6 +118,8 @@ def build(spec: str, memory: int) -> Workload:
     default_pages = int(1.5 * memory) // PAGE
     if name == "trace":
         wl = _from_trace(spec, params)
+    elif name == "scenario":
+        wl = _from_scenario(spec, params)
     elif name == "seqloop":
         pages = int(_num(params, "pages", default_pages, name, lo=1, hi=MAX_PAGES - 1))
         passes = int(_num(params, "passes", 3, name, lo=1, hi=1000))
@@ -211,6 +218,32 @@ def _hotcold(spec: str, params: dict[str, str], memory: int) -> Workload:
                     sleep_us=np.concatenate(sleeps))
 
 
+#: A workload's think time is slept in pieces of at least this much (nanosleep's own cost
+#: under TCG is tens of microseconds).
+SLEEP_QUANTUM_NS = 1_000_000
+
+
+def sleeps_of(dur_ns: np.ndarray) -> np.ndarray:
+    """Per access, the microseconds to sleep before it: the time each access takes
+    (``dur_ns``, since the one before) gathered into sleeps of at least
+    :data:`SLEEP_QUANTUM_NS`, each before the access at which its quantum ends."""
+    t = np.cumsum(dur_ns.astype(np.uint64))
+    q = t // SLEEP_QUANTUM_NS
+    at = np.flatnonzero(np.diff(q, prepend=np.uint64(0)) > 0)
+    out = np.zeros(dur_ns.size, np.uint32)
+    if at.size:
+        amounts = np.diff(t[at], prepend=np.uint64(0)) // 1000
+        out[at] = np.minimum(amounts, MAX_SLEEP_US).astype(np.uint32)
+    return out
+
+
+def _access_us(params: dict[str, str], name: str, default: float | None) -> float | None:
+    raw = params.pop("access_us", None)
+    if raw is None:
+        return default
+    return _num({"access_us": raw}, "access_us", 0, name, integer=False, lo=0, hi=1e6)
+
+
 def _from_trace(spec: str, params: dict[str, str]) -> Workload:
     from .. import open_trace
 
@@ -218,21 +251,55 @@ def _from_trace(spec: str, params: dict[str, str]) -> Workload:
     if not path:
         raise KernelError("workload trace: give path=FILE")
     src = open_trace(path, params.pop("format", None), params.pop("kind", None))
+    return _from_source(spec, src, path, _access_us(params, "trace", None))
+
+
+def _from_scenario(spec: str, params: dict[str, str]) -> Workload:
+    from .. import _core
+
+    name = params.pop("name", None)
+    if not name:
+        raise KernelError("workload scenario: give name=SCENARIO (reclaimlab scenarios)")
+    scale = _num(params, "scale", 1.0, "scenario", integer=False, lo=1e-6, hi=1e6)
+    seed = int(_num(params, "seed", 42, "scenario", hi=2**63))
+    try:
+        access_ns = float(_core.scenario_config(name, scale).get("cost.access_ns"))
+        wl_params = {k: params.pop(k) for k in list(params) if k != "access_us"}
+        src = _core.scenario_source(name, seed, scale, wl_params)
+    except Exception as e:  # unknown scenario or parameter: the core's message names it
+        raise KernelError(f"workload {spec!r}: {e}") from None
+    return _from_source(spec, src, f"scenario {name}", _access_us(params, "scenario", access_ns / 1000))
+
+
+def _from_source(spec: str, src, label: str, access_us: float | None) -> Workload:
+    """A source's accesses as the guest's page spaces; its time (a timed trace's gaps,
+    else ``access_us`` per access, else none) as sleeps."""
     meta = src.meta()
-    if len(meta.get("cgroups", [""])) > 1:
-        raise KernelError(f"{path}: traces with several cgroups are not supported (the guest runs one cgroup)")
-    pages, flags = [], []
+    pages, flags, gaps, cgroups = [], [], [], set()
     while True:
         recs = src.take(1 << 20)
         if not recs:
             break
         pages.extend(r[0] for r in recs)
+        cgroups.update(r[1] for r in recs)
         flags.extend(r[2] for r in recs)
+        gaps.extend(r[3] for r in recs)
+    if len(cgroups) > 1:
+        names = meta.get("cgroups", [])
+        used = ", ".join(repr(names[c]) if c < len(names) else str(c) for c in sorted(cgroups))
+        raise KernelError(f"{label}: accesses in several cgroups ({used}) are not supported (the guest runs one cgroup)")
     p = np.asarray(pages, dtype=np.uint64)
     f = np.asarray(flags, dtype=np.uint8)
+    tick_ps = int(meta.get("tick_ps") or 0)
+    if tick_ps:
+        sleep = sleeps_of(np.asarray(gaps, dtype=np.uint64) * tick_ps // 1000)
+    elif access_us:
+        sleep = sleeps_of(np.full(p.size, round(access_us * 1000), np.uint64))
+    else:
+        sleep = None
     is_file = (f & FILE) != 0
     if np.any(is_file & ((f & WRITE) != 0)):
-        raise KernelError(f"{path}: the trace writes file pages; the guest's data disk is read-only")
+        raise KernelError(f"{label}: the trace writes file pages; the guest's data disk is read-only")
     # A read() of several pages (READ_CONT) runs as one pread per page in the guest.
     f &= np.uint8(~READ_CONT & 0xFF)
     # Two dense spaces. File pages keep their order (a page's offset in the guest's one
@@ -255,5 +322,6 @@ def _from_trace(spec: str, params: dict[str, str]) -> Workload:
         _, first = np.unique(out[anon_idx], return_index=True)
         f[anon_idx[first]] |= WRITE
     if max(nfile, nanon) >= MAX_PAGES:
-        raise KernelError(f"{path}: {max(nfile, nanon)} pages exceed the guest program's {MAX_PAGES}")
-    return Workload(spec, out, f, nfile, nanon, ["trace"], [int(p.size)])
+        raise KernelError(f"{label}: {max(nfile, nanon)} pages exceed the guest program's {MAX_PAGES}")
+    return Workload(spec, out, f, nfile, nanon, ["trace"], [int(p.size)],
+                    sleep_us=sleep if sleep is not None and sleep.any() else None)
