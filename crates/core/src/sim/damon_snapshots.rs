@@ -241,15 +241,19 @@ mod tests {
         assert_eq!(with, without, "recording changed the run");
         let tried = with.iter().find(|m| m.0 == "bytes_reclaim_tried_regions").unwrap().1;
         assert!(tried > 0.0);
-        assert_eq!(snaps.len(), 20);
+        // One per aggregation: 100 ms each, more when the scheme's actions delay kdamond's
+        // next sample (kdamond_fn's single loop).
+        assert!((18..=20).contains(&snaps.len()), "{} snapshots in 2 s", snaps.len());
+        assert!(snaps.windows(2).all(|w| w[1].end_ns - w[0].end_ns >= 100_000_000));
         for s in &snaps {
             assert_eq!(s.end_ns - s.start_ns, 100_000_000);
             assert_eq!(s.regions.last().unwrap().1, frames * PAGE_SIZE);
             assert!(s.regions.windows(2).all(|w| w[0].1 == w[1].0));
         }
         // The hot frames are found, and the scheme's pageouts reset ages (min_age: 5 aggregations).
-        assert!(snaps[19].regions.iter().any(|r| r.2 >= 15));
-        assert!(snaps[19].regions.iter().all(|r| r.2 > 0 || r.3 <= 12), "{:?}", snaps[19].regions);
+        let last = &snaps.last().unwrap().regions;
+        assert!(last.iter().any(|r| r.2 >= 15));
+        assert!(last.iter().all(|r| r.2 > 0 || r.3 <= 12), "{last:?}");
         let mut c = SimConfig::default();
         c.set("sim.damon_record", "reclaim").unwrap();
         assert!(c.validate().unwrap_err().to_string().contains("damon_reclaim.enabled=Y"));
