@@ -80,6 +80,9 @@ pub struct SimConfig {
     /// `sim.time_dilation`: how many times faster the kernel's wall clock runs than the
     /// simulated clock's work (1 on hardware the cost model describes).
     pub time_dilation: f64,
+    /// `sim.trace_pacing=schedule`: a timed trace's gaps say when each access is due,
+    /// and time lost to stalls is made up by the next think time (false: gaps add up).
+    pub trace_pacing_schedule: bool,
     /// `lru_gen.enabled`: None = as the policy name says; Some(y/n) switches the policy
     /// to the same kernel's MGLRU / classic model.
     pub lru_gen_enabled: Option<bool>,
@@ -365,6 +368,9 @@ pub static KNOBS: &[Knob] = &[
         |c, v| c.sample_interval_ns = uint(v)?.saturating_mul(1_000_000), |c| (c.sample_interval_ns / 1_000_000).to_string()),
     knob!("sim.time_dilation", "1", "", "kernel timers (the memcg statistics flush, kswapd's HZ/10 nap, DAMON_RECLAIM's intervals, pageout age and time quota) run this many times faster than the simulated work: a slow guest under QEMU TCG has a wall clock that outruns its CPU; `validate` sets it from the guest's wall time",
         |c, v| c.time_dilation = float(v)?, |c| c.time_dilation.to_string()),
+    knob!("sim.trace_pacing", "gaps", "", "a timed trace's gaps: gaps (each access comes its gap after the previous one ends, stalls included) or schedule (each access is due at the sum of the gaps so far, as a program that sleeps until its next deadline: a stall delays the accesses only until their schedule catches up)",
+        |c, v| c.trace_pacing_schedule = match v.trim() { "gaps" => false, "schedule" => true, o => return Err(format!("expected gaps or schedule, got '{o}'")) },
+        |c| if c.trace_pacing_schedule { "schedule" } else { "gaps" }.into()),
 ];
 
 /// The cgroup knob family, `cgroup.<name>.<file>`.
@@ -411,6 +417,7 @@ impl Default for SimConfig {
             },
             sample_interval_ns: 0,
             time_dilation: 0.0,
+            trace_pacing_schedule: false,
             lru_gen_enabled: None,
             lru_gen_min_ttl_ms: 0,
             dirty_background_ratio: 0,

@@ -221,6 +221,28 @@ fn swap_off_never_reclaims_anon() {
     assert_eq!(vm(&r, "workingset_refault_anon"), 0);
 }
 
+/// `sim.trace_pacing`: 2000 first touches of anon pages (a minor fault each, 1 µs), 10 µs
+/// apart in a timed trace. With `gaps` the faults add to the gaps; with `schedule` each
+/// access is due at the sum of the gaps, so a fault shorter than the think time after it
+/// costs no time, and one longer than it delays the accesses until they are due again.
+#[test]
+fn a_paced_trace_absorbs_stalls_into_its_think_time() {
+    let touch = |gap: u32| -> Vec<reclaimlab_trace::Access> {
+        (0..2000).map(|page| reclaimlab_trace::Access { page, cgroup: 0, flags: reclaimlab_trace::flags::WRITE, gap }).collect()
+    };
+    let runtime = |pacing: &str, gap: u32| {
+        let cfg = config(&[("machine.memory", "64M"), ("sim.trace_pacing", pacing), ("cost.minor_fault_ns", "1000")]);
+        let r = run_checked(&cfg, &mut VecSource::new(touch(gap), vec![]).timed(1000), 1000);
+        metric(&r, "runtime_s")
+    };
+    let (gaps, sched) = (runtime("gaps", 10_000), runtime("schedule", 10_000));
+    assert!(gaps >= 2000.0 * 11e-6, "gaps: think time plus every fault ({gaps} s)");
+    assert!((sched - 2000.0 * 10e-6).abs() <= 2e-6, "schedule: the think time alone ({sched} s)");
+    // Think time shorter than a fault: the schedule cannot be kept, the faults set the pace.
+    let (gaps, sched) = (runtime("gaps", 100), runtime("schedule", 100));
+    assert!(sched >= 2000.0 * 1e-6 && sched < gaps, "{sched} vs {gaps}");
+}
+
 /// With swap, an anon working set larger than memory is paged through zram and
 /// refaults are counted for anon (swap-cache shadows).
 #[test]

@@ -150,10 +150,11 @@ def simulate(wl: Workload, settings: dict[str, str], trace_dir: Path, guest_wall
     dilation (a flush seen later can mean more thrashing), so each replay's runtime gives
     the next one's dilation until it changes by less than 5 %.
 
-    A workload that sleeps (``hotcold``) spends real time in the guest and in its timed
-    trace alike; only its work is slow under TCG. There the fixed point scales the trace's
-    time per access instead (:func:`compute_scale`), and the kernel's timers keep their
-    periods: both clocks then agree on when each access happens, sleeps included."""
+    A workload that sleeps (``hotcold``, a trace's think time) keeps a schedule in the
+    guest (``wl`` sleeps until each SLEEP's due time) and in the simulator
+    (``sim.trace_pacing=schedule``); only its work is slow under TCG. There the fixed point
+    scales the trace's time per access instead (:func:`compute_scale`), and the kernel's
+    timers keep their periods: both clocks then agree on when each access happens."""
     from .. import run as sim_run
 
     trace = trace_dir / "sim-trace.rcl"
@@ -162,6 +163,8 @@ def simulate(wl: Workload, settings: dict[str, str], trace_dir: Path, guest_wall
     write_sim_trace(wl, trace, access_ns)
     try:
         settings = dict(settings)
+        if wl.sleep_us is not None:
+            settings["sim.trace_pacing"] = "schedule"
         policy = settings.pop("policy")
         t0 = time.time()
         r = sim_run(trace=str(trace), trace_format="native", policy=policy, set=settings)

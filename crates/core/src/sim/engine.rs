@@ -88,6 +88,9 @@ pub struct Machine<P: ReclaimPolicy> {
     pub(super) filemap: super::filemap::Filemap,
     tick_ps: u64,
     access_ns: u64,
+    /// `sim.trace_pacing=schedule` on a timed trace, and the time the next access is due.
+    paced: bool,
+    due: u64,
     next_event: u64,
     buf: Vec<Access>,
     /// DAMON_RECLAIM's kdamond (`damon_reclaim.enabled`), on its own clock.
@@ -117,6 +120,8 @@ impl<P: ReclaimPolicy> Machine<P> {
             filemap: super::filemap::Filemap::new(cfg.read_ahead_kb, cfg.fault_around_bytes),
             tick_ps: 0,
             access_ns: cfg.cost.access_ns,
+            paced: false,
+            due: 0,
             next_event: 0,
             buf: Vec::with_capacity(BATCH),
         }
@@ -149,7 +154,14 @@ impl<P: ReclaimPolicy> Machine<P> {
         // A timed trace's gap is the time since the previous access (0 is 0); an
         // untimed trace charges `cost.access_ns` per access.
         let dt = if self.tick_ps != 0 { a.gap as u64 * self.tick_ps / 1000 } else { self.access_ns };
-        self.now += dt;
+        if self.paced {
+            // sim.trace_pacing=schedule: the access is due at the sum of the gaps; a stall
+            // before it only delays it until then (the program slept less).
+            self.due += dt;
+            self.now = self.now.max(self.due);
+        } else {
+            self.now += dt;
+        }
         self.rec.baseline_ns += dt;
         let pfn = self.mm.pages.pte[a.page as usize];
         if is_resident(pfn) {
@@ -420,6 +432,7 @@ impl<P: ReclaimPolicy> Machine<P> {
 impl<P: ReclaimPolicy> Engine for Machine<P> {
     fn run(&mut self, src: &mut dyn AccessSource, max_accesses: u64) -> Result<bool> {
         self.tick_ps = src.meta().tick_ps;
+        self.paced = self.mm.cfg.trace_pacing_schedule && self.tick_ps != 0;
         let mut done = 0u64;
         let mut buf = std::mem::take(&mut self.buf);
         let result = (|| {

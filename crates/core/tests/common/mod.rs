@@ -81,6 +81,12 @@ impl VecSource {
         };
         VecSource { recs, pos: 0, meta }
     }
+
+    /// A timed trace: each record's `gap` in ticks of `tick_ps`.
+    pub fn timed(mut self, tick_ps: u64) -> Self {
+        self.meta.tick_ps = tick_ps;
+        self
+    }
 }
 
 impl AccessSource for VecSource {

@@ -32,7 +32,10 @@
  *   1 MAPREAD read one byte of DATA mapped MAP_SHARED read-only
  *   2 ANONW   write anon page: 1/8 pseudo-random bytes, the rest zero (lz4 ~7:1 in zram)
  *   3 ANONR   read one word of anon page
- *   4 SLEEP   sleep page microseconds (nanosleep: the CPU idles, the clock runs)
+ *   4 SLEEP   advance the workload's schedule by page microseconds and sleep until the clock
+ *             reaches it (clock_nanosleep TIMER_ABSTIME, from @@start): the CPU idles, the
+ *             clock runs, and time lost to slow work or a late wakeup is made up by the next
+ *             sleep instead of adding up (the simulator's sim.trace_pacing=schedule)
  *   15 PHASE  end the current phase; page = index of the next phase
  * At every phase end it prints "@@phase INDEX WALL_NS" and one "@@vm NAME DELTA" line per
  * /proc/vmstat counter that changed, zram's "@@zram ORIG_DATA_SIZE COMPR_DATA_SIZE" if there
@@ -100,6 +103,7 @@ static void phase_end(unsigned idx) {
     fflush(stdout);
     read_vmstat(&before);
     phase_t0 = now_ns();
+    uint64_t start_ns = phase_t0, schedule_ns = 0; /* the SLEEP ops' schedule */
 }
 
 /* The selected mode of a sysfs "a [b] c" file, "" if unreadable. */
@@ -232,6 +236,7 @@ int main(int argc, char **argv) {
 
     read_vmstat(&before);
     phase_t0 = now_ns();
+    uint64_t start_ns = phase_t0, schedule_ns = 0; /* the SLEEP ops' schedule */
     printf("@@start %llu %llu %llu\n", (unsigned long long)nr_ops, (unsigned long long)file_pages,
            (unsigned long long)anon_pages);
     fflush(stdout);
@@ -261,8 +266,10 @@ int main(int argc, char **argv) {
             sink += *(volatile uint64_t *)(anon + p * PAGE);
             break;
         case SLEEP: {
-            struct timespec ts = {(time_t)(p / 1000000), (long)(p % 1000000) * 1000};
-            while (nanosleep(&ts, &ts) && errno == EINTR) {}
+            schedule_ns += p * 1000;
+            uint64_t at = start_ns + schedule_ns;
+            struct timespec ts = {(time_t)(at / 1000000000ULL), (long)(at % 1000000000ULL)};
+            while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR) {}
             break;
         }
         case PHASE:
