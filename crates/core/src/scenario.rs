@@ -32,7 +32,7 @@ use reclaimlab_trace::{
     generate, terasort, tpcc_stock_level, AccessKind, AccessSource, Pattern, Phase, Program, Region, Stream,
     TeraSortParams, TpccParams,
 };
-use reclaimlab_trace::gen::tpcc::{StockPlan, TPCC_ITEMS};
+use reclaimlab_trace::gen::tpcc::{ClientStart, StockPlan, TPCC_ITEMS};
 
 /// What a scenario replays.
 pub enum Workload {
@@ -221,6 +221,8 @@ fn tpcc_with(mut p: TpccParams, params: &[(&str, &str)]) -> Result<TpccParams> {
         match (k, v.trim()) {
             ("stock_plan", "s_i_id") => p.stock_plan = StockPlan::ItemIndex,
             ("stock_plan", "s_w_id") => p.stock_plan = StockPlan::WarehouseIndex,
+            ("client_start", "staggered") => p.client_start = ClientStart::Staggered,
+            ("client_start", "lockstep") => p.client_start = ClientStart::Lockstep,
             ("read_replicas" | "stock_disk_bytes" | "customer_disk_bytes", v) => {
                 let x: u32 = v.parse().ok().filter(|&x| x > 0).ok_or_else(|| {
                     Error::invalid(format!("scenario tpcc-stock-level: {k}={v:?} must be a positive whole number"))
@@ -233,7 +235,7 @@ fn tpcc_with(mut p: TpccParams, params: &[(&str, &str)]) -> Result<TpccParams> {
             }
             _ => {
                 return Err(Error::invalid(format!(
-                    "scenario tpcc-stock-level: {k}={v:?} is not valid (stock_plan: s_i_id or s_w_id)"
+                    "scenario tpcc-stock-level: {k}={v:?} is not valid (stock_plan: s_i_id or s_w_id; client_start: staggered or lockstep)"
                 )))
             }
         }
@@ -313,6 +315,7 @@ static SCENARIOS: &[Scenario] = &[
             ("read_replicas", "1", "replica-set members serving reads (1 = the primary, py-tpcc's connection; 3 = all)"),
             ("stock_disk_bytes", "375", "on-disk (snappy) bytes of a STOCK document (estimate, docs/scenarios.md)"),
             ("customer_disk_bytes", "1180", "on-disk (snappy) bytes of a CUSTOMER document with its embedded order"),
+            ("client_start", "staggered", "where the clients are when the trace starts: staggered (a drawn step of their first transaction) or lockstep (all at a fresh transaction)"),
         ],
         workload: Workload::Tpcc(tpcc_params),
     },

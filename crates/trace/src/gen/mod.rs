@@ -15,7 +15,7 @@ pub mod zipf;
 
 pub use source::GenSource;
 pub use terasort::{terasort, TeraSortParams, TeraSortSource};
-pub use tpcc::{tpcc_stock_level, TpccParams, TpccSource};
+pub use tpcc::{tpcc_stock_level, ClientStart, TpccParams, TpccSource};
 pub use zipf::Zipf;
 
 use crate::{AccessKind, AccessSource, Error, Result};

@@ -35,6 +35,16 @@
 //! uniformly and runs `quantum` accesses of it, as `terasort` runs concurrent tasks.
 //! The trace ends when the `transactions`-th transaction completes.
 //!
+//! The measured window starts at no particular point of each client's work
+//! ([`ClientStart::Staggered`], the default): a client's first transaction starts at a
+//! uniformly drawn step of its CUSTOMER and STOCK scans, as in a window cut from clients
+//! running back to back. The scheduler is fair in accesses, not in time — a client waiting
+//! for a read does not fall behind — so clients that all started a transaction at the same
+//! instant ([`ClientStart::Lockstep`]) would sweep the same items in the same order for
+//! their whole first transaction; at `--scale 4` and up that lockstep lasts past the first
+//! memory-worth of reads and leaves no early page-cache reuse at all, which decides how
+//! MGLRU's tiers start out (docs/scenarios.md, "Across scales").
+//!
 //! Everything is drawn from one xoshiro256** stream seeded by the seed, so the same
 //! parameters and seed give the same records.
 
@@ -53,6 +63,15 @@ pub enum StockPlan {
     ItemIndex,
     /// IXSCAN `S_W_ID` = w: all of warehouse w's STOCK documents.
     WarehouseIndex,
+}
+
+/// Where each client is in its work when the trace starts (see the module doc).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ClientStart {
+    /// Its first transaction starts at a uniformly drawn step (a window of a steady run).
+    Staggered,
+    /// Every client starts a fresh transaction at the first access.
+    Lockstep,
 }
 
 /// The parameters of the STOCK_LEVEL mimic (bytes are BSON/on-disk estimates,
@@ -97,6 +116,8 @@ pub struct TpccParams {
     pub stock_plan: StockPlan,
     /// Concurrent clients (py-tpcc `--clients`).
     pub clients: u32,
+    /// Where the clients are in their work when the trace starts.
+    pub client_start: ClientStart,
     /// Accesses a client runs before the scheduler picks again.
     pub quantum: u32,
     /// Transactions the trace runs to completion (then it ends).
@@ -128,6 +149,7 @@ impl Default for TpccParams {
             wt_cache_pages: 160 * 256,
             stock_plan: StockPlan::ItemIndex,
             clients: 30,
+            client_start: ClientStart::Staggered,
             quantum: 256,
             transactions: 900,
         }
@@ -391,6 +413,8 @@ struct Client {
     step: Step,
     /// The index leaf this client's index scan is on (a new one is read when it moves on).
     index_leaf: u32,
+    /// No transaction started yet (the first one may start part-way, [`ClientStart`]).
+    fresh: bool,
 }
 
 const NONE: u32 = u32::MAX;
@@ -422,7 +446,7 @@ impl TpccSource {
         let trees = p.trees(0);
         let caches = (0..p.read_replicas).map(|_| WtCache::new(p.leaves(), p.slots())).collect();
         let clients = (0..p.clients)
-            .map(|_| Client { replica: 0, w: 0, d: 0, step: Step::Start, index_leaf: NONE })
+            .map(|_| Client { replica: 0, w: 0, d: 0, step: Step::Start, index_leaf: NONE, fresh: true })
             .collect();
         let meta = TraceMeta {
             format: "gen:tpcc-stock-level".into(),
@@ -530,7 +554,11 @@ impl TpccSource {
                 let at = (w * p.districts + d) as u64 * p.district_doc_bytes as u64;
                 let page = p.anon_base(r) + (at / PAGE_SIZE) as u32;
                 self.chunk.pending.push(Access { page, cgroup: (r + 1) as u16, flags: 0, gap: 0 });
-                self.clients[c] = Client { replica: r, w, d, step: Step::Customer { k: 0 }, index_leaf: NONE };
+                let fresh = self.clients[c].fresh;
+                self.clients[c] = Client { replica: r, w, d, step: Step::Customer { k: 0 }, index_leaf: NONE, fresh: false };
+                if fresh && p.client_start == ClientStart::Staggered {
+                    self.clients[c].step = self.first_step(w, d);
+                }
                 false
             }
             Step::Customer { k } => {
@@ -588,6 +616,30 @@ impl TpccSource {
                 self.clients[c].step = Step::StockByWarehouse { k: k + 1 };
                 false
             }
+        }
+    }
+
+    /// [`ClientStart::Staggered`]: a uniformly drawn step of transaction (w, d) — one of
+    /// its CUSTOMER leaves, or one (item, warehouse) of its `S_I_ID` scan (one leaf of its
+    /// `S_W_ID` scan) — where the client's first transaction starts.
+    fn first_step(&mut self, w: u32, d: u32) -> Step {
+        let p = &self.p;
+        let customer = p.customer_leaves_per_warehouse() as u64;
+        let items = self.district_items(w, d).len() as u64;
+        let stock = match p.stock_plan {
+            StockPlan::ItemIndex => items * p.warehouses as u64,
+            StockPlan::WarehouseIndex if items == 0 => 0,
+            StockPlan::WarehouseIndex => p.stock_leaves_per_warehouse() as u64,
+        };
+        let (warehouses, plan) = (p.warehouses as u64, p.stock_plan);
+        let u = self.rng.below(customer + stock);
+        if u < customer {
+            return Step::Customer { k: u as u32 };
+        }
+        let u = u - customer;
+        match plan {
+            StockPlan::ItemIndex => Step::StockByItem { j: (u / warehouses) as u32, wi: (u % warehouses) as u32 },
+            StockPlan::WarehouseIndex => Step::StockByWarehouse { k: u as u32 },
         }
     }
 
@@ -711,6 +763,48 @@ mod tests {
         out
     }
 
+    /// `ClientStart::Staggered`: each client's first transaction starts at a uniformly drawn
+    /// step of its CUSTOMER and `S_I_ID` scans, so the clients are spread over their
+    /// transactions from the first access (a window of a steady run); with `Lockstep` every
+    /// client starts at its first CUSTOMER leaf. Later transactions start at the beginning
+    /// either way.
+    #[test]
+    fn staggered_start_spreads_only_the_first_transactions() {
+        let p = TpccParams { clients: 400, ..small() };
+        for start in [ClientStart::Lockstep, ClientStart::Staggered] {
+            let mut s = TpccSource::new(TpccParams { client_start: start, ..p.clone() }, 3).unwrap();
+            let cust = p.customer_leaves_per_warehouse();
+            let mut phases = Vec::new();
+            for c in 0..p.clients as usize {
+                assert!(!s.advance(c)); // Start: DISTRICT, then where the scans begin
+                let Client { w, d, step, fresh, .. } = s.clients[c].clone();
+                assert!(!fresh);
+                let total = cust + s.district_items(w, d).len() as u32 * p.warehouses;
+                let at = match step {
+                    Step::Customer { k } => k,
+                    Step::StockByItem { j, wi } => cust + j * p.warehouses + wi,
+                    other => panic!("{other:?}"),
+                };
+                assert!(at < total);
+                phases.push(at as f64 / total as f64);
+            }
+            let mean = phases.iter().sum::<f64>() / phases.len() as f64;
+            let past_half = phases.iter().filter(|&&x| x >= 0.5).count() as f64 / phases.len() as f64;
+            match start {
+                ClientStart::Lockstep => assert!(phases.iter().all(|&x| x == 0.0)),
+                ClientStart::Staggered => {
+                    assert!((0.4..0.6).contains(&mean), "mean phase {mean}");
+                    assert!((0.4..0.6).contains(&past_half), "share past half {past_half}");
+                }
+            }
+            for c in 0..4 {
+                while !s.advance(c) {}
+                assert!(!s.advance(c));
+                assert_eq!(s.clients[c].step, Step::Customer { k: 0 });
+            }
+        }
+    }
+
     #[test]
     fn deterministic_in_the_seed() {
         assert_eq!(all(small(), 5), all(small(), 5));
@@ -811,7 +905,8 @@ mod tests {
     /// The file pages of one transaction run by a single client: its CUSTOMER warehouse
     /// and the STOCK leaves it read.
     fn one_client_transactions(p: &TpccParams, seed: u64) -> Vec<(u32, Vec<u32>)> {
-        let q = TpccParams { clients: 1, quantum: 1, ..p.clone() };
+        // Whole transactions from the first access on (no part-way first transaction).
+        let q = TpccParams { clients: 1, quantum: 1, client_start: ClientStart::Lockstep, ..p.clone() };
         let v = all(q.clone(), seed);
         let t = q.trees(q.file_base(0));
         let mut out: Vec<(u32, Vec<u32>)> = Vec::new();

@@ -71,6 +71,7 @@ impl<V: MglruVariant> Mglru<V> {
         }
         let max_seq = g.max_seq;
         self.stats.aging += 1;
+        self.stats.lruvec_aging[lv as usize] += 1;
         let before = sc.cost_ns;
         let aged = host_time::timed(Path::Aging, || try_to_inc_max_seq::<V>(mm, g, lv, max_seq, swappiness, false, sc));
         self.stats.aging_ns += sc.cost_ns - before;
@@ -287,6 +288,7 @@ impl<V: MglruVariant> Mglru<V> {
     /// `shrink_one`: the memcg-LRU skips (`V::shrink_one_skip`), `try_to_shrink_lruvec`,
     /// then the operation for the memcg (`V::shrink_one_op`).
     fn shrink_one(&mut self, mm: &mut Mm, lv: LruvecId, sc: &mut ScanControl) -> MemcgLruOp {
+        self.stats.lruvec_shrink_one[lv as usize] += 1;
         let memcg = mm.lruvecs[lv as usize].memcg;
         let seg = self.memcg_lru.seg_of(lv);
         let m = &mm.memcgs[memcg as usize];

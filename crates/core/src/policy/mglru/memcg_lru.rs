@@ -59,6 +59,8 @@ pub struct MemcgLru {
     nodes: Vec<NodeMemcgLru>,
     gen: Vec<u8>,
     seg: Vec<Seg>,
+    /// Per lruvec: moves to the young generation (MEMCG_LRU_YOUNG), for the metrics.
+    young: Vec<u64>,
     /// `get_random_u32_below(MEMCG_NR_BINS)`, seeded from the run's seed.
     rng: Rng,
 }
@@ -70,7 +72,7 @@ fn get_memcg_gen(seq: u64) -> usize {
 
 impl MemcgLru {
     pub fn new(seed: u64) -> Self {
-        MemcgLru { nodes: Vec::new(), gen: Vec::new(), seg: Vec::new(), rng: Rng::new(seed ^ 0x3E3C_6000_0000_0001) }
+        MemcgLru { nodes: Vec::new(), gen: Vec::new(), seg: Vec::new(), young: Vec::new(), rng: Rng::new(seed ^ 0x3E3C_6000_0000_0001) }
     }
 
     /// A random bin (`get_random_u32_below(MEMCG_NR_BINS)`).
@@ -91,6 +93,12 @@ impl MemcgLru {
         n.nr_memcgs[gen] += 1;
         self.gen.push(gen as u8);
         self.seg.push(Seg::Default);
+        self.young.push(0);
+    }
+
+    /// How often `lv` moved to the young generation.
+    pub fn young_moves(&self, lv: LruvecId) -> u64 {
+        self.young[lv as usize]
     }
 
     /// The old generation of `node` (`get_memcg_gen(pgdat->memcg_lru.seq)`).
@@ -128,7 +136,10 @@ impl MemcgLru {
             MemcgLruOp::Head => seg = Seg::Head,
             MemcgLruOp::Tail => seg = Seg::Tail,
             MemcgLruOp::Old => new = get_memcg_gen(n.seq),
-            MemcgLruOp::Young => new = get_memcg_gen(n.seq + 1),
+            MemcgLruOp::Young => {
+                new = get_memcg_gen(n.seq + 1);
+                self.young[lv as usize] += 1;
+            }
             MemcgLruOp::Nop => return,
         }
         self.seg[lv as usize] = seg;
@@ -171,6 +182,7 @@ mod tests {
         assert_eq!(l.bin(0, 0, 5), &[1]);
         l.rotate(1, 0, MemcgLruOp::Young);
         assert_eq!((l.seq(0), l.old_gen(0), l.gen_of(0), l.gen_of(1)), (1, 1, 1, 1));
+        assert_eq!((l.young_moves(0), l.young_moves(1)), (1, 1));
         let old: usize = (0..MEMCG_NR_BINS).map(|b| l.bin(0, 1, b).len()).sum();
         assert_eq!(old, 2);
     }

@@ -143,6 +143,10 @@ pub struct MglruStats {
     pub aging: u64,
     /// Simulated CPU time of aging (page-table walks), ns — part of the reclaimers' time.
     pub aging_ns: u64,
+    /// Per lruvec: `try_to_inc_max_seq` calls from the eviction path, and root
+    /// reclaim's `shrink_one` visits (how often the memcg LRU let reclaim reach it).
+    pub lruvec_aging: Vec<u64>,
+    pub lruvec_shrink_one: Vec<u64>,
 }
 
 pub struct Mglru<V: MglruVariant> {
@@ -167,6 +171,8 @@ impl<V: MglruVariant> ReclaimPolicy for Mglru<V> {
         debug_assert_eq!(lv as usize, self.lrugens.len());
         let heads = mm.lists.alloc_heads(NR_LISTS);
         self.lrugens.push(LruGen::new(heads, mm.now));
+        self.stats.lruvec_aging.push(0);
+        self.stats.lruvec_shrink_one.push(0);
         // lru_gen_online_memcg: one random bin per memcg, the same on every node.
         let node = mm.lruvecs[lv as usize].node;
         if lv == 0 {
@@ -219,16 +225,32 @@ impl<V: MglruVariant> ReclaimPolicy for Mglru<V> {
     /// simulated CPU, included in kswapd/direct/memcg reclaim time), and the root memcg's
     /// generation window on node 0 (`lru_gen.max_seq`, `lru_gen.min_seq_anon/file`), and
     /// how often node 0's memcg LRU turned over (`lru_gen.memcg_lru_seq`, `memcg_lru.seq`).
+    /// Per non-root cgroup, on node 0: `memcg.<name>.lru_gen.max_seq` (3 + how often it aged),
+    /// `memcg.<name>.lru_gen.aging_runs`, `memcg.<name>.lru_gen.shrink_one` (root reclaim's
+    /// visits: zero once the memcg LRU stops turning over and leaves it in the young
+    /// generation) and `memcg.<name>.lru_gen.memcg_lru_young` (its moves to the young
+    /// generation).
     fn metrics(&self, mm: &Mm) -> Vec<(String, f64)> {
         let g = &self.lrugens[mm.lruvec_id(crate::mm::memcontrol::ROOT_MEMCG, 0) as usize];
-        vec![
+        let mut per_memcg = Vec::new();
+        for (memcg, m) in mm.memcgs.iter().enumerate().skip(1) {
+            let lv = mm.lruvec_id(memcg as crate::mm::memcontrol::MemcgId, 0) as usize;
+            let name = &m.name;
+            per_memcg.push((format!("memcg.{name}.lru_gen.max_seq"), self.lrugens[lv].max_seq as f64));
+            per_memcg.push((format!("memcg.{name}.lru_gen.aging_runs"), self.stats.lruvec_aging[lv] as f64));
+            per_memcg.push((format!("memcg.{name}.lru_gen.shrink_one"), self.stats.lruvec_shrink_one[lv] as f64));
+            per_memcg.push((format!("memcg.{name}.lru_gen.memcg_lru_young"), self.memcg_lru.young_moves(lv as LruvecId) as f64));
+        }
+        let mut v = vec![
             ("lru_gen.aging_runs".into(), self.stats.aging as f64),
             ("lru_gen.aging_cpu_s".into(), self.stats.aging_ns as f64 / 1e9),
             ("lru_gen.max_seq".into(), g.max_seq as f64),
             ("lru_gen.min_seq_anon".into(), g.min_seq[LRU_GEN_ANON] as f64),
             ("lru_gen.min_seq_file".into(), g.min_seq[LRU_GEN_FILE] as f64),
             ("lru_gen.memcg_lru_seq".into(), self.memcg_lru.seq(0) as f64),
-        ]
+        ];
+        v.extend(per_memcg);
+        v
     }
 
     fn folio_isolate_lru(&mut self, mm: &mut Mm, pfn: Pfn) -> bool {
