@@ -9,6 +9,18 @@ from dataclasses import replace
 
 from .damon import STATS, Snapshot
 
+
+#: Targets of the comparison (issue 18): bytes tried and reclaimed within 25 %, the memory
+#: saving within 5 percentage points; the region counts and quota exceeds are shown.
+STAT_TARGETS = {"bytes_reclaim_tried_regions": 0.25, "bytes_reclaimed_regions": 0.25}
+#: DAMON's monitoring: the bytes it saw accessed per aggregation (warm + hot), averaged
+#: over the run, within 25 %; the hot part and the number of regions are shown.
+SNAPSHOT_TARGETS = {"damon_accessed_bytes": 0.25}
+SAVING_TARGET_PP = 5.0
+#: Points of the footprint curves reported (progress 0, 1/N, ..., 1).
+CURVE_POINTS = 20
+
+
 def split_of(regions: list[tuple[int, int, int, int]], max_nr_accesses: int) -> Snapshot:
     """The simulator's snapshot (``(start, end, nr_accesses, age)`` per region) binned as
     the guest bins its tracepoint lines (guest/init.sh)."""
@@ -21,17 +33,6 @@ def split_of(regions: list[tuple[int, int, int, int]], max_nr_accesses: int) -> 
         else:
             hot += end - start
     return Snapshot(0.0, len(regions), idle, warm, hot)
-
-
-#: Targets of the comparison (issue 18): bytes tried and reclaimed within 25 %, the memory
-#: saving within 5 percentage points; the region counts and quota exceeds are shown.
-STAT_TARGETS = {"bytes_reclaim_tried_regions": 0.25, "bytes_reclaimed_regions": 0.25}
-#: DAMON's monitoring: the bytes it saw accessed per aggregation (warm + hot), averaged
-#: over the run, within 25 %; the hot part and the number of regions are shown.
-SNAPSHOT_TARGETS = {"damon_accessed_bytes": 0.25}
-SAVING_TARGET_PP = 5.0
-#: Points of the footprint curves reported (progress 0, 1/N, ..., 1).
-CURVE_POINTS = 20
 
 
 def guest_stats(c) -> dict[str, int]:
