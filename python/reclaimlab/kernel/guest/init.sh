@@ -29,9 +29,9 @@ report() {
 DAMON=/sys/module/damon_reclaim/parameters
 KD=/sys/kernel/mm/damon/admin/kdamonds/0
 damon_mode() { sed -n 's/.*lab\.damon=\([a-z]*\).*/\1/p' /proc/cmdline; }
-# The stats as the module names them (for sysfs, refreshed from kdamond first).
+# The stats as the module names them, for interface $1 (sysfs: refreshed from kdamond first).
 damon_stats() {
-    if [ "$(damon_mode)" = sysfs ]; then
+    if [ "$1" = sysfs ]; then
         echo update_schemes_stats > $KD/state
         S=$KD/contexts/0/schemes/0/stats
         echo "nr_reclaim_tried_regions $(cat $S/nr_tried)"
@@ -44,7 +44,7 @@ damon_stats() {
                  bytes_reclaimed_regions nr_quota_exceeds; do echo "$f $(cat $DAMON/$f)"; done
     fi
 }
-damon_pid() { if [ "$(damon_mode)" = sysfs ]; then cat $KD/pid; else cat $DAMON/kdamond_pid; fi; }
+damon_pid() { if [ "$1" = sysfs ]; then cat $KD/pid; else cat $DAMON/kdamond_pid; fi; }
 # damon_find_biggest_system_ram() (mm/damon/core.c): the biggest "System RAM" of /proc/iomem.
 biggest_ram() {
     best=0; bs=0; be=0
@@ -90,18 +90,19 @@ damon_sysfs_on() {
     echo "$(v quota_sz)" > $Q/bytes
     echo "$(v quota_reset_interval_ms)" > $Q/reset_interval_ms
     echo 0 > $Q/weights/sz_permil && echo 0 > $Q/weights/nr_accesses_permil && echo 1 > $Q/weights/age_permil
+    psi=$(v quota_mem_pressure_us); feedback=$(v quota_autotune_feedback)
     n=0
-    [ "$(v quota_mem_pressure_us)" != 0 ] && n=$((n + 1))
-    [ "$(v quota_autotune_feedback)" != 0 ] && n=$((n + 1))
+    [ "$psi" != 0 ] && n=$((n + 1))
+    [ "$feedback" != 0 ] && n=$((n + 1))
     echo $n > $Q/goals/nr_goals
     g=0
-    if [ "$(v quota_mem_pressure_us)" != 0 ]; then
-        echo some_mem_psi_us > $Q/goals/$g/target_metric; echo "$(v quota_mem_pressure_us)" > $Q/goals/$g/target_value
+    if [ "$psi" != 0 ]; then
+        echo some_mem_psi_us > $Q/goals/$g/target_metric; echo "$psi" > $Q/goals/$g/target_value
         g=$((g + 1))
     fi
-    if [ "$(v quota_autotune_feedback)" != 0 ]; then
+    if [ "$feedback" != 0 ]; then
         echo user_input > $Q/goals/$g/target_metric; echo 10000 > $Q/goals/$g/target_value
-        echo "$(v quota_autotune_feedback)" > $Q/goals/$g/current_value
+        echo "$feedback" > $Q/goals/$g/current_value
     fi
     W=$S/watermarks
     echo free_mem_rate > $W/metric
@@ -122,7 +123,7 @@ damon_start() {
     [ -n "$mode" ] && echo "@@damon_reclaim interface $mode" && damon_snapshots
     grep -q 'lab.sample=1' /proc/cmdline || [ -n "$mode" ] || return 0
     (
-        while :; do sample; sleep 0.5; done
+        while :; do sample "$mode"; sleep 0.5; done
     ) &
     echo $! > /run/sampler.pid
 }
@@ -149,11 +150,12 @@ damon_snapshots() {
         }' $T/trace_pipe &
     echo $! > /run/snap.pid
 }
+# One "@@sample" line; $1 the DAMON_RECLAIM interface ("" without it).
 sample() {
     read -r up _ < /proc/uptime
     read -r cur < /sys/fs/cgroup/wl/memory.current
     rec=0
-    [ -n "$(damon_mode)" ] && rec=$(damon_stats | sed -n 's/^bytes_reclaimed_regions //p')
+    [ -n "$1" ] && rec=$(damon_stats "$1" | sed -n 's/^bytes_reclaimed_regions //p')
     echo "@@sample $up $cur $rec"
 }
 # After the workload: the last sample, kdamond's CPU time (clock ticks, from
@@ -161,19 +163,20 @@ sample() {
 damon_stop() {
     [ -e /run/sampler.pid ] || return 0
     kill "$(cat /run/sampler.pid)"
-    sample
+    mode=$(damon_mode)
+    sample "$mode"
     if [ -e /run/snap.pid ]; then
         echo 0 > /sys/kernel/tracing/events/damon/damon_aggregated/enable
         kill "$(cat /run/snap.pid)"
     fi
-    [ -n "$(damon_mode)" ] || return 0
-    pid=$(damon_pid)
+    [ -n "$mode" ] || return 0
+    pid=$(damon_pid "$mode")
     [ "$pid" -gt 0 ] 2>/dev/null && echo "@@damon_reclaim kdamond_ticks $(awk '{print $14 + $15}' /proc/$pid/stat)"
     for f in $DAMON/*; do
         case "${f##*/}" in *_reclaim*_regions | nr_quota_exceeds | kdamond_pid) ;; *) echo "@@damon_reclaim ${f##*/} $(cat "$f")" ;; esac
     done
-    damon_stats | sed 's/^/@@damon_reclaim /'
-    if [ "$(damon_mode)" = sysfs ]; then echo off > $KD/state; else echo N > $DAMON/enabled; fi
+    damon_stats "$mode" | sed 's/^/@@damon_reclaim /'
+    if [ "$mode" = sysfs ]; then echo off > $KD/state; else echo N > $DAMON/enabled; fi
 }
 if [ "$1" = report ]; then
     report "$2"

@@ -103,7 +103,6 @@ static void phase_end(unsigned idx) {
     fflush(stdout);
     read_vmstat(&before);
     phase_t0 = now_ns();
-    uint64_t start_ns = phase_t0, schedule_ns = 0; /* the SLEEP ops' schedule */
 }
 
 /* The selected mode of a sysfs "a [b] c" file, "" if unreadable. */
@@ -125,16 +124,20 @@ static int cmp_u64(const void *a, const void *b) {
     return x < y ? -1 : x > y;
 }
 
-/* Physical frames of the anon mapping's present pages (pagemap bit 63, PFN bits 0..54). */
+/* Physical frames of the anon mapping's present pages (pagemap bit 63, PFN bits 0..54):
+ * the mapping's entries in one read. */
 static void print_pfns(const char *anon, uint64_t pages) {
     int fd = open("/proc/self/pagemap", O_RDONLY);
-    uint64_t *pfn = malloc(pages * sizeof *pfn), n = 0, e;
-    if (fd < 0 || !pfn) { if (fd >= 0) close(fd); free(pfn); return; }
-    for (uint64_t i = 0; i < pages; i++) {
-        off_t at = (off_t)(((uintptr_t)anon / PAGE + i) * 8);
-        if (pread(fd, &e, 8, at) == 8 && (e >> 63) && (e & ((1ULL << 55) - 1))) pfn[n++] = e & ((1ULL << 55) - 1);
+    uint64_t *pfn = malloc(pages * sizeof *pfn), n = 0;
+    ssize_t want = (ssize_t)(pages * sizeof *pfn);
+    if (fd < 0 || !pfn || pread(fd, pfn, (size_t)want, (off_t)((uintptr_t)anon / PAGE * 8)) != want) {
+        if (fd >= 0) close(fd);
+        free(pfn);
+        return;
     }
     close(fd);
+    for (uint64_t i = 0; i < pages; i++)
+        if ((pfn[i] >> 63) && (pfn[i] & ((1ULL << 55) - 1))) pfn[n++] = pfn[i] & ((1ULL << 55) - 1);
     if (n) {
         qsort(pfn, n, sizeof *pfn, cmp_u64);
         printf("@@pfns %llu %llu %llu %llu %llu %llu\n", (unsigned long long)n, (unsigned long long)pfn[0],
