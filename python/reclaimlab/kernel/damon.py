@@ -40,9 +40,8 @@ def parse(text: str) -> dict[str, str]:
         if not eq or not v:
             raise KernelError(f"--damon-reclaim: expected KEY=VALUE, got {item!r}")
         if k not in PARAMS:
-            why = "read-only statistic" if k in STATS else "not a parameter"
-            if k in ("enabled", "commit_inputs", "kdamond_pid"):
-                why = "set by reclaimlab" if k != "kdamond_pid" else "read-only"
+            why = ("set by reclaimlab" if k in ("enabled", "commit_inputs") else "read-only" if k == "kdamond_pid"
+                   else "read-only statistic" if k in STATS else "not a parameter")
             raise KernelError(f"--damon-reclaim: {k}: {why} of /sys/module/damon_reclaim/parameters "
                               f"(known: {', '.join(PARAMS)})")
         if k in BOOL_PARAMS:

@@ -109,14 +109,13 @@ def guest_schedule(consoles: list, params: dict[str, str]) -> dict[str, str]:
 
     measured = aggregation_s(consoles)
     cfg = _core.Config()
-    get = lambda k: int(params.get(k, cfg.get(f"damon_reclaim.{k}")))  # noqa: E731
-    aggr = get("aggr_interval")
-    if not measured or not aggr:
+    value = {k: int(params.get(k, cfg.get(f"damon_reclaim.{k}"))) for k in ("sample_interval", "aggr_interval", "min_age")}
+    if not measured or not value["aggr_interval"]:
         return {}
-    stretch = measured * 1e6 / aggr
+    stretch = measured * 1e6 / value["aggr_interval"]
     if stretch <= 1.0:
         return {}
-    return {f"damon_reclaim.{k}": str(round(get(k) * stretch)) for k in ("sample_interval", "aggr_interval", "min_age")}
+    return {f"damon_reclaim.{k}": str(round(v * stretch)) for k, v in value.items()}
 
 
 def saving(avg: float | None, base: float | None) -> float | None:

@@ -55,6 +55,13 @@ def write_ops(wl: Workload, path: Path) -> None:
         fh.write(words.astype("<u4").tobytes())
 
 
+def default_access_ns() -> float:
+    """The simulator's time per access of an untimed trace (``cost.access_ns``)."""
+    from .. import _core
+
+    return float(_core.Config().get("cost.access_ns"))
+
+
 def write_sim_trace(wl: Workload, path: Path, access_ns: float | None = None) -> None:
     """The simulator's native trace (cgroup ``wl``): file pages keep their page numbers,
     which are their offsets in the guest's one data file (the trace's one file, so
@@ -70,7 +77,7 @@ def write_sim_trace(wl: Workload, path: Path, access_ns: float | None = None) ->
         # A timed trace: each access costs ``access_ns`` (by default what an untimed one
         # would, cost.access_ns), plus the sleep before it.
         if access_ns is None:
-            access_ns = float(_core.Config().get("cost.access_ns"))
+            access_ns = default_access_ns()
         gap = max(1, round(access_ns)) + wl.sleep_us.astype(np.uint64) * 1000
         gaps, tick = gap.astype("<u4").tobytes(), TICK_PS
     _core.trace_write(str(path), page.tobytes(), wl.flags.astype(np.uint8).tobytes(), CGROUP, files, gaps, tick)

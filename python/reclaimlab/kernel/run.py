@@ -307,7 +307,7 @@ def run(p: Prepared, out: Path, progress: bool = True, on_boot=None) -> Prepared
                         raise GuestError(describe_failure(b, c, i))
                     print(f"reclaimlab: boot {i}: {c.panic} before the workload started (an emulation "
                           f"artefact, not a result); booting again, log kept at {log}", file=sys.stderr)
-                check_readback(setup, c, i, log, p)
+                check_readback(p, c, i, log)
                 p.boots.append((b, c))
                 if on_boot is not None:
                     on_boot(i, b, c)
@@ -320,9 +320,10 @@ def run(p: Prepared, out: Path, progress: bool = True, on_boot=None) -> Prepared
     return p
 
 
-def check_readback(setup: Setup, c: console.Console, i: int, log: Path, p: Prepared | None = None) -> None:
+def check_readback(p: Prepared, c: console.Console, i: int, log: Path) -> None:
     """A :class:`GuestError` when the guest did not take a setting asked for explicitly."""
-    if p is not None and p.damon_reclaim is not None:
+    setup = p.setup
+    if p.damon_reclaim is not None:
         if c.damon_reclaim.get("interface") != p.damon_interface:
             raise GuestError(f"boot {i}: DAMON_RECLAIM did not start through its {p.damon_interface} interface; "
                              f"console log {log}")

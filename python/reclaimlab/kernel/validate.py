@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from .console import Console
-from .ops import CGROUP, write_sim_trace
+from .ops import CGROUP, default_access_ns, write_sim_trace
 from .run import Prepared
 from .workload import Workload
 
@@ -159,7 +159,7 @@ def simulate(wl: Workload, settings: dict[str, str], trace_dir: Path, guest_wall
 
     trace = trace_dir / "sim-trace.rcl"
     sleeps = 0.0 if wl.sleep_us is None else float(wl.sleep_us.sum()) / 1e6
-    access_ns = None if wl.sleep_us is None else float(_core_default("cost.access_ns"))
+    access_ns = None if wl.sleep_us is None else default_access_ns()
     write_sim_trace(wl, trace, access_ns)
     try:
         settings = dict(settings)
@@ -197,12 +197,6 @@ def compute_scale(guest_wall: float | None, sim_runtime: float, sleeps: float) -
     if not guest_wall or work <= 0 or guest_wall <= sleeps:
         return 1.0
     return (guest_wall - sleeps) / work
-
-
-def _core_default(key: str) -> str:
-    from .. import _core
-
-    return _core.Config().get(key)
 
 
 def kernel_version(release: str) -> tuple[int, int]:

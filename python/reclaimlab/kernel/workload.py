@@ -20,14 +20,14 @@ sequence access by access (docs/kernel.md, "One sequence, two replays").
   is never touched again. Idle memory on a real clock, for DAMON_RECLAIM: the guest
   sleeps, the simulator's trace carries the same time.
 - ``trace``: ``path``, ``format``, ``kind``, ``access_us``: any trace reclaimlab reads
-  (one cgroup, no file writes: the guest's data disk is read-only). A timed trace's gaps,
-  or ``access_us`` per access of an untimed one, become sleeps of at least 1 ms in the
-  guest and the same time in the simulator's trace (as ``hotcold``'s).
+  (one cgroup, no file writes: the guest's data disk is read-only). Its file pages become
+  one data file in the order of their page ids (runs of consecutive pages stay runs, so
+  readahead sees them); a read() of several pages is replayed one page at a time. A timed
+  trace's gaps, or ``access_us`` per access of an untimed one, become sleeps of at least
+  1 ms in the guest and the same time in the simulator's trace (as ``hotcold``'s).
 - ``scenario``: ``name``, ``scale`` (1), ``seed`` (42), ``access_us`` (the scenario's
   ``cost.access_ns``) and the scenario's workload parameters (e.g. ``workload=canneal``
-  for ``damon-reclaim-parsec``): a built-in scenario's access stream, as ``trace``. Its file pages become one data
-  file in the order of their page ids (runs of consecutive pages stay runs, so
-  readahead sees them); a read() of several pages is replayed one page at a time.
+  for ``damon-reclaim-parsec``): a built-in scenario's access stream, as ``trace``.
 """
 
 from __future__ import annotations
@@ -151,19 +151,23 @@ def build(spec: str, memory: int) -> Workload:
     return wl
 
 
+def _hot_rounds(rng: np.random.Generator, nhot: int) -> np.ndarray:
+    """The hot set [0, nhot) in shuffled 2 MiB chunks."""
+    chunk = (2 << 20) // PAGE
+    starts = np.arange(0, nhot, chunk)
+    rng.shuffle(starts)
+    return np.concatenate([np.arange(s, min(s + chunk, nhot), dtype=np.uint32) for s in starts])
+
+
 def _anon(spec: str, pages: int, hot: float, rounds: int, cold: float, seed: int) -> Workload:
     rng = np.random.Generator(np.random.PCG64(seed))
     nhot = int(round(hot * pages))
-    chunk = (2 << 20) // PAGE
     parts = [np.arange(pages, dtype=np.uint32)]
     flags = [np.full(pages, WRITE, np.uint8)]
     names, bounds = ["fill"], [pages]
     coldpages = np.arange(nhot, pages, dtype=np.uint32)
     for r in range(rounds):
-        starts = np.arange(0, nhot, chunk)
-        rng.shuffle(starts)
-        hotseq = np.concatenate([np.arange(s, min(s + chunk, nhot), dtype=np.uint32) for s in starts]) \
-            if nhot else np.empty(0, np.uint32)
+        hotseq = _hot_rounds(rng, nhot) if nhot else np.empty(0, np.uint32)
         k = int(round(cold * coldpages.size))
         coldseq = np.sort(rng.choice(coldpages, size=k, replace=False)).astype(np.uint32) if k else np.empty(0, np.uint32)
         seq = np.concatenate([hotseq, coldseq])
@@ -172,14 +176,6 @@ def _anon(spec: str, pages: int, hot: float, rounds: int, cold: float, seed: int
         names.append(f"round{r + 1}")
         bounds.append(bounds[-1] + seq.size)
     return Workload(spec, np.concatenate(parts), np.concatenate(flags), 0, pages, names, bounds)
-
-
-def _hot_rounds(rng: np.random.Generator, nhot: int) -> np.ndarray:
-    """The hot set [0, nhot) in shuffled 2 MiB chunks."""
-    chunk = (2 << 20) // PAGE
-    starts = np.arange(0, nhot, chunk)
-    rng.shuffle(starts)
-    return np.concatenate([np.arange(s, min(s + chunk, nhot), dtype=np.uint32) for s in starts])
 
 
 def _hotcold(spec: str, params: dict[str, str], memory: int) -> Workload:
@@ -200,7 +196,7 @@ def _hotcold(spec: str, params: dict[str, str], memory: int) -> Workload:
     # Pages: hot [0, nhot), warm [nhot, nhot + nwarm), cold after; a 10 s phase each.
     parts, sleeps = [np.arange(pages, dtype=np.uint32)], [np.zeros(pages, np.uint32)]
     flags = [np.full(pages, WRITE, np.uint8)]
-    names, bounds = ["fill"], [pages]
+    names, bounds, n = ["fill"], [pages], pages
     per_phase = max(1, 10_000 // period)
     for r in range(rounds):
         seq = _hot_rounds(rng, nhot)
@@ -211,9 +207,10 @@ def _hotcold(spec: str, params: dict[str, str], memory: int) -> Workload:
         parts.append(seq)
         sleeps.append(sl)
         flags.append(np.zeros(seq.size, np.uint8))
+        n += seq.size
         if (r + 1) % per_phase == 0 or r == rounds - 1:
             names.append(f"t{(r + 1) * period / 1000:g}s")
-            bounds.append(sum(p.size for p in parts))
+            bounds.append(n)
     return Workload(spec, np.concatenate(parts), np.concatenate(flags), 0, pages, names, bounds,
                     sleep_us=np.concatenate(sleeps))
 
@@ -238,10 +235,10 @@ def sleeps_of(dur_ns: np.ndarray) -> np.ndarray:
 
 
 def _access_us(params: dict[str, str], name: str, default: float | None) -> float | None:
-    raw = params.pop("access_us", None)
-    if raw is None:
+    """``access_us`` if given (µs per access), else ``default``."""
+    if "access_us" not in params:
         return default
-    return _num({"access_us": raw}, "access_us", 0, name, integer=False, lo=0, hi=1e6)
+    return _num(params, "access_us", 0, name, integer=False, lo=0, hi=1e6)
 
 
 def _from_trace(spec: str, params: dict[str, str]) -> Workload:

@@ -167,15 +167,15 @@ impl DamonReclaimParams {
         if dilation == 1.0 {
             return self.clone();
         }
-        let us = |v: u64| if v == 0 { 0 } else { ((v as f64 / dilation).round() as u64).max(1) };
+        let shrink = |v: u64| if v == 0 { 0 } else { ((v as f64 / dilation).round() as u64).max(1) };
         DamonReclaimParams {
-            min_age: us(self.min_age),
-            quota_ms: us(self.quota_ms),
-            quota_reset_interval_ms: us(self.quota_reset_interval_ms),
-            quota_mem_pressure_us: us(self.quota_mem_pressure_us),
-            wmarks_interval: us(self.wmarks_interval),
-            sample_interval: us(self.sample_interval),
-            aggr_interval: us(self.aggr_interval),
+            min_age: shrink(self.min_age),
+            quota_ms: shrink(self.quota_ms),
+            quota_reset_interval_ms: shrink(self.quota_reset_interval_ms),
+            quota_mem_pressure_us: shrink(self.quota_mem_pressure_us),
+            wmarks_interval: shrink(self.wmarks_interval),
+            sample_interval: shrink(self.sample_interval),
+            aggr_interval: shrink(self.aggr_interval),
             ..self.clone()
         }
     }
