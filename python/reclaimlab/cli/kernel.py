@@ -55,8 +55,12 @@ def _common(p: argparse.ArgumentParser) -> None:
                         "or an unpacked tree (default linux-image-6.12.117+deb12-amd64-unsigned)")
     p.add_argument("--mglru", choices=("on", "off"), help="write /sys/kernel/mm/lru_gen/enabled (default: the kernel's)")
     p.add_argument("--memory", metavar="SIZE|none", default="128M",
-                   help="the workload cgroup's memory.max (default 128M); none: no limit, the workload competes "
-                        "for the guest's RAM (whole-machine reclaim: kswapd and direct reclaim)")
+                   help="the workload cgroup's memory.max (default 128M; with a trace in several cgroups, each "
+                        "one's); none: no limit, the workload competes for the guest's RAM (whole-machine reclaim: "
+                        "kswapd and direct reclaim)")
+    p.add_argument("--set", dest="cgroup_set", action="append", default=[], metavar="cgroup.NAME.memory.FILE=VALUE",
+                   help="a limit of one of the workload's cgroups (FILE: max, high, low, min; VALUE: a size or max), "
+                        "the simulator's config key; repeatable")
     p.add_argument("--swap", metavar="zram:SIZE|none",
                    help="swap in the guest (default: zram of twice the anon footprint for anon workloads, else none)")
     p.add_argument("--swappiness", type=int, metavar="N", help="vm.swappiness in the guest (default: the kernel's, 60)")
@@ -107,7 +111,7 @@ def add_parser(sub) -> None:
                       epilog=WORKLOADS, formatter_class=argparse.RawDescriptionHelpFormatter)
     t.add_argument("workload", metavar="WORKLOAD")
     t.add_argument("--memory", metavar="SIZE", default="128M", help="memory.max the default sizes follow")
-    t.add_argument("-o", "--output", metavar="FILE", required=True, help="native trace (cgroup wl; its file table is the guest's data file)")
+    t.add_argument("-o", "--output", metavar="FILE", required=True, help="native trace (in the workload's cgroups, wl for one; its file table is the guest's data file)")
     t.set_defaults(func=cmd_trace)
     f = ks.add_parser("fetch", help="download and unpack a kernel package; print its release and features")
     f.add_argument("package", nargs="?", metavar="PACKAGE|PATH")
@@ -126,7 +130,7 @@ def _setup(a: argparse.Namespace):
                  swappiness=a.swappiness, boots=a.boots, timeout=a.timeout, guest_mb=guest_mb_of(a.guest_memory),
                  disk_size=a.disk_size, accel=a.accel, tick_us=a.tick, smp=a.smp, read_ahead_kb=a.read_ahead_kb,
                  fault_around_bytes=a.fault_around_bytes, thp=a.thp, damon_reclaim=a.damon_reclaim,
-                 damon_interface=a.damon_interface)
+                 damon_interface=a.damon_interface, cgroup_set=tuple(a.cgroup_set))
 
 
 def guest_lines(c) -> list[str]:
@@ -237,6 +241,9 @@ def cmd_validate(a: argparse.Namespace) -> int:
           f"memory.max {g['memory.max']}  time dilation {res['time_dilation']}"
           + (f"  guest time per access {res['access_ns']:,.0f} ns (sleeps in real time)" if res.get("access_ns") else ""))
     print(_rows_table(res["rows"]))
+    for name, rows in res.get("cgroup_rows", {}).items():
+        print(f"cgroup {name} (memory.stat, memory.events)")
+        print(_rows_table(rows))
     dr = res.get("damon_reclaim")
     if dr:
         print(f"DAMON_RECLAIM ({dr['interface']} interface in the guest; baseline: one boot without it)")
