@@ -138,11 +138,13 @@ def test_cgroup_rows_compare_memory_stat_with_the_simulators_memcg_metrics(tmp_p
     b_at = wl.cgroups.index("b")
     c = console.parse("\n".join([*(f"@@cgroup {i} {n} max max 0 0" for i, n in enumerate(wl.cgroups)),
                                  "@@phase 0 1", f"@@memstat {b_at} workingset_refault_file 100", "@@phase-end 0",
-                                 f"@@cgevents {b_at} max 4"]))
-    rows = cgroup_rows(wl, [c], {"memcg.b.workingset_refault_file": 105.0, "memcg.b.memory.events.max": 4.0})
+                                 f"@@cgevents {b_at} max 4", f"@@cgcurrent {b_at} 8192"]))
+    rows = cgroup_rows(wl, [c], {"memcg.b.workingset_refault_file": 105.0, "memcg.b.memory.events.max": 4.0,
+                                 "memcg.b.memory.current_bytes": 4096.0})
     b = {r["counter"]: r for r in rows["b"]}
     assert b["workingset_refault_file"]["rel_error"] == pytest.approx(0.05) and b["workingset_refault_file"]["met"]
     assert b["events.max"]["sim"] == 4.0 and b["events.max"]["target"] is None
+    assert (b["memory.current"]["real_mean"], b["memory.current"]["sim"]) == (8192, 4096)
     assert set(rows) == set(wl.cgroups)
     assert {r["counter"]: r["real_mean"] for r in rows["a"]}["workingset_refault_file"] == 0
 

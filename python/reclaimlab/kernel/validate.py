@@ -34,7 +34,7 @@ WRITEBACK_TARGETS = {"nr_dirtied": 0.25, "nr_written": 0.25, "nr_vmscan_write": 
 #: a cgroup's swap-ins show as workingset_refault_anon.
 CGROUP_FILE_TARGETS = {"workingset_refault_file": 0.10, "workingset_activate_file": 0.10, "pgmajfault": 0.10}
 CGROUP_ANON_TARGETS = {"workingset_refault_anon": 0.25}
-CGROUP_CONTEXT = ("pgscan", "pgsteal", "pgrefill", "pgactivate", "pgdeactivate", "workingset_activate_anon",
+CGROUP_CONTEXT = ("memory.peak", "memory.current", "pgscan", "pgsteal", "pgrefill", "pgactivate", "pgdeactivate", "workingset_activate_anon",
                   "zswpin", "zswpout", "events.low", "events.high", "events.max", "events.oom")
 ALLOCSTALL_ZONES = ("allocstall_dma", "allocstall_dma32", "allocstall_normal", "allocstall_movable")
 #: Shown beside the headline counters.
@@ -253,8 +253,9 @@ def targets_for(wl: Workload, whole_machine: bool = False) -> dict[str, float]:
 
 def cgroup_rows(wl: Workload, consoles: list[Console], metrics: dict[str, float]) -> dict[str, list[dict[str, Any]]]:
     """For a workload in several cgroups, each named cgroup's rows: the guest's memory.stat
-    at the end and memory.events (``events.KEY``) against the simulator's
-    ``memcg.NAME.KEY`` metrics (``memcg.NAME.memory.events.KEY``)."""
+    at the end, memory.events (``events.KEY``), memory.peak and memory.current at the end
+    (bytes) against the simulator's ``memcg.NAME.KEY`` metrics
+    (``memcg.NAME.memory.events.KEY``, ``memcg.NAME.memory.{peak,current}_bytes``)."""
     if len(wl.cgroups) < 2:
         return {}
     out = {}
@@ -262,10 +263,13 @@ def cgroup_rows(wl: Workload, consoles: list[Console], metrics: dict[str, float]
         real = []
         for c in consoles:
             cg = next((x for x in c.cgroups.values() if x.name == name), None)
-            real.append({**c.memstat().get(name, {}),
+            sizes = {} if cg is None else {k: v for k, v in (("memory.peak", cg.peak), ("memory.current", cg.current))
+                                           if v is not None}
+            real.append({**c.memstat().get(name, {}), **sizes,
                          **{f"events.{k}": v for k, v in (cg.events if cg else {}).items()}})
         prefix = f"memcg.{name}."
-        sim = {k[len(prefix):].replace("memory.events.", "events."): v for k, v in metrics.items() if k.startswith(prefix)}
+        sim = {k[len(prefix):].replace("memory.events.", "events.").removesuffix("_bytes"): v
+               for k, v in metrics.items() if k.startswith(prefix)}
         targets = {**CGROUP_FILE_TARGETS, **CGROUP_ANON_TARGETS} if wl.anon_pages else dict(CGROUP_FILE_TARGETS)
         shown = list(targets) + [k for k in CGROUP_CONTEXT if sim.get(k) or any(r.get(k) for r in real)]
         out[name] = compare(real, sim, targets, shown)

@@ -51,7 +51,8 @@
  * /proc/vmstat counter that changed, zram's "@@zram ORIG_DATA_SIZE COMPR_DATA_SIZE" if there
  * is a zram device, "@@memstat CGROUP NAME VALUE" for each nonzero memory.stat entry of each
  * cgroup (values since the cgroups were made), then "@@phase-end INDEX". After the last op,
- * per cgroup "@@cgevents CGROUP NAME VALUE" (memory.events) and "@@cgpeak CGROUP BYTES".
+ * per cgroup "@@cgevents CGROUP NAME VALUE" (memory.events), "@@cgpeak CGROUP BYTES" and
+ * "@@cgcurrent CGROUP BYTES" (memory.peak, memory.current).
  * Errors: "@@error TEXT", exit 1.
  */
 #define _GNU_SOURCE
@@ -449,12 +450,15 @@ int main(int argc, char **argv) {
     }
     print_cgroup_file("cgevents", "memory.events");
     for (unsigned c = 0; c < ncg; c++) {
-        char path[512];
-        unsigned long long peak;
-        snprintf(path, sizeof path, "%.255s/memory.peak", cgdir[c]);
-        FILE *f = cgdir[c][0] ? fopen(path, "r") : NULL;
-        if (f && fscanf(f, "%llu", &peak) == 1) printf("@@cgpeak %u %llu\n", c, peak);
-        if (f) fclose(f);
+        static const char *const tags[] = {"cgpeak", "cgcurrent"}, *const files[] = {"memory.peak", "memory.current"};
+        for (int k = 0; k < 2 && cgdir[c][0]; k++) {
+            char path[512];
+            unsigned long long v;
+            snprintf(path, sizeof path, "%.255s/%s", cgdir[c], files[k]);
+            FILE *f = fopen(path, "r");
+            if (f && fscanf(f, "%llu", &v) == 1) printf("@@%s %u %llu\n", tags[k], c, v);
+            if (f) fclose(f);
+        }
     }
     printf("@@done %llu\n", (unsigned long long)(sh->sink & 1));
     fflush(stdout);
