@@ -137,8 +137,8 @@ def test_cgroup_rows_compare_memory_stat_with_the_simulators_memcg_metrics(tmp_p
     wl = build(f"trace:path={tenants(tmp_path)}", MIB)
     b_at = wl.cgroups.index("b")
     c = console.parse("\n".join([*(f"@@cgroup {i} {n} max max 0 0" for i, n in enumerate(wl.cgroups)),
-                                 "@@phase 0 1", f"@@memstat {b_at} workingset_refault_file 100", "@@phase-end 0",
-                                 f"@@cgevents {b_at} max 4", f"@@cgcurrent {b_at} 8192"]))
+                                 "@@phase 0 1", f"@@memstat {b_at} workingset_refault_file 100",
+                                 f"@@memstat {b_at} memory.current 8192", "@@phase-end 0", f"@@cgevents {b_at} max 4"]))
     rows = cgroup_rows(wl, [c], {"memcg.b.workingset_refault_file": 105.0, "memcg.b.memory.events.max": 4.0,
                                  "memcg.b.memory.current_bytes": 4096.0})
     b = {r["counter"]: r for r in rows["b"]}

@@ -65,7 +65,6 @@ class Cgroup:
     limits: dict[str, str] = field(default_factory=dict)  # memory.max/high/low/min
     events: dict[str, int] = field(default_factory=dict)
     peak: int | None = None
-    current: int | None = None  # memory.current when the workload ended
 
 
 @dataclass
@@ -211,8 +210,6 @@ def parse(text: str) -> Console:
                 c.cgroups.setdefault(i, Cgroup(str(i))).peak = int(parts[1])
                 if i == 0:
                     c.memory_peak = int(parts[1])
-            elif tag == "cgcurrent" and len(parts) == 2:
-                c.cgroups.setdefault(int(parts[0]), Cgroup(parts[0])).current = int(parts[1])
             elif tag == "memory.events" and len(parts) == 2:
                 c.memory_events[parts[0]] = int(parts[1])
             elif tag == "memory.peak" and parts:

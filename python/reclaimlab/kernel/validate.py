@@ -253,8 +253,8 @@ def targets_for(wl: Workload, whole_machine: bool = False) -> dict[str, float]:
 
 def cgroup_rows(wl: Workload, consoles: list[Console], metrics: dict[str, float]) -> dict[str, list[dict[str, Any]]]:
     """For a workload in several cgroups, each named cgroup's rows: the guest's memory.stat
-    at the end, memory.events (``events.KEY``), memory.peak and memory.current at the end
-    (bytes) against the simulator's ``memcg.NAME.KEY`` metrics
+    and memory.current at the end of the last phase, memory.events (``events.KEY``) and
+    memory.peak against the simulator's ``memcg.NAME.KEY`` metrics
     (``memcg.NAME.memory.events.KEY``, ``memcg.NAME.memory.{peak,current}_bytes``)."""
     if len(wl.cgroups) < 2:
         return {}
@@ -263,8 +263,7 @@ def cgroup_rows(wl: Workload, consoles: list[Console], metrics: dict[str, float]
         real = []
         for c in consoles:
             cg = next((x for x in c.cgroups.values() if x.name == name), None)
-            sizes = {} if cg is None else {k: v for k, v in (("memory.peak", cg.peak), ("memory.current", cg.current))
-                                           if v is not None}
+            sizes = {} if cg is None or cg.peak is None else {"memory.peak": cg.peak}
             real.append({**c.memstat().get(name, {}), **sizes,
                          **{f"events.{k}": v for k, v in (cg.events if cg else {}).items()}})
         prefix = f"memcg.{name}."

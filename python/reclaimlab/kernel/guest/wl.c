@@ -50,9 +50,10 @@
  * At every phase end it prints "@@phase INDEX WALL_NS" and one "@@vm NAME DELTA" line per
  * /proc/vmstat counter that changed, zram's "@@zram ORIG_DATA_SIZE COMPR_DATA_SIZE" if there
  * is a zram device, "@@memstat CGROUP NAME VALUE" for each nonzero memory.stat entry of each
- * cgroup (values since the cgroups were made), then "@@phase-end INDEX". After the last op,
- * per cgroup "@@cgevents CGROUP NAME VALUE" (memory.events), "@@cgpeak CGROUP BYTES" and
- * "@@cgcurrent CGROUP BYTES" (memory.peak, memory.current).
+ * cgroup (values since the cgroups were made) and its memory.current (as NAME
+ * "memory.current"), then "@@phase-end INDEX". After the last op,
+ * when the workers have exited, per cgroup "@@cgevents CGROUP NAME VALUE" (memory.events)
+ * and "@@cgpeak CGROUP BYTES" (memory.peak).
  * Errors: "@@error TEXT", exit 1.
  */
 #define _GNU_SOURCE
@@ -144,6 +145,16 @@ static void print_cgroup_file(const char *tag, const char *file) {
     }
 }
 
+/* A one-number cgroup file ("memory.current", "memory.peak") of cgroup c. */
+static int read_cgroup_value(unsigned c, const char *file, unsigned long long *v) {
+    char path[512];
+    snprintf(path, sizeof path, "%.255s/%s", cgdir[c], file);
+    FILE *f = fopen(path, "r");
+    int ok = f && fscanf(f, "%llu", v) == 1;
+    if (f) fclose(f);
+    return ok;
+}
+
 static void phase_end(unsigned idx) {
     struct vm *before = &sh->before;
     read_vmstat(&after);
@@ -160,6 +171,10 @@ static void phase_end(unsigned idx) {
         fclose(z);
     }
     print_cgroup_file("memstat", "memory.stat");
+    for (unsigned c = 0; c < ncg; c++) {
+        unsigned long long cur;
+        if (cgdir[c][0] && read_cgroup_value(c, "memory.current", &cur)) printf("@@memstat %u memory.current %llu\n", c, cur);
+    }
     printf("@@phase-end %u\n", idx);
     fflush(stdout);
     read_vmstat(before);
@@ -450,15 +465,8 @@ int main(int argc, char **argv) {
     }
     print_cgroup_file("cgevents", "memory.events");
     for (unsigned c = 0; c < ncg; c++) {
-        static const char *const tags[] = {"cgpeak", "cgcurrent"}, *const files[] = {"memory.peak", "memory.current"};
-        for (int k = 0; k < 2 && cgdir[c][0]; k++) {
-            char path[512];
-            unsigned long long v;
-            snprintf(path, sizeof path, "%.255s/%s", cgdir[c], files[k]);
-            FILE *f = fopen(path, "r");
-            if (f && fscanf(f, "%llu", &v) == 1) printf("@@%s %u %llu\n", tags[k], c, v);
-            if (f) fclose(f);
-        }
+        unsigned long long peak;
+        if (cgdir[c][0] && read_cgroup_value(c, "memory.peak", &peak)) printf("@@cgpeak %u %llu\n", c, peak);
     }
     printf("@@done %llu\n", (unsigned long long)(sh->sink & 1));
     fflush(stdout);
