@@ -16,6 +16,9 @@ The workloads are generated here, deterministically, as native traces in OUT/tra
 - ``writer``: one cgroup (``memory.max`` 32 MiB) appends 4 KiB pages to a log of 24,000
   pages through pwrite, re-reads the last 64 pages it wrote every 16 appends, and reads a
   random older page every 4: dirty pages, writeback and reclaim meeting dirty folios.
+- ``tpcc``: the ``tpcc-stock-level`` scenario's own stream at scale 0.125 (three cgroups,
+  the secondaries' caches idle; whole-machine reclaim in a 256 MiB guest): seed 001's
+  mechanism (docs/validation.md, "Seed 001's mechanism on 6.12").
 - ``protected``: cgroups ``hi`` (``memory.low`` 64 MiB) and ``lo`` read Zipf(0.9) sets of
   40,000 pages each in alternating bursts, with no limit: whole-machine reclaim in a
   320 MiB guest should take from ``lo`` first.
@@ -103,8 +106,10 @@ def gen_protected(path: Path) -> None:
     write_trace(path, pages, flags, cgs, ["hi", "lo"], [("data", 0, 80_000)])
 
 
-#: (name, label, generator, Setup keywords)
+#: (name, label, generator of its trace or a workload spec, Setup keywords)
 WORKLOADS = [
+    ("tpcc", "tpcc-stock-level at scale 0.125", "scenario:name=tpcc-stock-level,scale=0.125,access_us=0",
+     {"memory": "none", "guest_mb": 256}),
     ("tenants", "two cgroups, writes, anon", gen_tenants, {"memory": "32M"}),
     ("writer", "log writer", gen_writer, {"memory": "32M"}),
     ("protected", "memory.low under whole-machine reclaim", gen_protected,
@@ -114,6 +119,8 @@ WORKLOADS = [
 
 def setup_of(out: Path, name: str, mglru: str, boots: int) -> Setup:
     _, _, gen, kw = next(w for w in WORKLOADS if w[0] == name)
+    if isinstance(gen, str):
+        return Setup(workload=gen, mglru=mglru, boots=boots, **LAB, **kw)
     trace = out / "traces" / f"{name}.rcl"
     if not trace.exists():
         trace.parent.mkdir(parents=True, exist_ok=True)
