@@ -171,3 +171,16 @@ def test_the_guest_program_runs_each_cgroup_in_its_own_process_in_trace_order(tm
     pid_of: dict[int, str] = {}
     assert all(pid_of.setdefault(w[2], g[2]) == g[2] for g, w in zip(got, want))
     assert len(set(pid_of.values())) == 3
+
+
+def test_kernel_run_prints_one_row_per_cgroup():
+    from reclaimlab.cli.kernel import cgroup_table
+
+    boots = [console.parse("\n".join(["@@cgroup 0 a max max 0 0", "@@cgroup 1 b max max 0 0", "@@phase 0 1",
+                                      f"@@memstat 0 anon {a}", "@@memstat 1 pgscan 10", "@@phase-end 0",
+                                      "@@cgevents 1 max 2"])) for a in (4096, 8192)]
+    lines = cgroup_table(boots).splitlines()
+    assert lines[0].split()[:3] == ["cgroup", "memory.current", "anon"]
+    a, b = lines[-2].split(), lines[-1].split()
+    assert a[0] == "a" and a[2] == "6,144"  # anon, mean of two boots
+    assert b[0] == "b" and b[4] == "10" and "max 2" in lines[-1]

@@ -208,6 +208,9 @@ def cmd_run(a: argparse.Namespace) -> int:
                                      **({"damon_reclaim": c.damon_reclaim} if c.damon_reclaim else {}),
                                      **({"samples": [asdict(x) for x in c.samples]} if c.samples else {}),
                                      "layouts": {w: asdict(l) for w, l in c.layouts.items()},
+                                     "cgroups": {cg.name: {"limits": cg.limits, "memory.stat": c.memstat().get(cg.name, {}),
+                                                           "memory.events": cg.events, "memory.peak": cg.peak}
+                                                 for cg in c.cgroups.values() if cg.name},
                                      "phases": [{"index": ph.index, "wall_s": ph.wall_ns / 1e9, "vmstat": ph.vmstat}
                                                 for ph in c.phases], "log": str(b.log)}
                                     for b, c in prep.boots],
@@ -221,6 +224,8 @@ def cmd_run(a: argparse.Namespace) -> int:
     rows = [(n, number(m), number(round(s, 1)), f"{100 * s / m:.1f}%" if m else "-") for n, (m, s) in stats.items()
             if not n.startswith("nr_")]
     print(table(rows, header=("counter", "mean", "sd", "cv"), right=(1, 2, 3)))
+    if len(prep.wl.cgroups) > 1:
+        print(cgroup_table(consoles))
     for line in damon_lines(consoles):
         print(line)
     print(f"stored in {Path(a.out) / 'results.sqlite'}; console logs in {Path(a.out) / 'boots'}")
@@ -258,6 +263,25 @@ def cmd_validate(a: argparse.Namespace) -> int:
     if res.get("not_comparable"):
         print(f"note: anon counters {res['not_comparable']}")
     return 0
+
+
+#: memory.stat keys ``kernel run`` shows per cgroup (mean over boots).
+CGROUP_KEYS = ("memory.current", "anon", "file", "pgscan", "pgsteal", "workingset_refault_anon",
+               "workingset_refault_file", "workingset_activate_file", "file_dirty", "file_writeback")
+
+
+def cgroup_table(consoles) -> str:
+    """Each cgroup's memory.stat at the end of the last phase and its memory.events, mean
+    over boots: one row per cgroup."""
+    names = [cg.name for _, cg in sorted(consoles[0].cgroups.items()) if cg.name]
+    rows = []
+    for n in names:
+        stats = [c.memstat().get(n, {}) for c in consoles]
+        events = [next((cg.events for cg in c.cgroups.values() if cg.name == n), {}) for c in consoles]
+        mean = {k: _mean_sd([float(s.get(k, 0)) for s in stats])[0] for k in CGROUP_KEYS}
+        ev = " ".join(f"{k} {_mean_sd([float(e.get(k, 0)) for e in events])[0]:g}" for k in ("low", "high", "max", "oom"))
+        rows.append((n, *(number(round(mean[k])) for k in CGROUP_KEYS), ev))
+    return table(rows, header=("cgroup", *CGROUP_KEYS, "memory.events"), right=tuple(range(1, len(CGROUP_KEYS) + 1)))
 
 
 def _rows_table(rows_in: list[dict]) -> str:
