@@ -19,9 +19,9 @@ The workloads are generated here, deterministically, as native traces in OUT/tra
 - ``tpcc``: the ``tpcc-stock-level`` scenario's own stream at scale 0.125 (three cgroups,
   the secondaries' caches idle; whole-machine reclaim in a 256 MiB guest): seed 001's
   mechanism (docs/validation.md, "Seed 001's mechanism on 6.12").
-- ``protected``: cgroups ``hi`` (``memory.low`` 64 MiB) and ``lo`` read Zipf(0.9) sets of
-  40,000 pages each in alternating bursts, with no limit: whole-machine reclaim in a
-  320 MiB guest should take from ``lo`` first.
+- ``protected``: cgroup ``hi`` (``memory.low`` 96 MiB) loops over 20,000 file pages, ``lo``
+  over 60,000 others, interleaved, with no limit: whole-machine reclaim in a 320 MiB guest
+  must take from ``lo`` and leave ``hi``'s loop cached.
 
 Each finished configuration's result (``reclaimlab validate --json``'s object) is kept in
 OUT/NAME-mglru-MODE.json, so an interrupted run resumes with the next one. The tables
@@ -96,13 +96,17 @@ def gen_writer(path: Path) -> None:
 
 
 def gen_protected(path: Path) -> None:
-    rng = np.random.default_rng(13)
+    """``hi`` loops over 20,000 pages (78 MiB), ``lo`` over 60,000 others (234 MiB), twice
+    each, 50 of ``hi``'s reads for every 150 of ``lo``'s."""
     pages, flags, cgs = [], [], []
-    for burst in range(3_200):
-        c = burst % 2
-        pages.extend((zipf_pages(rng, 40_000, 0.9, 50) + 40_000 * c).tolist())
-        flags.extend([FILE | SYSCALL] * 50)
-        cgs.extend([c] * 50)
+    hi = np.tile(np.arange(20_000), 2)
+    lo = np.tile(np.arange(20_000, 80_000), 2)
+    for k in range(hi.size // 50):
+        pages.extend(hi[50 * k:50 * (k + 1)].tolist())
+        cgs.extend([0] * 50)
+        pages.extend(lo[150 * k:150 * (k + 1)].tolist())
+        cgs.extend([1] * 150)
+    flags = [FILE | SYSCALL] * len(pages)
     write_trace(path, pages, flags, cgs, ["hi", "lo"], [("data", 0, 80_000)])
 
 
@@ -113,7 +117,7 @@ WORKLOADS = [
     ("tenants", "two cgroups, writes, anon", gen_tenants, {"memory": "32M"}),
     ("writer", "log writer", gen_writer, {"memory": "32M"}),
     ("protected", "memory.low under whole-machine reclaim", gen_protected,
-     {"memory": "none", "guest_mb": 320, "cgroup_set": ("cgroup.hi.memory.low=64M",)}),
+     {"memory": "none", "guest_mb": 320, "cgroup_set": ("cgroup.hi.memory.low=96M",)}),
 ]
 
 
