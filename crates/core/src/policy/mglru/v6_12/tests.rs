@@ -266,3 +266,88 @@ fn a_file_folio_s_look_around_skips_anon_neighbours() {
     assert_eq!(young_after(V66::<Stable612>::new(), true), [false, false, false]);
     assert_eq!(young_after(Mainline, false), [false, false, false]);
 }
+
+/// Root reclaim and an idle memcg (the tpcc-stock-level finding, docs/model.md §1.15):
+/// 6.12's direct reclaim (`nr_to_reclaim` = SWAP_CLUSTER_MAX = 32 < MIN_LRU_BATCH, so
+/// `set_initial_priority` leaves DEF_PRIORITY) finds a memcg of 3,000 pages too small to
+/// help (`lruvec_is_sizable`: 3000 >> 12 = 0) and `get_nr_to_scan` gives it 3000 >> 12 = 0
+/// to scan, so `shrink_one` evicts nothing and returns MEMCG_LRU_TAIL, then on the next
+/// visit MEMCG_LRU_YOUNG. While the primary (8,192 read() pages, sizable, never aging)
+/// keeps the old memcg generation from emptying, root reclaim at priority 6 no longer
+/// reaches the idle memcg. Without those DEF_PRIORITY passes the same priority-6 pass
+/// evicts 64 of its folios (3000 >> 6 = 46 to scan, one batch).
+#[test]
+fn def_priority_passes_move_a_small_idle_memcg_out_of_root_reclaim() {
+    type V = V66<Stable612>;
+    fn setup() -> (Mm, Mglru<V>, u32, u32) {
+        let kv = [("machine.memory", "64M"), ("swap.device", "zram"), ("cgroup.primary.memory.max", "max"), ("cgroup.idle.memory.max", "max")];
+        let (mut mm, mut p) = machine_with(V::new(), &kv);
+        mm.pages.ensure(12000);
+        let (primary, idle) = (mm.memcg_by_name("primary").unwrap(), mm.memcg_by_name("idle").unwrap());
+        let (lv_p, lv_i) = (mm.lruvec_id(primary, 0), mm.lruvec_id(idle, 0));
+        let add = |mm: &mut Mm, p: &mut Mglru<V>, page: u32, memcg: u16, flags: u32| {
+            let pfn = mm.rmqueue(0, MigrateType::Movable).unwrap();
+            mm.pages.pte[page as usize] = pfn;
+            mm.frames.install(pfn, page, memcg, flags);
+            mm.memcgs[memcg as usize].usage += 1;
+            p.folio_add_lru(mm, pfn);
+        };
+        // The idle memcg's anon, written once (PG_active at the fault: max_seq 3), then
+        // aged twice with old PTEs: max_seq 5, its folios in seq 3 = max_seq − 2.
+        for page in 0..3000 {
+            add(&mut mm, &mut p, page, idle, pg::SWAPBACKED | pg::MAPPED);
+        }
+        let mut sc = ScanControl::new(Reclaimer::Direct, 32);
+        for seq in [3, 4] {
+            let g = &mut p.lrugens[lv_i as usize];
+            assert!(super::super::aging::try_to_inc_max_seq::<V>(&mut mm, g, lv_i, seq, 60, false, &mut sc));
+        }
+        // The primary's page cache, read with read(): min_seq + 1.
+        for page in 3000..11192 {
+            add(&mut mm, &mut p, page, primary, 0);
+        }
+        let g = &p.lrugens[lv_i as usize];
+        assert_eq!((g.max_seq, g.nr_pages[gen_from_seq(3)][LRU_GEN_ANON]), (5, 3000));
+        (mm, p, lv_p, lv_i)
+    }
+    fn idle_pages(p: &Mglru<V>, lv_i: u32) -> i64 {
+        p.lrugens[lv_i as usize].nr_pages.iter().map(|n| n[LRU_GEN_ANON]).sum()
+    }
+    // A priority-6 root pass large enough not to stop after the primary.
+    fn pass_at_6(mm: &mut Mm, p: &mut Mglru<V>) {
+        let mut sc = ScanControl::new(Reclaimer::Direct, 1024);
+        sc.priority = 6;
+        p.shrink_node(mm, 0, &mut sc);
+    }
+
+    // Without a DEF_PRIORITY pass: both memcgs in the old generation, the idle one loses a batch.
+    let (mut mm, mut p, _, lv_i) = setup();
+    pass_at_6(&mut mm, &mut p);
+    assert_eq!(idle_pages(&p, lv_i), 3000 - 64);
+
+    // Direct reclaim at DEF_PRIORITY until the idle memcg has been visited twice: tail,
+    // then young, and not one of its folios evicted.
+    let (mut mm, mut p, lv_p, lv_i) = setup();
+    let mut segs = vec![p.memcg_lru.seg_of(lv_i)];
+    for _ in 0..64 {
+        let mut sc = ScanControl::new(Reclaimer::Direct, 32);
+        p.shrink_node(&mut mm, 0, &mut sc);
+        assert_eq!(sc.priority, DEF_PRIORITY);
+        if segs.last() != Some(&p.memcg_lru.seg_of(lv_i)) {
+            segs.push(p.memcg_lru.seg_of(lv_i));
+        }
+        if p.memcg_lru.gen_of(lv_i) != p.memcg_lru.old_gen(0) {
+            break;
+        }
+    }
+    assert_eq!(segs, [Seg::Default, Seg::Tail, Seg::Default]);
+    assert_ne!(p.memcg_lru.gen_of(lv_i), p.memcg_lru.old_gen(0));
+    assert_eq!(p.memcg_lru.gen_of(lv_p), p.memcg_lru.old_gen(0));
+    assert_eq!(idle_pages(&p, lv_i), 3000);
+    assert_eq!(p.lrugens[lv_i as usize].max_seq, 5);
+    // The primary is reclaimed; the idle memcg is out of reach.
+    let before = mm.lruvecs[lv_p as usize].lru_size.iter().sum::<u64>();
+    pass_at_6(&mut mm, &mut p);
+    assert!(mm.lruvecs[lv_p as usize].lru_size.iter().sum::<u64>() < before);
+    assert_eq!(idle_pages(&p, lv_i), 3000);
+}
