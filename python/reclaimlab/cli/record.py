@@ -1,0 +1,72 @@
+"""``reclaimlab record``: run a program and write its page accesses as a native trace."""
+
+from __future__ import annotations
+
+import argparse
+import shlex
+import sys
+
+from .trace import count
+
+HELP = "run a program and record its page accesses as a native trace"
+
+EPILOG = """\
+The program runs under a Valgrind tool (Debian package valgrind), about 30-100 times
+slower than natively. Loads, stores and instruction pages are folded to 4 KiB pages
+(consecutive repeats of one page dropped), file I/O system calls become page-cache
+accesses, and time is counted in guest instructions. See docs/record.md.
+
+examples:
+  reclaimlab record -o sort.trace -- sort big.txt -o out.txt
+  reclaimlab record -o grep.trace --cgroup search -- grep -r pattern src/
+  reclaimlab record -o head.trace --max-accesses 10_000_000 -- python3 job.py
+"""
+
+
+def duration(text: str) -> float:
+    """argparse type: seconds > 0."""
+    try:
+        s = float(text)
+    except ValueError:
+        s = -1.0
+    if not s > 0:
+        raise argparse.ArgumentTypeError(f"expected seconds > 0, got '{text}'")
+    return s
+
+
+def add_parser(sub) -> None:
+    p = sub.add_parser("record", help=HELP, description=HELP + ".", epilog=EPILOG,
+                       formatter_class=argparse.RawDescriptionHelpFormatter,
+                       usage="%(prog)s [-o FILE] [--cgroup NAME] [--max-accesses N] [--duration S] -- CMD [ARGS...]")
+    p.add_argument("-o", "--output", default="record.trace", metavar="FILE",
+                   help="native trace to write (default record.trace)")
+    p.add_argument("--cgroup", default="", metavar="NAME", help="charge every access to this cgroup (default: root)")
+    p.add_argument("--max-accesses", type=count, metavar="N",
+                   help="stop the program once N accesses are recorded (the trace keeps those N)")
+    p.add_argument("--duration", type=duration, metavar="S",
+                   help="stop the program after S seconds of recording (the trace keeps what came before)")
+    p.add_argument("cmd", nargs=argparse.REMAINDER, metavar="CMD", help="the program and its arguments, after --")
+    p.set_defaults(func=cmd_record)
+
+
+def cmd_record(args: argparse.Namespace) -> int:
+    from ..record import RecordError, record, tty_progress
+
+    cmd = args.cmd[1:] if args.cmd[:1] == ["--"] else args.cmd
+    if not cmd:
+        raise RecordError("no command to record (reclaimlab record [OPTIONS] -- CMD [ARGS...])")
+    show = tty_progress()
+    try:
+        r = record(cmd, args.output, cgroup=args.cgroup, max_accesses=args.max_accesses, duration=args.duration,
+                   progress=show)
+    finally:
+        if show:
+            show("")
+    print(f"wrote {r.records:,} records ({r.pages:,} pages, {r.files:,} files) to {args.output}", file=sys.stderr)
+    print(f"  {shlex.join(cmd)}: {r.instructions:,} instructions, {r.references:,} page references folded to "
+          f"{r.records:,} records; ran {r.run_s:.1f} s, wrote the trace in {r.write_s:.1f} s", file=sys.stderr)
+    if r.stopped:
+        print(f"  stopped by --{r.stopped}", file=sys.stderr)
+    elif r.status != 0:
+        print(f"  note: {cmd[0]} exited with status {r.status}", file=sys.stderr)
+    return 0

@@ -1,0 +1,154 @@
+"""``reclaimlab record``: run a real program under a Valgrind tool (:mod:`.tool`) and write
+its page accesses (loads, stores, instruction pages, file I/O system calls) as a native
+trace, streamed through a spool file (:mod:`.stream`). docs/record.md says what a
+recording holds and what it cannot see."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import select
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable, Sequence
+
+from .stream import Spool, consume
+from .tool import TOOL, RecordError, build, launcher
+
+__all__ = ["record", "Recording", "RecordError"]
+
+
+@dataclass
+class Recording:
+    """What ``record`` wrote: records and pages, files in the file table, guest
+    instructions, memory references before folding, the program's exit status, whether a
+    cap stopped it, and the wall-clock seconds of the run and of writing the trace."""
+
+    records: int
+    pages: int
+    files: int
+    instructions: int
+    references: int
+    status: int
+    stopped: str | None
+    run_s: float
+    write_s: float
+
+
+def _check_output(out: Path) -> None:
+    directory = out.parent if str(out.parent) else Path(".")
+    if out.is_dir():
+        raise RecordError(f"{out}: is a directory")
+    if not directory.is_dir():
+        raise RecordError(f"{out}: directory {directory} does not exist")
+    if not os.access(directory, os.W_OK | os.X_OK):
+        raise RecordError(f"{out}: directory {directory} is not writable")
+
+
+def _command(cmd: Sequence[str]) -> list[str]:
+    if not cmd:
+        raise RecordError("no command to record (reclaimlab record [OPTIONS] -- CMD [ARGS...])")
+    path = shutil.which(cmd[0])
+    if path is None:
+        raise RecordError(f"{cmd[0]}: command not found")
+    return [path, *cmd[1:]]
+
+
+def _valgrind_failure(logs: Path) -> str:
+    """The last line Valgrind itself complained with, if any."""
+    lines = []
+    for log in sorted(logs.glob("vg.*.log")):
+        lines += [ln.strip() for ln in log.read_text(errors="replace").splitlines() if ln.strip()]
+    lines = [ln.split("== ", 1)[-1] for ln in lines]
+    return lines[-1] if lines else ""
+
+
+def record(cmd: Sequence[str], out: str | os.PathLike, cgroup: str = "", max_accesses: int | None = None,
+           duration: float | None = None, progress: Callable[[str], None] | None = None) -> Recording:
+    """Run ``cmd`` (its stdin, stdout and stderr are this process's) and write its page
+    accesses to the native trace ``out``, in cgroup ``cgroup``. ``max_accesses`` and
+    ``duration`` stop the program (SIGKILL to its process group) once reached; the trace
+    then holds what came before. Raises :class:`RecordError` if the program cannot run,
+    is killed by a signal (other than a cap's) or the trace cannot be written; nothing is
+    left at ``out`` then."""
+    out = Path(out)
+    _check_output(out)
+    argv = _command(cmd)
+    lib = build()
+    say = progress or (lambda line: None)
+    with tempfile.TemporaryDirectory(prefix="reclaimlab-record.") as tmp, \
+            tempfile.NamedTemporaryFile(prefix=f".{out.name}.spool.", dir=out.parent if str(out.parent) else ".") as spool_file:
+        fifo = Path(tmp) / "stream"
+        os.mkfifo(fifo, 0o600)
+        rfd = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK)
+        wfd = os.open(fifo, os.O_WRONLY)  # held until the program exits, so EOF means "all writers gone"
+        spool = Spool(spool_file, max_accesses)
+        vg = [launcher(), f"--tool={TOOL}", "--trace-children=yes", f"--log-file={tmp}/vg.%p.log",
+              f"--rl-out={fifo}", *argv]
+        env = dict(os.environ, VALGRIND_LIB=str(lib))
+        start = time.monotonic()
+        stopped = None
+        try:
+            proc = subprocess.Popen(vg, env=env, start_new_session=True)
+            try:
+                last = 0.0
+                open_ = True
+                while open_:
+                    ready, _, _ = select.select([rfd], [], [], 0.2)
+                    if ready:
+                        open_ = consume(rfd, spool)
+                    now = time.monotonic()
+                    if spool.full or (duration is not None and now - start >= duration):
+                        stopped = "max-accesses" if spool.full else "duration"
+                        with contextlib.suppress(ProcessLookupError):
+                            os.killpg(proc.pid, signal.SIGKILL)
+                        proc.wait()
+                        break
+                    if wfd >= 0 and proc.poll() is not None:
+                        os.close(wfd)
+                        wfd = -1
+                    if now - last >= 0.5:
+                        say(f"recording: {spool.records:,} accesses, {spool.pages:,} pages")
+                        last = now
+            except BaseException:
+                with contextlib.suppress(ProcessLookupError):
+                    os.killpg(proc.pid, signal.SIGKILL)
+                proc.wait()
+                raise
+        finally:
+            os.close(rfd)
+            if wfd >= 0:
+                os.close(wfd)
+        status = proc.wait()
+        run_s = time.monotonic() - start
+        if stopped is None and status < 0:
+            name = signal.Signals(-status).name if -status in signal.Signals._value2member_map_ else str(-status)
+            raise RecordError(f"{cmd[0]} was killed by {name}; no trace written")
+        if stopped is None and spool.instructions == 0:
+            why = _valgrind_failure(Path(tmp))
+            raise RecordError(f"{cmd[0]} did not run under Valgrind" + (f": {why}" if why else f" (exit status {status})"))
+        spool.close()
+        t = time.monotonic()
+        n = spool.write(Path(spool_file.name), out, cgroup,
+                        lambda done: say(f"writing {out}: {done:,} of {spool.records:,} records"))
+        write_s = time.monotonic() - t
+    table, _, _ = spool.layout()
+    return Recording(n, spool.pages, len(table), spool.instructions, spool.references, status, stopped, run_s, write_s)
+
+
+def tty_progress() -> Callable[[str], None] | None:
+    """A progress line on stderr when it is a terminal (None otherwise)."""
+    if not sys.stderr.isatty():
+        return None
+
+    def show(line: str) -> None:
+        sys.stderr.write("\r\033[K" + line)
+        sys.stderr.flush()
+
+    return show
