@@ -127,14 +127,16 @@ def assemble(ops: list[tuple]) -> list[str]:
     return body + marker(PAGE)
 
 
-def expected(ops: list[tuple]) -> list[tuple]:
+def expected(ops: list[tuple], fold: int) -> tuple[list[tuple], int]:
     """The records the recorder must write between the markers, as (page identity, flags,
-    gap): data accesses folded (a repeat of the previous data page is dropped unless it
-    is the first write after reads), a store to a private file page makes it anonymous,
-    syscalls cover every page of their range (READ_CONT after the first) and reset the
-    folding; gap = instructions since the previous record."""
-    out, last, last_write, cowed = [], None, False, set()
+    gap), and the second marker's gap: a data access is dropped if its page is that of
+    one of the last ``fold`` records (a write only if that record was a write; syscall
+    records match nothing), a store to a private file page makes it anonymous, syscalls
+    cover every page of their range (READ_CONT after the first); gap = instructions since
+    the previous record."""
+    out, window, cowed = [], [], set()
     t = prev = 6  # the first marker's syscall is instruction 6
+    window.append(None)  # the marker's record
     for op in ops:
         kind = op[0]
         if kind in ("pread", "pwrite"):
@@ -143,13 +145,13 @@ def expected(ops: list[tuple]) -> list[tuple]:
                 flags = FILE | SYSCALL | (WRITE if kind == "pwrite" else 0) | (READ_CONT if k else 0)
                 out.append((("data", p), flags, t - prev))
                 prev = t
-            last = None
+                window.append(None)
             continue
         t += 1
         write = kind in ("store", "cas")
         region, page = op[1], op[2]
         for vp in [(region, page)] + ([(region, page + 1)] if kind == "straddle" else []):
-            if vp == last and (not write or last_write):
+            if any(w is not None and w[0] == vp and (not write or w[1]) for w in window[-fold:]):
                 continue
             if region == "anon":
                 ident, flags = vp, 0
@@ -162,7 +164,7 @@ def expected(ops: list[tuple]) -> list[tuple]:
                 ident, flags = ("data", PRIV_OFF + vp[1]), FILE
             out.append((ident, flags | (WRITE if write else 0), t - prev))
             prev = t
-            last, last_write = vp, write
+            window.append((vp, write))
     return out, t + 6 - prev
 
 
@@ -174,7 +176,8 @@ def canonical(seq: list[tuple]) -> list[tuple]:
             for ident, f, g in seq]
 
 
-def test_exact_page_sequence(recorder, tmp_path):
+@pytest.mark.parametrize("fold", [1, 16])
+def test_exact_page_sequence(recorder, tmp_path, fold):
     ops = known_ops()
     src = PROGRAM.replace("BODY", "".join(f'"{line}\\n"' for line in assemble(ops)))
     for name, value in (("PRIV_OFF", PRIV_OFF), ("ANON", ANON_PAGES), ("SHARED", SHARED_PAGES), ("PRIV", PRIV_PAGES)):
@@ -184,7 +187,7 @@ def test_exact_page_sequence(recorder, tmp_path):
     (tmp_path / "marker").write_bytes(b"m" * 2 * PAGE)
     (tmp_path / "data").write_bytes(bytes(range(256)) * (DATA_PAGES * PAGE // 256))
     out = tmp_path / "known.trace"
-    assert main(["record", "-o", str(out), "--", str(tmp_path / "known"), str(tmp_path / "marker"),
+    assert main(["record", "-o", str(out), "--fold", str(fold), "--", str(tmp_path / "known"), str(tmp_path / "marker"),
                  str(tmp_path / "data")]) == 0
 
     meta, recs = read_trace(out)
@@ -203,7 +206,7 @@ def test_exact_page_sequence(recorder, tmp_path):
             ident = ("data", w[1])
         assert bool(flags & FILE) == (w is not None)
         got.append((ident, flags, gap))
-    want, last_gap = expected(ops)
+    want, last_gap = expected(ops, fold)
     assert len(got) == len(want)
     assert canonical(got) == canonical(want)
     assert recs[m1][3] == last_gap

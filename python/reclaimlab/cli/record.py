@@ -11,9 +11,9 @@ from .trace import count
 HELP = "run a program and record its page accesses as a native trace"
 
 EPILOG = """\
-The program runs under a Valgrind tool (Debian package valgrind), about 30-100 times
-slower than natively. Loads, stores and instruction pages are folded to 4 KiB pages
-(consecutive repeats of one page dropped), file I/O system calls become page-cache
+The program runs under a Valgrind tool (Debian package valgrind), far slower than
+natively. Loads, stores and instruction fetches become 4 KiB page accesses (repeats of
+a page among the last --fold records dropped), file I/O system calls page-cache
 accesses, and time is counted in guest instructions. See docs/record.md.
 
 examples:
@@ -35,6 +35,8 @@ def duration(text: str) -> float:
 
 
 def add_parser(sub) -> None:
+    from ..record import DEFAULT_FOLD, MAX_FOLD
+
     p = sub.add_parser("record", help=HELP, description=HELP + ".", epilog=EPILOG,
                        formatter_class=argparse.RawDescriptionHelpFormatter,
                        usage="%(prog)s [-o FILE] [--cgroup NAME] [--max-accesses N] [--duration S] -- CMD [ARGS...]")
@@ -45,6 +47,9 @@ def add_parser(sub) -> None:
                    help="stop the program once N accesses are recorded (the trace keeps those N)")
     p.add_argument("--duration", type=duration, metavar="S",
                    help="stop the program after S seconds of recording (the trace keeps what came before)")
+    p.add_argument("--fold", type=int, default=DEFAULT_FOLD, metavar="N",
+                   help=f"drop an access to a page one of the last N records already touched (a write only "
+                   f"after a write; 1: only consecutive repeats; at most {MAX_FOLD}; default {DEFAULT_FOLD})")
     p.add_argument("cmd", nargs=argparse.REMAINDER, metavar="CMD", help="the program and its arguments, after --")
     p.set_defaults(func=cmd_record)
 
@@ -58,7 +63,7 @@ def cmd_record(args: argparse.Namespace) -> int:
     show = tty_progress()
     try:
         r = record(cmd, args.output, cgroup=args.cgroup, max_accesses=args.max_accesses, duration=args.duration,
-                   progress=show)
+                   fold=args.fold, progress=show)
     finally:
         if show:
             show("")

@@ -21,7 +21,11 @@ from typing import Callable, Sequence
 from .stream import Spool, consume
 from .tool import TOOL, RecordError, build, launcher
 
-__all__ = ["record", "Recording", "RecordError"]
+__all__ = ["record", "Recording", "RecordError", "DEFAULT_FOLD", "MAX_FOLD"]
+
+#: Records an access may be folded into (tool/rl_main.c's --rl-fold; docs/record.md).
+DEFAULT_FOLD = 16
+MAX_FOLD = 64
 
 
 @dataclass
@@ -70,13 +74,17 @@ def _valgrind_failure(logs: Path) -> str:
 
 
 def record(cmd: Sequence[str], out: str | os.PathLike, cgroup: str = "", max_accesses: int | None = None,
-           duration: float | None = None, progress: Callable[[str], None] | None = None) -> Recording:
+           duration: float | None = None, fold: int = DEFAULT_FOLD,
+           progress: Callable[[str], None] | None = None) -> Recording:
     """Run ``cmd`` (its stdin, stdout and stderr are this process's) and write its page
-    accesses to the native trace ``out``, in cgroup ``cgroup``. ``max_accesses`` and
+    accesses to the native trace ``out``, in cgroup ``cgroup``. An access to a page of one of
+    the last ``fold`` data records is folded into it (1: only consecutive repeats). ``max_accesses`` and
     ``duration`` stop the program (SIGKILL to its process group) once reached; the trace
     then holds what came before. Raises :class:`RecordError` if the program cannot run,
     is killed by a signal (other than a cap's) or the trace cannot be written; nothing is
     left at ``out`` then."""
+    if not 1 <= fold <= MAX_FOLD:
+        raise RecordError(f"fold {fold}: expected 1 to {MAX_FOLD}")
     out = Path(out)
     _check_output(out)
     argv = _command(cmd)
@@ -90,7 +98,7 @@ def record(cmd: Sequence[str], out: str | os.PathLike, cgroup: str = "", max_acc
         wfd = os.open(fifo, os.O_WRONLY)  # held until the program exits, so EOF means "all writers gone"
         spool = Spool(spool_file, max_accesses)
         vg = [launcher(), f"--tool={TOOL}", "--trace-children=yes", f"--log-file={tmp}/vg.%p.log",
-              f"--rl-out={fifo}", *argv]
+              f"--rl-out={fifo}", f"--rl-fold={fold}", *argv]
         env = dict(os.environ, VALGRIND_LIB=str(lib))
         start = time.monotonic()
         stopped = None

@@ -283,14 +283,32 @@ static Tlb* resolve(Addr vpage)
 
 /* --------------------------------------------------------- memory accesses */
 
-static Addr last_data = ~(Addr)0;   /* page of the last data record */
-static Bool last_data_write;
-static Addr last_code = ~(Addr)0;   /* page of the last instruction-fetch record */
+/* Folding: a data access is dropped when its page is the page of one of the last
+   `clo_fold` data or syscall records (a write only if that record was a write); syscall
+   records enter that window as entries no page matches.  An instruction fetch is
+   dropped when its page is that of one of the last `clo_fold` instruction-fetch records.
+   With --rl-fold=1 only consecutive repeats of one page are folded. */
+#define FOLD_MAX 64
+static Int clo_fold = 16;
+static struct { Addr vpage; Bool write; } window[FOLD_MAX];
+static Int window_next;
+static Addr code_window[FOLD_MAX];   /* pages of the last instruction-fetch records */
+static Int code_next;
+
+static void window_push(Addr vpage, Bool write)
+{
+   window[window_next].vpage = vpage;
+   window[window_next].write = write;
+   if (++window_next == clo_fold) window_next = 0;
+}
 
 static void data_access(Addr vpage, Bool write)
 {
    nr_refs++;
-   if (vpage == last_data && (!write || last_data_write)) return;   /* folded */
+   for (Int n = 0, i = window_next; n < clo_fold; n++) {   /* newest first: most hits are */
+      i = i == 0 ? clo_fold - 1 : i - 1;
+      if (window[i].vpage == vpage && (!write || window[i].write)) return;   /* folded */
+   }
    Tlb* t = resolve(vpage);
    if (write && t->kind == K_FILE_PRIVATE) {   /* copy-on-write */
       t->id = anon_page(vpage);
@@ -298,8 +316,7 @@ static void data_access(Addr vpage, Bool write)
       tab_put(&cowed, vpage, 0, 1);
    }
    emit(t->id, (t->kind == K_ANON ? 0 : F_FILE) | (write ? F_WRITE : 0));
-   last_data = vpage;
-   last_data_write = write;
+   window_push(vpage, write);
 }
 
 static VG_REGPARM(3) void rl_load(Addr a, UWord size, UWord ninstr)
@@ -321,10 +338,14 @@ static VG_REGPARM(2) void rl_code(Addr a, UWord ninstr)
    icount += ninstr;
    nr_refs++;
    Addr vpage = a >> 12;
-   if (vpage == last_code) return;
+   for (Int n = 0, i = code_next; n < clo_fold; n++) {
+      i = i == 0 ? clo_fold - 1 : i - 1;
+      if (code_window[i] == vpage) return;   /* folded */
+   }
    Tlb* t = resolve(vpage);
    emit(t->id, t->kind == K_ANON ? 0 : F_FILE);
-   last_code = vpage;
+   code_window[code_next] = vpage;
+   if (++code_next == clo_fold) code_next = 0;
 }
 
 /* ------------------------------------------------------------ instrumenting */
@@ -479,8 +500,8 @@ static void file_io(Int fd, Long off, Long len, Bool write)
       nr_refs++;
       emit(file_page(slot, p),
            F_FILE | F_SYSCALL | (write ? F_WRITE : 0) | (p != (ULong)off >> 12 ? F_READ_CONT : 0));
+      window_push(~(Addr)0, False);
    }
-   last_data = ~(Addr)0;   /* the next data access is not a repeat */
 }
 
 /* File position after a read()/write() that moved it by `res`: where the call began. */
@@ -648,6 +669,7 @@ static void rl_child_fork(ThreadId tid)
 static Bool rl_process_cmd_line_option(const HChar* arg)
 {
    if VG_STR_CLO(arg, "--rl-out", clo_out) {}
+   else if VG_BINT_CLO(arg, "--rl-fold", clo_fold, 1, FOLD_MAX) {}
    else return False;
    return True;
 }
@@ -655,6 +677,7 @@ static Bool rl_process_cmd_line_option(const HChar* arg)
 static void rl_print_usage(void)
 {
    VG_(printf)("    --rl-out=<fifo>   where to write the access stream [required]\n");
+   VG_(printf)("    --rl-fold=<1..64> fold an access to a page of the last N records [16]\n");
 }
 
 static void rl_print_debug_usage(void) {}
@@ -676,6 +699,7 @@ static void rl_post_clo_init(void)
    tab_init(&anon, 1 << 16);
    tab_init(&cowed, 1024);
    tlb_flush();
+   for (Int i = 0; i < FOLD_MAX; i++) window[i].vpage = code_window[i] = ~(Addr)0;
    start();
 }
 
