@@ -1,6 +1,6 @@
 """The Valgrind tool's stream (``tool/rl_main.c``) into a native trace, in two streamed
 passes. While the program runs, :class:`Spool` files access records by process image
-and keeps the definitions (which local page is which file page or anonymous page);
+(zlib-compressed runs of up to 1 MiB) and keeps the definitions (which local page is which file page or anonymous page);
 afterwards :meth:`Spool.write` lays out the file table and rewrites the spool through
 ``_core.TraceWriter``, so no pass holds the trace in memory.
 
@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import os
 import struct
+import zlib
 from array import array
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -32,7 +33,7 @@ from ..exceptions import TraceError
 
 T_ACCESS, T_PAGES, T_FILE, T_START, T_FORK, T_ADVICE, T_STATS = range(1, 8)
 HEADER = struct.Struct("<HHI")
-SPOOL_HEADER = struct.Struct("<II")  # image, payload bytes
+SPOOL_HEADER = struct.Struct("<II")  # image, compressed payload bytes
 RECORD = 12
 ANON = 0xFFFFFFFF
 #: Ticks of the trace's clock: one per guest instruction, at an assumed 1 instruction
@@ -174,8 +175,9 @@ class Spool:
 
     def _flush(self) -> None:
         if self._pending:
-            self.out.write(SPOOL_HEADER.pack(self._pending_image, len(self._pending)))
-            self.out.write(self._pending)
+            packed = zlib.compress(self._pending, 1)
+            self.out.write(SPOOL_HEADER.pack(self._pending_image, len(packed)))
+            self.out.write(packed)
             self._pending = bytearray()
 
     def close(self) -> None:
@@ -222,8 +224,9 @@ class Spool:
             with open(spool, "rb") as f:
                 while head := f.read(SPOOL_HEADER.size):
                     image, n = SPOOL_HEADER.unpack(head)
-                    writer.write(image, f.read(n))
-                    done += n // RECORD
+                    records = zlib.decompress(f.read(n))
+                    writer.write(image, records)
+                    done += len(records) // RECORD
                     if progress:
                         progress(done)
             return writer.finish()

@@ -20,12 +20,11 @@ INSTALL = "install Debian's valgrind package (apt-get install valgrind)"
 #: uname machine -> (Valgrind platform, its -D defines).
 PLATFORMS = {
     "x86_64": ("amd64-linux", ["-DVGA_amd64=1", "-DVGO_linux=1", "-DVGP_amd64_linux=1", "-DVGPV_amd64_linux_vanilla=1"]),
-    "aarch64": ("arm64-linux", ["-DVGA_arm64=1", "-DVGO_linux=1", "-DVGP_arm64_linux=1", "-DVGPV_arm64_linux_vanilla=1"]),
 }
 #: Where distributions put Valgrind's core files (vgpreload_core-*.so, default.supp) and
 #: its static libraries (libcoregrind-*.a).
-CORE_DIRS = ("/usr/libexec/valgrind", "/usr/lib/x86_64-linux-gnu/valgrind", "/usr/lib/aarch64-linux-gnu/valgrind",
-             "/usr/lib/valgrind", "/usr/local/libexec/valgrind", "/usr/local/lib/valgrind")
+CORE_DIRS = ("/usr/libexec/valgrind", "/usr/lib/x86_64-linux-gnu/valgrind", "/usr/lib/valgrind",
+             "/usr/local/libexec/valgrind", "/usr/local/lib/valgrind")
 #: Valgrind's Makefile.all.am / Makefile.tool.am flags for a tool.
 CFLAGS = ["-O2", "-g", "-fno-strict-aliasing", "-fno-builtin", "-fno-stack-protector", "-fno-pie",
           "-Wall", "-Wno-unused-parameter"]
