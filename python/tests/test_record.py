@@ -7,8 +7,13 @@ and fail naming what is missing.
 
 from __future__ import annotations
 
+import contextlib
+import os
+import pty
 import random
+import resource
 import shutil
+import signal
 import struct
 import subprocess
 import sys
@@ -290,6 +295,39 @@ def test_crash_leaves_nothing(recorder, tmp_path, capsys):
     assert main(["record", "-o", str(out), "--", "sh", "-c", "kill -SEGV $$"]) == 2
     assert "killed by SIGSEGV" in error_line(capsys)
     assert list(tmp_path.iterdir()) == []
+
+
+BUSY = "i=0; while [ $i -lt 30000 ]; do i=$((i+1)); done"
+
+
+def test_full_disk_leaves_nothing(recorder, tmp_path):
+    """A file-size limit stands in for a full disk: whether the spool or the trace hits
+    it, one line, exit 2, and nothing left in the output directory."""
+    def limit():
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+        resource.setrlimit(resource.RLIMIT_FSIZE, (4096, 4096))
+
+    r = subprocess.run([sys.executable, "-m", "reclaimlab", "record", "-o", str(tmp_path / "t.trace"), "--",
+                        "sh", "-c", BUSY], preexec_fn=limit, capture_output=True, text=True)
+    assert r.returncode == 2
+    assert r.stderr.startswith("reclaimlab: error: ") and r.stderr.count("\n") == 1, r.stderr
+    assert "File too large" in r.stderr
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_progress_line_on_a_terminal(recorder, tmp_path):
+    parent, child = pty.openpty()
+    r = subprocess.run([sys.executable, "-m", "reclaimlab", "record", "-o", str(tmp_path / "t.trace"), "--",
+                        "sh", "-c", BUSY], stderr=child, stdout=subprocess.DEVNULL)
+    os.close(child)
+    text = b""
+    with contextlib.suppress(OSError):
+        while chunk := os.read(parent, 1 << 16):
+            text += chunk
+    os.close(parent)
+    assert r.returncode == 0
+    assert b"recording: " in text and b" accesses, " in text and b"\r\x1b[K" in text
+    assert b"wrote " in text
 
 
 def test_nonzero_exit_keeps_trace(recorder, tmp_path, capsys):

@@ -34,6 +34,14 @@ def duration(text: str) -> float:
     return s
 
 
+def positive(text: str) -> int:
+    """argparse type: an integer >= 1 (underscores allowed)."""
+    n = count(text)
+    if n < 1:
+        raise argparse.ArgumentTypeError(f"expected an integer >= 1, got '{text}'")
+    return n
+
+
 def add_parser(sub) -> None:
     from ..record import DEFAULT_FOLD, MAX_FOLD
 
@@ -43,7 +51,7 @@ def add_parser(sub) -> None:
     p.add_argument("-o", "--output", default="record.trace", metavar="FILE",
                    help="native trace to write (default record.trace)")
     p.add_argument("--cgroup", default="", metavar="NAME", help="charge every access to this cgroup (default: root)")
-    p.add_argument("--max-accesses", type=count, metavar="N",
+    p.add_argument("--max-accesses", type=positive, metavar="N",
                    help="stop the program once N accesses are recorded (the trace keeps those N)")
     p.add_argument("--duration", type=duration, metavar="S",
                    help="stop the program after S seconds of recording (the trace keeps what came before)")

@@ -46,7 +46,7 @@ class Recording:
 
 
 def _check_output(out: Path) -> None:
-    directory = out.parent if str(out.parent) else Path(".")
+    directory = out.parent
     if out.is_dir():
         raise RecordError(f"{out}: is a directory")
     if not directory.is_dir():
@@ -78,84 +78,95 @@ def record(cmd: Sequence[str], out: str | os.PathLike, cgroup: str = "", max_acc
            progress: Callable[[str], None] | None = None) -> Recording:
     """Run ``cmd`` (its stdin, stdout and stderr are this process's) and write its page
     accesses to the native trace ``out``, in cgroup ``cgroup``. An access to a page of one of
-    the last ``fold`` data records is folded into it (1: only consecutive repeats). ``max_accesses`` and
-    ``duration`` stop the program (SIGKILL to its process group) once reached; the trace
-    then holds what came before. Raises :class:`RecordError` if the program cannot run,
-    is killed by a signal (other than a cap's) or the trace cannot be written; nothing is
-    left at ``out`` then."""
+    the last ``fold`` data records is folded into it (1: only consecutive repeats).
+    ``max_accesses`` and ``duration`` stop the program (SIGKILL to its process group) once
+    reached; the trace then holds what came before. Raises :class:`RecordError` if the
+    program cannot run, is killed by a signal (other than a cap's) or the trace cannot be
+    written; nothing is left at ``out`` then."""
     if not 1 <= fold <= MAX_FOLD:
         raise RecordError(f"fold {fold}: expected 1 to {MAX_FOLD}")
+    if max_accesses is not None and max_accesses < 1:
+        raise RecordError(f"max accesses {max_accesses}: expected at least 1")
     out = Path(out)
     _check_output(out)
     argv = _command(cmd)
     lib = build()
     say = progress or (lambda line: None)
     with tempfile.TemporaryDirectory(prefix="reclaimlab-record.") as tmp, \
-            tempfile.NamedTemporaryFile(prefix=f".{out.name}.spool.", dir=out.parent if str(out.parent) else ".") as spool_file:
-        fifo = Path(tmp) / "stream"
-        os.mkfifo(fifo, 0o600)
-        rfd = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK)
-        wfd = os.open(fifo, os.O_WRONLY)  # held until the program exits, so EOF means "all writers gone"
+            tempfile.NamedTemporaryFile(prefix=f".{out.name}.spool.", dir=out.parent) as spool_file:
         spool = Spool(spool_file, max_accesses)
         vg = [launcher(), f"--tool={TOOL}", "--trace-children=yes", f"--log-file={tmp}/vg.%p.log",
-              f"--rl-out={fifo}", f"--rl-fold={fold}", *argv]
-        env = dict(os.environ, VALGRIND_LIB=str(lib))
+              f"--rl-out={tmp}/stream", f"--rl-fold={fold}", *argv]
         start = time.monotonic()
-        stopped = None
         try:
-            proc = subprocess.Popen(vg, env=env, start_new_session=True)
-            try:
-                last = 0.0
-                open_ = True
-                while open_:
-                    ready, _, _ = select.select([rfd], [], [], 0.2)
-                    if ready:
-                        open_ = consume(rfd, spool)
-                    now = time.monotonic()
-                    if spool.full or (duration is not None and now - start >= duration):
-                        stopped = "max-accesses" if spool.full else "duration"
-                        with contextlib.suppress(ProcessLookupError):
-                            os.killpg(proc.pid, signal.SIGKILL)
-                        proc.wait()
-                        break
-                    if wfd >= 0 and proc.poll() is not None:
-                        os.close(wfd)
-                        wfd = -1
-                    if now - last >= 0.5:
-                        say(f"recording: {spool.records:,} accesses, {spool.pages:,} pages")
-                        last = now
-            except BaseException:
-                with contextlib.suppress(ProcessLookupError):
-                    os.killpg(proc.pid, signal.SIGKILL)
-                proc.wait()
-                raise
-        finally:
-            os.close(rfd)
-            if wfd >= 0:
-                os.close(wfd)
-        status = proc.wait()
-        run_s = time.monotonic() - start
-        if stopped is None and status < 0:
-            name = signal.Signals(-status).name if -status in signal.Signals._value2member_map_ else str(-status)
-            raise RecordError(f"{cmd[0]} was killed by {name}; no trace written")
-        if stopped is None and spool.instructions == 0:
-            why = _valgrind_failure(Path(tmp))
-            raise RecordError(f"{cmd[0]} did not run under Valgrind" + (f": {why}" if why else f" (exit status {status})"))
-        spool.close()
-        t = time.monotonic()
-        n = spool.write(Path(spool_file.name), out, cgroup,
-                        lambda done: say(f"writing {out}: {done:,} of {spool.records:,} records"))
+            status, stopped = _run(vg, dict(os.environ, VALGRIND_LIB=str(lib)), Path(tmp) / "stream", spool,
+                                   duration, say)
+            run_s = time.monotonic() - start
+            if stopped is None and status < 0:
+                name = signal.Signals(-status).name if -status in signal.Signals._value2member_map_ else str(-status)
+                raise RecordError(f"{cmd[0]} was killed by {name}; no trace written")
+            if stopped is None and spool.instructions == 0:
+                why = _valgrind_failure(Path(tmp))
+                raise RecordError(f"{cmd[0]} did not run under Valgrind" + (f": {why}" if why else f" (exit status {status})"))
+            spool.close()
+            t = time.monotonic()
+            n = spool.write(Path(spool_file.name), out, cgroup,
+                            lambda done: say(f"writing {out}: {done:,} of {spool.records:,} records"))
+        except OSError as e:  # the spool's disk is full, ...
+            raise RecordError(f"{out}: {e.strerror or e}; no trace written") from None
         write_s = time.monotonic() - t
     table, _, _ = spool.layout()
     return Recording(n, spool.pages, len(table), spool.instructions, spool.references, status, stopped, run_s, write_s)
+
+
+def _run(vg: list[str], env: dict, fifo: Path, spool: Spool, duration: float | None,
+         say: Callable[[str], None]) -> tuple[int, str | None]:
+    """Run Valgrind on the program, feeding its stream from ``fifo`` into ``spool`` until
+    every process that writes it has gone (or a cap stops them all); returns the exit
+    status and the cap that stopped it, if any."""
+    os.mkfifo(fifo, 0o600)
+    rfd = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK)
+    wfd = os.open(fifo, os.O_WRONLY)  # held until the program exits, so EOF means "all writers gone"
+    start = time.monotonic()
+    try:
+        proc = subprocess.Popen(vg, env=env, start_new_session=True)
+        try:
+            while True:
+                ready, _, _ = select.select([rfd], [], [], 0.2)
+                if ready and not consume(rfd, spool):
+                    return proc.wait(), None
+                if spool.full or (duration is not None and time.monotonic() - start >= duration):
+                    with contextlib.suppress(ProcessLookupError):
+                        os.killpg(proc.pid, signal.SIGKILL)
+                    return proc.wait(), "max-accesses" if spool.full else "duration"
+                if wfd >= 0 and proc.poll() is not None:
+                    os.close(wfd)
+                    wfd = -1
+                say(f"recording: {spool.records:,} accesses, {spool.pages:,} pages")
+        except BaseException:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+            raise
+    finally:
+        os.close(rfd)
+        if wfd >= 0:
+            os.close(wfd)
 
 
 def tty_progress() -> Callable[[str], None] | None:
     """A progress line on stderr when it is a terminal (None otherwise)."""
     if not sys.stderr.isatty():
         return None
+    last = 0.0
 
     def show(line: str) -> None:
+        """Redraw at most every 0.2 s; an empty line clears it at once."""
+        nonlocal last
+        now = time.monotonic()
+        if line and now - last < 0.2:
+            return
+        last = now
         sys.stderr.write("\r\033[K" + line)
         sys.stderr.flush()
 
