@@ -359,10 +359,11 @@ static void add_call(IRSB* sb, const HChar* name, void* fn, Int regparms, IRExpr
 
 static void add_mem(IRSB* sb, IRExpr* addr, Int size, Bool write, UInt* pending, IRExpr* guard)
 {
-   IRExpr** args = mkIRExprVec_3(addr, mkIRExpr_HWord(size), mkIRExpr_HWord(*pending));
+   /* A guarded call may not run, so it adds no instructions: they are counted at the
+      next unguarded call or superblock exit. */
+   IRExpr** args = mkIRExprVec_3(addr, mkIRExpr_HWord(size), mkIRExpr_HWord(guard ? 0 : *pending));
    if (write) add_call(sb, "rl_store", rl_store, 3, args, guard);
    else       add_call(sb, "rl_load", rl_load, 3, args, guard);
-   /* A guarded call may not run: its instructions are then counted at the next flush. */
    if (!guard) *pending = 0;
 }
 
