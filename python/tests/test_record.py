@@ -280,6 +280,13 @@ def test_command_not_found(tmp_path, capsys):
     assert list(tmp_path.iterdir()) == []
 
 
+def test_valgrind_missing(tmp_path, capsys, monkeypatch):
+    monkeypatch.setenv("PATH", str(tmp_path))
+    assert main(["record", "-o", str(tmp_path / "t.trace"), "--", "/bin/true"]) == 2
+    assert "valgrind not found: install Debian's valgrind package (apt-get install valgrind)" in error_line(capsys)
+    assert list(tmp_path.iterdir()) == []
+
+
 def test_no_command(tmp_path, capsys):
     assert main(["record", "-o", str(tmp_path / "t.trace")]) == 2
     assert "no command" in error_line(capsys)
