@@ -4,9 +4,9 @@
    Valgrind's address-space manager: file-mapped (file identity + page offset; shared
    libraries included; a store to a MAP_PRIVATE file page makes it anonymous, as
    copy-on-write does) or anonymous (its own address space).  Instruction fetches are
-   recorded when execution moves to another code page.  File I/O system calls become
-   page-cache accesses of the file pages they cover, in program order.  Time is the
-   number of guest instructions executed.
+   recorded by code page.  Repeats of a page among the last --rl-fold records are
+   folded.  File I/O system calls become page-cache accesses of the file pages they
+   cover, in program order.  Time is the number of guest instructions executed.
 
    Output: chunks of at most PIPE_BUF bytes (so writes from concurrent processes into one
    FIFO never interleave), each `u16 type, u16 payload bytes, u32 pid` + payload.  Page
@@ -34,7 +34,7 @@ extern Int VG_(safe_fd)(Int oldfd);
 
 enum { T_ACCESS = 1, T_PAGES = 2, T_FILE = 3, T_START = 4, T_FORK = 5, T_ADVICE = 6, T_STATS = 7 };
 enum { F_WRITE = 1, F_FILE = 2, F_SYSCALL = 4, F_READ_CONT = 8 };
-enum { K_NONE = 0, K_ANON, K_FILE_SHARED, K_FILE_PRIVATE };
+enum { K_ANON = 1, K_FILE_SHARED, K_FILE_PRIVATE };
 
 #define CHUNK_MAX 4096
 #define HDR 8
@@ -46,7 +46,7 @@ static const HChar* clo_out = NULL;
 static Int out_fd = -1;
 static Int my_pid;
 
-typedef struct { UChar b[CHUNK_MAX]; UInt len; UShort type; UInt cap; } Chunk;
+typedef struct { UChar b[CHUNK_MAX]; UInt len; UShort type; } Chunk;
 static Chunk acc = { .type = T_ACCESS };
 static Chunk defs = { .type = T_PAGES };
 
