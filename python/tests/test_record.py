@@ -257,6 +257,13 @@ def test_max_accesses(recorder, tmp_path):
     assert len(recs) == 100000 == meta["records"]
 
 
+def test_duration(recorder, tmp_path, capsys):
+    out = tmp_path / "cap.trace"
+    assert main(["record", "-o", str(out), "--duration", "1.5", "--", "sh", "-c", "while :; do :; done"]) == 0
+    assert "stopped by --duration" in capsys.readouterr().err
+    assert read_trace(out)[0]["records"] > 0
+
+
 def test_replays(recorder, tmp_path, capsys):
     out = tmp_path / "ls.trace"
     assert main(["record", "-o", str(out), "--", "ls", "-l", "/"]) == 0

@@ -47,7 +47,7 @@ def add_parser(sub) -> None:
 
     p = sub.add_parser("record", help=HELP, description=HELP + ".", epilog=EPILOG,
                        formatter_class=argparse.RawDescriptionHelpFormatter,
-                       usage="%(prog)s [-o FILE] [--cgroup NAME] [--max-accesses N] [--duration S] -- CMD [ARGS...]")
+                       usage="%(prog)s [-o FILE] [--cgroup NAME] [--max-accesses N] [--duration S] [--fold N] -- CMD [ARGS...]")
     p.add_argument("-o", "--output", default="record.trace", metavar="FILE",
                    help="native trace to write (default record.trace)")
     p.add_argument("--cgroup", default="", metavar="NAME", help="charge every access to this cgroup (default: root)")
@@ -56,18 +56,16 @@ def add_parser(sub) -> None:
     p.add_argument("--duration", type=duration, metavar="S",
                    help="stop the program after S seconds of recording (the trace keeps what came before)")
     p.add_argument("--fold", type=int, default=DEFAULT_FOLD, metavar="N",
-                   help=f"drop an access to a page one of the last N records already touched (a write only "
-                   f"after a write; 1: only consecutive repeats; at most {MAX_FOLD}; default {DEFAULT_FOLD})")
+                   help=f"drop an access whose page is that of one of the last N records (a write only after a "
+                   f"write); 1 drops only consecutive repeats (1 to {MAX_FOLD}, default {DEFAULT_FOLD})")
     p.add_argument("cmd", nargs=argparse.REMAINDER, metavar="CMD", help="the program and its arguments, after --")
     p.set_defaults(func=cmd_record)
 
 
 def cmd_record(args: argparse.Namespace) -> int:
-    from ..record import RecordError, record, tty_progress
+    from ..record import record, tty_progress
 
     cmd = args.cmd[1:] if args.cmd[:1] == ["--"] else args.cmd
-    if not cmd:
-        raise RecordError("no command to record (reclaimlab record [OPTIONS] -- CMD [ARGS...])")
     show = tty_progress()
     try:
         r = record(cmd, args.output, cgroup=args.cgroup, max_accesses=args.max_accesses, duration=args.duration,
