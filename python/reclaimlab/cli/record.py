@@ -73,7 +73,7 @@ def cmd_record(args: argparse.Namespace) -> int:
     finally:
         if show:
             show("")
-    print(f"wrote {r.records:,} records ({r.pages:,} pages, {r.files:,} files) to {args.output}", file=sys.stderr)
+    print(f"wrote {r.records:,} records ({r.pages:,} pages seen, {r.files:,} files) to {args.output}", file=sys.stderr)
     print(f"  {shlex.join(cmd)}: {r.instructions:,} instructions, {r.references:,} page references folded to "
           f"{r.records:,} records; ran {r.run_s:.1f} s, wrote the trace in {r.write_s:.1f} s", file=sys.stderr)
     if r.stopped:
