@@ -30,8 +30,9 @@ MAX_FOLD = 64
 
 @dataclass
 class Recording:
-    """What ``record`` wrote: records and pages, files in the file table, guest
-    instructions, memory references before folding, the program's exit status, whether a
+    """What ``record`` wrote: records, distinct pages seen while recording (a capped
+    recording keeps fewer), files in the file table, guest instructions, memory
+    references before folding, the program's exit status, whether a
     cap stopped it, and the wall-clock seconds of the run and of writing the trace."""
 
     records: int

@@ -99,8 +99,8 @@ class Spool:
         self._rest = bytes(buf[i:]) if not self.full else b""
 
     def _image(self, pid: int) -> int:
-        if pid not in self.current:  # its START was lost (cannot happen with an intact stream)
-            self._start(pid)
+        if pid not in self.current:
+            raise TraceError(f"recorder stream: process {pid} writes before its START or FORK chunk")
         return self.current[pid]
 
     def _start(self, pid: int) -> Image:
