@@ -23,7 +23,7 @@ import pytest
 
 from reclaimlab import _core
 from reclaimlab.cli import main
-from reclaimlab.record.stream import ANON, HEADER, T_ACCESS, T_FILE, T_FORK, T_PAGES, T_START, Spool
+from reclaimlab.record.stream import ANON, HEADER, T_ACCESS, T_ADVICE, T_FILE, T_FORK, T_PAGES, T_START, Spool
 
 WRITE, FILE, SYSCALL, READ_CONT = 1, 2, 4, 8
 PAGE = 4096
@@ -384,6 +384,7 @@ def test_spool_layout(tmp_path):
         chunk(T_FILE, 11, file_def(1, 1, 7, 0, "/a")),
         chunk(T_PAGES, 11, pages(4, (1, 0))),
         chunk(T_ACCESS, 11, access((1, 0, 2), (2, WRITE, 3), (3, FILE, 4), (4, FILE | WRITE, 0))),
+        chunk(T_ADVICE, 10, struct.pack("<II", 0, 2)),  # posix_fadvise(SEQUENTIAL) on the first "/a"
     ])
     spool_path = tmp_path / "spool"
     with open(spool_path, "wb") as f:
@@ -392,6 +393,7 @@ def test_spool_layout(tmp_path):
             spool.feed(stream[i:i + 7])
         spool.close()
     assert spool.records == 6 and spool.pages == 5
+    assert spool.layout()[0] == [("/a", 0, 3, 2), ("/a", 3, 1, 0)]
     out = tmp_path / "t.trace"
     assert spool.write(spool_path, out) == 6
     meta, recs = read_trace(out)
