@@ -16,7 +16,7 @@ import pytest
 from reclaimlab.kernel import LAB, KernelError, console, guest
 from reclaimlab.kernel.experiment import key_of, params_of
 from reclaimlab.kernel.ops import write_ops
-from reclaimlab.kernel.run import Setup, guest_mb_of, prepare
+from reclaimlab.kernel.run import Setup, cgroups_file, guest_mb_of, prepare
 from reclaimlab.kernel.validate import (WHOLE_MACHINE_TARGETS, compare, mark_not_comparable,
                                         sim_settings, targets_for, with_derived)
 from reclaimlab.kernel.workload import build
@@ -47,7 +47,7 @@ def test_defaults_are_the_kernels_own_and_reach_the_guest(offline):
 
 def test_memory_none_lifts_the_limit_and_sizes_follow_the_guest(offline):
     p = prepare(Setup(workload="seqloop:passes=1", memory="none", guest_mb=512))
-    assert p.memory_max is None and args_of(p)["lab.memmax"] == "max"
+    assert p.memory_max is None and cgroups_file(p) == "wl max max 0 0\n"
     # 1.5 x (512 MiB - the 160 MiB the kernel keeps) in 4 KiB pages
     assert p.wl.file_pages == int(1.5 * (352 << 20)) // 4096
     assert prepare(Setup(workload="seqloop:passes=1", memory="64M")).wl.file_pages == 24576

@@ -96,7 +96,4 @@ def test_bad_specs(tmp_path):
         build("zipf:alpha=1", MIB)
     with pytest.raises(KernelError, match="hot=2.0 out of range"):
         build("anon:hot=2", MIB)
-    src = tmp_path / "w.csv"
-    src.write_text("page,op,type\n1,w,file\n")
-    with pytest.raises(KernelError, match="writes file pages"):
-        build(f"trace:path={src}", MIB)
+

@@ -568,7 +568,8 @@ impl SimConfig {
         for cg in &self.cgroups {
             let key = |f: &str| format!("cgroup.{}.{f}", cg.name);
             crate::ensure!(cg.max >= 1 << 20, Error::config(key("memory.max"), "must be at least 1M"));
-            crate::ensure!(cg.min <= cg.max && cg.low <= cg.max, Error::config(key("memory.low"), "protection above memory.max"));
+            crate::ensure!(cg.min <= cg.max, Error::config(key("memory.min"), "protection above memory.max"));
+            crate::ensure!(cg.low <= cg.max, Error::config(key("memory.low"), "protection above memory.max"));
         }
         Ok(())
     }

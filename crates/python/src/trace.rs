@@ -102,28 +102,37 @@ fn trace_info<'py>(py: Python<'py>, source: &Source) -> PyResult<Bound<'py, PyDi
 /// record) in cgroup `cgroup`, with a file table of `(name, first page id, pages)`, to the
 /// native trace `out` (atomically). With `gaps` (u32 per record) and `tick_ps`, a timed
 /// trace: each record's gap is the time since the previous one in ticks of `tick_ps`.
+/// With `cgroup_ids` (u8 per record), each record's cgroup is `cgroup_names[id]` instead.
 /// Returns the records written.
 #[pyfunction]
-#[pyo3(signature = (out, pages, flags, cgroup = "", files = Vec::new(), gaps = None, tick_ps = 0))]
+#[pyo3(signature = (out, pages, flags, cgroup = "", files = Vec::new(), gaps = None, tick_ps = 0, cgroup_names = Vec::new(),
+                    cgroup_ids = None))]
 #[allow(clippy::too_many_arguments)]
 fn trace_write(py: Python<'_>, out: PathBuf, pages: &[u8], flags: &[u8], cgroup: &str, files: Vec<(String, u32, u32)>,
-               gaps: Option<&[u8]>, tick_ps: u64) -> PyResult<u64> {
+               gaps: Option<&[u8]>, tick_ps: u64, cgroup_names: Vec<String>, cgroup_ids: Option<&[u8]>) -> PyResult<u64> {
     if pages.len() != 4 * flags.len() {
         return Err(invalid(format!("trace_write: {} page bytes for {} flag bytes (4 per record)", pages.len(), flags.len())));
     }
     if gaps.is_some_and(|g| g.len() != pages.len()) || gaps.is_some() != (tick_ps != 0) {
         return Err(invalid("trace_write: gaps (u32 little-endian, one per record) come with a tick_ps > 0".to_string()));
     }
+    if let Some(ids) = cgroup_ids {
+        if ids.len() != flags.len() || ids.iter().any(|&i| i as usize >= cgroup_names.len()) {
+            return Err(invalid("trace_write: cgroup_ids (u8 per record) index cgroup_names".to_string()));
+        }
+    }
     let files: Vec<reclaimlab_trace::FileRange> =
         files.into_iter().map(|(name, first, nr_pages)| reclaimlab_trace::FileRange { name, first, nr_pages, advice: 0 }).collect();
     py.detach(|| {
         let mut w = reclaimlab_trace::NativeWriter::create(&out, tick_ps)?;
-        let cg = w.cgroup(cgroup)?;
+        let cg = if cgroup_ids.is_some() { 0 } else { w.cgroup(cgroup)? };
+        let named = cgroup_names.iter().map(|n| w.cgroup(n)).collect::<Result<Vec<_>, _>>()?;
         w.set_files(&files)?;
         let mut buf = Vec::with_capacity(1 << 16);
         let gap = |i: usize| gaps.map_or(0, |g| u32::from_le_bytes(g[4 * i..4 * i + 4].try_into().unwrap()));
+        let cgroup_of = |i: usize| cgroup_ids.map_or(cg, |ids| named[ids[i] as usize]);
         for (i, (p, &f)) in pages.chunks_exact(4).zip(flags).enumerate() {
-            buf.push(Access { page: u32::from_le_bytes(p.try_into().unwrap()), cgroup: cg, flags: f, gap: gap(i) });
+            buf.push(Access { page: u32::from_le_bytes(p.try_into().unwrap()), cgroup: cgroup_of(i), flags: f, gap: gap(i) });
             if buf.len() == buf.capacity() {
                 w.write_all(&buf)?;
                 buf.clear();

@@ -55,8 +55,12 @@ def _common(p: argparse.ArgumentParser) -> None:
                         "or an unpacked tree (default linux-image-6.12.117+deb12-amd64-unsigned)")
     p.add_argument("--mglru", choices=("on", "off"), help="write /sys/kernel/mm/lru_gen/enabled (default: the kernel's)")
     p.add_argument("--memory", metavar="SIZE|none", default="128M",
-                   help="the workload cgroup's memory.max (default 128M); none: no limit, the workload competes "
-                        "for the guest's RAM (whole-machine reclaim: kswapd and direct reclaim)")
+                   help="the workload cgroup's memory.max (default 128M; with a trace in several cgroups, each "
+                        "one's); none: no limit, the workload competes for the guest's RAM (whole-machine reclaim: "
+                        "kswapd and direct reclaim)")
+    p.add_argument("--set", dest="cgroup_set", action="append", default=[], metavar="cgroup.NAME.memory.FILE=VALUE",
+                   help="a limit of one of the workload's cgroups (FILE: max, high, low, min; VALUE: a size or max), "
+                        "the simulator's config key; repeatable")
     p.add_argument("--swap", metavar="zram:SIZE|none",
                    help="swap in the guest (default: zram of twice the anon footprint for anon workloads, else none)")
     p.add_argument("--swappiness", type=int, metavar="N", help="vm.swappiness in the guest (default: the kernel's, 60)")
@@ -107,7 +111,7 @@ def add_parser(sub) -> None:
                       epilog=WORKLOADS, formatter_class=argparse.RawDescriptionHelpFormatter)
     t.add_argument("workload", metavar="WORKLOAD")
     t.add_argument("--memory", metavar="SIZE", default="128M", help="memory.max the default sizes follow")
-    t.add_argument("-o", "--output", metavar="FILE", required=True, help="native trace (cgroup wl; its file table is the guest's data file)")
+    t.add_argument("-o", "--output", metavar="FILE", required=True, help="native trace (in the workload's cgroups, wl for one; its file table is the guest's data file)")
     t.set_defaults(func=cmd_trace)
     f = ks.add_parser("fetch", help="download and unpack a kernel package; print its release and features")
     f.add_argument("package", nargs="?", metavar="PACKAGE|PATH")
@@ -126,7 +130,7 @@ def _setup(a: argparse.Namespace):
                  swappiness=a.swappiness, boots=a.boots, timeout=a.timeout, guest_mb=guest_mb_of(a.guest_memory),
                  disk_size=a.disk_size, accel=a.accel, tick_us=a.tick, smp=a.smp, read_ahead_kb=a.read_ahead_kb,
                  fault_around_bytes=a.fault_around_bytes, thp=a.thp, damon_reclaim=a.damon_reclaim,
-                 damon_interface=a.damon_interface)
+                 damon_interface=a.damon_interface, cgroup_set=tuple(a.cgroup_set))
 
 
 def guest_lines(c) -> list[str]:
@@ -204,6 +208,9 @@ def cmd_run(a: argparse.Namespace) -> int:
                                      **({"damon_reclaim": c.damon_reclaim} if c.damon_reclaim else {}),
                                      **({"samples": [asdict(x) for x in c.samples]} if c.samples else {}),
                                      "layouts": {w: asdict(l) for w, l in c.layouts.items()},
+                                     "cgroups": {cg.name: {"limits": cg.limits, "memory.stat": c.memstat().get(cg.name, {}),
+                                                           "memory.events": cg.events, "memory.peak": cg.peak}
+                                                 for cg in c.cgroups.values() if cg.name},
                                      "phases": [{"index": ph.index, "wall_s": ph.wall_ns / 1e9, "vmstat": ph.vmstat}
                                                 for ph in c.phases], "log": str(b.log)}
                                     for b, c in prep.boots],
@@ -217,6 +224,8 @@ def cmd_run(a: argparse.Namespace) -> int:
     rows = [(n, number(m), number(round(s, 1)), f"{100 * s / m:.1f}%" if m else "-") for n, (m, s) in stats.items()
             if not n.startswith("nr_")]
     print(table(rows, header=("counter", "mean", "sd", "cv"), right=(1, 2, 3)))
+    if len(prep.wl.cgroups) > 1:
+        print(cgroup_table(consoles))
     for line in damon_lines(consoles):
         print(line)
     print(f"stored in {Path(a.out) / 'results.sqlite'}; console logs in {Path(a.out) / 'boots'}")
@@ -237,6 +246,9 @@ def cmd_validate(a: argparse.Namespace) -> int:
           f"memory.max {g['memory.max']}  time dilation {res['time_dilation']}"
           + (f"  guest time per access {res['access_ns']:,.0f} ns (sleeps in real time)" if res.get("access_ns") else ""))
     print(_rows_table(res["rows"]))
+    for name, rows in res.get("cgroup_rows", {}).items():
+        print(f"cgroup {name} (memory.stat, memory.events)")
+        print(_rows_table(rows))
     dr = res.get("damon_reclaim")
     if dr:
         print(f"DAMON_RECLAIM ({dr['interface']} interface in the guest; baseline: one boot without it)")
@@ -251,6 +263,25 @@ def cmd_validate(a: argparse.Namespace) -> int:
     if res.get("not_comparable"):
         print(f"note: anon counters {res['not_comparable']}")
     return 0
+
+
+#: memory.stat keys ``kernel run`` shows per cgroup (mean over boots).
+CGROUP_KEYS = ("memory.current", "anon", "file", "pgscan", "pgsteal", "workingset_refault_anon",
+               "workingset_refault_file", "workingset_activate_file", "file_dirty", "file_writeback")
+
+
+def cgroup_table(consoles) -> str:
+    """Each cgroup's memory.stat at the end of the last phase and its memory.events, mean
+    over boots: one row per cgroup."""
+    names = [cg.name for _, cg in sorted(consoles[0].cgroups.items()) if cg.name]
+    rows = []
+    for n in names:
+        stats = [c.memstat().get(n, {}) for c in consoles]
+        events = [next((cg.events for cg in c.cgroups.values() if cg.name == n), {}) for c in consoles]
+        mean = {k: _mean_sd([float(s.get(k, 0)) for s in stats])[0] for k in CGROUP_KEYS}
+        ev = " ".join(f"{k} {_mean_sd([float(e.get(k, 0)) for e in events])[0]:g}" for k in ("low", "high", "max", "oom"))
+        rows.append((n, *(number(round(mean[k])) for k in CGROUP_KEYS), ev))
+    return table(rows, header=("cgroup", *CGROUP_KEYS, "memory.events"), right=tuple(range(1, len(CGROUP_KEYS) + 1)))
 
 
 def _rows_table(rows_in: list[dict]) -> str:

@@ -21,6 +21,8 @@ class Phase:
     vmstat: dict[str, int] = field(default_factory=dict)
     #: zram's orig_data_size and compr_data_size at the phase's end (bytes), if any.
     zram: tuple[int, int] | None = None
+    #: Each cgroup's memory.stat at the phase's end (since the cgroup was made), by index.
+    memstat: dict[int, dict[str, int]] = field(default_factory=dict)
 
 
 @dataclass
@@ -55,6 +57,17 @@ class Layout:
 
 
 @dataclass
+class Cgroup:
+    """One of the workload's cgroups as the guest made it (``@@cgroup``) and what it
+    counted by the end (``@@cgevents``, ``@@cgpeak``); limits as read back."""
+
+    name: str  # "" for the root cgroup
+    limits: dict[str, str] = field(default_factory=dict)  # memory.max/high/low/min
+    events: dict[str, int] = field(default_factory=dict)
+    peak: int | None = None
+
+
+@dataclass
 class Console:
     """What one boot printed. ``finished`` is True when the workload ran to its end."""
 
@@ -68,6 +81,8 @@ class Console:
     fault_around_bytes: int | None = None
     thp: str | None = None  # transparent_hugepage/enabled as read back: "always [madvise] never"
     memory_max: str = ""
+    #: The workload's cgroups by index (the ops file's), with what each counted.
+    cgroups: dict[int, Cgroup] = field(default_factory=dict)
     memory_events: dict[str, int] = field(default_factory=dict)
     memory_peak: int | None = None
     zram_mm_stat: list[int] = field(default_factory=list)
@@ -110,6 +125,11 @@ class Console:
         """zram's compression ratio (orig / compr) when it stored the most data."""
         best = max((ph.zram for ph in self.phases if ph.zram and ph.zram[1]), default=None)
         return best[0] / best[1] if best else None
+
+    def memstat(self) -> dict[str, dict[str, int]]:
+        """Each named cgroup's memory.stat at the end of the last phase, by name."""
+        last = self.phases[-1].memstat if self.phases else {}
+        return {cg.name: dict(last.get(i, {})) for i, cg in sorted(self.cgroups.items()) if cg.name}
 
     def vmstat(self) -> dict[str, int]:
         """Counter deltas summed over every phase."""
@@ -174,6 +194,22 @@ def parse(text: str) -> Console:
                 c.thp = rest
             elif tag == "memory.max":
                 c.memory_max = rest
+            elif tag == "cgroup" and len(parts) in (2, 6):
+                name = "" if parts[1] == "-" else parts[1]
+                limits = dict(zip(("memory.max", "memory.high", "memory.low", "memory.min"), parts[2:]))
+                c.cgroups[int(parts[0])] = Cgroup(name, limits)
+            elif tag == "memstat" and len(parts) == 3 and cur is not None:
+                cur.memstat.setdefault(int(parts[0]), {})[parts[1]] = int(parts[2])
+            elif tag == "cgevents" and len(parts) == 3:
+                i = int(parts[0])
+                c.cgroups.setdefault(i, Cgroup(str(i))).events[parts[1]] = int(parts[2])
+                if i == 0:
+                    c.memory_events[parts[1]] = int(parts[2])
+            elif tag == "cgpeak" and len(parts) == 2:
+                i = int(parts[0])
+                c.cgroups.setdefault(i, Cgroup(str(i))).peak = int(parts[1])
+                if i == 0:
+                    c.memory_peak = int(parts[1])
             elif tag == "memory.events" and len(parts) == 2:
                 c.memory_events[parts[0]] = int(parts[1])
             elif tag == "memory.peak" and parts:

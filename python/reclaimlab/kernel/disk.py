@@ -1,7 +1,9 @@
 """The guest's data disk: a raw ext4 image made with ``mkfs.ext4 -d`` (no loop mount),
-holding ``data`` (the file pages, real non-zero blocks so that every miss is disk I/O) and
-``ops`` (the workload). QEMU attaches it read-only and the guest mounts it ``ro,noload``,
-so every boot starts from identical disk contents."""
+holding ``data`` (the file pages, real non-zero blocks so that every miss is disk I/O),
+``ops`` (the workload) and ``cgroups`` (its cgroups and their limits). QEMU attaches it
+read-only and the guest mounts it ``ro,noload``, or for a workload that writes, writable
+with the writes kept in a temporary overlay (``snapshot=on``): every boot starts from
+identical disk contents."""
 
 from __future__ import annotations
 
@@ -52,7 +54,8 @@ def write_data(path: Path, pages: int) -> None:
             fh.write(block.tobytes())
 
 
-def build(wl: Workload, out: Path, disk_size: int | None = None) -> Path:
+def build(wl: Workload, out: Path, disk_size: int | None = None, cgroups: str = "wl max max 0 0\n") -> Path:
+    """The image at ``out``; ``cgroups`` is /data/cgroups (run.cgroups_file)."""
     size = check_fits(wl, out.parent, disk_size)
     if shutil.which("mkfs.ext4") is None:
         raise KernelError("mkfs.ext4 not found (apt-get install e2fsprogs)")
@@ -61,6 +64,7 @@ def build(wl: Workload, out: Path, disk_size: int | None = None) -> Path:
         root.mkdir()
         write_data(root / "data", wl.file_pages)
         write_ops(wl, root / "ops")
+        (root / "cgroups").write_text(cgroups)
         part = Path(tmp) / "image"
         r = subprocess.run(["mkfs.ext4", "-q", "-F", "-O", "^has_journal", "-E", "root_owner=0:0",
                             "-d", str(root), str(part), str(size >> 10)], capture_output=True, text=True)

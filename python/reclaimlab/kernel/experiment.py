@@ -14,7 +14,7 @@ from . import LAB, console, damon, damon_compare, store
 from .ops import CGROUP
 from .console import Console
 from .run import GUEST_MB, Prepared, Setup, prepare, run
-from .validate import (compare, definition_notes, guest_wall_s, kernel_config, mark_not_comparable, policy_of,
+from .validate import (cgroup_rows, compare, definition_notes, guest_wall_s, kernel_config, mark_not_comparable, policy_of,
                        sim_settings, simulate, targets_for, with_derived)
 
 
@@ -44,8 +44,8 @@ def _guest_options(setup: Setup, p: Prepared) -> dict[str, str]:
             "fault_around_bytes": p.fault_around_bytes, "thp": setup.thp or "default",
             "damon_reclaim": None if p.damon_reclaim is None else
             f"{p.damon_interface}:" + (",".join(f"{k}={v}" for k, v in sorted(p.damon_reclaim.items())) or "defaults"),
-            "sample": setup.sample}
-    before = {"tick_us": 0, "smp": Setup.smp, **LAB, "damon_reclaim": None, "sample": False}
+            "sample": setup.sample, "cgroup_set": ",".join(sorted(setup.cgroup_set))}
+    before = {"tick_us": 0, "smp": Setup.smp, **LAB, "damon_reclaim": None, "sample": False, "cgroup_set": ""}
     return {k: str(v) for k, v in opts.items() if v != before[k]}
 
 
@@ -131,6 +131,7 @@ def compare_boots(setup: Setup, prep: Prepared, consoles: list[Console], out: Pa
                    "metrics": sim["metrics"], "vmstat": sim["vmstat"], "timeseries": {}})
     return {"workload": prep.wl.spec, "kernel": consoles[0].release, "mglru": setup.mglru or "default",
             "policy": settings["policy"], "settings": settings, "boots": len(consoles), "rows": rows,
+            "cgroup_rows": cgroup_rows(prep.wl, consoles, sim["metrics"]),
             "notes": definition_notes(consoles[0].release, settings["policy"]),
             "not_comparable": thp_note, "read_back": consoles[0].read_back(),
             "time_dilation": float(sim["config"].get("sim.time_dilation", 1)),

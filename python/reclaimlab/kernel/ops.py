@@ -1,5 +1,5 @@
 """The two files one workload becomes: the guest program's ops file (guest/wl.c's format)
-and the simulator's CSV trace of the same accesses, in cgroup ``wl``."""
+and the simulator's native trace of the same accesses, in the same cgroups."""
 
 from __future__ import annotations
 
@@ -8,30 +8,50 @@ from pathlib import Path
 import numpy as np
 
 from .. import _atomic
-from .workload import FILE, SYSCALL, WRITE, Workload
+from .workload import CGROUP, FILE, SYSCALL, WRITE, Workload
+
+__all__ = ["CGROUP", "op_words", "ops_size", "write_ops", "write_sim_trace", "default_access_ns"]
 
 MAGIC = b"RLWLOPS1"
 HEADER = 64
-OP_PREAD, OP_MAPREAD, OP_ANONW, OP_ANONR, OP_SLEEP, OP_PHASE = 0, 1, 2, 3, 4, 15
+OP_PREAD, OP_MAPREAD, OP_ANONW, OP_ANONR, OP_SLEEP, OP_PWRITE, OP_MAPWRITE, OP_CGROUP, OP_PHASE = 0, 1, 2, 3, 4, 5, 6, 7, 15
 #: The simulator's timed trace: 1 ns ticks.
 TICK_PS = 1000
-#: The cgroup the guest runs the workload in, and the simulator's name for it.
-CGROUP = "wl"
+
+
+def _switches(wl: Workload) -> np.ndarray:
+    """Where the running cgroup changes (access indices; the first access is one)."""
+    ids = wl.cgroup_ids
+    if ids is None or not ids.size:
+        return np.zeros(0, dtype=np.int64)
+    return np.flatnonzero(np.concatenate(([True], ids[1:] != ids[:-1])))
 
 
 def op_words(wl: Workload) -> np.ndarray:
-    """One u32 per access (op << 28 | page), a PHASE word after each phase."""
+    """One u32 per access (op << 28 | page); before an access, a CGROUP word where the
+    running cgroup changes and a SLEEP word where it waits; a PHASE word after each phase."""
     f = wl.flags
     is_file = (f & FILE) != 0
-    op = np.where(is_file, np.where((f & SYSCALL) != 0, OP_PREAD, OP_MAPREAD),
-                  np.where((f & WRITE) != 0, OP_ANONW, OP_ANONR)).astype(np.uint32)
+    write = (f & WRITE) != 0
+    syscall = (f & SYSCALL) != 0
+    op = np.where(is_file, np.where(syscall, np.where(write, OP_PWRITE, OP_PREAD), np.where(write, OP_MAPWRITE, OP_MAPREAD)),
+                  np.where(write, OP_ANONW, OP_ANONR)).astype(np.uint32)
     words = (op << np.uint32(28)) | wl.pages.astype(np.uint32)
-    if wl.sleep_us is not None:  # a SLEEP word before each access that waits
-        at = np.flatnonzero(wl.sleep_us)
-        sleeps = (np.uint32(OP_SLEEP) << np.uint32(28)) | wl.sleep_us[at].astype(np.uint32)
-        words = np.insert(words, at, sleeps)
-        # The phase bounds move by the SLEEP words before them.
-        bounds = [int(b + np.searchsorted(at, b)) for b in wl.bounds]
+    # Words before accesses: a cgroup switch first, then the sleep (np.insert keeps the
+    # given order at one index).
+    at = [_switches(wl)]
+    extra = [(np.uint32(OP_CGROUP) << np.uint32(28)) | wl.cgroup_ids[at[0]].astype(np.uint32)] if at[0].size else []
+    if wl.sleep_us is not None:
+        sl = np.flatnonzero(wl.sleep_us)
+        at.append(sl)
+        extra.append((np.uint32(OP_SLEEP) << np.uint32(28)) | wl.sleep_us[sl].astype(np.uint32))
+    pos = np.concatenate(at)
+    if pos.size:
+        order = np.argsort(pos, kind="stable")
+        pos = pos[order]
+        words = np.insert(words, pos, np.concatenate(extra)[order])
+        # The phase bounds move by the words before them.
+        bounds = [int(b + np.searchsorted(pos, b)) for b in wl.bounds]
     else:
         bounds = wl.bounds
     pieces, start = [], 0
@@ -44,12 +64,12 @@ def op_words(wl: Workload) -> np.ndarray:
 
 def ops_size(wl: Workload) -> int:
     sleeps = 0 if wl.sleep_us is None else int(np.count_nonzero(wl.sleep_us))
-    return HEADER + 4 * (len(wl) + len(wl.bounds) + sleeps)
+    return HEADER + 4 * (len(wl) + len(wl.bounds) + sleeps + _switches(wl).size)
 
 
 def write_ops(wl: Workload, path: Path) -> None:
     words = op_words(wl)
-    header = MAGIC + np.array([words.size, wl.file_pages, wl.anon_pages, 0, 0, 0, 0], dtype="<u8").tobytes()
+    header = MAGIC + np.array([words.size, wl.file_pages, wl.anon_pages, len(wl.cgroups), 0, 0, 0], dtype="<u8").tobytes()
     with _atomic.atomic_output(path) as tmp, open(tmp, "wb") as fh:
         fh.write(header)
         fh.write(words.astype("<u4").tobytes())
@@ -63,7 +83,7 @@ def default_access_ns() -> float:
 
 
 def write_sim_trace(wl: Workload, path: Path, access_ns: float | None = None) -> None:
-    """The simulator's native trace (cgroup ``wl``): file pages keep their page numbers,
+    """The simulator's native trace (in the workload's cgroups): file pages keep their page numbers,
     which are their offsets in the guest's one data file (the trace's one file, so
     readahead and fault-around see the guest's layout); anon pages are numbered after
     them."""
@@ -80,4 +100,6 @@ def write_sim_trace(wl: Workload, path: Path, access_ns: float | None = None) ->
             access_ns = default_access_ns()
         gap = max(1, round(access_ns)) + wl.sleep_us.astype(np.uint64) * 1000
         gaps, tick = gap.astype("<u4").tobytes(), TICK_PS
-    _core.trace_write(str(path), page.tobytes(), wl.flags.astype(np.uint8).tobytes(), CGROUP, files, gaps, tick)
+    ids = None if wl.cgroup_ids is None else wl.cgroup_ids.astype(np.uint8).tobytes()
+    _core.trace_write(str(path), page.tobytes(), wl.flags.astype(np.uint8).tobytes(), wl.cgroups[0], files, gaps, tick,
+                      cgroup_names=wl.cgroups, cgroup_ids=ids)

@@ -1,4 +1,4 @@
-"""One boot: ``qemu-system-x86_64`` with our kernel, initramfs and read-only data disk,
+"""One boot: ``qemu-system-x86_64`` with our kernel, initramfs and data disk,
 killed at a timeout. The serial console goes to a log file that is kept. The default is
 TCG (software emulation); ``accel="kvm"`` opts in to KVM. (On the project's machines
 /dev/kvm opens and even creates a VM, but without vmx/svm exposed QEMU then fails on an MSR
@@ -59,21 +59,23 @@ class Boot:
 
 
 def command(vmlinuz: Path, initrd: Path, disk: Path, append: str, memory_mb: int, smp: int, log: Path,
-            accel: str) -> list[str]:
+            accel: str, writable: bool = False) -> list[str]:
+    """The QEMU command line; a ``writable`` disk keeps the guest's writes in a temporary
+    overlay (``snapshot=on``), so the image itself never changes."""
     cpu = ["-cpu", "host"] if accel == "kvm" else ["-cpu", "max"]
     acc = ["-accel", "kvm"] if accel == "kvm" else ["-accel", "tcg,thread=multi"]
     return [qemu_binary(), *acc, *cpu, "-m", f"{memory_mb}M", "-smp", str(smp),
             "-display", "none", "-monitor", "none", "-serial", f"file:{log}", "-no-reboot", "-nic", "none",
             "-kernel", str(vmlinuz), "-initrd", str(initrd),
-            "-drive", f"file={disk},if=virtio,format=raw,readonly=on",
+            "-drive", f"file={disk},if=virtio,format=raw,{'snapshot=on' if writable else 'readonly=on'}",
             "-append", f"console=ttyS0 quiet loglevel=4 panic=-1 {append}"]
 
 
 def boot(vmlinuz: Path, initrd: Path, disk: Path, append: str, log: Path, memory_mb: int = 512, smp: int = 2,
-         timeout: float = 600, accel: str | None = None) -> Boot:
+         timeout: float = 600, accel: str | None = None, writable: bool = False) -> Boot:
     """Boot once and wait for the guest to power off, or kill it after ``timeout`` s."""
     accel = accel or "tcg"
-    cmd = command(vmlinuz, initrd, disk, append, memory_mb, smp, log, accel)
+    cmd = command(vmlinuz, initrd, disk, append, memory_mb, smp, log, accel, writable)
     log.parent.mkdir(parents=True, exist_ok=True)
     t0 = time.monotonic()
     errlog = log.with_suffix(".qemu-stderr")

@@ -5,6 +5,7 @@ Every check that can fail does so before the first boot."""
 from __future__ import annotations
 
 import hashlib
+import re
 import shutil
 import sys
 import tempfile
@@ -65,6 +66,8 @@ class Setup:
     damon_interface: str | None = None
     # Sample the workload's memory.current while it runs (always with damon_reclaim).
     sample: bool = False
+    # "cgroup.NAME.memory.{max,high,low,min}=VALUE" settings of the workload's cgroups.
+    cgroup_set: tuple[str, ...] = ()
 
     @property
     def limited(self) -> bool:
@@ -88,6 +91,8 @@ class Prepared:
     #: DAMON_RECLAIM's parameters as asked (None: the module stays off), and how it runs.
     damon_reclaim: dict[str, str] | None = None
     damon_interface: str = ""
+    #: Each named cgroup's memory.max/high/low/min as the guest writes them (bytes or "max").
+    cgroup_limits: dict[str, dict[str, str]] = field(default_factory=dict)
 
 
 def check_features(kernel: Kernel, setup: Setup, zram: int) -> None:
@@ -179,10 +184,44 @@ def swap_size(setup: Setup, wl: Workload) -> int:
     return parse_size(size, "--swap")
 
 
+#: The cgroup files ``--set cgroup.NAME.FILE=VALUE`` takes, in the order the guest writes them.
+CGROUP_FILES = ("memory.max", "memory.high", "memory.low", "memory.min")
+
+
+def cgroup_limits(setup: Setup, wl: Workload, memory_max: int | None) -> dict[str, dict[str, str]]:
+    """Each named cgroup of the workload: memory.max (``--memory`` unless set), memory.high,
+    memory.low and memory.min as the guest writes them (bytes or "max"), from
+    ``setup.cgroup_set``; checked by the simulator's own rules (the same config keys)."""
+    default = {"memory.max": "max" if memory_max is None else str(memory_max), "memory.high": "max",
+               "memory.low": "0", "memory.min": "0"}
+    limits = {n: dict(default) for n in wl.cgroups if n}
+    for item in setup.cgroup_set:
+        key, eq, value = (x.strip() for x in item.partition("="))
+        m = re.fullmatch(r"cgroup\.(.+)\.(memory\.[a-z]+)", key)
+        if not eq or not m or m.group(2) not in CGROUP_FILES:
+            raise KernelError(f"--set {item}: the guest takes cgroup.NAME.memory.{{max,high,low,min}}=VALUE")
+        name, f = m.groups()
+        if name not in limits:
+            raise KernelError(f"--set {key}: the workload has no cgroup {name!r} (its cgroups: "
+                              f"{', '.join(map(repr, sorted(limits)))})")
+        limits[name][f] = "max" if value == "max" else str(parse_size(value, f"--set {key}"))
+    cfg = _core.Config()
+    try:
+        for n, lim in limits.items():
+            for f, v in lim.items():
+                cfg.set(f"cgroup.{n}.{f}", v)
+        cfg.validate()
+    except Exception as e:  # the core's message names the key
+        raise KernelError(f"--set: {e}") from None
+    return limits
+
+
 def check_anon_fits(setup: Setup, wl: Workload, memory_max: int | None, zram: int) -> None:
-    """The anon footprint must fit what it may use plus zram, or the guest would OOM."""
+    """The anon footprint must fit what it may use plus zram, or the guest would OOM (each
+    cgroup may hold up to ``memory_max``)."""
     anon = wl.anon_pages * PAGE
     if memory_max is not None:
+        memory_max *= max(1, sum(1 for n in wl.cgroups if n))
         if anon > memory_max + zram:
             raise KernelError(f"workload {wl.spec!r} does not fit: {anon >> 20} MiB of anon memory "
                               f"> memory.max {memory_max >> 20} MiB + zram {zram >> 20} MiB (the guest would OOM)")
@@ -213,12 +252,13 @@ def prepare(setup: Setup) -> Prepared:
     wl = workload.build(setup.workload, workload_room(setup, memory_max))
     zram = swap_size(setup, wl)
     check_anon_fits(setup, wl, memory_max, zram)
+    limits = cgroup_limits(setup, wl, memory_max)
     tool_check()
     kernel = fetch.fetch(setup.kernel)
     check_features(kernel, setup, zram)
     disk_size = parse_size(setup.disk_size, "--disk-size") if setup.disk_size else None
     p = Prepared(setup, kernel, wl, memory_max, zram, setup.timeout or default_timeout(wl), disk_size,
-                 read_ahead_kb=ra, fault_around_bytes=fab, damon_reclaim=dr)
+                 read_ahead_kb=ra, fault_around_bytes=fab, damon_reclaim=dr, cgroup_limits=limits)
     if dr is not None:
         p.damon_interface = damon.interface_for(kernel.release, setup.damon_interface)
     p.append = " ".join(kernel_args(p, thp))
@@ -228,8 +268,9 @@ def prepare(setup: Setup) -> Prepared:
 def kernel_args(p: Prepared, thp: str | None) -> list[str]:
     """The lab.* kernel parameters /init (guest/init.sh) reads."""
     setup = p.setup
-    args = [f"lab.memmax={p.memory_max if p.memory_max is not None else 'max'}", f"lab.zram={p.zram}",
-            f"lab.ra={p.read_ahead_kb}", f"lab.fab={p.fault_around_bytes}"]
+    args = [f"lab.zram={p.zram}", f"lab.ra={p.read_ahead_kb}", f"lab.fab={p.fault_around_bytes}"]
+    if p.wl.writes_files:
+        args.append("lab.rw=1")
     if thp is not None:
         args.append(f"lab.thp={thp}")
     if setup.mglru is not None:
@@ -291,7 +332,7 @@ def run(p: Prepared, out: Path, progress: bool = True, on_boot=None) -> Prepared
     out.mkdir(parents=True, exist_ok=True)
     initrd = initrd_for(p.kernel)
     with tempfile.TemporaryDirectory(prefix=".disk.", dir=out) as tmp:
-        image = disk.build(p.wl, Path(tmp) / "data.img", p.disk_size)
+        image = disk.build(p.wl, Path(tmp) / "data.img", p.disk_size, cgroups_file(p))
         bar = _bar(setup.boots, progress)
         try:
             for i in range(setup.boots):
@@ -299,7 +340,7 @@ def run(p: Prepared, out: Path, progress: bool = True, on_boot=None) -> Prepared
                     retry = f"-retry{attempt}" if attempt else ""
                     log = out / "boots" / f"{_stamp()}-boot{i}{retry}.console.log"
                     b = qemu.boot(p.kernel.vmlinuz, initrd, image, p.append, log, memory_mb=setup.guest_mb,
-                                  smp=setup.smp, timeout=p.timeout, accel=setup.accel)
+                                  smp=setup.smp, timeout=p.timeout, accel=setup.accel, writable=p.wl.writes_files)
                     c = console.parse(b.text())
                     if b.status == "ok" and c.finished:
                         break
@@ -320,9 +361,24 @@ def run(p: Prepared, out: Path, progress: bool = True, on_boot=None) -> Prepared
     return p
 
 
+def cgroups_file(p: Prepared) -> str:
+    """/data/cgroups (guest/init.sh): "NAME MAX HIGH LOW MIN" per cgroup in the ops file's
+    order, "-" for the root cgroup."""
+    return "".join(f"{n} {' '.join(p.cgroup_limits[n][f] for f in CGROUP_FILES)}\n" if n else "- max max 0 0\n"
+                   for n in p.wl.cgroups)
+
+
 def check_readback(p: Prepared, c: console.Console, i: int, log: Path) -> None:
     """A :class:`GuestError` when the guest did not take a setting asked for explicitly."""
     setup = p.setup
+    for idx, name in enumerate(p.wl.cgroups):
+        got = c.cgroups.get(idx)
+        if not name or got is None:
+            continue
+        for f, v in p.cgroup_limits[name].items():
+            want = v if v == "max" else str(int(v) // PAGE * PAGE)  # the kernel keeps whole pages
+            if got.limits.get(f) != want:
+                raise GuestError(f"boot {i}: cgroup {name} {f} is {got.limits.get(f)}, not {want}; console log {log}")
     if p.damon_reclaim is not None:
         if c.damon_reclaim.get("interface") != p.damon_interface:
             raise GuestError(f"boot {i}: DAMON_RECLAIM did not start through its {p.damon_interface} interface; "

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from .console import Console
-from .ops import CGROUP, default_access_ns, write_sim_trace
+from .ops import default_access_ns, write_sim_trace
 from .run import Prepared
 from .workload import Workload
 
@@ -27,9 +27,19 @@ ANON_TARGETS = {"pswpin": 0.25, "pswpout": 0.25, "workingset_refault_anon": 0.25
 WHOLE_MACHINE_TARGETS = {"pgscan_kswapd": 0.25, "pgscan_direct": 0.25, "pgsteal_kswapd": 0.25,
                          "pgsteal_direct": 0.25, "allocstall": 0.25, "pageoutrun": 0.25,
                          "kswapd_low_wmark_hit_quickly": 0.25, "kswapd_high_wmark_hit_quickly": 0.25}
+#: Workloads that write file pages: dirtying, writeback and reclaim's share of it.
+WRITEBACK_TARGETS = {"nr_dirtied": 0.25, "nr_written": 0.25, "nr_vmscan_write": 0.25, "pgrotated": 0.25}
+#: Per cgroup of a workload in several (memory.stat keys; memory.events as events.KEY).
+#: 6.12's memory.stat has no pswpin/pswpout (memcg_vm_event_stat[], mm/memcontrol.c):
+#: a cgroup's swap-ins show as workingset_refault_anon.
+CGROUP_FILE_TARGETS = {"workingset_refault_file": 0.10, "workingset_activate_file": 0.10, "pgmajfault": 0.10}
+CGROUP_ANON_TARGETS = {"workingset_refault_anon": 0.25}
+CGROUP_CONTEXT = ("memory.peak", "memory.current", "pgscan", "pgsteal", "pgrefill", "pgactivate", "pgdeactivate", "workingset_activate_anon",
+                  "zswpin", "zswpout", "events.low", "events.high", "events.max", "events.oom")
 ALLOCSTALL_ZONES = ("allocstall_dma", "allocstall_dma32", "allocstall_normal", "allocstall_movable")
 #: Shown beside the headline counters.
-CONTEXT = ("pgscan_file", "pgscan_anon", "pgsteal_anon", "workingset_activate_anon", "pgactivate", "pgdeactivate")
+CONTEXT = ("pgscan_file", "pgscan_anon", "pgsteal_anon", "workingset_activate_anon", "pgactivate", "pgdeactivate",
+           "nr_vmscan_immediate_reclaim")
 #: Anon THPs the guest made; the simulator's trace engine has base pages only.
 THP_ANON_COUNTERS = ("thp_fault_alloc", "thp_collapse_alloc")
 
@@ -77,7 +87,7 @@ def compression_ratio(consoles: list[Console]) -> float | None:
 def sim_settings(p: Prepared, consoles: list[Console]) -> dict[str, str]:
     """The simulator configuration that matches the guest: the guest's MemTotal, the
     memory it held outside the workload just before it started (MemTotal - MemFree) and its
-    ZONE_DMA, the cgroup's memory.max ("max" for ``--memory none``), the sysctls, readahead
+    ZONE_DMA, each cgroup's memory.max/high/low/min, the sysctls, readahead
     and fault-around as the guest read them back, the zram size and its measured compression
     ratio."""
     c = consoles[0]
@@ -85,7 +95,7 @@ def sim_settings(p: Prepared, consoles: list[Console]) -> dict[str, str]:
     s = {
         "policy": policy_of(c),
         "machine.memory": f"{c.meminfo.get('MemTotal', p.setup.guest_mb << 10)}K",
-        f"cgroup.{CGROUP}.memory.max": "max" if p.memory_max is None else str(p.memory_max),
+        **{f"cgroup.{n}.{f}": v for n, lim in p.cgroup_limits.items() for f, v in lim.items()},
         "vm.min_free_kbytes": str(c.sysctl.get("min_free_kbytes", "auto")),
         "vm.watermark_scale_factor": str(c.sysctl.get("watermark_scale_factor", 10)),
         "vm.swappiness": str(c.sysctl.get("swappiness", 60)),
@@ -234,9 +244,35 @@ def definition_notes(release: str, policy: str) -> dict[str, str]:
 
 def targets_for(wl: Workload, whole_machine: bool = False) -> dict[str, float]:
     """File or anon targets by the workload; with ``whole_machine`` (no memory.max) also the
-    whole-machine reclaim counters."""
+    whole-machine reclaim counters, and for a workload that writes the writeback ones."""
     t = dict(ANON_TARGETS) if wl.anon_pages and not wl.file_pages else dict(FILE_TARGETS)
+    if wl.writes_files:
+        t.update(WRITEBACK_TARGETS)
     return {**t, **WHOLE_MACHINE_TARGETS} if whole_machine else t
+
+
+def cgroup_rows(wl: Workload, consoles: list[Console], metrics: dict[str, float]) -> dict[str, list[dict[str, Any]]]:
+    """For a workload in several cgroups, each named cgroup's rows: the guest's memory.stat
+    and memory.current at the end of the last phase, memory.events (``events.KEY``) and
+    memory.peak against the simulator's ``memcg.NAME.KEY`` metrics
+    (``memcg.NAME.memory.events.KEY``, ``memcg.NAME.memory.{peak,current}_bytes``)."""
+    if len(wl.cgroups) < 2:
+        return {}
+    out = {}
+    for name in (n for n in wl.cgroups if n):
+        real = []
+        for c in consoles:
+            cg = next((x for x in c.cgroups.values() if x.name == name), None)
+            sizes = {} if cg is None or cg.peak is None else {"memory.peak": cg.peak}
+            real.append({**c.memstat().get(name, {}), **sizes,
+                         **{f"events.{k}": v for k, v in (cg.events if cg else {}).items()}})
+        prefix = f"memcg.{name}."
+        sim = {k[len(prefix):].replace("memory.events.", "events.").removesuffix("_bytes"): v
+               for k, v in metrics.items() if k.startswith(prefix)}
+        targets = {**CGROUP_FILE_TARGETS, **CGROUP_ANON_TARGETS} if wl.anon_pages else dict(CGROUP_FILE_TARGETS)
+        shown = list(targets) + [k for k in CGROUP_CONTEXT if sim.get(k) or any(r.get(k) for r in real)]
+        out[name] = compare(real, sim, targets, shown)
+    return out
 
 
 def with_derived(vmstat: dict[str, int]) -> dict[str, int]:

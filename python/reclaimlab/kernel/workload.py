@@ -19,10 +19,13 @@ sequence access by access (docs/kernel.md, "One sequence, two replays").
   2 MiB chunks) and sleep, every ``warm_period_ms`` also sweep the warm set; the cold set
   is never touched again. Idle memory on a real clock, for DAMON_RECLAIM: the guest
   sleeps, the simulator's trace carries the same time.
-- ``trace``: ``path``, ``format``, ``kind``, ``access_us``: any trace reclaimlab reads
-  (one cgroup, no file writes: the guest's data disk is read-only). Its file pages become
-  one data file in the order of their page ids (runs of consecutive pages stay runs, so
-  readahead sees them); a read() of several pages is replayed one page at a time. A timed
+- ``trace``: ``path``, ``format``, ``kind``, ``access_us``: any trace reclaimlab reads.
+  Its file pages become one data file in the order of their page ids (runs of consecutive
+  pages stay runs, so readahead sees them); a read() or write() of several pages is
+  replayed one page at a time; writes dirty the data file (the guest's disk is writable
+  for the boot, each boot starts from the same contents). Its cgroups (up to
+  ``MAX_CGROUPS``) become cgroups of the guest, one process each, taking turns in the
+  trace's order; an anonymous page belongs to one cgroup's process. A timed
   trace's gaps, or ``access_us`` per access of an untimed one, become sleeps of at least
   1 ms in the guest and the same time in the simulator's trace (as ``hotcold``'s).
 - ``scenario``: ``name``, ``scale`` (1), ``seed`` (42), ``access_us`` (the scenario's
@@ -32,6 +35,7 @@ sequence access by access (docs/kernel.md, "One sequence, two replays").
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -45,6 +49,10 @@ WRITE, FILE, SYSCALL, READ_CONT = 1, 2, 4, 8
 MAX_PAGES = 1 << 28
 
 NAMES = ("seqloop", "zipf", "zipfmap", "anon", "hotcold", "trace", "scenario")
+#: Cgroups a workload may use (one guest process each; guest/wl.c's MAXCG).
+MAX_CGROUPS = 8
+#: The cgroup of a workload that names none (the simulator's name for it too).
+CGROUP = "wl"
 #: The longest sleep one op holds (the simulator's gap is a u32 of nanoseconds).
 MAX_SLEEP_US = 4_000_000
 
@@ -64,6 +72,15 @@ class Workload:
     bounds: list[int] = field(default_factory=list)
     #: Microseconds the program sleeps before each access (None: it never sleeps).
     sleep_us: np.ndarray | None = None
+    #: The cgroups, by index; ``cgroup_ids[i]`` is access i's (None: all in ``cgroups[0]``).
+    #: The root cgroup is ``""`` (the guest runs its process outside any child cgroup).
+    cgroups: list[str] = field(default_factory=lambda: [CGROUP])
+    cgroup_ids: np.ndarray | None = None
+
+    @property
+    def writes_files(self) -> bool:
+        """True when some access writes a file page (the data disk must be writable)."""
+        return bool(np.any((self.flags & FILE) != 0) and np.any(self.flags[(self.flags & FILE) != 0] & WRITE))
 
     def __len__(self) -> int:
         return int(self.pages.size)
@@ -271,20 +288,16 @@ def _from_scenario(spec: str, params: dict[str, str]) -> Workload:
 def _from_source(spec: str, src, label: str, access_us: float | None) -> Workload:
     """A source's accesses as the guest's page spaces; its time (a timed trace's gaps,
     else ``access_us`` per access, else none) as sleeps."""
-    meta = src.meta()
-    pages, flags, gaps, cgroups = [], [], [], set()
+    pages, flags, gaps, cgs = [], [], [], []
     while True:
         recs = src.take(1 << 20)
         if not recs:
             break
         pages.extend(r[0] for r in recs)
-        cgroups.update(r[1] for r in recs)
+        cgs.extend(r[1] for r in recs)
         flags.extend(r[2] for r in recs)
         gaps.extend(r[3] for r in recs)
-    if len(cgroups) > 1:
-        names = meta.get("cgroups", [])
-        used = ", ".join(repr(names[c]) if c < len(names) else str(c) for c in sorted(cgroups))
-        raise KernelError(f"{label}: accesses in several cgroups ({used}) are not supported (the guest runs one cgroup)")
+    meta = src.meta()  # after the records: a text source learns its cgroups as it reads
     p = np.asarray(pages, dtype=np.uint64)
     f = np.asarray(flags, dtype=np.uint8)
     tick_ps = int(meta.get("tick_ps") or 0)
@@ -295,8 +308,7 @@ def _from_source(spec: str, src, label: str, access_us: float | None) -> Workloa
     else:
         sleep = None
     is_file = (f & FILE) != 0
-    if np.any(is_file & ((f & WRITE) != 0)):
-        raise KernelError(f"{label}: the trace writes file pages; the guest's data disk is read-only")
+    _check_writes(label, p, f, meta.get("files") or [])
     # A read() of several pages (READ_CONT) runs as one pread per page in the guest.
     f &= np.uint8(~READ_CONT & 0xFF)
     # Two dense spaces. File pages keep their order (a page's offset in the guest's one
@@ -320,5 +332,48 @@ def _from_source(spec: str, src, label: str, access_us: float | None) -> Workloa
         f[anon_idx[first]] |= WRITE
     if max(nfile, nanon) >= MAX_PAGES:
         raise KernelError(f"{label}: {max(nfile, nanon)} pages exceed the guest program's {MAX_PAGES}")
+    names, ids = _cgroups_of(label, np.asarray(cgs, dtype=np.uint16), meta.get("cgroups") or [""])
+    if ids is not None and anon_idx.size:
+        # An anon page lives in one process's address space: one cgroup's.
+        pairs = np.unique(np.stack([out[anon_idx].astype(np.int64), ids[anon_idx].astype(np.int64)]), axis=1)
+        shared = np.unique(pairs[0][np.flatnonzero(np.diff(pairs[0]) == 0)])
+        if shared.size:
+            raise KernelError(f"{label}: {shared.size} anonymous page(s) are accessed from several cgroups (e.g. the "
+                              f"page first touched at access {int(np.flatnonzero(~is_file & (out == shared[0]))[0])}); "
+                              f"in the guest each cgroup runs its own process, whose anonymous memory is its own")
     return Workload(spec, out, f, nfile, nanon, ["trace"], [int(p.size)],
-                    sleep_us=sleep if sleep is not None and sleep.any() else None)
+                    sleep_us=sleep if sleep is not None and sleep.any() else None, cgroups=names, cgroup_ids=ids)
+
+
+def _cgroups_of(label: str, ids: np.ndarray, names: list[str]) -> tuple[list[str], np.ndarray | None]:
+    """The trace's cgroups as the guest's: ``([CGROUP], None)`` for a trace in one cgroup
+    (its name does not matter: the guest's cgroup carries the limit), else the names of
+    the cgroups used and each access's index among them."""
+    used, dense = np.unique(ids, return_inverse=True)
+    if used.size <= 1:
+        return [CGROUP], None
+    named = [names[c] if c < len(names) else str(c) for c in used.tolist()]
+    if used.size > MAX_CGROUPS:
+        raise KernelError(f"{label}: accesses in {used.size} cgroups ({', '.join(map(repr, named))}); the guest "
+                          f"runs at most {MAX_CGROUPS}")
+    for n in named:
+        if n and (not re.fullmatch(r"[A-Za-z0-9_.-]+", n) or n in (".", "..")):
+            raise KernelError(f"{label}: cgroup {n!r} cannot be a guest cgroup (one level, letters, digits, '_', '.', '-')")
+    return named, dense.astype(np.uint8)
+
+
+def _check_writes(label: str, p: np.ndarray, f: np.ndarray, files: list) -> None:
+    """A write to a file page must fall in a file the trace declares (its file table), if
+    it has one: the guest writes into the data file, which holds only the trace's files."""
+    w = ((f & FILE) != 0) & ((f & WRITE) != 0)
+    if not files or not w.any():
+        return
+    first = np.array([x[1] for x in files], dtype=np.uint64)
+    end = first + np.array([x[2] for x in files], dtype=np.uint64)
+    pw = p[w]
+    k = np.searchsorted(first, pw, side="right") - 1
+    outside = (k < 0) | (pw >= end[np.maximum(k, 0)])
+    if outside.any():
+        at = int(np.flatnonzero(w)[np.flatnonzero(outside)[0]])
+        raise KernelError(f"{label}: access {at} writes page {int(p[at])}, which no file of the trace holds "
+                          f"(its file table names {len(files)} file(s)); a write needs a file the trace created")

@@ -5,6 +5,8 @@
 //! the kernel's effective protection (`emin`/`elow`) equals the configured value
 //! (`mem_cgroup_calculate_protection` for children of the root). The root has no limit.
 
+use super::vmstat::{Ev, EV_NAMES};
+
 pub type MemcgId = u16;
 pub const ROOT_MEMCG: MemcgId = 0;
 
@@ -52,6 +54,89 @@ impl Memcg {
     /// `mem_cgroup_below_low`.
     pub fn below_low(&self) -> bool {
         self.low > 0 && self.usage <= self.low
+    }
+}
+
+/// The per-memcg events memory.stat prints (6.12 `memcg_stat_format`: the
+/// WORKINGSET_* items of `memory_stats[]`, then `pgscan`/`pgsteal` — sums over
+/// reclaimers — then `memcg_vm_event_stat[]`), in its order, for the ones the model
+/// counts. Left out because the model never produces them: `workingset_nodereclaim`,
+/// `pgdemote_*`, `pgscan_khugepaged`, `pgsteal_khugepaged`, `pglazyfree(d)`,
+/// `swpin_zero`/`swpout_zero`, `zswpin`/`zswpout`/`zswpwb` (zram is a block device, not
+/// zswap), `thp_*`, the NUMA balancing events. 6.12 has no per-memcg `pswpin`/`pswpout`,
+/// `pgscan_anon/file`, `pgsteal_anon/file`, `pgrotated` or `nr_dirtied`/`nr_written`.
+pub const MEMORY_STAT_EVENTS: &[Ev] = &[
+    Ev::WorkingsetRefaultAnon,
+    Ev::WorkingsetRefaultFile,
+    Ev::WorkingsetActivateAnon,
+    Ev::WorkingsetActivateFile,
+    Ev::WorkingsetRestoreAnon,
+    Ev::WorkingsetRestoreFile,
+    Ev::PgscanKswapd,
+    Ev::PgscanDirect,
+    Ev::PgstealKswapd,
+    Ev::PgstealDirect,
+    Ev::Pgfault,
+    Ev::Pgmajfault,
+    Ev::Pgrefill,
+    Ev::Pgactivate,
+    Ev::Pgdeactivate,
+];
+
+impl super::Mm {
+    /// `memory.stat` of every memcg (by id) as 6.12 prints it (mm/memcontrol.c
+    /// `memcg_stat_format`), for the keys the model gives: the page-state items in bytes —
+    /// `anon` (NR_ANON_MAPPED), `file` (NR_FILE_PAGES; no swap cache in the model),
+    /// `file_mapped`, `file_dirty`, `file_writeback`, the LRU lists — then the events
+    /// ([`MEMORY_STAT_EVENTS`]) with `pgscan` and `pgsteal` after the WORKINGSET_* ones.
+    /// The page states are counted from the pages in one pass (report time only).
+    pub fn memory_stats(&self) -> Vec<Vec<(&'static str, u64)>> {
+        use super::lruvec::LruList;
+        use super::page::{is_resident, pg};
+        // anon, file, file_mapped, file_dirty, file_writeback per memcg, in pages.
+        let mut st = vec![[0u64; 5]; self.memcgs.len()];
+        for &pfn in &self.pages.pte {
+            if !is_resident(pfn) {
+                continue;
+            }
+            let (f, s) = (self.frames.flags(pfn), &mut st[self.frames.memcg(pfn) as usize]);
+            if f & pg::SWAPBACKED != 0 {
+                s[0] += u64::from(f & pg::MAPPED != 0);
+            } else {
+                s[1] += 1;
+                s[2] += u64::from(f & pg::MAPPED != 0);
+                s[3] += u64::from(f & pg::DIRTY != 0);
+                s[4] += u64::from(f & pg::WRITEBACK != 0);
+            }
+        }
+        let page = reclaimlab_trace::PAGE_SIZE;
+        (0..self.memcgs.len())
+            .map(|memcg| {
+                let lru = |l: LruList| (0..self.nr_nodes() as u16).map(|n| self.lruvecs[self.lruvec_id(memcg as MemcgId, n) as usize].lru_size[l as usize]).sum::<u64>() * page;
+                let s = st[memcg];
+                let mut out = vec![
+                    ("anon", s[0] * page),
+                    ("file", s[1] * page),
+                    ("file_mapped", s[2] * page),
+                    ("file_dirty", s[3] * page),
+                    ("file_writeback", s[4] * page),
+                    ("inactive_anon", lru(LruList::InactiveAnon)),
+                    ("active_anon", lru(LruList::ActiveAnon)),
+                    ("inactive_file", lru(LruList::InactiveFile)),
+                    ("active_file", lru(LruList::ActiveFile)),
+                    ("unevictable", lru(LruList::Unevictable)),
+                ];
+                let ev = &self.memcg_vmstats[memcg];
+                for &e in MEMORY_STAT_EVENTS {
+                    if e == Ev::PgscanKswapd {
+                        out.push(("pgscan", ev.get(Ev::PgscanKswapd) + ev.get(Ev::PgscanDirect)));
+                        out.push(("pgsteal", ev.get(Ev::PgstealKswapd) + ev.get(Ev::PgstealDirect)));
+                    }
+                    out.push((EV_NAMES[e as usize], ev.get(e)));
+                }
+                out
+            })
+            .collect()
     }
 }
 

@@ -52,6 +52,11 @@ pub struct Mm {
     pub memcgs: Vec<Memcg>,
     pub swap: swap::Swap,
     pub vmstat: VmStat,
+    /// Per-memcg event counters indexed by memcg id (`memcg->vmstats`' events and the
+    /// lruvec event state memory.stat prints), counted where the kernel counts them
+    /// against a memcg ([`Mm::count_memcg_events`]). The memcg hierarchy is flat, so a
+    /// child's counts are its own; the root's slot holds what is charged to the root.
+    pub memcg_vmstats: Vec<VmStat>,
     pub nr_frames: u32,
     /// Frames taken at boot for memory held outside the workload (`machine.kernel_used`).
     pub nr_kernel_used: u64,
@@ -130,6 +135,7 @@ impl Mm {
             memcgs: Vec::new(),
             swap: swap::Swap::new(cfg),
             vmstat: VmStat::default(),
+            memcg_vmstats: Vec::new(),
             nr_frames,
             nr_kernel_used: 0,
             min_free_kbytes,
@@ -224,6 +230,7 @@ impl Mm {
         m.low = bytes_to_pages(cg.low);
         m.min = bytes_to_pages(cg.min);
         self.memcgs.push(m);
+        self.memcg_vmstats.push(VmStat::default());
         for node in 0..self.nr_nodes() as u16 {
             let parent_lv = parent.map(|p| self.lruvec_id(p, node));
             self.lruvecs.push(Lruvec::new(node, id, parent_lv));
@@ -303,10 +310,35 @@ impl Mm {
         }
     }
 
+    /// `__count_memcg_events(memcg, e, n)`: memcg `memcg`'s memory.stat event only.
+    #[inline(always)]
+    pub fn count_memcg_events(&mut self, memcg: MemcgId, e: Ev, n: u64) {
+        self.memcg_vmstats[memcg as usize].count(e, n);
+    }
+
+    /// `count_vm_events` + `count_memcg_folio_events`: the global event and that of
+    /// the memcg folio `pfn` is charged to.
+    #[inline(always)]
+    pub fn count_folio_events(&mut self, pfn: Pfn, e: Ev, n: u64) {
+        self.vmstat.count(e, n);
+        let memcg = self.frames.memcg(pfn);
+        self.count_memcg_events(memcg, e, n);
+    }
+
+    /// `count_vm_events` + `__count_memcg_events(lruvec_memcg(lruvec), ..)`; also what
+    /// `mod_lruvec_state` does for the WORKINGSET_* event items (node and memcg).
+    #[inline(always)]
+    pub fn count_lruvec_events(&mut self, lv: LruvecId, e: Ev, n: u64) {
+        self.vmstat.count(e, n);
+        let memcg = self.lruvecs[lv as usize].memcg;
+        self.count_memcg_events(memcg, e, n);
+    }
+
     /// `mod_lruvec_state(lruvec, WORKINGSET_*_BASE + file, n)` for the event counters
-    /// that reclaim reads back per lruvec; also counts the global vmstat event.
+    /// that reclaim reads back per lruvec; also counts the global vmstat event and the
+    /// lruvec's memcg's.
     pub fn count_workingset_activate(&mut self, lv: LruvecId, file: bool, n: u64) {
-        self.vmstat.count(Ev::by_type(Ev::WorkingsetActivateAnon, file), n);
+        self.count_lruvec_events(lv, Ev::by_type(Ev::WorkingsetActivateAnon, file), n);
         let mut cur = Some(lv);
         while let Some(i) = cur {
             let l = &mut self.lruvecs[i as usize];

@@ -73,6 +73,8 @@ pub mod pg {
     /// `PG_locked` of a page whose asynchronous readahead has not completed: an access
     /// waits for its window's I/O (sim/filemap.rs keeps the windows' completion times).
     pub const INFLIGHT: u32 = 1 << 13;
+    /// `PG_writeback`: the folio's write to disk has been submitted and not completed.
+    pub const WRITEBACK: u32 = 1 << 14;
     /// First policy-private bit.
     pub const POLICY_SHIFT: u32 = 16;
 }

@@ -196,7 +196,7 @@ impl<P: ReclaimPolicy> Machine<P> {
                 if f & pg::SWAPBACKED == 0 {
                     self.map_cached_file_page(a, f);
                 } else {
-                    self.mm.vmstat.count(Ev::Pgfault, 1);
+                    self.count_fault(a, Ev::Pgfault);
                     self.now += self.mm.cfg.cost.minor_fault_ns;
                 }
             }
@@ -389,10 +389,12 @@ impl<P: ReclaimPolicy> Machine<P> {
         let cost = self.mm.cfg.cost.clone();
         let (latency, major) = if info & pinfo::SWAPPED != 0 {
             self.swap_in();
+            self.count_fault(a, Ev::Pgfault);
+            self.count_fault(a, Ev::Pgmajfault);
             let dev = if self.mm.swap.is_zram() { self.mm.cfg.zram_decompress_ns } else { self.mm.cfg.ssd_read_ns };
             (cost.major_fault_ns + dev, true)
         } else {
-            self.mm.vmstat.count(Ev::Pgfault, 1);
+            self.count_fault(a, Ev::Pgfault);
             (cost.minor_fault_ns, false)
         };
         self.fault_done(memcg, latency, major, restored, first)
@@ -423,9 +425,18 @@ impl<P: ReclaimPolicy> Machine<P> {
         let mm = &mut self.mm;
         mm.vmstat.count(Ev::Pswpin, 1);
         mm.vmstat.count(Ev::Pgpgin, 4);
-        mm.vmstat.count(Ev::Pgfault, 1);
-        mm.vmstat.count(Ev::Pgmajfault, 1);
         mm.swap_free();
+    }
+
+    /// `count_vm_event(e)` + `count_memcg_event_mm(mm, e)` for a fault of the task
+    /// replaying `a`: PGFAULT (`handle_mm_fault`) and PGMAJFAULT (`do_swap_page`,
+    /// `filemap_fault`) go to the faulting task's memcg (mm/memory.c 6.12), which for a
+    /// page charged elsewhere (a swap-in charged at swap-out) may differ from the folio's.
+    #[inline]
+    pub(super) fn count_fault(&mut self, a: Access, e: Ev) {
+        self.mm.vmstat.count(e, 1);
+        let memcg = self.cgroup_map[a.cgroup as usize];
+        self.mm.count_memcg_events(memcg, e, 1);
     }
 }
 

@@ -166,8 +166,8 @@ impl<P: ReclaimPolicy> Machine<P> {
             }
         };
         if !syscall {
-            self.mm.vmstat.count(Ev::Pgfault, 1);
-            self.mm.vmstat.count(Ev::Pgmajfault, 1);
+            self.count_fault(a, Ev::Pgfault);
+            self.count_fault(a, Ev::Pgmajfault);
         }
         // The page itself as the fault installs it: referenced by this access (DAMON's
         // view), mapped young through a mapping.
@@ -232,7 +232,7 @@ impl<P: ReclaimPolicy> Machine<P> {
     /// has mapped the page. `f` is the page's flags.
     #[inline(never)]
     pub(super) fn map_cached_file_page(&mut self, a: Access, f: u32) {
-        self.mm.vmstat.count(Ev::Pgfault, 1);
+        self.count_fault(a, Ev::Pgfault);
         self.now += self.mm.cfg.cost.minor_fault_ns;
         let Some(l) = self.filemap.locate(a.page, self.mm.pages.len()) else { return };
         if self.filemap.fault_around_pages > 1 && self.fault_around(l) {

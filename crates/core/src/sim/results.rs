@@ -19,7 +19,9 @@
 //!   the first [`SERIES_MEMCGS`] — as a time-series column, 0 before the cgroup first
 //!   charges a page),
 //!   `memcg.<name>.memory.peak_bytes`, and `memcg.<name>.memory.events.{low,high,max,oom}`
-//!   counted as the kernel counts them in `memory.events`.
+//!   counted as the kernel counts them in `memory.events`; and `memcg.<name>.<key>` for
+//!   each `memory.stat` key of 6.12 the model gives, under the kernel's name and unit
+//!   (page states in bytes at the end of the run, events as counts: `Mm::memory_stat`).
 
 use crate::api::{RunResult, TimeSeries};
 use crate::config::SimConfig;
@@ -216,6 +218,11 @@ impl Recorder {
                 ("memory.events.oom", e.oom as f64),
             ] {
                 metrics.push((format!("memcg.{}.{k}", m.name), v));
+            }
+        }
+        for (m, stat) in mm.memcgs.iter().zip(mm.memory_stats()).filter(|(m, _)| m.parent.is_some()) {
+            for (k, v) in stat {
+                metrics.push((format!("memcg.{}.{k}", m.name), v as f64));
             }
         }
         let mut columns: Vec<(String, Vec<f64>)> = SERIES.iter().map(|c| c.to_string()).zip(self.series).collect();

@@ -16,6 +16,7 @@ pub use shrink_folio_list::{shrink_folio_list, ReclaimStat};
 
 use crate::mm::memcontrol::MemcgId;
 use crate::mm::Mm;
+use crate::mm::vmstat::Ev;
 use crate::policy::ReclaimPolicy;
 
 pub const SWAP_CLUSTER_MAX: u64 = 32;
@@ -108,6 +109,27 @@ impl ScanControl {
     #[inline]
     pub fn cgroup_reclaim(&self) -> bool {
         self.target_memcg.is_some()
+    }
+
+    /// `PGSCAN_KSWAPD + reclaimer_offset()`: kswapd's or a task's (global direct or
+    /// memcg reclaim: the memcg's memory.stat counts the latter as `pgscan_direct`).
+    #[inline]
+    pub fn pgscan_item(&self) -> Ev {
+        if self.is_kswapd() {
+            Ev::PgscanKswapd
+        } else {
+            Ev::PgscanDirect
+        }
+    }
+
+    /// `PGSTEAL_KSWAPD + reclaimer_offset()`.
+    #[inline]
+    pub fn pgsteal_item(&self) -> Ev {
+        if self.is_kswapd() {
+            Ev::PgstealKswapd
+        } else {
+            Ev::PgstealDirect
+        }
     }
 
     /// `current_is_kswapd()`.

@@ -94,6 +94,8 @@ pub fn shrink_folio_list<P: ReclaimPolicy>(mm: &mut Mm, p: &mut P, folios: &mut 
             mm.frames.set(pfn, pg::ACTIVE);
             stat.nr_activate[file as usize] += 1;
             pgactivate += 1;
+            let memcg = mm.frames.memcg(pfn);
+            mm.count_memcg_events(memcg, Ev::Pgactivate, 1);
         }
         folios[kept] = pfn;
         kept += 1;
@@ -160,16 +162,15 @@ fn evict<P: ReclaimPolicy>(mm: &mut Mm, p: &mut P, pfn: Pfn, file: bool, sc: &mu
     mm.free_frame(pfn);
     sc.cost_ns += cost.free_ns;
     stat.nr_reclaimed += 1;
-    let steal = match sc.reclaimer {
-        Reclaimer::Kswapd => Some(Ev::PgstealKswapd),
-        Reclaimer::Direct => Some(Ev::PgstealDirect),
-        Reclaimer::Memcg => None,
-    };
-    if let Some(e) = steal {
-        mm.vmstat.count(e, 1);
-    }
-    // reclaim_pages (DAMOS pageout) counts no pgsteal: shrink_inactive_list does.
+    // reclaim_pages (DAMOS pageout) counts no pgsteal: shrink_inactive_list and
+    // evict_folios do (mm/vmscan.c 6.12), globally outside cgroup reclaim and for the
+    // lruvec's memcg always.
     if !sc.ignore_references {
+        let item = sc.pgsteal_item();
+        if sc.reclaimer != Reclaimer::Memcg {
+            mm.vmstat.count(item, 1);
+        }
+        mm.count_memcg_events(memcg as u16, item, 1);
         mm.vmstat.count(Ev::by_type(Ev::PgstealAnon, file), 1);
     }
 }

@@ -1,7 +1,8 @@
 #!/bin/busybox sh
 # /init of reclaimlab's guest (python/reclaimlab/kernel/initramfs.py packs it).
-# Configures the machine from lab.* kernel parameters, runs /wl in cgroup "wl" with
-# memory.max, prints "@@" lines on the serial console and powers off.
+# Configures the machine from lab.* kernel parameters, makes the workload's cgroups as
+# /data/cgroups lists them ("NAME MAX HIGH LOW MIN" per line, "-" for the root cgroup),
+# runs /wl in them, prints "@@" lines on the serial console and powers off.
 # "/init report WHEN" only prints the memory layout (wl runs it just before the workload).
 
 # The memory layout, tagged WHEN (boot, start): per zone of /proc/zoneinfo one line
@@ -153,7 +154,7 @@ damon_snapshots() {
 # One "@@sample" line; $1 the DAMON_RECLAIM interface ("" without it).
 sample() {
     read -r up _ < /proc/uptime
-    read -r cur < /sys/fs/cgroup/wl/memory.current
+    read -r cur < "$(cat /run/cg0)/memory.current"
     rec=0
     [ -n "$1" ] && rec=$(damon_stats "$1" | sed -n 's/^bytes_reclaimed_regions //p')
     echo "@@sample $up $cur $rec"
@@ -194,7 +195,7 @@ mount -t cgroup2 none /sys/fs/cgroup
 mount -t debugfs none /sys/kernel/debug
 fail() { echo "@@error $*"; poweroff -f; }
 
-mglru=keep; memmax=max; zram=0; swappiness=keep; wsf=keep; minfree=keep; tick=0
+mglru=keep; rw=0; zram=0; swappiness=keep; wsf=keep; minfree=keep; tick=0
 ra=keep; fab=keep; thp=keep
 for x in $(cat /proc/cmdline); do
     case "$x" in
@@ -202,7 +203,7 @@ for x in $(cat /proc/cmdline); do
         lab.fab=*) fab=${x#lab.fab=} ;;
         lab.thp=*) thp=${x#lab.thp=} ;;
         lab.mglru=*) mglru=${x#lab.mglru=} ;;
-        lab.memmax=*) memmax=${x#lab.memmax=} ;;
+        lab.rw=*) rw=${x#lab.rw=} ;;
         lab.zram=*) zram=${x#lab.zram=} ;;
         lab.swappiness=*) swappiness=${x#lab.swappiness=} ;;
         lab.wsf=*) wsf=${x#lab.wsf=} ;;
@@ -239,7 +240,13 @@ rafile=/sys/block/vda/queue/read_ahead_kb
 [ "$ra" != keep ] && { echo "$ra" > $rafile || fail "read_ahead_kb $ra"; }
 ra=$(cat $rafile)
 echo "@@sysfs read_ahead_kb $ra"
-mount -t ext4 -o ro,noload /dev/vda /data || fail "mount /dev/vda"
+# Read-only unless the workload writes (lab.rw=1; QEMU then keeps the writes in a
+# temporary overlay, so every boot starts from the same disk).
+if [ "$rw" = 1 ]; then
+    mount -t ext4 -o rw /dev/vda /data || fail "mount /dev/vda rw"
+else
+    mount -t ext4 -o ro,noload /dev/vda /data || fail "mount /dev/vda"
+fi
 
 if [ "$zram" != 0 ]; then
     modprobe zram num_devices=1 || fail "modprobe zram"
@@ -258,19 +265,33 @@ fi
 for k in min_free_kbytes watermark_scale_factor swappiness; do echo "@@sysctl $k $(cat /proc/sys/vm/$k)"; done
 
 echo +memory > /sys/fs/cgroup/cgroup.subtree_control
-mkdir /sys/fs/cgroup/wl
-echo "$memmax" > /sys/fs/cgroup/wl/memory.max || fail "memory.max"
-echo "@@memory.max $(cat /sys/fs/cgroup/wl/memory.max)"
+# The cgroups, flat under the root as the simulator's: "@@cgroup INDEX NAME MAX HIGH LOW
+# MIN" as read back ("@@cgroup INDEX -" for the root cgroup).
+procs=""; i=0
+while read -r name max high low min; do
+    if [ "$name" = - ]; then
+        echo "@@cgroup $i -"; procs="$procs,-"; echo /sys/fs/cgroup >> /run/cgdirs; i=$((i + 1)); continue
+    fi
+    d=/sys/fs/cgroup/$name
+    mkdir "$d" || fail "mkdir $d"
+    echo "$max" > "$d/memory.max" || fail "$name memory.max $max"
+    echo "$high" > "$d/memory.high" || fail "$name memory.high $high"
+    echo "$low" > "$d/memory.low" || fail "$name memory.low $low"
+    echo "$min" > "$d/memory.min" || fail "$name memory.min $min"
+    echo "@@cgroup $i $name $(cat "$d/memory.max") $(cat "$d/memory.high") $(cat "$d/memory.low") $(cat "$d/memory.min")"
+    [ $i = 0 ] && echo "@@memory.max $(cat "$d/memory.max")"
+    procs="$procs,$d/cgroup.procs"; echo "$d" >> /run/cgdirs; i=$((i + 1))
+done < /data/cgroups
+[ -n "$procs" ] || fail "/data/cgroups lists no cgroup"
+head -n 1 /run/cgdirs > /run/cg0
 sync; echo 3 > /proc/sys/vm/drop_caches
 # wl merges consecutive preads into reads of up to 64 KiB only without readahead: with it,
 # the request size steers readahead, and the simulator reads 4 KiB per access.
 WL_PFNS=$(grep -q 'lab.damon=' /proc/cmdline && echo 1 || echo 0) \
 WL_MERGE=$([ "$ra" = 0 ] && echo 1 || echo 0) WL_REPORT="/init report start" \
-    /wl /data/ops /data/data /sys/fs/cgroup/wl/cgroup.procs "$tick"
+    /wl /data/ops /data/data "${procs#,}" "$tick"
 rc=$?
 damon_stop
-while read -r k v; do echo "@@memory.events $k $v"; done < /sys/fs/cgroup/wl/memory.events
-echo "@@memory.peak $(cat /sys/fs/cgroup/wl/memory.peak 2>/dev/null)"
 [ "$zram" != 0 ] && echo "@@zram_mm_stat $(cat /sys/block/zram0/mm_stat)"
 echo "@@exit $rc"
 poweroff -f

@@ -4,12 +4,17 @@
  * ops.py): every page access the simulator replays is one op here, so guest and simulator
  * see the same page sequence by construction (the generators run on the host only).
  * The ops file is read whole with O_DIRECT (so it does not enter the page cache) into
- * mlocked memory *before* the program moves itself into the workload's cgroup: a cgroup-v2
+ * mlocked memory *before* the workers move into the workload's cgroups: a cgroup-v2
  * charge stays where it was made, so only the workload's own pages count against memory.max.
  *
- *   wl OPS DATA PROCS [TICK_US]
- *       replay OPS (file pages are 4 KiB pages of DATA) after writing our pid into PROCS (a
- *       cgroup.procs file; "-" for none). With TICK_US > 0, one sleeper per CPU (outside the
+ *   wl OPS DATA PROCS[,PROCS...] [TICK_US]
+ *       replay OPS (file pages are 4 KiB pages of DATA) in one worker process per cgroup:
+ *       worker i writes its pid into the i-th cgroup.procs file ("-": it stays in the root
+ *       cgroup). The workers take turns in the order of the ops (a CGROUP op hands the turn
+ *       to another worker through a futex), so the kernel sees the trace's interleaving;
+ *       each has its own anonymous mapping and maps DATA itself (MAP_SHARED: one page
+ *       cache). At each phase end the worker that reaches it prints every cgroup's
+ *       memory.stat. With TICK_US > 0, one sleeper per CPU (outside the
  *       cgroup) wakes every TICK_US microseconds: each wakeup switches address spaces, which
  *       makes QEMU's TCG flush its soft TLB, so PTE accessed bits cleared by reclaim are set
  *       again on the next access as on hardware (docs/kernel.md, "Accessed bits under TCG").
@@ -26,8 +31,9 @@
  * The anon mapping follows transparent_hugepage/enabled: MADV_HUGEPAGE under [madvise] (an
  * application asking for THPs), nothing under [always], MADV_NOHUGEPAGE under [never].
  *
- * Ops file (little endian): "RLWLOPS1", u64 nr_ops, u64 file_pages, u64 anon_pages, 32 bytes
- * reserved (header 64 bytes), then nr_ops u32 words: bits 28..31 the op, bits 0..27 the page.
+ * Ops file (little endian): "RLWLOPS1", u64 nr_ops, u64 file_pages, u64 anon_pages, u64
+ * nr_cgroups (0 read as 1), 24 bytes reserved (header 64 bytes), then nr_ops u32 words:
+ * bits 28..31 the op, bits 0..27 the page.
  *   0 PREAD   pread(DATA, 4 KiB at page); with WL_MERGE=1 consecutive PREADs are merged up to 64 KiB
  *   1 MAPREAD read one byte of DATA mapped MAP_SHARED read-only
  *   2 ANONW   write anon page: 1/8 pseudo-random bytes, the rest zero (lz4 ~7:1 in zram)
@@ -36,10 +42,19 @@
  *             reaches it (clock_nanosleep TIMER_ABSTIME, from @@start): the CPU idles, the
  *             clock runs, and time lost to slow work or a late wakeup is made up by the next
  *             sleep instead of adding up (the simulator's sim.trace_pacing=schedule)
+ *   5 PWRITE  pwrite(DATA, 4 KiB at page): dirties the page (DATA is opened read-write when
+ *             the ops write)
+ *   6 MAPWRITE write one byte of DATA mapped MAP_SHARED read-write
+ *   7 CGROUP  the next ops run in cgroup page (an index into PROCS): hand over the turn
  *   15 PHASE  end the current phase; page = index of the next phase
  * At every phase end it prints "@@phase INDEX WALL_NS" and one "@@vm NAME DELTA" line per
  * /proc/vmstat counter that changed, zram's "@@zram ORIG_DATA_SIZE COMPR_DATA_SIZE" if there
- * is a zram device, then "@@phase-end INDEX". Errors: "@@error TEXT", exit 1.
+ * is a zram device, "@@memstat CGROUP NAME VALUE" for each nonzero memory.stat entry of each
+ * cgroup (values since the cgroups were made) and its memory.current (as NAME
+ * "memory.current"), then "@@phase-end INDEX". After the last op,
+ * when the workers have exited, per cgroup "@@cgevents CGROUP NAME VALUE" (memory.events)
+ * and "@@cgpeak CGROUP BYTES" (memory.peak).
+ * Errors: "@@error TEXT", exit 1.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -50,23 +65,51 @@
 #include <string.h>
 #include <sched.h>
 #include <signal.h>
+#include <linux/futex.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #define PAGE 4096UL
 #define CHUNK (1UL << 20)
 #define MAXC 512
+#define MAXCG 8 /* python/reclaimlab/kernel/workload.py MAX_CGROUPS */
+#define DONE 0xFFFFFFFFu /* turn: the ops are done */
+#define FAILED 0xFFFFFFFEu /* turn: a worker died */
+#define WAIT 0xFFFFFFFDu /* turn: not started */
 
-enum { PREAD = 0, MAPREAD = 1, ANONW = 2, ANONR = 3, SLEEP = 4, PHASE = 15 };
+enum { PREAD = 0, MAPREAD = 1, ANONW = 2, ANONR = 3, SLEEP = 4, PWRITE = 5, MAPWRITE = 6, CGROUP = 7, PHASE = 15 };
+
+struct vm { int n; char name[MAXC][48]; unsigned long long val[MAXC]; };
+
+/* What the workers share (MAP_SHARED, made before they fork). */
+struct shared {
+    uint32_t turn;                  /* the cgroup index whose worker runs; DONE, FAILED */
+    uint64_t pos;                   /* the next op */
+    uint64_t start_ns, schedule_ns; /* the SLEEP ops' schedule */
+    uint64_t phase_t0;
+    uint64_t sink;                  /* what the workers read, so that no read is optimised away */
+    struct vm before;               /* /proc/vmstat at the last phase end */
+};
+static struct shared *sh;
+
+static long futex(uint32_t *uaddr, int op, uint32_t val) {
+    return syscall(SYS_futex, uaddr, op, val, NULL, NULL, 0);
+}
+
+static void set_turn(uint32_t t) {
+    __atomic_store_n(&sh->turn, t, __ATOMIC_SEQ_CST);
+    futex(&sh->turn, FUTEX_WAKE, MAXCG + 1);
+}
 
 static void die(const char *what) {
     printf("@@error %s: %s\n", what, strerror(errno));
     fflush(stdout);
+    if (sh) set_turn(FAILED);
     exit(1);
 }
-
-struct vm { int n; char name[MAXC][48]; unsigned long long val[MAXC]; };
 
 static void read_vmstat(struct vm *v) {
     FILE *f = fopen("/proc/vmstat", "r");
@@ -82,16 +125,44 @@ static uint64_t now_ns(void) {
     return (uint64_t)t.tv_sec * 1000000000ULL + (uint64_t)t.tv_nsec;
 }
 
-static struct vm before, after;
-static uint64_t phase_t0;
+static struct vm after;
+/* Each cgroup's directory ("" for the root cgroup: nothing to print). */
+static char cgdir[MAXCG][256];
+static unsigned ncg;
+
+/* "@@TAG CGROUP KEY VALUE" for each nonzero "KEY VALUE" line of cgroup file FILE. */
+static void print_cgroup_file(const char *tag, const char *file) {
+    for (unsigned c = 0; c < ncg; c++) {
+        if (!cgdir[c][0]) continue;
+        char path[512], key[64];
+        unsigned long long v;
+        snprintf(path, sizeof path, "%.255s/%.200s", cgdir[c], file);
+        FILE *f = fopen(path, "r");
+        if (!f) continue;
+        while (fscanf(f, "%63s %llu", key, &v) == 2)
+            if (v) printf("@@%s %u %s %llu\n", tag, c, key, v);
+        fclose(f);
+    }
+}
+
+/* A one-number cgroup file ("memory.current", "memory.peak") of cgroup c. */
+static int read_cgroup_value(unsigned c, const char *file, unsigned long long *v) {
+    char path[512];
+    snprintf(path, sizeof path, "%.255s/%s", cgdir[c], file);
+    FILE *f = fopen(path, "r");
+    int ok = f && fscanf(f, "%llu", v) == 1;
+    if (f) fclose(f);
+    return ok;
+}
 
 static void phase_end(unsigned idx) {
+    struct vm *before = &sh->before;
     read_vmstat(&after);
-    printf("@@phase %u %llu\n", idx, (unsigned long long)(now_ns() - phase_t0));
+    printf("@@phase %u %llu\n", idx, (unsigned long long)(now_ns() - sh->phase_t0));
     for (int i = 0; i < after.n; i++) {
         /* the counter set is fixed at boot: same index, same name */
-        if (i < before.n && after.val[i] != before.val[i])
-            printf("@@vm %s %lld\n", after.name[i], (long long)(after.val[i] - before.val[i]));
+        if (i < before->n && after.val[i] != before->val[i])
+            printf("@@vm %s %lld\n", after.name[i], (long long)(after.val[i] - before->val[i]));
     }
     FILE *z = fopen("/sys/block/zram0/mm_stat", "r");
     unsigned long long orig, compr;
@@ -99,10 +170,15 @@ static void phase_end(unsigned idx) {
         if (fscanf(z, "%llu %llu", &orig, &compr) == 2) printf("@@zram %llu %llu\n", orig, compr);
         fclose(z);
     }
+    print_cgroup_file("memstat", "memory.stat");
+    for (unsigned c = 0; c < ncg; c++) {
+        unsigned long long cur;
+        if (cgdir[c][0] && read_cgroup_value(c, "memory.current", &cur)) printf("@@memstat %u memory.current %llu\n", c, cur);
+    }
     printf("@@phase-end %u\n", idx);
     fflush(stdout);
-    read_vmstat(&before);
-    phase_t0 = now_ns();
+    read_vmstat(before);
+    sh->phase_t0 = now_ns();
 }
 
 /* The selected mode of a sysfs "a [b] c" file, "" if unreadable. */
@@ -154,9 +230,126 @@ static uint64_t splitmix64(uint64_t *s) {
     return z ^ (z >> 31);
 }
 
+/* One worker's view of the workload: its own mappings and read buffer. */
+struct worker {
+    unsigned idx;
+    int dfd;
+    char *map, *anon;
+    uint64_t file_pages, anon_pages;
+    const uint32_t *ops;
+    uint64_t nr_ops;
+    int merge, pfns;
+    uint64_t rng, sink;
+};
+
+static char rbuf[16 * PAGE] __attribute__((aligned(4096)));
+
+/* Wait for our turn; false when the ops are done or a worker failed. */
+static int wait_turn(unsigned idx) {
+    for (;;) {
+        uint32_t t = __atomic_load_n(&sh->turn, __ATOMIC_SEQ_CST);
+        if (t == idx) return 1;
+        if (t == DONE) return 0;
+        if (t == FAILED) exit(1);
+        futex(&sh->turn, FUTEX_WAIT, t);
+    }
+}
+
+/* Map DATA and the anon space in this worker (after it joined its cgroup). */
+static void worker_map(struct worker *w, const char *data, int writes) {
+    if (w->file_pages) {
+        w->dfd = open(data, writes ? O_RDWR : O_RDONLY);
+        if (w->dfd < 0) die(data);
+        if (w->merge) posix_fadvise(w->dfd, 0, 0, POSIX_FADV_RANDOM);
+        w->map = mmap(NULL, w->file_pages * PAGE, PROT_READ | (writes ? PROT_WRITE : 0), MAP_SHARED, w->dfd, 0);
+        if (w->map == MAP_FAILED) die("mmap data");
+        /* No MADV_RANDOM: VM_RAND_READ makes reclaim ignore this mapping's accessed bits
+         * (vma_has_recency(), v6.3+). /init turns readahead off on the disk instead. */
+    }
+    if (w->anon_pages) {
+        w->anon = mmap(NULL, w->anon_pages * PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+        if (w->anon == MAP_FAILED) die("mmap anon");
+        char tbuf[128];
+        const char *thp = sysfs_mode("/sys/kernel/mm/transparent_hugepage/enabled", tbuf, sizeof tbuf);
+        if (!strcmp(thp, "madvise")) madvise(w->anon, w->anon_pages * PAGE, MADV_HUGEPAGE);
+        else if (strcmp(thp, "always")) madvise(w->anon, w->anon_pages * PAGE, MADV_NOHUGEPAGE);
+    }
+}
+
+/* Run ops while it is this worker's turn; returns when the turn passes or the ops end. */
+static void worker_run(struct worker *w) {
+    /* sequential 64 KiB preads: the pending run [run_start, run_start + run_len) */
+    uint64_t run_start = 0, run_len = 0;
+#define FLUSH_RUN() do { if (run_len) { \
+        if (pread(w->dfd, rbuf, run_len * PAGE, run_start * PAGE) != (ssize_t)(run_len * PAGE)) die("pread"); \
+        w->sink += (unsigned char)rbuf[0]; run_len = 0; } } while (0)
+    while (sh->pos < w->nr_ops) {
+        uint32_t word = w->ops[sh->pos], op = word >> 28;
+        uint64_t p = word & 0x0FFFFFFF;
+        if (op != PREAD) FLUSH_RUN();
+        if (op == CGROUP && p != w->idx) {
+            if (p >= ncg) { errno = ERANGE; die("cgroup op"); }
+            sh->pos++;
+            set_turn((uint32_t)p);
+            return;
+        }
+        sh->pos++;
+        switch (op) {
+        case PREAD:
+            if (p >= w->file_pages) { errno = ERANGE; die("pread page"); }
+            if (run_len && (p != run_start + run_len || run_len == (w->merge ? 16 : 1))) FLUSH_RUN();
+            if (!run_len) run_start = p;
+            run_len++;
+            break;
+        case MAPREAD:
+            if (p >= w->file_pages) { errno = ERANGE; die("map page"); }
+            w->sink += *(volatile unsigned char *)(w->map + p * PAGE);
+            break;
+        case PWRITE:
+            if (p >= w->file_pages) { errno = ERANGE; die("pwrite page"); }
+            memset(rbuf, (int)(p | 1), PAGE);
+            if (pwrite(w->dfd, rbuf, PAGE, (off_t)(p * PAGE)) != (ssize_t)PAGE) die("pwrite");
+            break;
+        case MAPWRITE:
+            if (p >= w->file_pages) { errno = ERANGE; die("map write page"); }
+            *(volatile unsigned char *)(w->map + p * PAGE) += 1;
+            break;
+        case ANONW: {
+            if (p >= w->anon_pages) { errno = ERANGE; die("anon page"); }
+            uint64_t *pg = (uint64_t *)(w->anon + p * PAGE);
+            for (unsigned k = 0; k < PAGE / 8 / 8; k++) pg[k] = splitmix64(&w->rng);
+            break;
+        }
+        case ANONR:
+            if (p >= w->anon_pages) { errno = ERANGE; die("anon page"); }
+            w->sink += *(volatile uint64_t *)(w->anon + p * PAGE);
+            break;
+        case SLEEP: {
+            sh->schedule_ns += p * 1000;
+            uint64_t at = sh->start_ns + sh->schedule_ns;
+            struct timespec ts = {(time_t)(at / 1000000000ULL), (long)(at % 1000000000ULL)};
+            while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR) {}
+            break;
+        }
+        case CGROUP: /* already ours */
+            break;
+        case PHASE:
+            if (p == 1 && w->anon_pages && w->pfns) print_pfns(w->anon, w->anon_pages);
+            phase_end((unsigned)p - 1);
+            break;
+        default:
+            errno = EINVAL;
+            die("bad op");
+        }
+    }
+    FLUSH_RUN();
+#undef FLUSH_RUN
+    set_turn(DONE);
+}
+
 int main(int argc, char **argv) {
     if (argc != 4 && argc != 5) {
-        fprintf(stderr, "usage: wl OPS DATA PROCS [TICK_US]\n");
+        fprintf(stderr, "usage: wl OPS DATA PROCS[,PROCS...] [TICK_US]\n");
         return 2;
     }
     int ofd = open(argv[1], O_RDONLY | O_DIRECT);
@@ -165,7 +358,7 @@ int main(int argc, char **argv) {
     if (posix_memalign((void **)&hbuf, PAGE, PAGE)) die("posix_memalign");
     if (pread(ofd, hbuf, PAGE, 0) < 64) die("ops header");
     if (memcmp(hbuf, "RLWLOPS1", 8)) { errno = EINVAL; die("ops magic"); }
-    uint64_t hdr[4];
+    uint64_t hdr[5];
     memcpy(hdr, hbuf, sizeof hdr);
     uint64_t nr_ops = hdr[1], file_pages = hdr[2], anon_pages = hdr[3];
     uint64_t bytes = (64 + nr_ops * 4 + PAGE - 1) & ~(PAGE - 1);
@@ -180,6 +373,26 @@ int main(int argc, char **argv) {
     close(ofd);
     if (mlock(obuf, bytes)) die("mlock ops");
     const uint32_t *ops = (const uint32_t *)(obuf + 64);
+    /* The cgroups: PROCS paths, one per worker. */
+    char *procs[MAXCG];
+    ncg = 0;
+    for (char *tok = strtok(argv[3], ","); tok; tok = strtok(NULL, ",")) {
+        if (ncg == MAXCG) { errno = E2BIG; die("more cgroups than MAXCG"); }
+        procs[ncg] = tok;
+        cgdir[ncg][0] = 0;
+        if (strcmp(tok, "-")) {
+            snprintf(cgdir[ncg], sizeof cgdir[ncg], "%.255s", tok);
+            char *slash = strrchr(cgdir[ncg], '/');
+            if (slash) *slash = 0;
+        }
+        ncg++;
+    }
+    if (ncg != (hdr[4] ? hdr[4] : 1)) { errno = EINVAL; die("ops cgroups vs PROCS"); }
+    int writes = 0;
+    for (uint64_t i = 0; i < nr_ops && !writes; i++) writes = (ops[i] >> 28) == PWRITE || (ops[i] >> 28) == MAPWRITE;
+    sh = mmap(NULL, sizeof *sh, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    if (sh == MAP_FAILED) { sh = NULL; die("mmap shared"); }
+    if (mlock(sh, sizeof *sh)) die("mlock shared");
     long tick_us = argc == 5 ? atol(argv[4]) : 0;
     long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
     pid_t tickers[64];
@@ -198,95 +411,64 @@ int main(int argc, char **argv) {
         tickers[nt++] = pid;
     }
     const char *merge_env = getenv("WL_MERGE"), *report = getenv("WL_REPORT");
-    int merge = !merge_env || strcmp(merge_env, "0");
     const char *pfns_env = getenv("WL_PFNS");
-    int pfns = pfns_env && !strcmp(pfns_env, "1");
     if (report && *report) {
         fflush(stdout);
         if (system(report) != 0) { errno = EIO; die(report); }
     }
-    if (strcmp(argv[3], "-")) {
-        FILE *pf = fopen(argv[3], "w");
-        if (!pf || fprintf(pf, "%d\n", getpid()) < 0 || fclose(pf)) die(argv[3]);
+    sh->turn = WAIT;
+    pid_t workers[MAXCG];
+    for (unsigned c = 0; c < ncg; c++) {
+        fflush(stdout);
+        pid_t pid = fork();
+        if (pid < 0) die("fork worker");
+        if (pid) { workers[c] = pid; continue; }
+        if (strcmp(procs[c], "-")) {
+            FILE *pf = fopen(procs[c], "w");
+            if (!pf || fprintf(pf, "%d\n", getpid()) < 0 || fclose(pf)) die(procs[c]);
+        }
+        struct worker w = {.idx = c, .dfd = -1, .file_pages = file_pages, .anon_pages = anon_pages, .ops = ops,
+                           .nr_ops = nr_ops, .merge = !merge_env || strcmp(merge_env, "0"),
+                           .pfns = pfns_env && !strcmp(pfns_env, "1"), .rng = 42 + c};
+        worker_map(&w, argv[2], writes);
+        while (wait_turn(c)) worker_run(&w);
+        __atomic_add_fetch(&sh->sink, w.sink, __ATOMIC_SEQ_CST);
+        fflush(stdout);
+        _exit(0);
     }
-
-    int dfd = -1;
-    char *map = NULL, *anon = NULL;
-    if (file_pages) {
-        dfd = open(argv[2], O_RDONLY);
-        if (dfd < 0) die(argv[2]);
-        if (merge) posix_fadvise(dfd, 0, 0, POSIX_FADV_RANDOM);
-        map = mmap(NULL, file_pages * PAGE, PROT_READ, MAP_SHARED, dfd, 0);
-        if (map == MAP_FAILED) die("mmap data");
-        /* No MADV_RANDOM: VM_RAND_READ makes reclaim ignore this mapping's accessed bits
-         * (vma_has_recency(), v6.3+). /init turns readahead off on the disk instead. */
-    }
-    if (anon_pages) {
-        anon = mmap(NULL, anon_pages * PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-        if (anon == MAP_FAILED) die("mmap anon");
-        char tbuf[128];
-        const char *thp = sysfs_mode("/sys/kernel/mm/transparent_hugepage/enabled", tbuf, sizeof tbuf);
-        if (!strcmp(thp, "madvise")) madvise(anon, anon_pages * PAGE, MADV_HUGEPAGE);
-        else if (strcmp(thp, "always")) madvise(anon, anon_pages * PAGE, MADV_NOHUGEPAGE);
-    }
-    static char rbuf[16 * PAGE] __attribute__((aligned(4096)));
-    uint64_t rng = 42, sink = 0;
-    /* sequential 64 KiB preads: the pending run [run_start, run_start + run_len) */
-    uint64_t run_start = 0, run_len = 0;
-#define FLUSH_RUN() do { if (run_len) { \
-        if (pread(dfd, rbuf, run_len * PAGE, run_start * PAGE) != (ssize_t)(run_len * PAGE)) die("pread"); \
-        sink += (unsigned char)rbuf[0]; run_len = 0; } } while (0)
-
-    read_vmstat(&before);
-    phase_t0 = now_ns();
-    uint64_t start_ns = phase_t0, schedule_ns = 0; /* the SLEEP ops' schedule */
+    read_vmstat(&sh->before);
+    sh->phase_t0 = sh->start_ns = now_ns();
     printf("@@start %llu %llu %llu\n", (unsigned long long)nr_ops, (unsigned long long)file_pages,
            (unsigned long long)anon_pages);
     fflush(stdout);
-    for (uint64_t i = 0; i < nr_ops; i++) {
-        uint32_t w = ops[i], op = w >> 28;
-        uint64_t p = w & 0x0FFFFFFF;
-        if (op != PREAD) FLUSH_RUN();
-        switch (op) {
-        case PREAD:
-            if (p >= file_pages) { errno = ERANGE; die("pread page"); }
-            if (run_len && (p != run_start + run_len || run_len == (merge ? 16 : 1))) FLUSH_RUN();
-            if (!run_len) run_start = p;
-            run_len++;
-            break;
-        case MAPREAD:
-            if (p >= file_pages) { errno = ERANGE; die("map page"); }
-            sink += *(volatile unsigned char *)(map + p * PAGE);
-            break;
-        case ANONW: {
-            if (p >= anon_pages) { errno = ERANGE; die("anon page"); }
-            uint64_t *pg = (uint64_t *)(anon + p * PAGE);
-            for (unsigned k = 0; k < PAGE / 8 / 8; k++) pg[k] = splitmix64(&rng);
-            break;
-        }
-        case ANONR:
-            if (p >= anon_pages) { errno = ERANGE; die("anon page"); }
-            sink += *(volatile uint64_t *)(anon + p * PAGE);
-            break;
-        case SLEEP: {
-            schedule_ns += p * 1000;
-            uint64_t at = start_ns + schedule_ns;
-            struct timespec ts = {(time_t)(at / 1000000000ULL), (long)(at % 1000000000ULL)};
-            while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR) {}
-            break;
-        }
-        case PHASE:
-            if (p == 1 && anon_pages && pfns) print_pfns(anon, anon_pages);
-            phase_end((unsigned)p - 1);
-            break;
-        default:
-            errno = EINVAL;
-            die("bad op");
+    /* The first op names the first cgroup when there are several. */
+    set_turn(nr_ops && (ops[0] >> 28) == CGROUP ? (ops[0] & 0x0FFFFFFF) : 0);
+    int failed = 0;
+    for (unsigned left = ncg; left;) {
+        int st;
+        pid_t pid = wait(&st);
+        if (pid < 0) break;
+        for (unsigned c = 0; c < ncg; c++) {
+            if (pid != workers[c]) continue;
+            left--;
+            if (WIFEXITED(st) && !WEXITSTATUS(st)) break;
+            /* die() printed its own error; a signal (the OOM killer) did not */
+            if (WIFSIGNALED(st) && !failed) printf("@@error worker %u (cgroup %s): killed by signal %d\n", c, procs[c], WTERMSIG(st));
+            failed = 1;
+            set_turn(FAILED); /* the others stop waiting */
         }
     }
-    FLUSH_RUN();
     for (int t = 0; t < nt; t++) kill(tickers[t], SIGKILL);
-    printf("@@done %llu\n", (unsigned long long)(sink & 1));
+    if (failed) {
+        fflush(stdout);
+        return 1;
+    }
+    print_cgroup_file("cgevents", "memory.events");
+    for (unsigned c = 0; c < ncg; c++) {
+        unsigned long long peak;
+        if (cgdir[c][0] && read_cgroup_value(c, "memory.peak", &peak)) printf("@@cgpeak %u %llu\n", c, peak);
+    }
+    printf("@@done %llu\n", (unsigned long long)(sh->sink & 1));
     fflush(stdout);
     return 0;
 }

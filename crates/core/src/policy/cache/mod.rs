@@ -129,11 +129,11 @@ impl CachePolicy {
                 break;
             }
             budget -= n;
-            match sc.reclaimer {
-                Reclaimer::Kswapd => mm.vmstat.count(Ev::PgscanKswapd, n),
-                Reclaimer::Direct => mm.vmstat.count(Ev::PgscanDirect, n),
-                Reclaimer::Memcg => {}
+            let item = sc.pgscan_item();
+            if sc.reclaimer != Reclaimer::Memcg {
+                mm.vmstat.count(item, n);
             }
+            mm.count_memcg_events(mm.lruvecs[lv as usize].memcg, item, n);
             let stat = shrink_folio_list(mm, self, &mut folios, sc);
             sc.nr_reclaimed += stat.nr_reclaimed;
             for &pfn in &folios {

@@ -82,7 +82,7 @@ pub fn folio_mark_accessed<V: ClassicVariant>(c: &mut Classic<V>, mm: &mut Mm, p
             lruvec_del_folio(c, mm, lv, pfn);
             mm.frames.set(pfn, pg::ACTIVE);
             lruvec_add_folio(c, mm, lv, pfn);
-            mm.vmstat.count(Ev::Pgactivate, 1);
+            mm.count_lruvec_events(lv, Ev::Pgactivate, 1);
         } else {
             mm.frames.set(pfn, pg::ACTIVE);
         }
@@ -104,5 +104,5 @@ pub fn lru_deactivate<V: ClassicVariant>(c: &Classic<V>, mm: &mut Mm, pfn: Pfn) 
     lruvec_del_folio(c, mm, lv, pfn);
     mm.frames.clear(pfn, pg::ACTIVE | pg::REFERENCED);
     lruvec_add_folio(c, mm, lv, pfn);
-    mm.vmstat.count(Ev::Pgdeactivate, 1);
+    mm.count_lruvec_events(lv, Ev::Pgdeactivate, 1);
 }

@@ -44,7 +44,7 @@ pub fn workingset_test_recent(mm: &Mm, shadow: u64, file: bool) -> (bool, bool) 
 pub fn workingset_refault(mm: &mut Mm, pfn: Pfn, shadow: u64) -> bool {
     let file = mm.frames.is_file(pfn);
     let lv = mm.folio_lruvec(pfn);
-    mm.vmstat.count(Ev::by_type(Ev::WorkingsetRefaultAnon, file), 1);
+    mm.count_folio_events(pfn, Ev::by_type(Ev::WorkingsetRefaultAnon, file), 1);
     let (recent, workingset) = workingset_test_recent(mm, shadow, file);
     if !recent {
         return false;
@@ -55,7 +55,7 @@ pub fn workingset_refault(mm: &mut Mm, pfn: Pfn, shadow: u64) -> bool {
     if workingset {
         mm.frames.set(pfn, pg::WORKINGSET);
         mm.lru_note_cost(lv, file, 1, 0);
-        mm.vmstat.count(Ev::by_type(Ev::WorkingsetRestoreAnon, file), 1);
+        mm.count_folio_events(pfn, Ev::by_type(Ev::WorkingsetRestoreAnon, file), 1);
     }
     workingset
 }

@@ -110,8 +110,7 @@ impl ClassicVariant for RefaultDistanceRfcV3 {
     fn workingset_refault(&mut self, mm: &mut Mm, pfn: Pfn, shadow: u64) -> bool {
         let file = mm.frames.is_file(pfn);
         let lv = mm.folio_lruvec(pfn);
-        mm.vmstat
-            .count(Ev::by_type(Ev::WorkingsetRefaultAnon, file), 1);
+        mm.count_folio_events(pfn, Ev::by_type(Ev::WorkingsetRefaultAnon, file), 1);
         let (recent, workingset) = workingset_test_recent(mm, shadow, file);
         if !recent {
             return false;
@@ -121,8 +120,7 @@ impl ClassicVariant for RefaultDistanceRfcV3 {
         if workingset {
             mm.frames.set(pfn, pg::WORKINGSET);
             mm.lru_note_cost(lv, file, 1, 0);
-            mm.vmstat
-                .count(Ev::by_type(Ev::WorkingsetRestoreAnon, file), 1);
+            mm.count_folio_events(pfn, Ev::by_type(Ev::WorkingsetRestoreAnon, file), 1);
         }
         workingset
     }

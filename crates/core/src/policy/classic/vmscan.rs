@@ -166,11 +166,14 @@ fn shrink_inactive_list<V: ClassicVariant>(c: &mut Classic<V>, mm: &mut Mm, nr_t
     let file = lru.is_file();
     let mut folios = std::mem::take(&mut c.isolated);
     let nr_scanned = isolate_lru_folios(c, mm, lv, lru, nr_to_scan, &mut folios);
+    // mm/vmscan.c 6.12 shrink_inactive_list: the global event only outside cgroup
+    // reclaim, the lruvec's memcg's always (PGSCAN_KSWAPD + reclaimer_offset()).
+    let item = sc.pgscan_item();
     match sc.reclaimer {
-        Reclaimer::Kswapd => mm.vmstat.count(Ev::PgscanKswapd, nr_scanned),
-        Reclaimer::Direct => mm.vmstat.count(Ev::PgscanDirect, nr_scanned),
         Reclaimer::Memcg => {}
+        _ => mm.vmstat.count(item, nr_scanned),
     }
+    mm.count_memcg_events(mm.lruvecs[lv as usize].memcg, item, nr_scanned);
     mm.vmstat.count(Ev::by_type(Ev::PgscanAnon, file), nr_scanned);
     if nr_scanned == 0 {
         c.isolated = folios;
@@ -192,6 +195,7 @@ pub fn shrink_active_list<V: ClassicVariant>(c: &mut Classic<V>, mm: &mut Mm, nr
     if !sc.cgroup_reclaim() {
         mm.vmstat.count(Ev::Pgrefill, nr_scanned);
     }
+    mm.count_memcg_events(mm.lruvecs[lv as usize].memcg, Ev::Pgrefill, nr_scanned);
     let nr_rotated = 0;
     for &pfn in &folios {
         sc.cost_ns += mm.cfg.cost.scan_ns;
@@ -204,7 +208,7 @@ pub fn shrink_active_list<V: ClassicVariant>(c: &mut Classic<V>, mm: &mut Mm, nr
         mm.frames.set(pfn, pg::WORKINGSET);
     }
     let nr_deactivate = move_folios_to_lru(c, mm, &folios);
-    mm.vmstat.count(Ev::Pgdeactivate, nr_deactivate);
+    mm.count_lruvec_events(lv, Ev::Pgdeactivate, nr_deactivate);
     if nr_rotated > 0 {
         mm.lru_note_cost(lv, file, 0, nr_rotated);
     }

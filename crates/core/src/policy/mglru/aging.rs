@@ -99,7 +99,7 @@ pub fn walk_update_folio(mm: &mut Mm, g: &mut LruGen, lv: LruvecId, pfn: Pfn, ne
                 lru_gen_del_folio(mm, g, lv, pfn, false);
                 mm.frames.set(pfn, pg::ACTIVE);
                 lru_gen_add_folio(mm, g, lv, pfn, false);
-                mm.vmstat.count(Ev::Pgactivate, 1);
+                mm.count_lruvec_events(lv, Ev::Pgactivate, 1);
             }
         }
     }

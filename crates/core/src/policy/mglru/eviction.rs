@@ -22,7 +22,7 @@ use crate::mm::page_alloc::{Pfn, WMARK_HIGH};
 use crate::mm::prefetch::prefetch;
 use crate::mm::vmstat::Ev;
 use crate::mm::Mm;
-use crate::vmscan::{shrink_folio_list, shrink_node_memcgs, FolioReferences, Reclaimer, ScanControl, DEF_PRIORITY};
+use crate::vmscan::{shrink_folio_list, shrink_node_memcgs, FolioReferences, ScanControl, DEF_PRIORITY};
 
 /// `get_swappiness`: 0 without `may_swap` or with fewer than MIN_LRU_BATCH free slots.
 pub fn get_swappiness(mm: &Mm, sc: &ScanControl) -> u32 {
@@ -206,13 +206,16 @@ impl<V: MglruVariant> Mglru<V> {
                 break;
             }
         }
+        // mm/vmscan.c 6.12 scan_folios: global events outside cgroup reclaim, the
+        // memcg's always.
+        let item = sc.pgscan_item();
         if !sc.cgroup_reclaim() {
-            match sc.reclaimer {
-                Reclaimer::Kswapd => mm.vmstat.count(Ev::PgscanKswapd, isolated),
-                _ => mm.vmstat.count(Ev::PgscanDirect, isolated),
-            }
+            mm.vmstat.count(item, isolated);
             mm.vmstat.count(Ev::Pgrefill, sorted);
         }
+        let memcg = mm.lruvecs[lv as usize].memcg;
+        mm.count_memcg_events(memcg, item, isolated);
+        mm.count_memcg_events(memcg, Ev::Pgrefill, sorted);
         mm.vmstat.count(Ev::by_type(Ev::PgscanAnon, ty == LRU_GEN_FILE), isolated);
         if isolated != 0 || remaining == 0 {
             scanned

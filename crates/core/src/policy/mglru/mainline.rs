@@ -47,7 +47,7 @@ pub fn lru_gen_refault(mm: &mut Mm, lrugens: &mut [LruGen], pfn: Pfn, shadow: u6
     if lv != mm.folio_lruvec(pfn) {
         return false;
     }
-    mm.vmstat.count(Ev::by_type(Ev::WorkingsetRefaultAnon, file), 1);
+    mm.count_folio_events(pfn, Ev::by_type(Ev::WorkingsetRefaultAnon, file), 1);
     if !recent {
         return false;
     }
@@ -70,7 +70,7 @@ pub fn token_refs(token: u64) -> u32 {
 pub fn restore_workingset_or_refs(mm: &mut Mm, pfn: Pfn, file: bool, refs: u32, ws: bool) -> bool {
     if ws {
         mm.frames.set(pfn, pg::WORKINGSET);
-        mm.vmstat.count(Ev::by_type(Ev::WorkingsetRestoreAnon, file), 1);
+        mm.count_folio_events(pfn, Ev::by_type(Ev::WorkingsetRestoreAnon, file), 1);
     } else {
         set_refs_counter(mm, pfn, refs - 1);
     }

@@ -277,7 +277,7 @@ impl<V: MglruVariant> ReclaimPolicy for Mglru<V> {
         lru_gen_del_folio(mm, &mut self.lrugens[lv as usize], lv, pfn, false);
         mm.frames.clear(pfn, pg::ACTIVE | pg::REFERENCED);
         V::lru_gen_add_folio(mm, &mut self.lrugens[lv as usize], lv, pfn, false);
-        mm.vmstat.count(crate::mm::vmstat::Ev::Pgdeactivate, 1);
+        mm.count_lruvec_events(lv, crate::mm::vmstat::Ev::Pgdeactivate, 1);
     }
 
     fn check_invariants(&self, mm: &Mm) -> Result<(), String> {

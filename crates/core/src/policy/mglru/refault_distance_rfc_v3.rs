@@ -66,7 +66,7 @@ impl MglruVariant for RefaultDistanceRfcV3 {
         if lv != mm.folio_lruvec(pfn) {
             return false;
         }
-        mm.vmstat.count(Ev::by_type(Ev::WorkingsetRefaultAnon, file), 1);
+        mm.count_folio_events(pfn, Ev::by_type(Ev::WorkingsetRefaultAnon, file), 1);
         let l = &mm.lruvecs[lv as usize];
         let distance = (l.nonresident_age & TS_MASK).wrapping_sub(token >> LRU_REFS_WIDTH) & TS_MASK;
         if !rfc_refault_is_recent(distance, file, &l.workingset_lists(), mm.can_reclaim_anon()) {

@@ -106,7 +106,7 @@ pub fn walk_update_folio<H: V66Hooks>(mm: &mut Mm, g: &mut LruGen, lv: LruvecId,
             lru_gen_del_folio(mm, g, lv, pfn, false);
             mm.frames.set(pfn, pg::ACTIVE);
             V66::<H>::lru_gen_add_folio(mm, g, lv, pfn, false);
-            mm.vmstat.count(Ev::Pgactivate, 1);
+            mm.count_lruvec_events(lv, Ev::Pgactivate, 1);
         }
         Some(_) => {}
     }

@@ -47,7 +47,7 @@ pub fn lru_gen_refault<H: V66Hooks>(mm: &mut Mm, lrugens: &mut [LruGen], pfn: Pf
     if lv != mm.folio_lruvec(pfn) {
         return false;
     }
-    mm.vmstat.count(Ev::by_type(Ev::WorkingsetRefaultAnon, file), 1);
+    mm.count_folio_events(pfn, Ev::by_type(Ev::WorkingsetRefaultAnon, file), 1);
     if !recent {
         return false;
     }
@@ -58,7 +58,7 @@ pub fn lru_gen_refault<H: V66Hooks>(mm: &mut Mm, lrugens: &mut [LruGen], pfn: Pf
     let in_fault = mm.lru_gen_in_fault(pfn);
     let protected = H::lru_gen_refault_protect(mm, pfn, in_fault, refs);
     if protected {
-        mm.vmstat.count(Ev::by_type(Ev::WorkingsetRestoreAnon, file), 1);
+        mm.count_folio_events(pfn, Ev::by_type(Ev::WorkingsetRestoreAnon, file), 1);
     }
     protected
 }
