@@ -11,6 +11,7 @@ mod error;
 mod regions;
 mod thp;
 mod trace;
+mod trace_writer;
 
 use std::sync::Mutex;
 
@@ -247,6 +248,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(scenario_source, m)?)?;
     m.add_function(wrap_pyfunction!(scenario_info, m)?)?;
     trace::register(m)?;
+    trace_writer::register(m)?;
     cache::register(m)?;
     regions::register(m)?;
     damon::register(m)?;

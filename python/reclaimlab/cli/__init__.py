@@ -10,7 +10,7 @@ import argparse
 import sys
 from typing import Sequence
 
-from . import cachesim, compare, experiment, kernel, knobs, mrc, policies, run, scenarios, trace, tune
+from . import cachesim, compare, experiment, kernel, knobs, mrc, policies, record, run, scenarios, trace, tune
 
 PROG = "reclaimlab"
 
@@ -26,12 +26,13 @@ examples:
   reclaimlab run --memory 512M --swap zram:1G --swappiness 100 --json
   reclaimlab run machine.toml --trace app.trace --policy classic@6.15
   reclaimlab trace gen zipf --pages 100000 --accesses 10000000 -o zipf.trace
+  reclaimlab record -o sort.trace -- sort big.txt -o out.txt
   reclaimlab knobs                            every config key (kernel names)
 
 Run `reclaimlab COMMAND --help` for a command's options.
 """
 
-COMMANDS = [run, policies, knobs, scenarios, trace, experiment, compare, cachesim, mrc, kernel, tune]
+COMMANDS = [run, policies, knobs, scenarios, trace, record, experiment, compare, cachesim, mrc, kernel, tune]
 
 
 def build_parser() -> argparse.ArgumentParser:
