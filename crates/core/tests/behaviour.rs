@@ -320,3 +320,28 @@ fn flusher_writes_back_expired_and_excess_dirty_pages() {
     assert!(vm(&r, "nr_dirty") <= 1700, "nr_dirty {}", vm(&r, "nr_dirty"));
     assert!(vm(&r, "nr_written") >= 8 * MIB as u64 - 1700);
 }
+
+/// write() of whole pages (mm/filemap.c generic_perform_write, 6.12): a page not cached is
+/// created without a read (`ext4_block_write_begin` reads only blocks a write covers
+/// partly) — no `pgpgin`, no readahead — and FGP_WRITEBEGIN has no FGP_ACCESSED, so
+/// writing a cached page again never activates it, where reading it does.
+#[test]
+fn write_creates_pages_without_reading_and_marks_nothing_accessed() {
+    let cfg = config(&[("machine.memory", "64M"), ("swap.device", "none")]);
+    let pages = 4 * MIB;
+    let mut w = region("log", pages, AccessKind::FileRead);
+    w.write_ratio = 1.0;
+    let r_only = region("log", pages, AccessKind::FileRead);
+    let run = |reg: reclaimlab_trace::Region| {
+        let p = program(vec![reg], vec![phase("touch", 3 * pages as u64, &[(0, Pattern::Sequential, 1.0)])]);
+        run_checked(&cfg, generate(p, 1).unwrap().as_mut(), 100_000)
+    };
+    let written = run(w);
+    assert_eq!(vm(&written, "nr_dirtied"), pages as u64);
+    assert_eq!(vm(&written, "pgpgin"), 0, "a whole-page write reads nothing");
+    assert_eq!(vm(&written, "pgmajfault"), 0);
+    assert_eq!(vm(&written, "pgactivate"), 0, "writes never mark a folio accessed");
+    let read = run(r_only);
+    assert_eq!(vm(&read, "pgpgin"), 4 * pages as u64, "the first pass reads every page");
+    assert!(vm(&read, "pgactivate") >= pages as u64, "read twice, a page is activated: {}", vm(&read, "pgactivate"));
+}

@@ -181,14 +181,17 @@ impl<P: ReclaimPolicy> Machine<P> {
         Ok(())
     }
 
-    /// An access to a resident page: `folio_mark_accessed` for read()/write() of a file
-    /// page, else the PTE's accessed bit (a minor fault first if the page is not mapped);
-    /// a write dirties it.
+    /// An access to a resident page: `folio_mark_accessed` for read() of a file page (a
+    /// write() does not mark it: FGP_WRITEBEGIN has no FGP_ACCESSED, 6.12; [`Self::write_begin`]),
+    /// else the PTE's accessed bit (a minor fault first if the page is not mapped); a
+    /// write dirties it.
     #[inline(always)]
     pub(super) fn touch_resident(&mut self, a: Access, pfn: Pfn, f: u32) {
         if a.flags & flags::SYSCALL != 0 && f & pg::SWAPBACKED == 0 {
-            self.filemap.last_read = a.page;
-            self.policy.folio_mark_accessed(&mut self.mm, pfn);
+            if a.flags & flags::WRITE == 0 {
+                self.filemap.last_read = a.page;
+                self.policy.folio_mark_accessed(&mut self.mm, pfn);
+            }
             self.mm.frames.set(pfn, pg::DAMON_ACCESSED);
         } else {
             if f & pg::MAPPED == 0 {

@@ -149,6 +149,9 @@ impl<P: ReclaimPolicy> Machine<P> {
     pub(super) fn file_fault(&mut self, a: Access, first: bool, rest: &[Access]) -> Result<()> {
         let memcg = self.cgroup_map[a.cgroup as usize];
         let syscall = a.flags & flags::SYSCALL != 0;
+        if syscall && a.flags & flags::WRITE != 0 {
+            return self.write_begin(a, memcg, first);
+        }
         let loc = self.filemap.locate(a.page, self.mm.pages.len());
         let target = loc.map_or(0, |l| l.index);
         let req = match loc {
@@ -209,6 +212,19 @@ impl<P: ReclaimPolicy> Machine<P> {
         let (now, cost) = (self.now, self.mm.cfg.cost.clone());
         let done = self.filemap.submit_read(now, cost.file_read_ns);
         self.fault_done(memcg, cost.major_fault_ns + (done - now), true, restored, first)
+    }
+
+    /// A write() of a page that is not cached: `generic_perform_write` → `write_begin`
+    /// (`__filemap_get_folio(FGP_WRITEBEGIN)`: create the folio, `filemap_add_folio` with
+    /// its `workingset_refault`), the copy, `write_end` dirtying it. A record is a whole
+    /// page, and `ext4_block_write_begin` reads only the blocks a write covers partly, so
+    /// nothing is read: no readahead, no `pgpgin`, no major fault; and FGP_WRITEBEGIN has
+    /// no FGP_ACCESSED, so the folio is not marked accessed (fs/ext4/inode.c,
+    /// include/linux/pagemap.h, mm/filemap.c, 6.12). The cost is an allocation
+    /// (`cost.minor_fault_ns`).
+    fn write_begin(&mut self, a: Access, memcg: MemcgId, first: bool) -> Result<()> {
+        let (_, restored) = self.add_folio(a.page, memcg, pg::DAMON_ACCESSED, true, false)?.expect("a retrying add returns a folio or an error");
+        self.fault_done(memcg, self.mm.cfg.cost.minor_fault_ns, false, restored, first)
     }
 
     /// An access to a page whose asynchronous readahead may still be in flight: the task
