@@ -90,6 +90,12 @@ pub struct SimConfig {
     pub lru_gen_min_ttl_ms: u64,
     /// `vm.dirty_background_ratio` (percent).
     pub dirty_background_ratio: u64,
+    /// `vm.dirty_background_bytes` (0 = use the ratio).
+    pub dirty_background_bytes: u64,
+    /// `vm.dirty_ratio` (percent).
+    pub dirty_ratio: u64,
+    /// `vm.dirty_bytes` (0 = use the ratio).
+    pub dirty_bytes: u64,
     pub dirty_expire_ns: u64,
     pub dirty_writeback_ns: u64,
     /// `/sys/block/<dev>/queue/read_ahead_kb` of the device every file lives on (0 = no
@@ -263,6 +269,12 @@ pub static KNOBS: &[Knob] = &[
         |c| c.min_free_kbytes.map_or("auto".into(), |k| k.to_string())),
     knob!("vm.dirty_background_ratio", "10", "%", "vm.dirty_background_ratio: the flusher writes back when dirty page cache exceeds this share of dirtyable memory",
         |c, v| c.dirty_background_ratio = uint(v)?, |c| c.dirty_background_ratio.to_string()),
+    knob!("vm.dirty_background_bytes", "0", "bytes", "vm.dirty_background_bytes: the background threshold in bytes; overrides vm.dirty_background_ratio when not 0",
+        |c, v| c.dirty_background_bytes = parse_size(v)?, |c| format_size(c.dirty_background_bytes)),
+    knob!("vm.dirty_ratio", "20", "%", "vm.dirty_ratio: balance_dirty_pages throttles writers as dirty + writeback page cache nears this share of dirtyable memory",
+        |c, v| c.dirty_ratio = uint(v)?, |c| c.dirty_ratio.to_string()),
+    knob!("vm.dirty_bytes", "0", "bytes", "vm.dirty_bytes: the dirty limit in bytes; overrides vm.dirty_ratio when not 0",
+        |c, v| c.dirty_bytes = parse_size(v)?, |c| format_size(c.dirty_bytes)),
     knob!("vm.dirty_expire_centisecs", "3000", "1/100 s", "vm.dirty_expire_centisecs: age at which the flusher writes a dirty page back",
         |c, v| c.dirty_expire_ns = uint(v)?.saturating_mul(10_000_000), |c| (c.dirty_expire_ns / 10_000_000).to_string()),
     knob!("vm.dirty_writeback_centisecs", "500", "1/100 s", "vm.dirty_writeback_centisecs: how often the flusher wakes (0 = never periodically)",
@@ -421,6 +433,9 @@ impl Default for SimConfig {
             lru_gen_enabled: None,
             lru_gen_min_ttl_ms: 0,
             dirty_background_ratio: 0,
+            dirty_background_bytes: 0,
+            dirty_ratio: 0,
+            dirty_bytes: 0,
             dirty_expire_ns: 0,
             dirty_writeback_ns: 0,
             read_ahead_kb: 0,
@@ -560,6 +575,7 @@ impl SimConfig {
         crate::ensure!(self.sample_interval_ns > 0, Error::config("sim.sample_interval_ms", "must be > 0"));
         crate::ensure!(self.time_dilation > 0.0 && self.time_dilation <= 1e6, Error::config("sim.time_dilation", "must be > 0 (and at most 1e6)"));
         crate::ensure!(self.dirty_background_ratio <= 100, Error::config("vm.dirty_background_ratio", "must be 0..100"));
+        crate::ensure!(self.dirty_ratio <= 100, Error::config("vm.dirty_ratio", "must be 0..100"));
         self.damon_reclaim.validate().map_err(|(k, m)| Error::config(k, m))?;
         crate::ensure!(
             self.damon_record != crate::sim::damon_snapshots::DamonRecordMode::Reclaim || self.damon_reclaim.enabled,

@@ -40,6 +40,10 @@ pub struct Node {
     pub kswapd_failures: u32,
     /// Where the next partial memcg walk of direct reclaim starts.
     pub memcg_iter_cursor: u16,
+    /// `PGDAT_DIRTY`: kswapd found only unqueued dirty file folios (it may then `pageout`).
+    pub pgdat_dirty: bool,
+    /// `PGDAT_WRITEBACK`: kswapd isolated only folios under writeback.
+    pub pgdat_writeback: bool,
 }
 
 pub struct Mm {
@@ -119,7 +123,7 @@ impl Mm {
         let nodes = node_zones
             .into_iter()
             .enumerate()
-            .map(|(n, zones)| Node { id: n as u16, start_pfn: n as u32 * per_node, nr_pages: per_node, zones, kswapd_failures: 0, memcg_iter_cursor: 0 })
+            .map(|(n, zones)| Node { id: n as u16, start_pfn: n as u32 * per_node, nr_pages: per_node, zones, kswapd_failures: 0, memcg_iter_cursor: 0, pgdat_dirty: false, pgdat_writeback: false })
             .collect();
         let lowmem_kbytes = nr_frames as u64 * (reclaimlab_trace::PAGE_SIZE >> 10);
         let min_free_kbytes = cfg.min_free_kbytes.unwrap_or_else(|| watermarks::calculate_min_free_kbytes(lowmem_kbytes));

@@ -48,6 +48,7 @@ vm_events! {
     PgstealAnon => "pgsteal_anon",
     PgstealFile => "pgsteal_file",
     Pageoutrun => "pageoutrun",
+    Pgrotated => "pgrotated",
     KswapdLowWmarkHitQuickly => "kswapd_low_wmark_hit_quickly",
     KswapdHighWmarkHitQuickly => "kswapd_high_wmark_hit_quickly",
     OomKill => "oom_kill",
@@ -69,7 +70,7 @@ const EV_FROM: [Ev; NR_EV] = {
         WorkingsetRestoreAnon, WorkingsetRestoreFile, NrDirtied, NrWritten, NrVmscanWrite, NrVmscanImmediate, Pgpgin, Pgpgout,
         Pswpin, Pswpout, PgallocDma, PgallocNormal, AllocstallNormal, Pgfree, Pgactivate, Pgdeactivate, Pgfault,
         Pgmajfault, Pgrefill, PgstealKswapd, PgstealDirect, PgscanKswapd, PgscanDirect, PgscanAnon,
-        PgscanFile, PgstealAnon, PgstealFile, Pageoutrun, KswapdLowWmarkHitQuickly, KswapdHighWmarkHitQuickly, OomKill,
+        PgscanFile, PgstealAnon, PgstealFile, Pageoutrun, Pgrotated, KswapdLowWmarkHitQuickly, KswapdHighWmarkHitQuickly, OomKill,
     ]
 };
 

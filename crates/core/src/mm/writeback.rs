@@ -1,19 +1,56 @@
-//! Background writeback of dirty page cache (mm/page-writeback.c, fs/fs-writeback.c):
-//! the flusher that cleans dirty file pages before reclaim has to meet them.
+//! Dirty page cache and its writeback (mm/page-writeback.c, fs/fs-writeback.c, mm/filemap.c
+//! 6.12): the flusher, the disk's write queue, `PG_writeback` and its completion, and
+//! `balance_dirty_pages`' throttling of writers.
 //!
-//! Every `vm.dirty_writeback_centisecs` (5 s) of simulated time the flusher writes back
-//! the file pages dirtied more than `vm.dirty_expire_centisecs` (30 s) ago; and whenever
-//! the dirty file pages exceed `vm.dirty_background_ratio` (10%) of dirtyable memory
-//! (free + file LRU pages, `global_dirtyable_memory`), it writes back the oldest until
-//! below. A write is device time (`cost.file_write_ns`), `nr_written` and `pgpgout`.
-//! Abstractions: dirty pages are tracked in the order they were dirtied (one queue, not
-//! per inode); a page cleaned and dirtied again may be written at its first dirtying's
-//! expiry; no `balance_dirty_pages` throttling of writers at `vm.dirty_ratio`.
+//! - **Flusher.** Every `vm.dirty_writeback_centisecs` (5 s) it writes back the file pages
+//!   dirtied more than `vm.dirty_expire_centisecs` (30 s) ago (`wb_check_old_data_flush`);
+//!   whenever NR_FILE_DIRTY exceeds the background threshold (`wb_over_bg_thresh`) it
+//!   writes back the oldest until below (`wb_check_background_flush`); reclaim that finds
+//!   only unqueued dirty file folios wakes it to write back everything
+//!   (`wakeup_flusher_threads(WB_REASON_VMSCAN)`, [`Mm::wakeup_flusher_threads`]).
+//! - **Writeback.** Writing a folio back clears `PG_dirty` and sets `PG_writeback`
+//!   (NR_WRITEBACK; `pgpgout` at submission) and queues it on the disk, which writes one
+//!   page per `cost.file_write_ns`, in order. At completion (`folio_end_writeback`)
+//!   `PG_writeback` is cleared, NR_WRITTEN counted, and a folio reclaim marked
+//!   `PG_reclaim` is rotated to the tail of the inactive list / oldest generation
+//!   (`folio_rotate_reclaimable` → `lru_move_tail`, PGROTATED) unless dirty again — the
+//!   engine applies completions through the policy ([`Mm::folio_end_writeback_due`]).
+//! - **Throttling** ([`Mm::balance_dirty_pages`]): with dirty + writeback pages above the
+//!   freerun ceiling `(thresh + bg_thresh) / 2`, a writer pauses per page it dirties
+//!   `1 / task_ratelimit`, `task_ratelimit = dirty_ratelimit × pos_ratio` with the global
+//!   control line's `pos_ratio_polynom` (1 at the setpoint halfway between freerun and the
+//!   limit, 0 at the limit) and `dirty_ratelimit` the disk's write bandwidth (what the
+//!   kernel's estimate converges to for one dirtier), less the time it ran since its last
+//!   pause (`dirty_paused_when`), each pause capped at `wb_max_pause`; at or above the
+//!   limit it sleeps until enough writes complete.
+//!
+//! Thresholds (`domain_dirty_limits`): `vm.dirty_bytes` / `vm.dirty_background_bytes` if
+//! set, else `vm.dirty_ratio` / `vm.dirty_background_ratio` of `global_dirtyable_memory`
+//! (free + file LRU pages + 1; no `totalreserve_pages`); `bg_thresh` is halved to below
+//! `thresh` when not.
+//!
+//! Abstractions: the file system is ext4, which in 6.12 has no `->writepage`, so reclaim
+//! never writes file folios itself (`pageout` returns PAGE_ACTIVATE): only the flusher
+//! does. Dirty pages are queued in dirtying order (one queue, not per inode); a page
+//! dirtied again while under writeback is requeued when that writeback completes. The
+//! disk's write queue is separate from its read queue (sim/filemap.rs) and from swap. No
+//! per-memcg dirty domain (`mdtc`, cgroup writeback), no per-wb share of the thresholds
+//! (`wb_position_ratio`'s wb part), no bandwidth estimation (`dirty_ratelimit` is the
+//! disk's bandwidth), and `balance_dirty_pages` runs on every page dirtied rather than
+//! every `nr_dirtied_pause` pages (the same pauses in total).
 
 use super::page::{is_resident, pg};
+use super::page_alloc::Pfn;
 use super::vmstat::Ev;
 use super::Mm;
 use std::collections::VecDeque;
+
+/// `MAX_PAUSE` (mm/page-writeback.c: `max(HZ/5, 1)`).
+const MAX_PAUSE_NS: u64 = 200_000_000;
+/// One jiffy at Debian's `CONFIG_HZ=250`.
+const JIFFY_NS: u64 = 4_000_000;
+/// `RATELIMIT_CALC_SHIFT`.
+const RATELIMIT_CALC_SHIFT: u32 = 10;
 
 #[derive(Default)]
 pub struct Writeback {
@@ -21,13 +58,32 @@ pub struct Writeback {
     queue: VecDeque<(u32, u64)>,
     /// `NR_FILE_DIRTY`: resident dirty file pages.
     pub nr_dirty: u64,
+    /// `NR_WRITEBACK`: folios under writeback.
+    pub nr_writeback: u64,
+    /// Folios under writeback and when their write completes, in completion order.
+    inflight: VecDeque<(Pfn, u64)>,
+    /// When the disk has written everything queued so far (ns).
+    busy_until: u64,
     /// When the periodic flusher runs next (ns).
     pub next_run: u64,
+    /// `current->dirty_paused_when`: the writer's last pause ended then (ns).
+    dirty_paused_when: u64,
 }
 
 impl Writeback {
     pub fn new(first_run: u64) -> Self {
         Writeback { next_run: first_run, ..Default::default() }
+    }
+
+    /// When the next queued write completes (u64::MAX: none in flight).
+    #[inline]
+    pub fn next_done(&self) -> u64 {
+        self.inflight.front().map_or(u64::MAX, |&(_, t)| t)
+    }
+
+    /// When the `n`-th write from now (1-based) completes, if that many are in flight.
+    pub fn nth_done(&self, n: usize) -> Option<u64> {
+        n.checked_sub(1).and_then(|i| self.inflight.get(i)).map(|&(_, t)| t)
     }
 }
 
@@ -40,45 +96,147 @@ impl Mm {
         self.wb.nr_dirty += 1;
         self.vmstat.count(Ev::NrDirtied, 1);
         self.wb.queue.push_back((self.frames.page(pfn), now));
-        self.wb.nr_dirty > self.dirty_background_thresh()
+        self.wb.nr_dirty > self.dirty_limits().0
     }
 
-    /// A dirty file folio is written back (by the flusher, or for reclaim): it is clean.
-    pub fn folio_writeback(&mut self, pfn: u32) {
-        debug_assert!(self.frames.test(pfn, pg::DIRTY) && self.frames.is_file(pfn));
+    /// The flusher writes a dirty file folio back at `now` (`folio_clear_dirty_for_io`,
+    /// `folio_start_writeback`, `submit_bio` counting PGPGOUT): it is clean and under
+    /// writeback until the disk has written it.
+    pub fn folio_start_writeback(&mut self, pfn: Pfn, now: u64) {
+        debug_assert!(self.frames.test(pfn, pg::DIRTY) && self.frames.is_file(pfn) && !self.frames.test(pfn, pg::WRITEBACK));
         self.frames.clear(pfn, pg::DIRTY);
+        self.frames.set(pfn, pg::WRITEBACK);
         self.wb.nr_dirty -= 1;
-        self.vmstat.count(Ev::NrWritten, 1);
+        self.wb.nr_writeback += 1;
         self.vmstat.count(Ev::Pgpgout, 4);
-        self.io_write_ns += self.cfg.cost.file_write_ns;
+        let cost = self.cfg.cost.file_write_ns;
+        self.io_write_ns += cost;
+        self.wb.busy_until = self.wb.busy_until.max(now) + cost;
+        self.wb.inflight.push_back((pfn, self.wb.busy_until));
     }
 
-    /// `dirty_background_ratio` of `global_dirtyable_memory` (free + file LRU pages).
-    fn dirty_background_thresh(&self) -> u64 {
+    /// The next write completed by `now`, if any (`folio_end_writeback`): `PG_writeback`
+    /// cleared, NR_WRITTEN counted; a folio dirtied again meanwhile is queued for the
+    /// flusher again. Returns the folio and whether it had `PG_reclaim` and is still a
+    /// candidate for `folio_rotate_reclaimable` (on an LRU list, clean, evictable) — the
+    /// caller moves it to the tail (the policy's `folio_rotate_reclaimable`).
+    pub fn folio_end_writeback_due(&mut self, now: u64) -> Option<(Pfn, bool)> {
+        let &(pfn, done) = self.wb.inflight.front()?;
+        if done > now {
+            return None;
+        }
+        self.wb.inflight.pop_front();
+        debug_assert!(self.frames.test(pfn, pg::WRITEBACK));
+        let f = self.frames.flags(pfn);
+        let rotate = f & pg::RECLAIM != 0 && f & (pg::DIRTY | pg::UNEVICTABLE) == 0 && f & pg::LRU != 0;
+        self.frames.clear(pfn, pg::RECLAIM | pg::WRITEBACK);
+        self.wb.nr_writeback -= 1;
+        self.vmstat.count(Ev::NrWritten, 1);
+        if f & pg::DIRTY != 0 {
+            self.wb.queue.push_back((self.frames.page(pfn), done));
+        }
+        Some((pfn, rotate))
+    }
+
+    /// `domain_dirty_limits` of the global domain: (bg_thresh, thresh) in pages.
+    pub fn dirty_limits(&self) -> (u64, u64) {
+        const PAGE: u64 = reclaimlab_trace::PAGE_SIZE;
         let file: u64 = (0..self.nr_nodes() as u16)
             .map(|n| self.node_lru_pages(n, super::lruvec::LruList::InactiveFile) + self.node_lru_pages(n, super::lruvec::LruList::ActiveFile))
             .sum();
-        (self.total_free_pages() + file) * self.cfg.dirty_background_ratio / 100
+        // global_dirtyable_memory
+        let avail = self.total_free_pages() + file + 1;
+        let c = &self.cfg;
+        let thresh = if c.dirty_bytes != 0 { c.dirty_bytes.div_ceil(PAGE) } else { c.dirty_ratio * PAGE / 100 * avail / PAGE };
+        let bg = if c.dirty_background_bytes != 0 { c.dirty_background_bytes.div_ceil(PAGE) } else { c.dirty_background_ratio * PAGE / 100 * avail / PAGE };
+        (if bg >= thresh { thresh / 2 } else { bg }, thresh)
     }
 
     /// Run the flusher at `now`: write back expired dirty pages, then the oldest until
     /// below the background threshold. `periodic` advances the next periodic run.
     pub fn wb_writeback(&mut self, now: u64, periodic: bool) {
         let expire = self.cfg.dirty_expire_ns;
-        let thresh = self.dirty_background_thresh();
+        let thresh = self.dirty_limits().0;
         while let Some(&(page, dirtied)) = self.wb.queue.front() {
             let expired = dirtied + expire <= now;
             if !expired && self.wb.nr_dirty <= thresh {
                 break;
             }
             self.wb.queue.pop_front();
-            let pfn = self.pages.pte[page as usize];
-            if is_resident(pfn) && self.frames.test(pfn, pg::DIRTY) && self.frames.is_file(pfn) {
-                self.folio_writeback(pfn);
-            }
+            self.write_queued(page, now);
         }
         if periodic {
             self.wb.next_run = if self.cfg.dirty_writeback_ns == 0 { u64::MAX } else { now + self.cfg.dirty_writeback_ns };
         }
+    }
+
+    /// `wakeup_flusher_threads(WB_REASON_VMSCAN)` (mm/vmscan.c 6.12): `wb_start_writeback`
+    /// with `WB_start_all` writes back every dirty page.
+    pub fn wakeup_flusher_threads(&mut self, now: u64) {
+        while let Some((page, _)) = self.wb.queue.pop_front() {
+            self.write_queued(page, now);
+        }
+    }
+
+    /// Write a page popped from the dirty queue if it is still a dirty resident file page;
+    /// one already under writeback is skipped (WB_SYNC_NONE) and requeued at completion.
+    fn write_queued(&mut self, page: u32, now: u64) {
+        let pfn = self.pages.pte[page as usize];
+        if is_resident(pfn) && self.frames.is_file(pfn) && self.frames.flags(pfn) & (pg::DIRTY | pg::WRITEBACK) == pg::DIRTY {
+            self.folio_start_writeback(pfn, now);
+        }
+    }
+
+    /// `balance_dirty_pages` after the workload dirtied one page at `now`: the pause (ns)
+    /// the writer sleeps (`io_schedule_timeout`; not a memory stall). Starts background
+    /// writeback above the background threshold.
+    pub fn balance_dirty_pages(&mut self, now: u64) -> u64 {
+        let (bg_thresh, thresh) = self.dirty_limits();
+        if self.wb.nr_dirty > bg_thresh {
+            self.wb_writeback(now, false);
+        }
+        let dirty = self.wb.nr_dirty + self.wb.nr_writeback;
+        let freerun = (thresh + bg_thresh) / 2;
+        if dirty <= freerun {
+            self.wb.dirty_paused_when = now;
+            return 0;
+        }
+        let limit = thresh.max(freerun + 1);
+        // wb_max_pause: the time to write an eighth of wb_dirty at the disk's bandwidth
+        // (pages/s), at most MAX_PAUSE.
+        let write_ns = self.cfg.cost.file_write_ns.max(1);
+        let bw = 1_000_000_000 / write_ns;
+        let hz8 = (1 + 250 / 8u64).next_power_of_two();
+        let max_pause = ((dirty / (1 + bw / hz8) + 1) * JIFFY_NS).min(MAX_PAUSE_NS);
+        if dirty >= limit {
+            // pos_ratio 0 (task_ratelimit 0): sleep max_pause at a time until writeback
+            // has brought dirty + writeback below the limit.
+            let need = (dirty - limit + 1) as usize;
+            let pause = match self.wb.nth_done(need) {
+                Some(t) => t.saturating_sub(now).max(1),
+                None => max_pause,
+            };
+            self.wb.dirty_paused_when = now + pause;
+            return pause;
+        }
+        // pos_ratio_polynom: 1 + ((setpoint − dirty) / (limit − setpoint))³.
+        let setpoint = (freerun + limit) / 2;
+        let x = ((setpoint as i64 - dirty as i64) << RATELIMIT_CALC_SHIFT) / ((limit - setpoint) as i64 | 1);
+        let mut pos = x;
+        pos = pos * x >> RATELIMIT_CALC_SHIFT;
+        pos = pos * x >> RATELIMIT_CALC_SHIFT;
+        pos = (pos + (1 << RATELIMIT_CALC_SHIFT)).clamp(0, 2 << RATELIMIT_CALC_SHIFT);
+        let period = if pos == 0 { max_pause } else { (write_ns << RATELIMIT_CALC_SHIFT) / pos as u64 };
+        // period = HZ * pages_dirtied / task_ratelimit (task_ratelimit = bw * pos_ratio),
+        // less the time the writer spent since its last pause; a writer slower than that
+        // is not paused, its virtual pause time moves on (or is reset after 1 s behind).
+        let think = now.saturating_sub(self.wb.dirty_paused_when);
+        if period <= think {
+            self.wb.dirty_paused_when = if think - period > 1_000_000_000 { now } else { self.wb.dirty_paused_when + period };
+            return 0;
+        }
+        let pause = (period - think).min(max_pause);
+        self.wb.dirty_paused_when = now + pause;
+        pause
     }
 }

@@ -61,6 +61,12 @@ pub trait ReclaimPolicy: Send + 'static {
     /// inactive list, `PG_active`/`PG_referenced` cleared (DAMOS lru_deprio and cold).
     fn folio_deactivate(&mut self, mm: &mut Mm, pfn: Pfn);
 
+    /// `folio_rotate_reclaimable` → `lru_move_tail` (mm/swap.c 6.12): a folio reclaim
+    /// marked PG_reclaim finished writeback clean: to the tail of the inactive list (the
+    /// oldest generation), PG_active cleared, PGROTATED. Called only for a folio on an
+    /// LRU list. Reference-cache policies have no list order to change.
+    fn folio_rotate_reclaimable(&mut self, _mm: &mut Mm, _pfn: Pfn) {}
+
     /// Check the policy's list structure against `mm` (tests).
     fn check_invariants(&self, mm: &Mm) -> Result<(), String>;
 

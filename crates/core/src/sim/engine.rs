@@ -211,13 +211,32 @@ impl<P: ReclaimPolicy> Machine<P> {
     }
 
     /// A write to a clean page: anon pages are dirty by nature; a file page is accounted
-    /// for the flusher, which is woken at once above the background threshold.
+    /// for the flusher, and the writer goes through `balance_dirty_pages` (which wakes
+    /// the flusher above the background threshold and may pause the writer: mm/writeback.rs).
     #[inline(never)]
     pub(super) fn mark_dirty(&mut self, pfn: Pfn) {
         if !self.mm.frames.is_file(pfn) {
             self.mm.frames.set(pfn, pg::DIRTY);
-        } else if self.mm.account_dirtied(pfn, self.now) {
-            self.mm.wb_writeback(self.now, false);
+            return;
+        }
+        self.mm.account_dirtied(pfn, self.now);
+        let pause = self.mm.balance_dirty_pages(self.now);
+        if pause > 0 {
+            self.now += pause;
+            self.rec.dirty_throttle_ns += pause;
+        }
+        // Writes were queued, or completed while the writer slept: see them at the end of
+        // this access.
+        self.next_event = self.next_event.min(self.now);
+    }
+
+    /// `folio_end_writeback` for every write the disk has completed by `now`, rotating
+    /// PG_reclaim folios through the policy (`folio_rotate_reclaimable`).
+    pub fn end_writeback_due(&mut self, now: u64) {
+        while let Some((pfn, rotate)) = self.mm.folio_end_writeback_due(now) {
+            if rotate {
+                self.policy.folio_rotate_reclaimable(&mut self.mm, pfn);
+            }
         }
     }
 
@@ -230,9 +249,10 @@ impl<P: ReclaimPolicy> Machine<P> {
         if self.now >= self.mm.wb.next_run {
             self.mm.wb_writeback(self.now, true);
         }
+        self.end_writeback_due(self.now);
         self.mm.flush_memcg_stats_due(self.now);
         self.rec.sample_due(&self.mm, &self.kswapd, self.now, self.accesses);
-        let mut next = self.rec.next_sample.min(self.mm.wb.next_run).min(self.mm.next_stats_flush);
+        let mut next = self.rec.next_sample.min(self.mm.wb.next_run).min(self.mm.next_stats_flush).min(self.mm.wb.next_done());
         for k in &self.kswapd {
             if k.active {
                 next = next.min(k.clock_ns);
@@ -248,8 +268,10 @@ impl<P: ReclaimPolicy> Machine<P> {
         Ok(())
     }
 
-    /// Let every active kswapd run until its clock passes the workload's.
+    /// Let every active kswapd run until its clock passes the workload's (writes the
+    /// disk completed by then are applied first).
     fn kswapd_catch_up(&mut self) {
+        self.end_writeback_due(self.now);
         for i in 0..self.kswapd.len() {
             while self.kswapd[i].active && self.kswapd[i].clock_ns <= self.now {
                 self.mm.now = self.kswapd[i].clock_ns;
@@ -522,6 +544,10 @@ impl<P: ReclaimPolicy> Engine for Machine<P> {
         let dirty = self.mm.pages.pte.iter().filter(|&&p| is_resident(p) && self.mm.frames.is_file(p) && self.mm.frames.test(p, pg::DIRTY)).count() as u64;
         if dirty != self.mm.wb.nr_dirty {
             return Err(format!("{dirty} dirty file pages but nr_dirty {}", self.mm.wb.nr_dirty));
+        }
+        let writeback = self.mm.pages.pte.iter().filter(|&&p| is_resident(p) && self.mm.frames.test(p, pg::WRITEBACK)).count() as u64;
+        if writeback != self.mm.wb.nr_writeback {
+            return Err(format!("{writeback} pages under writeback but nr_writeback {}", self.mm.wb.nr_writeback));
         }
         if self.mm.swap.used > self.mm.swap.total {
             return Err("swap over-committed".into());

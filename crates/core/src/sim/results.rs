@@ -63,6 +63,8 @@ pub struct Recorder {
     pub direct_reclaim_ns: u64,
     pub memcg_reclaim_ns: u64,
     pub io_wait_ns: u64,
+    /// Time writers slept in `balance_dirty_pages`.
+    pub dirty_throttle_ns: u64,
     pub major_faults: u64,
     pub touched_pages: u64,
     mem_integral: u128,
@@ -87,6 +89,7 @@ impl Recorder {
             direct_reclaim_ns: 0,
             memcg_reclaim_ns: 0,
             io_wait_ns: 0,
+            dirty_throttle_ns: 0,
             major_faults: 0,
             touched_pages: 0,
             mem_integral: 0,
@@ -168,6 +171,7 @@ impl Recorder {
             ("nr_active_file", lru_total(mm, LruList::ActiveFile)),
             ("nr_unevictable", lru_total(mm, LruList::Unevictable)),
             ("nr_dirty", mm.wb.nr_dirty),
+            ("nr_writeback", mm.wb.nr_writeback),
         ];
         for (name, n) in v.iter() {
             vmstat.push((name, n));
@@ -198,6 +202,7 @@ impl Recorder {
             ("memcg_reclaim_s", secs(self.memcg_reclaim_ns)),
             ("io_wait_s", secs(self.io_wait_ns)),
             ("io_write_s", secs(mm.io_write_ns)),
+            ("dirty_throttle_s", secs(self.dirty_throttle_ns)),
             ("major_faults", self.major_faults as f64),
             ("refaults_per_s", per_s(refaults as f64)),
             ("zram_pool_bytes", (mm.swap.zram_pool.len() as u64 * reclaimlab_trace::PAGE_SIZE) as f64),

@@ -27,6 +27,8 @@
 //! until woken. A pass that ends unbalanced goes round at once and counts
 //! KSWAPD_HIGH_WMARK_HIT_QUICKLY. The nap is on the simulated clock; the THP machine
 //! (crate::thp) creates its kswapd without it ([`Kswapd::new`]).
+//! `reclaim_throttle(VMSCAN_THROTTLE_WRITEBACK)` (see policy/classic/vmscan.rs
+//! `writeback_feedback`) sleeps on kswapd's clock without CPU.
 //! Abstractions: order-0 only. `pgdat_balanced` and `nr_to_reclaim` use
 //! `high_wmark_pages`, which adds the boost (spec A.5).
 
@@ -73,9 +75,20 @@ impl Kswapd {
         Kswapd { nap: true, ..Kswapd::new(node) }
     }
 
-    /// `prepare_kswapd_sleep`: the node is hopeless or balanced.
-    fn can_sleep(&self, mm: &Mm) -> bool {
-        mm.nodes[self.node as usize].kswapd_failures >= MAX_RECLAIM_RETRIES || mm.pgdat_balanced(self.node, 0)
+    /// `prepare_kswapd_sleep`: the node is hopeless or balanced; a balanced node's
+    /// PGDAT_DIRTY and PGDAT_WRITEBACK are cleared (`clear_pgdat_congested`, 6.12).
+    fn can_sleep(&self, mm: &mut Mm) -> bool {
+        let n = &mut mm.nodes[self.node as usize];
+        if n.kswapd_failures >= MAX_RECLAIM_RETRIES {
+            return true;
+        }
+        if mm.pgdat_balanced(self.node, 0) {
+            let n = &mut mm.nodes[self.node as usize];
+            n.pgdat_dirty = false;
+            n.pgdat_writeback = false;
+            return true;
+        }
+        false
     }
 
     /// `wakeup_kswapd`: an allocation at time `now` fell below the low watermark.
@@ -147,6 +160,8 @@ impl Kswapd {
             .map(|&z| mm.buddy.zones[z].high_wmark_pages().max(SWAP_CLUSTER_MAX))
             .sum();
         shrink_node(mm, p, node, sc);
+        // reclaim_throttle's sleep is on kswapd's clock, not its CPU.
+        let slept = std::mem::take(&mut sc.throttle_ns);
         // "Limit the priority of boosting to avoid reclaim writeback."
         let raise_priority = sc.nr_scanned < sc.nr_to_reclaim && !(boosting && sc.priority == DEF_PRIORITY - 2);
         let nr_reclaimed = sc.nr_reclaimed - reclaimed_before;
@@ -157,7 +172,7 @@ impl Kswapd {
                 mm.nodes[node as usize].kswapd_failures += 1;
             }
             let spent = (self.sc.cost_ns - cost_before).max(MIN_STEP_NS);
-            self.clock_ns += spent;
+            self.clock_ns += spent + slept;
             self.cpu_ns += spent;
             let balanced = mm.pgdat_balanced(node, 0);
             self.finish_pass(mm, balanced);
@@ -168,7 +183,7 @@ impl Kswapd {
             sc.priority -= 1;
         }
         let spent = (self.sc.cost_ns - cost_before).max(MIN_STEP_NS);
-        self.clock_ns += spent;
+        self.clock_ns += spent + slept;
         self.cpu_ns += spent;
         if self.sc.priority < 1 {
             if self.sc.nr_reclaimed == 0 && !self.sc.no_cache_trim_mode && self.sc.cache_trim_mode_failed {

@@ -46,6 +46,19 @@ pub enum FolioReferences {
     Activate,
 }
 
+/// `scan_control.nr`: what `shrink_folio_list` met during one `shrink_node`, read by its
+/// dirty/writeback feedback (flusher wake-up, PGDAT_DIRTY/PGDAT_WRITEBACK, throttling).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct ScanNr {
+    pub dirty: u64,
+    pub unqueued_dirty: u64,
+    pub congested: u64,
+    pub writeback: u64,
+    pub immediate: u64,
+    pub file_taken: u64,
+    pub taken: u64,
+}
+
 /// `struct scan_control` (the fields the model uses).
 #[derive(Clone, Debug)]
 pub struct ScanControl {
@@ -74,6 +87,9 @@ pub struct ScanControl {
     pub cost_ns: u64,
     /// `shrink_folio_list(..., ignore_references)`: `reclaim_pages` (DAMOS pageout).
     pub ignore_references: bool,
+    pub nr: ScanNr,
+    /// Time the reclaimer slept in `reclaim_throttle` (ns): on its clock, not CPU.
+    pub throttle_ns: u64,
 }
 
 impl ScanControl {
@@ -102,6 +118,8 @@ impl ScanControl {
             nr_reclaimed: 0,
             cost_ns: 0,
             ignore_references: false,
+            nr: ScanNr::default(),
+            throttle_ns: 0,
         }
     }
 
@@ -144,6 +162,7 @@ impl ScanControl {
 /// cache-trim mode marks `cache_trim_mode_failed`.
 pub fn shrink_node<P: ReclaimPolicy>(mm: &mut Mm, p: &mut P, node: u16, sc: &mut ScanControl) {
     let before = sc.nr_reclaimed;
+    sc.nr = ScanNr::default();
     p.shrink_node(mm, node, sc);
     if sc.nr_reclaimed > before {
         mm.nodes[node as usize].kswapd_failures = 0;

@@ -3,8 +3,11 @@
 //! For each folio, oldest first: the policy's `folio_check_references` decides
 //! activate / keep / reclaim; reclaim of an anon folio needs a swap slot (and, on
 //! zram, room in the compressed pool) and writes it out (`pageout`); mapped folios are
-//! unmapped; dirty file folios are handed to the flusher (`PG_reclaim`, activated, as
-//! the kernel does for reclaimers) and written back at the device's cost; clean folios
+//! unmapped; dirty file folios and folios under writeback are marked `PG_reclaim` and
+//! activated, for the flusher to write and `folio_end_writeback` to rotate back to the
+//! tail (6.12's rules, which count `nr_vmscan_immediate_reclaim`, `nr_immediate` and the
+//! PGDAT_DIRTY/PGDAT_WRITEBACK feedback; the file system, ext4, has no `->writepage`, so
+//! reclaim writes no file folio itself); clean folios
 //! are freed with a shadow entry (`__remove_mapping` → `workingset_eviction`).
 //! Folios that survive stay in `folios` with `PG_active` set or not, for the policy's
 //! putback (`move_folios_to_lru`).
@@ -28,6 +31,10 @@ pub struct ReclaimStat {
     pub nr_pageout: u64,
     pub nr_activate: [u64; 2],
     pub nr_dirty: u64,
+    pub nr_unqueued_dirty: u64,
+    pub nr_congested: u64,
+    pub nr_writeback: u64,
+    pub nr_immediate: u64,
 }
 
 /// Grow the zram pool to hold one more compressed page. Reclaimers run with
@@ -62,25 +69,56 @@ pub fn shrink_folio_list<P: ReclaimPolicy>(mm: &mut Mm, p: &mut P, folios: &mut 
         sc.cost_ns += cost.scan_ns;
         let file = mm.frames.is_file(pfn);
         let mut activate = false;
-        let references = if sc.ignore_references { FolioReferences::Reclaim } else { p.folio_check_references(mm, pfn, sc) };
+        // folio_check_dirty_writeback: only file folios count (anon is written by pageout).
+        let f = mm.frames.flags(pfn);
+        let (dirty, writeback) = (file && f & pg::DIRTY != 0, file && f & pg::WRITEBACK != 0);
+        if dirty || writeback {
+            stat.nr_dirty += 1;
+        }
+        if dirty && !writeback {
+            stat.nr_unqueued_dirty += 1;
+        }
+        if writeback && f & pg::RECLAIM != 0 {
+            stat.nr_congested += 1;
+        }
+        let references = if writeback {
+            // Under writeback (mm/vmscan.c 6.12): case 1, kswapd meeting a PG_reclaim folio
+            // on a PGDAT_WRITEBACK node, counts nr_immediate; case 2 (cgroup v2's
+            // writeback_throttling_sane) marks it PG_reclaim for rotation at completion.
+            // Both activate it; case 3 (cgroup v1) is not modelled.
+            if sc.is_kswapd() && f & pg::RECLAIM != 0 && mm.nodes[mm.node_of(pfn) as usize].pgdat_writeback {
+                stat.nr_immediate += 1;
+            } else {
+                mm.frames.set(pfn, pg::RECLAIM);
+                stat.nr_writeback += 1;
+            }
+            FolioReferences::Activate
+        } else if sc.ignore_references {
+            FolioReferences::Reclaim
+        } else {
+            p.folio_check_references(mm, pfn, sc)
+        };
         match references {
             FolioReferences::Activate => activate = true,
             FolioReferences::Keep => {}
             FolioReferences::Reclaim | FolioReferences::ReclaimClean => {
-                if file && mm.frames.test(pfn, pg::DIRTY) {
-                    // Dirty file folio (A.7): it is unmapped, then — reclaimers other than
-                    // kswapd never write file folios, and the model has no PGDAT_DIRTY —
-                    // marked PG_reclaim and activated, whatever RECLAIM_CLEAN says. The
-                    // flusher writes it back; the model completes that writeback at once
-                    // (device time, not a stall), which also ends PG_reclaim.
-                    stat.nr_dirty += 1;
+                if dirty {
+                    // A dirty file folio is unmapped first (try_to_unmap), then (6.12):
+                    // unless it is kswapd meeting it again with PG_reclaim on a PGDAT_DIRTY
+                    // node, it is marked PG_reclaim ("immediately reclaim when written
+                    // back"), NR_VMSCAN_IMMEDIATE, and activated. Otherwise RECLAIM_CLEAN
+                    // keeps it, and pageout finds no ->writepage (ext4): activated.
                     if mm.frames.test_and_clear(pfn, pg::MAPPED) {
                         mm.frames.clear(pfn, pg::YOUNG);
                         sc.cost_ns += cost.unmap_ns;
                     }
-                    mm.folio_writeback(pfn);
-                    mm.vmstat.count(Ev::NrVmscanImmediate, 1);
-                    activate = true;
+                    if !sc.is_kswapd() || f & pg::RECLAIM == 0 || !mm.nodes[mm.node_of(pfn) as usize].pgdat_dirty {
+                        mm.vmstat.count(Ev::NrVmscanImmediate, 1);
+                        mm.frames.set(pfn, pg::RECLAIM);
+                        activate = true;
+                    } else {
+                        activate = references != FolioReferences::ReclaimClean && sc.may_writepage;
+                    }
                 } else if !file && !can_swap_out(mm, pfn, sc) {
                     // add_to_swap failed: activate_locked_split.
                     activate = true;

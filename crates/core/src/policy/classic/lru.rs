@@ -106,3 +106,19 @@ pub fn lru_deactivate<V: ClassicVariant>(c: &Classic<V>, mm: &mut Mm, pfn: Pfn) 
     lruvec_add_folio(c, mm, lv, pfn);
     mm.count_lruvec_events(lv, Ev::Pgdeactivate, 1);
 }
+
+/// `lru_move_tail` (mm/swap.c 6.12, from `folio_rotate_reclaimable`): an evictable folio
+/// goes to the tail of its inactive list, `PG_active` cleared; PGROTATED.
+pub fn lru_move_tail<V: ClassicVariant>(c: &Classic<V>, mm: &mut Mm, pfn: Pfn) {
+    if mm.frames.test(pfn, pg::UNEVICTABLE) {
+        return;
+    }
+    let lv = mm.folio_lruvec(pfn);
+    lruvec_del_folio(c, mm, lv, pfn);
+    mm.frames.clear(pfn, pg::ACTIVE);
+    let lru = folio_lru_list(mm, pfn);
+    mm.lists.add_tail(c.head(lv, lru as usize), pfn);
+    mm.update_lru_size(lv, lru, 1);
+    mm.frames.set(pfn, pg::LRU);
+    mm.vmstat.count(Ev::Pgrotated, 1);
+}

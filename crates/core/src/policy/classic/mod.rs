@@ -118,6 +118,10 @@ impl<V: ClassicVariant> ReclaimPolicy for Classic<V> {
         lru::lru_deactivate(self, mm, pfn)
     }
 
+    fn folio_rotate_reclaimable(&mut self, mm: &mut Mm, pfn: Pfn) {
+        lru::lru_move_tail(self, mm, pfn)
+    }
+
     fn check_invariants(&self, mm: &Mm) -> Result<(), String> {
         for (lv, _) in self.heads.iter().enumerate() {
             for lru in 0..NR_LRU_LISTS {

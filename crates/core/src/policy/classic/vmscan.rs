@@ -182,6 +182,20 @@ fn shrink_inactive_list<V: ClassicVariant>(c: &mut Classic<V>, mm: &mut Mm, nr_t
     let stat = shrink_folio_list(mm, c, &mut folios, sc);
     move_folios_to_lru(c, mm, &folios);
     mm.lru_note_cost(lv, file, stat.nr_pageout, nr_scanned - stat.nr_reclaimed);
+    // mm/vmscan.c 6.12: only unqueued dirty folios taken → the flushers are not doing
+    // their job: wake them (cgroup v2 does not throttle here).
+    if stat.nr_unqueued_dirty == nr_scanned {
+        mm.wakeup_flusher_threads(mm.now);
+    }
+    sc.nr.dirty += stat.nr_dirty;
+    sc.nr.congested += stat.nr_congested;
+    sc.nr.unqueued_dirty += stat.nr_unqueued_dirty;
+    sc.nr.writeback += stat.nr_writeback;
+    sc.nr.immediate += stat.nr_immediate;
+    sc.nr.taken += nr_scanned;
+    if file {
+        sc.nr.file_taken += nr_scanned;
+    }
     c.isolated = folios;
     stat.nr_reclaimed
 }
@@ -282,6 +296,30 @@ pub fn shrink_lruvec<V: ClassicVariant>(c: &mut Classic<V>, mm: &mut Mm, lv: Lru
 pub fn shrink_node<V: ClassicVariant>(c: &mut Classic<V>, mm: &mut Mm, node: u16, sc: &mut ScanControl) {
     prepare_scan_control(mm, node, sc);
     shrink_node_memcgs(mm, node, sc, |mm, lv, sc| shrink_lruvec(c, mm, lv, sc));
+    if sc.is_kswapd() {
+        writeback_feedback(mm, node, sc);
+    }
+}
+
+/// kswapd's part of `shrink_node` after the memcgs (mm/vmscan.c 6.12): PGDAT_WRITEBACK when
+/// every folio taken was under writeback, PGDAT_DIRTY when every file folio taken was
+/// unqueued dirty (so the next pass may `pageout` them), and `reclaim_throttle(pgdat,
+/// VMSCAN_THROTTLE_WRITEBACK)` when it met PG_reclaim folios still under writeback: sleep
+/// until SWAP_CLUSTER_MAX more writes complete (`__acct_reclaim_writeback`'s wake-up), at
+/// most HZ/10. MGLRU's root reclaim returns before this, as in the kernel.
+fn writeback_feedback(mm: &mut Mm, node: u16, sc: &mut ScanControl) {
+    let n = &mut mm.nodes[node as usize];
+    if sc.nr.writeback != 0 && sc.nr.writeback == sc.nr.taken {
+        n.pgdat_writeback = true;
+    }
+    if sc.nr.unqueued_dirty == sc.nr.file_taken {
+        n.pgdat_dirty = true;
+    }
+    if sc.nr.immediate != 0 {
+        let timeout = mm.timer_ns(100_000_000);
+        let woken = mm.wb.nth_done(SWAP_CLUSTER_MAX as usize + 1).map(|t| t.saturating_sub(mm.now));
+        sc.throttle_ns += woken.unwrap_or(timeout).min(timeout);
+    }
 }
 
 /// `kswapd_age_node` (non-MGLRU): if the node's anon inactive list is low, deactivate

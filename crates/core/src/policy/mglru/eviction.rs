@@ -5,9 +5,11 @@
 //! `should_abort_scan`, `set_initial_priority`, the MGLRU branch of
 //! `folio_check_references`, and kswapd's `lru_gen_age_node` (min_ttl).
 //! Root reclaim's `shrink_many` and `shrink_one` walk the memcg LRU (`memcg_lru.rs`).
-//! Abstractions: dirty file folios found by `sort_folio` are written back by the
-//! "flusher" at once and rotated to the tail of the oldest generation, where the same
-//! scan isolates them.
+//! Dirty and writeback folios (v6.15 `sort_folio`, "waiting for writeback"): a dirty
+//! file folio or one under writeback moves to `min_seq + 1` with PG_reclaim
+//! (`folio_inc_gen(.., true)`), counted in `nr.file_taken`/`nr.unqueued_dirty`;
+//! `try_to_shrink_lruvec` wakes the flushers when every file folio taken was unqueued
+//! dirty; `folio_end_writeback` rotates it to the oldest generation's tail.
 
 use super::aging::{lru_gen_look_around, prefetch_isolated, try_to_inc_max_seq};
 use super::host_time::{self, Path};
@@ -22,7 +24,7 @@ use crate::mm::page_alloc::{Pfn, WMARK_HIGH};
 use crate::mm::prefetch::prefetch;
 use crate::mm::vmstat::Ev;
 use crate::mm::Mm;
-use crate::vmscan::{shrink_folio_list, shrink_node_memcgs, FolioReferences, ScanControl, DEF_PRIORITY};
+use crate::vmscan::{shrink_folio_list, shrink_node_memcgs, FolioReferences, ScanControl, ScanNr, DEF_PRIORITY};
 
 /// `get_swappiness`: 0 without `may_swap` or with fewer than MIN_LRU_BATCH free slots.
 pub fn get_swappiness(mm: &Mm, sc: &ScanControl) -> u32 {
@@ -102,6 +104,11 @@ impl<V: MglruVariant> Mglru<V> {
                 break;
             }
         }
+        // "If too many file cache in the coldest generation can't be evicted due to being
+        // dirty, wake up the flusher" (mm/vmscan.c 6.12; cgroup v2 does not throttle).
+        if V::WAKES_FLUSHERS && sc.nr.unqueued_dirty != 0 && sc.nr.unqueued_dirty == sc.nr.file_taken {
+            mm.wakeup_flusher_threads(mm.now);
+        }
         nr_to_scan < 0
     }
 
@@ -123,6 +130,7 @@ impl<V: MglruVariant> Mglru<V> {
         loop {
             let stat = shrink_folio_list(mm, self, &mut list, sc);
             sc.nr_reclaimed += stat.nr_reclaimed;
+            sc.nr.unqueued_dirty += stat.nr_unqueued_dirty;
             // Rejected folios: some get one retry; the rest are put back.
             let g = &self.lrugens[lv as usize];
             let mut clean = Vec::new();
@@ -192,7 +200,7 @@ impl<V: MglruVariant> Mglru<V> {
             }
             scanned += 1;
             sc.cost_ns += mm.cfg.cost.scan_ns;
-            if V::sort_folio(mm, g, lv, pfn, tier) {
+            if V::sort_folio(mm, g, lv, pfn, tier, &mut sc.nr) {
                 sorted += 1;
             } else {
                 V::isolate_folio(mm, g, lv, pfn);
@@ -217,6 +225,9 @@ impl<V: MglruVariant> Mglru<V> {
         mm.count_memcg_events(memcg, item, isolated);
         mm.count_memcg_events(memcg, Ev::Pgrefill, sorted);
         mm.vmstat.count(Ev::by_type(Ev::PgscanAnon, ty == LRU_GEN_FILE), isolated);
+        if ty == LRU_GEN_FILE {
+            sc.nr.file_taken += isolated;
+        }
         if isolated != 0 || remaining == 0 {
             scanned
         } else {
@@ -381,7 +392,7 @@ pub fn check_references<V: MglruVariant>(mm: &mut Mm, g: &mut LruGen, lv: Lruvec
 /// retry; the rest must not land in the oldest generation again (PG_active).
 pub fn rejected_folio(mm: &mut Mm, g: &LruGen, pfn: Pfn, skip_retry: bool) -> bool {
     let f = mm.frames.flags(pfn);
-    if !skip_retry && f & (pg::ACTIVE | pg::MAPPED | pg::DIRTY) == 0 {
+    if !skip_retry && f & (pg::ACTIVE | pg::MAPPED | pg::DIRTY | pg::WRITEBACK) == 0 {
         return true;
     }
     let t = folio_type(mm, pfn);
@@ -393,7 +404,7 @@ pub fn rejected_folio(mm: &mut Mm, g: &LruGen, pfn: Pfn, skip_retry: bool) -> bo
 }
 
 /// `sort_folio`: true = not for reclaim now (moved to another generation or list).
-pub fn sort_folio(mm: &mut Mm, g: &mut LruGen, lv: LruvecId, pfn: Pfn, tier_idx: usize) -> bool {
+pub fn sort_folio(mm: &mut Mm, g: &mut LruGen, lv: LruvecId, pfn: Pfn, tier_idx: usize, nr: &mut ScanNr) -> bool {
     let gen = folio_lru_gen(mm, pfn).expect("on an MGLRU list");
     let ty = folio_type(mm, pfn);
     let refs = folio_lru_refs(mm, pfn);
@@ -412,8 +423,7 @@ pub fn sort_folio(mm: &mut Mm, g: &mut LruGen, lv: LruvecId, pfn: Pfn, tier_idx:
         }
         return true;
     }
-    sort_writeback(mm, pfn, ty);
-    false
+    sort_writeback(mm, g, lv, pfn, ty, Some(nr))
 }
 
 /// `sort_folio`'s "promoted" step (every version): a folio aging moved to another
@@ -426,13 +436,27 @@ pub(super) fn sort_promoted(mm: &mut Mm, g: &LruGen, pfn: Pfn, gen: usize, ty: u
     true
 }
 
-/// `sort_folio`'s "waiting for writeback" step as modelled: a dirty file folio is written
-/// back by the "flusher" at once, and folio_rotate_reclaimable puts it at the tail of the
-/// oldest generation, where this scan isolates it.
-pub(super) fn sort_writeback(mm: &mut Mm, pfn: Pfn, ty: usize) {
-    if ty == LRU_GEN_FILE && mm.frames.test(pfn, pg::DIRTY) {
-        mm.folio_writeback(pfn);
+/// `sort_folio`'s "waiting for writeback" step (v6.6 – v6.15; 6.12.114 dropped it): a
+/// folio under writeback or a dirty file folio goes to the head of `min_seq + 1` with
+/// PG_reclaim (`folio_inc_gen(.., true)`), for `folio_end_writeback` to rotate back.
+/// With `nr` (v6.15) a dirty file folio counts in `nr.file_taken` and, not yet under
+/// writeback, in `nr.unqueued_dirty`. Returns whether it was sorted away.
+pub(super) fn sort_writeback(mm: &mut Mm, g: &mut LruGen, lv: LruvecId, pfn: Pfn, ty: usize, nr: Option<&mut ScanNr>) -> bool {
+    let f = mm.frames.flags(pfn);
+    let (dirty, writeback) = (f & pg::DIRTY != 0, f & pg::WRITEBACK != 0);
+    let file = ty == LRU_GEN_FILE;
+    if let Some(nr) = nr {
+        if file && dirty {
+            nr.file_taken += 1;
+            nr.unqueued_dirty += u64::from(!writeback);
+        }
     }
+    if !writeback && !(file && dirty) {
+        return false;
+    }
+    let new_gen = folio_inc_gen(mm, g, lv, pfn, true, LRU_REFS_FLAGS);
+    list_move(mm, g, pfn, new_gen, ty, false);
+    true
 }
 
 /// `isolate_folio`: clear the refs counter of an unreferenced folio and PG_reclaim,

@@ -256,7 +256,7 @@ pub fn lru_gen_folio_seq(mm: &Mm, g: &LruGen, pfn: Pfn, reclaiming: bool) -> u64
         MIN_NR_GENS - ws
     } else if reclaiming {
         MAX_NR_GENS
-    } else if ty == LRU_GEN_ANON || (f & pg::RECLAIM != 0 && f & pg::DIRTY != 0) {
+    } else if ty == LRU_GEN_ANON || (f & pg::RECLAIM != 0 && f & (pg::DIRTY | pg::WRITEBACK) != 0) {
         // anon not in the swap cache (the model never keeps one)
         MIN_NR_GENS
     } else {

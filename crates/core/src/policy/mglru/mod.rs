@@ -91,8 +91,8 @@ pub trait MglruVariant: Sized + Send + 'static {
         pid::get_tier_idx(g, ty)
     }
     /// `sort_folio`: true = not for reclaim now.
-    fn sort_folio(mm: &mut Mm, g: &mut LruGen, lv: LruvecId, pfn: Pfn, tier_idx: usize) -> bool {
-        eviction::sort_folio(mm, g, lv, pfn, tier_idx)
+    fn sort_folio(mm: &mut Mm, g: &mut LruGen, lv: LruvecId, pfn: Pfn, tier_idx: usize, nr: &mut crate::vmscan::ScanNr) -> bool {
+        eviction::sort_folio(mm, g, lv, pfn, tier_idx, nr)
     }
     /// `isolate_folio`.
     fn isolate_folio(mm: &mut Mm, g: &mut LruGen, lv: LruvecId, pfn: Pfn) {
@@ -107,6 +107,9 @@ pub trait MglruVariant: Sized + Send + 'static {
     fn rejected_folio(mm: &mut Mm, g: &LruGen, pfn: Pfn, skip_retry: bool) -> bool {
         eviction::rejected_folio(mm, g, pfn, skip_retry)
     }
+    /// `try_to_shrink_lruvec` wakes the flushers when every file folio it took was
+    /// unqueued dirty (v6.12+: "mm/vmscan: wake up flushers conditionally to avoid cgroup OOM").
+    const WAKES_FLUSHERS: bool = true;
     /// `should_abort_scan` stops kswapd once every zone is above high + MIN_LRU_BATCH
     /// ("mm/mglru: try to stop at high watermarks", v6.7).
     const KSWAPD_STOPS_AT_HIGH_WMARK: bool = true;
@@ -278,6 +281,19 @@ impl<V: MglruVariant> ReclaimPolicy for Mglru<V> {
         mm.frames.clear(pfn, pg::ACTIVE | pg::REFERENCED);
         V::lru_gen_add_folio(mm, &mut self.lrugens[lv as usize], lv, pfn, false);
         mm.count_lruvec_events(lv, crate::mm::vmstat::Ev::Pgdeactivate, 1);
+    }
+
+    /// `lru_move_tail` with MGLRU: `lru_gen_del_folio`, PG_active cleared,
+    /// `lru_gen_add_folio(.., reclaiming)` — the oldest generation's tail; PGROTATED.
+    fn folio_rotate_reclaimable(&mut self, mm: &mut Mm, pfn: Pfn) {
+        if mm.frames.test(pfn, pg::UNEVICTABLE) {
+            return;
+        }
+        let lv = mm.folio_lruvec(pfn);
+        lru_gen_del_folio(mm, &mut self.lrugens[lv as usize], lv, pfn, false);
+        mm.frames.clear(pfn, pg::ACTIVE);
+        V::lru_gen_add_folio(mm, &mut self.lrugens[lv as usize], lv, pfn, true);
+        mm.vmstat.count(crate::mm::vmstat::Ev::Pgrotated, 1);
     }
 
     fn check_invariants(&self, mm: &Mm) -> Result<(), String> {

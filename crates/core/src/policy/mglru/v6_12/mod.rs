@@ -74,4 +74,11 @@ impl V66Hooks for Stable612 {
     }
     /// 6.12's `shrink_many` reads `get_memcg_gen` once and skips memcgs that left it.
     const SHRINK_MANY_REREADS_GEN: bool = false;
+    /// 6.12.114's "mm/mglru: use the common routine for dirty/writeback reactivation":
+    /// `sort_folio` no longer sorts dirty/writeback folios; `scan_folios` counts the file
+    /// folios it isolates in `nr.file_taken` and `shrink_folio_list` the unqueued dirty.
+    const SORT_FOLIO_WAITS_FOR_WRITEBACK: bool = false;
+    /// 6.12 `try_to_shrink_lruvec` wakes the flushers when every file folio taken was
+    /// unqueued dirty.
+    const WAKES_FLUSHERS: bool = true;
 }

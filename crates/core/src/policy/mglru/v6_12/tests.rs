@@ -66,7 +66,7 @@ fn has_the_underprotected_page_cache_fix() {
         for _ in 0..5 {
             folio_inc_refs(&mut mm, read);
         }
-        (placed.0, placed.1, V66::<H>::sort_folio(&mut mm, g, 0, read, 3))
+        (placed.0, placed.1, V66::<H>::sort_folio(&mut mm, g, 0, read, 3, &mut crate::vmscan::ScanNr::default()))
     }
     assert_eq!(run::<Stable612>(), (Some(1), Some(2), true));
     assert_eq!(run::<Released>(), (Some(0), Some(1), false));
@@ -121,7 +121,7 @@ fn a_mapped_refault_keeps_only_the_workingset_tier() {
         lru_gen_add_folio_at(&mut mm, g, 0, f, 2, false);
         let tier_idx = V66::<H>::get_tier_idx(g, LRU_GEN_FILE);
         assert_eq!(tier_idx, 3);
-        let kept = V66::<H>::sort_folio(&mut mm, g, 0, f, tier_idx);
+        let kept = V66::<H>::sort_folio(&mut mm, g, 0, f, tier_idx, &mut crate::vmscan::ScanNr::default());
         (refs, kept, folio_lru_gen(&mm, f))
     }
     assert_eq!(refault::<Stable612>(), (1, false, Some(2)));

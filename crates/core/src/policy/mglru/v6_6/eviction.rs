@@ -28,8 +28,11 @@ use crate::vmscan::{FolioReferences, ScanControl};
 
 /// `sort_folio` (v6.6): a folio aging promoted moves to its generation's list; a
 /// protected one (`H::sort_folio_protects`: tier above `tier_idx`) goes to the tail of
-/// `min_seq + 1` with its reference bits cleared and is counted; a dirty file folio is
-/// written back (`sort_writeback`) and isolated by this scan.
+/// `min_seq + 1` with its reference bits cleared and is counted; with
+/// `H::SORT_FOLIO_WAITS_FOR_WRITEBACK` a dirty file folio or one under writeback goes to
+/// `min_seq + 1` with PG_reclaim (`sort_writeback`); 6.12.114+ isolates it for
+/// `shrink_folio_list` instead ("mm/mglru: use the common routine for dirty/writeback
+/// reactivation").
 pub fn sort_folio<H: V66Hooks>(mm: &mut Mm, g: &mut LruGen, lv: LruvecId, pfn: Pfn, tier_idx: usize) -> bool {
     let gen = folio_lru_gen(mm, pfn).expect("on an MGLRU list");
     let ty = folio_type(mm, pfn);
@@ -45,8 +48,7 @@ pub fn sort_folio<H: V66Hooks>(mm: &mut Mm, g: &mut LruGen, lv: LruvecId, pfn: P
         g.protected[ty][tier] += 1;
         return true;
     }
-    sort_writeback(mm, pfn, ty);
-    false
+    H::SORT_FOLIO_WAITS_FOR_WRITEBACK && sort_writeback(mm, g, lv, pfn, ty, None)
 }
 
 /// `isolate_folio` (v6.6): a folio without PG_referenced loses its counter and
@@ -98,13 +100,13 @@ pub fn check_references<V: MglruVariant>(mm: &mut Mm, g: &mut LruGen, lv: Lruvec
 /// PG_active — it returns to the youngest generation.
 pub fn rejected_folio(mm: &mut Mm, pfn: Pfn, skip_retry: bool) -> bool {
     let f = mm.frames.flags(pfn);
-    if f & pg::RECLAIM != 0 && f & pg::DIRTY != 0 {
+    if f & pg::RECLAIM != 0 && f & (pg::DIRTY | pg::WRITEBACK) != 0 {
         if f & pg::WORKINGSET != 0 {
             mm.frames.set(pfn, pg::REFERENCED);
         }
         return false;
     }
-    if skip_retry || f & (pg::ACTIVE | pg::REFERENCED | pg::MAPPED | pg::DIRTY) != 0 {
+    if skip_retry || f & (pg::ACTIVE | pg::REFERENCED | pg::MAPPED | pg::DIRTY | pg::WRITEBACK) != 0 {
         mm.frames.clear(pfn, REFS_ALL);
         mm.frames.set(pfn, pg::ACTIVE);
         return false;

@@ -32,7 +32,7 @@ impl V66Hooks for FixUnderprotectedPageCache {
         let ty = folio_type(mm, pfn);
         if f & pg::ACTIVE != 0 {
             g.max_seq
-        } else if ty == LRU_GEN_ANON || (f & pg::RECLAIM != 0 && f & pg::DIRTY != 0) {
+        } else if ty == LRU_GEN_ANON || (f & pg::RECLAIM != 0 && f & (pg::DIRTY | pg::WRITEBACK) != 0) {
             g.max_seq - 1
         } else if reclaiming || g.min_seq[ty] + MIN_NR_GENS >= g.max_seq {
             g.min_seq[ty]

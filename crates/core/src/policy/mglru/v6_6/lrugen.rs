@@ -66,7 +66,7 @@ pub fn lru_gen_add_seq(mm: &Mm, g: &LruGen, pfn: Pfn, _reclaiming: bool) -> u64 
     let ty = folio_type(mm, pfn);
     if f & pg::ACTIVE != 0 {
         g.max_seq
-    } else if ty == LRU_GEN_ANON || (f & pg::RECLAIM != 0 && f & pg::DIRTY != 0) {
+    } else if ty == LRU_GEN_ANON || (f & pg::RECLAIM != 0 && f & (pg::DIRTY | pg::WRITEBACK) != 0) {
         g.min_seq[ty] + 1
     } else {
         g.min_seq[ty]

@@ -82,6 +82,12 @@ pub trait V66Hooks: Send + 'static {
     }
     /// `shrink_many` reads `get_memcg_gen(seq)` again at each `restart` (v6.6).
     const SHRINK_MANY_REREADS_GEN: bool = true;
+    /// `sort_folio` moves dirty and writeback folios to `min_seq + 1` with PG_reclaim
+    /// (v6.6 – v6.15; dropped by 6.12.114's "use the common routine for dirty/writeback
+    /// reactivation").
+    const SORT_FOLIO_WAITS_FOR_WRITEBACK: bool = true;
+    /// `try_to_shrink_lruvec` wakes the flushers (not in v6.6).
+    const WAKES_FLUSHERS: bool = false;
 }
 
 /// v6.6 as released.
@@ -151,7 +157,7 @@ impl<H: V66Hooks> MglruVariant for V66<H> {
     fn get_tier_idx(g: &LruGen, ty: usize) -> usize {
         pid::get_tier_idx(g, ty)
     }
-    fn sort_folio(mm: &mut Mm, g: &mut LruGen, lv: LruvecId, pfn: Pfn, tier_idx: usize) -> bool {
+    fn sort_folio(mm: &mut Mm, g: &mut LruGen, lv: LruvecId, pfn: Pfn, tier_idx: usize, _nr: &mut crate::vmscan::ScanNr) -> bool {
         eviction::sort_folio::<H>(mm, g, lv, pfn, tier_idx)
     }
     fn isolate_folio(mm: &mut Mm, g: &mut LruGen, lv: LruvecId, pfn: Pfn) {
@@ -173,6 +179,7 @@ impl<H: V66Hooks> MglruVariant for V66<H> {
         H::shrink_one_op(success, sizable, seg)
     }
     const SHRINK_MANY_REREADS_GEN: bool = H::SHRINK_MANY_REREADS_GEN;
+    const WAKES_FLUSHERS: bool = H::WAKES_FLUSHERS;
     /// `lruvec_is_reclaimable` (v6.6 and 6.12): the birth of file's `min_seq` ("see the
     /// comment on lru_gen_folio").
     fn min_ttl_seq(g: &LruGen, _swappiness: u32) -> u64 {

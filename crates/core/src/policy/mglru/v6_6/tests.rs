@@ -130,7 +130,7 @@ fn sort_folio_protects_a_five_access_folio_only_with_the_fix() {
         assert_eq!(lru_tier_from_refs(folio_lru_refs(&mm, f)), 3);
         let tier_idx = V66::<H>::get_tier_idx(g, LRU_GEN_FILE);
         assert_eq!(tier_idx, 3);
-        let kept = V66::<H>::sort_folio(&mut mm, g, 0, f, tier_idx);
+        let kept = V66::<H>::sort_folio(&mut mm, g, 0, f, tier_idx, &mut crate::vmscan::ScanNr::default());
         (kept, folio_lru_gen(&mm, f), folio_lru_refs(&mm, f), g.protected[LRU_GEN_FILE][3])
     }
     assert_eq!(sort::<Released>(), (false, Some(0), 4, 0));

@@ -1,0 +1,144 @@
+//! Dirty page cache under reclaim and writers under `balance_dirty_pages`, as 6.12 has
+//! them (mm/vmscan.c `shrink_folio_list`, MGLRU `sort_folio`, mm/filemap.c
+//! `folio_end_writeback`, mm/swap.c `folio_rotate_reclaimable`, mm/page-writeback.c).
+
+mod common;
+use common::*;
+use reclaimlab_core::mm::page::{is_resident, pg};
+use reclaimlab_core::mm::vmstat::Ev;
+use reclaimlab_core::policy::classic::{Classic, Mainline};
+use reclaimlab_core::policy::mglru::{self, Mglru};
+use reclaimlab_core::policy::ReclaimPolicy;
+use reclaimlab_core::sim::engine::Machine;
+use reclaimlab_core::sim::Engine;
+use reclaimlab_core::vmscan::try_to_free_pages;
+use reclaimlab_trace::{generate, AccessKind, Pattern};
+
+const WRITTEN: u32 = 8 * MIB;
+
+/// A 16 MiB machine without swap whose flusher never runs on its own (no periodic
+/// writeback, thresholds above what is written): 8 MiB of a file written once with
+/// write(), so every file page is dirty when reclaim comes.
+fn dirty_machine<P: ReclaimPolicy>(policy: P) -> Machine<P> {
+    let cfg = config(&[
+        ("machine.memory", "16M"),
+        ("swap.device", "none"),
+        ("block.read_ahead_kb", "0"),
+        ("vm.dirty_writeback_centisecs", "0"),
+        ("vm.dirty_background_bytes", "12M"),
+        ("vm.dirty_bytes", "14M"),
+    ]);
+    let mut log = region("log", WRITTEN, AccessKind::FileRead);
+    log.write_ratio = 1.0;
+    let p = program(vec![log], vec![phase("write", WRITTEN as u64, &[(0, Pattern::Sequential, 1.0)])]);
+    let mut m = Machine::new(&cfg, policy);
+    m.run(generate(p, 1).unwrap().as_mut(), u64::MAX).unwrap();
+    assert_eq!((m.mm.wb.nr_dirty, m.mm.wb.nr_writeback), (WRITTEN as u64, 0));
+    m
+}
+
+fn resident(m: &Machine<impl ReclaimPolicy>, page: u32) -> Option<u32> {
+    let pte = m.mm.pages.pte[page as usize];
+    is_resident(pte).then_some(pte)
+}
+
+/// Reclaim meets only dirty file folios: it frees none of them. It marks them PG_reclaim
+/// and keeps them (classic and mglru@6.12 activate them in `shrink_folio_list`, counting
+/// nr_vmscan_immediate_reclaim; mglru@6.15's `sort_folio` moves them to the next
+/// generation), and — every file folio it took being unqueued dirty — wakes the flusher,
+/// which writes them all. When the disk completes a PG_reclaim folio, it is rotated to
+/// the tail (pgrotated), and the next reclaim frees it. Reclaim never writes a file folio
+/// itself (nr_vmscan_write stays 0: ext4 has no ->writepage).
+fn dirty_folios_are_rotated_after_writeback<P: ReclaimPolicy>(policy: P, name: &str, immediate: bool) {
+    let mut m = dirty_machine(policy);
+    let (reclaimed, _) = try_to_free_pages(&mut m.mm, &mut m.policy, &[0]);
+    let v = |m: &Machine<P>, e| m.mm.vmstat.get(e);
+    assert_eq!(reclaimed, 0, "{name}: a dirty folio was freed");
+    assert_eq!(v(&m, Ev::PgstealFile), 0, "{name}");
+    assert!((0..WRITTEN).all(|p| resident(&m, p).is_some()), "{name}: every written page is still cached");
+    assert_eq!(m.mm.wb.nr_writeback + v(&m, Ev::NrWritten), WRITTEN as u64, "{name}: reclaim woke the flusher for all of them");
+    assert_eq!(v(&m, Ev::NrWritten), 0, "{name}: the disk has not completed anything yet");
+    assert_eq!(v(&m, Ev::NrVmscanWrite), 0, "{name}");
+    assert_eq!(v(&m, Ev::NrVmscanImmediate) > 0, immediate, "{name}: nr_vmscan_immediate_reclaim");
+    let marked: Vec<u32> = (0..WRITTEN).filter(|&p| m.mm.frames.test(resident(&m, p).unwrap(), pg::RECLAIM)).collect();
+    assert!(!marked.is_empty(), "{name}: reclaim marked the folios it met PG_reclaim");
+    assert!(marked.iter().all(|&p| m.mm.frames.test(resident(&m, p).unwrap(), pg::WRITEBACK)));
+    // The disk completes every write.
+    m.end_writeback_due(u64::MAX);
+    assert_eq!((m.mm.wb.nr_writeback, v(&m, Ev::NrWritten)), (0, WRITTEN as u64), "{name}");
+    assert_eq!(v(&m, Ev::Pgrotated), marked.len() as u64, "{name}: each PG_reclaim folio rotated once");
+    eprintln!("{name}: {} marked PG_reclaim, nr_vmscan_immediate_reclaim {}, pgrefill {}", marked.len(), v(&m, Ev::NrVmscanImmediate), v(&m, Ev::Pgrefill));
+    for &p in &marked {
+        let pfn = resident(&m, p).unwrap();
+        assert!(m.mm.frames.flags(pfn) & (pg::RECLAIM | pg::WRITEBACK | pg::DIRTY | pg::ACTIVE) == 0 && m.mm.frames.test(pfn, pg::LRU), "{name}: rotated folios are clean, inactive, on the LRU");
+    }
+    m.check_invariants().unwrap();
+    // Now they are clean and at the tail: reclaim frees them.
+    let (reclaimed, _) = try_to_free_pages(&mut m.mm, &mut m.policy, &[0]);
+    assert!(reclaimed > 0 && v(&m, Ev::PgstealFile) == reclaimed, "{name}: {reclaimed} reclaimed after writeback");
+    let freed_marked = marked.iter().filter(|&&p| resident(&m, p).is_none()).count() as u64;
+    assert!(freed_marked > 0, "{name}: the rotated folios went first");
+    m.check_invariants().unwrap();
+}
+
+#[test]
+fn classic_rotates_dirty_folios_after_writeback() {
+    dirty_folios_are_rotated_after_writeback(Classic::new(Mainline), "classic@6.15", true);
+}
+
+#[test]
+fn mglru_6_12_rotates_dirty_folios_after_writeback() {
+    dirty_folios_are_rotated_after_writeback(Mglru::new(mglru::v6_12::Mglru612::new()), "mglru@6.12", true);
+}
+
+#[test]
+fn mglru_6_15_rotates_dirty_folios_after_writeback() {
+    dirty_folios_are_rotated_after_writeback(Mglru::new(mglru::Mainline), "mglru@6.15", false);
+}
+
+/// balance_dirty_pages: a writer dirtying a 32 MiB file far faster than a 1 ms/page disk
+/// writes is held at the dirty limit — dirty + writeback never exceeds
+/// `vm.dirty_ratio` (20%) of dirtyable memory — and so runs at the disk's pace; with the
+/// limit above what it writes, it is never paused.
+#[test]
+fn writers_are_throttled_at_the_dirty_limit() {
+    let pages = 32 * MIB;
+    let run = |extra: &[(&str, &str)]| {
+        let mut kv = vec![("machine.memory", "64M"), ("swap.device", "none"), ("block.read_ahead_kb", "0"), ("cost.file_write_ns", "1000000")];
+        kv.extend_from_slice(extra);
+        let cfg = config(&kv);
+        let mut out = region("out", pages, AccessKind::FileRead);
+        out.write_ratio = 1.0;
+        let p = program(vec![out], vec![phase("write", pages as u64, &[(0, Pattern::Sequential, 1.0)])]);
+        let mut m = Machine::new(&cfg, Classic::new(Mainline));
+        let mut src = generate(p, 1).unwrap();
+        let mut peak = 0;
+        loop {
+            let done = m.run(src.as_mut(), 64).unwrap();
+            let (_, thresh) = m.mm.dirty_limits();
+            let dirty = m.mm.wb.nr_dirty + m.mm.wb.nr_writeback;
+            assert!(dirty <= thresh + 1, "dirty + writeback {dirty} above the limit {thresh}");
+            peak = peak.max(dirty);
+            if done {
+                break;
+            }
+        }
+        m.check_invariants().unwrap();
+        let limit = m.mm.dirty_limits().1;
+        (Box::new(m).finish(), peak, limit)
+    };
+    let (r, peak, limit) = run(&[]);
+    eprintln!("throttled: limit {limit} peak {peak} runtime {} s, paused {} s", metric(&r, "runtime_s"), metric(&r, "dirty_throttle_s"));
+    // ~16k dirtyable pages: the limit is about 3300 pages, the background threshold half.
+    assert!((3000..3400).contains(&limit), "limit {limit}");
+    assert!(peak > limit * 3 / 4, "the writer got into the throttled range: peak {peak}");
+    assert!(metric(&r, "dirty_throttle_s") > 0.0);
+    // Everything but what is still dirty or in flight was written, one page per ms.
+    let floor = (pages as u64 - limit) as f64 * 1e-3;
+    assert!(metric(&r, "runtime_s") >= floor, "runtime {} s < the disk's {floor} s", metric(&r, "runtime_s"));
+    assert_eq!(vm(&r, "nr_dirtied"), pages as u64);
+    // Limits above the file: no pause, the writer runs at its own pace.
+    let (r, _, _) = run(&[("vm.dirty_bytes", "60M"), ("vm.dirty_background_bytes", "50M")]);
+    assert_eq!(metric(&r, "dirty_throttle_s"), 0.0);
+    assert!(metric(&r, "runtime_s") < 1.0, "runtime {}", metric(&r, "runtime_s"));
+}
