@@ -39,11 +39,27 @@ pub struct Memcg {
     pub low: u64,
     pub min: u64,
     pub events: MemcgEvents,
+    /// Its `NR_FILE_DIRTY` and `NR_WRITEBACK` (folios charged to it), which
+    /// `mem_cgroup_wb_stats` gives its writeback domain (mm/writeback.rs).
+    pub nr_dirty: u64,
+    pub nr_writeback: u64,
 }
 
 impl Memcg {
     pub fn new(name: &str, parent: Option<MemcgId>) -> Self {
-        Memcg { name: name.into(), parent, usage: 0, peak: 0, max: u64::MAX, high: u64::MAX, low: 0, min: 0, events: MemcgEvents::default() }
+        Memcg {
+            name: name.into(),
+            parent,
+            usage: 0,
+            peak: 0,
+            max: u64::MAX,
+            high: u64::MAX,
+            low: 0,
+            min: 0,
+            events: MemcgEvents::default(),
+            nr_dirty: 0,
+            nr_writeback: 0,
+        }
     }
 
     /// `mem_cgroup_below_min`: usage within the hard protection.

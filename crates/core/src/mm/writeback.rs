@@ -94,6 +94,7 @@ impl Mm {
     pub fn account_dirtied(&mut self, pfn: u32, now: u64) -> bool {
         self.frames.set(pfn, pg::DIRTY);
         self.wb.nr_dirty += 1;
+        self.memcgs[self.frames.memcg(pfn) as usize].nr_dirty += 1;
         self.vmstat.count(Ev::NrDirtied, 1);
         self.wb.queue.push_back((self.frames.page(pfn), now));
         self.wb.nr_dirty > self.dirty_limits().0
@@ -108,6 +109,9 @@ impl Mm {
         self.frames.set(pfn, pg::WRITEBACK);
         self.wb.nr_dirty -= 1;
         self.wb.nr_writeback += 1;
+        let m = &mut self.memcgs[self.frames.memcg(pfn) as usize];
+        m.nr_dirty -= 1;
+        m.nr_writeback += 1;
         self.vmstat.count(Ev::Pgpgout, 4);
         let cost = self.cfg.cost.file_write_ns;
         self.io_write_ns += cost;
@@ -131,6 +135,7 @@ impl Mm {
         let rotate = f & pg::RECLAIM != 0 && f & (pg::DIRTY | pg::UNEVICTABLE) == 0 && f & pg::LRU != 0;
         self.frames.clear(pfn, pg::RECLAIM | pg::WRITEBACK);
         self.wb.nr_writeback -= 1;
+        self.memcgs[self.frames.memcg(pfn) as usize].nr_writeback -= 1;
         self.vmstat.count(Ev::NrWritten, 1);
         if f & pg::DIRTY != 0 {
             self.wb.queue.push_back((self.frames.page(pfn), done));
@@ -138,28 +143,77 @@ impl Mm {
         Some((pfn, rotate))
     }
 
-    /// `domain_dirty_limits` of the global domain: (bg_thresh, thresh) in pages.
-    pub fn dirty_limits(&self) -> (u64, u64) {
-        const PAGE: u64 = reclaimlab_trace::PAGE_SIZE;
+    /// `global_dirtyable_memory`: free pages and file LRU pages.
+    fn global_dirtyable(&self) -> u64 {
         let file: u64 = (0..self.nr_nodes() as u16)
             .map(|n| self.node_lru_pages(n, super::lruvec::LruList::InactiveFile) + self.node_lru_pages(n, super::lruvec::LruList::ActiveFile))
             .sum();
-        // global_dirtyable_memory
-        let avail = self.total_free_pages() + file + 1;
+        self.total_free_pages() + file + 1
+    }
+
+    /// `domain_dirty_limits` of the global domain: (bg_thresh, thresh) in pages.
+    pub fn dirty_limits(&self) -> (u64, u64) {
+        const PAGE: u64 = reclaimlab_trace::PAGE_SIZE;
+        let avail = self.global_dirtyable();
         let c = &self.cfg;
         let thresh = if c.dirty_bytes != 0 { c.dirty_bytes.div_ceil(PAGE) } else { c.dirty_ratio * PAGE / 100 * avail / PAGE };
         let bg = if c.dirty_background_bytes != 0 { c.dirty_background_bytes.div_ceil(PAGE) } else { c.dirty_background_ratio * PAGE / 100 * avail / PAGE };
         (if bg >= thresh { thresh / 2 } else { bg }, thresh)
     }
 
+    /// The writeback domain of `memcg` (cgroup writeback: a non-root memcg's inodes are
+    /// written through its own `bdi_writeback`, whose `mem_cgroup_wb_domain` throttles
+    /// against the memcg's own dirtyable memory; mm/page-writeback.c 6.12): (dirty +
+    /// writeback, bg_thresh, thresh) in pages. `mem_cgroup_wb_stats` gives its file LRU
+    /// pages and its headroom under memory.max/high; `mdtc_calc_avail` adds to its file
+    /// pages the headroom up to the clean pages outside it; `domain_dirty_limits` takes
+    /// the ratios of that (with `vm.dirty_bytes`, the bytes' share of global dirtyable
+    /// memory, as the kernel does). None for the root memcg (no cgroup domain).
+    fn memcg_dirty_domain(&self, memcg: super::memcontrol::MemcgId) -> Option<(u64, u64, u64)> {
+        const PAGE: u64 = reclaimlab_trace::PAGE_SIZE;
+        let m = &self.memcgs[memcg as usize];
+        m.parent?;
+        let filepages: u64 = (0..self.nr_nodes() as u16)
+            .map(|n| {
+                let l = &self.lruvecs[self.lruvec_id(memcg, n) as usize];
+                l.hier_size[super::lruvec::LruList::InactiveFile as usize] + l.hier_size[super::lruvec::LruList::ActiveFile as usize]
+            })
+            .sum();
+        let ceiling = m.max.min(m.high);
+        let headroom = ceiling - ceiling.min(m.usage);
+        let dirty = m.nr_dirty + m.nr_writeback;
+        let g_avail = self.global_dirtyable();
+        let g_dirty = self.wb.nr_dirty + self.wb.nr_writeback;
+        let clean = filepages - filepages.min(dirty);
+        let global_clean = g_avail - g_avail.min(g_dirty);
+        let other_clean = global_clean - global_clean.min(clean);
+        let avail = filepages + headroom.min(other_clean);
+        let c = &self.cfg;
+        let ratio = |bytes: u64, ratio: u64| {
+            if bytes != 0 {
+                // bytes / global dirtyable memory, as a ratio of this domain's avail
+                (bytes.div_ceil(PAGE) as u128 * avail as u128 / g_avail as u128) as u64
+            } else {
+                ratio * PAGE / 100 * avail / PAGE
+            }
+        };
+        let thresh = ratio(c.dirty_bytes, c.dirty_ratio);
+        let bg = ratio(c.dirty_background_bytes, c.dirty_background_ratio);
+        Some((dirty, if bg >= thresh { thresh / 2 } else { bg }, thresh))
+    }
+
     /// Run the flusher at `now`: write back expired dirty pages, then the oldest until
-    /// below the background threshold. `periodic` advances the next periodic run.
-    pub fn wb_writeback(&mut self, now: u64, periodic: bool) {
+    /// below the background threshold — and, for a memcg's wb (`memcg_bg`: the memcg and
+    /// its domain's background threshold), until its own dirty pages are below that too
+    /// (`wb_over_bg_thresh`). `periodic` advances the next periodic run. Abstraction: one
+    /// queue in dirtying order, so a memcg's wb writes the oldest dirty pages of any memcg.
+    pub fn wb_writeback(&mut self, now: u64, periodic: bool, memcg_bg: Option<(super::memcontrol::MemcgId, u64)>) {
         let expire = self.cfg.dirty_expire_ns;
         let thresh = self.dirty_limits().0;
         while let Some(&(page, dirtied)) = self.wb.queue.front() {
             let expired = dirtied + expire <= now;
-            if !expired && self.wb.nr_dirty <= thresh {
+            let memcg_over = memcg_bg.is_some_and(|(m, bg)| self.memcgs[m as usize].nr_dirty > bg);
+            if !expired && self.wb.nr_dirty <= thresh && !memcg_over {
                 break;
             }
             self.wb.queue.pop_front();
@@ -187,31 +241,47 @@ impl Mm {
         }
     }
 
-    /// `balance_dirty_pages` after the workload dirtied one page at `now`: the pause (ns)
-    /// the writer sleeps (`io_schedule_timeout`; not a memory stall). Starts background
-    /// writeback above the background threshold.
-    pub fn balance_dirty_pages(&mut self, now: u64) -> u64 {
+    /// `balance_dirty_pages` after the workload dirtied one page of `memcg` at `now`: the
+    /// pause (ns) the writer sleeps (`io_schedule_timeout`; not a memory stall). Starts
+    /// background writeback above either domain's background threshold. The writer is
+    /// throttled by the stricter of the global domain and its memcg's (`mdtc`): free
+    /// running while both are below their freerun point, held while either is at its
+    /// limit, else paced by the smaller `pos_ratio`.
+    pub fn balance_dirty_pages(&mut self, memcg: super::memcontrol::MemcgId, now: u64) -> u64 {
         let (bg_thresh, thresh) = self.dirty_limits();
-        if self.wb.nr_dirty > bg_thresh {
-            self.wb_writeback(now, false);
+        let domains = [Some((self.wb.nr_dirty + self.wb.nr_writeback, bg_thresh, thresh)), self.memcg_dirty_domain(memcg)];
+        let freerun = |&(dirty, bg, thresh): &(u64, u64, u64)| dirty <= (thresh + bg) / 2;
+        let all_freerun = domains.iter().flatten().all(freerun);
+        // Background writeback of the writer's wb: started above the global background
+        // threshold, or (even in laptop mode) when a domain is past its freerun point; it
+        // writes while `wb_over_bg_thresh` (global or memcg domain above background).
+        if self.wb.nr_dirty > bg_thresh || !all_freerun {
+            let memcg_bg = domains[1].map(|(_, bg, _)| (memcg, bg));
+            self.wb_writeback(now, false, memcg_bg);
         }
-        let dirty = self.wb.nr_dirty + self.wb.nr_writeback;
-        let freerun = (thresh + bg_thresh) / 2;
-        if dirty <= freerun {
+        if all_freerun {
             self.wb.dirty_paused_when = now;
             return 0;
         }
-        let limit = thresh.max(freerun + 1);
+        // The domains after the writeback just started (its writes are in flight: dirty
+        // + writeback is unchanged until the disk completes them).
+        let domains = [Some((self.wb.nr_dirty + self.wb.nr_writeback, bg_thresh, thresh)), self.memcg_dirty_domain(memcg)];
+        let dirty = self.wb.nr_dirty + self.wb.nr_writeback;
         // wb_max_pause: the time to write an eighth of wb_dirty at the disk's bandwidth
         // (pages/s), at most MAX_PAUSE.
         let write_ns = self.cfg.cost.file_write_ns.max(1);
         let bw = 1_000_000_000 / write_ns;
         let hz8 = (1 + 250 / 8u64).next_power_of_two();
         let max_pause = ((dirty / (1 + bw / hz8) + 1) * JIFFY_NS).min(MAX_PAUSE_NS);
-        if dirty >= limit {
-            // pos_ratio 0 (task_ratelimit 0): sleep max_pause at a time until writeback
-            // has brought dirty + writeback below the limit.
-            let need = (dirty - limit + 1) as usize;
+        // Over a limit: pos_ratio 0 (task_ratelimit 0): sleep max_pause at a time until
+        // writeback has brought that domain below it (completions are FIFO on the disk).
+        let need = domains
+            .iter()
+            .flatten()
+            .filter(|&&(d, bg, thresh)| d >= thresh.max((thresh + bg) / 2 + 1))
+            .map(|&(d, bg, thresh)| (d - thresh.max((thresh + bg) / 2 + 1) + 1) as usize)
+            .max();
+        if let Some(need) = need {
             let pause = match self.wb.nth_done(need) {
                 Some(t) => t.saturating_sub(now).max(1),
                 None => max_pause,
@@ -219,13 +289,7 @@ impl Mm {
             self.wb.dirty_paused_when = now + pause;
             return pause;
         }
-        // pos_ratio_polynom: 1 + ((setpoint − dirty) / (limit − setpoint))³.
-        let setpoint = (freerun + limit) / 2;
-        let x = ((setpoint as i64 - dirty as i64) << RATELIMIT_CALC_SHIFT) / ((limit - setpoint) as i64 | 1);
-        let mut pos = x;
-        pos = pos * x >> RATELIMIT_CALC_SHIFT;
-        pos = pos * x >> RATELIMIT_CALC_SHIFT;
-        pos = (pos + (1 << RATELIMIT_CALC_SHIFT)).clamp(0, 2 << RATELIMIT_CALC_SHIFT);
+        let pos = domains.iter().flatten().map(|&(d, bg, thresh)| pos_ratio(d, bg, thresh)).min().expect("the global domain");
         let period = if pos == 0 { max_pause } else { (write_ns << RATELIMIT_CALC_SHIFT) / pos as u64 };
         // period = HZ * pages_dirtied / task_ratelimit (task_ratelimit = bw * pos_ratio),
         // less the time the writer spent since its last pause; a writer slower than that
@@ -239,4 +303,21 @@ impl Mm {
         self.wb.dirty_paused_when = now + pause;
         pause
     }
+}
+
+/// `pos_ratio_polynom` of a domain with `dirty` pages between its freerun point and its
+/// limit: 1 + ((setpoint − dirty) / (limit − setpoint))³, in 2^-RATELIMIT_CALC_SHIFT
+/// units, clamped to [0, 2]. Below the freerun point: 2 (the domain does not throttle).
+fn pos_ratio(dirty: u64, bg: u64, thresh: u64) -> i64 {
+    let freerun = (thresh + bg) / 2;
+    if dirty <= freerun {
+        return 2 << RATELIMIT_CALC_SHIFT;
+    }
+    let limit = thresh.max(freerun + 1);
+    let setpoint = (freerun + limit) / 2;
+    let x = ((setpoint as i64 - dirty as i64) << RATELIMIT_CALC_SHIFT) / ((limit - setpoint) as i64 | 1);
+    let mut pos = x;
+    pos = pos * x >> RATELIMIT_CALC_SHIFT;
+    pos = pos * x >> RATELIMIT_CALC_SHIFT;
+    (pos + (1 << RATELIMIT_CALC_SHIFT)).clamp(0, 2 << RATELIMIT_CALC_SHIFT)
 }

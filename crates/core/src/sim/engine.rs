@@ -220,7 +220,7 @@ impl<P: ReclaimPolicy> Machine<P> {
             return;
         }
         self.mm.account_dirtied(pfn, self.now);
-        let pause = self.mm.balance_dirty_pages(self.now);
+        let pause = self.mm.balance_dirty_pages(self.mm.frames.memcg(pfn), self.now);
         if pause > 0 {
             self.now += pause;
             self.rec.dirty_throttle_ns += pause;
@@ -247,7 +247,7 @@ impl<P: ReclaimPolicy> Machine<P> {
         self.kdamond_catch_up();
         self.damon_record_catch_up();
         if self.now >= self.mm.wb.next_run {
-            self.mm.wb_writeback(self.now, true);
+            self.mm.wb_writeback(self.now, true, None);
         }
         self.end_writeback_due(self.now);
         self.mm.flush_memcg_stats_due(self.now);
@@ -539,6 +539,12 @@ impl<P: ReclaimPolicy> Engine for Machine<P> {
             let charged = self.mm.pages.pte.iter().filter(|&&p| is_resident(p) && self.mm.frames.memcg(p) as usize == i).count() as u64;
             if charged != m.usage {
                 return Err(format!("memcg '{}' usage {} but {charged} resident pages charged", m.name, m.usage));
+            }
+            let of_memcg = |flag: u32| {
+                self.mm.pages.pte.iter().filter(|&&p| is_resident(p) && self.mm.frames.memcg(p) as usize == i && self.mm.frames.is_file(p) && self.mm.frames.test(p, flag)).count() as u64
+            };
+            if (of_memcg(pg::DIRTY), of_memcg(pg::WRITEBACK)) != (m.nr_dirty, m.nr_writeback) {
+                return Err(format!("memcg '{}' nr_dirty/nr_writeback {}/{} but {}/{} such pages", m.name, m.nr_dirty, m.nr_writeback, of_memcg(pg::DIRTY), of_memcg(pg::WRITEBACK)));
             }
         }
         let dirty = self.mm.pages.pte.iter().filter(|&&p| is_resident(p) && self.mm.frames.is_file(p) && self.mm.frames.test(p, pg::DIRTY)).count() as u64;

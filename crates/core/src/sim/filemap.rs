@@ -215,16 +215,18 @@ impl<P: ReclaimPolicy> Machine<P> {
     }
 
     /// A write() of a page that is not cached: `generic_perform_write` → `write_begin`
-    /// (`__filemap_get_folio(FGP_WRITEBEGIN)`: create the folio, `filemap_add_folio` with
-    /// its `workingset_refault`), the copy, `write_end` dirtying it. A record is a whole
-    /// page, and `ext4_block_write_begin` reads only the blocks a write covers partly, so
-    /// nothing is read: no readahead, no `pgpgin`, no major fault; and FGP_WRITEBEGIN has
-    /// no FGP_ACCESSED, so the folio is not marked accessed (fs/ext4/inode.c,
-    /// include/linux/pagemap.h, mm/filemap.c, 6.12). The cost is an allocation
-    /// (`cost.minor_fault_ns`).
+    /// (`__filemap_get_folio(FGP_WRITEBEGIN)` creates the folio), the copy, `write_end`
+    /// dirtying it. A record is a whole page, and `ext4_block_write_begin` reads only the
+    /// blocks a write covers partly, so nothing is read: no readahead, no `pgpgin`, no
+    /// major fault. FGP_WRITEBEGIN has no FGP_ACCESSED, so the folio is not marked
+    /// accessed, and its gfp has `__GFP_WRITE`, for which `filemap_add_folio` skips
+    /// `workingset_refault` ("folios getting rewritten"): the shadow is dropped unread
+    /// (fs/ext4/inode.c, include/linux/pagemap.h, mm/filemap.c, 6.12). The cost is an
+    /// allocation (`cost.minor_fault_ns`).
     fn write_begin(&mut self, a: Access, memcg: MemcgId, first: bool) -> Result<()> {
-        let (_, restored) = self.add_folio(a.page, memcg, pg::DAMON_ACCESSED, true, false)?.expect("a retrying add returns a folio or an error");
-        self.fault_done(memcg, self.mm.cfg.cost.minor_fault_ns, false, restored, first)
+        self.mm.pages.shadow[a.page as usize] = 0;
+        self.add_folio(a.page, memcg, pg::DAMON_ACCESSED, true, false)?.expect("a retrying add returns a folio or an error");
+        self.fault_done(memcg, self.mm.cfg.cost.minor_fault_ns, false, false, first)
     }
 
     /// An access to a page whose asynchronous readahead may still be in flight: the task
