@@ -128,6 +128,9 @@ fn zram_pool_counts_as_used_memory() {
     let r = Box::new(m).finish();
     assert_eq!(metric(&r, "zram_pool_bytes"), (pool * 4096) as f64);
     assert!(vm(&r, "pswpout") >= stored);
+    // Every swap-out ends its writeback: NR_WRITTEN counts swap folios too (no file
+    // writes here).
+    assert_eq!(vm(&r, "nr_written"), vm(&r, "pswpout"));
 }
 
 /// machine.kernel_used: the frames the kernel holds from boot on leave the free lists (the

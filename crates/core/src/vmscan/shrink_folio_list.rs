@@ -187,6 +187,9 @@ fn evict<P: ReclaimPolicy>(mm: &mut Mm, p: &mut P, pfn: Pfn, file: bool, sc: &mu
         mm.vmstat.count(Ev::Pswpout, 1);
         mm.vmstat.count(Ev::Pgpgout, 4);
         mm.vmstat.count(Ev::NrVmscanWrite, 1);
+        // The swap write ends (synchronously here) in folio_end_writeback, whose
+        // __folio_end_writeback counts NR_WRITTEN for swap folios too (mm/page-writeback.c 6.12).
+        mm.vmstat.count(Ev::NrWritten, 1);
         stat.nr_pageout += 1;
     }
     if mm.frames.test(pfn, pg::MAPPED) {
