@@ -173,7 +173,7 @@ def cell(r: dict) -> str:
 
 
 def render(out: Path) -> str:
-    lines, met, graded = [], 0, 0
+    lines, met, graded, zeros = [], 0, 0, 0
     for name, label, _, _ in WORKLOADS:
         res = {m: json.loads((out / f"{name}-mglru-{m}.json").read_text())
                for m in ("on", "off") if (out / f"{name}-mglru-{m}.json").exists()}
@@ -196,9 +196,11 @@ def render(out: Path) -> str:
                     if row and row.get("met") is not None:
                         graded += 1
                         met += bool(row["met"])
+                        zeros += not row["real_mean"] and not row["sim"]
                 lines.append(f"| {title} | {counter} | " + " | ".join(cells) + " |")
         lines.append("")
-    lines.insert(0, f"{met} of {graded} graded cells met.\n")
+    lines.insert(0, f"{met} of {graded} graded cells met, {zeros} of them zero on both sides (a counter the "
+                    f"workload never moves, e.g. an idle cgroup's refaults).\n")
     return "\n".join(lines)
 
 
