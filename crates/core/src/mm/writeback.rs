@@ -33,11 +33,13 @@
 //! never writes file folios itself (`pageout` returns PAGE_ACTIVATE): only the flusher
 //! does. Dirty pages are queued in dirtying order (one queue, not per inode); a page
 //! dirtied again while under writeback is requeued when that writeback completes. The
-//! disk's write queue is separate from its read queue (sim/filemap.rs) and from swap. No
-//! per-memcg dirty domain (`mdtc`, cgroup writeback), no per-wb share of the thresholds
-//! (`wb_position_ratio`'s wb part), no bandwidth estimation (`dirty_ratelimit` is the
-//! disk's bandwidth), and `balance_dirty_pages` runs on every page dirtied rather than
-//! every `nr_dirtied_pause` pages (the same pauses in total).
+//! disk's write queue is separate from its read queue (sim/filemap.rs) and from swap. A
+//! non-root memcg's writer is also throttled against its own domain (`mdtc`, cgroup
+//! writeback), but its wb writes the oldest dirty pages of any memcg (one queue). No
+//! per-wb share of the thresholds (`wb_position_ratio`'s wb part), no bandwidth
+//! estimation (`dirty_ratelimit` is the disk's bandwidth), and `balance_dirty_pages` runs
+//! on every page dirtied rather than every `nr_dirtied_pause` pages (the same pauses in
+//! total).
 
 use super::page::{is_resident, pg};
 use super::page_alloc::Pfn;
@@ -88,16 +90,15 @@ impl Writeback {
 }
 
 impl Mm {
-    /// A clean resident file page was dirtied (`folio_account_dirtied`). Returns true when
-    /// dirty pages now exceed the background threshold (wake the flusher).
+    /// A clean resident file page was dirtied (`folio_account_dirtied`); the writer then
+    /// goes through [`Mm::balance_dirty_pages`].
     #[inline]
-    pub fn account_dirtied(&mut self, pfn: u32, now: u64) -> bool {
+    pub fn account_dirtied(&mut self, pfn: u32, now: u64) {
         self.frames.set(pfn, pg::DIRTY);
         self.wb.nr_dirty += 1;
         self.memcgs[self.frames.memcg(pfn) as usize].nr_dirty += 1;
         self.vmstat.count(Ev::NrDirtied, 1);
         self.wb.queue.push_back((self.frames.page(pfn), now));
-        self.wb.nr_dirty > self.dirty_limits().0
     }
 
     /// The flusher writes a dirty file folio back at `now` (`folio_clear_dirty_for_io`,
@@ -153,24 +154,42 @@ impl Mm {
 
     /// `domain_dirty_limits` of the global domain: (bg_thresh, thresh) in pages.
     pub fn dirty_limits(&self) -> (u64, u64) {
-        const PAGE: u64 = reclaimlab_trace::PAGE_SIZE;
         let avail = self.global_dirtyable();
+        self.domain_dirty_limits(avail, avail)
+    }
+
+    /// `domain_dirty_limits` of a domain with `avail` dirtyable pages: (bg_thresh,
+    /// thresh). `vm.dirty_bytes` / `vm.dirty_background_bytes` if set, as their share of
+    /// global dirtyable memory `g_avail` applied to `avail` (all of them for the global
+    /// domain), else the ratios of `avail`; `bg_thresh` halved to below `thresh` when not.
+    fn domain_dirty_limits(&self, avail: u64, g_avail: u64) -> (u64, u64) {
+        const PAGE: u64 = reclaimlab_trace::PAGE_SIZE;
+        let of = |bytes: u64, ratio: u64| {
+            if bytes != 0 {
+                (bytes.div_ceil(PAGE) as u128 * avail as u128 / g_avail as u128) as u64
+            } else {
+                ratio * PAGE / 100 * avail / PAGE
+            }
+        };
         let c = &self.cfg;
-        let thresh = if c.dirty_bytes != 0 { c.dirty_bytes.div_ceil(PAGE) } else { c.dirty_ratio * PAGE / 100 * avail / PAGE };
-        let bg = if c.dirty_background_bytes != 0 { c.dirty_background_bytes.div_ceil(PAGE) } else { c.dirty_background_ratio * PAGE / 100 * avail / PAGE };
+        let thresh = of(c.dirty_bytes, c.dirty_ratio);
+        let bg = of(c.dirty_background_bytes, c.dirty_background_ratio);
         (if bg >= thresh { thresh / 2 } else { bg }, thresh)
+    }
+
+    /// The global domain: dirty + writeback pages and its limits.
+    fn global_dirty_domain(&self) -> DirtyDomain {
+        let (bg_thresh, thresh) = self.dirty_limits();
+        DirtyDomain { dirty: self.wb.nr_dirty + self.wb.nr_writeback, bg_thresh, thresh }
     }
 
     /// The writeback domain of `memcg` (cgroup writeback: a non-root memcg's inodes are
     /// written through its own `bdi_writeback`, whose `mem_cgroup_wb_domain` throttles
-    /// against the memcg's own dirtyable memory; mm/page-writeback.c 6.12): (dirty +
-    /// writeback, bg_thresh, thresh) in pages. `mem_cgroup_wb_stats` gives its file LRU
-    /// pages and its headroom under memory.max/high; `mdtc_calc_avail` adds to its file
-    /// pages the headroom up to the clean pages outside it; `domain_dirty_limits` takes
-    /// the ratios of that (with `vm.dirty_bytes`, the bytes' share of global dirtyable
-    /// memory, as the kernel does). None for the root memcg (no cgroup domain).
-    fn memcg_dirty_domain(&self, memcg: super::memcontrol::MemcgId) -> Option<(u64, u64, u64)> {
-        const PAGE: u64 = reclaimlab_trace::PAGE_SIZE;
+    /// against the memcg's own dirtyable memory; mm/page-writeback.c 6.12).
+    /// `mem_cgroup_wb_stats` gives its file LRU pages and its headroom under
+    /// memory.max/high; `mdtc_calc_avail` adds to its file pages the headroom up to the
+    /// clean pages outside it. None for the root memcg (no cgroup domain).
+    fn memcg_dirty_domain(&self, memcg: super::memcontrol::MemcgId) -> Option<DirtyDomain> {
         let m = &self.memcgs[memcg as usize];
         m.parent?;
         let filepages: u64 = (0..self.nr_nodes() as u16)
@@ -187,19 +206,8 @@ impl Mm {
         let clean = filepages - filepages.min(dirty);
         let global_clean = g_avail - g_avail.min(g_dirty);
         let other_clean = global_clean - global_clean.min(clean);
-        let avail = filepages + headroom.min(other_clean);
-        let c = &self.cfg;
-        let ratio = |bytes: u64, ratio: u64| {
-            if bytes != 0 {
-                // bytes / global dirtyable memory, as a ratio of this domain's avail
-                (bytes.div_ceil(PAGE) as u128 * avail as u128 / g_avail as u128) as u64
-            } else {
-                ratio * PAGE / 100 * avail / PAGE
-            }
-        };
-        let thresh = ratio(c.dirty_bytes, c.dirty_ratio);
-        let bg = ratio(c.dirty_background_bytes, c.dirty_background_ratio);
-        Some((dirty, if bg >= thresh { thresh / 2 } else { bg }, thresh))
+        let (bg_thresh, thresh) = self.domain_dirty_limits(filepages + headroom.min(other_clean), g_avail);
+        Some(DirtyDomain { dirty, bg_thresh, thresh })
     }
 
     /// Run the flusher at `now`: write back expired dirty pages, then the oldest until
@@ -248,39 +256,31 @@ impl Mm {
     /// running while both are below their freerun point, held while either is at its
     /// limit, else paced by the smaller `pos_ratio`.
     pub fn balance_dirty_pages(&mut self, memcg: super::memcontrol::MemcgId, now: u64) -> u64 {
-        let (bg_thresh, thresh) = self.dirty_limits();
-        let domains = [Some((self.wb.nr_dirty + self.wb.nr_writeback, bg_thresh, thresh)), self.memcg_dirty_domain(memcg)];
-        let freerun = |&(dirty, bg, thresh): &(u64, u64, u64)| dirty <= (thresh + bg) / 2;
-        let all_freerun = domains.iter().flatten().all(freerun);
+        let global = self.global_dirty_domain();
+        let mdtc = self.memcg_dirty_domain(memcg);
+        let domains = [Some(global), mdtc];
+        let all_freerun = domains.iter().flatten().all(|d| d.dirty <= d.freerun());
         // Background writeback of the writer's wb: started above the global background
         // threshold, or (even in laptop mode) when a domain is past its freerun point; it
         // writes while `wb_over_bg_thresh` (global or memcg domain above background).
-        if self.wb.nr_dirty > bg_thresh || !all_freerun {
-            let memcg_bg = domains[1].map(|(_, bg, _)| (memcg, bg));
-            self.wb_writeback(now, false, memcg_bg);
+        // Starting writes moves pages from dirty to writeback: no domain's dirty +
+        // writeback, and so no limit below, changes until the disk completes them.
+        if self.wb.nr_dirty > global.bg_thresh || !all_freerun {
+            self.wb_writeback(now, false, mdtc.map(|d| (memcg, d.bg_thresh)));
         }
         if all_freerun {
             self.wb.dirty_paused_when = now;
             return 0;
         }
-        // The domains after the writeback just started (its writes are in flight: dirty
-        // + writeback is unchanged until the disk completes them).
-        let domains = [Some((self.wb.nr_dirty + self.wb.nr_writeback, bg_thresh, thresh)), self.memcg_dirty_domain(memcg)];
-        let dirty = self.wb.nr_dirty + self.wb.nr_writeback;
         // wb_max_pause: the time to write an eighth of wb_dirty at the disk's bandwidth
         // (pages/s), at most MAX_PAUSE.
         let write_ns = self.cfg.cost.file_write_ns.max(1);
         let bw = 1_000_000_000 / write_ns;
         let hz8 = (1 + 250 / 8u64).next_power_of_two();
-        let max_pause = ((dirty / (1 + bw / hz8) + 1) * JIFFY_NS).min(MAX_PAUSE_NS);
+        let max_pause = ((global.dirty / (1 + bw / hz8) + 1) * JIFFY_NS).min(MAX_PAUSE_NS);
         // Over a limit: pos_ratio 0 (task_ratelimit 0): sleep max_pause at a time until
         // writeback has brought that domain below it (completions are FIFO on the disk).
-        let need = domains
-            .iter()
-            .flatten()
-            .filter(|&&(d, bg, thresh)| d >= thresh.max((thresh + bg) / 2 + 1))
-            .map(|&(d, bg, thresh)| (d - thresh.max((thresh + bg) / 2 + 1) + 1) as usize)
-            .max();
+        let need = domains.iter().flatten().filter(|d| d.dirty >= d.limit()).map(|d| (d.dirty - d.limit() + 1) as usize).max();
         if let Some(need) = need {
             let pause = match self.wb.nth_done(need) {
                 Some(t) => t.saturating_sub(now).max(1),
@@ -289,7 +289,7 @@ impl Mm {
             self.wb.dirty_paused_when = now + pause;
             return pause;
         }
-        let pos = domains.iter().flatten().map(|&(d, bg, thresh)| pos_ratio(d, bg, thresh)).min().expect("the global domain");
+        let pos = domains.iter().flatten().map(DirtyDomain::pos_ratio).min().expect("the global domain");
         let period = if pos == 0 { max_pause } else { (write_ns << RATELIMIT_CALC_SHIFT) / pos as u64 };
         // period = HZ * pages_dirtied / task_ratelimit (task_ratelimit = bw * pos_ratio),
         // less the time the writer spent since its last pause; a writer slower than that
@@ -305,19 +305,39 @@ impl Mm {
     }
 }
 
-/// `pos_ratio_polynom` of a domain with `dirty` pages between its freerun point and its
-/// limit: 1 + ((setpoint − dirty) / (limit − setpoint))³, in 2^-RATELIMIT_CALC_SHIFT
-/// units, clamped to [0, 2]. Below the freerun point: 2 (the domain does not throttle).
-fn pos_ratio(dirty: u64, bg: u64, thresh: u64) -> i64 {
-    let freerun = (thresh + bg) / 2;
-    if dirty <= freerun {
-        return 2 << RATELIMIT_CALC_SHIFT;
+/// A writeback domain (`struct dirty_throttle_control`): its dirty + writeback pages and
+/// its limits, in pages.
+#[derive(Clone, Copy)]
+struct DirtyDomain {
+    dirty: u64,
+    bg_thresh: u64,
+    thresh: u64,
+}
+
+impl DirtyDomain {
+    /// `dirty_freerun_ceiling`: below it the domain does not throttle.
+    fn freerun(&self) -> u64 {
+        (self.thresh + self.bg_thresh) / 2
     }
-    let limit = thresh.max(freerun + 1);
-    let setpoint = (freerun + limit) / 2;
-    let x = ((setpoint as i64 - dirty as i64) << RATELIMIT_CALC_SHIFT) / ((limit - setpoint) as i64 | 1);
-    let mut pos = x;
-    pos = pos * x >> RATELIMIT_CALC_SHIFT;
-    pos = pos * x >> RATELIMIT_CALC_SHIFT;
-    (pos + (1 << RATELIMIT_CALC_SHIFT)).clamp(0, 2 << RATELIMIT_CALC_SHIFT)
+
+    /// The limit, at least one page above the freerun ceiling.
+    fn limit(&self) -> u64 {
+        self.thresh.max(self.freerun() + 1)
+    }
+
+    /// `pos_ratio_polynom` between the freerun ceiling and the limit: 1 + ((setpoint −
+    /// dirty) / (limit − setpoint))³, in 2^-RATELIMIT_CALC_SHIFT units, clamped to [0, 2].
+    /// Below the freerun ceiling: 2 (the domain does not throttle).
+    fn pos_ratio(&self) -> i64 {
+        if self.dirty <= self.freerun() {
+            return 2 << RATELIMIT_CALC_SHIFT;
+        }
+        let (limit, dirty) = (self.limit(), self.dirty);
+        let setpoint = (self.freerun() + limit) / 2;
+        let x = ((setpoint as i64 - dirty as i64) << RATELIMIT_CALC_SHIFT) / ((limit - setpoint) as i64 | 1);
+        let mut pos = x;
+        pos = pos * x >> RATELIMIT_CALC_SHIFT;
+        pos = pos * x >> RATELIMIT_CALC_SHIFT;
+        (pos + (1 << RATELIMIT_CALC_SHIFT)).clamp(0, 2 << RATELIMIT_CALC_SHIFT)
+    }
 }
