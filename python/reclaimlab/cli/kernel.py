@@ -277,7 +277,7 @@ def cgroup_table(consoles) -> str:
     rows = []
     for n in names:
         stats = [c.memstat().get(n, {}) for c in consoles]
-        events = [next((cg.events for cg in c.cgroups.values() if cg.name == n), {}) for c in consoles]
+        events = [cg.events if (cg := c.cgroup(n)) else {} for c in consoles]
         mean = {k: _mean_sd([float(s.get(k, 0)) for s in stats])[0] for k in CGROUP_KEYS}
         ev = " ".join(f"{k} {_mean_sd([float(e.get(k, 0)) for e in events])[0]:g}" for k in ("low", "high", "max", "oom"))
         rows.append((n, *(number(round(mean[k])) for k in CGROUP_KEYS), ev))

@@ -126,6 +126,10 @@ class Console:
         best = max((ph.zram for ph in self.phases if ph.zram and ph.zram[1]), default=None)
         return best[0] / best[1] if best else None
 
+    def cgroup(self, name: str) -> Cgroup | None:
+        """The workload's cgroup called ``name``, if the guest made it."""
+        return next((cg for cg in self.cgroups.values() if cg.name == name), None)
+
     def memstat(self) -> dict[str, dict[str, int]]:
         """Each named cgroup's memory.stat at the end of the last phase, by name."""
         last = self.phases[-1].memstat if self.phases else {}

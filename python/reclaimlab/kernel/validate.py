@@ -262,7 +262,7 @@ def cgroup_rows(wl: Workload, consoles: list[Console], metrics: dict[str, float]
     for name in (n for n in wl.cgroups if n):
         real = []
         for c in consoles:
-            cg = next((x for x in c.cgroups.values() if x.name == name), None)
+            cg = c.cgroup(name)
             sizes = {} if cg is None or cg.peak is None else {"memory.peak": cg.peak}
             real.append({**c.memstat().get(name, {}), **sizes,
                          **{f"events.{k}": v for k, v in (cg.events if cg else {}).items()}})

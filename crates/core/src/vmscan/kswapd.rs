@@ -78,17 +78,16 @@ impl Kswapd {
     /// `prepare_kswapd_sleep`: the node is hopeless or balanced; a balanced node's
     /// PGDAT_DIRTY and PGDAT_WRITEBACK are cleared (`clear_pgdat_congested`, 6.12).
     fn can_sleep(&self, mm: &mut Mm) -> bool {
+        if mm.nodes[self.node as usize].kswapd_failures >= MAX_RECLAIM_RETRIES {
+            return true;
+        }
+        if !mm.pgdat_balanced(self.node, 0) {
+            return false;
+        }
         let n = &mut mm.nodes[self.node as usize];
-        if n.kswapd_failures >= MAX_RECLAIM_RETRIES {
-            return true;
-        }
-        if mm.pgdat_balanced(self.node, 0) {
-            let n = &mut mm.nodes[self.node as usize];
-            n.pgdat_dirty = false;
-            n.pgdat_writeback = false;
-            return true;
-        }
-        false
+        n.pgdat_dirty = false;
+        n.pgdat_writeback = false;
+        true
     }
 
     /// `wakeup_kswapd`: an allocation at time `now` fell below the low watermark.
