@@ -137,31 +137,33 @@ def setup_of(out: Path, name: str, mglru: str, boots: int) -> Setup:
     return Setup(workload=f"trace:path={trace}", mglru=mglru, **LAB, **kw)
 
 
-def configs():
-    for name, label, _, _ in WORKLOADS:
+def configs(workloads):
+    for name, label, _, _ in workloads:
         for mglru in ("on", "off"):
             yield name, label, mglru, f"{name}-mglru-{mglru}"
 
 
-def run(out: Path, boots: int) -> None:
+def run(out: Path, boots: int, workloads=None, setup=None) -> None:
+    """Validate each configuration not yet in ``out`` (``setup(out, name, mglru, boots)``
+    gives its :class:`Setup`)."""
     out.mkdir(parents=True, exist_ok=True)
-    for name, label, mglru, key in configs():
+    for name, label, mglru, key in configs(workloads or WORKLOADS):
         path = out / f"{key}.json"
         if path.exists():
             continue
         print(f"{label}, MGLRU {mglru}: {boots} boots", file=sys.stderr)
-        res = validate(setup_of(out, name, mglru, boots), out, progress=True)
+        res = validate((setup or setup_of)(out, name, mglru, boots), out, progress=True)
         res["label"] = label
         path.write_text(json.dumps(res, indent=1))
 
 
-def resimulate(out: Path) -> None:
-    for name, label, mglru, key in configs():
+def resimulate(out: Path, workloads=None, setup=None) -> None:
+    for name, label, mglru, key in configs(workloads or WORKLOADS):
         path = out / f"{key}.json"
         if path.exists():
             old = json.loads(path.read_text())
             print(f"{label}, MGLRU {mglru}: simulating again", file=sys.stderr)
-            res = revalidate(setup_of(out, name, mglru, old["boots"]), out, old["logs"])
+            res = revalidate((setup or setup_of)(out, name, mglru, old["boots"]), out, old["logs"])
             res["label"] = label
             path.write_text(json.dumps(res, indent=1))
 
@@ -172,9 +174,9 @@ def cell(r: dict) -> str:
     return f"{r['real_mean']:,.0f} ± {r['real_sd']:,.0f} / {r['sim']:,.0f} ({err}){g}"
 
 
-def render(out: Path) -> str:
+def render(out: Path, workloads=None) -> str:
     lines, met, graded, zeros = [], 0, 0, 0
-    for name, label, _, _ in WORKLOADS:
+    for name, label, _, _ in workloads or WORKLOADS:
         res = {m: json.loads((out / f"{name}-mglru-{m}.json").read_text())
                for m in ("on", "off") if (out / f"{name}-mglru-{m}.json").exists()}
         if not res:
@@ -204,23 +206,26 @@ def render(out: Path) -> str:
     return "\n".join(lines)
 
 
-def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--out", type=Path, default=Path("validation-runs-tenants"))
+def main(doc=None, workloads=None, setup=None, default_out="validation-runs-tenants", markers=(BEGIN, END)) -> int:
+    """The command line of this script and of those that reuse it with their own workloads
+    (``setup`` builds a configuration's Setup, ``markers`` delimit their block)."""
+    ap = argparse.ArgumentParser(description=(doc or __doc__).split("\n\n")[0])
+    ap.add_argument("--out", type=Path, default=Path(default_out))
     ap.add_argument("--boots", type=int, default=3)
     ap.add_argument("--render-only", action="store_true")
     ap.add_argument("--resimulate", action="store_true")
     ap.add_argument("--doc", type=Path, default=Path(__file__).resolve().parent.parent / "docs" / "validation.md")
     a = ap.parse_args()
     if a.resimulate:
-        resimulate(a.out)
+        resimulate(a.out, workloads, setup)
     elif not a.render_only:
-        run(a.out, a.boots)
-    table = render(a.out)
-    doc = a.doc.read_text()
-    if BEGIN in doc and END in doc:
-        head, rest = doc.split(BEGIN, 1)
-        a.doc.write_text(head + BEGIN + "\n" + table + "\n" + END + rest.split(END, 1)[1])
+        run(a.out, a.boots, workloads, setup)
+    table = render(a.out, workloads)
+    text = a.doc.read_text()
+    begin, end = markers
+    if begin in text and end in text:
+        head, rest = text.split(begin, 1)
+        a.doc.write_text(head + begin + "\n" + table + "\n" + end + rest.split(end, 1)[1])
         print(f"updated {a.doc}", file=sys.stderr)
     else:
         print(table)

@@ -72,7 +72,8 @@ def add_parser(sub) -> None:
         "config",
         nargs="?",
         metavar="CONFIG.toml|SCENARIO",
-        help="TOML config (kernel knob names; see below), or the name of a built-in scenario",
+        help="TOML config (kernel knob names; see below), the name of a built-in scenario, or "
+        "program:NAME[,size=SIZE,seed=N], a built-in real program's recording (docs/programs.md)",
     )
     w = p.add_argument_group("workload (default: scenario `default`)")
     w.add_argument("--scenario", metavar="NAME", help="a built-in scenario (`reclaimlab scenarios`)")
@@ -183,6 +184,12 @@ def main(args: argparse.Namespace) -> int:
         require_matplotlib()
 
     settings = parse_set(args.set)
+    if args.program:
+        from ..programs.scenario import prepare_run
+
+        rec, args.memory, args.swap = prepare_run(args.program, settings, args.memory, args.swap,
+                                                  progress=not args.quiet)
+        args.trace, args.trace_format = str(rec.trace), "native"
     from ..thp import is_thp_scenario
 
     if is_thp_scenario(args.scenario):
@@ -270,7 +277,13 @@ def _positional_scenario(args: argparse.Namespace) -> None:
     from ..exceptions import ConfigError
 
     name = args.config
+    args.program = None
     if name is None or Path(name).exists():
+        return
+    if name.startswith("program:"):
+        if args.trace or args.scenario:
+            raise ConfigError(f"{name} is the workload: give no --trace or --scenario with it")
+        args.program, args.config = name, None
         return
     known = [s[0] for s in _core.scenarios()] + [s[0] for s in _core.thp_scenarios()]
     if name in known:

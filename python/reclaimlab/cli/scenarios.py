@@ -14,7 +14,9 @@ def add_parser(sub) -> None:
         "scenarios",
         help=HELP,
         description=HELP + ". Run one with `reclaimlab run --scenario NAME`; "
-        "`reclaimlab run` with no arguments runs `default`.",
+        "`reclaimlab run` with no arguments runs `default`. The program:NAME scenarios are real "
+        "programs: the first run records them (Valgrind, docs/record.md), and `reclaimlab kernel "
+        "validate program:NAME` runs the same program on the real kernel (docs/programs.md).",
     )
     p.set_defaults(func=main)
 
@@ -22,5 +24,8 @@ def add_parser(sub) -> None:
 def main(args: argparse.Namespace) -> int:
     from .. import _core
 
-    print(table(list(_core.scenarios()) + list(_core.thp_scenarios()), header=("SCENARIO", "DESCRIPTION")))
+    from ..programs import PROGRAMS
+
+    programs = [(f"program:{p.name}", f"real program ({p.package}): {p.description}") for p in PROGRAMS.values()]
+    print(table(list(_core.scenarios()) + list(_core.thp_scenarios()) + programs, header=("SCENARIO", "DESCRIPTION")))
     return 0

@@ -1,6 +1,8 @@
 """The guest's data disk: a raw ext4 image made with ``mkfs.ext4 -d`` (no loop mount),
 holding ``data`` (the file pages, real non-zero blocks so that every miss is disk I/O),
-``ops`` (the workload) and ``cgroups`` (its cgroups and their limits). QEMU attaches it
+``ops`` (the workload) and ``cgroups`` (its cgroups and their limits); for a real program
+``root`` (its binary, libraries and inputs, python/reclaimlab/programs/prepare.py) and
+``program`` (its working directory and argv) instead of ``data`` and ``ops``. QEMU attaches it
 read-only and the guest mounts it ``ro,noload``, or for a workload that writes, writable
 with the writes kept in a temporary overlay (``snapshot=on``): every boot starts from
 identical disk contents."""
@@ -23,8 +25,9 @@ SLACK = 32 << 20  # ext4 metadata, journal-less, inode tables: generous
 
 
 def image_size(wl: Workload) -> int:
-    """Bytes the image needs: data + ops + 6% + 32 MiB, rounded up to 1 MiB."""
-    need = wl.file_pages * PAGE + ops_size(wl)
+    """Bytes the image needs: data + ops (a program's inputs, binary and libraries, and
+    room for what it writes: as much again) + 6% + 32 MiB, rounded up to 1 MiB."""
+    need = 2 * wl.file_pages * PAGE if wl.program is not None else wl.file_pages * PAGE + ops_size(wl)
     need = need + need * 6 // 100 + SLACK
     return -(-need // (1 << 20)) << 20
 
@@ -62,8 +65,14 @@ def build(wl: Workload, out: Path, disk_size: int | None = None, cgroups: str = 
     with tempfile.TemporaryDirectory(prefix="disk.", dir=out.parent) as tmp:
         root = Path(tmp) / "root"
         root.mkdir()
-        write_data(root / "data", wl.file_pages)
-        write_ops(wl, root / "ops")
+        if wl.program is not None:
+            from ..programs.prepare import program_file, stage_root
+
+            stage_root(wl.program, root / "root")
+            (root / "program").write_text(program_file(wl.program))
+        else:
+            write_data(root / "data", wl.file_pages)
+            write_ops(wl, root / "ops")
         (root / "cgroups").write_text(cgroups)
         part = Path(tmp) / "image"
         r = subprocess.run(["mkfs.ext4", "-q", "-F", "-O", "^has_journal", "-E", "root_owner=0:0",

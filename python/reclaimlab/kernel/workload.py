@@ -28,6 +28,10 @@ sequence access by access (docs/kernel.md, "One sequence, two replays").
   trace's order; an anonymous page belongs to one cgroup's process. A timed
   trace's gaps, or ``access_us`` per access of an untimed one, become sleeps of at least
   1 ms in the guest and the same time in the simulator's trace (as ``hotcold``'s).
+- ``program:NAME``: ``size`` (the program's factor x memory), ``seed`` (42): a real
+  program (python/reclaimlab/programs, docs/programs.md) run in the guest itself, chrooted
+  in a root that holds its binary, libraries and generated input; the simulator replays
+  its recording (``reclaimlab record``, made once and cached).
 - ``scenario``: ``name``, ``scale`` (1), ``seed`` (42), ``access_us`` (the scenario's
   ``cost.access_ns``) and the scenario's workload parameters (e.g. ``workload=canneal``
   for ``damon-reclaim-parsec``): a built-in scenario's access stream, as ``trace``.
@@ -40,6 +44,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ..programs.prepare import Recorded
 from . import KernelError
 
 PAGE = 4096
@@ -48,7 +53,7 @@ WRITE, FILE, SYSCALL, READ_CONT = 1, 2, 4, 8
 #: The guest program's page field is 28 bits (guest/wl.c).
 MAX_PAGES = 1 << 28
 
-NAMES = ("seqloop", "zipf", "zipfmap", "anon", "hotcold", "trace", "scenario")
+NAMES = ("seqloop", "zipf", "zipfmap", "anon", "hotcold", "trace", "scenario", "program")
 #: Cgroups a workload may use (one guest process each; guest/wl.c's MAXCG).
 MAX_CGROUPS = 8
 #: The cgroup of a workload that names none (the simulator's name for it too).
@@ -76,14 +81,20 @@ class Workload:
     #: The root cgroup is ``""`` (the guest runs its process outside any child cgroup).
     cgroups: list[str] = field(default_factory=lambda: [CGROUP])
     cgroup_ids: np.ndarray | None = None
+    #: A real program (``program:NAME``): the guest runs it, the simulator replays its
+    #: recording; ``pages`` and ``flags`` are then empty.
+    program: Recorded | None = None
 
     @property
     def writes_files(self) -> bool:
-        """True when some access writes a file page (the data disk must be writable)."""
+        """True when some access writes a file page (the data disk must be writable; a
+        real program's always is)."""
+        if self.program is not None:
+            return True
         return bool(np.any((self.flags & FILE) != 0) and np.any(self.flags[(self.flags & FILE) != 0] & WRITE))
 
     def __len__(self) -> int:
-        return int(self.pages.size)
+        return self.program.records if self.program is not None else int(self.pages.size)
 
 
 def parse_spec(spec: str) -> tuple[str, dict[str, str]]:
@@ -131,6 +142,8 @@ def _gen(pages: int, accesses: int, pattern: str, kind: str, seed: int) -> np.nd
 
 def build(spec: str, memory: int) -> Workload:
     """The page sequence of ``spec`` for a cgroup limit of ``memory`` bytes."""
+    if spec.split(":", 1)[0].strip() == "program":
+        return _from_program(spec, memory)
     name, params = parse_spec(spec)
     default_pages = int(1.5 * memory) // PAGE
     if name == "trace":
@@ -266,6 +279,28 @@ def _from_trace(spec: str, params: dict[str, str]) -> Workload:
         raise KernelError("workload trace: give path=FILE")
     src = open_trace(path, params.pop("format", None), params.pop("kind", None))
     return _from_source(spec, src, path, _access_us(params, "trace", None))
+
+
+def _from_program(spec: str, memory: int) -> Workload:
+    """``program:NAME[,size=SIZE,seed=N]`` (size: the program's factor x ``memory``)."""
+    from .. import _core
+    from ..exceptions import ReclaimlabError
+    from ..programs import PROGRAMS, prepare, scenario
+
+    try:
+        name, size, seed = scenario.parse(spec)
+    except ReclaimlabError as e:
+        raise KernelError(f"workload {e}") from None
+    try:
+        nbytes = int(PROGRAMS[name].size_factor * memory) if size is None else int(_core.parse_size(size))
+    except Exception:
+        raise KernelError(f"workload {spec}: size={size!r} is not a size (e.g. 64M)") from None
+    try:
+        rec = prepare.recorded(name, nbytes, seed)
+    except ReclaimlabError as e:
+        raise KernelError(str(e)) from None
+    empty = np.empty(0, dtype=np.uint32)
+    return Workload(spec, empty, empty.astype(np.uint8), rec.file_pages, rec.anon_pages, ["run"], [0], program=rec)
 
 
 def _from_scenario(spec: str, params: dict[str, str]) -> Workload:

@@ -56,10 +56,10 @@ def _check_output(out: Path) -> None:
         raise RecordError(f"{out}: directory {directory} is not writable")
 
 
-def _command(cmd: Sequence[str]) -> list[str]:
+def _command(cmd: Sequence[str], search: str | None = None) -> list[str]:
     if not cmd:
         raise RecordError("no command to record (reclaimlab record [OPTIONS] -- CMD [ARGS...])")
-    path = shutil.which(cmd[0])
+    path = shutil.which(cmd[0], path=search)
     if path is None:
         raise RecordError(f"{cmd[0]}: command not found")
     return [path, *cmd[1:]]
@@ -76,9 +76,11 @@ def _valgrind_failure(logs: Path) -> str:
 
 def record(cmd: Sequence[str], out: str | os.PathLike, cgroup: str = "", max_accesses: int | None = None,
            duration: float | None = None, fold: int = DEFAULT_FOLD,
-           progress: Callable[[str], None] | None = None) -> Recording:
-    """Run ``cmd`` (its stdin, stdout and stderr are this process's) and write its page
-    accesses to the native trace ``out``, in cgroup ``cgroup``. An access to a page of one of
+           progress: Callable[[str], None] | None = None, cwd: str | os.PathLike | None = None,
+           env: dict[str, str] | None = None, quiet: bool = False) -> Recording:
+    """Run ``cmd`` (its stdin, stdout and stderr are this process's; with ``quiet`` stdin
+    and stdout are /dev/null) in ``cwd`` with environment ``env`` (default: this
+    process's) and write its page accesses to the native trace ``out``, in cgroup ``cgroup``. An access to a page of one of
     the last ``fold`` data records is folded into it (1: only consecutive repeats).
     ``max_accesses`` and ``duration`` stop the program (SIGKILL to its process group) once
     reached; the trace then holds what came before. Raises :class:`RecordError` if the
@@ -90,7 +92,7 @@ def record(cmd: Sequence[str], out: str | os.PathLike, cgroup: str = "", max_acc
         raise RecordError(f"max accesses {max_accesses}: expected at least 1")
     out = Path(out)
     _check_output(out)
-    argv = _command(cmd)
+    argv = _command(cmd, None if env is None else env.get("PATH", os.defpath))
     lib = build()
     say = progress or (lambda line: None)
     with tempfile.TemporaryDirectory(prefix="reclaimlab-record.") as tmp, \
@@ -100,8 +102,8 @@ def record(cmd: Sequence[str], out: str | os.PathLike, cgroup: str = "", max_acc
               f"--rl-out={tmp}/stream", f"--rl-fold={fold}", *argv]
         start = time.monotonic()
         try:
-            status, stopped = _run(vg, dict(os.environ, VALGRIND_LIB=str(lib)), Path(tmp) / "stream", spool,
-                                   duration, say)
+            status, stopped = _run(vg, dict(os.environ if env is None else env, VALGRIND_LIB=str(lib)),
+                                   Path(tmp) / "stream", spool, duration, say, cwd, quiet)
             run_s = time.monotonic() - start
             if stopped is None and status < 0:
                 name = signal.Signals(-status).name if -status in signal.Signals._value2member_map_ else str(-status)
@@ -121,7 +123,7 @@ def record(cmd: Sequence[str], out: str | os.PathLike, cgroup: str = "", max_acc
 
 
 def _run(vg: list[str], env: dict, fifo: Path, spool: Spool, duration: float | None,
-         say: Callable[[str], None]) -> tuple[int, str | None]:
+         say: Callable[[str], None], cwd=None, quiet: bool = False) -> tuple[int, str | None]:
     """Run Valgrind on the program, feeding its stream from ``fifo`` into ``spool`` until
     every process that writes it has gone (or a cap stops them all); returns the exit
     status and the cap that stopped it, if any."""
@@ -130,7 +132,8 @@ def _run(vg: list[str], env: dict, fifo: Path, spool: Spool, duration: float | N
     wfd = os.open(fifo, os.O_WRONLY)  # held until the program exits, so EOF means "all writers gone"
     start = time.monotonic()
     try:
-        proc = subprocess.Popen(vg, env=env, start_new_session=True)
+        null = subprocess.DEVNULL if quiet else None
+        proc = subprocess.Popen(vg, env=env, start_new_session=True, cwd=cwd, stdin=null, stdout=null)
         try:
             while True:
                 ready, _, _ = select.select([rfd], [], [], 0.2)

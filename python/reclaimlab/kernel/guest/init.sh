@@ -2,7 +2,7 @@
 # /init of reclaimlab's guest (python/reclaimlab/kernel/initramfs.py packs it).
 # Configures the machine from lab.* kernel parameters, makes the workload's cgroups as
 # /data/cgroups lists them ("NAME MAX HIGH LOW MIN" per line, "-" for the root cgroup),
-# runs /wl in them, prints "@@" lines on the serial console and powers off.
+# runs /wl in them (or a real program, /data/program), prints "@@" lines on the serial console and powers off.
 # "/init report WHEN" only prints the memory layout (wl runs it just before the workload).
 
 # The memory layout, tagged WHEN (boot, start): per zone of /proc/zoneinfo one line
@@ -287,10 +287,21 @@ head -n 1 /run/cgdirs > /run/cg0
 sync; echo 3 > /proc/sys/vm/drop_caches
 # wl merges consecutive preads into reads of up to 64 KiB only without readahead: with it,
 # the request size steers readahead, and the simulator reads 4 KiB per access.
-WL_PFNS=$(grep -q 'lab.damon=' /proc/cmdline && echo 1 || echo 0) \
-WL_MERGE=$([ "$ra" = 0 ] && echo 1 || echo 0) WL_REPORT="/init report start" \
-    /wl /data/ops /data/data "${procs#,}" "$tick"
-rc=$?
+if [ -e /data/program ]; then
+    # A real program (python/reclaimlab/programs): /data/program holds its working
+    # directory, then its argv, one per line; it runs chrooted in /data/root, which holds
+    # its binary, libraries and inputs at the paths it was recorded with.
+    { IFS= read -r cwd; set --; while IFS= read -r a; do set -- "$@" "$a"; done; } < /data/program
+    mount -o bind /dev /data/root/dev || fail "bind /dev"
+    mount -t proc proc /data/root/proc || fail "proc in /data/root"
+    WL_REPORT="/init report start" /wl -x /data/root "$cwd" "${procs#,}" "$tick" "$@"
+    rc=$?
+else
+    WL_PFNS=$(grep -q 'lab.damon=' /proc/cmdline && echo 1 || echo 0) \
+    WL_MERGE=$([ "$ra" = 0 ] && echo 1 || echo 0) WL_REPORT="/init report start" \
+        /wl /data/ops /data/data "${procs#,}" "$tick"
+    rc=$?
+fi
 damon_stop
 [ "$zram" != 0 ] && echo "@@zram_mm_stat $(cat /sys/block/zram0/mm_stat)"
 echo "@@exit $rc"

@@ -7,6 +7,12 @@
  * mlocked memory *before* the workers move into the workload's cgroups: a cgroup-v2
  * charge stays where it was made, so only the workload's own pages count against memory.max.
  *
+ *   wl -x ROOT CWD PROCS TICK_US PROGRAM [ARGS...]
+ *       run a real program instead of ops (python/reclaimlab/programs): the child joins
+ *       the cgroup of PROCS, chroots into ROOT, changes to CWD and executes PROGRAM with
+ *       the environment LC_ALL=C PATH=/usr/bin:/bin (the one it was recorded in), stdin and
+ *       stdout on /dev/null; the whole run is one phase, reported as below. A program that
+ *       exits non-zero or is killed is an "@@error".
  *   wl OPS DATA PROCS[,PROCS...] [TICK_US]
  *       replay OPS (file pages are 4 KiB pages of DATA) in one worker process per cgroup:
  *       worker i writes its pid into the i-th cgroup.procs file ("-": it stays in the root
@@ -347,7 +353,115 @@ static void worker_run(struct worker *w) {
     set_turn(DONE);
 }
 
+/* The cgroups: PROCS ("PATH/cgroup.procs" or "-" for the root cgroup, comma-separated),
+ * one per worker; fills procs[], cgdir[] and ncg. */
+static void parse_procs(char *arg, char **procs) {
+    ncg = 0;
+    for (char *tok = strtok(arg, ","); tok; tok = strtok(NULL, ",")) {
+        if (ncg == MAXCG) { errno = E2BIG; die("more cgroups than MAXCG"); }
+        procs[ncg] = tok;
+        cgdir[ncg][0] = 0;
+        if (strcmp(tok, "-")) {
+            snprintf(cgdir[ncg], sizeof cgdir[ncg], "%.255s", tok);
+            char *slash = strrchr(cgdir[ncg], '/');
+            if (slash) *slash = 0;
+        }
+        ncg++;
+    }
+}
+
+static pid_t tickers[64];
+static int nt;
+
+/* One sleeper per CPU waking every tick_us (see TICK_US above); none for 0. */
+static void start_tickers(long tick_us) {
+    long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+    for (long c = 0; tick_us > 0 && c < ncpu && c < 64; c++) {
+        pid_t pid = fork();
+        if (pid < 0) die("fork ticker");
+        if (pid == 0) {
+            cpu_set_t set;
+            CPU_ZERO(&set);
+            CPU_SET(c, &set);
+            sched_setaffinity(0, sizeof set, &set);
+            struct timespec ts = {tick_us / 1000000, (tick_us % 1000000) * 1000};
+            for (;;) nanosleep(&ts, NULL);
+        }
+        tickers[nt++] = pid;
+    }
+}
+
+static void stop_tickers(void) {
+    for (int t = 0; t < nt; t++) kill(tickers[t], SIGKILL);
+}
+
+/* WL_REPORT: the memory layout report of /init, just before the workload. */
+static void report(void) {
+    const char *cmd = getenv("WL_REPORT");
+    if (cmd && *cmd) {
+        fflush(stdout);
+        if (system(cmd) != 0) { errno = EIO; die(cmd); }
+    }
+}
+
+/* After the workload: each cgroup's memory.events and memory.peak, then "@@done". */
+static int finish(void) {
+    print_cgroup_file("cgevents", "memory.events");
+    for (unsigned c = 0; c < ncg; c++) {
+        unsigned long long peak;
+        if (cgdir[c][0] && read_cgroup_value(c, "memory.peak", &peak)) printf("@@cgpeak %u %llu\n", c, peak);
+    }
+    printf("@@done %llu\n", (unsigned long long)(sh->sink & 1));
+    fflush(stdout);
+    return 0;
+}
+
+/* "wl -x ROOT CWD PROCS TICK_US PROGRAM [ARGS...]": one real program as one phase. */
+static int run_program(int argc, char **argv) {
+    const char *root = argv[2], *cwd = argv[3];
+    char *procs[MAXCG];
+    parse_procs(argv[4], procs);
+    if (ncg != 1) { errno = EINVAL; die("a program runs in one cgroup"); }
+    sh = mmap(NULL, sizeof *sh, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    if (sh == MAP_FAILED) { sh = NULL; die("mmap shared"); }
+    start_tickers(atol(argv[5]));
+    report();
+    read_vmstat(&sh->before);
+    sh->phase_t0 = sh->start_ns = now_ns();
+    printf("@@start 0 0 0\n");
+    fflush(stdout);
+    pid_t pid = fork();
+    if (pid < 0) die("fork program");
+    if (pid == 0) {
+        if (strcmp(procs[0], "-")) {
+            FILE *pf = fopen(procs[0], "w");
+            if (!pf || fprintf(pf, "%d\n", getpid()) < 0 || fclose(pf)) die(procs[0]);
+        }
+        int null = open("/dev/null", O_RDWR);
+        if (null < 0 || dup2(null, 0) < 0 || dup2(null, 1) < 0) die("/dev/null");
+        if (chroot(root) || chdir(cwd)) die(root);
+        char *env[] = {"LC_ALL=C", "PATH=/usr/bin:/bin", NULL};
+        execve(argv[6], argv + 6, env);
+        die(argv[6]);
+    }
+    int st;
+    if (waitpid(pid, &st, 0) < 0) die("waitpid");
+    stop_tickers();
+    if (WIFSIGNALED(st)) {
+        printf("@@error program %s: killed by signal %d\n", argv[6], WTERMSIG(st));
+        return 1;
+    }
+    if (WEXITSTATUS(st)) {
+        printf("@@error program %s: exit status %d\n", argv[6], WEXITSTATUS(st));
+        return 1;
+    }
+    phase_end(0);
+    (void)argc;
+    return finish();
+}
+
 int main(int argc, char **argv) {
+    if (argc >= 7 && !strcmp(argv[1], "-x")) return run_program(argc, argv);
     if (argc != 4 && argc != 5) {
         fprintf(stderr, "usage: wl OPS DATA PROCS[,PROCS...] [TICK_US]\n");
         return 2;
@@ -373,49 +487,17 @@ int main(int argc, char **argv) {
     close(ofd);
     if (mlock(obuf, bytes)) die("mlock ops");
     const uint32_t *ops = (const uint32_t *)(obuf + 64);
-    /* The cgroups: PROCS paths, one per worker. */
     char *procs[MAXCG];
-    ncg = 0;
-    for (char *tok = strtok(argv[3], ","); tok; tok = strtok(NULL, ",")) {
-        if (ncg == MAXCG) { errno = E2BIG; die("more cgroups than MAXCG"); }
-        procs[ncg] = tok;
-        cgdir[ncg][0] = 0;
-        if (strcmp(tok, "-")) {
-            snprintf(cgdir[ncg], sizeof cgdir[ncg], "%.255s", tok);
-            char *slash = strrchr(cgdir[ncg], '/');
-            if (slash) *slash = 0;
-        }
-        ncg++;
-    }
+    parse_procs(argv[3], procs);
     if (ncg != (hdr[4] ? hdr[4] : 1)) { errno = EINVAL; die("ops cgroups vs PROCS"); }
     int writes = 0;
     for (uint64_t i = 0; i < nr_ops && !writes; i++) writes = (ops[i] >> 28) == PWRITE || (ops[i] >> 28) == MAPWRITE;
     sh = mmap(NULL, sizeof *sh, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
     if (sh == MAP_FAILED) { sh = NULL; die("mmap shared"); }
     if (mlock(sh, sizeof *sh)) die("mlock shared");
-    long tick_us = argc == 5 ? atol(argv[4]) : 0;
-    long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-    pid_t tickers[64];
-    int nt = 0;
-    for (long c = 0; tick_us > 0 && c < ncpu && c < 64; c++) {
-        pid_t pid = fork();
-        if (pid < 0) die("fork ticker");
-        if (pid == 0) {
-            cpu_set_t set;
-            CPU_ZERO(&set);
-            CPU_SET(c, &set);
-            sched_setaffinity(0, sizeof set, &set);
-            struct timespec ts = {tick_us / 1000000, (tick_us % 1000000) * 1000};
-            for (;;) nanosleep(&ts, NULL);
-        }
-        tickers[nt++] = pid;
-    }
-    const char *merge_env = getenv("WL_MERGE"), *report = getenv("WL_REPORT");
-    const char *pfns_env = getenv("WL_PFNS");
-    if (report && *report) {
-        fflush(stdout);
-        if (system(report) != 0) { errno = EIO; die(report); }
-    }
+    start_tickers(argc == 5 ? atol(argv[4]) : 0);
+    const char *merge_env = getenv("WL_MERGE"), *pfns_env = getenv("WL_PFNS");
+    report();
     sh->turn = WAIT;
     pid_t workers[MAXCG];
     for (unsigned c = 0; c < ncg; c++) {
@@ -458,17 +540,10 @@ int main(int argc, char **argv) {
             set_turn(FAILED); /* the others stop waiting */
         }
     }
-    for (int t = 0; t < nt; t++) kill(tickers[t], SIGKILL);
+    stop_tickers();
     if (failed) {
         fflush(stdout);
         return 1;
     }
-    print_cgroup_file("cgevents", "memory.events");
-    for (unsigned c = 0; c < ncg; c++) {
-        unsigned long long peak;
-        if (cgdir[c][0] && read_cgroup_value(c, "memory.peak", &peak)) printf("@@cgpeak %u %llu\n", c, peak);
-    }
-    printf("@@done %llu\n", (unsigned long long)(sh->sink & 1));
-    fflush(stdout);
-    return 0;
+    return finish();
 }
