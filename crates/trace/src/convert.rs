@@ -12,7 +12,13 @@ pub const BATCH: usize = 1 << 16;
 /// Write all records of `src` to the native trace `out`, with the source's cgroup
 /// table, tick_ps and page-id space. Returns the number of records written.
 pub fn convert(src: &mut dyn AccessSource, out: &Path) -> Result<u64> {
+    convert_with(src, out, false)
+}
+
+/// [`convert`], with the blocks compressed (native version 2) if `compress`.
+pub fn convert_with(src: &mut dyn AccessSource, out: &Path, compress: bool) -> Result<u64> {
     let mut w = NativeWriter::create(out, src.meta().tick_ps)?;
+    w.set_compress(compress)?;
     let mut buf = Vec::with_capacity(BATCH);
     while src.read_batch(&mut buf, BATCH)? > 0 {
         w.write_all(&buf)?;

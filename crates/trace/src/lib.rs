@@ -5,7 +5,7 @@
 //! - [`record`]: the 12-byte [`Access`] record the engine replays (dense page ids).
 //! - [`source`]: the streaming [`AccessSource`] interface (batches, never the whole trace).
 //! - [`error`]: errors naming the file and the record/line.
-//! - [`native`]: the native binary format `RCLTRACE` v1 ([`NativeWriter`],
+//! - [`native`]: the native binary format `RCLTRACE` v1, v2 with compressed blocks ([`NativeWriter`],
 //!   [`NativeReader`]); byte layout in `crates/trace/FORMAT.md`.
 //! - [`lirs`], [`address`], [`csv`]: streaming readers of text traces (gzip transparent),
 //!   sharing [`text`] (lines, gunzip, progress) and [`pagemap`] (dense remapping).
@@ -37,7 +37,7 @@ pub mod source;
 pub mod text;
 
 pub use address::AddressReader;
-pub use convert::convert;
+pub use convert::{convert, convert_with};
 pub use csv::CsvReader;
 pub use error::{Error, ErrorKind, Result};
 pub use gen::{generate, terasort, tpcc_stock_level, Pattern, Phase, Program, Region, Stream, TeraSortParams, TpccParams};

@@ -319,7 +319,7 @@ fn bad_magic_version_and_header_fields() {
     let orig = std::fs::read(&p).unwrap();
     let cases: [(usize, u8, &str); 5] = [
         (0, b'X', "bad magic"),
-        (8, 2, "unsupported version 2"),
+        (8, 3, "unsupported version 3"),
         (10, 32, "header_len"),
         (12, 0x04, "unknown header flags"),
         (30, 1, "reserved"),

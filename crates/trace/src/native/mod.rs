@@ -1,23 +1,29 @@
-//! The native binary trace format (`RCLTRACE` v1): layout constants, the header, and
-//! the block checksum. Reading and writing live in [`reader`] and [`writer`]; the
-//! byte-level specification is `crates/trace/FORMAT.md`.
+//! The native binary trace format (`RCLTRACE` v1, and v2 with compressed blocks): layout
+//! constants, the header, the block checksum and the byte shuffle of compressed blocks.
+//! Reading and writing live in [`reader`] and [`writer`]; the byte-level specification is
+//! `crates/trace/FORMAT.md`.
 //!
 //! Layout in one line: a 64-byte header, then `ceil(nr_records / 65536)` blocks of
 //! records (every block full except the last), then a trailer holding the cgroup name
-//! table. Everything is little-endian. The layout is fully determined by the header, so a
-//! reader can tell a truncated file (and the record at which it ends) from its length
-//! before reading any record.
+//! table. Everything is little-endian. In version 1 (uncompressed) the layout is fully
+//! determined by the header, so a reader can tell a truncated file (and the record at
+//! which it ends) from its length before reading any record. In version 2 each block
+//! header also gives the block's stored length, and a block is stored either as its
+//! records or as a zlib stream of its records with their bytes shuffled ([`shuffle`]).
 
 pub mod reader;
 pub mod writer;
 
-pub use reader::NativeReader;
+pub use reader::{NativeReader, Storage};
 pub use writer::NativeWriter;
 
 /// File magic, the first 8 bytes.
 pub const MAGIC: [u8; 8] = *b"RCLTRACE";
-/// The only version this build reads and writes.
+/// Version of files whose blocks are stored uncompressed (the fixed v1 layout).
 pub const VERSION: u16 = 1;
+/// Version of files written with compression: every block header carries the block's
+/// stored length, and a block may hold a zlib stream instead of its records.
+pub const VERSION_COMPRESSED: u16 = 2;
 /// Size of the fixed header in bytes.
 pub const HEADER_LEN: usize = 64;
 /// Header flag: records carry a `gap` (12-byte records instead of 8).
@@ -29,6 +35,12 @@ pub const FLAG_HAS_FILES: u32 = 1 << 1;
 pub const BLOCK_RECORDS: usize = 65536;
 /// Bytes before each block's payload: `u32 nr_records_in_block` + `u64 checksum`.
 pub const BLOCK_HEADER_LEN: usize = 12;
+/// Bytes before each block's payload in version 2: `u32 nr_records_in_block`,
+/// `u32 stored_len`, `u64 checksum` (of the stored bytes).
+pub const BLOCK_HEADER_LEN_V2: usize = 16;
+/// zlib level of compressed blocks: level 1 compresses the shuffled records of real
+/// recordings almost as well as the default 6, several times faster.
+pub const COMPRESS_LEVEL: u32 = 1;
 /// Record size without / with time.
 pub const RECORD_LEN: usize = 8;
 pub const RECORD_LEN_TIMED: usize = 12;
@@ -36,6 +48,9 @@ pub const RECORD_LEN_TIMED: usize = 12;
 /// The decoded fixed header.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Header {
+    /// Version 2 ([`VERSION_COMPRESSED`]): blocks carry their stored length and may be
+    /// compressed; the block area's length is `table_offset - 64`, known only from the header.
+    pub compressed: bool,
     pub flags: u32,
     pub nr_records: u64,
     pub nr_pages: u32,
@@ -61,7 +76,8 @@ impl Header {
     pub fn encode(&self) -> [u8; HEADER_LEN] {
         let mut h = [0u8; HEADER_LEN];
         h[0..8].copy_from_slice(&MAGIC);
-        h[8..10].copy_from_slice(&VERSION.to_le_bytes());
+        let version = if self.compressed { VERSION_COMPRESSED } else { VERSION };
+        h[8..10].copy_from_slice(&version.to_le_bytes());
         h[10..12].copy_from_slice(&(HEADER_LEN as u16).to_le_bytes());
         h[12..16].copy_from_slice(&self.flags.to_le_bytes());
         h[16..24].copy_from_slice(&self.nr_records.to_le_bytes());
@@ -86,9 +102,9 @@ impl Header {
         let u32_at = |o: usize| u32::from_le_bytes(h[o..o + 4].try_into().unwrap());
         let u64_at = |o: usize| u64::from_le_bytes(h[o..o + 8].try_into().unwrap());
         let version = u16_at(8);
-        if version != VERSION {
+        if version != VERSION && version != VERSION_COMPRESSED {
             return Err(format!(
-                "unsupported version {version} (this build reads version {VERSION})"
+                "unsupported version {version} (this build reads versions {VERSION} and {VERSION_COMPRESSED})"
             ));
         }
         let header_len = u16_at(10);
@@ -96,6 +112,7 @@ impl Header {
             return Err(format!("header_len is {header_len}, expected {HEADER_LEN}"));
         }
         let hdr = Header {
+            compressed: version == VERSION_COMPRESSED,
             flags: u32_at(12),
             nr_records: u64_at(16),
             nr_pages: u32_at(24),
@@ -120,6 +137,24 @@ impl Header {
         }
         if hdr.nr_cgroups == 0 {
             return Err("nr_cgroups is 0 (the root cgroup must be present)".into());
+        }
+        if hdr.compressed {
+            // Each block stores between 0 bytes and its records' bytes after its header.
+            let lo = nr_blocks(hdr.nr_records)
+                .checked_mul(BLOCK_HEADER_LEN_V2 as u64)
+                .and_then(|b| b.checked_add(HEADER_LEN as u64));
+            let hi = lo.and_then(|lo| lo.checked_add(hdr.nr_records.checked_mul(hdr.record_len() as u64)?));
+            match (lo, hi) {
+                (Some(lo), Some(hi)) if (lo..=hi).contains(&hdr.table_offset) => {}
+                (Some(lo), Some(hi)) => {
+                    return Err(format!(
+                        "cgroup table offset is {}, but {} records' compressed blocks end between bytes {lo} and {hi}",
+                        hdr.table_offset, hdr.nr_records
+                    ))
+                }
+                _ => return Err(format!("nr_records {} is impossibly large", hdr.nr_records)),
+            }
+            return Ok(hdr);
         }
         match data_end(hdr.nr_records, hdr.record_len()) {
             Some(end) if end == hdr.table_offset => {}
@@ -155,7 +190,7 @@ pub fn data_end(nr_records: u64, record_len: usize) -> Option<u64> {
     payload.checked_add(headers)?.checked_add(HEADER_LEN as u64)
 }
 
-/// How many records lie completely inside the first `file_len` bytes of a file with
+/// How many records lie completely inside the first `file_len` bytes of a version-1 file with
 /// this layout (used to name the record at which a truncated file ends).
 pub fn complete_records(file_len: u64, nr_records: u64, record_len: usize) -> u64 {
     let Some(avail) = file_len.checked_sub(HEADER_LEN as u64) else {
@@ -167,6 +202,32 @@ pub fn complete_records(file_len: u64, nr_records: u64, record_len: usize) -> u6
     let n = full * BLOCK_RECORDS as u64
         + rem.saturating_sub(BLOCK_HEADER_LEN as u64) / record_len as u64;
     n.min(nr_records)
+}
+
+/// Byte-shuffle `src`, records of `RL` bytes, into `dst` (same length): byte `j` of
+/// record `i` goes to `dst[j·n + i]`, `n` records. Each byte column of a real trace (high
+/// page bytes, flags, cgroup, gap bytes) is far more regular than the interleaved
+/// records, so zlib compresses the shuffled block about 1.5 times smaller.
+pub fn shuffle<const RL: usize>(src: &[u8], dst: &mut [u8]) {
+    let n = src.len() / RL;
+    debug_assert_eq!(dst.len(), n * RL);
+    for (j, col) in dst.chunks_exact_mut(n.max(1)).enumerate().take(RL) {
+        for (d, r) in col.iter_mut().zip(src.chunks_exact(RL)) {
+            *d = r[j];
+        }
+    }
+}
+
+/// The inverse of [`shuffle`]: rebuild the records in `dst` from the columns in `src`.
+pub fn unshuffle<const RL: usize>(src: &[u8], dst: &mut [u8]) {
+    let n = src.len() / RL;
+    debug_assert_eq!(dst.len(), n * RL);
+    let cols: [&[u8]; RL] = std::array::from_fn(|j| &src[j * n..(j + 1) * n]);
+    for (i, r) in dst.chunks_exact_mut(RL).enumerate() {
+        for j in 0..RL {
+            r[j] = cols[j][i];
+        }
+    }
 }
 
 const K: u64 = 0x9E37_79B9_7F4A_7C15;
@@ -329,6 +390,46 @@ mod tests {
         }
         assert_ne!(checksum(&a[..99]), base);
         assert_ne!(checksum(&[]), checksum(&[0u8]));
+    }
+
+    #[test]
+    fn shuffle_round_trips_and_groups_columns() {
+        let recs: Vec<u8> = (0..12 * 5).map(|i| i as u8).collect();
+        let mut sh = vec![0u8; recs.len()];
+        shuffle::<12>(&recs, &mut sh);
+        // Column 1 holds byte 1 of records 0..5.
+        assert_eq!(&sh[5..10], &[1, 13, 25, 37, 49]);
+        let mut back = vec![0u8; recs.len()];
+        unshuffle::<12>(&sh, &mut back);
+        assert_eq!(back, recs);
+        let mut e: [u8; 0] = [];
+        shuffle::<8>(&[], &mut e);
+        unshuffle::<8>(&[], &mut e);
+    }
+
+    #[test]
+    fn version_2_header_checks_the_block_area_bounds() {
+        let mut h = Header {
+            compressed: true,
+            flags: 0,
+            nr_records: 70_000,
+            nr_pages: 1,
+            nr_cgroups: 1,
+            tick_ps: 0,
+            table_offset: 64 + 2 * 16 + 100,
+            table_len: 2,
+            table_checksum: 0,
+        };
+        assert_eq!(Header::decode(&h.encode()).unwrap(), h);
+        h.table_offset = 64 + 2 * 16 - 1;
+        assert!(Header::decode(&h.encode()).unwrap_err().contains("compressed blocks end between"));
+        h.table_offset = 64 + 2 * 16 + 70_000 * 8 + 1;
+        assert!(Header::decode(&h.encode()).is_err());
+        h.table_offset = 64 + 2 * 16 + 70_000 * 8;
+        assert!(Header::decode(&h.encode()).is_ok());
+        let mut b = h.encode();
+        b[8] = 3;
+        assert!(Header::decode(&b).unwrap_err().contains("unsupported version 3"));
     }
 
     #[test]

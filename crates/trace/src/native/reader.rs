@@ -1,14 +1,18 @@
 //! [`NativeReader`]: streams a native trace, validating the header, the file length, every
 //! block checksum and every record field. Decoding is a single pass of `from_le_bytes`
-//! over each block with branch-free validation (no per-record allocation).
+//! over each block with branch-free validation (no per-record allocation). A compressed
+//! (version 2) block is inflated and unshuffled into the same reused block buffer first,
+//! so the only extra cost is per block.
 
 use std::fs::File;
 use std::io::{Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
 
+use flate2::{Decompress, FlushDecompress, Status};
+
 use super::{
-    checksum, complete_records, decode_trailer, Header, BLOCK_HEADER_LEN, BLOCK_RECORDS, HEADER_LEN,
-    MAGIC, RECORD_LEN, RECORD_LEN_TIMED,
+    checksum, complete_records, decode_trailer, unshuffle, Header, BLOCK_HEADER_LEN, BLOCK_HEADER_LEN_V2,
+    BLOCK_RECORDS, HEADER_LEN, MAGIC, RECORD_LEN, RECORD_LEN_TIMED,
 };
 use crate::{flags, Access, AccessSource, Error, ErrorKind, Result, TraceMeta};
 
@@ -19,14 +23,44 @@ pub struct NativeReader {
     header: Header,
     meta: TraceMeta,
     rec_len: usize,
-    /// Current block: 12-byte block header followed by the payload.
+    /// Current block: in version 1 the 12-byte block header followed by the payload; in
+    /// version 2 the records alone (inflated and unshuffled, or read as stored).
     raw: Vec<u8>,
+    /// Offset of the first record in `raw` (the block header's length in v1, 0 in v2).
+    rec_base: usize,
+    /// Version 2 only: the reused buffers and inflater of compressed blocks.
+    z: Option<Inflate>,
+    /// Version 2: file offset of the next block's header.
+    offset: u64,
     /// Record index of the first record of the current block.
     block_start: u64,
     /// Records in the current block.
     block_len: usize,
     /// Next record to decode within the current block.
     pos: usize,
+}
+
+/// How a native trace stores its records ([`NativeReader::storage`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Storage {
+    /// Version 2: blocks may be compressed.
+    pub compressed: bool,
+    /// The records' own bytes (8 or 12 per record).
+    pub record_bytes: u64,
+    /// What the blocks' payloads take in the file (block headers excluded); equal to
+    /// `record_bytes` without compression.
+    pub block_bytes: u64,
+    /// The whole file.
+    pub file_bytes: u64,
+}
+
+/// What reading compressed blocks reuses from block to block.
+struct Inflate {
+    inflater: Decompress,
+    /// The block's stored (compressed) bytes.
+    stored: Vec<u8>,
+    /// The inflated, still shuffled records.
+    shuffled: Vec<u8>,
 }
 
 /// Read as many bytes as possible into `buf`; returns how many were read.
@@ -67,7 +101,11 @@ impl NativeReader {
         let rec_len = header.record_len();
         let table_end = header.table_offset + header.table_len as u64;
         if file_len < header.table_offset {
-            let record = complete_records(file_len, header.nr_records, rec_len);
+            let record = if header.compressed {
+                complete_blocks(&mut file, file_len, &header).map_err(io)?
+            } else {
+                complete_records(file_len, header.nr_records, rec_len)
+            };
             return Err(err(ErrorKind::Truncated { record }));
         }
         if file_len < table_end {
@@ -112,13 +150,21 @@ impl NativeReader {
             tick_ps: header.tick_ps,
             files,
         };
+        let z = header.compressed.then(|| Inflate {
+            inflater: Decompress::new(true),
+            stored: Vec::new(),
+            shuffled: Vec::new(),
+        });
         Ok(NativeReader {
             path: path.into(),
             file,
+            rec_base: if header.compressed { 0 } else { BLOCK_HEADER_LEN },
             header,
             meta,
             rec_len,
             raw: Vec::new(),
+            z,
+            offset: HEADER_LEN as u64,
             block_start: 0,
             block_len: 0,
             pos: 0,
@@ -129,6 +175,19 @@ impl NativeReader {
         &self.header
     }
 
+    /// How the records are stored: compressed or not, and their bytes on disk.
+    pub fn storage(&self) -> Storage {
+        let h = &self.header;
+        let headers = super::nr_blocks(h.nr_records)
+            * if h.compressed { BLOCK_HEADER_LEN_V2 } else { BLOCK_HEADER_LEN } as u64;
+        Storage {
+            compressed: h.compressed,
+            record_bytes: h.nr_records * self.rec_len as u64,
+            block_bytes: h.table_offset - HEADER_LEN as u64 - headers,
+            file_bytes: h.table_offset + h.table_len as u64,
+        }
+    }
+
     fn err(&self, kind: ErrorKind) -> Error {
         Error::new(Some(self.path.clone()), kind)
     }
@@ -137,6 +196,18 @@ impl NativeReader {
     fn load_block(&mut self) -> Result<()> {
         let start = self.block_start + self.block_len as u64;
         let expect = (self.header.nr_records - start).min(BLOCK_RECORDS as u64) as usize;
+        if self.z.is_some() {
+            self.load_block_v2(start, expect)?;
+        } else {
+            self.load_block_v1(start, expect)?;
+        }
+        self.block_start = start;
+        self.block_len = expect;
+        self.pos = 0;
+        Ok(())
+    }
+
+    fn load_block_v1(&mut self, start: u64, expect: usize) -> Result<()> {
         let want = BLOCK_HEADER_LEN + expect * self.rec_len;
         self.raw.resize(want, 0);
         let got = read_full(&mut self.file, &mut self.raw)
@@ -154,25 +225,92 @@ impl NativeReader {
         }
         let sum = u64::from_le_bytes(self.raw[4..12].try_into().unwrap());
         if checksum(&self.raw[BLOCK_HEADER_LEN..]) != sum {
-            return Err(self.err(ErrorKind::Corrupt {
-                record: start,
-                what: format!(
-                    "block checksum mismatch: records {}..{} are damaged",
-                    start,
-                    start + expect as u64
-                ),
-            }));
+            return Err(damaged(&self.path, start, expect, "block checksum mismatch"));
         }
-        self.block_start = start;
-        self.block_len = expect;
-        self.pos = 0;
+        Ok(())
+    }
+
+
+    /// Version 2: read the block header and the stored bytes at `self.offset`, check the
+    /// checksum of the stored bytes, and leave the block's records in `raw`.
+    fn load_block_v2(&mut self, start: u64, expect: usize) -> Result<()> {
+        let io = |e| Error::new(Some(self.path.clone()), ErrorKind::Io(e));
+        let raw_len = expect * self.rec_len;
+        let mut bh = [0u8; BLOCK_HEADER_LEN_V2];
+        let truncated = |p: &Path| Error::new(Some(p.into()), ErrorKind::Truncated { record: start });
+        if read_full(&mut self.file, &mut bh).map_err(io)? < bh.len() {
+            return Err(truncated(&self.path));
+        }
+        let count = u32::from_le_bytes(bh[0..4].try_into().unwrap()) as usize;
+        let stored_len = u32::from_le_bytes(bh[4..8].try_into().unwrap()) as usize;
+        let sum = u64::from_le_bytes(bh[8..16].try_into().unwrap());
+        if count != expect {
+            return Err(Error::new(
+                Some(self.path.clone()),
+                ErrorKind::Corrupt {
+                    record: start,
+                    what: format!("block header says {count} records, the layout requires {expect}"),
+                },
+            ));
+        }
+        let end = self.offset + (BLOCK_HEADER_LEN_V2 + stored_len) as u64;
+        let last = start + expect as u64 == self.header.nr_records;
+        if stored_len > raw_len {
+            let why = format!("block stores {stored_len} bytes, more than its {raw_len} bytes of records");
+            return Err(damaged(&self.path, start, expect, &why));
+        }
+        if end > self.header.table_offset || (last && end != self.header.table_offset) {
+            let why = format!(
+                "block ends at byte {end}, but the blocks end at byte {}",
+                self.header.table_offset
+            );
+            return Err(damaged(&self.path, start, expect, &why));
+        }
+        let z = self.z.as_mut().expect("version 2");
+        // A block stored at full length holds its records as they are.
+        let stored = if stored_len == raw_len { &mut self.raw } else { &mut z.stored };
+        stored.resize(stored_len, 0);
+        if read_full(&mut self.file, stored).map_err(io)? < stored_len {
+            return Err(truncated(&self.path));
+        }
+        if checksum(stored) != sum {
+            return Err(damaged(&self.path, start, expect, "block checksum mismatch"));
+        }
+        self.offset = end;
+        if stored_len == raw_len {
+            return Ok(());
+        }
+        z.shuffled.resize(raw_len, 0);
+        z.inflater.reset(true);
+        let status = z.inflater.decompress(&z.stored, &mut z.shuffled, FlushDecompress::Finish);
+        let (used, made) = (z.inflater.total_in(), z.inflater.total_out());
+        let why = match status {
+            Err(e) => Some(format!("compressed block does not inflate ({e})")),
+            Ok(Status::StreamEnd) if made != raw_len as u64 => {
+                Some(format!("compressed block inflates to {made} bytes, not {raw_len}"))
+            }
+            Ok(Status::StreamEnd) if used != stored_len as u64 => {
+                Some(format!("{} stray bytes after the compressed block", stored_len as u64 - used))
+            }
+            Ok(Status::StreamEnd) => None,
+            Ok(_) => Some(format!("compressed block inflates to more than {raw_len} bytes, or ends early")),
+        };
+        if let Some(why) = why {
+            return Err(damaged(&self.path, start, expect, &why));
+        }
+        self.raw.resize(raw_len, 0);
+        if self.rec_len == RECORD_LEN_TIMED {
+            unshuffle::<RECORD_LEN_TIMED>(&z.shuffled, &mut self.raw);
+        } else {
+            unshuffle::<RECORD_LEN>(&z.shuffled, &mut self.raw);
+        }
         Ok(())
     }
 
     /// Decode records `pos..pos+n` of the current block into `buf`.
     fn decode(&mut self, buf: &mut Vec<Access>, n: usize) -> Result<()> {
         let base = buf.len();
-        let from = BLOCK_HEADER_LEN + self.pos * self.rec_len;
+        let from = self.rec_base + self.pos * self.rec_len;
         let bytes = &self.raw[from..from + n * self.rec_len];
         let ok = if self.rec_len == RECORD_LEN_TIMED {
             decode_into::<RECORD_LEN_TIMED>(
@@ -218,6 +356,38 @@ impl NativeReader {
             None
         }
     }
+}
+
+/// A damaged block: records `start..start + expect` named, `why` first.
+#[cold]
+fn damaged(path: &Path, start: u64, expect: usize, why: &str) -> Error {
+    Error::new(
+        Some(path.into()),
+        ErrorKind::Corrupt {
+            record: start,
+            what: format!("{why}: records {}..{} are damaged", start, start + expect as u64),
+        },
+    )
+}
+
+/// Version 2: how many records lie in blocks wholly inside the first `file_len` bytes,
+/// found by walking the block headers (a truncated file's stored lengths are all there is).
+fn complete_blocks(file: &mut File, file_len: u64, header: &Header) -> std::io::Result<u64> {
+    let (mut off, mut records) = (HEADER_LEN as u64, 0u64);
+    let mut bh = [0u8; BLOCK_HEADER_LEN_V2];
+    while records < header.nr_records && off + BLOCK_HEADER_LEN_V2 as u64 <= file_len {
+        file.seek(SeekFrom::Start(off))?;
+        if read_full(file, &mut bh)? < bh.len() {
+            break;
+        }
+        let stored = u32::from_le_bytes(bh[4..8].try_into().unwrap()) as u64;
+        off += BLOCK_HEADER_LEN_V2 as u64 + stored;
+        if off > file_len {
+            break;
+        }
+        records += (header.nr_records - records).min(BLOCK_RECORDS as u64);
+    }
+    Ok(records)
 }
 
 /// Append the records in `bytes` (a multiple of `RL`) to `buf`; false if any record has

@@ -1,6 +1,8 @@
 //! [`NativeWriter`]: streams records into a native trace file atomically (temp file in
 //! the target directory, renamed into place by [`NativeWriter::finish`]; removed if the
-//! writer is dropped unfinished, so no partial output is ever left behind).
+//! writer is dropped unfinished, so no partial output is ever left behind). With
+//! [`NativeWriter::set_compress`] it writes version 2: each block shuffled and deflated
+//! (zlib) into reused buffers, or stored as is when that is not smaller.
 
 use std::collections::HashMap;
 use std::fs::{self, File, OpenOptions};
@@ -8,7 +10,12 @@ use std::io::{BufWriter, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use super::{checksum, encode_files, encode_table, record_len, Header, BLOCK_RECORDS, FLAG_HAS_FILES, FLAG_HAS_TIME, HEADER_LEN};
+use flate2::{Compress, Compression, FlushCompress, Status};
+
+use super::{
+    checksum, encode_files, encode_table, record_len, shuffle, Header, BLOCK_RECORDS, COMPRESS_LEVEL,
+    FLAG_HAS_FILES, FLAG_HAS_TIME, HEADER_LEN, RECORD_LEN_TIMED,
+};
 use crate::{flags, Access, Error, ErrorKind, FileRange, Result};
 
 static TMP_COUNTER: AtomicU64 = AtomicU64::new(0);
@@ -32,7 +39,18 @@ pub struct NativeWriter {
     cgroups: Vec<String>,
     cgroup_ids: HashMap<String, u16>,
     files: Vec<FileRange>,
+    /// Set by [`set_compress`](Self::set_compress): version 2, blocks deflated.
+    z: Option<Deflate>,
+    /// Bytes of blocks written so far (headers included).
+    block_bytes: u64,
     finished: bool,
+}
+
+/// What compressing blocks reuses from block to block.
+struct Deflate {
+    deflater: Compress,
+    shuffled: Vec<u8>,
+    out: Vec<u8>,
 }
 
 impl NativeWriter {
@@ -82,8 +100,32 @@ impl NativeWriter {
             cgroups: vec![String::new()],
             cgroup_ids,
             files: Vec::new(),
+            z: None,
+            block_bytes: 0,
             finished: false,
         })
+    }
+
+    /// Compress the blocks (the file becomes version 2; see FORMAT.md) or not (version 1,
+    /// the default). Only before the first block is written, i.e. before 65536 records.
+    pub fn set_compress(&mut self, compress: bool) -> Result<()> {
+        if self.block_bytes != 0 {
+            return Err(self.err(ErrorKind::InvalidArgument(
+                "set_compress: blocks have already been written".into(),
+            )));
+        }
+        self.z = compress.then(|| Deflate {
+            deflater: Compress::new(Compression::new(COMPRESS_LEVEL), true),
+            shuffled: Vec::new(),
+            out: Vec::new(),
+        });
+        Ok(())
+    }
+
+    /// Bytes of blocks written so far, block headers included (the header and trailer
+    /// excluded): with compression, what the records take on disk.
+    pub fn block_bytes(&self) -> u64 {
+        self.block_bytes
     }
 
     fn err(&self, kind: ErrorKind) -> Error {
@@ -227,12 +269,26 @@ impl NativeWriter {
             return Ok(());
         }
         debug_assert_eq!(self.block.len(), self.block_records * self.rec_len);
-        let sum = checksum(&self.block);
+        let count = (self.block_records as u32).to_le_bytes();
         let out = self.out.as_mut().expect("writer is open");
-        let res = out
-            .write_all(&(self.block_records as u32).to_le_bytes())
-            .and_then(|_| out.write_all(&sum.to_le_bytes()))
-            .and_then(|_| out.write_all(&self.block));
+        let res = match &mut self.z {
+            None => {
+                let sum = checksum(&self.block);
+                self.block_bytes += (12 + self.block.len()) as u64;
+                out.write_all(&count)
+                    .and_then(|_| out.write_all(&sum.to_le_bytes()))
+                    .and_then(|_| out.write_all(&self.block))
+            }
+            Some(z) => {
+                let stored = z.compress(&self.block, self.rec_len);
+                let stored = stored.unwrap_or(&self.block);
+                self.block_bytes += (16 + stored.len()) as u64;
+                out.write_all(&count)
+                    .and_then(|_| out.write_all(&(stored.len() as u32).to_le_bytes()))
+                    .and_then(|_| out.write_all(&checksum(stored).to_le_bytes()))
+                    .and_then(|_| out.write_all(stored))
+            }
+        };
         res.map_err(|e| Error::new(Some(self.path.clone()), ErrorKind::Io(e)))?;
         self.nr_records += self.block_records as u64;
         self.block_records = 0;
@@ -258,15 +314,15 @@ impl NativeWriter {
         }
         let table_len = u32::try_from(table.len())
             .map_err(|_| self.err(ErrorKind::InvalidArgument("cgroup table too large".into())))?;
-        let rec_len = self.rec_len;
         let header = Header {
+            compressed: self.z.is_some(),
             flags: if self.tick_ps != 0 { FLAG_HAS_TIME } else { 0 }
                 | if self.files.is_empty() { 0 } else { FLAG_HAS_FILES },
             nr_records: self.nr_records,
             nr_pages,
             nr_cgroups: self.cgroups.len() as u16,
             tick_ps: self.tick_ps,
-            table_offset: super::data_end(self.nr_records, rec_len).expect("written data fits u64"),
+            table_offset: HEADER_LEN as u64 + self.block_bytes,
             table_len,
             table_checksum: checksum(&table),
         };
@@ -281,6 +337,30 @@ impl NativeWriter {
         fs::rename(&self.tmp, &self.path).map_err(io)?;
         self.finished = true;
         Ok(self.nr_records)
+    }
+}
+
+impl Deflate {
+    /// The block's stored form: its records shuffled and deflated, or None when that is
+    /// not smaller than the records (they are then stored as they are).
+    fn compress(&mut self, block: &[u8], rec_len: usize) -> Option<&[u8]> {
+        self.shuffled.resize(block.len(), 0);
+        if rec_len == RECORD_LEN_TIMED {
+            shuffle::<RECORD_LEN_TIMED>(block, &mut self.shuffled);
+        } else {
+            shuffle::<{ super::RECORD_LEN }>(block, &mut self.shuffled);
+        }
+        self.out.clear();
+        // Room for one byte less than the records: a stream that does not fit is useless.
+        self.out.reserve_exact(block.len().saturating_sub(1));
+        let room = block.len().saturating_sub(1);
+        // compress_vec writes into the spare capacity, which may exceed what was asked.
+        self.deflater.reset();
+        let status = self.deflater.compress_vec(&self.shuffled, &mut self.out, FlushCompress::Finish);
+        match status {
+            Ok(Status::StreamEnd) if self.out.len() <= room => Some(&self.out),
+            _ => None,
+        }
     }
 }
 
