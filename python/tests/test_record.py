@@ -272,6 +272,32 @@ def test_replays(recorder, tmp_path, capsys):
     assert '"pgfault"' in capsys.readouterr().out
 
 
+def test_compressed_by_default_replays_like_uncompressed(recorder, tmp_path, capsys):
+    """`record` writes compressed blocks unless --no-compress; the engine's results from
+    the compressed trace and from its uncompressed copy are identical."""
+    text = tmp_path / "in.txt"
+    rng = random.Random(1)
+    text.write_text("".join(f"{rng.randrange(10**9):09d} line\n" for _ in range(60_000)))
+    out, plain = tmp_path / "sort.trace", tmp_path / "plain.trace"
+    assert main(["record", "-o", str(out), "--", "sort", str(text), "-o", str(tmp_path / "out.txt")]) == 0
+    assert "bytes a record" in capsys.readouterr().err
+    assert out.read_bytes()[8:10] == b"\x02\x00"
+    assert main(["trace", "convert", str(out), str(plain)]) == 0
+    assert plain.read_bytes()[8:10] == b"\x01\x00"
+    meta, recs = read_trace(out)
+    assert (meta, recs) == read_trace(plain) and len(recs) > 100_000
+    assert out.stat().st_size * 3 < plain.stat().st_size
+    capsys.readouterr()
+    results = []
+    for t in (out, plain):
+        assert main(["run", "--trace", str(t), "--memory", "16M", "--json"]) == 0
+        results.append(capsys.readouterr().out.replace(str(t), "TRACE"))
+    assert '"pgfault"' in results[0] and results[0] == results[1]
+    small = tmp_path / "true.trace"
+    assert main(["record", "--no-compress", "-o", str(small), "--", "true"]) == 0
+    assert small.read_bytes()[8:10] == b"\x01\x00"
+
+
 # ------------------------------------------------------------- bad input
 
 
@@ -394,8 +420,11 @@ def test_spool_layout(tmp_path):
         spool.close()
     assert spool.records == 6 and spool.pages == 5
     assert spool.layout()[0] == [("/a", 0, 3, 2), ("/a", 3, 1, 0)]
-    out = tmp_path / "t.trace"
+    out, plain = tmp_path / "t.trace", tmp_path / "plain.trace"
     assert spool.write(spool_path, out) == 6
+    assert spool.write(spool_path, plain, compress=False) == 6
+    assert out.read_bytes()[8:10] == b"\x02\x00" and plain.read_bytes()[8:10] == b"\x01\x00"
+    assert read_trace(out) == read_trace(plain)
     meta, recs = read_trace(out)
     # "/a" (3 pages: its size) gets ids 0..2; the fresh "/a" 3; anonymous pages follow.
     assert meta["files"] == [("/a", 0, 3), ("/a", 3, 1)]

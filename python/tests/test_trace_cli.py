@@ -212,3 +212,56 @@ def test_loop_is_the_cyclic_scan_and_zigzag_differs(gen_trace):
     zigzag = gen_trace("zigzag", 100, 1000, name="zigzag.trace").read_bytes()
     assert seq == loop
     assert zigzag != seq
+
+
+# ------------------------------------------------- compressed blocks (version 2)
+
+
+def compressed(path: Path, src: Path) -> Path:
+    p = cli("trace", "convert", src, path, "--compress")
+    assert p.returncode == 0, p.stderr
+    assert path.read_bytes()[8:10] == b"\x02\x00"  # version 2
+    return path
+
+
+def test_convert_compress_reads_back_the_same(gen_trace, tmp_path):
+    plain = gen_trace("zipf", 3000, 200_000, "--cgroup", "db", "--write-ratio", "0.3")
+    z = compressed(tmp_path / "z.trace", plain)
+    assert plain.read_bytes()[8:10] == b"\x01\x00"  # uncompressed stays version 1
+    a, b = info(plain), info(z)
+    assert a.pop("storage") == {"compressed": False, "record_bytes": 200_000 * 8, "block_bytes": 200_000 * 8,
+                                "file_bytes": plain.stat().st_size}
+    s = b.pop("storage")
+    assert a == b
+    assert s["compressed"] and s["file_bytes"] == z.stat().st_size and s["block_bytes"] < s["record_bytes"]
+    p = cli("trace", "info", z)
+    assert p.returncode == 0, p.stderr
+    assert "compressed (version 2)" in p.stdout and "bytes a record" in p.stdout
+    p = cli("trace", "info", plain)
+    assert "uncompressed (version 1), 8 bytes a record" in p.stdout
+    # The records themselves, every field.
+    srcs = [reclaimlab._core.open_trace(str(x)) for x in (plain, z)]
+    assert srcs[0].meta() == srcs[1].meta()
+    while batch := srcs[0].take(50_000):
+        assert batch == srcs[1].take(50_000)
+    assert srcs[1].take(1) == []
+
+
+def test_corrupt_compressed_trace_is_one_line(gen_trace, tmp_path):
+    z = compressed(tmp_path / "z.trace", gen_trace("zipf", 1000, 100_000))
+    data = z.read_bytes()
+    block1 = 64 + 16 + int.from_bytes(data[64 + 4:64 + 8], "little")  # the second block's header
+    for at, name in ((64 + 16 + 40, "flip0.trace"), (block1 + 16 + 3, "flip1.trace")):
+        bad = bytearray(data)
+        bad[at] ^= 0x40
+        (tmp_path / name).write_bytes(bytes(bad))
+    assert_user_error(cli("trace", "info", tmp_path / "flip0.trace"), "flip0.trace", "corrupt at record 0",
+                      "records 0..65536 are damaged")
+    assert_user_error(cli("run", "--trace", tmp_path / "flip1.trace"), "flip1.trace", "corrupt at record 65536",
+                      "records 65536..100000 are damaged")
+    for cut, record in ((block1 - 5, 0), (block1 + 20, 65536), (len(data) - 1, 100_000)):
+        t = tmp_path / f"cut{cut}.trace"
+        t.write_bytes(data[:cut])
+        assert_user_error(cli("trace", "info", t), t.name, f"truncated: input ends at record {record}")
+    (tmp_path / "v3.trace").write_bytes(data[:8] + b"\x03\x00" + data[10:])
+    assert_user_error(cli("trace", "info", tmp_path / "v3.trace"), "unsupported version 3")

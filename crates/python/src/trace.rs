@@ -144,12 +144,28 @@ fn trace_write(py: Python<'_>, out: PathBuf, pages: &[u8], flags: &[u8], cgroup:
     .map_err(trace_err)
 }
 
-/// Write the source to `out` in the native format; returns the records written.
+/// Write the source to `out` in the native format, with compressed blocks (version 2) if
+/// `compress`; returns the records written.
 #[pyfunction]
-fn trace_convert(py: Python<'_>, source: &Source, out: PathBuf) -> PyResult<u64> {
+#[pyo3(signature = (source, out, compress = false))]
+fn trace_convert(py: Python<'_>, source: &Source, out: PathBuf, compress: bool) -> PyResult<u64> {
     let mut guard = source.lock()?;
     let src: &mut dyn AccessSource = &mut **guard;
-    py.detach(|| reclaimlab_trace::convert(src, &out)).map_err(trace_err)
+    py.detach(|| reclaimlab_trace::convert_with(src, &out, compress)).map_err(trace_err)
+}
+
+/// How the native trace `path` stores its records: a dict with `compressed`,
+/// `record_bytes` (the records' own bytes), `block_bytes` (what they take in the file,
+/// block headers excluded) and `file_bytes`.
+#[pyfunction]
+fn native_storage<'py>(py: Python<'py>, path: PathBuf) -> PyResult<Bound<'py, PyDict>> {
+    let s = reclaimlab_trace::NativeReader::open(&path).map_err(trace_err)?.storage();
+    let d = PyDict::new(py);
+    d.set_item("compressed", s.compressed)?;
+    d.set_item("record_bytes", s.record_bytes)?;
+    d.set_item("block_bytes", s.block_bytes)?;
+    d.set_item("file_bytes", s.file_bytes)?;
+    Ok(d)
 }
 
 fn item<'py, T: for<'a> FromPyObject<'a, 'py>>(d: &Bound<'py, PyDict>, key: &str, what: &str) -> PyResult<Option<T>> {
@@ -237,6 +253,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(open_trace, m)?)?;
     m.add_function(wrap_pyfunction!(trace_info, m)?)?;
     m.add_function(wrap_pyfunction!(trace_convert, m)?)?;
+    m.add_function(wrap_pyfunction!(native_storage, m)?)?;
     m.add_function(wrap_pyfunction!(trace_write, m)?)?;
     m.add_function(wrap_pyfunction!(generate, m)?)?;
     Ok(())

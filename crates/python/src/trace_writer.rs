@@ -24,16 +24,18 @@ pub struct TraceWriter {
 impl TraceWriter {
     /// Start writing `out` with `tick_ps` picoseconds per gap tick, every record in
     /// cgroup `cgroup`, the file table `files` (`(name, first page id, pages, advice)`,
-    /// sorted and disjoint) and at least `nr_pages` page ids.
+    /// sorted and disjoint) and at least `nr_pages` page ids; with `compress`, the blocks
+    /// are compressed (native version 2).
     #[new]
-    #[pyo3(signature = (out, tick_ps, cgroup = "", files = Vec::new(), nr_pages = 0))]
-    fn new(out: PathBuf, tick_ps: u64, cgroup: &str, files: Vec<(String, u32, u32, u8)>, nr_pages: u32) -> PyResult<Self> {
+    #[pyo3(signature = (out, tick_ps, cgroup = "", files = Vec::new(), nr_pages = 0, compress = false))]
+    fn new(out: PathBuf, tick_ps: u64, cgroup: &str, files: Vec<(String, u32, u32, u8)>, nr_pages: u32, compress: bool) -> PyResult<Self> {
         if tick_ps == 0 {
             return Err(invalid("TraceWriter: tick_ps must be > 0"));
         }
         let files: Vec<FileRange> =
             files.into_iter().map(|(name, first, nr_pages, advice)| FileRange { name, first, nr_pages, advice }).collect();
         let mut w = NativeWriter::create(&out, tick_ps).map_err(trace_err)?;
+        w.set_compress(compress).map_err(trace_err)?;
         let cgroup = w.cgroup(cgroup).map_err(trace_err)?;
         w.set_files(&files).map_err(trace_err)?;
         w.set_nr_pages(nr_pages);

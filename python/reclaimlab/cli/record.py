@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import shlex
 import sys
 
@@ -47,7 +48,7 @@ def add_parser(sub) -> None:
 
     p = sub.add_parser("record", help=HELP, description=HELP + ".", epilog=EPILOG,
                        formatter_class=argparse.RawDescriptionHelpFormatter,
-                       usage="%(prog)s [-o FILE] [--cgroup NAME] [--max-accesses N] [--duration S] [--fold N] -- CMD [ARGS...]")
+                       usage="%(prog)s [-o FILE] [--cgroup NAME] [--max-accesses N] [--duration S] [--fold N] [--no-compress] -- CMD [ARGS...]")
     p.add_argument("-o", "--output", default="record.trace", metavar="FILE",
                    help="native trace to write (default record.trace)")
     p.add_argument("--cgroup", default="", metavar="NAME", help="charge every access to this cgroup (default: root)")
@@ -58,6 +59,9 @@ def add_parser(sub) -> None:
     p.add_argument("--fold", type=int, default=DEFAULT_FOLD, metavar="N",
                    help=f"drop an access whose page is that of one of the last N records (a write only after a "
                    f"write); 1 drops only consecutive repeats (1 to {MAX_FOLD}, default {DEFAULT_FOLD})")
+    p.add_argument("--no-compress", dest="compress", action="store_false",
+                   help="store the trace's blocks uncompressed (native format version 1, 12 bytes a record; "
+                   "default: compressed, version 2)")
     p.add_argument("cmd", nargs=argparse.REMAINDER, metavar="CMD", help="the program and its arguments, after --")
     p.set_defaults(func=cmd_record)
 
@@ -69,11 +73,13 @@ def cmd_record(args: argparse.Namespace) -> int:
     show = tty_progress()
     try:
         r = record(cmd, args.output, cgroup=args.cgroup, max_accesses=args.max_accesses, duration=args.duration,
-                   fold=args.fold, progress=show)
+                   fold=args.fold, progress=show, compress=args.compress)
     finally:
         if show:
             show("")
-    print(f"wrote {r.records:,} records ({r.pages:,} pages seen, {r.files:,} files) to {args.output}", file=sys.stderr)
+    size = os.path.getsize(args.output)
+    print(f"wrote {r.records:,} records ({r.pages:,} pages seen, {r.files:,} files) to {args.output}: "
+          f"{size / 1e6:,.1f} MB, {size / max(r.records, 1):.2f} bytes a record", file=sys.stderr)
     print(f"  {shlex.join(cmd)}: {r.instructions:,} instructions, {r.references:,} page references folded to "
           f"{r.records:,} records; ran {r.run_s:.1f} s, wrote the trace in {r.write_s:.1f} s", file=sys.stderr)
     if r.stopped:

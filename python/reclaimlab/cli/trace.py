@@ -76,6 +76,9 @@ def add_parser(sub) -> None:
     conv.add_argument("--to", metavar="F", choices=("native", "oracle"),
                       help="output format: native, or oracle (libCacheSim oracleGeneral; default when OUT's name "
                       "contains 'oracleGeneral')")
+    conv.add_argument("--compress", action="store_true",
+                      help="compress the native trace's blocks (format version 2; about 1-3 bytes a record "
+                      "instead of 8 or 12)")
     conv.set_defaults(func=cmd_convert)
 
     gen = tsub.add_parser("gen", help="generate a synthetic trace (zipf, uniform, seq, loop, zigzag, program)",
@@ -136,6 +139,8 @@ def cmd_info(args: argparse.Namespace) -> int:
 
     src = open_source(args.file, args.format, args.kind, args)
     info = _core.trace_info(src)
+    if info["format"] == "native":
+        info["storage"] = _core.native_storage(args.file)
     if args.json:
         print(json.dumps(info))
         return 0
@@ -154,16 +159,28 @@ def cmd_info(args: argparse.Namespace) -> int:
         rows.append(("duration", f"{secs:.6g} s  ({info['total_gap_ticks']:,} ticks of {info['tick_ps']} ps)"))
     else:
         rows.append(("duration", "untimed (the engine charges cost.access_ns per access)"))
+    if "storage" in info:
+        rows.append(("blocks", storage_row(info["storage"], info["records"])))
     print(table(rows))
     return 0
 
 
-def _write(src, output: str) -> int:
+def storage_row(s: dict, records: int) -> str:
+    """How a native trace stores its records, from ``_core.native_storage``."""
+    per = s["block_bytes"] / records if records else 0.0
+    size = f"{s['file_bytes'] / 1e6:,.1f} MB file"
+    if not s["compressed"]:
+        return f"uncompressed (version 1), {per:.0f} bytes a record; {size}"
+    ratio = s["record_bytes"] / s["block_bytes"] if s["block_bytes"] else 1.0
+    return f"compressed (version 2), {ratio:.1f}x: {per:.2f} bytes a record; {size}"
+
+
+def _write(src, output: str, compress: bool = False) -> int:
     from .. import _core
     from .._atomic import atomic_output
 
     with atomic_output(output) as tmp:
-        n = _core.trace_convert(src, str(tmp))
+        n = _core.trace_convert(src, str(tmp), compress)
     return n
 
 
@@ -179,7 +196,7 @@ def cmd_convert(args: argparse.Namespace) -> int:
         with atomic_output(args.output) as tmp:
             n = tr.write_oracle(str(tmp))
     else:
-        n = _write(src, args.output)
+        n = _write(src, args.output, args.compress)
     print(f"wrote {n:,} records to {args.output}")
     return 0
 

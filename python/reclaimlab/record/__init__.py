@@ -77,13 +77,14 @@ def _valgrind_failure(logs: Path) -> str:
 def record(cmd: Sequence[str], out: str | os.PathLike, cgroup: str = "", max_accesses: int | None = None,
            duration: float | None = None, fold: int = DEFAULT_FOLD,
            progress: Callable[[str], None] | None = None, cwd: str | os.PathLike | None = None,
-           env: dict[str, str] | None = None, quiet: bool = False) -> Recording:
+           env: dict[str, str] | None = None, quiet: bool = False, compress: bool = True) -> Recording:
     """Run ``cmd`` (its stdin, stdout and stderr are this process's; with ``quiet`` stdin
     and stdout are /dev/null) in ``cwd`` with environment ``env`` (default: this
     process's) and write its page accesses to the native trace ``out``, in cgroup ``cgroup``. An access to a page of one of
     the last ``fold`` data records is folded into it (1: only consecutive repeats).
     ``max_accesses`` and ``duration`` stop the program (SIGKILL to its process group) once
-    reached; the trace then holds what came before. Raises :class:`RecordError` if the
+    reached; the trace then holds what came before. With ``compress`` (the default) the
+    trace's blocks are compressed (native format version 2). Raises :class:`RecordError` if the
     program cannot run, is killed by a signal (other than a cap's) or the trace cannot be
     written; nothing is left at ``out`` then."""
     if not 1 <= fold <= MAX_FOLD:
@@ -114,7 +115,7 @@ def record(cmd: Sequence[str], out: str | os.PathLike, cgroup: str = "", max_acc
             spool.close()
             t = time.monotonic()
             n = spool.write(Path(spool_file.name), out, cgroup,
-                            lambda done: say(f"writing {out}: {done:,} of {spool.records:,} records"))
+                            lambda done: say(f"writing {out}: {done:,} of {spool.records:,} records"), compress)
         except OSError as e:  # the spool's disk is full, ...
             raise RecordError(f"{out}: {e.strerror or e}; no trace written") from None
         write_s = time.monotonic() - t

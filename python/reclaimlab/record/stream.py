@@ -205,15 +205,17 @@ class Spool:
             raise TraceError(f"the recording has {next_id + self.anon:,} pages: more than 32-bit page ids can name")
         return table, firsts, next_id
 
-    def write(self, spool: Path, out: Path, cgroup: str = "", progress: Callable[[int], None] | None = None) -> int:
-        """Pass two: the native trace ``out`` (atomically) from the closed spool file."""
+    def write(self, spool: Path, out: Path, cgroup: str = "", progress: Callable[[int], None] | None = None,
+              compress: bool = True) -> int:
+        """Pass two: the native trace ``out`` (atomically, blocks compressed if ``compress``)
+        from the closed spool file."""
         import numpy as np
 
         from .. import _core
 
         table, firsts, anon_base = self.layout()
         first = np.array(firsts + [0], dtype=np.int64)
-        writer = _core.TraceWriter(str(out), TICK_PS, cgroup, table, anon_base + self.anon)
+        writer = _core.TraceWriter(str(out), TICK_PS, cgroup, table, anon_base + self.anon, compress)
         try:
             for i, img in enumerate(self.images):
                 kind = np.frombuffer(img.kind, dtype=np.uint32).astype(np.int64)
