@@ -1,5 +1,6 @@
 //! Throughput measurements (not assertions). Run with:
 //! `cargo test -p reclaimlab-trace --release --test bench -- --ignored --nocapture`
+//! (`compressed` takes a real recording: `RECLAIMLAB_BENCH_TRACE=FILE`).
 
 mod common;
 
@@ -88,6 +89,53 @@ fn throughput() {
             if tick == 0 { 8 } else { 12 },
             n as f64 / best / 1e6,
             n as f64 / wsecs / 1e6
+        );
+    }
+}
+
+/// Compressed (version 2) against uncompressed (version 1) blocks on a real recording
+/// (`RECLAIMLAB_BENCH_TRACE`, any native trace): bytes a record, write and decode rates,
+/// the two formats alternating, best of 3.
+#[test]
+#[ignore]
+fn compressed() {
+    let Some(trace) = std::env::var_os("RECLAIMLAB_BENCH_TRACE") else {
+        println!("set RECLAIMLAB_BENCH_TRACE to a native trace (e.g. a `reclaimlab record` of sort)");
+        return;
+    };
+    let mut src = NativeReader::open(std::path::Path::new(&trace)).unwrap();
+    let meta = src.meta().clone();
+    let mut recs = Vec::new();
+    let mut buf = Vec::new();
+    while src.read_batch(&mut buf, 1 << 16).unwrap() > 0 {
+        recs.extend_from_slice(&buf);
+    }
+    let n = recs.len() as f64;
+    let s = Scratch::new("bench-z");
+    let paths = [s.path("v1.rcl"), s.path("v2.rcl")];
+    let (mut write, mut read) = ([f64::MAX; 2], [f64::MAX; 2]);
+    for _ in 0..3 {
+        for (k, p) in paths.iter().enumerate() {
+            let t = Instant::now();
+            let mut w = reclaimlab_trace::NativeWriter::create(p, meta.tick_ps).unwrap();
+            w.set_compress(k == 1).unwrap();
+            w.set_cgroups(&meta.cgroups).unwrap();
+            w.write_all(&recs).unwrap();
+            w.finish().unwrap();
+            write[k] = write[k].min(t.elapsed().as_secs_f64());
+            let mut r = NativeReader::open(p).unwrap();
+            let (got, secs) = drain(&mut r);
+            assert_eq!(got as usize, recs.len());
+            read[k] = read[k].min(secs);
+        }
+    }
+    for (k, p) in paths.iter().enumerate() {
+        println!(
+            "{}: {:.2} bytes a record, write {:.1} M records/s (incl. fsync), decode {:.1} M records/s",
+            if k == 0 { "uncompressed" } else { "compressed" },
+            std::fs::metadata(p).unwrap().len() as f64 / n,
+            n / write[k] / 1e6,
+            n / read[k] / 1e6
         );
     }
 }
