@@ -129,6 +129,44 @@ def test_bad_experiment_is_a_user_error(tmp_path):
     assert_user_error(cli("experiment", "run", "no-such-experiment"), "no-such-experiment")
 
 
+GOOD_WORKLOAD = '[workload]\nscenario = "default"\n'
+
+
+@pytest.mark.parametrize("text, needles", [
+    ('name = "x"\nrepetitions = 2.7\n' + GOOD_WORKLOAD, ["line 2", "repetitions", "an integer", "2.7"]),
+    ('repetitions = true\n' + GOOD_WORKLOAD, ["line 1", "repetitions", "an integer", "True"]),
+    ('repetitions = "ten"\n' + GOOD_WORKLOAD, ["line 1", "repetitions", "'ten'"]),
+    ('seed = "abc"\n' + GOOD_WORKLOAD, ["line 1", "seed", "an integer"]),
+    ('timeseries = "false"\n' + GOOD_WORKLOAD, ["line 1", "timeseries", "a boolean"]),
+    ('name = "x"\n', ["no [workload] table"]),
+    ('[workload]\nscenario = "default"\ntrace = "t.trace"\n', ["line 1", "exactly one of", "scenario, trace"]),
+    ('[workload]\nscenario = "default"\nscale = "big"\n', ["line 3", "workload.scale", "a number"]),
+    (GOOD_WORKLOAD + '[matrix]\npolicy = []\n', ["line 4", "matrix.policy", "needs values"]),
+    (GOOD_WORKLOAD + '[matrix.swap]\nkey = "swap.device"\nvalues = ["none", "zram"]\nlabels = ["off"]\n',
+     ["line 3", "matrix.swap", "2 values, 1 labels"]),
+    (GOOD_WORKLOAD + '[matrix.swap]\nkey = 3\nvalues = ["none"]\n', ["line 4", "matrix.swap.key", "a string"]),
+    (GOOD_WORKLOAD + '[matrix.swap]\nvalue = ["none"]\n', ["matrix.swap", "unknown key(s) value"]),
+])
+def test_experiment_specs_mean_what_they_say(tmp_path, text, needles):
+    # issue 24: types are checked (no float truncated to an int, no string as a bool), a
+    # spec names its workload, and each error names the file, line and key.
+    bad = tmp_path / "bad.toml"
+    bad.write_text(text)
+    err = assert_user_error(cli("experiment", "run", bad, "--out", tmp_path / "o"), str(bad), *needles)
+    assert "Traceback" not in err
+    assert not (tmp_path / "o").exists()  # nothing half-made
+
+
+def test_a_single_axis_value_is_a_one_value_axis(tmp_path):
+    # "vm.swappiness" = "60" once ran swappiness 6 and 0 (the string's characters)
+    f = tmp_path / "one.toml"
+    f.write_text(GOOD_WORKLOAD + '[matrix]\n"vm.swappiness" = 60\npolicy = "classic@6.15"\n')
+    exp = load(f)
+    assert [(a.key, a.values, a.labels) for a in exp.axes] == [("vm.swappiness", [60], ["60"]),
+                                                               ("policy", ["classic@6.15"], ["classic@6.15"])]
+    assert len(exp.configurations()) == 1
+
+
 def test_sigkill_midway_then_rerun_keeps_every_finished_run(tmp_path):
     exp = tiny(tmp_path, reps=3, accesses=1_500_000)
     out = tmp_path / "out"
