@@ -14,7 +14,6 @@ The engine is Rust (``reclaimlab._core``); this package adds configs, the CLI an
 from __future__ import annotations
 
 import os
-import time
 from typing import Any, Callable, Mapping
 
 from . import _core
@@ -135,7 +134,10 @@ def _transactions(scenario: str | None) -> tuple[int, int] | None:
 
 def _swap_settings(swap: str) -> dict[str, str]:
     """``zram:SIZE``, ``ssd:SIZE``, ``zram``, ``ssd`` or ``none`` -> swap.* keys."""
-    device, _, size = str(swap).partition(":")
+    device, colon, size = str(swap).partition(":")
+    if colon and not size.strip():
+        raise ConfigError(f"--swap {swap}: no size after ':' (e.g. zram:1G; or just {device.strip()} for the default size)",
+                          key="swap.size")
     out = {"swap.device": device.strip()}
     if size:
         out["swap.size"] = size.strip()
