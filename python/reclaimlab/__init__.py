@@ -415,13 +415,11 @@ def compare(
             done(name, _run_one(kw))
     else:
         import concurrent.futures as cf
-        import multiprocessing as mp
 
-        # fork where there is one: it needs no importable __main__ (compare() works from a
-        # REPL or an unguarded script) and starts in milliseconds; spawn elsewhere.
-        methods = mp.get_all_start_methods()
-        ctx = mp.get_context("fork" if "fork" in methods else "spawn")
-        with cf.ProcessPoolExecutor(max_workers=n, mp_context=ctx) as pool:
+        from ._pool import process_pool
+
+        # (fork where there is one: compare() works from a REPL or an unguarded script)
+        with process_pool(n) as pool:
             futures = {pool.submit(_run_one, kw): name for name, kw in jobs.items()}
             for fut in cf.as_completed(futures):
                 done(futures[fut], fut.result())

@@ -167,6 +167,47 @@ def test_a_single_axis_value_is_a_one_value_axis(tmp_path):
     assert len(exp.configurations()) == 1
 
 
+def _children(pid: int) -> set[int]:
+    out = set()
+    for task in Path(f"/proc/{pid}/task").glob("*"):
+        try:
+            out |= {int(x) for x in (task / "children").read_text().split()}
+        except OSError:
+            pass
+    return out
+
+
+def _alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state not in ("Z", "X")
+
+
+@pytest.mark.skipif(not Path("/proc/self/task").exists(), reason="needs Linux /proc")
+def test_killing_the_coordinator_leaves_no_worker(tmp_path):
+    # issue 24: SIGKILL to `experiment run` itself (not its process group): the pool's
+    # workers must not keep running, holding the store and the caller's stdout.
+    exp = tiny(tmp_path, reps=4, accesses=3_000_000)
+    cmd = [sys.executable, "-m", "reclaimlab", "experiment", "run", str(exp), "--out", str(tmp_path / "out"),
+           "--jobs", "2"]
+    proc = subprocess.Popen(cmd, env=env(), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 60
+    workers: set[int] = set()
+    while time.monotonic() < deadline and len(workers) < 2:
+        workers = _children(proc.pid)
+        assert proc.poll() is None, "the experiment finished before its workers were seen"
+        time.sleep(0.05)
+    assert len(workers) >= 2
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.wait()
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline and any(_alive(w) for w in workers):
+        time.sleep(0.1)
+    assert not [w for w in workers if _alive(w)]
+
+
 def test_sigkill_midway_then_rerun_keeps_every_finished_run(tmp_path):
     exp = tiny(tmp_path, reps=3, accesses=1_500_000)
     out = tmp_path / "out"
