@@ -53,6 +53,7 @@ pub fn phase(name: &str, accesses: u64, streams: &[(usize, Pattern, f64)]) -> Ph
         accesses,
         streams: streams.iter().map(|(r, p, w)| Stream { region: *r, pattern: p.clone(), weight: *w }).collect(),
     }
+    reclaims: Vec::new(),
 }
 
 pub fn program(regions: Vec<Region>, phases: Vec<Phase>) -> Program {
@@ -78,6 +79,7 @@ impl VecSource {
             cgroups: vec![String::new()],
             tick_ps: 0,
             files,
+            ops: Vec::new(),
         };
         VecSource { recs, pos: 0, meta }
     }
