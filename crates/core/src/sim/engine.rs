@@ -474,16 +474,29 @@ impl<P: ReclaimPolicy> Engine for Machine<P> {
         let result = (|| {
             while done < max_accesses {
                 let want = (max_accesses - done).min(BATCH as u64) as usize;
+                let start = self.ops_position(src)?;
                 let n = src.read_batch(&mut buf, want)?;
                 if n == 0 {
+                    // Ops after the last record.
+                    self.sync_cgroups(src.cgroups_seen());
+                    self.run_ops(&src.meta().ops, start, u64::MAX)?;
                     return Ok(true);
                 }
                 let files_end = self.filemap.load(&src.meta().files);
                 self.mm.pages.ensure((src.nr_pages_seen() as u64).max(files_end) as usize);
                 self.sync_cgroups(src.cgroups_seen());
-                for (i, &a) in buf[..n].iter().enumerate() {
-                    crate::mm::prefetch::prefetch_access(&self.mm, &buf[..n], i);
-                    self.access(a, &buf[i + 1..n])?;
+                // The trace's ops (memory.reclaim writes) split the batch: each runs
+                // before the record it names. No ops: one segment, the whole batch.
+                let ops = &src.meta().ops;
+                let mut lo = 0usize;
+                while lo < n {
+                    let hi = self.run_ops(ops, start + lo as u64, start + n as u64)?.map_or(n, |at| (at - start) as usize);
+                    for (i, &a) in buf[lo..hi].iter().enumerate() {
+                        let i = lo + i;
+                        crate::mm::prefetch::prefetch_access(&self.mm, &buf[..n], i);
+                        self.access(a, &buf[i + 1..n])?;
+                    }
+                    lo = hi;
                 }
                 done += n as u64;
             }
@@ -563,6 +576,30 @@ impl<P: ReclaimPolicy> Engine for Machine<P> {
 }
 
 impl<P: ReclaimPolicy> Machine<P> {
+    /// The index of the source's next record, for a source with ops (0 otherwise: unused).
+    fn ops_position(&self, src: &dyn AccessSource) -> Result<u64> {
+        if src.meta().ops.is_empty() {
+            return Ok(0);
+        }
+        src.position().ok_or_else(|| Error::invalid(format!("a {} source carries memory.reclaim ops but cannot tell its position", src.meta().format)))
+    }
+
+    /// Perform the ops due before record `pos` (those at `pos`, and any earlier one not yet
+    /// run: ops come sorted, so those are the ones at `pos` when replaying in order).
+    /// Returns the position of the next op before record `end`, if any.
+    fn run_ops(&mut self, ops: &[reclaimlab_trace::TraceOp], pos: u64, end: u64) -> Result<Option<u64>> {
+        let mut k = ops.partition_point(|op| op.at < pos);
+        while let Some(op) = ops.get(k).filter(|op| op.at == pos) {
+            let memcg = *self.cgroup_map.get(op.cgroup as usize).ok_or_else(|| Error::invalid(format!("memory.reclaim op names trace cgroup {} of {}", op.cgroup, self.cgroup_map.len())))?;
+            let reclaimlab_trace::OpKind::MemoryReclaim { bytes, swappiness } = op.kind;
+            self.kswapd_catch_up();
+            self.memory_reclaim(memcg, bytes, swappiness.map(u32::from));
+            self.next_event = self.next_event.min(self.now);
+            k += 1;
+        }
+        Ok(ops.get(k).map(|op| op.at).filter(|&at| at < end))
+    }
+
     fn policy_name(&self) -> String {
         self.mm.cfg.policy.clone()
     }

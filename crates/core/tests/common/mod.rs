@@ -52,8 +52,8 @@ pub fn phase(name: &str, accesses: u64, streams: &[(usize, Pattern, f64)]) -> Ph
         name: name.into(),
         accesses,
         streams: streams.iter().map(|(r, p, w)| Stream { region: *r, pattern: p.clone(), weight: *w }).collect(),
+        reclaims: Vec::new(),
     }
-    reclaims: Vec::new(),
 }
 
 pub fn program(regions: Vec<Region>, phases: Vec<Phase>) -> Program {
