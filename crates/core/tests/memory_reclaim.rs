@@ -144,3 +144,24 @@ fn an_op_mid_trace_runs_before_its_record_whatever_the_steps() {
     }
     assert_eq!(stepped.vmstat, whole.vmstat);
 }
+
+#[test]
+fn ops_after_the_last_record_run_once_however_often_run_is_called() {
+    use reclaimlab_core::sim;
+    let cfg = config(&[("policy", "classic@6.15"), ("machine.memory", "64M")]);
+    let mut fa = region("fa", MIB, AccessKind::FileMapped);
+    fa.cgroup = "a".into();
+    let mut end = phase("end", 0, &[(0, Pattern::Sequential, 1.0)]);
+    end.reclaims = vec![reclaim("a", 64 << 10, None)];
+    let p = program(vec![fa], vec![phase("fill", MIB as u64, &[(0, Pattern::Sequential, 1.0)]), end]);
+    let mut src = generate(p, 1).unwrap();
+    let mut e = sim::build(&cfg).unwrap();
+    while !e.run(src.as_mut(), 100).unwrap() {}
+    assert!(e.run(src.as_mut(), 100).unwrap());
+    let r = e.finish();
+    assert_eq!(cg(&r, "a", "memory.reclaim.writes"), 1);
+    // 16 pages asked: one round, its batch (4) raised to SWAP_CLUSTER_MAX.
+    let freed = cg(&r, "a", "memory.reclaim.reclaimed_bytes") / PAGE;
+    assert!((32..=64).contains(&freed), "{freed}");
+    assert_eq!(cg(&r, "a", "memory.current_bytes"), (MIB as u64 - freed) * PAGE);
+}

@@ -93,6 +93,8 @@ pub struct Machine<P: ReclaimPolicy> {
     due: u64,
     next_event: u64,
     buf: Vec<Access>,
+    /// The source's ops after its last record have run (reset by the next batch read).
+    end_ops_done: bool,
     /// DAMON_RECLAIM's kdamond (`damon_reclaim.enabled`), on its own clock.
     pub damon: Option<crate::damon::Kdamond>,
     /// The monitoring-only kdamond of `sim.damon_record` and its snapshots.
@@ -124,6 +126,7 @@ impl<P: ReclaimPolicy> Machine<P> {
             due: 0,
             next_event: 0,
             buf: Vec::with_capacity(BATCH),
+            end_ops_done: false,
         }
     }
 
@@ -477,11 +480,15 @@ impl<P: ReclaimPolicy> Engine for Machine<P> {
                 let start = self.ops_position(src)?;
                 let n = src.read_batch(&mut buf, want)?;
                 if n == 0 {
-                    // Ops after the last record.
-                    self.sync_cgroups(src.cgroups_seen());
-                    self.run_ops(&src.meta().ops, start, u64::MAX)?;
+                    // Ops after the last record, once (run() may be called again at the end).
+                    if !self.end_ops_done {
+                        self.end_ops_done = true;
+                        self.sync_cgroups(src.cgroups_seen());
+                        self.run_ops(&src.meta().ops, start, u64::MAX)?;
+                    }
                     return Ok(true);
                 }
+                self.end_ops_done = false;
                 let files_end = self.filemap.load(&src.meta().files);
                 self.mm.pages.ensure((src.nr_pages_seen() as u64).max(files_end) as usize);
                 self.sync_cgroups(src.cgroups_seen());
@@ -584,9 +591,9 @@ impl<P: ReclaimPolicy> Machine<P> {
         src.position().ok_or_else(|| Error::invalid(format!("a {} source carries memory.reclaim ops but cannot tell its position", src.meta().format)))
     }
 
-    /// Perform the ops due before record `pos` (those at `pos`, and any earlier one not yet
-    /// run: ops come sorted, so those are the ones at `pos` when replaying in order).
-    /// Returns the position of the next op before record `end`, if any.
+    /// Perform the ops at position `pos` (before record `pos`), in table order, each after
+    /// kswapd has caught up with the workload's clock. Returns the position of the next op
+    /// before record `end`, if any: the replay runs the records up to it, then calls again.
     fn run_ops(&mut self, ops: &[reclaimlab_trace::TraceOp], pos: u64, end: u64) -> Result<Option<u64>> {
         let mut k = ops.partition_point(|op| op.at < pos);
         while let Some(op) = ops.get(k).filter(|op| op.at == pos) {

@@ -166,7 +166,7 @@ impl ScanControl {
     /// (a write to the root's `memory.reclaim`).
     #[inline]
     pub fn root_reclaim(&self) -> bool {
-        self.target_memcg.is_none_or(|m| m == crate::mm::memcontrol::ROOT_MEMCG)
+        !matches!(self.target_memcg, Some(m) if m != crate::mm::memcontrol::ROOT_MEMCG)
     }
 
     /// Whether the reclaimer has an MGLRU `lru_gen_mm_walk` while it evicts, which makes
