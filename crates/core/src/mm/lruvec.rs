@@ -73,6 +73,8 @@ pub struct Lruvec {
 #[derive(Clone, Copy, Debug, Default)]
 pub struct LruvecStat {
     pub size: [u64; NR_LRU_LISTS],
+    /// The lruvec's own list sizes (`lruvec_page_state_local`).
+    pub size_local: [u64; NR_LRU_LISTS],
     pub workingset_activate: [u64; 2],
 }
 
