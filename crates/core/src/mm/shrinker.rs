@@ -12,7 +12,7 @@
 
 use super::memcontrol::MemcgId;
 use super::vmstat::Ev;
-use super::workingset::{XA_CHUNK_SHIFT, XA_NODE_CHARGED_BYTES};
+use super::workingset::XA_CHUNK_SHIFT;
 use super::Mm;
 use reclaimlab_trace::PAGE_SHIFT;
 
@@ -54,9 +54,9 @@ pub fn do_shrink_slab(freeable: u64, nr: u64, priority: i32, seeks: u64, batch: 
 
 /// `count_shadow_nodes` (mm/workingset.c 6.12) for list `lv` (a memcg and node): None
 /// for SHRINK_EMPTY, else the nodes above `max_nodes = pages >> (XA_CHUNK_SHIFT - 3)`,
-/// where `pages` is the memcg's LRU pages on the node (`lruvec_page_state_local`, as of
-/// the last statistics flush) plus its slab pages (NR_SLAB_*_B >> PAGE_SHIFT). The model's
-/// slab is the allocated xarray nodes alone (no dentries or inodes). With memcg enabled
+/// where `pages` is the memcg's LRU pages on the node plus its slab pages (NR_SLAB_*_B >>
+/// PAGE_SHIFT), both `lruvec_page_state_local` as of the last statistics flush. The
+/// model's slab is the allocated xarray nodes alone (no dentries or inodes). With memcg enabled
 /// `sc->memcg` is never NULL in reclaim (the root memcg for its own pages), so the
 /// `node_present_pages` branch is not taken.
 pub fn count_shadow_nodes(mm: &Mm, lv: u32) -> Option<u64> {
@@ -66,7 +66,7 @@ pub fn count_shadow_nodes(mm: &Mm, lv: u32) -> Option<u64> {
         return None;
     }
     let l = &mm.lruvecs[lv as usize];
-    let pages = l.stat.size_local.iter().sum::<u64>() + ((sn.allocated(lv) * XA_NODE_CHARGED_BYTES) >> PAGE_SHIFT);
+    let pages = l.stat.size_local.iter().sum::<u64>() + (l.stat.slab_reclaimable_b >> PAGE_SHIFT);
     let max_nodes = pages >> (XA_CHUNK_SHIFT - 3);
     Some(nodes.saturating_sub(max_nodes))
 }
