@@ -2,8 +2,9 @@
 //! `do_shrink_slab`). The model has one shrinker: the workingset shadow-node shrinker
 //! (mm/workingset.c `workingset_shadow_shrinker`: SHRINKER_NUMA_AWARE |
 //! SHRINKER_MEMCG_AWARE, `seeks = 0`, default batch), whose objects are the xarray nodes
-//! holding only shadow entries ([`super::workingset::ShadowNodes`]). v6.15 has the same
-//! `do_shrink_slab`, `count_shadow_nodes` and `shadow_lru_isolate`.
+//! holding only shadow entries ([`super::workingset::ShadowNodes`]). Later kernels (the
+//! torvalds/linux mm/workingset.c after list_lru's per-list locks) have the same
+//! `count_shadow_nodes`, `shadow_lru_isolate` and `seeks = 0`; only the locking changed.
 //!
 //! Callers (mm/vmscan.c 6.12): `shrink_node_memcgs` after each memcg's `shrink_lruvec`
 //! (classic, and MGLRU's memcg reclaim), and MGLRU's `shrink_one` after

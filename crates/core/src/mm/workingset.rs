@@ -93,7 +93,8 @@ pub const XA_NODE_CHARGED_BYTES: u64 = 576 + 8;
 const NIL: u32 = u32::MAX;
 
 /// The page cache's xarray leaf nodes of the trace's files and the `shadow_nodes`
-/// list_lru (mm/workingset.c, lib/xarray.c, mm/list_lru.c; v6.12 and v6.15 agree).
+/// list_lru (mm/workingset.c, lib/xarray.c, mm/list_lru.c 6.12; later kernels change only
+/// list_lru's locking).
 ///
 /// A file of the file table with more than one page (bounded) gets `ceil(nr_pages / 64)`
 /// node slots, one per leaf node `(page - first) >> 6`, in one flat array. A node slot is
