@@ -38,12 +38,13 @@ WRITEBACK_TARGETS = {"nr_dirtied": 0.25, "nr_written": 0.25, "nr_vmscan_write": 
 CGROUP_FILE_TARGETS = {"workingset_refault_file": 0.10, "workingset_activate_file": 0.10, "pgmajfault": 0.10}
 CGROUP_ANON_TARGETS = {"workingset_refault_anon": 0.25}
 CGROUP_CONTEXT = ("memory.peak", "memory.current", "pgscan", "pgsteal", "pgscan_direct", "pgsteal_direct", "pgrefill", "pgactivate",
-                  "pgdeactivate", "workingset_activate_anon", "zswpin", "zswpout", "events.low", "events.high", "events.max",
-                  "events.oom", "memory.reclaim.writes", "memory.reclaim.eagain", "memory.reclaim.requested")
+                  "pgdeactivate", "workingset_activate_anon", "workingset_nodereclaim", "zswpin", "zswpout", "events.low",
+                  "events.high", "events.max", "events.oom", "memory.reclaim.writes", "memory.reclaim.eagain",
+                  "memory.reclaim.requested")
 ALLOCSTALL_ZONES = ("allocstall_dma", "allocstall_dma32", "allocstall_normal", "allocstall_movable")
 #: Shown beside the headline counters.
 CONTEXT = ("pgscan_file", "pgscan_anon", "pgsteal_anon", "workingset_activate_anon", "pgactivate", "pgdeactivate",
-           "nr_vmscan_immediate_reclaim")
+           "nr_vmscan_immediate_reclaim", "workingset_nodereclaim", "slabs_scanned")
 #: Anon THPs the guest made; the simulator's trace engine has base pages only.
 THP_ANON_COUNTERS = ("thp_fault_alloc", "thp_collapse_alloc")
 

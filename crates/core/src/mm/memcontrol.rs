@@ -107,6 +107,7 @@ pub const MEMORY_STAT_EVENTS: &[Ev] = &[
     Ev::WorkingsetActivateFile,
     Ev::WorkingsetRestoreAnon,
     Ev::WorkingsetRestoreFile,
+    Ev::WorkingsetNodereclaim,
     Ev::PgscanKswapd,
     Ev::PgscanDirect,
     Ev::PgstealKswapd,

@@ -490,6 +490,7 @@ impl<P: ReclaimPolicy> Engine for Machine<P> {
                 }
                 self.end_ops_done = false;
                 let files_end = self.filemap.load(&src.meta().files);
+                self.mm.shadow_nodes.load(&src.meta().files);
                 self.mm.pages.ensure((src.nr_pages_seen() as u64).max(files_end) as usize);
                 self.sync_cgroups(src.cgroups_seen());
                 // The trace's ops (memory.reclaim writes) split the batch: each runs
@@ -575,6 +576,8 @@ impl<P: ReclaimPolicy> Engine for Machine<P> {
         if writeback != self.mm.wb.nr_writeback {
             return Err(format!("{writeback} pages under writeback but nr_writeback {}", self.mm.wb.nr_writeback));
         }
+        let mm = &self.mm;
+        mm.shadow_nodes.check(|p| is_resident(mm.pages.pte[p as usize]), |p| mm.pages.shadow[p as usize] != 0)?;
         if self.mm.swap.used > self.mm.swap.total {
             return Err("swap over-committed".into());
         }

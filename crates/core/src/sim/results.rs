@@ -178,6 +178,7 @@ impl Recorder {
             ("nr_unevictable", lru_total(mm, LruList::Unevictable)),
             ("nr_dirty", mm.wb.nr_dirty),
             ("nr_writeback", mm.wb.nr_writeback),
+            ("workingset_nodes", mm.shadow_nodes.workingset_nodes),
         ];
         for (name, n) in v.iter() {
             vmstat.push((name, n));

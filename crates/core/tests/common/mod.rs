@@ -84,6 +84,12 @@ impl VecSource {
         VecSource { recs, pos: 0, meta }
     }
 
+    /// The trace's cgroup table after the root (records name them by index).
+    pub fn with_cgroups(mut self, names: &[&str]) -> Self {
+        self.meta.cgroups = std::iter::once(String::new()).chain(names.iter().map(|n| n.to_string())).collect();
+        self
+    }
+
     /// A timed trace: each record's `gap` in ticks of `tick_ps`.
     pub fn timed(mut self, tick_ps: u64) -> Self {
         self.meta.tick_ps = tick_ps;

@@ -302,7 +302,8 @@ impl<V: MglruVariant> Mglru<V> {
     }
 
     /// `shrink_one`: the memcg-LRU skips (`V::shrink_one_skip`), `try_to_shrink_lruvec`,
-    /// then the operation for the memcg (`V::shrink_one_op`).
+    /// `shrink_slab` (mm/vmscan.c 6.12; 6.6 the same), then the operation for the memcg
+    /// (`V::shrink_one_op`).
     fn shrink_one(&mut self, mm: &mut Mm, lv: LruvecId, sc: &mut ScanControl) -> MemcgLruOp {
         self.stats.lruvec_shrink_one[lv as usize] += 1;
         let memcg = mm.lruvecs[lv as usize].memcg;
@@ -318,6 +319,7 @@ impl<V: MglruVariant> Mglru<V> {
             mm.memcgs[memcg as usize].events.low += 1;
         }
         let success = self.try_to_shrink_lruvec(mm, lv, sc);
+        crate::mm::shrinker::shrink_slab(mm, mm.lruvecs[lv as usize].node, memcg, sc.priority);
         let sizable = lruvec_is_sizable(&self.lrugens[lv as usize], get_swappiness(mm, sc), sc.priority);
         V::shrink_one_op(success, sizable, seg)
     }
