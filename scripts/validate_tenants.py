@@ -206,9 +206,11 @@ def render(out: Path, workloads=None) -> str:
     return "\n".join(lines)
 
 
-def main(doc=None, workloads=None, setup=None, default_out="validation-runs-tenants", markers=(BEGIN, END)) -> int:
+def main(doc=None, workloads=None, setup=None, default_out="validation-runs-tenants", markers=(BEGIN, END),
+         extra=None) -> int:
     """The command line of this script and of those that reuse it with their own workloads
-    (``setup`` builds a configuration's Setup, ``markers`` delimit their block)."""
+    (``setup`` builds a configuration's Setup, ``markers`` delimit their block, ``extra(out)``
+    renders more markdown after the tables)."""
     ap = argparse.ArgumentParser(description=(doc or __doc__).split("\n\n")[0])
     ap.add_argument("--out", type=Path, default=Path(default_out))
     ap.add_argument("--boots", type=int, default=3)
@@ -220,7 +222,7 @@ def main(doc=None, workloads=None, setup=None, default_out="validation-runs-tena
         resimulate(a.out, workloads, setup)
     elif not a.render_only:
         run(a.out, a.boots, workloads, setup)
-    table = render(a.out, workloads)
+    table = render(a.out, workloads) + (extra(a.out) if extra else "")
     text = a.doc.read_text()
     begin, end = markers
     if begin in text and end in text:

@@ -14,7 +14,6 @@ The engine is Rust (``reclaimlab._core``); this package adds configs, the CLI an
 from __future__ import annotations
 
 import os
-import time
 from typing import Any, Callable, Mapping
 
 from . import _core
@@ -135,7 +134,10 @@ def _transactions(scenario: str | None) -> tuple[int, int] | None:
 
 def _swap_settings(swap: str) -> dict[str, str]:
     """``zram:SIZE``, ``ssd:SIZE``, ``zram``, ``ssd`` or ``none`` -> swap.* keys."""
-    device, _, size = str(swap).partition(":")
+    device, colon, size = str(swap).partition(":")
+    if colon and not size.strip():
+        raise ConfigError(f"--swap {swap}: no size after ':' (e.g. zram:1G; or just {device.strip()} for the default size)",
+                          key="swap.size")
     out = {"swap.device": device.strip()}
     if size:
         out["swap.size"] = size.strip()
@@ -413,13 +415,11 @@ def compare(
             done(name, _run_one(kw))
     else:
         import concurrent.futures as cf
-        import multiprocessing as mp
 
-        # fork where there is one: it needs no importable __main__ (compare() works from a
-        # REPL or an unguarded script) and starts in milliseconds; spawn elsewhere.
-        methods = mp.get_all_start_methods()
-        ctx = mp.get_context("fork" if "fork" in methods else "spawn")
-        with cf.ProcessPoolExecutor(max_workers=n, mp_context=ctx) as pool:
+        from ._pool import process_pool
+
+        # (fork where there is one: compare() works from a REPL or an unguarded script)
+        with process_pool(n) as pool:
             futures = {pool.submit(_run_one, kw): name for name, kw in jobs.items()}
             for fut in cf.as_completed(futures):
                 done(futures[fut], fut.result())

@@ -10,8 +10,9 @@ from .config import parse_toml
 from .exceptions import ConfigError
 
 REGION_KEYS = {"name", "pages", "kind", "write_ratio", "cgroup"}
-PHASE_KEYS = {"name", "accesses", "stream"}
+PHASE_KEYS = {"name", "accesses", "stream", "reclaim"}
 STREAM_KEYS = {"region", "pattern", "weight"}
+RECLAIM_KEYS = {"cgroup", "bytes", "swappiness"}
 TOP_KEYS = {"region", "phase", "repeat"}
 
 
@@ -43,5 +44,31 @@ def load_program(path: str | os.PathLike) -> dict[str, Any]:
             raise ConfigError(f"{path}: [[phase]] #{i} has no [[phase.stream]]", path=str(path))
         for s in streams:
             check(s, STREAM_KEYS, f"a [[phase.stream]] of phase #{i}", "phase.stream.")
-        out_phases.append({k: v for k, v in ph.items() if k != "stream"} | {"streams": streams})
+        reclaims = ph.get("reclaim", [])
+        for r in reclaims:
+            check(r, RECLAIM_KEYS, f"a [[phase.reclaim]] of phase #{i}", "phase.reclaim.")
+            _check_reclaim(r, regions, f"{path}: [[phase.reclaim]] of phase #{i}", path)
+        out_phases.append({k: v for k, v in ph.items() if k not in ("stream", "reclaim")}
+                          | {"streams": streams, "reclaims": reclaims})
     return {"regions": regions, "phases": out_phases, "repeat": doc.get("repeat", 1)}
+
+
+def _check_reclaim(r: dict, regions: list[dict], where: str, path: Path) -> None:
+    """A memory.reclaim write names a region's cgroup (or the root, ``""``) and a size of at
+    least one byte (a byte count or a size like ``"64M"``), with ``swappiness`` 0..200."""
+    cgroup = r.get("cgroup", "")
+    known = {reg.get("cgroup", "") for reg in regions} | {""}
+    if cgroup not in known:
+        raise ConfigError(f"{where}: memory.reclaim for unknown cgroup {cgroup!r} (the regions' cgroups: "
+                          f"{', '.join(repr(c) for c in sorted(known))})", key="cgroup", path=str(path))
+    size = r.get("bytes")
+    if isinstance(size, bool) or not isinstance(size, (int, str)):
+        raise ConfigError(f"{where}: 'bytes' must be a byte count or a size like \"64M\"", key="bytes", path=str(path))
+    # "0M" and the like reach the generator, which refuses 0 bytes after parsing the size.
+    too_small = size <= 0 if isinstance(size, int) else size.strip().startswith("-") or not size.strip("0 ")
+    if too_small:
+        raise ConfigError(f"{where}: memory.reclaim of {size!r} bytes: the size must be at least 1 byte", key="bytes",
+                          path=str(path))
+    sw = r.get("swappiness")
+    if sw is not None and (isinstance(sw, bool) or not isinstance(sw, int) or not 0 <= sw <= 200):
+        raise ConfigError(f"{where}: swappiness {sw!r} is outside 0..200", key="swappiness", path=str(path))

@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from conftest import cli
+from conftest import assert_user_error, cli
 
 HELP_CASES = [
     ((), ["run", "policies", "knobs", "scenarios", "trace"]),
@@ -33,9 +33,18 @@ def test_help(args, needles):
 
 
 def test_no_command_is_a_usage_error():
-    p = cli()
-    assert p.returncode == 2
-    assert "usage:" in p.stderr and "Traceback" not in p.stderr
+    assert_user_error(cli(), "COMMAND", "reclaimlab --help")
+
+
+@pytest.mark.parametrize("args, needles", [
+    (("run", "--memory", "-1G"), ["run: argument --memory: expected one argument", "OPTION=VALUE", "reclaimlab run --help"]),
+    (("trace", "gen", "nosuch"), ["trace gen: argument PATTERN: invalid choice: 'nosuch'"]),
+    (("kernel", "run"), ["kernel run: the following arguments are required: WORKLOAD"]),
+    (("run", "--bogus"), ["unrecognized arguments: --bogus"]),
+])
+def test_argument_errors_are_one_line(args, needles):
+    # issue 24: argparse's usage block is gone; the line names the command and its --help
+    assert_user_error(cli(*args), *needles)
 
 
 def test_policies_lists_classic():

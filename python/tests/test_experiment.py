@@ -129,6 +129,85 @@ def test_bad_experiment_is_a_user_error(tmp_path):
     assert_user_error(cli("experiment", "run", "no-such-experiment"), "no-such-experiment")
 
 
+GOOD_WORKLOAD = '[workload]\nscenario = "default"\n'
+
+
+@pytest.mark.parametrize("text, needles", [
+    ('name = "x"\nrepetitions = 2.7\n' + GOOD_WORKLOAD, ["line 2", "repetitions", "an integer", "2.7"]),
+    ('repetitions = true\n' + GOOD_WORKLOAD, ["line 1", "repetitions", "an integer", "True"]),
+    ('repetitions = "ten"\n' + GOOD_WORKLOAD, ["line 1", "repetitions", "'ten'"]),
+    ('seed = "abc"\n' + GOOD_WORKLOAD, ["line 1", "seed", "an integer"]),
+    ('timeseries = "false"\n' + GOOD_WORKLOAD, ["line 1", "timeseries", "a boolean"]),
+    ('name = "x"\n', ["no [workload] table"]),
+    ('[workload]\nscenario = "default"\ntrace = "t.trace"\n', ["line 1", "exactly one of", "scenario, trace"]),
+    ('[workload]\nscenario = "default"\nscale = "big"\n', ["line 3", "workload.scale", "a number"]),
+    (GOOD_WORKLOAD + '[matrix]\npolicy = []\n', ["line 4", "matrix.policy", "needs values"]),
+    (GOOD_WORKLOAD + '[matrix.swap]\nkey = "swap.device"\nvalues = ["none", "zram"]\nlabels = ["off"]\n',
+     ["line 3", "matrix.swap", "2 values, 1 labels"]),
+    (GOOD_WORKLOAD + '[matrix.swap]\nkey = 3\nvalues = ["none"]\n', ["line 4", "matrix.swap.key", "a string"]),
+    (GOOD_WORKLOAD + '[matrix.swap]\nvalue = ["none"]\n', ["matrix.swap", "unknown key(s) value"]),
+])
+def test_experiment_specs_mean_what_they_say(tmp_path, text, needles):
+    # issue 24: types are checked (no float truncated to an int, no string as a bool), a
+    # spec names its workload, and each error names the file, line and key.
+    bad = tmp_path / "bad.toml"
+    bad.write_text(text)
+    err = assert_user_error(cli("experiment", "run", bad, "--out", tmp_path / "o"), str(bad), *needles)
+    assert "Traceback" not in err
+    assert not (tmp_path / "o").exists()  # nothing half-made
+
+
+def test_a_single_axis_value_is_a_one_value_axis(tmp_path):
+    # "vm.swappiness" = "60" once ran swappiness 6 and 0 (the string's characters)
+    f = tmp_path / "one.toml"
+    f.write_text(GOOD_WORKLOAD + '[matrix]\n"vm.swappiness" = 60\npolicy = "classic@6.15"\n')
+    exp = load(f)
+    assert [(a.key, a.values, a.labels) for a in exp.axes] == [("vm.swappiness", [60], ["60"]),
+                                                               ("policy", ["classic@6.15"], ["classic@6.15"])]
+    assert len(exp.configurations()) == 1
+
+
+def _children(pid: int) -> set[int]:
+    out = set()
+    for task in Path(f"/proc/{pid}/task").glob("*"):
+        try:
+            out |= {int(x) for x in (task / "children").read_text().split()}
+        except OSError:
+            pass
+    return out
+
+
+def _alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state not in ("Z", "X")
+
+
+@pytest.mark.skipif(not Path("/proc/self/task").exists(), reason="needs Linux /proc")
+def test_killing_the_coordinator_leaves_no_worker(tmp_path):
+    # issue 24: SIGKILL to `experiment run` itself (not its process group): the pool's
+    # workers must not keep running, holding the store and the caller's stdout.
+    exp = tiny(tmp_path, reps=4, accesses=3_000_000)
+    cmd = [sys.executable, "-m", "reclaimlab", "experiment", "run", str(exp), "--out", str(tmp_path / "out"),
+           "--jobs", "2"]
+    proc = subprocess.Popen(cmd, env=env(), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 60
+    workers: set[int] = set()
+    while time.monotonic() < deadline and len(workers) < 2:
+        workers = _children(proc.pid)
+        assert proc.poll() is None, "the experiment finished before its workers were seen"
+        time.sleep(0.05)
+    assert len(workers) >= 2
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.wait()
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline and any(_alive(w) for w in workers):
+        time.sleep(0.1)
+    assert not [w for w in workers if _alive(w)]
+
+
 def test_sigkill_midway_then_rerun_keeps_every_finished_run(tmp_path):
     exp = tiny(tmp_path, reps=3, accesses=1_500_000)
     out = tmp_path / "out"

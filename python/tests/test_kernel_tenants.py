@@ -15,7 +15,7 @@ import pytest
 
 from reclaimlab.kernel import KernelError, console, guest
 from reclaimlab.kernel.disk import write_data
-from reclaimlab.kernel.ops import OP_CGROUP, OP_MAPWRITE, OP_PWRITE, op_words, write_ops, write_sim_trace
+from reclaimlab.kernel.ops import OP_CGROUP, OP_MAPWRITE, OP_PHASE, OP_PWRITE, OP_RECLAIM, op_words, write_ops, write_sim_trace
 from reclaimlab.kernel.run import Setup, cgroups_file, prepare
 from reclaimlab.kernel.validate import WRITEBACK_TARGETS, cgroup_rows, sim_settings, targets_for
 from reclaimlab.kernel.workload import MAX_CGROUPS, WRITE, build
@@ -184,3 +184,142 @@ def test_kernel_run_prints_one_row_per_cgroup():
     a, b = lines[-2].split(), lines[-1].split()
     assert a[0] == "a" and a[2] == "6,144"  # anon, mean of two boots
     assert b[0] == "b" and b[4] == "10" and "max 2" in lines[-1]
+
+
+def reclaim_trace(tmp_path: Path) -> Path:
+    """Two cgroups filling their memory, then memory.reclaim writes at the start of phase
+    "again" (a: 64 KiB with vm.swappiness; b: 1 MiB with swappiness=0) and one at the
+    trace's end (a phase of no accesses)."""
+    import reclaimlab
+
+    region = lambda name, kind, cg: {"name": name, "pages": 64, "kind": kind, "cgroup": cg, "write_ratio": 1.0 if kind == "anon" else 0}
+    seq = lambda r: [{"region": r, "pattern": "seq"}]
+    prog = {"regions": [region("ah", "anon", "a"), region("ad", "file-read", "a"), region("bd", "file-read", "b")],
+            "phases": [{"name": "fill-a", "accesses": 64, "streams": seq("ah")},
+                       {"name": "fill-ad", "accesses": 64, "streams": seq("ad")},
+                       {"name": "fill-b", "accesses": 64, "streams": seq("bd")},
+                       {"name": "again", "accesses": 10, "streams": seq("bd"),
+                        "reclaims": [{"cgroup": "a", "bytes": "64K"}, {"cgroup": "b", "bytes": 1 << 20, "swappiness": 0}]},
+                       {"name": "end", "accesses": 0, "streams": seq("ad"), "reclaims": [{"cgroup": "a", "bytes": 8192}]}]}
+    out = tmp_path / "r.rcl"
+    reclaimlab._core.trace_convert(reclaimlab.generate(prog, 1), str(out))
+    return out
+
+
+def test_memory_reclaim_writes_reach_the_guest_ops_and_the_simulators_trace(tmp_path):
+    import reclaimlab
+
+    wl = build(f"trace:path={reclaim_trace(tmp_path)}", MIB)
+    a, b = wl.cgroups.index("a"), wl.cgroups.index("b")
+    assert wl.reclaims == [(192, a, 65536, None), (192, b, 1 << 20, 0), (202, a, 8192, None)]
+    w = op_words(wl)
+    ops = w >> 28
+    at = np.flatnonzero(ops == OP_RECLAIM)
+    # Two words each: cgroup | (swappiness + 1) << 8, then the pages.
+    assert (w[at] & 0x0FFFFFFF).tolist() == [a, b | 1 << 8, a]
+    assert w[at + 1].tolist() == [16, 256, 2]
+    # Before access 192 (b's turn already: b read 128..191), the last one after the last
+    # access and before the trace's one phase end (its statistics include it).
+    access = np.isin(ops, [0, 1, 2, 3, 5, 6])
+    access[at + 1] = False  # a RECLAIM's page word
+    assert int(access[:at[0]].sum()) == 192 and int(access[:at[2]].sum()) == 202 == len(wl)
+    assert (ops[at[0] - 1], ops[at[1] + 2], ops[at[2] + 2]) == (0, 0, OP_PHASE) and at[2] + 3 == w.size
+    assert int((ops == OP_PHASE).sum()) == 1 and len(wl.bounds) == 1
+    from reclaimlab.kernel.ops import ops_size
+
+    write_ops(wl, tmp_path / "ops")
+    assert (tmp_path / "ops").stat().st_size == ops_size(wl)
+    # The simulator's trace: the same writes before the same accesses.
+    write_sim_trace(wl, tmp_path / "sim.rcl")
+    meta = reclaimlab.open_trace(str(tmp_path / "sim.rcl")).meta()
+    assert meta["ops"] == [(192, "a", 65536, None), (192, "b", 1 << 20, 0), (202, "a", 8192, None)]
+
+
+def test_a_memory_reclaim_cgroup_without_accesses_is_a_guest_cgroup(tmp_path):
+    import reclaimlab
+
+    prog = {"regions": [{"name": "d", "pages": 8, "kind": "file-read", "cgroup": "a"}],
+            "phases": [{"name": "p", "accesses": 8, "streams": [{"region": "d", "pattern": "seq"}],
+                        "reclaims": [{"cgroup": "", "bytes": "8K"}]}]}
+    reclaimlab._core.trace_convert(reclaimlab.generate(prog, 1), str(tmp_path / "root.rcl"))
+    wl = build(f"trace:path={tmp_path / 'root.rcl'}", MIB)
+    # The root's write makes the root a workload cgroup ("-" in the guest: /sys/fs/cgroup).
+    assert wl.cgroups == ["", "a"] and wl.reclaims == [(0, 0, 8192, None)]
+
+
+def test_the_console_gives_each_cgroups_reclaim_results():
+    c = console.parse("\n".join(["@@cgroup 0 a max max 0 0", "@@cgroup 1 b max max 0 0", "@@reclaim 0 8388608 0",
+                                 "@@reclaim 1 67108864 11", "@@reclaim 1 4096 0", "@@done 0", "@@exit 0"]))
+    assert c.cgroups[0].reclaims == [(8388608, 0)]
+    assert c.cgroups[1].reclaim_counts() == {"memory.reclaim.writes": 2, "memory.reclaim.eagain": 1,
+                                             "memory.reclaim.requested": 67112960}
+    assert c.cgroups[0].reclaim_counts()["memory.reclaim.eagain"] == 0
+
+
+def test_cgroup_rows_compare_the_reclaim_writes(tmp_path):
+    wl = build(f"trace:path={reclaim_trace(tmp_path)}", MIB)
+    b_at = wl.cgroups.index("b")
+    c = console.parse("\n".join([*(f"@@cgroup {i} {n} max max 0 0" for i, n in enumerate(wl.cgroups)),
+                                 "@@phase 0 1", f"@@memstat {b_at} pgsteal 250", "@@phase-end 0",
+                                 f"@@reclaim {b_at} 1048576 11"]))
+    rows = cgroup_rows(wl, [c], {"memcg.b.pgsteal": 256.0, "memcg.b.memory.reclaim.writes": 1.0,
+                                 "memcg.b.memory.reclaim.eagain": 1.0, "memcg.b.memory.reclaim.requested_bytes": 1048576.0})
+    b = {r["counter"]: r for r in rows["b"]}
+    assert (b["memory.reclaim.eagain"]["real_mean"], b["memory.reclaim.eagain"]["sim"]) == (1, 1)
+    assert b["memory.reclaim.requested"]["rel_error"] == 0 and b["pgsteal"]["sim"] == 256
+
+
+@pytest.mark.skipif(shutil.which("gcc") is None, reason="needs gcc")
+def test_the_guest_program_writes_memory_reclaim_of_the_cgroup(tmp_path):
+    """wl on the host with stand-in cgroup directories (plain files): each RECLAIM op writes
+    "BYTES" or "BYTES swappiness=N" to its cgroup's memory.reclaim and reports it."""
+    wl = build(f"trace:path={reclaim_trace(tmp_path)}", MIB)
+    write_ops(wl, tmp_path / "ops")
+    write_data(tmp_path / "data", wl.file_pages)
+    procs = []
+    for name in wl.cgroups:
+        d = tmp_path / "cg" / name
+        d.mkdir(parents=True)
+        (d / "cgroup.procs").touch()
+        (d / "memory.reclaim").touch()
+        procs.append(str(d / "cgroup.procs"))
+    r = subprocess.run([str(guest.build_wl()), str(tmp_path / "ops"), str(tmp_path / "data"), ",".join(procs)],
+                       capture_output=True, text=True, env={"PATH": "/usr/bin:/bin"}, timeout=120)
+    assert r.returncode == 0 and "@@done" in r.stdout, r.stdout + r.stderr
+    a, b = wl.cgroups.index("a"), wl.cgroups.index("b")
+    assert re.findall(r"@@reclaim .*", r.stdout) == [f"@@reclaim {a} 65536 0", f"@@reclaim {b} 1048576 0",
+                                                     f"@@reclaim {a} 8192 0"]
+    # What the file got (the last write to each, from offset 0).
+    assert (tmp_path / "cg" / "b" / "memory.reclaim").read_text() == "1048576 swappiness=0"
+    assert (tmp_path / "cg" / "a" / "memory.reclaim").read_text().startswith("8192")
+    c = console.parse(r.stdout)
+    assert c.cgroups[b].reclaim_counts()["memory.reclaim.writes"] == 1
+
+
+def test_a_program_reclaim_for_an_unknown_cgroup_or_no_bytes_is_one_line(tmp_path):
+    base = """[[region]]
+name = "d"
+pages = 16
+cgroup = "a"
+[[phase]]
+accesses = 16
+[[phase.stream]]
+region = "d"
+[[phase.reclaim]]
+"""
+    for body, needles in [('cgroup = "b"\nbytes = "1M"\n', ("unknown cgroup 'b'",)),
+                          ('cgroup = "a"\nbytes = 0\n', ("at least 1 byte",)),
+                          ('cgroup = "a"\nbytes = "-4K"\n', ("at least 1 byte",)),
+                          ('cgroup = "a"\nbytes = "0M"\n', ("memory.reclaim of 0 bytes",)),
+                          ('cgroup = "a"\nbytes = "1M"\nswappiness = 201\n', ("swappiness 201",)),
+                          ('cgroup = "a"\nbytes = "1M"\nswapiness = 1\n', ("unknown key 'swapiness'",))]:
+        prog = tmp_path / "p.toml"
+        prog.write_text(base + body)
+        assert_user_error(cli("trace", "gen", "program", str(prog), "-o", str(tmp_path / "p.rcl")), *needles)
+        assert not (tmp_path / "p.rcl").exists()
+    prog.write_text(base + 'cgroup = "a"\nbytes = "1M"\nswappiness = 10\n')
+    p = cli("trace", "gen", "program", str(prog), "-o", str(tmp_path / "p.rcl"))
+    assert p.returncode == 0, p.stderr
+    import reclaimlab
+
+    assert reclaimlab.open_trace(str(tmp_path / "p.rcl")).meta()["ops"] == [(0, "a", 1 << 20, 10)]

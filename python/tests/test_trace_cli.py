@@ -214,6 +214,38 @@ def test_loop_is_the_cyclic_scan_and_zigzag_differs(gen_trace):
     assert zigzag != seq
 
 
+def test_memory_reclaim_ops_through_the_writers_and_info(tmp_path):
+    """The streaming TraceWriter and trace_write put memory.reclaim writes in the trace's op
+    table; trace info lists them; a program's [[phase.reclaim]] does the same."""
+    import numpy as np
+
+    from reclaimlab import _core
+
+    w = _core.TraceWriter(tmp_path / "s.rcl", 1000, "app")
+    w.set_map(0, np.arange(4, dtype="<u4").tobytes())
+    rec = lambda p: np.array([p], "<u4").tobytes() + bytes([0, 0, 0, 0]) + np.array([5], "<u4").tobytes()
+    w.memory_reclaim("app", 1 << 20)
+    w.write(0, rec(0) + rec(1))
+    w.memory_reclaim("", 8192, 100)  # the root, before the third record
+    w.write(0, rec(2))
+    w.memory_reclaim("app", 4096)  # after the last
+    assert w.finish() == 3
+    meta = _core.open_trace(str(tmp_path / "s.rcl")).meta()
+    assert meta["ops"] == [(0, "app", 1 << 20, None), (2, "", 8192, 100), (3, "app", 4096, None)]
+    info = _core.trace_info(_core.open_trace(str(tmp_path / "s.rcl")))
+    assert info["records"] == 3 and len(info["ops"]) == 3
+    p = cli("trace", "info", str(tmp_path / "s.rcl"))
+    assert p.returncode == 0 and "memory.reclaim    3 write(s): 1,048,576 B to app before record 0;" in p.stdout, p.stdout
+    assert "8,192 B to (root) swappiness=100 before record 2" in p.stdout
+    # trace_write: the same tuples; an op past the end is refused, nothing written.
+    pages, flags = np.arange(3, dtype="<u4").tobytes(), bytes(3)
+    _core.trace_write(str(tmp_path / "w.rcl"), pages, flags, "app", ops=[(1, "app", 4096, 0)])
+    assert _core.open_trace(str(tmp_path / "w.rcl")).meta()["ops"] == [(1, "app", 4096, 0)]
+    with pytest.raises(Exception, match="past the trace's end"):
+        _core.trace_write(str(tmp_path / "x.rcl"), pages, flags, "app", ops=[(9, "app", 4096, None)])
+    assert not (tmp_path / "x.rcl").exists()
+
+
 # ------------------------------------------------- compressed blocks (version 2)
 
 

@@ -20,8 +20,8 @@ fn workload() -> Program {
     Program {
         regions: vec![Region::new("cold", 256 * MIB, AccessKind::AnonMapped), Region::new("hot", 8 * MIB, AccessKind::AnonMapped)],
         phases: vec![
-            Phase { name: "fill".into(), accesses: (256 * MIB) as u64, streams: vec![Stream { region: 0, pattern: Pattern::Sequential, weight: 1.0 }] },
-            Phase { name: "hot".into(), accesses: 6_000_000, streams: vec![Stream { region: 1, pattern: Pattern::Uniform, weight: 1.0 }] },
+            Phase { name: "fill".into(), accesses: (256 * MIB) as u64, streams: vec![Stream { region: 0, pattern: Pattern::Sequential, weight: 1.0 }], reclaims: Vec::new() },
+            Phase { name: "hot".into(), accesses: 6_000_000, streams: vec![Stream { region: 1, pattern: Pattern::Uniform, weight: 1.0 }], reclaims: Vec::new() },
         ],
         repeat: 1,
     }

@@ -193,6 +193,7 @@ fn default_program() -> Program {
             Stream { region: 0, pattern: Pattern::Zipf { alpha: 0.8 }, weight: 0.5 },
             Stream { region: 1, pattern: Pattern::Zipf { alpha: 0.9 }, weight: 0.5 },
         ],
+        reclaims: Vec::new(),
     };
     let mut scan = steady("scan", 2_000_000);
     scan.streams.push(Stream { region: 2, pattern: Pattern::Sequential, weight: 0.4 });

@@ -27,8 +27,9 @@ impl Source {
 
 #[pymethods]
 impl Source {
-    /// What is known up front: {format, records, pages, cgroups, tick_ps, files}
-    /// (files: `(name, first page id, pages)`, pages = 2**32 - 1 for "to the end").
+    /// What is known up front: {format, records, pages, cgroups, tick_ps, files, ops}
+    /// (files: `(name, first page id, pages)`, pages = 2**32 - 1 for "to the end"; ops:
+    /// `memory.reclaim` writes as `(before record, cgroup name, bytes, swappiness or None)`).
     fn meta<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         let src = self.lock()?;
         let m = src.meta();
@@ -39,6 +40,7 @@ impl Source {
         d.set_item("cgroups", m.cgroups.clone())?;
         d.set_item("tick_ps", m.tick_ps)?;
         d.set_item("files", m.files.iter().map(|f| (f.name.clone(), f.first, f.nr_pages)).collect::<Vec<_>>())?;
+        d.set_item("ops", ops_tuples(&m.ops, &m.cgroups))?;
         Ok(d)
     }
 
@@ -55,6 +57,22 @@ impl Source {
         py.detach(|| src.read_batch(&mut buf, n)).map_err(trace_err)?;
         PyList::new(py, buf.iter().map(|a| (a.page, a.cgroup, a.flags, a.gap)))
     }
+}
+
+/// Ops as `(before record, cgroup name, bytes, swappiness or None)`.
+fn ops_tuples(ops: &[reclaimlab_trace::TraceOp], cgroups: &[String]) -> Vec<(u64, String, u64, Option<u8>)> {
+    ops.iter()
+        .map(|op| {
+            let reclaimlab_trace::OpKind::MemoryReclaim { bytes, swappiness } = op.kind;
+            (op.at, cgroups.get(op.cgroup as usize).cloned().unwrap_or_default(), bytes, swappiness)
+        })
+        .collect()
+}
+
+/// Parse `(before record, cgroup name, bytes, swappiness or None)` tuples, registering
+/// the cgroups with the writer.
+fn parse_ops(w: &mut reclaimlab_trace::NativeWriter, ops: &[(u64, String, u64, Option<u8>)]) -> reclaimlab_trace::Result<Vec<reclaimlab_trace::TraceOp>> {
+    ops.iter().map(|(at, cg, bytes, sw)| Ok(reclaimlab_trace::TraceOp::memory_reclaim(*at, w.cgroup(cg)?, *bytes, *sw))).collect()
 }
 
 fn parse_kind(kind: Option<&str>) -> PyResult<Option<AccessKind>> {
@@ -85,6 +103,7 @@ fn trace_info<'py>(py: Python<'py>, source: &Source) -> PyResult<Bound<'py, PyDi
     d.set_item("format", i.format)?;
     d.set_item("records", i.records)?;
     d.set_item("pages", i.pages)?;
+    d.set_item("ops", ops_tuples(&i.ops, &i.cgroups))?;
     d.set_item("cgroups", i.cgroups)?;
     d.set_item("reads", i.reads)?;
     d.set_item("writes", i.writes)?;
@@ -103,13 +122,15 @@ fn trace_info<'py>(py: Python<'py>, source: &Source) -> PyResult<Bound<'py, PyDi
 /// native trace `out` (atomically). With `gaps` (u32 per record) and `tick_ps`, a timed
 /// trace: each record's gap is the time since the previous one in ticks of `tick_ps`.
 /// With `cgroup_ids` (u8 per record), each record's cgroup is `cgroup_names[id]` instead.
-/// Returns the records written.
+/// `ops`: `memory.reclaim` writes as `(before record, cgroup name, bytes, swappiness or
+/// None)`, sorted by position. Returns the records written.
 #[pyfunction]
 #[pyo3(signature = (out, pages, flags, cgroup = "", files = Vec::new(), gaps = None, tick_ps = 0, cgroup_names = Vec::new(),
-                    cgroup_ids = None))]
+                    cgroup_ids = None, ops = Vec::new()))]
 #[allow(clippy::too_many_arguments)]
 fn trace_write(py: Python<'_>, out: PathBuf, pages: &[u8], flags: &[u8], cgroup: &str, files: Vec<(String, u32, u32)>,
-               gaps: Option<&[u8]>, tick_ps: u64, cgroup_names: Vec<String>, cgroup_ids: Option<&[u8]>) -> PyResult<u64> {
+               gaps: Option<&[u8]>, tick_ps: u64, cgroup_names: Vec<String>, cgroup_ids: Option<&[u8]>,
+               ops: Vec<(u64, String, u64, Option<u8>)>) -> PyResult<u64> {
     if pages.len() != 4 * flags.len() {
         return Err(invalid(format!("trace_write: {} page bytes for {} flag bytes (4 per record)", pages.len(), flags.len())));
     }
@@ -128,6 +149,9 @@ fn trace_write(py: Python<'_>, out: PathBuf, pages: &[u8], flags: &[u8], cgroup:
         let cg = if cgroup_ids.is_some() { 0 } else { w.cgroup(cgroup)? };
         let named = cgroup_names.iter().map(|n| w.cgroup(n)).collect::<Result<Vec<_>, _>>()?;
         w.set_files(&files)?;
+        for op in parse_ops(&mut w, &ops)? {
+            w.op(op)?;
+        }
         let mut buf = Vec::with_capacity(1 << 16);
         let gap = |i: usize| gaps.map_or(0, |g| u32::from_le_bytes(g[4 * i..4 * i + 4].try_into().unwrap()));
         let cgroup_of = |i: usize| cgroup_ids.map_or(cg, |ids| named[ids[i] as usize]);
@@ -204,7 +228,9 @@ fn parse_pattern(s: &str) -> PyResult<reclaimlab_trace::gen::Pattern> {
 
 /// Generate a synthetic trace from a program:
 /// `{"regions": [{name, pages, kind, write_ratio, cgroup}],
-///   "phases": [{name, accesses, streams: [{region, pattern, weight}]}], "repeat": N}`.
+///   "phases": [{name, accesses, streams: [{region, pattern, weight}],
+///               reclaims: [{cgroup, bytes, swappiness}]}], "repeat": N}`.
+/// A reclaim's `bytes` is a count or a size like "64M" (memparse suffixes).
 /// Streams name their region; patterns are "zipf:1.0", "uniform", "seq" (= "loop"), "zigzag".
 #[pyfunction]
 fn generate(py: Python<'_>, program: &Bound<'_, PyDict>, seed: u64) -> PyResult<Source> {
@@ -238,10 +264,26 @@ fn generate(py: Python<'_>, program: &Bound<'_, PyDict>, seed: u64) -> PyResult<
             let pattern: String = item(s, "pattern", &what)?.unwrap_or_else(|| "uniform".to_string());
             streams.push(gen::Stream { region: idx, pattern: parse_pattern(&pattern)?, weight: item(s, "weight", &what)?.unwrap_or(1.0) });
         }
+        let mut reclaims = Vec::new();
+        for r in item::<Vec<Bound<PyDict>>>(p, "reclaims", &what)?.unwrap_or_default().iter() {
+            let rwhat = format!("{what} reclaim {}", reclaims.len() + 1);
+            let bytes = match r.get_item("bytes")? {
+                Some(v) if v.extract::<String>().is_ok() => {
+                    let text: String = v.extract()?;
+                    match reclaimlab_core::config::parse_size(&text) {
+                        Ok(b) if b != u64::MAX => b,
+                        _ => return Err(invalid(format!("{rwhat}: 'bytes' must be a size like 64M or a byte count, got '{text}'"))),
+                    }
+                }
+                _ => req::<u64>(r, "bytes", &rwhat)?,
+            };
+            reclaims.push(gen::Reclaim { cgroup: item(r, "cgroup", &rwhat)?.unwrap_or_default(), bytes, swappiness: item(r, "swappiness", &rwhat)? });
+        }
         phases.push(gen::Phase {
             name: item(p, "name", &what)?.unwrap_or_else(|| format!("phase{}", i + 1)),
             accesses: req(p, "accesses", &what)?,
             streams,
+            reclaims,
         });
     }
     let prog = gen::Program { regions, phases, repeat: item(program, "repeat", "program")?.unwrap_or(1) };

@@ -4,7 +4,7 @@
 use std::path::PathBuf;
 
 use pyo3::prelude::*;
-use reclaimlab_trace::{Access, FileRange, NativeWriter};
+use reclaimlab_trace::{Access, FileRange, NativeWriter, TraceOp};
 
 use crate::error::{invalid, trace_err};
 
@@ -67,6 +67,16 @@ impl TraceWriter {
         }
         let buf = &self.buf;
         py.detach(|| w.write_all(buf)).map_err(trace_err)
+    }
+
+    /// A `memory.reclaim` write of `bytes` (with `swappiness=` if given) to cgroup
+    /// `cgroup`'s file before the next record written (or after the last).
+    #[pyo3(signature = (cgroup, bytes, swappiness = None))]
+    fn memory_reclaim(&mut self, cgroup: &str, bytes: u64, swappiness: Option<u8>) -> PyResult<()> {
+        let w = self.inner.as_mut().ok_or_else(|| invalid("TraceWriter: already finished"))?;
+        let cg = w.cgroup(cgroup).map_err(trace_err)?;
+        let at = w.nr_records();
+        w.op(TraceOp::memory_reclaim(at, cg, bytes, swappiness)).map_err(trace_err)
     }
 
     /// Write the trailer and header and rename the file into place; returns the records written.

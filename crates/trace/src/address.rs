@@ -46,6 +46,7 @@ impl AddressReader {
                 cgroups: vec![String::new()],
                 tick_ps,
                 files: Vec::new(),
+                ops: Vec::new(),
             },
         })
     }

@@ -10,7 +10,7 @@ use crate::{AccessSource, Result};
 pub const BATCH: usize = 1 << 16;
 
 /// Write all records of `src` to the native trace `out`, with the source's cgroup
-/// table, tick_ps and page-id space. Returns the number of records written.
+/// table, tick_ps, page-id space, file table and ops. Returns the number of records written.
 pub fn convert(src: &mut dyn AccessSource, out: &Path) -> Result<u64> {
     convert_with(src, out, false)
 }
@@ -19,6 +19,11 @@ pub fn convert(src: &mut dyn AccessSource, out: &Path) -> Result<u64> {
 pub fn convert_with(src: &mut dyn AccessSource, out: &Path, compress: bool) -> Result<u64> {
     let mut w = NativeWriter::create(out, src.meta().tick_ps)?;
     w.set_compress(compress)?;
+    // A source's ops are known up front (native files, programs); the writer keeps them
+    // for the trailer.
+    for op in &src.meta().ops {
+        w.op(op.clone())?;
+    }
     let mut buf = Vec::with_capacity(BATCH);
     while src.read_batch(&mut buf, BATCH)? > 0 {
         w.write_all(&buf)?;

@@ -124,6 +124,7 @@ impl CsvReader {
                 } else {
                     Vec::new()
                 },
+                ops: Vec::new(),
             },
             cols,
         })

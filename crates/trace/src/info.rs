@@ -22,6 +22,8 @@ pub struct TraceInfo {
     /// Sum of all gaps, in ticks.
     pub total_gap_ticks: u64,
     pub tick_ps: u64,
+    /// The trace's ops (`memory.reclaim` writes between records), in order.
+    pub ops: Vec<crate::TraceOp>,
 }
 
 /// Stream all of `src` and summarise it.
@@ -30,6 +32,7 @@ pub fn info(src: &mut dyn AccessSource) -> Result<TraceInfo> {
     let mut t = TraceInfo {
         format: src.meta().format.clone(),
         tick_ps: src.meta().tick_ps,
+        ops: src.meta().ops.clone(),
         ..Default::default()
     };
     let mut buf = Vec::with_capacity(crate::convert::BATCH);

@@ -36,6 +36,7 @@ impl LirsReader {
                 // A block trace read as page cache is one device-sized file; its page
                 // ids are the blocks in order of first appearance (docs/model.md §6).
                 files: if flags & crate::flags::FILE != 0 { FileRange::whole_id_space() } else { Vec::new() },
+                ops: Vec::new(),
             },
         })
     }

@@ -179,6 +179,7 @@ impl OracleReader {
                 cgroups: vec![String::new()],
                 tick_ps: 0,
                 files: Vec::new(),
+                ops: Vec::new(),
             },
             records: 0,
             raw: Vec::new(),

@@ -21,6 +21,69 @@ pub struct TraceMeta {
     /// and disjoint. Readahead and fault-around find a page's neighbours here. Empty: the
     /// trace declares no layout, and each file page is a file of its own.
     pub files: Vec<FileRange>,
+    /// Cgroup interface writes the trace asks for between its records (proactive
+    /// `memory.reclaim`), sorted by [`TraceOp::at`]. Readers that only want the access
+    /// stream (cache simulators, miss-ratio curves) ignore them.
+    pub ops: Vec<TraceOp>,
+}
+
+/// A write to a cgroup's interface file at a point of the access stream.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TraceOp {
+    /// The op happens before record `at` (`at` = the number of records: after the last).
+    pub at: u64,
+    /// The cgroup whose file is written (index into [`TraceMeta::cgroups`]).
+    pub cgroup: u16,
+    pub kind: OpKind,
+}
+
+/// What a [`TraceOp`] writes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum OpKind {
+    /// `BYTES` (or `BYTES swappiness=N`) written to `memory.reclaim` (cgroup v2;
+    /// `swappiness=` is accepted from v6.9 on, mm/memcontrol.c v6.12 `memory_reclaim()`).
+    MemoryReclaim { bytes: u64, swappiness: Option<u8> },
+}
+
+impl TraceOp {
+    /// A `memory.reclaim` write of `bytes` before record `at`.
+    pub fn memory_reclaim(at: u64, cgroup: u16, bytes: u64, swappiness: Option<u8>) -> TraceOp {
+        TraceOp { at, cgroup, kind: OpKind::MemoryReclaim { bytes, swappiness } }
+    }
+}
+
+/// `MAX_SWAPPINESS` (include/linux/swap.h v6.12): the largest `swappiness=` a
+/// `memory.reclaim` write takes.
+pub const MAX_SWAPPINESS: u8 = 200;
+
+/// Check an op table against a trace of `nr_records` records in `nr_cgroups` cgroups:
+/// sorted by position, positions within the trace, known cgroups, a size of at least one
+/// byte and a swappiness in 0..=200.
+pub fn check_ops(ops: &[TraceOp], nr_records: u64, nr_cgroups: usize) -> std::result::Result<(), String> {
+    let mut prev = 0u64;
+    for (i, op) in ops.iter().enumerate() {
+        if op.at < prev {
+            return Err(format!("op {i} at record {} comes before the previous op's record {prev}", op.at));
+        }
+        if op.at > nr_records {
+            return Err(format!("op {i} at record {} is past the trace's end ({nr_records} records)", op.at));
+        }
+        if op.cgroup as usize >= nr_cgroups {
+            return Err(format!("op {i} names cgroup {} but the trace has {nr_cgroups}", op.cgroup));
+        }
+        match op.kind {
+            OpKind::MemoryReclaim { bytes, swappiness } => {
+                if bytes == 0 {
+                    return Err(format!("op {i}: memory.reclaim of 0 bytes"));
+                }
+                if swappiness.is_some_and(|s| s > MAX_SWAPPINESS) {
+                    return Err(format!("op {i}: memory.reclaim swappiness={} is outside 0..={MAX_SWAPPINESS}", swappiness.unwrap()));
+                }
+            }
+        }
+        prev = op.at;
+    }
+    Ok(())
 }
 
 /// One file of a trace: page ids `first .. first + nr_pages` are its pages 0, 1, … in
@@ -94,6 +157,12 @@ pub trait AccessSource: Send {
     /// source has a faster way than `read_batch` (see [`crate::read_keys`]); `None`
     /// otherwise (the default).
     fn read_all_keys(&mut self) -> Option<Result<(Vec<u32>, u32)>> {
+        None
+    }
+    /// Records delivered so far (the index of the next one), for a source whose
+    /// `meta().ops` is not empty: the replay performs each op before record `op.at`.
+    /// `None` (the default) for sources that carry no ops.
+    fn position(&self) -> Option<u64> {
         None
     }
 }

@@ -6,7 +6,7 @@ mod common;
 
 use common::{read_all, Scratch};
 use reclaimlab_trace::native::{self, NativeReader, NativeWriter, BLOCK_RECORDS, HEADER_LEN};
-use reclaimlab_trace::{flags, Access, AccessSource, ErrorKind, FileRange, TraceMeta};
+use reclaimlab_trace::{flags, Access, AccessSource, ErrorKind, FileRange, OpKind, TraceMeta, TraceOp};
 
 const BH: usize = native::BLOCK_HEADER_LEN_V2;
 
@@ -42,9 +42,13 @@ fn write(path: &std::path::Path, recs: &[Access], tick_ps: u64, compress: bool) 
     w.set_cgroups(&["".into(), "web".into(), "db".into()]).unwrap();
     w.set_files(&files()).unwrap();
     w.set_nr_pages(30_000);
+    // A memory.reclaim write before the first record and one after the last (the op table).
+    let reclaim = |at, swappiness| TraceOp { at, cgroup: 1, kind: OpKind::MemoryReclaim { bytes: 1 << 20, swappiness } };
+    w.op(reclaim(0, None)).unwrap();
     for chunk in recs.chunks(10_007) {
         w.write_all(chunk).unwrap();
     }
+    w.op(reclaim(recs.len() as u64, Some(60))).unwrap();
     w.finish().unwrap()
 }
 
@@ -99,6 +103,7 @@ fn compressed_reads_back_exactly_what_uncompressed_does() {
             assert_eq!(mz.files, files());
             assert_eq!(mz.tick_ps, tick);
             assert_eq!(mz.nr_pages, Some(30_000));
+            assert_eq!(mz.ops.len(), 2);
             let (b1, bz) = (std::fs::read(&pv1).unwrap(), std::fs::read(&pz).unwrap());
             assert_eq!(u16::from_le_bytes([b1[8], b1[9]]), native::VERSION);
             assert_eq!(u16::from_le_bytes([bz[8], bz[9]]), native::VERSION_COMPRESSED);
@@ -169,26 +174,25 @@ fn every_flipped_byte_of_a_compressed_block_is_corrupt_naming_its_records() {
     let block1 = bl[1].0..bl[1].0 + BH + bl[1].1;
     for (i, start, end) in block0.map(|i| (i, 0u64, 65536)).chain(block1.map(|i| (i, 65536, 65836))) {
         // The lowest bit at even offsets, the highest at odd ones.
-        for bit in [if i % 2 == 0 { 0x01u8 } else { 0x80 }] {
-            let mut b = bytes.clone();
-            b[i] ^= bit;
-            std::fs::write(&t, &b).unwrap();
-            let e = error(&t);
-            let msg = e.to_string();
-            assert_eq!(e.path.as_deref(), Some(t.as_path()));
-            match &e.kind {
-                ErrorKind::Corrupt { record, what } => {
-                    assert_eq!(*record, start, "byte {i}: {msg}");
-                    // The count field names the layout; everything else names the range.
-                    assert!(
-                        what.contains(&format!("records {start}..{end} are damaged")) || what.contains("block header says"),
-                        "byte {i}: {msg}"
-                    );
-                }
-                k => panic!("byte {i} ^ {bit:#x}: expected Corrupt, got {k:?}"),
+        let bit = if i % 2 == 0 { 0x01u8 } else { 0x80 };
+        let mut b = bytes.clone();
+        b[i] ^= bit;
+        std::fs::write(&t, &b).unwrap();
+        let e = error(&t);
+        let msg = e.to_string();
+        assert_eq!(e.path.as_deref(), Some(t.as_path()));
+        match &e.kind {
+            ErrorKind::Corrupt { record, what } => {
+                assert_eq!(*record, start, "byte {i}: {msg}");
+                // The count field names the layout; everything else names the range.
+                assert!(
+                    what.contains(&format!("records {start}..{end} are damaged")) || what.contains("block header says"),
+                    "byte {i}: {msg}"
+                );
             }
-            assert!(!msg.contains('\n'), "{msg}");
+            k => panic!("byte {i} ^ {bit:#x}: expected Corrupt, got {k:?}"),
         }
+        assert!(!msg.contains('\n'), "{msg}");
     }
 }
 
@@ -215,7 +219,8 @@ fn bad_zlib_streams_with_good_checksums_are_corrupt() {
     let s = Scratch::new("z-stream");
     let (bytes, recs) = two_blocks(&s);
     let t = s.path("t.rcl");
-    let cases: Vec<(&str, Box<dyn Fn(&mut Vec<u8>)>)> = vec![
+    type Damage = Box<dyn Fn(&mut Vec<u8>)>;
+    let cases: Vec<(&str, Damage)> = vec![
         ("does not inflate", Box::new(|v: &mut Vec<u8>| v[0] ^= 0xff)), // zlib header
         ("does not inflate", Box::new(|v: &mut Vec<u8>| {
             let n = v.len();

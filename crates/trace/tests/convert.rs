@@ -94,3 +94,40 @@ fn failed_conversion_leaves_no_output() {
     assert!(convert(src.as_mut(), &out).is_err());
     assert_eq!(s.files(), ["bad.trace"]);
 }
+
+#[test]
+fn convert_and_info_keep_a_programs_reclaim_ops() {
+    use reclaimlab_trace::{Pattern, Phase, Reclaim, Region, Stream, TraceOp};
+    let s = Scratch::new("convert-ops");
+    let mut region = Region::new("heap", 100, AccessKind::AnonMapped);
+    region.cgroup = "app".into();
+    let phase = |name: &str, reclaims: Vec<Reclaim>| Phase {
+        name: name.into(),
+        accesses: 1000,
+        streams: vec![Stream { region: 0, pattern: Pattern::Uniform, weight: 1.0 }],
+        reclaims,
+    };
+    let r = Reclaim { cgroup: "app".into(), bytes: 64 << 10, swappiness: Some(10) };
+    let prog = Program { regions: vec![region], phases: vec![phase("warm", vec![]), phase("cold", vec![r])], repeat: 2 };
+    let src = generate(prog.clone(), 1).unwrap();
+    // Phase "cold" starts at records 1000 and 3000 (the second round).
+    let want = vec![TraceOp::memory_reclaim(1000, 1, 64 << 10, Some(10)), TraceOp::memory_reclaim(3000, 1, 64 << 10, Some(10))];
+    assert_eq!(src.meta().ops, want);
+    let out = s.path("p.rcl");
+    let mut src = generate(prog, 1).unwrap();
+    assert_eq!(reclaimlab_trace::convert(&mut *src, &out).unwrap(), 4000);
+    let mut back = reclaimlab_trace::open(&out, None, None).unwrap();
+    assert_eq!(back.meta().ops, want);
+    let i = reclaimlab_trace::info(&mut *back).unwrap();
+    assert_eq!((i.records, i.ops.len()), (4000, 2));
+
+    // A reclaim for a cgroup no region is in, and one of 0 bytes, are program errors.
+    let bad = |cgroup: &str, bytes| {
+        let mut region = Region::new("heap", 100, AccessKind::AnonMapped);
+        region.cgroup = "app".into();
+        let r = Reclaim { cgroup: cgroup.into(), bytes, swappiness: None };
+        generate(Program { regions: vec![region], phases: vec![phase("p", vec![r])], repeat: 1 }, 1).err().unwrap().to_string()
+    };
+    assert!(bad("db", 4096).contains("memory.reclaim for unknown cgroup \"db\""), "{}", bad("db", 4096));
+    assert!(bad("app", 0).contains("memory.reclaim of 0 bytes"));
+}

@@ -34,6 +34,7 @@ fn mixed() -> Program {
                     weight: 1.0,
                 },
             ],
+            reclaims: Vec::new(),
         }],
         repeat: 1,
     }
@@ -169,6 +170,7 @@ fn phases_run_in_order_with_exact_counts_and_repeat() {
                     pattern: Pattern::Uniform,
                     weight: 1.0,
                 }],
+                reclaims: Vec::new(),
             },
             Phase {
                 name: "empty".into(),
@@ -178,6 +180,7 @@ fn phases_run_in_order_with_exact_counts_and_repeat() {
                     pattern: Pattern::Uniform,
                     weight: 1.0,
                 }],
+                reclaims: Vec::new(),
             },
             Phase {
                 name: "two".into(),
@@ -187,6 +190,7 @@ fn phases_run_in_order_with_exact_counts_and_repeat() {
                     pattern: Pattern::Sequential,
                     weight: 1.0,
                 }],
+                reclaims: Vec::new(),
             },
         ],
         repeat: 2,
@@ -220,11 +224,13 @@ fn sequential_cursor_persists_across_phases() {
                 name: "x".into(),
                 accesses: 7,
                 streams: st(),
+                reclaims: Vec::new(),
             },
             Phase {
                 name: "y".into(),
                 accesses: 5,
                 streams: st(),
+                reclaims: Vec::new(),
             },
         ],
         repeat: 1,
@@ -288,7 +294,7 @@ fn file_regions_become_the_traces_files() {
             Region::new("db", 20, AccessKind::FileRead),
             Region::new("log", 5, AccessKind::FileMapped),
         ],
-        phases: vec![Phase { name: "p".into(), accesses: 10, streams: vec![Stream { region: 1, pattern: Pattern::Uniform, weight: 1.0 }] }],
+        phases: vec![Phase { name: "p".into(), accesses: 10, streams: vec![Stream { region: 1, pattern: Pattern::Uniform, weight: 1.0 }], reclaims: Vec::new() }],
         repeat: 1,
     };
     let src = generate(p, 1).unwrap();

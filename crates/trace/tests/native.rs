@@ -321,7 +321,7 @@ fn bad_magic_version_and_header_fields() {
         (0, b'X', "bad magic"),
         (8, 3, "unsupported version 3"),
         (10, 32, "header_len"),
-        (12, 0x04, "unknown header flags"),
+        (12, 0x08, "unknown header flags"),
         (30, 1, "reserved"),
     ];
     for (at, val, want) in cases {
@@ -464,4 +464,85 @@ fn corrupt_file_table_is_reported() {
     std::fs::write(&p, &bytes).unwrap();
     let e = NativeReader::open(&p).err().unwrap().to_string();
     assert!(e.contains("file table ends inside name 0"), "{e}");
+}
+
+#[test]
+fn op_table_round_trips_after_the_file_table() {
+    use reclaimlab_trace::{FileRange, OpKind, TraceOp};
+    let s = Scratch::new("ops");
+    let p = s.path("o.rcl");
+    let files = vec![FileRange { name: "d".into(), first: 0, nr_pages: 8, advice: 0 }];
+    let ops = vec![
+        TraceOp::memory_reclaim(0, 1, 64 << 20, None),
+        TraceOp::memory_reclaim(2, 2, 4096, Some(0)),
+        TraceOp::memory_reclaim(2, 0, 1 << 30, Some(200)),
+        TraceOp::memory_reclaim(3, 1, 12288, None),
+    ];
+    let mut w = NativeWriter::create(&p, 0).unwrap();
+    w.set_cgroups(&["".into(), "a".into(), "b".into()]).unwrap();
+    w.set_files(&files).unwrap();
+    for op in &ops[..3] {
+        w.op(op.clone()).unwrap();
+    }
+    let recs: Vec<Access> = (0..3).map(|i| Access { page: i, cgroup: 1, flags: flags::FILE, gap: 0 }).collect();
+    w.write_all(&recs).unwrap();
+    // An op at the record count goes after the last record.
+    w.op(ops[3].clone()).unwrap();
+    // One before a record already written is refused.
+    let e = w.op(TraceOp::memory_reclaim(1, 1, 4096, None)).unwrap_err().to_string();
+    assert!(e.contains("op at record 1 comes after 3"), "{e}");
+    w.finish().unwrap();
+    let mut r = NativeReader::open(&p).unwrap();
+    assert_eq!(r.meta().ops, ops);
+    assert_eq!(r.meta().files, files);
+    assert_eq!(r.header().flags, native::FLAG_HAS_FILES | native::FLAG_HAS_OPS);
+    assert!(matches!(r.meta().ops[1].kind, OpKind::MemoryReclaim { bytes: 4096, swappiness: Some(0) }));
+    // The reader's position is the index of the next record.
+    assert_eq!(r.position(), Some(0));
+    let mut buf = Vec::new();
+    assert_eq!(r.read_batch(&mut buf, 2).unwrap(), 2);
+    assert_eq!(r.position(), Some(2));
+    // Layout: cgroup entries (2 + 2·2 + 1·2 bytes), file table (4 + 11 + 1), op table (4 + 4·20).
+    let len = std::fs::metadata(&p).unwrap().len();
+    assert_eq!(len, HEADER_LEN as u64 + 12 + 3 * 8 + (2 + 3 + 3) + (4 + 11 + 1) + (4 + 4 * native::OP_LEN as u64));
+}
+
+#[test]
+fn bad_ops_are_refused_by_writer_and_reader() {
+    use reclaimlab_trace::TraceOp;
+    let s = Scratch::new("ops-bad");
+    let rec = Access { page: 0, cgroup: 0, flags: 0, gap: 0 };
+    // Writer: zero bytes, swappiness over 200, an unknown cgroup, an op past the end.
+    let mut w = NativeWriter::create(&s.path("a.rcl"), 0).unwrap();
+    let e = w.op(TraceOp::memory_reclaim(0, 0, 0, None)).unwrap_err().to_string();
+    assert!(e.contains("memory.reclaim of 0 bytes"), "{e}");
+    let e = w.op(TraceOp::memory_reclaim(0, 0, 4096, Some(201))).unwrap_err().to_string();
+    assert!(e.contains("swappiness=201 is outside 0..=200"), "{e}");
+    w.op(TraceOp::memory_reclaim(0, 3, 4096, None)).unwrap();
+    w.write(&rec).unwrap();
+    let e = w.finish().unwrap_err().to_string();
+    assert!(e.contains("names cgroup 3 but the trace has 1"), "{e}");
+    let mut w = NativeWriter::create(&s.path("b.rcl"), 0).unwrap();
+    w.op(TraceOp::memory_reclaim(5, 0, 4096, None)).unwrap();
+    w.write(&rec).unwrap();
+    let e = w.finish().unwrap_err().to_string();
+    assert!(e.contains("past the trace's end (1 records)"), "{e}");
+    assert!(!s.path("b.rcl").exists());
+
+    // Reader: an op table whose kind byte is unknown (checksum fixed so that only the
+    // table's content is wrong).
+    let p = s.path("c.rcl");
+    let mut w = NativeWriter::create(&p, 0).unwrap();
+    w.op(TraceOp::memory_reclaim(0, 0, 4096, None)).unwrap();
+    w.write(&rec).unwrap();
+    w.finish().unwrap();
+    let mut bytes = std::fs::read(&p).unwrap();
+    let n = bytes.len();
+    bytes[n - 10] = 9; // the kind byte of the last (only) entry
+    let mut h = native::Header::decode(&bytes[..HEADER_LEN].try_into().unwrap()).unwrap();
+    h.table_checksum = native::checksum(&bytes[h.table_offset as usize..]);
+    bytes[..HEADER_LEN].copy_from_slice(&h.encode());
+    std::fs::write(&p, &bytes).unwrap();
+    let e = NativeReader::open(&p).err().unwrap().to_string();
+    assert!(e.contains("op 0 has unknown kind 9"), "{e}");
 }

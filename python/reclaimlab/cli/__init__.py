@@ -35,8 +35,21 @@ Run `reclaimlab COMMAND --help` for a command's options.
 COMMANDS = [run, policies, knobs, scenarios, trace, record, experiment, compare, cachesim, mrc, kernel, tune]
 
 
+class Parser(argparse.ArgumentParser):
+    """argparse with the project's one-line errors: ``reclaimlab: error: COMMAND: MESSAGE
+    (COMMAND --help)``, exit 2, without the usage block (subcommands inherit it)."""
+
+    def error(self, message: str) -> None:  # type: ignore[override]
+        if "expected one argument" in message:
+            message += " (a value that starts with '-' is written OPTION=VALUE)"
+        sub = self.prog.removeprefix(PROG).strip()
+        where = f"{sub}: " if sub else ""
+        print(f"{PROG}: error: {where}{message} (see `{self.prog} --help`)", file=sys.stderr)
+        raise SystemExit(2)
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = Parser(
         prog=PROG, description=DESCRIPTION, epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("--version", action="version", version=f"%(prog)s {_version()}")

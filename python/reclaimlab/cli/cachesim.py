@@ -40,13 +40,13 @@ def parse_sizes(text: str, distinct: int) -> list[int]:
                 out.append(max(1, int(distinct * pct / 100)))
             else:
                 n = int(part)
-                if n < 0:
+                if n < 1:  # a cache of no page holds nothing: no miss ratio to measure
                     raise ValueError
                 out.append(n)
         except ValueError:
             from ..exceptions import ReclaimlabError
 
-            raise ReclaimlabError(f"bad cache size {part!r}: expected pages (N) or a percentage (P%, 0 < P <= 100)") from None
+            raise ReclaimlabError(f"bad cache size {part!r}: expected pages (N >= 1) or a percentage (P%, 0 < P <= 100)") from None
     if not out:
         from ..exceptions import ReclaimlabError
 

@@ -15,8 +15,8 @@ from __future__ import annotations
 import json
 import os
 import sys
-from concurrent.futures import ProcessPoolExecutor
 
+from .._pool import process_pool
 from ._table import table
 
 #: Seed 004's own numbers (RFC v3 cover letter), for the side-by-side column.
@@ -50,7 +50,7 @@ def run_table(scale: float = 1.0, seed: int = 1, settings: dict | None = None, j
     if jobs == 1:
         results = map(_one, todo)
     else:
-        pool = ProcessPoolExecutor(jobs)
+        pool = process_pool(jobs)
         results = pool.map(_one, todo)
     for name, cells in results:
         out[name] = cells

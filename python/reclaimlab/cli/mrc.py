@@ -82,6 +82,8 @@ def cmd_mrc(args: argparse.Namespace) -> int:
         check_path(args.output)
     tr = load(args.trace, args.trace_format)
     distinct = tr.distinct
+    if distinct == 0:  # no request: no curve (and nothing written)
+        raise ReclaimlabError(f"{args.trace}: the trace has no requests; no miss-ratio curve to draw")
     if args.sizes:
         sizes = sorted(set(parse_sizes(args.sizes, distinct)))
     else:

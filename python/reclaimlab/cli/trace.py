@@ -159,6 +159,13 @@ def cmd_info(args: argparse.Namespace) -> int:
         rows.append(("duration", f"{secs:.6g} s  ({info['total_gap_ticks']:,} ticks of {info['tick_ps']} ps)"))
     else:
         rows.append(("duration", "untimed (the engine charges cost.access_ns per access)"))
+    ops = info.get("ops") or []
+    if ops:
+        # memory.reclaim writes (FORMAT.md, "Op table"): the first few, then how many more.
+        shown = [f"{b:,} B to {cg or '(root)'}" + (f" swappiness={sw}" if sw is not None else "") + f" before record {at:,}"
+                 for at, cg, b, sw in ops[:4]]
+        more = f"; {len(ops) - 4:,} more" if len(ops) > 4 else ""
+        rows.append(("memory.reclaim", f"{len(ops):,} write(s): " + "; ".join(shown) + more))
     if "storage" in info:
         rows.append(("blocks", storage_row(info["storage"], info["records"])))
     print(table(rows))

@@ -13,7 +13,7 @@ from __future__ import annotations
 import os
 import socket
 import time
-from typing import Any, Callable, Iterable
+from typing import Any, Callable
 
 from ..exceptions import ReclaimlabError
 from ..results import Store
@@ -156,15 +156,14 @@ def run_experiment(
 def _run_pool(todo: list[dict[str, Any]], n: int, stored: Callable[[dict[str, Any]], None],
               fn: Callable[[dict[str, Any]], dict[str, Any]] = execute) -> None:
     import concurrent.futures as cf
-    import multiprocessing as mp
     from concurrent.futures.process import BrokenProcessPool
 
-    methods = mp.get_all_start_methods()
-    ctx = mp.get_context("fork" if "fork" in methods else "spawn")
+    from .._pool import process_pool
+
     pending = {j["run_id"]: j for j in todo}
     attempts = {rid: 0 for rid in pending}
     while pending:
-        with cf.ProcessPoolExecutor(max_workers=min(n, len(pending)), mp_context=ctx) as pool:
+        with process_pool(min(n, len(pending))) as pool:
             futures = {}
             for rid, job in pending.items():
                 attempts[rid] += 1

@@ -10,7 +10,7 @@ An experiment names a workload, matrix axes and repetitions::
     variant = "policy"         # the axis whose values are the variants (default: policy)
     timeseries = true          # store every run's time series (default true)
 
-    [workload]                 # exactly one of:
+    [workload]                 # required; exactly one of:
     scenario = "default"       #   a built-in scenario (optional: scale = 2.0, params = {...})
     # trace = "app.trace"      #   a trace file (optional: format, kind), relative to this file
     # generator = "prog.toml"  #   a trace program (docs/trace-programs.md), or inline:
@@ -158,21 +158,91 @@ def _program_from_toml(doc: dict[str, Any], where: str) -> dict[str, Any]:
             "repeat": doc.get("repeat", 1)}
 
 
+class _Where:
+    """Error locations in one experiment file: ``file, line N`` of a (dotted) key."""
+
+    def __init__(self, path: Path, lines: dict[str, int]):
+        self.path, self.lines = path, lines
+
+    def __call__(self, key: str | None = None) -> str:
+        line = self.lines.get(key) if key else None
+        return f"{self.path}, line {line}" if line else str(self.path)
+
+    def error(self, key: str, msg: str) -> ConfigError:
+        return ConfigError(f"{self(key)}: {key}: {msg}", key=key, path=str(self.path), line=self.lines.get(key))
+
+
+#: TOML's type names for the messages.
+_TYPE_NAMES = {bool: "a boolean (true or false)", int: "an integer", str: "a string", dict: "a table",
+               list: "a list"}
+
+
+def _get(doc: dict[str, Any], key: str, kind: type | tuple[type, ...], where: _Where, default: Any = None,
+         dotted: str | None = None) -> Any:
+    """``doc[key]`` checked to be of TOML type ``kind`` (an integer is never a bool or a
+    float, a number is an int or a float), or ``default`` when absent."""
+    if key not in doc:
+        return default
+    v = doc[key]
+    kinds = kind if isinstance(kind, tuple) else (kind,)
+    ok = any(isinstance(v, k) and not (k in (int, float) and isinstance(v, bool)) for k in kinds)
+    if not ok:
+        want = " or ".join(_TYPE_NAMES.get(k, "a number") for k in kinds)
+        raise where.error(dotted or key, f"expected {want}, got {v!r}")
+    return v
+
+
+def _axis(name: str, spec: Any, where: _Where) -> Axis:
+    """One [matrix] axis. A single value (``policy = "classic@6.15"``) is a one-value axis."""
+    key = f"matrix.{name}"
+    if isinstance(spec, dict):
+        bad = set(spec) - {"key", "values", "labels"}
+        if bad:
+            raise where.error(key, f"unknown key(s) {', '.join(sorted(bad))}; an axis table has key, values, labels")
+        axis_key = _get(spec, "key", str, where, name, f"{key}.key")
+        values = _get(spec, "values", (list, str, int, float, bool), where, None, f"{key}.values")
+        labels = _get(spec, "labels", (list, str), where, None, f"{key}.labels")
+    else:
+        axis_key, values, labels = name, spec, None
+    if values is None:
+        raise where.error(key, "needs values")
+    if not isinstance(values, list):
+        values = [values]
+    if labels is None:
+        labels = [str(x) for x in values]
+    elif not isinstance(labels, list):
+        labels = [labels]
+    if any(isinstance(v, (list, dict)) for v in values):
+        raise where.error(key, f"values must be scalars, got {values!r}")
+    if not values or len(labels) != len(values):
+        raise where.error(key, f"needs values and as many labels ({len(values)} values, {len(labels)} labels)")
+    return Axis(name, axis_key, values, [str(x) for x in labels])
+
+
 def load(path: str | os.PathLike) -> Experiment:
-    """Read an experiment TOML file."""
+    """Read an experiment TOML file. Every key is checked for its type; errors name the
+    file, the line and the key."""
     path = Path(path)
-    doc, _lines = parse_toml(path)
-    where = str(path)
+    doc, lines = parse_toml(path)
+    where = _Where(path, lines)
     unknown = set(doc) - TOP_KEYS
     if unknown:
-        raise ConfigError(f"{where}: unknown key(s) {', '.join(sorted(unknown))}; expected {', '.join(sorted(TOP_KEYS))}")
-    wl = dict(doc.get("workload") or {"scenario": "default"})
+        raise ConfigError(f"{where()}: unknown key(s) {', '.join(sorted(unknown))}; expected {', '.join(sorted(TOP_KEYS))}")
+    if "workload" not in doc:
+        raise ConfigError(f"{where()}: no [workload] table (give scenario, trace, generator or [workload.program])")
+    wl = dict(_get(doc, "workload", dict, where))
     bad = set(wl) - WORKLOAD_KEYS
     if bad:
-        raise ConfigError(f"{where}: unknown [workload] key(s) {', '.join(sorted(bad))}")
+        raise ConfigError(f"{where('workload')}: unknown [workload] key(s) {', '.join(sorted(bad))}")
     kinds = [k for k in ("scenario", "trace", "generator", "program") if k in wl]
     if len(kinds) != 1:
-        raise ConfigError(f"{where}: [workload] needs exactly one of scenario, trace, generator (or [workload.program])")
+        raise ConfigError(f"{where('workload')}: [workload] needs exactly one of scenario, trace, generator "
+                          f"(or [workload.program]), got {', '.join(kinds) or 'none'}")
+    for k in ("scenario", "trace", "generator", "format", "kind"):
+        _get(wl, k, str, where, dotted=f"workload.{k}")
+    _get(wl, "scale", (int, float), where, dotted="workload.scale")
+    _get(wl, "params", dict, where, dotted="workload.params")
+    _get(wl, "program", dict, where, dotted="workload.program")
     if "trace" in wl:
         wl["trace"] = str((path.parent / wl["trace"]).resolve())
     if "generator" in wl:
@@ -182,27 +252,17 @@ def load(path: str | os.PathLike) -> Experiment:
         wl["program"] = load_program(gpath)
         wl["generator"] = str(gpath)
     elif "program" in wl:
-        wl["program"] = _program_from_toml(wl["program"], where)
-    axes = []
-    for name, spec in (doc.get("matrix") or {}).items():
-        if isinstance(spec, dict):
-            key = spec.get("key", name)
-            values = list(spec.get("values", []))
-            labels = [str(x) for x in spec.get("labels", values)]
-        else:
-            key, values = name, list(spec)
-            labels = [str(x) for x in values]
-        if not values or len(labels) != len(values):
-            raise ConfigError(f"{where}: matrix axis '{name}' needs values (and as many labels)")
-        axes.append(Axis(name, key, values, labels))
-    reps = int(doc.get("repetitions", 1))
+        wl["program"] = _program_from_toml(wl["program"], where("workload.program"))
+    axes = [_axis(name, spec, where) for name, spec in _get(doc, "matrix", dict, where, {}).items()]
+    reps = _get(doc, "repetitions", int, where, 1)
     if reps < 1:
-        raise ConfigError(f"{where}: repetitions must be at least 1")
+        raise where.error("repetitions", "must be at least 1")
     return Experiment(
-        name=str(doc.get("name", path.stem)), workload=wl, axes=axes, settings=dict(doc.get("settings") or {}),
-        repetitions=reps, seed=int(doc.get("seed", 1)), metric=str(doc.get("metric", "runtime_s")),
-        baseline=doc.get("baseline"), variant=str(doc.get("variant", "policy")),
-        timeseries=bool(doc.get("timeseries", True)), description=str(doc.get("description", "")), path=path,
+        name=_get(doc, "name", str, where, path.stem), workload=wl, axes=axes,
+        settings=dict(_get(doc, "settings", dict, where, {})), repetitions=reps, seed=_get(doc, "seed", int, where, 1),
+        metric=_get(doc, "metric", str, where, "runtime_s"), baseline=_get(doc, "baseline", str, where),
+        variant=_get(doc, "variant", str, where, "policy"), timeseries=_get(doc, "timeseries", bool, where, True),
+        description=_get(doc, "description", str, where, ""), path=path,
     )
 
 

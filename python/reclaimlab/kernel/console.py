@@ -9,6 +9,8 @@ from dataclasses import dataclass, field
 
 from .damon import Sample, Snapshot
 
+#: errno of a memory.reclaim write that could not reclaim the amount (mm/memcontrol.c).
+EAGAIN = 11
 MARK = re.compile(r"@@([A-Za-z_.-]+)(?: (.*))?$")
 # ANSI/VT100 escape sequences (CSI ... final byte, ESC c, ESC ( B, ...) and stray controls.
 ESCAPE = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b[()][0-9A-Za-z]|\x1b[@-Z\\-_]|[\x00-\x08\x0b-\x1f\x7f]")
@@ -65,6 +67,16 @@ class Cgroup:
     limits: dict[str, str] = field(default_factory=dict)  # memory.max/high/low/min
     events: dict[str, int] = field(default_factory=dict)
     peak: int | None = None
+    #: Its ``memory.reclaim`` writes (``@@reclaim``): (bytes, errno: 0 or EAGAIN).
+    reclaims: list[tuple[int, int]] = field(default_factory=list)
+
+    def reclaim_counts(self) -> dict[str, int]:
+        """The writes as the simulator's ``memory.reclaim.*`` metrics count them."""
+        if not self.reclaims:
+            return {}
+        return {"memory.reclaim.writes": len(self.reclaims),
+                "memory.reclaim.eagain": sum(1 for _, err in self.reclaims if err == EAGAIN),
+                "memory.reclaim.requested": sum(b for b, _ in self.reclaims)}
 
 
 @dataclass
@@ -214,6 +226,9 @@ def parse(text: str) -> Console:
                 c.cgroups.setdefault(i, Cgroup(str(i))).peak = int(parts[1])
                 if i == 0:
                     c.memory_peak = int(parts[1])
+            elif tag == "reclaim" and len(parts) == 3:
+                i = int(parts[0])
+                c.cgroups.setdefault(i, Cgroup(str(i))).reclaims.append((int(parts[1]), int(parts[2])))
             elif tag == "memory.events" and len(parts) == 2:
                 c.memory_events[parts[0]] = int(parts[1])
             elif tag == "memory.peak" and parts:

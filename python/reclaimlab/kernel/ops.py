@@ -14,7 +14,8 @@ __all__ = ["CGROUP", "op_words", "ops_size", "write_ops", "write_sim_trace", "de
 
 MAGIC = b"RLWLOPS1"
 HEADER = 64
-OP_PREAD, OP_MAPREAD, OP_ANONW, OP_ANONR, OP_SLEEP, OP_PWRITE, OP_MAPWRITE, OP_CGROUP, OP_PHASE = 0, 1, 2, 3, 4, 5, 6, 7, 15
+OP_PREAD, OP_MAPREAD, OP_ANONW, OP_ANONR, OP_SLEEP, OP_PWRITE, OP_MAPWRITE, OP_CGROUP, OP_RECLAIM, OP_PHASE = \
+    0, 1, 2, 3, 4, 5, 6, 7, 8, 15
 #: The simulator's timed trace: 1 ns ticks.
 TICK_PS = 1000
 
@@ -27,9 +28,17 @@ def _switches(wl: Workload) -> np.ndarray:
     return np.flatnonzero(np.concatenate(([True], ids[1:] != ids[:-1])))
 
 
+def reclaim_words(cgroup: int, nbytes: int, swappiness: int | None) -> list[int]:
+    """A RECLAIM op's two words (guest/wl.c): the cgroup index and ``swappiness + 1`` (0:
+    none) in bits 0..7 and 8..15, then the pages (``bytes / 4096``; the guest writes
+    that many 4 KiB pages' bytes, which the kernel turns back into the same pages)."""
+    return [(OP_RECLAIM << 28) | cgroup | (0 if swappiness is None else swappiness + 1) << 8, nbytes // 4096]
+
+
 def op_words(wl: Workload) -> np.ndarray:
     """One u32 per access (op << 28 | page); before an access, a CGROUP word where the
-    running cgroup changes and a SLEEP word where it waits; a PHASE word after each phase."""
+    running cgroup changes, the trace's memory.reclaim writes (two words each) and a SLEEP
+    word where it waits; a PHASE word after each phase."""
     f = wl.flags
     is_file = (f & FILE) != 0
     write = (f & WRITE) != 0
@@ -41,6 +50,10 @@ def op_words(wl: Workload) -> np.ndarray:
     # given order at one index).
     at = [_switches(wl)]
     extra = [(np.uint32(OP_CGROUP) << np.uint32(28)) | wl.cgroup_ids[at[0]].astype(np.uint32)] if at[0].size else []
+    if wl.reclaims:
+        # After the switch: the write is made by the process whose turn it is.
+        at.append(np.repeat(np.array([r[0] for r in wl.reclaims], dtype=np.int64), 2))
+        extra.append(np.array([w for r in wl.reclaims for w in reclaim_words(*r[1:])], dtype=np.uint32))
     if wl.sleep_us is not None:
         sl = np.flatnonzero(wl.sleep_us)
         at.append(sl)
@@ -50,8 +63,11 @@ def op_words(wl: Workload) -> np.ndarray:
         order = np.argsort(pos, kind="stable")
         pos = pos[order]
         words = np.insert(words, pos, np.concatenate(extra)[order])
-        # The phase bounds move by the words before them.
-        bounds = [int(b + np.searchsorted(pos, b)) for b in wl.bounds]
+        # The phase bounds move by the words before them; at the last bound, words after
+        # the last access too (memory.reclaim writes at the trace's end, before its
+        # final statistics, as the simulator performs them before its run ends).
+        last = len(wl.bounds) - 1
+        bounds = [int(b + np.searchsorted(pos, b, side="right" if i == last else "left")) for i, b in enumerate(wl.bounds)]
     else:
         bounds = wl.bounds
     pieces, start = [], 0
@@ -64,7 +80,7 @@ def op_words(wl: Workload) -> np.ndarray:
 
 def ops_size(wl: Workload) -> int:
     sleeps = 0 if wl.sleep_us is None else int(np.count_nonzero(wl.sleep_us))
-    return HEADER + 4 * (len(wl) + len(wl.bounds) + sleeps + _switches(wl).size)
+    return HEADER + 4 * (len(wl) + len(wl.bounds) + sleeps + _switches(wl).size + 2 * len(wl.reclaims))
 
 
 def write_ops(wl: Workload, path: Path) -> None:
@@ -101,5 +117,6 @@ def write_sim_trace(wl: Workload, path: Path, access_ns: float | None = None) ->
         gap = max(1, round(access_ns)) + wl.sleep_us.astype(np.uint64) * 1000
         gaps, tick = gap.astype("<u4").tobytes(), TICK_PS
     ids = None if wl.cgroup_ids is None else wl.cgroup_ids.astype(np.uint8).tobytes()
+    ops = [(at, wl.cgroups[cg], nbytes, sw) for at, cg, nbytes, sw in wl.reclaims]
     _core.trace_write(str(path), page.tobytes(), wl.flags.astype(np.uint8).tobytes(), wl.cgroups[0], files, gaps, tick,
-                      cgroup_names=wl.cgroups, cgroup_ids=ids)
+                      cgroup_names=wl.cgroups, cgroup_ids=ids, ops=ops)

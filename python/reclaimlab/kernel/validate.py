@@ -37,12 +37,14 @@ WRITEBACK_TARGETS = {"nr_dirtied": 0.25, "nr_written": 0.25, "nr_vmscan_write": 
 #: a cgroup's swap-ins show as workingset_refault_anon.
 CGROUP_FILE_TARGETS = {"workingset_refault_file": 0.10, "workingset_activate_file": 0.10, "pgmajfault": 0.10}
 CGROUP_ANON_TARGETS = {"workingset_refault_anon": 0.25}
-CGROUP_CONTEXT = ("memory.peak", "memory.current", "pgscan", "pgsteal", "pgrefill", "pgactivate", "pgdeactivate", "workingset_activate_anon",
-                  "zswpin", "zswpout", "events.low", "events.high", "events.max", "events.oom")
+CGROUP_CONTEXT = ("memory.peak", "memory.current", "pgscan", "pgsteal", "pgscan_direct", "pgsteal_direct", "pgrefill", "pgactivate",
+                  "pgdeactivate", "workingset_activate_anon", "workingset_nodereclaim", "zswpin", "zswpout", "events.low",
+                  "events.high", "events.max", "events.oom", "memory.reclaim.writes", "memory.reclaim.eagain",
+                  "memory.reclaim.requested")
 ALLOCSTALL_ZONES = ("allocstall_dma", "allocstall_dma32", "allocstall_normal", "allocstall_movable")
 #: Shown beside the headline counters.
 CONTEXT = ("pgscan_file", "pgscan_anon", "pgsteal_anon", "workingset_activate_anon", "pgactivate", "pgdeactivate",
-           "nr_vmscan_immediate_reclaim")
+           "nr_vmscan_immediate_reclaim", "workingset_nodereclaim", "slabs_scanned")
 #: Anon THPs the guest made; the simulator's trace engine has base pages only.
 THP_ANON_COUNTERS = ("thp_fault_alloc", "thp_collapse_alloc")
 
@@ -265,7 +267,9 @@ def cgroup_rows(wl: Workload, consoles: list[Console], metrics: dict[str, float]
     """For a workload in several cgroups, each named cgroup's rows: the guest's memory.stat
     and memory.current at the end of the last phase, memory.events (``events.KEY``) and
     memory.peak against the simulator's ``memcg.NAME.KEY`` metrics
-    (``memcg.NAME.memory.events.KEY``, ``memcg.NAME.memory.{peak,current}_bytes``)."""
+    (``memcg.NAME.memory.events.KEY``, ``memcg.NAME.memory.{peak,current}_bytes``), and
+    the trace's ``memory.reclaim`` writes (``@@reclaim``: writes, EAGAIN results, bytes
+    requested) against ``memcg.NAME.memory.reclaim.*``."""
     if len(wl.cgroups) < 2:
         return {}
     out = {}
@@ -274,7 +278,7 @@ def cgroup_rows(wl: Workload, consoles: list[Console], metrics: dict[str, float]
         for c in consoles:
             cg = c.cgroup(name)
             sizes = {} if cg is None or cg.peak is None else {"memory.peak": cg.peak}
-            real.append({**c.memstat().get(name, {}), **sizes,
+            real.append({**c.memstat().get(name, {}), **sizes, **(cg.reclaim_counts() if cg else {}),
                          **{f"events.{k}": v for k, v in (cg.events if cg else {}).items()}})
         prefix = f"memcg.{name}."
         sim = {k[len(prefix):].replace("memory.events.", "events.").removesuffix("_bytes"): v

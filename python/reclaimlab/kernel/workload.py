@@ -25,7 +25,9 @@ sequence access by access (docs/kernel.md, "One sequence, two replays").
   replayed one page at a time; writes dirty the data file (the guest's disk is writable
   for the boot, each boot starts from the same contents). Its cgroups (up to
   ``MAX_CGROUPS``) become cgroups of the guest, one process each, taking turns in the
-  trace's order; an anonymous page belongs to one cgroup's process. A timed
+  trace's order; an anonymous page belongs to one cgroup's process. The trace's
+  ``memory.reclaim`` writes (crates/trace/FORMAT.md, "Op table") run at the same points,
+  written by the process whose turn it is. A timed
   trace's gaps, or ``access_us`` per access of an untimed one, become sleeps of at least
   1 ms in the guest and the same time in the simulator's trace (as ``hotcold``'s).
 - ``program:NAME``: ``size`` (the program's factor x memory), ``seed`` (42): a real
@@ -84,6 +86,9 @@ class Workload:
     #: A real program (``program:NAME``): the guest runs it, the simulator replays its
     #: recording; ``pages`` and ``flags`` are then empty.
     program: Recorded | None = None
+    #: The trace's ``memory.reclaim`` writes: ``(before access, cgroup index, bytes,
+    #: swappiness or None)``, in order.
+    reclaims: list[tuple[int, int, int, int | None]] = field(default_factory=list)
 
     @property
     def writes_files(self) -> bool:
@@ -367,7 +372,17 @@ def _from_source(spec: str, src, label: str, access_us: float | None) -> Workloa
         f[anon_idx[first]] |= WRITE
     if max(nfile, nanon) >= MAX_PAGES:
         raise KernelError(f"{label}: {max(nfile, nanon)} pages exceed the guest program's {MAX_PAGES}")
-    names, ids = _cgroups_of(label, np.asarray(cgs, dtype=np.uint16), meta.get("cgroups") or [""])
+    ops = meta.get("ops") or []
+    all_names = list(meta.get("cgroups") or [""])
+    op_ids = np.asarray([all_names.index(op[1]) for op in ops], dtype=np.uint16)
+    names, ids = _cgroups_of(label, np.asarray(cgs, dtype=np.uint16), all_names, op_ids)
+    reclaims = []
+    for (at, cg, nbytes, swappiness), cid in zip(ops, op_ids.tolist()):
+        idx = names.index(all_names[cid]) if ids is not None else 0
+        if nbytes // PAGE >= MAX_PAGES:
+            raise KernelError(f"{label}: memory.reclaim of {nbytes} bytes for cgroup {cg!r} exceeds the guest "
+                              f"program's {MAX_PAGES} pages")
+        reclaims.append((int(at), idx, int(nbytes), swappiness))
     if ids is not None and anon_idx.size:
         # An anon page lives in one process's address space: one cgroup's.
         pairs = np.unique(np.stack([out[anon_idx].astype(np.int64), ids[anon_idx].astype(np.int64)]), axis=1)
@@ -377,14 +392,18 @@ def _from_source(spec: str, src, label: str, access_us: float | None) -> Workloa
                               f"page first touched at access {int(np.flatnonzero(~is_file & (out == shared[0]))[0])}); "
                               f"in the guest each cgroup runs its own process, whose anonymous memory is its own")
     return Workload(spec, out, f, nfile, nanon, ["trace"], [int(p.size)],
-                    sleep_us=sleep if sleep is not None and sleep.any() else None, cgroups=names, cgroup_ids=ids)
+                    sleep_us=sleep if sleep is not None and sleep.any() else None, cgroups=names, cgroup_ids=ids,
+                    reclaims=reclaims)
 
 
-def _cgroups_of(label: str, ids: np.ndarray, names: list[str]) -> tuple[list[str], np.ndarray | None]:
+def _cgroups_of(label: str, ids: np.ndarray, names: list[str],
+                op_ids: np.ndarray | None = None) -> tuple[list[str], np.ndarray | None]:
     """The trace's cgroups as the guest's: ``([CGROUP], None)`` for a trace in one cgroup
     (its name does not matter: the guest's cgroup carries the limit), else the names of
-    the cgroups used and each access's index among them."""
-    used, dense = np.unique(ids, return_inverse=True)
+    the cgroups used (by accesses or by ``memory.reclaim`` writes, ``op_ids``) and each
+    access's index among them."""
+    used = np.unique(np.concatenate([ids, op_ids if op_ids is not None else np.zeros(0, np.uint16)]))
+    dense = np.searchsorted(used, ids)
     if used.size <= 1:
         return [CGROUP], None
     named = [names[c] if c < len(names) else str(c) for c in used.tolist()]

@@ -76,10 +76,17 @@ class Store:
         if not create and not self.path.exists():
             raise FileNotFoundError(str(self.path))
         self.db = sqlite3.connect(self.path, timeout=60, isolation_level=None)
-        self.db.execute("PRAGMA journal_mode=WAL")
-        self.db.execute("PRAGMA synchronous=NORMAL")
-        self.db.execute("PRAGMA foreign_keys=ON")
-        self.db.executescript(SCHEMA)
+        try:
+            self.db.execute("PRAGMA journal_mode=WAL")
+            self.db.execute("PRAGMA synchronous=NORMAL")
+            self.db.execute("PRAGMA foreign_keys=ON")
+            self.db.executescript(SCHEMA)
+            self.db.execute("PRAGMA quick_check").fetchall()
+        except sqlite3.DatabaseError as e:  # not SQLite, truncated, or not ours
+            self.db.close()
+            from ..exceptions import ReclaimlabError
+
+            raise ReclaimlabError(f"{self.path}: not a readable results store ({e})") from None
 
     # ---- context / lifetime ----
     def close(self) -> None:

@@ -94,7 +94,7 @@ pub fn parsec_program(name: &str, scale: f64) -> Option<Program> {
     let region = |n: &str, p: u32| Region { write_ratio: 0.2, ..Region::new(n, p.max(1), AccessKind::AnonMapped) };
     let mut phases = Vec::new();
     if input > 0 {
-        phases.push(Phase { name: "input".into(), accesses: input as u64, streams: vec![Stream { region: 3, pattern: Pattern::Sequential, weight: 1.0 }] });
+        phases.push(Phase { name: "input".into(), accesses: input as u64, streams: vec![Stream { region: 3, pattern: Pattern::Sequential, weight: 1.0 }], reclaims: Vec::new() });
     }
     phases.push(Phase {
         name: "init".into(),
@@ -104,11 +104,13 @@ pub fn parsec_program(name: &str, scale: f64) -> Option<Program> {
             Stream { region: 1, pattern: Pattern::Sequential, weight: warm as f64 },
             Stream { region: 2, pattern: Pattern::Sequential, weight: hot as f64 },
         ],
+        reclaims: Vec::new(),
     });
     phases.push(Phase {
         name: "run".into(),
         accesses,
         streams: vec![Stream { region: 1, pattern: Pattern::Sequential, weight: w_seq }, Stream { region: 2, pattern: Pattern::Uniform, weight: 1.0 - w_seq }],
+        reclaims: Vec::new(),
     });
     Some(Program {
         regions: vec![region("cold", cold), region("warm", warm), region("hot", hot), Region::new("input", input.max(1), AccessKind::FileRead)],

@@ -28,8 +28,8 @@ fn hot_in_cold(cold_mib: u32, hot_mib: u32, hot_accesses: u64) -> Program {
     Program {
         regions: vec![Region::new("cold", cold_mib * MIB, AccessKind::AnonMapped), Region::new("hot", hot_mib * MIB, AccessKind::AnonMapped)],
         phases: vec![
-            Phase { name: "fill".into(), accesses: (cold_mib * MIB) as u64, streams: vec![Stream { region: 0, pattern: Pattern::Sequential, weight: 1.0 }] },
-            Phase { name: "hot".into(), accesses: hot_accesses, streams: vec![Stream { region: 1, pattern: Pattern::Uniform, weight: 1.0 }] },
+            Phase { name: "fill".into(), accesses: (cold_mib * MIB) as u64, streams: vec![Stream { region: 0, pattern: Pattern::Sequential, weight: 1.0 }], reclaims: Vec::new() },
+            Phase { name: "hot".into(), accesses: hot_accesses, streams: vec![Stream { region: 1, pattern: Pattern::Uniform, weight: 1.0 }], reclaims: Vec::new() },
         ],
         repeat: 1,
     }

@@ -73,6 +73,10 @@ pub struct Lruvec {
 #[derive(Clone, Copy, Debug, Default)]
 pub struct LruvecStat {
     pub size: [u64; NR_LRU_LISTS],
+    /// The lruvec's own list sizes (`lruvec_page_state_local`).
+    pub size_local: [u64; NR_LRU_LISTS],
+    /// Its own NR_SLAB_RECLAIMABLE_B: the xarray nodes charged to it (mm/workingset.rs).
+    pub slab_reclaimable_b: u64,
     pub workingset_activate: [u64; 2],
 }
 

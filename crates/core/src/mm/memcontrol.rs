@@ -26,6 +26,22 @@ pub struct MemcgEvents {
     pub oom: u64,
 }
 
+/// What the trace's writes to a memcg's `memory.reclaim` did (the kernel keeps no
+/// counter: a writer sees each write's return value, `-EAGAIN` when the loop gave up).
+#[derive(Clone, Debug, Default)]
+pub struct MemoryReclaimStats {
+    /// Writes performed.
+    pub writes: u64,
+    /// Writes that returned `-EAGAIN` (reclaim made no progress `MAX_RECLAIM_RETRIES + 1`
+    /// times in a row before the request was met).
+    pub eagain: u64,
+    /// Pages requested (`bytes / PAGE_SIZE`, summed).
+    pub requested: u64,
+    /// Pages the writes' reclaim loops reclaimed (may exceed a request: each round reclaims
+    /// at least `SWAP_CLUSTER_MAX`).
+    pub reclaimed: u64,
+}
+
 #[derive(Clone, Debug)]
 pub struct Memcg {
     pub name: String,
@@ -43,6 +59,8 @@ pub struct Memcg {
     /// `mem_cgroup_wb_stats` gives its writeback domain (mm/writeback.rs).
     pub nr_dirty: u64,
     pub nr_writeback: u64,
+    /// Its `memory.reclaim` writes.
+    pub reclaim: MemoryReclaimStats,
 }
 
 impl Memcg {
@@ -59,6 +77,7 @@ impl Memcg {
             events: MemcgEvents::default(),
             nr_dirty: 0,
             nr_writeback: 0,
+            reclaim: MemoryReclaimStats::default(),
         }
     }
 
@@ -88,6 +107,7 @@ pub const MEMORY_STAT_EVENTS: &[Ev] = &[
     Ev::WorkingsetActivateFile,
     Ev::WorkingsetRestoreAnon,
     Ev::WorkingsetRestoreFile,
+    Ev::WorkingsetNodereclaim,
     Ev::PgscanKswapd,
     Ev::PgscanDirect,
     Ev::PgstealKswapd,

@@ -14,6 +14,7 @@ pub mod page;
 pub mod page_alloc;
 pub mod prefetch;
 pub mod readahead;
+pub mod shrinker;
 pub mod swap;
 pub mod vmstat;
 pub mod watermarks;
@@ -86,6 +87,8 @@ pub struct Mm {
     pub in_lru_fault: bool,
     /// When the periodic memcg statistics flush runs next (ns; [`Mm::flush_memcg_stats_due`]).
     pub next_stats_flush: u64,
+    /// The page cache's xarray nodes and the `shadow_nodes` list_lru (mm/workingset.rs).
+    pub shadow_nodes: workingset::ShadowNodes,
 }
 
 /// The zones of `nr_nodes` nodes of `per_node` frames: one Normal zone per node, and with
@@ -153,6 +156,7 @@ impl Mm {
             thp: crate::thp::ThpState::default(),
             in_lru_fault: false,
             next_stats_flush: 0,
+            shadow_nodes: workingset::ShadowNodes::default(),
         };
         // The periodic flusher runs since boot, at no particular phase relative to the
         // workload's start: the first flush falls at a point of its period drawn from the seed.
@@ -209,8 +213,9 @@ impl Mm {
 
     /// `do_flush_stats` (rstat flush of every memcg).
     pub fn flush_memcg_stats(&mut self) {
-        for l in &mut self.lruvecs {
-            l.stat = lruvec::LruvecStat { size: l.hier_size, workingset_activate: l.workingset_activate };
+        for (lv, l) in self.lruvecs.iter_mut().enumerate() {
+            let slab_reclaimable_b = self.shadow_nodes.allocated(lv as u32) * workingset::XA_NODE_CHARGED_BYTES;
+            l.stat = lruvec::LruvecStat { size: l.hier_size, size_local: l.lru_size, slab_reclaimable_b, workingset_activate: l.workingset_activate };
         }
     }
 

@@ -22,6 +22,7 @@ vm_events! {
     WorkingsetActivateFile => "workingset_activate_file",
     WorkingsetRestoreAnon => "workingset_restore_anon",
     WorkingsetRestoreFile => "workingset_restore_file",
+    WorkingsetNodereclaim => "workingset_nodereclaim",
     NrDirtied => "nr_dirtied",
     NrWritten => "nr_written",
     NrVmscanWrite => "nr_vmscan_write",
@@ -47,6 +48,7 @@ vm_events! {
     PgscanFile => "pgscan_file",
     PgstealAnon => "pgsteal_anon",
     PgstealFile => "pgsteal_file",
+    SlabsScanned => "slabs_scanned",
     Pageoutrun => "pageoutrun",
     Pgrotated => "pgrotated",
     KswapdLowWmarkHitQuickly => "kswapd_low_wmark_hit_quickly",
@@ -67,10 +69,10 @@ const EV_FROM: [Ev; NR_EV] = {
     use Ev::*;
     [
         WorkingsetRefaultAnon, WorkingsetRefaultFile, WorkingsetActivateAnon, WorkingsetActivateFile,
-        WorkingsetRestoreAnon, WorkingsetRestoreFile, NrDirtied, NrWritten, NrVmscanWrite, NrVmscanImmediate, Pgpgin, Pgpgout,
+        WorkingsetRestoreAnon, WorkingsetRestoreFile, WorkingsetNodereclaim, NrDirtied, NrWritten, NrVmscanWrite, NrVmscanImmediate, Pgpgin, Pgpgout,
         Pswpin, Pswpout, PgallocDma, PgallocNormal, AllocstallNormal, Pgfree, Pgactivate, Pgdeactivate, Pgfault,
         Pgmajfault, Pgrefill, PgstealKswapd, PgstealDirect, PgscanKswapd, PgscanDirect, PgscanAnon,
-        PgscanFile, PgstealAnon, PgstealFile, Pageoutrun, Pgrotated, KswapdLowWmarkHitQuickly, KswapdHighWmarkHitQuickly, OomKill,
+        PgscanFile, PgstealAnon, PgstealFile, SlabsScanned, Pageoutrun, Pgrotated, KswapdLowWmarkHitQuickly, KswapdHighWmarkHitQuickly, OomKill,
     ]
 };
 

@@ -7,8 +7,11 @@
 //! "no shadow"). With 64-bit longs that leaves 36 bits of eviction clock; the modular
 //! distance `(refault - eviction) & EVICTION_MASK` tolerates wrap-around exactly as the
 //! kernel does. `bucket_order` is computed from the machine size as at boot.
-//! Abstraction: shadows are never reclaimed (no shadow-node shrinker, B.4), so
-//! `workingset_nodereclaim` is not reported.
+//!
+//! Shadow nodes (B.4): [`ShadowNodes`] keeps the page cache's xarray leaf nodes of every
+//! file in the trace's file table, the `shadow_nodes` list_lru of the nodes that hold only
+//! shadow entries (`workingset_update_node`), and its shrinker's count and scan
+//! (`count_shadow_nodes`, `shadow_lru_isolate`); `mm/shrinker.rs` runs it from reclaim.
 
 pub const MEM_CGROUP_ID_SHIFT: u32 = 16;
 pub const NODES_SHIFT: u32 = 10;
@@ -76,6 +79,272 @@ pub fn workingset_size(file: bool, l: &WorkingsetLists, swap_available: bool) ->
         }
     }
     size
+}
+
+/// `XA_CHUNK_SHIFT` (CONFIG_BASE_SMALL=n): a leaf node holds the 64 entries of indices
+/// `index >> 6` (include/linux/xarray.h).
+pub const XA_CHUNK_SHIFT: u32 = 6;
+/// What a `radix_tree_node` costs its memcg's slab statistics: `s->size` (576 bytes on
+/// x86-64) plus the obj_cgroup pointer (mm/memcontrol.c 6.12 `obj_full_size`). The cache is
+/// SLAB_RECLAIM_ACCOUNT (lib/radix-tree.c), so it is NR_SLAB_RECLAIMABLE_B.
+pub const XA_NODE_CHARGED_BYTES: u64 = 576 + 8;
+
+/// End of a list / no node.
+const NIL: u32 = u32::MAX;
+
+/// The page cache's xarray leaf nodes of the trace's files and the `shadow_nodes`
+/// list_lru (mm/workingset.c, lib/xarray.c, mm/list_lru.c 6.12; later kernels change only
+/// list_lru's locking).
+///
+/// A file of the file table with more than one page (bounded) gets `ceil(nr_pages / 64)`
+/// node slots, one per leaf node `(page - first) >> 6`, in one flat array. A node slot is
+/// allocated while it holds an entry (`count > 0`): a resident page or a shadow. It is
+/// charged to the memcg of the task that inserted its first entry (the xarray of a mapping
+/// is XA_FLAGS_ACCOUNT, fs/inode.c, so `xas_alloc` charges `current`'s memcg) on the node
+/// of that page; its list is that (memcg, node)'s, indexed like the lruvecs.
+///
+/// Abstractions: a file of one page has no node (the kernel keeps a lone index 0 in the
+/// xarray's head, and that shadow is the inode shrinker's, which is not modelled), but a
+/// larger file of which only index 0 was ever cached has one here where the kernel has
+/// none; a file that runs to the end of the id space has no nodes;
+/// interior nodes are not counted; swap-cache shadows (anon, keyed by swap slot) have no
+/// nodes since the model has no swap cache (docs/model.md §2).
+#[derive(Default)]
+pub struct ShadowNodes {
+    loaded: bool,
+    /// Files with nodes, sorted by first page id: first page, end page, first node slot.
+    file_first: Vec<u32>,
+    file_end: Vec<u32>,
+    file_node: Vec<u32>,
+    /// Per node: `node->count` (entries), `node->nr_values` (shadow entries).
+    count: Vec<u8>,
+    nr_values: Vec<u8>,
+    /// Per node: on its list (`!list_empty(&node->private_list)`).
+    on_list: Vec<bool>,
+    /// Per node: page id of its slot 0 and its number of slots within the file.
+    start: Vec<u32>,
+    slots: Vec<u8>,
+    /// Per node while allocated: its list (lruvec id of its memcg and node).
+    list: Vec<u32>,
+    prev: Vec<u32>,
+    next: Vec<u32>,
+    /// Per list (lruvec id): head, tail, length, allocated nodes (slab objects), and the
+    /// shrinker's `nr_deferred` for that (memcg, node).
+    head: Vec<u32>,
+    tail: Vec<u32>,
+    len: Vec<u32>,
+    allocated: Vec<u32>,
+    pub nr_deferred: Vec<u64>,
+    /// WORKINGSET_NODES summed over nodes: nodes on the lists.
+    pub workingset_nodes: u64,
+}
+
+impl ShadowNodes {
+    /// Take the trace's file table (once).
+    pub fn load(&mut self, files: &[reclaimlab_trace::FileRange]) {
+        if self.loaded {
+            return;
+        }
+        self.loaded = true;
+        let mut nodes = 0u32;
+        for f in files.iter().filter(|f| f.nr_pages > 1 && f.nr_pages != u32::MAX) {
+            self.file_first.push(f.first);
+            self.file_end.push(f.first + f.nr_pages);
+            self.file_node.push(nodes);
+            let n = f.nr_pages.div_ceil(1 << XA_CHUNK_SHIFT);
+            for k in 0..n {
+                let start = f.first + (k << XA_CHUNK_SHIFT);
+                self.start.push(start);
+                self.slots.push((f.first + f.nr_pages - start).min(1 << XA_CHUNK_SHIFT) as u8);
+            }
+            nodes += n;
+        }
+        let n = nodes as usize;
+        self.count = vec![0; n];
+        self.nr_values = vec![0; n];
+        self.on_list = vec![false; n];
+        self.list = vec![NIL; n];
+        self.prev = vec![NIL; n];
+        self.next = vec![NIL; n];
+    }
+
+    /// The leaf node of `page`, if its file has nodes.
+    #[inline]
+    fn node_of(&self, page: u32) -> Option<usize> {
+        let f = self.file_first.partition_point(|&x| x <= page).checked_sub(1)?;
+        (page < self.file_end[f]).then(|| (self.file_node[f] + ((page - self.file_first[f]) >> XA_CHUNK_SHIFT)) as usize)
+    }
+
+    fn ensure_list(&mut self, lv: u32) {
+        let n = lv as usize + 1;
+        if self.head.len() < n {
+            self.head.resize(n, NIL);
+            self.tail.resize(n, NIL);
+            self.len.resize(n, 0);
+            self.allocated.resize(n, 0);
+            self.nr_deferred.resize(n, 0);
+        }
+    }
+
+    /// Nodes on list `lv` (`list_lru_count_one`).
+    pub fn list_len(&self, lv: u32) -> u64 {
+        self.len.get(lv as usize).copied().unwrap_or(0) as u64
+    }
+
+    /// Allocated nodes (slab objects) charged to list `lv`'s memcg and node.
+    pub fn allocated(&self, lv: u32) -> u64 {
+        self.allocated.get(lv as usize).copied().unwrap_or(0) as u64
+    }
+
+    /// `list_lru_add_obj`: at the tail.
+    fn list_add(&mut self, n: usize) {
+        let lv = self.list[n] as usize;
+        self.prev[n] = self.tail[lv];
+        self.next[n] = NIL;
+        match self.tail[lv] {
+            NIL => self.head[lv] = n as u32,
+            t => self.next[t as usize] = n as u32,
+        }
+        self.tail[lv] = n as u32;
+        self.len[lv] += 1;
+        self.on_list[n] = true;
+        self.workingset_nodes += 1;
+    }
+
+    /// `list_lru_del_obj` / `list_lru_isolate`.
+    fn list_del(&mut self, n: usize) {
+        let lv = self.list[n] as usize;
+        let (p, x) = (self.prev[n], self.next[n]);
+        match p {
+            NIL => self.head[lv] = x,
+            p => self.next[p as usize] = x,
+        }
+        match x {
+            NIL => self.tail[lv] = p,
+            x => self.prev[x as usize] = p,
+        }
+        self.prev[n] = NIL;
+        self.next[n] = NIL;
+        self.len[lv] -= 1;
+        self.on_list[n] = false;
+        self.workingset_nodes -= 1;
+    }
+
+    /// `workingset_update_node` (mm/workingset.c 6.12): a node holding only shadow entries
+    /// goes on its list (tail) if it is not there; any other node leaves it. A node
+    /// already on the list keeps its place.
+    #[inline]
+    fn update_node(&mut self, n: usize) {
+        let c = self.count[n];
+        if c != 0 && c == self.nr_values[n] {
+            if !self.on_list[n] {
+                self.list_add(n);
+            }
+        } else if self.on_list[n] {
+            self.list_del(n);
+        }
+    }
+
+    /// A page enters the page cache (`__filemap_add_folio` → `xas_store`): it replaces the
+    /// shadow in its slot (`nr_values - 1`) or fills an empty slot (`count + 1`, allocating
+    /// the node for list `lv` — the inserting task's memcg, the folio's node — if it was
+    /// empty). Pages outside the files with nodes are ignored.
+    #[inline]
+    pub fn page_cache_insert(&mut self, page: u32, replaces_shadow: bool, lv: u32) {
+        let Some(n) = self.node_of(page) else { return };
+        if replaces_shadow {
+            debug_assert!(self.nr_values[n] > 0);
+            self.nr_values[n] -= 1;
+        } else {
+            if self.count[n] == 0 {
+                self.ensure_list(lv);
+                self.list[n] = lv;
+                self.allocated[lv as usize] += 1;
+            }
+            self.count[n] += 1;
+        }
+        self.update_node(n);
+    }
+
+    /// A page leaves the page cache (`page_cache_delete` → `xas_store(shadow)`): with a
+    /// shadow the slot now holds a value (`nr_values + 1`); without one it is empty
+    /// (`count - 1`), and an empty node is freed (`xas_delete_node`).
+    #[inline]
+    pub fn page_cache_delete(&mut self, page: u32, shadow: bool) {
+        let Some(n) = self.node_of(page) else { return };
+        if shadow {
+            self.nr_values[n] += 1;
+        } else {
+            self.count[n] -= 1;
+        }
+        self.update_node(n);
+        if self.count[n] == 0 {
+            self.allocated[self.list[n] as usize] -= 1;
+            self.list[n] = NIL;
+        }
+    }
+
+    /// `shadow_lru_isolate` of the node at the head of list `lv` (`list_lru_walk_one`
+    /// restarts from the head after each LRU_REMOVED_RETRY, so a walk takes the nodes in
+    /// list order): take it off the list and free it (`xa_delete_node`). Returns the
+    /// page ids of its slots (every entry is a shadow, which the caller clears).
+    pub fn isolate_head(&mut self, lv: u32) -> Option<std::ops::Range<u32>> {
+        let n = *self.head.get(lv as usize)?;
+        if n == NIL {
+            return None;
+        }
+        let n = n as usize;
+        self.list_del(n);
+        debug_assert!(self.count[n] != 0 && self.count[n] == self.nr_values[n]);
+        self.count[n] = 0;
+        self.nr_values[n] = 0;
+        self.allocated[lv as usize] -= 1;
+        self.list[n] = NIL;
+        Some(self.start[n]..self.start[n] + self.slots[n] as u32)
+    }
+
+    /// Invariants against the page slots (`shadow[p] != 0` for a non-resident page is a
+    /// value entry, a resident page is a page entry): every node's count and nr_values,
+    /// its list membership and memcg list, list lengths, WORKINGSET_NODES.
+    pub fn check(&self, resident: impl Fn(u32) -> bool, shadow: impl Fn(u32) -> bool) -> Result<(), String> {
+        let mut on = 0u64;
+        let mut allocated = vec![0u32; self.allocated.len()];
+        for n in 0..self.count.len() {
+            let r = self.start[n]..self.start[n] + self.slots[n] as u32;
+            let pages = r.clone().filter(|&p| resident(p)).count();
+            let values = r.filter(|&p| !resident(p) && shadow(p)).count();
+            if (self.count[n] as usize, self.nr_values[n] as usize) != (pages + values, values) {
+                return Err(format!("shadow node {n}: count/nr_values {}/{} but {} pages and {values} shadows", self.count[n], self.nr_values[n], pages));
+            }
+            let shadow_only = values != 0 && pages == 0;
+            if self.on_list[n] != shadow_only {
+                return Err(format!("shadow node {n}: on list {} but shadow-only {shadow_only}", self.on_list[n]));
+            }
+            on += shadow_only as u64;
+            if self.count[n] != 0 {
+                allocated[self.list[n] as usize] += 1;
+            }
+        }
+        if on != self.workingset_nodes {
+            return Err(format!("workingset_nodes {} but {on} shadow-only nodes", self.workingset_nodes));
+        }
+        if allocated != self.allocated {
+            return Err(format!("allocated nodes per list {:?} but counted {allocated:?}", self.allocated));
+        }
+        for lv in 0..self.head.len() {
+            let (mut n, mut k, mut prev) = (self.head[lv], 0u32, NIL);
+            while n != NIL {
+                if self.list[n as usize] as usize != lv || !self.on_list[n as usize] || self.prev[n as usize] != prev {
+                    return Err(format!("shadow list {lv}: node {n} misplaced"));
+                }
+                (prev, n, k) = (n, self.next[n as usize], k + 1);
+            }
+            if k != self.len[lv] || self.tail[lv] != prev {
+                return Err(format!("shadow list {lv}: {k} nodes linked, length {}", self.len[lv]));
+            }
+        }
+        Ok(())
+    }
 }
 
 #[cfg(test)]

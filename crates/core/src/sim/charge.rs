@@ -17,7 +17,7 @@ use crate::error::{Error, Result};
 use crate::mm::memcontrol::MemcgId;
 use crate::mm::vmstat::Ev;
 use crate::policy::ReclaimPolicy;
-use crate::vmscan::{try_to_free_mem_cgroup_pages, MAX_RECLAIM_RETRIES};
+use crate::vmscan::{try_to_free_mem_cgroup_pages, try_to_free_mem_cgroup_pages_opts, ReclaimOptions, MAX_RECLAIM_RETRIES};
 
 const HZ: u64 = 250;
 const MEMCG_CHARGE_BATCH: u64 = 64;
@@ -139,6 +139,55 @@ impl<P: ReclaimPolicy> Machine<P> {
             self.memstall(penalty * 1_000_000_000 / HZ);
             return Ok(());
         }
+    }
+}
+
+impl<P: ReclaimPolicy> Machine<P> {
+    /// A write of `bytes` (with `swappiness=` if given) to `memcg`'s `memory.reclaim`,
+    /// as mm/memcontrol.c v6.12 `memory_reclaim()` performs it: `nr_to_reclaim = bytes /
+    /// PAGE_SIZE`; while less was reclaimed, `try_to_free_mem_cgroup_pages` of a quarter of
+    /// what is left (`batch_size`, which reclaim raises to `SWAP_CLUSTER_MAX`) with
+    /// `MEMCG_RECLAIM_MAY_SWAP | MEMCG_RECLAIM_PROACTIVE`; a round that reclaims nothing
+    /// uses up one of `MAX_RECLAIM_RETRIES`, and one more with none left returns
+    /// `-EAGAIN`. Returns false for `-EAGAIN`.
+    ///
+    /// `sc->proactive` (mm/vmscan.c v6.12): `swappiness=` replaces `vm.swappiness`
+    /// (`sc_swappiness`), MGLRU's eviction has a page-table walker (`set_mm_walk(...,
+    /// sc->proactive)`, so look-around updates generations), and `vmpressure` is not fed
+    /// (not modelled). The scans count as memcg reclaim (`pgscan_direct`/`pgsteal_direct`
+    /// in memory.stat, nothing global): 6.12 has no `pgscan_proactive`. Not modelled:
+    /// `lru_add_drain_all()` before the last retry (the model has no per-CPU LRU batches:
+    /// a folio is on its list at once) and `signal_pending` (-EINTR). The reclaim's CPU time
+    /// is the writer's: the workload waits for it, as the guest's replayer does (it writes
+    /// between two accesses); it is not a memory stall (no PSI accounting in the handler).
+    pub fn memory_reclaim(&mut self, memcg: MemcgId, bytes: u64, swappiness: Option<u32>) -> bool {
+        let nr_to_reclaim = bytes / reclaimlab_trace::PAGE_SIZE;
+        let mut nr_reclaimed = 0;
+        let mut nr_retries = MAX_RECLAIM_RETRIES;
+        let opts = ReclaimOptions { may_swap: true, proactive: true, swappiness };
+        let nodes = self.zonelist_nodes(memcg);
+        let mut ok = true;
+        while nr_reclaimed < nr_to_reclaim {
+            // "Will converge on zero, but reclaim enforces a minimum"
+            let batch_size = (nr_to_reclaim - nr_reclaimed) / 4;
+            let (reclaimed, cost) = try_to_free_mem_cgroup_pages_opts(&mut self.mm, &mut self.policy, memcg, batch_size, &nodes, opts);
+            self.now += cost;
+            self.rec.proactive_reclaim_ns += cost;
+            if reclaimed == 0 {
+                if nr_retries == 0 {
+                    ok = false;
+                    break;
+                }
+                nr_retries -= 1;
+            }
+            nr_reclaimed += reclaimed;
+        }
+        let r = &mut self.mm.memcgs[memcg as usize].reclaim;
+        r.writes += 1;
+        r.eagain += u64::from(!ok);
+        r.requested += nr_to_reclaim;
+        r.reclaimed += nr_reclaimed;
+        ok
     }
 }
 

@@ -93,6 +93,8 @@ pub struct Machine<P: ReclaimPolicy> {
     due: u64,
     next_event: u64,
     buf: Vec<Access>,
+    /// The source's ops after its last record have run (reset by the next batch read).
+    end_ops_done: bool,
     /// DAMON_RECLAIM's kdamond (`damon_reclaim.enabled`), on its own clock.
     pub damon: Option<crate::damon::Kdamond>,
     /// The monitoring-only kdamond of `sim.damon_record` and its snapshots.
@@ -124,6 +126,7 @@ impl<P: ReclaimPolicy> Machine<P> {
             due: 0,
             next_event: 0,
             buf: Vec::with_capacity(BATCH),
+            end_ops_done: false,
         }
     }
 
@@ -474,16 +477,34 @@ impl<P: ReclaimPolicy> Engine for Machine<P> {
         let result = (|| {
             while done < max_accesses {
                 let want = (max_accesses - done).min(BATCH as u64) as usize;
+                let start = self.ops_position(src)?;
                 let n = src.read_batch(&mut buf, want)?;
                 if n == 0 {
+                    // Ops after the last record, once (run() may be called again at the end).
+                    if !self.end_ops_done {
+                        self.end_ops_done = true;
+                        self.sync_cgroups(src.cgroups_seen());
+                        self.run_ops(&src.meta().ops, start, u64::MAX)?;
+                    }
                     return Ok(true);
                 }
+                self.end_ops_done = false;
                 let files_end = self.filemap.load(&src.meta().files);
+                self.mm.shadow_nodes.load(&src.meta().files);
                 self.mm.pages.ensure((src.nr_pages_seen() as u64).max(files_end) as usize);
                 self.sync_cgroups(src.cgroups_seen());
-                for (i, &a) in buf[..n].iter().enumerate() {
-                    crate::mm::prefetch::prefetch_access(&self.mm, &buf[..n], i);
-                    self.access(a, &buf[i + 1..n])?;
+                // The trace's ops (memory.reclaim writes) split the batch: each runs
+                // before the record it names. No ops: one segment, the whole batch.
+                let ops = &src.meta().ops;
+                let mut lo = 0usize;
+                while lo < n {
+                    let hi = self.run_ops(ops, start + lo as u64, start + n as u64)?.map_or(n, |at| (at - start) as usize);
+                    for (i, &a) in buf[lo..hi].iter().enumerate() {
+                        let i = lo + i;
+                        crate::mm::prefetch::prefetch_access(&self.mm, &buf[..n], i);
+                        self.access(a, &buf[i + 1..n])?;
+                    }
+                    lo = hi;
                 }
                 done += n as u64;
             }
@@ -555,6 +576,8 @@ impl<P: ReclaimPolicy> Engine for Machine<P> {
         if writeback != self.mm.wb.nr_writeback {
             return Err(format!("{writeback} pages under writeback but nr_writeback {}", self.mm.wb.nr_writeback));
         }
+        let mm = &self.mm;
+        mm.shadow_nodes.check(|p| is_resident(mm.pages.pte[p as usize]), |p| mm.pages.shadow[p as usize] != 0)?;
         if self.mm.swap.used > self.mm.swap.total {
             return Err("swap over-committed".into());
         }
@@ -563,6 +586,30 @@ impl<P: ReclaimPolicy> Engine for Machine<P> {
 }
 
 impl<P: ReclaimPolicy> Machine<P> {
+    /// The index of the source's next record, for a source with ops (0 otherwise: unused).
+    fn ops_position(&self, src: &dyn AccessSource) -> Result<u64> {
+        if src.meta().ops.is_empty() {
+            return Ok(0);
+        }
+        src.position().ok_or_else(|| Error::invalid(format!("a {} source carries memory.reclaim ops but cannot tell its position", src.meta().format)))
+    }
+
+    /// Perform the ops at position `pos` (before record `pos`), in table order, each after
+    /// kswapd has caught up with the workload's clock. Returns the position of the next op
+    /// before record `end`, if any: the replay runs the records up to it, then calls again.
+    fn run_ops(&mut self, ops: &[reclaimlab_trace::TraceOp], pos: u64, end: u64) -> Result<Option<u64>> {
+        let mut k = ops.partition_point(|op| op.at < pos);
+        while let Some(op) = ops.get(k).filter(|op| op.at == pos) {
+            let memcg = *self.cgroup_map.get(op.cgroup as usize).ok_or_else(|| Error::invalid(format!("memory.reclaim op names trace cgroup {} of {}", op.cgroup, self.cgroup_map.len())))?;
+            let reclaimlab_trace::OpKind::MemoryReclaim { bytes, swappiness } = op.kind;
+            self.kswapd_catch_up();
+            self.memory_reclaim(memcg, bytes, swappiness.map(u32::from));
+            self.next_event = self.next_event.min(self.now);
+            k += 1;
+        }
+        Ok(ops.get(k).map(|op| op.at).filter(|&at| at < end))
+    }
+
     fn policy_name(&self) -> String {
         self.mm.cfg.policy.clone()
     }

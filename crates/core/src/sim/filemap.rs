@@ -224,8 +224,7 @@ impl<P: ReclaimPolicy> Machine<P> {
     /// (fs/ext4/inode.c, include/linux/pagemap.h, mm/filemap.c, 6.12). The cost is an
     /// allocation (`cost.minor_fault_ns`).
     fn write_begin(&mut self, a: Access, memcg: MemcgId, first: bool) -> Result<()> {
-        self.mm.pages.shadow[a.page as usize] = 0;
-        self.add_folio(a.page, memcg, pg::DAMON_ACCESSED, true, false)?.expect("a retrying add returns a folio or an error");
+        self.add_folio_gfp(a.page, memcg, pg::DAMON_ACCESSED, true, false, true)?.expect("a retrying add returns a folio or an error");
         self.fault_done(memcg, self.mm.cfg.cost.minor_fault_ns, false, false, first)
     }
 
@@ -410,10 +409,14 @@ impl<P: ReclaimPolicy> Machine<P> {
     /// (an error), it gives up (None). Returns the frame and whether the refault restored
     /// a workingset folio. On failure the machine is as it was.
     pub(super) fn add_folio(&mut self, page: u32, memcg: MemcgId, flags: u32, write: bool, noretry: bool) -> Result<Option<(Pfn, bool)>> {
+        self.add_folio_gfp(page, memcg, flags, write, noretry, false)
+    }
+
+    /// [`Self::add_folio`]; `gfp_write` is `__GFP_WRITE`, with which `filemap_add_folio`
+    /// replaces the shadow without `workingset_refault`.
+    fn add_folio_gfp(&mut self, page: u32, memcg: MemcgId, flags: u32, write: bool, noretry: bool, gfp_write: bool) -> Result<Option<(Pfn, bool)>> {
         let p = page as usize;
         let touched = pte_info(self.mm.pages.pte[p]) & pinfo::TOUCHED != 0;
-        // Only a page evicted before can have left a shadow in its slot.
-        let shadow = if touched { std::mem::take(&mut self.mm.pages.shadow[p]) } else { 0 };
         let charged = if noretry { Ok(self.try_charge_noretry(memcg)) } else { self.try_charge(memcg).map(|_| true) };
         let pfn = match charged {
             Ok(true) => match self.alloc_page_gfp(memcg, noretry) {
@@ -428,21 +431,28 @@ impl<P: ReclaimPolicy> Machine<P> {
         };
         let pfn = match pfn {
             Ok(Some(pfn)) => pfn,
-            other => {
-                self.mm.pages.shadow[p] = shadow;
-                return other.map(|_| None);
-            }
+            other => return other.map(|_| None),
         };
+        // The slot is read once the folio is allocated, as `__filemap_add_folio` reads it
+        // under the xarray lock: the reclaim the allocation ran may have freed its shadow
+        // node. Only a page evicted before can have left a shadow in its slot.
+        let shadow = if touched { std::mem::take(&mut self.mm.pages.shadow[p]) } else { 0 };
         self.mm.pages.pte[p] = pfn;
         if !touched {
             // Resident for the first time (the footprint with unlimited memory).
             self.rec.touched_pages += 1;
         }
         self.mm.frames.install(pfn, page, memcg, flags);
+        if flags & pg::SWAPBACKED == 0 {
+            // __filemap_add_folio's xas_store: the folio replaces the shadow or fills an
+            // empty slot; a new node is charged to the task's memcg (workingset_update_node).
+            let lv = self.mm.lruvec_id(memcg, self.mm.node_of(pfn));
+            self.mm.shadow_nodes.page_cache_insert(page, shadow != 0, lv);
+        }
         if write {
             self.mark_dirty(pfn);
         }
-        let restored = shadow != 0 && self.policy.workingset_refault(&mut self.mm, pfn, shadow);
+        let restored = shadow != 0 && !gfp_write && self.policy.workingset_refault(&mut self.mm, pfn, shadow);
         self.policy.folio_add_lru(&mut self.mm, pfn);
         Ok(Some((pfn, restored)))
     }

@@ -14,7 +14,10 @@
 //! - `kswapd_cpu_s`, `direct_reclaim_s`, `memcg_reclaim_s`, `io_wait_s`, `io_write_s`,
 //!   `major_faults` (every access that waited for storage or swap, including read()
 //!   misses that the kernel does not count as faults), `refaults_per_s`,
-//!   `zram_pool_bytes`, `swap_used_bytes` (at the end of the run).
+//!   `zram_pool_bytes`, `swap_used_bytes` (at the end of the run); `proactive_reclaim_s`
+//!   (the CPU time of the trace's `memory.reclaim` writes).
+//! - Per cgroup whose `memory.reclaim` the trace wrote (the root's as `memcg..`):
+//!   `memcg.<name>.memory.reclaim.{writes,eagain,requested_bytes,reclaimed_bytes}`.
 //! - Per non-root cgroup: `memcg.<name>.memory.current_bytes` (at the end, and — for
 //!   the first [`SERIES_MEMCGS`] — as a time-series column, 0 before the cgroup first
 //!   charges a page),
@@ -62,6 +65,8 @@ pub struct Recorder {
     pub memstall_ns: u64,
     pub direct_reclaim_ns: u64,
     pub memcg_reclaim_ns: u64,
+    /// CPU time of the trace's `memory.reclaim` writes.
+    pub proactive_reclaim_ns: u64,
     pub io_wait_ns: u64,
     /// Time writers slept in `balance_dirty_pages`.
     pub dirty_throttle_ns: u64,
@@ -88,6 +93,7 @@ impl Recorder {
             memstall_ns: 0,
             direct_reclaim_ns: 0,
             memcg_reclaim_ns: 0,
+            proactive_reclaim_ns: 0,
             io_wait_ns: 0,
             dirty_throttle_ns: 0,
             major_faults: 0,
@@ -172,6 +178,7 @@ impl Recorder {
             ("nr_unevictable", lru_total(mm, LruList::Unevictable)),
             ("nr_dirty", mm.wb.nr_dirty),
             ("nr_writeback", mm.wb.nr_writeback),
+            ("workingset_nodes", mm.shadow_nodes.workingset_nodes),
         ];
         for (name, n) in v.iter() {
             vmstat.push((name, n));
@@ -211,6 +218,9 @@ impl Recorder {
         .into_iter()
         .map(|(k, v)| (k.to_string(), v))
         .collect();
+        if mm.memcgs.iter().any(|m| m.reclaim.writes > 0) {
+            metrics.push(("proactive_reclaim_s".to_string(), secs(self.proactive_reclaim_ns)));
+        }
         for m in mm.memcgs.iter().filter(|m| m.parent.is_some()) {
             let bytes = |pages: u64| (pages * reclaimlab_trace::PAGE_SIZE) as f64;
             let e = &m.events;
@@ -221,6 +231,18 @@ impl Recorder {
                 ("memory.events.high", e.high as f64),
                 ("memory.events.max", e.max as f64),
                 ("memory.events.oom", e.oom as f64),
+            ] {
+                metrics.push((format!("memcg.{}.{k}", m.name), v));
+            }
+        }
+        // The trace's memory.reclaim writes, per memcg written (the root included).
+        for m in mm.memcgs.iter().filter(|m| m.reclaim.writes > 0) {
+            let r = &m.reclaim;
+            for (k, v) in [
+                ("memory.reclaim.writes", r.writes as f64),
+                ("memory.reclaim.eagain", r.eagain as f64),
+                ("memory.reclaim.requested_bytes", (r.requested * reclaimlab_trace::PAGE_SIZE) as f64),
+                ("memory.reclaim.reclaimed_bytes", (r.reclaimed * reclaimlab_trace::PAGE_SIZE) as f64),
             ] {
                 metrics.push((format!("memcg.{}.{k}", m.name), v));
             }

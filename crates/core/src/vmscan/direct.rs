@@ -76,11 +76,38 @@ pub fn try_to_free_pages_for<P: ReclaimPolicy>(mm: &mut Mm, p: &mut P, nodes: &[
     (r, sc.cost_ns)
 }
 
-/// memcg limit reclaim of at least `nr_pages` (`max(nr_pages, SWAP_CLUSTER_MAX)`).
-/// Returns (pages reclaimed, CPU ns spent).
+/// memcg limit reclaim of at least `nr_pages` (`max(nr_pages, SWAP_CLUSTER_MAX)`),
+/// with `MEMCG_RECLAIM_MAY_SWAP`. Returns (pages reclaimed, CPU ns spent).
 pub fn try_to_free_mem_cgroup_pages<P: ReclaimPolicy>(mm: &mut Mm, p: &mut P, memcg: MemcgId, nr_pages: u64, nodes: &[u16]) -> (u64, u64) {
+    try_to_free_mem_cgroup_pages_opts(mm, p, memcg, nr_pages, nodes, ReclaimOptions::default())
+}
+
+/// The `reclaim_options` and `swappiness` arguments of `try_to_free_mem_cgroup_pages`
+/// (include/linux/swap.h v6.12 `MEMCG_RECLAIM_*`).
+#[derive(Clone, Copy, Debug)]
+pub struct ReclaimOptions {
+    /// `MEMCG_RECLAIM_MAY_SWAP`.
+    pub may_swap: bool,
+    /// `MEMCG_RECLAIM_PROACTIVE`: a `memory.reclaim` write.
+    pub proactive: bool,
+    /// The write's `swappiness=` (`sc->proactive_swappiness`).
+    pub swappiness: Option<u32>,
+}
+
+impl Default for ReclaimOptions {
+    fn default() -> Self {
+        ReclaimOptions { may_swap: true, proactive: false, swappiness: None }
+    }
+}
+
+/// `try_to_free_mem_cgroup_pages(memcg, nr_pages, GFP_KERNEL, reclaim_options,
+/// swappiness)` (mm/vmscan.c v6.12). Returns (pages reclaimed, CPU ns spent).
+pub fn try_to_free_mem_cgroup_pages_opts<P: ReclaimPolicy>(mm: &mut Mm, p: &mut P, memcg: MemcgId, nr_pages: u64, nodes: &[u16], opts: ReclaimOptions) -> (u64, u64) {
     let mut sc = ScanControl::new(Reclaimer::Memcg, nr_pages.max(SWAP_CLUSTER_MAX));
     sc.target_memcg = Some(memcg);
+    sc.may_swap = opts.may_swap;
+    sc.proactive = opts.proactive;
+    sc.proactive_swappiness = opts.swappiness;
     let r = do_try_to_free_pages(mm, p, &mut sc, nodes);
     (r, sc.cost_ns)
 }

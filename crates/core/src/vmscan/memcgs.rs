@@ -4,7 +4,8 @@
 //!
 //! Direct reclaimers do a partial walk that resumes where the last one stopped and
 //! ends as soon as `nr_to_reclaim` is met; kswapd and memcg reclaim of a leaf walk it
-//! all. The target memcg itself is never protected against its own reclaim.
+//! all. The target memcg itself is never protected against its own reclaim. After each
+//! memcg's `shrink_lruvec` comes its `shrink_slab` (mm/vmscan.c 6.12, mm/shrinker.rs).
 
 use super::ScanControl;
 use crate::mm::lruvec::LruvecId;
@@ -35,6 +36,7 @@ pub fn shrink_node_memcgs(mm: &mut Mm, node: u16, sc: &mut ScanControl, mut shri
         }
         let lv = mm.lruvec_id(memcg, node);
         shrink_lruvec(mm, lv, sc);
+        crate::mm::shrinker::shrink_slab(mm, node, memcg, sc.priority);
         if partial && sc.nr_reclaimed >= sc.nr_to_reclaim {
             mm.nodes[node as usize].memcg_iter_cursor = ((start + k + 1) % n) as u16;
             break;

@@ -9,7 +9,7 @@ mod kswapd;
 mod memcgs;
 mod shrink_folio_list;
 
-pub use direct::{try_to_free_mem_cgroup_pages, try_to_free_pages, try_to_free_pages_for};
+pub use direct::{try_to_free_mem_cgroup_pages, try_to_free_mem_cgroup_pages_opts, try_to_free_pages, try_to_free_pages_for, ReclaimOptions};
 pub use kswapd::Kswapd;
 pub use memcgs::shrink_node_memcgs;
 pub use shrink_folio_list::{shrink_folio_list, ReclaimStat};
@@ -90,6 +90,10 @@ pub struct ScanControl {
     pub nr: ScanNr,
     /// Time the reclaimer slept in `reclaim_throttle` (ns): on its clock, not CPU.
     pub throttle_ns: u64,
+    /// `sc->proactive`: a `memory.reclaim` write (MEMCG_RECLAIM_PROACTIVE).
+    pub proactive: bool,
+    /// `sc->proactive_swappiness`: its `swappiness=` (read through [`sc_swappiness`]).
+    pub proactive_swappiness: Option<u32>,
 }
 
 impl ScanControl {
@@ -120,6 +124,8 @@ impl ScanControl {
             ignore_references: false,
             nr: ScanNr::default(),
             throttle_ns: 0,
+            proactive: false,
+            proactive_swappiness: None,
         }
     }
 
@@ -154,6 +160,32 @@ impl ScanControl {
     #[inline]
     pub fn is_kswapd(&self) -> bool {
         self.reclaimer == Reclaimer::Kswapd
+    }
+
+    /// `root_reclaim(sc)`: global reclaim, or memcg reclaim targeting the root memcg
+    /// (a write to the root's `memory.reclaim`).
+    #[inline]
+    pub fn root_reclaim(&self) -> bool {
+        !matches!(self.target_memcg, Some(m) if m != crate::mm::memcontrol::ROOT_MEMCG)
+    }
+
+    /// Whether the reclaimer has an MGLRU `lru_gen_mm_walk` while it evicts, which makes
+    /// `lru_gen_look_around` update generations itself instead of `folio_activate`:
+    /// kswapd's (`pgdat->mm_walk`) and proactive reclaim's (`set_mm_walk(pgdat,
+    /// sc->proactive)` / `set_mm_walk(NULL, sc->proactive)`, mm/vmscan.c v6.12).
+    #[inline]
+    pub fn has_mm_walk(&self) -> bool {
+        self.is_kswapd() || self.proactive
+    }
+}
+
+/// `sc_swappiness` (mm/vmscan.c v6.12): a `memory.reclaim` write's `swappiness=`, else
+/// `mem_cgroup_swappiness`, which on cgroup v2 is `vm.swappiness` for every memcg.
+#[inline]
+pub fn sc_swappiness(mm: &Mm, sc: &ScanControl) -> u32 {
+    match sc.proactive_swappiness {
+        Some(s) if sc.proactive => s,
+        _ => mm.swappiness,
     }
 }
 

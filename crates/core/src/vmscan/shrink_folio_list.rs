@@ -198,6 +198,10 @@ fn evict<P: ReclaimPolicy>(mm: &mut Mm, p: &mut P, pfn: Pfn, file: bool, sc: &mu
     let shadow = p.workingset_eviction(mm, pfn);
     mm.pages.pte[page] = nonres_pte(pinfo::TOUCHED | if file { pinfo::FILE } else { pinfo::SWAPPED });
     mm.pages.shadow[page] = shadow;
+    if file {
+        // page_cache_delete stores the shadow in the xarray (workingset_update_node).
+        mm.shadow_nodes.page_cache_delete(page as u32, shadow != 0);
+    }
     let memcg = mm.frames.memcg(pfn) as usize;
     mm.memcgs[memcg].usage -= 1;
     mm.free_frame(pfn);

@@ -52,6 +52,7 @@ pub fn phase(name: &str, accesses: u64, streams: &[(usize, Pattern, f64)]) -> Ph
         name: name.into(),
         accesses,
         streams: streams.iter().map(|(r, p, w)| Stream { region: *r, pattern: p.clone(), weight: *w }).collect(),
+        reclaims: Vec::new(),
     }
 }
 
@@ -78,8 +79,15 @@ impl VecSource {
             cgroups: vec![String::new()],
             tick_ps: 0,
             files,
+            ops: Vec::new(),
         };
         VecSource { recs, pos: 0, meta }
+    }
+
+    /// The trace's cgroup table after the root (records name them by index).
+    pub fn with_cgroups(mut self, names: &[&str]) -> Self {
+        self.meta.cgroups = std::iter::once(String::new()).chain(names.iter().map(|n| n.to_string())).collect();
+        self
     }
 
     /// A timed trace: each record's `gap` in ticks of `tick_ps`.

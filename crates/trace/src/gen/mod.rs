@@ -73,12 +73,24 @@ pub struct Stream {
     pub weight: f64,
 }
 
-/// A phase: exactly `accesses` accesses drawn from `streams`.
+/// A phase: exactly `accesses` accesses drawn from `streams`, after its `reclaims`.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Phase {
     pub name: String,
     pub accesses: u64,
     pub streams: Vec<Stream>,
+    /// `memory.reclaim` writes at the start of the phase (before its first access), in
+    /// order, in every repeat.
+    pub reclaims: Vec<Reclaim>,
+}
+
+/// A `memory.reclaim` write: `bytes` (with `swappiness=` if set) to `cgroup`'s file.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Reclaim {
+    /// cgroup name (`""` = root); a region's cgroup or the root.
+    pub cgroup: String,
+    pub bytes: u64,
+    pub swappiness: Option<u8>,
 }
 
 /// A whole synthetic workload: the phases run in order, `repeat` times.
@@ -104,6 +116,7 @@ impl Program {
                     pattern,
                     weight: 1.0,
                 }],
+                reclaims: Vec::new(),
             }],
             repeat: 1,
         }
@@ -192,6 +205,26 @@ impl Program {
             let at = || format!("phase {p} ({:?})", ph.name);
             if ph.streams.is_empty() {
                 return Err(Error::invalid(format!("{} has no streams", at())));
+            }
+            for (k, r) in ph.reclaims.iter().enumerate() {
+                let at = || format!("phase {p} ({:?}) reclaim {k}", ph.name);
+                if !r.cgroup.is_empty() && !self.regions.iter().any(|reg| reg.cgroup == r.cgroup) {
+                    return Err(Error::invalid(format!(
+                        "{}: memory.reclaim for unknown cgroup {:?} (no region is in it)",
+                        at(),
+                        r.cgroup
+                    )));
+                }
+                if r.bytes == 0 {
+                    return Err(Error::invalid(format!("{}: memory.reclaim of 0 bytes", at())));
+                }
+                if let Some(sw) = r.swappiness.filter(|&sw| sw > crate::source::MAX_SWAPPINESS) {
+                    return Err(Error::invalid(format!(
+                        "{}: swappiness {sw} is outside 0..={}",
+                        at(),
+                        crate::source::MAX_SWAPPINESS
+                    )));
+                }
             }
             for (s, st) in ph.streams.iter().enumerate() {
                 if !st.weight.is_finite() || st.weight <= 0.0 {

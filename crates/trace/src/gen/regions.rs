@@ -83,6 +83,7 @@ impl RegionsSource {
             cgroups: vec![String::new()],
             tick_ps: TICK_PS,
             files: Vec::new(),
+            ops: Vec::new(),
         };
         let mut s = RegionsSource {
             intervals,

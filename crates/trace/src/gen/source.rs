@@ -4,7 +4,7 @@
 
 use super::{Pattern, Program, Zipf};
 use crate::rng::Rng;
-use crate::{flags, Access, AccessSource, FileRange, Result, TraceMeta};
+use crate::{flags, Access, AccessSource, FileRange, Result, TraceMeta, TraceOp};
 
 #[derive(Clone, Debug)]
 enum Picker {
@@ -115,6 +115,18 @@ impl GenSource {
             .filter(|(r, _)| r.kind.flags() & flags::FILE != 0 && r.pages > 0)
             .map(|(r, &first)| FileRange { name: r.name.clone(), first, nr_pages: r.pages, advice: 0 })
             .collect();
+        // Each phase's memory.reclaim writes go before its first access, in every round.
+        let mut ops = Vec::new();
+        let mut at = 0u64;
+        for _ in 0..program.repeat {
+            for ph in &program.phases {
+                for r in &ph.reclaims {
+                    let cgroup = cgroups.iter().position(|c| *c == r.cgroup).expect("validated") as u16;
+                    ops.push(TraceOp::memory_reclaim(at, cgroup, r.bytes, r.swappiness));
+                }
+                at += ph.accesses;
+            }
+        }
         let meta = TraceMeta {
             format: "gen:program".into(),
             nr_records: program.nr_accesses(),
@@ -122,6 +134,7 @@ impl GenSource {
             cgroups,
             tick_ps: 0,
             files,
+            ops,
         };
         let left = phases[0].accesses;
         Ok(GenSource {
@@ -240,6 +253,10 @@ impl AccessSource for GenSource {
 
     fn nr_pages_seen(&self) -> u32 {
         self.meta.nr_pages.unwrap_or(0)
+    }
+
+    fn position(&self) -> Option<u64> {
+        Some(self.emitted)
     }
 
     fn progress(&self) -> Option<f64> {

@@ -440,6 +440,7 @@ impl TeraSortSource {
             cgroups: p.cgroups(),
             tick_ps: 0,
             files: p.files(),
+            ops: Vec::new(),
         };
         let slots = p.slots();
         let mut s = TeraSortSource {

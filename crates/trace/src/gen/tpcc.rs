@@ -455,6 +455,7 @@ impl TpccSource {
             cgroups: p.cgroups(),
             tick_ps: 0,
             files: p.files(),
+            ops: Vec::new(),
         };
         Ok(TpccSource {
             trees,

@@ -31,6 +31,17 @@ pub const FLAG_HAS_TIME: u32 = 1 << 0;
 /// Header flag: the trailer continues after the cgroup entries with a file table
 /// ([`crate::FileRange`]s: which page ids are which file's pages, in offset order).
 pub const FLAG_HAS_FILES: u32 = 1 << 1;
+/// Header flag: the trailer continues (after the file table, if any) with an op table
+/// ([`crate::TraceOp`]s: cgroup interface writes between records, e.g. `memory.reclaim`).
+pub const FLAG_HAS_OPS: u32 = 1 << 2;
+/// Every header flag this build knows.
+pub const KNOWN_FLAGS: u32 = FLAG_HAS_TIME | FLAG_HAS_FILES | FLAG_HAS_OPS;
+/// Bytes per op table entry: `u64 at`, `u16 cgroup`, `u8 kind`, `u8 swappiness`, `u64 bytes`.
+pub const OP_LEN: usize = 20;
+/// Op table `kind` byte of a `memory.reclaim` write.
+pub const OP_MEMORY_RECLAIM: u8 = 1;
+/// Op table `swappiness` byte of a `memory.reclaim` write without `swappiness=`.
+pub const OP_NO_SWAPPINESS: u8 = 0xFF;
 /// Records per block; every block holds exactly this many except the last.
 pub const BLOCK_RECORDS: usize = 65536;
 /// Bytes before each block's payload: `u32 nr_records_in_block` + `u64 checksum`.
@@ -123,7 +134,7 @@ impl Header {
             table_len: u32_at(48),
             table_checksum: u64_at(56),
         };
-        if hdr.flags & !(FLAG_HAS_TIME | FLAG_HAS_FILES) != 0 {
+        if hdr.flags & !KNOWN_FLAGS != 0 {
             return Err(format!("unknown header flags {:#x}", hdr.flags));
         }
         if u16_at(30) != 0 || u32_at(52) != 0 {
@@ -301,15 +312,81 @@ pub fn encode_files(files: &[crate::FileRange]) -> Vec<u8> {
     t
 }
 
-/// Decode the trailer: `count` cgroup entries, then (with `has_files`) the file table,
-/// together spanning all of `t`.
-pub fn decode_trailer(t: &[u8], count: u16, has_files: bool) -> Result<(Vec<String>, Vec<crate::FileRange>), String> {
-    let (names, end) = decode_cgroup_entries(t, count)?;
-    if !has_files {
-        check_table_end(t, end)?;
-        return Ok((names, Vec::new()));
+/// Encode the op table: `u32 nr_ops`, then per op `u64 at`, `u16 cgroup`, `u8 kind`,
+/// `u8 swappiness` (0xFF: none), `u64 bytes`.
+pub fn encode_ops(ops: &[crate::TraceOp]) -> Vec<u8> {
+    let mut t = (ops.len() as u32).to_le_bytes().to_vec();
+    for op in ops {
+        t.extend_from_slice(&op.at.to_le_bytes());
+        t.extend_from_slice(&op.cgroup.to_le_bytes());
+        match op.kind {
+            crate::OpKind::MemoryReclaim { bytes, swappiness } => {
+                t.push(OP_MEMORY_RECLAIM);
+                t.push(swappiness.unwrap_or(OP_NO_SWAPPINESS));
+                t.extend_from_slice(&bytes.to_le_bytes());
+            }
+        }
     }
-    let f = &t[end..];
+    t
+}
+
+/// The trailer's parts.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Trailer {
+    pub cgroups: Vec<String>,
+    pub files: Vec<crate::FileRange>,
+    pub ops: Vec<crate::TraceOp>,
+}
+
+/// Decode the trailer of a trace of `nr_records` records: the header's `nr_cgroups`
+/// cgroup entries, then the file table (`FLAG_HAS_FILES`), then the op table
+/// (`FLAG_HAS_OPS`), together spanning all of `t`.
+pub fn decode_trailer(t: &[u8], hdr: &Header) -> Result<Trailer, String> {
+    let (cgroups, mut end) = decode_cgroup_entries(t, hdr.nr_cgroups)?;
+    let files = if hdr.flags & FLAG_HAS_FILES != 0 {
+        let (files, len) = decode_files(&t[end..])?;
+        end += len;
+        files
+    } else {
+        Vec::new()
+    };
+    let ops = if hdr.flags & FLAG_HAS_OPS != 0 {
+        let (ops, len) = decode_ops(&t[end..], hdr.nr_records, cgroups.len())?;
+        end += len;
+        ops
+    } else {
+        Vec::new()
+    };
+    if end != t.len() {
+        return Err(format!("{} stray bytes after the trailer's tables", t.len() - end));
+    }
+    Ok(Trailer { cgroups, files, ops })
+}
+
+/// Decode an op table from the start of `t`; returns it and the bytes it spans.
+fn decode_ops(t: &[u8], nr_records: u64, nr_cgroups: usize) -> Result<(Vec<crate::TraceOp>, usize), String> {
+    let nr = t.get(0..4).ok_or("op table ends inside its count")?;
+    let nr = u32::from_le_bytes(nr.try_into().unwrap()) as usize;
+    let len = nr.checked_mul(OP_LEN).and_then(|n| n.checked_add(4)).ok_or("op count is impossibly large")?;
+    let body = t.get(4..len).ok_or_else(|| format!("op table ends inside its {nr} entries"))?;
+    let mut ops = Vec::with_capacity(nr);
+    for (i, e) in body.chunks_exact(OP_LEN).enumerate() {
+        let at = u64::from_le_bytes(e[0..8].try_into().unwrap());
+        let cgroup = u16::from_le_bytes([e[8], e[9]]);
+        let (kind, swappiness) = (e[10], e[11]);
+        let bytes = u64::from_le_bytes(e[12..20].try_into().unwrap());
+        if kind != OP_MEMORY_RECLAIM {
+            return Err(format!("op {i} has unknown kind {kind}"));
+        }
+        let swappiness = (swappiness != OP_NO_SWAPPINESS).then_some(swappiness);
+        ops.push(crate::TraceOp::memory_reclaim(at, cgroup, bytes, swappiness));
+    }
+    crate::check_ops(&ops, nr_records, nr_cgroups).map_err(|e| format!("op table: {e}"))?;
+    Ok((ops, len))
+}
+
+/// Decode a file table from the start of `f`; returns it and the bytes it spans.
+fn decode_files(f: &[u8]) -> Result<(Vec<crate::FileRange>, usize), String> {
     let take = |p: usize, n: usize, what: &str| -> Result<&[u8], String> {
         f.get(p..p + n).ok_or_else(|| format!("file table ends inside {what}"))
     };
@@ -327,11 +404,8 @@ pub fn decode_trailer(t: &[u8], count: u16, has_files: bool) -> Result<(Vec<Stri
         files.push(crate::FileRange { name: name.into(), first, nr_pages, advice });
         p += 11 + len;
     }
-    if p != f.len() {
-        return Err(format!("{} stray bytes after the file table", f.len() - p));
-    }
     crate::check_files(&files).map_err(|e| format!("file table: {e}"))?;
-    Ok((names, files))
+    Ok((files, p))
 }
 
 /// Decode a cgroup table of exactly `count` entries spanning all of `t`.

@@ -139,16 +139,16 @@ impl NativeReader {
         if checksum(&table) != header.table_checksum {
             return Err(corrupt_table("cgroup table checksum mismatch".into()));
         }
-        let has_files = header.flags & super::FLAG_HAS_FILES != 0;
-        let (cgroups, files) = decode_trailer(&table, header.nr_cgroups, has_files).map_err(corrupt_table)?;
+        let trailer = decode_trailer(&table, &header).map_err(corrupt_table)?;
         file.seek(SeekFrom::Start(HEADER_LEN as u64)).map_err(io)?;
         let meta = TraceMeta {
             format: "native".into(),
             nr_records: Some(header.nr_records),
             nr_pages: Some(header.nr_pages),
-            cgroups,
+            cgroups: trailer.cgroups,
             tick_ps: header.tick_ps,
-            files,
+            files: trailer.files,
+            ops: trailer.ops,
         };
         let z = header.compressed.then(|| Inflate {
             inflater: Decompress::new(true),
@@ -447,6 +447,10 @@ impl AccessSource for NativeReader {
 
     fn nr_pages_seen(&self) -> u32 {
         self.header.nr_pages
+    }
+
+    fn position(&self) -> Option<u64> {
+        Some(self.block_start + self.pos as u64)
     }
 
     fn progress(&self) -> Option<f64> {

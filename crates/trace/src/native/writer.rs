@@ -13,10 +13,10 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use flate2::{Compress, Compression, FlushCompress, Status};
 
 use super::{
-    checksum, encode_files, encode_table, record_len, shuffle, Header, BLOCK_RECORDS, COMPRESS_LEVEL,
-    FLAG_HAS_FILES, FLAG_HAS_TIME, HEADER_LEN, RECORD_LEN_TIMED,
+    checksum, encode_files, encode_ops, encode_table, record_len, shuffle, Header, BLOCK_RECORDS, COMPRESS_LEVEL,
+    FLAG_HAS_FILES, FLAG_HAS_OPS, FLAG_HAS_TIME, HEADER_LEN, RECORD_LEN_TIMED,
 };
-use crate::{flags, Access, Error, ErrorKind, FileRange, Result};
+use crate::{flags, Access, Error, ErrorKind, FileRange, Result, TraceOp};
 
 static TMP_COUNTER: AtomicU64 = AtomicU64::new(0);
 
@@ -39,6 +39,7 @@ pub struct NativeWriter {
     cgroups: Vec<String>,
     cgroup_ids: HashMap<String, u16>,
     files: Vec<FileRange>,
+    ops: Vec<TraceOp>,
     /// Set by [`set_compress`](Self::set_compress): version 2, blocks deflated.
     z: Option<Deflate>,
     /// Bytes of blocks written so far (headers included).
@@ -100,6 +101,7 @@ impl NativeWriter {
             cgroups: vec![String::new()],
             cgroup_ids,
             files: Vec::new(),
+            ops: Vec::new(),
             z: None,
             block_bytes: 0,
             finished: false,
@@ -181,14 +183,32 @@ impl NativeWriter {
         Ok(())
     }
 
+    /// Add an op (a `memory.reclaim` write) before record `op.at`: ops come in order of
+    /// position; one at the current record count goes before the next record written (or
+    /// after the last, if none follows). Its cgroup must be registered by `finish()`.
+    pub fn op(&mut self, op: TraceOp) -> Result<()> {
+        let written = self.nr_records();
+        let prev = self.ops.last().map_or(0, |o| o.at);
+        if op.at < prev || op.at < written {
+            return Err(self.err(ErrorKind::InvalidArgument(format!(
+                "op at record {} comes after {} (ops are added in order, before the records they precede)",
+                op.at,
+                prev.max(written)
+            ))));
+        }
+        crate::check_ops(std::slice::from_ref(&op), u64::MAX, usize::MAX).map_err(|e| self.err(ErrorKind::InvalidArgument(e)))?;
+        self.ops.push(op);
+        Ok(())
+    }
+
     /// Declare the page-id space (header `nr_pages` becomes at least this).
     pub fn set_nr_pages(&mut self, nr_pages: u32) {
         self.declared_pages = self.declared_pages.max(nr_pages);
     }
 
-    /// Records written so far.
+    /// Records written so far (including those still buffered in the current block).
     pub fn nr_records(&self) -> u64 {
-        self.nr_records
+        self.nr_records + self.block_records as u64
     }
 
     pub fn write(&mut self, a: &Access) -> Result<()> {
@@ -308,16 +328,21 @@ impl NativeWriter {
             ))));
         }
         let nr_pages = self.pages_seen.max(self.declared_pages as u64) as u32;
+        crate::check_ops(&self.ops, self.nr_records, self.cgroups.len()).map_err(|e| self.err(ErrorKind::InvalidArgument(e)))?;
         let mut table = encode_table(&self.cgroups);
         if !self.files.is_empty() {
             table.extend_from_slice(&encode_files(&self.files));
+        }
+        if !self.ops.is_empty() {
+            table.extend_from_slice(&encode_ops(&self.ops));
         }
         let table_len = u32::try_from(table.len())
             .map_err(|_| self.err(ErrorKind::InvalidArgument("cgroup table too large".into())))?;
         let header = Header {
             compressed: self.z.is_some(),
             flags: if self.tick_ps != 0 { FLAG_HAS_TIME } else { 0 }
-                | if self.files.is_empty() { 0 } else { FLAG_HAS_FILES },
+                | if self.files.is_empty() { 0 } else { FLAG_HAS_FILES }
+                | if self.ops.is_empty() { 0 } else { FLAG_HAS_OPS },
             nr_records: self.nr_records,
             nr_pages,
             nr_cgroups: self.cgroups.len() as u16,

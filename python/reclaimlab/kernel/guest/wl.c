@@ -52,6 +52,11 @@
  *             the ops write)
  *   6 MAPWRITE write one byte of DATA mapped MAP_SHARED read-write
  *   7 CGROUP  the next ops run in cgroup page (an index into PROCS): hand over the turn
+ *   8 RECLAIM write to a cgroup's memory.reclaim (proactive reclaim); two words: bits 0..7
+ *             the cgroup (an index into PROCS; "-" is /sys/fs/cgroup), bits 8..15 swappiness + 1
+ *             (0: none), then a word of pages: writes "PAGES*4096" or "PAGES*4096 swappiness=N"
+ *             and prints "@@reclaim CGROUP BYTES RESULT" (RESULT 0, or the errno the kernel
+ *             returned: EAGAIN (11) when reclaim could not meet the request; others are errors)
  *   15 PHASE  end the current phase; page = index of the next phase
  * At every phase end it prints "@@phase INDEX WALL_NS" and one "@@vm NAME DELTA" line per
  * /proc/vmstat counter that changed, zram's "@@zram ORIG_DATA_SIZE COMPR_DATA_SIZE" if there
@@ -86,7 +91,7 @@
 #define FAILED 0xFFFFFFFEu /* turn: a worker died */
 #define WAIT 0xFFFFFFFDu /* turn: not started */
 
-enum { PREAD = 0, MAPREAD = 1, ANONW = 2, ANONR = 3, SLEEP = 4, PWRITE = 5, MAPWRITE = 6, CGROUP = 7, PHASE = 15 };
+enum { PREAD = 0, MAPREAD = 1, ANONW = 2, ANONR = 3, SLEEP = 4, PWRITE = 5, MAPWRITE = 6, CGROUP = 7, RECLAIM = 8, PHASE = 15 };
 
 struct vm { int n; char name[MAXC][48]; unsigned long long val[MAXC]; };
 
@@ -339,6 +344,22 @@ static void worker_run(struct worker *w) {
         }
         case CGROUP: /* already ours */
             break;
+        case RECLAIM: {
+            unsigned c = (unsigned)(p & 0xFF), sw = (unsigned)((p >> 8) & 0xFF);
+            if (c >= ncg || sh->pos >= w->nr_ops) { errno = ERANGE; die("reclaim op"); }
+            unsigned long long bytes = (unsigned long long)(w->ops[sh->pos++] & 0x0FFFFFFF) * PAGE;
+            char path[512], req[64];
+            snprintf(path, sizeof path, "%.255s/memory.reclaim", cgdir[c][0] ? cgdir[c] : "/sys/fs/cgroup");
+            int n = sw ? snprintf(req, sizeof req, "%llu swappiness=%u", bytes, sw - 1) : snprintf(req, sizeof req, "%llu", bytes);
+            int fd = open(path, O_WRONLY);
+            if (fd < 0) die(path);
+            int err = write(fd, req, (size_t)n) == n ? 0 : errno;
+            close(fd);
+            if (err && err != EAGAIN) { errno = err; die("memory.reclaim"); }
+            printf("@@reclaim %u %llu %d\n", c, bytes, err);
+            fflush(stdout);
+            break;
+        }
         case PHASE:
             if (p == 1 && w->anon_pages && w->pfns) print_pfns(w->anon, w->anon_pages);
             phase_end((unsigned)p - 1);

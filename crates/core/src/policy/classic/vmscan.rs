@@ -126,7 +126,7 @@ pub fn scan_fractions(anon_cost: u64, file_cost: u64, swappiness: u64) -> ([u64;
 
 /// `get_scan_count`: how many folios of each evictable list to scan.
 pub fn get_scan_count(mm: &Mm, lv: LruvecId, sc: &mut ScanControl) -> [u64; 4] {
-    let swappiness = mm.swappiness as u64;
+    let swappiness = crate::vmscan::sc_swappiness(mm, sc) as u64;
     let balance = scan_balance(sc, swappiness, mm.can_reclaim_anon());
     let (fraction, denominator) = scan_fractions(sc.anon_cost, sc.file_cost, swappiness);
     let l = &mm.lruvecs[lv as usize];

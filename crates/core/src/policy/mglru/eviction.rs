@@ -26,12 +26,13 @@ use crate::mm::vmstat::Ev;
 use crate::mm::Mm;
 use crate::vmscan::{shrink_folio_list, shrink_node_memcgs, FolioReferences, ScanControl, ScanNr, DEF_PRIORITY};
 
-/// `get_swappiness`: 0 without `may_swap` or with fewer than MIN_LRU_BATCH free slots.
+/// `get_swappiness`: 0 without `may_swap` or with fewer than MIN_LRU_BATCH free slots,
+/// else `sc_swappiness` (a `memory.reclaim` write's `swappiness=`, mm/vmscan.c v6.12).
 pub fn get_swappiness(mm: &Mm, sc: &ScanControl) -> u32 {
     if !sc.may_swap || mm.swap.total.saturating_sub(mm.swap.used) < MIN_LRU_BATCH {
         return 0;
     }
-    mm.swappiness
+    crate::vmscan::sc_swappiness(mm, sc)
 }
 
 /// `should_run_aging`: (must or better age, evictable pages in the live generations).
@@ -235,12 +236,13 @@ impl<V: MglruVariant> Mglru<V> {
         }
     }
 
-    /// `shrink_node` with MGLRU: root reclaim walks the memcg LRU
-    /// (`lru_gen_shrink_node` → `shrink_many`); memcg reclaim goes through
+    /// `shrink_node` with MGLRU: root reclaim (global, or of the root memcg: a write to
+    /// its `memory.reclaim`) walks the memcg LRU (`lru_gen_shrink_node` → `shrink_many`);
+    /// memcg reclaim goes through
     /// `shrink_node_memcgs` to `lru_gen_shrink_lruvec`, which also rotates a memcg that
     /// aged to the young generation.
     pub(super) fn shrink_node(&mut self, mm: &mut Mm, node: u16, sc: &mut ScanControl) {
-        if sc.cgroup_reclaim() {
+        if !sc.root_reclaim() {
             shrink_node_memcgs(mm, node, sc, |mm, lv, sc| {
                 if self.try_to_shrink_lruvec(mm, lv, sc) {
                     self.memcg_lru.rotate(lv, node, MemcgLruOp::Young);
@@ -300,7 +302,8 @@ impl<V: MglruVariant> Mglru<V> {
     }
 
     /// `shrink_one`: the memcg-LRU skips (`V::shrink_one_skip`), `try_to_shrink_lruvec`,
-    /// then the operation for the memcg (`V::shrink_one_op`).
+    /// `shrink_slab` (mm/vmscan.c 6.12; 6.6 the same), then the operation for the memcg
+    /// (`V::shrink_one_op`).
     fn shrink_one(&mut self, mm: &mut Mm, lv: LruvecId, sc: &mut ScanControl) -> MemcgLruOp {
         self.stats.lruvec_shrink_one[lv as usize] += 1;
         let memcg = mm.lruvecs[lv as usize].memcg;
@@ -316,6 +319,7 @@ impl<V: MglruVariant> Mglru<V> {
             mm.memcgs[memcg as usize].events.low += 1;
         }
         let success = self.try_to_shrink_lruvec(mm, lv, sc);
+        crate::mm::shrinker::shrink_slab(mm, mm.lruvecs[lv as usize].node, memcg, sc.priority);
         let sizable = lruvec_is_sizable(&self.lrugens[lv as usize], get_swappiness(mm, sc), sc.priority);
         V::shrink_one_op(success, sizable, seg)
     }
@@ -377,7 +381,7 @@ pub fn check_references<V: MglruVariant>(mm: &mut Mm, g: &mut LruGen, lv: Lruvec
         return FolioReferences::Reclaim;
     }
     sc.cost_ns += mm.cfg.cost.rmap_ns;
-    let walk = sc.is_kswapd();
+    let walk = sc.has_mm_walk();
     if !lru_gen_look_around::<V>(mm, g, lv, pfn, walk, sc) {
         return FolioReferences::Reclaim;
     }
@@ -509,7 +513,7 @@ pub fn try_to_inc_min_seq(mm: &Mm, g: &mut LruGen, swappiness: u32) -> bool {
 /// `should_abort_scan` (root reclaim only): enough reclaimed, or (v6.7+) for kswapd
 /// every zone above high + MIN_LRU_BATCH.
 pub(super) fn should_abort_scan<V: MglruVariant>(mm: &Mm, lv: LruvecId, sc: &ScanControl) -> bool {
-    if sc.cgroup_reclaim() {
+    if !sc.root_reclaim() {
         return false;
     }
     if sc.nr_reclaimed >= sc.nr_to_reclaim.max(2 << sc.order) {

@@ -77,7 +77,7 @@ pub fn check_references<V: MglruVariant>(mm: &mut Mm, g: &mut LruGen, lv: Lruvec
     let mut referenced_ptes = false;
     if mapped {
         sc.cost_ns += mm.cfg.cost.rmap_ns;
-        if lru_gen_look_around::<V>(mm, g, lv, pfn, sc.is_kswapd(), sc) {
+        if lru_gen_look_around::<V>(mm, g, lv, pfn, sc.has_mm_walk(), sc) {
             mm.frames.set(pfn, pg::REFERENCED);
             referenced_ptes = true;
         }

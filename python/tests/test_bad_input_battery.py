@@ -1,0 +1,42 @@
+"""Issue 24's hand-made battery, as far as it is closed: each bad input gets one line
+`reclaimlab: error: ...` naming what was wrong, exit 2, no traceback, nothing written."""
+
+from __future__ import annotations
+
+import pytest
+
+from conftest import assert_user_error, cli
+
+
+@pytest.fixture
+def tiny_trace(tmp_path):
+    out = tmp_path / "u.trace"
+    p = cli("trace", "gen", "uniform", "--pages", "100", "--accesses", "1000", "-o", out)
+    assert p.returncode == 0, p.stderr
+    return out
+
+
+@pytest.mark.parametrize("content", [b"garbage, not a database\n", b"SQLite format 3\x00" + b"\x00" * 200])
+@pytest.mark.parametrize("command", ["compare", "report"])
+def test_a_store_that_is_not_sqlite_is_one_line(tmp_path, content, command):
+    store = tmp_path / "store"
+    store.mkdir()
+    (store / "results.sqlite").write_bytes(content)
+    args = (command, store) + (("-o", tmp_path / "r.html") if command == "report" else ())
+    assert_user_error(cli(*args), "results.sqlite", "not a readable results store")
+    assert not (tmp_path / "r.html").exists()
+
+
+def test_a_swap_size_left_empty_is_an_error():
+    assert_user_error(cli("run", "--swap", "zram:", "-q"), "--swap zram:", "no size after ':'")
+
+
+def test_a_cache_of_no_page_is_an_error(tiny_trace):
+    assert_user_error(cli("cachesim", "--trace", tiny_trace, "--algo", "lru", "--size", "0"), "'0'", "N >= 1")
+
+
+def test_an_empty_trace_has_no_miss_ratio_curve(tmp_path):
+    empty = tmp_path / "e.trace"
+    assert cli("trace", "gen", "uniform", "--pages", "10", "--accesses", "0", "-o", empty).returncode == 0
+    assert_user_error(cli("mrc", "--trace", empty, "-o", tmp_path / "c.png"), "no requests")
+    assert not (tmp_path / "c.png").exists()
