@@ -40,3 +40,18 @@ def test_an_empty_trace_has_no_miss_ratio_curve(tmp_path):
     assert cli("trace", "gen", "uniform", "--pages", "10", "--accesses", "0", "-o", empty).returncode == 0
     assert_user_error(cli("mrc", "--trace", empty, "-o", tmp_path / "c.png"), "no requests")
     assert not (tmp_path / "c.png").exists()
+
+
+def test_config_set_takes_numbers_and_booleans_and_names_the_key_otherwise():
+    # issue 24: Config().set("vm.swappiness", 500) raised a raw TypeError
+    from reclaimlab import ConfigError, _core
+
+    cfg = _core.Config()
+    cfg.set("vm.swappiness", 100)
+    cfg.set("damon_reclaim.enabled", True)
+    assert (cfg.get("vm.swappiness"), cfg.get("damon_reclaim.enabled")) == ("100", "Y")
+    with pytest.raises(ConfigError, match="vm.swappiness.*expected a string or a number, got list") as e:
+        cfg.set("vm.swappiness", [1])
+    assert e.value.key == "vm.swappiness"
+    with pytest.raises(ConfigError, match="vm.swappiness"):
+        cfg.set("vm.swappiness", 1.5)

@@ -39,6 +39,11 @@ pub fn trace_err(e: reclaimlab_trace::Error) -> PyErr {
 }
 
 /// A bad argument that is the user's input (unknown scenario, access kind...).
+/// A `ConfigError` about `key` raised on the Python side (a value of the wrong type).
+pub fn config_invalid(key: &str, msg: impl Into<String>) -> PyErr {
+    Python::attach(|py| raise(py, "ConfigError", msg.into(), &[("key", key)]))
+}
+
 pub fn invalid(msg: impl Into<String>) -> PyErr {
     Python::attach(|py| raise(py, "ReclaimlabError", msg.into(), &[]))
 }

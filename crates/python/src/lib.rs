@@ -19,7 +19,7 @@ use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use reclaimlab_core::{config, scenario, SimConfig};
 
-use error::{core_err, invalid};
+use error::{config_invalid, core_err, invalid};
 pub use trace::Source;
 
 /// A run configuration: every knob under its kernel name (`vm.swappiness`, ...).
@@ -37,9 +37,21 @@ impl Config {
         Config { inner: SimConfig::default() }
     }
 
-    /// Set a knob by its dotted key (`vm.swappiness`, `cgroup.db.memory.max`, ...).
-    fn set(&mut self, key: &str, value: &str) -> PyResult<()> {
-        self.inner.set(key, value).map_err(core_err)
+    /// Set a knob by its dotted key (`vm.swappiness`, `cgroup.db.memory.max`, ...) to a
+    /// string, an integer, a float or a boolean (`True` is `Y`, as the knobs spell it).
+    fn set(&mut self, key: &str, value: &Bound<'_, PyAny>) -> PyResult<()> {
+        use pyo3::types::{PyBool, PyFloat, PyInt, PyString};
+        let text = if value.is_instance_of::<PyString>() {
+            value.extract::<String>()?
+        } else if value.is_instance_of::<PyBool>() {
+            (if value.is_truthy()? { "Y" } else { "N" }).to_string()
+        } else if value.is_instance_of::<PyInt>() || value.is_instance_of::<PyFloat>() {
+            value.str()?.to_string()
+        } else {
+            let kind = value.get_type().name()?.to_string();
+            return Err(config_invalid(key, format!("config key '{key}': expected a string or a number, got {kind}")));
+        };
+        self.inner.set(key, &text).map_err(core_err)
     }
 
     /// The current value of a knob as a string (None for an unknown key).
