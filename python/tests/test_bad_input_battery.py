@@ -55,3 +55,10 @@ def test_config_set_takes_numbers_and_booleans_and_names_the_key_otherwise():
     assert e.value.key == "vm.swappiness"
     with pytest.raises(ConfigError, match="vm.swappiness"):
         cfg.set("vm.swappiness", 1.5)
+
+
+def test_an_output_directory_that_does_not_exist_is_refused_before_the_run(tmp_path):
+    for flag in ("--damo-record", "--timeseries"):
+        name = "d.json.gz" if flag == "--damo-record" else "t.csv"
+        assert_user_error(cli("run", "--policy", "classic@6.15", flag, tmp_path / "nope" / name, "-q"),
+                          flag, "directory does not exist")

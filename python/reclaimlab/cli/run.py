@@ -175,8 +175,9 @@ def main(args: argparse.Namespace) -> int:
         raise ConfigError("--jobs must be at least 1")
     if args.timeseries and Path(args.timeseries).suffix.lower() not in TIMESERIES_SUFFIXES:
         raise ConfigError(f"--timeseries {args.timeseries}: expected a .csv or .parquet file name")
-    if args.timeseries and not Path(args.timeseries).resolve().parent.is_dir():
-        raise ConfigError(f"--timeseries {args.timeseries}: directory does not exist")
+    for flag, out in (("--timeseries", args.timeseries), ("--damo-record", args.damo_record)):
+        if out and not Path(out).resolve().parent.is_dir():  # before the run, not after it
+            raise ConfigError(f"{flag} {out}: directory does not exist")
     if args.plot:
         from ..plot import check_path, require_matplotlib
 
