@@ -62,3 +62,12 @@ def test_an_output_directory_that_does_not_exist_is_refused_before_the_run(tmp_p
         name = "d.json.gz" if flag == "--damo-record" else "t.csv"
         assert_user_error(cli("run", "--policy", "classic@6.15", flag, tmp_path / "nope" / name, "-q"),
                           flag, "directory does not exist")
+
+
+def test_a_trace_naming_billions_of_pages_is_an_error_not_an_abort(tmp_path):
+    # issue 24: a 158-byte valid trace whose header names 4e9 pages grew `run` to 16 GB
+    # and aborted; the page arrays now come from a fallible allocation.
+    t = tmp_path / "x.trace"
+    assert cli("trace", "gen", "uniform", "--pages", "4000000000", "--accesses", "10", "-o", t).returncode == 0
+    assert_user_error(cli("run", "--trace", t, "--memory", "8M", "--policy", "classic@6.15"),
+                      "4000000000 page ids", "cannot allocate")

@@ -102,12 +102,22 @@ impl Pages {
     pub fn is_empty(&self) -> bool {
         self.pte.is_empty()
     }
-    /// Grow to hold page ids `< n` (called per trace batch, never per access).
-    pub fn ensure(&mut self, n: usize) {
+    /// Grow to hold page ids `< n` (called per trace batch, never per access). An
+    /// allocation the host cannot make (a trace header naming billions of pages) is an
+    /// error naming the size, not an abort.
+    pub fn ensure(&mut self, n: usize) -> crate::Result<()> {
         if n > self.pte.len() {
+            let more = n - self.pte.len();
+            if self.pte.try_reserve_exact(more).is_err() || self.shadow.try_reserve_exact(more).is_err() {
+                return Err(crate::Error::invalid(format!(
+                    "the trace names {n} page ids: their per-page state needs {:.1} GiB, which this host cannot allocate",
+                    (n * Self::BYTES_PER_PAGE) as f64 / (1u64 << 30) as f64
+                )));
+            }
             self.pte.resize(n, NOT_PRESENT);
             self.shadow.resize(n, 0);
         }
+        Ok(())
     }
     pub const BYTES_PER_PAGE: usize = 4 + 8;
 }

@@ -491,7 +491,7 @@ impl<P: ReclaimPolicy> Engine for Machine<P> {
                 self.end_ops_done = false;
                 let files_end = self.filemap.load(&src.meta().files);
                 self.mm.shadow_nodes.load(&src.meta().files);
-                self.mm.pages.ensure((src.nr_pages_seen() as u64).max(files_end) as usize);
+                self.mm.pages.ensure((src.nr_pages_seen() as u64).max(files_end) as usize)?;
                 self.sync_cgroups(src.cgroups_seen());
                 // The trace's ops (memory.reclaim writes) split the batch: each runs
                 // before the record it names. No ops: one segment, the whole batch.

@@ -157,7 +157,7 @@ impl ThpMachine {
         let nr = nr_pages.div_ceil(HPAGE_PMD_NR) * HPAGE_PMD_NR;
         let start = self.next_page;
         self.next_page += nr;
-        self.mm.pages.ensure(self.next_page as usize);
+        self.mm.pages.ensure(self.next_page as usize).expect("a THP scenario's own page ids fit");
         let slots = (self.next_page >> HPAGE_PMD_ORDER) as usize;
         self.pgtable.resize(slots, NO_PFN);
         self.pmd_vma.resize(slots, self.vmas.len() as u32);

@@ -13,7 +13,7 @@ fn machine() -> (Mm, Mglru<Mainline>) {
     let mut c = SimConfig::default();
     c.set("machine.memory", "16M").unwrap();
     let mut mm = Mm::new(&c);
-    mm.pages.ensure(64);
+    mm.pages.ensure(64).unwrap();
     let mut p = Mglru::new(Mainline);
     for lv in 0..mm.lruvecs.len() as u32 {
         p.init_lruvec(&mut mm, lv);
@@ -159,7 +159,7 @@ fn scan_folios_batch_ignores_nr_to_scan() {
     use crate::mm::vmstat::Ev;
     use crate::vmscan::{Reclaimer, ScanControl};
     let (mut mm, mut p) = machine();
-    mm.pages.ensure(200);
+    mm.pages.ensure(200).unwrap();
     for page in 0..200 {
         fault_in(&mut mm, &mut p, page, 0);
     }
@@ -193,7 +193,7 @@ fn map_pages(mm: &mut Mm, p: &mut Mglru<Mainline>, first: u32, n: u32, young: u3
 fn walk_pte_range_counts_every_pte_of_the_range() {
     use crate::vmscan::{Reclaimer, ScanControl};
     let (mut mm, mut p) = machine();
-    mm.pages.ensure(600);
+    mm.pages.ensure(600).unwrap();
     map_pages(&mut mm, &mut p, 0, 100, 63);
     map_pages(&mut mm, &mut p, 512, 30, 11);
     let mut sc = ScanControl::new(Reclaimer::Direct, 32);
@@ -215,7 +215,7 @@ fn look_around_counts_the_folio_itself_as_young() {
     use crate::vmscan::{Reclaimer, ScanControl};
     for (neighbours, dense) in [(7, true), (6, false)] {
         let (mut mm, mut p) = machine();
-        mm.pages.ensure(512);
+        mm.pages.ensure(512).unwrap();
         map_pages(&mut mm, &mut p, 0, 64, 1 + neighbours);
         let g = &mut p.lrugens[0];
         g.filters[(g.max_seq % 2) as usize] = Some(Vec::new());

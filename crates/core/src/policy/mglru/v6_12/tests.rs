@@ -23,7 +23,7 @@ fn machine_with<V: MglruVariant>(variant: V, kv: &[(&str, &str)]) -> (Mm, Mglru<
         c.set(k, v).unwrap();
     }
     let mut mm = Mm::new(&c);
-    mm.pages.ensure(2048);
+    mm.pages.ensure(2048).unwrap();
     let mut p = Mglru::new(variant);
     for lv in 0..mm.lruvecs.len() as u32 {
         p.init_lruvec(&mut mm, lv);
@@ -282,7 +282,7 @@ fn def_priority_passes_move_a_small_idle_memcg_out_of_root_reclaim() {
     fn setup() -> (Mm, Mglru<V>, u32, u32) {
         let kv = [("machine.memory", "64M"), ("swap.device", "zram"), ("cgroup.primary.memory.max", "max"), ("cgroup.idle.memory.max", "max")];
         let (mut mm, mut p) = machine_with(V::new(), &kv);
-        mm.pages.ensure(12000);
+        mm.pages.ensure(12000).unwrap();
         let (primary, idle) = (mm.memcg_by_name("primary").unwrap(), mm.memcg_by_name("idle").unwrap());
         let (lv_p, lv_i) = (mm.lruvec_id(primary, 0), mm.lruvec_id(idle, 0));
         let add = |mm: &mut Mm, p: &mut Mglru<V>, page: u32, memcg: u16, flags: u32| {

@@ -16,7 +16,7 @@ fn machine<H: V66Hooks>() -> (Mm, Mglru<V66<H>>) {
     let mut c = SimConfig::default();
     c.set("machine.memory", "16M").unwrap();
     let mut mm = Mm::new(&c);
-    mm.pages.ensure(64);
+    mm.pages.ensure(64).unwrap();
     let mut p = Mglru::new(V66::<H>::new());
     for lv in 0..mm.lruvecs.len() as u32 {
         p.init_lruvec(&mut mm, lv);
@@ -273,7 +273,7 @@ fn look_around_marks_an_isolated_neighbour_referenced() {
     let mut c = SimConfig::default();
     c.set("machine.memory", "16M").unwrap();
     let mut mm = Mm::new(&c);
-    mm.pages.ensure(64);
+    mm.pages.ensure(64).unwrap();
     let mut p = Mglru::new(Mainline);
     p.init_lruvec(&mut mm, 0);
     assert_eq!(run(mm, p), (true, false));
