@@ -231,8 +231,3 @@ def program_file(rec: Recorded) -> str:
     if any("\n" in a for a in argv):
         raise ConfigError(f"program {rec.program.name}: an argument holds a newline")
     return "\n".join([GUEST_CWD, *argv]) + "\n"
-
-
-def tree_bytes(root: Path) -> int:
-    """Bytes the tree's files take, in whole 4 KiB blocks."""
-    return sum(-(-p.stat().st_size // 4096) * 4096 for p in root.rglob("*") if p.is_file() and not p.is_symlink())
