@@ -61,9 +61,14 @@ class ConfigFile:
     trace: dict[str, str] | None = None
     scenario: str | None = None
 
-    def where(self, key: str) -> str:
+    def where(self, key: str = "") -> str:
+        """``FILE, line N`` of a (dotted) key, or ``FILE`` when the key has no line."""
         line = self.lines.get(key)
         return f"{self.path}, line {line}" if line else str(self.path)
+
+    def error(self, key: str, msg: str) -> ConfigError:
+        """A ConfigError about ``key``, located in this file."""
+        return ConfigError(f"{self.where(key)}: {msg}", key=key, path=str(self.path), line=self.lines.get(key))
 
 
 def to_value_string(value: Any) -> str:
@@ -152,7 +157,7 @@ def load(path: str | os.PathLike) -> ConfigFile:
     cf = ConfigFile(path=path, lines=lines)
 
     def err(key: str, msg: str) -> ConfigError:
-        return ConfigError(f"{cf.where(key)}: config key '{key}': {msg}", key=key, path=str(path), line=lines.get(key))
+        return cf.error(key, f"config key '{key}': {msg}")
 
     trace = doc.pop("trace", None)
     if trace is not None:
@@ -188,7 +193,7 @@ def apply(config: Any, settings: Mapping[str, Any], origin: ConfigFile | None = 
             config.set(key, to_value_string(value))
         except ConfigError as e:
             if origin is not None:
-                raise ConfigError(f"{origin.where(key)}: {e}", key=key, path=str(origin.path), line=origin.lines.get(key)) from None
+                raise origin.error(key, str(e)) from None
             raise
         except TypeError as e:
             raise ConfigError(f"config key '{key}': {e}", key=key) from None
@@ -200,5 +205,5 @@ def validate(config: Any, origin: ConfigFile | None = None) -> None:
         config.validate()
     except ConfigError as e:
         if origin is not None and e.key in origin.lines:
-            raise ConfigError(f"{origin.where(e.key)}: {e}", key=e.key, path=str(origin.path), line=origin.lines[e.key]) from None
+            raise origin.error(e.key, str(e)) from None
         raise

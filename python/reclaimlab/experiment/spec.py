@@ -44,7 +44,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..config import parse_toml
+from ..config import ConfigFile, parse_toml
 from ..exceptions import ConfigError
 from ..results import run_key
 
@@ -158,18 +158,9 @@ def _program_from_toml(doc: dict[str, Any], where: str) -> dict[str, Any]:
             "repeat": doc.get("repeat", 1)}
 
 
-class _Where:
-    """Error locations in one experiment file: ``file, line N`` of a (dotted) key."""
-
-    def __init__(self, path: Path, lines: dict[str, int]):
-        self.path, self.lines = path, lines
-
-    def __call__(self, key: str | None = None) -> str:
-        line = self.lines.get(key) if key else None
-        return f"{self.path}, line {line}" if line else str(self.path)
-
-    def error(self, key: str, msg: str) -> ConfigError:
-        return ConfigError(f"{self(key)}: {key}: {msg}", key=key, path=str(self.path), line=self.lines.get(key))
+def _error(cf: ConfigFile, key: str, msg: str) -> ConfigError:
+    """``FILE, line N: KEY: MSG``."""
+    return cf.error(key, f"{key}: {msg}")
 
 
 #: TOML's type names for the messages.
@@ -177,7 +168,7 @@ _TYPE_NAMES = {bool: "a boolean (true or false)", int: "an integer", str: "a str
                list: "a list"}
 
 
-def _get(doc: dict[str, Any], key: str, kind: type | tuple[type, ...], where: _Where, default: Any = None,
+def _get(doc: dict[str, Any], key: str, kind: type | tuple[type, ...], cf: ConfigFile, default: Any = None,
          dotted: str | None = None) -> Any:
     """``doc[key]`` checked to be of TOML type ``kind`` (an integer is never a bool or a
     float, a number is an int or a float), or ``default`` when absent."""
@@ -188,24 +179,24 @@ def _get(doc: dict[str, Any], key: str, kind: type | tuple[type, ...], where: _W
     ok = any(isinstance(v, k) and not (k in (int, float) and isinstance(v, bool)) for k in kinds)
     if not ok:
         want = " or ".join(_TYPE_NAMES.get(k, "a number") for k in kinds)
-        raise where.error(dotted or key, f"expected {want}, got {v!r}")
+        raise _error(cf, dotted or key, f"expected {want}, got {v!r}")
     return v
 
 
-def _axis(name: str, spec: Any, where: _Where) -> Axis:
+def _axis(name: str, spec: Any, cf: ConfigFile) -> Axis:
     """One [matrix] axis. A single value (``policy = "classic@6.15"``) is a one-value axis."""
     key = f"matrix.{name}"
     if isinstance(spec, dict):
         bad = set(spec) - {"key", "values", "labels"}
         if bad:
-            raise where.error(key, f"unknown key(s) {', '.join(sorted(bad))}; an axis table has key, values, labels")
-        axis_key = _get(spec, "key", str, where, name, f"{key}.key")
-        values = _get(spec, "values", (list, str, int, float, bool), where, None, f"{key}.values")
-        labels = _get(spec, "labels", (list, str), where, None, f"{key}.labels")
+            raise _error(cf, key, f"unknown key(s) {', '.join(sorted(bad))}; an axis table has key, values, labels")
+        axis_key = _get(spec, "key", str, cf, name, f"{key}.key")
+        values = _get(spec, "values", (list, str, int, float, bool), cf, None, f"{key}.values")
+        labels = _get(spec, "labels", (list, str), cf, None, f"{key}.labels")
     else:
         axis_key, values, labels = name, spec, None
     if values is None:
-        raise where.error(key, "needs values")
+        raise _error(cf, key, "needs values")
     if not isinstance(values, list):
         values = [values]
     if labels is None:
@@ -213,9 +204,9 @@ def _axis(name: str, spec: Any, where: _Where) -> Axis:
     elif not isinstance(labels, list):
         labels = [labels]
     if any(isinstance(v, (list, dict)) for v in values):
-        raise where.error(key, f"values must be scalars, got {values!r}")
+        raise _error(cf, key, f"values must be scalars, got {values!r}")
     if not values or len(labels) != len(values):
-        raise where.error(key, f"needs values and as many labels ({len(values)} values, {len(labels)} labels)")
+        raise _error(cf, key, f"needs values and as many labels ({len(values)} values, {len(labels)} labels)")
     return Axis(name, axis_key, values, [str(x) for x in labels])
 
 
@@ -224,25 +215,25 @@ def load(path: str | os.PathLike) -> Experiment:
     file, the line and the key."""
     path = Path(path)
     doc, lines = parse_toml(path)
-    where = _Where(path, lines)
+    cf = ConfigFile(path, lines=lines)
     unknown = set(doc) - TOP_KEYS
     if unknown:
-        raise ConfigError(f"{where()}: unknown key(s) {', '.join(sorted(unknown))}; expected {', '.join(sorted(TOP_KEYS))}")
+        raise ConfigError(f"{cf.where()}: unknown key(s) {', '.join(sorted(unknown))}; expected {', '.join(sorted(TOP_KEYS))}")
     if "workload" not in doc:
-        raise ConfigError(f"{where()}: no [workload] table (give scenario, trace, generator or [workload.program])")
-    wl = dict(_get(doc, "workload", dict, where))
+        raise ConfigError(f"{cf.where()}: no [workload] table (give scenario, trace, generator or [workload.program])")
+    wl = dict(_get(doc, "workload", dict, cf))
     bad = set(wl) - WORKLOAD_KEYS
     if bad:
-        raise ConfigError(f"{where('workload')}: unknown [workload] key(s) {', '.join(sorted(bad))}")
+        raise ConfigError(f"{cf.where('workload')}: unknown [workload] key(s) {', '.join(sorted(bad))}")
     kinds = [k for k in ("scenario", "trace", "generator", "program") if k in wl]
     if len(kinds) != 1:
-        raise ConfigError(f"{where('workload')}: [workload] needs exactly one of scenario, trace, generator "
+        raise ConfigError(f"{cf.where('workload')}: [workload] needs exactly one of scenario, trace, generator "
                           f"(or [workload.program]), got {', '.join(kinds) or 'none'}")
     for k in ("scenario", "trace", "generator", "format", "kind"):
-        _get(wl, k, str, where, dotted=f"workload.{k}")
-    _get(wl, "scale", (int, float), where, dotted="workload.scale")
-    _get(wl, "params", dict, where, dotted="workload.params")
-    _get(wl, "program", dict, where, dotted="workload.program")
+        _get(wl, k, str, cf, dotted=f"workload.{k}")
+    _get(wl, "scale", (int, float), cf, dotted="workload.scale")
+    _get(wl, "params", dict, cf, dotted="workload.params")
+    _get(wl, "program", dict, cf, dotted="workload.program")
     if "trace" in wl:
         wl["trace"] = str((path.parent / wl["trace"]).resolve())
     if "generator" in wl:
@@ -252,17 +243,17 @@ def load(path: str | os.PathLike) -> Experiment:
         wl["program"] = load_program(gpath)
         wl["generator"] = str(gpath)
     elif "program" in wl:
-        wl["program"] = _program_from_toml(wl["program"], where("workload.program"))
-    axes = [_axis(name, spec, where) for name, spec in _get(doc, "matrix", dict, where, {}).items()]
-    reps = _get(doc, "repetitions", int, where, 1)
+        wl["program"] = _program_from_toml(wl["program"], cf.where("workload.program"))
+    axes = [_axis(name, spec, cf) for name, spec in _get(doc, "matrix", dict, cf, {}).items()]
+    reps = _get(doc, "repetitions", int, cf, 1)
     if reps < 1:
-        raise where.error("repetitions", "must be at least 1")
+        raise _error(cf, "repetitions", "must be at least 1")
     return Experiment(
-        name=_get(doc, "name", str, where, path.stem), workload=wl, axes=axes,
-        settings=dict(_get(doc, "settings", dict, where, {})), repetitions=reps, seed=_get(doc, "seed", int, where, 1),
-        metric=_get(doc, "metric", str, where, "runtime_s"), baseline=_get(doc, "baseline", str, where),
-        variant=_get(doc, "variant", str, where, "policy"), timeseries=_get(doc, "timeseries", bool, where, True),
-        description=_get(doc, "description", str, where, ""), path=path,
+        name=_get(doc, "name", str, cf, path.stem), workload=wl, axes=axes,
+        settings=dict(_get(doc, "settings", dict, cf, {})), repetitions=reps, seed=_get(doc, "seed", int, cf, 1),
+        metric=_get(doc, "metric", str, cf, "runtime_s"), baseline=_get(doc, "baseline", str, cf),
+        variant=_get(doc, "variant", str, cf, "policy"), timeseries=_get(doc, "timeseries", bool, cf, True),
+        description=_get(doc, "description", str, cf, ""), path=path,
     )
 
 
