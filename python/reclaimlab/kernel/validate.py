@@ -258,7 +258,9 @@ def targets_for(wl: Workload, whole_machine: bool = False) -> dict[str, float]:
         t = {**{k: PROGRAM_FILE_TARGET for k in FILE_TARGETS}, **ANON_TARGETS}
     else:
         t = dict(ANON_TARGETS) if wl.anon_pages and not wl.file_pages else dict(FILE_TARGETS)
-    if wl.program.writes if wl.program is not None else wl.writes_files:
+    # (a program's disk is always writable; it is graded on writeback only if it wrote)
+    writes = wl.program.writes if wl.program is not None else wl.writes_files
+    if writes:
         t.update(WRITEBACK_TARGETS)
     return {**t, **WHOLE_MACHINE_TARGETS} if whole_machine else t
 

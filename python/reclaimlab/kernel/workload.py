@@ -288,18 +288,14 @@ def _from_trace(spec: str, params: dict[str, str]) -> Workload:
 
 def _from_program(spec: str, memory: int) -> Workload:
     """``program:NAME[,size=SIZE,seed=N]`` (size: the program's factor x ``memory``)."""
-    from .. import _core
     from ..exceptions import ReclaimlabError
-    from ..programs import PROGRAMS, prepare, scenario
+    from ..programs import prepare, scenario
 
     try:
         name, size, seed = scenario.parse(spec)
+        nbytes = scenario.input_bytes(spec, name, size, memory)
     except ReclaimlabError as e:
         raise KernelError(f"workload {e}") from None
-    try:
-        nbytes = int(PROGRAMS[name].size_factor * memory) if size is None else int(_core.parse_size(size))
-    except Exception:
-        raise KernelError(f"workload {spec}: size={size!r} is not a size (e.g. 64M)") from None
     try:
         rec = prepare.recorded(name, nbytes, seed)
     except ReclaimlabError as e:

@@ -38,13 +38,22 @@ def parse(spec: str) -> tuple[str, str | None, int]:
     return name, size, seed
 
 
-def _bytes(value: str, what: str) -> int:
+def _bytes(value: str, error: str) -> int:
+    """``value`` as a size in bytes; ``error`` is the message when it is not one."""
     from .. import _core
 
     try:
         return int(_core.parse_size(str(value)))
     except Exception:
-        raise ConfigError(f"{what}: not a size: {value!r} (e.g. 64M)") from None
+        raise ConfigError(error) from None
+
+
+def input_bytes(spec: str, name: str, size: str | None, limit: int) -> int:
+    """The input size of ``spec``: its ``size=``, else the program's factor x ``limit``
+    (the cgroup's memory.max in bytes)."""
+    if size is None:
+        return int(PROGRAMS[name].size_factor * limit)
+    return _bytes(size, f"{spec}: size={size!r} is not a size (e.g. 64M)")
 
 
 def prepare_run(spec: str, settings: dict[str, str], memory: str | None, swap: str | None,
@@ -53,8 +62,7 @@ def prepare_run(spec: str, settings: dict[str, str], memory: str | None, swap: s
     machine memory and swap to run with."""
     name, size, seed = parse(spec)
     limit = settings.setdefault(LIMIT_KEY, CGROUP_MAX)
-    nbytes = _bytes(size, f"{spec}: size") if size is not None else \
-        int(PROGRAMS[name].size_factor * _bytes(limit, LIMIT_KEY))
+    nbytes = input_bytes(spec, name, size, _bytes(limit, f"{LIMIT_KEY}: not a size: {limit!r} (e.g. 64M)"))
     rec = recorded(name, nbytes, seed, progress=progress)
     if swap is None:
         swap = f"zram:{2 * rec.anon_pages * 4096}" if rec.anon_pages else "none"
