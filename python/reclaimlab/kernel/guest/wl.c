@@ -391,6 +391,13 @@ static void parse_procs(char *arg, char **procs) {
     }
 }
 
+/* Move this process into the cgroup whose cgroup.procs is PROCS ("-": stay in the root). */
+static void join_cgroup(const char *procs) {
+    if (!strcmp(procs, "-")) return;
+    FILE *pf = fopen(procs, "w");
+    if (!pf || fprintf(pf, "%d\n", getpid()) < 0 || fclose(pf)) die(procs);
+}
+
 static pid_t tickers[64];
 static int nt;
 
@@ -438,7 +445,7 @@ static int finish(void) {
 }
 
 /* "wl -x ROOT CWD PROCS TICK_US PROGRAM [ARGS...]": one real program as one phase. */
-static int run_program(int argc, char **argv) {
+static int run_program(char **argv) {
     const char *root = argv[2], *cwd = argv[3];
     char *procs[MAXCG];
     parse_procs(argv[4], procs);
@@ -454,10 +461,7 @@ static int run_program(int argc, char **argv) {
     pid_t pid = fork();
     if (pid < 0) die("fork program");
     if (pid == 0) {
-        if (strcmp(procs[0], "-")) {
-            FILE *pf = fopen(procs[0], "w");
-            if (!pf || fprintf(pf, "%d\n", getpid()) < 0 || fclose(pf)) die(procs[0]);
-        }
+        join_cgroup(procs[0]);
         int null = open("/dev/null", O_RDWR);
         if (null < 0 || dup2(null, 0) < 0 || dup2(null, 1) < 0) die("/dev/null");
         if (chroot(root) || chdir(cwd)) die(root);
@@ -477,12 +481,11 @@ static int run_program(int argc, char **argv) {
         return 1;
     }
     phase_end(0);
-    (void)argc;
     return finish();
 }
 
 int main(int argc, char **argv) {
-    if (argc >= 7 && !strcmp(argv[1], "-x")) return run_program(argc, argv);
+    if (argc >= 7 && !strcmp(argv[1], "-x")) return run_program(argv);
     if (argc != 4 && argc != 5) {
         fprintf(stderr, "usage: wl OPS DATA PROCS[,PROCS...] [TICK_US]\n");
         return 2;
@@ -526,10 +529,7 @@ int main(int argc, char **argv) {
         pid_t pid = fork();
         if (pid < 0) die("fork worker");
         if (pid) { workers[c] = pid; continue; }
-        if (strcmp(procs[c], "-")) {
-            FILE *pf = fopen(procs[c], "w");
-            if (!pf || fprintf(pf, "%d\n", getpid()) < 0 || fclose(pf)) die(procs[c]);
-        }
+        join_cgroup(procs[c]);
         struct worker w = {.idx = c, .dfd = -1, .file_pages = file_pages, .anon_pages = anon_pages, .ops = ops,
                            .nr_ops = nr_ops, .merge = !merge_env || strcmp(merge_env, "0"),
                            .pfns = pfns_env && !strcmp(pfns_env, "1"), .rng = 42 + c};
