@@ -92,8 +92,13 @@ def binary_of(prog: Program) -> str:
     return path
 
 
+def _entry(p: Path, work: Path) -> str:
+    """``p`` relative to ``work``; a directory ends in ``/``."""
+    return p.relative_to(work).as_posix() + ("/" if p.is_dir() else "")
+
+
 def _entries(work: Path) -> list[str]:
-    return sorted(p.relative_to(work).as_posix() + ("/" if p.is_dir() else "") for p in work.rglob("*"))
+    return sorted(_entry(p, work) for p in work.rglob("*"))
 
 
 def recorded(name: str, size: int, seed: int = 42, fold: int | None = None, progress: bool = True) -> Recorded:
@@ -132,8 +137,7 @@ def recorded(name: str, size: int, seed: int = 42, fold: int | None = None, prog
                     raise RecordError(f"program {name}: {' '.join(prog.argv)} exited with status {r.status}")
                 # Only the inputs stay: what the program made, the guest's run makes again.
                 for p in sorted(work.rglob("*"), reverse=True):
-                    rel = p.relative_to(work).as_posix() + ("/" if p.is_dir() else "")
-                    if rel not in before:
+                    if _entry(p, work) not in before:
                         p.rmdir() if p.is_dir() else p.unlink()
                 from .. import _core
 
