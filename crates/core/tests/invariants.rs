@@ -125,3 +125,32 @@ proptest! {
         prop_assert_eq!(format!("{:?}", r.timeseries.columns), format!("{:?}", r2.timeseries.columns));
     }
 }
+
+/// THP faults under every registered policy: on a machine large enough for THP (512 MiB
+/// of `totalram`), anonymous memory larger than RAM is faulted as huge pages, reclaim
+/// splits them, and every structural invariant holds throughout (frames conserved, each
+/// folio on one list, memcg usage in pages, PG_compound only on whole huge pageblocks),
+/// with and without a memcg limit.
+#[test]
+fn thp_invariants_under_every_policy() {
+    for p in reclaimlab_core::policies() {
+        for limit in [None, Some("256M")] {
+            let mut kv = vec![("policy", p.name), ("machine.memory", "600M"), ("swap.device", "zram"), ("swap.size", "1G"), ("transparent_hugepage.enabled", "always"), ("transparent_hugepage.defrag", "always")];
+            if let Some(l) = limit {
+                kv.push(("cgroup.a.memory.max", l));
+            }
+            let cfg = config(&kv);
+            let mut heap = region("heap", 200_000, AccessKind::AnonMapped);
+            if limit.is_some() {
+                heap.cgroup = "a".into();
+            }
+            let prog = program(vec![heap], vec![phase("fill", 200_000, &[(0, Pattern::Sequential, 1.0)]), phase("use", 200_000, &[(0, Pattern::Uniform, 1.0)])]);
+            let mut src = generate(prog, 7).unwrap();
+            let r = run_checked(&cfg, src.as_mut(), 50_000);
+            let what = format!("{} limit {limit:?}", p.name);
+            assert!(vm(&r, "thp_fault_alloc") > 0, "{what}: no THP faulted");
+            assert!(vm(&r, "thp_split_page") > 0, "{what}: reclaim split no THP");
+            assert!(vm(&r, "pswpout") > 0, "{what}: nothing swapped");
+        }
+    }
+}

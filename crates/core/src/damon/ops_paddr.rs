@@ -13,6 +13,7 @@ use super::region::{damon_rand, damon_update_region_access_rate, DamonTarget};
 use crate::mm::page::{pg, NO_PAGE};
 use crate::mm::page_alloc::Pfn;
 use crate::mm::Mm;
+use crate::thp::HPAGE_PMD_NR;
 use reclaimlab_trace::{Rng, PAGE_SHIFT};
 
 /// `damon_get_folio(pfn)`: an LRU folio at the frame, if any.
@@ -25,12 +26,25 @@ pub fn damon_get_folio(mm: &Mm, pfn: u64) -> Option<Pfn> {
     (mm.frames.page(pfn) != NO_PAGE && mm.frames.test(pfn, pg::LRU)).then_some(pfn)
 }
 
+/// Where the accessed bit DAMON samples for `pfn`'s folio lives: a THP's is its PMD's,
+/// kept at the head frame (`damon_folio_young_one` reads `pmd_young` for a PMD-mapped
+/// folio); a base folio's is its own.
+#[inline]
+fn accessed_bit_frame(mm: &Mm, pfn: Pfn) -> Pfn {
+    if mm.frames.test(pfn, pg::COMPOUND) {
+        pfn & !(HPAGE_PMD_NR - 1)
+    } else {
+        pfn
+    }
+}
+
 /// `damon_pa_prepare_access_checks`: new sampling address per region, mkold its folio.
 pub fn damon_pa_prepare_access_checks(mm: &mut Mm, t: &mut DamonTarget, rng: &mut Rng) {
     for r in t.regions.iter_mut() {
         r.sampling_addr = damon_rand(rng, r.start, r.end);
         if let Some(pfn) = damon_get_folio(mm, r.sampling_addr >> PAGE_SHIFT) {
-            mm.frames.clear(pfn, pg::DAMON_ACCESSED);
+            let f = accessed_bit_frame(mm, pfn);
+            mm.frames.clear(f, pg::DAMON_ACCESSED);
         }
     }
 }
@@ -40,7 +54,7 @@ pub fn damon_pa_prepare_access_checks(mm: &mut Mm, t: &mut DamonTarget, rng: &mu
 pub fn damon_pa_check_accesses(mm: &Mm, t: &mut DamonTarget, len_window: u32) -> u32 {
     let mut max_nr = 0;
     for r in t.regions.iter_mut() {
-        let accessed = damon_get_folio(mm, r.sampling_addr >> PAGE_SHIFT).is_some_and(|pfn| mm.frames.test(pfn, pg::DAMON_ACCESSED));
+        let accessed = damon_get_folio(mm, r.sampling_addr >> PAGE_SHIFT).is_some_and(|pfn| mm.frames.test(accessed_bit_frame(mm, pfn), pg::DAMON_ACCESSED));
         damon_update_region_access_rate(r, accessed, len_window);
         max_nr = max_nr.max(r.nr_accesses);
     }

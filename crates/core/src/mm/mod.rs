@@ -65,6 +65,10 @@ pub struct Mm {
     pub nr_frames: u32,
     /// Frames taken at boot for memory held outside the workload (`machine.kernel_used`).
     pub nr_kernel_used: u64,
+    /// The policy's `folio_isolate_lru` can take any LRU folio off its list, so
+    /// compaction may migrate LRU folios (false for `cache:*`, whose lists live in its
+    /// algorithm).
+    pub lru_folios_migratable: bool,
     pub min_free_kbytes: u64,
     pub bucket_order: u32,
     pub swappiness: u32,
@@ -145,6 +149,7 @@ impl Mm {
             memcg_vmstats: Vec::new(),
             nr_frames,
             nr_kernel_used: 0,
+            lru_folios_migratable: true,
             min_free_kbytes,
             bucket_order: workingset::bucket_order(nr_frames as u64),
             swappiness: cfg.swappiness,
@@ -391,6 +396,12 @@ impl Mm {
         let ev = if self.buddy.zones[zone].zone_type == ZoneType::Dma { Ev::PgallocDma } else { Ev::PgallocNormal };
         self.vmstat.count(ev, 1);
         Some(pfn)
+    }
+
+    /// Give back a block of `2^order` frames that was allocated but never installed.
+    pub fn free_block(&mut self, pfn: Pfn, order: u8) {
+        self.buddy.free(&mut self.lists, pfn, order);
+        self.vmstat.count(Ev::Pgfree, 1 << order);
     }
 
     /// Return a frame to the buddy allocator.

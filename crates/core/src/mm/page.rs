@@ -89,10 +89,18 @@ pub mod pinfo {
     pub const SWAPPED: u8 = 1 << 2;
 }
 
+/// `PTRS_PER_PTE` on x86-64: page ids per page-table page (one PMD entry maps 512 of
+/// them; fault-around never crosses one).
+pub const PTRS_PER_PTE: usize = 512;
+
 #[derive(Default)]
 pub struct Pages {
     pub pte: Vec<u32>,
     pub shadow: Vec<u64>,
+    /// Per 512 page ids (one PMD entry; a trace's page ids stand for one address space):
+    /// not `pmd_none` — a page in it was ever faulted or the range holds file pages, so
+    /// an anonymous fault there maps a base page, never a THP (sim/huge_memory.rs).
+    pub pmd_populated: Vec<bool>,
 }
 
 impl Pages {
@@ -116,6 +124,7 @@ impl Pages {
             }
             self.pte.resize(n, NOT_PRESENT);
             self.shadow.resize(n, 0);
+            self.pmd_populated.resize(n.div_ceil(PTRS_PER_PTE), false);
         }
         Ok(())
     }

@@ -20,11 +20,16 @@ use crate::config::SimConfig;
 use crate::error::{Error, Result};
 use crate::mm::memcontrol::MemcgId;
 use crate::mm::page::{is_resident, nonres_pte, pg, pinfo, pte_info};
-use crate::mm::page_alloc::{MigrateType, Pfn, WMARK_LOW, WMARK_MIN};
+use crate::mm::lruvec::LruList;
+use crate::mm::page_alloc::{MigrateType, Pfn};
 use crate::mm::vmstat::Ev;
 use crate::mm::Mm;
 use crate::policy::ReclaimPolicy;
-use crate::vmscan::{self, Kswapd, MAX_RECLAIM_RETRIES};
+use crate::sim::alloc::{self, AllocCtx};
+use crate::thp::gfp::{GFP_HIGHUSER_MOVABLE, __GFP_NORETRY};
+use crate::thp::kcompactd::{kswapd_step, Kcompactd};
+use crate::thp::{ThpState, HPAGE_PMD_NR};
+use crate::vmscan::Kswapd;
 use reclaimlab_trace::{flags, Access, AccessSource};
 
 /// The nodes an allocation tries, home node first (`ZONELIST_FALLBACK` order by
@@ -78,6 +83,11 @@ pub struct Machine<P: ReclaimPolicy> {
     pub mm: Mm,
     pub policy: P,
     pub kswapd: Vec<Kswapd>,
+    /// kcompactd of each node (woken by high-order allocations and boosted kswapd passes).
+    pub kcompactd: Vec<Kcompactd>,
+    /// Anonymous faults may map THPs (`transparent_hugepage.enabled=always` on a machine
+    /// of at least 512 MiB: sim/huge_memory.rs).
+    thp_faults: bool,
     /// Workload clock, ns.
     pub now: u64,
     pub accesses: u64,
@@ -104,10 +114,13 @@ pub struct Machine<P: ReclaimPolicy> {
 impl<P: ReclaimPolicy> Machine<P> {
     pub fn new(cfg: &SimConfig, mut policy: P) -> Self {
         let mut mm = Mm::new(cfg);
+        ThpState::init(&mut mm);
+        mm.thp.policy = crate::thp::policy::find(&cfg.thp.policy).ok().map(|e| e.policy);
         for lv in 0..mm.lruvecs.len() as u32 {
             policy.init_lruvec(&mut mm, lv);
         }
         let kswapd = (0..mm.nr_nodes() as u16).map(Kswapd::with_nap).collect();
+        let kcompactd = (0..mm.nr_nodes() as u16).map(Kcompactd::new).collect();
         let damon = cfg.damon_reclaim.enabled.then(|| cfg.damon_reclaim.on_clock(cfg.time_dilation).start(crate::damon::ops_paddr::damon_pa_system_ram(&mm), cfg.seed, 0));
         Machine {
             damon,
@@ -116,6 +129,8 @@ impl<P: ReclaimPolicy> Machine<P> {
             mm,
             policy,
             kswapd,
+            kcompactd,
+            thp_faults: super::huge_memory::thp_faults_enabled(cfg),
             now: 0,
             accesses: 0,
             cgroup_map: Vec::new(),
@@ -207,6 +222,10 @@ impl<P: ReclaimPolicy> Machine<P> {
                 }
             }
             self.mm.frames.set(pfn, pg::MAPPED | pg::YOUNG | pg::DAMON_ACCESSED);
+            if f & pg::COMPOUND != 0 {
+                // The PMD's accessed bit, which DAMON reads at the THP's head.
+                self.mm.frames.set(pfn & !(HPAGE_PMD_NR - 1), pg::DAMON_ACCESSED);
+            }
         }
         if a.flags & flags::WRITE != 0 && f & pg::DIRTY == 0 {
             self.mark_dirty(pfn);
@@ -261,6 +280,11 @@ impl<P: ReclaimPolicy> Machine<P> {
                 next = next.min(k.clock_ns);
             }
         }
+        for k in &self.kcompactd {
+            if k.active {
+                next = next.min(k.clock);
+            }
+        }
         if let Some(d) = &self.damon {
             next = next.min(d.next_ns);
         }
@@ -277,8 +301,11 @@ impl<P: ReclaimPolicy> Machine<P> {
         self.end_writeback_due(self.now);
         for i in 0..self.kswapd.len() {
             while self.kswapd[i].active && self.kswapd[i].clock_ns <= self.now {
-                self.mm.now = self.kswapd[i].clock_ns;
-                self.kswapd[i].step(&mut self.mm, &mut self.policy);
+                kswapd_step(&mut self.mm, &mut self.policy, &mut self.kswapd[i], &mut self.kcompactd[i]);
+            }
+            if self.kcompactd[i].active {
+                let kswapd_active = self.kswapd[i].active;
+                self.kcompactd[i].run_due(&mut self.mm, self.now, kswapd_active, false);
             }
         }
         self.mm.now = self.now;
@@ -319,73 +346,20 @@ impl<P: ReclaimPolicy> Machine<P> {
         Zonelist::new(memcg % self.mm.nr_nodes() as u16, self.mm.nr_nodes() as u16)
     }
 
-    fn get_page_from_freelist(&mut self, nodes: &[u16], wmark: usize) -> Option<Pfn> {
-        for &node in nodes {
-            for zi in 0..self.mm.nodes[node as usize].zones.len() {
-                let z = self.mm.nodes[node as usize].zones[zi];
-                let mark = self.mm.buddy.zones[z].watermark[wmark];
-                if self.mm.buddy.zone_watermark_ok(z, 0, mark) {
-                    if let Some(pfn) = self.mm.rmqueue(z, MigrateType::Movable) {
-                        return Some(pfn);
-                    }
-                }
-            }
-        }
-        None
-    }
-
     /// The task's clock stalls on memory (direct/memcg reclaim, throttling).
     pub(crate) fn memstall(&mut self, ns: u64) {
         self.now += ns;
         self.rec.memstall_ns += ns;
     }
 
-    /// `__alloc_pages` for one order-0 user page. With `noretry` (`__GFP_NORETRY`,
-    /// readahead) the slow path gives up after one round of direct reclaim (None) instead
-    /// of retrying and OOMing.
+    /// `__alloc_pages` for one order-0 user page (sim/alloc.rs). With `noretry`
+    /// (`__GFP_NORETRY`, readahead) the slow path gives up after one round of direct
+    /// reclaim (None) instead of retrying and OOMing.
+    #[inline]
     pub(crate) fn alloc_page_gfp(&mut self, memcg: MemcgId, noretry: bool) -> Result<Option<Pfn>> {
         let nodes = self.zonelist_nodes(memcg);
-        if let Some(pfn) = self.get_page_from_freelist(&nodes, WMARK_LOW) {
-            return Ok(Some(pfn));
-        }
-        // __alloc_pages_slowpath: wake kswapd, retry against min, then reclaim.
-        for &node in nodes.iter() {
-            self.kswapd[node as usize].wakeup(&mut self.mm, self.now);
-        }
-        self.next_event = self.next_event.min(self.now);
-        if let Some(pfn) = self.get_page_from_freelist(&nodes, WMARK_MIN) {
-            return Ok(Some(pfn));
-        }
-        let mut no_progress_loops = 0;
-        loop {
-            let (reclaimed, cost) = vmscan::try_to_free_pages(&mut self.mm, &mut self.policy, &nodes);
-            self.rec.direct_reclaim_ns += cost;
-            self.memstall(cost);
-            self.kswapd_catch_up();
-            self.check_oom()?;
-            if let Some(pfn) = self.get_page_from_freelist(&nodes, WMARK_MIN) {
-                return Ok(Some(pfn));
-            }
-            if noretry {
-                return Ok(None);
-            }
-            if reclaimed == 0 {
-                no_progress_loops += 1;
-                if no_progress_loops > MAX_RECLAIM_RETRIES {
-                    self.mm.vmstat.count(Ev::OomKill, 1);
-                    return Err(Error::oom(format!(
-                        "no free memory and reclaim made no progress at access #{} ({} free pages, {} anon and {} file pages on the LRU, swap {})",
-                        self.accesses + 1,
-                        self.mm.total_free_pages(),
-                        (0..self.mm.nr_nodes() as u16).map(|n| self.mm.node_lru_pages(n, crate::mm::lruvec::LruList::ActiveAnon) + self.mm.node_lru_pages(n, crate::mm::lruvec::LruList::InactiveAnon)).sum::<u64>(),
-                        (0..self.mm.nr_nodes() as u16).map(|n| self.mm.node_lru_pages(n, crate::mm::lruvec::LruList::ActiveFile) + self.mm.node_lru_pages(n, crate::mm::lruvec::LruList::InactiveFile)).sum::<u64>(),
-                        self.swap_state(),
-                    )));
-                }
-            } else {
-                no_progress_loops = 0;
-            }
-        }
+        let gfp = if noretry { GFP_HIGHUSER_MOVABLE | __GFP_NORETRY } else { GFP_HIGHUSER_MOVABLE };
+        alloc::alloc_pages(self, gfp, 0, &nodes, MigrateType::Movable)
     }
 
     pub(crate) fn swap_state(&self) -> String {
@@ -412,6 +386,9 @@ impl<P: ReclaimPolicy> Machine<P> {
         // shadow). A first touch reads no other per-page array (docs/ARCHITECTURE.md).
         let shadow = if info & pinfo::SWAPPED != 0 { self.mm.pages.shadow[page] } else { 0 };
         let memcg = if shadow != 0 { crate::mm::workingset::unpack_shadow(shadow).0 } else { self.cgroup_map[a.cgroup as usize] };
+        if first && self.thp_faults && self.do_huge_pmd_anonymous_page(a, memcg)? {
+            return Ok(());
+        }
         let flags = pg::DAMON_ACCESSED | pg::SWAPBACKED | pg::MAPPED | pg::YOUNG;
         let (_, restored) = self.add_folio(a.page, memcg, flags, a.flags & flags::WRITE != 0, false)?.expect("a retrying add returns a folio or an error");
         let cost = self.mm.cfg.cost.clone();
@@ -465,6 +442,55 @@ impl<P: ReclaimPolicy> Machine<P> {
         self.mm.vmstat.count(e, 1);
         let memcg = self.cgroup_map[a.cgroup as usize];
         self.mm.count_memcg_events(memcg, e, 1);
+    }
+}
+
+impl<P: ReclaimPolicy> AllocCtx for Machine<P> {
+    type P = P;
+    #[inline(always)]
+    fn mm(&mut self) -> &mut Mm {
+        &mut self.mm
+    }
+    fn mm_and_policy(&mut self) -> (&mut Mm, &mut P) {
+        (&mut self.mm, &mut self.policy)
+    }
+    fn task_now(&self) -> u64 {
+        self.now
+    }
+    /// The tasks of a memcg run on the first node of its zonelist.
+    #[inline(always)]
+    fn local_node(&self, preferred: u16) -> u16 {
+        preferred
+    }
+    fn wakeup_kswapd(&mut self, node: u16) {
+        self.kswapd[node as usize].wakeup(&mut self.mm, self.now);
+        self.next_event = self.next_event.min(self.now);
+    }
+    fn wakeup_kcompactd(&mut self, node: u16, order: u8) {
+        self.kcompactd[node as usize].wakeup(&mut self.mm, order, self.now);
+        self.next_event = self.next_event.min(self.now);
+    }
+    fn charge_work(&mut self, _node: u16, ns: u64, reclaim: bool) {
+        if reclaim {
+            self.rec.direct_reclaim_ns += ns;
+        }
+        self.memstall(ns);
+    }
+    fn catch_up(&mut self) -> Result<()> {
+        self.kswapd_catch_up();
+        self.check_oom()
+    }
+    fn oom(&mut self, order: u8) -> Error {
+        let lru = |m: &Self, a: LruList, b: LruList| (0..m.mm.nr_nodes() as u16).map(|n| m.mm.node_lru_pages(n, a) + m.mm.node_lru_pages(n, b)).sum::<u64>();
+        Error::oom(format!(
+            "no free memory and reclaim made no progress at access #{}{} ({} free pages, {} anon and {} file pages on the LRU, swap {})",
+            self.accesses + 1,
+            if order > 0 { format!(", order-{order} allocation") } else { String::new() },
+            self.mm.total_free_pages(),
+            lru(self, LruList::ActiveAnon, LruList::InactiveAnon),
+            lru(self, LruList::ActiveFile, LruList::InactiveFile),
+            self.swap_state(),
+        ))
     }
 }
 
@@ -575,6 +601,20 @@ impl<P: ReclaimPolicy> Engine for Machine<P> {
         let writeback = self.mm.pages.pte.iter().filter(|&&p| is_resident(p) && self.mm.frames.test(p, pg::WRITEBACK)).count() as u64;
         if writeback != self.mm.wb.nr_writeback {
             return Err(format!("{writeback} pages under writeback but nr_writeback {}", self.mm.wb.nr_writeback));
+        }
+        // A THP: an aligned pageblock whose 512 frames are PG_compound, every one
+        // mapped by the page of its PMD range at the same offset.
+        for (pb, &huge) in self.mm.thp.huge.iter().enumerate() {
+            let head = (pb as u32) << crate::mm::page_alloc::PAGEBLOCK_ORDER;
+            for f in head..(head + HPAGE_PMD_NR).min(self.mm.nr_frames) {
+                if self.mm.frames.test(f, pg::COMPOUND) != huge {
+                    return Err(format!("pfn {f}: PG_compound {} but pageblock huge {huge}", !huge));
+                }
+                let page = self.mm.frames.page(f);
+                if huge && page != crate::mm::page::NO_PAGE && page % HPAGE_PMD_NR != f - head {
+                    return Err(format!("THP subpage pfn {f} maps page {page}, not offset {} of its PMD range", f - head));
+                }
+            }
         }
         let mm = &self.mm;
         mm.shadow_nodes.check(|p| is_resident(mm.pages.pte[p as usize]), |p| mm.pages.shadow[p as usize] != 0)?;

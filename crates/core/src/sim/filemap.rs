@@ -18,15 +18,12 @@
 use super::engine::Machine;
 use crate::error::Result;
 use crate::mm::memcontrol::MemcgId;
-use crate::mm::page::{is_resident, pg, pinfo, pte_info};
+use crate::mm::page::{is_resident, pg, pinfo, pte_info, PTRS_PER_PTE};
 use crate::mm::page_alloc::Pfn;
 use crate::mm::readahead::{self, FileRaState, RaRequest};
 use crate::mm::vmstat::Ev;
 use crate::policy::ReclaimPolicy;
 use reclaimlab_trace::{flags, Access, FileRange, PAGE_SIZE};
-
-/// `PTRS_PER_PTE` on x86-64: fault-around never crosses a page table.
-const PTRS_PER_PTE: u64 = 512;
 
 /// Where a page sits in its file.
 #[derive(Clone, Copy, Debug)]
@@ -100,6 +97,11 @@ impl Filemap {
 
     /// Take the trace's file table (once, at the first batch). Returns one past the
     /// highest page id a bounded file declares.
+    /// Whether any file of the trace has pages among page ids `first..end`.
+    pub(super) fn overlaps(&self, first: u32, end: u32) -> bool {
+        self.files.iter().any(|f| f.first < end && f.end() > first as u64)
+    }
+
     pub fn load(&mut self, files: &[FileRange]) -> u64 {
         if !self.loaded {
             self.files = files.to_vec();
@@ -370,9 +372,9 @@ impl<P: ReclaimPolicy> Machine<P> {
     /// mapped.
     fn fault_around(&mut self, l: Loc) -> bool {
         let nr = self.filemap.fault_around_pages;
-        let pte_off = l.index % PTRS_PER_PTE;
+        let pte_off = l.index % PTRS_PER_PTE as u64;
         let from_pte = pte_off & !(nr - 1);
-        let to_pte = (from_pte + nr).min(PTRS_PER_PTE).min(pte_off + l.nr_pages - l.index) - 1;
+        let to_pte = (from_pte + nr).min(PTRS_PER_PTE as u64).min(pte_off + l.nr_pages - l.index) - 1;
         let (start, end) = (l.index - pte_off + from_pte, l.index - pte_off + to_pte);
         let (mut hits, mut mapped) = (0u32, false);
         for index in start..=end {
@@ -438,6 +440,7 @@ impl<P: ReclaimPolicy> Machine<P> {
         // node. Only a page evicted before can have left a shadow in its slot.
         let shadow = if touched { std::mem::take(&mut self.mm.pages.shadow[p]) } else { 0 };
         self.mm.pages.pte[p] = pfn;
+        self.mm.pages.pmd_populated[p / PTRS_PER_PTE] = true;
         if !touched {
             // Resident for the first time (the footprint with unlimited memory).
             self.rec.touched_pages += 1;

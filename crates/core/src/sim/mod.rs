@@ -1,10 +1,13 @@
-//! The simulation: the access loop and fault path ([`engine`]), memcg charging with
-//! limit and high reclaim ([`charge`]), and what a run reports ([`results`]).
+//! The simulation: the access loop and fault path ([`engine`]), `__alloc_pages` and its
+//! slow path ([`alloc`]), anonymous THP faults ([`huge_memory`]), memcg charging with limit and high reclaim ([`charge`]), and
+//! what a run reports ([`results`]).
 
+pub(crate) mod alloc;
 pub mod charge;
 pub mod damon_snapshots;
 pub mod engine;
 pub mod filemap;
+pub(crate) mod huge_memory;
 pub mod results;
 
 use crate::api::RunResult;

@@ -187,6 +187,9 @@ impl Recorder {
                 vmstat.push(("allocstall", n));
             }
         }
+        // THP, compaction and NUMA events (/proc/vmstat names; the `nr_*_allocated`
+        // tallies are the THP machine's own).
+        vmstat.extend(mm.thp.stat.iter().filter(|(name, _)| !name.starts_with("nr_")));
         let secs = |ns: u64| ns as f64 / 1e9;
         let runtime = secs(now);
         let avg_used = if now > 0 { (self.mem_integral / now as u128) as f64 * reclaimlab_trace::PAGE_SIZE as f64 } else { 0.0 };

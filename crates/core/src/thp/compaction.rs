@@ -362,11 +362,12 @@ fn compact_finished(mm: &mut Mm, cc: &CompactControl) -> CompactResult {
     CompactResult::Continue
 }
 
-/// A frame the migrate scanner can isolate: on an LRU, not part of a THP.
+/// A frame the migrate scanner can isolate: on an LRU (of a policy whose
+/// `folio_isolate_lru` works), not part of a THP.
 #[inline]
 fn migratable(mm: &Mm, pfn: Pfn) -> bool {
     let f = mm.frames.flags(pfn);
-    f & pg::LRU != 0 && f & pg::COMPOUND == 0
+    f & pg::LRU != 0 && f & pg::COMPOUND == 0 && mm.lru_folios_migratable
 }
 
 /// `isolate_migratepages_block`: returns where the scan stopped.

@@ -14,31 +14,28 @@
 //! reclaim/compaction work holds it for `thp.lock_share` of its duration, and a task
 //! arriving while it is held waits (the wait is part of its fault latency).
 
-use super::compaction::{self, CompactPriority, CompactResult, DEF_COMPACT_PRIORITY, INIT_COMPACT_PRIORITY};
 use super::gfp::*;
+use super::kcompactd::{self, Kcompactd};
 use super::khugepaged::Khugepaged;
 use super::policy::{PageAllocator, ThpPolicy};
-use super::{numa, split, Tc, ThpState, HPAGE_PMD_NR, HPAGE_PMD_ORDER};
+use super::{split, Tc, ThpState, HPAGE_PMD_NR, HPAGE_PMD_ORDER};
 use crate::config::SimConfig;
 use crate::error::{Error, Result};
 use crate::mm::page::{is_resident, nonres_pte, pg, pinfo, pte_info, NOT_PRESENT, NO_PAGE};
-use crate::mm::page_alloc::{MigrateType, Pfn, DEFAULT_WATERMARK_BOOST_FACTOR, PAGEBLOCK_ORDER, WMARK_LOW, WMARK_MIN};
+use crate::mm::page_alloc::{MigrateType, Pfn, DEFAULT_WATERMARK_BOOST_FACTOR, PAGEBLOCK_ORDER};
 use crate::mm::vmstat::Ev;
 use crate::mm::Mm;
 use crate::policy::classic::{lru, Classic, Mainline};
 use crate::policy::ReclaimPolicy;
+use crate::sim::alloc::{self, AllocCtx};
 use crate::sim::engine::Zonelist;
-use crate::vmscan::{self, Kswapd, MAX_RECLAIM_RETRIES};
+use crate::vmscan::Kswapd;
 
 /// No page-table page for this PMD slot.
 const NO_PFN: Pfn = u32::MAX;
 /// xarray nodes (576 bytes, `radix_tree_node_cachep`, `SLAB_RECLAIM_ACCOUNT`) hold 64
 /// slots; 7 fit a 4 KiB slab page: one reclaimable slab page per 448 page-cache pages.
 pub const FILE_PAGES_PER_SLAB_PAGE: u32 = 448;
-/// `HPAGE_FRAG_CHECK_INTERVAL_MSEC`.
-const HPAGE_FRAG_CHECK_INTERVAL_NS: u64 = 500_000_000;
-/// Least time one daemon step takes.
-const MIN_STEP_NS: u64 = 1_000;
 
 /// A mapping (`vm_area_struct`): page ids `start..start + nr_pages`, `start` 512-aligned.
 #[derive(Clone, Debug)]
@@ -69,16 +66,6 @@ pub enum Fault {
     Base,
     /// A THP was mapped.
     Huge,
-}
-
-/// kcompactd of one node.
-pub struct Kcompactd {
-    pub active: bool,
-    pub clock: u64,
-    pub max_order: u8,
-    pub next_proactive: u64,
-    pub proactive_defer: u32,
-    pub cpu_ns: u64,
 }
 
 pub struct ThpMachine {
@@ -125,9 +112,7 @@ impl ThpMachine {
         let n = mm.nr_nodes();
         Ok(ThpMachine {
             kswapd: (0..n as u16).map(Kswapd::new).collect(),
-            kcompactd: (0..n)
-                .map(|_| Kcompactd { active: false, clock: 0, max_order: 0, next_proactive: HPAGE_FRAG_CHECK_INTERVAL_NS, proactive_defer: 0, cpu_ns: 0 })
-                .collect(),
+            kcompactd: (0..n as u16).map(Kcompactd::new).collect(),
             khugepaged: Khugepaged::new(cfg),
             thp_policy: entry.policy,
             proactive: false,
@@ -172,102 +157,16 @@ impl ThpMachine {
         self.mm.flush_memcg_stats_due(t);
         for node in 0..self.kswapd.len() {
             while self.kswapd[node].active && self.kswapd[node].clock_ns <= t {
-                self.mm.now = self.kswapd[node].clock_ns;
-                // shrink_slab: the deferred split shrinker runs with reclaim.
-                split::deferred_split_scan(&mut self.mm);
-                self.kswapd[node].step(&mut self.mm, &mut self.policy);
-                if std::mem::take(&mut self.kswapd[node].kcompactd_wake) {
-                    // balance_pgdat, boosted pass: wakeup_kcompactd(pgdat, pageblock_order).
-                    let now = self.kswapd[node].clock_ns;
-                    self.wakeup_kcompactd(node as u16, PAGEBLOCK_ORDER, now);
-                }
-                if !self.kswapd[node].active {
-                    // kswapd_try_to_sleep: reset_isolation_suitable, wakeup_kcompactd.
-                    for i in 0..self.mm.nodes[node].zones.len() {
-                        let z = self.mm.nodes[node].zones[i];
-                        if self.mm.thp.zones[z].blockskip_flush {
-                            compaction::reset_isolation_suitable(&mut self.mm, z);
-                        }
-                    }
-                }
+                kcompactd::kswapd_step(&mut self.mm, &mut self.policy, &mut self.kswapd[node], &mut self.kcompactd[node]);
             }
-            while self.kcompactd[node].active && self.kcompactd[node].clock <= t {
-                self.kcompactd_do_work(node);
-            }
-            if self.proactive && self.mm.cfg.thp.compaction_proactiveness > 0 {
-                while self.kcompactd[node].next_proactive <= t {
-                    self.proactive_compact(node);
-                }
-            }
+            let kswapd_active = self.kswapd[node].active;
+            self.kcompactd[node].run_due(&mut self.mm, t, kswapd_active, self.proactive);
         }
         while self.khugepaged.next_scan <= t {
             self.mm.now = self.khugepaged.next_scan;
             super::khugepaged::khugepaged_scan(self);
         }
         self.mm.now = t;
-    }
-
-    fn kcompactd_do_work(&mut self, node: usize) {
-        let order = self.kcompactd[node].max_order;
-        let mut cost = 0;
-        for i in 0..self.mm.nodes[node].zones.len() {
-            let z = self.mm.nodes[node].zones[i];
-            cost += compaction::kcompactd_compact_zone(&mut self.mm, z, Some(order));
-        }
-        let k = &mut self.kcompactd[node];
-        k.clock += cost.max(MIN_STEP_NS);
-        k.cpu_ns += cost;
-        k.active = false;
-        k.max_order = 0;
-    }
-
-    /// kcompactd's timeout path (v5.9): `should_proactive_compact_node` →
-    /// `proactive_compact_node`, deferred `1 << COMPACT_MAX_DEFER_SHIFT` intervals when
-    /// the score did not improve.
-    fn proactive_compact(&mut self, node: usize) {
-        let k = &mut self.kcompactd[node];
-        k.next_proactive += HPAGE_FRAG_CHECK_INTERVAL_NS;
-        if k.proactive_defer > 0 {
-            k.proactive_defer -= 1;
-            return;
-        }
-        let pro = self.mm.cfg.thp.compaction_proactiveness;
-        let prev = compaction::fragmentation_score_node(&self.mm, node as u16);
-        if self.kswapd[node].active || prev <= compaction::fragmentation_score_wmark(pro, false) {
-            return;
-        }
-        let mut cost = 0;
-        for i in 0..self.mm.nodes[node].zones.len() {
-            let z = self.mm.nodes[node].zones[i];
-            cost += compaction::kcompactd_compact_zone(&mut self.mm, z, None);
-        }
-        self.kcompactd[node].cpu_ns += cost;
-        if compaction::fragmentation_score_node(&self.mm, node as u16) >= prev {
-            self.kcompactd[node].proactive_defer = 1 << compaction::COMPACT_MAX_DEFER_SHIFT;
-        }
-    }
-
-    /// `wakeup_kcompactd`.
-    fn wakeup_kcompactd(&mut self, node: u16, order: u8, now: u64) {
-        let k = &mut self.kcompactd[node as usize];
-        k.max_order = k.max_order.max(order);
-        if !k.active {
-            k.active = true;
-            k.clock = k.clock.max(now);
-            self.mm.thp.stat.count(Tc::CompactDaemonWake, 1);
-        }
-    }
-
-    /// `wake_all_kswapds`: kswapd for the order-0 watermarks; for a high order also
-    /// kcompactd (which kswapd wakes when it goes back to sleep).
-    fn wake_all_kswapds(&mut self, order: u8, nodes: &[u16]) {
-        let now = self.task_now();
-        for &n in nodes {
-            self.kswapd[n as usize].wakeup(&mut self.mm, now);
-            if order > 0 {
-                self.wakeup_kcompactd(n, order, now);
-            }
-        }
     }
 
     #[inline]
@@ -297,159 +196,10 @@ impl ThpMachine {
         }
     }
 
-    /// `get_page_from_freelist`.
-    fn get_page_from_freelist(&mut self, nodes: &[u16], order: u8, wmark: usize, mt: MigrateType) -> Option<Pfn> {
-        for &node in nodes {
-            for zi in 0..self.mm.nodes[node as usize].zones.len() {
-                let z = self.mm.nodes[node as usize].zones[zi];
-                // wmark_pages(): the watermark plus watermark_boost (spec A.5).
-                let mark = self.mm.buddy.zones[z].wmark_pages(wmark);
-                if !self.mm.buddy.zone_watermark_ok(z, order, mark) {
-                    continue;
-                }
-                if let Some(pfn) = self.mm.buddy.alloc(&mut self.mm.lists, z, order, mt) {
-                    if self.mm.buddy.take_boosted_watermark(z) {
-                        // rmqueue: ZONE_BOOSTED_WATERMARK → wakeup_kswapd(zone, 0, 0, ...).
-                        let now = self.task_now();
-                        self.kswapd[node as usize].wakeup(&mut self.mm, now);
-                    }
-                    self.mm.vmstat.count(Ev::PgallocNormal, 1 << order);
-                    let local = self.tasks.get(self.cur).map_or(nodes[0], |t| t.node);
-                    numa::zone_statistics(&mut self.mm, nodes[0], node, local);
-                    return Some(pfn);
-                }
-            }
-        }
-        None
-    }
-
-    /// The zones of `nodes`, in order (into a stack buffer: no allocation per fault).
-    fn zones_of<'a>(&self, nodes: &[u16], buf: &'a mut [usize; 64]) -> &'a [usize] {
-        let mut k = 0;
-        for &n in nodes {
-            for &z in &self.mm.nodes[n as usize].zones {
-                if k < buf.len() {
-                    buf[k] = z;
-                    k += 1;
-                }
-            }
-        }
-        &buf[..k]
-    }
-
-    /// `__alloc_pages_direct_compact`.
-    fn direct_compact(&mut self, nodes: &[u16], order: u8, prio: CompactPriority, mt: MigrateType) -> (Option<Pfn>, CompactResult) {
-        let mut buf = [0usize; 64];
-        let zones = self.zones_of(nodes, &mut buf);
-        let (r, cost) = compaction::try_to_compact_pages(&mut self.mm, zones, order, prio, WMARK_MIN);
-        self.charge_work(nodes[0], cost);
-        if r <= CompactResult::Deferred {
-            return (None, r);
-        }
-        self.mm.thp.stat.count(Tc::CompactStall, 1);
-        let page = self.get_page_from_freelist(nodes, order, WMARK_MIN, mt);
-        match page {
-            Some(p) => {
-                let z = self.mm.buddy.zone_of(p);
-                compaction::compaction_defer_reset(&mut self.mm.thp.zones[z], order, true);
-                self.mm.thp.stat.count(Tc::CompactSuccess, 1);
-            }
-            None => self.mm.thp.stat.count(Tc::CompactFail, 1),
-        }
-        (page, r)
-    }
-
-    /// `__alloc_pages_direct_reclaim`; for costly orders reclaim aims at `compact_gap`
-    /// and skips when every zone is ready for compaction (`compaction_ready`).
-    fn direct_reclaim(&mut self, nodes: &Zonelist, order: u8, mt: MigrateType) -> (Option<Pfn>, u64) {
-        let mut target = *nodes;
-        if order > PAGE_ALLOC_COSTLY_ORDER {
-            let th = self.mm.cfg.thp.extfrag_threshold as i32;
-            target.retain(|n| {
-                self.mm.nodes[n as usize].zones.iter().any(|&z| compaction::compaction_suitable(&self.mm, z, Some(order), WMARK_MIN, th) == CompactResult::Skipped)
-            });
-            if target.is_empty() {
-                return (None, 1);
-            }
-        }
-        self.mm.now = self.task_now();
-        split::deferred_split_scan(&mut self.mm);
-        let want = if order > PAGE_ALLOC_COSTLY_ORDER { compaction::compact_gap(order) } else { 0 };
-        let (reclaimed, cost) = vmscan::try_to_free_pages_for(&mut self.mm, &mut self.policy, &target, want);
-        self.charge_work(nodes[0], cost);
-        (self.get_page_from_freelist(nodes, order, WMARK_MIN, mt), reclaimed)
-    }
-
-    /// `__alloc_pages_nodemask` → `__alloc_pages_slowpath` (v4.20 order of steps).
+    /// `__alloc_pages(gfp, order, node)` (sim/alloc.rs).
     pub fn alloc_pages_mt(&mut self, gfp: Gfp, order: u8, node: u16, mt: MigrateType) -> Result<Option<Pfn>> {
         let nodes = self.zonelist(node, gfp & __GFP_THISNODE != 0);
-        if let Some(p) = self.get_page_from_freelist(&nodes, order, WMARK_LOW, mt) {
-            return Ok(Some(p));
-        }
-        if gfp & __GFP_KSWAPD_RECLAIM != 0 {
-            self.wake_all_kswapds(order, &nodes);
-        }
-        if let Some(p) = self.get_page_from_freelist(&nodes, order, WMARK_MIN, mt) {
-            return Ok(Some(p));
-        }
-        if gfp & __GFP_DIRECT_RECLAIM == 0 {
-            return Ok(None);
-        }
-        let costly = order > PAGE_ALLOC_COSTLY_ORDER;
-        let mut prio = DEF_COMPACT_PRIORITY;
-        if costly {
-            // "For costly allocations, try direct compaction first."
-            let (p, r) = self.direct_compact(&nodes, order, INIT_COMPACT_PRIORITY, mt);
-            if p.is_some() {
-                return Ok(p);
-            }
-            if self.thp_policy.costly_gives_up(gfp, order, r) {
-                return Ok(None);
-            }
-            if gfp & __GFP_NORETRY != 0 {
-                // "sync compaction could be very expensive, so keep using async compaction"
-                prio = INIT_COMPACT_PRIORITY;
-            }
-        }
-        let mut no_progress_loops = 0;
-        loop {
-            if gfp & __GFP_KSWAPD_RECLAIM != 0 {
-                self.wake_all_kswapds(order, &nodes);
-            }
-            if let Some(p) = self.get_page_from_freelist(&nodes, order, WMARK_MIN, mt) {
-                return Ok(Some(p));
-            }
-            let (p, reclaimed) = self.direct_reclaim(&nodes, order, mt);
-            if p.is_some() {
-                return Ok(p);
-            }
-            if order > 0 {
-                let (p, _) = self.direct_compact(&nodes, order, prio, mt);
-                if p.is_some() {
-                    return Ok(p);
-                }
-            }
-            if gfp & __GFP_NORETRY != 0 || (costly && gfp & __GFP_RETRY_MAYFAIL == 0) {
-                return Ok(None);
-            }
-            // should_reclaim_retry, simplified: give up after MAX_RECLAIM_RETRIES loops
-            // without progress (order-0 requests then OOM).
-            if reclaimed == 0 {
-                no_progress_loops += 1;
-                if no_progress_loops > MAX_RECLAIM_RETRIES {
-                    self.mm.vmstat.count(Ev::OomKill, 1);
-                    return Err(Error::oom(format!(
-                        "order-{order} allocation failed: {} free pages, reclaim made no progress",
-                        self.mm.total_free_pages()
-                    )));
-                }
-            } else {
-                no_progress_loops = 0;
-            }
-            // Let the daemons run for the time this task has stalled.
-            let t = self.task_now();
-            self.catch_up(t);
-        }
+        alloc::alloc_pages(self, gfp, order, &nodes, mt)
     }
 
     // ------------------------------------------------------------------ faults
@@ -823,6 +573,41 @@ impl ThpMachine {
             return Err(format!("root usage {} != {resident} resident", self.mm.memcgs[0].usage));
         }
         Ok(())
+    }
+}
+
+impl AllocCtx for ThpMachine {
+    type P = Classic<Mainline>;
+    fn mm(&mut self) -> &mut Mm {
+        &mut self.mm
+    }
+    fn mm_and_policy(&mut self) -> (&mut Mm, &mut Self::P) {
+        (&mut self.mm, &mut self.policy)
+    }
+    fn task_now(&self) -> u64 {
+        self.task_now()
+    }
+    fn local_node(&self, preferred: u16) -> u16 {
+        self.tasks.get(self.cur).map_or(preferred, |t| t.node)
+    }
+    fn wakeup_kswapd(&mut self, node: u16) {
+        let now = self.task_now();
+        self.kswapd[node as usize].wakeup(&mut self.mm, now);
+    }
+    fn wakeup_kcompactd(&mut self, node: u16, order: u8) {
+        let now = self.task_now();
+        self.kcompactd[node as usize].wakeup(&mut self.mm, order, now);
+    }
+    fn charge_work(&mut self, node: u16, ns: u64, _reclaim: bool) {
+        self.charge_work(node, ns);
+    }
+    fn catch_up(&mut self) -> Result<()> {
+        let t = self.task_now();
+        self.catch_up(t);
+        Ok(())
+    }
+    fn oom(&mut self, order: u8) -> Error {
+        Error::oom(format!("order-{order} allocation failed: {} free pages, reclaim made no progress", self.mm.total_free_pages()))
     }
 }
 

@@ -4,6 +4,7 @@
 //! - [`gfp`]: the gfp bits a THP fault uses and the `transparent_hugepage` sysfs modes;
 //! - [`compaction`]: mm/compaction.c — the two scanners, `compact_zone`, suitability,
 //!   deferral, `try_to_compact_pages`, the proactive fragmentation score;
+//! - [`kcompactd`]: kcompactd per node, and what runs beside each kswapd step;
 //! - [`migrate`]: mm/migrate.c — moving one page to a new frame (owner, PTE, LRU slot);
 //! - [`split`]: `split_huge_page` and the deferred split queue (mm/huge_memory.c);
 //! - [`policy`]: the THP allocation policies as named variants (`thp@4.20-rc4`,
@@ -20,6 +21,7 @@
 
 pub mod compaction;
 pub mod gfp;
+pub mod kcompactd;
 pub mod khugepaged;
 pub mod knobs;
 pub mod machine;
@@ -51,6 +53,7 @@ macro_rules! thp_events {
 thp_events! {
     ThpFaultAlloc => "thp_fault_alloc",
     ThpFaultFallback => "thp_fault_fallback",
+    ThpFaultFallbackCharge => "thp_fault_fallback_charge",
     ThpCollapseAlloc => "thp_collapse_alloc",
     ThpCollapseAllocFailed => "thp_collapse_alloc_failed",
     ThpSplitPage => "thp_split_page",

@@ -27,7 +27,7 @@
 //!
 //! Not modelled: no active/inactive split (every folio is accounted on its type's
 //! inactive list, so `nr_active_*` stay 0), no `kswapd_age_node`, no isolation for
-//! DAMOS or compaction (`folio_isolate_lru` fails), no shadow entries (so no
+//! DAMOS or compaction (`folio_isolate_lru` fails: compaction migrates no LRU folio), no shadow entries (so no
 //! `workingset_*` refault counters or workingset PSI stalls).
 use reclaimlab_cache::evict::{build_evict, Evict};
 use reclaimlab_cache::Algo;
@@ -147,6 +147,9 @@ impl CachePolicy {
 impl ReclaimPolicy for CachePolicy {
     fn init_lruvec(&mut self, mm: &mut Mm, lv: LruvecId) {
         debug_assert_eq!(lv as usize, self.lruvecs.len());
+        // folio_isolate_lru fails here, so compaction's migrate scanner cannot isolate
+        // (and move) an LRU folio.
+        mm.lru_folios_migratable = false;
         let frames: u64 = mm.nodes.iter().map(|n| n.nr_pages as u64).sum();
         let mut a = build_evict(self.algo, frames as usize + 1, self.nr_keys)
             .unwrap_or_else(|| panic!("cache:{} cannot evict on demand", self.algo.name()));

@@ -1,0 +1,122 @@
+//! kcompactd (mm/compaction.c): one per node, woken for a high order by a failing
+//! allocation (`wakeup_kcompactd`) or by kswapd after a boosted pass, and, with
+//! `vm.compaction_proactiveness` (v5.9+), on its 500 ms timeout when the node's
+//! fragmentation score is above the watermark. It runs on its own clock.
+//!
+//! Also here: what runs beside each kswapd step when huge pages and compaction are
+//! modelled ([`kswapd_step`]).
+
+use super::{compaction, split, Tc};
+use crate::mm::page_alloc::PAGEBLOCK_ORDER;
+use crate::mm::Mm;
+use crate::policy::ReclaimPolicy;
+use crate::vmscan::Kswapd;
+
+/// `HPAGE_FRAG_CHECK_INTERVAL_MSEC`.
+const HPAGE_FRAG_CHECK_INTERVAL_NS: u64 = 500_000_000;
+/// Least time one kcompactd step takes.
+const MIN_STEP_NS: u64 = 1_000;
+
+/// kcompactd of one node.
+pub struct Kcompactd {
+    pub node: u16,
+    pub active: bool,
+    pub clock: u64,
+    pub max_order: u8,
+    pub next_proactive: u64,
+    pub proactive_defer: u32,
+    pub cpu_ns: u64,
+}
+
+impl Kcompactd {
+    pub fn new(node: u16) -> Self {
+        Kcompactd { node, active: false, clock: 0, max_order: 0, next_proactive: HPAGE_FRAG_CHECK_INTERVAL_NS, proactive_defer: 0, cpu_ns: 0 }
+    }
+
+    /// `wakeup_kcompactd`.
+    pub fn wakeup(&mut self, mm: &mut Mm, order: u8, now: u64) {
+        self.max_order = self.max_order.max(order);
+        if !self.active {
+            self.active = true;
+            self.clock = self.clock.max(now);
+            mm.thp.stat.count(Tc::CompactDaemonWake, 1);
+        }
+    }
+
+    /// Run the work due by `t`: `kcompactd_do_work` while woken, and with `proactive`
+    /// the timeout path. `kswapd_active`: the node's kswapd is running (proactive
+    /// compaction waits for it).
+    pub fn run_due(&mut self, mm: &mut Mm, t: u64, kswapd_active: bool, proactive: bool) {
+        while self.active && self.clock <= t {
+            self.do_work(mm);
+        }
+        if proactive && mm.cfg.thp.compaction_proactiveness > 0 {
+            while self.next_proactive <= t {
+                self.proactive_compact(mm, kswapd_active);
+            }
+        }
+    }
+
+    /// `kcompactd_do_work`: compact every zone of the node for `max_order`.
+    fn do_work(&mut self, mm: &mut Mm) {
+        let order = self.max_order;
+        let mut cost = 0;
+        for i in 0..mm.nodes[self.node as usize].zones.len() {
+            let z = mm.nodes[self.node as usize].zones[i];
+            cost += compaction::kcompactd_compact_zone(mm, z, Some(order));
+        }
+        self.clock += cost.max(MIN_STEP_NS);
+        self.cpu_ns += cost;
+        self.active = false;
+        self.max_order = 0;
+    }
+
+    /// kcompactd's timeout path (v5.9): `should_proactive_compact_node` →
+    /// `proactive_compact_node`, deferred `1 << COMPACT_MAX_DEFER_SHIFT` intervals when
+    /// the score did not improve.
+    fn proactive_compact(&mut self, mm: &mut Mm, kswapd_active: bool) {
+        self.next_proactive += HPAGE_FRAG_CHECK_INTERVAL_NS;
+        if self.proactive_defer > 0 {
+            self.proactive_defer -= 1;
+            return;
+        }
+        let pro = mm.cfg.thp.compaction_proactiveness;
+        let prev = compaction::fragmentation_score_node(mm, self.node);
+        if kswapd_active || prev <= compaction::fragmentation_score_wmark(pro, false) {
+            return;
+        }
+        let mut cost = 0;
+        for i in 0..mm.nodes[self.node as usize].zones.len() {
+            let z = mm.nodes[self.node as usize].zones[i];
+            cost += compaction::kcompactd_compact_zone(mm, z, None);
+        }
+        self.cpu_ns += cost;
+        if compaction::fragmentation_score_node(mm, self.node) >= prev {
+            self.proactive_defer = 1 << compaction::COMPACT_MAX_DEFER_SHIFT;
+        }
+    }
+}
+
+/// One kswapd step with what runs beside it: the deferred split shrinker first
+/// (`shrink_slab` in `shrink_node`), kcompactd woken after a boosted pass
+/// (`balance_pgdat`: `wakeup_kcompactd(pgdat, pageblock_order, ...)`), and the
+/// pageblock skip bits reset when kswapd goes back to sleep (`kswapd_try_to_sleep` →
+/// `reset_isolation_suitable`).
+#[inline]
+pub fn kswapd_step<P: ReclaimPolicy>(mm: &mut Mm, policy: &mut P, k: &mut Kswapd, kc: &mut Kcompactd) {
+    mm.now = k.clock_ns;
+    split::deferred_split_scan(mm);
+    k.step(mm, policy);
+    if std::mem::take(&mut k.kcompactd_wake) {
+        kc.wakeup(mm, PAGEBLOCK_ORDER, k.clock_ns);
+    }
+    if !k.active {
+        let node = k.node as usize;
+        for i in 0..mm.nodes[node].zones.len() {
+            let z = mm.nodes[node].zones[i];
+            if mm.thp.zones[z].blockskip_flush {
+                compaction::reset_isolation_suitable(mm, z);
+            }
+        }
+    }
+}
