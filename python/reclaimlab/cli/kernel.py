@@ -83,6 +83,9 @@ def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument("--accel", choices=("tcg", "kvm"), help="QEMU accelerator (default tcg)")
     p.add_argument("--smp", type=int, default=2, metavar="N",
                    help="guest CPUs (default 2; 1 keeps every per-CPU LRU batch on the workload's CPU)")
+    p.add_argument("--nodes", default="1", metavar="N",
+                   help="NUMA nodes (QEMU -numa): guest RAM and CPUs split evenly, at least 128 MiB and one CPU "
+                        "per node (default 1)")
     p.add_argument("--tick", type=int, default=0, metavar="USEC",
                    help="one sleeper per guest CPU waking every USEC µs, so TCG flushes its soft TLB and "
                         "accessed bits behave as on hardware (default 0: none; docs/kernel.md)")
@@ -128,7 +131,8 @@ def _setup(a: argparse.Namespace):
 
     return Setup(workload=a.workload, kernel=a.kernel, mglru=a.mglru, memory=a.memory, swap=a.swap,
                  swappiness=a.swappiness, boots=a.boots, timeout=a.timeout, guest_mb=guest_mb_of(a.guest_memory),
-                 disk_size=a.disk_size, accel=a.accel, tick_us=a.tick, smp=a.smp, read_ahead_kb=a.read_ahead_kb,
+                 disk_size=a.disk_size, accel=a.accel, tick_us=a.tick, smp=a.smp, nodes=a.nodes,
+                 read_ahead_kb=a.read_ahead_kb,
                  fault_around_bytes=a.fault_around_bytes, thp=a.thp, damon_reclaim=a.damon_reclaim,
                  damon_interface=a.damon_interface, cgroup_set=tuple(a.cgroup_set))
 

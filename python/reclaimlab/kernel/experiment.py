@@ -40,12 +40,12 @@ def _guest_options(setup: Setup, p: Prepared) -> dict[str, str]:
     """Guest options that identify boots only when not at the value every boot had before
     the option existed (the defaults of tick and smp, the laboratory settings LAB of
     readahead, fault-around and THP), so that those boots keep their key."""
-    opts = {"tick_us": setup.tick_us, "smp": setup.smp, "read_ahead_kb": p.read_ahead_kb,
+    opts = {"tick_us": setup.tick_us, "smp": setup.smp, "nodes": p.nodes, "read_ahead_kb": p.read_ahead_kb,
             "fault_around_bytes": p.fault_around_bytes, "thp": setup.thp or "default",
             "damon_reclaim": None if p.damon_reclaim is None else
             f"{p.damon_interface}:" + (",".join(f"{k}={v}" for k, v in sorted(p.damon_reclaim.items())) or "defaults"),
             "sample": setup.sample, "cgroup_set": ",".join(sorted(setup.cgroup_set))}
-    before = {"tick_us": 0, "smp": Setup.smp, **LAB, "damon_reclaim": None, "sample": False, "cgroup_set": ""}
+    before = {"tick_us": 0, "smp": Setup.smp, "nodes": 1, **LAB, "damon_reclaim": None, "sample": False, "cgroup_set": ""}
     return {k: str(v) for k, v in opts.items() if v != before[k]}
 
 
