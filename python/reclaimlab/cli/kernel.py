@@ -250,6 +250,17 @@ def cmd_validate(a: argparse.Namespace) -> int:
           f"memory.max {g['memory.max']}  time dilation {res['time_dilation']}"
           + (f"  guest time per access {res['access_ns']:,.0f} ns (sleeps in real time)" if res.get("access_ns") else ""))
     print(_rows_table(res["rows"]))
+    for run in res.get("per_run", []) if len(res.get("per_run", [])) > 1 else []:
+        print(f"{run['threads']} thread(s)")
+        print(_rows_table(run["rows"]))
+    for run in res.get("per_run", []):
+        h = run["huge_pct"]
+        print(f"huge faults, {run['threads']} thread(s): kernel {h['kernel']:.1f}% ± {h['kernel_sd']:.1f}, "
+              f"model {h['model']:.1f}%")
+    for d in res.get("directions", []):
+        arrow = {-1: "down", 0: "level", 1: "up"}
+        print(f"direction {d['counter']}: kernel {arrow[d['kernel_dir']]}, model {arrow[d['model_dir']]}"
+              f"{'' if d['agree'] else ' (DISAGREE)'}")
     for name, rows in res.get("cgroup_rows", {}).items():
         print(f"cgroup {name} (memory.stat, memory.events)")
         print(_rows_table(rows))
@@ -311,6 +322,11 @@ def cmd_trace(a: argparse.Namespace) -> int:
     from ..kernel.run import parse_size
 
     wl = workload.build(a.workload, parse_size(a.memory, "--memory"))
+    if wl.thp is not None:
+        from ..kernel import KernelError
+
+        raise KernelError(f"workload {wl.thp['kind']} is a program the guest runs (guest/thp.c), not a page "
+                          f"sequence: it has no trace (the model runs it as its {wl.thp['kind']} scenario)")
     write_sim_trace(wl, Path(a.output))  # native, with the guest's file layout
     print(f"{a.output}: {len(wl):,} accesses ({wl.file_pages:,} file pages, {wl.anon_pages:,} anon pages; "
           f"phases {', '.join(wl.phases)})")

@@ -106,7 +106,14 @@ def revalidate(setup: Setup, out: Path, logs: dict[str, list[str]]) -> dict[str,
 def compare_boots(setup: Setup, prep: Prepared, consoles: list[Console], out: Path,
                   base_consoles: list[Console] | None = None) -> dict[str, Any]:
     """The simulator on ``prep``'s workload with the guest's parameters, compared with the
-    boots' ``consoles`` (and, for DAMON_RECLAIM, the baseline boots without it)."""
+    boots' ``consoles`` (and, for DAMON_RECLAIM, the baseline boots without it). A THP
+    workload (thpscale, usemem) runs the model's THP scenario instead (:mod:`.thp_compare`)."""
+    if prep.wl.thp is not None:
+        from . import thp_compare
+
+        res = thp_compare.compare_boots(prep, consoles)
+        return {**res, "mglru": setup.mglru or "default", "notes": {}, "not_comparable": None,
+                "read_back": consoles[0].read_back(), "time_dilation": 1.0}
     settings = sim_settings(prep, consoles)
     damon_res = None
     if prep.damon_reclaim is not None:
