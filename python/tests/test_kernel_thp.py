@@ -72,19 +72,19 @@ def test_bad_nodes_on_the_command_line_is_one_line(command, args, needles):
 
 def test_thpscale_spec_takes_thread_counts_joined_by_plus():
     wl = workload.build("thpscale:threads=1+4,mapsize_pct=60", 0, 1 << 30)
-    assert wl.thp == {"kind": "thpscale", "threads": [1, 4], "madvise": True, "mapsize_pct": 60}
+    assert wl.thp == {"kind": "thpscale", "threads": [1, 4], "madvise": True, "mapsize_pct": 60, "proactiveness": -1}
     assert wl.phases == ["threads1", "threads4"] and len(wl) == 0 and not wl.writes_files
     # The work file: MAPSIZE (60 % of the guest, which is more than its MemTotal) + 16 MiB.
     assert wl.file_pages == ((1 << 30) * 60 // 100 + (16 << 20)) // 4096
-    assert wl.thp_argv() == ["thpscale", "/data/data", "1", "60", "1,4"]
+    assert wl.thp_argv() == ["thpscale", "/data/data", "1", "60", "1,4", "-1"]
     assert workload.build("thpscale", 0, 1 << 30).thp["threads"] == [1, 4]
 
 
 def test_usemem_spec_and_its_guest_arguments():
-    wl = workload.build("usemem:threads=4,cache_pct=40,passes=2,defrag=madvise", 0, 1 << 30)
+    wl = workload.build("usemem:threads=4,cache_pct=40,passes=2,defrag=madvise,proactiveness=0", 0, 1 << 30)
     assert wl.thp == {"kind": "usemem", "threads": 4, "cache_pct": 40, "usemem_pct": 70, "passes": 2,
-                      "defrag": "madvise"}
-    assert wl.thp_argv("/d") == ["usemem", "/d", "madvise", "4", "40", "70", "2"]
+                      "defrag": "madvise", "proactiveness": 0}
+    assert wl.thp_argv("/d") == ["usemem", "/d", "madvise", "4", "40", "70", "2", "0"]
     assert wl.file_pages == (1 << 30) * 40 // 100 // 4096 and wl.cgroups == [""]
 
 
@@ -97,6 +97,7 @@ def test_usemem_spec_and_its_guest_arguments():
     ("usemem:defrag=bogus", "transparent_hugepage/defrag takes always, defer, defer+madvise, madvise, never"),
     ("usemem:threads=65", "out of range"),
     ("usemem:nodes=2", "unknown parameter(s) nodes"),
+    ("thpscale:proactiveness=101", "out of range"),
 ])
 def test_bad_thp_workload_specs(spec, needle):
     with pytest.raises(KernelError, match=needle.replace("(", r"\(").replace(")", r"\)").replace("+", r"\+")):
@@ -151,6 +152,8 @@ CONSOLE = """\
 @@meminfo start MemFree 926028
 @@sysctl numa_balancing 0
 @@nodes 2 989840
+@@pageblocks start 0 DMA 1 7 0 0 0
+@@pageblocks start 0 DMA32 3 240 1 0 0
 @@thpscale 1 191 2 6073333 46629
 @@phase 0 13994282494
 @@vm thp_fault_alloc 408
@@ -160,6 +163,7 @@ CONSOLE = """\
 @@trace mm_compaction_end -1 async/success 53
 @@trace mm_compaction_suitable 9 skipped 5775
 @@phase-end 0
+@@pageblocks 0 0 DMA32 9 230 5 0 0
 @@thpscale 4 141 51 12211054 7635097
 @@phase 1 9702046310
 @@vm thp_fault_alloc 445
@@ -179,6 +183,8 @@ def test_the_console_carries_nodes_thpscale_runs_and_tracepoint_counts():
                              "sum_base_us": 7635097.0}
     assert c.phases[0].trace == {"mm_compaction_end -1 async/success": 53, "mm_compaction_suitable 9 skipped": 5775}
     assert c.vmstat()["thp_fault_alloc"] == 853 and c.sysctl["numa_balancing"] == 0
+    assert c.pageblocks["start"] == [(0, "DMA", [1, 7, 0, 0, 0]), (0, "DMA32", [3, 240, 1, 0, 0])]
+    assert c.pageblocks["0"] == [(0, "DMA32", [9, 230, 5, 0, 0])]
     u = console.parse("@@usemem 4 4539186048 692224 692280\n")
     assert u.usemem == {"threads": 4, "elapsed_ns": 4539186048, "anon_huge_kb": 692224, "anon_kb": 692280}
 

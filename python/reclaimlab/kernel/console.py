@@ -115,6 +115,10 @@ class Console:
     thp_memtotal_kb: int | None = None
     thp_defrag: str | None = None
     thpscale: list[dict[str, float]] = field(default_factory=list)
+    #: Pageblocks per migrate type (/proc/pagetypeinfo) before the workload ("start") and
+    #: after each phase ("0", "1", ...): WHEN -> [(node, zone, [unmovable, movable,
+    #: reclaimable, highatomic, isolate])].
+    pageblocks: dict[str, list[tuple[int, str, list[int]]]] = field(default_factory=dict)
     usemem: dict[str, int] = field(default_factory=dict)
     #: Where the anon pages sat after the first phase: present, min, p10, p50, p90, max PFN.
     pfns: list[int] = field(default_factory=list)
@@ -264,6 +268,8 @@ def parse(text: str) -> Console:
                 c.damon_reclaim[parts[0]] = parts[1]
             elif tag == "nodes" and len(parts) == 2:
                 c.thp_nodes, c.thp_memtotal_kb = int(parts[0]), int(parts[1])
+            elif tag == "pageblocks" and len(parts) == 8:
+                c.pageblocks.setdefault(parts[0], []).append((int(parts[1]), parts[2], [int(x) for x in parts[3:]]))
             elif tag == "thp_defrag" and parts:
                 c.thp_defrag = rest
             elif tag == "thpscale" and len(parts) == 5:

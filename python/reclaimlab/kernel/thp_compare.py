@@ -48,6 +48,8 @@ def model_settings(p: Prepared, consoles: list[Console]) -> dict[str, str]:
     defrag = _selected(c.thp_defrag)
     if defrag:
         s["transparent_hugepage.defrag"] = defrag
+    if "compaction_proactiveness" in c.sysctl:  # (the thp@* policies predate v5.9's proactive compaction)
+        s["vm.compaction_proactiveness"] = str(c.sysctl["compaction_proactiveness"])
     s["thp.policy"] = POLICY
     return s
 

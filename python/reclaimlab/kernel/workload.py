@@ -40,7 +40,8 @@ sequence access by access (docs/kernel.md, "One sequence, two replays").
   memory, punch a hole in every 2 MiB, read a file into the page cache, then fault a
   (``MADV_HUGEPAGE``) region stride by stride. Sizes follow the guest's MemTotal; the
   model is crates/core's ``thpscale`` scenario with the same parameters
-  (:mod:`reclaimlab.kernel.thp_compare`). Whole machine (``--memory none``).
+  (:mod:`reclaimlab.kernel.thp_compare`). Whole machine (``--memory none``). Both THP
+  workloads take ``proactiveness`` (-1: the kernel's vm.compaction_proactiveness, 20).
 - ``usemem``: ``threads`` (1), ``cache_pct`` (50), ``usemem_pct`` (70), ``passes`` (10),
   ``defrag`` (always): ``usemem-stress-numa-compact``: page cache on every node, then
   ``threads`` tasks on node 0 write an anonymous region larger than a node. Also run by
@@ -111,10 +112,12 @@ class Workload:
     def thp_argv(self, data: str = "/data/data") -> list[str]:
         """The guest's ``/thp`` command line (guest/thp.c) for a THP workload."""
         t = self.thp or {}
+        proact = str(t.get("proactiveness", -1))
         if t.get("kind") == "thpscale":
-            return ["thpscale", data, str(int(t["madvise"])), str(t["mapsize_pct"]), ",".join(map(str, t["threads"]))]
+            return ["thpscale", data, str(int(t["madvise"])), str(t["mapsize_pct"]), ",".join(map(str, t["threads"])),
+                    proact]
         return ["usemem", data, t["defrag"], str(t["threads"]), str(t["cache_pct"]), str(t["usemem_pct"]),
-                str(t["passes"])]
+                str(t["passes"]), proact]
 
     @property
     def writes_files(self) -> bool:
@@ -258,6 +261,9 @@ def _thp_workload(spec: str, name: str, params: dict[str, str], guest_bytes: int
              "defrag": defrag}
         file_pages = max(1, guest_bytes * cache_pct // 100 // PAGE)
         phases = ["cache", "usemem"]
+    # vm.compaction_proactiveness (0..100, mm/compaction.c proc_dointvec_minmax, 6.12);
+    # -1 keeps the kernel's (20).
+    t["proactiveness"] = int(_num(params, "proactiveness", -1, name, lo=-1, hi=100))
     return Workload(spec, empty, empty.astype(np.uint8), file_pages, 0, phases, [0] * len(phases), cgroups=[""], thp=t)
 
 

@@ -3,7 +3,7 @@
  * versions are crates/core/src/thp/scenarios.rs `thpscale` and `usemem`; sizes follow
  * the same rules, from the guest's MemTotal (mmtests' MEMTOTAL_BYTES).
  *
- *   thp thpscale DATA MADV MAPSIZE_PCT THREADS[,THREADS...]
+ *   thp thpscale DATA MADV MAPSIZE_PCT THREADS[,THREADS...] PROACTIVENESS
  *       mmtests thpscale-bench + thpscale.c: per thread count, in order (one phase each):
  *       sync + drop_caches, then NR threads (thread i pinned to the CPUs of node i % nodes)
  *       each map thread_size = (MAPSIZE / NR) & ~(2 MiB - 1) of anonymous memory and
@@ -14,7 +14,7 @@
  *       a store to the stride's first byte, mincore() of its last page (resident: the
  *       fault mapped a THP), a memset of the 2 MiB, each timed. MAPSIZE = MemTotal *
  *       MAPSIZE_PCT / 100. Per count "@@thpscale NR NHUGE NBASE SUM_HUGE_US SUM_BASE_US".
- *   thp usemem DATA DEFRAG THREADS CACHE_PCT USEMEM_PCT PASSES
+ *   thp usemem DATA DEFRAG THREADS CACHE_PCT USEMEM_PCT PASSES PROACTIVENESS
  *       mmtests usemem-stress-numa-compact as the model runs it: transparent_hugepage/
  *       defrag = DEFRAG; phase 0: one reader per node (pinned to its CPUs) reads its
  *       share of CACHE_PCT % of MemTotal of DATA through a shared mapping (page cache on
@@ -23,6 +23,8 @@
  *       page by page, then PASSES more times. "@@usemem THREADS ELAPSED_NS
  *       ANON_HUGE_KB ANON_KB" (smaps_rollup at the end, the region still mapped).
  *
+ * PROACTIVENESS >= 0 is written to /proc/sys/vm/compaction_proactiveness (-1: the kernel's,
+ * 20), read back as "@@sysctl compaction_proactiveness N".
  * Both first write 0 to /proc/sys/kernel/numa_balancing (6.12 Debian enables NUMA
  * balancing by default with several nodes, CONFIG_NUMA_BALANCING_DEFAULT_ENABLED; the
  * model has none), print "@@sysctl numa_balancing 0", "@@thp_defrag MODE" and "@@nodes N
@@ -30,6 +32,9 @@
  * "@@vm NAME DELTA" per changed /proc/vmstat counter, "@@phase-end INDEX"; then "@@done",
  * exit 0. Errors: "@@error TEXT", exit 1.
  *
+ * Pageblocks per migrate type (/proc/pagetypeinfo's "Number of blocks type" table) are
+ * printed before the first phase and after each as "@@pageblocks WHEN NODE ZONE
+ * UNMOVABLE MOVABLE RECLAIMABLE HIGHATOMIC ISOLATE" (WHEN: start, or the phase index).
  * Where tracefs mounts, each phase also counts the tracepoints that say why the kernel
  * reclaimed or compacted (include/trace/events/{vmscan,compaction}.h, 6.12), printed
  * before "@@phase-end" as "@@trace EVENT ORDER RET COUNT" (RET "-" when the event has
@@ -145,6 +150,23 @@ static void trace_report(void) {
     for (int i = 0; i < nc; i++) printf("@@trace %s %d %s %lu\n", c[i].ev, c[i].order, c[i].ret, c[i].n);
 }
 
+static void pageblocks(const char *when) {
+    FILE *f = fopen("/proc/pagetypeinfo", "r");
+    char line[512];
+    int on = 0;
+    if (!f) return;
+    while (fgets(line, sizeof line, f)) {
+        if (!strncmp(line, "Number of blocks type", 21)) { on = 1; continue; }
+        int node;
+        char zone[32];
+        unsigned long v[5];
+        if (on && sscanf(line, "Node %d, zone %31s %lu %lu %lu %lu %lu", &node, zone, &v[0], &v[1], &v[2], &v[3], &v[4]) == 7)
+            printf("@@pageblocks %s %d %s %lu %lu %lu %lu %lu\n", when, node, zone, v[0], v[1], v[2], v[3], v[4]);
+        else if (on) on = 0;
+    }
+    fclose(f);
+}
+
 static void phase_start(void) {
     if (tracing) {
         int fd = open(TRACING "/trace", O_WRONLY | O_TRUNC);
@@ -163,6 +185,9 @@ static void phase_end(unsigned idx) {
             printf("@@vm %s %lld\n", after.name[i], (long long)(after.val[i] - before.val[i]));
     trace_report();
     printf("@@phase-end %u\n", idx);
+    char when[16];
+    snprintf(when, sizeof when, "%u", idx);
+    pageblocks(when);
     fflush(stdout);
 }
 
@@ -411,15 +436,24 @@ static int usemem(char **argv) {
 
 int main(int argc, char **argv) {
     setvbuf(stdout, NULL, _IOLBF, 0);
-    int thpscale_args = argc == 6 && !strcmp(argv[1], "thpscale");
-    int usemem_args = argc == 8 && !strcmp(argv[1], "usemem");
+    int thpscale_args = argc == 7 && !strcmp(argv[1], "thpscale");
+    int usemem_args = argc == 9 && !strcmp(argv[1], "usemem");
     if (!thpscale_args && !usemem_args) {
-        fprintf(stderr, "usage: thp thpscale DATA MADV MAPSIZE_PCT THREADS[,...] | "
-                        "thp usemem DATA DEFRAG THREADS CACHE_PCT USEMEM_PCT PASSES\n");
+        fprintf(stderr, "usage: thp thpscale DATA MADV MAPSIZE_PCT THREADS[,...] PROACTIVENESS | "
+                        "thp usemem DATA DEFRAG THREADS CACHE_PCT USEMEM_PCT PASSES PROACTIVENESS\n");
         return 2;
+    }
+    const char *proact = argv[argc - 1], *pfile = "/proc/sys/vm/compaction_proactiveness";
+    if (atoi(proact) >= 0 && write_file(pfile, proact)) die("compaction_proactiveness");
+    FILE *pf = fopen(pfile, "r");
+    int pv;
+    if (pf) {
+        if (fscanf(pf, "%d", &pv) == 1) printf("@@sysctl compaction_proactiveness %d\n", pv);
+        fclose(pf);
     }
     find_nodes();
     trace_setup();
+    pageblocks("start");
     if (write_file("/proc/sys/kernel/numa_balancing", "0") == 0) printf("@@sysctl numa_balancing 0\n");
     printf("@@nodes %d %llu\n", nr_nodes, memtotal_bytes() >> 10);
     int rc = thpscale_args ? thpscale(argv) : usemem(argv);
