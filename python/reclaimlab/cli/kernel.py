@@ -25,6 +25,12 @@ workloads (NAME[:key=value,...]; sizes default relative to --memory):
   trace:path=FILE[,format=F,kind=K,access_us=U]
                                              any reclaimlab trace (one cgroup, no file writes); its time
                                              (or U us per access) is slept in the guest
+  thpscale[:threads=1+4,madvise=1,mapsize_pct=80,proactiveness=-1]
+                                             mmtests' thpscale run by the guest (guest/thp.c), one
+                                             phase per thread count; needs --memory none, >= 640M
+  usemem[:threads=1,cache_pct=50,usemem_pct=70,passes=10,defrag=always,proactiveness=-1]
+                                             usemem-stress-numa-compact (page cache on every node,
+                                             then usemem on node 0); validate: the THP model (thp@5.5)
   scenario:name=S[,scale=1,seed=42,access_us=U,PARAM=V...]
                                              a built-in scenario's accesses, e.g.
                                              scenario:name=damon-reclaim-parsec,workload=canneal
@@ -145,7 +151,8 @@ def guest_lines(c) -> list[str]:
         m = start.meminfo
         lines.append(f"before the workload: MemTotal {number(m.get('MemTotal', 0))} kB, MemFree "
                      f"{number(m.get('MemFree', 0))} kB, min_free_kbytes {start.min_free_kbytes}; "
-                     + "; ".join(f"{z.name} managed {number(z.managed)} free {number(z.free)} "
+                     + "; ".join(f"{f'node {z.node} ' if len(c.nodes()) > 1 else ''}{z.name} managed "
+                                 f"{number(z.managed)} free {number(z.free)} "
                                  f"min/low/high {z.min}/{z.low}/{z.high}" for z in start.zones if z.managed))
     return lines
 
