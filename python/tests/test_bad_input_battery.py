@@ -71,3 +71,13 @@ def test_a_trace_naming_billions_of_pages_is_an_error_not_an_abort(tmp_path):
     assert cli("trace", "gen", "uniform", "--pages", "4000000000", "--accesses", "10", "-o", t).returncode == 0
     assert_user_error(cli("run", "--trace", t, "--memory", "8M", "--policy", "classic@6.15"),
                       "4000000000 page ids", "cannot allocate")
+
+
+@pytest.mark.parametrize("setting, needles", [
+    ("transparent_hugepage.defrag=bogus", ("transparent_hugepage.defrag", "always, defer, defer+madvise, madvise or never")),
+    ("transparent_hugepage.khugepaged.max_ptes_none=512", ("transparent_hugepage.khugepaged.max_ptes_none", "0..511")),
+])
+@pytest.mark.parametrize("scenario", [(), ("thpscale",)])
+def test_an_impossible_thp_setting_is_one_line(scenario, setting, needles):
+    # issue 15: an impossible defrag mode or max_ptes_none, for a trace run and the THP machine
+    assert_user_error(cli("run", *scenario, "--set", setting, "-q"), *needles)

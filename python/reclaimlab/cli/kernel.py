@@ -25,6 +25,12 @@ workloads (NAME[:key=value,...]; sizes default relative to --memory):
   trace:path=FILE[,format=F,kind=K,access_us=U]
                                              any reclaimlab trace (one cgroup, no file writes); its time
                                              (or U us per access) is slept in the guest
+  thpscale[:threads=1+4,madvise=1,mapsize_pct=80,proactiveness=-1]
+                                             mmtests' thpscale run by the guest (guest/thp.c), one
+                                             phase per thread count; needs --memory none, >= 640M
+  usemem[:threads=1,cache_pct=50,usemem_pct=70,passes=10,defrag=always,proactiveness=-1]
+                                             usemem-stress-numa-compact (page cache on every node,
+                                             then usemem on node 0); validate: the THP model (thp@5.5)
   scenario:name=S[,scale=1,seed=42,access_us=U,PARAM=V...]
                                              a built-in scenario's accesses, e.g.
                                              scenario:name=damon-reclaim-parsec,workload=canneal
@@ -83,6 +89,9 @@ def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument("--accel", choices=("tcg", "kvm"), help="QEMU accelerator (default tcg)")
     p.add_argument("--smp", type=int, default=2, metavar="N",
                    help="guest CPUs (default 2; 1 keeps every per-CPU LRU batch on the workload's CPU)")
+    p.add_argument("--nodes", default="1", metavar="N",
+                   help="NUMA nodes (QEMU -numa): guest RAM and CPUs split evenly, at least 128 MiB and one CPU "
+                        "per node (default 1)")
     p.add_argument("--tick", type=int, default=0, metavar="USEC",
                    help="one sleeper per guest CPU waking every USEC µs, so TCG flushes its soft TLB and "
                         "accessed bits behave as on hardware (default 0: none; docs/kernel.md)")
@@ -128,7 +137,8 @@ def _setup(a: argparse.Namespace):
 
     return Setup(workload=a.workload, kernel=a.kernel, mglru=a.mglru, memory=a.memory, swap=a.swap,
                  swappiness=a.swappiness, boots=a.boots, timeout=a.timeout, guest_mb=guest_mb_of(a.guest_memory),
-                 disk_size=a.disk_size, accel=a.accel, tick_us=a.tick, smp=a.smp, read_ahead_kb=a.read_ahead_kb,
+                 disk_size=a.disk_size, accel=a.accel, tick_us=a.tick, smp=a.smp, nodes=a.nodes,
+                 read_ahead_kb=a.read_ahead_kb,
                  fault_around_bytes=a.fault_around_bytes, thp=a.thp, damon_reclaim=a.damon_reclaim,
                  damon_interface=a.damon_interface, cgroup_set=tuple(a.cgroup_set))
 
@@ -141,7 +151,8 @@ def guest_lines(c) -> list[str]:
         m = start.meminfo
         lines.append(f"before the workload: MemTotal {number(m.get('MemTotal', 0))} kB, MemFree "
                      f"{number(m.get('MemFree', 0))} kB, min_free_kbytes {start.min_free_kbytes}; "
-                     + "; ".join(f"{z.name} managed {number(z.managed)} free {number(z.free)} "
+                     + "; ".join(f"{f'node {z.node} ' if len(c.nodes()) > 1 else ''}{z.name} managed "
+                                 f"{number(z.managed)} free {number(z.free)} "
                                  f"min/low/high {z.min}/{z.low}/{z.high}" for z in start.zones if z.managed))
     return lines
 
@@ -246,6 +257,17 @@ def cmd_validate(a: argparse.Namespace) -> int:
           f"memory.max {g['memory.max']}  time dilation {res['time_dilation']}"
           + (f"  guest time per access {res['access_ns']:,.0f} ns (sleeps in real time)" if res.get("access_ns") else ""))
     print(_rows_table(res["rows"]))
+    for run in res.get("per_run", []) if len(res.get("per_run", [])) > 1 else []:
+        print(f"{run['threads']} thread(s)")
+        print(_rows_table(run["rows"]))
+    for run in res.get("per_run", []):
+        h = run["huge_pct"]
+        print(f"huge faults, {run['threads']} thread(s): kernel {h['kernel']:.1f}% ± {h['kernel_sd']:.1f}, "
+              f"model {h['model']:.1f}%")
+    for d in res.get("directions", []):
+        arrow = {-1: "down", 0: "level", 1: "up"}
+        print(f"direction {d['counter']}: kernel {arrow[d['kernel_dir']]}, model {arrow[d['model_dir']]}"
+              f"{'' if d['agree'] else ' (DISAGREE)'}")
     for name, rows in res.get("cgroup_rows", {}).items():
         print(f"cgroup {name} (memory.stat, memory.events)")
         print(_rows_table(rows))
@@ -307,6 +329,11 @@ def cmd_trace(a: argparse.Namespace) -> int:
     from ..kernel.run import parse_size
 
     wl = workload.build(a.workload, parse_size(a.memory, "--memory"))
+    if wl.thp is not None:
+        from ..kernel import KernelError
+
+        raise KernelError(f"workload {wl.thp['kind']} is a program the guest runs (guest/thp.c), not a page "
+                          f"sequence: it has no trace (the model runs it as its {wl.thp['kind']} scenario)")
     write_sim_trace(wl, Path(a.output))  # native, with the guest's file layout
     print(f"{a.output}: {len(wl):,} accesses ({wl.file_pages:,} file pages, {wl.anon_pages:,} anon pages; "
           f"phases {', '.join(wl.phases)})")

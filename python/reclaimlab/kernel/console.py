@@ -25,6 +25,8 @@ class Phase:
     zram: tuple[int, int] | None = None
     #: Each cgroup's memory.stat at the phase's end (since the cgroup was made), by index.
     memstat: dict[int, dict[str, int]] = field(default_factory=dict)
+    #: Tracepoint counts (guest/thp.c ``@@trace``): ``"EVENT ORDER RET"`` -> count.
+    trace: dict[str, int] = field(default_factory=dict)
 
 
 @dataclass
@@ -105,6 +107,19 @@ class Console:
     samples: list[Sample] = field(default_factory=list)
     #: Its regions summarised after every aggregation (``@@snap``).
     snapshots: list[Snapshot] = field(default_factory=list)
+    #: THP workloads (guest/thp.c): NUMA nodes and MemTotal (KiB) it saw, the defrag mode
+    #: read back (``always defer [madvise] ...``), per thpscale thread count
+    #: ``{threads, huge, base, sum_huge_us, sum_base_us}``, usemem's
+    #: ``{threads, elapsed_ns, anon_huge_kb, anon_kb}``.
+    thp_nodes: int | None = None
+    thp_memtotal_kb: int | None = None
+    thp_defrag: str | None = None
+    thpscale: list[dict[str, float]] = field(default_factory=list)
+    #: Pageblocks per migrate type (/proc/pagetypeinfo) before the workload ("start") and
+    #: after each phase ("0", "1", ...): WHEN -> [(node, zone, [unmovable, movable,
+    #: reclaimable, highatomic, isolate])].
+    pageblocks: dict[str, list[tuple[int, str, list[int]]]] = field(default_factory=dict)
+    usemem: dict[str, int] = field(default_factory=dict)
     #: Where the anon pages sat after the first phase: present, min, p10, p50, p90, max PFN.
     pfns: list[int] = field(default_factory=list)
     phases: list[Phase] = field(default_factory=list)
@@ -126,6 +141,20 @@ class Console:
 
     def layout(self, when: str) -> Layout:
         return self.layouts.setdefault(when, Layout())
+
+    def nodes(self) -> list[int]:
+        """The NUMA nodes with managed memory, from the zones reported just before the
+        workload (at boot if that is missing)."""
+        lay = self.layouts.get("start") or self.layouts.get("boot")
+        return sorted({z.node for z in lay.zones if z.managed}) if lay else []
+
+    def node_managed(self) -> dict[int, int]:
+        """Managed pages per NUMA node (the same zones as :meth:`nodes`)."""
+        lay = self.layouts.get("start") or self.layouts.get("boot")
+        out: dict[int, int] = {}
+        for z in lay.zones if lay else []:
+            out[z.node] = out.get(z.node, 0) + z.managed
+        return out
 
     def read_back(self) -> dict:
         """The guest's settings as it read them back."""
@@ -237,6 +266,17 @@ def parse(text: str) -> Console:
                 c.zram_mm_stat = [int(x) for x in parts]
             elif tag == "damon_reclaim" and len(parts) == 2:
                 c.damon_reclaim[parts[0]] = parts[1]
+            elif tag == "nodes" and len(parts) == 2:
+                c.thp_nodes, c.thp_memtotal_kb = int(parts[0]), int(parts[1])
+            elif tag == "pageblocks" and len(parts) == 8:
+                c.pageblocks.setdefault(parts[0], []).append((int(parts[1]), parts[2], [int(x) for x in parts[3:]]))
+            elif tag == "thp_defrag" and parts:
+                c.thp_defrag = rest
+            elif tag == "thpscale" and len(parts) == 5:
+                c.thpscale.append(dict(zip(("threads", "huge", "base"), map(int, parts[:3])),
+                                       sum_huge_us=float(parts[3]), sum_base_us=float(parts[4])))
+            elif tag == "usemem" and len(parts) == 4:
+                c.usemem = dict(zip(("threads", "elapsed_ns", "anon_huge_kb", "anon_kb"), map(int, parts)))
             elif tag == "pfns" and len(parts) == 6:
                 c.pfns = [int(x) for x in parts]
             elif tag == "snap" and len(parts) == 5:
@@ -247,6 +287,8 @@ def parse(text: str) -> Console:
                 cur = Phase(int(parts[0]), int(parts[1]))
             elif tag == "vm" and len(parts) == 2 and cur is not None:
                 cur.vmstat[parts[0]] = int(parts[1])
+            elif tag == "trace" and len(parts) == 4 and cur is not None:
+                cur.trace[" ".join(parts[:3])] = int(parts[3])
             elif tag == "zram" and len(parts) == 2 and cur is not None:
                 cur.zram = (int(parts[0]), int(parts[1]))
             elif tag == "phase-end" and cur is not None:

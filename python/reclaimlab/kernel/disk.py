@@ -2,7 +2,8 @@
 holding ``data`` (the file pages, real non-zero blocks so that every miss is disk I/O),
 ``ops`` (the workload) and ``cgroups`` (its cgroups and their limits); for a real program
 ``root`` (its binary, libraries and inputs, python/reclaimlab/programs/prepare.py) and
-``program`` (its working directory and argv) instead of ``data`` and ``ops``. QEMU attaches it
+``program`` (its working directory and argv) instead of ``data`` and ``ops``; for a THP
+workload (thpscale, usemem) ``data`` and ``thp`` (guest/thp.c's arguments) instead of ``ops``. QEMU attaches it
 read-only and the guest mounts it ``ro,noload``, or for a workload that writes, writable
 with the writes kept in a temporary overlay (``snapshot=on``): every boot starts from
 identical disk contents."""
@@ -70,6 +71,9 @@ def build(wl: Workload, out: Path, disk_size: int | None = None, cgroups: str = 
 
             stage_root(wl.program, root / "root")
             (root / "program").write_text(program_file(wl.program))
+        elif wl.thp is not None:
+            write_data(root / "data", wl.file_pages)
+            (root / "thp").write_text(" ".join(wl.thp_argv()) + "\n")
         else:
             write_data(root / "data", wl.file_pages)
             write_ops(wl, root / "ops")

@@ -40,12 +40,12 @@ def _guest_options(setup: Setup, p: Prepared) -> dict[str, str]:
     """Guest options that identify boots only when not at the value every boot had before
     the option existed (the defaults of tick and smp, the laboratory settings LAB of
     readahead, fault-around and THP), so that those boots keep their key."""
-    opts = {"tick_us": setup.tick_us, "smp": setup.smp, "read_ahead_kb": p.read_ahead_kb,
+    opts = {"tick_us": setup.tick_us, "smp": setup.smp, "nodes": p.nodes, "read_ahead_kb": p.read_ahead_kb,
             "fault_around_bytes": p.fault_around_bytes, "thp": setup.thp or "default",
             "damon_reclaim": None if p.damon_reclaim is None else
             f"{p.damon_interface}:" + (",".join(f"{k}={v}" for k, v in sorted(p.damon_reclaim.items())) or "defaults"),
             "sample": setup.sample, "cgroup_set": ",".join(sorted(setup.cgroup_set))}
-    before = {"tick_us": 0, "smp": Setup.smp, **LAB, "damon_reclaim": None, "sample": False, "cgroup_set": ""}
+    before = {"tick_us": 0, "smp": Setup.smp, "nodes": 1, **LAB, "damon_reclaim": None, "sample": False, "cgroup_set": ""}
     return {k: str(v) for k, v in opts.items() if v != before[k]}
 
 
@@ -106,7 +106,14 @@ def revalidate(setup: Setup, out: Path, logs: dict[str, list[str]]) -> dict[str,
 def compare_boots(setup: Setup, prep: Prepared, consoles: list[Console], out: Path,
                   base_consoles: list[Console] | None = None) -> dict[str, Any]:
     """The simulator on ``prep``'s workload with the guest's parameters, compared with the
-    boots' ``consoles`` (and, for DAMON_RECLAIM, the baseline boots without it)."""
+    boots' ``consoles`` (and, for DAMON_RECLAIM, the baseline boots without it). A THP
+    workload (thpscale, usemem) runs the model's THP scenario instead (:mod:`.thp_compare`)."""
+    if prep.wl.thp is not None:
+        from . import thp_compare
+
+        res = thp_compare.compare_boots(prep, consoles)
+        return {**res, "mglru": setup.mglru or "default", "notes": {}, "not_comparable": None,
+                "read_back": consoles[0].read_back(), "time_dilation": 1.0}
     settings = sim_settings(prep, consoles)
     damon_res = None
     if prep.damon_reclaim is not None:

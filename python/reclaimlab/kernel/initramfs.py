@@ -67,12 +67,15 @@ def _decompressed_name(p: Path) -> str:
     return p.name[:-3] if p.name.endswith(".xz") else p.name
 
 
-def stage(kernel: Kernel, root: Path, busybox: Path, wl: Path, modules: list[Path]) -> None:
-    """Lay out the initramfs tree in ``root``."""
+def stage(kernel: Kernel, root: Path, busybox: Path, wl: Path, modules: list[Path],
+          extra: dict[str, Path] | None = None) -> None:
+    """Lay out the initramfs tree in ``root``; ``extra`` names more programs for / (``thp``)."""
     for d in ("bin", "dev", "proc", "sys", "data", "tmp"):
         (root / d).mkdir(parents=True, exist_ok=True)
     shutil.copy2(busybox, root / "bin" / "busybox")
     shutil.copy2(wl, root / "wl")
+    for name, path in (extra or {}).items():
+        shutil.copy2(path, root / name)
     shutil.copy2(INIT, root / "init")
     os.chmod(root / "init", 0o755)
     mroot = root / "lib" / "modules" / kernel.release
@@ -128,12 +131,13 @@ def cpio_newc(root: Path, out: Path) -> None:
         put("TRAILER!!!", 0, b"", 1)
 
 
-def build(kernel: Kernel, wl: Path, out: Path, busybox: Path | None = None) -> Path:
+def build(kernel: Kernel, wl: Path, out: Path, busybox: Path | None = None,
+          extra: dict[str, Path] | None = None) -> Path:
     """Build the initramfs for ``kernel`` into ``out`` (whole or not at all)."""
     modules = resolve(kernel)
     with tempfile.TemporaryDirectory(prefix="initramfs.") as tmp:
         root = Path(tmp) / "root"
-        stage(kernel, root, busybox or find_busybox(), wl, modules)
+        stage(kernel, root, busybox or find_busybox(), wl, modules, extra)
         part = out.with_suffix(out.suffix + ".part")
         cpio_newc(root, part)
         os.replace(part, out)

@@ -58,13 +58,32 @@ class Boot:
         return self.log.read_text(errors="replace") if self.log.exists() else ""
 
 
+def numa_args(memory_mb: int, smp: int, nodes: int) -> list[str]:
+    """QEMU's NUMA options for ``nodes`` nodes (none for one): guest RAM and CPUs split
+    evenly in order (node i gets ``memory_mb // nodes`` MiB, the last one the remainder;
+    CPUs ``i * smp // nodes`` up to the next node's first), each node's RAM its own
+    ``memory-backend-ram``. The guest's firmware tables (SRAT) carry the layout, so the
+    kernel (CONFIG_NUMA, CONFIG_ACPI_NUMA) sees ``nodes`` nodes."""
+    if nodes <= 1:
+        return []
+    out: list[str] = []
+    per = memory_mb // nodes
+    for i in range(nodes):
+        size = per if i < nodes - 1 else memory_mb - per * (nodes - 1)
+        lo, hi = i * smp // nodes, (i + 1) * smp // nodes - 1
+        out += ["-object", f"memory-backend-ram,id=ram{i},size={size}M",
+                "-numa", f"node,nodeid={i},memdev=ram{i}" + (f",cpus={lo}-{hi}" if hi >= lo else "")]
+    return out
+
+
 def command(vmlinuz: Path, initrd: Path, disk: Path, append: str, memory_mb: int, smp: int, log: Path,
-            accel: str, writable: bool = False) -> list[str]:
+            accel: str, writable: bool = False, nodes: int = 1) -> list[str]:
     """The QEMU command line; a ``writable`` disk keeps the guest's writes in a temporary
-    overlay (``snapshot=on``), so the image itself never changes."""
+    overlay (``snapshot=on``), so the image itself never changes; ``nodes`` > 1 splits
+    the guest into NUMA nodes (:func:`numa_args`)."""
     cpu = ["-cpu", "host"] if accel == "kvm" else ["-cpu", "max"]
     acc = ["-accel", "kvm"] if accel == "kvm" else ["-accel", "tcg,thread=multi"]
-    return [qemu_binary(), *acc, *cpu, "-m", f"{memory_mb}M", "-smp", str(smp),
+    return [qemu_binary(), *acc, *cpu, "-m", f"{memory_mb}M", "-smp", str(smp), *numa_args(memory_mb, smp, nodes),
             "-display", "none", "-monitor", "none", "-serial", f"file:{log}", "-no-reboot", "-nic", "none",
             "-kernel", str(vmlinuz), "-initrd", str(initrd),
             "-drive", f"file={disk},if=virtio,format=raw,{'snapshot=on' if writable else 'readonly=on'}",
@@ -72,10 +91,10 @@ def command(vmlinuz: Path, initrd: Path, disk: Path, append: str, memory_mb: int
 
 
 def boot(vmlinuz: Path, initrd: Path, disk: Path, append: str, log: Path, memory_mb: int = 512, smp: int = 2,
-         timeout: float = 600, accel: str | None = None, writable: bool = False) -> Boot:
+         timeout: float = 600, accel: str | None = None, writable: bool = False, nodes: int = 1) -> Boot:
     """Boot once and wait for the guest to power off, or kill it after ``timeout`` s."""
     accel = accel or "tcg"
-    cmd = command(vmlinuz, initrd, disk, append, memory_mb, smp, log, accel, writable)
+    cmd = command(vmlinuz, initrd, disk, append, memory_mb, smp, log, accel, writable, nodes)
     log.parent.mkdir(parents=True, exist_ok=True)
     t0 = time.monotonic()
     errlog = log.with_suffix(".qemu-stderr")

@@ -28,6 +28,11 @@ GUEST_MIN = 256 << 20
 #: fault_around_bytes_set() refuses more than PTRS_PER_PTE pages (a PMD, 2 MiB on x86-64).
 PMD_SIZE = 2 << 20
 THP_MODES = ("always", "madvise", "never")
+#: The least RAM of one NUMA node (``--nodes``): the kernel, its per-node structures and a
+#: workload's share must fit each node.
+NODE_MIN_MB = 128
+#: 6.12's Debian config: CONFIG_NODES_SHIFT=10; QEMU takes up to 128 nodes (MAX_NODES).
+MAX_NODES = 64
 
 
 def parse_size(value: str | int, what: str) -> int:
@@ -54,6 +59,8 @@ class Setup:
     accel: str | None = None
     tick_us: int = 0  # per-CPU sleepers that make TCG flush its soft TLB (0: none)
     smp: int = 2  # guest CPUs
+    # NUMA nodes (QEMU -numa): guest RAM and CPUs split evenly (an int, or the CLI's string).
+    nodes: int | str = 1
     # The data disk's /sys/block/vda/queue/read_ahead_kb (an int, or the CLI's string).
     read_ahead_kb: int | str = KERNEL_DEFAULT_READ_AHEAD_KB
     # /sys/kernel/debug/fault_around_bytes.
@@ -86,6 +93,7 @@ class Prepared:
     disk_size: int | None
     read_ahead_kb: int = KERNEL_DEFAULT_READ_AHEAD_KB
     fault_around_bytes: int = KERNEL_DEFAULT_FAULT_AROUND_BYTES
+    nodes: int = 1
     append: str = ""
     boots: list = field(default_factory=list)
     #: DAMON_RECLAIM's parameters as asked (None: the module stays off), and how it runs.
@@ -105,6 +113,8 @@ def check_features(kernel: Kernel, setup: Setup, zram: int) -> None:
         raise KernelError(f"--swap zram: kernel {kernel.release} is built without CONFIG_ZRAM")
     if setup.thp in ("always", "madvise") and not kernel.has("TRANSPARENT_HUGEPAGE"):
         raise KernelError(f"--thp {setup.thp}: kernel {kernel.release} is built without CONFIG_TRANSPARENT_HUGEPAGE")
+    if nodes_of(setup) > 1 and not kernel.has("NUMA"):
+        raise KernelError(f"--nodes {setup.nodes}: kernel {kernel.release} is built without CONFIG_NUMA")
     if setup.damon_reclaim is not None and kernel.config.get("CONFIG_DAMON_RECLAIM") != "y":
         raise KernelError(f"--damon-reclaim: kernel {kernel.release} does not have DAMON_RECLAIM built in "
                           f"(CONFIG_DAMON_RECLAIM=y; its parameters are set on the kernel command line)")
@@ -114,6 +124,8 @@ def default_timeout(wl: Workload) -> float:
     """Boot + setup, plus a generous per-access allowance for TCG (anon swap is slowest; a
     real program's records are mostly its own instruction and data pages, each far
     cheaper than a replayed access)."""
+    if wl.thp is not None:  # per thread count (thpscale) or run (usemem), measured on 1 GiB guests
+        return 120.0 + 300.0 * (len(wl.thp["threads"]) if wl.thp["kind"] == "thpscale" else 2)
     per = 20e-6 if wl.program is not None else 400e-6 if wl.anon_pages else 150e-6
     return 120.0 + per * len(wl)
 
@@ -150,6 +162,19 @@ def guest_options(setup: Setup) -> tuple[int, int, str | None]:
     return ra, fab, setup.thp
 
 
+def nodes_of(setup: Setup) -> int:
+    """``--nodes`` checked: 1..MAX_NODES, at least one guest CPU and NODE_MIN_MB of RAM per node."""
+    n = _int_option(setup.nodes, "--nodes")
+    if not 1 <= n <= MAX_NODES:
+        raise KernelError(f"--nodes {setup.nodes}: must be 1..{MAX_NODES}")
+    if n > 1 and setup.guest_mb // n < NODE_MIN_MB:
+        raise KernelError(f"--nodes {n}: the {setup.guest_mb} MiB guest gives each node {setup.guest_mb // n} MiB, "
+                          f"less than {NODE_MIN_MB} MiB (raise --guest-memory to at least {n * NODE_MIN_MB}M)")
+    if n > setup.smp:
+        raise KernelError(f"--nodes {n}: needs at least one guest CPU per node (--smp is {setup.smp})")
+    return n
+
+
 def memory_limit(setup: Setup) -> int | None:
     """memory.max in bytes, or None for ``--memory none``; checked against the guest."""
     guest = setup.guest_mb << 20
@@ -174,8 +199,30 @@ def workload_room(setup: Setup, memory_max: int | None) -> int:
     return memory_max if memory_max is not None else (setup.guest_mb << 20) - GUEST_RESERVE
 
 
+#: 6.12 leaves THP off below 512 MiB of RAM (mm/huge_memory.c hugepage_init: totalram_pages()
+#: < 512 MiB clears transparent_hugepage_flags); a guest's totalram is its RAM less the
+#: kernel's image and reservations, so THP workloads ask for this much guest RAM.
+THP_GUEST_MIN_MB = 640
+
+
+def check_thp_workload(setup: Setup, wl: Workload) -> None:
+    """A THP workload (thpscale, usemem) runs on the whole machine of a guest with THP."""
+    if wl.thp is None:
+        return
+    if setup.limited:
+        raise KernelError(f"workload {wl.thp['kind']} runs on the whole machine: give --memory none")
+    if setup.guest_mb < THP_GUEST_MIN_MB:
+        raise KernelError(f"workload {wl.thp['kind']}: the {setup.guest_mb} MiB guest is too small for THP (6.12 turns "
+                          f"THP off below 512 MiB of RAM, mm/huge_memory.c hugepage_init); give --guest-memory "
+                          f"{THP_GUEST_MIN_MB}M or more")
+    if setup.cgroup_set:
+        raise KernelError(f"workload {wl.thp['kind']} runs in the root cgroup: --set cgroup.* does not apply")
+
+
 def swap_size(setup: Setup, wl: Workload) -> int:
     swap = setup.swap
+    if swap is None and wl.thp is not None:  # the model's swap.size=auto: as much as the machine's memory
+        return setup.guest_mb << 20
     if swap is None:
         return 2 * wl.anon_pages * PAGE if wl.anon_pages else 0
     if swap == "none":
@@ -247,11 +294,13 @@ def prepare(setup: Setup) -> Prepared:
         raise KernelError(f"--tick must be >= 0 microseconds, got {setup.tick_us}")
     ra, fab, thp = guest_options(setup)
     memory_max = memory_limit(setup)
+    nodes = nodes_of(setup)
     dr = None
     if setup.damon_reclaim is not None:
         dr = damon.parse(setup.damon_reclaim)
         damon.check(dr, setup.guest_mb << 20)
-    wl = workload.build(setup.workload, workload_room(setup, memory_max))
+    wl = workload.build(setup.workload, workload_room(setup, memory_max), setup.guest_mb << 20)
+    check_thp_workload(setup, wl)
     zram = swap_size(setup, wl)
     check_anon_fits(setup, wl, memory_max, zram)
     limits = cgroup_limits(setup, wl, memory_max)
@@ -260,7 +309,7 @@ def prepare(setup: Setup) -> Prepared:
     check_features(kernel, setup, zram)
     disk_size = parse_size(setup.disk_size, "--disk-size") if setup.disk_size else None
     p = Prepared(setup, kernel, wl, memory_max, zram, setup.timeout or default_timeout(wl), disk_size,
-                 read_ahead_kb=ra, fault_around_bytes=fab, damon_reclaim=dr, cgroup_limits=limits)
+                 read_ahead_kb=ra, fault_around_bytes=fab, nodes=nodes, damon_reclaim=dr, cgroup_limits=limits)
     if dr is not None:
         p.damon_interface = damon.interface_for(kernel.release, setup.damon_interface)
     p.append = " ".join(kernel_args(p, thp))
@@ -290,13 +339,13 @@ def kernel_args(p: Prepared, thp: str | None) -> list[str]:
 
 def initrd_for(kernel: Kernel) -> Path:
     """The initramfs of ``kernel`` with the current guest program and /init (cached)."""
-    wl = guest.build_wl()
-    key = hashlib.sha256(wl.read_bytes() + initramfs.INIT.read_bytes() + Path(initramfs.__file__).read_bytes()
-                         + kernel.release.encode()).hexdigest()[:16]
+    wl, thp = guest.build_wl(), guest.build_thp()
+    key = hashlib.sha256(wl.read_bytes() + thp.read_bytes() + initramfs.INIT.read_bytes()
+                         + Path(initramfs.__file__).read_bytes() + kernel.release.encode()).hexdigest()[:16]
     out = fetch.cache_dir() / "initramfs" / f"{kernel.release}-{key}.cpio.gz"
     if not out.is_file():
         out.parent.mkdir(parents=True, exist_ok=True)
-        initramfs.build(kernel, wl, out)
+        initramfs.build(kernel, wl, out, extra={"thp": thp})
     return out
 
 
@@ -342,7 +391,8 @@ def run(p: Prepared, out: Path, progress: bool = True, on_boot=None) -> Prepared
                     retry = f"-retry{attempt}" if attempt else ""
                     log = out / "boots" / f"{_stamp()}-boot{i}{retry}.console.log"
                     b = qemu.boot(p.kernel.vmlinuz, initrd, image, p.append, log, memory_mb=setup.guest_mb,
-                                  smp=setup.smp, timeout=p.timeout, accel=setup.accel, writable=p.wl.writes_files)
+                                  smp=setup.smp, timeout=p.timeout, accel=setup.accel, writable=p.wl.writes_files,
+                                  nodes=p.nodes)
                     c = console.parse(b.text())
                     if b.status == "ok" and c.finished:
                         break

@@ -115,6 +115,8 @@ def sim_settings(p: Prepared, consoles: list[Console]) -> dict[str, str]:
     dma = dma_managed(c)
     if dma:
         s["machine.zone_dma"] = f"{dma * 4}K"
+    if p.nodes > 1:  # as many nodes as the guest reported zones of
+        s["machine.nodes"] = str(len(c.nodes()) or p.nodes)
     if p.zram:
         s["swap.size"] = str(p.zram)
         ratio = compression_ratio(consoles)
@@ -135,7 +137,8 @@ def kernel_config(p: Prepared, consoles: list[Console], accel: str) -> dict[str,
     c = consoles[0]
     return {**sim_settings(p, consoles), "kernel.release": c.release, "kernel.package": p.kernel.package,
             "kernel.mglru": p.setup.mglru or "default", "kernel.lru_gen": c.lru_gen or "", "kernel.accel": accel,
-            "kernel.guest_mb": str(p.setup.guest_mb), "kernel.smp": str(p.setup.smp), "kernel.tick_us": str(p.setup.tick_us),
+            "kernel.guest_mb": str(p.setup.guest_mb), "kernel.smp": str(p.setup.smp),
+            "kernel.nodes": str(p.nodes), "kernel.tick_us": str(p.setup.tick_us),
             "kernel.thp": c.thp_mode or "", "workload": p.wl.spec}
 
 

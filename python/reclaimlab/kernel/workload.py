@@ -34,6 +34,18 @@ sequence access by access (docs/kernel.md, "One sequence, two replays").
   program (python/reclaimlab/programs, docs/programs.md) run in the guest itself, chrooted
   in a root that holds its binary, libraries and generated input; the simulator replays
   its recording (``reclaimlab record``, made once and cached).
+- ``thpscale``: ``threads`` (``1+4``: thread counts joined by ``+``, run in order in one
+  boot), ``madvise`` (1), ``mapsize_pct`` (80): mmtests' thpscale (seed 003) run by the
+  guest program ``guest/thp.c`` itself, not replayed: per thread count fill anonymous
+  memory, punch a hole in every 2 MiB, read a file into the page cache, then fault a
+  (``MADV_HUGEPAGE``) region stride by stride. Sizes follow the guest's MemTotal; the
+  model is crates/core's ``thpscale`` scenario with the same parameters
+  (:mod:`reclaimlab.kernel.thp_compare`). Whole machine (``--memory none``). Both THP
+  workloads take ``proactiveness`` (-1: the kernel's vm.compaction_proactiveness, 20).
+- ``usemem``: ``threads`` (1), ``cache_pct`` (50), ``usemem_pct`` (70), ``passes`` (10),
+  ``defrag`` (always): ``usemem-stress-numa-compact``: page cache on every node, then
+  ``threads`` tasks on node 0 write an anonymous region larger than a node. Also run by
+  ``guest/thp.c``; whole machine.
 - ``scenario``: ``name``, ``scale`` (1), ``seed`` (42), ``access_us`` (the scenario's
   ``cost.access_ns``) and the scenario's workload parameters (e.g. ``workload=canneal``
   for ``damon-reclaim-parsec``): a built-in scenario's access stream, as ``trace``.
@@ -55,7 +67,11 @@ WRITE, FILE, SYSCALL, READ_CONT = 1, 2, 4, 8
 #: The guest program's page field is 28 bits (guest/wl.c).
 MAX_PAGES = 1 << 28
 
-NAMES = ("seqloop", "zipf", "zipfmap", "anon", "hotcold", "trace", "scenario", "program")
+NAMES = ("seqloop", "zipf", "zipfmap", "anon", "hotcold", "trace", "scenario", "program", "thpscale", "usemem")
+#: Workloads the guest program guest/thp.c runs itself (no page sequence to replay).
+THP_WORKLOADS = ("thpscale", "usemem")
+#: transparent_hugepage/defrag's modes (mm/huge_memory.c defrag_store, 6.12).
+DEFRAG_MODES = ("always", "defer", "defer+madvise", "madvise", "never")
 #: Cgroups a workload may use (one guest process each; guest/wl.c's MAXCG).
 MAX_CGROUPS = 8
 #: The cgroup of a workload that names none (the simulator's name for it too).
@@ -89,6 +105,19 @@ class Workload:
     #: The trace's ``memory.reclaim`` writes: ``(before access, cgroup index, bytes,
     #: swappiness or None)``, in order.
     reclaims: list[tuple[int, int, int, int | None]] = field(default_factory=list)
+    #: A THP workload (``thpscale``, ``usemem``): its parameters (``kind`` and the model
+    #: scenario's), which the guest's /thp and the model both take; ``pages`` is empty.
+    thp: dict | None = None
+
+    def thp_argv(self, data: str = "/data/data") -> list[str]:
+        """The guest's ``/thp`` command line (guest/thp.c) for a THP workload."""
+        t = self.thp or {}
+        proact = str(t.get("proactiveness", -1))
+        if t.get("kind") == "thpscale":
+            return ["thpscale", data, str(int(t["madvise"])), str(t["mapsize_pct"]), ",".join(map(str, t["threads"])),
+                    proact]
+        return ["usemem", data, t["defrag"], str(t["threads"]), str(t["cache_pct"]), str(t["usemem_pct"]),
+                str(t["passes"]), proact]
 
     @property
     def writes_files(self) -> bool:
@@ -145,11 +174,18 @@ def _gen(pages: int, accesses: int, pattern: str, kind: str, seed: int) -> np.nd
     return out[:n]
 
 
-def build(spec: str, memory: int) -> Workload:
-    """The page sequence of ``spec`` for a cgroup limit of ``memory`` bytes."""
+def build(spec: str, memory: int, guest_bytes: int | None = None) -> Workload:
+    """The page sequence of ``spec`` for a cgroup limit of ``memory`` bytes (a THP
+    workload's data file follows ``guest_bytes``, the guest's RAM: its sizes are shares
+    of the guest's MemTotal, which is less)."""
     if spec.split(":", 1)[0].strip() == "program":
         return _from_program(spec, memory)
     name, params = parse_spec(spec)
+    if name in THP_WORKLOADS:
+        wl = _thp_workload(spec, name, params, guest_bytes or memory)
+        if params:
+            raise KernelError(f"workload {name}: unknown parameter(s) {', '.join(sorted(params))}")
+        return wl
     default_pages = int(1.5 * memory) // PAGE
     if name == "trace":
         wl = _from_trace(spec, params)
@@ -184,6 +220,51 @@ def build(spec: str, memory: int) -> Workload:
     if len(wl) == 0:
         raise KernelError(f"workload {spec!r} has no accesses")
     return wl
+
+
+def thread_counts(raw: str, name: str, hi: int = 64) -> list[int]:
+    """``1+4+8`` -> [1, 4, 8]: thread counts joined by ``+`` (a spec's items are split at
+    commas), each 1..hi."""
+    try:
+        counts = [int(x) for x in raw.split("+")]
+    except ValueError:
+        raise KernelError(f"workload {name}: threads={raw!r}: give thread counts joined by '+', e.g. 1+4") from None
+    bad = [n for n in counts if not 1 <= n <= hi]
+    if bad:
+        raise KernelError(f"workload {name}: threads={raw!r}: each count must be 1..{hi} (guest/thp.c's MAXT)")
+    return counts
+
+
+def _thp_workload(spec: str, name: str, params: dict[str, str], guest_bytes: int) -> Workload:
+    """thpscale/usemem: no page sequence, the guest's /thp runs them (guest/thp.c). The
+    data file holds what they read: MAPSIZE + 16 MiB (thpscale's work file,
+    ``THPSCALE_MAPSIZE`` = ``mapsize_pct`` % of MemTotal) or ``cache_pct`` % of MemTotal,
+    sized from the guest's RAM (MemTotal is less)."""
+    empty = np.empty(0, dtype=np.uint32)
+    if name == "thpscale":
+        threads = thread_counts(params.pop("threads", "1+4"), name)
+        madvise = int(_num(params, "madvise", 1, name, lo=0, hi=1))
+        mapsize_pct = int(_num(params, "mapsize_pct", 80, name, lo=1, hi=100))
+        t = {"kind": name, "threads": threads, "madvise": bool(madvise), "mapsize_pct": mapsize_pct}
+        file_pages = (guest_bytes * mapsize_pct // 100 + (16 << 20)) // PAGE
+        phases = [f"threads{n}" for n in threads]
+    else:
+        threads = int(_num(params, "threads", 1, name, lo=1, hi=64))
+        cache_pct = int(_num(params, "cache_pct", 50, name, lo=0, hi=100))
+        usemem_pct = int(_num(params, "usemem_pct", 70, name, lo=1, hi=100))
+        passes = int(_num(params, "passes", 10, name, lo=0, hi=1000))
+        defrag = params.pop("defrag", "always")
+        if defrag not in DEFRAG_MODES:
+            raise KernelError(f"workload usemem: defrag={defrag!r}: transparent_hugepage/defrag takes "
+                              f"{', '.join(DEFRAG_MODES)}")
+        t = {"kind": name, "threads": threads, "cache_pct": cache_pct, "usemem_pct": usemem_pct, "passes": passes,
+             "defrag": defrag}
+        file_pages = max(1, guest_bytes * cache_pct // 100 // PAGE)
+        phases = ["cache", "usemem"]
+    # vm.compaction_proactiveness (0..100, mm/compaction.c proc_dointvec_minmax, 6.12);
+    # -1 keeps the kernel's (20).
+    t["proactiveness"] = int(_num(params, "proactiveness", -1, name, lo=-1, hi=100))
+    return Workload(spec, empty, empty.astype(np.uint8), file_pages, 0, phases, [0] * len(phases), cgroups=[""], thp=t)
 
 
 def _hot_rounds(rng: np.random.Generator, nhot: int) -> np.ndarray:

@@ -296,6 +296,12 @@ if [ -e /data/program ]; then
     mount -t proc proc /data/root/proc || fail "proc in /data/root"
     WL_REPORT="/init report start" /wl -x /data/root "$cwd" "${procs#,}" "$tick" "$@"
     rc=$?
+elif [ -e /data/thp ]; then
+    # A THP/compaction/NUMA workload (guest/thp.c: thpscale, usemem): its own program, in
+    # the root cgroup, /data/thp its arguments.
+    /init report start || fail "report start"
+    /thp $(cat /data/thp)
+    rc=$?
 else
     WL_PFNS=$(grep -q 'lab.damon=' /proc/cmdline && echo 1 || echo 0) \
     WL_MERGE=$([ "$ra" = 0 ] && echo 1 || echo 0) WL_REPORT="/init report start" \

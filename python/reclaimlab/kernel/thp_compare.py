@@ -1,0 +1,158 @@
+"""The THP/compaction/NUMA workloads (``thpscale``, ``usemem``: guest/thp.c) on the real
+kernel against the model's THP scenarios (crates/core/src/thp/scenarios.rs), sized to the
+guest: its MemTotal, nodes, memory held before the workload, watermarks, zram, THP modes,
+and the workload's thread counts and sizes (docs/validation.md, "THP, compaction and NUMA")."""
+
+from __future__ import annotations
+
+import statistics
+from typing import Any
+
+from .console import Console
+from .run import Prepared
+from .validate import compare, sim_settings
+
+#: The THP allocation policy closest to 6.12: its alloc_pages_mpol (mm/mempolicy.c, 6.12)
+#: tries the local node with __GFP_THISNODE | __GFP_NORETRY, then, with
+#: __GFP_DIRECT_RECLAIM, the zonelist with the fault's own gfp (cc638f329ef6, v5.5).
+POLICY = "thp@5.5"
+#: Graded within 25 %: the THP and compaction counters.
+TARGETS = {"thp_fault_alloc": 0.25, "thp_fault_fallback": 0.25, "thp_split_page": 0.25, "compact_stall": 0.25,
+           "compact_success": 0.25, "compact_fail": 0.25, "pgmigrate_success": 0.25}
+#: Graded on direction (between the thread counts) and shown with their error.
+NUMA = ("numa_hit", "numa_miss")
+#: Shown beside them.
+CONTEXT = ("thp_deferred_split_page", "thp_split_pmd", "compact_daemon_wake", "compact_migrate_scanned",
+           "compact_free_scanned", "pgscan_kswapd", "pgscan_direct", "pswpout", "allocstall", "drop_pagecache")
+COUNTERS = (*TARGETS, *NUMA, *CONTEXT)
+ALLOCSTALL = ("allocstall_dma", "allocstall_dma32", "allocstall_normal", "allocstall_movable")
+
+
+def _derived(vm: dict[str, int]) -> dict[str, int]:
+    return {**vm, "allocstall": sum(vm.get(k, 0) for k in ALLOCSTALL)}
+
+
+def model_settings(p: Prepared, consoles: list[Console]) -> dict[str, str]:
+    """The model's keys for the guest: machine.memory = the guest's MemTotal (what
+    thpscale's MAPSIZE and usemem's shares are of), its nodes, the memory it held before the
+    workload (machine.kernel_used), ZONE_DMA, watermarks, swappiness, zram, THP modes as
+    read back, and the THP policy closest to 6.12."""
+    c = consoles[0]
+    s = {k: v for k, v in sim_settings(p, consoles).items()
+         if k != "policy" and not k.startswith("cgroup.") and k not in ("block.read_ahead_kb", "fault_around_bytes")}
+    if c.thp_memtotal_kb:
+        s["machine.memory"] = f"{c.thp_memtotal_kb}K"
+    s["machine.nodes"] = str(c.thp_nodes or len(c.nodes()) or p.nodes)
+    if c.thp_mode:
+        s["transparent_hugepage.enabled"] = c.thp_mode
+    defrag = _selected(c.thp_defrag)
+    if defrag:
+        s["transparent_hugepage.defrag"] = defrag
+    if "compaction_proactiveness" in c.sysctl:  # (the thp@* policies predate v5.9's proactive compaction)
+        s["vm.compaction_proactiveness"] = str(c.sysctl["compaction_proactiveness"])
+    s["thp.policy"] = POLICY
+    return s
+
+
+def _selected(mode: str | None) -> str | None:
+    """``always defer [madvise] ...`` -> ``madvise``."""
+    if not mode or "[" not in mode:
+        return None
+    return mode.split("[", 1)[1].split("]", 1)[0]
+
+
+def simulate(p: Prepared, consoles: list[Console]) -> dict[str, Any]:
+    """The model's run of the workload: ``{"settings", "phases": [{"vmstat", ...}]}``, one
+    phase per thpscale thread count (its counter increments) or usemem's one run (its
+    counters from boot, cache fill included, as the guest's two phases summed)."""
+    from .. import _core
+
+    t = p.wl.thp
+    settings = model_settings(p, consoles)
+    cfg = _core.Config()
+    for k, v in settings.items():
+        cfg.set(k, v)
+    if t["kind"] == "thpscale":
+        runs = _core.thpscale(cfg, list(t["threads"]), t["madvise"], t["mapsize_pct"])
+        phases = [{"threads": r["threads"], "vmstat": dict(r["vmstat"]), "huge_pct": r["huge_pct"],
+                   "huge": len(r["fault_huge_us"]), "base": len(r["fault_base_us"])} for r in runs]
+    else:
+        r = _core.usemem(cfg, t["threads"], t["cache_pct"], t["usemem_pct"], t["passes"])
+        phases = [{"threads": t["threads"], "vmstat": dict(r["vmstat"]), "huge_pct": r["huge_pct"],
+                   "pages_per_node": list(r["pages_per_node"]), "elapsed_s": r["elapsed_s"]}]
+    return {"settings": settings, "phases": phases}
+
+
+def guest_phases(p: Prepared, c: Console) -> list[dict[str, Any]]:
+    """The guest's runs in the model's shape: per thpscale thread count its phase's
+    counters and faults; usemem's two phases summed."""
+    t = p.wl.thp
+    if t["kind"] == "thpscale":
+        out = []
+        for ph, run in zip(c.phases, c.thpscale):
+            n = run["huge"] + run["base"]
+            out.append({"threads": run["threads"], "vmstat": dict(ph.vmstat), "huge": run["huge"], "base": run["base"],
+                        "huge_pct": 100.0 * run["huge"] / n if n else 0.0})
+        return out
+    u = c.usemem
+    return [{"threads": t["threads"], "vmstat": c.vmstat(),
+             "huge_pct": 100.0 * u["anon_huge_kb"] / u["anon_kb"] if u.get("anon_kb") else 0.0,
+             "elapsed_s": u.get("elapsed_ns", 0) / 1e9}]
+
+
+def _direction(a: float, b: float, rel: float = 0.05) -> int:
+    """-1, 0, +1: b against a, level within ``rel``."""
+    if max(abs(a), abs(b)) == 0 or abs(b - a) <= rel * max(abs(a), abs(b)):
+        return 0
+    return 1 if b > a else -1
+
+
+def directions(kernel: list[list[dict]], model: list[dict], names: tuple[str, ...]) -> list[dict[str, Any]]:
+    """Per counter, how it moves from the first thread count to the last, in the kernel
+    (mean over boots) and in the model: ``agree`` when both move the same way (level
+    meaning within 5 % of the larger)."""
+    if len(model) < 2:
+        return []
+    out = []
+    for name in names:
+        first = statistics.fmean(float(b[0]["vmstat"].get(name, 0)) for b in kernel)
+        last = statistics.fmean(float(b[-1]["vmstat"].get(name, 0)) for b in kernel)
+        m0, m1 = float(model[0]["vmstat"].get(name, 0)), float(model[-1]["vmstat"].get(name, 0))
+        dk, dm = _direction(first, last), _direction(m0, m1)
+        out.append({"counter": name, "kernel": [first, last], "model": [m0, m1], "kernel_dir": dk, "model_dir": dm,
+                    "agree": dk == dm})
+    return out
+
+
+def compare_boots(p: Prepared, consoles: list[Console]) -> dict[str, Any]:
+    """Kernel (mean ± sd over boots) against the model, summed over the workload's runs
+    (``rows``) and per thpscale thread count (``per_run``), the NUMA and compaction
+    counters' direction from the first thread count to the last (``directions``), and
+    the share of huge faults (``huge_pct``)."""
+    sim = simulate(p, consoles)
+    kernel = [guest_phases(p, c) for c in consoles]
+    nruns = min(len(k) for k in kernel)
+    if nruns != len(sim["phases"]):
+        raise ValueError(f"the guest reported {nruns} run(s), the model {len(sim['phases'])}")
+
+    def total(phases: list[dict]) -> dict[str, int]:
+        out: dict[str, int] = {}
+        for ph in phases:
+            for k, v in ph["vmstat"].items():
+                out[k] = out.get(k, 0) + v
+        return _derived(out)
+
+    rows = compare([total(k) for k in kernel], total(sim["phases"]), TARGETS, list(COUNTERS))
+    per_run = []
+    for i, m in enumerate(sim["phases"]):
+        r = compare([_derived(k[i]["vmstat"]) for k in kernel], _derived(m["vmstat"]), TARGETS, list(COUNTERS))
+        hp = [k[i]["huge_pct"] for k in kernel]
+        per_run.append({"threads": m["threads"], "rows": r,
+                        "huge_pct": {"kernel": statistics.fmean(hp), "kernel_sd": statistics.stdev(hp) if len(hp) > 1 else 0.0,
+                                     "model": m["huge_pct"]}})
+    c = consoles[0]
+    return {"workload": p.wl.spec, "kind": p.wl.thp["kind"], "kernel": c.release, "policy": POLICY,
+            "settings": sim["settings"], "boots": len(consoles), "nodes": c.thp_nodes, "memtotal_kb": c.thp_memtotal_kb,
+            "thp": c.thp_mode, "defrag": _selected(c.thp_defrag), "rows": rows, "per_run": per_run,
+            "directions": directions(kernel, sim["phases"], (*TARGETS, *NUMA)),
+            "model_phases": sim["phases"], "kernel_phases": kernel}

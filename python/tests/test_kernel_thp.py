@@ -1,0 +1,249 @@
+"""THP, compaction and NUMA on the real kernel (issue 15, item 3): ``--nodes`` (QEMU's
+-numa options), the guest workloads ``thpscale`` and ``usemem`` (guest/thp.c), their
+console lines, and the model's THP scenarios sized to the guest (kernel/thp_compare.py).
+One boot at the end (marked ``kernel``, about 40 s on 2 cores)."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+
+import pytest
+
+from reclaimlab.kernel import KernelError, console, guest, qemu, thp_compare, workload
+from reclaimlab.kernel.run import Setup, check_thp_workload, nodes_of, swap_size
+
+from conftest import assert_user_error, cli
+
+
+# ---- --nodes: QEMU's command line and the checks ----
+
+def test_two_nodes_split_ram_and_cpus_evenly():
+    assert qemu.numa_args(1024, 2, 2) == [
+        "-object", "memory-backend-ram,id=ram0,size=512M", "-numa", "node,nodeid=0,memdev=ram0,cpus=0-0",
+        "-object", "memory-backend-ram,id=ram1,size=512M", "-numa", "node,nodeid=1,memdev=ram1,cpus=1-1"]
+    # 4 CPUs, 3 nodes, 1000 MiB: the last node takes the remainder; CPUs 0, 1, 2-3.
+    args = qemu.numa_args(1000, 4, 3)
+    assert [a for a in args if a.startswith("memory-backend")] == [
+        "memory-backend-ram,id=ram0,size=333M", "memory-backend-ram,id=ram1,size=333M",
+        "memory-backend-ram,id=ram2,size=334M"]
+    assert [a.split(",cpus=")[1] for a in args if a.startswith("node,")] == ["0-0", "1-1", "2-3"]
+    assert qemu.numa_args(1024, 2, 1) == []
+
+
+def test_the_qemu_command_carries_the_numa_options_only_for_several_nodes(monkeypatch, tmp_path):
+    monkeypatch.setattr(qemu, "qemu_binary", lambda: "qemu-system-x86_64")
+    p = tmp_path / "x"
+    one = qemu.command(p, p, p, "", 1024, 2, p, "tcg")
+    two = qemu.command(p, p, p, "", 1024, 2, p, "tcg", nodes=2)
+    assert "-numa" not in one
+    assert two.count("-numa") == 2 and two[two.index("-m") + 1] == "1024M"
+    assert two[:len(one)] != one and [a for a in two if a not in qemu.numa_args(1024, 2, 2)] == one
+
+
+@pytest.mark.parametrize("nodes, guest_mb, smp, needle", [
+    (0, 1024, 2, "must be 1..64"),
+    ("two", 1024, 2, "not an integer"),
+    ("1.5", 1024, 2, "not an integer"),
+    (3, 256, 4, "less than 128 MiB"),
+    (4, 1024, 2, "one guest CPU per node"),
+])
+def test_bad_node_counts_are_refused(nodes, guest_mb, smp, needle):
+    with pytest.raises(KernelError, match=needle):
+        nodes_of(Setup(workload="seqloop", nodes=nodes, guest_mb=guest_mb, smp=smp))
+
+
+def test_a_node_count_the_guest_can_hold_is_taken():
+    assert nodes_of(Setup(workload="seqloop", nodes="2", guest_mb=256, smp=2)) == 2
+    assert nodes_of(Setup(workload="seqloop")) == 1
+
+
+@pytest.mark.parametrize("args, needles", [
+    (("--nodes", "0"), ("--nodes 0", "1..64")),
+    (("--nodes", "x"), ("--nodes x", "not an integer")),
+    (("--nodes", "8", "--guest-memory", "512M", "--smp", "8"), ("--nodes 8", "64 MiB", "less than 128 MiB")),
+])
+@pytest.mark.parametrize("command", [("kernel", "run"), ("validate",)])
+def test_bad_nodes_on_the_command_line_is_one_line(command, args, needles):
+    assert_user_error(cli(*command, "seqloop", *args), *needles)
+
+
+# ---- the workloads ----
+
+def test_thpscale_spec_takes_thread_counts_joined_by_plus():
+    wl = workload.build("thpscale:threads=1+4,mapsize_pct=60", 0, 1 << 30)
+    assert wl.thp == {"kind": "thpscale", "threads": [1, 4], "madvise": True, "mapsize_pct": 60, "proactiveness": -1}
+    assert wl.phases == ["threads1", "threads4"] and len(wl) == 0 and not wl.writes_files
+    # The work file: MAPSIZE (60 % of the guest, which is more than its MemTotal) + 16 MiB.
+    assert wl.file_pages == ((1 << 30) * 60 // 100 + (16 << 20)) // 4096
+    assert wl.thp_argv() == ["thpscale", "/data/data", "1", "60", "1,4", "-1"]
+    assert workload.build("thpscale", 0, 1 << 30).thp["threads"] == [1, 4]
+
+
+def test_usemem_spec_and_its_guest_arguments():
+    wl = workload.build("usemem:threads=4,cache_pct=40,passes=2,defrag=madvise,proactiveness=0", 0, 1 << 30)
+    assert wl.thp == {"kind": "usemem", "threads": 4, "cache_pct": 40, "usemem_pct": 70, "passes": 2,
+                      "defrag": "madvise", "proactiveness": 0}
+    assert wl.thp_argv("/d") == ["usemem", "/d", "madvise", "4", "40", "70", "2", "0"]
+    assert wl.file_pages == (1 << 30) * 40 // 100 // 4096 and wl.cgroups == [""]
+
+
+@pytest.mark.parametrize("spec, needle", [
+    ("thpscale:threads=0", "each count must be 1..64"),
+    ("thpscale:threads=1,4", "expected key=value"),
+    ("thpscale:threads=a", "joined by '+'"),
+    ("thpscale:madvise=2", "out of range"),
+    ("thpscale:mapsize_pct=0", "out of range"),
+    ("usemem:defrag=bogus", "transparent_hugepage/defrag takes always, defer, defer+madvise, madvise, never"),
+    ("usemem:threads=65", "out of range"),
+    ("usemem:nodes=2", "unknown parameter(s) nodes"),
+    ("thpscale:proactiveness=101", "out of range"),
+])
+def test_bad_thp_workload_specs(spec, needle):
+    with pytest.raises(KernelError, match=needle.replace("(", r"\(").replace(")", r"\)").replace("+", r"\+")):
+        workload.build(spec, 0, 1 << 30)
+
+
+def test_thp_workloads_need_the_whole_machine_and_a_guest_with_thp():
+    wl = workload.build("thpscale", 0, 1 << 30)
+    with pytest.raises(KernelError, match="give --memory none"):
+        check_thp_workload(Setup(workload="thpscale", memory="128M", guest_mb=1024), wl)
+    with pytest.raises(KernelError, match="hugepage_init"):
+        check_thp_workload(Setup(workload="thpscale", memory="none", guest_mb=512), wl)
+    check_thp_workload(Setup(workload="thpscale", memory="none", guest_mb=640), wl)
+    # zram as large as the guest's RAM, as the model's swap.size=auto
+    assert swap_size(Setup(workload="thpscale", memory="none", guest_mb=1024), wl) == 1 << 30
+    assert swap_size(Setup(workload="thpscale", memory="none", guest_mb=1024, swap="none"), wl) == 0
+
+
+@pytest.mark.parametrize("args, needles", [
+    (("thpscale", "--memory", "128M"), ("thpscale runs on the whole machine",)),
+    (("thpscale", "--memory", "none"), ("512 MiB guest is too small for THP",)),
+    (("usemem:defrag=bogus", "--memory", "none", "--guest-memory", "1G"), ("defrag='bogus'",)),
+])
+def test_thp_workload_input_errors_are_one_line(args, needles):
+    assert_user_error(cli("kernel", "run", *args), *needles)
+
+
+def test_a_thp_workload_has_no_trace_to_write(tmp_path):
+    assert_user_error(cli("kernel", "trace", "thpscale", "-o", tmp_path / "t"), "thpscale is a program the guest runs")
+    assert not (tmp_path / "t").exists()
+
+
+@pytest.mark.skipif(shutil.which("gcc") is None, reason="needs gcc")
+def test_the_guest_program_builds_and_refuses_bad_arguments():
+    exe = guest.build_thp()
+    r = subprocess.run([str(exe), "thpscale", "/nonexistent"], capture_output=True, text=True)
+    assert r.returncode == 2 and "usage: thp thpscale" in r.stderr
+
+
+# ---- the console and the model ----
+
+CONSOLE = """\
+@@boot 6.12.117+deb12-amd64 1.0
+@@thp [always] madvise never
+@@sysctl min_free_kbytes 48720
+@@sysctl watermark_scale_factor 10
+@@sysctl swappiness 60
+@@zone start 0 DMA free=3808 min=190 low=237 high=284 spanned=4095 present=3998 managed=3840 protection=0,0
+@@zone start 0 DMA32 free=116742 min=6202 low=7752 high=9302 spanned=126976 present=126976 managed=124815 protection=0,0
+@@zone start 1 DMA32 free=110957 min=5786 low=7232 high=8678 spanned=131040 present=131040 managed=118805 protection=0,0
+@@meminfo start MemTotal 989840
+@@meminfo start MemFree 926028
+@@sysctl numa_balancing 0
+@@nodes 2 989840
+@@pageblocks start 0 DMA 1 7 0 0 0
+@@pageblocks start 0 DMA32 3 240 1 0 0
+@@thpscale 1 191 2 6073333 46629
+@@phase 0 13994282494
+@@vm thp_fault_alloc 408
+@@vm thp_fault_fallback 171
+@@vm compact_stall 129
+@@vm numa_miss 136937
+@@trace mm_compaction_end -1 async/success 53
+@@trace mm_compaction_suitable 9 skipped 5775
+@@phase-end 0
+@@pageblocks 0 0 DMA32 9 230 5 0 0
+@@thpscale 4 141 51 12211054 7635097
+@@phase 1 9702046310
+@@vm thp_fault_alloc 445
+@@vm compact_stall 291
+@@phase-end 1
+@@thp_defrag always defer defer+madvise [madvise] never
+@@done 0
+@@exit 0
+"""
+
+
+def test_the_console_carries_nodes_thpscale_runs_and_tracepoint_counts():
+    c = console.parse(CONSOLE)
+    assert c.finished and (c.thp_nodes, c.thp_memtotal_kb) == (2, 989840)
+    assert c.nodes() == [0, 1] and c.node_managed() == {0: 3840 + 124815, 1: 118805}
+    assert c.thpscale[1] == {"threads": 4, "huge": 141, "base": 51, "sum_huge_us": 12211054.0,
+                             "sum_base_us": 7635097.0}
+    assert c.phases[0].trace == {"mm_compaction_end -1 async/success": 53, "mm_compaction_suitable 9 skipped": 5775}
+    assert c.vmstat()["thp_fault_alloc"] == 853 and c.sysctl["numa_balancing"] == 0
+    assert c.pageblocks["start"] == [(0, "DMA", [1, 7, 0, 0, 0]), (0, "DMA32", [3, 240, 1, 0, 0])]
+    assert c.pageblocks["0"] == [(0, "DMA32", [9, 230, 5, 0, 0])]
+    u = console.parse("@@usemem 4 4539186048 692224 692280\n")
+    assert u.usemem == {"threads": 4, "elapsed_ns": 4539186048, "anon_huge_kb": 692224, "anon_kb": 692280}
+
+
+class _Prep:
+    """What thp_compare reads of a Prepared."""
+
+    def __init__(self, spec: str):
+        self.wl = workload.build(spec, 0, 1 << 30)
+        self.setup = Setup(workload=spec, memory="none", guest_mb=1024, nodes=2)
+        self.nodes, self.zram, self.cgroup_limits = 2, 1 << 30, {}
+        self.read_ahead_kb, self.fault_around_bytes = 128, 65536
+
+
+def test_the_model_is_sized_to_the_guest_and_compared_per_thread_count():
+    p, c = _Prep("thpscale:threads=1+4"), console.parse(CONSOLE)
+    s = thp_compare.model_settings(p, [c])
+    assert s["machine.memory"] == "989840K" and s["machine.nodes"] == "2"
+    assert s["machine.kernel_used"] == f"{989840 - 926028}K" and s["machine.zone_dma"] == f"{3840 * 4}K"
+    assert (s["transparent_hugepage.enabled"], s["transparent_hugepage.defrag"]) == ("always", "madvise")
+    assert s["thp.policy"] == "thp@5.5" and s["vm.min_free_kbytes"] == "48720" and s["swap.size"] == str(1 << 30)
+    assert not any(k.startswith("cgroup.") or k == "policy" for k in s)
+    res = thp_compare.compare_boots(p, [c])
+    assert [r["threads"] for r in res["per_run"]] == [1, 4]
+    rows = {r["counter"]: r for r in res["rows"]}
+    assert rows["thp_fault_alloc"]["real_mean"] == 853 and rows["thp_fault_alloc"]["target"] == 0.25
+    # Both fault MAPSIZE / NR / 2 MiB / 2 strides per thread, MAPSIZE = 80 % of MemTotal.
+    mapsize = 989840 // 4 * 80 // 100
+    for m, g in zip(res["model_phases"], c.thpscale):
+        assert m["huge"] + m["base"] == mapsize // m["threads"] // 512 // 2 * m["threads"] == g["huge"] + g["base"]
+        assert m["vmstat"]["thp_fault_alloc"] > 0
+    assert res["per_run"][0]["huge_pct"]["kernel"] == pytest.approx(100 * 191 / 193)
+    assert {d["counter"] for d in res["directions"]} >= {"compact_stall", "numa_hit", "numa_miss"}
+    d = {x["counter"]: x for x in res["directions"]}["compact_stall"]
+    assert d["kernel"] == [129, 291] and d["kernel_dir"] == 1
+
+
+def test_usemem_runs_the_model_once_with_the_workloads_sizes():
+    c = console.parse(CONSOLE.replace("always defer defer+madvise [madvise]", "[always] defer defer+madvise madvise"))
+    c.thpscale, c.usemem = [], {"threads": 1, "elapsed_ns": 1, "anon_huge_kb": 50, "anon_kb": 100}
+    p = _Prep("usemem:threads=1,passes=1")
+    res = thp_compare.compare_boots(p, [c])
+    assert res["settings"]["transparent_hugepage.defrag"] == "always"
+    assert len(res["model_phases"]) == 1 and res["per_run"][0]["huge_pct"]["kernel"] == 50.0
+    assert res["model_phases"][0]["vmstat"]["thp_fault_alloc"] > 0
+
+
+# ---- one boot ----
+
+@pytest.mark.kernel
+def test_thpscale_on_two_nodes_of_the_real_kernel(kernel_tree, tmp_path):
+    from reclaimlab.kernel.experiment import validate
+
+    setup = Setup(workload="thpscale:threads=1,mapsize_pct=50", memory="none", guest_mb=768, nodes=2, mglru="off",
+                  boots=1)
+    res = validate(setup, tmp_path, progress=False)
+    assert res["nodes"] == 2 and res["settings"]["machine.nodes"] == "2" and res["defrag"] == "madvise"
+    rows = {r["counter"]: r for r in res["rows"]}
+    assert rows["thp_fault_alloc"]["real_mean"] > 0 and rows["numa_miss"]["real_mean"] > 0
+    # Every stride of the madvised region is counted, huge or base, by both.
+    assert res["per_run"][0]["huge_pct"]["kernel"] > 50
+    assert abs(rows["thp_fault_alloc"]["rel_error"]) <= 0.25, rows["thp_fault_alloc"]
