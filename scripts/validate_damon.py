@@ -21,6 +21,7 @@ from pathlib import Path
 
 from reclaimlab.kernel.experiment import revalidate, validate
 from reclaimlab.kernel.run import Setup
+from _doc import place
 
 WORKLOAD = "hotcold:duration_s=30,period_ms=20"
 #: Watermarks that keep the scheme active on a guest that is never short of memory (the
@@ -114,14 +115,6 @@ def render(results: list[dict]) -> str:
     return "\n".join(lines)
 
 
-def place(text: str, block: str) -> str:
-    if BEGIN not in text:
-        raise SystemExit(f"docs/validation.md has no {BEGIN} marker")
-    head, rest = text.split(BEGIN, 1)
-    _, tail = rest.split(END, 1)
-    return f"{head}{BEGIN}\n{block}\n{END}{tail}"
-
-
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--out", type=Path, required=True, help="results directory (git-ignored)")
@@ -144,7 +137,7 @@ def main() -> int:
         raise SystemExit(f"{a.out}: no results")
     block = render(results)
     print(block)
-    a.doc.write_text(place(a.doc.read_text(), block))
+    a.doc.write_text(place(a.doc.read_text(), block, BEGIN, END))
     return 0
 
 

@@ -24,6 +24,7 @@ from reclaimlab.kernel import console
 from reclaimlab.kernel.experiment import validate
 from reclaimlab.kernel.run import Setup, prepare
 from reclaimlab.kernel.thp_compare import NUMA, TARGETS, compare_boots
+from _doc import place
 
 GUEST = {"memory": "none", "guest_mb": 1024, "nodes": 2}
 #: (name, label, workload, mglru, graded). The model's THP machine runs the classic LRU, so
@@ -166,14 +167,6 @@ def render(results: list[dict]) -> str:
     return "\n".join(lines)
 
 
-def place(text: str, block: str) -> str:
-    if BEGIN not in text:
-        raise SystemExit(f"docs/validation.md has no {BEGIN} marker")
-    head, rest = text.split(BEGIN, 1)
-    _, tail = rest.split(END, 1)
-    return f"{head}{BEGIN}\n{block}\n{END}{tail}"
-
-
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--out", type=Path, required=True, help="results directory (git-ignored)")
@@ -196,7 +189,7 @@ def main() -> int:
         raise SystemExit(f"{a.out}: no results")
     block = render(results)
     print(block)
-    a.doc.write_text(place(a.doc.read_text(), block))
+    a.doc.write_text(place(a.doc.read_text(), block, BEGIN, END))
     return 0
 
 

@@ -167,7 +167,7 @@ def test_whole_machine_runs_grade_kswapd_and_direct_reclaim():
     assert rows["allocstall"]["sim"] == 5 and rows["allocstall"]["met"] is True  # +25 %
 
 
-def test_anon_thps_make_the_anon_counters_not_comparable():
+def test_anon_thps_the_simulator_did_not_make_are_not_comparable():
     wl = build("anon:pages=64,rounds=1", 1 << 20)
     targets = targets_for(wl, True)
     real = [{"pswpin": 100, "pswpout": 200, "pgsteal_file": 10, "pgscan_kswapd": 50, "thp_fault_alloc": 3}]
@@ -177,6 +177,9 @@ def test_anon_thps_make_the_anon_counters_not_comparable():
     by = {r["counter"]: r for r in rows}
     assert by["pswpin"]["comparable"] is False and by["pswpin"]["met"] is None
     assert by["pgscan_kswapd"]["comparable"] is False
+    # the simulator made THPs too: comparable
+    rows = compare(real, {"pswpin": 100, "thp_fault_alloc": 2}, targets)
+    assert mark_not_comparable(rows, real, True, {"thp_fault_alloc": 2}) is None and all(r["comparable"] for r in rows)
     # without THPs nothing changes
     real[0]["thp_fault_alloc"] = 0
     rows = compare(real, {"pswpin": 100}, targets)

@@ -126,7 +126,7 @@ def compare_boots(setup: Setup, prep: Prepared, consoles: list[Console], out: Pa
     whole_machine = prep.memory_max is None
     real = [with_derived(c.vmstat()) for c in consoles]
     rows = compare(real, with_derived(sim["vmstat"]), targets_for(prep.wl, whole_machine))
-    thp_note = mark_not_comparable(rows, real, whole_machine)
+    thp_note = mark_not_comparable(rows, real, whole_machine, sim["vmstat"])
     key = key_of(setup, prep)
     with Store(out) as s:
         from ..results import run_key

@@ -98,15 +98,22 @@ def default_access_ns() -> float:
     return float(_core.Config().get("cost.access_ns"))
 
 
+#: Pages per PMD entry (x86-64 `PTRS_PER_PTE`).
+PMD_PAGES = 512
+
+
 def write_sim_trace(wl: Workload, path: Path, access_ns: float | None = None) -> None:
     """The simulator's native trace (in the workload's cgroups): file pages keep their page numbers,
     which are their offsets in the guest's one data file (the trace's one file, so
     readahead and fault-around see the guest's layout); anon pages are numbered after
-    them."""
+    them from the next multiple of 512, so that anon pages 512 i .. 512 i + 511 share a
+    PMD range in the simulator as they share a huge page in the guest's PMD-aligned
+    mapping (guest/wl.c)."""
     from .. import _core
 
     is_file = (wl.flags & FILE) != 0
-    page = np.where(is_file, wl.pages.astype(np.int64), wl.pages.astype(np.int64) + wl.file_pages).astype("<u4")
+    anon_base = -(-wl.file_pages // PMD_PAGES) * PMD_PAGES
+    page = np.where(is_file, wl.pages.astype(np.int64), wl.pages.astype(np.int64) + anon_base).astype("<u4")
     files = [("data", 0, int(wl.file_pages))] if wl.file_pages else []
     gaps, tick = None, 0
     if wl.sleep_us is not None:

@@ -109,6 +109,8 @@ def sim_settings(p: Prepared, consoles: list[Console]) -> dict[str, str]:
                                   else p.fault_around_bytes),
         "swap.device": "zram" if p.zram else "none",
     }
+    if c.thp_mode:  # transparent_hugepage/enabled as the guest read it back
+        s["transparent_hugepage.enabled"] = c.thp_mode
     used = start.used_kb() if start else None
     if used is not None:
         s["machine.kernel_used"] = f"{used}K"
@@ -309,15 +311,18 @@ def is_anon_counter(name: str) -> bool:
     return name.endswith("_anon") or name.startswith("pswp")
 
 
-def mark_not_comparable(rows: list[dict[str, Any]], real: list[dict[str, int]], whole_machine: bool) -> str | None:
-    """When the guest made anon THPs (the simulator's engine has base pages only), the anon
-    counters, and without a memory.max the whole-machine ones, are not comparable: their
-    rows get ``met`` None and ``comparable`` False. Returns the note, or None."""
+def mark_not_comparable(rows: list[dict[str, Any]], real: list[dict[str, int]], whole_machine: bool,
+                        sim: dict[str, int] | None = None) -> str | None:
+    """When the guest made anon THPs and the simulator none (its THP was off: a guest
+    under 512 MiB that enabled THP through sysfs, or a trace the guest lays out
+    differently), the anon counters, and without a memory.max the whole-machine ones, are
+    not comparable: their rows get ``met`` None and ``comparable`` False. Returns the
+    note, or None."""
     n = thp_allocated(real)
-    if not n:
+    if not n or (sim and any(sim.get(k, 0) for k in THP_ANON_COUNTERS)):
         return None
-    note = (f"not comparable: the guest made {n} anon THPs ({' + '.join(THP_ANON_COUNTERS)}), which the "
-            f"simulator's engine does not model (run with --thp never to compare them)")
+    note = (f"not comparable: the guest made {n} anon THPs ({' + '.join(THP_ANON_COUNTERS)}) and the "
+            f"simulator none (run with --thp never to compare them)")
     for r in rows:
         if is_anon_counter(r["counter"]) or (whole_machine and r["counter"] in WHOLE_MACHINE_TARGETS):
             r["met"], r["comparable"] = None, False

@@ -278,7 +278,11 @@ static void worker_map(struct worker *w, const char *data, int writes) {
          * (vma_has_recency(), v6.3+). /init turns readahead off on the disk instead. */
     }
     if (w->anon_pages) {
-        w->anon = mmap(NULL, w->anon_pages * PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+        /* A length that is a multiple of 2 MiB gets a PMD-aligned address (mm/mmap.c 6.12
+         * __get_unmapped_area), so anon pages 512 i .. 512 i + 511 share a huge page, as the
+         * simulator's trace lays them out (kernel/ops.py write_sim_trace). */
+        size_t len = (w->anon_pages * PAGE + (2u << 20) - 1) & ~(size_t)((2u << 20) - 1);
+        w->anon = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
         if (w->anon == MAP_FAILED) die("mmap anon");
         char tbuf[128];
         const char *thp = sysfs_mode("/sys/kernel/mm/transparent_hugepage/enabled", tbuf, sizeof tbuf);
