@@ -1,5 +1,6 @@
 """THP scenarios through the CLI and the report layout (reclaimlab.thp)."""
 
+import json
 import subprocess
 import sys
 
@@ -36,10 +37,21 @@ def test_plot_thpscale(tmp_path):
     assert out.stat().st_size > 1000
 
 
-def test_cli_rejects_policy_for_thp_scenario():
-    p = subprocess.run([sys.executable, "-m", "reclaimlab", "run", "thpscale", "--policy", "classic@6.15"],
+def test_cli_runs_a_thp_scenario_under_the_named_reclaim_policy():
+    def run(*extra):
+        p = subprocess.run([sys.executable, "-m", "reclaimlab", "run", "usemem-stress-numa-compact", "--memory", "256M",
+                            "--json", *extra], capture_output=True, text=True)
+        assert p.returncode == 0, p.stderr
+        return json.loads(p.stdout)
+
+    classic, mglru = run(), run("--policy", "mglru@6.15")
+    assert (classic["policy"], mglru["policy"]) == ("classic@6.15", "mglru@6.15")
+    pol = thp.policies()[0]
+    assert classic[pol] != mglru[pol]  # the reclaim policy is really the one named
+    # cache:* cannot run there: one line, exit 2
+    p = subprocess.run([sys.executable, "-m", "reclaimlab", "run", "thpscale", "--policy", "cache:lru"],
                        capture_output=True, text=True)
-    assert p.returncode == 2 and "THP policies" in p.stderr
+    assert p.returncode == 2 and p.stderr.count("\n") == 1 and "folio_isolate_lru" in p.stderr
 
 
 def test_cli_rejects_damo_record_for_thp_scenario(tmp_path):

@@ -1,5 +1,6 @@
 """``reclaimlab run thpscale`` / ``reclaimlab run usemem-stress-numa-compact``: seed 003's
-workloads under every THP allocation policy, in the mmtests layout (docs/thp.md)."""
+workloads under every THP allocation policy, in the mmtests layout (docs/thp.md), with the
+reclaim policy ``--policy`` names (default classic@6.15)."""
 
 from __future__ import annotations
 
@@ -12,10 +13,13 @@ def main(args: argparse.Namespace, settings: dict[str, str]) -> int:
     from .. import thp
     from ..exceptions import ConfigError
 
-    if args.policy or "policy" in settings or args.trace or args.timeseries or args.damo_record:
+    if args.trace or args.timeseries or args.damo_record:
         raise ConfigError(
-            f"{args.scenario} compares the THP policies; --policy, --trace, --timeseries and --damo-record do not apply"
+            f"{args.scenario} compares the THP policies; --trace, --timeseries and --damo-record do not apply"
         )
+    if args.policy:  # the reclaim policy under every THP policy (default classic@6.15)
+        settings = {**settings, "policy": args.policy}
+    reclaim = settings.get("policy", "classic@6.15")
     if args.plot and args.scenario != "thpscale":
         raise ConfigError(f"--plot: {args.scenario} has no plot (thpscale has)")
     settings = {k: v for k, v in settings.items() if k != "thp.policy"}
@@ -31,15 +35,18 @@ def main(args: argparse.Namespace, settings: dict[str, str]) -> int:
         if args.plot:
             thp.plot_thpscale(runs[True], args.plot, madvise=True)
         if args.json:
-            print(json.dumps({("madvhugepage" if k else "plain"): v for k, v in runs.items()}, default=str))
+            print(json.dumps({"policy": reclaim, **{("madvhugepage" if k else "plain"): v for k, v in runs.items()}},
+                             default=str))
         else:
+            print(f"reclaim policy: {reclaim}\n")
             print(thp.thpscale_report(runs[True], madvise=True))
             print(thp.thpscale_report(runs[False], madvise=False))
         return 0
     with tqdm(total=npol, disable=not chatty, desc=args.scenario, file=sys.stderr, leave=False) as bar:
         runs_u = thp.run_usemem(settings, args.memory, on_run=lambda: bar.update(1))
     if args.json:
-        print(json.dumps(runs_u, default=str))
+        print(json.dumps({"policy": reclaim, **runs_u}, default=str))
     else:
+        print(f"reclaim policy: {reclaim}\n")
         print(thp.usemem_report(runs_u))
     return 0

@@ -75,3 +75,50 @@ pub trait ReclaimPolicy: Send + 'static {
         Vec::new()
     }
 }
+
+/// A policy chosen by name at run time (the THP machine's; the trace engine
+/// monomorphises instead, so its hot loop inlines the hooks).
+impl ReclaimPolicy for Box<dyn ReclaimPolicy> {
+    fn init_lruvec(&mut self, mm: &mut Mm, lv: LruvecId) {
+        (**self).init_lruvec(mm, lv)
+    }
+    fn folio_mark_accessed(&mut self, mm: &mut Mm, pfn: Pfn) {
+        (**self).folio_mark_accessed(mm, pfn)
+    }
+    fn workingset_refault(&mut self, mm: &mut Mm, pfn: Pfn, shadow: u64) -> bool {
+        (**self).workingset_refault(mm, pfn, shadow)
+    }
+    fn folio_add_lru(&mut self, mm: &mut Mm, pfn: Pfn) {
+        (**self).folio_add_lru(mm, pfn)
+    }
+    fn workingset_eviction(&mut self, mm: &mut Mm, pfn: Pfn) -> u64 {
+        (**self).workingset_eviction(mm, pfn)
+    }
+    fn folio_check_references(&mut self, mm: &mut Mm, pfn: Pfn, sc: &mut ScanControl) -> FolioReferences {
+        (**self).folio_check_references(mm, pfn, sc)
+    }
+    fn shrink_node(&mut self, mm: &mut Mm, node: u16, sc: &mut ScanControl) {
+        (**self).shrink_node(mm, node, sc)
+    }
+    fn kswapd_age_node(&mut self, mm: &mut Mm, node: u16, sc: &mut ScanControl) {
+        (**self).kswapd_age_node(mm, node, sc)
+    }
+    fn folio_isolate_lru(&mut self, mm: &mut Mm, pfn: Pfn) -> bool {
+        (**self).folio_isolate_lru(mm, pfn)
+    }
+    fn folio_putback_lru(&mut self, mm: &mut Mm, pfn: Pfn) {
+        (**self).folio_putback_lru(mm, pfn)
+    }
+    fn folio_deactivate(&mut self, mm: &mut Mm, pfn: Pfn) {
+        (**self).folio_deactivate(mm, pfn)
+    }
+    fn folio_rotate_reclaimable(&mut self, mm: &mut Mm, pfn: Pfn) {
+        (**self).folio_rotate_reclaimable(mm, pfn)
+    }
+    fn check_invariants(&self, mm: &Mm) -> Result<(), String> {
+        (**self).check_invariants(mm)
+    }
+    fn metrics(&self, mm: &Mm) -> Vec<(String, f64)> {
+        (**self).metrics(mm)
+    }
+}

@@ -21,7 +21,6 @@ use super::{Tc, HPAGE_PMD_NR, HPAGE_PMD_ORDER};
 use crate::config::SimConfig;
 use crate::mm::page::{is_resident, pg, pinfo, pte_info, NOT_PRESENT};
 use crate::mm::page_alloc::MigrateType;
-use crate::policy::classic::lru;
 
 pub struct Khugepaged {
     /// When the next scan runs (ns).
@@ -113,8 +112,7 @@ fn collapse(m: &mut ThpMachine, slot: u32, head: u32) {
     for i in 0..HPAGE_PMD_NR {
         let pte = m.mm.pages.pte[(base + i) as usize];
         if is_resident(pte) {
-            let lv = m.mm.folio_lruvec(pte);
-            lru::lruvec_del_folio(&m.policy, &mut m.mm, lv, pte);
+            m.policy.folio_isolate_lru(&mut m.mm, pte);
             m.mm.memcgs[0].usage -= 1;
             m.mm.free_frame(pte);
             m.mm.pages.pte[(base + i) as usize] = NOT_PRESENT;

@@ -25,7 +25,6 @@ use crate::mm::page::{is_resident, nonres_pte, pg, pinfo, pte_info, NOT_PRESENT,
 use crate::mm::page_alloc::{MigrateType, Pfn, DEFAULT_WATERMARK_BOOST_FACTOR, PAGEBLOCK_ORDER};
 use crate::mm::vmstat::Ev;
 use crate::mm::Mm;
-use crate::policy::classic::{lru, Classic, Mainline};
 use crate::policy::ReclaimPolicy;
 use crate::sim::alloc::{self, AllocCtx};
 use crate::sim::engine::Zonelist;
@@ -70,7 +69,8 @@ pub enum Fault {
 
 pub struct ThpMachine {
     pub mm: Mm,
-    pub policy: Classic<Mainline>,
+    /// The reclaim policy (`policy`), chosen by name at run time.
+    pub policy: Box<dyn ReclaimPolicy>,
     pub kswapd: Vec<Kswapd>,
     pub kcompactd: Vec<Kcompactd>,
     pub khugepaged: Khugepaged,
@@ -95,19 +95,26 @@ pub struct ThpMachine {
 }
 
 impl ThpMachine {
-    /// A machine for `cfg` with the THP allocation policy named by `thp.policy`.
+    /// A machine for `cfg` with the reclaim policy named by `policy` (after
+    /// `lru_gen.enabled`) and the THP allocation policy named by `thp.policy`.
     pub fn new(cfg: &SimConfig) -> Result<Self> {
         cfg.validate()?;
         let entry = super::policy::find(&cfg.thp.policy)?;
+        let name = crate::policy::registry::resolve_lru_gen(&cfg.policy, cfg.lru_gen_enabled)?;
+        let reclaim = crate::policy::registry::find(&name)?;
         let mut mm = Mm::new(cfg);
         // Watermark boosting (1c30844d2dfe): in the seed's mmots-20181130 kernels (its
         // "Fragmentation stalls" row is from the same series) and in v5.0+.
         mm.buddy.watermark_boost_factor = DEFAULT_WATERMARK_BOOST_FACTOR;
         ThpState::init(&mut mm);
         mm.thp.policy = Some(entry.policy);
-        let mut policy = Classic::new(Mainline);
+        let mut policy = (reclaim.boxed)();
         for lv in 0..mm.lruvecs.len() as u32 {
             policy.init_lruvec(&mut mm, lv);
+        }
+        if !mm.lru_folios_migratable {
+            // Unmapping, collapse and migration take folios off the LRU (folio_isolate_lru).
+            return Err(Error::config("policy", format!("'{name}' cannot run the THP machine's scenarios: its folios cannot be taken off the LRU (folio_isolate_lru), which unmapping, collapse and compaction need")));
         }
         let n = mm.nr_nodes();
         Ok(ThpMachine {
@@ -408,10 +415,7 @@ impl ThpMachine {
                     for p in page..cover_end {
                         let f = self.mm.pages.pte[p as usize];
                         if is_resident(f) {
-                            let lv = self.mm.folio_lruvec(f);
-                            if self.mm.frames.test(f, pg::LRU) {
-                                lru::lruvec_del_folio(&self.policy, &mut self.mm, lv, f);
-                            }
+                            self.policy.folio_isolate_lru(&mut self.mm, f);
                             self.mm.frames.install(f, NO_PAGE, 0, pg::COMPOUND);
                             self.mm.pages.pte[p as usize] = NOT_PRESENT;
                             self.mm.memcgs[0].usage -= 1;
@@ -503,10 +507,7 @@ impl ThpMachine {
     /// Unmap and free one resident base page.
     fn zap_page(&mut self, page: u32) {
         let pfn = self.mm.pages.pte[page as usize];
-        if self.mm.frames.test(pfn, pg::LRU) {
-            let lv = self.mm.folio_lruvec(pfn);
-            lru::lruvec_del_folio(&self.policy, &mut self.mm, lv, pfn);
-        }
+        self.policy.folio_isolate_lru(&mut self.mm, pfn);
         self.mm.pages.pte[page as usize] = NOT_PRESENT;
         self.mm.memcgs[0].usage -= 1;
         self.mm.free_frame(pfn);
@@ -577,7 +578,7 @@ impl ThpMachine {
 }
 
 impl AllocCtx for ThpMachine {
-    type P = Classic<Mainline>;
+    type P = Box<dyn ReclaimPolicy>;
     fn mm(&mut self) -> &mut Mm {
         &mut self.mm
     }
