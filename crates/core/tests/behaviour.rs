@@ -247,16 +247,33 @@ fn a_paced_trace_absorbs_stalls_into_its_think_time() {
 }
 
 /// With swap, an anon working set larger than memory is paged through zram and
-/// refaults are counted for anon (swap-cache shadows).
+/// refaults are counted for anon (swap-cache shadows). The swap cache's xarray nodes are
+/// charged to no memcg, so they sit on the root memcg's shadow-node list: memcg limit
+/// reclaim never shrinks them (every swap-in finds its shadow), global reclaim does, down
+/// to what the root memcg's own pages allow (mm/workingset.c 6.12 `count_shadow_nodes`),
+/// and a swap-in whose node was reclaimed is no refault.
 #[test]
 fn anon_thrash_uses_swap_and_counts_anon_refaults() {
-    let cfg = config(&[("machine.memory", "16M"), ("swap.device", "zram")]);
-    let p = program(vec![region("heap", 20 * MIB, AccessKind::AnonMapped)], vec![phase("loop", 6 * 20 * MIB as u64, &[(0, Pattern::Sequential, 1.0)])]);
-    let r = run_checked(&cfg, generate(p, 1).unwrap().as_mut(), 20_000);
-    assert!(vm(&r, "pswpout") > 4 * 20 * MIB as u64 / 2);
-    assert_eq!(vm(&r, "pswpin"), vm(&r, "workingset_refault_anon"), "every swap-in found a shadow");
-    assert!(vm(&r, "pswpin") <= vm(&r, "pswpout"));
-    assert_eq!(vm(&r, "pgmajfault"), vm(&r, "pswpin"));
+    let run = |kv: &[(&str, &str)], cgroup: &str| {
+        let cfg = config(&[&[("swap.device", "zram")], kv].concat());
+        let mut heap = region("heap", 20 * MIB, AccessKind::AnonMapped);
+        heap.cgroup = cgroup.into();
+        let p = program(vec![heap], vec![phase("loop", 6 * 20 * MIB as u64, &[(0, Pattern::Sequential, 1.0)])]);
+        run_checked(&cfg, generate(p, 1).unwrap().as_mut(), 20_000)
+    };
+    for r in [run(&[("machine.memory", "64M"), ("cgroup.a.memory.max", "16M")], "a"), run(&[("machine.memory", "16M")], "a")] {
+        assert!(vm(&r, "pswpout") > 4 * 20 * MIB as u64 / 2);
+        assert!(vm(&r, "pswpin") <= vm(&r, "pswpout"));
+        assert_eq!(vm(&r, "pgmajfault"), vm(&r, "pswpin"));
+    }
+    let limited = run(&[("machine.memory", "64M"), ("cgroup.a.memory.max", "16M")], "a");
+    assert_eq!(vm(&limited, "pswpin"), vm(&limited, "workingset_refault_anon"), "every swap-in found a shadow");
+    assert_eq!(vm(&limited, "workingset_nodereclaim"), 0);
+    // Global reclaim with the workload in a child memcg: the root memcg has no pages of
+    // its own, so its list keeps no node.
+    let global = run(&[("machine.memory", "16M")], "a");
+    assert!(vm(&global, "workingset_nodereclaim") > 0);
+    assert!(vm(&global, "workingset_refault_anon") < vm(&global, "pswpin"), "dropped shadows are no refaults");
 }
 
 /// memory.low (shrink_node_memcgs, A.4/A.6): global reclaim skips a cgroup below its

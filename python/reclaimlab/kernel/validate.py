@@ -44,8 +44,9 @@ CGROUP_CONTEXT = ("memory.peak", "memory.current", "pgscan", "pgsteal", "pgscan_
 ALLOCSTALL_ZONES = ("allocstall_dma", "allocstall_dma32", "allocstall_normal", "allocstall_movable")
 #: Shown beside the headline counters.
 CONTEXT = ("pgscan_file", "pgscan_anon", "pgsteal_anon", "workingset_activate_anon", "pgactivate", "pgdeactivate",
-           "nr_vmscan_immediate_reclaim", "workingset_nodereclaim", "slabs_scanned")
-#: Anon THPs the guest made; the simulator's trace engine has base pages only.
+           "nr_vmscan_immediate_reclaim", "workingset_nodereclaim", "slabs_scanned",
+           "thp_fault_alloc", "thp_fault_fallback", "thp_fault_fallback_charge", "thp_split_page", "thp_swpout")
+#: Anon THPs made by faults or khugepaged (the simulator's trace engine makes the former).
 THP_ANON_COUNTERS = ("thp_fault_alloc", "thp_collapse_alloc")
 
 

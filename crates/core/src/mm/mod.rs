@@ -163,6 +163,8 @@ impl Mm {
             next_stats_flush: 0,
             shadow_nodes: workingset::ShadowNodes::default(),
         };
+        let slots = mm.swap.total;
+        mm.shadow_nodes.set_swap_slots(slots);
         // The periodic flusher runs since boot, at no particular phase relative to the
         // workload's start: the first flush falls at a point of its period drawn from the seed.
         let period = mm.timer_ns(memcontrol::FLUSH_TIME_NS);
@@ -411,10 +413,13 @@ impl Mm {
         self.vmstat.count(Ev::Pgfree, 1);
     }
 
-    /// `swap_free` of one entry; on zram the compressed copy goes
-    /// (`zram_slot_free_notify`) and the pool shrinks to what the rest needs.
-    pub fn swap_free(&mut self) {
-        self.swap.used -= 1;
+    /// `swap_free` of swapped-out `page`'s entry: its slot is freed with the shadow it
+    /// may still hold in the swap cache (`clear_shadow_from_swap_cache`); on zram the
+    /// compressed copy goes (`zram_slot_free_notify`) and the pool shrinks to what the
+    /// rest needs.
+    pub fn swap_free(&mut self, page: u32) {
+        let slot = self.swap.release_slot(page);
+        self.shadow_nodes.swap_cache_clear(slot);
         if self.swap.is_zram() {
             let need = self.swap.zram_frames_for(self.swap.used);
             while self.swap.zram_pool.len() as u64 > need {

@@ -81,9 +81,11 @@ pub fn scan_shadow_nodes(mm: &mut Mm, lv: u32, nr_to_scan: u64) -> u64 {
     let memcg = mm.lruvecs[lv as usize].memcg;
     let mut freed = 0;
     while freed < nr_to_scan {
-        let Some(pages) = mm.shadow_nodes.isolate_head(lv) else { break };
-        for p in pages {
-            mm.pages.shadow[p as usize] = 0;
+        let Some((slots, swap)) = mm.shadow_nodes.isolate_head(lv) else { break };
+        for s in slots {
+            // A swap-cache node's slots hold the shadows of the pages swapped out to them.
+            let page = if swap { if !mm.swap.is_used(s) { continue } mm.swap.owner(s) } else { s };
+            mm.pages.shadow[page as usize] = 0;
         }
         mm.vmstat.count(Ev::WorkingsetNodereclaim, 1);
         mm.count_memcg_events(memcg, Ev::WorkingsetNodereclaim, 1);

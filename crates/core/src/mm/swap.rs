@@ -8,10 +8,18 @@
 //! - ssd: a block device with read latency (stalls the fault) and write time
 //!   (asynchronous; accounted as device time, not as a stall).
 //!
+//! Slots: a swapped-out page holds one slot, whose offset indexes the swap cache's xarray
+//! where its shadow entry lives (mm/workingset.rs `ShadowNodes`). Slots are taken by a
+//! next-fit scan from where the last one was taken, wrapping at the end, the order the
+//! kernel's per-CPU cluster allocator (mm/swapfile.c 6.12) gives one reclaimer filling
+//! free clusters; several reclaimers on several CPUs, each with its own cluster, are not
+//! modelled.
+//!
 //! Abstractions: a fixed compression ratio for every page; zsmalloc size classes and
 //! fragmentation are not modelled — the pool holds exactly `ceil(stored * csize / 4096)`
 //! frames and shrinks as soon as that drops (no zs_compact lag). Swap slots of SSD swap
-//! are freed at swap-in too (no swap cache retained; as with `vm_swap_full()`).
+//! are freed at swap-in too (no swap cache retained; as with `vm_swap_full()`); the
+//! per-CPU swap slots cache that returns freed slots in batches is not modelled.
 
 use crate::config::{SimConfig, SwapDevice};
 use crate::mm::page_alloc::Pfn;
@@ -26,12 +34,73 @@ pub struct Swap {
     pub zram_page_bytes: u64,
     /// Frames held by the zram pool.
     pub zram_pool: Vec<Pfn>,
+    /// Per slot: in use (`swap_map[offset] != 0`), one bit each.
+    map: Vec<u64>,
+    /// Where the next slot search starts.
+    cursor: u64,
+    /// Per slot: the page holding it.
+    owner: Vec<u32>,
+    /// Per page id: its slot while it is swapped out.
+    slot_of: Vec<u32>,
 }
 
 impl Swap {
     pub fn new(cfg: &SimConfig) -> Self {
         let zram_page_bytes = (reclaimlab_trace::PAGE_SIZE as f64 / cfg.zram_compression_ratio).ceil() as u64;
-        Swap { device: cfg.swap_device, total: cfg.swap_pages(), used: 0, zram_page_bytes, zram_pool: Vec::new() }
+        Swap { device: cfg.swap_device, total: cfg.swap_pages(), used: 0, zram_page_bytes, zram_pool: Vec::new(), map: Vec::new(), cursor: 0, owner: Vec::new(), slot_of: Vec::new() }
+    }
+
+    /// `folio_alloc_swap` for `page` (the caller checked [`Self::has_free_slots`]): the
+    /// first free slot from the cursor on. Returns its offset.
+    pub fn alloc_slot(&mut self, page: u32) -> u32 {
+        debug_assert!(self.has_free_slots());
+        if self.map.is_empty() {
+            self.map = vec![0; self.total.div_ceil(64) as usize];
+            self.owner = vec![0; self.total as usize];
+        }
+        let words = self.map.len();
+        let mut w = (self.cursor / 64) as usize;
+        // The cursor's own word: only the bits at and after it.
+        let mut free = !self.map[w] & (!0u64 << (self.cursor % 64));
+        for _ in 0..=words {
+            let valid = if w + 1 == words && self.total % 64 != 0 { (1u64 << (self.total % 64)) - 1 } else { !0 };
+            free &= valid;
+            if free != 0 {
+                break;
+            }
+            w = (w + 1) % words;
+            free = !self.map[w];
+        }
+        let slot = w as u64 * 64 + free.trailing_zeros() as u64;
+        debug_assert!(slot < self.total && self.map[w] & (1 << (slot % 64)) == 0, "no free slot found");
+        self.map[w] |= 1 << (slot % 64);
+        self.cursor = (slot + 1) % self.total;
+        self.used += 1;
+        self.owner[slot as usize] = page;
+        if self.slot_of.len() <= page as usize {
+            self.slot_of.resize(page as usize + 1, 0);
+        }
+        self.slot_of[page as usize] = slot as u32;
+        slot as u32
+    }
+
+    /// Release the slot of swapped-out `page` (`swap_entry_range_free`). Returns it.
+    pub fn release_slot(&mut self, page: u32) -> u32 {
+        let slot = self.slot_of[page as usize];
+        debug_assert!(self.is_used(slot) && self.owner[slot as usize] == page);
+        self.map[slot as usize / 64] &= !(1 << (slot % 64));
+        self.used -= 1;
+        slot
+    }
+
+    /// Whether `slot` is in use.
+    pub fn is_used(&self, slot: u32) -> bool {
+        self.map.get(slot as usize / 64).is_some_and(|w| w & (1 << (slot % 64)) != 0)
+    }
+
+    /// The page holding `slot` (meaningful while it is in use).
+    pub fn owner(&self, slot: u32) -> u32 {
+        self.owner[slot as usize]
     }
 
     /// `get_nr_swap_pages() > 0`: free slots exist.
@@ -64,5 +133,32 @@ mod tests {
         assert_eq!(s.zram_frames_for(3), 2); // 4098 bytes
         assert_eq!(s.zram_frames_for(3000), 1001); // 4098000/4096 = 1000.49 → 1001
         assert_eq!(s.total, (1u64 << 30) >> 12);
+    }
+
+    /// Next fit: slots are taken in order from the last one taken, a freed slot is reused
+    /// only when the search wraps around to it.
+    #[test]
+    fn slots_are_taken_next_fit_and_wrap() {
+        let mut cfg = SimConfig::default();
+        cfg.set("swap.device", "zram").unwrap();
+        cfg.set("swap.size", "520K").unwrap(); // 130 slots: the last word is partial
+        let mut s = Swap::new(&cfg);
+        assert_eq!(s.total, 130);
+        for p in 0..130 {
+            assert_eq!(s.alloc_slot(1000 + p), p);
+        }
+        assert!(!s.has_free_slots());
+        assert_eq!(s.release_slot(1005), 5);
+        assert_eq!(s.release_slot(1100), 100);
+        assert_eq!((s.used, s.is_used(5), s.is_used(6)), (128, false, true));
+        // The cursor wrapped to 0: the next free slots are 5, then 100.
+        assert_eq!(s.alloc_slot(7), 5);
+        assert_eq!(s.alloc_slot(8), 100);
+        assert_eq!((s.owner(5), s.owner(100)), (7, 8));
+        s.release_slot(7);
+        s.release_slot(1129);
+        // From after 100: 129 comes before 5.
+        assert_eq!(s.alloc_slot(9), 129);
+        assert_eq!(s.alloc_slot(10), 5);
     }
 }

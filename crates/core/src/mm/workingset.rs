@@ -107,11 +107,24 @@ const NIL: u32 = u32::MAX;
 /// xarray's head, and that shadow is the inode shrinker's, which is not modelled), but a
 /// larger file of which only index 0 was ever cached has one here where the kernel has
 /// none; a file that runs to the end of the id space has no nodes;
-/// interior nodes are not counted; swap-cache shadows (anon, keyed by swap slot) have no
-/// nodes since the model has no swap cache (docs/model.md §2).
+/// interior nodes are not counted.
+///
+/// The swap cache's nodes come after the files' (one per 64 swap slots): a swapped-out
+/// page's shadow sits at its slot (`__delete_from_swap_cache`), and zram's synchronous
+/// swap-in bypasses the swap cache, so these nodes hold shadows only and are always on
+/// their list. The swap address spaces' xarrays are not XA_FLAGS_ACCOUNT (mm/swap_state.c
+/// 6.12 `init_swap_address_space`), so their nodes are charged to no memcg: they sit on
+/// the root memcg's list of their node and count in no memcg's slab, and only reclaim
+/// that shrinks the root's list (global reclaim, which walks every memcg) drops them,
+/// limited by the root memcg's own pages (`count_shadow_nodes`).
 #[derive(Default)]
 pub struct ShadowNodes {
     loaded: bool,
+    /// Swap slots of the machine (set before `load`), the first swap node, and per slot
+    /// whether it holds a shadow entry.
+    nr_swap_slots: u64,
+    swap_base: usize,
+    swap_shadow: Vec<u64>,
     /// Files with nodes, sorted by first page id: first page, end page, first node slot.
     file_first: Vec<u32>,
     file_end: Vec<u32>,
@@ -159,6 +172,14 @@ impl ShadowNodes {
             }
             nodes += n;
         }
+        self.swap_base = nodes as usize;
+        for k in 0..self.nr_swap_slots.div_ceil(1 << XA_CHUNK_SHIFT) {
+            let start = (k << XA_CHUNK_SHIFT) as u32;
+            self.start.push(start);
+            self.slots.push((self.nr_swap_slots - start as u64).min(1 << XA_CHUNK_SHIFT) as u8);
+            nodes += 1;
+        }
+        self.swap_shadow = vec![0; self.nr_swap_slots.div_ceil(64) as usize];
         let n = nodes as usize;
         self.count = vec![0; n];
         self.nr_values = vec![0; n];
@@ -166,6 +187,54 @@ impl ShadowNodes {
         self.list = vec![NIL; n];
         self.prev = vec![NIL; n];
         self.next = vec![NIL; n];
+    }
+
+    /// The machine's swap slots (before [`Self::load`]).
+    pub fn set_swap_slots(&mut self, nr: u64) {
+        debug_assert!(!self.loaded);
+        self.nr_swap_slots = nr;
+    }
+
+    /// Whether node `n` is a swap-cache node.
+    #[inline]
+    fn is_swap(&self, n: usize) -> bool {
+        n >= self.swap_base
+    }
+
+    /// `__delete_from_swap_cache(folio, entry, shadow)`: a swapped-out page's shadow goes
+    /// into swap slot `slot` (allocating its node, on list `lv`: the root memcg's on the
+    /// folio's node, if it was empty). Before the first batch (no nodes yet) a no-op.
+    pub fn swap_cache_store(&mut self, slot: u32, lv: u32) {
+        if !self.loaded {
+            return;
+        }
+        let n = self.swap_base + (slot >> XA_CHUNK_SHIFT) as usize;
+        debug_assert!(self.swap_shadow[slot as usize / 64] & (1 << (slot % 64)) == 0);
+        self.swap_shadow[slot as usize / 64] |= 1 << (slot % 64);
+        if self.count[n] == 0 {
+            self.ensure_list(lv);
+            self.list[n] = lv;
+        }
+        self.count[n] += 1;
+        self.nr_values[n] += 1;
+        self.update_node(n);
+    }
+
+    /// `clear_shadow_from_swap_cache` when slot `slot` is freed: its shadow, if it still
+    /// has one, leaves the node (freed when empty).
+    pub fn swap_cache_clear(&mut self, slot: u32) {
+        let Some(w) = self.swap_shadow.get_mut(slot as usize / 64) else { return };
+        if *w & (1 << (slot % 64)) == 0 {
+            return;
+        }
+        *w &= !(1 << (slot % 64));
+        let n = self.swap_base + (slot >> XA_CHUNK_SHIFT) as usize;
+        self.count[n] -= 1;
+        self.nr_values[n] -= 1;
+        self.update_node(n);
+        if self.count[n] == 0 {
+            self.list[n] = NIL;
+        }
     }
 
     /// The leaf node of `page`, if its file has nodes.
@@ -286,9 +355,11 @@ impl ShadowNodes {
 
     /// `shadow_lru_isolate` of the node at the head of list `lv` (`list_lru_walk_one`
     /// restarts from the head after each LRU_REMOVED_RETRY, so a walk takes the nodes in
-    /// list order): take it off the list and free it (`xa_delete_node`). Returns the
-    /// page ids of its slots (every entry is a shadow, which the caller clears).
-    pub fn isolate_head(&mut self, lv: u32) -> Option<std::ops::Range<u32>> {
+    /// list order): take it off the list and free it (`xa_delete_node`). Returns its
+    /// slots, every one holding a shadow or empty: page ids of a file node, swap slots of
+    /// a swap-cache node (the bool; their shadow bits are cleared here). The caller clears
+    /// the pages' shadows.
+    pub fn isolate_head(&mut self, lv: u32) -> Option<(std::ops::Range<u32>, bool)> {
         let n = *self.head.get(lv as usize)?;
         if n == NIL {
             return None;
@@ -298,9 +369,22 @@ impl ShadowNodes {
         debug_assert!(self.count[n] != 0 && self.count[n] == self.nr_values[n]);
         self.count[n] = 0;
         self.nr_values[n] = 0;
-        self.allocated[lv as usize] -= 1;
         self.list[n] = NIL;
-        Some(self.start[n]..self.start[n] + self.slots[n] as u32)
+        let range = self.start[n]..self.start[n] + self.slots[n] as u32;
+        let swap = self.is_swap(n);
+        if swap {
+            for slot in range.clone() {
+                self.swap_shadow[slot as usize / 64] &= !(1 << (slot % 64));
+            }
+        } else {
+            self.allocated[lv as usize] -= 1;
+        }
+        Some((range, swap))
+    }
+
+    /// Whether swap slot `slot` holds a shadow entry.
+    pub fn swap_slot_has_shadow(&self, slot: u32) -> bool {
+        self.swap_shadow.get(slot as usize / 64).is_some_and(|w| w & (1 << (slot % 64)) != 0)
     }
 
     /// Invariants against the page slots (`shadow[p] != 0` for a non-resident page is a
@@ -311,8 +395,11 @@ impl ShadowNodes {
         let mut allocated = vec![0u32; self.allocated.len()];
         for n in 0..self.count.len() {
             let r = self.start[n]..self.start[n] + self.slots[n] as u32;
-            let pages = r.clone().filter(|&p| resident(p)).count();
-            let values = r.filter(|&p| !resident(p) && shadow(p)).count();
+            let (pages, values) = if self.is_swap(n) {
+                (0, r.filter(|&s| self.swap_slot_has_shadow(s)).count())
+            } else {
+                (r.clone().filter(|&p| resident(p)).count(), r.filter(|&p| !resident(p) && shadow(p)).count())
+            };
             if (self.count[n] as usize, self.nr_values[n] as usize) != (pages + values, values) {
                 return Err(format!("shadow node {n}: count/nr_values {}/{} but {} pages and {values} shadows", self.count[n], self.nr_values[n], pages));
             }
@@ -321,7 +408,7 @@ impl ShadowNodes {
                 return Err(format!("shadow node {n}: on list {} but shadow-only {shadow_only}", self.on_list[n]));
             }
             on += shadow_only as u64;
-            if self.count[n] != 0 {
+            if self.count[n] != 0 && !self.is_swap(n) {
                 allocated[self.list[n] as usize] += 1;
             }
         }

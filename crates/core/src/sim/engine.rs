@@ -393,7 +393,7 @@ impl<P: ReclaimPolicy> Machine<P> {
         let (_, restored) = self.add_folio(a.page, memcg, flags, a.flags & flags::WRITE != 0, false)?.expect("a retrying add returns a folio or an error");
         let cost = self.mm.cfg.cost.clone();
         let (latency, major) = if info & pinfo::SWAPPED != 0 {
-            self.swap_in();
+            self.swap_in(a.page);
             self.count_fault(a, Ev::Pgfault);
             self.count_fault(a, Ev::Pgmajfault);
             let dev = if self.mm.swap.is_zram() { self.mm.cfg.zram_decompress_ns } else { self.mm.cfg.ssd_read_ns };
@@ -425,12 +425,12 @@ impl<P: ReclaimPolicy> Machine<P> {
         self.handle_over_high(memcg)
     }
 
-    /// Swap-in: count it, free the slot, and shrink the zram pool if it can.
-    fn swap_in(&mut self) {
+    /// Swap-in of `page`: count it, free its slot, and shrink the zram pool if it can.
+    fn swap_in(&mut self, page: u32) {
         let mm = &mut self.mm;
         mm.vmstat.count(Ev::Pswpin, 1);
         mm.vmstat.count(Ev::Pgpgin, 4);
-        mm.swap_free();
+        mm.swap_free(page);
     }
 
     /// `count_vm_event(e)` + `count_memcg_event_mm(mm, e)` for a fault of the task

@@ -326,7 +326,7 @@ impl ThpMachine {
         let pfn = self.alloc_order0(node, MigrateType::Movable)?;
         let shadow = std::mem::take(&mut self.mm.pages.shadow[page as usize]);
         if info & pinfo::SWAPPED != 0 {
-            self.mm.swap_free();
+            self.mm.swap_free(page);
             self.mm.vmstat.count(Ev::Pswpin, 1);
             self.mm.vmstat.count(Ev::Pgmajfault, 1);
             self.stall += self.mm.cfg.zram_decompress_ns;
@@ -378,7 +378,7 @@ impl ThpMachine {
             let pte = self.mm.pages.pte[page as usize];
             if !is_resident(pte) {
                 if pte_info(pte) & pinfo::SWAPPED != 0 {
-                    self.mm.swap_free();
+                    self.mm.swap_free(page);
                 }
                 self.mm.pages.pte[page as usize] = NOT_PRESENT;
                 self.mm.pages.shadow[page as usize] = 0;
