@@ -59,6 +59,8 @@ pub struct SimConfig {
     pub memory_bytes: u64,
     /// `machine.kernel_used`: memory held outside the workload from boot on (bytes).
     pub kernel_used_bytes: u64,
+    /// `machine.kernel_shmem`: the part of `kernel_used_bytes` that is the root memcg's shmem.
+    pub kernel_shmem_bytes: u64,
     /// `machine.zone_dma`: managed memory of node 0's ZONE_DMA (bytes; 0 = no such zone).
     pub zone_dma_bytes: u64,
     pub nr_nodes: u16,
@@ -256,6 +258,10 @@ pub static KNOBS: &[Knob] = &[
         the initramfs, buffers: a real machine's MemTotal - MemFree before the workload); taken from the free lists at \
         boot (split evenly across nodes) and never freed or reclaimed; part of machine.memory, in no memcg",
         |c, v| c.kernel_used_bytes = parse_size(v)?, |c| format_size(c.kernel_used_bytes)),
+    knob!("machine.kernel_shmem", "0", "bytes", "of machine.kernel_used, the shmem/tmpfs pages the root memcg owns before the \
+        workload (an initramfs root on tmpfs: /proc/meminfo Shmem): counted as the root memcg's own LRU pages where the \
+        model reads them (count_shadow_nodes' limit for the swap cache's shadow nodes), never reclaimed",
+        |c, v| c.kernel_shmem_bytes = parse_size(v)?, |c| format_size(c.kernel_shmem_bytes)),
     knob!("machine.zone_dma", "0", "bytes", "managed memory of ZONE_DMA, the lowest zone of node 0 (x86-64: the first \
         16 MiB, about 15M managed), part of machine.memory; allocations fall back to it last and leave it \
         lowmem_reserve (1/256 of the zones above it, vm.lowmem_reserve_ratio's default); 0 = none, one Normal zone per node",
@@ -400,6 +406,7 @@ impl Default for SimConfig {
             seed: 0,
             memory_bytes: 0,
             kernel_used_bytes: 0,
+            kernel_shmem_bytes: 0,
             zone_dma_bytes: 0,
             nr_nodes: 0,
             swappiness: 0,
@@ -556,6 +563,13 @@ impl SimConfig {
             Error::config(
                 "machine.kernel_used",
                 format!("{} leaves less than 4M per node of the {} machine", format_size(self.kernel_used_bytes), format_size(self.memory_bytes))
+            )
+        );
+        crate::ensure!(
+            self.kernel_shmem_bytes <= self.kernel_used_bytes,
+            Error::config(
+                "machine.kernel_shmem",
+                format!("{} is more than machine.kernel_used ({}), of which it is a part", format_size(self.kernel_shmem_bytes), format_size(self.kernel_used_bytes))
             )
         );
         if let Some(k) = self.min_free_kbytes {

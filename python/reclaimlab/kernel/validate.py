@@ -92,8 +92,8 @@ def compression_ratio(consoles: list[Console]) -> float | None:
 
 def sim_settings(p: Prepared, consoles: list[Console]) -> dict[str, str]:
     """The simulator configuration that matches the guest: the guest's MemTotal, the
-    memory it held outside the workload just before it started (MemTotal - MemFree) and its
-    ZONE_DMA, each cgroup's memory.max/high/low/min, the sysctls, readahead
+    memory it held outside the workload just before it started (MemTotal - MemFree, and
+    of it the root memcg's shmem) and its ZONE_DMA, each cgroup's memory.max/high/low/min, the sysctls, readahead
     and fault-around as the guest read them back, the zram size and its measured compression
     ratio."""
     c = consoles[0]
@@ -115,6 +115,10 @@ def sim_settings(p: Prepared, consoles: list[Console]) -> dict[str, str]:
     used = start.used_kb() if start else None
     if used is not None:
         s["machine.kernel_used"] = f"{used}K"
+        # The initramfs root on tmpfs: the root memcg's own (shmem) LRU pages.
+        shmem = start.meminfo.get("Shmem")
+        if shmem is not None and shmem <= used:
+            s["machine.kernel_shmem"] = f"{shmem}K"
     dma = dma_managed(c)
     if dma:
         s["machine.zone_dma"] = f"{dma * 4}K"

@@ -65,6 +65,9 @@ pub struct Mm {
     pub nr_frames: u32,
     /// Frames taken at boot for memory held outside the workload (`machine.kernel_used`).
     pub nr_kernel_used: u64,
+    /// Per node: the root memcg's own shmem pages among them (`machine.kernel_shmem`),
+    /// which its statistics count as LRU pages (`flush_memcg_stats`).
+    root_shmem_per_node: Vec<u64>,
     /// The policy's `folio_isolate_lru` can take any LRU folio off its list, so
     /// compaction may migrate LRU folios (false for `cache:*`, whose lists live in its
     /// algorithm).
@@ -149,6 +152,7 @@ impl Mm {
             memcg_vmstats: Vec::new(),
             nr_frames,
             nr_kernel_used: 0,
+            root_shmem_per_node: Vec::new(),
             lru_folios_migratable: true,
             min_free_kbytes,
             bucket_order: workingset::bucket_order(nr_frames as u64),
@@ -170,10 +174,15 @@ impl Mm {
         let period = mm.timer_ns(memcontrol::FLUSH_TIME_NS);
         mm.next_stats_flush = reclaimlab_trace::Rng::new(cfg.seed ^ 0xF1_05A7_0000_0002).below(period.max(1)) + 1;
         mm.take_kernel_used(cfg.kernel_used_bytes >> reclaimlab_trace::PAGE_SHIFT);
+        let shmem = cfg.kernel_shmem_bytes >> reclaimlab_trace::PAGE_SHIFT;
+        let n = mm.nodes.len() as u64;
+        mm.root_shmem_per_node = (0..n).map(|i| shmem / n + u64::from(i < shmem % n)).collect();
         mm.new_memcg(&CgroupConfig::new(""));
         for cg in &cfg.cgroups {
             mm.new_memcg(cg);
         }
+        // The machine ran before the workload: its statistics were flushed with those pages.
+        mm.flush_memcg_stats();
         mm
     }
 
@@ -223,6 +232,10 @@ impl Mm {
         for (lv, l) in self.lruvecs.iter_mut().enumerate() {
             let slab_reclaimable_b = self.shadow_nodes.allocated(lv as u32) * workingset::XA_NODE_CHARGED_BYTES;
             l.stat = lruvec::LruvecStat { size: l.hier_size, size_local: l.lru_size, slab_reclaimable_b, workingset_activate: l.workingset_activate };
+            if l.memcg == memcontrol::ROOT_MEMCG {
+                // Shmem sits on the anon LRU (shmem_add_to_page_cache → folio_add_lru).
+                l.stat.size_local[lruvec::LruList::InactiveAnon as usize] += self.root_shmem_per_node[l.node as usize];
+            }
         }
     }
 
