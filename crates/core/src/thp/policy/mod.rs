@@ -6,7 +6,7 @@
 //! branch, mm/mempolicy.c), and the costly-order `__GFP_NORETRY` rule after the first
 //! direct compaction in `__alloc_pages_slowpath` (mm/page_alloc.c); and what else of its
 //! kernel differs in the shared machinery (the boost in `__isolate_free_page`'s
-//! watermark). Everything else (watermarks, reclaim, compaction, kswapd/kcompactd) is
+//! watermark, the pageblock skip-hint rules, proactive compaction). Everything else (watermarks, reclaim, compaction, kswapd/kcompactd) is
 //! shared. One file per variant.
 
 pub mod gfp_thisnode_v1;
@@ -14,7 +14,7 @@ pub mod v4_20_rc4;
 pub mod v5_4;
 pub mod v5_5;
 
-use super::compaction::CompactResult;
+use super::compaction::{CompactResult, SkipHints};
 use super::gfp::{Gfp, ThpDefrag};
 #[allow(unused_imports)]
 use super::gfp::__GFP_NORETRY;
@@ -40,6 +40,12 @@ pub trait ThpPolicy: Send + Sync {
     /// page: `min_wmark_pages(zone)` (boost included) until Mel Gorman's v5.1 compaction
     /// series, `zone->_watermark[WMARK_MIN]` (boost ignored) since.
     fn isolate_free_page_min_wmark(&self, z: &Zone) -> u64;
+    /// Which kernel's pageblock skip-hint rules compaction follows (when the scanners set
+    /// `PB_migrate_skip`, when `__reset_isolation_suitable` clears it): v4.20's, or those
+    /// of Mel Gorman's v5.1 compaction series ([`SkipHints`]).
+    fn skip_hints(&self) -> SkipHints {
+        SkipHints::V4_20
+    }
 }
 
 pub struct ThpPolicyEntry {
