@@ -224,12 +224,18 @@ fn gfp_masks_per_defrag_mode_and_policy() {
         ("thp@5.5", Always, true, GFP_TRANSHUGE),
         ("thp@5.5", Madvise, true, l | __GFP_DIRECT_RECLAIM),
         ("thp@5.5", Madvise, false, l),
+        // 6.12's vma_thp_gfp_mask (mm/huge_memory.c) is the same function.
+        ("thp@6.12", Always, false, GFP_TRANSHUGE | __GFP_NORETRY),
+        ("thp@6.12", Always, true, GFP_TRANSHUGE),
+        ("thp@6.12", Madvise, true, l | __GFP_DIRECT_RECLAIM),
+        ("thp@6.12", Madvise, false, l),
+        ("thp@6.12", DeferMadvise, false, l | __GFP_KSWAPD_RECLAIM),
     ];
     for &(name, d, madv, want) in cases {
         assert_eq!(find(name).unwrap().policy.gfp_mask(d, madv), want, "{name} {d:?} madvised={madv}");
     }
     assert!(find("thp@9.9").is_err());
-    assert_eq!(THP_POLICIES.len(), 4);
+    assert_eq!(THP_POLICIES.len(), 5);
 }
 
 /// The allocation attempts each policy makes for one THP fault (mm/mempolicy.c
@@ -260,6 +266,9 @@ fn thp_policies_attempt_sequence_and_give_up_rule() {
     // v5.5 (cc638f329ef6): gfp | __GFP_THISNODE | __GFP_NORETRY, then plain gfp everywhere.
     assert_eq!(attempts("thp@5.5", true), [l | __GFP_DIRECT_RECLAIM | __GFP_THISNODE | __GFP_NORETRY, l | __GFP_DIRECT_RECLAIM]);
     assert_eq!(attempts("thp@5.5", false), [l | __GFP_THISNODE | __GFP_NORETRY]);
+    // 6.12's alloc_pages_mpol (mm/mempolicy.c): the same two attempts as v5.5.
+    assert_eq!(attempts("thp@6.12", true), attempts("thp@5.5", true));
+    assert_eq!(attempts("thp@6.12", false), attempts("thp@5.5", false));
     assert_eq!(attempts("thp@4.20-rc4", true), [l | __GFP_DIRECT_RECLAIM]);
     assert_eq!(attempts("thp+gfp-thisnode-v1", true), [l | __GFP_DIRECT_RECLAIM | __GFP_THISNODE]);
     use CompactResult::*;
@@ -282,7 +291,12 @@ fn thp_policies_attempt_sequence_and_give_up_rule() {
     assert!(gives_up("thp@5.5", madv | __GFP_NORETRY, Skipped) && gives_up("thp@5.5", madv | __GFP_NORETRY, Deferred));
     assert!(!gives_up("thp@5.5", madv | __GFP_NORETRY, Complete));
     assert!(!gives_up("thp@5.5", madv, Skipped) && !gives_up("thp@5.5", madv, Deferred));
-}
+    // 6.12.75+ (9c9828d3ead6): the local __GFP_THISNODE | __GFP_NORETRY attempt also gives
+    // up after a compaction that ran and failed; the all-node attempt is v5.5's.
+    let local = madv | __GFP_THISNODE | __GFP_NORETRY;
+    for r in [Skipped, Deferred, Complete, PartialSkipped, Contended] {
+        assert!(gives_up("thp@6.12", local, r), "{r:?}");
+    }
     assert!(gives_up("thp@5.5", local, Skipped) && !gives_up("thp@5.5", local, Complete));
     assert!(!gives_up("thp@6.12", madv | __GFP_NORETRY, Complete) && gives_up("thp@6.12", madv | __GFP_NORETRY, Deferred));
     assert!(!gives_up("thp@6.12", madv, Skipped) && !gives_up("thp@6.12", madv, Complete));
@@ -499,6 +513,45 @@ fn proactive_compaction_lowers_the_fragmentation_score() {
     m.check_invariants().unwrap();
 }
 
+/// kcompactd's timeout path on a machine left alone: 16 MiB, one node, 3500 anonymous base
+/// pages of which two in three are unmapped again (every free page in a block below order
+/// 9: score above the proactive watermark of `vm.compaction_proactiveness` = 20). With no
+/// allocation at all for 3 s, `thp@6.12`'s kcompactd compacts proactively (v5.9) and the
+/// node's fragmentation score falls; `thp@5.5`'s kernel has no proactive compaction.
+#[test]
+fn thp_6_12_compacts_proactively_where_5_5_does_not() {
+    for (policy, proactive) in [("thp@6.12", true), ("thp@5.5", false)] {
+        let c = cfg("16M", 1, &[("transparent_hugepage.enabled", "never"), ("thp.policy", policy)]);
+        let mut m = ThpMachine::new(&c).unwrap();
+        assert_eq!(m.proactive, proactive, "{policy}");
+        m.mm.buddy.watermark_boost_factor = 0;
+        let t = m.add_task(0);
+        let v = m.mmap(3500, false, false);
+        let start = m.vmas[v].start;
+        for p in start..start + 3500 {
+            m.touch(t, p, true).unwrap();
+        }
+        for p in (start..start + 3500).filter(|p| p % 3 != 0) {
+            m.madv_dontneed(p, 1);
+        }
+        let now = m.tasks[t].clock;
+        m.catch_up(now + 1);
+        let before = compaction::fragmentation_score_node(&m.mm, 0);
+        assert!(before > compaction::fragmentation_score_wmark(20, false), "{policy}: score {before}");
+        m.catch_up(now + 3_000_000_000);
+        let after = compaction::fragmentation_score_node(&m.mm, 0);
+        if proactive {
+            assert!(after <= compaction::fragmentation_score_wmark(20, true), "{policy}: {before} -> {after}");
+            assert!(stat(&m, Tc::PgmigrateSuccess) > 0 && stat(&m, Tc::CompactDaemonMigrateScanned) > 0);
+        } else {
+            assert_eq!(after, before, "{policy}");
+            assert_eq!(stat(&m, Tc::PgmigrateSuccess), 0);
+        }
+        assert_eq!(stat(&m, Tc::CompactStall), 0, "{policy}: no allocation asked for compaction");
+        m.check_invariants().unwrap();
+    }
+}
+
 /// 16 MiB, one node: one unmovable page pinned at the start of every pageblock, then
 /// anonymous base pages (pageblocks claimed movable around their pinned page) of which
 /// every other run of 8 is unmapped ([`refill`]). No pageblock can ever be freed whole: every order-9
@@ -675,7 +728,7 @@ fn thpscale_local_only_trades_success_for_latency() {
     assert!(mean(local) < mean(base), "{res:?}");
     assert!(fewer > base.len() / 2, "{fewer}: {res:?}");
     assert!(lower_latency > base.len() / 2, "{lower_latency}: {res:?}");
-    for later in ["thp@5.4", "thp@5.5"] {
+    for later in ["thp@5.4", "thp@5.5", "thp@6.12"] {
         assert!(mean(&res[later]) > mean(local), "{later}: {res:?}");
     }
 }

@@ -13,6 +13,7 @@ pub mod gfp_thisnode_v1;
 pub mod v4_20_rc4;
 pub mod v5_4;
 pub mod v5_5;
+pub mod v6_12;
 
 use super::compaction::{CompactResult, SkipHints};
 use super::gfp::{Gfp, ThpDefrag};
@@ -46,6 +47,11 @@ pub trait ThpPolicy: Send + Sync {
     fn skip_hints(&self) -> SkipHints {
         SkipHints::V4_20
     }
+    /// kcompactd compacts proactively on its timeout when the node's fragmentation score
+    /// is above `vm.compaction_proactiveness`'s watermark (v5.9+).
+    fn proactive_compaction(&self) -> bool {
+        false
+    }
 }
 
 pub struct ThpPolicyEntry {
@@ -75,6 +81,11 @@ pub static THP_POLICIES: &[ThpPolicyEntry] = &[
         name: "thp@5.5",
         description: "v5.5 (cc638f329ef6, the 2019 design tuned): try the local node with __GFP_THISNODE | __GFP_NORETRY (compaction, no reclaim when it is skipped or deferred), then, if madvised or defrag=always, any node with the fault's own mask, which may reclaim and compact; then base pages",
         policy: &v5_5::V5_5,
+    },
+    ThpPolicyEntry {
+        name: "thp@6.12",
+        description: "6.12 (Debian 6.12.117, the validation guest): v5.5's two attempts, but the local __GFP_THISNODE | __GFP_NORETRY attempt never reclaims, whatever its compaction returned (9c9828d3ead6, 6.12.75 stable); kcompactd compacts proactively (vm.compaction_proactiveness, v5.9)",
+        policy: &v6_12::V6_12,
     },
 ];
 
