@@ -6,8 +6,9 @@
 //! - mm/mempolicy.c `alloc_pages_mpol` (6.12), hugepage branch: `gfp | __GFP_THISNODE |
 //!   __GFP_NORETRY` on the local node, then, with `__GFP_DIRECT_RECLAIM`, `gfp` on the
 //!   zonelist (same as 5.5).
-//! - mm/page_alloc.c `__alloc_pages_slowpath` (6.12.75+ stable, 9c9828d3ead6 "mm,
-//!   page_alloc, thp: prevent reclaim for __GFP_THISNODE THP allocations", v6.19): inside
+//! - mm/page_alloc.c `__alloc_pages_slowpath` (9c9828d3ead6 "mm, page_alloc, thp: prevent
+//!   reclaim for __GFP_THISNODE THP allocations", Dec 2025, Cc: stable; in 6.12.75 per
+//!   Debian's changelog): inside
 //!   `if (costly_order && (gfp_mask & __GFP_NORETRY))`, after the skipped/deferred check,
 //!   `if (gfp_mask & __GFP_THISNODE) goto nopage;` — the local attempt never reclaims,
 //!   whatever its compaction returned. Differs from 5.5.
