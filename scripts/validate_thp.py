@@ -2,7 +2,7 @@
 """Regenerate the "THP, compaction and NUMA" tables of docs/validation.md: thpscale and
 usemem (guest/thp.c) on the real kernel (QEMU, 1 GiB, two NUMA nodes, one guest at a time)
 against the model's THP scenarios sized to the guest (reclaimlab.kernel.thp_compare,
-policy thp@5.5).
+policy thp@6.12).
 
     python scripts/validate_thp.py --out validation-runs-thp/            # boot what is missing, render
     python scripts/validate_thp.py --out validation-runs-thp/ --render-only

@@ -1,5 +1,6 @@
 """Seed 003 on the THP machine: ``thpscale`` and ``usemem-stress-numa-compact`` under every
-THP allocation policy (``thp@4.20-rc4``, ``thp+gfp-thisnode-v1``, ``thp@5.4``, ``thp@5.5``), printed in
+THP allocation policy (``thp@4.20-rc4``, ``thp+gfp-thisnode-v1``, ``thp@5.4``, ``thp@5.5``,
+``thp@6.12``), printed in
 the mmtests layout of the seed (:mod:`reclaimlab.stats.mmtests`, era-A rules).
 
 thpscale runs the thread counts one after another on one machine per policy, as mmtests'

@@ -205,7 +205,7 @@ def test_the_model_is_sized_to_the_guest_and_compared_per_thread_count():
     assert s["machine.memory"] == "989840K" and s["machine.nodes"] == "2"
     assert s["machine.kernel_used"] == f"{989840 - 926028}K" and s["machine.zone_dma"] == f"{3840 * 4}K"
     assert (s["transparent_hugepage.enabled"], s["transparent_hugepage.defrag"]) == ("always", "madvise")
-    assert s["thp.policy"] == "thp@5.5" and s["vm.min_free_kbytes"] == "48720" and s["swap.size"] == str(1 << 30)
+    assert s["thp.policy"] == "thp@6.12" and s["vm.min_free_kbytes"] == "48720" and s["swap.size"] == str(1 << 30)
     assert not any(k.startswith("cgroup.") or k == "policy" for k in s)
     res = thp_compare.compare_boots(p, [c])
     assert [r["threads"] for r in res["per_run"]] == [1, 4]

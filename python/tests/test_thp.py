@@ -11,7 +11,7 @@ thp = pytest.importorskip("reclaimlab.thp")
 
 def test_usemem_report_layout_and_direction():
     r = thp.run_usemem(memory="256M", threads=(1,))
-    assert list(r) == ["thp@4.20-rc4", "thp+gfp-thisnode-v1", "thp@5.4", "thp@5.5"]
+    assert list(r) == ["thp@4.20-rc4", "thp+gfp-thisnode-v1", "thp@5.4", "thp@5.5", "thp@6.12"]
     rep = thp.usemem_report(r)
     assert "Amean     Elapsd-1" in rep and "NUMA alloc miss" in rep and "THP fault fallback" in rep
     base, local = r["thp@4.20-rc4"][1], r["thp+gfp-thisnode-v1"][1]

@@ -362,7 +362,7 @@ pub static KNOBS: &[Knob] = &[
         |c, v| c.thp.pages_to_scan = u32::try_from(uint(v)?).map_err(|_| "out of range".to_string())?, |c| c.thp.pages_to_scan.to_string()),
     knob!("transparent_hugepage.khugepaged.scan_sleep_millisecs", "10000", "ms", "khugepaged/scan_sleep_millisecs: sleep between scans",
         |c, v| c.thp.scan_sleep_ms = uint(v)?, |c| c.thp.scan_sleep_ms.to_string()),
-    knob!("thp.policy", "thp@5.4", "", "THP allocation policy model (see `reclaimlab policies`): thp@4.20-rc4, thp+gfp-thisnode-v1, thp@5.4, thp@5.5",
+    knob!("thp.policy", "thp@5.4", "", "THP allocation policy model (see `reclaimlab policies`): thp@4.20-rc4, thp+gfp-thisnode-v1, thp@5.4, thp@5.5, thp@6.12",
         |c, v| c.thp.policy = v.trim().to_string(), |c| c.thp.policy.clone()),
     knob!("vm.compaction_proactiveness", "20", "", "vm.compaction_proactiveness: proactive compaction target, 0..100 (kernels >= 5.9 only)",
         |c, v| c.thp.compaction_proactiveness = u32::try_from(uint(v)?).ok().filter(|&x| x <= 100).ok_or("expected 0..100")?, |c| c.thp.compaction_proactiveness.to_string()),

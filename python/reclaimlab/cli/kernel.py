@@ -30,7 +30,7 @@ workloads (NAME[:key=value,...]; sizes default relative to --memory):
                                              phase per thread count; needs --memory none, >= 640M
   usemem[:threads=1,cache_pct=50,usemem_pct=70,passes=10,defrag=always,proactiveness=-1]
                                              usemem-stress-numa-compact (page cache on every node,
-                                             then usemem on node 0); validate: the THP model (thp@5.5)
+                                             then usemem on node 0); validate: the THP model (thp@6.12)
   scenario:name=S[,scale=1,seed=42,access_us=U,PARAM=V...]
                                              a built-in scenario's accesses, e.g.
                                              scenario:name=damon-reclaim-parsec,workload=canneal

@@ -12,10 +12,10 @@ from .console import Console
 from .run import Prepared
 from .validate import compare, sim_settings
 
-#: The THP allocation policy closest to 6.12: its alloc_pages_mpol (mm/mempolicy.c, 6.12)
-#: tries the local node with __GFP_THISNODE | __GFP_NORETRY, then, with
-#: __GFP_DIRECT_RECLAIM, the zonelist with the fault's own gfp (cc638f329ef6, v5.5).
-POLICY = "thp@5.5"
+#: The THP allocation policy of 6.12: v5.5's alloc_pages_mpol (mm/mempolicy.c), but the local
+#: __GFP_THISNODE | __GFP_NORETRY attempt never reclaims (9c9828d3ead6, 6.12.75), v5.1's
+#: pageblock skip hints, and kcompactd's proactive compaction (v5.9).
+POLICY = "thp@6.12"
 #: Graded within 25 %: the THP and compaction counters.
 TARGETS = {"thp_fault_alloc": 0.25, "thp_fault_fallback": 0.25, "thp_split_page": 0.25, "compact_stall": 0.25,
            "compact_success": 0.25, "compact_fail": 0.25, "pgmigrate_success": 0.25}
@@ -36,7 +36,7 @@ def model_settings(p: Prepared, consoles: list[Console]) -> dict[str, str]:
     """The model's keys for the guest: machine.memory = the guest's MemTotal (what
     thpscale's MAPSIZE and usemem's shares are of), its nodes, the memory it held before the
     workload (machine.kernel_used), ZONE_DMA, watermarks, swappiness, zram, THP modes as
-    read back, and the THP policy closest to 6.12."""
+    read back, and the THP policy of 6.12 (thp@6.12)."""
     c = consoles[0]
     s = {k: v for k, v in sim_settings(p, consoles).items()
          if k != "policy" and not k.startswith("cgroup.") and k not in ("block.read_ahead_kb", "fault_around_bytes")}
@@ -48,7 +48,7 @@ def model_settings(p: Prepared, consoles: list[Console]) -> dict[str, str]:
     defrag = _selected(c.thp_defrag)
     if defrag:
         s["transparent_hugepage.defrag"] = defrag
-    if "compaction_proactiveness" in c.sysctl:  # (the thp@* policies predate v5.9's proactive compaction)
+    if "compaction_proactiveness" in c.sysctl:  # thp@6.12's kcompactd uses it (v5.9+)
         s["vm.compaction_proactiveness"] = str(c.sysctl["compaction_proactiveness"])
     s["thp.policy"] = POLICY
     return s

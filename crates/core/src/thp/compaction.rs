@@ -18,7 +18,12 @@
 //!   as `SKIPPED`).
 //! - Deferral: `defer_compaction` / `compaction_deferred` / `compaction_defer_reset` with
 //!   `compact_considered`, `compact_defer_shift` (≤ `COMPACT_MAX_DEFER_SHIFT` = 6) and
-//!   `compact_order_failed`; `compaction_restarting` clears the skip bits.
+//!   `compact_order_failed`.
+//! - Skip hints ([`SkipHints`], per THP policy's kernel): when the scanners set
+//!   `PB_migrate_skip` and when `__reset_isolation_suitable` clears it — only when kswapd
+//!   goes to sleep (`kswapd_try_to_sleep` → `reset_isolation_suitable`, [`super::kcompactd`])
+//!   and when compaction restarts after a deferral (`compaction_restarting` in
+//!   `compact_zone`), in every kernel modelled.
 //! - `try_to_compact_pages`: every zone of the allocation's zonelist, deferred zones skipped
 //!   unless `COMPACT_PRIO_SYNC_FULL`, stop at the first `SUCCESS`, defer a zone after a
 //!   failed synchronous run.
@@ -76,6 +81,35 @@ pub enum MigrateMode {
     Sync,
 }
 
+/// The pageblock skip-hint rules of a kernel (`ThpPolicy::skip_hints`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SkipHints {
+    /// v4.20 (mm/compaction.c): a scanner marks a pageblock it scanned to the end without
+    /// isolating anything (`update_pageblock_skip`), never under `ignore_skip_hint`.
+    /// `__reset_isolation_suitable` clears every bit but those of THP pageblocks
+    /// (`pageblock_skip_persistent`); kswapd calls it only if a direct compaction's
+    /// scanners met since (`compact_blockskip_flush`), `compaction_restarting` always.
+    V4_20,
+    /// Mel Gorman's v5.1 compaction series, unchanged in 6.12 (mm/compaction.c): the
+    /// migrate scanner marks a pageblock as soon as it isolates from it (`test_and_set_skip`,
+    /// e380bebe4771 "keep migration source private to a single compaction instance") and
+    /// checks the bit only at a pageblock's start; the free scanner marks every pageblock
+    /// it scans to the end (`isolate_freepages`); both also under `ignore_skip_hint` (only
+    /// `no_set_skip_hint` stops them). `__reset_isolation_suitable` returns at once unless
+    /// `compact_blockskip_flush` is set — for a restart too — and then clears only
+    /// pageblocks where a sample of every 8th page finds an LRU or a free page
+    /// (`__reset_isolation_pfn`, e332f741a8dd "be selective about what pageblocks to clear
+    /// skip hints"), restarting the scanners at the first such pageblocks. `compact_zone`
+    /// starts a `whole_zone` run (proactive, `COMPACT_PRIO_SYNC_FULL`) at the zone's ends.
+    V5_1,
+}
+
+/// The skip-hint rules of the machine's THP policy (v4.20's without one).
+#[inline]
+pub fn skip_hints(mm: &Mm) -> SkipHints {
+    mm.thp.policy.map_or(SkipHints::V4_20, |p| p.skip_hints())
+}
+
 /// Who runs compaction (selects the kcompactd counters).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Compactor {
@@ -101,6 +135,8 @@ pub struct CompactControl {
     pub mode: MigrateMode,
     pub ignore_skip_hint: bool,
     pub whole_zone: bool,
+    /// The kernel's skip-hint rules (from the THP policy).
+    pub skip_hints: SkipHints,
     pub who: Compactor,
     /// Watermark of the allocation (`cc->alloc_flags & ALLOC_WMARK_MASK`).
     pub alloc_wmark: usize,
@@ -128,6 +164,7 @@ impl CompactControl {
             mode,
             ignore_skip_hint: false,
             whole_zone: false,
+            skip_hints: skip_hints(mm),
             who,
             alloc_wmark: WMARK_MIN,
             migrate_pfn: 0,
@@ -249,8 +286,12 @@ pub fn compaction_deferred(zc: &mut ZoneCompact, order: u8) -> bool {
 }
 
 /// `compaction_defer_reset`: after a success (`alloc_success`: the allocation got its page).
+/// With `alloc_success` it also does what its one caller of that kind,
+/// `__alloc_pages_direct_compact`, does beside it (v4.20 and 6.12): `zone->
+/// compact_blockskip_flush = false`, since the zone just produced a page.
 pub fn compaction_defer_reset(zc: &mut ZoneCompact, order: u8, alloc_success: bool) {
     if alloc_success {
+        zc.blockskip_flush = false;
         zc.considered = 0;
         zc.defer_shift = 0;
     }
@@ -275,14 +316,94 @@ fn reset_cached_positions(mm: &mut Mm, zone: usize) {
     zc.cached_free_pfn = pageblock_start(end - 1);
 }
 
-/// `__reset_isolation_suitable`: clear the zone's skip bits and cached positions.
-pub fn reset_isolation_suitable(mm: &mut Mm, zone: usize) {
-    let (start, end) = (mm.buddy.zones[zone].start_pfn, mm.buddy.zones[zone].end_pfn());
-    for pb in (start >> PAGEBLOCK_ORDER)..=((end - 1) >> PAGEBLOCK_ORDER) {
-        mm.thp.skip[pb as usize] = false;
+/// `reset_isolation_suitable(pgdat)`: what kswapd does for the node's zones when it goes
+/// to sleep. v4.20 calls `__reset_isolation_suitable` only for a zone with
+/// `compact_blockskip_flush`; v5.1+ calls it for every zone and it checks the flag itself.
+pub fn reset_isolation_suitable(mm: &mut Mm, node: u16) {
+    for i in 0..mm.nodes[node as usize].zones.len() {
+        let z = mm.nodes[node as usize].zones[i];
+        if mm.thp.zones[z].blockskip_flush {
+            __reset_isolation_suitable(mm, z);
+        }
     }
-    reset_cached_positions(mm, zone);
-    mm.thp.zones[zone].blockskip_flush = false;
+}
+
+/// `__reset_isolation_suitable` ([`SkipHints`]): v4.20 clears the zone's skip bits but those
+/// of THP pageblocks and resets the cached positions; v5.1+ does nothing unless
+/// `compact_blockskip_flush` is set, then clears selectively.
+pub fn __reset_isolation_suitable(mm: &mut Mm, zone: usize) {
+    let (start, end) = (mm.buddy.zones[zone].start_pfn, mm.buddy.zones[zone].end_pfn());
+    match skip_hints(mm) {
+        SkipHints::V4_20 => {
+            mm.thp.zones[zone].blockskip_flush = false;
+            for pb in (start >> PAGEBLOCK_ORDER)..=((end - 1) >> PAGEBLOCK_ORDER) {
+                if !mm.thp.huge[pb as usize] {
+                    mm.thp.skip[pb as usize] = false;
+                }
+            }
+            reset_cached_positions(mm, zone);
+        }
+        SkipHints::V5_1 => {
+            // "Only flush if a full compaction finished recently"
+            if !mm.thp.zones[zone].blockskip_flush {
+                return;
+            }
+            mm.thp.zones[zone].blockskip_flush = false;
+            let (mut migrate_pfn, mut free_pfn) = (start, end - 1);
+            let (mut reset_migrate, mut reset_free) = (free_pfn, migrate_pfn);
+            let (mut source_set, mut free_set) = (false, false);
+            while migrate_pfn < free_pfn {
+                if reset_isolation_pfn(mm, zone, migrate_pfn, true, source_set) && migrate_pfn < reset_migrate {
+                    source_set = true;
+                    reset_migrate = migrate_pfn;
+                    mm.thp.zones[zone].cached_migrate_pfn = [reset_migrate; 2];
+                }
+                if reset_isolation_pfn(mm, zone, free_pfn, free_set, true) && free_pfn > reset_free {
+                    free_set = true;
+                    reset_free = free_pfn;
+                    mm.thp.zones[zone].cached_free_pfn = reset_free;
+                }
+                migrate_pfn += PAGEBLOCK_NR_PAGES;
+                free_pfn = free_pfn.saturating_sub(PAGEBLOCK_NR_PAGES);
+            }
+            // "Leave no distance if no suitable block was reset"
+            if reset_migrate >= reset_free {
+                let zc = &mut mm.thp.zones[zone];
+                zc.cached_migrate_pfn = [migrate_pfn; 2];
+                zc.cached_free_pfn = free_pfn;
+            }
+        }
+    }
+}
+
+/// `__reset_isolation_pfn` (v5.1+): clear the skip bit of `pfn`'s pageblock if a sample of
+/// every `1 << PAGE_ALLOC_COSTLY_ORDER`th page finds an LRU page (`check_source`) or a
+/// free page (`check_target`; a non-movable pageblock is no first target). A THP's
+/// pageblock keeps its bit (`pageblock_skip_persistent`). Returns whether the pageblock is
+/// a restart point.
+fn reset_isolation_pfn(mm: &mut Mm, zone: usize, pfn: Pfn, check_source: bool, check_target: bool) -> bool {
+    let pb = (pfn >> PAGEBLOCK_ORDER) as usize;
+    if mm.thp.huge[pb] {
+        return false;
+    }
+    if check_source && check_target && !mm.thp.skip[pb] {
+        return true;
+    }
+    let (zstart, zend) = (mm.buddy.zones[zone].start_pfn, mm.buddy.zones[zone].end_pfn());
+    let block = pageblock_start(pfn).max(zstart);
+    if !check_source && check_target && mm.buddy.pageblock_migratetype(block) != MigrateType::Movable {
+        return false;
+    }
+    let last = (pageblock_start(pfn) + PAGEBLOCK_NR_PAGES - 1).min(zend - 1);
+    let mut p = block;
+    while p <= last {
+        if (check_source && mm.frames.flags(p) & pg::LRU != 0) || (check_target && mm.buddy.buddy_order(p).is_some()) {
+            mm.thp.skip[pb] = false;
+            return true;
+        }
+        p += 1 << super::gfp::PAGE_ALLOC_COSTLY_ORDER;
+    }
+    false
 }
 
 #[inline]
@@ -295,9 +416,16 @@ fn isolation_suitable(mm: &Mm, cc: &CompactControl, pfn: Pfn) -> bool {
     cc.ignore_skip_hint || !mm.thp.skip[(pfn >> PAGEBLOCK_ORDER) as usize]
 }
 
-/// `update_pageblock_skip`: nothing isolated in a fully scanned pageblock.
+/// `update_pageblock_skip` at the end of a fully scanned pageblock: v4.20 marks it if
+/// nothing was isolated and the skip hints are not ignored; v5.1+ marks a migration
+/// source that yielded nothing and every free-scanner pageblock, `ignore_skip_hint` or
+/// not (mm/compaction.c 6.12: `isolate_migratepages_block`'s end, `isolate_freepages`).
 fn update_pageblock_skip(mm: &mut Mm, cc: &CompactControl, pfn: Pfn, nr_isolated: usize, migrate_scanner: bool) {
-    if cc.ignore_skip_hint || nr_isolated != 0 {
+    let mark = match cc.skip_hints {
+        SkipHints::V4_20 => !cc.ignore_skip_hint && nr_isolated == 0,
+        SkipHints::V5_1 => !migrate_scanner || nr_isolated == 0,
+    };
+    if !mark {
         return;
     }
     mm.thp.skip[(pfn >> PAGEBLOCK_ORDER) as usize] = true;
@@ -374,6 +502,11 @@ fn migratable(mm: &Mm, pfn: Pfn) -> bool {
 fn isolate_migratepages_block(mm: &mut Mm, cc: &mut CompactControl, mut low_pfn: Pfn, end_pfn: Pfn) -> Pfn {
     let mut nr_scanned = 0u64;
     let mut nr_isolated = 0usize;
+    // v5.1+ `test_and_set_skip`: a scan that starts at the pageblock's start (`valid_page`)
+    // marks it at its first isolation, so no other compaction scans it until a reset.
+    let block = pageblock_start(low_pfn);
+    let valid_page = low_pfn == block || low_pfn == mm.buddy.zones[cc.zone].start_pfn;
+    let mut claim = cc.skip_hints == SkipHints::V5_1 && !cc.ignore_skip_hint && valid_page;
     while low_pfn < end_pfn {
         nr_scanned += 1;
         if let Some(o) = mm.buddy.buddy_order(low_pfn) {
@@ -386,6 +519,9 @@ fn isolate_migratepages_block(mm: &mut Mm, cc: &mut CompactControl, mut low_pfn:
             continue;
         }
         if migratable(mm, low_pfn) {
+            if std::mem::take(&mut claim) {
+                mm.thp.skip[(block >> PAGEBLOCK_ORDER) as usize] = true;
+            }
             cc.migratepages.push(low_pfn);
             nr_isolated += 1;
             if cc.migratepages.len() == COMPACT_CLUSTER_MAX {
@@ -396,15 +532,18 @@ fn isolate_migratepages_block(mm: &mut Mm, cc: &mut CompactControl, mut low_pfn:
         low_pfn += 1;
     }
     cc.total_migrate_scanned += nr_scanned;
-    end_block_scan(mm, cc, low_pfn, end_pfn, nr_scanned, nr_isolated, true)
+    // v5.1+ marks at the end only a pageblock whose scan began at its start (`valid_page`).
+    let may_mark = cc.skip_hints == SkipHints::V4_20 || valid_page;
+    end_block_scan(mm, cc, low_pfn, end_pfn, nr_scanned, nr_isolated, true, may_mark)
 }
 
 /// The common end of both scanners' block scans: clamp the stop pfn to the block, set the
 /// skip bit of a fully scanned block that yielded nothing, charge the scan, count
 /// `compact_isolated`. Returns the stop pfn.
-fn end_block_scan(mm: &mut Mm, cc: &mut CompactControl, pfn: Pfn, end_pfn: Pfn, nr_scanned: u64, nr_isolated: usize, migrate_scanner: bool) -> Pfn {
+#[allow(clippy::too_many_arguments)]
+fn end_block_scan(mm: &mut Mm, cc: &mut CompactControl, pfn: Pfn, end_pfn: Pfn, nr_scanned: u64, nr_isolated: usize, migrate_scanner: bool, may_mark: bool) -> Pfn {
     let pfn = pfn.min(end_pfn);
-    if pfn == end_pfn {
+    if pfn == end_pfn && may_mark {
         update_pageblock_skip(mm, cc, pageblock_start(end_pfn - 1), nr_isolated, migrate_scanner);
     }
     cc.cost_ns += nr_scanned * cc.costs.scan_ns;
@@ -423,7 +562,10 @@ fn isolate_migratepages(mm: &mut Mm, cc: &mut CompactControl) -> bool {
         let suitable_source = cc.mode != MigrateMode::Async
             || cc.who != Compactor::Direct
             || mm.buddy.pageblock_migratetype(block_start) == MigrateType::Movable;
-        if isolation_suitable(mm, cc, block_start) && suitable_source {
+        // v5.1+: "Only check the pageblock once" — at its start; the rest of a pageblock
+        // this compaction marked itself is still scanned.
+        let check_skip = cc.skip_hints == SkipHints::V4_20 || low_pfn == block_start;
+        if (!check_skip || isolation_suitable(mm, cc, block_start)) && suitable_source {
             // Either pages were isolated and migration proceeds, or compact_zone decides
             // whether to go on.
             low_pfn = isolate_migratepages_block(mm, cc, low_pfn, block_end);
@@ -475,7 +617,7 @@ fn isolate_freepages_block(mm: &mut Mm, cc: &mut CompactControl, mut pfn: Pfn, e
         }
     }
     cc.total_free_scanned += nr_scanned;
-    end_block_scan(mm, cc, pfn, end_pfn, nr_scanned, total_isolated, false)
+    end_block_scan(mm, cc, pfn, end_pfn, nr_scanned, total_isolated, false, true)
 }
 
 /// `isolate_freepages`: pageblocks from `free_pfn` down to the migrate scanner's block.
@@ -547,25 +689,30 @@ pub fn compact_zone(mm: &mut Mm, cc: &mut CompactControl) -> CompactResult {
         }
     }
     if let Some(order) = cc.order {
-        if compaction_restarting(&mm.thp.zones[zone], order) || mm.thp.zones[zone].blockskip_flush {
-            // compaction_restarting → __reset_isolation_suitable; a pending blockskip flush is
-            // done here instead of when kswapd goes to sleep.
-            reset_isolation_suitable(mm, zone);
+        // "Clear pageblock skip if there were failures recently and compaction is about to
+        // be retried after being deferred." (v5.1+: only after a flush was asked for.)
+        if compaction_restarting(&mm.thp.zones[zone], order) {
+            __reset_isolation_suitable(mm, zone);
         }
     }
     let zc = &mut mm.thp.zones[zone];
-    cc.migrate_pfn = zc.cached_migrate_pfn[sync];
-    cc.free_pfn = zc.cached_free_pfn;
-    if cc.free_pfn < start || cc.free_pfn >= end {
-        cc.free_pfn = pageblock_start(end - 1);
-        zc.cached_free_pfn = cc.free_pfn;
-    }
-    if cc.migrate_pfn < start || cc.migrate_pfn >= end {
+    if cc.whole_zone && cc.skip_hints == SkipHints::V5_1 {
         cc.migrate_pfn = start;
-        zc.cached_migrate_pfn = [start; 2];
-    }
-    if cc.migrate_pfn == start {
-        cc.whole_zone = true;
+        cc.free_pfn = pageblock_start(end - 1);
+    } else {
+        cc.migrate_pfn = zc.cached_migrate_pfn[sync];
+        cc.free_pfn = zc.cached_free_pfn;
+        if cc.free_pfn < start || cc.free_pfn >= end {
+            cc.free_pfn = pageblock_start(end - 1);
+            zc.cached_free_pfn = cc.free_pfn;
+        }
+        if cc.migrate_pfn < start || cc.migrate_pfn >= end {
+            cc.migrate_pfn = start;
+            zc.cached_migrate_pfn = [start; 2];
+        }
+        if cc.migrate_pfn == start {
+            cc.whole_zone = true;
+        }
     }
     let mut ret;
     loop {
@@ -622,6 +769,8 @@ pub fn try_to_compact_pages(mm: &mut Mm, zones: &[usize], order: u8, prio: Compa
         let mode = if prio == CompactPriority::Async { MigrateMode::Async } else { MigrateMode::SyncLight };
         let mut cc = CompactControl::new(zone, Some(order), mode, Compactor::Direct, mm);
         cc.ignore_skip_hint = prio == MIN_COMPACT_PRIORITY;
+        // v5.1+ `.whole_zone = (prio == MIN_COMPACT_PRIORITY)`.
+        cc.whole_zone = prio == MIN_COMPACT_PRIORITY && cc.skip_hints == SkipHints::V5_1;
         cc.alloc_wmark = alloc_wmark;
         let status = compact_zone(mm, &mut cc);
         cost += cc.cost_ns;

@@ -111,12 +111,6 @@ pub fn kswapd_step<P: ReclaimPolicy>(mm: &mut Mm, policy: &mut P, k: &mut Kswapd
         kc.wakeup(mm, PAGEBLOCK_ORDER, k.clock_ns);
     }
     if !k.active {
-        let node = k.node as usize;
-        for i in 0..mm.nodes[node].zones.len() {
-            let z = mm.nodes[node].zones[i];
-            if mm.thp.zones[z].blockskip_flush {
-                compaction::reset_isolation_suitable(mm, z);
-            }
-        }
+        compaction::reset_isolation_suitable(mm, k.node);
     }
 }

@@ -122,7 +122,8 @@ impl ThpMachine {
             kcompactd: (0..n as u16).map(Kcompactd::new).collect(),
             khugepaged: Khugepaged::new(cfg),
             thp_policy: entry.policy,
-            proactive: false,
+            // kcompactd's proactive compaction (v5.9+): the THP policy's kernel decides.
+            proactive: entry.policy.proactive_compaction(),
             vmas: Vec::new(),
             tasks: Vec::new(),
             pgtable: Vec::new(),

@@ -6,15 +6,16 @@
 //! branch, mm/mempolicy.c), and the costly-order `__GFP_NORETRY` rule after the first
 //! direct compaction in `__alloc_pages_slowpath` (mm/page_alloc.c); and what else of its
 //! kernel differs in the shared machinery (the boost in `__isolate_free_page`'s
-//! watermark). Everything else (watermarks, reclaim, compaction, kswapd/kcompactd) is
+//! watermark, the pageblock skip-hint rules, proactive compaction). Everything else (watermarks, reclaim, compaction, kswapd/kcompactd) is
 //! shared. One file per variant.
 
 pub mod gfp_thisnode_v1;
 pub mod v4_20_rc4;
 pub mod v5_4;
 pub mod v5_5;
+pub mod v6_12;
 
-use super::compaction::CompactResult;
+use super::compaction::{CompactResult, SkipHints};
 use super::gfp::{Gfp, ThpDefrag};
 #[allow(unused_imports)]
 use super::gfp::__GFP_NORETRY;
@@ -40,6 +41,17 @@ pub trait ThpPolicy: Send + Sync {
     /// page: `min_wmark_pages(zone)` (boost included) until Mel Gorman's v5.1 compaction
     /// series, `zone->_watermark[WMARK_MIN]` (boost ignored) since.
     fn isolate_free_page_min_wmark(&self, z: &Zone) -> u64;
+    /// Which kernel's pageblock skip-hint rules compaction follows (when the scanners set
+    /// `PB_migrate_skip`, when `__reset_isolation_suitable` clears it): v4.20's, or those
+    /// of Mel Gorman's v5.1 compaction series ([`SkipHints`]).
+    fn skip_hints(&self) -> SkipHints {
+        SkipHints::V4_20
+    }
+    /// kcompactd compacts proactively on its timeout when the node's fragmentation score
+    /// is above `vm.compaction_proactiveness`'s watermark (v5.9+).
+    fn proactive_compaction(&self) -> bool {
+        false
+    }
 }
 
 pub struct ThpPolicyEntry {
@@ -69,6 +81,11 @@ pub static THP_POLICIES: &[ThpPolicyEntry] = &[
         name: "thp@5.5",
         description: "v5.5 (cc638f329ef6, the 2019 design tuned): try the local node with __GFP_THISNODE | __GFP_NORETRY (compaction, no reclaim when it is skipped or deferred), then, if madvised or defrag=always, any node with the fault's own mask, which may reclaim and compact; then base pages",
         policy: &v5_5::V5_5,
+    },
+    ThpPolicyEntry {
+        name: "thp@6.12",
+        description: "6.12 (Debian 6.12.117, the validation guest): v5.5's two attempts, but the local __GFP_THISNODE | __GFP_NORETRY attempt never reclaims, whatever its compaction returned (9c9828d3ead6, 6.12.75 stable); kcompactd compacts proactively (vm.compaction_proactiveness, v5.9)",
+        policy: &v6_12::V6_12,
     },
 ];
 

@@ -23,7 +23,7 @@
 
 use super::{PageAllocator, ThpPolicy};
 use crate::mm::page_alloc::{Pfn, Zone, PAGEBLOCK_ORDER, WMARK_MIN};
-use crate::thp::compaction::CompactResult;
+use crate::thp::compaction::{CompactResult, SkipHints};
 use crate::thp::gfp::*;
 use crate::thp::HPAGE_PMD_ORDER;
 
@@ -53,5 +53,10 @@ impl ThpPolicy for V5_4 {
         // v5.1, Mel Gorman's "mm, compaction: Ignore the fragmentation avoidance boost for
         // isolation and compaction": `zone->_watermark[WMARK_MIN] + (1UL << order)`.
         z.watermark[WMARK_MIN]
+    }
+
+    fn skip_hints(&self) -> SkipHints {
+        // Mel Gorman's v5.1 compaction series (e380bebe4771, e332f741a8dd), in v5.4.
+        SkipHints::V5_1
     }
 }

@@ -21,7 +21,7 @@
 
 use super::{PageAllocator, ThpPolicy};
 use crate::mm::page_alloc::{Pfn, Zone};
-use crate::thp::compaction::CompactResult;
+use crate::thp::compaction::{CompactResult, SkipHints};
 use crate::thp::gfp::*;
 use crate::thp::HPAGE_PMD_ORDER;
 
@@ -46,5 +46,9 @@ impl ThpPolicy for V5_5 {
 
     fn isolate_free_page_min_wmark(&self, z: &Zone) -> u64 {
         super::v5_4::V5_4.isolate_free_page_min_wmark(z)
+    }
+
+    fn skip_hints(&self) -> SkipHints {
+        super::v5_4::V5_4.skip_hints()
     }
 }
