@@ -889,3 +889,39 @@ fn watermark_boost_raises_every_watermark() {
     assert_eq!(find("thp+gfp-thisnode-v1").unwrap().policy.isolate_free_page_min_wmark(zone), 1024);
     assert_eq!(find("thp@5.4").unwrap().policy.isolate_free_page_min_wmark(zone), 512);
 }
+
+/// `__alloc_pages_direct_compact` with every zone deferred: v4.20 (and 5.5) return before
+/// counting anything (`<= COMPACT_INACTIVE`); 6.12 returns early only for
+/// `COMPACT_SKIPPED`, so a deferred compaction counts a stall and, with no page, a
+/// failure (mm/page_alloc.c 6.12).
+#[test]
+fn deferred_direct_compaction_counts_a_stall_only_in_6_12() {
+    let fault = |policy: &str| {
+        let mut m = ThpMachine::new(&cfg("16M", 1, &[("transparent_hugepage.defrag", "madvise"), ("thp.policy", policy)])).unwrap();
+        let t = m.add_task(0);
+        let v = m.mmap(4096 - 64, false, false);
+        m.vmas[v].nohugepage = true;
+        let start = m.vmas[v].start;
+        for p in start..start + 4096 - 600 {
+            m.touch(t, p, true).unwrap();
+        }
+        for p in start..start + 4096 - 600 {
+            if (p - start) % 512 >= 64 {
+                m.madv_dontneed(p, 1);
+            }
+        }
+        // defer_compaction at order 0 with the longest deferral: every order is deferred.
+        for zc in m.mm.thp.zones.iter_mut() {
+            (zc.considered, zc.defer_shift, zc.order_failed) = (0, 6, 0);
+        }
+        let v2 = m.mmap(512, false, true);
+        let s2 = m.vmas[v2].start;
+        m.touch(t, s2, true).unwrap();
+        m.check_invariants().unwrap();
+        (stat(&m, Tc::CompactStall), stat(&m, Tc::CompactFail), stat(&m, Tc::CompactSuccess))
+    };
+    let (stall, fail, success) = fault("thp@5.5");
+    assert_eq!((stall, fail, success), (0, 0, 0));
+    let (stall, fail, success) = fault("thp@6.12");
+    assert!(stall > 0 && fail == stall && success == 0, "6.12: stall {stall} fail {fail} success {success}");
+}

@@ -182,7 +182,8 @@ fn direct_compact<C: AllocCtx>(c: &mut C, nodes: &[u16], order: u8, prio: Compac
     let zones = zones_of(mm, nodes, &mut buf);
     let (r, cost) = compaction::try_to_compact_pages(mm, zones, order, prio, WMARK_MIN);
     c.charge_work(nodes[0], cost, false);
-    if r <= CompactResult::Deferred {
+    let stalls_when_deferred = c.mm().thp.policy.is_some_and(|t| t.compact_stall_when_deferred());
+    if r < CompactResult::Deferred || (r == CompactResult::Deferred && !stalls_when_deferred) {
         return (None, r);
     }
     c.mm().thp.stat.count(Tc::CompactStall, 1);

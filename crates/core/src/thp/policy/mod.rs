@@ -52,6 +52,12 @@ pub trait ThpPolicy: Send + Sync {
     fn proactive_compaction(&self) -> bool {
         false
     }
+    /// `__alloc_pages_direct_compact` counts a compaction whose zones were all deferred
+    /// as a stall (and, with no page, a failure): 6.12 returns early only for
+    /// `COMPACT_SKIPPED`; v4.20 for anything up to `COMPACT_DEFERRED` (`COMPACT_INACTIVE`).
+    fn compact_stall_when_deferred(&self) -> bool {
+        false
+    }
 }
 
 pub struct ThpPolicyEntry {

@@ -15,6 +15,9 @@
 //! - mm/compaction.c (v5.9+, `sysctl_compaction_proactiveness = 20`): kcompactd's timeout
 //!   path compacts proactively (`should_proactive_compact_node` →
 //!   `proactive_compact_node`). Differs from 5.5.
+//! - mm/page_alloc.c `__alloc_pages_direct_compact` (6.12): only `COMPACT_SKIPPED` returns
+//!   before counting a stall, so an all-deferred compaction counts `compact_stall` and
+//!   `compact_fail`. Differs from 5.5 (v4.20's `<= COMPACT_INACTIVE`).
 //! - Skip hints and `__isolate_free_page`'s watermark: as 5.5 (v5.1 rules).
 
 use super::{PageAllocator, ThpPolicy};
@@ -49,6 +52,12 @@ impl ThpPolicy for V6_12 {
 
     fn proactive_compaction(&self) -> bool {
         // Nitin Gupta's "mm: proactive compaction" (v5.9); mm/compaction.c 6.12 kcompactd().
+        true
+    }
+
+    fn compact_stall_when_deferred(&self) -> bool {
+        // mm/page_alloc.c 6.12 __alloc_pages_direct_compact: `if (*compact_result ==
+        // COMPACT_SKIPPED) return NULL;` then COMPACTSTALL.
         true
     }
 }
