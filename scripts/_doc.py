@@ -1,5 +1,13 @@
 """The generated blocks of docs/validation.md: one place that swaps a block between its
-markers (the validation scripts' --render-only and full runs)."""
+markers, and the command line of the scripts that boot configurations, store one JSON per
+configuration and render them (validate_damon.py, validate_thp.py)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+from typing import Any, Callable, Sequence
 
 
 def place(text: str, block: str, begin: str, end: str) -> str:
@@ -9,3 +17,29 @@ def place(text: str, block: str, begin: str, end: str) -> str:
     head, rest = text.split(begin, 1)
     _, tail = rest.split(end, 1)
     return f"{head}{begin}\n{block}\n{end}{tail}"
+
+
+def main(description: str, names: Sequence[str], run: Callable[[Path, int], None], resimulate: Callable[[Path], None],
+         render: Callable[[list[dict[str, Any]]], str], begin: str, end: str) -> int:
+    """``--out DIR [--boots N] [--render-only | --resimulate] [--doc FILE]``: boot what is
+    missing (``run``) or simulate the stored boots again, then render OUT/NAME.json of every
+    configuration ``names`` into the doc between the markers."""
+    ap = argparse.ArgumentParser(description=description)
+    ap.add_argument("--out", type=Path, required=True, help="results directory (git-ignored)")
+    ap.add_argument("--boots", type=int, default=3)
+    ap.add_argument("--render-only", action="store_true", help="render what OUT holds; boot nothing")
+    ap.add_argument("--resimulate", action="store_true",
+                    help="simulate the stored configurations again against their boots; boot nothing")
+    ap.add_argument("--doc", type=Path, default=Path(__file__).resolve().parents[1] / "docs" / "validation.md")
+    a = ap.parse_args()
+    if a.resimulate:
+        resimulate(a.out)
+    elif not a.render_only:
+        run(a.out, a.boots)
+    results = [json.loads(p.read_text()) for p in (a.out / f"{n}.json" for n in names) if p.exists()]
+    if not results:
+        raise SystemExit(f"{a.out}: no results")
+    block = render(results)
+    print(block)
+    a.doc.write_text(place(a.doc.read_text(), block, begin, end))
+    return 0

@@ -15,7 +15,6 @@ the block between the markers below in docs/validation.md.
 
 from __future__ import annotations
 
-import argparse
 import json
 import sys
 from pathlib import Path
@@ -24,7 +23,7 @@ from reclaimlab.kernel import console
 from reclaimlab.kernel.experiment import validate
 from reclaimlab.kernel.run import Setup, prepare
 from reclaimlab.kernel.thp_compare import NUMA, TARGETS, compare_boots
-from _doc import place
+import _doc
 
 GUEST = {"memory": "none", "guest_mb": 1024, "nodes": 2}
 #: (name, label, workload, mglru, graded). The model's THP machine runs the classic LRU, so
@@ -168,29 +167,7 @@ def render(results: list[dict]) -> str:
 
 
 def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--out", type=Path, required=True, help="results directory (git-ignored)")
-    ap.add_argument("--boots", type=int, default=3)
-    ap.add_argument("--render-only", action="store_true", help="render what OUT holds; boot nothing")
-    ap.add_argument("--resimulate", action="store_true",
-                    help="run the model again against the stored boots; boot nothing")
-    ap.add_argument("--doc", type=Path, default=Path(__file__).resolve().parents[1] / "docs" / "validation.md")
-    a = ap.parse_args()
-    if a.resimulate:
-        resimulate(a.out)
-    elif not a.render_only:
-        run(a.out, a.boots)
-    results = []
-    for name, *_ in CONFIGS:
-        path = a.out / f"{name}.json"
-        if path.exists():
-            results.append(json.loads(path.read_text()))
-    if not results:
-        raise SystemExit(f"{a.out}: no results")
-    block = render(results)
-    print(block)
-    a.doc.write_text(place(a.doc.read_text(), block, BEGIN, END))
-    return 0
+    return _doc.main(__doc__.split("\n\n")[0], [c[0] for c in CONFIGS], run, resimulate, render, BEGIN, END)
 
 
 if __name__ == "__main__":

@@ -349,6 +349,11 @@ fn v5_5_all_node_retry_reclaims_where_v5_4_falls_back() {
 /// page per pageblock except pageblock 0, which is full of movable pages), then one THP
 /// fault in a (non-)madvised region: what each defrag mode does.
 fn fault_on_fragmented(defrag: &str, madvise: bool, policy: &str) -> ThpMachine {
+    fault_on_fragmented_with(defrag, madvise, policy, |_| {})
+}
+
+/// [`fault_on_fragmented`], with `before` applied to the machine just before the fault.
+fn fault_on_fragmented_with(defrag: &str, madvise: bool, policy: &str, before: impl FnOnce(&mut ThpMachine)) -> ThpMachine {
     let mut m = ThpMachine::new(&cfg("16M", 1, &[("transparent_hugepage.defrag", defrag), ("thp.policy", policy)])).unwrap();
     let t = m.add_task(0);
     // Movable pages in every pageblock: fault base pages with THP off for this region.
@@ -366,6 +371,7 @@ fn fault_on_fragmented(defrag: &str, madvise: bool, policy: &str) -> ThpMachine 
     }
     let fr = m.mm.buddy.nr_free_by_order(0);
     assert_eq!(fr[9] + fr[10], 0, "no free order-9 block: {fr:?}");
+    before(&mut m);
     let v2 = m.mmap(512, false, madvise);
     let s2 = m.vmas[v2].start;
     m.touch(t, s2, true).unwrap();
@@ -897,27 +903,12 @@ fn watermark_boost_raises_every_watermark() {
 #[test]
 fn deferred_direct_compaction_counts_a_stall_only_in_6_12() {
     let fault = |policy: &str| {
-        let mut m = ThpMachine::new(&cfg("16M", 1, &[("transparent_hugepage.defrag", "madvise"), ("thp.policy", policy)])).unwrap();
-        let t = m.add_task(0);
-        let v = m.mmap(4096 - 64, false, false);
-        m.vmas[v].nohugepage = true;
-        let start = m.vmas[v].start;
-        for p in start..start + 4096 - 600 {
-            m.touch(t, p, true).unwrap();
-        }
-        for p in start..start + 4096 - 600 {
-            if (p - start) % 512 >= 64 {
-                m.madv_dontneed(p, 1);
-            }
-        }
         // defer_compaction at order 0 with the longest deferral: every order is deferred.
-        for zc in m.mm.thp.zones.iter_mut() {
-            (zc.considered, zc.defer_shift, zc.order_failed) = (0, 6, 0);
-        }
-        let v2 = m.mmap(512, false, true);
-        let s2 = m.vmas[v2].start;
-        m.touch(t, s2, true).unwrap();
-        m.check_invariants().unwrap();
+        let m = fault_on_fragmented_with("madvise", true, policy, |m| {
+            for zc in m.mm.thp.zones.iter_mut() {
+                (zc.considered, zc.defer_shift, zc.order_failed) = (0, 6, 0);
+            }
+        });
         (stat(&m, Tc::CompactStall), stat(&m, Tc::CompactFail), stat(&m, Tc::CompactSuccess))
     };
     let (stall, fail, success) = fault("thp@5.5");

@@ -28,7 +28,8 @@ def build_thp() -> Path:
 
 
 def _build(source: Path, name: str, flags: tuple[str, ...] = ()) -> Path:
-    src = source.read_bytes()
+    # The program's key: its source, the headers beside it (vmstat.h), the flags.
+    src = source.read_bytes() + b"".join(h.read_bytes() for h in sorted(source.parent.glob("*.h")))
     out = cache_dir() / "wl" / (f"{name}-" + hashlib.sha256(src + " ".join(flags).encode()).hexdigest()[:16])
     if out.is_file():
         return out

@@ -61,11 +61,10 @@
 
 #define PAGE 4096UL
 #define HPAGE (2UL << 20)
-#define MAXC 512
 #define MAXT 64
 #define MAXN 64
 
-struct vm { int n; char name[MAXC][48]; unsigned long long val[MAXC]; };
+#include "vmstat.h"
 static struct vm before, after;
 static uint64_t phase_t0;
 
@@ -81,13 +80,6 @@ static uint64_t now_ns(void) {
     return (uint64_t)t.tv_sec * 1000000000ULL + (uint64_t)t.tv_nsec;
 }
 
-static void read_vmstat(struct vm *v) {
-    FILE *f = fopen("/proc/vmstat", "r");
-    if (!f) die("/proc/vmstat");
-    v->n = 0;
-    while (v->n < MAXC && fscanf(f, "%47s %llu", v->name[v->n], &v->val[v->n]) == 2) v->n++;
-    fclose(f);
-}
 
 #define TRACING "/sys/kernel/tracing"
 static const char *const events[] = {"vmscan/mm_vmscan_wakeup_kswapd", "vmscan/mm_vmscan_kswapd_wake",

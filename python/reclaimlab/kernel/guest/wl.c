@@ -85,7 +85,6 @@
 
 #define PAGE 4096UL
 #define CHUNK (1UL << 20)
-#define MAXC 512
 #define MAXCG 8 /* python/reclaimlab/kernel/workload.py MAX_CGROUPS */
 #define DONE 0xFFFFFFFFu /* turn: the ops are done */
 #define FAILED 0xFFFFFFFEu /* turn: a worker died */
@@ -93,7 +92,7 @@
 
 enum { PREAD = 0, MAPREAD = 1, ANONW = 2, ANONR = 3, SLEEP = 4, PWRITE = 5, MAPWRITE = 6, CGROUP = 7, RECLAIM = 8, PHASE = 15 };
 
-struct vm { int n; char name[MAXC][48]; unsigned long long val[MAXC]; };
+#include "vmstat.h"
 
 /* What the workers share (MAP_SHARED, made before they fork). */
 struct shared {
@@ -122,13 +121,6 @@ static void die(const char *what) {
     exit(1);
 }
 
-static void read_vmstat(struct vm *v) {
-    FILE *f = fopen("/proc/vmstat", "r");
-    if (!f) die("/proc/vmstat");
-    v->n = 0;
-    while (v->n < MAXC && fscanf(f, "%47s %llu", v->name[v->n], &v->val[v->n]) == 2) v->n++;
-    fclose(f);
-}
 
 static uint64_t now_ns(void) {
     struct timespec t;
