@@ -202,37 +202,41 @@ impl ShadowNodes {
     }
 
     /// `__delete_from_swap_cache(folio, entry, shadow)`: a swapped-out page's shadow goes
-    /// into swap slot `slot` (allocating its node, on list `lv`: the root memcg's on the
-    /// folio's node, if it was empty). Before the first batch (no nodes yet) a no-op.
+    /// into swap slot `slot`; a node that was empty is allocated and, holding only shadows,
+    /// goes on list `lv` (the root memcg's on the folio's node). A swap node's 64 slots are
+    /// one word of the shadow bitmap, so its `count` and `nr_values` are that word's
+    /// population count and are not kept apart. Before the first batch (no nodes) a no-op.
+    #[inline]
     pub fn swap_cache_store(&mut self, slot: u32, lv: u32) {
         if !self.loaded {
             return;
         }
-        let n = self.swap_base + (slot >> XA_CHUNK_SHIFT) as usize;
-        debug_assert!(self.swap_shadow[slot as usize / 64] & (1 << (slot % 64)) == 0);
-        self.swap_shadow[slot as usize / 64] |= 1 << (slot % 64);
-        if self.count[n] == 0 {
+        let w = (slot >> XA_CHUNK_SHIFT) as usize;
+        let was = self.swap_shadow[w];
+        debug_assert!(was & (1 << (slot % 64)) == 0);
+        self.swap_shadow[w] = was | 1 << (slot % 64);
+        if was == 0 {
+            let n = self.swap_base + w;
             self.ensure_list(lv);
             self.list[n] = lv;
+            self.list_add(n);
         }
-        self.count[n] += 1;
-        self.nr_values[n] += 1;
-        self.update_node(n);
     }
 
     /// `clear_shadow_from_swap_cache` when slot `slot` is freed: its shadow, if it still
-    /// has one, leaves the node (freed when empty).
+    /// has one, leaves the node, which is freed (and leaves its list) when empty.
+    #[inline]
     pub fn swap_cache_clear(&mut self, slot: u32) {
-        let Some(w) = self.swap_shadow.get_mut(slot as usize / 64) else { return };
-        if *w & (1 << (slot % 64)) == 0 {
+        let w = (slot >> XA_CHUNK_SHIFT) as usize;
+        let Some(&was) = self.swap_shadow.get(w) else { return };
+        let now = was & !(1 << (slot % 64));
+        if now == was {
             return;
         }
-        *w &= !(1 << (slot % 64));
-        let n = self.swap_base + (slot >> XA_CHUNK_SHIFT) as usize;
-        self.count[n] -= 1;
-        self.nr_values[n] -= 1;
-        self.update_node(n);
-        if self.count[n] == 0 {
+        self.swap_shadow[w] = now;
+        if now == 0 {
+            let n = self.swap_base + w;
+            self.list_del(n);
             self.list[n] = NIL;
         }
     }
@@ -366,26 +370,20 @@ impl ShadowNodes {
         }
         let n = n as usize;
         self.list_del(n);
-        debug_assert!(self.count[n] != 0 && self.count[n] == self.nr_values[n]);
-        self.count[n] = 0;
-        self.nr_values[n] = 0;
         self.list[n] = NIL;
         let range = self.start[n]..self.start[n] + self.slots[n] as u32;
         let swap = self.is_swap(n);
         if swap {
-            for slot in range.clone() {
-                self.swap_shadow[slot as usize / 64] &= !(1 << (slot % 64));
-            }
+            self.swap_shadow[n - self.swap_base] = 0;
         } else {
+            debug_assert!(self.count[n] != 0 && self.count[n] == self.nr_values[n]);
+            self.count[n] = 0;
+            self.nr_values[n] = 0;
             self.allocated[lv as usize] -= 1;
         }
         Some((range, swap))
     }
 
-    /// Whether swap slot `slot` holds a shadow entry.
-    pub fn swap_slot_has_shadow(&self, slot: u32) -> bool {
-        self.swap_shadow.get(slot as usize / 64).is_some_and(|w| w & (1 << (slot % 64)) != 0)
-    }
 
     /// Invariants against the page slots (`shadow[p] != 0` for a non-resident page is a
     /// value entry, a resident page is a page entry): every node's count and nr_values,
@@ -395,11 +393,16 @@ impl ShadowNodes {
         let mut allocated = vec![0u32; self.allocated.len()];
         for n in 0..self.count.len() {
             let r = self.start[n]..self.start[n] + self.slots[n] as u32;
-            let (pages, values) = if self.is_swap(n) {
-                (0, r.filter(|&s| self.swap_slot_has_shadow(s)).count())
-            } else {
-                (r.clone().filter(|&p| resident(p)).count(), r.filter(|&p| !resident(p) && shadow(p)).count())
-            };
+            if self.is_swap(n) {
+                // count = nr_values = the word's population: allocated and listed iff not 0.
+                let word = self.swap_shadow[n - self.swap_base];
+                if self.on_list[n] != (word != 0) || (word != 0 && self.list[n] == NIL) {
+                    return Err(format!("swap node {n}: on list {} with shadow word {word:#x}", self.on_list[n]));
+                }
+                on += (word != 0) as u64;
+                continue;
+            }
+            let (pages, values) = (r.clone().filter(|&p| resident(p)).count(), r.filter(|&p| !resident(p) && shadow(p)).count());
             if (self.count[n] as usize, self.nr_values[n] as usize) != (pages + values, values) {
                 return Err(format!("shadow node {n}: count/nr_values {}/{} but {} pages and {values} shadows", self.count[n], self.nr_values[n], pages));
             }
@@ -408,7 +411,7 @@ impl ShadowNodes {
                 return Err(format!("shadow node {n}: on list {} but shadow-only {shadow_only}", self.on_list[n]));
             }
             on += shadow_only as u64;
-            if self.count[n] != 0 && !self.is_swap(n) {
+            if self.count[n] != 0 {
                 allocated[self.list[n] as usize] += 1;
             }
         }

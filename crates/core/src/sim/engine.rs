@@ -3,11 +3,13 @@
 //! Per access: advance the workload clock (the trace's gap, or `cost.access_ns`);
 //! a resident page gets its PTE young bit set (mapped access) or goes through the
 //! policy's `folio_mark_accessed` (read()/write() of a file page); a non-resident page
-//! faults: charge the memcg (limit reclaim), allocate a frame (fast path above low, wake
-//! kswapd, then min, then direct reclaim), read it back (zram/SSD swap-in or a file
-//! read) or zero-fill it, consult the shadow entry (`workingset_refault`), and add the
-//! folio to the LRU. kswapd runs on its own clock and catches up whenever the workload
-//! clock passes it (checked once per access: one compare in the hot loop).
+//! faults: charge the memcg (limit reclaim), allocate a frame (`__alloc_pages`,
+//! sim/alloc.rs: fast path above low, wake kswapd, then min, then direct reclaim), read
+//! it back (zram/SSD swap-in or a file read) or zero-fill it, consult the shadow entry
+//! (`workingset_refault`), and add the folio to the LRU. The first fault of an anonymous
+//! page may map a THP instead (sim/huge_memory.rs). kswapd and kcompactd run on their own
+//! clocks and catch up whenever the workload clock passes them (checked once per access:
+//! one compare in the hot loop).
 //!
 //! Hot-loop rule: dense page ids index flat arrays; no hashing or allocation per access.
 //! Task placement: the tasks of memcg `m` run on node `m % nr_nodes` (allocations try
