@@ -93,6 +93,14 @@ impl Swap {
         slot
     }
 
+    /// Host prefetch hint for the slot number of swapped-out `page` (no simulated effect).
+    #[inline(always)]
+    pub fn prefetch_slot_of(&self, page: u32) {
+        if (page as usize) < self.slot_of.len() {
+            crate::mm::prefetch::prefetch(&self.slot_of, page as usize);
+        }
+    }
+
     /// Whether `slot` is in use.
     pub fn is_used(&self, slot: u32) -> bool {
         self.map.get(slot as usize / 64).is_some_and(|w| w & (1 << (slot % 64)) != 0)
