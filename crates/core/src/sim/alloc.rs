@@ -21,6 +21,7 @@ use crate::policy::ReclaimPolicy;
 use crate::sim::engine::Zonelist;
 use crate::thp::compaction::{self, CompactPriority, CompactResult, DEF_COMPACT_PRIORITY, INIT_COMPACT_PRIORITY};
 use crate::thp::gfp::*;
+use crate::thp::policy::PageAllocator;
 use crate::thp::{numa, split, Tc};
 use crate::vmscan::{self, MAX_RECLAIM_RETRIES};
 
@@ -86,6 +87,21 @@ pub(crate) fn alloc_pages<C: AllocCtx>(c: &mut C, gfp: Gfp, order: u8, nodes: &Z
         return Ok(Some(p));
     }
     alloc_pages_slowpath(c, gfp, order, nodes, mt)
+}
+
+/// `__alloc_pages_node(node, gfp, order)` as the THP policies call it: `node` alone with
+/// `__GFP_THISNODE`, else its zonelist.
+pub(crate) fn alloc_pages_node<C: AllocCtx>(c: &mut C, gfp: Gfp, order: u8, node: u16, mt: MigrateType) -> Result<Option<Pfn>> {
+    let nodes = if gfp & __GFP_THISNODE != 0 { Zonelist::single(node) } else { Zonelist::new(node, c.mm().nr_nodes() as u16) };
+    alloc_pages(c, gfp, order, &nodes, mt)
+}
+
+/// Every machine is what a THP policy allocates from.
+impl<C: AllocCtx> PageAllocator for C {
+    /// A THP request never OOMs: an order-9 failure is a fallback.
+    fn alloc_pages(&mut self, gfp: Gfp, order: u8, node: u16) -> Option<Pfn> {
+        alloc_pages_node(self, gfp, order, node, MigrateType::Movable).ok().flatten()
+    }
 }
 
 /// `__alloc_pages_slowpath`.

@@ -17,6 +17,7 @@ use crate::error::{Error, Result};
 use crate::mm::memcontrol::MemcgId;
 use crate::mm::vmstat::Ev;
 use crate::policy::ReclaimPolicy;
+use crate::thp::gfp::{Gfp, GFP_HIGHUSER_MOVABLE, PAGE_ALLOC_COSTLY_ORDER, __GFP_DIRECT_RECLAIM, __GFP_NORETRY};
 use crate::vmscan::{try_to_free_mem_cgroup_pages, try_to_free_mem_cgroup_pages_opts, ReclaimOptions, MAX_RECLAIM_RETRIES};
 
 const HZ: u64 = 250;
@@ -47,46 +48,63 @@ pub fn calculate_high_delay(nr_pages: u64, max_overage: u64) -> u64 {
 impl<P: ReclaimPolicy> Machine<P> {
     /// Charge one page to `memcg`.
     pub(crate) fn try_charge(&mut self, memcg: MemcgId) -> Result<()> {
-        self.try_charge_memcg(memcg, false).map(|_| ())
+        self.try_charge_memcg(memcg, 1, GFP_HIGHUSER_MOVABLE).map(|_| ())
     }
 
     /// Charge one readahead page (`readahead_gfp_mask` has `__GFP_NORETRY`): reclaim as
     /// for any charge, but give up after the drain retry's second round instead of
     /// retrying and OOMing. False: not charged.
     pub(crate) fn try_charge_noretry(&mut self, memcg: MemcgId) -> bool {
-        matches!(self.try_charge_memcg(memcg, true), Ok(true))
+        matches!(self.try_charge_memcg(memcg, 1, GFP_HIGHUSER_MOVABLE | __GFP_NORETRY), Ok(true))
     }
 
-    /// `try_charge_memcg` for one page; `noretry` is `__GFP_NORETRY`.
-    fn try_charge_memcg(&mut self, memcg: MemcgId, noretry: bool) -> Result<bool> {
+    /// `try_charge_memcg(memcg, gfp, nr_pages)` (mm/memcontrol.c 6.12): charge when the
+    /// margin holds `nr_pages`; a mask that may not block fails at once; else reclaim
+    /// `nr_pages` and retry while the margin then holds them. After that, a charge that
+    /// can give up (`__GFP_NORETRY`, or a costly order) gets one more round after
+    /// `drain_all_stock` and then fails with `__GFP_NORETRY`; reclaim progress retries an
+    /// order up to `PAGE_ALLOC_COSTLY_ORDER`; then `MAX_RECLAIM_RETRIES` rounds, and
+    /// `mem_cgroup_oom`, which skips a costly order (the charge fails: a THP falls back)
+    /// and otherwise ends the run. The model has no per-CPU charge stock, so an order-0
+    /// charge that may retry has no separate drain round. False: not charged.
+    pub(crate) fn try_charge_memcg(&mut self, memcg: MemcgId, nr_pages: u64, gfp: Gfp) -> Result<bool> {
+        let costly = nr_pages > 1 << PAGE_ALLOC_COSTLY_ORDER;
+        let noretry = gfp & __GFP_NORETRY != 0;
         let mut nr_retries = MAX_RECLAIM_RETRIES;
         let mut drained = false;
         loop {
             let m = &mut self.mm.memcgs[memcg as usize];
-            if m.usage < m.max {
-                m.usage += 1;
+            if m.usage + nr_pages <= m.max {
+                m.usage += nr_pages;
                 m.peak = m.peak.max(m.usage);
                 return Ok(true);
             }
+            if gfp & __GFP_DIRECT_RECLAIM == 0 {
+                return Ok(false);
+            }
             m.events.max += 1;
             let nodes = self.zonelist_nodes(memcg);
-            let (reclaimed, cost) = try_to_free_mem_cgroup_pages(&mut self.mm, &mut self.policy, memcg, 1, &nodes);
+            let (reclaimed, cost) = try_to_free_mem_cgroup_pages(&mut self.mm, &mut self.policy, memcg, nr_pages, &nodes);
             self.rec.memcg_reclaim_ns += cost;
             self.memstall(cost);
             let m = &self.mm.memcgs[memcg as usize];
-            if noretry && m.usage >= m.max {
-                // No margin after reclaim: one more round after drain_all_stock, then
-                // `if (gfp_mask & __GFP_NORETRY) goto nomem`.
-                if drained {
-                    return Ok(false);
-                }
+            if m.usage + nr_pages <= m.max {
+                continue;
+            }
+            if (noretry || costly) && !drained {
                 drained = true;
                 continue;
             }
-            if m.usage < m.max || reclaimed > 0 {
+            if noretry {
+                return Ok(false);
+            }
+            if reclaimed > 0 && !costly {
                 continue;
             }
             if nr_retries == 0 {
+                if costly {
+                    return Ok(false);
+                }
                 self.mm.memcgs[memcg as usize].events.oom += 1;
                 self.mm.vmstat.count(Ev::OomKill, 1);
                 let m = &self.mm.memcgs[memcg as usize];

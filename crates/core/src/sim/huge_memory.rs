@@ -8,26 +8,24 @@
 //! page in it) asks for a THP with the fault's gfp mask (`defrag`; a trace carries no
 //! `MADV_HUGEPAGE`, so `madvise` mode never maps one), through the THP policy's
 //! allocation sequence (`thp.policy`) and `__alloc_pages` (sim/alloc.rs), then charges
-//! the memcg 512 pages with the same gfp. Either failing falls back to a base page
-//! (`thp_fault_fallback`, `thp_fault_fallback_charge`). A THP maps all 512 pages: each
-//! subpage is a base folio flagged `PG_compound` on the LRU, and reclaim splits the THP
-//! when it evicts one (docs/thp.md, "How a THP sits on the LRU").
+//! the memcg 512 pages with the same gfp (sim/charge.rs `try_charge_memcg`). Either
+//! failing falls back to a base page (`thp_fault_fallback`, `thp_fault_fallback_charge`).
+//! A THP maps all 512 pages: each subpage is a base folio flagged `PG_compound` on the
+//! LRU, and reclaim splits the THP when it evicts one (docs/thp.md, "How a THP sits on
+//! the LRU").
 //!
 //! Like the kernel (`hugepage_init`), a machine with less than 512 MiB of memory boots
 //! with THP off.
 
-use super::alloc;
-use super::engine::{Machine, Zonelist};
+use super::engine::Machine;
 use crate::error::Result;
 use crate::mm::memcontrol::MemcgId;
 use crate::mm::page::{pg, PTRS_PER_PTE};
-use crate::mm::page_alloc::{MigrateType, Pfn, PAGEBLOCK_ORDER};
+use crate::mm::page_alloc::{Pfn, PAGEBLOCK_ORDER};
 use crate::mm::vmstat::Ev;
 use crate::policy::ReclaimPolicy;
-use crate::thp::gfp::{Gfp, ThpEnabled, __GFP_DIRECT_RECLAIM, __GFP_NORETRY, __GFP_THISNODE};
-use crate::thp::policy::PageAllocator;
+use crate::thp::gfp::ThpEnabled;
 use crate::thp::{Tc, HPAGE_PMD_NR};
-use crate::vmscan::{try_to_free_mem_cgroup_pages, MAX_RECLAIM_RETRIES};
 use reclaimlab_trace::Access;
 
 /// `hugepage_init`: "disable transparent hugepages on smaller systems", below 512 MiB of
@@ -78,7 +76,8 @@ impl<P: ReclaimPolicy> Machine<P> {
             self.mm.thp.stat.count(Tc::ThpFaultFallback, 1);
             return Ok(false);
         };
-        if !self.try_charge_thp(memcg, gfp) {
+        // mem_cgroup_charge with the fault's mask: a costly order fails, never OOMs.
+        if !self.try_charge_memcg(memcg, HPAGE_PMD_NR as u64, gfp)? {
             self.mm.free_block(head, PAGEBLOCK_ORDER);
             self.mm.thp.stat.count(Tc::ThpFaultFallback, 1);
             self.mm.thp.stat.count(Tc::ThpFaultFallbackCharge, 1);
@@ -108,53 +107,5 @@ impl<P: ReclaimPolicy> Machine<P> {
         self.mm.pages.pmd_populated[slot] = true;
         self.mm.thp.huge[(head >> PAGEBLOCK_ORDER) as usize] = true;
         self.rec.touched_pages += HPAGE_PMD_NR as u64;
-    }
-
-    /// `try_charge_memcg(memcg, gfp, HPAGE_PMD_NR)` (mm/memcontrol.c 6.12): charge when
-    /// the margin holds 512 pages; a mask that may not block fails at once; else reclaim
-    /// 512 pages and retry, once more after `drain_all_stock`, and then, without
-    /// `__GFP_NORETRY`, `MAX_RECLAIM_RETRIES` times (the retry on any progress is for
-    /// orders up to `PAGE_ALLOC_COSTLY_ORDER` only); `mem_cgroup_oom` skips a costly
-    /// order, so the charge fails rather than OOMs. False: not charged.
-    fn try_charge_thp(&mut self, memcg: MemcgId, gfp: Gfp) -> bool {
-        let nr = HPAGE_PMD_NR as u64;
-        let mut nr_retries = MAX_RECLAIM_RETRIES;
-        let mut drained = false;
-        loop {
-            let m = &mut self.mm.memcgs[memcg as usize];
-            if m.usage + nr <= m.max {
-                m.usage += nr;
-                m.peak = m.peak.max(m.usage);
-                return true;
-            }
-            if gfp & __GFP_DIRECT_RECLAIM == 0 {
-                return false;
-            }
-            m.events.max += 1;
-            let nodes = self.zonelist_nodes(memcg);
-            let (_, cost) = try_to_free_mem_cgroup_pages(&mut self.mm, &mut self.policy, memcg, nr, &nodes);
-            self.rec.memcg_reclaim_ns += cost;
-            self.memstall(cost);
-            let m = &self.mm.memcgs[memcg as usize];
-            if m.usage + nr <= m.max {
-                continue;
-            }
-            if !drained {
-                drained = true;
-                continue;
-            }
-            if gfp & __GFP_NORETRY != 0 || nr_retries == 0 {
-                return false;
-            }
-            nr_retries -= 1;
-        }
-    }
-}
-
-impl<P: ReclaimPolicy> PageAllocator for Machine<P> {
-    /// A THP request never OOMs: an order-9 failure is a fallback.
-    fn alloc_pages(&mut self, gfp: Gfp, order: u8, node: u16) -> Option<Pfn> {
-        let nodes = if gfp & __GFP_THISNODE != 0 { Zonelist::single(node) } else { Zonelist::new(node, self.mm.nr_nodes() as u16) };
-        alloc::alloc_pages(self, gfp, order, &nodes, MigrateType::Movable).ok().flatten()
     }
 }

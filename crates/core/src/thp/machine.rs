@@ -17,7 +17,7 @@
 use super::gfp::*;
 use super::kcompactd::{self, Kcompactd};
 use super::khugepaged::Khugepaged;
-use super::policy::{PageAllocator, ThpPolicy};
+use super::policy::ThpPolicy;
 use super::{split, Tc, ThpState, HPAGE_PMD_NR, HPAGE_PMD_ORDER};
 use crate::config::SimConfig;
 use crate::error::{Error, Result};
@@ -27,7 +27,6 @@ use crate::mm::vmstat::Ev;
 use crate::mm::Mm;
 use crate::policy::ReclaimPolicy;
 use crate::sim::alloc::{self, AllocCtx};
-use crate::sim::engine::Zonelist;
 use crate::vmscan::Kswapd;
 
 /// No page-table page for this PMD slot.
@@ -195,19 +194,9 @@ impl ThpMachine {
 
     // ------------------------------------------------------------------ allocation
 
-    /// The allocation's nodes: `node` alone with `__GFP_THISNODE`, else its zonelist.
-    fn zonelist(&self, node: u16, thisnode: bool) -> Zonelist {
-        if thisnode {
-            Zonelist::single(node)
-        } else {
-            Zonelist::new(node, self.mm.nr_nodes() as u16)
-        }
-    }
-
-    /// `__alloc_pages(gfp, order, node)` (sim/alloc.rs).
+    /// `__alloc_pages_node(node, gfp, order)` (sim/alloc.rs).
     pub fn alloc_pages_mt(&mut self, gfp: Gfp, order: u8, node: u16, mt: MigrateType) -> Result<Option<Pfn>> {
-        let nodes = self.zonelist(node, gfp & __GFP_THISNODE != 0);
-        alloc::alloc_pages(self, gfp, order, &nodes, mt)
+        alloc::alloc_pages_node(self, gfp, order, node, mt)
     }
 
     // ------------------------------------------------------------------ faults
@@ -610,12 +599,5 @@ impl AllocCtx for ThpMachine {
     }
     fn oom(&mut self, order: u8) -> Error {
         Error::oom(format!("order-{order} allocation failed: {} free pages, reclaim made no progress", self.mm.total_free_pages()))
-    }
-}
-
-impl PageAllocator for ThpMachine {
-    fn alloc_pages(&mut self, gfp: Gfp, order: u8, node: u16) -> Option<Pfn> {
-        // A THP request never OOMs: an order-9 failure is a fallback.
-        self.alloc_pages_mt(gfp, order, node, MigrateType::Movable).ok().flatten()
     }
 }
