@@ -43,6 +43,8 @@ from reclaimlab import _core
 from reclaimlab.kernel.experiment import revalidate, validate
 from reclaimlab.kernel.run import Setup
 
+import _doc
+
 FILE, SYSCALL, WRITE = 2, 4, 1
 BEGIN, END = "<!-- BEGIN GENERATED: scripts/validate_tenants.py -->", "<!-- END GENERATED: scripts/validate_tenants.py -->"
 LAB = {"read_ahead_kb": 0, "fault_around_bytes": 4096, "thp": "never"}
@@ -226,8 +228,7 @@ def main(doc=None, workloads=None, setup=None, default_out="validation-runs-tena
     text = a.doc.read_text()
     begin, end = markers
     if begin in text and end in text:
-        head, rest = text.split(begin, 1)
-        a.doc.write_text(head + begin + "\n" + table + "\n" + end + rest.split(end, 1)[1])
+        a.doc.write_text(_doc.place(text, table, begin, end))
         print(f"updated {a.doc}", file=sys.stderr)
     else:
         print(table)
