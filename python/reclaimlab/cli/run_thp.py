@@ -17,9 +17,9 @@ def main(args: argparse.Namespace, settings: dict[str, str]) -> int:
         raise ConfigError(
             f"{args.scenario} compares the THP policies; --trace, --timeseries and --damo-record do not apply"
         )
-    if args.policy:  # the reclaim policy under every THP policy (default classic@6.15)
+    if args.policy:  # the reclaim policy under every THP policy
         settings = {**settings, "policy": args.policy}
-    reclaim = settings.get("policy", "classic@6.15")
+    reclaim = thp.scenario_config(args.scenario, settings, args.memory).get("policy")
     if args.plot and args.scenario != "thpscale":
         raise ConfigError(f"--plot: {args.scenario} has no plot (thpscale has)")
     settings = {k: v for k, v in settings.items() if k != "thp.policy"}
