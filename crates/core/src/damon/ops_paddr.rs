@@ -13,7 +13,6 @@ use super::region::{damon_rand, damon_update_region_access_rate, DamonTarget};
 use crate::mm::page::{pg, NO_PAGE};
 use crate::mm::page_alloc::Pfn;
 use crate::mm::Mm;
-use crate::thp::HPAGE_PMD_NR;
 use reclaimlab_trace::{Rng, PAGE_SHIFT};
 
 /// `damon_get_folio(pfn)`: an LRU folio at the frame, if any.
@@ -32,7 +31,7 @@ pub fn damon_get_folio(mm: &Mm, pfn: u64) -> Option<Pfn> {
 #[inline]
 fn accessed_bit_frame(mm: &Mm, pfn: Pfn) -> Pfn {
     if mm.frames.test(pfn, pg::COMPOUND) {
-        pfn & !(HPAGE_PMD_NR - 1)
+        crate::thp::compaction::pageblock_start(pfn)
     } else {
         pfn
     }

@@ -225,8 +225,9 @@ impl<P: ReclaimPolicy> Machine<P> {
             }
             self.mm.frames.set(pfn, pg::MAPPED | pg::YOUNG | pg::DAMON_ACCESSED);
             if f & pg::COMPOUND != 0 {
-                // The PMD's accessed bit, which DAMON reads at the THP's head.
-                self.mm.frames.set(pfn & !(HPAGE_PMD_NR - 1), pg::DAMON_ACCESSED);
+                // The PMD's accessed bit, which DAMON reads at the THP's head (a THP is
+                // one aligned pageblock).
+                self.mm.frames.set(crate::thp::compaction::pageblock_start(pfn), pg::DAMON_ACCESSED);
             }
         }
         if a.flags & flags::WRITE != 0 && f & pg::DIRTY == 0 {

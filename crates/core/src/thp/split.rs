@@ -17,7 +17,7 @@ pub const SHRINK_BATCH: usize = 128;
 /// `split_huge_page` of the THP containing `pfn`: its subpages become base pages; the
 /// unmapped ones (owner `NO_PAGE`) go back to the allocator. No-op if there is no THP.
 pub fn split_huge_page(mm: &mut Mm, pfn: Pfn) {
-    let head = pfn & !(PAGEBLOCK_NR_PAGES - 1);
+    let head = super::compaction::pageblock_start(pfn);
     let pb = (head >> PAGEBLOCK_ORDER) as usize;
     if !mm.thp.huge.get(pb).copied().unwrap_or(false) {
         return;
