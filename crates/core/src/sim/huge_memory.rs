@@ -96,16 +96,9 @@ impl<P: ReclaimPolicy> Machine<P> {
     /// the LRU, young (the PMD's accessed bit covers them all), charged to `memcg`.
     fn install_huge(&mut self, page: u32, head: Pfn, memcg: MemcgId) {
         let slot = page as usize / PTRS_PER_PTE;
-        let first = (slot * PTRS_PER_PTE) as u32;
-        let flags = pg::DAMON_ACCESSED | pg::SWAPBACKED | pg::MAPPED | pg::YOUNG | pg::COMPOUND;
-        for i in 0..HPAGE_PMD_NR {
-            let (pid, pfn) = (first + i, head + i);
-            self.mm.pages.pte[pid as usize] = pfn;
-            self.mm.frames.install(pfn, pid, memcg, flags);
-            self.policy.folio_add_lru(&mut self.mm, pfn);
-        }
+        let flags = pg::DAMON_ACCESSED | pg::SWAPBACKED | pg::MAPPED | pg::YOUNG;
+        crate::thp::map_huge(&mut self.mm, &mut self.policy, (slot * PTRS_PER_PTE) as u32, head, memcg, flags);
         self.mm.pages.pmd_populated[slot] = true;
-        self.mm.thp.huge[(head >> PAGEBLOCK_ORDER) as usize] = true;
         self.rec.touched_pages += HPAGE_PMD_NR as u64;
     }
 }

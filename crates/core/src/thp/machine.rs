@@ -278,15 +278,8 @@ impl ThpMachine {
 
     /// Map the THP at `head` over PMD slot `slot`: every subpage resident, on the LRU.
     pub(crate) fn install_huge(&mut self, slot: u32, head: Pfn) {
-        for i in 0..HPAGE_PMD_NR {
-            let pid = slot * HPAGE_PMD_NR + i;
-            let pfn = head + i;
-            self.mm.pages.pte[pid as usize] = pfn;
-            self.mm.frames.install(pfn, pid, 0, pg::SWAPBACKED | pg::MAPPED | pg::YOUNG | pg::DIRTY | pg::COMPOUND);
-            self.policy.folio_add_lru(&mut self.mm, pfn);
-        }
         self.mm.memcgs[0].usage += HPAGE_PMD_NR as u64;
-        self.mm.thp.huge[(head >> PAGEBLOCK_ORDER) as usize] = true;
+        super::map_huge(&mut self.mm, &mut self.policy, slot * HPAGE_PMD_NR, head, 0, pg::SWAPBACKED | pg::MAPPED | pg::YOUNG | pg::DIRTY);
     }
 
     /// `pte_alloc`: a page-table page (unmovable, `GFP_PGTABLE_USER`) for the slot.

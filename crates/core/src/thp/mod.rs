@@ -81,6 +81,20 @@ thp_events! {
     NrSlabReclaimablePages => "nr_slab_reclaimable_allocated",
 }
 
+/// Map the THP at `head` over the 512 page ids from `first` (`set_pmd_at` +
+/// `folio_add_lru_vma`): each subpage resident as a `PG_compound` base folio of `memcg`
+/// with `flags` on the LRU (docs/thp.md, "How a THP sits on the LRU"), and its pageblock
+/// marked huge. The caller has charged the memcg.
+pub fn map_huge<P: crate::policy::ReclaimPolicy>(mm: &mut Mm, policy: &mut P, first: u32, head: Pfn, memcg: u16, flags: u32) {
+    for i in 0..HPAGE_PMD_NR {
+        let (page, pfn) = (first + i, head + i);
+        mm.pages.pte[page as usize] = pfn;
+        mm.frames.install(pfn, page, memcg, flags | crate::mm::page::pg::COMPOUND);
+        policy.folio_add_lru(mm, pfn);
+    }
+    mm.thp.huge[(head >> PAGEBLOCK_ORDER) as usize] = true;
+}
+
 /// The counters of [`Tc`].
 #[derive(Clone, Debug)]
 pub struct ThpStat {
