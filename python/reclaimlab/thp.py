@@ -1,4 +1,5 @@
-"""Seed 003 on the THP machine: ``thpscale`` and ``usemem-stress-numa-compact`` under every
+"""Seed 003's programs on the one machine (tasks that map and fault, under any reclaim
+policy): ``thpscale`` and ``usemem-stress-numa-compact`` under every
 THP allocation policy (``thp@4.20-rc4``, ``thp+gfp-thisnode-v1``, ``thp@5.4``, ``thp@5.5``,
 ``thp@6.12``), printed in
 the mmtests layout of the seed (:mod:`reclaimlab.stats.mmtests`, era-A rules).

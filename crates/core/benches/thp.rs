@@ -13,7 +13,7 @@
 use reclaimlab_core::mm::lists::ListArena;
 use reclaimlab_core::mm::page_alloc::{BuddyAllocator, MigrateType, ZoneSpec, ZoneType};
 use reclaimlab_core::thp::compaction::{self, CompactControl, Compactor, MigrateMode};
-use reclaimlab_core::thp::machine::ThpMachine;
+use reclaimlab_core::sim::process::program_machine;
 use reclaimlab_core::thp::policy::THP_POLICIES;
 use reclaimlab_core::thp::scenarios::{thpscale, ThpscaleParams};
 use reclaimlab_core::SimConfig;
@@ -77,11 +77,11 @@ fn compaction_rate() -> (f64, u64) {
     let mut c = SimConfig::default();
     c.set("machine.memory", "1G").unwrap();
     c.set("transparent_hugepage.enabled", "never").unwrap();
-    let mut m = ThpMachine::new(&c).unwrap();
+    let mut m = program_machine(&c).unwrap();
     let t = m.add_task(0);
     let n = FRAMES - 8192;
-    let v = m.mmap(n, false, false);
-    let s = m.vmas[v].start;
+    let v = m.mmap(n, false, false).unwrap();
+    let s = m.procs.vmas[v].start;
     for p in s..s + n {
         m.touch(t, p, true).unwrap();
     }

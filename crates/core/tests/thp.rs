@@ -5,7 +5,12 @@ use reclaimlab_core::mm::page::pg;
 use reclaimlab_core::mm::page_alloc::{MigrateType, PAGEBLOCK_NR_PAGES};
 use reclaimlab_core::thp::compaction::{self, CompactControl, CompactPriority, CompactResult, Compactor, MigrateMode};
 use reclaimlab_core::thp::gfp::*;
-use reclaimlab_core::thp::machine::{Fault, ThpMachine};
+use reclaimlab_core::policy::ReclaimPolicy;
+use reclaimlab_core::sim::engine::Machine;
+use reclaimlab_core::sim::process::{program_machine, Fault};
+use reclaimlab_core::sim::Engine;
+
+type ThpMachine = Machine<Box<dyn ReclaimPolicy>>;
 use reclaimlab_core::thp::policy::{find, THP_POLICIES};
 use reclaimlab_core::thp::{split, Tc};
 use reclaimlab_core::SimConfig;
@@ -15,6 +20,8 @@ fn cfg(mem: &str, nodes: u32, extra: &[(&str, &str)]) -> SimConfig {
     c.set("machine.memory", mem).unwrap();
     c.set("machine.nodes", &nodes.to_string()).unwrap();
     c.set("swap.device", "none").unwrap();
+    // Written after boot, as on a machine under 512 MiB, whose boot default is never.
+    c.set("transparent_hugepage.enabled", "always").unwrap();
     for (k, v) in extra {
         c.set(k, v).unwrap();
     }
@@ -27,11 +34,11 @@ fn cfg(mem: &str, nodes: u32, extra: &[(&str, &str)]) -> SimConfig {
 /// with nothing reclaimable (no swap, no page cache) a zone this small could not fill
 /// past that.
 fn base_filled(n: u32) -> (ThpMachine, usize, u32) {
-    let mut m = ThpMachine::new(&cfg("16M", 1, &[("transparent_hugepage.enabled", "never")])).unwrap();
+    let mut m = program_machine(&cfg("16M", 1, &[("transparent_hugepage.enabled", "never")])).unwrap();
     m.mm.buddy.watermark_boost_factor = 0;
     let t = m.add_task(0);
-    let v = m.mmap(n, false, false);
-    let start = m.vmas[v].start;
+    let v = m.mmap(n, false, false).unwrap();
+    let start = m.procs.vmas[v].start;
     for p in start..start + n {
         assert_eq!(m.touch(t, p, true).unwrap().0, Fault::Base);
     }
@@ -50,7 +57,7 @@ fn compaction_migrates_pages_and_keeps_mappings() {
     for p in (start..start + 3900).step_by(2) {
         m.madv_dontneed(p, 1);
     }
-    m.check_invariants().unwrap();
+    Engine::check_invariants(&m).unwrap();
     assert_eq!(m.mm.buddy.nr_free_by_order(0)[9..].iter().sum::<u64>(), 0);
     let resident: Vec<u32> = (start..start + 3900).skip(1).step_by(2).collect();
     let pfns_before: Vec<u32> = resident.iter().map(|&p| m.mm.pages.pte[p as usize]).collect();
@@ -80,7 +87,7 @@ fn compaction_migrates_pages_and_keeps_mappings() {
     let lowest_target = moved.iter().map(|x| x.1).min().unwrap();
     assert!(highest_source < lowest_target, "{highest_source} {lowest_target}");
     assert!(cc.migrate_pfn < cc.free_pfn);
-    m.check_invariants().unwrap();
+    Engine::check_invariants(&m).unwrap();
 }
 
 #[test]
@@ -106,7 +113,7 @@ fn async_direct_compaction_skips_unmovable_source_blocks() {
 
 #[test]
 fn fully_fragmented_zone_fails_and_defers() {
-    let mut m = ThpMachine::new(&cfg("16M", 1, &[("transparent_hugepage.enabled", "never")])).unwrap();
+    let mut m = program_machine(&cfg("16M", 1, &[("transparent_hugepage.enabled", "never")])).unwrap();
     // Pin one unmovable page at the start of every pageblock (page tables), free the rest.
     let n = m.mm.nr_frames;
     let mut all = vec![];
@@ -165,7 +172,7 @@ fn defer_arithmetic_matches_the_kernel() {
 #[test]
 fn suitability_watermarks_and_fragmentation_index() {
     // All free: the allocation watermark holds -> SUCCESS (no compaction needed).
-    let m = ThpMachine::new(&cfg("16M", 1, &[])).unwrap();
+    let m = program_machine(&cfg("16M", 1, &[])).unwrap();
     assert_eq!(compaction::compaction_suitable(&m.mm, 0, Some(9), 1, 500), CompactResult::Success);
     // fragmentation_index: 10 free order-0 pages for an order-2 request: 1000 - (1000 + 10*1000/4)/10 = 650.
     let mut nr = [0u64; 11];
@@ -312,30 +319,33 @@ fn thp_policies_attempt_sequence_and_give_up_rule() {
 fn v5_5_all_node_retry_reclaims_where_v5_4_falls_back() {
     use reclaimlab_core::mm::vmstat::Ev;
     let fault = |policy: &str| {
-        let mut m = ThpMachine::new(&cfg("64M", 2, &[("thp.policy", policy)])).unwrap();
+        let mut m = program_machine(&cfg("64M", 2, &[("thp.policy", policy)])).unwrap();
+        // No boosting: the mapped file's page tables steal from movable pageblocks, and a
+        // boosted kswapd would free a pageblock's worth more than the high watermark.
+        m.mm.buddy.watermark_boost_factor = 0;
         let t = m.add_task(0);
         let t1 = m.add_task(1);
         // 7,750 page-cache pages read on each node (of 8,192 frames per node).
-        let f = m.mmap(15_500, true, false);
-        let fs = m.vmas[f].start;
+        let f = m.mmap(15_500, true, false).unwrap();
+        let fs = m.procs.vmas[f].start;
         for p in fs..fs + 7_750 {
             m.touch(t, p, false).unwrap();
         }
-        m.tasks[t1].clock = m.tasks[t].clock;
+        m.procs.tasks[t1].clock = m.procs.tasks[t].clock;
         for p in fs + 7_750..fs + 15_500 {
             m.touch(t1, p, false).unwrap();
         }
-        m.tasks[t].clock = m.tasks[t1].clock + 1_000_000_000;
-        m.catch_up(m.tasks[t].clock);
+        m.procs.tasks[t].clock = m.procs.tasks[t1].clock + 1_000_000_000;
+        m.run_until(m.procs.tasks[t].clock).unwrap();
         for n in 0..2 {
             let z = m.mm.nodes[n].zones[0];
             let zone = &m.mm.buddy.zones[z];
             assert!(m.mm.node_free_pages(n as u16) < zone.low_wmark_pages() + compaction::compact_gap(9), "node {n}");
         }
-        let r = m.mmap(512, false, true);
-        let start = m.vmas[r].start;
+        let r = m.mmap(512, false, true).unwrap();
+        let start = m.procs.vmas[r].start;
         let kind = m.touch(t, start, true).unwrap().0;
-        m.check_invariants().unwrap();
+        Engine::check_invariants(&m).unwrap();
         (kind, m.mm.vmstat.get(Ev::AllocstallNormal))
     };
     assert_eq!(fault("thp@5.4"), (Fault::Base, 0));
@@ -354,12 +364,12 @@ fn fault_on_fragmented(defrag: &str, madvise: bool, policy: &str) -> ThpMachine 
 
 /// [`fault_on_fragmented`], with `before` applied to the machine just before the fault.
 fn fault_on_fragmented_with(defrag: &str, madvise: bool, policy: &str, before: impl FnOnce(&mut ThpMachine)) -> ThpMachine {
-    let mut m = ThpMachine::new(&cfg("16M", 1, &[("transparent_hugepage.defrag", defrag), ("thp.policy", policy)])).unwrap();
+    let mut m = program_machine(&cfg("16M", 1, &[("transparent_hugepage.defrag", defrag), ("thp.policy", policy)])).unwrap();
     let t = m.add_task(0);
     // Movable pages in every pageblock: fault base pages with THP off for this region.
-    let v = m.mmap(4096 - 64, false, false);
-    m.vmas[v].nohugepage = true;
-    let start = m.vmas[v].start;
+    let v = m.mmap(4096 - 64, false, false).unwrap();
+    m.procs.vmas[v].nohugepage = true;
+    let start = m.procs.vmas[v].start;
     for p in start..start + 4096 - 600 {
         m.touch(t, p, true).unwrap();
     }
@@ -372,10 +382,10 @@ fn fault_on_fragmented_with(defrag: &str, madvise: bool, policy: &str, before: i
     let fr = m.mm.buddy.nr_free_by_order(0);
     assert_eq!(fr[9] + fr[10], 0, "no free order-9 block: {fr:?}");
     before(&mut m);
-    let v2 = m.mmap(512, false, madvise);
-    let s2 = m.vmas[v2].start;
+    let v2 = m.mmap(512, false, madvise).unwrap();
+    let s2 = m.procs.vmas[v2].start;
     m.touch(t, s2, true).unwrap();
-    m.check_invariants().unwrap();
+    Engine::check_invariants(&m).unwrap();
     m
 }
 
@@ -405,10 +415,10 @@ fn defrag_modes_decide_stall_wake_or_fallback() {
 
 #[test]
 fn thp_fault_maps_512_pages_and_dontneed_defers_the_split() {
-    let mut m = ThpMachine::new(&cfg("16M", 1, &[])).unwrap();
+    let mut m = program_machine(&cfg("16M", 1, &[])).unwrap();
     let t = m.add_task(0);
-    let v = m.mmap(1024, false, false);
-    let s = m.vmas[v].start;
+    let v = m.mmap(1024, false, false).unwrap();
+    let s = m.procs.vmas[v].start;
     let (f, lat) = m.touch(t, s + 5, true).unwrap();
     assert_eq!(f, Fault::Huge);
     // minor fault + clearing 512 pages.
@@ -426,12 +436,12 @@ fn thp_fault_maps_512_pages_and_dontneed_defers_the_split() {
     m.madv_dontneed(s + 256, 256);
     assert_eq!((stat(&m, Tc::ThpSplitPmd), stat(&m, Tc::ThpDeferredSplitPage), stat(&m, Tc::ThpSplitPage)), (1, 1, 0));
     assert_eq!(m.mm.total_free_pages(), free0, "the unmapped half stays allocated until the split");
-    m.check_invariants().unwrap();
+    Engine::check_invariants(&m).unwrap();
     assert_eq!(split::deferred_split_scan(&mut m.mm), 1);
     assert_eq!(stat(&m, Tc::ThpSplitPage), 1);
     assert_eq!(m.mm.total_free_pages(), free0 + 256);
     assert!(!m.mm.frames.test(head, pg::COMPOUND));
-    m.check_invariants().unwrap();
+    Engine::check_invariants(&m).unwrap();
 }
 
 #[test]
@@ -439,10 +449,10 @@ fn reclaim_splits_a_thp_it_evicts() {
     // 16 MiB, zram swap; fault THPs until reclaim must evict some of their pages.
     let mut c = cfg("16M", 1, &[("transparent_hugepage.defrag", "never")]);
     c.set("swap.device", "zram").unwrap();
-    let mut m = ThpMachine::new(&c).unwrap();
+    let mut m = program_machine(&c).unwrap();
     let t = m.add_task(0);
-    let v = m.mmap(512 * 12, false, false);
-    let s = m.vmas[v].start;
+    let v = m.mmap(512 * 12, false, false).unwrap();
+    let s = m.procs.vmas[v].start;
     for k in 0..12 {
         for i in 0..512 {
             m.touch(t, s + k * 512 + i, true).unwrap();
@@ -450,26 +460,26 @@ fn reclaim_splits_a_thp_it_evicts() {
     }
     assert!(stat(&m, Tc::ThpFaultAlloc) >= 1);
     assert!(stat(&m, Tc::ThpSplitPage) >= 1, "eviction of a THP subpage splits it");
-    m.check_invariants().unwrap();
+    Engine::check_invariants(&m).unwrap();
 }
 
 #[test]
 fn khugepaged_collapses_a_range_within_max_ptes_none() {
-    let mut m = ThpMachine::new(&cfg("16M", 1, &[("transparent_hugepage.khugepaged.scan_sleep_millisecs", "1"), ("transparent_hugepage.khugepaged.max_ptes_none", "100")])).unwrap();
+    let mut m = program_machine(&cfg("16M", 1, &[("transparent_hugepage.khugepaged.scan_sleep_millisecs", "1"), ("transparent_hugepage.khugepaged.max_ptes_none", "100")])).unwrap();
     let t = m.add_task(0);
-    let v = m.mmap(1024, false, false);
-    let s = m.vmas[v].start;
+    let v = m.mmap(1024, false, false).unwrap();
+    let s = m.procs.vmas[v].start;
     // Base pages: pre-create the page tables by touching with THP off for this VMA, then allow THP.
-    m.vmas[v].nohugepage = true;
+    m.procs.vmas[v].nohugepage = true;
     for i in 0..450 {
         m.touch(t, s + i, true).unwrap(); // 62 none PTEs: collapsible
     }
     for i in 512..512 + 300 {
         m.touch(t, s + i, true).unwrap(); // 212 none: above max_ptes_none
     }
-    m.vmas[v].nohugepage = false;
+    m.procs.vmas[v].nohugepage = false;
     let old = m.mm.pages.pte[s as usize];
-    m.tasks[t].clock += 5_000_000;
+    m.procs.tasks[t].clock += 5_000_000;
     m.touch(t, s, false).unwrap(); // time passes: khugepaged runs
     assert_eq!(stat(&m, Tc::ThpCollapseAlloc), 1);
     let head = m.mm.pages.pte[s as usize];
@@ -478,16 +488,16 @@ fn khugepaged_collapses_a_range_within_max_ptes_none() {
     // The range's none PTEs were filled by the collapse; the other range stays base pages.
     assert!(reclaimlab_core::mm::page::is_resident(m.mm.pages.pte[(s + 500) as usize]));
     assert!(!m.mm.frames.test(m.mm.pages.pte[(s + 512) as usize], pg::COMPOUND));
-    m.check_invariants().unwrap();
+    Engine::check_invariants(&m).unwrap();
 }
 
 #[test]
 fn numa_counters_follow_zone_statistics() {
     // Two nodes of 8 MiB; a task on node 0 faults more than node 0 holds (THP off).
-    let mut m = ThpMachine::new(&cfg("16M", 2, &[("transparent_hugepage.enabled", "never")])).unwrap();
+    let mut m = program_machine(&cfg("16M", 2, &[("transparent_hugepage.enabled", "never")])).unwrap();
     let t = m.add_task(0);
-    let v = m.mmap(3000, false, false);
-    let s = m.vmas[v].start;
+    let v = m.mmap(3000, false, false).unwrap();
+    let s = m.procs.vmas[v].start;
     for p in s..s + 3000 {
         m.touch(t, p, true).unwrap();
     }
@@ -501,7 +511,7 @@ fn numa_counters_follow_zone_statistics() {
     assert_eq!(stat(&m, Tc::NumaLocal), hit);
     assert_eq!(stat(&m, Tc::NumaOther), miss);
     assert!(miss >= per[1]);
-    m.check_invariants().unwrap();
+    Engine::check_invariants(&m).unwrap();
 }
 
 #[test]
@@ -516,7 +526,7 @@ fn proactive_compaction_lowers_the_fragmentation_score() {
     let after = compaction::fragmentation_score_node(&m.mm, 0);
     assert!(after < before, "{before} -> {after}");
     assert!(stat(&m, Tc::CompactDaemonMigrateScanned) > 0);
-    m.check_invariants().unwrap();
+    Engine::check_invariants(&m).unwrap();
 }
 
 /// kcompactd's timeout path on a machine left alone: 16 MiB, one node, 3500 anonymous base
@@ -528,23 +538,23 @@ fn proactive_compaction_lowers_the_fragmentation_score() {
 fn thp_6_12_compacts_proactively_where_5_5_does_not() {
     for (policy, proactive) in [("thp@6.12", true), ("thp@5.5", false)] {
         let c = cfg("16M", 1, &[("transparent_hugepage.enabled", "never"), ("thp.policy", policy)]);
-        let mut m = ThpMachine::new(&c).unwrap();
+        let mut m = program_machine(&c).unwrap();
         assert_eq!(m.proactive, proactive, "{policy}");
         m.mm.buddy.watermark_boost_factor = 0;
         let t = m.add_task(0);
-        let v = m.mmap(3500, false, false);
-        let start = m.vmas[v].start;
+        let v = m.mmap(3500, false, false).unwrap();
+        let start = m.procs.vmas[v].start;
         for p in start..start + 3500 {
             m.touch(t, p, true).unwrap();
         }
         for p in (start..start + 3500).filter(|p| p % 3 != 0) {
             m.madv_dontneed(p, 1);
         }
-        let now = m.tasks[t].clock;
-        m.catch_up(now + 1);
+        let now = m.procs.tasks[t].clock;
+        m.run_until(now + 1).unwrap();
         let before = compaction::fragmentation_score_node(&m.mm, 0);
         assert!(before > compaction::fragmentation_score_wmark(20, false), "{policy}: score {before}");
-        m.catch_up(now + 3_000_000_000);
+        m.run_until(now + 3_000_000_000).unwrap();
         let after = compaction::fragmentation_score_node(&m.mm, 0);
         if proactive {
             assert!(after <= compaction::fragmentation_score_wmark(20, true), "{policy}: {before} -> {after}");
@@ -554,7 +564,7 @@ fn thp_6_12_compacts_proactively_where_5_5_does_not() {
             assert_eq!(stat(&m, Tc::PgmigrateSuccess), 0);
         }
         assert_eq!(stat(&m, Tc::CompactStall), 0, "{policy}: no allocation asked for compaction");
-        m.check_invariants().unwrap();
+        Engine::check_invariants(&m).unwrap();
     }
 }
 
@@ -564,7 +574,7 @@ fn thp_6_12_compacts_proactively_where_5_5_does_not() {
 /// compaction fails with the scanners met.
 fn pinned_and_half_free(policy: &str) -> (ThpMachine, usize, u32) {
     let c = cfg("16M", 1, &[("transparent_hugepage.enabled", "never"), ("thp.policy", policy)]);
-    let mut m = ThpMachine::new(&c).unwrap();
+    let mut m = program_machine(&c).unwrap();
     m.mm.buddy.watermark_boost_factor = 0;
     let mut all = vec![];
     while let Some(p) = m.mm.buddy.alloc(&mut m.mm.lists, 0, 0, MigrateType::Unmovable) {
@@ -576,8 +586,8 @@ fn pinned_and_half_free(policy: &str) -> (ThpMachine, usize, u32) {
         }
     }
     let t = m.add_task(0);
-    let v = m.mmap(3000, false, false);
-    let start = m.vmas[v].start;
+    let v = m.mmap(3000, false, false).unwrap();
+    let start = m.procs.vmas[v].start;
     refill(&mut m, t, start);
     (m, t, start)
 }
@@ -691,7 +701,7 @@ fn unmovable_page_tables_land_in_unmovable_pageblocks() {
     // Page tables (one per 512 pages) claim an unmovable pageblock and then come from it,
     // so they do not scatter over movable pageblocks (__rmqueue_claim/__rmqueue_smallest).
     let (m, _, _) = base_filled(3000);
-    let tables: Vec<u32> = m.pgtable.iter().copied().filter(|&p| p != u32::MAX).collect();
+    let tables: Vec<u32> = m.procs.pgtable.iter().copied().filter(|&p| p != u32::MAX).collect();
     assert_eq!(tables.len(), 6);
     for &p in &tables {
         assert_eq!(m.mm.buddy.pageblock_migratetype(p), MigrateType::Unmovable);
@@ -741,16 +751,16 @@ fn thpscale_local_only_trades_success_for_latency() {
 
 #[test]
 fn dontneed_of_whole_and_split_thps() {
-    let mut m = ThpMachine::new(&cfg("16M", 1, &[])).unwrap();
+    let mut m = program_machine(&cfg("16M", 1, &[])).unwrap();
     let t = m.add_task(0);
-    let v = m.mmap(1024, false, false);
-    let s = m.vmas[v].start;
+    let v = m.mmap(1024, false, false).unwrap();
+    let s = m.procs.vmas[v].start;
     // A whole THP zapped: its deposited page table goes too, the next fault is huge again.
     assert_eq!(m.touch(t, s, true).unwrap().0, Fault::Huge);
     let free0 = m.mm.total_free_pages();
     m.madv_dontneed(s, 512);
     assert_eq!(m.mm.total_free_pages(), free0 + 513);
-    m.check_invariants().unwrap();
+    Engine::check_invariants(&m).unwrap();
     assert_eq!(m.touch(t, s, true).unwrap().0, Fault::Huge);
     // Part of it zapped (PMD split, deferred split), then the rest: all 512 frames are freed,
     // the PTE table stays (the PMD now points to it), so the refault is a base page.
@@ -759,13 +769,13 @@ fn dontneed_of_whole_and_split_thps() {
     m.madv_dontneed(s, 512);
     assert_eq!(m.mm.total_free_pages(), free1 + 512);
     assert_eq!(stat(&m, Tc::ThpSplitPage), 0);
-    m.check_invariants().unwrap();
+    Engine::check_invariants(&m).unwrap();
     assert_eq!(m.touch(t, s, true).unwrap().0, Fault::Base);
     // The stale queue entry splits nothing, whichever pageblock the next THP lands in.
     assert_eq!(m.touch(t, s + 512, true).unwrap().0, Fault::Huge);
     assert_eq!(split::deferred_split_scan(&mut m.mm), 0);
     assert!(m.mm.frames.test(m.mm.pages.pte[(s + 512) as usize], pg::COMPOUND));
-    m.check_invariants().unwrap();
+    Engine::check_invariants(&m).unwrap();
 }
 
 #[test]
@@ -777,7 +787,7 @@ fn bad_thp_settings_are_named() {
     c.set("thp.policy", "thp@9.9").unwrap();
     let e = c.validate().unwrap_err().to_string();
     assert!(e.contains("thp.policy") && e.contains("thp@5.4"), "{e}");
-    assert!(ThpMachine::new(&c).is_err());
+    assert!(program_machine(&c).is_err());
     // 16 MiB: MAPSIZE = 3276 pages, 102 per thread at 32 threads, under one huge page.
     use reclaimlab_core::thp::scenarios::{thpscale, ThpscaleParams};
     let e = thpscale(&cfg("16M", 1, &[]), &ThpscaleParams { threads: vec![1, 32], ..Default::default() }).unwrap_err().to_string();
@@ -815,28 +825,36 @@ fn boosted_watermark_wakes_kswapd_then_kcompactd() {
     use reclaimlab_core::mm::vmstat::Ev;
     // 256 MiB: at DEF_PRIORITY a step scans lru_size >> 12 pages, and a boosted step that
     // reclaims nothing ends the pass, so the LRUs must hold more than 4096 pages.
-    let mut m = ThpMachine::new(&cfg("256M", 1, &[("transparent_hugepage.enabled", "never"), ("swap.device", "zram")])).unwrap();
+    let mut m = program_machine(&cfg("256M", 1, &[("transparent_hugepage.enabled", "never"), ("swap.device", "zram")])).unwrap();
     let t = m.add_task(0);
-    let a = m.mmap(20_000, false, false);
-    let f = m.mmap(30_000, true, false);
-    for p in (m.vmas[a].start..m.vmas[a].start + 20_000).chain(m.vmas[f].start..m.vmas[f].start + 30_000) {
+    let a = m.mmap(20_000, false, false).unwrap();
+    let f = m.mmap(30_000, true, false).unwrap();
+    for p in m.procs.vmas[a].start..m.procs.vmas[a].start + 20_000 {
         m.touch(t, p, true).unwrap();
+    }
+    // Clean page cache (boosted reclaim does not write: `may_writepage =
+    // !nr_boost_reclaim`) as read() leaves it: the mapping only filled it, so its pages
+    // lose their PTEs' accessed bits and mappings (a first-scan mapped page is kept).
+    for p in m.procs.vmas[f].start..m.procs.vmas[f].start + 30_000 {
+        m.touch(t, p, false).unwrap();
+        let pfn = m.mm.pages.pte[p as usize];
+        m.mm.frames.clear(pfn, pg::YOUNG | pg::MAPPED);
     }
     assert!(m.mm.pgdat_balanced(0, 0) && !m.kswapd[0].active);
     // Unboosted and balanced: wakeup_kswapd does nothing.
-    m.kswapd[0].wakeup(&mut m.mm, m.tasks[t].clock);
+    m.kswapd[0].wakeup(&mut m.mm, m.procs.tasks[t].clock);
     assert!(!m.kswapd[0].active);
     let z = m.mm.nodes[0].zones[0];
     m.mm.buddy.zones[z].watermark_boost = PAGEBLOCK_NR_PAGES as u64;
-    m.kswapd[0].wakeup(&mut m.mm, m.tasks[t].clock);
+    m.kswapd[0].wakeup(&mut m.mm, m.procs.tasks[t].clock);
     assert!(m.kswapd[0].active, "a boosted zone wakes kswapd on a balanced node");
-    m.catch_up(m.tasks[t].clock + 10_000_000_000);
+    m.run_until(m.procs.tasks[t].clock + 10_000_000_000).unwrap();
     assert!(!m.kswapd[0].active);
     assert!(m.mm.vmstat.get(Ev::PgstealKswapd) >= PAGEBLOCK_NR_PAGES as u64, "reclaims the boost");
     assert_eq!(m.mm.vmstat.get(Ev::Pswpout), 0, "boosted reclaim does not swap");
     assert_eq!(m.mm.buddy.zones[z].watermark_boost, 0);
     assert_eq!(stat(&m, Tc::CompactDaemonWake), 1);
-    m.check_invariants().unwrap();
+    Engine::check_invariants(&m).unwrap();
 }
 
 /// Every `*_wmark_pages()` adds `watermark_boost` (spec A.5), and so do the checks built on
@@ -849,7 +867,7 @@ fn boosted_watermark_wakes_kswapd_then_kcompactd() {
 #[test]
 fn watermark_boost_raises_every_watermark() {
     use reclaimlab_core::mm::page_alloc::{WMARK_HIGH, WMARK_LOW, WMARK_MIN};
-    let mut m = ThpMachine::new(&cfg("256M", 1, &[("transparent_hugepage.enabled", "never")])).unwrap();
+    let mut m = program_machine(&cfg("256M", 1, &[("transparent_hugepage.enabled", "never")])).unwrap();
     m.add_task(0);
     let z = m.mm.nodes[0].zones[0];
     assert_eq!(m.mm.buddy.zones[z].watermark[..3], [512, 640, 768]);
@@ -867,7 +885,7 @@ fn watermark_boost_raises_every_watermark() {
     let no_reclaim = GFP_TRANSHUGE_LIGHT & !__GFP_KSWAPD_RECLAIM;
     // Unboosted: 1000 > high (768), and an order-0 request passes the low watermark.
     assert!(m.mm.pgdat_balanced(0, 0));
-    let p = m.alloc_pages_mt(no_reclaim, 0, 0, MigrateType::Movable).unwrap().expect("1000 free > low 640");
+    let p = m.alloc_pages_node(no_reclaim, 0, 0, MigrateType::Movable).unwrap().expect("1000 free > low 640");
     m.mm.free_frame(p);
     m.mm.buddy.zones[z].watermark_boost = 512;
     let zone = &m.mm.buddy.zones[z];
@@ -875,7 +893,7 @@ fn watermark_boost_raises_every_watermark() {
     assert!(!m.mm.pgdat_balanced(0, 0), "1000 free < boosted high 1280");
     assert_eq!(m.mm.node_high_wmark(0), 1280);
     // 1000 free pages <= boosted min 1024: without direct reclaim the request fails.
-    assert_eq!(m.alloc_pages_mt(no_reclaim, 0, 0, MigrateType::Movable).unwrap(), None);
+    assert_eq!(m.alloc_pages_node(no_reclaim, 0, 0, MigrateType::Movable).unwrap(), None);
     assert_eq!(m.mm.total_free_pages(), 1000);
     // Order 9 with 2000 free single pages: above low + compact_gap(9) = 640 + 1024 but below
     // the boosted 1152 + 1024, so the boost makes compaction SKIPPED. (Unboosted, the

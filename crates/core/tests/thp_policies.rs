@@ -1,4 +1,4 @@
-//! The THP machine under every reclaim policy: seed 003's scenarios run with MGLRU as
+//! Seed 003's programs under every reclaim policy: thpscale and usemem run with MGLRU as
 //! well as the classic LRU (`reclaimlab run thpscale --policy mglru@6.15`), keep their
 //! invariants (debug builds check them at the end of each scenario run) and are
 //! deterministic; `cache:*` policies, whose folios cannot be taken off the LRU, are
@@ -9,7 +9,7 @@ use reclaimlab_core::thp::scenarios::{thpscale, usemem, ThpscaleParams, UsememPa
 
 fn cfg(policy: &str) -> SimConfig {
     let mut c = SimConfig::default();
-    for (k, v) in [("machine.memory", "256M"), ("machine.nodes", "2"), ("swap.device", "zram"), ("policy", policy), ("thp.policy", "thp@5.5")] {
+    for (k, v) in [("machine.memory", "256M"), ("machine.nodes", "2"), ("swap.device", "zram"), ("policy", policy), ("thp.policy", "thp@5.5"), ("transparent_hugepage.enabled", "always")] {
         c.set(k, v).unwrap();
     }
     c
@@ -38,7 +38,7 @@ fn thp_scenarios_run_under_every_lru_policy() {
 }
 
 #[test]
-fn cache_policies_are_refused_by_the_thp_machine() {
+fn cache_policies_cannot_run_a_program() {
     let err = thpscale(&cfg("cache:lru"), &ThpscaleParams { threads: vec![1], ..Default::default() }).unwrap_err().to_string();
     assert!(err.contains("policy") && err.contains("cache:lru") && err.contains("folio_isolate_lru"), "{err}");
 }

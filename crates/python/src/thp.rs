@@ -1,4 +1,4 @@
-//! THP machine bindings: seed 003's `thpscale` and `usemem-stress-numa-compact` runs and
+//! Seed 003's programs on the one machine: `thpscale` and `usemem-stress-numa-compact` runs and
 //! the THP allocation policies (crate `reclaimlab_core::thp`).
 
 use pyo3::prelude::*;

@@ -357,6 +357,16 @@ impl ShadowNodes {
         }
     }
 
+    /// A shadow entry is erased (`clear_shadow_entry`, as `invalidate_mapping_pages` does
+    /// for the value entries in its range): the slot is empty (`nr_values - 1`,
+    /// `count - 1`), and an empty node is freed.
+    pub fn clear_shadow_entry(&mut self, page: u32) {
+        let Some(n) = self.node_of(page) else { return };
+        debug_assert!(self.nr_values[n] > 0);
+        self.nr_values[n] -= 1;
+        self.page_cache_delete(page, false);
+    }
+
     /// `shadow_lru_isolate` of the node at the head of list `lv` (`list_lru_walk_one`
     /// restarts from the head after each LRU_REMOVED_RETRY, so a walk takes the nodes in
     /// list order): take it off the list and free it (`xa_delete_node`). Returns its

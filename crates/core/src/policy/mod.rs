@@ -76,8 +76,8 @@ pub trait ReclaimPolicy: Send + 'static {
     }
 }
 
-/// A policy chosen by name at run time (the THP machine's; the trace engine
-/// monomorphises instead, so its hot loop inlines the hooks).
+/// A policy chosen by name at run time (a program's machine, sim/process.rs; a trace's
+/// engine is monomorphised instead, so its hot loop inlines the hooks).
 impl ReclaimPolicy for Box<dyn ReclaimPolicy> {
     fn init_lruvec(&mut self, mm: &mut Mm, lv: LruvecId) {
         (**self).init_lruvec(mm, lv)

@@ -14,12 +14,12 @@ pub struct PolicyEntry {
     pub base: &'static str,
     pub description: &'static str,
     pub build: fn(&SimConfig) -> Box<dyn Engine>,
-    /// The same policy, chosen at run time (the THP machine).
+    /// The same policy, chosen at run time (a program's machine: sim/process.rs).
     pub boxed: fn() -> Box<dyn ReclaimPolicy>,
 }
 
 /// One row: `build` monomorphises the engine for the policy (its hooks inline into the
-/// hot loop), `boxed` makes the same policy for the THP machine.
+/// hot loop), `boxed` makes the same policy for a program's machine.
 macro_rules! row {
     ($name:expr, $base:expr, $description:expr, $policy:expr $(,)?) => {
         PolicyEntry { name: $name, base: $base, description: $description, build: |cfg| Box::new(Machine::new(cfg, $policy)), boxed: || Box::new($policy) }

@@ -12,8 +12,10 @@
 //! one compare in the hot loop).
 //!
 //! Hot-loop rule: dense page ids index flat arrays; no hashing or allocation per access.
-//! Task placement: the tasks of memcg `m` run on node `m % nr_nodes` (allocations try
-//! that node first, then the others in order).
+//! Task placement: a trace's tasks of memcg `m` run on node `m % nr_nodes`, a program's
+//! tasks on their own nodes (sim/process.rs); allocations try that node first, then the
+//! others in order. khugepaged wakes on its own clock once a program maps anonymous
+//! memory.
 
 use super::results::Recorder;
 use super::Engine;
@@ -28,7 +30,9 @@ use crate::mm::vmstat::Ev;
 use crate::mm::Mm;
 use crate::policy::ReclaimPolicy;
 use crate::sim::alloc::{self, AllocCtx};
-use crate::thp::gfp::{GFP_HIGHUSER_MOVABLE, __GFP_NORETRY};
+use crate::thp::gfp::{ThpEnabled, GFP_HIGHUSER_MOVABLE, __GFP_NORETRY};
+use crate::thp::khugepaged::Khugepaged;
+use super::process::Procs;
 use crate::thp::kcompactd::{kswapd_step, Kcompactd};
 use crate::thp::{ThpState, HPAGE_PMD_NR};
 use crate::vmscan::Kswapd;
@@ -87,9 +91,14 @@ pub struct Machine<P: ReclaimPolicy> {
     pub kswapd: Vec<Kswapd>,
     /// kcompactd of each node (woken by high-order allocations and boosted kswapd passes).
     pub kcompactd: Vec<Kcompactd>,
-    /// Anonymous faults may map THPs (`transparent_hugepage.enabled=always` on a machine
-    /// of at least 512 MiB: sim/huge_memory.rs).
-    thp_faults: bool,
+    /// `transparent_hugepage/enabled` (after the boot default: `ThpConfig::enabled_on`).
+    pub(crate) thp_enabled: ThpEnabled,
+    /// kcompactd's proactive compaction (v5.9+): the THP policy's kernel decides.
+    pub proactive: bool,
+    /// khugepaged (crate::thp::khugepaged), dormant until a program maps anonymous memory.
+    pub khugepaged: Khugepaged,
+    /// A program's tasks and mappings (sim/process.rs); empty for a trace.
+    pub procs: Procs,
     /// Workload clock, ns.
     pub now: u64,
     pub accesses: u64,
@@ -118,10 +127,11 @@ impl<P: ReclaimPolicy> Machine<P> {
         let mut mm = Mm::new(cfg);
         ThpState::init(&mut mm);
         mm.thp.policy = crate::thp::policy::find(&cfg.thp.policy).ok().map(|e| e.policy);
+        let proactive = mm.thp.policy.is_some_and(|p| p.proactive_compaction());
         for lv in 0..mm.lruvecs.len() as u32 {
             policy.init_lruvec(&mut mm, lv);
         }
-        let kswapd = (0..mm.nr_nodes() as u16).map(Kswapd::with_nap).collect();
+        let kswapd = (0..mm.nr_nodes() as u16).map(Kswapd::new).collect();
         let kcompactd = (0..mm.nr_nodes() as u16).map(Kcompactd::new).collect();
         let damon = cfg.damon_reclaim.enabled.then(|| cfg.damon_reclaim.on_clock(cfg.time_dilation).start(crate::damon::ops_paddr::damon_pa_system_ram(&mm), cfg.seed, 0));
         Machine {
@@ -132,7 +142,10 @@ impl<P: ReclaimPolicy> Machine<P> {
             policy,
             kswapd,
             kcompactd,
-            thp_faults: super::huge_memory::thp_faults_enabled(cfg),
+            thp_enabled: cfg.thp.enabled_on(cfg.memory_bytes),
+            proactive,
+            khugepaged: Khugepaged::new(cfg),
+            procs: Procs::new(cfg.nr_nodes as usize),
             now: 0,
             accesses: 0,
             cgroup_map: Vec::new(),
@@ -149,7 +162,7 @@ impl<P: ReclaimPolicy> Machine<P> {
 
     /// Map the trace's new cgroup names to memcgs, creating unconfigured ones (no
     /// limits). Trace cgroup 0 is the root `""`, which is memcg 0.
-    fn sync_cgroups(&mut self, names: &[String]) {
+    pub(super) fn sync_cgroups(&mut self, names: &[String]) {
         while self.cgroup_map.len() < names.len() {
             let name = &names[self.cgroup_map.len()];
             let id = match self.mm.memcg_by_name(name) {
@@ -183,6 +196,16 @@ impl<P: ReclaimPolicy> Machine<P> {
             self.now += dt;
         }
         self.rec.baseline_ns += dt;
+        self.access_page(a, rest)?;
+        if self.now >= self.next_event {
+            self.run_events()?;
+        }
+        Ok(())
+    }
+
+    /// [`Self::access`] after the clock: a hit or a fault, counted.
+    #[inline(always)]
+    pub(super) fn access_page(&mut self, a: Access, rest: &[Access]) -> Result<()> {
         let pfn = self.mm.pages.pte[a.page as usize];
         if is_resident(pfn) {
             let f = self.mm.frames.flags(pfn);
@@ -195,6 +218,11 @@ impl<P: ReclaimPolicy> Machine<P> {
             self.fault(a, pte_info(pfn), rest)?;
         }
         self.accesses += 1;
+        Ok(())
+    }
+
+    /// Run the events due at the workload clock (a program's task switch).
+    pub(super) fn catch_up_events(&mut self) -> Result<()> {
         if self.now >= self.next_event {
             self.run_events()?;
         }
@@ -266,9 +294,12 @@ impl<P: ReclaimPolicy> Machine<P> {
     }
 
     /// Run kswapd steps, the periodic flusher and time-series samples that are due.
-    fn run_events(&mut self) -> Result<()> {
+    pub(super) fn run_events(&mut self) -> Result<()> {
         self.kswapd_catch_up();
         self.check_oom()?;
+        while self.khugepaged.next_scan <= self.now {
+            crate::thp::khugepaged::khugepaged_scan(self)?;
+        }
         self.kdamond_catch_up();
         self.damon_record_catch_up();
         if self.now >= self.mm.wb.next_run {
@@ -277,7 +308,7 @@ impl<P: ReclaimPolicy> Machine<P> {
         self.end_writeback_due(self.now);
         self.mm.flush_memcg_stats_due(self.now);
         self.rec.sample_due(&self.mm, &self.kswapd, self.now, self.accesses);
-        let mut next = self.rec.next_sample.min(self.mm.wb.next_run).min(self.mm.next_stats_flush).min(self.mm.wb.next_done());
+        let mut next = self.rec.next_sample.min(self.mm.wb.next_run).min(self.mm.next_stats_flush).min(self.mm.wb.next_done()).min(self.khugepaged.next_scan);
         for k in &self.kswapd {
             if k.active {
                 next = next.min(k.clock_ns);
@@ -286,6 +317,9 @@ impl<P: ReclaimPolicy> Machine<P> {
         for k in &self.kcompactd {
             if k.active {
                 next = next.min(k.clock);
+            }
+            if self.proactive {
+                next = next.min(k.next_proactive);
             }
         }
         if let Some(d) = &self.damon {
@@ -306,9 +340,9 @@ impl<P: ReclaimPolicy> Machine<P> {
             while self.kswapd[i].active && self.kswapd[i].clock_ns <= self.now {
                 kswapd_step(&mut self.mm, &mut self.policy, &mut self.kswapd[i], &mut self.kcompactd[i]);
             }
-            if self.kcompactd[i].active {
+            if self.kcompactd[i].active || self.proactive {
                 let kswapd_active = self.kswapd[i].active;
-                self.kcompactd[i].run_due(&mut self.mm, self.now, kswapd_active, false);
+                self.kcompactd[i].run_due(&mut self.mm, self.now, kswapd_active, self.proactive);
             }
         }
         self.mm.now = self.now;
@@ -343,10 +377,12 @@ impl<P: ReclaimPolicy> Machine<P> {
         }
     }
 
-    /// Nodes in allocation order for a task of `memcg` (its home node first).
+    /// Nodes in allocation order for the running task (its home node first): a
+    /// program's task runs on its own node, a trace's memcg `m` on node `m % nr_nodes`.
     #[inline]
     pub(crate) fn zonelist_nodes(&self, memcg: MemcgId) -> Zonelist {
-        Zonelist::new(memcg % self.mm.nr_nodes() as u16, self.mm.nr_nodes() as u16)
+        let n = self.mm.nr_nodes() as u16;
+        Zonelist::new(self.procs.cur_node().unwrap_or(memcg % n), n)
     }
 
     /// The task's clock stalls on memory (direct/memcg reclaim, throttling).
@@ -389,9 +425,10 @@ impl<P: ReclaimPolicy> Machine<P> {
         // shadow). A first touch reads no other per-page array (docs/ARCHITECTURE.md).
         let shadow = if info & pinfo::SWAPPED != 0 { self.mm.pages.shadow[page] } else { 0 };
         let memcg = if shadow != 0 { crate::mm::workingset::unpack_shadow(shadow).0 } else { self.cgroup_map[a.cgroup as usize] };
-        if first && self.thp_faults && self.do_huge_pmd_anonymous_page(a, memcg)? {
+        if first && self.thp_enabled != ThpEnabled::Never && self.do_huge_pmd_anonymous_page(a, memcg)? {
             return Ok(());
         }
+        self.pte_alloc(a.page)?;
         let flags = pg::DAMON_ACCESSED | pg::SWAPBACKED | pg::MAPPED | pg::YOUNG;
         let (_, restored) = self.add_folio(a.page, memcg, flags, a.flags & flags::WRITE != 0, false)?.expect("a retrying add returns a folio or an error");
         let cost = self.mm.cfg.cost.clone();
@@ -473,11 +510,14 @@ impl<P: ReclaimPolicy> AllocCtx for Machine<P> {
         self.kcompactd[node as usize].wakeup(&mut self.mm, order, self.now);
         self.next_event = self.next_event.min(self.now);
     }
-    fn charge_work(&mut self, _node: u16, ns: u64, reclaim: bool) {
+    /// The work holds `node`'s zone/LRU lock for `thp.lock_share` of it, after waiting for
+    /// another task's hold to end (sim/process.rs; never for a trace's one task).
+    fn charge_work(&mut self, node: u16, ns: u64, reclaim: bool) {
         if reclaim {
             self.rec.direct_reclaim_ns += ns;
         }
-        self.memstall(ns);
+        let wait = self.procs.lock_wait(node, self.now, ns, self.mm.cfg.thp.lock_share);
+        self.memstall(wait + ns);
     }
     fn catch_up(&mut self) -> Result<()> {
         self.kswapd_catch_up();
@@ -574,8 +614,14 @@ impl<P: ReclaimPolicy> Engine for Machine<P> {
         let free = self.mm.total_free_pages();
         let pool = self.mm.swap.zram_pool.len() as u64;
         let kernel = self.mm.nr_kernel_used;
-        if free + resident + pool + kernel != self.mm.nr_frames as u64 {
-            return Err(format!("frames not conserved: {free} free + {resident} resident + {pool} zram + {kernel} kernel-used != {}", self.mm.nr_frames));
+        let procs = self.procs_frames();
+        // Subpages of a THP split by MADV_DONTNEED, unmapped and waiting for the split.
+        let queued = (0..self.mm.nr_frames).filter(|&f| self.mm.frames.test(f, pg::COMPOUND) && self.mm.frames.page(f) == crate::mm::page::NO_PAGE).count() as u64;
+        if free + resident + pool + kernel + procs + queued != self.mm.nr_frames as u64 {
+            return Err(format!(
+                "frames not conserved: {free} free + {resident} resident + {pool} zram + {kernel} kernel-used + {procs} page tables and slab + {queued} unmapped THP subpages != {}",
+                self.mm.nr_frames
+            ));
         }
         for (page, &p) in self.mm.pages.pte.iter().enumerate() {
             if is_resident(p) && self.mm.frames.page(p) as usize != page {

@@ -24,25 +24,9 @@ use crate::mm::page::{pg, PTRS_PER_PTE};
 use crate::mm::page_alloc::{Pfn, PAGEBLOCK_ORDER};
 use crate::mm::vmstat::Ev;
 use crate::policy::ReclaimPolicy;
-use crate::thp::gfp::ThpEnabled;
+use crate::thp::gfp::vma_thp_enabled;
 use crate::thp::{Tc, HPAGE_PMD_NR};
 use reclaimlab_trace::Access;
-
-/// `hugepage_init`: "disable transparent hugepages on smaller systems", below 512 MiB of
-/// `totalram_pages()`.
-const THP_MIN_RAM_PAGES: u64 = 512 << (20 - reclaimlab_trace::PAGE_SHIFT);
-/// `sizeof(struct page)` on x86-64: the memory map, reserved at boot and never part of
-/// `totalram_pages()`, takes 64 bytes of every 4 KiB page.
-const STRUCT_PAGE_BYTES: u64 = 64;
-
-/// Whether anonymous faults of a machine with `cfg` map THPs: `enabled=always` and
-/// `totalram_pages()` (`machine.memory` less its memory map) at least 512 MiB. A machine
-/// of 512 MiB therefore boots with THP off, as Debian's kernel does.
-pub(super) fn thp_faults_enabled(cfg: &crate::config::SimConfig) -> bool {
-    let pages = cfg.memory_bytes >> reclaimlab_trace::PAGE_SHIFT;
-    let totalram = pages - pages * STRUCT_PAGE_BYTES / reclaimlab_trace::PAGE_SIZE;
-    cfg.thp.enabled == ThpEnabled::Always && totalram >= THP_MIN_RAM_PAGES
-}
 
 impl<P: ReclaimPolicy> Machine<P> {
     /// The PMD entry of `page` is none and covers 512 anonymous page ids of the trace
@@ -65,12 +49,13 @@ impl<P: ReclaimPolicy> Machine<P> {
     /// charged to `memcg`. False: no THP (not suitable, or a fallback); the caller maps a
     /// base page.
     pub(super) fn do_huge_pmd_anonymous_page(&mut self, a: Access, memcg: MemcgId) -> Result<bool> {
-        if !self.pmd_none_anon(a.page) {
+        // A trace declares no mappings: its ids are neither VM_HUGEPAGE nor VM_NOHUGEPAGE.
+        let (hugepage, nohugepage) = self.procs.vma_of(a.page).map_or((false, false), |v| (v.hugepage, v.nohugepage));
+        if !vma_thp_enabled(self.thp_enabled, hugepage, nohugepage) || !self.pmd_none_anon(a.page) {
             return Ok(false);
         }
         let Some(thp) = self.mm.thp.policy else { return Ok(false) };
-        // vma_thp_gfp_mask: a trace's mappings are never VM_HUGEPAGE.
-        let gfp = thp.gfp_mask(self.mm.cfg.thp.defrag, false);
+        let gfp = thp.gfp_mask(self.mm.cfg.thp.defrag, hugepage);
         let node = self.zonelist_nodes(memcg)[0];
         let Some(head) = thp.alloc_hugepage_vma(self, gfp, node) else {
             self.mm.thp.stat.count(Tc::ThpFaultFallback, 1);
@@ -83,6 +68,11 @@ impl<P: ReclaimPolicy> Machine<P> {
             self.mm.thp.stat.count(Tc::ThpFaultFallbackCharge, 1);
             return Ok(false);
         }
+        // pte_alloc_one: the table deposited with the THP (a program's mappings).
+        if let Err(e) = self.pte_alloc(a.page) {
+            self.mm.free_block(head, PAGEBLOCK_ORDER);
+            return Err(e);
+        }
         self.install_huge(a.page, head, memcg);
         self.count_fault(a, Ev::Pgfault);
         self.mm.thp.stat.count(Tc::ThpFaultAlloc, 1);
@@ -94,7 +84,7 @@ impl<P: ReclaimPolicy> Machine<P> {
 
     /// Map the THP at `head` over the PMD range of `page`: every subpage resident and on
     /// the LRU, young (the PMD's accessed bit covers them all), charged to `memcg`.
-    fn install_huge(&mut self, page: u32, head: Pfn, memcg: MemcgId) {
+    pub(crate) fn install_huge(&mut self, page: u32, head: Pfn, memcg: MemcgId) {
         let slot = page as usize / PTRS_PER_PTE;
         let flags = pg::DAMON_ACCESSED | pg::SWAPBACKED | pg::MAPPED | pg::YOUNG;
         crate::thp::map_huge(&mut self.mm, &mut self.policy, (slot * PTRS_PER_PTE) as u32, head, memcg, flags);

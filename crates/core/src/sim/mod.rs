@@ -8,6 +8,7 @@ pub mod damon_snapshots;
 pub mod engine;
 pub mod filemap;
 pub(crate) mod huge_memory;
+pub mod process;
 pub mod results;
 
 use crate::api::RunResult;

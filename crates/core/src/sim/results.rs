@@ -112,8 +112,9 @@ impl Recorder {
     #[inline]
     pub fn account_mem(&mut self, mm: &Mm, now: u64) {
         let used = mm.used_pages();
-        self.mem_integral += used as u128 * (now - self.mem_last_t) as u128;
-        self.mem_last_t = now;
+        // A program's tasks run on their own clocks: the machine's clock may step back.
+        self.mem_integral += used as u128 * now.saturating_sub(self.mem_last_t) as u128;
+        self.mem_last_t = self.mem_last_t.max(now);
         self.mem_peak = self.mem_peak.max(used);
     }
 
@@ -188,7 +189,7 @@ impl Recorder {
             }
         }
         // THP, compaction and NUMA events (/proc/vmstat names; the `nr_*_allocated`
-        // tallies are the THP machine's own).
+        // tallies of a program's page tables and slab are not vmstat's).
         vmstat.extend(mm.thp.stat.iter().filter(|(name, _)| !name.starts_with("nr_")));
         let secs = |ns: u64| ns as f64 / 1e9;
         let runtime = secs(now);

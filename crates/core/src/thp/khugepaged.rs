@@ -16,34 +16,50 @@
 //! clock but its allocations use the machine's allocator as the current task.
 
 use super::gfp::*;
-use super::machine::ThpMachine;
 use super::{Tc, HPAGE_PMD_NR, HPAGE_PMD_ORDER};
 use crate::config::SimConfig;
+use crate::error::Result;
+use crate::mm::memcontrol::ROOT_MEMCG;
 use crate::mm::page::{is_resident, pg, pinfo, pte_info, NOT_PRESENT};
 use crate::mm::page_alloc::MigrateType;
+use crate::policy::ReclaimPolicy;
+use crate::sim::engine::Machine;
+use crate::sim::process::{Task, NO_TASK};
 
 pub struct Khugepaged {
-    /// When the next scan runs (ns).
+    /// When the next scan runs (ns); `u64::MAX` while no mm is registered.
     pub next_scan: u64,
     /// Next PMD slot to look at.
     pub cursor: u32,
     pub cpu_ns: u64,
     pub full_scans: u64,
+    sleep_ns: u64,
 }
 
 impl Khugepaged {
     pub fn new(cfg: &SimConfig) -> Self {
-        Khugepaged { next_scan: cfg.thp.scan_sleep_ms.saturating_mul(1_000_000).max(1), cursor: 0, cpu_ns: 0, full_scans: 0 }
+        Khugepaged { next_scan: u64::MAX, cursor: 0, cpu_ns: 0, full_scans: 0, sleep_ns: cfg.thp.scan_sleep_ms.saturating_mul(1_000_000).max(1) }
+    }
+
+    /// `khugepaged_enter_vma` → `__khugepaged_enter`: the first anonymous mapping registers
+    /// the mm and wakes khugepaged, which scans after its sleep.
+    pub fn enter(&mut self, now: u64) {
+        if self.next_scan == u64::MAX {
+            self.next_scan = now + self.sleep_ns;
+        }
     }
 }
 
-/// One wake-up of khugepaged: scan `pages_to_scan` PTEs, collapsing what qualifies.
-pub fn khugepaged_scan(m: &mut ThpMachine) {
+/// One wake-up of khugepaged: scan `pages_to_scan` PTEs, collapsing what qualifies. Its
+/// allocations run as a task of its own on the target node, on khugepaged's clock.
+pub fn khugepaged_scan<P: ReclaimPolicy>(m: &mut Machine<P>) -> Result<()> {
     let cfg = m.mm.cfg.thp.clone();
+    let t = m.khugepaged.next_scan;
     // No re-entry from an allocation's catch-up while this scan runs.
     m.khugepaged.next_scan = u64::MAX;
-    let (saved_cur, saved_stall) = (m.cur, m.stall);
-    let slots = m.pgtable.len() as u32;
+    let (saved_cur, saved_now) = (m.procs.cur, m.now);
+    let slots = m.procs.nr_slots();
+    let enabled = m.thp_enabled;
     let mut budget = cfg.pages_to_scan;
     let mut cost = 0u64;
     let mut visited = 0;
@@ -54,12 +70,12 @@ pub fn khugepaged_scan(m: &mut ThpMachine) {
             m.khugepaged.full_scans += 1;
         }
         visited += 1;
-        let vma = &m.vmas[m.pmd_vma[slot as usize] as usize];
-        if vma.file || vma.unmapped || !vma_thp_enabled(cfg.enabled, vma.hugepage, vma.nohugepage) {
+        let vma = &m.procs.vmas[m.procs.pmd_vma[slot as usize] as usize];
+        if vma.file || vma.unmapped || !vma_thp_enabled(enabled, vma.hugepage, vma.nohugepage) {
             continue;
         }
         budget = budget.saturating_sub(HPAGE_PMD_NR);
-        cost += HPAGE_PMD_NR as u64 * m.mm.cfg.thp.compact_scan_ns;
+        cost += HPAGE_PMD_NR as u64 * cfg.compact_scan_ns;
         let base = slot * HPAGE_PMD_NR;
         let mut none = 0;
         let mut swapped = false;
@@ -85,38 +101,38 @@ pub fn khugepaged_scan(m: &mut ThpMachine) {
         // khugepaged_find_target_node: the node with most pages (first on ties).
         let node = per_node.iter().enumerate().max_by_key(|&(i, &c)| (c, std::cmp::Reverse(i))).map(|(i, _)| i as u16).unwrap_or(0);
         let gfp = if cfg.khugepaged_defrag { GFP_TRANSHUGE } else { GFP_TRANSHUGE_LIGHT } | __GFP_THISNODE;
-        let saved = m.tasks.len();
-        m.tasks.push(super::machine::Task { node, clock: m.mm.now });
-        m.cur = saved;
-        m.stall = 0;
-        let head = m.alloc_pages_mt(gfp, HPAGE_PMD_ORDER, node, MigrateType::Movable).ok().flatten();
-        cost += m.stall;
-        m.tasks.truncate(saved);
+        let start = t + cost;
+        m.procs.tasks.push(Task { node, clock: start });
+        m.procs.cur = m.procs.tasks.len() - 1;
+        m.now = start;
+        let head = crate::sim::alloc::alloc_pages_node(m, gfp, HPAGE_PMD_ORDER, node, MigrateType::Movable).ok().flatten();
+        cost += m.now - start;
+        m.procs.tasks.pop();
+        m.procs.cur = NO_TASK;
         let Some(head) = head else {
             m.mm.thp.stat.count(Tc::ThpCollapseAllocFailed, 1);
             continue;
         };
         collapse(m, slot, head);
-        cost += HPAGE_PMD_NR as u64 * (m.mm.cfg.thp.migrate_page_ns);
+        cost += HPAGE_PMD_NR as u64 * cfg.migrate_page_ns;
         m.mm.thp.stat.count(Tc::ThpCollapseAlloc, 1);
     }
-    m.cur = saved_cur;
-    m.stall = saved_stall;
+    m.procs.cur = saved_cur;
+    m.now = saved_now;
     m.khugepaged.cpu_ns += cost;
-    m.khugepaged.next_scan = m.mm.now + cost + cfg.scan_sleep_ms.saturating_mul(1_000_000).max(1);
+    m.khugepaged.next_scan = t + cost + m.khugepaged.sleep_ns;
+    Ok(())
 }
 
 /// `collapse_huge_page` after the allocation: replace the range's pages by the THP.
-fn collapse(m: &mut ThpMachine, slot: u32, head: u32) {
+fn collapse<P: ReclaimPolicy>(m: &mut Machine<P>, slot: u32, head: u32) {
     let base = slot * HPAGE_PMD_NR;
     for i in 0..HPAGE_PMD_NR {
-        let pte = m.mm.pages.pte[(base + i) as usize];
-        if is_resident(pte) {
-            m.policy.folio_isolate_lru(&mut m.mm, pte);
-            m.mm.memcgs[0].usage -= 1;
-            m.mm.free_frame(pte);
-            m.mm.pages.pte[(base + i) as usize] = NOT_PRESENT;
+        if is_resident(m.mm.pages.pte[(base + i) as usize]) {
+            m.zap_page(base + i);
         }
+        m.mm.pages.pte[(base + i) as usize] = NOT_PRESENT;
     }
-    m.install_huge(slot, head);
+    m.mm.memcgs[ROOT_MEMCG as usize].usage += HPAGE_PMD_NR as u64;
+    m.install_huge(slot * HPAGE_PMD_NR, head, ROOT_MEMCG);
 }

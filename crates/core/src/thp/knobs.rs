@@ -5,7 +5,9 @@ use super::gfp::{ThpDefrag, ThpEnabled};
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct ThpConfig {
-    pub enabled: ThpEnabled,
+    /// `transparent_hugepage/enabled` as written after boot; None = the boot default
+    /// (`hugepage_init`: always, never on a machine under 512 MiB; [`ThpConfig::enabled_on`]).
+    pub enabled: Option<ThpEnabled>,
     pub defrag: ThpDefrag,
     /// `thp.policy`: a THP allocation policy name (`thp::policy::THP_POLICIES`).
     pub policy: String,
@@ -27,10 +29,30 @@ pub struct ThpConfig {
 }
 
 impl ThpConfig {
+    /// `transparent_hugepage/enabled` on a machine of `memory_bytes`: as written, or the
+    /// boot default. `hugepage_init` (mm/huge_memory.c 6.12) "disable[s] transparent
+    /// hugepages on smaller systems", below 512 MiB of `totalram_pages()`; the model counts
+    /// `machine.memory` less its memory map (64 bytes of `struct page` per 4 KiB page, never
+    /// part of totalram), so a 512 MiB machine boots with THP off, as Debian's kernel does.
+    /// A write to sysfs after boot overrides that (the knob set explicitly).
+    pub fn enabled_on(&self, memory_bytes: u64) -> ThpEnabled {
+        const THP_MIN_RAM_PAGES: u64 = 512 << (20 - reclaimlab_trace::PAGE_SHIFT);
+        const STRUCT_PAGE_BYTES: u64 = 64;
+        self.enabled.unwrap_or_else(|| {
+            let pages = memory_bytes >> reclaimlab_trace::PAGE_SHIFT;
+            let totalram = pages - pages * STRUCT_PAGE_BYTES / reclaimlab_trace::PAGE_SIZE;
+            if totalram >= THP_MIN_RAM_PAGES {
+                ThpEnabled::Always
+            } else {
+                ThpEnabled::Never
+            }
+        })
+    }
+
     /// Placeholder values; `SimConfig::default` then applies the knob defaults.
     pub fn zeroed() -> Self {
         ThpConfig {
-            enabled: ThpEnabled::Never,
+            enabled: None,
             defrag: ThpDefrag::Never,
             policy: String::new(),
             khugepaged_defrag: false,

@@ -10,11 +10,13 @@
 //! - [`policy`]: the THP allocation policies as named variants (`thp@4.20-rc4`,
 //!   `thp+gfp-thisnode-v1`, `thp@5.4`, `thp@5.5`): gfp mask, node selection, the costly-order
 //!   `__GFP_NORETRY` rule of `__alloc_pages_slowpath`;
-//! - [`machine`]: a machine running tasks that map regions and fault them (anonymous
-//!   THP faults, page tables, page cache with its slab, `MADV_DONTNEED`), with the
-//!   allocator slow path, kswapd, kcompactd and khugepaged on their own clocks;
+//! - [`khugepaged`]: mm/khugepaged.c — collapsing a program's PTE-mapped ranges;
 //! - [`numa`]: `zone_statistics` (numa_hit/miss/foreign/local/other);
-//! - [`scenarios`]: seed 003's `thpscale` and `usemem-stress-numa-compact`.
+//! - [`scenarios`]: seed 003's `thpscale` and `usemem-stress-numa-compact`, programs on
+//!   the one machine (sim/process.rs: tasks, mappings, page tables).
+//!
+//! The fault paths that allocate THPs are the machine's own (sim/huge_memory.rs,
+//! sim/alloc.rs).
 //!
 //! The state the rest of the machine must see (counters, per-zone compaction state,
 //! pageblock skip bits, the deferred split queue) sits in [`ThpState`] inside `Mm`.
@@ -24,7 +26,6 @@ pub mod gfp;
 pub mod kcompactd;
 pub mod khugepaged;
 pub mod knobs;
-pub mod machine;
 pub mod migrate;
 pub mod numa;
 pub mod policy;

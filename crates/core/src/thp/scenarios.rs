@@ -1,4 +1,5 @@
-//! Seed 003's workloads on the THP machine.
+//! Seed 003's workloads as programs on the one machine (sim/process.rs): tasks that map,
+//! fault and unmap through the engine's fault path, under any reclaim policy.
 //!
 //! `thpscale` (mmtests `global-dhp__workload_thpscale[-madvhugepage]`, shellpack
 //! `thpscale-bench` + `thpscale.c`): the thread counts run one after another on one
@@ -15,11 +16,17 @@
 //! `numa.remote_access_ns` on a remote node and `cost.tlb_miss_ns` when not under a THP.
 //! Elapsed = the last task's clock (s). defrag=always.
 
-use super::machine::{Fault, ThpMachine};
+use crate::policy::ReclaimPolicy;
+use crate::sim::engine::Machine;
+use crate::sim::process::{program_machine, Fault};
+use crate::sim::Engine;
 use super::{numa, HPAGE_PMD_NR};
 use crate::config::SimConfig;
 use crate::error::{Error, Result};
 use crate::mm::page::{is_resident, pg};
+
+/// The one machine, its reclaim policy chosen by name (sim/process.rs).
+type M = Machine<Box<dyn ReclaimPolicy>>;
 
 /// Seed 003's thread counts, in the order mmtests runs them.
 pub const THPSCALE_THREADS: &[u32] = &[1, 3, 5, 7, 12, 18, 24, 30, 32];
@@ -83,13 +90,13 @@ enum Op {
 
 /// The index into `tasks` of the task with the earliest clock among those with work
 /// left (`pending(i)`); on a tie the first.
-fn earliest(m: &ThpMachine, tasks: &[usize], pending: impl Fn(usize) -> bool) -> Option<usize> {
-    (0..tasks.len()).filter(|&i| pending(i)).min_by_key(|&i| m.tasks[tasks[i]].clock)
+fn earliest(m: &M, tasks: &[usize], pending: impl Fn(usize) -> bool) -> Option<usize> {
+    (0..tasks.len()).filter(|&i| pending(i)).min_by_key(|&i| m.procs.tasks[tasks[i]].clock)
 }
 
 /// Run the tasks' programs, always the task with the earliest clock next. Returns the
 /// strides' (latency µs, huge) per task, in order.
-fn run_programs(m: &mut ThpMachine, tasks: &[usize], progs: &[Vec<Op>]) -> Result<Vec<Vec<(f64, bool)>>> {
+fn run_programs(m: &mut M, tasks: &[usize], progs: &[Vec<Op>]) -> Result<Vec<Vec<(f64, bool)>>> {
     let mut pos = vec![0usize; tasks.len()];
     let mut strides = vec![Vec::new(); tasks.len()];
     loop {
@@ -107,11 +114,11 @@ fn run_programs(m: &mut ThpMachine, tasks: &[usize], progs: &[Vec<Op>]) -> Resul
                 strides[i].push((lat as f64 / 1000.0, f == Fault::Huge));
             }
             Op::Unmap { first, n } => {
-                m.catch_up(m.tasks[t].clock);
+                m.run_until(m.procs.tasks[t].clock)?;
                 m.madv_dontneed(first, n);
             }
             Op::UnmapVma(v) => {
-                m.catch_up(m.tasks[t].clock);
+                m.run_until(m.procs.tasks[t].clock)?;
                 m.munmap(v);
             }
         }
@@ -121,7 +128,7 @@ fn run_programs(m: &mut ThpMachine, tasks: &[usize], progs: &[Vec<Op>]) -> Resul
 
 /// Run tasks `tasks` over their page lists, always the task with the earliest clock next.
 /// `on_fault(task, fault, latency)` sees every access.
-fn interleave(m: &mut ThpMachine, tasks: &[usize], work: &[Vec<u32>], mut on_fault: impl FnMut(&mut ThpMachine, usize, u32, Fault, u64)) -> Result<()> {
+fn interleave(m: &mut M, tasks: &[usize], work: &[Vec<u32>], mut on_fault: impl FnMut(&mut M, usize, u32, Fault, u64)) -> Result<()> {
     let mut pos = vec![0usize; tasks.len()];
     loop {
         let Some(i) = earliest(m, tasks, |i| pos[i] < work[i].len()) else { return Ok(()) };
@@ -133,9 +140,9 @@ fn interleave(m: &mut ThpMachine, tasks: &[usize], work: &[Vec<u32>], mut on_fau
 }
 
 /// Align all task clocks to the latest (a barrier between phases).
-fn barrier(m: &mut ThpMachine) -> u64 {
-    let t = m.tasks.iter().map(|t| t.clock).max().unwrap_or(0);
-    for task in &mut m.tasks {
+fn barrier(m: &mut M) -> u64 {
+    let t = m.procs.tasks.iter().map(|t| t.clock).max().unwrap_or(0);
+    for task in &mut m.procs.tasks {
         task.clock = t;
     }
     t
@@ -168,7 +175,7 @@ fn counter_delta(before: &[(String, u64)], after: Vec<(String, u64)>) -> Vec<(St
 /// deferral and cached scanner positions, skip bits, kswapd/kcompactd/khugepaged state
 /// and the clocks carry over, as on the seed's machine.
 pub fn thpscale(cfg: &SimConfig, p: &ThpscaleParams) -> Result<Vec<ThpscaleResult>> {
-    let mut m = ThpMachine::new(cfg)?;
+    let mut m = program_machine(cfg)?;
     let nodes = m.mm.nr_nodes() as u32;
     let total = (m.mm.nr_frames as u64 * p.mapsize_pct as u64 / 100) as u32;
     if let Some(&nr) = p.threads.iter().find(|&&nr| nr == 0 || total / nr < HPAGE_PMD_NR) {
@@ -178,12 +185,12 @@ pub fn thpscale(cfg: &SimConfig, p: &ThpscaleParams) -> Result<Vec<ThpscaleResul
             format!("thpscale: {nr} threads share THPSCALE_MAPSIZE = {total} pages, less than one 2 MiB huge page each; use more memory or fewer threads"),
         ));
     }
-    let file = m.mmap(total + 16 * 256, true, false);
-    let fstart = m.vmas[file].start;
+    let file = m.mmap(total + 16 * 256, true, false)?;
+    let fstart = m.procs.vmas[file].start;
     let mut out = Vec::with_capacity(p.threads.len());
     for &nr in &p.threads {
         let t_start = barrier(&mut m);
-        m.catch_up(t_start);
+        m.run_until(t_start)?;
         m.drop_caches();
         let before = m.counters();
         let thread_size = (total / nr) & !(HPAGE_PMD_NR - 1);
@@ -191,15 +198,15 @@ pub fn thpscale(cfg: &SimConfig, p: &ThpscaleParams) -> Result<Vec<ThpscaleResul
         let file_size = thread_size / 4;
         let tasks: Vec<usize> = (0..nr).map(|i| m.add_task((i % nodes) as u16)).collect();
         for &t in &tasks {
-            m.tasks[t].clock = t_start;
+            m.procs.tasks[t].clock = t_start;
         }
         let mut init = Vec::with_capacity(nr as usize);
         let mut faults = Vec::with_capacity(nr as usize);
         for i in 0..nr {
-            let first = m.mmap(thread_size, false, false);
-            let fs = m.vmas[first].start;
-            let second = m.mmap(thread_size / 2 + HPAGE_PMD_NR, false, p.madvise);
-            let ss = m.vmas[second].start;
+            let first = m.mmap(thread_size, false, false)?;
+            let fs = m.procs.vmas[first].start;
+            let second = m.mmap(thread_size / 2 + HPAGE_PMD_NR, false, p.madvise)?;
+            let ss = m.procs.vmas[second].start;
             let mut prog: Vec<Op> = (fs..fs + thread_size).map(|page| Op::Touch { page, write: true }).collect();
             prog.extend((fs..fs + thread_size).step_by(HPAGE_PMD_NR as usize).map(|c| Op::Unmap { first: c, n: HPAGE_PMD_NR / 2 }));
             let off = fstart + thread_size * i;
@@ -211,9 +218,9 @@ pub fn thpscale(cfg: &SimConfig, p: &ThpscaleParams) -> Result<Vec<ThpscaleResul
         }
         run_programs(&mut m, &tasks, &init)?;
         // pthread_barrier_wait: the measured phase starts together.
-        let t0 = tasks.iter().map(|&t| m.tasks[t].clock).max().unwrap_or(t_start);
+        let t0 = tasks.iter().map(|&t| m.procs.tasks[t].clock).max().unwrap_or(t_start);
         for &t in &tasks {
-            m.tasks[t].clock = t0;
+            m.procs.tasks[t].clock = t0;
         }
         let strides = run_programs(&mut m, &tasks, &faults)?;
         let mut r = ThpscaleResult { threads: nr, ..Default::default() };
@@ -224,12 +231,12 @@ pub fn thpscale(cfg: &SimConfig, p: &ThpscaleParams) -> Result<Vec<ThpscaleResul
                 r.fault_base_us.push(lat);
             }
         }
-        let end = tasks.iter().map(|&t| m.tasks[t].clock).max().unwrap_or(t0);
+        let end = tasks.iter().map(|&t| m.procs.tasks[t].clock).max().unwrap_or(t0);
         r.elapsed_s = (end - t0) as f64 / 1e9;
         r.counters = counter_delta(&before, m.counters());
         out.push(r);
     }
-    debug_assert_eq!(m.check_invariants(), Ok(()));
+    debug_assert_eq!(Engine::check_invariants(&m), Ok(()));
     Ok(out)
 }
 
@@ -258,24 +265,24 @@ pub struct UsememResult {
 }
 
 pub fn usemem(cfg: &SimConfig, p: &UsememParams) -> Result<UsememResult> {
-    let mut m = ThpMachine::new(cfg)?;
+    let mut m = program_machine(cfg)?;
     let nodes = m.mm.nr_nodes() as u32;
     let total = m.mm.nr_frames;
     // Page cache on every node.
     let cache_pages = (total as u64 * p.cache_pct as u64 / 100) as u32;
-    let file = m.mmap(cache_pages, true, false);
-    let fstart = m.vmas[file].start;
+    let file = m.mmap(cache_pages, true, false)?;
+    let fstart = m.procs.vmas[file].start;
     let readers: Vec<usize> = (0..nodes).map(|n| m.add_task(n as u16)).collect();
     let work: Vec<Vec<u32>> = (0..nodes).map(|n| (0..cache_pages).filter(|i| i % nodes == n).map(|i| fstart + i).collect()).collect();
     interleave(&mut m, &readers, &work, |_, _, _, _, _| {})?;
     let t0 = barrier(&mut m);
     let pages = ((total as u64 * p.usemem_pct as u64 / 100) as u32 / HPAGE_PMD_NR).max(p.threads) * HPAGE_PMD_NR;
-    let region = m.mmap(pages, false, false);
-    let rstart = m.vmas[region].start;
+    let region = m.mmap(pages, false, false)?;
+    let rstart = m.procs.vmas[region].start;
     let per = (pages / HPAGE_PMD_NR).div_ceil(p.threads) * HPAGE_PMD_NR;
     let tasks: Vec<usize> = (0..p.threads).map(|_| m.add_task(0)).collect();
     for &t in &tasks {
-        m.tasks[t].clock = t0;
+        m.procs.tasks[t].clock = t0;
     }
     let ranges: Vec<(u32, u32)> = (0..p.threads).map(|i| (rstart + i * per, (rstart + (i + 1) * per).min(rstart + pages))).collect();
     let work: Vec<Vec<u32>> = ranges.iter().map(|&(a, b)| (a..b).collect()).collect();
@@ -289,16 +296,16 @@ pub fn usemem(cfg: &SimConfig, p: &UsememParams) -> Result<UsememResult> {
             let t = tasks[i];
             let pte = m.mm.pages.pte[page as usize];
             if is_resident(pte) {
-                let mut cost = access + numa::access_penalty_ns(&m.mm, m.tasks[t].node, m.mm.node_of(pte));
+                let mut cost = access + numa::access_penalty_ns(&m.mm, m.procs.tasks[t].node, m.mm.node_of(pte));
                 if !m.mm.frames.test(pte, pg::COMPOUND) {
                     cost += tlb;
                 }
-                m.tasks[t].clock += cost;
+                m.procs.tasks[t].clock += cost;
             }
         })?;
     }
-    let end = tasks.iter().map(|&t| m.tasks[t].clock).max().unwrap_or(t0);
-    debug_assert_eq!(m.check_invariants(), Ok(()));
+    let end = tasks.iter().map(|&t| m.procs.tasks[t].clock).max().unwrap_or(t0);
+    debug_assert_eq!(Engine::check_invariants(&m), Ok(()));
     let resident: u64 = m.pages_per_node(rstart, pages).iter().sum();
     let huge = (rstart..rstart + pages).filter(|&p| {
         let pte = m.mm.pages.pte[p as usize];

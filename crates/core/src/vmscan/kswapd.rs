@@ -13,8 +13,8 @@
 //! reclaimed nothing counts a `kswapd_failures`, and after `MAX_RECLAIM_RETRIES` failures
 //! kswapd stops being woken until some reclaim succeeds on the node. A fruitless pass
 //! in cache-trim mode restarts once with `no_cache_trim_mode`.
-//! Watermark boosting (v5.0 1c30844d2dfe; only when the machine enables
-//! `watermark_boost_factor`, as the THP machine does): a boosted zone wakes kswapd even
+//! Watermark boosting (v5.0 1c30844d2dfe; `vm.watermark_boost_factor`, 15000 by
+//! default): a boosted zone wakes kswapd even
 //! when balanced; a pass that starts boosted reclaims `Σ watermark_boost` pages without
 //! swap or writeback (or, if the node is below its high watermark, normally), then
 //! lowers the boosts and asks for `wakeup_kcompactd(pgdat, pageblock_order)`
@@ -25,8 +25,7 @@
 //! KSWAPD_LOW_WMARK_HIT_QUICKLY and starts a pass, a nap that ends with the node below its
 //! high watermark counts KSWAPD_HIGH_WMARK_HIT_QUICKLY and starts one, else kswapd sleeps
 //! until woken. A pass that ends unbalanced goes round at once and counts
-//! KSWAPD_HIGH_WMARK_HIT_QUICKLY. The nap is on the simulated clock; the THP machine
-//! (crate::thp) creates its kswapd without it ([`Kswapd::new`]).
+//! KSWAPD_HIGH_WMARK_HIT_QUICKLY. The nap is on the simulated clock.
 //! `reclaim_throttle(VMSCAN_THROTTLE_WRITEBACK)` (see policy/classic/vmscan.rs
 //! `writeback_feedback`) sleeps on kswapd's clock without CPU.
 //! Abstractions: order-0 only. `pgdat_balanced` and `nr_to_reclaim` use
@@ -58,21 +57,13 @@ pub struct Kswapd {
     /// Set when a boosted pass ended: the owner calls `wakeup_kcompactd(pgdat,
     /// pageblock_order)` and clears it.
     pub kcompactd_wake: bool,
-    /// Whether kswapd naps `HZ/10` before sleeping (`kswapd_try_to_sleep`).
-    nap: bool,
     /// In the nap, which ends at `clock_ns` (`active` stays set so that the owner steps it then).
     napping: bool,
 }
 
 impl Kswapd {
-    /// kswapd without the `HZ/10` nap (and its `*_wmark_hit_quickly` counters): the THP machine's.
     pub fn new(node: u16) -> Self {
-        Kswapd { node, active: false, clock_ns: 0, cpu_ns: 0, sc: ScanControl::new(Reclaimer::Kswapd, 0), nr_boost_reclaim: 0, zone_boosts: Vec::new(), kcompactd_wake: false, nap: false, napping: false }
-    }
-
-    /// kswapd with `kswapd_try_to_sleep`'s nap: the trace engine's.
-    pub fn with_nap(node: u16) -> Self {
-        Kswapd { nap: true, ..Kswapd::new(node) }
+        Kswapd { node, active: false, clock_ns: 0, cpu_ns: 0, sc: ScanControl::new(Reclaimer::Kswapd, 0), nr_boost_reclaim: 0, zone_boosts: Vec::new(), kcompactd_wake: false, napping: false }
     }
 
     /// `prepare_kswapd_sleep`: the node is hopeless or balanced; a balanced node's
@@ -140,7 +131,7 @@ impl Kswapd {
             self.sc.priority = DEF_PRIORITY;
         }
         if balanced && self.nr_boost_reclaim == 0 {
-            self.finish_pass(mm, true);
+            self.finish_pass(mm);
             return;
         }
         let boosting = self.nr_boost_reclaim > 0;
@@ -173,8 +164,7 @@ impl Kswapd {
             let spent = (self.sc.cost_ns - cost_before).max(MIN_STEP_NS);
             self.clock_ns += spent + slept;
             self.cpu_ns += spent;
-            let balanced = mm.pgdat_balanced(node, 0);
-            self.finish_pass(mm, balanced);
+            self.finish_pass(mm);
             return;
         }
         let sc = &mut self.sc;
@@ -192,14 +182,13 @@ impl Kswapd {
             if self.sc.nr_reclaimed == 0 {
                 mm.nodes[node as usize].kswapd_failures += 1;
             }
-            let balanced = mm.pgdat_balanced(node, 0);
-            self.finish_pass(mm, balanced);
+            self.finish_pass(mm);
         }
     }
 
-    /// End of `balance_pgdat`: snapshot refaults; sleep if balanced or hopeless, else
-    /// go around again (the kswapd main loop).
-    fn finish_pass(&mut self, mm: &mut Mm, balanced: bool) {
+    /// End of `balance_pgdat`: snapshot refaults; nap if balanced or hopeless
+    /// (`kswapd_try_to_sleep`), else go around again (the kswapd main loop).
+    fn finish_pass(&mut self, mm: &mut Mm) {
         if !self.zone_boosts.is_empty() {
             // out: "account for the reclaim done in this pass", then "as there is now
             // likely space, wakeup kcompactd to defragment pageblocks".
@@ -213,14 +202,7 @@ impl Kswapd {
             self.kcompactd_wake = true;
         }
         snapshot_refaults(mm, None, self.node);
-        let hopeless = mm.nodes[self.node as usize].kswapd_failures >= MAX_RECLAIM_RETRIES;
-        if !self.nap {
-            if balanced || hopeless {
-                self.active = false;
-            } else {
-                self.start_pass(mm, false);
-            }
-        } else if self.can_sleep(mm) {
+        if self.can_sleep(mm) {
             self.napping = true;
             self.clock_ns += mm.timer_ns(NAP_NS);
         } else {
