@@ -16,7 +16,7 @@ from pathlib import Path
 
 from reclaimlab import _core
 
-#: Every per-operation CPU cost the THP machine charges (config keys ending in _ns).
+#: Every per-operation CPU cost a THP program charges (config keys ending in _ns).
 KEYS = ("swap.zram.compress_ns", "swap.zram.decompress_ns", "cost.access_ns", "cost.minor_fault_ns",
         "cost.major_fault_ns", "cost.file_read_ns", "cost.file_write_ns", "cost.scan_ns", "cost.rmap_ns",
         "cost.unmap_ns", "cost.free_ns", "cost.walk_pte_ns", "numa.remote_access_ns", "cost.compact_scan_ns",

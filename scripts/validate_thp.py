@@ -26,8 +26,8 @@ from reclaimlab.kernel.thp_compare import NUMA, TARGETS, compare_boots
 import _doc
 
 GUEST = {"memory": "none", "guest_mb": 1024, "nodes": 2}
-#: (name, label, workload, mglru, graded). The model's THP machine runs the classic LRU, so
-#: the graded rows boot with MGLRU off; the MGLRU row shows what the LRU changes.
+#: (name, label, workload, mglru, graded). The graded rows boot with MGLRU off against
+#: classic@6.15; the MGLRU row shows what the LRU changes.
 CONFIGS = [
     ("thpscale", "thpscale, MADV_HUGEPAGE", "thpscale:threads=1+4", "off", True),
     ("thpscale-plain", "thpscale, no madvise", "thpscale:threads=1+4,madvise=0", "off", True),
@@ -158,7 +158,7 @@ def render(results: list[dict]) -> str:
     s = k0["settings"]
     lines += [f"Kernel {k0['kernel']} under QEMU (TCG), `--guest-memory 1G --nodes 2 --memory none` (MemTotal "
               f"{s['machine.memory']}, {s['machine.nodes']} nodes, zram {int(s.get('swap.size', 0)) >> 20} MiB, "
-              f"min_free_kbytes {s['vm.min_free_kbytes']}); the model `{k0['policy']}` on the THP machine with the "
+              f"min_free_kbytes {s['vm.min_free_kbytes']}); the model `{k0['policy']}` as a program on the one machine with the "
               f"same MemTotal, nodes, memory in use before the workload (`machine.kernel_used` "
               f"{s.get('machine.kernel_used')}), ZONE_DMA, watermarks, zram and THP modes. Cells: kernel mean ± sd "
               f"over boots / model (relative error). ¹ graded within ±25 %: {met} of {total} met. Directions between "

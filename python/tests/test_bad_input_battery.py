@@ -79,5 +79,5 @@ def test_a_trace_naming_billions_of_pages_is_an_error_not_an_abort(tmp_path):
 ])
 @pytest.mark.parametrize("scenario", [(), ("thpscale",)])
 def test_an_impossible_thp_setting_is_one_line(scenario, setting, needles):
-    # issue 15: an impossible defrag mode or max_ptes_none, for a trace run and the THP machine
+    # issue 15: an impossible defrag mode or max_ptes_none, for a trace run and a program
     assert_user_error(cli("run", *scenario, "--set", setting, "-q"), *needles)

@@ -66,6 +66,8 @@ pub struct SimConfig {
     pub nr_nodes: u16,
     pub swappiness: u32,
     pub watermark_scale_factor: u32,
+    /// `vm.watermark_boost_factor` (mm/page_alloc.c `boost_watermark`).
+    pub watermark_boost_factor: u64,
     /// None = computed by `calculate_min_free_kbytes` as at boot.
     pub min_free_kbytes: Option<u64>,
     pub swap_device: SwapDevice,
@@ -270,6 +272,8 @@ pub static KNOBS: &[Knob] = &[
         |c, v| c.swappiness = u32::try_from(uint(v)?).map_err(|_| "out of range".to_string())?, |c| c.swappiness.to_string()),
     knob!("vm.watermark_scale_factor", "10", "1/10000 of zone", "vm.watermark_scale_factor: kswapd wake/sleep gap, 1..3000",
         |c, v| c.watermark_scale_factor = u32::try_from(uint(v)?).map_err(|_| "out of range".to_string())?, |c| c.watermark_scale_factor.to_string()),
+    knob!("vm.watermark_boost_factor", "15000", "1/10000 of high watermark", "vm.watermark_boost_factor: how far a fragmenting fallback boosts the watermarks (0 disables boosting)",
+        |c, v| c.watermark_boost_factor = uint(v)?, |c| c.watermark_boost_factor.to_string()),
     knob!("vm.min_free_kbytes", "auto", "KiB", "vm.min_free_kbytes; 'auto' computes it as the kernel does at boot",
         |c, v| c.min_free_kbytes = if v.trim() == "auto" { None } else { Some(uint(v)?) },
         |c| c.min_free_kbytes.map_or("auto".into(), |k| k.to_string())),
@@ -412,6 +416,7 @@ impl Default for SimConfig {
             nr_nodes: 0,
             swappiness: 0,
             watermark_scale_factor: 0,
+            watermark_boost_factor: 0,
             min_free_kbytes: None,
             swap_device: SwapDevice::None,
             swap_bytes: None,

@@ -1,4 +1,5 @@
-//! THP, compaction, khugepaged and NUMA on the THP machine (crate::thp): numbers worked
+//! THP, compaction, khugepaged and NUMA on the one machine, driven as a program
+//! (sim/process.rs; crate::thp): numbers worked
 //! out from mm/compaction.c, mm/huge_memory.c and mm/page_alloc.c rules.
 
 use reclaimlab_core::mm::page::pg;
@@ -10,7 +11,7 @@ use reclaimlab_core::sim::engine::Machine;
 use reclaimlab_core::sim::process::{program_machine, Fault};
 use reclaimlab_core::sim::Engine;
 
-type ThpMachine = Machine<Box<dyn ReclaimPolicy>>;
+type M = Machine<Box<dyn ReclaimPolicy>>;
 use reclaimlab_core::thp::policy::{find, THP_POLICIES};
 use reclaimlab_core::thp::{split, Tc};
 use reclaimlab_core::SimConfig;
@@ -33,7 +34,7 @@ fn cfg(mem: &str, nodes: u32, extra: &[(&str, &str)]) -> SimConfig {
 /// fallback would boost the zone by a pageblock (512 pages, min watermark 128 -> 640), and
 /// with nothing reclaimable (no swap, no page cache) a zone this small could not fill
 /// past that.
-fn base_filled(n: u32) -> (ThpMachine, usize, u32) {
+fn base_filled(n: u32) -> (M, usize, u32) {
     let mut m = program_machine(&cfg("16M", 1, &[("transparent_hugepage.enabled", "never")])).unwrap();
     m.mm.buddy.watermark_boost_factor = 0;
     let t = m.add_task(0);
@@ -45,7 +46,7 @@ fn base_filled(n: u32) -> (ThpMachine, usize, u32) {
     (m, t, start)
 }
 
-fn stat(m: &ThpMachine, e: Tc) -> u64 {
+fn stat(m: &M, e: Tc) -> u64 {
     m.mm.thp.stat.get(e)
 }
 
@@ -358,12 +359,12 @@ fn v5_5_all_node_retry_reclaims_where_v5_4_falls_back() {
 /// A node whose free memory is plentiful but in no order-9 block (one pinned unmovable
 /// page per pageblock except pageblock 0, which is full of movable pages), then one THP
 /// fault in a (non-)madvised region: what each defrag mode does.
-fn fault_on_fragmented(defrag: &str, madvise: bool, policy: &str) -> ThpMachine {
+fn fault_on_fragmented(defrag: &str, madvise: bool, policy: &str) -> M {
     fault_on_fragmented_with(defrag, madvise, policy, |_| {})
 }
 
 /// [`fault_on_fragmented`], with `before` applied to the machine just before the fault.
-fn fault_on_fragmented_with(defrag: &str, madvise: bool, policy: &str, before: impl FnOnce(&mut ThpMachine)) -> ThpMachine {
+fn fault_on_fragmented_with(defrag: &str, madvise: bool, policy: &str, before: impl FnOnce(&mut M)) -> M {
     let mut m = program_machine(&cfg("16M", 1, &[("transparent_hugepage.defrag", defrag), ("thp.policy", policy)])).unwrap();
     let t = m.add_task(0);
     // Movable pages in every pageblock: fault base pages with THP off for this region.
@@ -572,7 +573,7 @@ fn thp_6_12_compacts_proactively_where_5_5_does_not() {
 /// anonymous base pages (pageblocks claimed movable around their pinned page) of which
 /// every other run of 8 is unmapped ([`refill`]). No pageblock can ever be freed whole: every order-9
 /// compaction fails with the scanners met.
-fn pinned_and_half_free(policy: &str) -> (ThpMachine, usize, u32) {
+fn pinned_and_half_free(policy: &str) -> (M, usize, u32) {
     let c = cfg("16M", 1, &[("transparent_hugepage.enabled", "never"), ("thp.policy", policy)]);
     let mut m = program_machine(&c).unwrap();
     m.mm.buddy.watermark_boost_factor = 0;
@@ -595,7 +596,7 @@ fn pinned_and_half_free(policy: &str) -> (ThpMachine, usize, u32) {
 /// Unmap the region, fault its 3000 pages again and unmap every other run of 8 (so that
 /// `__reset_isolation_pfn`'s sample of every 8th page sees both kinds): the pageblocks
 /// hold LRU pages and free pages again, whatever compaction left (the skip bits stay).
-fn refill(m: &mut ThpMachine, t: usize, start: u32) {
+fn refill(m: &mut M, t: usize, start: u32) {
     m.madv_dontneed(start, 3000);
     for p in start..start + 3000 {
         assert_eq!(m.touch(t, p, true).unwrap().0, Fault::Base);
@@ -606,14 +607,14 @@ fn refill(m: &mut ThpMachine, t: usize, start: u32) {
 }
 
 /// One async direct compaction of zone 0 for order 9: (result, pages migrated).
-fn compact_async(m: &mut ThpMachine) -> (CompactResult, u64) {
+fn compact_async(m: &mut M) -> (CompactResult, u64) {
     let mut cc = CompactControl::new(0, Some(9), MigrateMode::Async, Compactor::Direct, &m.mm);
     let r = compaction::compact_zone(&mut m.mm, &mut cc);
     (r, cc.nr_migrated)
 }
 
 /// Per pageblock marked skip: the frames on an LRU in it.
-fn lru_of_marked(m: &ThpMachine) -> Vec<(usize, Vec<u32>)> {
+fn lru_of_marked(m: &M) -> Vec<(usize, Vec<u32>)> {
     (0..m.mm.thp.skip.len())
         .filter(|&b| m.mm.thp.skip[b])
         .map(|b| (b, (b as u32 * 512..b as u32 * 512 + 512).filter(|&f| m.mm.frames.test(f, pg::LRU)).collect()))
@@ -621,7 +622,7 @@ fn lru_of_marked(m: &ThpMachine) -> Vec<(usize, Vec<u32>)> {
 }
 
 /// Whether a compaction took a page from or put one into a pageblock of `marked`.
-fn touched_marked(m: &ThpMachine, marked: &[(usize, Vec<u32>)]) -> bool {
+fn touched_marked(m: &M, marked: &[(usize, Vec<u32>)]) -> bool {
     marked.iter().any(|(b, lru)| {
         let now: Vec<u32> = (*b as u32 * 512..*b as u32 * 512 + 512).filter(|&f| m.mm.frames.test(f, pg::LRU)).collect();
         &now != lru
@@ -667,7 +668,7 @@ fn skip_hints_persist_until_kswapd_sleeps_or_compaction_restarts() {
     assert!(migrated > 0 && touched_marked(&m, &marked), "after kswapd's reset compaction uses them again");
     // Marked again (and a flush pending); memory changes again.
     refill(&mut m, t, start);
-    let restart = |m: &mut ThpMachine| {
+    let restart = |m: &mut M| {
         let zc = &mut m.mm.thp.zones[0];
         zc.defer_shift = compaction::COMPACT_MAX_DEFER_SHIFT;
         zc.considered = 1 << compaction::COMPACT_MAX_DEFER_SHIFT;

@@ -33,13 +33,14 @@ def _derived(vm: dict[str, int]) -> dict[str, int]:
 
 
 def model_settings(p: Prepared, consoles: list[Console]) -> dict[str, str]:
-    """The model's keys for the guest: machine.memory = the guest's MemTotal (what
-    thpscale's MAPSIZE and usemem's shares are of), its nodes, the memory it held before the
-    workload (machine.kernel_used), ZONE_DMA, watermarks, swappiness, zram, THP modes as
-    read back, and the THP policy of 6.12 (thp@6.12)."""
+    """The model's keys for the guest: the reclaim policy of its LRU (MGLRU on or off),
+    machine.memory = the guest's MemTotal (what thpscale's MAPSIZE and usemem's shares are
+    of), its nodes, the memory it held before the workload (machine.kernel_used), ZONE_DMA,
+    watermarks, swappiness, zram, readahead and fault-around, THP modes as read back, and
+    the THP policy of 6.12 (thp@6.12)."""
     c = consoles[0]
     s = {k: v for k, v in sim_settings(p, consoles).items()
-         if k != "policy" and not k.startswith("cgroup.") and k not in ("block.read_ahead_kb", "fault_around_bytes")}
+         if not k.startswith("cgroup.")}
     if c.thp_memtotal_kb:
         s["machine.memory"] = f"{c.thp_memtotal_kb}K"
     s["machine.nodes"] = str(c.thp_nodes or len(c.nodes()) or p.nodes)

@@ -128,6 +128,7 @@ impl Mm {
         let mut lists = ListArena::new(nr_frames);
         let (specs, node_zones) = zone_specs(cfg.nr_nodes, per_node, (cfg.zone_dma_bytes >> reclaimlab_trace::PAGE_SHIFT) as u32);
         let mut buddy = BuddyAllocator::new(&specs, &mut lists);
+        buddy.watermark_boost_factor = cfg.watermark_boost_factor;
         let nodes = node_zones
             .into_iter()
             .enumerate()
