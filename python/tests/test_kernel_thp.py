@@ -206,7 +206,9 @@ def test_the_model_is_sized_to_the_guest_and_compared_per_thread_count():
     assert s["machine.kernel_used"] == f"{989840 - 926028}K" and s["machine.zone_dma"] == f"{3840 * 4}K"
     assert (s["transparent_hugepage.enabled"], s["transparent_hugepage.defrag"]) == ("always", "madvise")
     assert s["thp.policy"] == "thp@6.12" and s["vm.min_free_kbytes"] == "48720" and s["swap.size"] == str(1 << 30)
-    assert not any(k.startswith("cgroup.") or k == "policy" for k in s)
+    assert not any(k.startswith("cgroup.") for k in s)
+    # The guest's LRU (MGLRU off in this console) and I/O settings go to the model as well.
+    assert s["policy"] == "classic@6.15" and (s["block.read_ahead_kb"], s["fault_around_bytes"]) == ("128", "65536")
     res = thp_compare.compare_boots(p, [c])
     assert [r["threads"] for r in res["per_run"]] == [1, 4]
     rows = {r["counter"]: r for r in res["rows"]}
