@@ -935,3 +935,41 @@ fn deferred_direct_compaction_counts_a_stall_only_in_6_12() {
     let (stall, fail, success) = fault("thp@6.12");
     assert!(stall > 0 && fail == stall && success == 0, "6.12: stall {stall} fail {fail} success {success}");
 }
+
+/// Reclaim/compaction mode (mm/vmscan.c 6.12): a costly-order direct reclaim skips a node
+/// already ready for compaction (it returns 1 without scanning, and the stall still
+/// counts), and otherwise goes round `shrink_node` again past `SWAP_CLUSTER_MAX` until
+/// compaction could run (`should_continue_reclaim`), then stops.
+#[test]
+fn costly_direct_reclaim_stops_where_compaction_can_run() {
+    use reclaimlab_core::mm::page_alloc::WMARK_MIN;
+    use reclaimlab_core::mm::vmstat::Ev;
+    use reclaimlab_core::vmscan::try_to_free_pages_order;
+    let mut m = program_machine(&cfg("64M", 1, &[])).unwrap();
+    let (r, _) = try_to_free_pages_order(&mut m.mm, &mut m.policy, &[0], 9);
+    assert_eq!((r, m.mm.vmstat.get(Ev::PgscanDirect), m.mm.vmstat.get(Ev::AllocstallNormal)), (1, 0, 1), "free memory: ready");
+
+    let mut m = program_machine(&cfg("64M", 1, &[])).unwrap();
+    m.mm.buddy.watermark_boost_factor = 0;
+    let t = m.add_task(0);
+    let f = m.mmap(15_500, true, false).unwrap();
+    let start = m.procs.vmas[f].start;
+    for p in start..start + 15_500 {
+        m.touch(t, p, false).unwrap();
+        // Unmapped, no accessed bit: each page is reclaimed on its first scan.
+        let pfn = m.mm.pages.pte[p as usize];
+        if pfn < m.mm.nr_frames {
+            m.mm.frames.clear(pfn, pg::YOUNG | pg::MAPPED);
+        }
+    }
+    let z = m.mm.nodes[0].zones[0];
+    let suitable = |m: &M| compaction::compaction_suitable(&m.mm, z, Some(9), WMARK_MIN, 500);
+    assert_eq!(suitable(&m), CompactResult::Skipped, "free {}", m.mm.node_free_pages(0));
+    let (r, _) = try_to_free_pages_order(&mut m.mm, &mut m.policy, &[0], 9);
+    assert!(r > 32, "went round again: {r}");
+    assert_ne!(suitable(&m), CompactResult::Skipped);
+    // It stopped once compaction could run: low + compact_gap(9) free, plus at most the
+    // last round's reclaim.
+    let gap = m.mm.buddy.zones[z].low_wmark_pages() + compaction::compact_gap(9);
+    assert!(m.mm.node_free_pages(0) < gap + r / 2, "free {} against {gap}, reclaimed {r}", m.mm.node_free_pages(0));
+}

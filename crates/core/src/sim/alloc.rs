@@ -216,29 +216,18 @@ fn direct_compact<C: AllocCtx>(c: &mut C, nodes: &[u16], order: u8, prio: Compac
     (page, r)
 }
 
-/// `__alloc_pages_direct_reclaim`: the deferred split shrinker and `try_to_free_pages`;
-/// for costly orders reclaim aims at `compact_gap` and skips the nodes ready for
-/// compaction (`compaction_ready`). Then the daemons catch up with the stalled task and
-/// the allocation is tried against the min watermark. Returns (page, pages reclaimed).
+/// `__alloc_pages_direct_reclaim`: the deferred split shrinker and `try_to_free_pages`
+/// for the order (a costly order's reclaim/compaction rules are vmscan's:
+/// vmscan/reclaim_compaction.rs). Then the daemons catch up with the stalled task and the
+/// allocation is tried against the min watermark. Returns (page, pages reclaimed; 1 when
+/// reclaim stopped because compaction is ready).
 fn direct_reclaim<C: AllocCtx>(c: &mut C, nodes: &Zonelist, order: u8, mt: MigrateType) -> Result<(Option<Pfn>, u64)> {
-    let mut target = *nodes;
-    if order > PAGE_ALLOC_COSTLY_ORDER {
-        let mm = c.mm();
-        let th = mm.cfg.thp.extfrag_threshold as i32;
-        target.retain(|n| {
-            mm.nodes[n as usize].zones.iter().any(|&z| compaction::compaction_suitable(mm, z, Some(order), WMARK_MIN, th) == CompactResult::Skipped)
-        });
-        if target.is_empty() {
-            return Ok((None, 1));
-        }
-    }
     let now = c.task_now();
     let (mm, policy) = c.mm_and_policy();
     mm.now = now;
     // shrink_slab: the deferred split shrinker runs with every direct reclaim.
     split::deferred_split_scan(mm);
-    let want = if order > PAGE_ALLOC_COSTLY_ORDER { compaction::compact_gap(order) } else { 0 };
-    let (reclaimed, cost) = vmscan::try_to_free_pages_for(mm, policy, &target, want);
+    let (reclaimed, cost) = vmscan::try_to_free_pages_order(mm, policy, nodes, order);
     c.charge_work(nodes[0], cost, true);
     c.catch_up()?;
     Ok((get_page_from_freelist(c, nodes, order, WMARK_MIN, mt), reclaimed))

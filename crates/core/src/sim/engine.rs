@@ -62,17 +62,6 @@ impl Zonelist {
         z
     }
 
-    /// Keep the nodes for which `f` holds, in order.
-    pub(crate) fn retain(&mut self, mut f: impl FnMut(u16) -> bool) {
-        let mut k = 0;
-        for i in 0..self.len as usize {
-            if f(self.nodes[i]) {
-                self.nodes[k] = self.nodes[i];
-                k += 1;
-            }
-        }
-        self.len = k as u8;
-    }
 }
 
 impl std::ops::Deref for Zonelist {

@@ -5,10 +5,16 @@
 //! with `force_deactivate` (when deactivation was skipped) and once with
 //! `memcg_low_reclaim` (when memory.low protection was honoured).
 //!
-//! Abstractions: no `throttle_direct_reclaim`/`reclaim_throttle` waits, no compaction
-//! readiness check (order-0 only).
+//! A costly-order reclaim (a THP's, mm/vmscan.c 6.12) asks for `SWAP_CLUSTER_MAX` like
+//! any other and skips the nodes where compaction is ready (`compaction_ready`, which
+//! also ends the priority loop); the classic `shrink_node` repeats while
+//! `should_continue_reclaim` (vmscan/reclaim_compaction.rs).
+//!
+//! Abstractions: no `throttle_direct_reclaim`/`reclaim_throttle` waits.
 
 use super::{shrink_node, snapshot_refaults, Reclaimer, ScanControl, DEF_PRIORITY, SWAP_CLUSTER_MAX};
+use super::reclaim_compaction::compaction_ready;
+use crate::thp::gfp::PAGE_ALLOC_COSTLY_ORDER;
 use crate::mm::memcontrol::MemcgId;
 use crate::mm::vmstat::Ev;
 use crate::mm::Mm;
@@ -22,10 +28,8 @@ fn do_try_to_free_pages<P: ReclaimPolicy>(mm: &mut Mm, p: &mut P, sc: &mut ScanC
         }
         loop {
             sc.nr_scanned = 0;
-            for &node in nodes {
-                shrink_node(mm, p, node, sc);
-            }
-            if sc.nr_reclaimed >= sc.nr_to_reclaim {
+            shrink_zones(mm, p, sc, nodes);
+            if sc.nr_reclaimed >= sc.nr_to_reclaim || sc.compaction_ready {
                 break;
             }
             if sc.priority < DEF_PRIORITY - 2 {
@@ -41,6 +45,10 @@ fn do_try_to_free_pages<P: ReclaimPolicy>(mm: &mut Mm, p: &mut P, sc: &mut ScanC
         }
         if sc.nr_reclaimed > 0 {
             return sc.nr_reclaimed;
+        }
+        // "Aborted reclaim to try compaction? don't OOM, then".
+        if sc.compaction_ready {
+            return 1;
         }
         if sc.skipped_deactivate {
             sc.priority = initial_priority;
@@ -67,13 +75,27 @@ pub fn try_to_free_pages<P: ReclaimPolicy>(mm: &mut Mm, p: &mut P, nodes: &[u16]
     (r, sc.cost_ns)
 }
 
-/// Global direct reclaim for a high-order allocation: `nr_to_reclaim` stands for
-/// `should_continue_reclaim`'s `compact_gap(order)` target (crate::thp). Returns (pages
-/// reclaimed, CPU ns spent).
-pub fn try_to_free_pages_for<P: ReclaimPolicy>(mm: &mut Mm, p: &mut P, nodes: &[u16], nr_to_reclaim: u64) -> (u64, u64) {
-    let mut sc = ScanControl::new(Reclaimer::Direct, nr_to_reclaim.max(SWAP_CLUSTER_MAX));
+/// Global direct reclaim for an allocation of `order` (`try_to_free_pages(zonelist,
+/// order, ...)`): `SWAP_CLUSTER_MAX` pages, with reclaim/compaction's rules for costly
+/// orders (module doc). Returns (pages reclaimed, or 1 when it stopped because compaction
+/// is ready; CPU ns spent).
+pub fn try_to_free_pages_order<P: ReclaimPolicy>(mm: &mut Mm, p: &mut P, nodes: &[u16], order: u8) -> (u64, u64) {
+    let mut sc = ScanControl::new(Reclaimer::Direct, SWAP_CLUSTER_MAX);
+    sc.order = order;
     let r = do_try_to_free_pages(mm, p, &mut sc, nodes);
     (r, sc.cost_ns)
+}
+
+/// `shrink_zones`: each node of the zonelist once, but not, in global reclaim for a costly
+/// order, a node whose zones are ready for compaction (`sc.compaction_ready`).
+fn shrink_zones<P: ReclaimPolicy>(mm: &mut Mm, p: &mut P, sc: &mut ScanControl, nodes: &[u16]) {
+    for &node in nodes {
+        if !sc.cgroup_reclaim() && sc.order > PAGE_ALLOC_COSTLY_ORDER && compaction_ready(mm, node, sc.order) {
+            sc.compaction_ready = true;
+            continue;
+        }
+        shrink_node(mm, p, node, sc);
+    }
 }
 
 /// memcg limit reclaim of at least `nr_pages` (`max(nr_pages, SWAP_CLUSTER_MAX)`),

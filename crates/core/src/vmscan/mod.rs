@@ -7,9 +7,10 @@
 mod direct;
 mod kswapd;
 mod memcgs;
+pub(crate) mod reclaim_compaction;
 mod shrink_folio_list;
 
-pub use direct::{try_to_free_mem_cgroup_pages, try_to_free_mem_cgroup_pages_opts, try_to_free_pages, try_to_free_pages_for, ReclaimOptions};
+pub use direct::{try_to_free_mem_cgroup_pages, try_to_free_mem_cgroup_pages_opts, try_to_free_pages, try_to_free_pages_order, ReclaimOptions};
 pub use kswapd::Kswapd;
 pub use memcgs::shrink_node_memcgs;
 pub use shrink_folio_list::{shrink_folio_list, ReclaimStat};
@@ -81,6 +82,8 @@ pub struct ScanControl {
     pub anon_cost: u64,
     pub file_cost: u64,
     pub order: u8,
+    /// `sc->compaction_ready`: a costly-order reclaim skipped a node ready for compaction.
+    pub compaction_ready: bool,
     pub nr_scanned: u64,
     pub nr_reclaimed: u64,
     /// Simulated CPU time this reclaim spent (ns), charged to the reclaimer's clock.
@@ -118,6 +121,7 @@ impl ScanControl {
             anon_cost: 0,
             file_cost: 0,
             order: 0,
+            compaction_ready: false,
             nr_scanned: 0,
             nr_reclaimed: 0,
             cost_ns: 0,

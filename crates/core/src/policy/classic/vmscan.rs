@@ -292,12 +292,20 @@ pub fn shrink_lruvec<V: ClassicVariant>(c: &mut Classic<V>, mm: &mut Mm, lv: Lru
 }
 
 /// `shrink_node` body for the classic policy: `prepare_scan_control`, then every
-/// memcg's lruvec on the node.
+/// memcg's lruvec on the node, again while reclaim/compaction wants more
+/// (`should_continue_reclaim`).
 pub fn shrink_node<V: ClassicVariant>(c: &mut Classic<V>, mm: &mut Mm, node: u16, sc: &mut ScanControl) {
-    prepare_scan_control(mm, node, sc);
-    shrink_node_memcgs(mm, node, sc, |mm, lv, sc| shrink_lruvec(c, mm, lv, sc));
-    if sc.is_kswapd() {
-        writeback_feedback(mm, node, sc);
+    loop {
+        let nr_reclaimed = sc.nr_reclaimed;
+        sc.nr = Default::default();
+        prepare_scan_control(mm, node, sc);
+        shrink_node_memcgs(mm, node, sc, |mm, lv, sc| shrink_lruvec(c, mm, lv, sc));
+        if sc.is_kswapd() {
+            writeback_feedback(mm, node, sc);
+        }
+        if !crate::vmscan::reclaim_compaction::should_continue_reclaim(mm, node, sc.nr_reclaimed - nr_reclaimed, sc) {
+            return;
+        }
     }
 }
 
