@@ -83,6 +83,11 @@ impl Writeback {
         self.inflight.front().map_or(u64::MAX, |&(_, t)| t)
     }
 
+    /// The folios whose writes complete by `end`, in completion order.
+    pub fn done_by(&self, end: u64) -> impl Iterator<Item = Pfn> + '_ {
+        self.inflight.iter().take_while(move |&&(_, t)| t <= end).map(|&(pfn, _)| pfn)
+    }
+
     /// When the `n`-th write from now (1-based) completes, if that many are in flight.
     pub fn nth_done(&self, n: usize) -> Option<u64> {
         n.checked_sub(1).and_then(|i| self.inflight.get(i)).map(|&(_, t)| t)
@@ -97,6 +102,8 @@ impl Mm {
         self.frames.set(pfn, pg::DIRTY);
         self.wb.nr_dirty += 1;
         self.memcgs[self.frames.memcg(pfn) as usize].nr_dirty += 1;
+        let node = self.node_of(pfn);
+        self.nodes[node as usize].nr_write_pending += 1;
         self.vmstat.count(Ev::NrDirtied, 1);
         self.wb.queue.push_back((self.frames.page(pfn), now));
     }
@@ -137,6 +144,8 @@ impl Mm {
         self.frames.clear(pfn, pg::RECLAIM | pg::WRITEBACK);
         self.wb.nr_writeback -= 1;
         self.memcgs[self.frames.memcg(pfn) as usize].nr_writeback -= 1;
+        let node = self.node_of(pfn);
+        self.nodes[node as usize].nr_write_pending -= 1;
         self.vmstat.count(Ev::NrWritten, 1);
         if f & pg::DIRTY != 0 {
             self.wb.queue.push_back((self.frames.page(pfn), done));

@@ -84,6 +84,8 @@ impl<P: ReclaimPolicy> Machine<P> {
             }
             m.events.max += 1;
             let nodes = self.zonelist_nodes(memcg);
+            // Reclaim runs at the task's time (its throttle sleeps and the flusher it wakes).
+            self.mm.now = self.now;
             let (reclaimed, cost) = try_to_free_mem_cgroup_pages(&mut self.mm, &mut self.policy, memcg, nr_pages, &nodes);
             self.rec.memcg_reclaim_ns += cost;
             self.memstall(cost);
@@ -138,6 +140,7 @@ impl<P: ReclaimPolicy> Machine<P> {
             if m.usage > m.high {
                 m.events.high += 1;
                 let nodes = self.zonelist_nodes(memcg);
+                self.mm.now = self.now;
                 let (r, cost) = try_to_free_mem_cgroup_pages(&mut self.mm, &mut self.policy, memcg, nr_pages, &nodes);
                 nr_reclaimed = r;
                 self.rec.memcg_reclaim_ns += cost;
@@ -186,6 +189,7 @@ impl<P: ReclaimPolicy> Machine<P> {
         let nodes = self.zonelist_nodes(memcg);
         let mut ok = true;
         while nr_reclaimed < nr_to_reclaim {
+            self.mm.now = self.now;
             // "Will converge on zero, but reclaim enforces a minimum"
             let batch_size = (nr_to_reclaim - nr_reclaimed) / 4;
             let (reclaimed, cost) = try_to_free_mem_cgroup_pages_opts(&mut self.mm, &mut self.policy, memcg, batch_size, &nodes, opts);
