@@ -235,6 +235,10 @@ impl Mm {
 
     /// `do_flush_stats` (rstat flush of every memcg).
     pub fn flush_memcg_stats(&mut self) {
+        for m in self.memcgs.iter_mut() {
+            m.stat_nr_dirty = m.nr_dirty;
+            m.stat_nr_writeback = m.nr_writeback;
+        }
         for (lv, l) in self.lruvecs.iter_mut().enumerate() {
             let slab_reclaimable_b = self.shadow_nodes.allocated(lv as u32) * workingset::XA_NODE_CHARGED_BYTES;
             l.stat = lruvec::LruvecStat { size: l.hier_size, size_local: l.lru_size, slab_reclaimable_b, workingset_activate: l.workingset_activate };

@@ -89,6 +89,9 @@ impl<P: ReclaimPolicy> Machine<P> {
             let (reclaimed, cost) = try_to_free_mem_cgroup_pages(&mut self.mm, &mut self.policy, memcg, nr_pages, &nodes);
             self.rec.memcg_reclaim_ns += cost;
             self.memstall(cost);
+            // The disk went on writing while the task reclaimed: what it completed by now
+            // ends (rotating PG_reclaim folios) before the margin is checked and reclaim retried.
+            self.end_writeback_due(self.now);
             let m = &self.mm.memcgs[memcg as usize];
             if m.usage + nr_pages <= m.max {
                 continue;
@@ -145,6 +148,7 @@ impl<P: ReclaimPolicy> Machine<P> {
                 nr_reclaimed = r;
                 self.rec.memcg_reclaim_ns += cost;
                 self.memstall(cost);
+                self.end_writeback_due(self.now);
             }
             let m = &self.mm.memcgs[memcg as usize];
             let penalty = calculate_high_delay(nr_pages, calculate_overage(m.usage, m.high)).min(MEMCG_MAX_HIGH_DELAY_JIFFIES);
