@@ -323,3 +323,67 @@ region = "d"
     import reclaimlab
 
     assert reclaimlab.open_trace(str(tmp_path / "p.rcl")).meta()["ops"] == [(0, "a", 1 << 20, 10)]
+
+
+def test_the_console_gives_the_data_disks_writes():
+    # /sys/block/vda/stat at the workload's start and end: reads, merges, sectors, ticks;
+    # writes, merges, sectors, ticks; in flight, io_ticks, time_in_queue, ...
+    start = "10 0 80 40 5 0 40 20 0 50 60 0 0 0 0 0 0"
+    end = "110 0 880 340 205 0 32040 1220 0 1550 1600 0 0 0 0 0 0"
+    c = console.parse(f"@@blkstat start {start}\n@@blkstat end {end}\n")
+    d = c.disk_writes()
+    assert (d.reads, d.writes, d.pages) == (100, 200, 4000)
+    assert (d.read_ticks_ms, d.write_ticks_ms, d.busy_ms) == (300, 1200, 1500)
+    # busy 1500 ms shared 300:1200 between reads and writes: 1200 ms writing 4000 pages.
+    assert d.write_busy_ms == 1200 and d.ns_per_page == 300_000 and d.ms_per_write == 6.0
+    assert console.parse(f"@@blkstat start {start}\n").disk_writes() is None
+
+
+def test_measured_disk_writes_need_the_guests_disk_statistics(tmp_path):
+    from reclaimlab.kernel.experiment import disk_writes
+
+    with_stat = console.parse("@@blkstat start 0 0 0 0 0 0 0 0 0 0 0\n"
+                              "@@blkstat end 0 0 0 0 10 0 800 40 0 40 40\n")
+    assert disk_writes([with_stat, with_stat]) == {"pages_written": 100, "writes": 10, "ms_per_write": 4.0,
+                                                   "wall_ns_per_page": 400_000}
+    assert disk_writes([with_stat, console.parse("@@phase 0 5\n")]) is None  # an older guest's boot
+    from reclaimlab.kernel.experiment import disk_for
+
+    s = Setup(workload="x", disk_write="measured")
+    assert disk_for(s, [with_stat])[1] == 400_000
+    with pytest.raises(KernelError, match="--disk-write measured: a boot has no data-disk statistics"):
+        disk_for(s, [console.parse("@@phase 0 5\n")])
+    assert disk_for(Setup(workload="x"), [console.parse("@@phase 0 5\n")]) == (None, None)
+
+
+def test_a_bad_disk_write_mode_is_one_line(tmp_path):
+    p = cli("validate", "seqloop", "--disk-write", "fast", "--out", str(tmp_path / "o"))
+    assert_user_error(p, "--disk-write", "fast")
+
+
+def test_the_measured_disk_runs_on_the_guests_clock(tmp_path, monkeypatch):
+    """``simulate(write_wall_ns=...)``: every replay's cost.file_write_ns is the guest disk's
+    wall time per page divided by that replay's time dilation."""
+    from reclaimlab.kernel import validate
+
+    seen = []
+
+    class R:
+        policy, vmstat, config, damon_snapshots = "classic@6.15", {}, {}, []
+
+        def __init__(self, runtime):
+            self.metrics = {"runtime_s": runtime}
+
+        def to_dict(self, timeseries):
+            return {"timeseries": {}}
+
+    def fake_run(trace, trace_format, policy, set):
+        seen.append((set.get("sim.time_dilation"), set["cost.file_write_ns"]))
+        return R(2.0)
+
+    monkeypatch.setattr("reclaimlab.run", fake_run)
+    monkeypatch.setattr(validate, "write_sim_trace", lambda wl, trace, access_ns: None)
+    wl = type("W", (), {"sleep_us": None, "program": None})()
+    validate.simulate(wl, {"policy": "classic@6.15"}, tmp_path, guest_wall=20.0, write_wall_ns=1_000_000)
+    # First replay undilated (1 ms per page), then 20 s / 2 s: dilation 10, 100 us per page.
+    assert seen == [(None, "1000000"), ("10.000", "100000")]

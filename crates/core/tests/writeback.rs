@@ -18,8 +18,9 @@ const WRITTEN: u32 = 8 * MIB;
 
 /// A 16 MiB machine without swap whose flusher never runs on its own (no periodic
 /// writeback, thresholds above what is written): 8 MiB of a file written once with
-/// write(), so every file page is dirty when reclaim comes.
-fn dirty_machine<P: ReclaimPolicy>(policy: P) -> Machine<P> {
+/// write(), so every file page is dirty when reclaim comes. Its disk takes `write_ns` per
+/// page.
+pub fn dirty_machine_with<P: ReclaimPolicy>(policy: P, write_ns: &str) -> Machine<P> {
     let cfg = config(&[
         ("machine.memory", "16M"),
         ("swap.device", "none"),
@@ -27,6 +28,7 @@ fn dirty_machine<P: ReclaimPolicy>(policy: P) -> Machine<P> {
         ("vm.dirty_writeback_centisecs", "0"),
         ("vm.dirty_background_bytes", "12M"),
         ("vm.dirty_bytes", "14M"),
+        ("cost.file_write_ns", write_ns),
     ]);
     let mut log = region("log", WRITTEN, AccessKind::FileRead);
     log.write_ratio = 1.0;
@@ -35,6 +37,12 @@ fn dirty_machine<P: ReclaimPolicy>(policy: P) -> Machine<P> {
     m.run(generate(p, 1).unwrap().as_mut(), u64::MAX).unwrap();
     assert_eq!((m.mm.wb.nr_dirty, m.mm.wb.nr_writeback), (WRITTEN as u64, 0));
     m
+}
+
+/// [`dirty_machine_with`] and a disk far slower than a jiffy per page (50 ms), so that
+/// nothing completes while direct reclaim sleeps in `reclaim_throttle`.
+fn dirty_machine<P: ReclaimPolicy>(policy: P) -> Machine<P> {
+    dirty_machine_with(policy, "50000000")
 }
 
 fn resident(m: &Machine<impl ReclaimPolicy>, page: u32) -> Option<u32> {
@@ -54,6 +62,9 @@ fn dirty_folios_are_rotated_after_writeback<P: ReclaimPolicy>(policy: P, name: &
     let (reclaimed, _) = try_to_free_pages(&mut m.mm, &mut m.policy, &[0]);
     let v = |m: &Machine<P>, e| m.mm.vmstat.get(e);
     assert_eq!(reclaimed, 0, "{name}: a dirty folio was freed");
+    // Fruitless at priority 1, direct reclaim slept a jiffy (NOPROGRESS) per round: too
+    // short for this disk to complete a write.
+    assert!(m.mm.reclaim_throttle_ns > 0, "{name}: consider_reclaim_throttle slept");
     assert_eq!(v(&m, Ev::PgstealFile), 0, "{name}");
     assert!((0..WRITTEN).all(|p| resident(&m, p).is_some()), "{name}: every written page is still cached");
     assert_eq!(m.mm.wb.nr_writeback + v(&m, Ev::NrWritten), WRITTEN as u64, "{name}: reclaim woke the flusher for all of them");
@@ -145,12 +156,15 @@ fn writers_are_throttled_at_the_dirty_limit() {
 
 /// Cgroup writeback (mm/page-writeback.c 6.12, `mdtc`): a writer in a cgroup is also
 /// throttled against its own domain — 20 % of its file pages plus its headroom under
-/// memory.max — so a 16 MiB cgroup writing 64 MiB on a 256 MiB machine keeps its dirty +
-/// writeback pages near 20 % of 16 MiB, not of the machine, and its limit reclaim always
-/// finds clean pages: no OOM, under either policy.
+/// memory.max — so a 16 MiB cgroup writing 64 MiB on a 256 MiB machine, whose global limit
+/// is more than three times the cgroup, is paused; its limit reclaim finds clean or
+/// written-back pages (the disk completes writes while it reclaims): no OOM, under either
+/// policy. The domain reads the memcg's statistics as last flushed (every 2 s), so between
+/// flushes the writer may dirty more than the domain's limit (see
+/// [`the_memcg_dirty_domain_reads_flushed_statistics`]).
 #[test]
 fn a_cgroup_writer_is_throttled_by_its_own_dirty_limit() {
-    fn run<P: ReclaimPolicy>(policy: P) -> (u64, u64) {
+    fn run<P: ReclaimPolicy>(policy: P) -> (f64, u64, u64) {
         let pages = 64 * MIB;
         let cfg = config(&[
             ("machine.memory", "256M"),
@@ -165,23 +179,139 @@ fn a_cgroup_writer_is_throttled_by_its_own_dirty_limit() {
         let p = program(vec![out], vec![phase("write", pages as u64, &[(0, Pattern::Sequential, 1.0)])]);
         let mut m = Machine::new(&cfg, policy);
         let mut src = generate(p, 1).unwrap();
-        let mut peak = 0;
-        loop {
-            let done = m.run(src.as_mut(), 64).expect("no OOM: the cgroup's dirty pages are bounded");
-            let w = m.mm.memcgs.iter().find(|c| c.name == "w").unwrap();
-            peak = peak.max(w.nr_dirty + w.nr_writeback);
-            if done {
-                break;
-            }
-        }
+        m.run(src.as_mut(), u64::MAX).expect("no OOM");
         m.check_invariants().unwrap();
         let global_limit = m.mm.dirty_limits().1;
-        (peak, global_limit)
+        let r = Box::new(m).finish();
+        (metric(&r, "dirty_throttle_s"), vm(&r, "nr_dirtied"), global_limit)
     }
-    for (name, (peak, global_limit)) in [("classic", run(Classic::new(Mainline))), ("mglru", run(Mglru::new(mglru::Mainline)))] {
-        eprintln!("{name}: cgroup dirty + writeback peak {peak}, global limit {global_limit}");
-        // 20 % of ~4096 pages (its file pages + headroom), with a page of slack per step.
-        assert!(peak <= 4096 / 5 + 64, "{name}: the cgroup's dirty pages {peak} are bounded by its own domain");
-        assert!(global_limit > 4 * peak, "{name}: the global limit {global_limit} alone would have let it fill up");
+    for (name, (paused, dirtied, global_limit)) in [("classic", run(Classic::new(Mainline))), ("mglru", run(Mglru::new(mglru::Mainline)))] {
+        eprintln!("{name}: paused {paused} s, dirtied {dirtied}, global limit {global_limit}");
+        assert_eq!(dirtied, 64 * MIB as u64, "{name}");
+        assert!(global_limit > 3 * 4096, "{name}: the global domain alone would never throttle");
+        assert!(paused > 0.0, "{name}: the cgroup's own domain paused the writer");
+    }
+}
+
+/// `mem_cgroup_wb_stats` (mm/memcontrol.c 6.12) reads the memcg's dirty, writeback and
+/// file pages with `memcg_page_state` after a rate-limited flush: the cgroup's writeback
+/// domain sees them as of the last statistics flush. A writer that dirtied 2,048 pages in
+/// a 16 MiB cgroup (limit about 20 % of 4,096) since the last flush free-runs; once a
+/// flush shows them, it is held at the limit (pos_ratio 0: `max_pause`).
+#[test]
+fn the_memcg_dirty_domain_reads_flushed_statistics() {
+    let pages = 8 * MIB;
+    let cfg = config(&[
+        ("machine.memory", "256M"),
+        ("swap.device", "none"),
+        ("block.read_ahead_kb", "0"),
+        ("vm.dirty_writeback_centisecs", "0"),
+        ("cgroup.w.memory.max", "16M"),
+        // Kernel timers 1000 times slower: no statistics flush during the run.
+        ("sim.time_dilation", "0.001"),
+    ]);
+    let mut out = region("out", pages, AccessKind::FileRead);
+    out.write_ratio = 1.0;
+    out.cgroup = "w".into();
+    let p = program(vec![out], vec![phase("write", pages as u64, &[(0, Pattern::Sequential, 1.0)])]);
+    let mut m = Machine::new(&cfg, Classic::new(Mainline));
+    m.run(generate(p, 1).unwrap().as_mut(), u64::MAX).unwrap();
+    let w = m.mm.memcg_by_name("w").unwrap();
+    let c = &m.mm.memcgs[w as usize];
+    assert_eq!((c.nr_dirty, c.stat_nr_dirty), (pages as u64, 0), "every page dirty, none flushed");
+    assert_eq!(m.mm.vmstat.get(Ev::NrWritten), 0, "the writer was never held: no writeback started");
+    let now = m.mm.now;
+    assert_eq!(m.mm.balance_dirty_pages(w, now), 0, "stale statistics: free running");
+    m.mm.flush_memcg_stats();
+    let pause = m.mm.balance_dirty_pages(w, now);
+    assert!(pause > 0, "after the flush the domain is over its limit");
+    assert!(m.mm.wb.nr_writeback > 0, "and background writeback started");
+}
+
+/// `consider_reclaim_throttle` (mm/vmscan.c 6.12): global direct reclaim that has reclaimed
+/// nothing by priority 1 sleeps one jiffy (VMSCAN_THROTTLE_NOPROGRESS) — the node's dirty +
+/// writeback pages being more than half its reclaimable ones — and the disk completes
+/// writes meanwhile: the PG_reclaim folios it wrote rotate to the tail and priority 0
+/// frees them. Without the sleep the same call frees nothing (the disk completes nothing in
+/// zero time; see [`dirty_folios_are_rotated_after_writeback`] with a disk slower than a
+/// jiffy per page).
+#[test]
+fn direct_reclaim_sleeps_a_jiffy_when_it_makes_no_progress() {
+    fn check<P: ReclaimPolicy>(policy: P, name: &str) {
+        let mut m = dirty_machine_with(policy, "20000");
+        let start = m.mm.now;
+        let (reclaimed, spent) = try_to_free_pages(&mut m.mm, &mut m.policy, &[0]);
+        let slept = m.mm.reclaim_throttle_ns;
+        let jiffy = 4_000_000;
+        eprintln!("{name}: reclaimed {reclaimed}, slept {slept} ns, written {}", m.mm.vmstat.get(Ev::NrWritten));
+        assert!(slept > 0 && slept <= jiffy, "{name}: one sleep to the next tick, {slept} ns");
+        assert_eq!((start + slept) % jiffy, 0, "{name}: schedule_timeout(1) ends at a tick");
+        assert!(spent >= slept, "{name}: the sleep is part of the task's stall");
+        assert_eq!(m.mm.now, start + slept, "{name}: the task's clock moved by the sleep");
+        let written = m.mm.vmstat.get(Ev::NrWritten);
+        assert_eq!(written, slept / 20_000, "{name}: the disk wrote one page per 20 us while it slept");
+        assert!(reclaimed > 0 && m.mm.vmstat.get(Ev::Pgrotated) > 0, "{name}: folios written in the sleep were rotated and freed");
+        assert_eq!(m.mm.vmstat.get(Ev::PgstealDirect), reclaimed);
+        m.check_invariants().unwrap();
+    }
+    check(Classic::new(Mainline), "classic@6.15");
+    check(Mglru::new(mglru::Mainline), "mglru@6.15");
+}
+
+/// `skip_throttle_noprogress`: no one-jiffy sleep when the node's dirty + writeback pages
+/// are at most half its reclaimable pages, or kswapd has given up on the node.
+#[test]
+fn noprogress_throttle_is_skipped_without_much_dirty_memory() {
+    use reclaimlab_core::vmscan::throttle::skip_throttle_noprogress;
+    let mut m = dirty_machine(Classic::new(Mainline));
+    // 2048 dirty pages, all of the node's 2048 file LRU pages (no swap): 2 * 2048 > 2048.
+    assert_eq!(m.mm.nodes[0].nr_write_pending, WRITTEN as u64);
+    assert!(!skip_throttle_noprogress(&m.mm, 0));
+    m.mm.nodes[0].nr_write_pending = WRITTEN as u64 / 2;
+    assert!(skip_throttle_noprogress(&m.mm, 0), "2 * 1024 <= 2048");
+    m.mm.nodes[0].nr_write_pending = WRITTEN as u64 / 2 + 1;
+    assert!(!skip_throttle_noprogress(&m.mm, 0));
+    m.mm.nodes[0].kswapd_failures = 16;
+    assert!(skip_throttle_noprogress(&m.mm, 0), "kswapd gave up on the node");
+}
+
+/// VMSCAN_THROTTLE_CONGESTED (mm/vmscan.c 6.12 `shrink_node`): classic cgroup reclaim
+/// (here a root `memory.reclaim`-like target) that finds every dirty folio it meets under
+/// writeback and already PG_reclaim tags its target lruvec LRUVEC_CGROUP_CONGESTED and
+/// sleeps a jiffy per `shrink_node` from then on; the tag is cleared when its
+/// `do_try_to_free_pages` ends. Cgroup reclaim never takes the NOPROGRESS sleep, so every
+/// sleep here is a CONGESTED one. MGLRU's eviction counts no `nr.dirty`: it never sleeps.
+#[test]
+fn cgroup_reclaim_sleeps_while_its_lruvec_is_congested() {
+    use reclaimlab_core::mm::memcontrol::ROOT_MEMCG;
+    use reclaimlab_core::vmscan::try_to_free_mem_cgroup_pages;
+    let mut m = dirty_machine(Classic::new(Mainline));
+    let (reclaimed, spent) = try_to_free_mem_cgroup_pages(&mut m.mm, &mut m.policy, ROOT_MEMCG, 32, &[0]);
+    let slept = m.mm.reclaim_throttle_ns;
+    eprintln!("classic: reclaimed {reclaimed}, slept {slept} ns");
+    assert_eq!(reclaimed, 0, "nothing completes in a jiffy on a 50 ms/page disk");
+    assert!(slept >= 2 * 4_000_000, "several CONGESTED sleeps, {slept} ns");
+    assert!(spent >= slept);
+    let root = m.mm.lruvec_id(ROOT_MEMCG, 0) as usize;
+    assert!(!m.mm.lruvecs[root].cgroup_congested, "cleared at the end of do_try_to_free_pages");
+    m.check_invariants().unwrap();
+
+    let mut m = dirty_machine(Mglru::new(mglru::v6_12::Mglru612::new()));
+    let (reclaimed, _) = try_to_free_mem_cgroup_pages(&mut m.mm, &mut m.policy, ROOT_MEMCG, 32, &[0]);
+    assert_eq!((reclaimed, m.mm.reclaim_throttle_ns), (0, 0), "mglru@6.12: no nr.dirty, no congestion, no sleep");
+}
+
+/// `reclaim_throttle(VMSCAN_THROTTLE_WRITEBACK)` (kswapd's): it sleeps until more than
+/// SWAP_CLUSTER_MAX writes complete (`__acct_reclaim_writeback`), at most HZ/10, and each
+/// folio written meanwhile counts in nr_throttled_written.
+#[test]
+fn writeback_throttle_waits_for_33_writes_or_hz_10() {
+    use reclaimlab_core::vmscan::throttle::{reclaim_throttle_ns, Throttle};
+    for (write_ns, slept, written) in [(20_000u64, 33 * 20_000u64, 33u64), (50_000_000, 100_000_000, 2)] {
+        let mut m = dirty_machine_with(Classic::new(Mainline), &write_ns.to_string());
+        m.mm.wakeup_flusher_threads(m.mm.now);
+        let t = reclaim_throttle_ns(&mut m.mm, 0, Throttle::Writeback);
+        assert_eq!(t, slept, "disk {write_ns} ns/page");
+        assert_eq!(m.mm.vmstat.get(Ev::NrThrottledWritten), written, "disk {write_ns} ns/page");
     }
 }

@@ -129,6 +129,10 @@ def add_parser(sub) -> None:
     v = sub.add_parser("validate", help=VALIDATE_HELP, description=VALIDATE_HELP + ".", epilog=VALIDATE_EPILOG,
                        formatter_class=argparse.RawDescriptionHelpFormatter)
     _common(v)
+    v.add_argument("--disk-write", choices=("model", "measured"), default="model",
+                   help="the simulator's disk for written pages: model (its cost.file_write_ns, default) or measured "
+                        "(the guest disk's busy time per page written, from /sys/block/vda/stat, divided by the time "
+                        "dilation; docs/validation.md, \"Tenants and writeback\")")
     v.set_defaults(func=cmd_validate)
 
 
@@ -140,7 +144,8 @@ def _setup(a: argparse.Namespace):
                  disk_size=a.disk_size, accel=a.accel, tick_us=a.tick, smp=a.smp, nodes=a.nodes,
                  read_ahead_kb=a.read_ahead_kb,
                  fault_around_bytes=a.fault_around_bytes, thp=a.thp, damon_reclaim=a.damon_reclaim,
-                 damon_interface=a.damon_interface, cgroup_set=tuple(a.cgroup_set))
+                 damon_interface=a.damon_interface, cgroup_set=tuple(a.cgroup_set),
+                 disk_write=getattr(a, "disk_write", "model"))
 
 
 def guest_lines(c) -> list[str]:
@@ -257,6 +262,11 @@ def cmd_validate(a: argparse.Namespace) -> int:
           f"memory.max {g['memory.max']}  time dilation {res['time_dilation']}"
           + (f"  guest time per access {res['access_ns']:,.0f} ns (sleeps in real time)" if res.get("access_ns") else ""))
     print(_rows_table(res["rows"]))
+    d = res.get("disk")
+    if d:
+        print(f"guest disk: {number(d['pages_written'])} pages written in {number(d['writes'])} requests, "
+              f"{d['ms_per_write']:.1f} ms per request, {d['wall_ns_per_page'] / 1e3:,.0f} us busy per page "
+              f"(wall); simulator cost.file_write_ns {number(d['sim_file_write_ns'])} ({d['disk_write']})")
     for run in res.get("per_run", []) if len(res.get("per_run", [])) > 1 else []:
         print(f"{run['threads']} thread(s)")
         print(_rows_table(run["rows"]))

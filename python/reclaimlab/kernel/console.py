@@ -30,6 +30,42 @@ class Phase:
 
 
 @dataclass
+class DiskWrites:
+    """The data disk's I/O over the workload (deltas of /sys/block/vda/stat; ms of guest
+    wall time)."""
+
+    reads: int
+    read_ticks_ms: int
+    writes: int
+    write_sectors: int
+    write_ticks_ms: int
+    busy_ms: int
+
+    @property
+    def pages(self) -> int:
+        """4 KiB pages written."""
+        return self.write_sectors // 8
+
+    @property
+    def write_busy_ms(self) -> float:
+        """The disk's busy time attributed to writes: its busy time (io_ticks) shared
+        between reads and writes by their request times."""
+        ticks = self.read_ticks_ms + self.write_ticks_ms
+        return self.busy_ms * self.write_ticks_ms / ticks if ticks else 0.0
+
+    @property
+    def ns_per_page(self) -> float | None:
+        """Wall time the disk spent per page written (its write throughput's inverse), as
+        the simulator's disk writes one page per ``cost.file_write_ns``."""
+        return self.write_busy_ms * 1e6 / self.pages if self.pages else None
+
+    @property
+    def ms_per_write(self) -> float | None:
+        """Mean latency of one write request (ms, queueing included)."""
+        return self.write_ticks_ms / self.writes if self.writes else None
+
+
+@dataclass
 class Zone:
     """One zone of /proc/zoneinfo (pages); ``protection`` is its lowmem_reserve[]."""
 
@@ -100,6 +136,8 @@ class Console:
     memory_events: dict[str, int] = field(default_factory=dict)
     memory_peak: int | None = None
     zram_mm_stat: list[int] = field(default_factory=list)
+    #: The data disk's /sys/block/vda/stat at the workload's "start" and "end".
+    blkstat: dict[str, list[int]] = field(default_factory=dict)
     #: DAMON_RECLAIM (``--damon-reclaim``): /sys/module/damon_reclaim/parameters/* after the
     #: workload (parameters, statistics, ``kdamond_ticks``: its CPU time in clock ticks), and
     #: the footprint samples taken while it ran.
@@ -175,6 +213,18 @@ class Console:
         """Each named cgroup's memory.stat at the end of the last phase, by name."""
         last = self.phases[-1].memstat if self.phases else {}
         return {cg.name: dict(last.get(i, {})) for i, cg in sorted(self.cgroups.items()) if cg.name}
+
+    def disk_writes(self) -> DiskWrites | None:
+        """What the data disk did between the workload's start and end (None without both
+        ``@@blkstat`` lines)."""
+        a, b = self.blkstat.get("start"), self.blkstat.get("end")
+        if a is None or b is None:
+            return None
+        d = [y - x for x, y in zip(a, b)]
+        # Documentation/block/stat.rst: read I/Os, merges, sectors, ticks (ms), the same for
+        # writes, in_flight, io_ticks (ms busy), time_in_queue (ms), ...
+        return DiskWrites(reads=d[0], read_ticks_ms=d[3], writes=d[4], write_sectors=d[6], write_ticks_ms=d[7],
+                          busy_ms=d[9])
 
     def vmstat(self) -> dict[str, int]:
         """Counter deltas summed over every phase."""
@@ -262,6 +312,8 @@ def parse(text: str) -> Console:
                 c.memory_events[parts[0]] = int(parts[1])
             elif tag == "memory.peak" and parts:
                 c.memory_peak = int(parts[0])
+            elif tag == "blkstat" and len(parts) >= 12:
+                c.blkstat[parts[0]] = [int(x) for x in parts[1:]]
             elif tag == "zram_mm_stat":
                 c.zram_mm_stat = [int(x) for x in parts]
             elif tag == "damon_reclaim" and len(parts) == 2:

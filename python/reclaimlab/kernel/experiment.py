@@ -4,13 +4,14 @@ and compare."""
 
 from __future__ import annotations
 
+import statistics
 import time
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from ..results import Store
-from . import LAB, console, damon, damon_compare, store
+from . import LAB, KernelError, console, damon, damon_compare, store
 from .ops import CGROUP
 from .console import Console
 from .run import GUEST_MB, Prepared, Setup, prepare, run
@@ -103,6 +104,31 @@ def revalidate(setup: Setup, out: Path, logs: dict[str, list[str]]) -> dict[str,
     return res
 
 
+def disk_writes(consoles: list[Console]) -> dict[str, float] | None:
+    """The guest data disk's writes during the workload, averaged over boots (None if a
+    boot lacks its statistics or wrote nothing): pages and requests, ms per request, and
+    the wall time it was busy writing per page (:attr:`console.DiskWrites.ns_per_page`)."""
+    ds = [c.disk_writes() for c in consoles]
+    if not ds or any(d is None or not d.pages for d in ds):
+        return None
+    mean = statistics.fmean
+    return {"pages_written": mean(d.pages for d in ds), "writes": mean(d.writes for d in ds),
+            "ms_per_write": mean(d.ms_per_write for d in ds), "wall_ns_per_page": mean(d.ns_per_page for d in ds)}
+
+
+def disk_for(setup: Setup, consoles: list[Console]) -> tuple[dict[str, float] | None, float | None]:
+    """The guest disk's writes (:func:`disk_writes`) and, with ``--disk-write measured``, its
+    wall time per page for the simulator; a :class:`KernelError` if that was asked of boots
+    without the statistics."""
+    disk = disk_writes(consoles)
+    if setup.disk_write != "measured":
+        return disk, None
+    if disk is None:
+        raise KernelError("--disk-write measured: a boot has no data-disk statistics (@@blkstat, from a guest "
+                          "before they were recorded) or wrote no page")
+    return disk, disk["wall_ns_per_page"]
+
+
 def compare_boots(setup: Setup, prep: Prepared, consoles: list[Console], out: Path,
                   base_consoles: list[Console] | None = None) -> dict[str, Any]:
     """The simulator on ``prep``'s workload with the guest's parameters, compared with the
@@ -120,7 +146,10 @@ def compare_boots(setup: Setup, prep: Prepared, consoles: list[Console], out: Pa
         sim_base = simulate(prep.wl, settings, out, guest_wall_s(base_consoles))
         settings = {**settings, **damon.sim_keys(prep.damon_reclaim),
                     **damon_compare.guest_schedule(consoles, prep.damon_reclaim)}
-    sim = simulate(prep.wl, settings, out, guest_wall_s(consoles))
+    disk, write_wall_ns = disk_for(setup, consoles)
+    sim = simulate(prep.wl, settings, out, guest_wall_s(consoles), write_wall_ns)
+    if disk is not None:
+        disk = {**disk, "disk_write": setup.disk_write, "sim_file_write_ns": int(sim["config"]["cost.file_write_ns"])}
     if prep.damon_reclaim is not None:
         damon_res = damon_compare.compare(consoles, base_consoles, sim, sim_base, CGROUP)
     whole_machine = prep.memory_max is None
@@ -143,4 +172,5 @@ def compare_boots(setup: Setup, prep: Prepared, consoles: list[Console], out: Pa
             "not_comparable": thp_note, "read_back": consoles[0].read_back(),
             "time_dilation": float(sim["config"].get("sim.time_dilation", 1)),
             **({"access_ns": round(sim["access_ns"], 1)} if sim.get("access_ns") else {}),
+            **({"disk": disk} if disk else {}),
             **({"damon_reclaim": {"interface": prep.damon_interface, **damon_res}} if damon_res else {})}

@@ -75,6 +75,10 @@ class Setup:
     sample: bool = False
     # "cgroup.NAME.memory.{max,high,low,min}=VALUE" settings of the workload's cgroups.
     cgroup_set: tuple[str, ...] = ()
+    # The simulator's disk for written pages: "model" (its cost.file_write_ns) or
+    # "measured" (the guest disk's write time per page, from its /sys/block/vda/stat, on
+    # the simulated clock: validate only, it changes no boot).
+    disk_write: str = "model"
 
     @property
     def limited(self) -> bool:

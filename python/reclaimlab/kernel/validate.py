@@ -168,7 +168,8 @@ def time_dilation(guest_wall: float | None, sim_runtime: float) -> float:
 DILATION_RUNS, DILATION_TOLERANCE = 5, 0.05
 
 
-def simulate(wl: Workload, settings: dict[str, str], trace_dir: Path, guest_wall: float | None = None) -> dict[str, Any]:
+def simulate(wl: Workload, settings: dict[str, str], trace_dir: Path, guest_wall: float | None = None,
+             write_wall_ns: float | None = None) -> dict[str, Any]:
     """Replay ``wl`` in the simulator; returns the run dict (policy, vmstat, metrics, ...).
     With the guest's wall time the replay runs with the guest's time dilation
     (:func:`time_dilation`), found as a fixed point: the simulated runtime depends on the
@@ -179,8 +180,16 @@ def simulate(wl: Workload, settings: dict[str, str], trace_dir: Path, guest_wall
     guest (``wl`` sleeps until each SLEEP's due time) and in the simulator
     (``sim.trace_pacing=schedule``); only its work is slow under TCG. There the fixed point
     scales the trace's time per access instead (:func:`compute_scale`), and the kernel's
-    timers keep their periods: both clocks then agree on when each access happens."""
+    timers keep their periods: both clocks then agree on when each access happens.
+
+    ``write_wall_ns`` (``--disk-write measured``): the guest disk's wall time per page
+    written; the disk runs on the guest's wall clock like its timers, so each replay's
+    ``cost.file_write_ns`` is it divided by that replay's time dilation."""
     from .. import run as sim_run
+
+    def disk(dilation: float) -> None:
+        if write_wall_ns is not None:
+            settings["cost.file_write_ns"] = str(max(1, round(write_wall_ns / dilation)))
 
     trace = trace_dir / "sim-trace.rcl"
     sleeps = 0.0 if wl.sleep_us is None else float(wl.sleep_us.sum()) / 1e6
@@ -195,6 +204,7 @@ def simulate(wl: Workload, settings: dict[str, str], trace_dir: Path, guest_wall
             settings["sim.trace_pacing"] = "schedule"
         policy = settings.pop("policy")
         t0 = time.time()
+        disk(1.0)
         r = sim_run(trace=str(trace), trace_format="native", policy=policy, set=settings)
         dilation = 1.0
         for _ in range(DILATION_RUNS - 1):
@@ -210,6 +220,7 @@ def simulate(wl: Workload, settings: dict[str, str], trace_dir: Path, guest_wall
                     break
                 dilation = new
                 settings["sim.time_dilation"] = f"{dilation:.3f}"
+                disk(dilation)
             r = sim_run(trace=str(trace), trace_format="native", policy=policy, set=settings)
         return {"policy": r.policy, "vmstat": r.vmstat, "metrics": r.metrics, "started": t0, "finished": time.time(),
                 "config": r.config, "timeseries": {}, "series": r.to_dict(timeseries=True)["timeseries"],

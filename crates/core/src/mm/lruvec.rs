@@ -66,6 +66,11 @@ pub struct Lruvec {
     /// What `lruvec_page_state` returns: the list sizes and WORKINGSET_ACTIVATE_* as of
     /// the last memcg statistics flush ([`crate::mm::Mm::flush_memcg_stats_due`]).
     pub stat: LruvecStat,
+    /// `LRUVEC_CGROUP_CONGESTED`: cgroup reclaim of this (target) lruvec found every dirty
+    /// folio it met under writeback and marked for immediate reclaim (mm/vmscan.c 6.12).
+    pub cgroup_congested: bool,
+    /// `LRUVEC_NODE_CONGESTED`: kswapd found the same on this node (set on the root lruvec).
+    pub node_congested: bool,
 }
 
 /// A lruvec's memcg statistics as reclaim reads them (`pn->lruvec_stats->state`), which
@@ -94,6 +99,8 @@ impl Lruvec {
             refaults: [0; 2],
             workingset_activate: [0; 2],
             stat: LruvecStat::default(),
+            cgroup_congested: false,
+            node_congested: false,
         }
     }
 

@@ -59,6 +59,10 @@ pub struct Memcg {
     /// `mem_cgroup_wb_stats` gives its writeback domain (mm/writeback.rs).
     pub nr_dirty: u64,
     pub nr_writeback: u64,
+    /// `nr_dirty` and `nr_writeback` as of the last statistics flush: what
+    /// `memcg_page_state` returns to `mem_cgroup_wb_stats` (mm/memcontrol.c 6.12).
+    pub stat_nr_dirty: u64,
+    pub stat_nr_writeback: u64,
     /// Its `memory.reclaim` writes.
     pub reclaim: MemoryReclaimStats,
 }
@@ -77,6 +81,8 @@ impl Memcg {
             events: MemcgEvents::default(),
             nr_dirty: 0,
             nr_writeback: 0,
+            stat_nr_dirty: 0,
+            stat_nr_writeback: 0,
             reclaim: MemoryReclaimStats::default(),
         }
     }

@@ -45,6 +45,9 @@ pub struct Node {
     pub pgdat_dirty: bool,
     /// `PGDAT_WRITEBACK`: kswapd isolated only folios under writeback.
     pub pgdat_writeback: bool,
+    /// `NR_ZONE_WRITE_PENDING` summed over the node's zones: its dirty file pages plus its
+    /// pages under writeback (a page dirtied again under writeback counts in both).
+    pub nr_write_pending: u64,
 }
 
 pub struct Mm {
@@ -78,6 +81,8 @@ pub struct Mm {
     pub cfg: SimConfig,
     /// Device time spent on asynchronous writes (swap-out to SSD, writeback), ns.
     pub io_write_ns: u64,
+    /// Time tasks slept in `reclaim_throttle` (ns; kswapd's sleeps are on its own clock).
+    pub reclaim_throttle_ns: u64,
     /// The clock of whoever is running now (the workload, or kswapd during its steps),
     /// ns: what the kernel reads as jiffies (MGLRU generation timestamps).
     pub now: u64,
@@ -132,7 +137,7 @@ impl Mm {
         let nodes = node_zones
             .into_iter()
             .enumerate()
-            .map(|(n, zones)| Node { id: n as u16, start_pfn: n as u32 * per_node, nr_pages: per_node, zones, kswapd_failures: 0, memcg_iter_cursor: 0, pgdat_dirty: false, pgdat_writeback: false })
+            .map(|(n, zones)| Node { id: n as u16, start_pfn: n as u32 * per_node, nr_pages: per_node, zones, kswapd_failures: 0, memcg_iter_cursor: 0, pgdat_dirty: false, pgdat_writeback: false, nr_write_pending: 0 })
             .collect();
         let lowmem_kbytes = nr_frames as u64 * (reclaimlab_trace::PAGE_SIZE >> 10);
         let min_free_kbytes = cfg.min_free_kbytes.unwrap_or_else(|| watermarks::calculate_min_free_kbytes(lowmem_kbytes));
@@ -158,6 +163,7 @@ impl Mm {
             swappiness: cfg.swappiness,
             cfg: cfg.clone(),
             io_write_ns: 0,
+            reclaim_throttle_ns: 0,
             now: 0,
             oom: None,
             wb: writeback::Writeback::new(if cfg.dirty_writeback_ns == 0 { u64::MAX } else { cfg.dirty_writeback_ns }),
@@ -228,6 +234,10 @@ impl Mm {
 
     /// `do_flush_stats` (rstat flush of every memcg).
     pub fn flush_memcg_stats(&mut self) {
+        for m in self.memcgs.iter_mut() {
+            m.stat_nr_dirty = m.nr_dirty;
+            m.stat_nr_writeback = m.nr_writeback;
+        }
         for (lv, l) in self.lruvecs.iter_mut().enumerate() {
             let slab_reclaimable_b = self.shadow_nodes.allocated(lv as u32) * workingset::XA_NODE_CHARGED_BYTES;
             l.stat = lruvec::LruvecStat { size: l.hier_size, size_local: l.lru_size, slab_reclaimable_b, workingset_activate: l.workingset_activate };

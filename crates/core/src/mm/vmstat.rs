@@ -54,6 +54,7 @@ vm_events! {
     KswapdLowWmarkHitQuickly => "kswapd_low_wmark_hit_quickly",
     KswapdHighWmarkHitQuickly => "kswapd_high_wmark_hit_quickly",
     OomKill => "oom_kill",
+    NrThrottledWritten => "nr_throttled_written",
 }
 
 impl Ev {
@@ -72,7 +73,7 @@ const EV_FROM: [Ev; NR_EV] = {
         WorkingsetRestoreAnon, WorkingsetRestoreFile, WorkingsetNodereclaim, NrDirtied, NrWritten, NrVmscanWrite, NrVmscanImmediate, Pgpgin, Pgpgout,
         Pswpin, Pswpout, PgallocDma, PgallocNormal, AllocstallNormal, Pgfree, Pgactivate, Pgdeactivate, Pgfault,
         Pgmajfault, Pgrefill, PgstealKswapd, PgstealDirect, PgscanKswapd, PgscanDirect, PgscanAnon,
-        PgscanFile, PgstealAnon, PgstealFile, SlabsScanned, Pageoutrun, Pgrotated, KswapdLowWmarkHitQuickly, KswapdHighWmarkHitQuickly, OomKill,
+        PgscanFile, PgstealAnon, PgstealFile, SlabsScanned, Pageoutrun, Pgrotated, KswapdLowWmarkHitQuickly, KswapdHighWmarkHitQuickly, OomKill, NrThrottledWritten,
     ]
 };
 

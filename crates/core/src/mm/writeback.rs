@@ -83,6 +83,11 @@ impl Writeback {
         self.inflight.front().map_or(u64::MAX, |&(_, t)| t)
     }
 
+    /// The folios whose writes complete by `end`, in completion order.
+    pub fn done_by(&self, end: u64) -> impl Iterator<Item = Pfn> + '_ {
+        self.inflight.iter().take_while(move |&&(_, t)| t <= end).map(|&(pfn, _)| pfn)
+    }
+
     /// When the `n`-th write from now (1-based) completes, if that many are in flight.
     pub fn nth_done(&self, n: usize) -> Option<u64> {
         n.checked_sub(1).and_then(|i| self.inflight.get(i)).map(|&(_, t)| t)
@@ -97,6 +102,8 @@ impl Mm {
         self.frames.set(pfn, pg::DIRTY);
         self.wb.nr_dirty += 1;
         self.memcgs[self.frames.memcg(pfn) as usize].nr_dirty += 1;
+        let node = self.node_of(pfn);
+        self.nodes[node as usize].nr_write_pending += 1;
         self.vmstat.count(Ev::NrDirtied, 1);
         self.wb.queue.push_back((self.frames.page(pfn), now));
     }
@@ -137,6 +144,8 @@ impl Mm {
         self.frames.clear(pfn, pg::RECLAIM | pg::WRITEBACK);
         self.wb.nr_writeback -= 1;
         self.memcgs[self.frames.memcg(pfn) as usize].nr_writeback -= 1;
+        let node = self.node_of(pfn);
+        self.nodes[node as usize].nr_write_pending -= 1;
         self.vmstat.count(Ev::NrWritten, 1);
         if f & pg::DIRTY != 0 {
             self.wb.queue.push_back((self.frames.page(pfn), done));
@@ -180,34 +189,37 @@ impl Mm {
     /// The global domain: dirty + writeback pages and its limits.
     fn global_dirty_domain(&self) -> DirtyDomain {
         let (bg_thresh, thresh) = self.dirty_limits();
-        DirtyDomain { dirty: self.wb.nr_dirty + self.wb.nr_writeback, bg_thresh, thresh }
+        DirtyDomain { dirty: self.wb.nr_dirty + self.wb.nr_writeback, bg_thresh, thresh, memcg: false }
     }
 
     /// The writeback domain of `memcg` (cgroup writeback: a non-root memcg's inodes are
     /// written through its own `bdi_writeback`, whose `mem_cgroup_wb_domain` throttles
     /// against the memcg's own dirtyable memory; mm/page-writeback.c 6.12).
-    /// `mem_cgroup_wb_stats` gives its file LRU pages and its headroom under
-    /// memory.max/high; `mdtc_calc_avail` adds to its file pages the headroom up to the
-    /// clean pages outside it. None for the root memcg (no cgroup domain).
+    /// `mem_cgroup_wb_stats` gives its file LRU pages, dirty and writeback pages — the
+    /// memcg's statistics as of the last flush (`memcg_page_state` after
+    /// `mem_cgroup_flush_stats_ratelimited`, mm/memcontrol.c 6.12: up to `FLUSH_TIME` old)
+    /// — and its headroom under memory.max/high (`page_counter_read`: exact);
+    /// `mdtc_calc_avail` adds to its file pages the headroom up to the clean pages outside
+    /// it. None for the root memcg (no cgroup domain).
     fn memcg_dirty_domain(&self, memcg: super::memcontrol::MemcgId) -> Option<DirtyDomain> {
         let m = &self.memcgs[memcg as usize];
         m.parent?;
         let filepages: u64 = (0..self.nr_nodes() as u16)
             .map(|n| {
                 let l = &self.lruvecs[self.lruvec_id(memcg, n) as usize];
-                l.hier_size[super::lruvec::LruList::InactiveFile as usize] + l.hier_size[super::lruvec::LruList::ActiveFile as usize]
+                l.stat.size[super::lruvec::LruList::InactiveFile as usize] + l.stat.size[super::lruvec::LruList::ActiveFile as usize]
             })
             .sum();
         let ceiling = m.max.min(m.high);
         let headroom = ceiling - ceiling.min(m.usage);
-        let dirty = m.nr_dirty + m.nr_writeback;
+        let dirty = m.stat_nr_dirty + m.stat_nr_writeback;
         let g_avail = self.global_dirtyable();
         let g_dirty = self.wb.nr_dirty + self.wb.nr_writeback;
         let clean = filepages - filepages.min(dirty);
         let global_clean = g_avail - g_avail.min(g_dirty);
         let other_clean = global_clean - global_clean.min(clean);
         let (bg_thresh, thresh) = self.domain_dirty_limits(filepages + headroom.min(other_clean), g_avail);
-        Some(DirtyDomain { dirty, bg_thresh, thresh })
+        Some(DirtyDomain { dirty, bg_thresh, thresh, memcg: true })
     }
 
     /// Run the flusher at `now`: write back expired dirty pages, then the oldest until
@@ -220,7 +232,13 @@ impl Mm {
         let thresh = self.dirty_limits().0;
         while let Some(&(page, dirtied)) = self.wb.queue.front() {
             let expired = dirtied + expire <= now;
-            let memcg_over = memcg_bg.is_some_and(|(m, bg)| self.memcgs[m as usize].nr_dirty > bg);
+            // domain_over_bg_thresh of the memcg domain: its dirty pages as last flushed
+            // (mem_cgroup_wb_stats), or the wb's own reclaimable pages (WB_RECLAIMABLE, exact;
+            // the memcg's one wb takes the whole background threshold), above it.
+            let memcg_over = memcg_bg.is_some_and(|(m, bg)| {
+                let m = &self.memcgs[m as usize];
+                m.stat_nr_dirty > bg || m.nr_dirty > bg
+            });
             if !expired && self.wb.nr_dirty <= thresh && !memcg_over {
                 break;
             }
@@ -279,7 +297,13 @@ impl Mm {
         let hz8 = (1 + 250 / 8u64).next_power_of_two();
         let max_pause = ((global.dirty / (1 + bw / hz8) + 1) * JIFFY_NS).min(MAX_PAUSE_NS);
         // Over a limit: pos_ratio 0 (task_ratelimit 0): sleep max_pause at a time until
-        // writeback has brought that domain below it (completions are FIFO on the disk).
+        // writeback has brought that domain below it (completions are FIFO on the disk). A
+        // memcg domain reads flushed statistics, which completions do not change before
+        // the next flush: it sleeps max_pause.
+        if domains.iter().flatten().any(|d| d.memcg && d.dirty >= d.limit()) {
+            self.wb.dirty_paused_when = now + max_pause;
+            return max_pause;
+        }
         let need = domains.iter().flatten().filter(|d| d.dirty >= d.limit()).map(|d| (d.dirty - d.limit() + 1) as usize).max();
         if let Some(need) = need {
             let pause = match self.wb.nth_done(need) {
@@ -312,6 +336,8 @@ struct DirtyDomain {
     dirty: u64,
     bg_thresh: u64,
     thresh: u64,
+    /// A memcg's domain (its figures are the memcg statistics as last flushed).
+    memcg: bool,
 }
 
 impl DirtyDomain {

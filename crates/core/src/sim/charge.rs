@@ -84,9 +84,14 @@ impl<P: ReclaimPolicy> Machine<P> {
             }
             m.events.max += 1;
             let nodes = self.zonelist_nodes(memcg);
+            // Reclaim runs at the task's time (its throttle sleeps and the flusher it wakes).
+            self.mm.now = self.now;
             let (reclaimed, cost) = try_to_free_mem_cgroup_pages(&mut self.mm, &mut self.policy, memcg, nr_pages, &nodes);
             self.rec.memcg_reclaim_ns += cost;
             self.memstall(cost);
+            // The disk went on writing while the task reclaimed: what it completed by now
+            // ends (rotating PG_reclaim folios) before the margin is checked and reclaim retried.
+            self.end_writeback_due(self.now);
             let m = &self.mm.memcgs[memcg as usize];
             if m.usage + nr_pages <= m.max {
                 continue;
@@ -138,10 +143,12 @@ impl<P: ReclaimPolicy> Machine<P> {
             if m.usage > m.high {
                 m.events.high += 1;
                 let nodes = self.zonelist_nodes(memcg);
+                self.mm.now = self.now;
                 let (r, cost) = try_to_free_mem_cgroup_pages(&mut self.mm, &mut self.policy, memcg, nr_pages, &nodes);
                 nr_reclaimed = r;
                 self.rec.memcg_reclaim_ns += cost;
                 self.memstall(cost);
+                self.end_writeback_due(self.now);
             }
             let m = &self.mm.memcgs[memcg as usize];
             let penalty = calculate_high_delay(nr_pages, calculate_overage(m.usage, m.high)).min(MEMCG_MAX_HIGH_DELAY_JIFFIES);
@@ -186,6 +193,7 @@ impl<P: ReclaimPolicy> Machine<P> {
         let nodes = self.zonelist_nodes(memcg);
         let mut ok = true;
         while nr_reclaimed < nr_to_reclaim {
+            self.mm.now = self.now;
             // "Will converge on zero, but reclaim enforces a minimum"
             let batch_size = (nr_to_reclaim - nr_reclaimed) / 4;
             let (reclaimed, cost) = try_to_free_mem_cgroup_pages_opts(&mut self.mm, &mut self.policy, memcg, batch_size, &nodes, opts);

@@ -214,6 +214,9 @@ impl Recorder {
             ("io_wait_s", secs(self.io_wait_ns)),
             ("io_write_s", secs(mm.io_write_ns)),
             ("dirty_throttle_s", secs(self.dirty_throttle_ns)),
+            // The task's sleeps in reclaim_throttle (part of memstall_s and of the direct,
+            // memcg or proactive reclaim time).
+            ("reclaim_throttle_s", secs(mm.reclaim_throttle_ns)),
             ("major_faults", self.major_faults as f64),
             ("refaults_per_s", per_s(refaults as f64)),
             ("zram_pool_bytes", (mm.swap.zram_pool.len() as u64 * reclaimlab_trace::PAGE_SIZE) as f64),

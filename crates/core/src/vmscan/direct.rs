@@ -10,8 +10,14 @@
 //! also ends the priority loop); the classic `shrink_node` repeats while
 //! `should_continue_reclaim` (vmscan/reclaim_compaction.rs).
 //!
-//! Abstractions: no `throttle_direct_reclaim`/`reclaim_throttle` waits.
+//! A task's reclaim sleeps in `reclaim_throttle` (vmscan/throttle.rs): CONGESTED in
+//! `shrink_node`, NOPROGRESS after a fruitless priority-1 round of global direct reclaim
+//! (`consider_reclaim_throttle`); the time returned includes the sleeps. Cgroup reclaim
+//! clears its `LRUVEC_CGROUP_CONGESTED` when it ends (6.12).
+//!
+//! Abstractions: no `throttle_direct_reclaim` (pfmemalloc) wait.
 
+use super::throttle::{throttle_task, Throttle};
 use super::{shrink_node, snapshot_refaults, Reclaimer, ScanControl, DEF_PRIORITY, SWAP_CLUSTER_MAX};
 use super::reclaim_compaction::compaction_ready;
 use crate::thp::gfp::PAGE_ALLOC_COSTLY_ORDER;
@@ -29,6 +35,7 @@ fn do_try_to_free_pages<P: ReclaimPolicy>(mm: &mut Mm, p: &mut P, sc: &mut ScanC
         loop {
             sc.nr_scanned = 0;
             shrink_zones(mm, p, sc, nodes);
+            consider_reclaim_throttle(mm, p, nodes[0], sc);
             if sc.nr_reclaimed >= sc.nr_to_reclaim || sc.compaction_ready {
                 break;
             }
@@ -42,6 +49,10 @@ fn do_try_to_free_pages<P: ReclaimPolicy>(mm: &mut Mm, p: &mut P, sc: &mut ScanC
         }
         for &node in nodes {
             snapshot_refaults(mm, sc.target_memcg, node);
+            if let Some(memcg) = sc.target_memcg {
+                let lv = mm.lruvec_id(memcg, node);
+                mm.lruvecs[lv as usize].cgroup_congested = false;
+            }
         }
         if sc.nr_reclaimed > 0 {
             return sc.nr_reclaimed;
@@ -67,23 +78,37 @@ fn do_try_to_free_pages<P: ReclaimPolicy>(mm: &mut Mm, p: &mut P, sc: &mut ScanC
     }
 }
 
+/// `consider_reclaim_throttle(first_pgdat, sc)` (mm/vmscan.c 6.12) after each round of
+/// `shrink_zones`: progress above 1/8 of the scanned wakes NOPROGRESS sleepers (none but
+/// this task in the model); kswapd and cgroup reclaim never sleep here; global direct
+/// reclaim sleeps when priority 1 has reclaimed nothing.
+fn consider_reclaim_throttle<P: ReclaimPolicy>(mm: &mut Mm, p: &mut P, node: u16, sc: &mut ScanControl) {
+    if sc.nr_reclaimed > sc.nr_scanned >> 3 || sc.is_kswapd() || sc.cgroup_reclaim() {
+        return;
+    }
+    if sc.priority == 1 && sc.nr_reclaimed == 0 {
+        throttle_task(mm, p, node, Throttle::Noprogress, sc);
+    }
+}
+
 /// Global direct reclaim by a task allocating on `nodes[0]` (its zonelist order).
-/// Returns (pages reclaimed, CPU ns spent — the task's stall).
+/// Returns (pages reclaimed, ns the task spent — the CPU and the `reclaim_throttle`
+/// sleeps: its stall).
 pub fn try_to_free_pages<P: ReclaimPolicy>(mm: &mut Mm, p: &mut P, nodes: &[u16]) -> (u64, u64) {
     let mut sc = ScanControl::new(Reclaimer::Direct, SWAP_CLUSTER_MAX);
     let r = do_try_to_free_pages(mm, p, &mut sc, nodes);
-    (r, sc.cost_ns)
+    (r, sc.cost_ns + sc.throttle_ns)
 }
 
 /// Global direct reclaim for an allocation of `order` (`try_to_free_pages(zonelist,
 /// order, ...)`): `SWAP_CLUSTER_MAX` pages, with reclaim/compaction's rules for costly
 /// orders (module doc). Returns (pages reclaimed, or 1 when it stopped because compaction
-/// is ready; CPU ns spent).
+/// is ready; ns spent: CPU and sleeps).
 pub fn try_to_free_pages_order<P: ReclaimPolicy>(mm: &mut Mm, p: &mut P, nodes: &[u16], order: u8) -> (u64, u64) {
     let mut sc = ScanControl::new(Reclaimer::Direct, SWAP_CLUSTER_MAX);
     sc.order = order;
     let r = do_try_to_free_pages(mm, p, &mut sc, nodes);
-    (r, sc.cost_ns)
+    (r, sc.cost_ns + sc.throttle_ns)
 }
 
 /// `shrink_zones`: each node of the zonelist once, but not, in global reclaim for a costly
@@ -99,7 +124,7 @@ fn shrink_zones<P: ReclaimPolicy>(mm: &mut Mm, p: &mut P, sc: &mut ScanControl, 
 }
 
 /// memcg limit reclaim of at least `nr_pages` (`max(nr_pages, SWAP_CLUSTER_MAX)`),
-/// with `MEMCG_RECLAIM_MAY_SWAP`. Returns (pages reclaimed, CPU ns spent).
+/// with `MEMCG_RECLAIM_MAY_SWAP`. Returns (pages reclaimed, ns spent: CPU and sleeps).
 pub fn try_to_free_mem_cgroup_pages<P: ReclaimPolicy>(mm: &mut Mm, p: &mut P, memcg: MemcgId, nr_pages: u64, nodes: &[u16]) -> (u64, u64) {
     try_to_free_mem_cgroup_pages_opts(mm, p, memcg, nr_pages, nodes, ReclaimOptions::default())
 }
@@ -123,7 +148,7 @@ impl Default for ReclaimOptions {
 }
 
 /// `try_to_free_mem_cgroup_pages(memcg, nr_pages, GFP_KERNEL, reclaim_options,
-/// swappiness)` (mm/vmscan.c v6.12). Returns (pages reclaimed, CPU ns spent).
+/// swappiness)` (mm/vmscan.c v6.12). Returns (pages reclaimed, ns spent: CPU and sleeps).
 pub fn try_to_free_mem_cgroup_pages_opts<P: ReclaimPolicy>(mm: &mut Mm, p: &mut P, memcg: MemcgId, nr_pages: u64, nodes: &[u16], opts: ReclaimOptions) -> (u64, u64) {
     let mut sc = ScanControl::new(Reclaimer::Memcg, nr_pages.max(SWAP_CLUSTER_MAX));
     sc.target_memcg = Some(memcg);
@@ -131,5 +156,5 @@ pub fn try_to_free_mem_cgroup_pages_opts<P: ReclaimPolicy>(mm: &mut Mm, p: &mut 
     sc.proactive = opts.proactive;
     sc.proactive_swappiness = opts.swappiness;
     let r = do_try_to_free_pages(mm, p, &mut sc, nodes);
-    (r, sc.cost_ns)
+    (r, sc.cost_ns + sc.throttle_ns)
 }

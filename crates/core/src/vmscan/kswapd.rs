@@ -67,7 +67,8 @@ impl Kswapd {
     }
 
     /// `prepare_kswapd_sleep`: the node is hopeless or balanced; a balanced node's
-    /// PGDAT_DIRTY and PGDAT_WRITEBACK are cleared (`clear_pgdat_congested`, 6.12).
+    /// PGDAT_DIRTY, PGDAT_WRITEBACK and its root lruvec's LRUVEC_*_CONGESTED are cleared
+    /// (`clear_pgdat_congested`, 6.12).
     fn can_sleep(&self, mm: &mut Mm) -> bool {
         if mm.nodes[self.node as usize].kswapd_failures >= MAX_RECLAIM_RETRIES {
             return true;
@@ -78,6 +79,9 @@ impl Kswapd {
         let n = &mut mm.nodes[self.node as usize];
         n.pgdat_dirty = false;
         n.pgdat_writeback = false;
+        let root = mm.lruvec_id(crate::mm::memcontrol::ROOT_MEMCG, self.node) as usize;
+        mm.lruvecs[root].node_congested = false;
+        mm.lruvecs[root].cgroup_congested = false;
         true
     }
 

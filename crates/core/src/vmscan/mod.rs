@@ -9,6 +9,7 @@ mod kswapd;
 mod memcgs;
 pub(crate) mod reclaim_compaction;
 mod shrink_folio_list;
+pub mod throttle;
 
 pub use direct::{try_to_free_mem_cgroup_pages, try_to_free_mem_cgroup_pages_opts, try_to_free_pages, try_to_free_pages_order, ReclaimOptions};
 pub use kswapd::Kswapd;
@@ -91,7 +92,8 @@ pub struct ScanControl {
     /// `shrink_folio_list(..., ignore_references)`: `reclaim_pages` (DAMOS pageout).
     pub ignore_references: bool,
     pub nr: ScanNr,
-    /// Time the reclaimer slept in `reclaim_throttle` (ns): on its clock, not CPU.
+    /// Time the reclaimer slept in `reclaim_throttle` (ns): on its clock, not CPU
+    /// (vmscan/throttle.rs).
     pub throttle_ns: u64,
     /// `sc->proactive`: a `memory.reclaim` write (MEMCG_RECLAIM_PROACTIVE).
     pub proactive: bool,
@@ -194,12 +196,29 @@ pub fn sc_swappiness(mm: &Mm, sc: &ScanControl) -> u32 {
 }
 
 /// The common epilogue around a policy's `shrink_node` (mm/vmscan.c `shrink_node`):
-/// a node where anything was reclaimed resets `kswapd_failures`; a fruitless pass in
-/// cache-trim mode marks `cache_trim_mode_failed`.
+/// the congestion flags and a task's `reclaim_throttle(VMSCAN_THROTTLE_CONGESTED)`
+/// (vmscan/throttle.rs); a node where anything was reclaimed resets `kswapd_failures`; a
+/// fruitless pass in cache-trim mode marks `cache_trim_mode_failed`.
 pub fn shrink_node<P: ReclaimPolicy>(mm: &mut Mm, p: &mut P, node: u16, sc: &mut ScanControl) {
     let before = sc.nr_reclaimed;
     sc.nr = ScanNr::default();
     p.shrink_node(mm, node, sc);
+    // mm/vmscan.c 6.12: "Tag a node/memcg as congested if all the dirty pages were marked
+    // for writeback and immediate reclaim" (cgroup v2: writeback_throttling_sane), then
+    // stall a task's reclaim while its target lruvec is tagged. MGLRU's root reclaim
+    // returns before this in the kernel; it never counts nr.dirty, so it tags nothing here.
+    let target = mm.lruvec_id(sc.target_memcg.unwrap_or(crate::mm::memcontrol::ROOT_MEMCG), node) as usize;
+    if sc.nr.dirty != 0 && sc.nr.dirty == sc.nr.congested {
+        if sc.cgroup_reclaim() {
+            mm.lruvecs[target].cgroup_congested = true;
+        }
+        if sc.is_kswapd() {
+            mm.lruvecs[target].node_congested = true;
+        }
+    }
+    if !sc.is_kswapd() && (mm.lruvecs[target].cgroup_congested || mm.lruvecs[target].node_congested) {
+        throttle::throttle_task(mm, p, node, throttle::Throttle::Congested, sc);
+    }
     if sc.nr_reclaimed > before {
         mm.nodes[node as usize].kswapd_failures = 0;
     } else if sc.cache_trim_mode {

@@ -3,7 +3,8 @@
 # Configures the machine from lab.* kernel parameters, makes the workload's cgroups as
 # /data/cgroups lists them ("NAME MAX HIGH LOW MIN" per line, "-" for the root cgroup),
 # runs /wl in them (or a real program, /data/program), prints "@@" lines on the serial console and powers off.
-# "/init report WHEN" only prints the memory layout (wl runs it just before the workload).
+# "/init report WHEN" only prints the memory layout and the data disk's I/O statistics
+# (wl runs it just before the workload).
 
 # The memory layout, tagged WHEN (boot, start): per zone of /proc/zoneinfo one line
 # "@@zone WHEN NODE ZONE free=.. min=.. low=.. high=.. spanned=.. present=.. managed=..
@@ -19,7 +20,12 @@ report() {
     grep -E '^(MemTotal|MemFree|MemAvailable|Cached|Shmem|Mlocked|Slab|PageTables|KernelStack|AnonPages):' /proc/meminfo |
         while read -r k v u; do echo "@@meminfo $1 ${k%:} $v"; done
     echo "@@min_free_kbytes $1 $(cat /proc/sys/vm/min_free_kbytes)"
+    blkstat "$1"
 }
+# The data disk's I/O statistics (/sys/block/vda/stat: reads, merges, sectors, ms; the
+# same for writes; in flight, busy ms, queue ms, ...): "@@blkstat WHEN FIELDS" at the
+# workload's start and end, so validation can measure the guest disk's write time.
+blkstat() { if [ -e /sys/block/vda/stat ]; then echo "@@blkstat $1 $(cat /sys/block/vda/stat)"; fi; }
 # DAMON_RECLAIM (lab.damon=module|sysfs; its parameters came on the command line as
 # damon_reclaim.KEY=VALUE and the kernel parsed them into $DAMON). Enabled when the
 # workload starts: "module" writes enabled=Y; "sysfs" builds the scheme the module would
@@ -308,6 +314,7 @@ else
         /wl /data/ops /data/data "${procs#,}" "$tick"
     rc=$?
 fi
+blkstat end
 damon_stop
 [ "$zram" != 0 ] && echo "@@zram_mm_stat $(cat /sys/block/zram0/mm_stat)"
 echo "@@exit $rc"

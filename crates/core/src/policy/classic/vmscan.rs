@@ -314,7 +314,7 @@ pub fn shrink_node<V: ClassicVariant>(c: &mut Classic<V>, mm: &mut Mm, node: u16
 /// unqueued dirty (so the next pass may `pageout` them), and `reclaim_throttle(pgdat,
 /// VMSCAN_THROTTLE_WRITEBACK)` when it met PG_reclaim folios still under writeback: sleep
 /// until SWAP_CLUSTER_MAX more writes complete (`__acct_reclaim_writeback`'s wake-up), at
-/// most HZ/10. MGLRU's root reclaim returns before this, as in the kernel.
+/// most HZ/10, counting nr_throttled_written (vmscan/throttle.rs). MGLRU's root reclaim returns before this, as in the kernel.
 fn writeback_feedback(mm: &mut Mm, node: u16, sc: &mut ScanControl) {
     let n = &mut mm.nodes[node as usize];
     if sc.nr.writeback != 0 && sc.nr.writeback == sc.nr.taken {
@@ -324,9 +324,7 @@ fn writeback_feedback(mm: &mut Mm, node: u16, sc: &mut ScanControl) {
         n.pgdat_dirty = true;
     }
     if sc.nr.immediate != 0 {
-        let timeout = mm.timer_ns(100_000_000);
-        let woken = mm.wb.nth_done(SWAP_CLUSTER_MAX as usize + 1).map(|t| t.saturating_sub(mm.now));
-        sc.throttle_ns += woken.unwrap_or(timeout).min(timeout);
+        sc.throttle_ns += crate::vmscan::throttle::reclaim_throttle_ns(mm, node, crate::vmscan::throttle::Throttle::Writeback);
     }
 }
 
