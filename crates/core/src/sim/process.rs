@@ -121,6 +121,20 @@ impl Procs {
         *free_at = now + wait + (work as f64 * share) as u64;
         wait
     }
+
+    /// Mapped PMD slots, for khugepaged's cursor.
+    pub fn nr_slots(&self) -> u32 {
+        self.pgtable.len() as u32
+    }
+
+    /// Page `page` entered the page cache: counted for the xarray slab if it is the
+    /// program's file's.
+    #[inline]
+    pub(super) fn page_cache_inserted(&mut self, page: u32) {
+        if self.vma_of(page).is_some() {
+            self.file_inserted += 1;
+        }
+    }
 }
 
 /// The one machine for a program, with the reclaim policy `policy` names (after
@@ -430,21 +444,5 @@ impl<P: ReclaimPolicy> Machine<P> {
     /// Frames a program's mappings hold outside the LRU: page tables and slab pages.
     pub(super) fn procs_frames(&self) -> u64 {
         self.procs.pgtable.iter().filter(|&&p| p != NO_PFN).count() as u64 + self.procs.slab_pages.len() as u64
-    }
-}
-
-impl Procs {
-    /// Mapped PMD slots, for khugepaged's cursor.
-    pub fn nr_slots(&self) -> u32 {
-        self.pgtable.len() as u32
-    }
-
-    /// Page `page` entered the page cache: counted for the xarray slab if it is the
-    /// program's file's.
-    #[inline]
-    pub(super) fn page_cache_inserted(&mut self, page: u32) {
-        if self.vma_of(page).is_some() {
-            self.file_inserted += 1;
-        }
     }
 }
