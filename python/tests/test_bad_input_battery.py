@@ -81,3 +81,78 @@ def test_a_trace_naming_billions_of_pages_is_an_error_not_an_abort(tmp_path):
 def test_an_impossible_thp_setting_is_one_line(scenario, setting, needles):
     # issue 15: an impossible defrag mode or max_ptes_none, for a trace run and the THP machine
     assert_user_error(cli("run", *scenario, "--set", setting, "-q"), *needles)
+
+
+# The table: each bad input, how to make it (a function of tmp_path returning the command's
+# arguments and extra environment), and what its one line must say.
+
+def _sparse_trace(tmp_path):
+    """issue 24's 158-byte trace: 10 requests over a header naming 4e9 pages."""
+    t = tmp_path / "x.trace"
+    assert cli("trace", "gen", "uniform", "--pages", "4000000000", "--accesses", "10", "-o", t).returncode == 0
+    return t
+
+
+def _timed_trace(tmp_path, tick_ps, gaps):
+    from reclaimlab import _core
+
+    t = tmp_path / "t.trace"
+    pages = bytes(4 * len(gaps))
+    _core.trace_write(str(t), pages, bytes(len(gaps)), gaps=b"".join(g.to_bytes(4, "little") for g in gaps),
+                      tick_ps=tick_ps)
+    return t
+
+
+def _tick_near_2_64(tmp_path):
+    t = _timed_trace(tmp_path, 1000, [1, 2, 3])
+    b = bytearray(t.read_bytes())
+    b[32:40] = (2**64 - 5).to_bytes(8, "little")  # the header's tick_ps (FORMAT.md)
+    t.write_bytes(bytes(b))
+    return t
+
+
+BATTERY = [
+    ("cachesim over --max-memory",
+     lambda tp: (["--max-memory", "100", "cachesim", "--trace", _sparse_trace(tp), "--algo", "lru", "--size", "5"], {}),
+     ("x.trace: ", "1 cache simulation at once over 10 page ids", "over the memory limit of 100 bytes")),
+    ("mrc over RECLAIMLAB_MAX_MEMORY",
+     lambda tp: (["mrc", "--trace", _sparse_trace(tp)], {"RECLAIMLAB_MAX_MEMORY": "100"}),
+     ("x.trace: ", "miss-ratio curve of 10 requests", "over the memory limit of 100 bytes")),
+    ("run over --max-memory",
+     lambda tp: (["--max-memory", "10M", "run", "--trace", _sparse_trace(tp), "--memory", "8M", "-q"], {}),
+     ("4000000000 page ids", "44.7 GiB", "over the memory limit of 10.0 MiB")),
+    ("--max-memory not a size",
+     lambda tp: (["--max-memory", "lots", "policies"], {}),
+     ("--max-memory: expected a size like 512M", "'lots'")),
+    ("RECLAIMLAB_MAX_MEMORY not a size",
+     lambda tp: (["policies"], {"RECLAIMLAB_MAX_MEMORY": "1X"}),
+     ("RECLAIMLAB_MAX_MEMORY: expected a size", "'1X'")),
+    ("tick_ps near 2^64",
+     lambda tp: (["run", "--trace", _tick_near_2_64(tp), "--memory", "8M", "-q"], {}),
+     ("t.trace: not a valid trace: tick_ps is 18446744073709551611, over the limit of 1000000000000 ps",)),
+    ("a trace longer than 2^62 ps",
+     lambda tp: (["run", "--trace", _timed_trace(tp, 10**12, [1000, 4_000_000, 1_000_000]), "--memory", "8M", "-q"],
+                 {}),
+     ("t.trace: trace is corrupt at record 2: the trace's clock passes 4611686018427387904 ps",)),
+]
+
+
+@pytest.mark.parametrize("make, needles", [row[1:] for row in BATTERY], ids=[row[0] for row in BATTERY])
+def test_battery(tmp_path, make, needles):
+    args, env = make(tmp_path)
+    assert_user_error(cli(*args, env_extra=env), *needles)
+
+
+def test_a_sparse_trace_is_simulated_in_the_memory_of_its_requests(tmp_path):
+    # issue 24: cachesim and mrc aborted at once on the 158-byte trace (4e9 × 8 bytes of
+    # per-page arrays); its ids are now renumbered in order, so 10 requests take 10 ids.
+    t = _sparse_trace(tmp_path)
+    p = cli("--max-memory", "64M", "cachesim", "--trace", t, "--algo", "lru,arc,belady", "--size", "5", "--json")
+    assert p.returncode == 0, p.stderr
+    import json
+
+    out = json.loads(p.stdout)
+    assert (out["requests"], out["distinct_pages"]) == (10, 10)
+    assert [r["misses"] for r in out["results"]] == [10, 10, 10]
+    p = cli("--max-memory", "64M", "mrc", "--trace", t, "--sample-rate", "0.5")
+    assert p.returncode == 0, p.stderr

@@ -26,6 +26,7 @@ pub mod error;
 pub mod gen;
 pub mod info;
 pub mod lirs;
+pub mod mem;
 pub mod native;
 pub mod open;
 pub mod oracle;

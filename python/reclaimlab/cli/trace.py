@@ -199,7 +199,7 @@ def cmd_convert(args: argparse.Namespace) -> int:
     if to == "oracle":
         from .._atomic import atomic_output
 
-        tr = _core.cache_load(src)
+        tr = _core.cache_load(src, str(args.input))
         with atomic_output(args.output) as tmp:
             n = tr.write_oracle(str(tmp))
     else:

@@ -58,6 +58,15 @@ impl NativeWriter {
     /// Start writing `path`. Records carry time iff `tick_ps > 0` (picoseconds per gap
     /// tick); with `tick_ps == 0` every record's gap must be 0.
     pub fn create(path: &Path, tick_ps: u64) -> Result<Self> {
+        if tick_ps > super::MAX_TICK_PS {
+            return Err(Error::new(
+                Some(path.into()),
+                ErrorKind::InvalidArgument(format!(
+                    "tick_ps {tick_ps} is over the limit of {} ps (one second per tick)",
+                    super::MAX_TICK_PS
+                )),
+            ));
+        }
         let name = path.file_name().ok_or_else(|| {
             Error::new(
                 Some(path.into()),
