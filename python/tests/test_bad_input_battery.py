@@ -111,7 +111,22 @@ def _tick_near_2_64(tmp_path):
     return t
 
 
+def _file(tmp_path, name, text):
+    f = tmp_path / name
+    f.write_text(text)
+    return f
+
+
 BATTERY = [
+    ("unknown policy in a config file",
+     lambda tp: (["run", _file(tp, "p.toml", 'seed = 1\npolicy = "bogus"\n'), "-q"], {}),
+     ("p.toml, line 2: config key 'policy': unknown policy 'bogus'; known: classic@6.15",)),
+    ("policy of the wrong type in a config file",
+     lambda tp: (["run", _file(tp, "p.toml", "policy = 5\n"), "-q"], {}),
+     ("p.toml, line 1: config key 'policy': unknown policy '5'",)),
+    ("unknown scenario in a config file",
+     lambda tp: (["run", _file(tp, "s.toml", '# machine\n\nscenario = "nope"\n'), "-q"], {}),
+     ("s.toml, line 3: config key 'scenario': unknown scenario 'nope'; known: default",)),
     ("cachesim over --max-memory",
      lambda tp: (["--max-memory", "100", "cachesim", "--trace", _sparse_trace(tp), "--algo", "lru", "--size", "5"], {}),
      ("x.trace: ", "1 cache simulation at once over 10 page ids", "over the memory limit of 100 bytes")),
