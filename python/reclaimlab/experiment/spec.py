@@ -149,15 +149,6 @@ def _patch(doc: Any, path: str, value: Any) -> None:
         cur[last] = value
 
 
-def _program_from_toml(doc: dict[str, Any], where: str) -> dict[str, Any]:
-    regions, phases = doc.get("region", []), doc.get("phase", [])
-    if not regions or not phases:
-        raise ConfigError(f"{where}: [workload.program] needs [[workload.program.region]] and [[workload.program.phase]]")
-    return {"regions": regions,
-            "phases": [{k: v for k, v in ph.items() if k != "stream"} | {"streams": ph.get("stream", [])} for ph in phases],
-            "repeat": doc.get("repeat", 1)}
-
-
 def _error(cf: ConfigFile, key: str, msg: str) -> ConfigError:
     """``FILE, line N: KEY: MSG``."""
     return cf.error(key, f"{key}: {msg}")
@@ -243,7 +234,9 @@ def load(path: str | os.PathLike) -> Experiment:
         wl["program"] = load_program(gpath)
         wl["generator"] = str(gpath)
     elif "program" in wl:
-        wl["program"] = _program_from_toml(wl["program"], cf.where("workload.program"))
+        from ..program import from_doc
+
+        wl["program"] = from_doc(wl["program"], lines, path, "workload.program.")
     axes = [_axis(name, spec, cf) for name, spec in _get(doc, "matrix", dict, cf, {}).items()]
     reps = _get(doc, "repetitions", int, cf, 1)
     if reps < 1:
