@@ -171,3 +171,38 @@ def test_a_sparse_trace_is_simulated_in_the_memory_of_its_requests(tmp_path):
     assert [r["misses"] for r in out["results"]] == [10, 10, 10]
     p = cli("--max-memory", "64M", "mrc", "--trace", t, "--sample-rate", "0.5")
     assert p.returncode == 0, p.stderr
+
+
+def test_a_killed_writer_leaves_a_documented_temporary_that_the_next_run_removes(tmp_path):
+    # issue 24: temp files survived a SIGKILL in the destination directory and their names
+    # did not match FORMAT.md (`.<name>.tmp-<pid>-<n>`).
+    import os
+    import re
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    out = tmp_path / "big.trace"
+    p = subprocess.Popen([sys.executable, "-m", "reclaimlab", "trace", "gen", "uniform", "--pages", "1000",
+                          "--accesses", "2000000000", "-o", str(out)], stdout=subprocess.DEVNULL,
+                         stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and not list(tmp_path.glob(".big.trace.tmp-*")):
+            time.sleep(0.05)
+        time.sleep(0.3)
+    finally:
+        p.send_signal(signal.SIGKILL)
+        p.wait()
+    left = [f.name for f in tmp_path.iterdir()]
+    assert len(left) == 1 and re.fullmatch(rf"\.big\.trace\.tmp-{p.pid}-\d+", left[0]), left
+    # A live writer's temporary is never touched: one of this process stays.
+    mine = tmp_path / f".big.trace.tmp-{os.getpid()}-99"
+    mine.write_bytes(b"in progress")
+    assert cli("trace", "gen", "uniform", "--pages", "10", "--accesses", "10", "-o", out).returncode == 0
+    assert sorted(f.name for f in tmp_path.iterdir()) == sorted(["big.trace", mine.name])
+    # The Python writers (here mrc --csv) name and sweep theirs the same way.
+    (tmp_path / ".c.csv.tmp-4194305-0.csv").write_bytes(b"half")
+    assert cli("mrc", "--trace", out, "--csv", tmp_path / "c.csv").returncode == 0
+    assert not (tmp_path / ".c.csv.tmp-4194305-0.csv").exists() and (tmp_path / "c.csv").exists()

@@ -36,6 +36,7 @@ pub mod record;
 pub mod rng;
 pub mod source;
 pub mod text;
+pub mod tmp;
 
 pub use address::AddressReader;
 pub use convert::{convert, convert_with};

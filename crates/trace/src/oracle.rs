@@ -366,13 +366,8 @@ pub fn write_oracle(path: &Path, keys: &[u32]) -> Result<u64> {
         .unwrap_or(0) as u32;
     let next = next_access(keys, nr);
     let io = |e| Error::new(Some(path.into()), ErrorKind::Io(e));
-    let tmp = path.with_extension(format!(
-        "{}.tmp{}",
-        path.extension()
-            .map(|e| e.to_string_lossy().into_owned())
-            .unwrap_or_default(),
-        std::process::id()
-    ));
+    let tmp = crate::tmp::temp_for(path)
+        .ok_or_else(|| Error::invalid(format!("{}: output path has no file name", path.display())))?;
     let res = (|| -> std::io::Result<()> {
         let f = File::create(&tmp)?;
         let mut w: Box<dyn Write> = if is_zst(path) {

@@ -8,7 +8,6 @@ use std::collections::HashMap;
 use std::fs::{self, File, OpenOptions};
 use std::io::{BufWriter, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
 
 use flate2::{Compress, Compression, FlushCompress, Status};
 
@@ -17,8 +16,6 @@ use super::{
     FLAG_HAS_FILES, FLAG_HAS_OPS, FLAG_HAS_TIME, HEADER_LEN, RECORD_LEN_TIMED,
 };
 use crate::{flags, Access, Error, ErrorKind, FileRange, Result, TraceOp};
-
-static TMP_COUNTER: AtomicU64 = AtomicU64::new(0);
 
 /// Writes a native trace. Records are buffered one block at a time; the header and the
 /// cgroup table (a trailer) are written by [`finish`](Self::finish), so cgroups may be
@@ -67,22 +64,12 @@ impl NativeWriter {
                 )),
             ));
         }
-        let name = path.file_name().ok_or_else(|| {
+        let tmp = crate::tmp::temp_for(path).ok_or_else(|| {
             Error::new(
                 Some(path.into()),
                 ErrorKind::InvalidArgument("output path has no file name".into()),
             )
         })?;
-        let dir = match path.parent() {
-            Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
-            _ => PathBuf::from("."),
-        };
-        let tmp = dir.join(format!(
-            ".{}.tmp-{}-{}",
-            name.to_string_lossy(),
-            std::process::id(),
-            TMP_COUNTER.fetch_add(1, Ordering::Relaxed)
-        ));
         let io = |e| Error::new(Some(path.into()), ErrorKind::Io(e));
         let file = OpenOptions::new()
             .write(true)
