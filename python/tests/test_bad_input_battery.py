@@ -117,7 +117,18 @@ def _file(tmp_path, name, text):
     return f
 
 
+_MATRIX_1E6 = '[workload]\nscenario = "default"\n[matrix]\n' + "".join(
+    f'"vm.knob{i}" = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]\n' for i in range(6))
+
 BATTERY = [
+    ("an experiment of 10^8 repetitions",
+     lambda tp: (["experiment", "run", _file(tp, "e.toml", 'repetitions = 100000000\n[workload]\nscenario = "default"\n'),
+                  "-o", tp / "store"], {}),
+     ("e.toml, line 1: repetitions: 1 matrix point × 100,000,000 repetitions = 100,000,000 runs, "
+      "more than the limit of 100,000",)),
+    ("an experiment matrix of 10^6 points",
+     lambda tp: (["experiment", "run", _file(tp, "e.toml", _MATRIX_1E6), "-o", tp / "store"], {}),
+     ("e.toml, line 3: matrix: 1,000,000 matrix points × 1 repetition",)),
     ("unknown policy in a config file",
      lambda tp: (["run", _file(tp, "p.toml", 'seed = 1\npolicy = "bogus"\n'), "-q"], {}),
      ("p.toml, line 2: config key 'policy': unknown policy 'bogus'; known: classic@6.15",)),

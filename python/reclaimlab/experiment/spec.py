@@ -51,6 +51,9 @@ from ..results import run_key
 __all__ = ["Axis", "Experiment", "load", "builtin", "builtin_names", "BUILTIN_DIR"]
 
 BUILTIN_DIR = Path(__file__).with_name("builtin")
+#: The most runs one experiment may expand to (matrix points × repetitions).
+MAX_RUNS = 100_000
+
 TOP_KEYS = {"name", "description", "repetitions", "seed", "metric", "baseline", "variant", "timeseries",
             "workload", "settings", "matrix"}
 WORKLOAD_KEYS = {"scenario", "scale", "params", "trace", "format", "kind", "generator", "program"}
@@ -241,6 +244,15 @@ def load(path: str | os.PathLike) -> Experiment:
     reps = _get(doc, "repetitions", int, cf, 1)
     if reps < 1:
         raise _error(cf, "repetitions", "must be at least 1")
+    # The runs are expanded up front (one job each): bound them before a small file asks
+    # for 10^9 of them (a hang and unbounded memory, not an experiment).
+    points = 1
+    for a in axes:
+        points *= max(1, len(a.values))
+    if points * reps > MAX_RUNS:
+        key = "repetitions" if reps > MAX_RUNS or not axes else "matrix"
+        raise _error(cf, key, f"{points:,} matrix point{'s' if points != 1 else ''} × {reps:,} repetition"
+                              f"{'s' if reps != 1 else ''} = {points * reps:,} runs, more than the limit of {MAX_RUNS:,}")
     return Experiment(
         name=_get(doc, "name", str, cf, path.stem), workload=wl, axes=axes,
         settings=dict(_get(doc, "settings", dict, cf, {})), repetitions=reps, seed=_get(doc, "seed", int, cf, 1),
