@@ -9,7 +9,7 @@ use std::path::PathBuf;
 
 use common::Scratch;
 use proptest::prelude::*;
-use reclaimlab_trace::{open, read_keys, AccessSource};
+use reclaimlab_trace::{open, read_keys};
 
 /// (format, file name the reader is given, seeds).
 fn corpus() -> Vec<(&'static str, &'static str, Vec<Vec<u8>>)> {
