@@ -50,14 +50,27 @@ def atomic_output(path: str | os.PathLike) -> Iterator[Path]:
     tmp_path = temp_name(target)
     sweep(tmp_path.parent, target.name)
     # Created with the mode a plain open() would have, and never over an existing file.
-    os.close(os.open(tmp_path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666))
+    try:
+        os.close(os.open(tmp_path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666))
+    except OSError as e:
+        raise _naming(e, tmp_path, target) from None
     try:
         yield tmp_path
         os.replace(tmp_path, target)
-    except BaseException:
+    except BaseException as e:
         with contextlib.suppress(OSError):
             tmp_path.unlink()
+        if isinstance(e, OSError):
+            raise _naming(e, tmp_path, target) from None
         raise
+
+
+def _naming(e: OSError, tmp: Path, target: Path) -> OSError:
+    """``e`` with the target's name where it gave the temporary file's (what a user wrote
+    is the target; the temporary name is an implementation detail)."""
+    if e.filename is not None and os.fspath(e.filename) == os.fspath(tmp):
+        return type(e)(e.errno, e.strerror, os.fspath(target))
+    return e
 
 
 @contextlib.contextmanager

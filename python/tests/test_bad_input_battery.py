@@ -121,6 +121,9 @@ _MATRIX_1E6 = '[workload]\nscenario = "default"\n[matrix]\n' + "".join(
     f'"vm.knob{i}" = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]\n' for i in range(6))
 
 BATTERY = [
+    ("an output that cannot be created names the target, not its temporary file",
+     lambda tp: (["mrc", "--trace", _sparse_trace(tp), "--csv", "/proc/c.csv"], {}),
+     ("reclaimlab: error: /proc/c.csv: No such file or directory",)),
     ("an experiment of 10^8 repetitions",
      lambda tp: (["experiment", "run", _file(tp, "e.toml", 'repetitions = 100000000\n[workload]\nscenario = "default"\n'),
                   "-o", tp / "store"], {}),
