@@ -234,6 +234,56 @@ def mutate(rng: random.Random, data: bytes, seeds: list[bytes], target: str) -> 
     return bytes(b)
 
 
+_K = 0x9E3779B97F4A7C15
+_M = (1 << 64) - 1
+_S = int.from_bytes(b"RCLTRACE", "little")
+
+
+def _mix(h: int, w: int) -> int:
+    x = ((h ^ w) * _K) & _M
+    return ((x << 31) | (x >> 33)) & _M
+
+
+def checksum(b: bytes) -> int:
+    """The native format's checksum (FORMAT.md, "Checksum")."""
+    n = len(b)
+    padded = b + bytes(-n % 8)
+    lanes = [_S + j for j in range(4)]
+    for i, (w,) in enumerate(struct.iter_unpack("<Q", padded)):
+        lanes[i & 3] = _mix(lanes[i & 3], w)
+    h = _S
+    for lane in lanes:
+        h = _mix(h, lane)
+    return _mix(h, n)
+
+
+def fix_checksums(data: bytes) -> bytes:
+    """Recompute every checksum a (mutated) native trace's own header and block headers
+    point at, so that the mutation reaches the structure behind them (record fields, the
+    cgroup, file and op tables, zlib streams) instead of stopping at a checksum."""
+    if len(data) < 64 or data[:8] != b"RCLTRACE":
+        return data
+    b = bytearray(data)
+    version, = struct.unpack_from("<H", b, 8)
+    flags, nr_records = struct.unpack_from("<IQ", b, 12)
+    table_offset, table_len = struct.unpack_from("<QI", b, 40)
+    rec_len = 12 if flags & 1 else 8
+    off, left = 64, nr_records
+    while left > 0:
+        n = min(left, 65536)
+        hdr = 12 if version == 1 else 16
+        if off + hdr > len(b):
+            break
+        stored = n * rec_len if version == 1 else struct.unpack_from("<I", b, off + 4)[0]
+        payload = bytes(b[off + hdr:off + hdr + stored])
+        struct.pack_into("<Q", b, off + hdr - 8, checksum(payload))
+        off += hdr + stored
+        left -= n
+    if table_offset + table_len <= len(b):
+        struct.pack_into("<Q", b, 56, checksum(bytes(b[table_offset:table_offset + table_len])))
+    return bytes(b)
+
+
 def flip_checksummed(rng: random.Random, data: bytes) -> bytes | None:
     regions = checksummed_regions(data)
     if not regions:
@@ -267,8 +317,11 @@ def worker(target: str, seed: int, work: Path, findings: Path) -> None:
     i = 0
     while True:
         base = rng.choice(seeds)
-        checksum = target == "native" and rng.random() < 0.25
-        data = flip_checksummed(rng, base) if checksum else mutate(rng, base, seeds, target)
+        r = rng.random()
+        flip = target == "native" and r < 0.25
+        data = flip_checksummed(rng, base) if flip else mutate(rng, base, seeds, target)
+        if target == "native" and 0.25 <= r < 0.6 and data is not None:
+            data = fix_checksums(data)  # past the checksums, into the structure
         if data is None:
             continue
         path.write_bytes(data)
@@ -277,7 +330,7 @@ def worker(target: str, seed: int, work: Path, findings: Path) -> None:
         t = time.perf_counter()
         try:
             status = run_target(target, path)
-            if checksum and status == "ok":
+            if flip and status == "ok":
                 raise Finding("a bit flipped inside a checksummed region was read without an error")
         except Finding as f:
             status = "finding"
