@@ -120,7 +120,17 @@ def _file(tmp_path, name, text):
 _MATRIX_1E6 = '[workload]\nscenario = "default"\n[matrix]\n' + "".join(
     f'"vm.knob{i}" = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]\n' for i in range(6))
 
+_REGRESSIONS = __import__("pathlib").Path(__file__).resolve().parents[2] / "fuzz" / "regressions"
+
 BATTERY = [
+    ("a damo record with a number past a float (fuzz)",
+     lambda tp: (["run", "--trace", _REGRESSIONS / "damo" / "inf-finding-24-101962.damo", "--trace-format", "damo",
+                  "-q"], {}),
+     ("inf-finding-24-101962.damo: record 0 snapshot 2 region 2 end: expected a number, got '314571e30928'",)),
+    ("a damo record with a region past 64 bits (fuzz)",
+     lambda tp: (["run", "--trace", _REGRESSIONS / "damo" / "big-finding-24-129671.damo", "--trace-format", "damo",
+                  "-q"], {}),
+     ("big-finding-24-129671.damo: a region's address or size, or a snapshot's time, is too large",)),
     ("an output that cannot be created names the target, not its temporary file",
      lambda tp: (["mrc", "--trace", _sparse_trace(tp), "--csv", "/proc/c.csv"], {}),
      ("reclaimlab: error: /proc/c.csv: No such file or directory",)),
