@@ -195,10 +195,18 @@ def prepare(
         except (TypeError, ValueError):
             raise ConfigError(f"scale must be a number, got {scale!r}") from None
 
+    # The file's own scenario and policy are located in it when they are wrong, as every
+    # other key of a config file is (file, line, key).
+    scenario_origin = origin if origin is not None and origin.scenario is not None and scenario == origin.scenario else None
     if isinstance(config, _core.Config):
         cfg = config.copy()
     elif scenario is not None:
-        cfg = _core.scenario_config(scenario, 1.0 if scale is None else scale)
+        try:
+            cfg = _core.scenario_config(scenario, 1.0 if scale is None else scale)
+        except ReclaimlabError as e:
+            if scenario_origin is None:
+                raise
+            raise scenario_origin.error("scenario", f"config key 'scenario': {e}") from None
     else:
         cfg = _core.Config()
     _config.apply(cfg, settings, origin)
@@ -215,7 +223,13 @@ def prepare(
         overrides["seed"] = seed
     overrides.update(set or {})
     _config.apply(cfg, overrides)
-    _check_policy(cfg.get("policy"))
+    policy_from_file = origin is not None and "policy" in origin.settings and "policy" not in overrides
+    try:
+        _check_policy(cfg.get("policy"))
+    except ConfigError as e:
+        if not policy_from_file:
+            raise
+        raise origin.error("policy", str(e)) from None
     _config.validate(cfg, origin)
 
     if scenario is not None:

@@ -220,13 +220,16 @@ def _num(v, what: str) -> int:
     """A damo raw number: an int, or its decimal string."""
     if isinstance(v, bool):
         raise ValueError(f"{what}: expected a number, got {v!r}")
-    if isinstance(v, (int, float)):
-        return int(v)
-    if isinstance(v, str):
-        try:
-            return int(v.replace(",", ""))
-        except ValueError:
-            return int(float(v.replace(",", "")))
+    try:
+        if isinstance(v, (int, float)):
+            return int(v)
+        if isinstance(v, str):
+            try:
+                return int(v.replace(",", ""))
+            except ValueError:
+                return int(float(v.replace(",", "")))
+    except (ValueError, OverflowError):  # inf, nan, "1e309": not a number a record holds
+        pass
     raise ValueError(f"{what}: expected a number, got {v!r}")
 
 

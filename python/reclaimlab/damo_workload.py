@@ -131,4 +131,8 @@ def source(path: str | os.PathLike, *, scale: float = 1.0, populate: bool = True
         ivs, nr_pages = intervals(records, scale)
     except ValueError as e:
         raise TraceError(f"{os.fspath(path)}: {e}") from None
-    return _core.regions_source(ivs, nr_pages, populate, kind, seed)
+    try:
+        return _core.regions_source(ivs, nr_pages, populate, kind, seed)
+    except OverflowError:  # a region's address or size, or a time, past 64 bits (or pages past 32)
+        raise TraceError(f"{os.fspath(path)}: a region's address or size, or a snapshot's time, is too large "
+                         f"for the simulator (64-bit addresses and nanoseconds, 2^32 pages)") from None

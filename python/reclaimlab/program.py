@@ -20,33 +20,56 @@ def load_program(path: str | os.PathLike) -> dict[str, Any]:
     """Read PROGRAM.toml into the dict ``reclaimlab._core.generate`` takes."""
     path = Path(path)
     doc, lines = parse_toml(path)
+    return from_doc(doc, lines, path)
 
-    def check(table: dict, allowed: set, where: str, prefix: str) -> None:
+
+def from_doc(doc: dict[str, Any], lines: dict[str, int], path: Path, prefix: str = "") -> dict[str, Any]:
+    """A program's TOML tables (``doc``, at dotted ``prefix`` of the file ``path``, e.g.
+    ``workload.program.`` in an experiment spec) checked and turned into the dict
+    ``reclaimlab._core.generate`` takes. Errors name the file, the line and the key."""
+
+    def loc(key: str) -> tuple[str, int | None]:
+        line = lines.get(f"{prefix}{key}")
+        return (f"{path}, line {line}" if line else str(path)), line
+
+    def check(table: Any, allowed: set, where: str, key: str) -> None:
+        if not isinstance(table, dict):
+            at, line = loc(key)
+            raise ConfigError(f"{at}: {where} must be a table, got {table!r}", key=f"{prefix}{key}",
+                              path=str(path), line=line)
         for k in table:
             if k not in allowed:
-                line = lines.get(f"{prefix}{k}")
-                loc = f"{path}, line {line}" if line else str(path)
-                raise ConfigError(f"{loc}: unknown key '{k}' in {where}; expected {', '.join(sorted(allowed))}",
+                at, line = loc(f"{key}.{k}" if key else k)
+                raise ConfigError(f"{at}: unknown key '{k}' in {where}; expected {', '.join(sorted(allowed))}",
                                   key=k, path=str(path), line=line)
 
+    def tables(table: dict, key: str, dotted: str) -> list:
+        v = table.get(key, [])
+        if not isinstance(v, list):
+            at, line = loc(dotted)
+            raise ConfigError(f"{at}: '{prefix}{dotted}' must be an array of tables ([[{prefix}{dotted}]]), got {v!r}",
+                              key=f"{prefix}{dotted}", path=str(path), line=line)
+        return v
+
     check(doc, TOP_KEYS, "the program", "")
-    regions = doc.get("region", [])
-    phases = doc.get("phase", [])
+    regions = tables(doc, "region", "region")
+    phases = tables(doc, "phase", "phase")
     if not regions or not phases:
-        raise ConfigError(f"{path}: a program needs at least one [[region]] and one [[phase]]", path=str(path))
+        raise ConfigError(f"{path}: a program needs at least one [[{prefix}region]] and one [[{prefix}phase]]",
+                          path=str(path))
     for i, r in enumerate(regions, 1):
-        check(r, REGION_KEYS, f"[[region]] #{i}", "region.")
+        check(r, REGION_KEYS, f"[[region]] #{i}", "region")
     out_phases = []
     for i, ph in enumerate(phases, 1):
-        check(ph, PHASE_KEYS, f"[[phase]] #{i}", "phase.")
-        streams = ph.get("stream", [])
+        check(ph, PHASE_KEYS, f"[[phase]] #{i}", "phase")
+        streams = tables(ph, "stream", "phase.stream")
         if not streams:
             raise ConfigError(f"{path}: [[phase]] #{i} has no [[phase.stream]]", path=str(path))
         for s in streams:
-            check(s, STREAM_KEYS, f"a [[phase.stream]] of phase #{i}", "phase.stream.")
-        reclaims = ph.get("reclaim", [])
+            check(s, STREAM_KEYS, f"a [[phase.stream]] of phase #{i}", "phase.stream")
+        reclaims = tables(ph, "reclaim", "phase.reclaim")
         for r in reclaims:
-            check(r, RECLAIM_KEYS, f"a [[phase.reclaim]] of phase #{i}", "phase.reclaim.")
+            check(r, RECLAIM_KEYS, f"a [[phase.reclaim]] of phase #{i}", "phase.reclaim")
             _check_reclaim(r, regions, f"{path}: [[phase.reclaim]] of phase #{i}", path)
         out_phases.append({k: v for k, v in ph.items() if k not in ("stream", "reclaim")}
                           | {"streams": streams, "reclaims": reclaims})

@@ -11,9 +11,11 @@ from pathlib import Path
 import pytest
 
 
-def cli(*args: str, cwd: str | os.PathLike | None = None, timeout: float = 120) -> subprocess.CompletedProcess:
+def cli(*args: str, cwd: str | os.PathLike | None = None, timeout: float = 120,
+        env_extra: dict[str, str] | None = None) -> subprocess.CompletedProcess:
     env = dict(os.environ)
     env.pop("PYTHONPATH", None)
+    env.update(env_extra or {})
     return subprocess.run(
         [sys.executable, "-m", "reclaimlab", *map(str, args)],
         cwd=cwd,

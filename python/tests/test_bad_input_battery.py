@@ -81,3 +81,152 @@ def test_a_trace_naming_billions_of_pages_is_an_error_not_an_abort(tmp_path):
 def test_an_impossible_thp_setting_is_one_line(scenario, setting, needles):
     # issue 15: an impossible defrag mode or max_ptes_none, for a trace run and a program
     assert_user_error(cli("run", *scenario, "--set", setting, "-q"), *needles)
+
+
+# The table: each bad input, how to make it (a function of tmp_path returning the command's
+# arguments and extra environment), and what its one line must say.
+
+def _sparse_trace(tmp_path):
+    """issue 24's 158-byte trace: 10 requests over a header naming 4e9 pages."""
+    t = tmp_path / "x.trace"
+    assert cli("trace", "gen", "uniform", "--pages", "4000000000", "--accesses", "10", "-o", t).returncode == 0
+    return t
+
+
+def _timed_trace(tmp_path, tick_ps, gaps):
+    from reclaimlab import _core
+
+    t = tmp_path / "t.trace"
+    pages = bytes(4 * len(gaps))
+    _core.trace_write(str(t), pages, bytes(len(gaps)), gaps=b"".join(g.to_bytes(4, "little") for g in gaps),
+                      tick_ps=tick_ps)
+    return t
+
+
+def _tick_near_2_64(tmp_path):
+    t = _timed_trace(tmp_path, 1000, [1, 2, 3])
+    b = bytearray(t.read_bytes())
+    b[32:40] = (2**64 - 5).to_bytes(8, "little")  # the header's tick_ps (FORMAT.md)
+    t.write_bytes(bytes(b))
+    return t
+
+
+def _file(tmp_path, name, text):
+    f = tmp_path / name
+    f.write_text(text)
+    return f
+
+
+_MATRIX_1E6 = '[workload]\nscenario = "default"\n[matrix]\n' + "".join(
+    f'"vm.knob{i}" = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]\n' for i in range(6))
+
+_REGRESSIONS = __import__("pathlib").Path(__file__).resolve().parents[2] / "fuzz" / "regressions"
+
+BATTERY = [
+    ("a damo record with a number past a float (fuzz)",
+     lambda tp: (["run", "--trace", _REGRESSIONS / "damo" / "inf-finding-24-101962.damo", "--trace-format", "damo",
+                  "-q"], {}),
+     ("inf-finding-24-101962.damo: record 0 snapshot 2 region 2 end: expected a number, got '314571e30928'",)),
+    ("a damo record with a region past 64 bits (fuzz)",
+     lambda tp: (["run", "--trace", _REGRESSIONS / "damo" / "big-finding-24-129671.damo", "--trace-format", "damo",
+                  "-q"], {}),
+     ("big-finding-24-129671.damo: a region's address or size, or a snapshot's time, is too large",)),
+    ("an output that cannot be created names the target, not its temporary file",
+     lambda tp: (["mrc", "--trace", _sparse_trace(tp), "--csv", "/proc/c.csv"], {}),
+     ("reclaimlab: error: /proc/c.csv: No such file or directory",)),
+    ("an experiment of 10^8 repetitions",
+     lambda tp: (["experiment", "run", _file(tp, "e.toml", 'repetitions = 100000000\n[workload]\nscenario = "default"\n'),
+                  "-o", tp / "store"], {}),
+     ("e.toml, line 1: repetitions: 1 matrix point × 100,000,000 repetitions = 100,000,000 runs, "
+      "more than the limit of 100,000",)),
+    ("an experiment matrix of 10^6 points",
+     lambda tp: (["experiment", "run", _file(tp, "e.toml", _MATRIX_1E6), "-o", tp / "store"], {}),
+     ("e.toml, line 3: matrix: 1,000,000 matrix points × 1 repetition",)),
+    ("unknown policy in a config file",
+     lambda tp: (["run", _file(tp, "p.toml", 'seed = 1\npolicy = "bogus"\n'), "-q"], {}),
+     ("p.toml, line 2: config key 'policy': unknown policy 'bogus'; known: classic@6.15",)),
+    ("policy of the wrong type in a config file",
+     lambda tp: (["run", _file(tp, "p.toml", "policy = 5\n"), "-q"], {}),
+     ("p.toml, line 1: config key 'policy': unknown policy '5'",)),
+    ("unknown scenario in a config file",
+     lambda tp: (["run", _file(tp, "s.toml", '# machine\n\nscenario = "nope"\n'), "-q"], {}),
+     ("s.toml, line 3: config key 'scenario': unknown scenario 'nope'; known: default",)),
+    ("cachesim over --max-memory",
+     lambda tp: (["--max-memory", "100", "cachesim", "--trace", _sparse_trace(tp), "--algo", "lru", "--size", "5"], {}),
+     ("x.trace: ", "1 cache simulation at once over 10 page ids", "over the memory limit of 100 bytes")),
+    ("mrc over RECLAIMLAB_MAX_MEMORY",
+     lambda tp: (["mrc", "--trace", _sparse_trace(tp)], {"RECLAIMLAB_MAX_MEMORY": "100"}),
+     ("x.trace: ", "miss-ratio curve of 10 requests", "over the memory limit of 100 bytes")),
+    ("run over --max-memory",
+     lambda tp: (["--max-memory", "10M", "run", "--trace", _sparse_trace(tp), "--memory", "8M", "-q"], {}),
+     ("4000000000 page ids", "44.7 GiB", "over the memory limit of 10.0 MiB")),
+    ("--max-memory not a size",
+     lambda tp: (["--max-memory", "lots", "policies"], {}),
+     ("--max-memory: expected a size like 512M", "'lots'")),
+    ("RECLAIMLAB_MAX_MEMORY not a size",
+     lambda tp: (["policies"], {"RECLAIMLAB_MAX_MEMORY": "1X"}),
+     ("RECLAIMLAB_MAX_MEMORY: expected a size", "'1X'")),
+    ("tick_ps near 2^64",
+     lambda tp: (["run", "--trace", _tick_near_2_64(tp), "--memory", "8M", "-q"], {}),
+     ("t.trace: not a valid trace: tick_ps is 18446744073709551611, over the limit of 1000000000000 ps",)),
+    ("a trace longer than 2^62 ps",
+     lambda tp: (["run", "--trace", _timed_trace(tp, 10**12, [1000, 4_000_000, 1_000_000]), "--memory", "8M", "-q"],
+                 {}),
+     ("t.trace: trace is corrupt at record 2: the trace's clock passes 4611686018427387904 ps",)),
+]
+
+
+@pytest.mark.parametrize("make, needles", [row[1:] for row in BATTERY], ids=[row[0] for row in BATTERY])
+def test_battery(tmp_path, make, needles):
+    args, env = make(tmp_path)
+    assert_user_error(cli(*args, env_extra=env), *needles)
+
+
+def test_a_sparse_trace_is_simulated_in_the_memory_of_its_requests(tmp_path):
+    # issue 24: cachesim and mrc aborted at once on the 158-byte trace (4e9 × 8 bytes of
+    # per-page arrays); its ids are now renumbered in order, so 10 requests take 10 ids.
+    t = _sparse_trace(tmp_path)
+    p = cli("--max-memory", "64M", "cachesim", "--trace", t, "--algo", "lru,arc,belady", "--size", "5", "--json")
+    assert p.returncode == 0, p.stderr
+    import json
+
+    out = json.loads(p.stdout)
+    assert (out["requests"], out["distinct_pages"]) == (10, 10)
+    assert [r["misses"] for r in out["results"]] == [10, 10, 10]
+    p = cli("--max-memory", "64M", "mrc", "--trace", t, "--sample-rate", "0.5")
+    assert p.returncode == 0, p.stderr
+
+
+def test_a_killed_writer_leaves_a_documented_temporary_that_the_next_run_removes(tmp_path):
+    # issue 24: temp files survived a SIGKILL in the destination directory and their names
+    # did not match FORMAT.md (`.<name>.tmp-<pid>-<n>`).
+    import os
+    import re
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    out = tmp_path / "big.trace"
+    p = subprocess.Popen([sys.executable, "-m", "reclaimlab", "trace", "gen", "uniform", "--pages", "1000",
+                          "--accesses", "2000000000", "-o", str(out)], stdout=subprocess.DEVNULL,
+                         stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and not list(tmp_path.glob(".big.trace.tmp-*")):
+            time.sleep(0.05)
+        time.sleep(0.3)
+    finally:
+        p.send_signal(signal.SIGKILL)
+        p.wait()
+    left = [f.name for f in tmp_path.iterdir()]
+    assert len(left) == 1 and re.fullmatch(rf"\.big\.trace\.tmp-{p.pid}-\d+", left[0]), left
+    # A live writer's temporary is never touched: one of this process stays.
+    mine = tmp_path / f".big.trace.tmp-{os.getpid()}-99"
+    mine.write_bytes(b"in progress")
+    assert cli("trace", "gen", "uniform", "--pages", "10", "--accesses", "10", "-o", out).returncode == 0
+    assert sorted(f.name for f in tmp_path.iterdir()) == sorted(["big.trace", mine.name])
+    # The Python writers (here mrc --csv) name and sweep theirs the same way.
+    (tmp_path / ".c.csv.tmp-4194305-0.csv").write_bytes(b"half")
+    assert cli("mrc", "--trace", out, "--csv", tmp_path / "c.csv").returncode == 0
+    assert not (tmp_path / ".c.csv.tmp-4194305-0.csv").exists() and (tmp_path / "c.csv").exists()

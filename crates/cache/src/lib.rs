@@ -14,6 +14,7 @@
 
 pub mod algo;
 pub mod evict;
+pub mod keys;
 pub mod list;
 pub mod mrc;
 

@@ -126,6 +126,12 @@ fn mix64(mut x: u64) -> u64 {
 /// SHARDS fixed-rate sampled LRU histogram (distances scaled to the full trace; counts
 /// scaled by 1/rate). `rate` in (0, 1]; 1 gives the exact histogram.
 pub fn shards(keys: &[u32], nr_keys: u32, rate: f64) -> StackHist {
+    shards_by(keys, nr_keys, rate, |k| k)
+}
+
+/// [`shards`] of a renumbered trace: `id(k)` is the trace's own id of key `k`, which the
+/// sampling hashes (so the sample, and every figure, is the one of the original ids).
+pub fn shards_by(keys: &[u32], nr_keys: u32, rate: f64, id: impl Fn(u32) -> u32) -> StackHist {
     assert!(rate > 0.0 && rate <= 1.0, "sample rate must be in (0, 1]");
     if rate >= 1.0 {
         return lru_stack_distances(keys, nr_keys);
@@ -136,7 +142,7 @@ pub fn shards(keys: &[u32], nr_keys: u32, rate: f64) -> StackHist {
     let mut sub = Vec::with_capacity((keys.len() as f64 * rate * 1.2) as usize + 16);
     let mut nsub = 0u32;
     for &k in keys {
-        if mix64(k as u64) <= threshold {
+        if mix64(id(k) as u64) <= threshold {
             let r = &mut remap[k as usize];
             if *r == u32::MAX {
                 *r = nsub;

@@ -167,46 +167,9 @@ fn fault_around_bytes(v: &str) -> std::result::Result<u64, String> {
     Ok(b)
 }
 
-/// Parse a size as the kernel's `memparse` does (binary K/M/G/T suffixes, optional
-/// `iB`/`B`), plus `max` for "no limit".
-pub fn parse_size(v: &str) -> std::result::Result<u64, String> {
-    let s = v.trim();
-    if s == "max" {
-        return Ok(u64::MAX);
-    }
-    let lower = s.to_ascii_lowercase();
-    let t = lower.trim_end_matches("ib").trim_end_matches('b');
-    let (num, shift) = match t.chars().last() {
-        Some('k') => (&t[..t.len() - 1], 10),
-        Some('m') => (&t[..t.len() - 1], 20),
-        Some('g') => (&t[..t.len() - 1], 30),
-        Some('t') => (&t[..t.len() - 1], 40),
-        _ => (t, 0),
-    };
-    let bad = || format!("expected a size like 512M, 4G or a byte count, got '{s}'");
-    if num.contains('.') {
-        let x: f64 = num.parse().map_err(|_| bad())?;
-        if !x.is_finite() || x < 0.0 {
-            return Err(bad());
-        }
-        return Ok((x * (1u64 << shift) as f64) as u64);
-    }
-    let n: u64 = num.trim().parse().map_err(|_| bad())?;
-    n.checked_mul(1u64 << shift).ok_or_else(bad)
-}
-
-/// Format bytes the way `parse_size` reads them back.
-pub fn format_size(b: u64) -> String {
-    if b == u64::MAX {
-        return "max".into();
-    }
-    for (shift, suf) in [(40, "T"), (30, "G"), (20, "M"), (10, "K")] {
-        if b >= 1 << shift && b & ((1 << shift) - 1) == 0 {
-            return format!("{}{}", b >> shift, suf);
-        }
-    }
-    b.to_string()
-}
+/// Sizes as the kernel's `memparse` reads them, and back (shared with the trace crate,
+/// whose `--max-memory` limit reads the same way).
+pub use reclaimlab_trace::mem::{format_size, parse_size};
 
 macro_rules! knob {
     ($key:expr, $def:expr, $unit:expr, $doc:expr, |$c:ident, $v:ident| $set:expr, |$g:ident| $get:expr) => {

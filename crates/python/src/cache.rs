@@ -6,72 +6,91 @@ use std::time::Instant;
 
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
+use reclaimlab_cache::keys::Keys;
 use reclaimlab_cache::{algo, mrc, Algo};
 use reclaimlab_trace::AccessSource;
 
 use crate::error::{invalid, trace_err};
 use crate::trace::Source;
 
-/// A whole trace loaded as dense page ids (what the cache algorithms replay).
+/// A whole trace loaded as dense page ids (what the cache algorithms replay). A sparse
+/// trace's ids are renumbered in order (`reclaimlab_cache::keys`): same figures, arrays
+/// the size of what it requests rather than of its header's page-id space.
 #[pyclass(module = "reclaimlab._core", frozen)]
 pub struct CacheTrace {
-    keys: Arc<Vec<u32>>,
-    nr_keys: u32,
+    keys: Arc<Keys>,
+    /// What errors name (the trace's path), empty for none.
+    name: String,
     read_seconds: f64,
+}
+
+impl CacheTrace {
+    /// An error about this trace: its name first, as the trace readers' errors.
+    fn err(&self, msg: String) -> PyErr {
+        invalid(named(&self.name, msg))
+    }
+}
+
+fn named(name: &str, msg: String) -> String {
+    if name.is_empty() {
+        msg
+    } else {
+        format!("{name}: {msg}")
+    }
 }
 
 #[pymethods]
 impl CacheTrace {
     fn __len__(&self) -> usize {
-        self.keys.len()
+        self.keys.keys.len()
     }
-    /// Distinct pages (upper bound of the dense ids).
+    /// Upper bound of the dense ids (one more than the largest requested).
     #[getter]
     fn nr_pages(&self) -> u32 {
-        self.nr_keys
+        self.keys.nr_keys
     }
     /// Distinct pages actually requested.
     #[getter]
     fn distinct(&self) -> u64 {
-        let mut seen = vec![false; self.nr_keys as usize];
-        let mut n = 0u64;
-        for &k in self.keys.iter() {
-            if !seen[k as usize] {
-                seen[k as usize] = true;
-                n += 1;
-            }
-        }
-        n
+        self.keys.distinct()
     }
     /// Seconds spent reading the trace.
     #[getter]
     fn read_seconds(&self) -> f64 {
         self.read_seconds
     }
-    /// The page ids as a list (small traces / tests).
+    /// The page ids as a list (small traces / tests), as the trace numbers them.
     fn keys(&self) -> Vec<u32> {
-        self.keys.as_ref().clone()
+        self.keys.original_keys().into_owned()
     }
     /// Write the trace as libCacheSim oracleGeneral (object size 1, next-access times).
     fn write_oracle(&self, py: Python<'_>, path: PathBuf) -> PyResult<u64> {
         let keys = self.keys.clone();
-        py.detach(|| reclaimlab_trace::write_oracle(&path, &keys))
+        py.detach(|| reclaimlab_trace::write_oracle(&path, &keys.original_keys()))
             .map_err(trace_err)
     }
 }
 
-/// Read a whole source into a CacheTrace.
+/// Read a whole source into a CacheTrace; `name` (the trace's path) prefixes errors.
 #[pyfunction]
-fn cache_load(py: Python<'_>, source: &Source) -> PyResult<CacheTrace> {
+#[pyo3(signature = (source, name = ""))]
+fn cache_load(py: Python<'_>, source: &Source, name: &str) -> PyResult<CacheTrace> {
     let mut guard = source.lock()?;
     let src: &mut dyn AccessSource = &mut **guard;
     let t = Instant::now();
-    let (keys, nr) = py
-        .detach(|| reclaimlab_trace::read_keys(src))
-        .map_err(trace_err)?;
+    let keys = py.detach(|| -> Result<Keys, reclaimlab_trace::Error> {
+        let (keys, nr) = reclaimlab_trace::read_keys(src)?;
+        Keys::new(keys, nr).map_err(reclaimlab_trace::Error::invalid)
+    });
+    let keys = keys.map_err(|mut e| {
+        if e.path.is_none() && !name.is_empty() {
+            e.path = Some(name.into());
+        }
+        trace_err(e)
+    })?;
     Ok(CacheTrace {
         keys: Arc::new(keys),
-        nr_keys: nr,
+        name: name.to_string(),
         read_seconds: t.elapsed().as_secs_f64(),
     })
 }
@@ -86,9 +105,10 @@ fn cache_trace_from_keys(keys: Vec<u64>) -> PyResult<CacheTrace> {
         let n = map.len() as u32;
         out.push(*map.entry(k).or_insert(n));
     }
+    let nr_keys = map.len() as u32;
     Ok(CacheTrace {
-        nr_keys: map.len() as u32,
-        keys: Arc::new(out),
+        keys: Arc::new(Keys { keys: out, nr_keys, orig: None }),
+        name: String::new(),
         read_seconds: 0.0,
     })
 }
@@ -136,7 +156,7 @@ fn cache_simulate<'py>(
         }
     }
     let keys = trace.keys.clone();
-    let nr = trace.nr_keys;
+    let nr = keys.nr_keys;
     let threads = if threads == 0 {
         std::thread::available_parallelism()
             .map(|n| n.get())
@@ -144,6 +164,25 @@ fn cache_simulate<'py>(
     } else {
         threads
     };
+    // The runs' state: the largest run's estimate times the runs at once, checked against
+    // --max-memory and the host before any run starts (an algorithm's arrays are ordinary
+    // allocations, which would abort).
+    let parallel = threads.min(jobs.len()).max(1);
+    if let Some(&(al, size)) = jobs
+        .iter()
+        .max_by_key(|(al, size)| al.memory_estimate(*size, nr, keys.keys.len()))
+    {
+        let one = al.memory_estimate(size, nr, keys.keys.len());
+        let what = || {
+            format!(
+                "{parallel} cache simulation{} at once over {nr} page ids (an estimate; the largest is {} of {size} pages)",
+                if parallel > 1 { "s" } else { "" },
+                al.name()
+            )
+        };
+        reclaimlab_trace::mem::probe(one.saturating_mul(parallel as u64), &what)
+            .map_err(|e| trace.err(e))?;
+    }
     let results = py.detach(|| {
         let mut out = vec![None; jobs.len()];
         let next = std::sync::atomic::AtomicUsize::new(0);
@@ -159,7 +198,7 @@ fn cache_simulate<'py>(
                     }
                     let (al, size) = jobs[i];
                     let t = Instant::now();
-                    let st = algo::simulate(al, size, &keys, nr);
+                    let st = algo::simulate(al, size, &keys.keys, nr);
                     *slots[i].lock().unwrap() = Some((st, t.elapsed().as_secs_f64()));
                 });
             }
@@ -199,8 +238,14 @@ fn cache_lru_mrc(
         )));
     }
     let keys = trace.keys.clone();
-    let nr = trace.nr_keys;
-    Ok(py.detach(|| mrc::shards(&keys, nr, rate).miss_ratios(&sizes)))
+    let nr = keys.nr_keys;
+    // Stack distances: a Fenwick tree over the requests (4 bytes each) and the last access
+    // of each id (4), SHARDS's renumbering (4 per id); the histogram is at most 8 per id.
+    let n = keys.keys.len() as u64;
+    let bytes = n * 4 + nr as u64 * 16;
+    reclaimlab_trace::mem::probe(bytes, &|| format!("the miss-ratio curve of {n} requests over {nr} page ids"))
+        .map_err(|e| trace.err(e))?;
+    Ok(py.detach(|| mrc::shards_by(&keys.keys, nr, rate, |k| keys.original(k)).miss_ratios(&sizes)))
 }
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {

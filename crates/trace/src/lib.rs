@@ -26,6 +26,7 @@ pub mod error;
 pub mod gen;
 pub mod info;
 pub mod lirs;
+pub mod mem;
 pub mod native;
 pub mod open;
 pub mod oracle;
@@ -35,6 +36,7 @@ pub mod record;
 pub mod rng;
 pub mod source;
 pub mod text;
+pub mod tmp;
 
 pub use address::AddressReader;
 pub use convert::{convert, convert_with};

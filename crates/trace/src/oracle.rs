@@ -259,7 +259,9 @@ impl OracleReader {
                 ErrorKind::Truncated { record: n as u64 },
             ));
         }
-        let mut keys = Vec::with_capacity(n);
+        let mut keys = Vec::new();
+        crate::mem::reserve(&mut keys, n, &|| format!("the trace's {n} requests' page ids"))
+            .map_err(|e| Error::new(Some(self.path.clone()), ErrorKind::InvalidArgument(e)))?;
         for (i, rec) in map.chunks_exact(RECORD_BYTES).enumerate() {
             let obj = u64::from_le_bytes(rec[4..12].try_into().unwrap());
             match self.pages.id(obj) {
@@ -364,13 +366,8 @@ pub fn write_oracle(path: &Path, keys: &[u32]) -> Result<u64> {
         .unwrap_or(0) as u32;
     let next = next_access(keys, nr);
     let io = |e| Error::new(Some(path.into()), ErrorKind::Io(e));
-    let tmp = path.with_extension(format!(
-        "{}.tmp{}",
-        path.extension()
-            .map(|e| e.to_string_lossy().into_owned())
-            .unwrap_or_default(),
-        std::process::id()
-    ));
+    let tmp = crate::tmp::temp_for(path)
+        .ok_or_else(|| Error::invalid(format!("{}: output path has no file name", path.display())))?;
     let res = (|| -> std::io::Result<()> {
         let f = File::create(&tmp)?;
         let mut w: Box<dyn Write> = if is_zst(path) {
@@ -417,9 +414,22 @@ pub fn read_keys(src: &mut dyn AccessSource) -> Result<(Vec<u32>, u32)> {
     if let Some(r) = src.read_all_keys() {
         return r;
     }
-    let mut keys = Vec::with_capacity(src.meta().nr_records.unwrap_or(0).min(1 << 32) as usize);
+    // The page ids are the one input-sized allocation here: reserved fallibly and within
+    // the memory limit (a header's record count is only believed as far as the limit).
+    let mem_err = |e: String| Error::invalid(e);
+    let mut keys: Vec<u32> = Vec::new();
+    if let Some(n) = src.meta().nr_records {
+        let n = n.min(u32::MAX as u64 * 4) as usize;
+        crate::mem::reserve(&mut keys, n, &|| format!("the trace's {n} requests' page ids")).map_err(mem_err)?;
+    }
     let mut buf = Vec::with_capacity(1 << 16);
     while src.read_batch(&mut buf, 1 << 16)? > 0 {
+        if keys.capacity() - keys.len() < buf.len() {
+            // Grow by doubling, fallibly (a text trace's length is known only at its end).
+            let more = keys.len().max(buf.len());
+            let n = keys.len() + more;
+            crate::mem::reserve(&mut keys, more, &|| format!("the trace's {n} requests' page ids")).map_err(mem_err)?;
+        }
         keys.extend(buf.iter().map(|a| a.page));
     }
     let nr = src.meta().nr_pages.unwrap_or(0).max(src.nr_pages_seen());

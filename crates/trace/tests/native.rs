@@ -546,3 +546,39 @@ fn bad_ops_are_refused_by_writer_and_reader() {
     let e = NativeReader::open(&p).err().unwrap().to_string();
     assert!(e.contains("op 0 has unknown kind 9"), "{e}");
 }
+
+/// issue 24: a header `tick_ps` near 2^64 made the replay wrap its clock (46 s, a wrapped
+/// runtime); tick_ps is bounded at one second and a trace's time at 2^62 ps.
+#[test]
+fn tick_and_duration_are_bounded() {
+    let s = Scratch::new("tick");
+    let p = s.path("t.rcl");
+    write(&p, &records(10, true, 1), 1000, &[]);
+    let mut b = std::fs::read(&p).unwrap();
+    b[32..40].copy_from_slice(&(u64::MAX - 5).to_le_bytes());
+    std::fs::write(&p, &b).unwrap();
+    match NativeReader::open(&p).err().unwrap().kind {
+        ErrorKind::BadHeader(m) => assert!(m.contains("tick_ps is 18446744073709551610, over the limit"), "{m}"),
+        k => panic!("expected BadHeader, got {k:?}"),
+    }
+    // The writer refuses to make such a file.
+    assert!(NativeWriter::create(&s.path("w.rcl"), native::MAX_TICK_PS + 1).is_err());
+    // One second per tick: 4.6e6 ticks at most; the record whose gap passes it is named.
+    let gaps = [1000u32, 4_000_000, 1_000_000, 5];
+    let recs: Vec<Access> = gaps.iter().map(|&gap| Access { page: 1, cgroup: 0, flags: 0, gap }).collect();
+    write(&p, &recs, native::MAX_TICK_PS, &[]);
+    let mut r = NativeReader::open(&p).unwrap();
+    let mut buf = Vec::new();
+    let e = r.read_batch(&mut buf, 100).err().unwrap();
+    match e.kind {
+        ErrorKind::Corrupt { record, what } => {
+            assert_eq!(record, 2);
+            assert!(what.contains("clock passes 4611686018427387904 ps"), "{what}");
+        }
+        k => panic!("expected Corrupt, got {k:?}"),
+    }
+    // Just under the limit reads whole.
+    let recs: Vec<Access> = [1000u32, 4_000_000].iter().map(|&gap| Access { page: 1, cgroup: 0, flags: 0, gap }).collect();
+    write(&p, &recs, native::MAX_TICK_PS, &[]);
+    assert_eq!(read_all(&mut NativeReader::open(&p).unwrap()).unwrap().len(), 2);
+}

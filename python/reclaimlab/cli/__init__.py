@@ -32,6 +32,8 @@ examples:
 Run `reclaimlab COMMAND --help` for a command's options.
 """
 
+MAX_MEMORY_ENV = "RECLAIMLAB_MAX_MEMORY"
+
 COMMANDS = [run, policies, knobs, scenarios, trace, record, experiment, compare, cachesim, mrc, kernel, tune]
 
 
@@ -53,6 +55,10 @@ def build_parser() -> argparse.ArgumentParser:
         prog=PROG, description=DESCRIPTION, epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
+    parser.add_argument("--max-memory", metavar="SIZE",
+                        help="refuse, with one line, any input-sized allocation over SIZE (e.g. 4G): a trace's "
+                             "per-page arrays, its page ids, a cache simulation's state (default: "
+                             f"${MAX_MEMORY_ENV}, else only what the host can allocate)")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", title="commands")
     sub.required = True
     for mod in COMMANDS:
@@ -74,12 +80,32 @@ def error(message: str) -> int:
     return 2
 
 
+def set_max_memory(value: str | None) -> None:
+    """Check ``--max-memory`` (or ``$RECLAIMLAB_MAX_MEMORY``) and put it in the environment,
+    where the Rust core reads it at each input-sized allocation (worker processes inherit it)."""
+    import os
+
+    from .. import _core
+    from ..exceptions import ReclaimlabError
+
+    where = "--max-memory" if value is not None else MAX_MEMORY_ENV
+    value = value if value is not None else os.environ.get(MAX_MEMORY_ENV)
+    if value is None or (where == MAX_MEMORY_ENV and not value.strip()):
+        return
+    try:
+        _core.parse_size(value)
+    except ReclaimlabError as e:
+        raise ReclaimlabError(f"{where}: {e}") from None
+    os.environ[MAX_MEMORY_ENV] = value
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``reclaimlab`` command; returns the exit status."""
     try:
         from ..exceptions import ReclaimlabError
 
         args = build_parser().parse_args(argv)
+        set_max_memory(args.max_memory)
         return int(args.func(args) or 0)
     except ReclaimlabError as e:
         return error(str(e))

@@ -82,7 +82,7 @@ def parse_algos(values: list[str]) -> list[str]:
 def load(path: str, fmt: str | None):
     from .. import _core
 
-    return _core.cache_load(_core.open_trace(path, fmt, None))
+    return _core.cache_load(_core.open_trace(path, fmt, None), str(path))
 
 
 def add_trace_args(p) -> None:

@@ -184,11 +184,10 @@ def storage_row(s: dict, records: int) -> str:
 
 def _write(src, output: str, compress: bool = False) -> int:
     from .. import _core
-    from .._atomic import atomic_output
 
-    with atomic_output(output) as tmp:
-        n = _core.trace_convert(src, str(tmp), compress)
-    return n
+    # The native writer is atomic itself (a `.<name>.tmp-<pid>-<n>` renamed on success), and
+    # its errors name the target, not a temporary file.
+    return _core.trace_convert(src, str(output), compress)
 
 
 def cmd_convert(args: argparse.Namespace) -> int:
@@ -197,11 +196,8 @@ def cmd_convert(args: argparse.Namespace) -> int:
     src = open_source(args.input, args.format, args.kind, args)
     to = getattr(args, "to", None) or ("oracle" if "oraclegeneral" in Path(args.output).name.lower() else "native")
     if to == "oracle":
-        from .._atomic import atomic_output
-
-        tr = _core.cache_load(src)
-        with atomic_output(args.output) as tmp:
-            n = tr.write_oracle(str(tmp))
+        tr = _core.cache_load(src, str(args.input))
+        n = tr.write_oracle(str(args.output))  # atomic, as the native writer
     else:
         n = _write(src, args.output, args.compress)
     print(f"wrote {n:,} records to {args.output}")

@@ -51,6 +51,9 @@ from ..results import run_key
 __all__ = ["Axis", "Experiment", "load", "builtin", "builtin_names", "BUILTIN_DIR"]
 
 BUILTIN_DIR = Path(__file__).with_name("builtin")
+#: The most runs one experiment may expand to (matrix points × repetitions).
+MAX_RUNS = 100_000
+
 TOP_KEYS = {"name", "description", "repetitions", "seed", "metric", "baseline", "variant", "timeseries",
             "workload", "settings", "matrix"}
 WORKLOAD_KEYS = {"scenario", "scale", "params", "trace", "format", "kind", "generator", "program"}
@@ -149,15 +152,6 @@ def _patch(doc: Any, path: str, value: Any) -> None:
         cur[last] = value
 
 
-def _program_from_toml(doc: dict[str, Any], where: str) -> dict[str, Any]:
-    regions, phases = doc.get("region", []), doc.get("phase", [])
-    if not regions or not phases:
-        raise ConfigError(f"{where}: [workload.program] needs [[workload.program.region]] and [[workload.program.phase]]")
-    return {"regions": regions,
-            "phases": [{k: v for k, v in ph.items() if k != "stream"} | {"streams": ph.get("stream", [])} for ph in phases],
-            "repeat": doc.get("repeat", 1)}
-
-
 def _error(cf: ConfigFile, key: str, msg: str) -> ConfigError:
     """``FILE, line N: KEY: MSG``."""
     return cf.error(key, f"{key}: {msg}")
@@ -243,11 +237,22 @@ def load(path: str | os.PathLike) -> Experiment:
         wl["program"] = load_program(gpath)
         wl["generator"] = str(gpath)
     elif "program" in wl:
-        wl["program"] = _program_from_toml(wl["program"], cf.where("workload.program"))
+        from ..program import from_doc
+
+        wl["program"] = from_doc(wl["program"], lines, path, "workload.program.")
     axes = [_axis(name, spec, cf) for name, spec in _get(doc, "matrix", dict, cf, {}).items()]
     reps = _get(doc, "repetitions", int, cf, 1)
     if reps < 1:
         raise _error(cf, "repetitions", "must be at least 1")
+    # The runs are expanded up front (one job each): bound them before a small file asks
+    # for 10^9 of them (a hang and unbounded memory, not an experiment).
+    points = 1
+    for a in axes:
+        points *= max(1, len(a.values))
+    if points * reps > MAX_RUNS:
+        key = "repetitions" if reps > MAX_RUNS or not axes else "matrix"
+        raise _error(cf, key, f"{points:,} matrix point{'s' if points != 1 else ''} × {reps:,} repetition"
+                              f"{'s' if reps != 1 else ''} = {points * reps:,} runs, more than the limit of {MAX_RUNS:,}")
     return Experiment(
         name=_get(doc, "name", str, cf, path.stem), workload=wl, axes=axes,
         settings=dict(_get(doc, "settings", dict, cf, {})), repetitions=reps, seed=_get(doc, "seed", int, cf, 1),

@@ -37,7 +37,10 @@ def _build(source: Path, name: str, flags: tuple[str, ...] = ()) -> Path:
     if shutil.which(cc) is None:
         raise KernelError(f"cannot build the guest workload program: {cc} not found (apt-get install gcc libc6-dev)")
     out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = out.with_suffix(f".tmp{os.getpid()}")
+    from .._atomic import sweep, temp_name
+
+    tmp = temp_name(out, "")  # .<name>.tmp-<pid>-<n>, swept as every temporary file
+    sweep(out.parent, out.name)
     r = subprocess.run([cc, "-O2", "-static", "-Wall", *flags, "-o", str(tmp), str(source)], capture_output=True, text=True)
     if r.returncode != 0:
         tmp.unlink(missing_ok=True)

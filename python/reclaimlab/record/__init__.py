@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Sequence
 
+from .. import _atomic
 from .stream import Spool, consume
 from .tool import TOOL, RecordError, build, launcher
 
@@ -97,7 +98,7 @@ def record(cmd: Sequence[str], out: str | os.PathLike, cgroup: str = "", max_acc
     lib = build()
     say = progress or (lambda line: None)
     with tempfile.TemporaryDirectory(prefix="reclaimlab-record.") as tmp, \
-            tempfile.NamedTemporaryFile(prefix=f".{out.name}.spool.", dir=out.parent) as spool_file:
+            _atomic.scratch_file(out, ".spool") as spool_file:
         spool = Spool(spool_file, max_accesses)
         vg = [launcher(), f"--tool={TOOL}", "--trace-children=yes", f"--log-file={tmp}/vg.%p.log",
               f"--rl-out={tmp}/stream", f"--rl-fold={fold}", *argv]

@@ -107,6 +107,17 @@ impl Algo {
             _ => 0,
         }
     }
+    /// An upper bound of the bytes one run keeps for `nr_keys` ids, `size` objects and
+    /// `requests` requests: 32 bytes per id (the largest per-id state is LIRS's three
+    /// link pairs and a state byte, 25), 8 per cached object (rings, slots) and, offline,
+    /// 16 per request and 8 per id (next-access times). What `cachesim` checks against
+    /// `--max-memory` and the host before it starts a run.
+    pub fn memory_estimate(self, size: usize, nr_keys: u32, requests: usize) -> u64 {
+        let ids = nr_keys as u64;
+        let objects = (size as u64).min(ids);
+        let offline = if self.offline() { requests as u64 * 16 + ids * 8 + objects * 16 } else { 0 };
+        ids * 32 + objects * 8 + offline
+    }
     /// Needs the whole trace up front (next-access times).
     pub fn offline(self) -> bool {
         matches!(self, Algo::Belady | Algo::BeladyPaper)

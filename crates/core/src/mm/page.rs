@@ -116,12 +116,18 @@ impl Pages {
     pub fn ensure(&mut self, n: usize) -> crate::Result<()> {
         if n > self.pte.len() {
             let more = n - self.pte.len();
-            if self.pte.try_reserve_exact(more).is_err() || self.shadow.try_reserve_exact(more).is_err() {
-                return Err(crate::Error::invalid(format!(
-                    "the trace names {n} page ids: their per-page state needs {:.1} GiB, which this host cannot allocate",
-                    (n * Self::BYTES_PER_PAGE) as f64 / (1u64 << 30) as f64
-                )));
-            }
+            // Both arrays together within --max-memory, then each fallibly; the error
+            // names their combined size either way.
+            let what = || format!("the trace names {n} page ids: their per-page state");
+            let bytes = (n as u64).saturating_mul(Self::BYTES_PER_PAGE as u64);
+            reclaimlab_trace::mem::check(bytes, &what)
+                .and_then(|_| {
+                    if self.pte.try_reserve_exact(more).is_err() || self.shadow.try_reserve_exact(more).is_err() {
+                        return Err(reclaimlab_trace::mem::cannot(bytes, &what));
+                    }
+                    Ok(())
+                })
+                .map_err(crate::Error::invalid)?;
             self.pte.resize(n, NOT_PRESENT);
             self.shadow.resize(n, 0);
             self.pmd_populated.resize(n.div_ceil(PTRS_PER_PTE), false);

@@ -56,6 +56,13 @@ pub const COMPRESS_LEVEL: u32 = 2;
 /// Record size without / with time.
 pub const RECORD_LEN: usize = 8;
 pub const RECORD_LEN_TIMED: usize = 12;
+/// The largest `tick_ps` a reader accepts: one second per tick (the coarsest clock any
+/// trace family has; record's is 1 ns, address's 333 ps). With it, a gap's picoseconds
+/// (`gap · tick_ps`, gap < 2^32) always fit in 64 bits.
+pub const MAX_TICK_PS: u64 = 1_000_000_000_000;
+/// The longest trace a reader accepts: 2^62 ps (about 53 days of simulated time), so
+/// that the replay's clock in nanoseconds, and its picoseconds, never overflow.
+pub const MAX_DURATION_PS: u64 = 1 << 62;
 
 /// The decoded fixed header.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -144,6 +151,12 @@ impl Header {
             return Err(format!(
                 "HAS_TIME flag is {} but tick_ps is {}",
                 hdr.has_time(),
+                hdr.tick_ps
+            ));
+        }
+        if hdr.tick_ps > MAX_TICK_PS {
+            return Err(format!(
+                "tick_ps is {}, over the limit of {MAX_TICK_PS} ps (one second per tick)",
                 hdr.tick_ps
             ));
         }

@@ -38,6 +38,10 @@ pub struct NativeReader {
     block_len: usize,
     /// Next record to decode within the current block.
     pos: usize,
+    /// Gap ticks of the records decoded so far, and the most the trace may have
+    /// (`MAX_DURATION_PS / tick_ps`; u64::MAX without time).
+    ticks: u64,
+    max_ticks: u64,
 }
 
 /// How a native trace stores its records ([`NativeReader::storage`]).
@@ -155,6 +159,7 @@ impl NativeReader {
             stored: Vec::new(),
             shuffled: Vec::new(),
         });
+        let max_ticks = super::MAX_DURATION_PS.checked_div(header.tick_ps).unwrap_or(u64::MAX);
         Ok(NativeReader {
             path: path.into(),
             file,
@@ -168,6 +173,8 @@ impl NativeReader {
             block_start: 0,
             block_len: 0,
             pos: 0,
+            ticks: 0,
+            max_ticks,
         })
     }
 
@@ -322,6 +329,15 @@ impl NativeReader {
         } else {
             decode_into::<RECORD_LEN>(bytes, buf, self.header.nr_pages, self.header.nr_cgroups)
         };
+        if ok && self.rec_len == RECORD_LEN_TIMED {
+            // The trace's clock: the batch's gaps (under 2^48 for 65536 of them) added to
+            // the ticks so far, within MAX_DURATION_PS.
+            let sum: u64 = buf[base..].iter().map(|a| a.gap as u64).sum();
+            if self.ticks + sum > self.max_ticks {
+                return Err(self.too_long(buf, base));
+            }
+            self.ticks += sum;
+        }
         if !ok {
             let (i, what) = buf[base..]
                 .iter()
@@ -335,6 +351,29 @@ impl NativeReader {
         }
         self.pos += n;
         Ok(())
+    }
+
+    /// The record of `buf[base..]` whose gap takes the clock past MAX_DURATION_PS.
+    #[cold]
+    fn too_long(&self, buf: &mut Vec<Access>, base: usize) -> Error {
+        let mut t = self.ticks;
+        let i = buf[base..]
+            .iter()
+            .position(|a| {
+                t += a.gap as u64;
+                t > self.max_ticks
+            })
+            .expect("the batch passes the limit");
+        buf.truncate(base);
+        let record = self.block_start + (self.pos + i) as u64;
+        self.err(ErrorKind::Corrupt {
+            record,
+            what: format!(
+                "the trace's clock passes {} ps (2^62, about 53 days) here: {t} ticks of {} ps",
+                super::MAX_DURATION_PS,
+                self.header.tick_ps
+            ),
+        })
     }
 
     fn field_error(&self, a: &Access, reserved: u8) -> Option<String> {

@@ -8,7 +8,6 @@ use std::collections::HashMap;
 use std::fs::{self, File, OpenOptions};
 use std::io::{BufWriter, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
 
 use flate2::{Compress, Compression, FlushCompress, Status};
 
@@ -17,8 +16,6 @@ use super::{
     FLAG_HAS_FILES, FLAG_HAS_OPS, FLAG_HAS_TIME, HEADER_LEN, RECORD_LEN_TIMED,
 };
 use crate::{flags, Access, Error, ErrorKind, FileRange, Result, TraceOp};
-
-static TMP_COUNTER: AtomicU64 = AtomicU64::new(0);
 
 /// Writes a native trace. Records are buffered one block at a time; the header and the
 /// cgroup table (a trailer) are written by [`finish`](Self::finish), so cgroups may be
@@ -58,22 +55,21 @@ impl NativeWriter {
     /// Start writing `path`. Records carry time iff `tick_ps > 0` (picoseconds per gap
     /// tick); with `tick_ps == 0` every record's gap must be 0.
     pub fn create(path: &Path, tick_ps: u64) -> Result<Self> {
-        let name = path.file_name().ok_or_else(|| {
+        if tick_ps > super::MAX_TICK_PS {
+            return Err(Error::new(
+                Some(path.into()),
+                ErrorKind::InvalidArgument(format!(
+                    "tick_ps {tick_ps} is over the limit of {} ps (one second per tick)",
+                    super::MAX_TICK_PS
+                )),
+            ));
+        }
+        let tmp = crate::tmp::temp_for(path).ok_or_else(|| {
             Error::new(
                 Some(path.into()),
                 ErrorKind::InvalidArgument("output path has no file name".into()),
             )
         })?;
-        let dir = match path.parent() {
-            Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
-            _ => PathBuf::from("."),
-        };
-        let tmp = dir.join(format!(
-            ".{}.tmp-{}-{}",
-            name.to_string_lossy(),
-            std::process::id(),
-            TMP_COUNTER.fetch_add(1, Ordering::Relaxed)
-        ));
         let io = |e| Error::new(Some(path.into()), ErrorKind::Io(e));
         let file = OpenOptions::new()
             .write(true)
