@@ -1,21 +1,21 @@
-//! Anonymous THP faults in the trace engine (mm/huge_memory.c 6.12
-//! `do_huge_pmd_anonymous_page` → `vma_thp_gfp_mask` → `vma_alloc_folio` →
-//! `__do_huge_pmd_anonymous_page`).
+//! Anonymous THP faults (mm/huge_memory.c 6.12 `do_huge_pmd_anonymous_page` →
+//! `vma_thp_gfp_mask` → `vma_alloc_folio` → `__do_huge_pmd_anonymous_page`), for a
+//! trace and a program alike.
 //!
-//! A trace's page ids stand for one address space: the 512 page ids of an aligned range
-//! share a PMD entry. With `transparent_hugepage.enabled=always` the first fault of an
+//! Page ids stand for one address space: the 512 page ids of an aligned range share a
+//! PMD entry. When `transparent_hugepage.enabled` allows it for the mapping
+//! (`vma_thp_enabled`: a program's VMA may be `VM_HUGEPAGE` or `VM_NOHUGEPAGE`, a trace's
+//! ids are neither, so `madvise` mode maps none for a trace) the first fault of an
 //! anonymous page whose range is still `pmd_none` (no page of it ever faulted, no file
-//! page in it) asks for a THP with the fault's gfp mask (`defrag`; a trace carries no
-//! `MADV_HUGEPAGE`, so `madvise` mode never maps one), through the THP policy's
-//! allocation sequence (`thp.policy`) and `__alloc_pages` (sim/alloc.rs), then charges
-//! the memcg 512 pages with the same gfp (sim/charge.rs `try_charge_memcg`). Either
-//! failing falls back to a base page (`thp_fault_fallback`, `thp_fault_fallback_charge`).
-//! A THP maps all 512 pages: each subpage is a base folio flagged `PG_compound` on the
-//! LRU, and reclaim splits the THP when it evicts one (docs/thp.md, "How a THP sits on
-//! the LRU").
-//!
-//! Like the kernel (`hugepage_init`), a machine with less than 512 MiB of memory boots
-//! with THP off.
+//! page in it) asks for a THP with the fault's gfp mask (`defrag`, madvised or not),
+//! through the THP policy's allocation sequence (`thp.policy`) and `__alloc_pages`
+//! (sim/alloc.rs), then charges the memcg 512 pages with the same gfp (sim/charge.rs
+//! `try_charge_memcg`). Either failing falls back to a base page (`thp_fault_fallback`,
+//! `thp_fault_fallback_charge`). A program's mapping deposits a page table with the THP
+//! (sim/process.rs). A THP maps all 512 pages: each subpage is a base folio flagged
+//! `PG_compound` on the LRU, and reclaim splits the THP when it evicts one (docs/thp.md,
+//! "How a THP sits on the LRU"). The boot default of `enabled` is `ThpConfig::enabled_on`
+//! (`hugepage_init`'s 512 MiB rule).
 
 use super::engine::Machine;
 use crate::error::Result;

@@ -1,6 +1,7 @@
-//! The simulation: the access loop and fault path ([`engine`]), `__alloc_pages` and its
-//! slow path ([`alloc`]), anonymous THP faults ([`huge_memory`]), memcg charging with limit and high reclaim ([`charge`]), and
-//! what a run reports ([`results`]).
+//! The simulation: the one machine's access loop and fault path ([`engine`]),
+//! `__alloc_pages` and its slow path ([`alloc`]), anonymous THP faults ([`huge_memory`]),
+//! a program's tasks and mappings ([`process`]), memcg charging with limit and high
+//! reclaim ([`charge`]), and what a run reports ([`results`]).
 
 pub(crate) mod alloc;
 pub mod charge;
