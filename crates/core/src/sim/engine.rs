@@ -282,7 +282,8 @@ impl<P: ReclaimPolicy> Machine<P> {
         }
     }
 
-    /// Run kswapd steps, the periodic flusher and time-series samples that are due.
+    /// Run kswapd and kcompactd steps, khugepaged's scans, the periodic flusher and
+    /// time-series samples that are due.
     pub(super) fn run_events(&mut self) -> Result<()> {
         self.kswapd_catch_up();
         self.check_oom()?;

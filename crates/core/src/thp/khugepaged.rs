@@ -20,7 +20,7 @@ use super::{Tc, HPAGE_PMD_NR, HPAGE_PMD_ORDER};
 use crate::config::SimConfig;
 use crate::error::Result;
 use crate::mm::memcontrol::ROOT_MEMCG;
-use crate::mm::page::{is_resident, pg, pinfo, pte_info, NOT_PRESENT};
+use crate::mm::page::{is_resident, pg, pinfo, pte_info};
 use crate::mm::page_alloc::MigrateType;
 use crate::policy::ReclaimPolicy;
 use crate::sim::engine::Machine;
@@ -131,7 +131,6 @@ fn collapse<P: ReclaimPolicy>(m: &mut Machine<P>, slot: u32, head: u32) {
         if is_resident(m.mm.pages.pte[(base + i) as usize]) {
             m.zap_page(base + i);
         }
-        m.mm.pages.pte[(base + i) as usize] = NOT_PRESENT;
     }
     m.mm.memcgs[ROOT_MEMCG as usize].usage += HPAGE_PMD_NR as u64;
     m.install_huge(slot * HPAGE_PMD_NR, head, ROOT_MEMCG);
