@@ -6,6 +6,7 @@
 mod common;
 use common::*;
 use proptest::prelude::*;
+use reclaimlab_trace::gen::Reclaim;
 use reclaimlab_trace::{generate, AccessKind, Pattern, Program, Region};
 
 fn kind() -> impl Strategy<Value = AccessKind> {
@@ -133,24 +134,43 @@ proptest! {
 /// with and without a memcg limit.
 #[test]
 fn thp_invariants_under_every_policy() {
+    // 1G of zram has free clusters: THPs go out whole (thp_swpout). 1M has none (256
+    // slots < SWAPFILE_CLUSTER): a memory.reclaim that must take anon (more bytes than the
+    // file cache holds) makes reclaim split each THP it would swap (thp_swpout_fallback).
     for p in reclaimlab_core::policies() {
-        for limit in [None, Some("256M")] {
-            let mut kv = vec![("policy", p.name), ("machine.memory", "600M"), ("swap.device", "zram"), ("swap.size", "1G"), ("transparent_hugepage.enabled", "always"), ("transparent_hugepage.defrag", "always")];
+        for (limit, swap) in [(None, "1G"), (Some("256M"), "1G"), (None, "1M")] {
+            let mut kv = vec![("policy", p.name), ("machine.memory", "600M"), ("swap.device", "zram"), ("swap.size", swap), ("transparent_hugepage.enabled", "always"), ("transparent_hugepage.defrag", "always")];
             if let Some(l) = limit {
                 kv.push(("cgroup.a.memory.max", l));
             }
             let cfg = config(&kv);
-            let mut heap = region("heap", 200_000, AccessKind::AnonMapped);
+            let heap_pages = if swap == "1G" { 200_000 } else { 100_000 };
+            let mut heap = region("heap", heap_pages, AccessKind::AnonMapped);
             if limit.is_some() {
                 heap.cgroup = "a".into();
             }
-            let prog = program(vec![heap], vec![phase("fill", 200_000, &[(0, Pattern::Sequential, 1.0)]), phase("use", 200_000, &[(0, Pattern::Uniform, 1.0)])]);
+            let prog = if swap == "1G" {
+                program(vec![heap], vec![phase("fill", 200_000, &[(0, Pattern::Sequential, 1.0)]), phase("use", 200_000, &[(0, Pattern::Uniform, 1.0)])])
+            } else {
+                let data = region("data", 20_000, AccessKind::FileRead);
+                let mut squeeze = phase("squeeze", 50_000, &[(0, Pattern::Uniform, 0.5), (1, Pattern::Uniform, 0.5)]);
+                squeeze.reclaims.push(Reclaim { cgroup: String::new(), bytes: 160 << 20, swappiness: Some(200) });
+                let fill = [phase("fill", heap_pages as u64, &[(0, Pattern::Sequential, 1.0)]), phase("read", 20_000, &[(1, Pattern::Sequential, 1.0)])];
+                program(vec![heap, data], vec![fill[0].clone(), fill[1].clone(), squeeze])
+            };
             let mut src = generate(prog, 7).unwrap();
             let r = run_checked(&cfg, src.as_mut(), 50_000);
-            let what = format!("{} limit {limit:?}", p.name);
+            let what = format!("{} limit {limit:?} swap {swap}", p.name);
             assert!(vm(&r, "thp_fault_alloc") > 0, "{what}: no THP faulted");
-            assert!(vm(&r, "thp_split_page") > 0, "{what}: reclaim split no THP");
             assert!(vm(&r, "pswpout") > 0, "{what}: nothing swapped");
+            if swap == "1G" {
+                // (Swap-ins free scattered slots, which base pages reuse: clusters can
+                // run out here too, as in the kernel.)
+                assert!(vm(&r, "thp_swpout") > 0, "{what}: no THP swapped out whole");
+            } else {
+                assert_eq!(vm(&r, "thp_swpout"), 0, "{what}: a THP swapped out without a cluster");
+                assert!(vm(&r, "thp_swpout_fallback") > 0 && vm(&r, "thp_split_page") >= vm(&r, "thp_swpout_fallback"), "{what}: reclaim split no THP");
+            }
         }
     }
 }

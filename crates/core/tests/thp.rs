@@ -445,22 +445,69 @@ fn thp_fault_maps_512_pages_and_dontneed_defers_the_split() {
     Engine::check_invariants(&m).unwrap();
 }
 
-#[test]
-fn reclaim_splits_a_thp_it_evicts() {
-    // 16 MiB, zram swap; fault THPs until reclaim must evict some of their pages.
-    let mut c = cfg("16M", 1, &[("transparent_hugepage.defrag", "never")]);
-    c.set("swap.device", "zram").unwrap();
-    let mut m = program_machine(&c).unwrap();
+/// Fault `n` THPs into a program machine of `mem` with zram swap of `swap`, touching
+/// every page (so reclaim must evict some).
+fn thps_under_reclaim(mem: &str, swap: &str, n: u32) -> (M, u32) {
+    let mut m = program_machine(&cfg(mem, 1, &[("transparent_hugepage.defrag", "never"), ("swap.device", "zram"), ("swap.size", swap)])).unwrap();
     let t = m.add_task(0);
-    let v = m.mmap(512 * 12, false, false).unwrap();
+    let v = m.mmap(512 * n, false, false).unwrap();
     let s = m.procs.vmas[v].start;
-    for k in 0..12 {
+    for k in 0..n {
         for i in 0..512 {
             m.touch(t, s + k * 512 + i, true).unwrap();
         }
     }
+    (m, s)
+}
+
+#[test]
+fn a_thp_is_one_lru_folio_aged_by_its_pmd() {
+    let (mut m, s) = thps_under_reclaim("16M", "64M", 1);
+    let head = m.mm.pages.pte[s as usize];
+    assert!(m.mm.frames.test(head, pg::HEAD) && m.mm.frames.test(head, pg::LRU));
+    assert_eq!(m.mm.folio_nr_pages(head), 512);
+    // One list entry stands for 512 pages.
+    let lv = m.mm.folio_lruvec(head) as usize;
+    let entries: usize = (0..m.mm.nr_frames).filter(|&f| m.mm.frames.test(f, pg::LRU)).count();
+    assert_eq!(entries, 1);
+    assert_eq!(m.mm.lruvecs[lv].lru_size.iter().sum::<u64>(), 512);
+    // A touch of any subpage sets the PMD's accessed bit, kept at the head.
+    m.mm.frames.clear(head, pg::YOUNG);
+    m.touch(0, s + 300, false).unwrap();
+    assert!(m.mm.frames.test(head, pg::YOUNG) && !m.mm.frames.test(head + 300, pg::YOUNG));
+    assert_eq!(m.mm.page_folio(head + 300), head);
+    Engine::check_invariants(&m).unwrap();
+}
+
+#[test]
+fn reclaim_swaps_a_thp_out_whole() {
+    let (m, s) = thps_under_reclaim("16M", "64M", 12);
+    let swpout = stat(&m, Tc::ThpSwpout);
+    assert!(swpout >= 1, "no THP swapped out whole");
+    assert_eq!((stat(&m, Tc::ThpSplitPage), stat(&m, Tc::ThpSwpoutFallback)), (0, 0));
+    let pswpout = m.counters().into_iter().find(|(k, _)| k == "pswpout").unwrap().1;
+    assert_eq!(pswpout, 512 * swpout, "only whole THPs were swapped");
+    // A THP swapped out whole: all 512 pages out, one shadow in every slot.
+    let k = (0..12).find(|k| !reclaimlab_core::mm::page::is_resident(m.mm.pages.pte[(s + k * 512) as usize])).unwrap();
+    let first = s + k * 512;
+    let shadow = m.mm.pages.shadow[first as usize];
+    assert_ne!(shadow, 0);
+    for i in 0..512 {
+        assert!(!reclaimlab_core::mm::page::is_resident(m.mm.pages.pte[(first + i) as usize]));
+        assert_eq!(m.mm.pages.shadow[(first + i) as usize], shadow);
+    }
+    Engine::check_invariants(&m).unwrap();
+}
+
+#[test]
+fn reclaim_splits_a_thp_without_a_free_swap_cluster() {
+    // 1 MiB of swap is 256 slots: no SWAPFILE_CLUSTER of 512 fits. 17 MiB hold all but
+    // about a hundred of the 8 THPs' pages.
+    let (m, _) = thps_under_reclaim("17M", "1M", 8);
     assert!(stat(&m, Tc::ThpFaultAlloc) >= 1);
-    assert!(stat(&m, Tc::ThpSplitPage) >= 1, "eviction of a THP subpage splits it");
+    assert_eq!(stat(&m, Tc::ThpSwpout), 0);
+    assert!(stat(&m, Tc::ThpSwpoutFallback) >= 1, "add_to_swap of a THP without a cluster falls back");
+    assert!(stat(&m, Tc::ThpSplitPage) >= stat(&m, Tc::ThpSwpoutFallback), "the fallback splits the THP");
     Engine::check_invariants(&m).unwrap();
 }
 

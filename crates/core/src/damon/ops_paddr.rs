@@ -15,14 +15,19 @@ use crate::mm::page_alloc::Pfn;
 use crate::mm::Mm;
 use reclaimlab_trace::{Rng, PAGE_SHIFT};
 
-/// `damon_get_folio(pfn)`: an LRU folio at the frame, if any.
+/// `damon_get_folio(pfn)`: the LRU folio the frame belongs to (`page_folio`; a THP's
+/// head), if any.
 #[inline]
 pub fn damon_get_folio(mm: &Mm, pfn: u64) -> Option<Pfn> {
     if pfn >= mm.nr_frames as u64 {
         return None;
     }
     let pfn = pfn as Pfn;
-    (mm.frames.page(pfn) != NO_PAGE && mm.frames.test(pfn, pg::LRU)).then_some(pfn)
+    if mm.frames.page(pfn) == NO_PAGE {
+        return None;
+    }
+    let folio = mm.page_folio(pfn);
+    mm.frames.test(folio, pg::LRU).then_some(folio)
 }
 
 /// Where the accessed bit DAMON samples for `pfn`'s folio lives: a THP's is its PMD's,
@@ -60,9 +65,10 @@ pub fn damon_pa_check_accesses(mm: &Mm, t: &mut DamonTarget, len_window: u32) ->
     max_nr
 }
 
-/// The LRU folios of `[start, end)` in address order (the paddr action walk). The
-/// kernel looks every pfn up; the simulator steps over a free buddy block at once (no
-/// folio can be in it) — the walk's cost is charged per pfn all the same.
+/// The LRU folios of `[start, end)` in address order (the paddr action walk), stepping
+/// over a folio's pages once it is found (`addr += folio_size(folio)`). The kernel looks
+/// every pfn up; the simulator steps over a free buddy block at once (no folio can be in
+/// it) — the walk's cost is charged per pfn all the same.
 pub fn damon_pa_folios(mm: &Mm, start: u64, end: u64) -> impl Iterator<Item = Pfn> + '_ {
     let (mut pfn, e) = (start >> PAGE_SHIFT, end.div_ceil(1 << PAGE_SHIFT).min(mm.nr_frames as u64));
     std::iter::from_fn(move || {
@@ -74,6 +80,7 @@ pub fn damon_pa_folios(mm: &Mm, start: u64, end: u64) -> impl Iterator<Item = Pf
             }
             pfn += 1;
             if let Some(f) = damon_get_folio(mm, p) {
+                pfn = pfn.max(f as u64 + mm.folio_nr_pages(f));
                 return Some(f);
             }
         }

@@ -101,12 +101,18 @@ pub fn damon_va_check_accesses(mm: &Mm, t: &mut DamonTarget, len_window: u32) ->
     max_nr
 }
 
-/// The resident folios mapped in `[start, end)`, in address order.
+/// The resident folios mapped in `[start, end)`, in address order; a THP's (its head)
+/// once per run of its pages.
 pub fn damon_va_folios(mm: &Mm, start: u64, end: u64) -> impl Iterator<Item = Pfn> + '_ {
     let e = (end.div_ceil(1 << PAGE_SHIFT)).min(mm.pages.pte.len() as u64);
+    let mut last = None;
     ((start >> PAGE_SHIFT)..e).filter_map(move |p| {
         let pte = mm.pages.pte[p as usize];
-        (is_resident(pte) && mm.frames.test(pte, pg::LRU)).then_some(pte)
+        if !is_resident(pte) {
+            return None;
+        }
+        let folio = mm.page_folio(pte);
+        (mm.frames.test(folio, pg::LRU) && last.replace(folio) != Some(folio)).then_some(folio)
     })
 }
 

@@ -100,6 +100,16 @@ impl ListArena {
         self.len[i] += 1;
     }
 
+    /// `list_add_tail(x, at)`: insert `x` just before `at` (on its head side) on list `h`.
+    #[inline]
+    pub fn add_before(&mut self, h: ListHead, at: Slot, x: Slot) {
+        debug_assert!(!self.is_linked(x) && self.is_linked(at), "slot {x} linked or {at} unlinked");
+        let p = self.prev[at as usize];
+        self.link_between(x, p, at);
+        let i = self.idx(h);
+        self.len[i] += 1;
+    }
+
     /// `list_del`: unlink `x` from list `h` (the caller knows which list it is on).
     #[inline(always)]
     pub fn del(&mut self, h: ListHead, x: Slot) {

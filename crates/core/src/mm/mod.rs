@@ -295,6 +295,30 @@ impl Mm {
         }
     }
 
+    /// `folio_nr_pages` of the folio whose LRU entry is `pfn`: 512 for a THP's head
+    /// (`PG_head`), else 1.
+    #[inline(always)]
+    pub fn folio_nr_pages(&self, pfn: Pfn) -> u64 {
+        if self.frames.test(pfn, pg::HEAD) {
+            crate::thp::HPAGE_PMD_NR as u64
+        } else {
+            1
+        }
+    }
+
+    /// `page_folio`: the frame standing on the LRU for `pfn`'s folio (a THP's head while
+    /// the THP is one folio; a THP is one aligned pageblock).
+    #[inline]
+    pub fn page_folio(&self, pfn: Pfn) -> Pfn {
+        if self.frames.test(pfn, pg::COMPOUND) {
+            let head = crate::thp::compaction::pageblock_start(pfn);
+            if self.frames.test(head, pg::HEAD) {
+                return head;
+            }
+        }
+        pfn
+    }
+
     /// `folio_lruvec`.
     #[inline(always)]
     pub fn folio_lruvec(&self, pfn: Pfn) -> LruvecId {
@@ -442,6 +466,11 @@ impl Mm {
     pub fn swap_free(&mut self, page: u32) {
         let slot = self.swap.release_slot(page);
         self.shadow_nodes.swap_cache_clear(slot);
+        self.zram_shrink_pool();
+    }
+
+    /// Free the zram pool's frames beyond what its stored pages need.
+    pub fn zram_shrink_pool(&mut self) {
         if self.swap.is_zram() {
             let need = self.swap.zram_frames_for(self.swap.used);
             while self.swap.zram_pool.len() as u64 > need {

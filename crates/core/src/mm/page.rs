@@ -41,7 +41,7 @@ pub fn nonres_pte(info: u8) -> u32 {
 /// `frames.page` value of a frame no trace page occupies (free or kernel-owned).
 pub const NO_PAGE: u32 = u32::MAX;
 
-/// Folio flags (`frames.flags`). Bits 16.. are private to the policy (MGLRU keeps its
+/// Folio flags (`frames.flags`). Bits 16..=30 are private to the policy (MGLRU keeps its
 /// generation and reference counts there, as the kernel does in `folio->flags`).
 pub mod pg {
     pub const LRU: u32 = 1 << 0;
@@ -77,6 +77,10 @@ pub mod pg {
     pub const WRITEBACK: u32 = 1 << 14;
     /// First policy-private bit.
     pub const POLICY_SHIFT: u32 = 16;
+    /// `PG_head`: the first frame of a THP, which stands on the LRU for the whole folio
+    /// of order 9 (`folio_nr_pages` 512; its tails are on no list). A THP whose LRU
+    /// entry was split (thp/split.rs) keeps `COMPOUND` on its frames but no `HEAD`.
+    pub const HEAD: u32 = 1 << 31;
 }
 
 /// Bits of a non-resident `pte` word.

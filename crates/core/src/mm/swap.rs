@@ -13,7 +13,9 @@
 //! next-fit scan from where the last one was taken, wrapping at the end, the order the
 //! kernel's per-CPU cluster allocator (mm/swapfile.c 6.12) gives one reclaimer filling
 //! free clusters; several reclaimers on several CPUs, each with its own cluster, are not
-//! modelled.
+//! modelled. A THP swapped out whole takes a wholly free aligned cluster of 512 slots
+//! ([`Swap::alloc_cluster`]); the kernel's per-order lists of partly used clusters are
+//! not modelled (no mTHP orders between 0 and 9 are enabled by default).
 //!
 //! Abstractions: a fixed compression ratio for every page; zsmalloc size classes and
 //! fragmentation are not modelled — the pool holds exactly `ceil(stored * csize / 4096)`
@@ -23,6 +25,9 @@
 
 use crate::config::{SimConfig, SwapDevice};
 use crate::mm::page_alloc::Pfn;
+
+/// `SWAPFILE_CLUSTER` with `CONFIG_THP_SWAP`: slots per swap cluster (`HPAGE_PMD_NR`).
+pub const SWAPFILE_CLUSTER: u64 = 512;
 
 pub struct Swap {
     pub device: SwapDevice,
@@ -82,6 +87,37 @@ impl Swap {
         }
         self.slot_of[page as usize] = slot as u32;
         slot as u32
+    }
+
+    /// `folio_alloc_swap` of a THP (6.12 with `CONFIG_THP_SWAP`: `get_swap_pages` of order
+    /// 9 takes a whole free cluster, `SWAPFILE_CLUSTER` = 512 slots, mm/swapfile.c) for the
+    /// pages `first..first + 512`: the next wholly free cluster from the cursor on, or
+    /// `None` (then reclaim splits the THP: `thp_swpout_fallback`). Returns its first slot.
+    pub fn alloc_cluster(&mut self, first: u32) -> Option<u32> {
+        const WORDS: usize = SWAPFILE_CLUSTER as usize / 64;
+        let nr = (self.total / SWAPFILE_CLUSTER) as usize;
+        if nr == 0 || self.total - self.used < SWAPFILE_CLUSTER {
+            return None;
+        }
+        if self.map.is_empty() {
+            self.map = vec![0; self.total.div_ceil(64) as usize];
+            self.owner = vec![0; self.total as usize];
+        }
+        let start = (self.cursor / SWAPFILE_CLUSTER) as usize;
+        let c = (0..nr).map(|k| (start + k) % nr).find(|&c| self.map[c * WORDS..(c + 1) * WORDS].iter().all(|&w| w == 0))?;
+        self.map[c * WORDS..(c + 1) * WORDS].fill(!0);
+        let slot = c as u64 * SWAPFILE_CLUSTER;
+        self.cursor = (slot + SWAPFILE_CLUSTER) % self.total;
+        self.used += SWAPFILE_CLUSTER;
+        let last = (first + SWAPFILE_CLUSTER as u32) as usize;
+        if self.slot_of.len() < last {
+            self.slot_of.resize(last, 0);
+        }
+        for i in 0..SWAPFILE_CLUSTER as u32 {
+            self.owner[(slot + i as u64) as usize] = first + i;
+            self.slot_of[(first + i) as usize] = slot as u32 + i;
+        }
+        Some(slot as u32)
     }
 
     /// Release the slot of swapped-out `page` (`swap_entry_range_free`). Returns it.

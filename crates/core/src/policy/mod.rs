@@ -67,6 +67,12 @@ pub trait ReclaimPolicy: Send + 'static {
     /// LRU list. Reference-cache policies have no list order to change.
     fn folio_rotate_reclaimable(&mut self, _mm: &mut Mm, _pfn: Pfn) {}
 
+    /// `lru_add_split_folio` (mm/huge_memory.c 6.12) for a THP split while its head is
+    /// on the LRU: `tail`, which already carries the head's flags, goes just before the
+    /// head on the head's list (`list_add_tail(&new_folio->lru, &folio->lru)`), so
+    /// reclaim meets the head first. Its page was counted with the head's 512 already.
+    fn lru_add_split_folio(&mut self, mm: &mut Mm, head: Pfn, tail: Pfn);
+
     /// Check the policy's list structure against `mm` (tests).
     fn check_invariants(&self, mm: &Mm) -> Result<(), String>;
 
@@ -114,6 +120,9 @@ impl ReclaimPolicy for Box<dyn ReclaimPolicy> {
     }
     fn folio_rotate_reclaimable(&mut self, mm: &mut Mm, pfn: Pfn) {
         (**self).folio_rotate_reclaimable(mm, pfn)
+    }
+    fn lru_add_split_folio(&mut self, mm: &mut Mm, head: Pfn, tail: Pfn) {
+        (**self).lru_add_split_folio(mm, head, tail)
     }
     fn check_invariants(&self, mm: &Mm) -> Result<(), String> {
         (**self).check_invariants(mm)

@@ -12,9 +12,8 @@
 //! (sim/alloc.rs), then charges the memcg 512 pages with the same gfp (sim/charge.rs
 //! `try_charge_memcg`). Either failing falls back to a base page (`thp_fault_fallback`,
 //! `thp_fault_fallback_charge`). A program's mapping deposits a page table with the THP
-//! (sim/process.rs). A THP maps all 512 pages: each subpage is a base folio flagged
-//! `PG_compound` on the LRU, and reclaim splits the THP when it evicts one (docs/thp.md,
-//! "How a THP sits on the LRU"). The boot default of `enabled` is `ThpConfig::enabled_on`
+//! (sim/process.rs). A THP maps all 512 pages and is one folio on the LRU, its head
+//! (docs/thp.md, "How a THP sits on the LRU"). The boot default of `enabled` is `ThpConfig::enabled_on`
 //! (`hugepage_init`'s 512 MiB rule).
 
 use super::engine::Machine;
@@ -82,8 +81,8 @@ impl<P: ReclaimPolicy> Machine<P> {
         Ok(true)
     }
 
-    /// Map the THP at `head` over the PMD range of `page`: every subpage resident and on
-    /// the LRU, young (the PMD's accessed bit covers them all), charged to `memcg`.
+    /// Map the THP at `head` over the PMD range of `page`: every subpage resident, the
+    /// folio on the LRU, young (the PMD's accessed bit), charged to `memcg`.
     pub(crate) fn install_huge(&mut self, page: u32, head: Pfn, memcg: MemcgId) {
         let slot = page as usize / PTRS_PER_PTE;
         let flags = pg::DAMON_ACCESSED | pg::SWAPBACKED | pg::MAPPED | pg::YOUNG;

@@ -271,7 +271,8 @@ impl<P: ReclaimPolicy> Machine<P> {
     /// `MADV_DONTNEED` of pages `first..first + n` of an anonymous mapping: base pages are
     /// freed; a THP partly covered has its PMD split (`thp_split_pmd`), the covered
     /// subpages unmapped and the THP queued for deferred split; a THP fully covered is
-    /// freed whole.
+    /// freed whole. A partly unmapped THP leaves the LRU as 512 base folios at once (the
+    /// kernel keeps it one folio until the deferred split; docs/thp.md).
     pub fn madv_dontneed(&mut self, first: u32, n: u32) {
         let mut page = first;
         let end = first + n;
@@ -301,6 +302,11 @@ impl<P: ReclaimPolicy> Machine<P> {
                     // zap_huge_pmd → zap_deposited_table: the PMD is none again.
                     self.free_pgtable(slot_start >> HPAGE_PMD_ORDER);
                 }
+                if self.mm.frames.test(head, pg::HEAD) {
+                    // One folio: off the LRU once; its pages are freed one by one below.
+                    self.policy.folio_isolate_lru(&mut self.mm, head);
+                    self.mm.frames.clear(head, pg::HEAD);
+                }
                 self.mm.thp.huge[pb] = false;
                 self.mm.thp.split_queued[pb] = false;
                 for f in head..head + HPAGE_PMD_NR {
@@ -317,6 +323,7 @@ impl<P: ReclaimPolicy> Machine<P> {
             } else {
                 // __split_huge_pmd, then the unmapped subpages wait for the split.
                 self.mm.thp.stat.count(Tc::ThpSplitPmd, 1);
+                split::split_folio_lru(&mut self.mm, &mut self.policy, head, None);
                 for p in page..cover_end {
                     let f = self.mm.pages.pte[p as usize];
                     if is_resident(f) {

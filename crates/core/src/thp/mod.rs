@@ -58,6 +58,8 @@ thp_events! {
     ThpCollapseAlloc => "thp_collapse_alloc",
     ThpCollapseAllocFailed => "thp_collapse_alloc_failed",
     ThpSplitPage => "thp_split_page",
+    ThpSwpout => "thp_swpout",
+    ThpSwpoutFallback => "thp_swpout_fallback",
     ThpSplitPageFailed => "thp_split_page_failed",
     ThpDeferredSplitPage => "thp_deferred_split_page",
     ThpSplitPmd => "thp_split_pmd",
@@ -83,17 +85,22 @@ thp_events! {
 }
 
 /// Map the THP at `head` over the 512 page ids from `first` (`set_pmd_at` +
-/// `folio_add_lru_vma`): each subpage resident as a `PG_compound` base folio of `memcg`
-/// with `flags` on the LRU (docs/thp.md, "How a THP sits on the LRU"), and its pageblock
-/// marked huge. The caller has charged the memcg.
+/// `folio_add_lru_vma`): every subpage resident in its `PG_compound` frame of `memcg`
+/// with `flags`, the head (`PG_head`) on the LRU for the folio of 512 pages (docs/thp.md,
+/// "How a THP sits on the LRU"), and the pageblock marked huge. The caller has charged
+/// the memcg.
 pub fn map_huge<P: crate::policy::ReclaimPolicy>(mm: &mut Mm, policy: &mut P, first: u32, head: Pfn, memcg: u16, flags: u32) {
+    use crate::mm::page::pg;
     for i in 0..HPAGE_PMD_NR {
         let (page, pfn) = (first + i, head + i);
         mm.pages.pte[page as usize] = pfn;
-        mm.frames.install(pfn, page, memcg, flags | crate::mm::page::pg::COMPOUND);
-        policy.folio_add_lru(mm, pfn);
+        // The accessed bit is the PMD's, kept at the head.
+        let young = if i == 0 { flags } else { flags & !pg::YOUNG };
+        mm.frames.install(pfn, page, memcg, young | pg::COMPOUND);
     }
+    mm.frames.set(head, pg::HEAD);
     mm.thp.huge[(head >> PAGEBLOCK_ORDER) as usize] = true;
+    policy.folio_add_lru(mm, head);
 }
 
 /// The counters of [`Tc`].

@@ -12,9 +12,15 @@
 //! Folios that survive stay in `folios` with `PG_active` set or not, for the policy's
 //! putback (`move_folios_to_lru`).
 //!
+//! A THP (one folio of 512 pages, anonymous) is swapped out whole when a free swap
+//! cluster takes it (`thp_swpout`, 6.12 with `CONFIG_THP_SWAP`); otherwise it is split
+//! (`split_folio_to_list`, `thp_swpout_fallback`) and its pages are reclaimed one by one
+//! in the same call. Counts are in pages, as the kernel's `nr_pages` accounting.
+//!
 //! Abstractions: swap writes complete synchronously (true for zram; for SSD swap the
 //! folio is freed in the same pass rather than after the writeback-completion rotate);
-//! no lock contention, no demotion, no THP split.
+//! no lock contention, no demotion. Tails split off a THP are processed at the end of
+//! the batch (the kernel takes them next).
 
 use super::{FolioReferences, Reclaimer, ScanControl};
 use crate::mm::page::{nonres_pte, pg, pinfo};
@@ -37,23 +43,23 @@ pub struct ReclaimStat {
     pub nr_immediate: u64,
 }
 
-/// Grow the zram pool to hold one more compressed page. Reclaimers run with
+/// Grow the zram pool to hold `nr` more compressed pages. Reclaimers run with
 /// `PF_MEMALLOC`, so zsmalloc's allocation gets `ALLOC_NO_WATERMARKS` and may use the
 /// reserves below the min watermark; it fails only when no frame is free at all.
-fn zram_reserve(mm: &mut Mm, node: u16) -> bool {
-    let need = mm.swap.zram_frames_for(mm.swap.used + 1);
-    if need <= mm.swap.zram_pool.len() as u64 {
-        return true;
-    }
+fn zram_reserve(mm: &mut Mm, node: u16, nr: u64) -> bool {
+    let need = mm.swap.zram_frames_for(mm.swap.used + nr);
     let nr_zones = mm.buddy.zones.len();
     let first = mm.nodes[node as usize].zones[0];
-    for i in 0..nr_zones {
-        if let Some(pfn) = mm.rmqueue((first + i) % nr_zones, MigrateType::Movable) {
-            mm.swap.zram_pool.push(pfn);
-            return true;
+    'grow: while need > mm.swap.zram_pool.len() as u64 {
+        for i in 0..nr_zones {
+            if let Some(pfn) = mm.rmqueue((first + i) % nr_zones, MigrateType::Movable) {
+                mm.swap.zram_pool.push(pfn);
+                continue 'grow;
+            }
         }
+        return false;
     }
-    false
+    true
 }
 
 /// Evict what can be evicted from `folios` (isolated, `PG_lru` clear). Returns the
@@ -63,9 +69,13 @@ pub fn shrink_folio_list<P: ReclaimPolicy>(mm: &mut Mm, p: &mut P, folios: &mut 
     let mut pgactivate = 0;
     let cost = mm_costs(mm);
     let mut kept = 0;
-    for i in 0..folios.len() {
+    let mut i = 0;
+    // Tails of a THP split here are appended to `folios` and taken in this loop.
+    while i < folios.len() {
         let pfn = folios[i];
-        sc.nr_scanned += 1;
+        i += 1;
+        let mut nr_pages = mm.folio_nr_pages(pfn);
+        sc.nr_scanned += nr_pages;
         sc.cost_ns += cost.scan_ns;
         let file = mm.frames.is_file(pfn);
         let mut activate = false;
@@ -73,13 +83,13 @@ pub fn shrink_folio_list<P: ReclaimPolicy>(mm: &mut Mm, p: &mut P, folios: &mut 
         let f = mm.frames.flags(pfn);
         let (dirty, writeback) = (file && f & pg::DIRTY != 0, file && f & pg::WRITEBACK != 0);
         if dirty || writeback {
-            stat.nr_dirty += 1;
+            stat.nr_dirty += nr_pages;
         }
         if dirty && !writeback {
-            stat.nr_unqueued_dirty += 1;
+            stat.nr_unqueued_dirty += nr_pages;
         }
         if writeback && f & pg::RECLAIM != 0 {
-            stat.nr_congested += 1;
+            stat.nr_congested += nr_pages;
         }
         let references = if writeback {
             // Under writeback (mm/vmscan.c 6.12): case 1, kswapd meeting a PG_reclaim folio
@@ -87,10 +97,10 @@ pub fn shrink_folio_list<P: ReclaimPolicy>(mm: &mut Mm, p: &mut P, folios: &mut 
             // writeback_throttling_sane) marks it PG_reclaim for rotation at completion.
             // Both activate it; case 3 (cgroup v1) is not modelled.
             if sc.is_kswapd() && f & pg::RECLAIM != 0 && mm.nodes[mm.node_of(pfn) as usize].pgdat_writeback {
-                stat.nr_immediate += 1;
+                stat.nr_immediate += nr_pages;
             } else {
                 mm.frames.set(pfn, pg::RECLAIM);
-                stat.nr_writeback += 1;
+                stat.nr_writeback += nr_pages;
             }
             FolioReferences::Activate
         } else if sc.ignore_references {
@@ -119,21 +129,43 @@ pub fn shrink_folio_list<P: ReclaimPolicy>(mm: &mut Mm, p: &mut P, folios: &mut 
                     } else {
                         activate = references != FolioReferences::ReclaimClean && sc.may_writepage;
                     }
-                } else if !file && !can_swap_out(mm, pfn, sc) {
+                } else if file {
+                    evict(mm, p, pfn, None, sc, &mut stat, &cost);
+                    continue;
+                } else {
+                    let mut cluster = None;
+                    if nr_pages > 1 && can_swap_out(mm, pfn, nr_pages, sc) {
+                        cluster = mm.swap.alloc_cluster(mm.frames.page(pfn));
+                        if cluster.is_none() {
+                            // The pool grew for 512 pages that will not come.
+                            mm.zram_shrink_pool();
+                        }
+                    }
+                    if nr_pages > 1 && cluster.is_none() {
+                        // add_to_swap of the THP failed: "fallback to swap normal pages"
+                        // (mm/vmscan.c 6.12): split_folio_to_list, THP_SWPOUT_FALLBACK,
+                        // and the scan count drops to the head's one page.
+                        crate::thp::split::split_folio_lru(mm, p, pfn, Some(folios));
+                        crate::thp::split::split_huge_page(mm, pfn);
+                        mm.thp.stat.count(crate::thp::Tc::ThpSwpoutFallback, 1);
+                        sc.nr_scanned -= nr_pages - 1;
+                        nr_pages = 1;
+                    }
+                    if let Some(slot) = cluster.or_else(|| can_swap_out(mm, pfn, 1, sc).then(|| mm.swap.alloc_slot(mm.frames.page(pfn)))) {
+                        evict(mm, p, pfn, Some(slot), sc, &mut stat, &cost);
+                        continue;
+                    }
                     // add_to_swap failed: activate_locked_split.
                     activate = true;
-                } else {
-                    evict(mm, p, pfn, file, sc, &mut stat, &cost);
-                    continue;
                 }
             }
         }
         if activate {
             mm.frames.set(pfn, pg::ACTIVE);
-            stat.nr_activate[file as usize] += 1;
-            pgactivate += 1;
+            stat.nr_activate[file as usize] += nr_pages;
+            pgactivate += nr_pages;
             let memcg = mm.frames.memcg(pfn);
-            mm.count_memcg_events(memcg, Ev::Pgactivate, 1);
+            mm.count_memcg_events(memcg, Ev::Pgactivate, nr_pages);
         }
         folios[kept] = pfn;
         kept += 1;
@@ -143,10 +175,11 @@ pub fn shrink_folio_list<P: ReclaimPolicy>(mm: &mut Mm, p: &mut P, folios: &mut 
     stat
 }
 
-/// `add_to_swap` succeeds: swap allowed, a free slot, and on zram room in the pool.
-fn can_swap_out(mm: &mut Mm, pfn: Pfn, sc: &ScanControl) -> bool {
+/// `add_to_swap` of `nr` pages can succeed: swap allowed, free slots, and on zram room
+/// in the pool.
+fn can_swap_out(mm: &mut Mm, pfn: Pfn, nr: u64, sc: &ScanControl) -> bool {
     let node = mm.node_of(pfn);
-    sc.may_swap && mm.swap.has_free_slots() && (!mm.swap.is_zram() || zram_reserve(mm, node))
+    sc.may_swap && mm.swap.total - mm.swap.used >= nr && (!mm.swap.is_zram() || zram_reserve(mm, node, nr))
 }
 
 struct Costs {
@@ -168,59 +201,75 @@ fn mm_costs(mm: &Mm) -> Costs {
     }
 }
 
-/// pageout (anon) + try_to_unmap + `__remove_mapping` + free.
-fn evict<P: ReclaimPolicy>(mm: &mut Mm, p: &mut P, pfn: Pfn, file: bool, sc: &mut ScanControl, stat: &mut ReclaimStat, cost: &Costs) {
-    if mm.frames.test(pfn, pg::COMPOUND) {
-        // A THP is split before its pages are written out (split_folio_to_list).
-        crate::thp::split::split_huge_page(mm, pfn);
-    }
-    let page = mm.frames.page(pfn) as usize;
-    let mut slot = 0;
+/// pageout (anon, to the swap slots from `slot`) + try_to_unmap + `__remove_mapping` +
+/// free, of the folio at `pfn` (a THP: its 512 pages at once, one shadow for all, as
+/// `__delete_from_swap_cache` stores it in every slot).
+fn evict<P: ReclaimPolicy>(mm: &mut Mm, p: &mut P, pfn: Pfn, slot: Option<u32>, sc: &mut ScanControl, stat: &mut ReclaimStat, cost: &Costs) {
+    let nr = mm.folio_nr_pages(pfn);
+    let file = slot.is_none();
+    let page = mm.frames.page(pfn);
     if !file {
-        // folio_alloc_swap, then swap_writepage: zram compresses on the reclaimer's CPU;
-        // an SSD write is asynchronous device time.
-        slot = mm.swap.alloc_slot(page as u32);
+        // swap_writepage: zram compresses on the reclaimer's CPU; an SSD write is
+        // asynchronous device time. Counted in pages (count_swpout_vm_event).
         if mm.swap.is_zram() {
-            sc.cost_ns += cost.zram_compress_ns;
+            sc.cost_ns += nr * cost.zram_compress_ns;
         } else {
-            mm.io_write_ns += cost.ssd_write_ns;
+            mm.io_write_ns += nr * cost.ssd_write_ns;
         }
-        mm.vmstat.count(Ev::Pswpout, 1);
-        mm.vmstat.count(Ev::Pgpgout, 4);
-        mm.vmstat.count(Ev::NrVmscanWrite, 1);
+        mm.vmstat.count(Ev::Pswpout, nr);
+        mm.vmstat.count(Ev::Pgpgout, 4 * nr);
+        mm.vmstat.count(Ev::NrVmscanWrite, nr);
         // The swap write ends (synchronously here) in folio_end_writeback, whose
         // __folio_end_writeback counts NR_WRITTEN for swap folios too (mm/page-writeback.c 6.12).
-        mm.vmstat.count(Ev::NrWritten, 1);
-        stat.nr_pageout += 1;
+        mm.vmstat.count(Ev::NrWritten, nr);
+        stat.nr_pageout += nr;
+        if nr > 1 {
+            mm.thp.stat.count(crate::thp::Tc::ThpSwpout, 1);
+        }
     }
     if mm.frames.test(pfn, pg::MAPPED) {
         sc.cost_ns += cost.unmap_ns;
     }
     let shadow = p.workingset_eviction(mm, pfn);
-    mm.pages.pte[page] = nonres_pte(pinfo::TOUCHED | if file { pinfo::FILE } else { pinfo::SWAPPED });
-    mm.pages.shadow[page] = shadow;
-    if file {
-        // page_cache_delete stores the shadow in the xarray (workingset_update_node).
-        mm.shadow_nodes.page_cache_delete(page as u32, shadow != 0);
-    } else if shadow != 0 {
-        // __delete_from_swap_cache stores it at the slot, in a node no memcg is charged for.
-        let lv = mm.lruvec_id(crate::mm::memcontrol::ROOT_MEMCG, mm.node_of(pfn));
-        mm.shadow_nodes.swap_cache_store(slot, lv);
-    }
+    let info = pinfo::TOUCHED | if file { pinfo::FILE } else { pinfo::SWAPPED };
     let memcg = mm.frames.memcg(pfn) as usize;
-    mm.memcgs[memcg].usage -= 1;
-    mm.free_frame(pfn);
+    let root = mm.lruvec_id(crate::mm::memcontrol::ROOT_MEMCG, mm.node_of(pfn));
+    for i in 0..nr as u32 {
+        let page = (page + i) as usize;
+        mm.pages.pte[page] = nonres_pte(info);
+        mm.pages.shadow[page] = shadow;
+        if file {
+            // page_cache_delete stores the shadow in the xarray (workingset_update_node).
+            mm.shadow_nodes.page_cache_delete(page as u32, shadow != 0);
+        } else if shadow != 0 {
+            // __delete_from_swap_cache stores it at the slot, in a node no memcg is charged for.
+            mm.shadow_nodes.swap_cache_store(slot.expect("anon has a slot") + i, root);
+        }
+    }
+    mm.memcgs[memcg].usage -= nr;
+    if nr == 1 {
+        mm.free_frame(pfn);
+    } else {
+        // free_unref_folios: the THP goes back to the buddy allocator as one block.
+        for f in pfn..pfn + nr as u32 {
+            mm.frames.release(f);
+        }
+        let pb = (pfn >> crate::mm::page_alloc::PAGEBLOCK_ORDER) as usize;
+        mm.thp.huge[pb] = false;
+        mm.thp.split_queued[pb] = false;
+        mm.free_block(pfn, crate::mm::page_alloc::PAGEBLOCK_ORDER);
+    }
     sc.cost_ns += cost.free_ns;
-    stat.nr_reclaimed += 1;
+    stat.nr_reclaimed += nr;
     // reclaim_pages (DAMOS pageout) counts no pgsteal: shrink_inactive_list and
     // evict_folios do (mm/vmscan.c 6.12), globally outside cgroup reclaim and for the
     // lruvec's memcg always.
     if !sc.ignore_references {
         let item = sc.pgsteal_item();
         if sc.reclaimer != Reclaimer::Memcg {
-            mm.vmstat.count(item, 1);
+            mm.vmstat.count(item, nr);
         }
-        mm.count_memcg_events(memcg as u16, item, 1);
-        mm.vmstat.count(Ev::by_type(Ev::PgstealAnon, file), 1);
+        mm.count_memcg_events(memcg as u16, item, nr);
+        mm.vmstat.count(Ev::by_type(Ev::PgstealAnon, file), nr);
     }
 }

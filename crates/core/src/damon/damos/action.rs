@@ -77,11 +77,12 @@ pub fn damos_apply_folios<P: ReclaimPolicy>(mm: &mut Mm, p: &mut P, kind: OpsKin
             continue;
         }
         ns += per_folio;
+        let folio_sz = mm.folio_nr_pages(pfn) * PAGE_SIZE;
         if kind == OpsKind::Paddr || s.action == DamosAction::Stat {
             if damos_ops_filter_out(mm, pfn, s, extra) {
                 continue;
             }
-            passed += PAGE_SIZE;
+            passed += folio_sz;
         }
         match s.action {
             DamosAction::Stat => {}
@@ -106,11 +107,11 @@ pub fn damos_apply_folios<P: ReclaimPolicy>(mm: &mut Mm, p: &mut P, kind: OpsKin
             }
             DamosAction::LruPrio => {
                 p.folio_mark_accessed(mm, pfn);
-                applied += PAGE_SIZE;
+                applied += folio_sz;
             }
             DamosAction::LruDeprio => {
                 p.folio_deactivate(mm, pfn);
-                applied += PAGE_SIZE;
+                applied += folio_sz;
             }
             DamosAction::Cold => {
                 if kind == OpsKind::Paddr {

@@ -83,18 +83,19 @@ impl CachePolicy {
         let hit = self.lruvecs[lv as usize].access(k);
         debug_assert!(!hit, "page {k} was already in lruvec {lv}'s algorithm");
         mm.frames.clear(pfn, pg::ACTIVE);
-        mm.update_lru_size(lv, Self::lru_of(mm, pfn), 1);
+        mm.update_lru_size(lv, Self::lru_of(mm, pfn), mm.folio_nr_pages(pfn) as i64);
         mm.frames.set(pfn, pg::LRU);
     }
 
-    /// Isolate up to `nr` victims of lruvec `lv` into `out` (the algorithm's order);
-    /// returns how many.
+    /// Isolate victims of lruvec `lv` into `out` (the algorithm's order) until `nr` pages
+    /// were taken (a THP is one key of 512 pages); returns the pages taken.
     fn isolate(&mut self, mm: &mut Mm, lv: LruvecId, nr: u64, sc: &mut ScanControl, out: &mut Vec<Pfn>) -> u64 {
         out.clear();
         let a = &mut self.lruvecs[lv as usize];
         let pfn_of = &self.pfn_of;
         let rmap_ns = mm.cfg.cost.rmap_ns;
-        while (out.len() as u64) < nr {
+        let mut taken = 0;
+        while taken < nr {
             // `folio_referenced` + `PG_referenced`: a reference since the last look.
             let mut referenced = |k: u32| {
                 let pfn = pfn_of[k as usize];
@@ -109,18 +110,21 @@ impl CachePolicy {
             let pfn = pfn_of[k as usize];
             mm.frames.clear(pfn, pg::LRU);
             let lru = Self::lru_of(mm, pfn);
-            mm.update_lru_size(lv, lru, -1);
-            mm.vmstat.count(Ev::by_type(Ev::PgscanAnon, lru.is_file()), 1);
+            let nr_pages = mm.folio_nr_pages(pfn);
+            mm.update_lru_size(lv, lru, -(nr_pages as i64));
+            mm.vmstat.count(Ev::by_type(Ev::PgscanAnon, lru.is_file()), nr_pages);
             out.push(pfn);
+            taken += nr_pages;
         }
-        out.len() as u64
+        taken
     }
 
     /// `shrink_lruvec`: isolate and reclaim in batches of `SWAP_CLUSTER_MAX` until
     /// `nr_to_reclaim` is met or `lru_size >> priority` folios were scanned (at least one
     /// batch, so a small lruvec is reclaimable at any priority).
     fn shrink_lruvec(&mut self, mm: &mut Mm, lv: LruvecId, sc: &mut ScanControl) {
-        let size = self.lruvecs[lv as usize].len() as u64;
+        let l = &mm.lruvecs[lv as usize];
+        let size = l.lru_size[LruList::InactiveAnon as usize] + l.lru_size[LruList::InactiveFile as usize];
         let mut budget = (size >> sc.priority.max(0)).max(size.min(SWAP_CLUSTER_MAX));
         let mut folios = std::mem::take(&mut self.isolated);
         while budget > 0 && sc.nr_reclaimed < sc.nr_to_reclaim {
@@ -128,7 +132,7 @@ impl CachePolicy {
             if n == 0 {
                 break;
             }
-            budget -= n;
+            budget = budget.saturating_sub(n);
             let item = sc.pgscan_item();
             if sc.reclaimer != Reclaimer::Memcg {
                 mm.vmstat.count(item, n);
@@ -200,12 +204,29 @@ impl ReclaimPolicy for CachePolicy {
 
     fn folio_deactivate(&mut self, _mm: &mut Mm, _pfn: Pfn) {}
 
+    /// `lru_add_split_folio`: the tail becomes a key of its own (a new reference:
+    /// the algorithm has no position beside the head to give it).
+    fn lru_add_split_folio(&mut self, mm: &mut Mm, head: Pfn, tail: Pfn) {
+        let lv = mm.folio_lruvec(head);
+        let k = mm.frames.page(tail);
+        self.ensure_keys(k as usize);
+        self.pfn_of[k as usize] = tail;
+        self.lruvecs[lv as usize].access(k);
+    }
+
     fn check_invariants(&self, mm: &Mm) -> Result<(), String> {
+        // Pages on the LRU per lruvec: a THP's head key stands for 512.
+        let mut large = vec![0u64; self.lruvecs.len()];
+        for pfn in 0..mm.nr_frames {
+            if mm.frames.test(pfn, pg::LRU) && mm.frames.test(pfn, pg::HEAD) {
+                large[mm.folio_lruvec(pfn) as usize] += mm.folio_nr_pages(pfn) - 1;
+            }
+        }
         for (lv, a) in self.lruvecs.iter().enumerate() {
             let l = &mm.lruvecs[lv];
             let accounted = l.lru_size[LruList::InactiveAnon as usize] + l.lru_size[LruList::InactiveFile as usize];
-            if a.len() as u64 != accounted {
-                return Err(format!("lruvec {lv}: the algorithm holds {} folios, the LRU accounts {accounted}", a.len()));
+            if a.len() as u64 + large[lv] != accounted {
+                return Err(format!("lruvec {lv}: the algorithm holds {} folios ({} pages), the LRU accounts {accounted}", a.len(), a.len() as u64 + large[lv]));
             }
             let active = l.lru_size[LruList::ActiveAnon as usize] + l.lru_size[LruList::ActiveFile as usize];
             if active != 0 {

@@ -1,6 +1,7 @@
 //! The classic LRU lists (include/linux/mm_inline.h, mm/swap.c v6.15; spec A.1–A.3):
 //! list membership from folio flags, add at the head, isolate from the tail, putback
 //! preserving the batch's order, and `folio_mark_accessed`.
+//! Sizes and events count pages: a THP is one entry of `folio_nr_pages` 512.
 //! Abstraction: no per-CPU add/activate batches — adds and activations are immediate.
 
 use super::{Classic, ClassicVariant};
@@ -24,7 +25,7 @@ pub fn folio_lru_list(mm: &Mm, pfn: Pfn) -> LruList {
 pub fn lruvec_add_folio<V: ClassicVariant>(c: &Classic<V>, mm: &mut Mm, lv: LruvecId, pfn: Pfn) {
     let lru = folio_lru_list(mm, pfn);
     mm.lists.add_head(c.head(lv, lru as usize), pfn);
-    mm.update_lru_size(lv, lru, 1);
+    mm.update_lru_size(lv, lru, mm.folio_nr_pages(pfn) as i64);
     mm.frames.set(pfn, pg::LRU);
 }
 
@@ -33,12 +34,13 @@ pub fn lruvec_add_folio<V: ClassicVariant>(c: &Classic<V>, mm: &mut Mm, lv: Lruv
 pub fn lruvec_del_folio<V: ClassicVariant>(c: &Classic<V>, mm: &mut Mm, lv: LruvecId, pfn: Pfn) {
     let lru = folio_lru_list(mm, pfn);
     mm.lists.del(c.head(lv, lru as usize), pfn);
-    mm.update_lru_size(lv, lru, -1);
+    mm.update_lru_size(lv, lru, -(mm.folio_nr_pages(pfn) as i64));
     mm.frames.clear(pfn, pg::LRU);
 }
 
-/// `isolate_lru_folios`: take up to `nr_to_scan` folios from the tail of `lru` into
-/// `out` (oldest first). Returns the number scanned.
+/// `isolate_lru_folios`: take folios from the tail of `lru` into `out` (oldest first)
+/// until `nr_to_scan` pages were scanned (`scan += nr_pages`: one THP may take the whole
+/// budget). Returns the pages scanned, all taken.
 pub fn isolate_lru_folios<V: ClassicVariant>(c: &Classic<V>, mm: &mut Mm, lv: LruvecId, lru: LruList, nr_to_scan: u64, out: &mut Vec<Pfn>) -> u64 {
     out.clear();
     let h = c.head(lv, lru as usize);
@@ -48,7 +50,7 @@ pub fn isolate_lru_folios<V: ClassicVariant>(c: &Classic<V>, mm: &mut Mm, lv: Lr
         mm.lists.del(h, pfn);
         mm.frames.clear(pfn, pg::LRU);
         out.push(pfn);
-        n += 1;
+        n += mm.folio_nr_pages(pfn);
     }
     mm.update_lru_size(lv, lru, -(n as i64));
     n
@@ -56,16 +58,19 @@ pub fn isolate_lru_folios<V: ClassicVariant>(c: &Classic<V>, mm: &mut Mm, lv: Lr
 
 /// `move_folios_to_lru`: put survivors back at the heads of their lists, oldest first
 /// (so the batch keeps its relative order); folios landing on an active list age the
-/// workingset clock (a variant hook). Returns the number moved.
+/// workingset clock (a variant hook). Returns the pages moved.
 pub fn move_folios_to_lru<V: ClassicVariant>(c: &mut Classic<V>, mm: &mut Mm, folios: &[Pfn]) -> u64 {
+    let mut nr_moved = 0;
     for &pfn in folios {
         let lv = mm.folio_lruvec(pfn);
         lruvec_add_folio(c, mm, lv, pfn);
+        let nr_pages = mm.folio_nr_pages(pfn);
+        nr_moved += nr_pages;
         if mm.frames.test(pfn, pg::ACTIVE) {
-            c.variant.putback_active(mm, lv, 1);
+            c.variant.putback_active(mm, lv, nr_pages);
         }
     }
-    folios.len() as u64
+    nr_moved
 }
 
 /// `folio_mark_accessed` (A.3): unreferenced → referenced; referenced inactive →
@@ -82,12 +87,12 @@ pub fn folio_mark_accessed<V: ClassicVariant>(c: &mut Classic<V>, mm: &mut Mm, p
             lruvec_del_folio(c, mm, lv, pfn);
             mm.frames.set(pfn, pg::ACTIVE);
             lruvec_add_folio(c, mm, lv, pfn);
-            mm.count_lruvec_events(lv, Ev::Pgactivate, 1);
+            mm.count_lruvec_events(lv, Ev::Pgactivate, mm.folio_nr_pages(pfn));
         } else {
             mm.frames.set(pfn, pg::ACTIVE);
         }
         mm.frames.clear(pfn, pg::REFERENCED);
-        c.variant.workingset_activation(mm, lv, 1);
+        c.variant.workingset_activation(mm, lv, mm.folio_nr_pages(pfn));
     }
     mm.frames.clear(pfn, pg::IDLE);
 }
@@ -104,7 +109,7 @@ pub fn lru_deactivate<V: ClassicVariant>(c: &Classic<V>, mm: &mut Mm, pfn: Pfn) 
     lruvec_del_folio(c, mm, lv, pfn);
     mm.frames.clear(pfn, pg::ACTIVE | pg::REFERENCED);
     lruvec_add_folio(c, mm, lv, pfn);
-    mm.count_lruvec_events(lv, Ev::Pgdeactivate, 1);
+    mm.count_lruvec_events(lv, Ev::Pgdeactivate, mm.folio_nr_pages(pfn));
 }
 
 /// `lru_move_tail` (mm/swap.c 6.12, from `folio_rotate_reclaimable`): an evictable folio
@@ -118,7 +123,16 @@ pub fn lru_move_tail<V: ClassicVariant>(c: &Classic<V>, mm: &mut Mm, pfn: Pfn) {
     mm.frames.clear(pfn, pg::ACTIVE);
     let lru = folio_lru_list(mm, pfn);
     mm.lists.add_tail(c.head(lv, lru as usize), pfn);
-    mm.update_lru_size(lv, lru, 1);
+    let nr_pages = mm.folio_nr_pages(pfn);
+    mm.update_lru_size(lv, lru, nr_pages as i64);
     mm.frames.set(pfn, pg::LRU);
-    mm.vmstat.count(Ev::Pgrotated, 1);
+    mm.vmstat.count(Ev::Pgrotated, nr_pages);
+}
+
+/// `lru_add_split_folio` (mm/huge_memory.c 6.12): a THP's tail goes just before its
+/// head on the head's list; the page was counted with the head.
+pub fn lru_add_split_folio<V: ClassicVariant>(c: &Classic<V>, mm: &mut Mm, head: Pfn, tail: Pfn) {
+    let lv = mm.folio_lruvec(head);
+    let lru = folio_lru_list(mm, head);
+    mm.lists.add_before(c.head(lv, lru as usize), head, tail);
 }

@@ -17,7 +17,7 @@ pub fn workingset_eviction(mm: &mut Mm, pfn: Pfn) -> u64 {
     let l = &mm.lruvecs[lv as usize];
     let (memcg, node) = (l.memcg, l.node);
     let eviction = l.nonresident_age >> mm.bucket_order;
-    mm.workingset_age_nonresident(lv, 1);
+    mm.workingset_age_nonresident(lv, mm.folio_nr_pages(pfn));
     pack_shadow(memcg, node, eviction, mm.frames.test(pfn, pg::WORKINGSET))
 }
 

@@ -122,13 +122,17 @@ impl<V: ClassicVariant> ReclaimPolicy for Classic<V> {
         lru::lru_move_tail(self, mm, pfn)
     }
 
+    fn lru_add_split_folio(&mut self, mm: &mut Mm, head: Pfn, tail: Pfn) {
+        lru::lru_add_split_folio(self, mm, head, tail)
+    }
+
     fn check_invariants(&self, mm: &Mm) -> Result<(), String> {
         for (lv, _) in self.heads.iter().enumerate() {
             for lru in 0..NR_LRU_LISTS {
                 let h = self.head(lv as LruvecId, lru);
-                let len = mm.lists.len(h);
-                if len != mm.lruvecs[lv].lru_size[lru] {
-                    return Err(format!("lruvec {lv} list {lru}: {len} linked, lru_size {}", mm.lruvecs[lv].lru_size[lru]));
+                let pages: u64 = mm.lists.iter(h).map(|pfn| mm.folio_nr_pages(pfn)).sum();
+                if pages != mm.lruvecs[lv].lru_size[lru] {
+                    return Err(format!("lruvec {lv} list {lru}: {pages} pages linked, lru_size {}", mm.lruvecs[lv].lru_size[lru]));
                 }
                 for pfn in mm.lists.iter(h) {
                     if !mm.frames.test(pfn, pg::LRU) {

@@ -99,7 +99,7 @@ pub fn walk_update_folio(mm: &mut Mm, g: &mut LruGen, lv: LruvecId, pfn: Pfn, ne
                 lru_gen_del_folio(mm, g, lv, pfn, false);
                 mm.frames.set(pfn, pg::ACTIVE);
                 lru_gen_add_folio(mm, g, lv, pfn, false);
-                mm.count_lruvec_events(lv, Ev::Pgactivate, 1);
+                mm.count_lruvec_events(lv, Ev::Pgactivate, mm.folio_nr_pages(pfn));
             }
         }
     }
@@ -207,7 +207,7 @@ pub fn inc_min_seq(mm: &mut Mm, g: &mut LruGen, lv: LruvecId, ty: usize, swappin
             let new_gen = folio_inc_gen(mm, g, lv, pfn, false, LRU_REFS_FLAGS);
             list_move(mm, g, pfn, new_gen, ty, true);
             if refs + ws as u32 != (1 << LRU_REFS_WIDTH) + 1 {
-                g.protected[ty][lru_tier_from_refs(refs, ws)] += 1;
+                g.protected[ty][lru_tier_from_refs(refs, ws)] += mm.folio_nr_pages(pfn);
             }
         }
     }

@@ -199,16 +199,18 @@ impl<V: MglruVariant> Mglru<V> {
                 mm.lists.prefetch_links(next);
                 prefetch(&mm.frames.flags, next as usize);
             }
-            scanned += 1;
+            // scan_folios counts pages (`delta = folio_nr_pages`), `remaining` folios.
+            let delta = mm.folio_nr_pages(pfn);
+            scanned += delta;
             sc.cost_ns += mm.cfg.cost.scan_ns;
             if V::sort_folio(mm, g, lv, pfn, tier, &mut sc.nr) {
-                sorted += 1;
+                sorted += delta;
             } else {
                 V::isolate_folio(mm, g, lv, pfn);
                 // Host-side: the owner (page id) is read next by prefetch_isolated.
                 prefetch(&mm.frames.owner, pfn as usize);
                 list.push(pfn);
-                isolated += 1;
+                isolated += delta;
             }
             remaining -= 1;
             if remaining == 0 || isolated >= MIN_LRU_BATCH {
@@ -423,7 +425,7 @@ pub fn sort_folio(mm: &mut Mm, g: &mut LruGen, lv: LruvecId, pfn: Pfn, tier_idx:
         let new_gen = folio_inc_gen(mm, g, lv, pfn, false, LRU_REFS_FLAGS);
         list_move(mm, g, pfn, new_gen, ty, false);
         if !lazily {
-            g.protected[ty][tier] += 1;
+            g.protected[ty][tier] += mm.folio_nr_pages(pfn);
         }
         return true;
     }

@@ -215,30 +215,39 @@ pub fn list_del(mm: &mut Mm, g: &LruGen, pfn: Pfn) {
     set_list_bits(mm, pfn, None);
 }
 
+/// `lru_add_split_folio` (mm/huge_memory.c 6.12): a THP's tail, carrying the head's
+/// generation bits, goes just before the head on the head's list.
+pub fn list_add_split_tail(mm: &mut Mm, g: &LruGen, head: Pfn, tail: Pfn) {
+    let l = folio_list(mm, head).expect("head on an MGLRU list");
+    mm.lists.add_before(ListHead(g.heads.0 + l), head, tail);
+    set_list_bits(mm, tail, Some(l));
+}
+
 /// `list_move` (head) / `list_move_tail` to list `gen,ty`.
 pub fn list_move(mm: &mut Mm, g: &LruGen, pfn: Pfn, gen: usize, ty: usize, tail: bool) {
     list_del(mm, g, pfn);
     list_add(mm, g, pfn, gen, ty, tail);
 }
 
-/// `lru_gen_update_size`: move a folio's page between generations' counts and keep the
-/// compat active/inactive LRU sizes (None = not on a list).
-pub fn lru_gen_update_size(mm: &mut Mm, g: &mut LruGen, lv: LruvecId, ty: usize, old_gen: Option<usize>, new_gen: Option<usize>) {
+/// `lru_gen_update_size`: move the folio's `delta` pages (`folio_nr_pages`) between
+/// generations' counts and keep the compat active/inactive LRU sizes (None = not on a
+/// list).
+pub fn lru_gen_update_size(mm: &mut Mm, g: &mut LruGen, lv: LruvecId, ty: usize, delta: i64, old_gen: Option<usize>, new_gen: Option<usize>) {
     if let Some(o) = old_gen {
-        g.nr_pages[o][ty] -= 1;
+        g.nr_pages[o][ty] -= delta;
     }
     if let Some(n) = new_gen {
-        g.nr_pages[n][ty] += 1;
+        g.nr_pages[n][ty] += delta;
     }
     let lru = LRU_FILE * ty;
     let list = |active: bool| LruList::from_index(lru + active as usize * LRU_ACTIVE);
     match (old_gen, new_gen) {
-        (None, Some(n)) => mm.update_lru_size(lv, list(g.is_active(n)), 1),
-        (Some(o), None) => mm.update_lru_size(lv, list(g.is_active(o)), -1),
+        (None, Some(n)) => mm.update_lru_size(lv, list(g.is_active(n)), delta),
+        (Some(o), None) => mm.update_lru_size(lv, list(g.is_active(o)), -delta),
         (Some(o), Some(n)) => {
             if !g.is_active(o) && g.is_active(n) {
-                mm.update_lru_size(lv, list(false), -1);
-                mm.update_lru_size(lv, list(true), 1);
+                mm.update_lru_size(lv, list(false), -delta);
+                mm.update_lru_size(lv, list(true), delta);
             }
             // demotion requires isolation (kernel VM_WARN)
             debug_assert!(!g.is_active(o) || g.is_active(n), "demotion without isolation");
@@ -280,7 +289,7 @@ pub fn lru_gen_add_folio_at(mm: &mut Mm, g: &mut LruGen, lv: LruvecId, pfn: Pfn,
     let gen = gen_from_seq(seq);
     set_gen_bits(mm, pfn, Some(gen));
     mm.frames.clear(pfn, pg::ACTIVE);
-    lru_gen_update_size(mm, g, lv, ty, None, Some(gen));
+    lru_gen_update_size(mm, g, lv, ty, mm.folio_nr_pages(pfn) as i64, None, Some(gen));
     list_add(mm, g, pfn, gen, ty, reclaiming);
     mm.frames.set(pfn, pg::LRU);
 }
@@ -294,7 +303,7 @@ pub fn lru_gen_del_folio(mm: &mut Mm, g: &mut LruGen, lv: LruvecId, pfn: Pfn, re
         mm.frames.set(pfn, pg::ACTIVE);
     }
     set_gen_bits(mm, pfn, None);
-    lru_gen_update_size(mm, g, lv, ty, Some(gen), None);
+    lru_gen_update_size(mm, g, lv, ty, mm.folio_nr_pages(pfn) as i64, Some(gen), None);
     list_del(mm, g, pfn);
     mm.frames.clear(pfn, pg::LRU);
 }
@@ -315,7 +324,7 @@ pub fn folio_inc_gen(mm: &mut Mm, g: &mut LruGen, lv: LruvecId, pfn: Pfn, reclai
     if reclaiming {
         mm.frames.set(pfn, pg::RECLAIM);
     }
-    lru_gen_update_size(mm, g, lv, ty, Some(old_gen), Some(new_gen));
+    lru_gen_update_size(mm, g, lv, ty, mm.folio_nr_pages(pfn) as i64, Some(old_gen), Some(new_gen));
     new_gen
 }
 
@@ -336,7 +345,7 @@ pub fn folio_update_gen(mm: &mut Mm, g: &mut LruGen, lv: LruvecId, pfn: Pfn, gen
     if old != gen {
         // update_batch_size (applied at once)
         let ty = folio_type(mm, pfn);
-        lru_gen_update_size(mm, g, lv, ty, Some(old), Some(gen));
+        lru_gen_update_size(mm, g, lv, ty, mm.folio_nr_pages(pfn) as i64, Some(old), Some(gen));
     }
     Some(old)
 }

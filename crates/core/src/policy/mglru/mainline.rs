@@ -22,7 +22,8 @@ pub fn lru_gen_eviction(mm: &mut Mm, lrugens: &mut [LruGen], pfn: Pfn) -> u64 {
     let g = &mut lrugens[lv as usize];
     let min_seq = g.min_seq[ty];
     let token = (min_seq << LRU_REFS_WIDTH) | refs.saturating_sub(1) as u64;
-    g.evicted[ty][tier] += 1;
+    // atomic_long_add(delta, &lrugen->evicted[..]), delta = folio_nr_pages
+    g.evicted[ty][tier] += mm.folio_nr_pages(pfn);
     let l = &mm.lruvecs[lv as usize];
     pack_shadow(l.memcg, l.node, token, ws)
 }

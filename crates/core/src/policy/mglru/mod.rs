@@ -280,7 +280,7 @@ impl<V: MglruVariant> ReclaimPolicy for Mglru<V> {
         lru_gen_del_folio(mm, &mut self.lrugens[lv as usize], lv, pfn, false);
         mm.frames.clear(pfn, pg::ACTIVE | pg::REFERENCED);
         V::lru_gen_add_folio(mm, &mut self.lrugens[lv as usize], lv, pfn, false);
-        mm.count_lruvec_events(lv, crate::mm::vmstat::Ev::Pgdeactivate, 1);
+        mm.count_lruvec_events(lv, crate::mm::vmstat::Ev::Pgdeactivate, mm.folio_nr_pages(pfn));
     }
 
     /// `lru_move_tail` with MGLRU: `lru_gen_del_folio`, PG_active cleared,
@@ -293,7 +293,12 @@ impl<V: MglruVariant> ReclaimPolicy for Mglru<V> {
         lru_gen_del_folio(mm, &mut self.lrugens[lv as usize], lv, pfn, false);
         mm.frames.clear(pfn, pg::ACTIVE);
         V::lru_gen_add_folio(mm, &mut self.lrugens[lv as usize], lv, pfn, true);
-        mm.vmstat.count(crate::mm::vmstat::Ev::Pgrotated, 1);
+        mm.vmstat.count(crate::mm::vmstat::Ev::Pgrotated, mm.folio_nr_pages(pfn));
+    }
+
+    fn lru_add_split_folio(&mut self, mm: &mut Mm, head: Pfn, tail: Pfn) {
+        let lv = mm.folio_lruvec(head);
+        list_add_split_tail(mm, &self.lrugens[lv as usize], head, tail);
     }
 
     fn check_invariants(&self, mm: &Mm) -> Result<(), String> {
@@ -310,11 +315,19 @@ impl<V: MglruVariant> ReclaimPolicy for Mglru<V> {
                         return Err(format!("lruvec {lv} type {ty}: folios on dead generation {gen}"));
                     }
                 }
-                let listed: u64 = (0..MAX_NR_GENS as usize).map(|gen| mm.lists.len(g.head(gen, ty))).sum();
-                let counted: i64 = g.nr_pages.iter().map(|p| p[ty]).sum();
-                if listed as i64 != counted {
-                    return Err(format!("lruvec {lv} type {ty}: {listed} folios listed, nr_pages sums to {counted}"));
+                for gen in 0..MAX_NR_GENS as usize {
+                    // Pages by their GEN bits: a folio aging promoted in place still sits
+                    // on its old generation's list.
+                    let listed: i64 = (0..MAX_NR_GENS as usize)
+                        .flat_map(|l| mm.lists.iter(g.head(l, ty)))
+                        .filter(|&pfn| folio_lru_gen(mm, pfn) == Some(gen))
+                        .map(|pfn| mm.folio_nr_pages(pfn) as i64)
+                        .sum();
+                    if listed != g.nr_pages[gen][ty] {
+                        return Err(format!("lruvec {lv} type {ty} gen {gen}: {listed} pages listed, nr_pages {}", g.nr_pages[gen][ty]));
+                    }
                 }
+                let counted: i64 = g.nr_pages.iter().map(|p| p[ty]).sum();
                 // compat sizes: the two youngest generations are active
                 let l = &mm.lruvecs[lv];
                 let active: i64 = (0..MAX_NR_GENS as usize).filter(|&gen| g.is_active(gen)).map(|gen| g.nr_pages[gen][ty]).sum();

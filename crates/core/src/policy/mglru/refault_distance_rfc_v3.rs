@@ -47,11 +47,12 @@ impl MglruVariant for RefaultDistanceRfcV3 {
         let refs = folio_lru_refs(mm, pfn);
         let ws = mm.frames.test(pfn, pg::WORKINGSET);
         let lv = mm.folio_lruvec(pfn);
-        lrugens[lv as usize].evicted[ty][lru_tier_from_refs(refs, ws)] += 1;
+        let delta = mm.folio_nr_pages(pfn);
+        lrugens[lv as usize].evicted[ty][lru_tier_from_refs(refs, ws)] += delta;
         let l = &mm.lruvecs[lv as usize];
         let (memcg, node) = (l.memcg, l.node);
         let token = ((l.nonresident_age & TS_MASK) << LRU_REFS_WIDTH) | refs.saturating_sub(1) as u64;
-        mm.workingset_age_nonresident(lv, 1);
+        mm.workingset_age_nonresident(lv, delta);
         pack_shadow(memcg, node, token, ws)
     }
 

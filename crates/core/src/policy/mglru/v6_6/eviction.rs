@@ -45,7 +45,7 @@ pub fn sort_folio<H: V66Hooks>(mm: &mut Mm, g: &mut LruGen, lv: LruvecId, pfn: P
     if H::sort_folio_protects(tier, tier_idx, refs) {
         let new_gen = folio_inc_gen(mm, g, lv, pfn, false, REFS_ALL);
         list_move(mm, g, pfn, new_gen, ty, true);
-        g.protected[ty][tier] += 1;
+        g.protected[ty][tier] += mm.folio_nr_pages(pfn);
         return true;
     }
     H::SORT_FOLIO_WAITS_FOR_WRITEBACK && sort_writeback(mm, g, lv, pfn, ty, None)

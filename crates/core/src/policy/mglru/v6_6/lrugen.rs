@@ -85,7 +85,7 @@ pub fn folio_update_gen(mm: &mut Mm, g: &mut LruGen, lv: LruvecId, pfn: Pfn, gen
     set_gen_bits(mm, pfn, Some(gen));
     if old != gen {
         // update_batch_size (applied at once)
-        lru_gen_update_size(mm, g, lv, folio_type(mm, pfn), Some(old), Some(gen));
+        lru_gen_update_size(mm, g, lv, folio_type(mm, pfn), mm.folio_nr_pages(pfn) as i64, Some(old), Some(gen));
     }
     Some(old)
 }
@@ -106,7 +106,7 @@ pub fn walk_update_folio<H: V66Hooks>(mm: &mut Mm, g: &mut LruGen, lv: LruvecId,
             lru_gen_del_folio(mm, g, lv, pfn, false);
             mm.frames.set(pfn, pg::ACTIVE);
             V66::<H>::lru_gen_add_folio(mm, g, lv, pfn, false);
-            mm.count_lruvec_events(lv, Ev::Pgactivate, 1);
+            mm.count_lruvec_events(lv, Ev::Pgactivate, mm.folio_nr_pages(pfn));
         }
         Some(_) => {}
     }
