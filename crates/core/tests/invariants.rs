@@ -45,7 +45,8 @@ prop_compose! {
     fn machine()(mem_mib in 4u32..12, swap in 0usize..3, swappiness in 0u32..=200, limit in prop::option::of(2u32..8), low in 0u32..3,
                  policy in 0usize..reclaimlab_core::policies().len(),
                  read_ahead_kb in prop_oneof![Just(0u32), Just(128), 0u32..512],
-                 fault_around_bytes in prop_oneof![Just(4096u32), Just(65536), (12u32..22).prop_map(|s| 1 << s)])
+                 fault_around_bytes in prop_oneof![Just(4096u32), Just(65536), (12u32..22).prop_map(|s| 1 << s)],
+                 thp in prop::bool::ANY)
                 -> Vec<(String, String)> {
         let mut kv = vec![
             ("policy".to_string(), reclaimlab_core::policies()[policy].name.to_string()),
@@ -60,6 +61,10 @@ prop_compose! {
         }
         if low > 0 {
             kv.push(("cgroup.b.memory.low".to_string(), format!("{low}M")));
+        }
+        if thp {
+            // Folios of order 9 beside order 0 (these machines boot with THP off).
+            kv.push(("transparent_hugepage.enabled".to_string(), "always".to_string()));
         }
         kv
     }
@@ -111,6 +116,8 @@ proptest! {
             prop_assert!(vm(&r, "workingset_restore_file") <= vm(&r, "workingset_activate_file"));
         }
         prop_assert!(vm(&r, "pswpin") <= vm(&r, "pswpout"));
+        prop_assert!(512 * vm(&r, "thp_swpout") <= vm(&r, "pswpout"));
+        prop_assert!(vm(&r, "thp_swpout") + vm(&r, "thp_split_page") <= vm(&r, "thp_fault_alloc"));
         if cfg.swap_device == reclaimlab_core::config::SwapDevice::None {
             prop_assert_eq!(vm(&r, "pswpout"), 0);
         }
