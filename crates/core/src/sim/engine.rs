@@ -33,7 +33,7 @@ use crate::sim::alloc::{self, AllocCtx};
 use crate::thp::gfp::{ThpEnabled, GFP_HIGHUSER_MOVABLE, __GFP_NORETRY};
 use crate::thp::khugepaged::Khugepaged;
 use super::process::Procs;
-use crate::thp::kcompactd::{kswapd_step, Kcompactd};
+use crate::thp::kcompactd::Kcompactd;
 use crate::thp::{ThpState, HPAGE_PMD_NR};
 use crate::vmscan::Kswapd;
 use reclaimlab_trace::{flags, Access, AccessSource};
@@ -101,7 +101,7 @@ pub struct Machine<P: ReclaimPolicy> {
     /// `sim.trace_pacing=schedule` on a timed trace, and the time the next access is due.
     paced: bool,
     due: u64,
-    next_event: u64,
+    pub(super) next_event: u64,
     buf: Vec<Access>,
     /// The source's ops after its last record have run (reset by the next batch read).
     end_ops_done: bool,
@@ -288,82 +288,8 @@ impl<P: ReclaimPolicy> Machine<P> {
         }
     }
 
-    /// Run kswapd and kcompactd steps, khugepaged's scans, the periodic flusher and
-    /// time-series samples that are due.
-    pub(super) fn run_events(&mut self) -> Result<()> {
-        self.kswapd_catch_up();
-        self.check_oom()?;
-        while self.khugepaged.next_scan <= self.now {
-            crate::thp::khugepaged::khugepaged_scan(self)?;
-        }
-        self.kdamond_catch_up();
-        self.damon_record_catch_up();
-        if self.now >= self.mm.wb.next_run {
-            self.mm.wb_writeback(self.now, true, None);
-        }
-        self.end_writeback_due(self.now);
-        self.mm.flush_memcg_stats_due(self.now);
-        self.rec.sample_due(&self.mm, &self.kswapd, self.now, self.accesses);
-        let mut next = self.rec.next_sample.min(self.mm.wb.next_run).min(self.mm.next_stats_flush).min(self.mm.wb.next_done()).min(self.khugepaged.next_scan);
-        for k in &self.kswapd {
-            if k.active {
-                next = next.min(k.clock_ns);
-            }
-        }
-        for k in &self.kcompactd {
-            if k.active {
-                next = next.min(k.clock);
-            }
-            if self.proactive {
-                next = next.min(k.next_proactive);
-            }
-        }
-        if let Some(d) = &self.damon {
-            next = next.min(d.next_ns);
-        }
-        if let Some(k) = self.damon_rec.as_ref().and_then(|r| r.kdamond.as_ref()) {
-            next = next.min(k.next_ns);
-        }
-        self.next_event = next;
-        Ok(())
-    }
-
-    /// Let every active kswapd run until its clock passes the workload's (writes the
-    /// disk completed by then are applied first).
-    fn kswapd_catch_up(&mut self) {
-        self.end_writeback_due(self.now);
-        for i in 0..self.kswapd.len() {
-            while self.kswapd[i].active && self.kswapd[i].clock_ns <= self.now {
-                kswapd_step(&mut self.mm, &mut self.policy, &mut self.kswapd[i], &mut self.kcompactd[i]);
-            }
-            if self.kcompactd[i].active || self.proactive {
-                let kswapd_active = self.kswapd[i].active;
-                self.kcompactd[i].run_due(&mut self.mm, self.now, kswapd_active, self.proactive);
-            }
-        }
-        self.mm.now = self.now;
-    }
-
-    /// Run kdamond's steps that are due. Memory in use is integrated up to now first:
-    /// what DAMOS pages out counts from this access on.
-    fn kdamond_catch_up(&mut self) {
-        let Some(d) = self.damon.as_mut() else { return };
-        if d.next_ns > self.now {
-            return;
-        }
-        self.rec.account_mem(&self.mm, self.now);
-        let psi_us = self.rec.memstall_ns / 1000;
-        while d.next_ns <= self.now {
-            let t = d.next_ns;
-            self.mm.now = t;
-            d.step(&mut self.mm, &mut self.policy, t, psi_us);
-            Self::damon_record_reclaim(&mut self.damon_rec, d, t);
-        }
-        self.mm.now = self.now;
-    }
-
     /// A reclaimer invoked the OOM killer (MGLRU's min_ttl protection): end the run.
-    fn check_oom(&mut self) -> Result<()> {
+    pub(super) fn check_oom(&mut self) -> Result<()> {
         match self.mm.oom.take() {
             Some(why) => {
                 self.mm.vmstat.count(Ev::OomKill, 1);

@@ -1,10 +1,12 @@
 //! The simulation: the one machine's access loop and fault path ([`engine`]),
 //! `__alloc_pages` and its slow path ([`alloc`]), anonymous THP faults ([`huge_memory`]),
 //! a program's tasks and mappings ([`process`]), memcg charging with limit and high
-//! reclaim ([`charge`]), and what a run reports ([`results`]).
+//! reclaim ([`charge`]), the kernel threads and timed jobs the run loop drives
+//! ([`daemons`]), and what a run reports ([`results`]).
 
 pub(crate) mod alloc;
 pub mod charge;
+pub mod daemons;
 pub mod damon_snapshots;
 pub mod engine;
 pub mod filemap;
