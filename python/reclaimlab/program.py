@@ -9,7 +9,9 @@ from typing import Any
 from .config import parse_toml
 from .exceptions import ConfigError
 
-REGION_KEYS = {"name", "pages", "kind", "write_ratio", "cgroup"}
+REGION_KEYS = {"name", "pages", "kind", "write_ratio", "cgroup", "madvise"}
+#: A region's `madvise` before the first access (an anonymous region's THP eligibility).
+MADVISE = ("hugepage", "nohugepage")
 PHASE_KEYS = {"name", "accesses", "stream", "reclaim"}
 STREAM_KEYS = {"region", "pattern", "weight"}
 RECLAIM_KEYS = {"cgroup", "bytes", "swappiness"}
@@ -59,6 +61,10 @@ def from_doc(doc: dict[str, Any], lines: dict[str, int], path: Path, prefix: str
                           path=str(path))
     for i, r in enumerate(regions, 1):
         check(r, REGION_KEYS, f"[[region]] #{i}", "region")
+        if "madvise" in r and r["madvise"] not in MADVISE:
+            at, line = loc("region.madvise")
+            raise ConfigError(f"{at}: [[region]] #{i} madvise = {r['madvise']!r}; expected one of {', '.join(MADVISE)}",
+                              key="madvise", path=str(path), line=line)
     out_phases = []
     for i, ph in enumerate(phases, 1):
         check(ph, PHASE_KEYS, f"[[phase]] #{i}", "phase")

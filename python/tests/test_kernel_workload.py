@@ -91,6 +91,14 @@ def test_trace_file_pages_keep_their_order(tmp_path):
     assert wl.flags.tolist() == [FILE | SYSCALL] * 4
 
 
+def test_a_trace_with_madvise_ops_is_refused_for_the_guest(tmp_path):
+    # The guest program renumbers anonymous pages, so it cannot replay a madvise range.
+    src = tmp_path / "m.trace"
+    reclaimlab._core.trace_write(str(src), np.arange(4, dtype="<u4").tobytes(), bytes(4), madvise=[(0, 0, 4, "hugepage")])
+    with pytest.raises(KernelError, match="1 madvise op"):
+        build(f"trace:path={src}", MIB)
+
+
 def test_bad_specs(tmp_path):
     with pytest.raises(KernelError, match="unknown workload 'nope'"):
         build("nope", MIB)

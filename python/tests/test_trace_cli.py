@@ -246,6 +246,62 @@ def test_memory_reclaim_ops_through_the_writers_and_info(tmp_path):
     assert not (tmp_path / "x.rcl").exists()
 
 
+def test_madvise_ops_from_programs_and_writers_reach_the_fault_path(tmp_path):
+    """A program's region `madvise` and the writers' madvise become the trace's madvise ops;
+    trace info lists them; under transparent_hugepage.enabled=madvise only the hugepage
+    region faults THPs; a bad advice is one line naming the key."""
+    import numpy as np
+
+    from reclaimlab import _core
+
+    prog = tmp_path / "thp.toml"
+    prog.write_text("""
+[[region]]
+name = "huge"
+pages = 2048
+madvise = "hugepage"
+
+[[region]]
+name = "plain"
+pages = 2048
+
+[[phase]]
+accesses = 4096
+[[phase.stream]]
+region = "huge"
+pattern = "seq"
+[[phase.stream]]
+region = "plain"
+pattern = "seq"
+""")
+    out = tmp_path / "thp.trace"
+    p = cli("trace", "gen", "program", prog, "-o", out)
+    assert p.returncode == 0, p.stderr
+    assert info(out)["madvise"] == [[0, 0, 2048, "hugepage"]]
+    assert "madvise           1 call(s): hugepage of pages 0+2,048 before record 0" in cli("trace", "info", out).stdout
+    r = reclaimlab.run(trace=str(out), config={"machine.memory": "1G", "transparent_hugepage.enabled": "madvise",
+                                               "swap.device": "none"})
+    assert r.vmstat["thp_fault_alloc"] == 4
+    prog.write_text(prog.read_text().replace('madvise = "hugepage"', 'madvise = "huge"'))
+    assert_user_error(cli("trace", "gen", "program", prog, "-o", tmp_path / "bad.trace"), "thp.toml, line 5", "huge")
+    # The writers: a madvise before the next record; trace_write's tuples.
+    w = _core.TraceWriter(tmp_path / "s.rcl", 1000, "")
+    w.set_map(0, np.arange(4, dtype="<u4").tobytes())
+    rec = lambda p: np.array([p], "<u4").tobytes() + bytes([0, 0, 0, 0]) + np.array([0], "<u4").tobytes()
+    w.write(0, rec(0))
+    w.madvise(0, 512, "dontneed")
+    w.write(0, rec(1))
+    w.finish()
+    assert _core.open_trace(str(tmp_path / "s.rcl")).meta()["madvise"] == [(1, 0, 512, "dontneed")]
+    pages, flags = np.arange(3, dtype="<u4").tobytes(), bytes(3)
+    _core.trace_write(str(tmp_path / "w.rcl"), pages, flags, madvise=[(0, 0, 512, "nohugepage")], ops=[(0, "", 4096, None)])
+    meta = _core.open_trace(str(tmp_path / "w.rcl")).meta()
+    assert meta["madvise"] == [(0, 0, 512, "nohugepage")] and meta["ops"] == [(0, "", 4096, None)]
+    with pytest.raises(Exception, match="not hugepage, nohugepage or dontneed"):
+        _core.trace_write(str(tmp_path / "x.rcl"), pages, flags, madvise=[(0, 0, 512, "willneed")])
+    assert not (tmp_path / "x.rcl").exists()
+
+
 # ------------------------------------------------- compressed blocks (version 2)
 
 

@@ -27,9 +27,11 @@ impl Source {
 
 #[pymethods]
 impl Source {
-    /// What is known up front: {format, records, pages, cgroups, tick_ps, files, ops}
-    /// (files: `(name, first page id, pages)`, pages = 2**32 - 1 for "to the end"; ops:
-    /// `memory.reclaim` writes as `(before record, cgroup name, bytes, swappiness or None)`).
+    /// What is known up front: {format, records, pages, cgroups, tick_ps, files, ops,
+    /// madvise} (files: `(name, first page id, pages)`, pages = 2**32 - 1 for "to the end";
+    /// ops: `memory.reclaim` writes as `(before record, cgroup name, bytes, swappiness or
+    /// None)`; madvise: `(before record, first page id, pages, advice)`, advice one of
+    /// "hugepage", "nohugepage", "dontneed").
     fn meta<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         let src = self.lock()?;
         let m = src.meta();
@@ -41,6 +43,7 @@ impl Source {
         d.set_item("tick_ps", m.tick_ps)?;
         d.set_item("files", m.files.iter().map(|f| (f.name.clone(), f.first, f.nr_pages)).collect::<Vec<_>>())?;
         d.set_item("ops", ops_tuples(&m.ops, &m.cgroups))?;
+        d.set_item("madvise", madvise_tuples(&m.ops))?;
         Ok(d)
     }
 
@@ -59,20 +62,43 @@ impl Source {
     }
 }
 
-/// Ops as `(before record, cgroup name, bytes, swappiness or None)`.
+/// `memory.reclaim` ops as `(before record, cgroup name, bytes, swappiness or None)`.
 fn ops_tuples(ops: &[reclaimlab_trace::TraceOp], cgroups: &[String]) -> Vec<(u64, String, u64, Option<u8>)> {
     ops.iter()
-        .map(|op| {
-            let reclaimlab_trace::OpKind::MemoryReclaim { bytes, swappiness } = op.kind;
-            (op.at, cgroups.get(op.cgroup as usize).cloned().unwrap_or_default(), bytes, swappiness)
+        .filter_map(|op| match op.kind {
+            reclaimlab_trace::OpKind::MemoryReclaim { bytes, swappiness } => Some((op.at, cgroups.get(op.cgroup as usize).cloned().unwrap_or_default(), bytes, swappiness)),
+            reclaimlab_trace::OpKind::Madvise { .. } => None,
         })
         .collect()
 }
 
-/// Parse `(before record, cgroup name, bytes, swappiness or None)` tuples, registering
-/// the cgroups with the writer.
-fn parse_ops(w: &mut reclaimlab_trace::NativeWriter, ops: &[(u64, String, u64, Option<u8>)]) -> reclaimlab_trace::Result<Vec<reclaimlab_trace::TraceOp>> {
-    ops.iter().map(|(at, cg, bytes, sw)| Ok(reclaimlab_trace::TraceOp::memory_reclaim(*at, w.cgroup(cg)?, *bytes, *sw))).collect()
+/// madvise ops as `(before record, first page id, pages, advice name)`.
+fn madvise_tuples(ops: &[reclaimlab_trace::TraceOp]) -> Vec<(u64, u32, u32, &'static str)> {
+    ops.iter()
+        .filter_map(|op| match op.kind {
+            reclaimlab_trace::OpKind::Madvise { first, nr_pages, advice } => Some((op.at, first, nr_pages, reclaimlab_trace::madvise_name(advice).unwrap_or("?"))),
+            reclaimlab_trace::OpKind::MemoryReclaim { .. } => None,
+        })
+        .collect()
+}
+
+/// Parse `(before record, cgroup name, bytes, swappiness or None)` tuples and
+/// `(before record, first page id, pages, advice name)` madvise tuples into one op table
+/// in position order (at one position, the madvise first), registering the cgroups with
+/// the writer.
+fn parse_ops(w: &mut reclaimlab_trace::NativeWriter, ops: &[(u64, String, u64, Option<u8>)], madvise: &[(u64, u32, u32, String)]) -> reclaimlab_trace::Result<Vec<reclaimlab_trace::TraceOp>> {
+    let mut all = Vec::with_capacity(ops.len() + madvise.len());
+    for (at, first, n, advice) in madvise {
+        let a = reclaimlab_trace::madvise_parse(advice)
+            .ok_or_else(|| reclaimlab_trace::Error::invalid(format!("trace_write: madvise advice {advice:?} is not hugepage, nohugepage or dontneed")))?;
+        all.push(reclaimlab_trace::TraceOp::madvise(*at, 0, *first, *n, a));
+    }
+    for (at, cg, bytes, sw) in ops {
+        all.push(reclaimlab_trace::TraceOp::memory_reclaim(*at, w.cgroup(cg)?, *bytes, *sw));
+    }
+    // A stable sort keeps the madvise before the writes at the same record.
+    all.sort_by_key(|op| op.at);
+    Ok(all)
 }
 
 fn parse_kind(kind: Option<&str>) -> PyResult<Option<AccessKind>> {
@@ -104,6 +130,7 @@ fn trace_info<'py>(py: Python<'py>, source: &Source) -> PyResult<Bound<'py, PyDi
     d.set_item("records", i.records)?;
     d.set_item("pages", i.pages)?;
     d.set_item("ops", ops_tuples(&i.ops, &i.cgroups))?;
+    d.set_item("madvise", madvise_tuples(&i.ops))?;
     d.set_item("cgroups", i.cgroups)?;
     d.set_item("reads", i.reads)?;
     d.set_item("writes", i.writes)?;
@@ -123,14 +150,15 @@ fn trace_info<'py>(py: Python<'py>, source: &Source) -> PyResult<Bound<'py, PyDi
 /// trace: each record's gap is the time since the previous one in ticks of `tick_ps`.
 /// With `cgroup_ids` (u8 per record), each record's cgroup is `cgroup_names[id]` instead.
 /// `ops`: `memory.reclaim` writes as `(before record, cgroup name, bytes, swappiness or
-/// None)`, sorted by position. Returns the records written.
+/// None)`; `madvise`: `(before record, first page id, pages, advice)` with advice
+/// "hugepage", "nohugepage" or "dontneed". Returns the records written.
 #[pyfunction]
 #[pyo3(signature = (out, pages, flags, cgroup = "", files = Vec::new(), gaps = None, tick_ps = 0, cgroup_names = Vec::new(),
-                    cgroup_ids = None, ops = Vec::new()))]
+                    cgroup_ids = None, ops = Vec::new(), madvise = Vec::new()))]
 #[allow(clippy::too_many_arguments)]
 fn trace_write(py: Python<'_>, out: PathBuf, pages: &[u8], flags: &[u8], cgroup: &str, files: Vec<(String, u32, u32)>,
                gaps: Option<&[u8]>, tick_ps: u64, cgroup_names: Vec<String>, cgroup_ids: Option<&[u8]>,
-               ops: Vec<(u64, String, u64, Option<u8>)>) -> PyResult<u64> {
+               ops: Vec<(u64, String, u64, Option<u8>)>, madvise: Vec<(u64, u32, u32, String)>) -> PyResult<u64> {
     if pages.len() != 4 * flags.len() {
         return Err(invalid(format!("trace_write: {} page bytes for {} flag bytes (4 per record)", pages.len(), flags.len())));
     }
@@ -149,7 +177,7 @@ fn trace_write(py: Python<'_>, out: PathBuf, pages: &[u8], flags: &[u8], cgroup:
         let cg = if cgroup_ids.is_some() { 0 } else { w.cgroup(cgroup)? };
         let named = cgroup_names.iter().map(|n| w.cgroup(n)).collect::<Result<Vec<_>, _>>()?;
         w.set_files(&files)?;
-        for op in parse_ops(&mut w, &ops)? {
+        for op in parse_ops(&mut w, &ops, &madvise)? {
             w.op(op)?;
         }
         let mut buf = Vec::with_capacity(1 << 16);
@@ -227,10 +255,11 @@ fn parse_pattern(s: &str) -> PyResult<reclaimlab_trace::gen::Pattern> {
 }
 
 /// Generate a synthetic trace from a program:
-/// `{"regions": [{name, pages, kind, write_ratio, cgroup}],
+/// `{"regions": [{name, pages, kind, write_ratio, cgroup, madvise}],
 ///   "phases": [{name, accesses, streams: [{region, pattern, weight}],
 ///               reclaims: [{cgroup, bytes, swappiness}]}], "repeat": N}`.
-/// A reclaim's `bytes` is a count or a size like "64M" (memparse suffixes).
+/// A reclaim's `bytes` is a count or a size like "64M" (memparse suffixes); a region's `madvise`
+/// ("hugepage" or "nohugepage") is applied to it before the first access.
 /// Streams name their region; patterns are "zipf:1.0", "uniform", "seq" (= "loop"), "zigzag".
 #[pyfunction]
 fn generate(py: Python<'_>, program: &Bound<'_, PyDict>, seed: u64) -> PyResult<Source> {
@@ -248,6 +277,12 @@ fn generate(py: Python<'_>, program: &Bound<'_, PyDict>, seed: u64) -> PyResult<
             kind,
             write_ratio: item(r, "write_ratio", &what)?.unwrap_or(0.0),
             cgroup: item(r, "cgroup", &what)?.unwrap_or_default(),
+            madvise: item::<String>(r, "madvise", &what)?
+                .map(|a| match reclaimlab_trace::madvise_parse(&a) {
+                    Some(m) if m != reclaimlab_trace::MADV_DONTNEED => Ok(m),
+                    _ => Err(invalid(format!("{what}: madvise '{a}' is not hugepage or nohugepage"))),
+                })
+                .transpose()?,
         });
         names.push(name);
     }

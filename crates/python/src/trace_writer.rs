@@ -79,6 +79,15 @@ impl TraceWriter {
         w.op(TraceOp::memory_reclaim(at, cg, bytes, swappiness)).map_err(trace_err)
     }
 
+    /// A `madvise(advice)` of pages `first .. first + nr_pages` ("hugepage", "nohugepage"
+    /// or "dontneed") before the next record written (or after the last).
+    fn madvise(&mut self, first: u32, nr_pages: u32, advice: &str) -> PyResult<()> {
+        let w = self.inner.as_mut().ok_or_else(|| invalid("TraceWriter: already finished"))?;
+        let a = reclaimlab_trace::madvise_parse(advice).ok_or_else(|| invalid(format!("TraceWriter.madvise: advice {advice:?} is not hugepage, nohugepage or dontneed")))?;
+        let at = w.nr_records();
+        w.op(TraceOp::madvise(at, 0, first, nr_pages, a)).map_err(trace_err)
+    }
+
     /// Write the trailer and header and rename the file into place; returns the records written.
     fn finish(&mut self, py: Python<'_>) -> PyResult<u64> {
         let w = self.inner.take().ok_or_else(|| invalid("TraceWriter: already finished"))?;

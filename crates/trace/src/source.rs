@@ -27,7 +27,8 @@ pub struct TraceMeta {
     pub ops: Vec<TraceOp>,
 }
 
-/// A write to a cgroup's interface file at a point of the access stream.
+/// A write to a cgroup's interface file, or a `madvise()` of the workload, at a point of
+/// the access stream.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct TraceOp {
     /// The op happens before record `at` (`at` = the number of records: after the last).
@@ -43,12 +44,45 @@ pub enum OpKind {
     /// `BYTES` (or `BYTES swappiness=N`) written to `memory.reclaim` (cgroup v2;
     /// `swappiness=` is accepted from v6.9 on, mm/memcontrol.c v6.12 `memory_reclaim()`).
     MemoryReclaim { bytes: u64, swappiness: Option<u8> },
+    /// `madvise(addr, len, advice)` over page ids `first .. first + nr_pages` (the trace's
+    /// ids are one address space): [`MADV_HUGEPAGE`], [`MADV_NOHUGEPAGE`] or
+    /// [`MADV_DONTNEED`], by their Linux numbers.
+    Madvise { first: u32, nr_pages: u32, advice: u8 },
+}
+
+/// `MADV_DONTNEED` (include/uapi/asm-generic/mman-common.h): the pages are unmapped;
+/// anonymous ones are freed.
+pub const MADV_DONTNEED: u8 = 4;
+/// `MADV_HUGEPAGE`: the range may be mapped by THPs in `madvise` mode (`VM_HUGEPAGE`).
+pub const MADV_HUGEPAGE: u8 = 14;
+/// `MADV_NOHUGEPAGE`: never THPs in the range (`VM_NOHUGEPAGE`).
+pub const MADV_NOHUGEPAGE: u8 = 15;
+
+/// The name of a madvise advice the traces carry (`hugepage`, `nohugepage`, `dontneed`).
+pub fn madvise_name(advice: u8) -> Option<&'static str> {
+    match advice {
+        MADV_DONTNEED => Some("dontneed"),
+        MADV_HUGEPAGE => Some("hugepage"),
+        MADV_NOHUGEPAGE => Some("nohugepage"),
+        _ => None,
+    }
+}
+
+/// The advice named `name` (see [`madvise_name`]).
+pub fn madvise_parse(name: &str) -> Option<u8> {
+    [MADV_DONTNEED, MADV_HUGEPAGE, MADV_NOHUGEPAGE].into_iter().find(|&a| madvise_name(a) == Some(name))
 }
 
 impl TraceOp {
     /// A `memory.reclaim` write of `bytes` before record `at`.
     pub fn memory_reclaim(at: u64, cgroup: u16, bytes: u64, swappiness: Option<u8>) -> TraceOp {
         TraceOp { at, cgroup, kind: OpKind::MemoryReclaim { bytes, swappiness } }
+    }
+
+    /// A `madvise(advice)` of pages `first .. first + nr_pages` before record `at`, by a
+    /// task of `cgroup`.
+    pub fn madvise(at: u64, cgroup: u16, first: u32, nr_pages: u32, advice: u8) -> TraceOp {
+        TraceOp { at, cgroup, kind: OpKind::Madvise { first, nr_pages, advice } }
     }
 }
 
@@ -58,7 +92,8 @@ pub const MAX_SWAPPINESS: u8 = 200;
 
 /// Check an op table against a trace of `nr_records` records in `nr_cgroups` cgroups:
 /// sorted by position, positions within the trace, known cgroups, a size of at least one
-/// byte and a swappiness in 0..=200.
+/// byte and a swappiness in 0..=200; a madvise of at least one page, inside the 32-bit id
+/// space, with an advice the traces carry.
 pub fn check_ops(ops: &[TraceOp], nr_records: u64, nr_cgroups: usize) -> std::result::Result<(), String> {
     let mut prev = 0u64;
     for (i, op) in ops.iter().enumerate() {
@@ -78,6 +113,14 @@ pub fn check_ops(ops: &[TraceOp], nr_records: u64, nr_cgroups: usize) -> std::re
                 }
                 if swappiness.is_some_and(|s| s > MAX_SWAPPINESS) {
                     return Err(format!("op {i}: memory.reclaim swappiness={} is outside 0..={MAX_SWAPPINESS}", swappiness.unwrap()));
+                }
+            }
+            OpKind::Madvise { first, nr_pages, advice } => {
+                if madvise_name(advice).is_none() {
+                    return Err(format!("op {i}: madvise advice {advice} is not MADV_DONTNEED (4), MADV_HUGEPAGE (14) or MADV_NOHUGEPAGE (15)"));
+                }
+                if nr_pages == 0 || first.checked_add(nr_pages - 1).is_none() {
+                    return Err(format!("op {i}: madvise of pages {first} + {nr_pages} is empty or past the 32-bit id space"));
                 }
             }
         }

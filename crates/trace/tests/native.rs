@@ -467,6 +467,40 @@ fn corrupt_file_table_is_reported() {
 }
 
 #[test]
+fn madvise_ops_round_trip_and_bad_ones_are_refused() {
+    use reclaimlab_trace::{check_ops, OpKind, TraceOp, MADV_DONTNEED, MADV_HUGEPAGE, MADV_NOHUGEPAGE};
+    let s = Scratch::new("madvise");
+    let p = s.path("m.rcl");
+    let ops = vec![
+        TraceOp::madvise(0, 0, 512, 1024, MADV_HUGEPAGE),
+        TraceOp::memory_reclaim(0, 0, 4096, None),
+        TraceOp::madvise(2, 0, 1536, 512, MADV_NOHUGEPAGE),
+        TraceOp::madvise(3, 0, 0, u32::MAX, MADV_DONTNEED),
+    ];
+    let mut w = NativeWriter::create(&p, 0).unwrap();
+    w.set_cgroups(&["".into()]).unwrap();
+    for op in &ops[..3] {
+        w.op(op.clone()).unwrap();
+    }
+    let recs: Vec<Access> = (0..3).map(|i| Access { page: i, cgroup: 0, flags: 0, gap: 0 }).collect();
+    w.write_all(&recs).unwrap();
+    w.op(ops[3].clone()).unwrap();
+    w.finish().unwrap();
+    let r = NativeReader::open(&p).unwrap();
+    assert_eq!(r.meta().ops, ops);
+    assert!(matches!(r.meta().ops[2].kind, OpKind::Madvise { first: 1536, nr_pages: 512, advice: 15 }));
+    // An unknown advice, an empty range and one past the id space are refused.
+    for (op, what) in [
+        (TraceOp::madvise(0, 0, 0, 8, 3), "advice 3"),
+        (TraceOp::madvise(0, 0, 8, 0, MADV_HUGEPAGE), "empty"),
+        (TraceOp::madvise(0, 0, u32::MAX, 2, MADV_HUGEPAGE), "past the 32-bit"),
+    ] {
+        let e = check_ops(&[op], 1, 1).unwrap_err();
+        assert!(e.contains(what), "{e}");
+    }
+}
+
+#[test]
 fn op_table_round_trips_after_the_file_table() {
     use reclaimlab_trace::{FileRange, OpKind, TraceOp};
     let s = Scratch::new("ops");

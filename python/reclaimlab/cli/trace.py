@@ -166,6 +166,11 @@ def cmd_info(args: argparse.Namespace) -> int:
                  for at, cg, b, sw in ops[:4]]
         more = f"; {len(ops) - 4:,} more" if len(ops) > 4 else ""
         rows.append(("memory.reclaim", f"{len(ops):,} write(s): " + "; ".join(shown) + more))
+    madvise = info.get("madvise") or []
+    if madvise:
+        shown = [f"{advice} of pages {first:,}+{n:,} before record {at:,}" for at, first, n, advice in madvise[:4]]
+        more = f"; {len(madvise) - 4:,} more" if len(madvise) > 4 else ""
+        rows.append(("madvise", f"{len(madvise):,} call(s): " + "; ".join(shown) + more))
     if "storage" in info:
         rows.append(("blocks", storage_row(info["storage"], info["records"])))
     print(table(rows))

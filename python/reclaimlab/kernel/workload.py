@@ -449,6 +449,10 @@ def _from_source(spec: str, src, label: str, access_us: float | None) -> Workloa
         f[anon_idx[first]] |= WRITE
     if max(nfile, nanon) >= MAX_PAGES:
         raise KernelError(f"{label}: {max(nfile, nanon)} pages exceed the guest program's {MAX_PAGES}")
+    if meta.get("madvise"):
+        # The guest renumbers anonymous pages densely, so a madvise range has no place there yet.
+        raise KernelError(f"{label}: the trace has {len(meta['madvise'])} madvise op(s), which the guest program "
+                          f"does not replay; validate the trace without them")
     ops = meta.get("ops") or []
     all_names = list(meta.get("cgroups") or [""])
     op_ids = np.asarray([all_names.index(op[1]) for op in ops], dtype=np.uint16)

@@ -611,10 +611,14 @@ impl<P: ReclaimPolicy> Machine<P> {
     fn run_ops(&mut self, ops: &[reclaimlab_trace::TraceOp], pos: u64, end: u64) -> Result<Option<u64>> {
         let mut k = ops.partition_point(|op| op.at < pos);
         while let Some(op) = ops.get(k).filter(|op| op.at == pos) {
-            let memcg = *self.cgroup_map.get(op.cgroup as usize).ok_or_else(|| Error::invalid(format!("memory.reclaim op names trace cgroup {} of {}", op.cgroup, self.cgroup_map.len())))?;
-            let reclaimlab_trace::OpKind::MemoryReclaim { bytes, swappiness } = op.kind;
+            let memcg = *self.cgroup_map.get(op.cgroup as usize).ok_or_else(|| Error::invalid(format!("op names trace cgroup {} of {}", op.cgroup, self.cgroup_map.len())))?;
             self.kswapd_catch_up();
-            self.memory_reclaim(memcg, bytes, swappiness.map(u32::from));
+            match op.kind {
+                reclaimlab_trace::OpKind::MemoryReclaim { bytes, swappiness } => {
+                    self.memory_reclaim(memcg, bytes, swappiness.map(u32::from));
+                }
+                reclaimlab_trace::OpKind::Madvise { first, nr_pages, advice } => self.trace_madvise(first, nr_pages, advice),
+            }
             self.next_event = self.next_event.min(self.now);
             k += 1;
         }

@@ -4,8 +4,8 @@
 //!
 //! Page ids stand for one address space: the 512 page ids of an aligned range share a
 //! PMD entry. When `transparent_hugepage.enabled` allows it for the mapping
-//! (`vma_thp_enabled`: a program's VMA may be `VM_HUGEPAGE` or `VM_NOHUGEPAGE`, a trace's
-//! ids are neither, so `madvise` mode maps none for a trace) the first fault of an
+//! (`vma_thp_enabled`: a program's VMA, or a trace's range after its madvise ops, may be
+//! `VM_HUGEPAGE` or `VM_NOHUGEPAGE`) the first fault of an
 //! anonymous page whose range is still `pmd_none` (no page of it ever faulted, no file
 //! page in it) asks for a THP with the fault's gfp mask (`defrag`, madvised or not),
 //! through the THP policy's allocation sequence (`thp.policy`) and `__alloc_pages`
@@ -48,8 +48,8 @@ impl<P: ReclaimPolicy> Machine<P> {
     /// charged to `memcg`. False: no THP (not suitable, or a fallback); the caller maps a
     /// base page.
     pub(super) fn do_huge_pmd_anonymous_page(&mut self, a: Access, memcg: MemcgId) -> Result<bool> {
-        // A trace declares no mappings: its ids are neither VM_HUGEPAGE nor VM_NOHUGEPAGE.
-        let (hugepage, nohugepage) = self.procs.vma_of(a.page).map_or((false, false), |v| (v.hugepage, v.nohugepage));
+        // A program's VMA, or a trace's one mapping as its madvise ops left it.
+        let (hugepage, nohugepage) = self.procs.vma_of(a.page).map_or_else(|| self.procs.trace_thp_flags(a.page), |v| (v.hugepage, v.nohugepage));
         if !vma_thp_enabled(self.thp_enabled, hugepage, nohugepage) || !self.pmd_none_anon(a.page) {
             return Ok(false);
         }

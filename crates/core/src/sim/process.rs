@@ -1,7 +1,8 @@
 //! Tasks and their mappings: the process model that programmed workloads (thpscale and
 //! usemem, crate::thp::scenarios) drive on the one machine.
 //!
-//! A trace replays one stream on one clock and declares no mappings. A program runs
+//! A trace replays one stream on one clock; its ids are one mapping that its madvise ops
+//! flag or unmap ([`Machine::trace_madvise`]). A program runs
 //! tasks, each with its own clock and home node, over VMAs it maps ([`Machine::mmap`],
 //! rounded to a PMD, `MADV_HUGEPAGE` or not) and unmaps ([`Machine::munmap`],
 //! [`Machine::madv_dontneed`]), and each access goes through the engine's own fault path
@@ -93,11 +94,31 @@ pub struct Procs {
     /// Per node: when its zone/LRU lock is free again.
     lock_free_at: Vec<u64>,
     next_page: u32,
+    /// A trace's `MADV_HUGEPAGE`/`MADV_NOHUGEPAGE` ops, in order: `(first, end, advice)`
+    /// (a trace declares no VMAs: its ids are one mapping that madvise splits).
+    pub trace_madvise: Vec<(u32, u32, u8)>,
 }
 
 impl Procs {
     pub(super) fn new(nr_nodes: usize) -> Self {
         Procs { cur: NO_TASK, lock_free_at: vec![0; nr_nodes], ..Default::default() }
+    }
+
+    /// `(VM_HUGEPAGE, VM_NOHUGEPAGE)` of the mapping of a trace's PMD range of `page`
+    /// after its madvise ops: a range one op covers whole takes its flag (a later op
+    /// overrides an earlier one); a range an op covers in part is split between two VMAs,
+    /// so no VMA holds the whole PMD (`thp_vma_suitable_order` fails): no THP there.
+    pub fn trace_thp_flags(&self, page: u32) -> (bool, bool) {
+        let first = page & !(HPAGE_PMD_NR - 1);
+        let end = first as u64 + HPAGE_PMD_NR as u64;
+        let mut flags = (false, false);
+        for &(a, b, advice) in &self.trace_madvise {
+            if (b as u64) <= first as u64 || a as u64 >= end {
+                continue;
+            }
+            flags = if a <= first && b as u64 >= end { (advice == reclaimlab_trace::MADV_HUGEPAGE, advice == reclaimlab_trace::MADV_NOHUGEPAGE) } else { (false, true) };
+        }
+        flags
     }
 
     /// The VMA mapping `page`, if a program declared one.
@@ -268,8 +289,23 @@ impl<P: ReclaimPolicy> Machine<P> {
         Ok(())
     }
 
-    /// `MADV_DONTNEED` of pages `first..first + n` of an anonymous mapping: base pages are
-    /// freed; a THP partly covered has its PMD split (`thp_split_pmd`), the covered
+    /// A trace's `madvise(advice)` of pages `first..first + n`: `MADV_HUGEPAGE` and
+    /// `MADV_NOHUGEPAGE` flag the range for later THP faults ([`Procs::trace_thp_flags`]);
+    /// `MADV_DONTNEED` unmaps it ([`Self::madv_dontneed`], up to the ids seen so far).
+    pub fn trace_madvise(&mut self, first: u32, n: u32, advice: u8) {
+        if advice == reclaimlab_trace::MADV_DONTNEED {
+            let end = (first as u64 + n as u64).min(self.mm.pages.len() as u64);
+            if end > first as u64 {
+                self.madv_dontneed(first, (end - first as u64) as u32);
+            }
+        } else {
+            self.procs.trace_madvise.push((first, first.saturating_add(n), advice));
+        }
+    }
+
+    /// `MADV_DONTNEED` of pages `first..first + n` of a mapping: anonymous base pages are
+    /// freed (a swapped one's slot too), file pages unmapped and left in the page cache; a
+    /// THP partly covered has its PMD split (`thp_split_pmd`), the covered
     /// subpages unmapped and the THP queued for deferred split; a THP fully covered is
     /// freed whole. A partly unmapped THP leaves the LRU as 512 base folios at once (the
     /// kernel keeps it one folio until the deferred split; docs/thp.md).
@@ -278,6 +314,17 @@ impl<P: ReclaimPolicy> Machine<P> {
         let end = first + n;
         while page < end {
             let pte = self.mm.pages.pte[page as usize];
+            if !is_resident(pte) && pte_info(pte) & pinfo::FILE != 0 {
+                // Not mapped: the page cache's shadow stays.
+                page += 1;
+                continue;
+            }
+            if is_resident(pte) && self.mm.frames.is_file(pte) {
+                // zap_pte_range of a file page: unmapped, it stays in the page cache.
+                self.mm.frames.clear(pte, pg::MAPPED | pg::YOUNG);
+                page += 1;
+                continue;
+            }
             if !is_resident(pte) {
                 if pte_info(pte) & pinfo::SWAPPED != 0 {
                     self.mm.swap_free(page);
@@ -409,7 +456,8 @@ impl<P: ReclaimPolicy> Machine<P> {
 
     /// Free the page-table page of PMD slot `slot` (`pte_free`): the PMD is none again.
     fn free_pgtable(&mut self, slot: u32) {
-        let t = std::mem::replace(&mut self.procs.pgtable[slot as usize], NO_PFN);
+        // A trace's mapping has no page tables.
+        let t = self.procs.pgtable.get_mut(slot as usize).map_or(NO_PFN, |t| std::mem::replace(t, NO_PFN));
         if t != NO_PFN {
             self.mm.free_frame(t);
         }

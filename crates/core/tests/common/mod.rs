@@ -90,6 +90,12 @@ impl VecSource {
         self
     }
 
+    /// Ops (madvise, memory.reclaim) at their record positions.
+    pub fn with_ops(mut self, ops: Vec<reclaimlab_trace::TraceOp>) -> Self {
+        self.meta.ops = ops;
+        self
+    }
+
     /// A timed trace: each record's `gap` in ticks of `tick_ps`.
     pub fn timed(mut self, tick_ps: u64) -> Self {
         self.meta.tick_ps = tick_ps;
@@ -110,6 +116,9 @@ impl AccessSource for VecSource {
     }
     fn nr_pages_seen(&self) -> u32 {
         self.meta.nr_pages.unwrap()
+    }
+    fn position(&self) -> Option<u64> {
+        Some(self.pos as u64)
     }
     fn progress(&self) -> Option<f64> {
         None

@@ -31,6 +31,9 @@ pub struct Region {
     pub write_ratio: f64,
     /// cgroup name (`""` = root).
     pub cgroup: String,
+    /// `madvise()` of the whole region before the first access (an anonymous region's
+    /// `MADV_HUGEPAGE` or `MADV_NOHUGEPAGE`: [`crate::MADV_HUGEPAGE`]), if any.
+    pub madvise: Option<u8>,
 }
 
 impl Region {
@@ -42,6 +45,7 @@ impl Region {
             kind,
             write_ratio: 0.0,
             cgroup: String::new(),
+            madvise: None,
         }
     }
 }
@@ -184,6 +188,9 @@ impl Program {
                     "region {i} ({:?}): write_ratio {} is outside [0, 1]",
                     r.name, r.write_ratio
                 )));
+            }
+            if let Some(a) = r.madvise.filter(|&a| a != crate::MADV_HUGEPAGE && a != crate::MADV_NOHUGEPAGE) {
+                return Err(Error::invalid(format!("region {i} ({:?}): madvise {a} is not MADV_HUGEPAGE (14) or MADV_NOHUGEPAGE (15)", r.name)));
             }
         }
         if self.nr_pages() > u32::MAX as u64 {

@@ -115,8 +115,17 @@ impl GenSource {
             .filter(|(r, _)| r.kind.flags() & flags::FILE != 0 && r.pages > 0)
             .map(|(r, &first)| FileRange { name: r.name.clone(), first, nr_pages: r.pages, advice: 0 })
             .collect();
+        // A region's madvise comes first, once (the program maps and advises at start).
+        let mut ops: Vec<TraceOp> = program
+            .regions
+            .iter()
+            .zip(&bases)
+            .filter_map(|(r, &first)| {
+                let cgroup = cgroups.iter().position(|c| *c == r.cgroup).expect("listed") as u16;
+                r.madvise.filter(|_| r.pages > 0).map(|advice| TraceOp::madvise(0, cgroup, first, r.pages, advice))
+            })
+            .collect();
         // Each phase's memory.reclaim writes go before its first access, in every round.
-        let mut ops = Vec::new();
         let mut at = 0u64;
         for _ in 0..program.repeat {
             for ph in &program.phases {

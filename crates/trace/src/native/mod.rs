@@ -36,10 +36,14 @@ pub const FLAG_HAS_FILES: u32 = 1 << 1;
 pub const FLAG_HAS_OPS: u32 = 1 << 2;
 /// Every header flag this build knows.
 pub const KNOWN_FLAGS: u32 = FLAG_HAS_TIME | FLAG_HAS_FILES | FLAG_HAS_OPS;
-/// Bytes per op table entry: `u64 at`, `u16 cgroup`, `u8 kind`, `u8 swappiness`, `u64 bytes`.
+/// Bytes per op table entry: `u64 at`, `u16 cgroup`, `u8 kind`, `u8 arg`, 8 bytes of
+/// operands (`memory.reclaim`: `arg` swappiness, `u64 bytes`; `madvise`: `arg` advice,
+/// `u32 first`, `u32 nr_pages`).
 pub const OP_LEN: usize = 20;
 /// Op table `kind` byte of a `memory.reclaim` write.
 pub const OP_MEMORY_RECLAIM: u8 = 1;
+/// Op table `kind` byte of a `madvise()`.
+pub const OP_MADVISE: u8 = 2;
 /// Op table `swappiness` byte of a `memory.reclaim` write without `swappiness=`.
 pub const OP_NO_SWAPPINESS: u8 = 0xFF;
 /// Records per block; every block holds exactly this many except the last.
@@ -338,6 +342,12 @@ pub fn encode_ops(ops: &[crate::TraceOp]) -> Vec<u8> {
                 t.push(swappiness.unwrap_or(OP_NO_SWAPPINESS));
                 t.extend_from_slice(&bytes.to_le_bytes());
             }
+            crate::OpKind::Madvise { first, nr_pages, advice } => {
+                t.push(OP_MADVISE);
+                t.push(advice);
+                t.extend_from_slice(&first.to_le_bytes());
+                t.extend_from_slice(&nr_pages.to_le_bytes());
+            }
         }
     }
     t
@@ -386,13 +396,20 @@ fn decode_ops(t: &[u8], nr_records: u64, nr_cgroups: usize) -> Result<(Vec<crate
     for (i, e) in body.chunks_exact(OP_LEN).enumerate() {
         let at = u64::from_le_bytes(e[0..8].try_into().unwrap());
         let cgroup = u16::from_le_bytes([e[8], e[9]]);
-        let (kind, swappiness) = (e[10], e[11]);
-        let bytes = u64::from_le_bytes(e[12..20].try_into().unwrap());
-        if kind != OP_MEMORY_RECLAIM {
-            return Err(format!("op {i} has unknown kind {kind}"));
+        let (kind, arg) = (e[10], e[11]);
+        match kind {
+            OP_MEMORY_RECLAIM => {
+                let bytes = u64::from_le_bytes(e[12..20].try_into().unwrap());
+                let swappiness = (arg != OP_NO_SWAPPINESS).then_some(arg);
+                ops.push(crate::TraceOp::memory_reclaim(at, cgroup, bytes, swappiness));
+            }
+            OP_MADVISE => {
+                let first = u32::from_le_bytes(e[12..16].try_into().unwrap());
+                let nr_pages = u32::from_le_bytes(e[16..20].try_into().unwrap());
+                ops.push(crate::TraceOp::madvise(at, cgroup, first, nr_pages, arg));
+            }
+            _ => return Err(format!("op {i} has unknown kind {kind}")),
         }
-        let swappiness = (swappiness != OP_NO_SWAPPINESS).then_some(swappiness);
-        ops.push(crate::TraceOp::memory_reclaim(at, cgroup, bytes, swappiness));
     }
     crate::check_ops(&ops, nr_records, nr_cgroups).map_err(|e| format!("op table: {e}"))?;
     Ok((ops, len))
