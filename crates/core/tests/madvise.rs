@@ -56,3 +56,12 @@ fn madv_dontneed_frees_anon_and_keeps_file_pages_cached() {
     // The file pages were read once and stay cached: no second read.
     assert_eq!(vm(&r, "pgmajfault"), 64);
 }
+
+#[test]
+fn a_policy_that_cannot_isolate_refuses_madv_dontneed() {
+    let cfg = config(&[("machine.memory", "64M"), ("policy", "cache:lru"), ("swap.device", "none")]);
+    let mut src = VecSource::new(writes(8), Vec::new()).with_ops(vec![TraceOp::madvise(4, 0, 0, 8, MADV_DONTNEED)]);
+    let mut e = reclaimlab_core::sim::build(&cfg).unwrap();
+    let err = e.run(&mut src, u64::MAX).unwrap_err().to_string();
+    assert!(err.contains("'cache:lru' cannot replay the trace's MADV_DONTNEED"), "{err}");
+}

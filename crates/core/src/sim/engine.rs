@@ -617,7 +617,7 @@ impl<P: ReclaimPolicy> Machine<P> {
                 reclaimlab_trace::OpKind::MemoryReclaim { bytes, swappiness } => {
                     self.memory_reclaim(memcg, bytes, swappiness.map(u32::from));
                 }
-                reclaimlab_trace::OpKind::Madvise { first, nr_pages, advice } => self.trace_madvise(first, nr_pages, advice),
+                reclaimlab_trace::OpKind::Madvise { first, nr_pages, advice } => self.trace_madvise(first, nr_pages, advice)?,
             }
             self.next_event = self.next_event.min(self.now);
             k += 1;

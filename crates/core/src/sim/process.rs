@@ -291,9 +291,13 @@ impl<P: ReclaimPolicy> Machine<P> {
 
     /// A trace's `madvise(advice)` of pages `first..first + n`: `MADV_HUGEPAGE` and
     /// `MADV_NOHUGEPAGE` flag the range for later THP faults ([`Procs::trace_thp_flags`]);
-    /// `MADV_DONTNEED` unmaps it ([`Self::madv_dontneed`], up to the ids seen so far).
-    pub fn trace_madvise(&mut self, first: u32, n: u32, advice: u8) {
+    /// `MADV_DONTNEED` unmaps it ([`Self::madv_dontneed`], up to the ids seen so far),
+    /// which a policy whose folios cannot be taken off the LRU (`cache:*`) refuses.
+    pub fn trace_madvise(&mut self, first: u32, n: u32, advice: u8) -> Result<()> {
         if advice == reclaimlab_trace::MADV_DONTNEED {
+            if !self.mm.lru_folios_migratable {
+                return Err(Error::config("policy", format!("'{}' cannot replay the trace's MADV_DONTNEED: its folios cannot be taken off the LRU (folio_isolate_lru), which unmapping needs", self.mm.cfg.policy)));
+            }
             let end = (first as u64 + n as u64).min(self.mm.pages.len() as u64);
             if end > first as u64 {
                 self.madv_dontneed(first, (end - first as u64) as u32);
@@ -301,6 +305,7 @@ impl<P: ReclaimPolicy> Machine<P> {
         } else {
             self.procs.trace_madvise.push((first, first.saturating_add(n), advice));
         }
+        Ok(())
     }
 
     /// `MADV_DONTNEED` of pages `first..first + n` of a mapping: anonymous base pages are
