@@ -221,9 +221,9 @@ fn the_memcg_dirty_domain_reads_flushed_statistics() {
     assert_eq!((c.nr_dirty, c.stat_nr_dirty), (pages as u64, 0), "every page dirty, none flushed");
     assert_eq!(m.mm.vmstat.get(Ev::NrWritten), 0, "the writer was never held: no writeback started");
     let now = m.mm.now;
-    assert_eq!(m.mm.balance_dirty_pages(w, now), 0, "stale statistics: free running");
+    assert_eq!(m.mm.balance_dirty_pages(w, now).ns, 0, "stale statistics: free running");
     m.mm.flush_memcg_stats();
-    let pause = m.mm.balance_dirty_pages(w, now);
+    let pause = m.mm.balance_dirty_pages(w, now).ns;
     assert!(pause > 0, "after the flush the domain is over its limit");
     assert!(m.mm.wb.nr_writeback > 0, "and background writeback started");
 }
@@ -313,5 +313,63 @@ fn writeback_throttle_waits_for_33_writes_or_hz_10() {
         let t = reclaim_throttle_ns(&mut m.mm, 0, Throttle::Writeback);
         assert_eq!(t, slept, "disk {write_ns} ns/page");
         assert_eq!(m.mm.vmstat.get(Ev::NrThrottledWritten), written, "disk {write_ns} ns/page");
+    }
+}
+
+/// `wb_max_pause(wb, sdtc->wb_dirty)` (mm/page-writeback.c 6.12): a writer held at its
+/// memcg domain's limit sleeps `wb_dirty / (1 + bw / 32) + 1` jiffies, where `wb_dirty` is
+/// its own wb's dirty + writeback pages (`wb_dirty_limits`; the memcg's, under cgroup
+/// writeback) — not the whole machine's. Another cgroup's 2,048 dirty pages must not
+/// lengthen it. The jiffies are the kernel's (4 ms at HZ=250, here 1000 times slower than
+/// the simulated clock: `sim.time_dilation` 0.001), and the disk writes 5,000 pages per
+/// second of the kernel's clock. Held (`task_ratelimit` 0), the writer goes round the loop
+/// again after the pause until its wb has at most `wb_stat_error()` (32) such pages.
+#[test]
+fn a_held_writer_pauses_by_its_own_wb_dirty_pages() {
+    const PAGES: u32 = 2048;
+    fn held(other_writes: bool) -> (Machine<Classic<Mainline>>, u16, u64) {
+        let cfg = config(&[
+            ("machine.memory", "256M"),
+            ("swap.device", "none"),
+            ("block.read_ahead_kb", "0"),
+            ("vm.dirty_writeback_centisecs", "0"),
+            ("cgroup.w.memory.max", "16M"),
+            ("sim.time_dilation", "0.001"),
+            ("cost.file_write_ns", "200000000"),
+        ]);
+        let mut other = region("other", PAGES * 4096, AccessKind::FileRead);
+        other.write_ratio = if other_writes { 1.0 } else { 0.0 };
+        other.cgroup = "o".into();
+        let mut out = region("out", PAGES * 4096, AccessKind::FileRead);
+        out.write_ratio = 1.0;
+        out.cgroup = "w".into();
+        let p = program(
+            vec![other, out],
+            vec![phase("other", PAGES as u64, &[(0, Pattern::Sequential, 1.0)]), phase("write", PAGES as u64, &[(1, Pattern::Sequential, 1.0)])],
+        );
+        let mut m = Machine::new(&cfg, Classic::new(Mainline));
+        m.run(generate(p, 1).unwrap().as_mut(), u64::MAX).unwrap();
+        let w = m.mm.memcg_by_name("w").unwrap();
+        m.mm.flush_memcg_stats();
+        let now = m.mm.now;
+        (m, w, now)
+    }
+    let jiffy_ns = 4_000_000 * 1000;
+    let expected = (PAGES as u64 / (1 + 5000 / 32) + 1) * jiffy_ns;
+    for other_writes in [false, true] {
+        let (mut m, w, now) = held(other_writes);
+        let global = m.mm.wb.nr_dirty + m.mm.wb.nr_writeback;
+        assert_eq!(global, if other_writes { 2 * PAGES } else { PAGES } as u64);
+        let pause = m.mm.balance_dirty_pages(w, now);
+        assert_eq!(pause.ns, expected, "other cgroup writing: {other_writes}");
+        assert!(pause.again, "2,048 pages of its wb dirty or under writeback: round again");
+        // Every write completes: its wb is clean, and the next pause ends the loop.
+        let done = m.mm.wb.nth_done(m.mm.wb.nr_writeback as usize).unwrap();
+        m.end_writeback_due(done);
+        m.mm.now = done;
+        let c = &m.mm.memcgs[w as usize];
+        assert!(c.nr_dirty + c.nr_writeback <= 32, "{} left", c.nr_dirty + c.nr_writeback);
+        let pause = m.mm.balance_dirty_pages(w, done);
+        assert_eq!((pause.ns, pause.again), (jiffy_ns, false), "one jiffy, then out of the loop");
     }
 }

@@ -166,7 +166,7 @@ impl Mm {
             reclaim_throttle_ns: 0,
             now: 0,
             oom: None,
-            wb: writeback::Writeback::new(if cfg.dirty_writeback_ns == 0 { u64::MAX } else { cfg.dirty_writeback_ns }),
+            wb: writeback::Writeback::new(if cfg.dirty_writeback_ns == 0 { u64::MAX } else { (cfg.dirty_writeback_ns as f64 / cfg.time_dilation) as u64 }),
             thp: crate::thp::ThpState::default(),
             in_lru_fault: false,
             next_stats_flush: 0,

@@ -262,10 +262,18 @@ impl<P: ReclaimPolicy> Machine<P> {
             return;
         }
         self.mm.account_dirtied(pfn, self.now);
-        let pause = self.mm.balance_dirty_pages(self.mm.frames.memcg(pfn), self.now);
-        if pause > 0 {
-            self.now += pause;
-            self.rec.dirty_throttle_ns += pause;
+        let memcg = self.mm.frames.memcg(pfn);
+        loop {
+            let pause = self.mm.balance_dirty_pages(memcg, self.now);
+            self.now += pause.ns;
+            self.rec.dirty_throttle_ns += pause.ns;
+            if !pause.again {
+                break;
+            }
+            // Round the loop again: the writes completed and the statistics flushed
+            // while it slept.
+            self.end_writeback_due(self.now);
+            self.mm.flush_memcg_stats_due(self.now);
         }
         // Writes were queued, or completed while the writer slept: see them at the end of
         // this access.
