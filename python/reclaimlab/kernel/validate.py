@@ -119,6 +119,10 @@ def sim_settings(p: Prepared, consoles: list[Console]) -> dict[str, str]:
         shmem = start.meminfo.get("Shmem")
         if shmem is not None and shmem <= used:
             s["machine.kernel_shmem"] = f"{shmem}K"
+            # wl's ops buffer, mlocked in the root cgroup: the root memcg's unevictable LRU.
+            mlocked = start.meminfo.get("Mlocked")
+            if mlocked is not None and shmem + mlocked <= used:
+                s["machine.kernel_mlocked"] = f"{mlocked}K"
     dma = dma_managed(c)
     if dma:
         s["machine.zone_dma"] = f"{dma * 4}K"
