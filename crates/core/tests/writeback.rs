@@ -193,6 +193,21 @@ fn a_cgroup_writer_is_throttled_by_its_own_dirty_limit() {
     }
 }
 
+/// A 256 MiB machine without swap or periodic writeback and a cgroup `w` of 16 MiB, whose
+/// kernel timers run 1000 times slower than the simulated clock (no statistics flush during
+/// a run), and `extra`.
+fn held_cgroup_config(extra: &[(&str, &str)]) -> reclaimlab_core::config::SimConfig {
+    let base = [
+        ("machine.memory", "256M"),
+        ("swap.device", "none"),
+        ("block.read_ahead_kb", "0"),
+        ("vm.dirty_writeback_centisecs", "0"),
+        ("cgroup.w.memory.max", "16M"),
+        ("sim.time_dilation", "0.001"),
+    ];
+    config(&[&base[..], extra].concat())
+}
+
 /// `mem_cgroup_wb_stats` (mm/memcontrol.c 6.12) reads the memcg's dirty, writeback and
 /// file pages with `memcg_page_state` after a rate-limited flush: the cgroup's writeback
 /// domain sees them as of the last statistics flush. A writer that dirtied 2,048 pages in
@@ -201,15 +216,7 @@ fn a_cgroup_writer_is_throttled_by_its_own_dirty_limit() {
 #[test]
 fn the_memcg_dirty_domain_reads_flushed_statistics() {
     let pages = 8 * MIB;
-    let cfg = config(&[
-        ("machine.memory", "256M"),
-        ("swap.device", "none"),
-        ("block.read_ahead_kb", "0"),
-        ("vm.dirty_writeback_centisecs", "0"),
-        ("cgroup.w.memory.max", "16M"),
-        // Kernel timers 1000 times slower: no statistics flush during the run.
-        ("sim.time_dilation", "0.001"),
-    ]);
+    let cfg = held_cgroup_config(&[]);
     let mut out = region("out", pages, AccessKind::FileRead);
     out.write_ratio = 1.0;
     out.cgroup = "w".into();
@@ -328,15 +335,7 @@ fn writeback_throttle_waits_for_33_writes_or_hz_10() {
 fn a_held_writer_pauses_by_its_own_wb_dirty_pages() {
     const PAGES: u32 = 2048;
     fn held(other_writes: bool) -> (Machine<Classic<Mainline>>, u16, u64) {
-        let cfg = config(&[
-            ("machine.memory", "256M"),
-            ("swap.device", "none"),
-            ("block.read_ahead_kb", "0"),
-            ("vm.dirty_writeback_centisecs", "0"),
-            ("cgroup.w.memory.max", "16M"),
-            ("sim.time_dilation", "0.001"),
-            ("cost.file_write_ns", "200000000"),
-        ]);
+        let cfg = held_cgroup_config(&[("cost.file_write_ns", "200000000")]);
         let mut other = region("other", PAGES * 4096, AccessKind::FileRead);
         other.write_ratio = if other_writes { 1.0 } else { 0.0 };
         other.cgroup = "o".into();
@@ -372,4 +371,48 @@ fn a_held_writer_pauses_by_its_own_wb_dirty_pages() {
         let pause = m.mm.balance_dirty_pages(w, done);
         assert_eq!((pause.ns, pause.again), (jiffy_ns, false), "one jiffy, then out of the loop");
     }
+}
+
+/// `throttle_direct_reclaim` (mm/vmscan.c 6.12): a task entering global direct reclaim
+/// while its node's free pages are at most half the min watermarks' sum (the PFMEMALLOC
+/// reserve, eaten here by frames taken below the watermarks as reclaimers' own allocations
+/// would) counts `pgscan_direct_throttle` and sleeps until kswapd has brought the node back
+/// above it (`allow_direct_reclaim`). With the same machine one frame above that point, it
+/// reclaims at once.
+#[test]
+fn direct_reclaim_waits_for_kswapd_below_half_the_pfmemalloc_reserve() {
+    use reclaimlab_core::mm::page_alloc::MigrateType;
+    use reclaimlab_core::vmscan::throttle::allow_direct_reclaim;
+    fn run(below_half: bool) -> (u64, u64, bool, bool) {
+        let cfg = config(&[("machine.memory", "64M"), ("swap.device", "none"), ("block.read_ahead_kb", "0")]);
+        let data = region("data", 128 * MIB, AccessKind::FileRead);
+        let p = program(vec![data], vec![phase("read", 128 * MIB as u64, &[(0, Pattern::Sequential, 1.0)])]);
+        let mut m = Machine::new(&cfg, Classic::new(Mainline));
+        let mut src = generate(p, 1).unwrap();
+        m.run(src.as_mut(), 20_000).unwrap();
+        let zones = m.mm.nodes[0].zones.clone();
+        let reserve: u64 = zones.iter().map(|&z| m.mm.buddy.zones[z].min_wmark_pages()).sum();
+        let target = reserve / 2 + u64::from(!below_half);
+        let mut held = Vec::new();
+        for &z in &zones {
+            while m.mm.buddy.zones.iter().map(|z| z.free_pages).sum::<u64>() > target {
+                match m.mm.rmqueue(z, MigrateType::Movable) {
+                    Some(pfn) => held.push(pfn),
+                    None => break,
+                }
+            }
+        }
+        assert_eq!(m.mm.total_free_pages(), target);
+        assert_eq!(allow_direct_reclaim(&m.mm, 0), !below_half);
+        let (scanned, start) = (m.mm.vmstat.get(Ev::PgscanKswapd), m.now);
+        m.run(src.as_mut(), 1).unwrap();
+        let kswapd = m.mm.vmstat.get(Ev::PgscanKswapd) - scanned;
+        let woke_after_kswapd = m.kswapd[0].step_end > start && m.now >= m.kswapd[0].step_end;
+        (m.mm.vmstat.get(Ev::PgscanDirectThrottle), kswapd, woke_after_kswapd, allow_direct_reclaim(&m.mm, 0))
+    }
+    let (throttled, kswapd, woke_after_kswapd, allowed) = run(true);
+    assert_eq!(throttled, 1);
+    assert!(kswapd > 0 && woke_after_kswapd && allowed, "kswapd reclaimed ({kswapd} scanned) and the task went on after its step");
+    let (throttled, _, _, _) = run(false);
+    assert_eq!(throttled, 0, "above half the reserve: no throttling");
 }

@@ -521,6 +521,17 @@ impl<P: ReclaimPolicy> AllocCtx for Machine<P> {
         self.kswapd_catch_up();
         self.check_oom()
     }
+    fn kswapd_next_step(&self, node: u16) -> Option<u64> {
+        self.kswapd[node as usize].next_step()
+    }
+    fn kswapd_step_end(&self, node: u16) -> u64 {
+        self.kswapd[node as usize].step_end
+    }
+    fn reclaim_sleep_until(&mut self, t: u64) {
+        let ns = t.saturating_sub(self.now);
+        self.rec.direct_reclaim_ns += ns;
+        self.memstall(ns);
+    }
     fn oom(&mut self, order: u8) -> Error {
         let lru = |m: &Self, a: LruList, b: LruList| (0..m.mm.nr_nodes() as u16).map(|n| m.mm.node_lru_pages(n, a) + m.mm.node_lru_pages(n, b)).sum::<u64>();
         Error::oom(format!(
