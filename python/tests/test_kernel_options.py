@@ -149,6 +149,12 @@ def test_sim_settings_of_a_whole_machine_run(offline):
     assert s["machine.zone_dma"] == f"{3977 * 4}K"  # the guest's ZONE_DMA (reported at boot only here)
     assert (s["block.read_ahead_kb"], s["fault_around_bytes"]) == ("128", "65536")  # as read back
     assert s["vm.min_free_kbytes"] == "2739"
+    assert "machine.kernel_shmem" not in s and "machine.kernel_mlocked" not in s  # not reported
+    # The initramfs's shmem and wl's mlocked ops buffer: the root memcg's own LRU pages.
+    held = LOG.replace("@@meminfo start MemFree 412804\n",
+                       "@@meminfo start MemFree 412804\n@@meminfo start Shmem 6000\n@@meminfo start Mlocked 1200\n")
+    s = sim_settings(p, [console.parse(held)])
+    assert (s["machine.kernel_shmem"], s["machine.kernel_mlocked"]) == ("6000K", "1200K")
     lab = prepare(Setup(workload="seqloop:pages=100", memory="64M", **LAB))
     s = sim_settings(lab, [console.parse(LOG.replace("read_ahead_kb 128", "read_ahead_kb 0"))])
     assert s["cgroup.wl.memory.max"] == str(64 << 20) and s["block.read_ahead_kb"] == "0"

@@ -336,6 +336,7 @@ def test_the_console_gives_the_data_disks_writes():
     assert (d.read_ticks_ms, d.write_ticks_ms, d.busy_ms) == (300, 1200, 1500)
     # busy 1500 ms shared 300:1200 between reads and writes: 1200 ms writing 4000 pages.
     assert d.write_busy_ms == 1200 and d.ns_per_page == 300_000 and d.ms_per_write == 6.0
+    assert d.ns_per_read == 3_000_000  # 300 ms over 100 read requests
     assert console.parse(f"@@blkstat start {start}\n").disk_writes() is None
 
 
@@ -354,6 +355,24 @@ def test_measured_disk_writes_need_the_guests_disk_statistics(tmp_path):
     with pytest.raises(KernelError, match="--disk-write measured: a boot has no data-disk statistics"):
         disk_for(s, [console.parse("@@phase 0 5\n")])
     assert disk_for(Setup(workload="x"), [console.parse("@@phase 0 5\n")]) == (None, None)
+
+
+def test_measured_disk_reads_need_the_guests_disk_statistics():
+    from reclaimlab.kernel.experiment import disk_read_for
+
+    with_stat = console.parse("@@blkstat start 0 0 0 0 0 0 0 0 0 0 0\n"
+                              "@@blkstat end 20 0 160 10 0 0 0 0 0 10 10\n")
+    s = Setup(workload="x", disk_read="measured")
+    assert disk_read_for(s, [with_stat]) == (500_000, 500_000)  # 10 ms over 20 reads
+    assert disk_read_for(Setup(workload="x"), [with_stat]) == (500_000, None)  # reported, not used
+    with pytest.raises(KernelError, match="--disk-read measured: a boot has no data-disk statistics"):
+        disk_read_for(s, [with_stat, console.parse("@@phase 0 5\n")])
+    assert disk_read_for(Setup(workload="x"), [console.parse("@@phase 0 5\n")]) == (None, None)
+
+
+def test_a_bad_disk_read_mode_is_one_line(tmp_path):
+    p = cli("validate", "seqloop", "--disk-read", "slow", "--out", str(tmp_path / "o"))
+    assert_user_error(p, "--disk-read", "slow")
 
 
 def test_a_bad_disk_write_mode_is_one_line(tmp_path):
@@ -387,3 +406,8 @@ def test_the_measured_disk_runs_on_the_guests_clock(tmp_path, monkeypatch):
     validate.simulate(wl, {"policy": "classic@6.15"}, tmp_path, guest_wall=20.0, write_wall_ns=1_000_000)
     # First replay undilated (1 ms per page), then 20 s / 2 s: dilation 10, 100 us per page.
     assert seen == [(None, "1000000"), ("10.000", "100000")]
+    seen.clear()
+    monkeypatch.setattr("reclaimlab.run", lambda trace, trace_format, policy, set: (
+        seen.append((set.get("sim.time_dilation"), set["cost.file_read_ns"])), R(2.0))[1])
+    validate.simulate(wl, {"policy": "classic@6.15"}, tmp_path, guest_wall=20.0, read_wall_ns=500_000)
+    assert seen == [(None, "500000"), ("10.000", "50000")]  # the reads too

@@ -61,6 +61,9 @@ pub struct SimConfig {
     pub kernel_used_bytes: u64,
     /// `machine.kernel_shmem`: the part of `kernel_used_bytes` that is the root memcg's shmem.
     pub kernel_shmem_bytes: u64,
+    /// `machine.kernel_mlocked`: the part of `kernel_used_bytes` that is the root memcg's
+    /// mlocked (unevictable LRU) pages.
+    pub kernel_mlocked_bytes: u64,
     /// `machine.zone_dma`: managed memory of node 0's ZONE_DMA (bytes; 0 = no such zone).
     pub zone_dma_bytes: u64,
     pub nr_nodes: u16,
@@ -227,6 +230,10 @@ pub static KNOBS: &[Knob] = &[
         workload (an initramfs root on tmpfs: /proc/meminfo Shmem): counted as the root memcg's own LRU pages where the \
         model reads them (count_shadow_nodes' limit for the swap cache's shadow nodes), never reclaimed",
         |c, v| c.kernel_shmem_bytes = parse_size(v)?, |c| format_size(c.kernel_shmem_bytes)),
+    knob!("machine.kernel_mlocked", "0", "bytes", "of machine.kernel_used, the mlocked pages the root memcg owns before the \
+        workload (/proc/meminfo Mlocked: the validation guest's ops buffer): counted as the root memcg's own unevictable \
+        LRU pages where the model reads them (count_shadow_nodes' limit for the swap cache's shadow nodes), never reclaimed",
+        |c, v| c.kernel_mlocked_bytes = parse_size(v)?, |c| format_size(c.kernel_mlocked_bytes)),
     knob!("machine.zone_dma", "0", "bytes", "managed memory of ZONE_DMA, the lowest zone of node 0 (x86-64: the first \
         16 MiB, about 15M managed), part of machine.memory; allocations fall back to it last and leave it \
         lowmem_reserve (1/256 of the zones above it, vm.lowmem_reserve_ratio's default); 0 = none, one Normal zone per node",
@@ -375,6 +382,7 @@ impl Default for SimConfig {
             memory_bytes: 0,
             kernel_used_bytes: 0,
             kernel_shmem_bytes: 0,
+            kernel_mlocked_bytes: 0,
             zone_dma_bytes: 0,
             nr_nodes: 0,
             swappiness: 0,
@@ -541,6 +549,18 @@ impl SimConfig {
                 format!("{} is more than machine.kernel_used ({}), of which it is a part", format_size(self.kernel_shmem_bytes), format_size(self.kernel_used_bytes))
             )
         );
+        crate::ensure!(
+            self.kernel_shmem_bytes.saturating_add(self.kernel_mlocked_bytes) <= self.kernel_used_bytes,
+            Error::config(
+                "machine.kernel_mlocked",
+                format!(
+                    "{} and machine.kernel_shmem ({}) are more than machine.kernel_used ({}), of which they are parts",
+                    format_size(self.kernel_mlocked_bytes),
+                    format_size(self.kernel_shmem_bytes),
+                    format_size(self.kernel_used_bytes)
+                )
+            )
+        );
         if let Some(k) = self.min_free_kbytes {
             let min_pages = k >> (reclaimlab_trace::PAGE_SHIFT - 10);
             crate::ensure!(
@@ -632,6 +652,13 @@ mod tests {
         let e = c.validate().unwrap_err().to_string();
         assert!(e.contains("machine.kernel_used") && e.contains("less than 4M"), "{e}");
         c.set("machine.kernel_used", "1020M").unwrap();
+        c.validate().unwrap();
+        // The root memcg's shmem and mlocked pages are parts of it.
+        c.set("machine.kernel_shmem", "20M").unwrap();
+        c.set("machine.kernel_mlocked", "1001M").unwrap();
+        let e = c.validate().unwrap_err().to_string();
+        assert!(e.contains("machine.kernel_mlocked") && e.contains("more than machine.kernel_used"), "{e}");
+        c.set("machine.kernel_mlocked", "1000M").unwrap();
         c.validate().unwrap();
         c.set("machine.zone_dma", "1021M").unwrap();
         let e = c.validate().unwrap_err().to_string();

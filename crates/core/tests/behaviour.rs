@@ -274,6 +274,14 @@ fn anon_thrash_uses_swap_and_counts_anon_refaults() {
     let global = run(&[("machine.memory", "16M")], "a");
     assert!(vm(&global, "workingset_nodereclaim") > 0);
     assert!(vm(&global, "workingset_refault_anon") < vm(&global, "pswpin"), "dropped shadows are no refaults");
+    // The same 4 MiB held before the workload, once as memory of no memcg and once as the
+    // root memcg's own mlocked pages (unevictable LRU, counted by count_shadow_nodes): 1,024
+    // pages allow 128 nodes, more than the ~80 the 5,120 swap slots need.
+    let held = |mlocked: &str| run(&[("machine.memory", "16M"), ("machine.kernel_used", "4M"), ("machine.kernel_mlocked", mlocked)], "a");
+    let (apart, owned) = (held("0"), held("4M"));
+    assert!(vm(&apart, "workingset_nodereclaim") > 0);
+    assert_eq!(vm(&owned, "workingset_nodereclaim"), 0);
+    assert_eq!(vm(&owned, "pswpin"), vm(&owned, "workingset_refault_anon"), "every swap-in found a shadow");
 }
 
 /// memory.low (shrink_node_memcgs, A.4/A.6): global reclaim skips a cgroup below its

@@ -193,6 +193,21 @@ fn a_cgroup_writer_is_throttled_by_its_own_dirty_limit() {
     }
 }
 
+/// A 256 MiB machine without swap or periodic writeback and a cgroup `w` of 16 MiB, whose
+/// kernel timers run 1000 times slower than the simulated clock (no statistics flush during
+/// a run), and `extra`.
+fn held_cgroup_config(extra: &[(&str, &str)]) -> reclaimlab_core::config::SimConfig {
+    let base = [
+        ("machine.memory", "256M"),
+        ("swap.device", "none"),
+        ("block.read_ahead_kb", "0"),
+        ("vm.dirty_writeback_centisecs", "0"),
+        ("cgroup.w.memory.max", "16M"),
+        ("sim.time_dilation", "0.001"),
+    ];
+    config(&[&base[..], extra].concat())
+}
+
 /// `mem_cgroup_wb_stats` (mm/memcontrol.c 6.12) reads the memcg's dirty, writeback and
 /// file pages with `memcg_page_state` after a rate-limited flush: the cgroup's writeback
 /// domain sees them as of the last statistics flush. A writer that dirtied 2,048 pages in
@@ -201,15 +216,7 @@ fn a_cgroup_writer_is_throttled_by_its_own_dirty_limit() {
 #[test]
 fn the_memcg_dirty_domain_reads_flushed_statistics() {
     let pages = 8 * MIB;
-    let cfg = config(&[
-        ("machine.memory", "256M"),
-        ("swap.device", "none"),
-        ("block.read_ahead_kb", "0"),
-        ("vm.dirty_writeback_centisecs", "0"),
-        ("cgroup.w.memory.max", "16M"),
-        // Kernel timers 1000 times slower: no statistics flush during the run.
-        ("sim.time_dilation", "0.001"),
-    ]);
+    let cfg = held_cgroup_config(&[]);
     let mut out = region("out", pages, AccessKind::FileRead);
     out.write_ratio = 1.0;
     out.cgroup = "w".into();
@@ -221,9 +228,9 @@ fn the_memcg_dirty_domain_reads_flushed_statistics() {
     assert_eq!((c.nr_dirty, c.stat_nr_dirty), (pages as u64, 0), "every page dirty, none flushed");
     assert_eq!(m.mm.vmstat.get(Ev::NrWritten), 0, "the writer was never held: no writeback started");
     let now = m.mm.now;
-    assert_eq!(m.mm.balance_dirty_pages(w, now), 0, "stale statistics: free running");
+    assert_eq!(m.mm.balance_dirty_pages(w, now).ns, 0, "stale statistics: free running");
     m.mm.flush_memcg_stats();
-    let pause = m.mm.balance_dirty_pages(w, now);
+    let pause = m.mm.balance_dirty_pages(w, now).ns;
     assert!(pause > 0, "after the flush the domain is over its limit");
     assert!(m.mm.wb.nr_writeback > 0, "and background writeback started");
 }
@@ -314,4 +321,98 @@ fn writeback_throttle_waits_for_33_writes_or_hz_10() {
         assert_eq!(t, slept, "disk {write_ns} ns/page");
         assert_eq!(m.mm.vmstat.get(Ev::NrThrottledWritten), written, "disk {write_ns} ns/page");
     }
+}
+
+/// `wb_max_pause(wb, sdtc->wb_dirty)` (mm/page-writeback.c 6.12): a writer held at its
+/// memcg domain's limit sleeps `wb_dirty / (1 + bw / 32) + 1` jiffies, where `wb_dirty` is
+/// its own wb's dirty + writeback pages (`wb_dirty_limits`; the memcg's, under cgroup
+/// writeback) — not the whole machine's. Another cgroup's 2,048 dirty pages must not
+/// lengthen it. The jiffies are the kernel's (4 ms at HZ=250, here 1000 times slower than
+/// the simulated clock: `sim.time_dilation` 0.001), and the disk writes 5,000 pages per
+/// second of the kernel's clock. Held (`task_ratelimit` 0), the writer goes round the loop
+/// again after the pause until its wb has at most `wb_stat_error()` (32) such pages.
+#[test]
+fn a_held_writer_pauses_by_its_own_wb_dirty_pages() {
+    const PAGES: u32 = 2048;
+    fn held(other_writes: bool) -> (Machine<Classic<Mainline>>, u16, u64) {
+        let cfg = held_cgroup_config(&[("cost.file_write_ns", "200000000")]);
+        let mut other = region("other", PAGES * 4096, AccessKind::FileRead);
+        other.write_ratio = if other_writes { 1.0 } else { 0.0 };
+        other.cgroup = "o".into();
+        let mut out = region("out", PAGES * 4096, AccessKind::FileRead);
+        out.write_ratio = 1.0;
+        out.cgroup = "w".into();
+        let p = program(
+            vec![other, out],
+            vec![phase("other", PAGES as u64, &[(0, Pattern::Sequential, 1.0)]), phase("write", PAGES as u64, &[(1, Pattern::Sequential, 1.0)])],
+        );
+        let mut m = Machine::new(&cfg, Classic::new(Mainline));
+        m.run(generate(p, 1).unwrap().as_mut(), u64::MAX).unwrap();
+        let w = m.mm.memcg_by_name("w").unwrap();
+        m.mm.flush_memcg_stats();
+        let now = m.mm.now;
+        (m, w, now)
+    }
+    let jiffy_ns = 4_000_000 * 1000;
+    let expected = (PAGES as u64 / (1 + 5000 / 32) + 1) * jiffy_ns;
+    for other_writes in [false, true] {
+        let (mut m, w, now) = held(other_writes);
+        let global = m.mm.wb.nr_dirty + m.mm.wb.nr_writeback;
+        assert_eq!(global, if other_writes { 2 * PAGES } else { PAGES } as u64);
+        let pause = m.mm.balance_dirty_pages(w, now);
+        assert_eq!(pause.ns, expected, "other cgroup writing: {other_writes}");
+        assert!(pause.again, "2,048 pages of its wb dirty or under writeback: round again");
+        // Every write completes: its wb is clean, and the next pause ends the loop.
+        let done = m.mm.wb.nth_done(m.mm.wb.nr_writeback as usize).unwrap();
+        m.end_writeback_due(done);
+        m.mm.now = done;
+        let c = &m.mm.memcgs[w as usize];
+        assert!(c.nr_dirty + c.nr_writeback <= 32, "{} left", c.nr_dirty + c.nr_writeback);
+        let pause = m.mm.balance_dirty_pages(w, done);
+        assert_eq!((pause.ns, pause.again), (jiffy_ns, false), "one jiffy, then out of the loop");
+    }
+}
+
+/// `throttle_direct_reclaim` (mm/vmscan.c 6.12): a task entering global direct reclaim
+/// while its node's free pages are at most half the min watermarks' sum (the PFMEMALLOC
+/// reserve, eaten here by frames taken below the watermarks as reclaimers' own allocations
+/// would) counts `pgscan_direct_throttle` and sleeps until kswapd has brought the node back
+/// above it (`allow_direct_reclaim`). With the same machine one frame above that point, it
+/// reclaims at once.
+#[test]
+fn direct_reclaim_waits_for_kswapd_below_half_the_pfmemalloc_reserve() {
+    use reclaimlab_core::mm::page_alloc::MigrateType;
+    use reclaimlab_core::vmscan::throttle::allow_direct_reclaim;
+    fn run(below_half: bool) -> (u64, u64, bool, bool) {
+        let cfg = config(&[("machine.memory", "64M"), ("swap.device", "none"), ("block.read_ahead_kb", "0")]);
+        let data = region("data", 128 * MIB, AccessKind::FileRead);
+        let p = program(vec![data], vec![phase("read", 128 * MIB as u64, &[(0, Pattern::Sequential, 1.0)])]);
+        let mut m = Machine::new(&cfg, Classic::new(Mainline));
+        let mut src = generate(p, 1).unwrap();
+        m.run(src.as_mut(), 20_000).unwrap();
+        let zones = m.mm.nodes[0].zones.clone();
+        let reserve: u64 = zones.iter().map(|&z| m.mm.buddy.zones[z].min_wmark_pages()).sum();
+        let target = reserve / 2 + u64::from(!below_half);
+        let mut held = Vec::new();
+        for &z in &zones {
+            while m.mm.buddy.zones.iter().map(|z| z.free_pages).sum::<u64>() > target {
+                match m.mm.rmqueue(z, MigrateType::Movable) {
+                    Some(pfn) => held.push(pfn),
+                    None => break,
+                }
+            }
+        }
+        assert_eq!(m.mm.total_free_pages(), target);
+        assert_eq!(allow_direct_reclaim(&m.mm, 0), !below_half);
+        let (scanned, start) = (m.mm.vmstat.get(Ev::PgscanKswapd), m.now);
+        m.run(src.as_mut(), 1).unwrap();
+        let kswapd = m.mm.vmstat.get(Ev::PgscanKswapd) - scanned;
+        let woke_after_kswapd = m.kswapd[0].step_end > start && m.now >= m.kswapd[0].step_end;
+        (m.mm.vmstat.get(Ev::PgscanDirectThrottle), kswapd, woke_after_kswapd, allow_direct_reclaim(&m.mm, 0))
+    }
+    let (throttled, kswapd, woke_after_kswapd, allowed) = run(true);
+    assert_eq!(throttled, 1);
+    assert!(kswapd > 0 && woke_after_kswapd && allowed, "kswapd reclaimed ({kswapd} scanned) and the task went on after its step");
+    let (throttled, _, _, _) = run(false);
+    assert_eq!(throttled, 0, "above half the reserve: no throttling");
 }

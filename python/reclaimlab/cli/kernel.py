@@ -133,6 +133,10 @@ def add_parser(sub) -> None:
                    help="the simulator's disk for written pages: model (its cost.file_write_ns, default) or measured "
                         "(the guest disk's busy time per page written, from /sys/block/vda/stat, divided by the time "
                         "dilation; docs/validation.md, \"Tenants and writeback\")")
+    v.add_argument("--disk-read", choices=("model", "measured"), default="model",
+                   help="the simulator's page-cache read latency: model (its cost.file_read_ns, default) or measured "
+                        "(the guest disk's mean time per read request, from /sys/block/vda/stat, divided by the time "
+                        "dilation: the disk runs on the guest's wall clock)")
     v.set_defaults(func=cmd_validate)
 
 
@@ -145,7 +149,7 @@ def _setup(a: argparse.Namespace):
                  read_ahead_kb=a.read_ahead_kb,
                  fault_around_bytes=a.fault_around_bytes, thp=a.thp, damon_reclaim=a.damon_reclaim,
                  damon_interface=a.damon_interface, cgroup_set=tuple(a.cgroup_set),
-                 disk_write=getattr(a, "disk_write", "model"))
+                 disk_write=getattr(a, "disk_write", "model"), disk_read=getattr(a, "disk_read", "model"))
 
 
 def guest_lines(c) -> list[str]:
@@ -267,6 +271,9 @@ def cmd_validate(a: argparse.Namespace) -> int:
         print(f"guest disk: {number(d['pages_written'])} pages written in {number(d['writes'])} requests, "
               f"{d['ms_per_write']:.1f} ms per request, {d['wall_ns_per_page'] / 1e3:,.0f} us busy per page "
               f"(wall); simulator cost.file_write_ns {number(d['sim_file_write_ns'])} ({d['disk_write']})")
+        if d.get("wall_ns_per_read") is not None:
+            print(f"guest disk reads: {d['wall_ns_per_read'] / 1e3:,.0f} us per request (wall); simulator "
+                  f"cost.file_read_ns {number(d['sim_file_read_ns'])} ({d['disk_read']})")
     for run in res.get("per_run", []) if len(res.get("per_run", [])) > 1 else []:
         print(f"{run['threads']} thread(s)")
         print(_rows_table(run["rows"]))

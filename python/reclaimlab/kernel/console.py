@@ -60,6 +60,12 @@ class DiskWrites:
         return self.write_busy_ms * 1e6 / self.pages if self.pages else None
 
     @property
+    def ns_per_read(self) -> float | None:
+        """Mean wall time of one read request (queueing included), as the simulator's
+        page-cache read takes ``cost.file_read_ns``."""
+        return self.read_ticks_ms * 1e6 / self.reads if self.reads else None
+
+    @property
     def ms_per_write(self) -> float | None:
         """Mean latency of one write request (ms, queueing included)."""
         return self.write_ticks_ms / self.writes if self.writes else None

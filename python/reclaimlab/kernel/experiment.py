@@ -129,6 +129,21 @@ def disk_for(setup: Setup, consoles: list[Console]) -> tuple[dict[str, float] | 
     return disk, disk["wall_ns_per_page"]
 
 
+def disk_read_for(setup: Setup, consoles: list[Console]) -> tuple[float | None, float | None]:
+    """The guest disk's mean wall time per read request (ns, averaged over boots; None
+    without statistics or reads) and, with ``--disk-read measured``, the same for the
+    simulator; a :class:`KernelError` if that was asked of boots without the statistics."""
+    ds = [c.disk_writes() for c in consoles]
+    ns = (statistics.fmean(d.ns_per_read for d in ds)
+          if ds and all(d is not None and d.reads for d in ds) else None)
+    if setup.disk_read != "measured":
+        return ns, None
+    if ns is None:
+        raise KernelError("--disk-read measured: a boot has no data-disk statistics (@@blkstat, from a guest "
+                          "before they were recorded) or read no page")
+    return ns, ns
+
+
 def compare_boots(setup: Setup, prep: Prepared, consoles: list[Console], out: Path,
                   base_consoles: list[Console] | None = None) -> dict[str, Any]:
     """The simulator on ``prep``'s workload with the guest's parameters, compared with the
@@ -147,9 +162,13 @@ def compare_boots(setup: Setup, prep: Prepared, consoles: list[Console], out: Pa
         settings = {**settings, **damon.sim_keys(prep.damon_reclaim),
                     **damon_compare.guest_schedule(consoles, prep.damon_reclaim)}
     disk, write_wall_ns = disk_for(setup, consoles)
-    sim = simulate(prep.wl, settings, out, guest_wall_s(consoles), write_wall_ns)
+    read_ns, read_wall_ns = disk_read_for(setup, consoles)
+    sim = simulate(prep.wl, settings, out, guest_wall_s(consoles), write_wall_ns, read_wall_ns)
     if disk is not None:
         disk = {**disk, "disk_write": setup.disk_write, "sim_file_write_ns": int(sim["config"]["cost.file_write_ns"])}
+    if disk is not None and read_ns is not None:
+        disk = {**disk, "wall_ns_per_read": read_ns, "disk_read": setup.disk_read,
+                "sim_file_read_ns": int(sim["config"]["cost.file_read_ns"])}
     if prep.damon_reclaim is not None:
         damon_res = damon_compare.compare(consoles, base_consoles, sim, sim_base, CGROUP)
     whole_machine = prep.memory_max is None

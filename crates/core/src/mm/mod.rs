@@ -68,9 +68,10 @@ pub struct Mm {
     pub nr_frames: u32,
     /// Frames taken at boot for memory held outside the workload (`machine.kernel_used`).
     pub nr_kernel_used: u64,
-    /// Per node: the root memcg's own shmem pages among them (`machine.kernel_shmem`),
-    /// which its statistics count as LRU pages (`flush_memcg_stats`).
-    root_shmem_per_node: Vec<u64>,
+    /// Per node: the root memcg's own LRU pages among them, which its statistics count
+    /// (`flush_memcg_stats`): shmem on the inactive anon list (`machine.kernel_shmem`),
+    /// mlocked pages on the unevictable list (`machine.kernel_mlocked`).
+    root_kernel_lru: Vec<[u64; lruvec::NR_LRU_LISTS]>,
     /// The policy's `folio_isolate_lru` can take any LRU folio off its list, so
     /// compaction may migrate LRU folios (false for `cache:*`, whose lists live in its
     /// algorithm).
@@ -156,7 +157,7 @@ impl Mm {
             memcg_vmstats: Vec::new(),
             nr_frames,
             nr_kernel_used: 0,
-            root_shmem_per_node: Vec::new(),
+            root_kernel_lru: Vec::new(),
             lru_folios_migratable: true,
             min_free_kbytes,
             bucket_order: workingset::bucket_order(nr_frames as u64),
@@ -166,7 +167,7 @@ impl Mm {
             reclaim_throttle_ns: 0,
             now: 0,
             oom: None,
-            wb: writeback::Writeback::new(if cfg.dirty_writeback_ns == 0 { u64::MAX } else { cfg.dirty_writeback_ns }),
+            wb: writeback::Writeback::new(if cfg.dirty_writeback_ns == 0 { u64::MAX } else { (cfg.dirty_writeback_ns as f64 / cfg.time_dilation) as u64 }),
             thp: crate::thp::ThpState::default(),
             in_lru_fault: false,
             next_stats_flush: 0,
@@ -179,9 +180,18 @@ impl Mm {
         let period = mm.timer_ns(memcontrol::FLUSH_TIME_NS);
         mm.next_stats_flush = reclaimlab_trace::Rng::new(cfg.seed ^ 0xF1_05A7_0000_0002).below(period.max(1)) + 1;
         mm.take_kernel_used(cfg.kernel_used_bytes >> reclaimlab_trace::PAGE_SHIFT);
-        let shmem = cfg.kernel_shmem_bytes >> reclaimlab_trace::PAGE_SHIFT;
         let n = mm.nodes.len() as u64;
-        mm.root_shmem_per_node = (0..n).map(|i| shmem / n + u64::from(i < shmem % n)).collect();
+        let per_node = |bytes: u64, i: u64| (bytes >> reclaimlab_trace::PAGE_SHIFT) / n + u64::from(i < (bytes >> reclaimlab_trace::PAGE_SHIFT) % n);
+        mm.root_kernel_lru = (0..n)
+            .map(|i| {
+                let mut lru = [0; lruvec::NR_LRU_LISTS];
+                // Shmem sits on the anon LRU (shmem_add_to_page_cache → folio_add_lru);
+                // mlocked folios on the unevictable one (mlock_folio, mm/mlock.c 6.12).
+                lru[lruvec::LruList::InactiveAnon as usize] = per_node(cfg.kernel_shmem_bytes, i);
+                lru[lruvec::LruList::Unevictable as usize] = per_node(cfg.kernel_mlocked_bytes, i);
+                lru
+            })
+            .collect();
         mm.new_memcg(&CgroupConfig::new(""));
         for cg in &cfg.cgroups {
             mm.new_memcg(cg);
@@ -242,8 +252,9 @@ impl Mm {
             let slab_reclaimable_b = self.shadow_nodes.allocated(lv as u32) * workingset::XA_NODE_CHARGED_BYTES;
             l.stat = lruvec::LruvecStat { size: l.hier_size, size_local: l.lru_size, slab_reclaimable_b, workingset_activate: l.workingset_activate };
             if l.memcg == memcontrol::ROOT_MEMCG {
-                // Shmem sits on the anon LRU (shmem_add_to_page_cache → folio_add_lru).
-                l.stat.size_local[lruvec::LruList::InactiveAnon as usize] += self.root_shmem_per_node[l.node as usize];
+                for (local, kernel) in l.stat.size_local.iter_mut().zip(self.root_kernel_lru[l.node as usize]) {
+                    *local += kernel;
+                }
             }
         }
     }

@@ -55,6 +55,7 @@ vm_events! {
     KswapdHighWmarkHitQuickly => "kswapd_high_wmark_hit_quickly",
     OomKill => "oom_kill",
     NrThrottledWritten => "nr_throttled_written",
+    PgscanDirectThrottle => "pgscan_direct_throttle",
 }
 
 impl Ev {
@@ -74,6 +75,7 @@ const EV_FROM: [Ev; NR_EV] = {
         Pswpin, Pswpout, PgallocDma, PgallocNormal, AllocstallNormal, Pgfree, Pgactivate, Pgdeactivate, Pgfault,
         Pgmajfault, Pgrefill, PgstealKswapd, PgstealDirect, PgscanKswapd, PgscanDirect, PgscanAnon,
         PgscanFile, PgstealAnon, PgstealFile, SlabsScanned, Pageoutrun, Pgrotated, KswapdLowWmarkHitQuickly, KswapdHighWmarkHitQuickly, OomKill, NrThrottledWritten,
+        PgscanDirectThrottle,
     ]
 };
 

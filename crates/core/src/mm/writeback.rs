@@ -21,8 +21,11 @@
 //!   control line's `pos_ratio_polynom` (1 at the setpoint halfway between freerun and the
 //!   limit, 0 at the limit) and `dirty_ratelimit` the disk's write bandwidth (what the
 //!   kernel's estimate converges to for one dirtier), less the time it ran since its last
-//!   pause (`dirty_paused_when`), each pause capped at `wb_max_pause`; at or above the
-//!   limit it sleeps until enough writes complete.
+//!   pause (`dirty_paused_when`), each pause capped at `wb_max_pause` (from the writer's
+//!   own wb's dirty + writeback pages); at or above the global limit it sleeps until
+//!   enough writes complete; held at its memcg domain's limit it sleeps `wb_max_pause` and
+//!   goes round again until its wb has at most `wb_stat_error()` such pages. Pauses and
+//!   the flusher's intervals are jiffies of the kernel's clock (`sim.time_dilation`).
 //!
 //! Thresholds (`domain_dirty_limits`): `vm.dirty_bytes` / `vm.dirty_background_bytes` if
 //! set, else `vm.dirty_ratio` / `vm.dirty_background_ratio` of `global_dirtyable_memory`
@@ -47,10 +50,15 @@ use super::vmstat::Ev;
 use super::Mm;
 use std::collections::VecDeque;
 
-/// `MAX_PAUSE` (mm/page-writeback.c: `max(HZ/5, 1)`).
-const MAX_PAUSE_NS: u64 = 200_000_000;
-/// One jiffy at Debian's `CONFIG_HZ=250`.
-const JIFFY_NS: u64 = 4_000_000;
+/// Debian's `CONFIG_HZ`.
+const HZ: u64 = 250;
+/// `MAX_PAUSE` in jiffies (mm/page-writeback.c: `max(HZ/5, 1)`).
+const MAX_PAUSE: u64 = HZ / 5;
+/// One jiffy on the kernel's clock (ns).
+const JIFFY_NS: u64 = 1_000_000_000 / HZ;
+/// `wb_stat_error()` (include/linux/backing-dev.h 6.12): `nr_cpu_ids * WB_STAT_BATCH`,
+/// `WB_STAT_BATCH = 8 * (1 + ilog2(nr_cpu_ids))`, for the validation guest's 2 CPUs.
+const WB_STAT_ERROR: u64 = 2 * 8 * (1 + 1);
 /// `RATELIMIT_CALC_SHIFT`.
 const RATELIMIT_CALC_SHIFT: u32 = 10;
 
@@ -228,7 +236,9 @@ impl Mm {
     /// (`wb_over_bg_thresh`). `periodic` advances the next periodic run. Abstraction: one
     /// queue in dirtying order, so a memcg's wb writes the oldest dirty pages of any memcg.
     pub fn wb_writeback(&mut self, now: u64, periodic: bool, memcg_bg: Option<(super::memcontrol::MemcgId, u64)>) {
-        let expire = self.cfg.dirty_expire_ns;
+        // dirty_expire_interval and dirty_writeback_interval are jiffies of the kernel's
+        // clock (`sim.time_dilation`).
+        let expire = self.timer_ns(self.cfg.dirty_expire_ns);
         let thresh = self.dirty_limits().0;
         while let Some(&(page, dirtied)) = self.wb.queue.front() {
             let expired = dirtied + expire <= now;
@@ -246,7 +256,7 @@ impl Mm {
             self.write_queued(page, now);
         }
         if periodic {
-            self.wb.next_run = if self.cfg.dirty_writeback_ns == 0 { u64::MAX } else { now + self.cfg.dirty_writeback_ns };
+            self.wb.next_run = if self.cfg.dirty_writeback_ns == 0 { u64::MAX } else { now + self.timer_ns(self.cfg.dirty_writeback_ns).max(1) };
         }
     }
 
@@ -267,13 +277,21 @@ impl Mm {
         }
     }
 
-    /// `balance_dirty_pages` after the workload dirtied one page of `memcg` at `now`: the
-    /// pause (ns) the writer sleeps (`io_schedule_timeout`; not a memory stall). Starts
-    /// background writeback above either domain's background threshold. The writer is
-    /// throttled by the stricter of the global domain and its memcg's (`mdtc`): free
-    /// running while both are below their freerun point, held while either is at its
-    /// limit, else paced by the smaller `pos_ratio`.
-    pub fn balance_dirty_pages(&mut self, memcg: super::memcontrol::MemcgId, now: u64) -> u64 {
+    /// `balance_dirty_pages` after the workload dirtied one page of `memcg` at `now`: how
+    /// long the writer sleeps (`io_schedule_timeout`; not a memory stall) and whether it
+    /// goes round the loop again after that sleep. Starts background writeback above
+    /// either domain's background threshold. The writer is throttled by the stricter of
+    /// the global domain and its memcg's (`mdtc`): free running while both are below their
+    /// freerun point, held while either is at its limit, else paced by the smaller
+    /// `pos_ratio`.
+    ///
+    /// The pauses are jiffies of the kernel's clock, so they shrink with
+    /// `sim.time_dilation` like every kernel timer ([`Mm::timer_ns`]); `wb_max_pause` takes
+    /// the writer's own wb's dirty + writeback pages (`dtc->wb_dirty`, the same wb for both
+    /// domains: mm/page-writeback.c 6.12 `wb_dirty_limits`), and a writer held at a limit
+    /// (`task_ratelimit` 0) sleeps `max_pause` and goes round again until its wb has no
+    /// more than `wb_stat_error()` such pages (`again`).
+    pub fn balance_dirty_pages(&mut self, memcg: super::memcontrol::MemcgId, now: u64) -> DirtyPause {
         let global = self.global_dirty_domain();
         let mdtc = self.memcg_dirty_domain(memcg);
         let domains = [Some(global), mdtc];
@@ -288,22 +306,28 @@ impl Mm {
         }
         if all_freerun {
             self.wb.dirty_paused_when = now;
-            return 0;
+            return DirtyPause::NONE;
         }
-        // wb_max_pause: the time to write an eighth of wb_dirty at the disk's bandwidth
-        // (pages/s), at most MAX_PAUSE.
+        // wb_max_pause (6.12): wb_dirty / (1 + bw / roundup_pow_of_two(1 + HZ/8)) + 1
+        // jiffies, at most MAX_PAUSE; bw is the wb's write bandwidth in pages per second of
+        // the kernel's clock (the disk's, `sim.time_dilation` times slower than on the
+        // simulated clock) and wb_dirty the writer's wb's WB_RECLAIMABLE + WB_WRITEBACK:
+        // the pages of the memcg whose inodes it writes (cgroup writeback), exact.
         let write_ns = self.cfg.cost.file_write_ns.max(1);
-        let bw = 1_000_000_000 / write_ns;
-        let hz8 = (1 + 250 / 8u64).next_power_of_two();
-        let max_pause = ((global.dirty / (1 + bw / hz8) + 1) * JIFFY_NS).min(MAX_PAUSE_NS);
-        // Over a limit: pos_ratio 0 (task_ratelimit 0): sleep max_pause at a time until
-        // writeback has brought that domain below it (completions are FIFO on the disk). A
-        // memcg domain reads flushed statistics, which completions do not change before
-        // the next flush: it sleeps max_pause.
+        let bw = (1e9 / (write_ns as f64 * self.cfg.time_dilation)) as u64;
+        let hz8 = (1 + HZ / 8).next_power_of_two();
+        let m = &self.memcgs[memcg as usize];
+        let wb_dirty = m.nr_dirty + m.nr_writeback;
+        let max_pause = self.timer_ns((wb_dirty / (1 + bw / hz8) + 1).min(MAX_PAUSE) * JIFFY_NS).max(1);
+        // Over a limit: pos_ratio 0 (task_ratelimit 0): sleep max_pause and go round again
+        // unless wb_dirty is within wb_stat_error(). A memcg domain reads flushed
+        // statistics, which completions do not change before the next flush.
         if domains.iter().flatten().any(|d| d.memcg && d.dirty >= d.limit()) {
             self.wb.dirty_paused_when = now + max_pause;
-            return max_pause;
+            return DirtyPause { ns: max_pause, again: wb_dirty > WB_STAT_ERROR };
         }
+        // The global domain's counts are exact: sleep until writeback has brought it below
+        // the limit (completions are FIFO on the disk), as the max_pause loop would.
         let need = domains.iter().flatten().filter(|d| d.dirty >= d.limit()).map(|d| (d.dirty - d.limit() + 1) as usize).max();
         if let Some(need) = need {
             let pause = match self.wb.nth_done(need) {
@@ -311,7 +335,7 @@ impl Mm {
                 None => max_pause,
             };
             self.wb.dirty_paused_when = now + pause;
-            return pause;
+            return DirtyPause { ns: pause, again: false };
         }
         let pos = domains.iter().flatten().map(DirtyDomain::pos_ratio).min().expect("the global domain");
         let period = if pos == 0 { max_pause } else { (write_ns << RATELIMIT_CALC_SHIFT) / pos as u64 };
@@ -320,13 +344,25 @@ impl Mm {
         // is not paused, its virtual pause time moves on (or is reset after 1 s behind).
         let think = now.saturating_sub(self.wb.dirty_paused_when);
         if period <= think {
-            self.wb.dirty_paused_when = if think - period > 1_000_000_000 { now } else { self.wb.dirty_paused_when + period };
-            return 0;
+            self.wb.dirty_paused_when = if think - period > self.timer_ns(1_000_000_000) { now } else { self.wb.dirty_paused_when + period };
+            return DirtyPause::NONE;
         }
         let pause = (period - think).min(max_pause);
         self.wb.dirty_paused_when = now + pause;
-        pause
+        DirtyPause { ns: pause, again: false }
     }
+}
+
+/// What `balance_dirty_pages` asks of the writer: sleep `ns`, then, if `again`, go
+/// through it once more (the kernel's `for (;;)` after a `task_ratelimit` 0 pause).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct DirtyPause {
+    pub ns: u64,
+    pub again: bool,
+}
+
+impl DirtyPause {
+    pub const NONE: DirtyPause = DirtyPause { ns: 0, again: false };
 }
 
 /// A writeback domain (`struct dirty_throttle_control`): its dirty + writeback pages and

@@ -44,6 +44,12 @@ pub(crate) trait AllocCtx {
     /// Let the daemons run up to the task's clock; an error when a reclaimer invoked the
     /// OOM killer.
     fn catch_up(&mut self) -> Result<()>;
+    /// When `node`'s kswapd runs its next `balance_pgdat` step (None: asleep or napping).
+    fn kswapd_next_step(&self, node: u16) -> Option<u64>;
+    /// When `node`'s kswapd's last step ended.
+    fn kswapd_step_end(&self, node: u16) -> u64;
+    /// The task sleeps in direct reclaim until `t` on its clock (a memory stall).
+    fn reclaim_sleep_until(&mut self, t: u64);
     /// The error of an order-`order` request that failed after every retry.
     fn oom(&mut self, order: u8) -> Error;
 }
@@ -216,12 +222,41 @@ fn direct_compact<C: AllocCtx>(c: &mut C, nodes: &[u16], order: u8, prio: Compac
     (page, r)
 }
 
+/// `throttle_direct_reclaim` (mm/vmscan.c 6.12), first in `try_to_free_pages`: a task
+/// entering global direct reclaim while the first node of its zonelist has no more free
+/// pages than half its PFMEMALLOC reserve (`allow_direct_reclaim`: reclaimers' own
+/// allocations below the min watermark, such as zram's pool, have eaten into it) counts
+/// PGSCAN_DIRECT_THROTTLE and sleeps on `pfmemalloc_wait` — killable, without a timeout for
+/// a `__GFP_FS` allocation — until kswapd, which the check wakes, wakes it: after a
+/// `balance_pgdat` step that leaves the node allowing direct reclaim, or when it goes to
+/// sleep. A node kswapd has given up on never throttles.
+fn throttle_direct_reclaim<C: AllocCtx>(c: &mut C, node: u16) -> Result<()> {
+    if vmscan::throttle::allow_direct_reclaim(c.mm(), node) {
+        return Ok(());
+    }
+    c.mm().vmstat.count(Ev::PgscanDirectThrottle, 1);
+    loop {
+        // "kswapd must be awake if processes are being throttled".
+        c.wakeup_kswapd(node);
+        let Some(t) = c.kswapd_next_step(node) else { return Ok(()) };
+        c.reclaim_sleep_until(t);
+        c.catch_up()?;
+        // balance_pgdat wakes the waiters once a step leaves the node allowing direct reclaim.
+        if vmscan::throttle::allow_direct_reclaim(c.mm(), node) {
+            let end = c.kswapd_step_end(node);
+            c.reclaim_sleep_until(end);
+            return Ok(());
+        }
+    }
+}
+
 /// `__alloc_pages_direct_reclaim`: the deferred split shrinker and `try_to_free_pages`
 /// for the order (a costly order's reclaim/compaction rules are vmscan's:
 /// vmscan/reclaim_compaction.rs). Then the daemons catch up with the stalled task and the
 /// allocation is tried against the min watermark. Returns (page, pages reclaimed; 1 when
 /// reclaim stopped because compaction is ready).
 fn direct_reclaim<C: AllocCtx>(c: &mut C, nodes: &Zonelist, order: u8, mt: MigrateType) -> Result<(Option<Pfn>, u64)> {
+    throttle_direct_reclaim(c, nodes[0])?;
     let now = c.task_now();
     let (mm, policy) = c.mm_and_policy();
     mm.now = now;

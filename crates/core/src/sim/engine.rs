@@ -268,10 +268,18 @@ impl<P: ReclaimPolicy> Machine<P> {
             return;
         }
         self.mm.account_dirtied(pfn, self.now);
-        let pause = self.mm.balance_dirty_pages(self.mm.frames.memcg(pfn), self.now);
-        if pause > 0 {
-            self.now += pause;
-            self.rec.dirty_throttle_ns += pause;
+        let memcg = self.mm.frames.memcg(pfn);
+        loop {
+            let pause = self.mm.balance_dirty_pages(memcg, self.now);
+            self.now += pause.ns;
+            self.rec.dirty_throttle_ns += pause.ns;
+            if !pause.again {
+                break;
+            }
+            // Round the loop again: the writes completed and the statistics flushed
+            // while it slept.
+            self.end_writeback_due(self.now);
+            self.mm.flush_memcg_stats_due(self.now);
         }
         // Writes were queued, or completed while the writer slept: see them at the end of
         // this access.
@@ -444,6 +452,17 @@ impl<P: ReclaimPolicy> AllocCtx for Machine<P> {
     fn catch_up(&mut self) -> Result<()> {
         self.kswapd_catch_up();
         self.check_oom()
+    }
+    fn kswapd_next_step(&self, node: u16) -> Option<u64> {
+        self.kswapd[node as usize].next_step()
+    }
+    fn kswapd_step_end(&self, node: u16) -> u64 {
+        self.kswapd[node as usize].step_end
+    }
+    fn reclaim_sleep_until(&mut self, t: u64) {
+        let ns = t.saturating_sub(self.now);
+        self.rec.direct_reclaim_ns += ns;
+        self.memstall(ns);
     }
     fn oom(&mut self, order: u8) -> Error {
         let lru = |m: &Self, a: LruList, b: LruList| (0..m.mm.nr_nodes() as u16).map(|n| m.mm.node_lru_pages(n, a) + m.mm.node_lru_pages(n, b)).sum::<u64>();

@@ -15,7 +15,8 @@
 //! (`consider_reclaim_throttle`); the time returned includes the sleeps. Cgroup reclaim
 //! clears its `LRUVEC_CGROUP_CONGESTED` when it ends (6.12).
 //!
-//! Abstractions: no `throttle_direct_reclaim` (pfmemalloc) wait.
+//! `throttle_direct_reclaim`'s wait on `pfmemalloc_wait` (6.12) runs before, in the page
+//! allocator's `direct_reclaim` (sim/alloc.rs), where kswapd can run while the task sleeps.
 
 use super::throttle::{throttle_task, Throttle};
 use super::{shrink_node, snapshot_refaults, Reclaimer, ScanControl, DEF_PRIORITY, SWAP_CLUSTER_MAX};

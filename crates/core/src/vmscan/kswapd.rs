@@ -59,11 +59,14 @@ pub struct Kswapd {
     pub kcompactd_wake: bool,
     /// In the nap, which ends at `clock_ns` (`active` stays set so that the owner steps it then).
     napping: bool,
+    /// When its last `balance_pgdat` step ended (`kswapd_shrink_node` done: tasks waiting on
+    /// `pfmemalloc_wait` are woken then).
+    pub step_end: u64,
 }
 
 impl Kswapd {
     pub fn new(node: u16) -> Self {
-        Kswapd { node, active: false, clock_ns: 0, cpu_ns: 0, sc: ScanControl::new(Reclaimer::Kswapd, 0), nr_boost_reclaim: 0, zone_boosts: Vec::new(), kcompactd_wake: false, napping: false }
+        Kswapd { node, active: false, clock_ns: 0, cpu_ns: 0, sc: ScanControl::new(Reclaimer::Kswapd, 0), nr_boost_reclaim: 0, zone_boosts: Vec::new(), kcompactd_wake: false, napping: false, step_end: 0 }
     }
 
     /// `prepare_kswapd_sleep`: the node is hopeless or balanced; a balanced node's
@@ -83,6 +86,11 @@ impl Kswapd {
         mm.lruvecs[root].node_congested = false;
         mm.lruvecs[root].cgroup_congested = false;
         true
+    }
+
+    /// When its next `balance_pgdat` step runs: None while it sleeps or naps.
+    pub fn next_step(&self) -> Option<u64> {
+        (self.active && !self.napping).then_some(self.clock_ns)
     }
 
     /// `wakeup_kswapd`: an allocation at time `now` fell below the low watermark.
@@ -135,6 +143,7 @@ impl Kswapd {
             self.sc.priority = DEF_PRIORITY;
         }
         if balanced && self.nr_boost_reclaim == 0 {
+            self.step_end = self.clock_ns;
             self.finish_pass(mm);
             return;
         }
@@ -168,6 +177,7 @@ impl Kswapd {
             let spent = (self.sc.cost_ns - cost_before).max(MIN_STEP_NS);
             self.clock_ns += spent + slept;
             self.cpu_ns += spent;
+            self.step_end = self.clock_ns;
             self.finish_pass(mm);
             return;
         }
@@ -178,6 +188,7 @@ impl Kswapd {
         let spent = (self.sc.cost_ns - cost_before).max(MIN_STEP_NS);
         self.clock_ns += spent + slept;
         self.cpu_ns += spent;
+        self.step_end = self.clock_ns;
         if self.sc.priority < 1 {
             if self.sc.nr_reclaimed == 0 && !self.sc.no_cache_trim_mode && self.sc.cache_trim_mode_failed {
                 self.start_pass(mm, true);

@@ -61,11 +61,37 @@ pub fn skip_throttle_noprogress(mm: &Mm, node: u16) -> bool {
     if mm.nodes[node as usize].kswapd_failures >= MAX_RECLAIM_RETRIES {
         return true;
     }
+    2 * mm.nodes[node as usize].nr_write_pending <= reclaimable_pages(mm, node)
+}
+
+/// `zone_reclaimable_pages` summed over the node's zones: the file LRU, and the anon LRU
+/// while swap has room.
+fn reclaimable_pages(mm: &Mm, node: u16) -> u64 {
     let mut reclaimable = mm.node_lru_pages(node, LruList::InactiveFile) + mm.node_lru_pages(node, LruList::ActiveFile);
     if mm.can_reclaim_anon() {
         reclaimable += mm.node_lru_pages(node, LruList::InactiveAnon) + mm.node_lru_pages(node, LruList::ActiveAnon);
     }
-    2 * mm.nodes[node as usize].nr_write_pending <= reclaimable
+    reclaimable
+}
+
+/// `allow_direct_reclaim(pgdat)` (mm/vmscan.c 6.12): whether the node's free pages are
+/// above half its PFMEMALLOC reserve, the sum of the min watermarks of its zones up to
+/// ZONE_NORMAL that have reclaimable pages; true when kswapd has given up on it or no
+/// zone counts. Abstraction: the LRU is kept per node, so a zone counts when its node has
+/// reclaimable pages.
+pub fn allow_direct_reclaim(mm: &Mm, node: u16) -> bool {
+    if mm.nodes[node as usize].kswapd_failures >= MAX_RECLAIM_RETRIES || reclaimable_pages(mm, node) == 0 {
+        return true;
+    }
+    let (mut reserve, mut free) = (0, 0);
+    for &z in &mm.nodes[node as usize].zones {
+        let zone = &mm.buddy.zones[z];
+        if zone.managed_pages > 0 && zone.zone_type != crate::mm::page_alloc::ZoneType::Movable {
+            reserve += zone.min_wmark_pages();
+            free += zone.free_pages;
+        }
+    }
+    reserve == 0 || free > reserve / 2
 }
 
 /// How long `reclaim_throttle(pgdat, reason)` sleeps from `mm.now` (0: it returns at
