@@ -440,14 +440,34 @@ impl Mm {
     /// compressed copy goes (`zram_slot_free_notify`) and the pool shrinks to what the
     /// rest needs.
     pub fn swap_free(&mut self, page: u32) {
-        let slot = self.swap.release_slot(page);
-        self.shadow_nodes.swap_cache_clear(slot);
+        let slot = self.pages.swap_slot(page as usize);
+        debug_assert!(self.swap.is_used(slot) && self.swap.owner(slot) == page);
+        if self.swap.release_slot(slot) {
+            self.shadow_nodes.swap_node_emptied((slot >> workingset::XA_CHUNK_SHIFT) as usize);
+        }
         if self.swap.is_zram() {
             let need = self.swap.zram_frames_for(self.swap.used);
             while self.swap.zram_pool.len() as u64 > need {
                 let pfn = self.swap.zram_pool.pop().expect("pool longer than need");
                 self.free_frame(pfn);
             }
+        }
+    }
+
+    /// `folio_alloc_swap` for `page`: a slot, kept beside the page's shadow. Returns it.
+    pub fn swap_alloc(&mut self, page: u32) -> u32 {
+        let slot = self.swap.alloc_slot(page);
+        self.pages.set_swap_slot(page as usize, slot);
+        slot
+    }
+
+    /// `__delete_from_swap_cache(folio, entry, shadow)`: the swapped-out page's shadow goes
+    /// into its slot `slot` of the swap cache; a node that was empty is allocated on list
+    /// `lv`. Before the first batch (no nodes) a no-op.
+    #[inline]
+    pub fn swap_cache_store(&mut self, slot: u32, lv: u32) {
+        if self.shadow_nodes.is_loaded() && self.swap.store_shadow(slot) {
+            self.shadow_nodes.swap_node_filled((slot >> workingset::XA_CHUNK_SHIFT) as usize, lv);
         }
     }
 

@@ -32,7 +32,7 @@ const FLAGS_AHEAD: usize = 8;
 
 /// The access loop's hint before replaying `batch[i]`: the PTE word of a later access,
 /// and for a nearer one the folio flags (resident) or the shadow slot the fault will
-/// read (evicted before), and a swapped page's swap slot number.
+/// read (evicted before) with a swapped page's swap slot beside it.
 #[inline(always)]
 pub fn prefetch_access(mm: &super::Mm, batch: &[reclaimlab_trace::Access], i: usize) {
     use super::page::{is_resident, pinfo, pte_info};
@@ -44,11 +44,8 @@ pub fn prefetch_access(mm: &super::Mm, batch: &[reclaimlab_trace::Access], i: us
             if is_resident(pte) {
                 prefetch(&mm.frames.flags, pte as usize);
             } else if pte_info(pte) & pinfo::TOUCHED != 0 {
-                prefetch(&mm.pages.shadow, a.page as usize);
-                if pte_info(pte) & pinfo::SWAPPED != 0 {
-                    // The swap-in frees the page's slot (Mm::swap_free).
-                    mm.swap.prefetch_slot_of(a.page);
-                }
+                // The shadow, and a swapped page's slot beside it (Mm::swap_free).
+                mm.pages.prefetch_evicted(a.page as usize);
             }
         }
     }

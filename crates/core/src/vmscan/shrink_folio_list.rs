@@ -179,7 +179,7 @@ fn evict<P: ReclaimPolicy>(mm: &mut Mm, p: &mut P, pfn: Pfn, file: bool, sc: &mu
     if !file {
         // folio_alloc_swap, then swap_writepage: zram compresses on the reclaimer's CPU;
         // an SSD write is asynchronous device time.
-        slot = mm.swap.alloc_slot(page as u32);
+        slot = mm.swap_alloc(page as u32);
         if mm.swap.is_zram() {
             sc.cost_ns += cost.zram_compress_ns;
         } else {
@@ -198,14 +198,14 @@ fn evict<P: ReclaimPolicy>(mm: &mut Mm, p: &mut P, pfn: Pfn, file: bool, sc: &mu
     }
     let shadow = p.workingset_eviction(mm, pfn);
     mm.pages.pte[page] = nonres_pte(pinfo::TOUCHED | if file { pinfo::FILE } else { pinfo::SWAPPED });
-    mm.pages.shadow[page] = shadow;
+    mm.pages.set_shadow(page, shadow);
     if file {
         // page_cache_delete stores the shadow in the xarray (workingset_update_node).
         mm.shadow_nodes.page_cache_delete(page as u32, shadow != 0);
     } else if shadow != 0 {
         // __delete_from_swap_cache stores it at the slot, in a node no memcg is charged for.
         let lv = mm.lruvec_id(crate::mm::memcontrol::ROOT_MEMCG, mm.node_of(pfn));
-        mm.shadow_nodes.swap_cache_store(slot, lv);
+        mm.swap_cache_store(slot, lv);
     }
     let memcg = mm.frames.memcg(pfn) as usize;
     mm.memcgs[memcg].usage -= 1;
