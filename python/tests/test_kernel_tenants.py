@@ -387,3 +387,48 @@ def test_the_measured_disk_runs_on_the_guests_clock(tmp_path, monkeypatch):
     validate.simulate(wl, {"policy": "classic@6.15"}, tmp_path, guest_wall=20.0, write_wall_ns=1_000_000)
     # First replay undilated (1 ms per page), then 20 s / 2 s: dilation 10, 100 us per page.
     assert seen == [(None, "1000000"), ("10.000", "100000")]
+
+
+def test_the_console_gives_reads_and_kswapds_cpu():
+    # Reads: 100 requests, read ticks 300 of 1500 request-ms, busy 1500 ms: 300 ms reading,
+    # 3 ms per request. kswapd0 ran 250 - 50 ticks; the cpu line's busy ticks exclude idle
+    # and iowait (fields 4 and 5).
+    c = console.parse("@@blkstat start 10 0 80 40 5 0 40 20 0 50 60\n"
+                      "@@kthread start kswapd0 50\n@@cpustat start 100 0 50 1000 10 0 5 0 0 0\n"
+                      "@@blkstat end 110 0 880 340 205 0 32040 1220 0 1550 1600\n"
+                      "@@kthread end kswapd0 250\n@@cpustat end 400 0 150 1500 30 0 15 0 0 0\n")
+    assert c.disk_writes().ns_per_read == 3_000_000
+    assert (c.kswapd_ticks(), c.cpu_busy_ticks()) == (200, 410)
+    assert console.parse("@@kthread start kswapd0 5\n").kswapd_ticks() is None
+    from reclaimlab.kernel.experiment import disk_reads, read_disk_for
+
+    assert disk_reads([c, c]) == {"reads": 100, "wall_ns_per_read": 3_000_000, "kswapd_ticks": 200}
+    assert read_disk_for(Setup(workload="x", disk_read="measured"), [c])[1] == 3_000_000
+    assert read_disk_for(Setup(workload="x"), [c])[1] is None
+    with pytest.raises(KernelError, match="--disk-read measured: a boot has no data-disk statistics"):
+        read_disk_for(Setup(workload="x", disk_read="measured"), [console.parse("@@phase 0 5\n")])
+
+
+def test_the_measured_read_cost_runs_on_the_guests_clock(tmp_path, monkeypatch):
+    """``simulate(read_wall_ns=...)``: cost.file_read_ns is the guest disk's busy time per
+    read divided by each replay's time dilation."""
+    from reclaimlab.kernel import validate
+
+    seen = []
+
+    class R:
+        policy, vmstat, config, damon_snapshots = "classic@6.15", {}, {}, []
+        metrics = {"runtime_s": 4.0}
+
+        def to_dict(self, timeseries):
+            return {"timeseries": {}}
+
+    def fake_run(trace, trace_format, policy, set):
+        seen.append((set.get("sim.time_dilation"), set["cost.file_read_ns"]))
+        return R()
+
+    monkeypatch.setattr("reclaimlab.run", fake_run)
+    monkeypatch.setattr(validate, "write_sim_trace", lambda wl, trace, access_ns: None)
+    wl = type("W", (), {"sleep_us": None, "program": None})()
+    validate.simulate(wl, {"policy": "classic@6.15"}, tmp_path, guest_wall=20.0, read_wall_ns=500_000)
+    assert seen == [(None, "500000"), ("5.000", "100000")]

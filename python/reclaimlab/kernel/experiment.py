@@ -116,6 +116,22 @@ def disk_writes(consoles: list[Console]) -> dict[str, float] | None:
             "ms_per_write": mean(d.ms_per_write for d in ds), "wall_ns_per_page": mean(d.ns_per_page for d in ds)}
 
 
+def disk_reads(consoles: list[Console]) -> dict[str, float] | None:
+    """The guest data disk's reads and kswapd's CPU during the workload, averaged over boots
+    (None if a boot lacks the disk statistics or read nothing): read requests, the wall time
+    the disk was busy per request (:attr:`console.DiskWrites.ns_per_read`), and, where the
+    guest reported them (``@@kthread``), kswapd's CPU ticks."""
+    ds = [c.disk_writes() for c in consoles]
+    if not ds or any(d is None or not d.reads for d in ds):
+        return None
+    mean = statistics.fmean
+    out = {"reads": mean(d.reads for d in ds), "wall_ns_per_read": mean(d.ns_per_read for d in ds)}
+    ticks = [c.kswapd_ticks() for c in consoles]
+    if all(t is not None for t in ticks):
+        out["kswapd_ticks"] = mean(ticks)
+    return out
+
+
 def disk_for(setup: Setup, consoles: list[Console]) -> tuple[dict[str, float] | None, float | None]:
     """The guest disk's writes (:func:`disk_writes`) and, with ``--disk-write measured``, its
     wall time per page for the simulator; a :class:`KernelError` if that was asked of boots
@@ -127,6 +143,17 @@ def disk_for(setup: Setup, consoles: list[Console]) -> tuple[dict[str, float] | 
         raise KernelError("--disk-write measured: a boot has no data-disk statistics (@@blkstat, from a guest "
                           "before they were recorded) or wrote no page")
     return disk, disk["wall_ns_per_page"]
+
+
+def read_disk_for(setup: Setup, consoles: list[Console]) -> tuple[dict[str, float] | None, float | None]:
+    """:func:`disk_for` for reads (``--disk-read measured``)."""
+    disk = disk_reads(consoles)
+    if setup.disk_read != "measured":
+        return disk, None
+    if disk is None:
+        raise KernelError("--disk-read measured: a boot has no data-disk statistics (@@blkstat, from a guest "
+                          "before they were recorded) or read nothing")
+    return disk, disk["wall_ns_per_read"]
 
 
 def compare_boots(setup: Setup, prep: Prepared, consoles: list[Console], out: Path,
@@ -147,15 +174,29 @@ def compare_boots(setup: Setup, prep: Prepared, consoles: list[Console], out: Pa
         settings = {**settings, **damon.sim_keys(prep.damon_reclaim),
                     **damon_compare.guest_schedule(consoles, prep.damon_reclaim)}
     disk, write_wall_ns = disk_for(setup, consoles)
-    sim = simulate(prep.wl, settings, out, guest_wall_s(consoles), write_wall_ns)
+    reads, read_wall_ns = read_disk_for(setup, consoles)
+    sim = simulate(prep.wl, settings, out, guest_wall_s(consoles), write_wall_ns, read_wall_ns)
     if disk is not None:
         disk = {**disk, "disk_write": setup.disk_write, "sim_file_write_ns": int(sim["config"]["cost.file_write_ns"])}
+    if reads is not None:
+        reads = {**reads, "disk_read": setup.disk_read, "sim_file_read_ns": int(sim["config"]["cost.file_read_ns"]),
+                 "time_dilation": float(sim["config"].get("sim.time_dilation", 1)),
+                 "sim_kswapd_cpu_s": sim["metrics"].get("kswapd_cpu_s", 0.0)}
     if prep.damon_reclaim is not None:
         damon_res = damon_compare.compare(consoles, base_consoles, sim, sim_base, CGROUP)
     whole_machine = prep.memory_max is None
     real = [with_derived(c.vmstat()) for c in consoles]
     rows = compare(real, with_derived(sim["vmstat"]), targets_for(prep.wl, whole_machine))
     thp_note = mark_not_comparable(rows, real, whole_machine, sim["vmstat"])
+    if reads is not None:
+        # kswapd's CPU per page it scanned, both on the guest's wall clock (USER_HZ 100; the
+        # model's CPU time times the dilation).
+        scanned = statistics.fmean(r.get("pgscan_kswapd", 0) for r in real)
+        if reads.get("kswapd_ticks") is not None and scanned:
+            reads["kswapd_wall_ns_per_scan"] = reads["kswapd_ticks"] * 1e7 / scanned
+        if sim["vmstat"].get("pgscan_kswapd"):
+            reads["sim_kswapd_wall_ns_per_scan"] = (reads["sim_kswapd_cpu_s"] * 1e9 * reads["time_dilation"]
+                                                    / sim["vmstat"]["pgscan_kswapd"])
     key = key_of(setup, prep)
     with Store(out) as s:
         from ..results import run_key
@@ -172,5 +213,5 @@ def compare_boots(setup: Setup, prep: Prepared, consoles: list[Console], out: Pa
             "not_comparable": thp_note, "read_back": consoles[0].read_back(),
             "time_dilation": float(sim["config"].get("sim.time_dilation", 1)),
             **({"access_ns": round(sim["access_ns"], 1)} if sim.get("access_ns") else {}),
-            **({"disk": disk} if disk else {}),
+            **({"disk": disk} if disk else {}), **({"disk_reads": reads} if reads else {}),
             **({"damon_reclaim": {"interface": prep.damon_interface, **damon_res}} if damon_res else {})}

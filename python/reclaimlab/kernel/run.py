@@ -79,6 +79,9 @@ class Setup:
     # "measured" (the guest disk's write time per page, from its /sys/block/vda/stat, on
     # the simulated clock: validate only, it changes no boot).
     disk_write: str = "model"
+    # The same for reads: "model" (cost.file_read_ns) or "measured" (the guest disk's busy
+    # time per read request on the simulated clock; validate only).
+    disk_read: str = "model"
 
     @property
     def limited(self) -> bool:

@@ -169,7 +169,7 @@ DILATION_RUNS, DILATION_TOLERANCE = 5, 0.05
 
 
 def simulate(wl: Workload, settings: dict[str, str], trace_dir: Path, guest_wall: float | None = None,
-             write_wall_ns: float | None = None) -> dict[str, Any]:
+             write_wall_ns: float | None = None, read_wall_ns: float | None = None) -> dict[str, Any]:
     """Replay ``wl`` in the simulator; returns the run dict (policy, vmstat, metrics, ...).
     With the guest's wall time the replay runs with the guest's time dilation
     (:func:`time_dilation`), found as a fixed point: the simulated runtime depends on the
@@ -184,12 +184,15 @@ def simulate(wl: Workload, settings: dict[str, str], trace_dir: Path, guest_wall
 
     ``write_wall_ns`` (``--disk-write measured``): the guest disk's wall time per page
     written; the disk runs on the guest's wall clock like its timers, so each replay's
-    ``cost.file_write_ns`` is it divided by that replay's time dilation."""
+    ``cost.file_write_ns`` is it divided by that replay's time dilation; ``read_wall_ns``
+    (``--disk-read measured``) the same for a read and ``cost.file_read_ns``."""
     from .. import run as sim_run
 
     def disk(dilation: float) -> None:
         if write_wall_ns is not None:
             settings["cost.file_write_ns"] = str(max(1, round(write_wall_ns / dilation)))
+        if read_wall_ns is not None:
+            settings["cost.file_read_ns"] = str(max(1, round(read_wall_ns / dilation)))
 
     trace = trace_dir / "sim-trace.rcl"
     sleeps = 0.0 if wl.sleep_us is None else float(wl.sleep_us.sum()) / 1e6

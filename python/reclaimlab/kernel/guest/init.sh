@@ -25,7 +25,19 @@ report() {
 # The data disk's I/O statistics (/sys/block/vda/stat: reads, merges, sectors, ms; the
 # same for writes; in flight, busy ms, queue ms, ...): "@@blkstat WHEN FIELDS" at the
 # workload's start and end, so validation can measure the guest disk's write time.
-blkstat() { if [ -e /sys/block/vda/stat ]; then echo "@@blkstat $1 $(cat /sys/block/vda/stat)"; fi; }
+blkstat() {
+    if [ -e /sys/block/vda/stat ]; then echo "@@blkstat $1 $(cat /sys/block/vda/stat)"; fi
+    cpustat "$1"
+}
+# The CPU time of each kswapd ("@@kthread WHEN NAME TICKS": utime + stime of
+# /proc/PID/stat, clock ticks) and of all CPUs ("@@cpustat WHEN FIELDS": /proc/stat's cpu
+# line, user nice system idle iowait irq softirq ...), so validation can measure what a
+# page scanned costs the guest's kswapd against what a disk read takes.
+cpustat() {
+    awk -v when="$1" '$2 ~ /^\(kswapd/ { n = $2; gsub(/[()]/, "", n); print "@@kthread " when " " n " " ($14 + $15) }' \
+        /proc/[0-9]*/stat 2>/dev/null
+    echo "@@cpustat $1 $(sed -n 's/^cpu  *//p' /proc/stat)"
+}
 # DAMON_RECLAIM (lab.damon=module|sysfs; its parameters came on the command line as
 # damon_reclaim.KEY=VALUE and the kernel parsed them into $DAMON). Enabled when the
 # workload starts: "module" writes enabled=Y; "sysfs" builds the scheme the module would
