@@ -126,6 +126,12 @@ impl Swap {
         self.map[node].shadow = 0;
     }
 
+    /// Host prefetch hint for the word of `slot`'s bits (no simulated effect).
+    #[inline(always)]
+    pub fn prefetch_slot(&self, slot: u32) {
+        crate::mm::prefetch::prefetch(&self.map, slot as usize / 64);
+    }
+
     /// Whether `slot` is in use.
     pub fn is_used(&self, slot: u32) -> bool {
         self.map.get(slot as usize / 64).is_some_and(|w| w.used & (1 << (slot % 64)) != 0)
