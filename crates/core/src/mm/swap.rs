@@ -84,7 +84,7 @@ impl Swap {
         let slot = w as u64 * 64 + free.trailing_zeros() as u64;
         debug_assert!(slot < self.total && self.map[w].used & (1 << (slot % 64)) == 0, "no free slot found");
         self.map[w].used |= 1 << (slot % 64);
-        self.cursor = (slot + 1) % self.total;
+        self.cursor = if slot + 1 == self.total { 0 } else { slot + 1 }; // no division per swap-out
         self.used += 1;
         self.owner[slot as usize] = page;
         slot as u32
