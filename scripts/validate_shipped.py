@@ -221,7 +221,8 @@ def render(results: list[dict], missing: list[str]) -> str:
 
 #: The held-back check's counters: the anon/file balance (swap-outs and file steals) and
 #: what it does to the refaults.
-HELD_COUNTERS = ("pgsteal_anon", "pgsteal_file", "workingset_refault_anon", "workingset_refault_file", "pgmajfault")
+HELD_COUNTERS = ("pgscan_anon", "pgsteal_anon", "workingset_activate_anon", "pgscan_file", "pgsteal_file",
+                 "workingset_refault_file", "workingset_activate_file", "pgmajfault", "pgpgin")
 
 
 def held_section(held: list[dict]) -> list[str]:

@@ -396,13 +396,22 @@ def test_the_console_gives_reads_and_kswapds_cpu():
     c = console.parse("@@blkstat start 10 0 80 40 5 0 40 20 0 50 60\n"
                       "@@kthread start kswapd0 50\n@@cpustat start 100 0 50 1000 10 0 5 0 0 0\n"
                       "@@blkstat end 110 0 880 340 205 0 32040 1220 0 1550 1600\n"
-                      "@@kthread end kswapd0 250\n@@cpustat end 400 0 150 1500 30 0 15 0 0 0\n")
+                      "@@kthread end kswapd0 250\n@@cpustat end 400 0 150 1500 30 0 15 0 0 0\n"
+                      "@@kswapd_wake 300 1\n@@kswapd_wake 100 4\n@@kswapd_wake_lost 0\n")
     assert c.disk_writes().ns_per_read == 3_000_000
     assert (c.kswapd_ticks(), c.cpu_busy_ticks()) == (200, 410)
     assert console.parse("@@kthread start kswapd0 5\n").kswapd_ticks() is None
     from reclaimlab.kernel.experiment import disk_reads, read_disk_for
 
-    assert disk_reads([c, c]) == {"reads": 100, "wall_ns_per_read": 3_000_000, "kswapd_ticks": 200}
+    assert c.kswapd_wakes == [(300, 1), (100, 4)]
+    assert disk_reads([c, c]) == {"reads": 100, "wall_ns_per_read": 3_000_000, "kswapd_ticks": 200,
+                                  "kswapd_wakes": 2, "wakeup_wall_ns": 200_000}
+    from reclaimlab.kernel.experiment import wakeup_for
+
+    assert wakeup_for(Setup(workload="x", kswapd_wakeup="measured"), [c]) == 200_000
+    assert wakeup_for(Setup(workload="x"), [c]) is None
+    with pytest.raises(KernelError, match="--kswapd-wakeup measured: no boot traced a kswapd wake-up"):
+        wakeup_for(Setup(workload="x", kswapd_wakeup="measured"), [console.parse("@@blkstat start 0 0 0 0 0 0 0 0 0 0 0\n")])
     assert read_disk_for(Setup(workload="x", disk_read="measured"), [c])[1] == 3_000_000
     assert read_disk_for(Setup(workload="x"), [c])[1] is None
     with pytest.raises(KernelError, match="--disk-read measured: a boot has no data-disk statistics"):
@@ -424,11 +433,12 @@ def test_the_measured_read_cost_runs_on_the_guests_clock(tmp_path, monkeypatch):
             return {"timeseries": {}}
 
     def fake_run(trace, trace_format, policy, set):
-        seen.append((set.get("sim.time_dilation"), set["cost.file_read_ns"]))
+        seen.append((set.get("sim.time_dilation"), set["cost.file_read_ns"], set["cost.kswapd_wakeup_ns"]))
         return R()
 
     monkeypatch.setattr("reclaimlab.run", fake_run)
     monkeypatch.setattr(validate, "write_sim_trace", lambda wl, trace, access_ns: None)
     wl = type("W", (), {"sleep_us": None, "program": None})()
-    validate.simulate(wl, {"policy": "classic@6.15"}, tmp_path, guest_wall=20.0, read_wall_ns=500_000)
-    assert seen == [(None, "500000"), ("5.000", "100000")]
+    validate.simulate(wl, {"policy": "classic@6.15"}, tmp_path, guest_wall=20.0, read_wall_ns=500_000,
+                      wakeup_wall_ns=2_000_000)
+    assert seen == [(None, "500000", "2000000"), ("5.000", "100000", "400000")]

@@ -150,6 +150,9 @@ class Console:
     #: (``{when: {"kswapd0": ticks}}``) and /proc/stat's cpu line (user nice system idle ...).
     kthread_ticks: dict[str, dict[str, int]] = field(default_factory=dict)
     cpustat: dict[str, list[int]] = field(default_factory=dict)
+    #: Per kswapd pass a wake-up started during the workload: microseconds from the first
+    #: wakeup_kswapd to the pass's start, and the wakeup_kswapd calls meanwhile (``@@kswapd_wake``).
+    kswapd_wakes: list[tuple[int, int]] = field(default_factory=list)
     #: DAMON_RECLAIM (``--damon-reclaim``): /sys/module/damon_reclaim/parameters/* after the
     #: workload (parameters, statistics, ``kdamond_ticks``: its CPU time in clock ticks), and
     #: the footprint samples taken while it ran.
@@ -344,6 +347,8 @@ def parse(text: str) -> Console:
                 c.blkstat[parts[0]] = [int(x) for x in parts[1:]]
             elif tag == "kthread" and len(parts) == 3:
                 c.kthread_ticks.setdefault(parts[0], {})[parts[1]] = int(parts[2])
+            elif tag == "kswapd_wake" and len(parts) == 2:
+                c.kswapd_wakes.append((int(parts[0]), int(parts[1])))
             elif tag == "cpustat" and len(parts) >= 5:
                 c.cpustat[parts[0]] = [int(x) for x in parts[1:]]
             elif tag == "zram_mm_stat":

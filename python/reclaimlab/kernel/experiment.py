@@ -129,6 +129,10 @@ def disk_reads(consoles: list[Console]) -> dict[str, float] | None:
     ticks = [c.kswapd_ticks() for c in consoles]
     if all(t is not None for t in ticks):
         out["kswapd_ticks"] = mean(ticks)
+    wakes = [w for c in consoles for w, _ in c.kswapd_wakes]
+    if wakes:
+        out["kswapd_wakes"] = len(wakes) / len(consoles)
+        out["wakeup_wall_ns"] = mean(wakes) * 1e3
     return out
 
 
@@ -156,6 +160,17 @@ def read_disk_for(setup: Setup, consoles: list[Console]) -> tuple[dict[str, floa
     return disk, disk["wall_ns_per_read"]
 
 
+def wakeup_for(setup: Setup, consoles: list[Console]) -> float | None:
+    """With ``--kswapd-wakeup measured``: the guest's mean kswapd wake-up latency (wall ns)."""
+    if setup.kswapd_wakeup != "measured":
+        return None
+    w = (disk_reads(consoles) or {}).get("wakeup_wall_ns")
+    if w is None:
+        raise KernelError("--kswapd-wakeup measured: no boot traced a kswapd wake-up (@@kswapd_wake, from a guest "
+                          "before it was recorded, or kswapd never woke)")
+    return w
+
+
 def compare_boots(setup: Setup, prep: Prepared, consoles: list[Console], out: Path,
                   base_consoles: list[Console] | None = None) -> dict[str, Any]:
     """The simulator on ``prep``'s workload with the guest's parameters, compared with the
@@ -175,13 +190,15 @@ def compare_boots(setup: Setup, prep: Prepared, consoles: list[Console], out: Pa
                     **damon_compare.guest_schedule(consoles, prep.damon_reclaim)}
     disk, write_wall_ns = disk_for(setup, consoles)
     reads, read_wall_ns = read_disk_for(setup, consoles)
-    sim = simulate(prep.wl, settings, out, guest_wall_s(consoles), write_wall_ns, read_wall_ns)
+    sim = simulate(prep.wl, settings, out, guest_wall_s(consoles), write_wall_ns, read_wall_ns,
+                   wakeup_for(setup, consoles))
     if disk is not None:
         disk = {**disk, "disk_write": setup.disk_write, "sim_file_write_ns": int(sim["config"]["cost.file_write_ns"])}
     if reads is not None:
         reads = {**reads, "disk_read": setup.disk_read, "sim_file_read_ns": int(sim["config"]["cost.file_read_ns"]),
                  "time_dilation": float(sim["config"].get("sim.time_dilation", 1)),
-                 "sim_kswapd_cpu_s": sim["metrics"].get("kswapd_cpu_s", 0.0)}
+                 "sim_kswapd_cpu_s": sim["metrics"].get("kswapd_cpu_s", 0.0),
+                 "sim_kswapd_wakeup_ns": int(sim["config"]["cost.kswapd_wakeup_ns"])}
     if prep.damon_reclaim is not None:
         damon_res = damon_compare.compare(consoles, base_consoles, sim, sim_base, CGROUP)
     whole_machine = prep.memory_max is None
