@@ -122,7 +122,7 @@ def disk_reads(consoles: list[Console]) -> dict[str, float] | None:
     the disk was busy per request (:attr:`console.DiskWrites.ns_per_read`), and, where the
     guest reported them (``@@kthread``), kswapd's CPU ticks."""
     ds = [c.disk_writes() for c in consoles]
-    if not ds or any(d is None or not d.reads for d in ds):
+    if not ds or any(d is None or d.ns_per_read is None for d in ds):
         return None
     mean = statistics.fmean
     out = {"reads": mean(d.reads for d in ds), "wall_ns_per_read": mean(d.ns_per_read for d in ds)}
@@ -136,39 +136,38 @@ def disk_reads(consoles: list[Console]) -> dict[str, float] | None:
     return out
 
 
+def _measured(mode: str, option: str, figures: dict[str, float] | None, key: str,
+              missing: str) -> tuple[dict[str, float] | None, float | None]:
+    """``(figures, figures[key])`` with ``mode`` "measured", else ``(figures, None)``; a
+    :class:`KernelError` ("OPTION measured: MISSING") if the boots lack the figure."""
+    if mode != "measured":
+        return figures, None
+    if figures is None or figures.get(key) is None:
+        raise KernelError(f"{option} measured: {missing}")
+    return figures, figures[key]
+
+
 def disk_for(setup: Setup, consoles: list[Console]) -> tuple[dict[str, float] | None, float | None]:
     """The guest disk's writes (:func:`disk_writes`) and, with ``--disk-write measured``, its
     wall time per page for the simulator; a :class:`KernelError` if that was asked of boots
     without the statistics."""
-    disk = disk_writes(consoles)
-    if setup.disk_write != "measured":
-        return disk, None
-    if disk is None:
-        raise KernelError("--disk-write measured: a boot has no data-disk statistics (@@blkstat, from a guest "
-                          "before they were recorded) or wrote no page")
-    return disk, disk["wall_ns_per_page"]
+    return _measured(setup.disk_write, "--disk-write", disk_writes(consoles), "wall_ns_per_page",
+                     "a boot has no data-disk statistics (@@blkstat, from a guest before they were recorded) "
+                     "or wrote no page")
 
 
 def read_disk_for(setup: Setup, consoles: list[Console]) -> tuple[dict[str, float] | None, float | None]:
     """:func:`disk_for` for reads (``--disk-read measured``)."""
-    disk = disk_reads(consoles)
-    if setup.disk_read != "measured":
-        return disk, None
-    if disk is None:
-        raise KernelError("--disk-read measured: a boot has no data-disk statistics (@@blkstat, from a guest "
-                          "before they were recorded) or read nothing")
-    return disk, disk["wall_ns_per_read"]
+    return _measured(setup.disk_read, "--disk-read", disk_reads(consoles), "wall_ns_per_read",
+                     "a boot has no data-disk statistics (@@blkstat, from a guest before they were recorded) "
+                     "or read nothing")
 
 
 def wakeup_for(setup: Setup, consoles: list[Console]) -> float | None:
     """With ``--kswapd-wakeup measured``: the guest's mean kswapd wake-up latency (wall ns)."""
-    if setup.kswapd_wakeup != "measured":
-        return None
-    w = (disk_reads(consoles) or {}).get("wakeup_wall_ns")
-    if w is None:
-        raise KernelError("--kswapd-wakeup measured: no boot traced a kswapd wake-up (@@kswapd_wake, from a guest "
-                          "before it was recorded, or kswapd never woke)")
-    return w
+    return _measured(setup.kswapd_wakeup, "--kswapd-wakeup", disk_reads(consoles), "wakeup_wall_ns",
+                     "no boot traced a kswapd wake-up (@@kswapd_wake, from a guest before it was recorded, "
+                     "or kswapd never woke)")[1]
 
 
 def compare_boots(setup: Setup, prep: Prepared, consoles: list[Console], out: Path,
