@@ -33,30 +33,32 @@ blkstat() {
 # How long kswapd takes to start after an allocation wakes it: the vmscan tracepoints
 # mm_vmscan_wakeup_kswapd (wakeup_kswapd, before wake_up_interruptible) and
 # mm_vmscan_kswapd_wake (kswapd, before each balance_pgdat; mm/vmscan.c 6.12), enabled from
-# the workload's start to its end. Per pass that a wake-up started: "@@kswapd_wake
-# LATENCY_US CALLS" (from the first wakeup_kswapd after the previous pass to the pass's
-# start, and the wakeup_kswapd calls in between); then "@@kswapd_wake_lost N" (events the
-# ring buffer dropped).
+# the workload's start to its end in a tracefs instance of their own (DAMON's snapshots
+# read the top-level buffer). Per pass that a wake-up started: "@@kswapd_wake LATENCY_US
+# CALLS" (from the first wakeup_kswapd after the previous pass to the pass's start, and
+# the wakeup_kswapd calls in between); then "@@kswapd_wake_lost N" (events the ring buffer
+# dropped).
 wake_trace() {
     T=/sys/kernel/tracing
+    I=$T/instances/rl_kswapd
     case "$1" in
     start)
         [ -d $T/events ] || mount -t tracefs none $T 2>/dev/null || return 0
         [ -d $T/events/vmscan/mm_vmscan_kswapd_wake ] || return 0
-        echo > $T/trace
-        echo 1 > $T/events/vmscan/mm_vmscan_wakeup_kswapd/enable
-        echo 1 > $T/events/vmscan/mm_vmscan_kswapd_wake/enable ;;
+        mkdir -p $I 2>/dev/null || return 0
+        echo 1 > $I/events/vmscan/mm_vmscan_wakeup_kswapd/enable
+        echo 1 > $I/events/vmscan/mm_vmscan_kswapd_wake/enable ;;
     end)
-        [ -e $T/events/vmscan/mm_vmscan_kswapd_wake/enable ] || return 0
-        [ "$(cat $T/events/vmscan/mm_vmscan_kswapd_wake/enable)" = 1 ] || return 0
-        echo 0 > $T/events/vmscan/mm_vmscan_wakeup_kswapd/enable
-        echo 0 > $T/events/vmscan/mm_vmscan_kswapd_wake/enable
+        [ -e $I/events/vmscan/mm_vmscan_kswapd_wake/enable ] || return 0
+        echo 0 > $I/events/vmscan/mm_vmscan_wakeup_kswapd/enable
+        echo 0 > $I/events/vmscan/mm_vmscan_kswapd_wake/enable
         awk '{ for (i = 2; i <= NF; i++) if ($i ~ /^mm_vmscan_(wakeup_kswapd|kswapd_wake):$/) {
                    ts = $(i - 1); sub(/:$/, "", ts)
                    if ($i == "mm_vmscan_wakeup_kswapd:") { if (!n) t0 = ts; n++ }
                    else { if (n) printf "@@kswapd_wake %.0f %d\n", (ts - t0) * 1e6, n; n = 0 }
-                   break } }' $T/trace
-        echo "@@kswapd_wake_lost $(awk '/^overrun:/ { s += $2 } END { print s + 0 }' $T/per_cpu/cpu*/stats)" ;;
+                   break } }' $I/trace
+        echo "@@kswapd_wake_lost $(awk '/^overrun:/ { s += $2 } END { print s + 0 }' $I/per_cpu/cpu*/stats)"
+        rmdir $I 2>/dev/null ;;
     esac
 }
 # The CPU time of each kswapd ("@@kthread WHEN NAME TICKS": utime + stime of
