@@ -7,6 +7,7 @@ of docs/validation.md.
     python scripts/validate_shipped.py                   # boot what is missing, render
     python scripts/validate_shipped.py --render-only     # re-simulate the stored boots only
     python scripts/validate_shipped.py --part memcg      # boot only one part (then render)
+    python scripts/validate_shipped.py --part held       # the held-back check only
 
 Boots go to validation-runs-shipped/results.sqlite (``--out``) as they finish, so an
 interrupted suite resumes; the simulator runs and the tables are recomputed from the store
@@ -71,7 +72,27 @@ SUITE = [
      GUEST_MB),
     ("machine", "anon hot 40% 256 MiB", f"anon:hot=0.4,pages={WHOLE_MACHINE_PAGES}", "none", GUEST_MB),
 ]
-PARTS = {"memcg": "memcg reclaim", "machine": "whole-machine reclaim"}
+#: Held back (issue 14): a workload nobody tuned the model to, a mixed anon+file trace under
+#: the classic LRU, whose anon/file balance follows vm.swappiness (`get_scan_count`). 48 MiB
+#: of anon written once, then Zipf(0.6) over it and over a 48 MiB file read with pread, in a
+#: 64 MiB memcg with 128 MiB of zram; MGLRU off only, at swappiness 30 and 120. The trace is
+#: generated from MIXED_PROGRAM (same program and seed, same bytes) into MIXED_TRACE, a path
+#: relative to the repository, which keys the stored boots.
+MIXED_PAGES = 12288
+MIXED_PROGRAM = {
+    "regions": [{"name": "heap", "pages": MIXED_PAGES, "kind": "anon", "write_ratio": 1.0},
+                {"name": "file", "pages": MIXED_PAGES, "kind": "file-read"}],
+    "phases": [{"name": "fill", "accesses": MIXED_PAGES, "streams": [{"region": "heap", "pattern": "seq"}]},
+               {"name": "mix", "accesses": 120000, "streams": [{"region": "heap", "pattern": "zipf:0.6"},
+                                                               {"region": "file", "pattern": "zipf:0.6"}]}],
+    "repeat": 1}
+MIXED_TRACE = "validation-runs-shipped/mixed-anon-file.trace"
+MIXED_SWAPPINESS = (30, 120)
+HELD = [("held", f"mixed anon+file, swappiness {sw}", f"trace:path={MIXED_TRACE}", MEMCG_MEMORY, 512, sw)
+        for sw in MIXED_SWAPPINESS]
+PARTS = {"memcg": "memcg reclaim", "machine": "whole-machine reclaim", "held": "held back"}
+#: The parts graded MGLRU on against off.
+PAIRED = ("memcg", "machine")
 BEGIN = "<!-- BEGIN GENERATED: scripts/validate_shipped.py -->"
 END = "<!-- END GENERATED: scripts/validate_shipped.py -->"
 HEADER = "## Results as shipped"
@@ -79,9 +100,22 @@ LAB_BEGIN = "<!-- BEGIN GENERATED: scripts/validate_suite.py -->"
 
 
 def configs(parts: tuple[str, ...] = tuple(PARTS)) -> list[dict]:
-    return [{"part": part, "label": label, "workload": spec, "mglru": mglru,
-             "setup": {"memory": memory, "guest_mb": guest_mb, **SHIPPED}}
-            for part, label, spec, memory, guest_mb in SUITE if part in parts for mglru in ("on", "off")]
+    return ([{"part": part, "label": label, "workload": spec, "mglru": mglru,
+              "setup": {"memory": memory, "guest_mb": guest_mb, **SHIPPED}}
+             for part, label, spec, memory, guest_mb in SUITE if part in parts for mglru in ("on", "off")]
+            + [{"part": part, "label": label, "workload": spec, "mglru": "off",
+                "setup": {"memory": memory, "guest_mb": guest_mb, "swap": "zram:128M", "swappiness": sw, **SHIPPED}}
+               for part, label, spec, memory, guest_mb, sw in HELD if part in parts])
+
+
+def make_mixed_trace() -> None:
+    """Write MIXED_TRACE (relative to the working directory, the repository) if it is missing."""
+    from reclaimlab import _core
+
+    path = Path(MIXED_TRACE)
+    if not path.exists():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        _core.trace_convert(_core.generate(MIXED_PROGRAM, 1), str(path), False)
 
 
 def pairs(results: list[dict]) -> list[tuple[dict, dict]]:
@@ -121,7 +155,7 @@ def summary(results: list[dict]) -> dict:
             d = direction(a, b)
             rows.append({"part": on["part"], "label": on["label"], "counter": a["counter"], "on": a, "off": b,
                          "direction": d})
-    for part in list(PARTS) + ["all"]:
+    for part in list(PAIRED) + ["all"]:
         sel = [x for x in rows if part in ("all", x["part"])]
         figs = [r for x in sel for r in (x["on"], x["off"]) if r.get("comparable", True)]
         graded = [x["direction"] for x in sel if x["direction"]["verdict"] != "kernel: no difference"]
@@ -155,7 +189,7 @@ def render(results: list[dict], missing: list[str]) -> str:
         lines += ["Not booted yet (no stored boot): " + "; ".join(missing) + ".", ""]
     c = s["counts"]
     lines += ["### Summary", ""]
-    for part in list(PARTS) + ["all"]:
+    for part in list(PAIRED) + ["all"]:
         n = c[part]
         name = "All" if part == "all" else PARTS[part][0].upper() + PARTS[part][1:]
         lines.append(f"- {name}: {n['met']} of {n['figures']} headline figures within the target; the "
@@ -171,6 +205,7 @@ def render(results: list[dict], missing: list[str]) -> str:
                      f"{grade(x['on'])} | {err(x['off'])} | {grade(x['off'])} | {SIGN[d['kernel']]} | "
                      f"{SIGN[d['model']]} | {d['verdict']} |")
     lines.append("")
+    lines += held_section([r for r in results if r["part"] == "held"])
     for r in results:
         lines.append(f"### {PARTS[r['part']][0].upper() + PARTS[r['part']][1:]}: {r['label']} (`{r['workload']}`), "
                      f"MGLRU {r['mglru']} → `{r['policy']}`")
@@ -182,6 +217,46 @@ def render(results: list[dict], missing: list[str]) -> str:
         lines.append("")
     lines.append(END)
     return "\n".join(lines)
+
+
+#: The held-back check's counters: the anon/file balance (swap-outs and file steals) and
+#: what it does to the refaults.
+HELD_COUNTERS = ("pgscan_anon", "pgsteal_anon", "workingset_activate_anon", "pgscan_file", "pgsteal_file",
+                 "workingset_refault_file", "workingset_activate_file", "pgmajfault", "pgpgin")
+
+
+def held_section(held: list[dict]) -> list[str]:
+    """The held-back check: per swappiness the balance counters, kernel against model, and how
+    much each moves from the lowest swappiness to the highest."""
+    if not held:
+        return []
+    by_sw = sorted(held, key=lambda r: int(r["settings"].get("vm.swappiness", 0)))
+    rows = {id(r): {x["counter"]: x for x in r["rows"]} for r in by_sw}
+    lines = ["### Held back: the anon/file balance across `vm.swappiness` (classic)", "",
+             "A workload the model was not tuned to: " + MIXED_NOTE + " Kernel mean ± sd over the boots, error as "
+             "above; the last columns give how much each counter moves from the lowest swappiness to the highest.", "",
+             "| counter | " + " | ".join(f"swappiness {r['settings'].get('vm.swappiness', '?')}: kernel | model | error"
+                                         for r in by_sw) + " | kernel × | model × |",
+             "|---|" + "---:|---:|---:|" * len(by_sw) + "---:|---:|"]
+    for counter in HELD_COUNTERS:
+        cells = []
+        for r in by_sw:
+            x = rows[id(r)].get(counter)
+            cells.append("n/a | n/a | n/a" if x is None else
+                         f"{fmt(x['real_mean'])} ± {fmt(x['real_sd'])} | {fmt(x['sim'])} | {err(x)}")
+        lo, hi = rows[id(by_sw[0])].get(counter), rows[id(by_sw[-1])].get(counter)
+        ratio = (lambda a, b: f"{b / a:.2f}" if a else "n/a")
+        moves = (f"{ratio(lo['real_mean'], hi['real_mean'])} | {ratio(lo['sim'], hi['sim'])}"
+                 if lo and hi and len(by_sw) > 1 else "n/a | n/a")
+        lines.append(f"| {counter} | " + " | ".join(cells) + f" | {moves} |")
+    lines.append("")
+    return lines
+
+
+MIXED_NOTE = (f"48 MiB of anon written once, then Zipf(0.6) over it and over a 48 MiB file read with `pread` "
+              f"({MIXED_PAGES + 120000:,} accesses, `MIXED_PROGRAM` in scripts/validate_shipped.py), memory.max "
+              f"{MEMCG_MEMORY}, zram 128 MiB, MGLRU off, readahead and fault-around as shipped, at swappiness "
+              + " and ".join(str(x) for x in MIXED_SWAPPINESS) + ".")
 
 
 def place(text: str, block: str) -> str:
@@ -214,6 +289,7 @@ def main() -> int:
     out, doc = Path(a.out).resolve(), Path(a.doc).resolve()
     json_out = Path(a.json).resolve() if a.json else None
     os.chdir(REPO)  # the LIRS traces' paths are relative to the repository
+    make_mixed_trace()
     if not a.render_only:
         run_configs(out, a.boots, configs(tuple(a.part or PARTS)))
     if a.no_render:

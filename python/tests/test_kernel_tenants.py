@@ -357,19 +357,6 @@ def test_measured_disk_writes_need_the_guests_disk_statistics(tmp_path):
     assert disk_for(Setup(workload="x"), [console.parse("@@phase 0 5\n")]) == (None, None)
 
 
-def test_measured_disk_reads_need_the_guests_disk_statistics():
-    from reclaimlab.kernel.experiment import disk_read_for
-
-    with_stat = console.parse("@@blkstat start 0 0 0 0 0 0 0 0 0 0 0\n"
-                              "@@blkstat end 20 0 160 10 0 0 0 0 0 10 10\n")
-    s = Setup(workload="x", disk_read="measured")
-    assert disk_read_for(s, [with_stat]) == (500_000, 500_000)  # 10 ms over 20 reads
-    assert disk_read_for(Setup(workload="x"), [with_stat]) == (500_000, None)  # reported, not used
-    with pytest.raises(KernelError, match="--disk-read measured: a boot has no data-disk statistics"):
-        disk_read_for(s, [with_stat, console.parse("@@phase 0 5\n")])
-    assert disk_read_for(Setup(workload="x"), [console.parse("@@phase 0 5\n")]) == (None, None)
-
-
 def test_a_bad_disk_read_mode_is_one_line(tmp_path):
     p = cli("validate", "seqloop", "--disk-read", "slow", "--out", str(tmp_path / "o"))
     assert_user_error(p, "--disk-read", "slow")
@@ -406,8 +393,58 @@ def test_the_measured_disk_runs_on_the_guests_clock(tmp_path, monkeypatch):
     validate.simulate(wl, {"policy": "classic@6.15"}, tmp_path, guest_wall=20.0, write_wall_ns=1_000_000)
     # First replay undilated (1 ms per page), then 20 s / 2 s: dilation 10, 100 us per page.
     assert seen == [(None, "1000000"), ("10.000", "100000")]
-    seen.clear()
-    monkeypatch.setattr("reclaimlab.run", lambda trace, trace_format, policy, set: (
-        seen.append((set.get("sim.time_dilation"), set["cost.file_read_ns"])), R(2.0))[1])
-    validate.simulate(wl, {"policy": "classic@6.15"}, tmp_path, guest_wall=20.0, read_wall_ns=500_000)
-    assert seen == [(None, "500000"), ("10.000", "50000")]  # the reads too
+
+
+def test_the_console_gives_reads_and_kswapds_cpu():
+    # Reads: 100 requests, read ticks 300 of 1500 request-ms, busy 1500 ms: 300 ms reading,
+    # 3 ms per request. kswapd0 ran 250 - 50 ticks; the cpu line's busy ticks exclude idle
+    # and iowait (fields 4 and 5).
+    c = console.parse("@@blkstat start 10 0 80 40 5 0 40 20 0 50 60\n"
+                      "@@kthread start kswapd0 50\n@@cpustat start 100 0 50 1000 10 0 5 0 0 0\n"
+                      "@@blkstat end 110 0 880 340 205 0 32040 1220 0 1550 1600\n"
+                      "@@kthread end kswapd0 250\n@@cpustat end 400 0 150 1500 30 0 15 0 0 0\n"
+                      "@@kswapd_wake 300 1\n@@kswapd_wake 100 4\n@@kswapd_wake_lost 0\n")
+    assert c.disk_writes().ns_per_read == 3_000_000
+    assert (c.kswapd_ticks(), c.cpu_busy_ticks()) == (200, 410)
+    assert console.parse("@@kthread start kswapd0 5\n").kswapd_ticks() is None
+    from reclaimlab.kernel.experiment import disk_reads, read_disk_for
+
+    assert c.kswapd_wakes == [(300, 1), (100, 4)]
+    assert disk_reads([c, c]) == {"reads": 100, "wall_ns_per_read": 3_000_000, "kswapd_ticks": 200,
+                                  "kswapd_wakes": 2, "wakeup_wall_ns": 200_000}
+    from reclaimlab.kernel.experiment import wakeup_for
+
+    assert wakeup_for(Setup(workload="x", kswapd_wakeup="measured"), [c]) == 200_000
+    assert wakeup_for(Setup(workload="x"), [c]) is None
+    with pytest.raises(KernelError, match="--kswapd-wakeup measured: no boot traced a kswapd wake-up"):
+        wakeup_for(Setup(workload="x", kswapd_wakeup="measured"), [console.parse("@@blkstat start 0 0 0 0 0 0 0 0 0 0 0\n")])
+    assert read_disk_for(Setup(workload="x", disk_read="measured"), [c])[1] == 3_000_000
+    assert read_disk_for(Setup(workload="x"), [c])[1] is None
+    with pytest.raises(KernelError, match="--disk-read measured: a boot has no data-disk statistics"):
+        read_disk_for(Setup(workload="x", disk_read="measured"), [console.parse("@@phase 0 5\n")])
+
+
+def test_the_measured_read_cost_runs_on_the_guests_clock(tmp_path, monkeypatch):
+    """``simulate(read_wall_ns=...)``: cost.file_read_ns is the guest disk's busy time per
+    read divided by each replay's time dilation."""
+    from reclaimlab.kernel import validate
+
+    seen = []
+
+    class R:
+        policy, vmstat, config, damon_snapshots = "classic@6.15", {}, {}, []
+        metrics = {"runtime_s": 4.0}
+
+        def to_dict(self, timeseries):
+            return {"timeseries": {}}
+
+    def fake_run(trace, trace_format, policy, set):
+        seen.append((set.get("sim.time_dilation"), set["cost.file_read_ns"], set["cost.kswapd_wakeup_ns"]))
+        return R()
+
+    monkeypatch.setattr("reclaimlab.run", fake_run)
+    monkeypatch.setattr(validate, "write_sim_trace", lambda wl, trace, access_ns: None)
+    wl = type("W", (), {"sleep_us": None, "program": None})()
+    validate.simulate(wl, {"policy": "classic@6.15"}, tmp_path, guest_wall=20.0, read_wall_ns=500_000,
+                      wakeup_wall_ns=2_000_000)
+    assert seen == [(None, "500000", "2000000"), ("5.000", "100000", "400000")]

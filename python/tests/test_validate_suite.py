@@ -93,3 +93,25 @@ def test_place_inserts_before_the_lab_section_then_replaces_in_place():
     # The lab suite's own split still finds its block.
     head, rest = twice.split(suite.BEGIN, 1)
     assert rest.split(suite.END, 1)[0] == "\nlab\n"
+
+
+def test_held_back_configs_and_section():
+    """The held-back check: classic only, one configuration per swappiness with zram and its
+    swappiness in the Setup; outside the on/off summary; its own table with the kernel's and
+    the model's change from the lowest swappiness to the highest."""
+    held = shipped.configs(("held",))
+    assert [(c["mglru"], c["setup"]["swappiness"], c["setup"]["swap"]) for c in held] == [
+        ("off", 30, "zram:128M"), ("off", 120, "zram:128M")]
+    assert all(c["workload"] == f"trace:path={shipped.MIXED_TRACE}" for c in held)
+    lo = {**result("held", "mixed 30", "off", [row("pgsteal_anon", 5000, 500, 4500, target=0.25),
+                                                 row("pgsteal_file", 30000, 500, 30000)]),
+          "settings": {"vm.swappiness": "30"}}
+    hi = {**result("held", "mixed 120", "off", [row("pgsteal_anon", 13000, 500, 13500, target=0.25),
+                                                  row("pgsteal_file", 20000, 100, 19000)]),
+          "settings": {"vm.swappiness": "120"}}
+    assert shipped.summary([hi, lo])["rows"] == []
+    text = "\n".join(shipped.held_section([hi, lo]))
+    assert "| pgsteal_anon | 5,000 ± 500 | 4,500 | -10.0% | 13,000 ± 500 | 13,500 | +3.8% | 2.60 | 3.00 |" in text
+    assert "| pgsteal_file | 30,000 ± 500 | 30,000 | +0.0% | 20,000 ± 100 | 19,000 | -5.0% | 0.67 | 0.63 |" in text
+    assert "| pgmajfault | n/a | n/a | n/a | n/a | n/a | n/a | n/a | n/a |" in text
+    assert shipped.held_section([]) == []

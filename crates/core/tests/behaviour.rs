@@ -183,6 +183,25 @@ fn kswapd_naps_before_sleeping_and_counts_watermarks_hit_quickly() {
     assert!(vm(&slow, "kswapd_low_wmark_hit_quickly") > 0);
 }
 
+/// cost.kswapd_wakeup_ns: kswapd starts that long after wakeup_kswapd. Woken at once it
+/// keeps a fast file loop above the min watermark (no direct reclaim); started 20 ms later (250 page reads),
+/// the loop's allocations meanwhile reach min and reclaim directly (allocstall), kswapd's
+/// passes are fewer and it reclaims less of the total.
+#[test]
+fn a_late_kswapd_leaves_reclaim_to_the_allocator() {
+    let file = 3 * 16 * MIB / 2;
+    let prog = || program(vec![region("f", file, AccessKind::FileRead)], vec![phase("p", 2 * file as u64, &[(0, Pattern::Sequential, 1.0)])]);
+    let kv = [("machine.memory", "16M"), ("swap.device", "none"), ("block.read_ahead_kb", "0")];
+    let at_once = run_checked(&config(&kv), generate(prog(), 1).unwrap().as_mut(), 20_000);
+    let late = run_checked(&config(&[&kv[..], &[("cost.kswapd_wakeup_ns", "20000000")]].concat()), generate(prog(), 1).unwrap().as_mut(), 20_000);
+    let total = |r: &reclaimlab_core::RunResult| vm(r, "pgsteal_kswapd") + vm(r, "pgsteal_direct");
+    eprintln!("at once: direct {} runs {}; late: direct {} runs {}", vm(&at_once, "pgsteal_direct"), vm(&at_once, "pageoutrun"), vm(&late, "pgsteal_direct"), vm(&late, "pageoutrun"));
+    assert_eq!(vm(&at_once, "allocstall_normal"), 0);
+    assert!(vm(&late, "allocstall_normal") > 0 && vm(&late, "pgsteal_direct") > 0);
+    assert!(vm(&late, "pageoutrun") < vm(&at_once, "pageoutrun"));
+    assert!(vm(&late, "pgsteal_kswapd") * total(&at_once) < vm(&at_once, "pgsteal_kswapd") * total(&late));
+}
+
 /// machine.zone_dma: node 0's lowest 15 MiB are ZONE_DMA. Allocations take it last (the
 /// zonelist runs highest zone first) and leave it its lowmem_reserve, 1/256 of the zone
 /// above (setup_per_zone_lowmem_reserve, vm.lowmem_reserve_ratio 256): a file loop through

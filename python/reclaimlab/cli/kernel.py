@@ -134,9 +134,11 @@ def add_parser(sub) -> None:
                         "(the guest disk's busy time per page written, from /sys/block/vda/stat, divided by the time "
                         "dilation; docs/validation.md, \"Tenants and writeback\")")
     v.add_argument("--disk-read", choices=("model", "measured"), default="model",
-                   help="the simulator's page-cache read latency: model (its cost.file_read_ns, default) or measured "
-                        "(the guest disk's mean time per read request, from /sys/block/vda/stat, divided by the time "
-                        "dilation: the disk runs on the guest's wall clock)")
+                   help="the simulator's disk for reads: model (its cost.file_read_ns, default) or measured (the "
+                        "guest disk's busy time per read request, divided by the time dilation)")
+    v.add_argument("--kswapd-wakeup", choices=("model", "measured"), default="model",
+                   help="kswapd's wake-up latency in the simulator: model (cost.kswapd_wakeup_ns, default) or measured "
+                        "(the guest's mean time from wakeup_kswapd to kswapd's pass, traced, divided by the time dilation)")
     v.set_defaults(func=cmd_validate)
 
 
@@ -149,7 +151,8 @@ def _setup(a: argparse.Namespace):
                  read_ahead_kb=a.read_ahead_kb,
                  fault_around_bytes=a.fault_around_bytes, thp=a.thp, damon_reclaim=a.damon_reclaim,
                  damon_interface=a.damon_interface, cgroup_set=tuple(a.cgroup_set),
-                 disk_write=getattr(a, "disk_write", "model"), disk_read=getattr(a, "disk_read", "model"))
+                 disk_write=getattr(a, "disk_write", "model"), disk_read=getattr(a, "disk_read", "model"),
+                 kswapd_wakeup=getattr(a, "kswapd_wakeup", "model"))
 
 
 def guest_lines(c) -> list[str]:
@@ -271,9 +274,18 @@ def cmd_validate(a: argparse.Namespace) -> int:
         print(f"guest disk: {number(d['pages_written'])} pages written in {number(d['writes'])} requests, "
               f"{d['ms_per_write']:.1f} ms per request, {d['wall_ns_per_page'] / 1e3:,.0f} us busy per page "
               f"(wall); simulator cost.file_write_ns {number(d['sim_file_write_ns'])} ({d['disk_write']})")
-        if d.get("wall_ns_per_read") is not None:
-            print(f"guest disk reads: {d['wall_ns_per_read'] / 1e3:,.0f} us per request (wall); simulator "
-                  f"cost.file_read_ns {number(d['sim_file_read_ns'])} ({d['disk_read']})")
+    r = res.get("disk_reads")
+    if r:
+        print(f"guest disk: {number(r['reads'])} read requests, {r['wall_ns_per_read'] / 1e3:,.0f} us busy per request "
+              f"(wall); simulator cost.file_read_ns {number(r['sim_file_read_ns'])} ({r['disk_read']}), time dilation "
+              f"{r['time_dilation']:.1f}")
+        if "kswapd_wall_ns_per_scan" in r or "sim_kswapd_wall_ns_per_scan" in r:
+            us = (lambda k: f"{r[k] / 1e3:,.1f} us" if k in r else "n/a")
+            print(f"kswapd CPU per page scanned (guest wall clock): kernel {us('kswapd_wall_ns_per_scan')}, "
+                  f"model {us('sim_kswapd_wall_ns_per_scan')}")
+        if "wakeup_wall_ns" in r:
+            print(f"kswapd wake-up (wakeup_kswapd to its pass): guest {r['wakeup_wall_ns'] / 1e3:,.0f} us (wall, mean of "
+                  f"{r['kswapd_wakes']:.0f} a boot); simulator cost.kswapd_wakeup_ns {number(r['sim_kswapd_wakeup_ns'])}")
     for run in res.get("per_run", []) if len(res.get("per_run", [])) > 1 else []:
         print(f"{run['threads']} thread(s)")
         print(_rows_table(run["rows"]))

@@ -60,15 +60,17 @@ class DiskWrites:
         return self.write_busy_ms * 1e6 / self.pages if self.pages else None
 
     @property
-    def ns_per_read(self) -> float | None:
-        """Mean wall time of one read request (queueing included), as the simulator's
-        page-cache read takes ``cost.file_read_ns``."""
-        return self.read_ticks_ms * 1e6 / self.reads if self.reads else None
-
-    @property
     def ms_per_write(self) -> float | None:
         """Mean latency of one write request (ms, queueing included)."""
         return self.write_ticks_ms / self.writes if self.writes else None
+
+    @property
+    def ns_per_read(self) -> float | None:
+        """Wall time the disk was busy per read request (its busy time shared by request
+        times, as :attr:`write_busy_ms`): what the simulator's disk, one queue serving a
+        read (a readahead window or one page) per ``cost.file_read_ns``, takes per read."""
+        ticks = self.read_ticks_ms + self.write_ticks_ms
+        return self.busy_ms * self.read_ticks_ms / ticks * 1e6 / self.reads if self.reads and ticks else None
 
 
 @dataclass
@@ -144,6 +146,13 @@ class Console:
     zram_mm_stat: list[int] = field(default_factory=list)
     #: The data disk's /sys/block/vda/stat at the workload's "start" and "end".
     blkstat: dict[str, list[int]] = field(default_factory=dict)
+    #: CPU time at the workload's "start" and "end" (clock ticks, USER_HZ): each kswapd's
+    #: (``{when: {"kswapd0": ticks}}``) and /proc/stat's cpu line (user nice system idle ...).
+    kthread_ticks: dict[str, dict[str, int]] = field(default_factory=dict)
+    cpustat: dict[str, list[int]] = field(default_factory=dict)
+    #: Per kswapd pass a wake-up started during the workload: microseconds from the first
+    #: wakeup_kswapd to the pass's start, and the wakeup_kswapd calls meanwhile (``@@kswapd_wake``).
+    kswapd_wakes: list[tuple[int, int]] = field(default_factory=list)
     #: DAMON_RECLAIM (``--damon-reclaim``): /sys/module/damon_reclaim/parameters/* after the
     #: workload (parameters, statistics, ``kdamond_ticks``: its CPU time in clock ticks), and
     #: the footprint samples taken while it ran.
@@ -231,6 +240,22 @@ class Console:
         # writes, in_flight, io_ticks (ms busy), time_in_queue (ms), ...
         return DiskWrites(reads=d[0], read_ticks_ms=d[3], writes=d[4], write_sectors=d[6], write_ticks_ms=d[7],
                           busy_ms=d[9])
+
+    def kswapd_ticks(self) -> int | None:
+        """Clock ticks (USER_HZ) every kswapd ran during the workload (None without both
+        ``@@kthread`` reports)."""
+        a, b = self.kthread_ticks.get("start"), self.kthread_ticks.get("end")
+        if a is None or b is None:
+            return None
+        return sum(b[k] - a.get(k, 0) for k in b)
+
+    def cpu_busy_ticks(self) -> int | None:
+        """Clock ticks all CPUs were busy (not idle or iowait) during the workload."""
+        a, b = self.cpustat.get("start"), self.cpustat.get("end")
+        if a is None or b is None:
+            return None
+        d = [y - x for x, y in zip(a, b)]
+        return sum(d) - d[3] - d[4]
 
     def vmstat(self) -> dict[str, int]:
         """Counter deltas summed over every phase."""
@@ -320,6 +345,12 @@ def parse(text: str) -> Console:
                 c.memory_peak = int(parts[0])
             elif tag == "blkstat" and len(parts) >= 12:
                 c.blkstat[parts[0]] = [int(x) for x in parts[1:]]
+            elif tag == "kthread" and len(parts) == 3:
+                c.kthread_ticks.setdefault(parts[0], {})[parts[1]] = int(parts[2])
+            elif tag == "kswapd_wake" and len(parts) == 2:
+                c.kswapd_wakes.append((int(parts[0]), int(parts[1])))
+            elif tag == "cpustat" and len(parts) >= 5:
+                c.cpustat[parts[0]] = [int(x) for x in parts[1:]]
             elif tag == "zram_mm_stat":
                 c.zram_mm_stat = [int(x) for x in parts]
             elif tag == "damon_reclaim" and len(parts) == 2:

@@ -116,32 +116,58 @@ def disk_writes(consoles: list[Console]) -> dict[str, float] | None:
             "ms_per_write": mean(d.ms_per_write for d in ds), "wall_ns_per_page": mean(d.ns_per_page for d in ds)}
 
 
+def disk_reads(consoles: list[Console]) -> dict[str, float] | None:
+    """The guest data disk's reads and kswapd's CPU during the workload, averaged over boots
+    (None if a boot lacks the disk statistics or read nothing): read requests, the wall time
+    the disk was busy per request (:attr:`console.DiskWrites.ns_per_read`), and, where the
+    guest reported them (``@@kthread``), kswapd's CPU ticks."""
+    ds = [c.disk_writes() for c in consoles]
+    if not ds or any(d is None or d.ns_per_read is None for d in ds):
+        return None
+    mean = statistics.fmean
+    out = {"reads": mean(d.reads for d in ds), "wall_ns_per_read": mean(d.ns_per_read for d in ds)}
+    ticks = [c.kswapd_ticks() for c in consoles]
+    if all(t is not None for t in ticks):
+        out["kswapd_ticks"] = mean(ticks)
+    wakes = [w for c in consoles for w, _ in c.kswapd_wakes]
+    if wakes:
+        out["kswapd_wakes"] = len(wakes) / len(consoles)
+        out["wakeup_wall_ns"] = mean(wakes) * 1e3
+    return out
+
+
+def _measured(mode: str, option: str, figures: dict[str, float] | None, key: str,
+              missing: str) -> tuple[dict[str, float] | None, float | None]:
+    """``(figures, figures[key])`` with ``mode`` "measured", else ``(figures, None)``; a
+    :class:`KernelError` ("OPTION measured: MISSING") if the boots lack the figure."""
+    if mode != "measured":
+        return figures, None
+    if figures is None or figures.get(key) is None:
+        raise KernelError(f"{option} measured: {missing}")
+    return figures, figures[key]
+
+
 def disk_for(setup: Setup, consoles: list[Console]) -> tuple[dict[str, float] | None, float | None]:
     """The guest disk's writes (:func:`disk_writes`) and, with ``--disk-write measured``, its
     wall time per page for the simulator; a :class:`KernelError` if that was asked of boots
     without the statistics."""
-    disk = disk_writes(consoles)
-    if setup.disk_write != "measured":
-        return disk, None
-    if disk is None:
-        raise KernelError("--disk-write measured: a boot has no data-disk statistics (@@blkstat, from a guest "
-                          "before they were recorded) or wrote no page")
-    return disk, disk["wall_ns_per_page"]
+    return _measured(setup.disk_write, "--disk-write", disk_writes(consoles), "wall_ns_per_page",
+                     "a boot has no data-disk statistics (@@blkstat, from a guest before they were recorded) "
+                     "or wrote no page")
 
 
-def disk_read_for(setup: Setup, consoles: list[Console]) -> tuple[float | None, float | None]:
-    """The guest disk's mean wall time per read request (ns, averaged over boots; None
-    without statistics or reads) and, with ``--disk-read measured``, the same for the
-    simulator; a :class:`KernelError` if that was asked of boots without the statistics."""
-    ds = [c.disk_writes() for c in consoles]
-    ns = (statistics.fmean(d.ns_per_read for d in ds)
-          if ds and all(d is not None and d.reads for d in ds) else None)
-    if setup.disk_read != "measured":
-        return ns, None
-    if ns is None:
-        raise KernelError("--disk-read measured: a boot has no data-disk statistics (@@blkstat, from a guest "
-                          "before they were recorded) or read no page")
-    return ns, ns
+def read_disk_for(setup: Setup, consoles: list[Console]) -> tuple[dict[str, float] | None, float | None]:
+    """:func:`disk_for` for reads (``--disk-read measured``)."""
+    return _measured(setup.disk_read, "--disk-read", disk_reads(consoles), "wall_ns_per_read",
+                     "a boot has no data-disk statistics (@@blkstat, from a guest before they were recorded) "
+                     "or read nothing")
+
+
+def wakeup_for(setup: Setup, consoles: list[Console]) -> float | None:
+    """With ``--kswapd-wakeup measured``: the guest's mean kswapd wake-up latency (wall ns)."""
+    return _measured(setup.kswapd_wakeup, "--kswapd-wakeup", disk_reads(consoles), "wakeup_wall_ns",
+                     "no boot traced a kswapd wake-up (@@kswapd_wake, from a guest before it was recorded, "
+                     "or kswapd never woke)")[1]
 
 
 def compare_boots(setup: Setup, prep: Prepared, consoles: list[Console], out: Path,
@@ -162,19 +188,31 @@ def compare_boots(setup: Setup, prep: Prepared, consoles: list[Console], out: Pa
         settings = {**settings, **damon.sim_keys(prep.damon_reclaim),
                     **damon_compare.guest_schedule(consoles, prep.damon_reclaim)}
     disk, write_wall_ns = disk_for(setup, consoles)
-    read_ns, read_wall_ns = disk_read_for(setup, consoles)
-    sim = simulate(prep.wl, settings, out, guest_wall_s(consoles), write_wall_ns, read_wall_ns)
+    reads, read_wall_ns = read_disk_for(setup, consoles)
+    sim = simulate(prep.wl, settings, out, guest_wall_s(consoles), write_wall_ns, read_wall_ns,
+                   wakeup_for(setup, consoles))
     if disk is not None:
         disk = {**disk, "disk_write": setup.disk_write, "sim_file_write_ns": int(sim["config"]["cost.file_write_ns"])}
-    if disk is not None and read_ns is not None:
-        disk = {**disk, "wall_ns_per_read": read_ns, "disk_read": setup.disk_read,
-                "sim_file_read_ns": int(sim["config"]["cost.file_read_ns"])}
+    if reads is not None:
+        reads = {**reads, "disk_read": setup.disk_read, "sim_file_read_ns": int(sim["config"]["cost.file_read_ns"]),
+                 "time_dilation": float(sim["config"].get("sim.time_dilation", 1)),
+                 "sim_kswapd_cpu_s": sim["metrics"].get("kswapd_cpu_s", 0.0),
+                 "sim_kswapd_wakeup_ns": int(sim["config"]["cost.kswapd_wakeup_ns"])}
     if prep.damon_reclaim is not None:
         damon_res = damon_compare.compare(consoles, base_consoles, sim, sim_base, CGROUP)
     whole_machine = prep.memory_max is None
     real = [with_derived(c.vmstat()) for c in consoles]
     rows = compare(real, with_derived(sim["vmstat"]), targets_for(prep.wl, whole_machine))
     thp_note = mark_not_comparable(rows, real, whole_machine, sim["vmstat"])
+    if reads is not None:
+        # kswapd's CPU per page it scanned, both on the guest's wall clock (USER_HZ 100; the
+        # model's CPU time times the dilation).
+        scanned = statistics.fmean(r.get("pgscan_kswapd", 0) for r in real)
+        if reads.get("kswapd_ticks") is not None and scanned:
+            reads["kswapd_wall_ns_per_scan"] = reads["kswapd_ticks"] * 1e7 / scanned
+        if sim["vmstat"].get("pgscan_kswapd"):
+            reads["sim_kswapd_wall_ns_per_scan"] = (reads["sim_kswapd_cpu_s"] * 1e9 * reads["time_dilation"]
+                                                    / sim["vmstat"]["pgscan_kswapd"])
     key = key_of(setup, prep)
     with Store(out) as s:
         from ..results import run_key
@@ -191,5 +229,5 @@ def compare_boots(setup: Setup, prep: Prepared, consoles: list[Console], out: Pa
             "not_comparable": thp_note, "read_back": consoles[0].read_back(),
             "time_dilation": float(sim["config"].get("sim.time_dilation", 1)),
             **({"access_ns": round(sim["access_ns"], 1)} if sim.get("access_ns") else {}),
-            **({"disk": disk} if disk else {}),
+            **({"disk": disk} if disk else {}), **({"disk_reads": reads} if reads else {}),
             **({"damon_reclaim": {"interface": prep.damon_interface, **damon_res}} if damon_res else {})}

@@ -79,9 +79,12 @@ class Setup:
     # "measured" (the guest disk's write time per page, from its /sys/block/vda/stat, on
     # the simulated clock: validate only, it changes no boot).
     disk_write: str = "model"
-    # The simulator's page-cache read latency: "model" (its cost.file_read_ns) or
-    # "measured" (the guest disk's mean time per read request on the simulated clock).
+    # The same for reads: "model" (cost.file_read_ns) or "measured" (the guest disk's busy
+    # time per read request on the simulated clock; validate only).
     disk_read: str = "model"
+    # kswapd's wake-up latency: "model" (cost.kswapd_wakeup_ns) or "measured" (the guest's
+    # mean time from wakeup_kswapd to the pass, @@kswapd_wake, on the simulated clock).
+    kswapd_wakeup: str = "model"
 
     @property
     def limited(self) -> bool:

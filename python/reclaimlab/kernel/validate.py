@@ -173,7 +173,8 @@ DILATION_RUNS, DILATION_TOLERANCE = 5, 0.05
 
 
 def simulate(wl: Workload, settings: dict[str, str], trace_dir: Path, guest_wall: float | None = None,
-             write_wall_ns: float | None = None, read_wall_ns: float | None = None) -> dict[str, Any]:
+             write_wall_ns: float | None = None, read_wall_ns: float | None = None,
+             wakeup_wall_ns: float | None = None) -> dict[str, Any]:
     """Replay ``wl`` in the simulator; returns the run dict (policy, vmstat, metrics, ...).
     With the guest's wall time the replay runs with the guest's time dilation
     (:func:`time_dilation`), found as a fixed point: the simulated runtime depends on the
@@ -188,16 +189,17 @@ def simulate(wl: Workload, settings: dict[str, str], trace_dir: Path, guest_wall
 
     ``write_wall_ns`` (``--disk-write measured``): the guest disk's wall time per page
     written; the disk runs on the guest's wall clock like its timers, so each replay's
-    ``cost.file_write_ns`` is it divided by that replay's time dilation; likewise
-    ``read_wall_ns`` (``--disk-read measured``), the guest disk's wall time per read
-    request, for ``cost.file_read_ns``."""
+    ``cost.file_write_ns`` is it divided by that replay's time dilation; ``read_wall_ns``
+    (``--disk-read measured``) the same for a read and ``cost.file_read_ns``, and
+    ``wakeup_wall_ns`` (``--kswapd-wakeup measured``) for ``cost.kswapd_wakeup_ns``."""
     from .. import run as sim_run
 
+    wall = {k: v for k, v in (("cost.file_write_ns", write_wall_ns), ("cost.file_read_ns", read_wall_ns),
+                              ("cost.kswapd_wakeup_ns", wakeup_wall_ns)) if v is not None}
+
     def disk(dilation: float) -> None:
-        if write_wall_ns is not None:
-            settings["cost.file_write_ns"] = str(max(1, round(write_wall_ns / dilation)))
-        if read_wall_ns is not None:
-            settings["cost.file_read_ns"] = str(max(1, round(read_wall_ns / dilation)))
+        for k, v in wall.items():
+            settings[k] = str(max(1, round(v / dilation)))
 
     trace = trace_dir / "sim-trace.rcl"
     sleeps = 0.0 if wl.sleep_us is None else float(wl.sleep_us.sum()) / 1e6

@@ -475,8 +475,11 @@ impl Mm {
     /// compressed copy goes (`zram_slot_free_notify`) and the pool shrinks to what the
     /// rest needs.
     pub fn swap_free(&mut self, page: u32) {
-        let slot = self.swap.release_slot(page);
-        self.shadow_nodes.swap_cache_clear(slot);
+        let slot = self.pages.swap_slot(page as usize);
+        debug_assert!(self.swap.is_used(slot) && self.swap.owner(slot) == page);
+        if self.swap.release_slot(slot) {
+            self.shadow_nodes.swap_node_emptied((slot >> workingset::XA_CHUNK_SHIFT) as usize);
+        }
         self.zram_shrink_pool();
     }
 
@@ -488,6 +491,33 @@ impl Mm {
                 let pfn = self.swap.zram_pool.pop().expect("pool longer than need");
                 self.free_frame(pfn);
             }
+        }
+    }
+
+    /// `folio_alloc_swap` for `page`: a slot, kept beside the page's shadow. Returns it.
+    pub fn swap_alloc(&mut self, page: u32) -> u32 {
+        let slot = self.swap.alloc_slot(page);
+        self.pages.set_swap_slot(page as usize, slot);
+        slot
+    }
+
+    /// `folio_alloc_swap` of the THP of pages `first..first + 512`: a whole free swap
+    /// cluster ([`swap::Swap::alloc_cluster`]), each page's slot kept beside its shadow.
+    pub fn swap_alloc_cluster(&mut self, first: u32) -> Option<u32> {
+        let slot = self.swap.alloc_cluster(first)?;
+        for i in 0..swap::SWAPFILE_CLUSTER as u32 {
+            self.pages.set_swap_slot((first + i) as usize, slot + i);
+        }
+        Some(slot)
+    }
+
+    /// `__delete_from_swap_cache(folio, entry, shadow)`: the swapped-out page's shadow goes
+    /// into its slot `slot` of the swap cache; a node that was empty is allocated on list
+    /// `lv`. Before the first batch (no nodes) a no-op.
+    #[inline]
+    pub fn swap_cache_store(&mut self, slot: u32, lv: u32) {
+        if self.shadow_nodes.is_loaded() && self.swap.store_shadow(slot) {
+            self.shadow_nodes.swap_node_filled((slot >> workingset::XA_CHUNK_SHIFT) as usize, lv);
         }
     }
 

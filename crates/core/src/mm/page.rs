@@ -4,8 +4,9 @@
 //! - [`Pages`] is indexed by the trace's dense page id. Its `pte` word is what the
 //!   page-cache/swap slot holds in the kernel: the frame number of a resident page, or a
 //!   non-resident tag carrying the page's type and whether its content is in swap
-//!   ([`pinfo`]); the workingset shadow of an evicted page sits beside it (`shadow`).
-//!   One word per page on the hit path, two on a fault.
+//!   ([`pinfo`]); the workingset shadow of an evicted page sits beside it, with the swap
+//!   slot of a swapped-out page ([`Evicted`]). One word per page on the hit path, one
+//!   more cache line on a fault.
 //! - [`Frames`] is indexed by page frame number: which page occupies it, its folio
 //!   flags (`PG_*` plus the PTE young/mapped bits the hardware and rmap see) and the
 //!   memcg it is charged to (`folio->memcg_data`).
@@ -97,10 +98,23 @@ pub mod pinfo {
 /// them; fault-around never crosses one).
 pub const PTRS_PER_PTE: usize = 512;
 
+/// What an evicted page leaves behind: its workingset shadow (0: none), and while it is
+/// swapped out, its swap slot, which the kernel's swap PTE holds as the swap entry's
+/// offset (the `pte` word is too narrow for it). One record, so the swap-in that reads the
+/// shadow finds the slot in the same cache line; 12 bytes, so two in sixteen records
+/// straddle a line.
+#[repr(C, packed(4))]
+#[derive(Clone, Copy, Default)]
+pub struct Evicted {
+    shadow: u64,
+    slot: u32,
+}
+
 #[derive(Default)]
 pub struct Pages {
     pub pte: Vec<u32>,
-    pub shadow: Vec<u64>,
+    /// Per page: [`Evicted`] (read through [`Pages::shadow`] and [`Pages::swap_slot`]).
+    evicted: Vec<Evicted>,
     /// Per 512 page ids (one PMD entry; a trace's page ids stand for one address space):
     /// not `pmd_none` — a page in it was ever faulted or the range holds file pages, so
     /// an anonymous fault there maps a base page, never a THP (sim/huge_memory.rs).
@@ -126,19 +140,56 @@ impl Pages {
             let bytes = (n as u64).saturating_mul(Self::BYTES_PER_PAGE as u64);
             reclaimlab_trace::mem::check(bytes, &what)
                 .and_then(|_| {
-                    if self.pte.try_reserve_exact(more).is_err() || self.shadow.try_reserve_exact(more).is_err() {
+                    if self.pte.try_reserve_exact(more).is_err() || self.evicted.try_reserve_exact(more).is_err() {
                         return Err(reclaimlab_trace::mem::cannot(bytes, &what));
                     }
                     Ok(())
                 })
                 .map_err(crate::Error::invalid)?;
             self.pte.resize(n, NOT_PRESENT);
-            self.shadow.resize(n, 0);
+            self.evicted.resize(n, Evicted::default());
             self.pmd_populated.resize(n.div_ceil(PTRS_PER_PTE), false);
         }
         Ok(())
     }
-    pub const BYTES_PER_PAGE: usize = 4 + 8;
+    pub const BYTES_PER_PAGE: usize = 4 + std::mem::size_of::<Evicted>();
+
+    /// The workingset shadow of `page` (0: none).
+    #[inline(always)]
+    pub fn shadow(&self, page: usize) -> u64 {
+        self.evicted[page].shadow
+    }
+
+    #[inline(always)]
+    pub fn set_shadow(&mut self, page: usize, shadow: u64) {
+        self.evicted[page].shadow = shadow;
+    }
+
+    /// The shadow of `page`, leaving none.
+    #[inline(always)]
+    pub fn take_shadow(&mut self, page: usize) -> u64 {
+        let e = &mut self.evicted[page];
+        let shadow = e.shadow;
+        e.shadow = 0;
+        shadow
+    }
+
+    /// The swap slot of swapped-out `page`.
+    #[inline(always)]
+    pub fn swap_slot(&self, page: usize) -> u32 {
+        self.evicted[page].slot
+    }
+
+    #[inline(always)]
+    pub fn set_swap_slot(&mut self, page: usize, slot: u32) {
+        self.evicted[page].slot = slot;
+    }
+
+    /// Host prefetch hint for `page`'s [`Evicted`] record (no simulated effect).
+    #[inline(always)]
+    pub fn prefetch_evicted(&self, page: usize) {
+        super::prefetch::prefetch(&self.evicted, page);
+    }
 }
 
 /// Who owns a frame: the occupying page and the memcg it is charged to, kept together

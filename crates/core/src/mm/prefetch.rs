@@ -29,10 +29,14 @@ const PTE_AHEAD: usize = 16;
 /// Accesses ahead whose frame flags it prefetches (their PTE, fetched earlier, says which
 /// frame; a PTE that changes meanwhile only makes the hint useless).
 const FLAGS_AHEAD: usize = 8;
+/// Accesses ahead whose swap slot word it prefetches: the slot number comes from the
+/// page's [`super::page::Evicted`] record, prefetched `FLAGS_AHEAD` accesses before.
+const SLOT_AHEAD: usize = 4;
 
 /// The access loop's hint before replaying `batch[i]`: the PTE word of a later access,
 /// and for a nearer one the folio flags (resident) or the shadow slot the fault will
-/// read (evicted before), and a swapped page's swap slot number.
+/// read (evicted before) with a swapped page's swap slot beside it; for a nearer swapped
+/// page, the word of its slot's bits that the swap-in clears.
 #[inline(always)]
 pub fn prefetch_access(mm: &super::Mm, batch: &[reclaimlab_trace::Access], i: usize) {
     use super::page::{is_resident, pinfo, pte_info};
@@ -44,11 +48,15 @@ pub fn prefetch_access(mm: &super::Mm, batch: &[reclaimlab_trace::Access], i: us
             if is_resident(pte) {
                 prefetch(&mm.frames.flags, pte as usize);
             } else if pte_info(pte) & pinfo::TOUCHED != 0 {
-                prefetch(&mm.pages.shadow, a.page as usize);
-                if pte_info(pte) & pinfo::SWAPPED != 0 {
-                    // The swap-in frees the page's slot (Mm::swap_free).
-                    mm.swap.prefetch_slot_of(a.page);
-                }
+                // The shadow, and a swapped page's slot beside it (Mm::swap_free).
+                mm.pages.prefetch_evicted(a.page as usize);
+            }
+        }
+    }
+    if let Some(a) = batch.get(i + SLOT_AHEAD) {
+        if let Some(&pte) = mm.pages.pte.get(a.page as usize) {
+            if !is_resident(pte) && pte_info(pte) & pinfo::SWAPPED != 0 {
+                mm.swap.prefetch_slot(mm.pages.swap_slot(a.page as usize));
             }
         }
     }

@@ -39,34 +39,44 @@ pub struct Swap {
     pub zram_page_bytes: u64,
     /// Frames held by the zram pool.
     pub zram_pool: Vec<Pfn>,
-    /// Per slot: in use (`swap_map[offset] != 0`), one bit each.
-    map: Vec<u64>,
+    /// Per 64 slots: which are in use and which hold a shadow entry in the swap cache.
+    map: Vec<SlotWord>,
     /// Where the next slot search starts.
     cursor: u64,
-    /// Per slot: the page holding it.
+    /// Per slot: the page holding it. (The page's own slot sits beside its shadow,
+    /// `Pages::swap_slot`.)
     owner: Vec<u32>,
-    /// Per page id: its slot while it is swapped out.
-    slot_of: Vec<u32>,
+}
+
+/// 64 slots: in use (`swap_map[offset] != 0`, one bit each), and holding a shadow entry
+/// (the swap cache's xarray leaf node of these 64 offsets, mm/workingset.rs
+/// `ShadowNodes`). Together in one cache line, since a swap-in clears a bit of each.
+#[derive(Clone, Copy, Default)]
+#[repr(C, align(16))]
+struct SlotWord {
+    used: u64,
+    shadow: u64,
 }
 
 impl Swap {
     pub fn new(cfg: &SimConfig) -> Self {
         let zram_page_bytes = (reclaimlab_trace::PAGE_SIZE as f64 / cfg.zram_compression_ratio).ceil() as u64;
-        Swap { device: cfg.swap_device, total: cfg.swap_pages(), used: 0, zram_page_bytes, zram_pool: Vec::new(), map: Vec::new(), cursor: 0, owner: Vec::new(), slot_of: Vec::new() }
+        Swap { device: cfg.swap_device, total: cfg.swap_pages(), used: 0, zram_page_bytes, zram_pool: Vec::new(), map: Vec::new(), cursor: 0, owner: Vec::new() }
     }
 
     /// `folio_alloc_swap` for `page` (the caller checked [`Self::has_free_slots`]): the
-    /// first free slot from the cursor on. Returns its offset.
+    /// first free slot from the cursor on. Returns its offset (the caller keeps it with
+    /// the page).
     pub fn alloc_slot(&mut self, page: u32) -> u32 {
         debug_assert!(self.has_free_slots());
         if self.map.is_empty() {
-            self.map = vec![0; self.total.div_ceil(64) as usize];
+            self.map = vec![SlotWord::default(); self.total.div_ceil(64) as usize];
             self.owner = vec![0; self.total as usize];
         }
         let words = self.map.len();
         let mut w = (self.cursor / 64) as usize;
         // The cursor's own word: only the bits at and after it.
-        let mut free = !self.map[w] & (!0u64 << (self.cursor % 64));
+        let mut free = !self.map[w].used & (!0u64 << (self.cursor % 64));
         for _ in 0..=words {
             let valid = if w + 1 == words && self.total % 64 != 0 { (1u64 << (self.total % 64)) - 1 } else { !0 };
             free &= valid;
@@ -74,25 +84,22 @@ impl Swap {
                 break;
             }
             w = (w + 1) % words;
-            free = !self.map[w];
+            free = !self.map[w].used;
         }
         let slot = w as u64 * 64 + free.trailing_zeros() as u64;
-        debug_assert!(slot < self.total && self.map[w] & (1 << (slot % 64)) == 0, "no free slot found");
-        self.map[w] |= 1 << (slot % 64);
-        self.cursor = (slot + 1) % self.total;
+        debug_assert!(slot < self.total && self.map[w].used & (1 << (slot % 64)) == 0, "no free slot found");
+        self.map[w].used |= 1 << (slot % 64);
+        self.cursor = if slot + 1 == self.total { 0 } else { slot + 1 }; // no division per swap-out
         self.used += 1;
         self.owner[slot as usize] = page;
-        if self.slot_of.len() <= page as usize {
-            self.slot_of.resize(page as usize + 1, 0);
-        }
-        self.slot_of[page as usize] = slot as u32;
         slot as u32
     }
 
     /// `folio_alloc_swap` of a THP (6.12 with `CONFIG_THP_SWAP`: `get_swap_pages` of order
     /// 9 takes a whole free cluster, `SWAPFILE_CLUSTER` = 512 slots, mm/swapfile.c) for the
     /// pages `first..first + 512`: the next wholly free cluster from the cursor on, or
-    /// `None` (then reclaim splits the THP: `thp_swpout_fallback`). Returns its first slot.
+    /// `None` (then reclaim splits the THP: `thp_swpout_fallback`). Returns its first slot
+    /// (the caller keeps each page's slot with the page).
     pub fn alloc_cluster(&mut self, first: u32) -> Option<u32> {
         const WORDS: usize = SWAPFILE_CLUSTER as usize / 64;
         let nr = (self.total / SWAPFILE_CLUSTER) as usize;
@@ -100,46 +107,68 @@ impl Swap {
             return None;
         }
         if self.map.is_empty() {
-            self.map = vec![0; self.total.div_ceil(64) as usize];
+            self.map = vec![SlotWord::default(); self.total.div_ceil(64) as usize];
             self.owner = vec![0; self.total as usize];
         }
         let start = (self.cursor / SWAPFILE_CLUSTER) as usize;
-        let c = (0..nr).map(|k| (start + k) % nr).find(|&c| self.map[c * WORDS..(c + 1) * WORDS].iter().all(|&w| w == 0))?;
-        self.map[c * WORDS..(c + 1) * WORDS].fill(!0);
+        let c = (0..nr).map(|k| (start + k) % nr).find(|&c| self.map[c * WORDS..(c + 1) * WORDS].iter().all(|w| w.used == 0))?;
+        for w in &mut self.map[c * WORDS..(c + 1) * WORDS] {
+            w.used = !0;
+        }
         let slot = c as u64 * SWAPFILE_CLUSTER;
         self.cursor = (slot + SWAPFILE_CLUSTER) % self.total;
         self.used += SWAPFILE_CLUSTER;
-        let last = (first + SWAPFILE_CLUSTER as u32) as usize;
-        if self.slot_of.len() < last {
-            self.slot_of.resize(last, 0);
-        }
-        for i in 0..SWAPFILE_CLUSTER as u32 {
-            self.owner[(slot + i as u64) as usize] = first + i;
-            self.slot_of[(first + i) as usize] = slot as u32 + i;
+        for i in 0..SWAPFILE_CLUSTER {
+            self.owner[(slot + i) as usize] = first + i as u32;
         }
         Some(slot as u32)
     }
 
-    /// Release the slot of swapped-out `page` (`swap_entry_range_free`). Returns it.
-    pub fn release_slot(&mut self, page: u32) -> u32 {
-        let slot = self.slot_of[page as usize];
-        debug_assert!(self.is_used(slot) && self.owner[slot as usize] == page);
-        self.map[slot as usize / 64] &= !(1 << (slot % 64));
+    /// Release `slot` (`swap_entry_range_free`) with the shadow it may still hold
+    /// (`clear_shadow_from_swap_cache`). Returns whether that emptied its swap-cache node
+    /// (its 64 slots hold no shadow any more, and held one before).
+    #[inline]
+    pub fn release_slot(&mut self, slot: u32) -> bool {
+        let w = &mut self.map[slot as usize / 64];
+        let bit = 1u64 << (slot % 64);
+        debug_assert!(w.used & bit != 0);
+        w.used &= !bit;
+        let had = w.shadow;
+        w.shadow &= !bit;
         self.used -= 1;
-        slot
+        had != 0 && w.shadow == 0
     }
 
-    /// Host prefetch hint for the slot number of swapped-out `page` (no simulated effect).
+    /// `__delete_from_swap_cache` leaves a shadow entry at `slot`. Returns whether its
+    /// swap-cache node was empty before (so is allocated now).
+    #[inline]
+    pub fn store_shadow(&mut self, slot: u32) -> bool {
+        let w = &mut self.map[slot as usize / 64];
+        let was = w.shadow;
+        debug_assert!(was & (1 << (slot % 64)) == 0);
+        w.shadow = was | 1 << (slot % 64);
+        was == 0
+    }
+
+    /// The shadow entries of slots `64 * node ..` (one bit each).
+    pub fn node_shadows(&self, node: usize) -> u64 {
+        self.map.get(node).map_or(0, |w| w.shadow)
+    }
+
+    /// Drop every shadow entry of swap-cache node `node` (`shadow_lru_isolate`).
+    pub fn clear_node_shadows(&mut self, node: usize) {
+        self.map[node].shadow = 0;
+    }
+
+    /// Host prefetch hint for the word of `slot`'s bits (no simulated effect).
     #[inline(always)]
-    pub fn prefetch_slot_of(&self, page: u32) {
-        if (page as usize) < self.slot_of.len() {
-            crate::mm::prefetch::prefetch(&self.slot_of, page as usize);
-        }
+    pub fn prefetch_slot(&self, slot: u32) {
+        crate::mm::prefetch::prefetch(&self.map, slot as usize / 64);
     }
 
     /// Whether `slot` is in use.
     pub fn is_used(&self, slot: u32) -> bool {
-        self.map.get(slot as usize / 64).is_some_and(|w| w & (1 << (slot % 64)) != 0)
+        self.map.get(slot as usize / 64).is_some_and(|w| w.used & (1 << (slot % 64)) != 0)
     }
 
     /// The page holding `slot` (meaningful while it is in use).
@@ -192,17 +221,43 @@ mod tests {
             assert_eq!(s.alloc_slot(1000 + p), p);
         }
         assert!(!s.has_free_slots());
-        assert_eq!(s.release_slot(1005), 5);
-        assert_eq!(s.release_slot(1100), 100);
+        s.release_slot(5);
+        s.release_slot(100);
         assert_eq!((s.used, s.is_used(5), s.is_used(6)), (128, false, true));
         // The cursor wrapped to 0: the next free slots are 5, then 100.
         assert_eq!(s.alloc_slot(7), 5);
         assert_eq!(s.alloc_slot(8), 100);
         assert_eq!((s.owner(5), s.owner(100)), (7, 8));
-        s.release_slot(7);
-        s.release_slot(1129);
+        s.release_slot(5);
+        s.release_slot(129);
         // From after 100: 129 comes before 5.
         assert_eq!(s.alloc_slot(9), 129);
         assert_eq!(s.alloc_slot(10), 5);
+    }
+
+    /// A slot's shadow bit lives with its used bit: storing the first shadow of 64 slots
+    /// allocates their node, freeing a slot drops its shadow, and the node is emptied only
+    /// by the last one; a slot that never held a shadow empties nothing.
+    #[test]
+    fn shadow_bits_follow_the_slots() {
+        let mut cfg = SimConfig::default();
+        cfg.set("swap.device", "zram").unwrap();
+        cfg.set("swap.size", "520K").unwrap();
+        let mut s = Swap::new(&cfg);
+        for p in 0..130 {
+            s.alloc_slot(p);
+        }
+        assert!(s.store_shadow(64));
+        assert!(!s.store_shadow(70));
+        assert!(s.store_shadow(128));
+        assert_eq!((s.node_shadows(1), s.node_shadows(2)), (1 << 0 | 1 << 6, 1));
+        assert!(!s.release_slot(65)); // no shadow there
+        assert!(!s.release_slot(64));
+        assert!(s.release_slot(70));
+        assert_eq!(s.node_shadows(1), 0);
+        assert!(s.is_used(66) && !s.is_used(70));
+        s.clear_node_shadows(2);
+        assert!(!s.release_slot(128)); // the shrinker took it already
+        assert_eq!(s.used, 126);
     }
 }

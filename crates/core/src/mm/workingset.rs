@@ -120,11 +120,10 @@ const NIL: u32 = u32::MAX;
 #[derive(Default)]
 pub struct ShadowNodes {
     loaded: bool,
-    /// Swap slots of the machine (set before `load`), the first swap node, and per slot
-    /// whether it holds a shadow entry.
+    /// Swap slots of the machine (set before `load`) and the first swap node. Which slots
+    /// hold a shadow entry is kept with the slots (mm/swap.rs `Swap::store_shadow`).
     nr_swap_slots: u64,
     swap_base: usize,
-    swap_shadow: Vec<u64>,
     /// Files with nodes, sorted by first page id: first page, end page, first node slot.
     file_first: Vec<u32>,
     file_end: Vec<u32>,
@@ -179,7 +178,6 @@ impl ShadowNodes {
             self.slots.push((self.nr_swap_slots - start as u64).min(1 << XA_CHUNK_SHIFT) as u8);
             nodes += 1;
         }
-        self.swap_shadow = vec![0; self.nr_swap_slots.div_ceil(64) as usize];
         let n = nodes as usize;
         self.count = vec![0; n];
         self.nr_values = vec![0; n];
@@ -201,44 +199,32 @@ impl ShadowNodes {
         n >= self.swap_base
     }
 
-    /// `__delete_from_swap_cache(folio, entry, shadow)`: a swapped-out page's shadow goes
-    /// into swap slot `slot`; a node that was empty is allocated and, holding only shadows,
-    /// goes on list `lv` (the root memcg's on the folio's node). A swap node's 64 slots are
-    /// one word of the shadow bitmap, so its `count` and `nr_values` are that word's
-    /// population count and are not kept apart. Before the first batch (no nodes) a no-op.
+    /// Whether the nodes exist (from the first batch on).
     #[inline]
-    pub fn swap_cache_store(&mut self, slot: u32, lv: u32) {
-        if !self.loaded {
-            return;
-        }
-        let w = (slot >> XA_CHUNK_SHIFT) as usize;
-        let was = self.swap_shadow[w];
-        debug_assert!(was & (1 << (slot % 64)) == 0);
-        self.swap_shadow[w] = was | 1 << (slot % 64);
-        if was == 0 {
-            let n = self.swap_base + w;
-            self.ensure_list(lv);
-            self.list[n] = lv;
-            self.list_add(n);
-        }
+    pub fn is_loaded(&self) -> bool {
+        self.loaded
     }
 
-    /// `clear_shadow_from_swap_cache` when slot `slot` is freed: its shadow, if it still
-    /// has one, leaves the node, which is freed (and leaves its list) when empty.
+    /// `__delete_from_swap_cache(folio, entry, shadow)` put the first shadow entry into
+    /// swap-cache node `node` (slots `64 * node ..`): the node is allocated and, holding
+    /// only shadows, goes on list `lv` (the root memcg's on the folio's node). A swap
+    /// node's `count` and `nr_values` are the population count of its slots' shadow bits
+    /// (`Swap::node_shadows`) and are not kept apart.
     #[inline]
-    pub fn swap_cache_clear(&mut self, slot: u32) {
-        let w = (slot >> XA_CHUNK_SHIFT) as usize;
-        let Some(&was) = self.swap_shadow.get(w) else { return };
-        let now = was & !(1 << (slot % 64));
-        if now == was {
-            return;
-        }
-        self.swap_shadow[w] = now;
-        if now == 0 {
-            let n = self.swap_base + w;
-            self.list_del(n);
-            self.list[n] = NIL;
-        }
+    pub fn swap_node_filled(&mut self, node: usize, lv: u32) {
+        let n = self.swap_base + node;
+        self.ensure_list(lv);
+        self.list[n] = lv;
+        self.list_add(n);
+    }
+
+    /// `clear_shadow_from_swap_cache` took the last shadow entry of swap-cache node
+    /// `node`: it is freed and leaves its list.
+    #[inline]
+    pub fn swap_node_emptied(&mut self, node: usize) {
+        let n = self.swap_base + node;
+        self.list_del(n);
+        self.list[n] = NIL;
     }
 
     /// The leaf node of `page`, if its file has nodes.
@@ -371,8 +357,8 @@ impl ShadowNodes {
     /// restarts from the head after each LRU_REMOVED_RETRY, so a walk takes the nodes in
     /// list order): take it off the list and free it (`xa_delete_node`). Returns its
     /// slots, every one holding a shadow or empty: page ids of a file node, swap slots of
-    /// a swap-cache node (the bool; their shadow bits are cleared here). The caller clears
-    /// the pages' shadows.
+    /// a swap-cache node (the bool). The caller clears the pages' shadows, and a swap
+    /// node's shadow bits.
     pub fn isolate_head(&mut self, lv: u32) -> Option<(std::ops::Range<u32>, bool)> {
         let n = *self.head.get(lv as usize)?;
         if n == NIL {
@@ -383,9 +369,7 @@ impl ShadowNodes {
         self.list[n] = NIL;
         let range = self.start[n]..self.start[n] + self.slots[n] as u32;
         let swap = self.is_swap(n);
-        if swap {
-            self.swap_shadow[n - self.swap_base] = 0;
-        } else {
+        if !swap {
             debug_assert!(self.count[n] != 0 && self.count[n] == self.nr_values[n]);
             self.count[n] = 0;
             self.nr_values[n] = 0;
@@ -397,15 +381,16 @@ impl ShadowNodes {
 
     /// Invariants against the page slots (`shadow[p] != 0` for a non-resident page is a
     /// value entry, a resident page is a page entry): every node's count and nr_values,
-    /// its list membership and memcg list, list lengths, WORKINGSET_NODES.
-    pub fn check(&self, resident: impl Fn(u32) -> bool, shadow: impl Fn(u32) -> bool) -> Result<(), String> {
+    /// its list membership and memcg list, list lengths, WORKINGSET_NODES; a swap node
+    /// against its slots' shadow bits (`swap_shadows(node)`).
+    pub fn check(&self, resident: impl Fn(u32) -> bool, shadow: impl Fn(u32) -> bool, swap_shadows: impl Fn(usize) -> u64) -> Result<(), String> {
         let mut on = 0u64;
         let mut allocated = vec![0u32; self.allocated.len()];
         for n in 0..self.count.len() {
             let r = self.start[n]..self.start[n] + self.slots[n] as u32;
             if self.is_swap(n) {
                 // count = nr_values = the word's population: allocated and listed iff not 0.
-                let word = self.swap_shadow[n - self.swap_base];
+                let word = swap_shadows(n - self.swap_base);
                 if self.on_list[n] != (word != 0) || (word != 0 && self.list[n] == NIL) {
                     return Err(format!("swap node {n}: on list {} with shadow word {word:#x}", self.on_list[n]));
                 }

@@ -353,7 +353,7 @@ impl<P: ReclaimPolicy> Machine<P> {
         }
         // A swap-in is charged to the memcg recorded at swap-out (swap_cgroup, kept in the
         // shadow). A first touch reads no other per-page array (docs/ARCHITECTURE.md).
-        let shadow = if info & pinfo::SWAPPED != 0 { self.mm.pages.shadow[page] } else { 0 };
+        let shadow = if info & pinfo::SWAPPED != 0 { self.mm.pages.shadow(page) } else { 0 };
         let memcg = if shadow != 0 { crate::mm::workingset::unpack_shadow(shadow).0 } else { self.cgroup_map[a.cgroup as usize] };
         if first && self.thp_enabled != ThpEnabled::Never && self.do_huge_pmd_anonymous_page(a, memcg)? {
             return Ok(());
@@ -607,7 +607,7 @@ impl<P: ReclaimPolicy> Engine for Machine<P> {
             }
         }
         let mm = &self.mm;
-        mm.shadow_nodes.check(|p| is_resident(mm.pages.pte[p as usize]), |p| mm.pages.shadow[p as usize] != 0)?;
+        mm.shadow_nodes.check(|p| is_resident(mm.pages.pte[p as usize]), |p| mm.pages.shadow(p as usize) != 0, |n| mm.swap.node_shadows(n))?;
         if self.mm.swap.used > self.mm.swap.total {
             return Err("swap over-committed".into());
         }

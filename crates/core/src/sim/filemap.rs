@@ -438,7 +438,7 @@ impl<P: ReclaimPolicy> Machine<P> {
         // The slot is read once the folio is allocated, as `__filemap_add_folio` reads it
         // under the xarray lock: the reclaim the allocation ran may have freed its shadow
         // node. Only a page evicted before can have left a shadow in its slot.
-        let shadow = if touched { std::mem::take(&mut self.mm.pages.shadow[p]) } else { 0 };
+        let shadow = if touched { self.mm.pages.take_shadow(p) } else { 0 };
         self.mm.pages.pte[p] = pfn;
         self.mm.pages.pmd_populated[p / PTRS_PER_PTE] = true;
         if !touched {

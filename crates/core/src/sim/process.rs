@@ -335,7 +335,7 @@ impl<P: ReclaimPolicy> Machine<P> {
                     self.mm.swap_free(page);
                 }
                 self.mm.pages.pte[page as usize] = NOT_PRESENT;
-                self.mm.pages.shadow[page as usize] = 0;
+                self.mm.pages.set_shadow(page as usize, 0);
                 page += 1;
                 continue;
             }
@@ -446,7 +446,7 @@ impl<P: ReclaimPolicy> Machine<P> {
                     self.zap_page(page);
                     self.mm.pages.pte[page as usize] = nonres_pte(pinfo::TOUCHED | pinfo::FILE);
                     freed += 1;
-                } else if std::mem::take(&mut self.mm.pages.shadow[page as usize]) != 0 {
+                } else if self.mm.pages.take_shadow(page as usize) != 0 {
                     self.mm.shadow_nodes.clear_shadow_entry(page);
                 }
             }

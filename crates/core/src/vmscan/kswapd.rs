@@ -26,6 +26,8 @@
 //! high watermark counts KSWAPD_HIGH_WMARK_HIT_QUICKLY and starts one, else kswapd sleeps
 //! until woken. A pass that ends unbalanced goes round at once and counts
 //! KSWAPD_HIGH_WMARK_HIT_QUICKLY. The nap is on the simulated clock.
+//! A wake-up starts kswapd `cost.kswapd_wakeup_ns` after the allocation that woke it (the
+//! scheduler's latency for a thread woken on another CPU; 0 by default).
 //! `reclaim_throttle(VMSCAN_THROTTLE_WRITEBACK)` (see policy/classic/vmscan.rs
 //! `writeback_feedback`) sleeps on kswapd's clock without CPU.
 //! Abstractions: order-0 only. `pgdat_balanced` and `nr_to_reclaim` use
@@ -107,7 +109,9 @@ impl Kswapd {
             mm.vmstat.count(Ev::KswapdLowWmarkHitQuickly, 1);
         }
         self.active = true;
-        self.clock_ns = self.clock_ns.max(now);
+        // wake_up_interruptible (mm/vmscan.c 6.12 wakeup_kswapd) makes kswapd runnable; it
+        // starts `cost.kswapd_wakeup_ns` later.
+        self.clock_ns = self.clock_ns.max(now + mm.cfg.cost.kswapd_wakeup_ns);
         self.start_pass(mm, false);
     }
 

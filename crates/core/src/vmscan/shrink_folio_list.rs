@@ -135,7 +135,7 @@ pub fn shrink_folio_list<P: ReclaimPolicy>(mm: &mut Mm, p: &mut P, folios: &mut 
                 } else {
                     let mut cluster = None;
                     if nr_pages > 1 && can_swap_out(mm, pfn, nr_pages, sc) {
-                        cluster = mm.swap.alloc_cluster(mm.frames.page(pfn));
+                        cluster = mm.swap_alloc_cluster(mm.frames.page(pfn));
                         if cluster.is_none() {
                             // The pool grew for 512 pages that will not come.
                             mm.zram_shrink_pool();
@@ -151,7 +151,7 @@ pub fn shrink_folio_list<P: ReclaimPolicy>(mm: &mut Mm, p: &mut P, folios: &mut 
                         sc.nr_scanned -= nr_pages - 1;
                         nr_pages = 1;
                     }
-                    if let Some(slot) = cluster.or_else(|| can_swap_out(mm, pfn, 1, sc).then(|| mm.swap.alloc_slot(mm.frames.page(pfn)))) {
+                    if let Some(slot) = cluster.or_else(|| can_swap_out(mm, pfn, 1, sc).then(|| mm.swap_alloc(mm.frames.page(pfn)))) {
                         evict(mm, p, pfn, Some(slot), sc, &mut stat, &cost);
                         continue;
                     }
@@ -237,13 +237,13 @@ fn evict<P: ReclaimPolicy>(mm: &mut Mm, p: &mut P, pfn: Pfn, slot: Option<u32>, 
     for i in 0..nr as u32 {
         let page = (page + i) as usize;
         mm.pages.pte[page] = nonres_pte(info);
-        mm.pages.shadow[page] = shadow;
+        mm.pages.set_shadow(page, shadow);
         if file {
             // page_cache_delete stores the shadow in the xarray (workingset_update_node).
             mm.shadow_nodes.page_cache_delete(page as u32, shadow != 0);
         } else if shadow != 0 {
             // __delete_from_swap_cache stores it at the slot, in a node no memcg is charged for.
-            mm.shadow_nodes.swap_cache_store(slot.expect("anon has a slot") + i, root);
+            mm.swap_cache_store(slot.expect("anon has a slot") + i, root);
         }
     }
     mm.memcgs[memcg].usage -= nr;

@@ -25,7 +25,51 @@ report() {
 # The data disk's I/O statistics (/sys/block/vda/stat: reads, merges, sectors, ms; the
 # same for writes; in flight, busy ms, queue ms, ...): "@@blkstat WHEN FIELDS" at the
 # workload's start and end, so validation can measure the guest disk's write time.
-blkstat() { if [ -e /sys/block/vda/stat ]; then echo "@@blkstat $1 $(cat /sys/block/vda/stat)"; fi; }
+blkstat() {
+    if [ -e /sys/block/vda/stat ]; then echo "@@blkstat $1 $(cat /sys/block/vda/stat)"; fi
+    cpustat "$1"
+    wake_trace "$1"
+}
+# How long kswapd takes to start after an allocation wakes it: the vmscan tracepoints
+# mm_vmscan_wakeup_kswapd (wakeup_kswapd, before wake_up_interruptible) and
+# mm_vmscan_kswapd_wake (kswapd, before each balance_pgdat; mm/vmscan.c 6.12), enabled from
+# the workload's start to its end in a tracefs instance of their own (DAMON's snapshots
+# read the top-level buffer). Per pass that a wake-up started: "@@kswapd_wake LATENCY_US
+# CALLS" (from the first wakeup_kswapd after the previous pass to the pass's start, and
+# the wakeup_kswapd calls in between); then "@@kswapd_wake_lost N" (events the ring buffer
+# dropped).
+wake_trace() {
+    T=/sys/kernel/tracing
+    I=$T/instances/rl_kswapd
+    case "$1" in
+    start)
+        [ -d $T/events ] || mount -t tracefs none $T 2>/dev/null || return 0
+        [ -d $T/events/vmscan/mm_vmscan_kswapd_wake ] || return 0
+        mkdir -p $I 2>/dev/null || return 0
+        echo 1 > $I/events/vmscan/mm_vmscan_wakeup_kswapd/enable
+        echo 1 > $I/events/vmscan/mm_vmscan_kswapd_wake/enable ;;
+    end)
+        [ -e $I/events/vmscan/mm_vmscan_kswapd_wake/enable ] || return 0
+        echo 0 > $I/events/vmscan/mm_vmscan_wakeup_kswapd/enable
+        echo 0 > $I/events/vmscan/mm_vmscan_kswapd_wake/enable
+        awk '{ for (i = 2; i <= NF; i++) if ($i ~ /^mm_vmscan_(wakeup_kswapd|kswapd_wake):$/) {
+                   ts = $(i - 1); sub(/:$/, "", ts)
+                   if ($i == "mm_vmscan_wakeup_kswapd:") { if (!n) t0 = ts; n++ }
+                   else { if (n) printf "@@kswapd_wake %.0f %d\n", (ts - t0) * 1e6, n; n = 0 }
+                   break } }' $I/trace
+        echo "@@kswapd_wake_lost $(awk '/^overrun:/ { s += $2 } END { print s + 0 }' $I/per_cpu/cpu*/stats)"
+        rmdir $I 2>/dev/null ;;
+    esac
+}
+# The CPU time of each kswapd ("@@kthread WHEN NAME TICKS": utime + stime of
+# /proc/PID/stat, clock ticks) and of all CPUs ("@@cpustat WHEN FIELDS": /proc/stat's cpu
+# line, user nice system idle iowait irq softirq ...), so validation can measure what a
+# page scanned costs the guest's kswapd against what a disk read takes.
+cpustat() {
+    awk -v when="$1" '$2 ~ /^\(kswapd/ { n = $2; gsub(/[()]/, "", n); print "@@kthread " when " " n " " ($14 + $15) }' \
+        /proc/[0-9]*/stat 2>/dev/null
+    echo "@@cpustat $1 $(sed -n 's/^cpu  *//p' /proc/stat)"
+}
 # DAMON_RECLAIM (lab.damon=module|sysfs; its parameters came on the command line as
 # damon_reclaim.KEY=VALUE and the kernel parsed them into $DAMON). Enabled when the
 # workload starts: "module" writes enabled=Y; "sysfs" builds the scheme the module would

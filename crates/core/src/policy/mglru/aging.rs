@@ -248,7 +248,7 @@ pub fn prefetch_isolated(mm: &Mm, folios: &[Pfn]) {
         } else {
             prefetch(&mm.pages.pte, page);
         }
-        prefetch(&mm.pages.shadow, page);
+        mm.pages.prefetch_evicted(page);
         mm.buddy.prefetch_free(pfn);
     }
 }
