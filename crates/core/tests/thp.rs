@@ -490,11 +490,11 @@ fn reclaim_swaps_a_thp_out_whole() {
     // A THP swapped out whole: all 512 pages out, one shadow in every slot.
     let k = (0..12).find(|k| !reclaimlab_core::mm::page::is_resident(m.mm.pages.pte[(s + k * 512) as usize])).unwrap();
     let first = s + k * 512;
-    let shadow = m.mm.pages.shadow[first as usize];
+    let shadow = m.mm.pages.shadow(first as usize);
     assert_ne!(shadow, 0);
     for i in 0..512 {
         assert!(!reclaimlab_core::mm::page::is_resident(m.mm.pages.pte[(first + i) as usize]));
-        assert_eq!(m.mm.pages.shadow[(first + i) as usize], shadow);
+        assert_eq!(m.mm.pages.shadow((first + i) as usize), shadow);
     }
     Engine::check_invariants(&m).unwrap();
 }
