@@ -30,8 +30,11 @@ def test_saving_magnitudes_near_the_seed_where_the_model_reproduces_them(rows):
     # files' page cache is most of it: anonymous memory alone capped the model near 27 %.
     for i, seed in ((0, 47.16), (2, 40.84), (3, 48.42)):
         assert abs(rows[i]["memory_saving_pct"] - seed) < 8, (i, rows[i])
-    # 10 and 50 ms/s time quotas cost about 1 % and 5 % of a CPU (seed: 1.78, 5.7 %).
-    assert 1.0 < rows[1]["cpu_pct"] < 2.5 and 4.0 < rows[2]["cpu_pct"] < 7.5
+    # 10 and 50 ms/s time quotas cost about 1–2.5 % and 5 % of a CPU (seed: 1.78, 5.7 %).
+    # A THP is one folio (the 16 GiB machine boots with THP on), so one DAMOS pageout can
+    # swap 512 pages and overshoot the 10 ms window: 2.5 % with THP, 1.5 % without
+    # (docs/damon.md, "THP folios").
+    assert 1.0 < rows[1]["cpu_pct"] < 3.0 and 4.0 < rows[2]["cpu_pct"] < 7.5
 
 
 def test_saving_rises_with_time_quota(rows):
