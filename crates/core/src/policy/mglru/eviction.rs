@@ -180,7 +180,7 @@ impl<V: MglruVariant> Mglru<V> {
     }
 
     /// `scan_folios`: from the tail of the oldest generation, sort or isolate up to a
-    /// batch; pgscan counts isolated folios, pgrefill sorted ones.
+    /// batch; pgscan counts the pages isolated, pgrefill the pages sorted.
     fn scan_folios(&mut self, mm: &mut Mm, lv: LruvecId, sc: &mut ScanControl, ty: usize, tier: usize, list: &mut Vec<Pfn>) -> u64 {
         let g = &mut self.lrugens[lv as usize];
         if g.nr_gens(ty) == MIN_NR_GENS {
