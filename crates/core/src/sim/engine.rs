@@ -246,11 +246,10 @@ impl<P: ReclaimPolicy> Machine<P> {
                 // The PMD's accessed bit, kept at the THP's head (a THP is one aligned
                 // pageblock): reclaim and aging test the folio there, DAMON reads it
                 // there. A THP whose LRU entry was split ages by its own PTEs.
-                let head = crate::thp::compaction::pageblock_start(pfn);
-                let young = if self.mm.frames.test(head, pg::HEAD) { head } else { pfn };
+                let young = self.mm.page_folio(pfn);
                 self.mm.frames.set(pfn, pg::MAPPED | pg::DAMON_ACCESSED);
                 self.mm.frames.set(young, pg::YOUNG);
-                self.mm.frames.set(head, pg::DAMON_ACCESSED);
+                self.mm.frames.set(crate::thp::compaction::pageblock_start(pfn), pg::DAMON_ACCESSED);
             }
         }
         if a.flags & flags::WRITE != 0 && f & pg::DIRTY == 0 {
