@@ -29,7 +29,14 @@ pub const EVICTABLE_LRUS: [LruList; 4] =
 
 impl LruList {
     pub fn from_index(i: usize) -> LruList {
-        [LruList::InactiveAnon, LruList::ActiveAnon, LruList::InactiveFile, LruList::ActiveFile, LruList::Unevictable][i]
+        match i {
+            0 => LruList::InactiveAnon,
+            1 => LruList::ActiveAnon,
+            2 => LruList::InactiveFile,
+            3 => LruList::ActiveFile,
+            4 => LruList::Unevictable,
+            _ => panic!("lru list index {i} out of range"),
+        }
     }
     /// `is_file_lru`.
     pub fn is_file(self) -> bool {

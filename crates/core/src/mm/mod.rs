@@ -310,11 +310,7 @@ impl Mm {
     /// (`PG_head`), else 1.
     #[inline(always)]
     pub fn folio_nr_pages(&self, pfn: Pfn) -> u64 {
-        if self.frames.test(pfn, pg::HEAD) {
-            crate::thp::HPAGE_PMD_NR as u64
-        } else {
-            1
-        }
+        pg::nr_pages(self.frames.flags(pfn))
     }
 
     /// `page_folio`: the frame standing on the LRU for `pfn`'s folio (a THP's head while

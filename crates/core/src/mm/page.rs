@@ -82,6 +82,16 @@ pub mod pg {
     /// of order 9 (`folio_nr_pages` 512; its tails are on no list). A THP whose LRU
     /// entry was split (thp/split.rs) keeps `COMPOUND` on its frames but no `HEAD`.
     pub const HEAD: u32 = 1 << 31;
+
+    /// `folio_nr_pages` from the folio's flags: 512 for `PG_head`, else 1.
+    #[inline(always)]
+    pub const fn nr_pages(flags: u32) -> u64 {
+        if flags & HEAD != 0 {
+            crate::thp::HPAGE_PMD_NR as u64
+        } else {
+            1
+        }
+    }
 }
 
 /// Bits of a non-resident `pte` word.

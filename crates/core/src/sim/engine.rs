@@ -39,35 +39,46 @@ use crate::vmscan::Kswapd;
 use reclaimlab_trace::{flags, Access, AccessSource};
 
 /// The nodes an allocation tries, home node first (`ZONELIST_FALLBACK` order by
-/// distance; all remote nodes are equidistant in the model). Copy, no allocation.
+/// distance; all remote nodes are equidistant in the model). A slice of a static
+/// table: no allocation, no initialisation per allocation.
 #[derive(Clone, Copy)]
-pub(crate) struct Zonelist {
-    len: u8,
-    nodes: [u16; 64],
-}
+pub(crate) struct Zonelist(&'static [u16]);
+
+/// `MAX_NUMNODES` of the model (`machine.nodes` is 1..64).
+const MAX_NUMNODES: usize = 64;
+
+/// Row `n` holds `0..n` twice, so the nodes from `home` on, wrapping at `n`, are
+/// `ZONELISTS[n][home..home + n]`.
+static ZONELISTS: [[u16; 2 * MAX_NUMNODES]; MAX_NUMNODES + 1] = {
+    let mut t = [[0u16; 2 * MAX_NUMNODES]; MAX_NUMNODES + 1];
+    let mut n = 1;
+    while n <= MAX_NUMNODES {
+        let mut i = 0;
+        while i < 2 * MAX_NUMNODES {
+            t[n][i] = (i % n) as u16;
+            i += 1;
+        }
+        n += 1;
+    }
+    t
+};
 
 impl Zonelist {
     pub(crate) fn new(home: u16, n: u16) -> Self {
-        let mut z = Zonelist { len: n as u8, nodes: [0; 64] };
-        for i in 0..n {
-            z.nodes[i as usize] = (home + i) % n;
-        }
-        z
+        let (home, n) = (home as usize, n as usize);
+        Zonelist(&ZONELISTS[n][home..home + n])
     }
 
     /// `__GFP_THISNODE`: the node alone.
     pub(crate) fn single(node: u16) -> Self {
-        let mut z = Zonelist { len: 1, nodes: [0; 64] };
-        z.nodes[0] = node;
-        z
+        Zonelist(&ZONELISTS[MAX_NUMNODES][node as usize..node as usize + 1])
     }
-
 }
 
 impl std::ops::Deref for Zonelist {
     type Target = [u16];
     fn deref(&self) -> &[u16] {
-        &self.nodes[..self.len as usize]
+        self.0
     }
 }
 
@@ -311,7 +322,8 @@ impl<P: ReclaimPolicy> Machine<P> {
     #[inline]
     pub(crate) fn zonelist_nodes(&self, memcg: MemcgId) -> Zonelist {
         let n = self.mm.nr_nodes() as u16;
-        Zonelist::new(self.procs.cur_node().unwrap_or(memcg % n), n)
+        let home = self.procs.cur_node().unwrap_or_else(|| if n == 1 { 0 } else { memcg % n });
+        Zonelist::new(home, n)
     }
 
     /// The task's clock stalls on memory (direct/memcg reclaim, throttling).

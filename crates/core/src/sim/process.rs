@@ -255,11 +255,19 @@ impl<P: ReclaimPolicy> Machine<P> {
 
     /// `pte_alloc`: the page-table page (unmovable, `GFP_PGTABLE_USER`) of the PMD slot of
     /// `page`, if a program mapped it and it has none. No-op for a trace's ids.
+    #[inline(always)]
     pub(super) fn pte_alloc(&mut self, page: u32) -> Result<()> {
         let slot = (page >> HPAGE_PMD_ORDER) as usize;
         if self.procs.pgtable.get(slot).is_none_or(|&p| p != NO_PFN) {
             return Ok(());
         }
+        self.__pte_alloc(slot)
+    }
+
+    /// `__pte_alloc`: allocate the page-table page of PMD slot `slot`.
+    #[cold]
+    #[inline(never)]
+    fn __pte_alloc(&mut self, slot: usize) -> Result<()> {
         let pfn = self.alloc_kernel_page(MigrateType::Unmovable)?;
         self.procs.pgtable[slot] = pfn;
         self.mm.thp.stat.count(Tc::NrPageTablePages, 1);

@@ -14,27 +14,35 @@ use crate::mm::Mm;
 /// `folio_lru_list`: unevictable, else the type's inactive/active list by `PG_active`.
 #[inline]
 pub fn folio_lru_list(mm: &Mm, pfn: Pfn) -> LruList {
-    if mm.frames.test(pfn, pg::UNEVICTABLE) {
+    lru_list_of(mm.frames.flags(pfn))
+}
+
+/// [`folio_lru_list`] of a folio whose flags are already loaded.
+#[inline(always)]
+fn lru_list_of(f: u32) -> LruList {
+    if f & pg::UNEVICTABLE != 0 {
         return LruList::Unevictable;
     }
-    LruList::of(mm.frames.is_file(pfn), mm.frames.test(pfn, pg::ACTIVE))
+    LruList::of(f & pg::SWAPBACKED == 0, f & pg::ACTIVE != 0)
 }
 
 /// `lruvec_add_folio`: head of the folio's list.
 #[inline]
 pub fn lruvec_add_folio<V: ClassicVariant>(c: &Classic<V>, mm: &mut Mm, lv: LruvecId, pfn: Pfn) {
-    let lru = folio_lru_list(mm, pfn);
+    let f = mm.frames.flags(pfn);
+    let lru = lru_list_of(f);
     mm.lists.add_head(c.head(lv, lru as usize), pfn);
-    mm.update_lru_size(lv, lru, mm.folio_nr_pages(pfn) as i64);
+    mm.update_lru_size(lv, lru, pg::nr_pages(f) as i64);
     mm.frames.set(pfn, pg::LRU);
 }
 
 /// `lruvec_del_folio`.
 #[inline]
 pub fn lruvec_del_folio<V: ClassicVariant>(c: &Classic<V>, mm: &mut Mm, lv: LruvecId, pfn: Pfn) {
-    let lru = folio_lru_list(mm, pfn);
+    let f = mm.frames.flags(pfn);
+    let lru = lru_list_of(f);
     mm.lists.del(c.head(lv, lru as usize), pfn);
-    mm.update_lru_size(lv, lru, -(mm.folio_nr_pages(pfn) as i64));
+    mm.update_lru_size(lv, lru, -(pg::nr_pages(f) as i64));
     mm.frames.clear(pfn, pg::LRU);
 }
 
@@ -48,9 +56,10 @@ pub fn isolate_lru_folios<V: ClassicVariant>(c: &Classic<V>, mm: &mut Mm, lv: Lr
     while n < nr_to_scan {
         let Some(pfn) = mm.lists.tail(h) else { break };
         mm.lists.del(h, pfn);
+        let f = mm.frames.flags(pfn);
         mm.frames.clear(pfn, pg::LRU);
+        n += pg::nr_pages(f);
         out.push(pfn);
-        n += mm.folio_nr_pages(pfn);
     }
     mm.update_lru_size(lv, lru, -(n as i64));
     n
@@ -63,10 +72,11 @@ pub fn move_folios_to_lru<V: ClassicVariant>(c: &mut Classic<V>, mm: &mut Mm, fo
     let mut nr_moved = 0;
     for &pfn in folios {
         let lv = mm.folio_lruvec(pfn);
+        let f = mm.frames.flags(pfn);
         lruvec_add_folio(c, mm, lv, pfn);
-        let nr_pages = mm.folio_nr_pages(pfn);
+        let nr_pages = pg::nr_pages(f);
         nr_moved += nr_pages;
-        if mm.frames.test(pfn, pg::ACTIVE) {
+        if f & pg::ACTIVE != 0 {
             c.variant.putback_active(mm, lv, nr_pages);
         }
     }
