@@ -55,7 +55,7 @@ def render_html(source: str | os.PathLike, metric: str | None = None, baseline: 
     import polars as pl
 
     from ..results import Store
-    from ..stats import split_baseline, welch
+    from ..stats import sample_sd, split_baseline, welch
 
     esc = html.escape
     with Store(source, create=False) as st:
@@ -82,6 +82,8 @@ def render_html(source: str | os.PathLike, metric: str | None = None, baseline: 
     if tests:
         fig, ax = plt.subplots(figsize=(8, 0.45 * len(tests) + 1.2))
         for i, w in enumerate(tests):
+            if w.error is not None:  # no interval (R: data are essentially constant)
+                continue
             lo, hi = w.change_pct
             mid = (w.mean_y - w.mean_x) * 100 / w.mean_x
             color = "tab:green" if w.significant else "tab:gray"
@@ -116,8 +118,8 @@ def render_html(source: str | os.PathLike, metric: str | None = None, baseline: 
         for variant in rsub.get_column("variant").unique(maintain_order=True).to_list():
             vals = sub.filter(pl.col("variant") == variant).get_column("value").to_list()
             n = len(vals)
-            mean = sum(vals) / n if n else math.nan
-            sd = math.sqrt(sum((x - mean) ** 2 for x in vals) / (n - 1)) if n > 1 else math.nan
+            mean = math.fsum(vals) / n if n else math.nan
+            sd = sample_sd(vals)
             stats_rows.append(f"<tr><td class='l'>{esc(str(variant))}</td><td>{n}</td><td>{mean:.4g}</td><td>{sd:.3g}</td>"
                               f"<td>{min(vals) if vals else math.nan:.4g}</td><td>{max(vals) if vals else math.nan:.4g}</td></tr>")
         parts.append(f"<table><tr><th class='l'>variant</th><th>n</th><th>mean {esc(metric)}</th><th>SD</th><th>min</th><th>max</th></tr>"

@@ -15,7 +15,7 @@ from typing import Any
 
 from ..exceptions import ConfigError
 
-__all__ = ["load_measurements", "config_columns", "split_baseline", "CORE_COLUMNS"]
+__all__ = ["load_measurements", "config_columns", "split_baseline", "sample_sd", "CORE_COLUMNS"]
 
 #: The columns every measurement table has; the others are configuration columns.
 CORE_COLUMNS = ("metric", "variant", "repetition", "value")
@@ -81,3 +81,17 @@ def split_baseline(df: Any, baseline: str | None) -> tuple[str, str]:
         raise ConfigError(f"--baseline: '{val}' is not a value of {col} (have: {', '.join(map(str, levels))})")
     del pl
     return col, val
+
+
+def sample_sd(values: Any) -> float:
+    """The sample SD (n − 1), NaN below two values; 0 for data R calls "essentially
+    constant" (an SD below 10·eps·|mean|, rounding noise of the mean)."""
+    import numpy as np
+
+    from .rformat import EPS
+
+    v = np.asarray(values, dtype=float)
+    if v.size < 2:
+        return float("nan")
+    sd = float(np.std(v, ddof=1))
+    return 0.0 if sd < 10 * EPS * abs(float(np.mean(v))) else sd
