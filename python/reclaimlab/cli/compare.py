@@ -28,6 +28,10 @@ examples:
   reclaimlab compare out/                              Welch tests of every variant vs the baseline
   reclaimlab compare out/ --baseline swap=swapoff      compare along the `swap` column instead
   reclaimlab compare seed002.csv --style mmtests --mmtests-rule 2018
+  reclaimlab compare out/ --json                       the same tests as data (one JSON document)
+
+From Python, reclaimlab.stats.comparisons(SOURCE) returns the Welch tests as a polars
+DataFrame.
 """
 
 
@@ -44,42 +48,33 @@ def add_parser(sub) -> None:
                    help="significance stars: 2018 t-test (df=n1+n2-2, p<0.10) or 2024 non-overlap of mean±1.96·SD (default)")
     p.add_argument("--prefer", choices=("auto", "lower", "higher"), default="auto",
                    help="mmtests: whether lower or higher values are better (auto: higher for tps/throughput-like metrics)")
+    p.add_argument("--json", action="store_true",
+                   help="print one JSON document instead (provenance, noise, every Welch test and mmtests row; "
+                        "schema: reclaimlab/stats/compare.schema.json, docs/experiments.md)")
     p.set_defaults(func=main)
 
 
 def main(args: argparse.Namespace) -> int:
-    from ..exceptions import ConfigError
-    from ..stats import load_measurements, mmtests, split_baseline, welch
+    import textwrap
 
-    src = Path(args.source)
-    meta: dict = {}
-    if src.is_dir():
-        from ..results import Store
+    from ..stats import frame, mmtests, welch
 
-        if (src / "results.sqlite").exists():
-            with Store(src, create=False) as st:
-                meta = st.meta()
-    df = load_measurements(src)
-    metrics = df.get_column("metric").unique(maintain_order=True).to_list()
-    metric = args.metric or meta.get("metric")
-    if metric is None:
-        if len(metrics) == 1 or args.style == "mmtests":
-            metric = metrics[0] if len(metrics) == 1 else None
-        else:
-            raise ConfigError(f"{src}: several metrics ({', '.join(metrics)}); pick one with --metric")
-    if metric is not None:
-        if metric not in metrics:
-            raise ConfigError(f"{src}: no metric '{metric}' (have: {', '.join(metrics)})")
-        df = df.filter(df.get_column("metric") == metric)
-    baseline = args.baseline or meta.get("baseline")
-    by, base = split_baseline(df, baseline)
+    sel = frame.select(args.source, args.metric, args.baseline, any_metric=args.style == "mmtests" or args.json)
+    if args.json:
+        import json
+
+        doc = frame.document(sel, rule=args.mmtests_rule, prefer=args.prefer)
+        print(json.dumps(doc, sort_keys=False, allow_nan=False))
+        return 0
+    print(textwrap.fill(frame.noise_text(sel), width=80, subsequent_indent="  "))
     if args.style == "welch":
-        print(welch.render(df, by=by, baseline=base, metric=metric or ""), end="")
+        print(welch.render(sel.df, by=sel.by, baseline=sel.baseline, metric=sel.metric or ""), end="")
     else:
-        print(mmtests.render(df, by=by, baseline=base, rule=args.mmtests_rule, prefer=args.prefer), end="")
-        if meta:
+        print(mmtests.render(sel.df, by=sel.by, baseline=sel.baseline, rule=args.mmtests_rule, prefer=args.prefer),
+              end="")
+        if sel.meta:
             print()
-            print(_vmstat_tables(src, by, base, args.mmtests_rule))
+            print(_vmstat_tables(sel.source, sel.by, sel.baseline, args.mmtests_rule))
     return 0
 
 

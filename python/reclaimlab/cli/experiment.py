@@ -38,6 +38,10 @@ def add_parser(sub) -> None:
     r.add_argument("--jobs", "-j", metavar="N", type=int, help="local worker processes (default: CPUs)")
     r.add_argument("--scheduler", metavar="ADDRESS",
                    help="run on a Dask cluster (tcp://HOST:PORT), or `local[:N]` for a LocalCluster of N workers")
+    r.add_argument("--noise", choices=("default", "none"),
+                   help="what differs between repetitions besides the seed: `default` (CPU speed, device latency, "
+                        "background activity, page placement, drawn per run; docs/experiments.md) or `none` "
+                        "(the pure model); default: the experiment's [noise] table, else `default`")
     r.add_argument("--no-progress", action="store_true", help="no progress bar")
     r.set_defaults(func=run_main)
     ls = esub.add_parser("list", help="list the built-in experiments")
@@ -61,6 +65,10 @@ def run_main(args: argparse.Namespace) -> int:
     from ..experiment import resolve, run_experiment
 
     exp = resolve(args.experiment)
+    if args.noise is not None:
+        from ..experiment.noise import by_name
+
+        exp.noise = by_name(args.noise)
     if args.jobs is not None and args.jobs < 1:
         raise ConfigError("--jobs must be at least 1")
     out = args.out or exp.name
@@ -90,6 +98,7 @@ def show_main(args: argparse.Namespace) -> int:
     for a in exp.axes:
         print(f"  axis {a.name} ({a.key}): {', '.join(a.labels)}")
     jobs = exp.jobs()
+    print(f"  {exp.noise.describe()}")
     print(f"  {len(exp.configurations())} configurations x {exp.repetitions} repetitions = {len(jobs)} runs")
     return 0
 

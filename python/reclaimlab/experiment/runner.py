@@ -17,6 +17,7 @@ from typing import Any, Callable
 
 from ..exceptions import ReclaimlabError
 from ..results import Store
+from .noise import NOISE_NONE, Noise
 from .spec import Experiment
 
 __all__ = ["execute", "run_experiment", "RETRIES"]
@@ -49,6 +50,10 @@ def execute(job: dict[str, Any]) -> dict[str, Any]:
         if wp:
             source = _scenario_source(p.scenario, seed, p.scale, wp)
             workload += " " + " ".join(f"{k}={v}" for k, v in wp.items())
+    # This repetition's machine: the noise model's draw for this run (none: no change).
+    noise = Noise(**job["noise"]) if job.get("noise") else NOISE_NONE
+    for k, v in noise.overrides(dict(cfg.items()), job["run_id"]).items():
+        cfg.set(k, v)
     raw = replay(cfg, source)
     metrics = dict(raw["metrics"])
     if apt:
@@ -118,7 +123,7 @@ def run_experiment(
         store.set_meta(experiment=exp.name, description=exp.description, metric=exp.metric,
                        baseline=exp.baseline, variant_axis=exp.variant,
                        axes=[a.name for a in exp.axes if a.name != exp.variant],
-                       source=str(exp.path) if exp.path else None)
+                       source=str(exp.path) if exp.path else None, noise=exp.noise.spec())
         done = store.done_ids()
         todo = [j for j in all_jobs if j["run_id"] not in done]
         skipped = len(all_jobs) - len(todo)

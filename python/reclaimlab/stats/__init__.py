@@ -15,7 +15,7 @@ from typing import Any
 
 from ..exceptions import ConfigError
 
-__all__ = ["load_measurements", "config_columns", "split_baseline", "sample_sd", "CORE_COLUMNS"]
+__all__ = ["load_measurements", "config_columns", "split_baseline", "sample_sd", "comparisons", "CORE_COLUMNS"]
 
 #: The columns every measurement table has; the others are configuration columns.
 CORE_COLUMNS = ("metric", "variant", "repetition", "value")
@@ -95,3 +95,11 @@ def sample_sd(values: Any) -> float:
         return float("nan")
     sd = float(np.std(v, ddof=1))
     return 0.0 if sd < 10 * EPS * abs(float(np.mean(v))) else sd
+
+
+def comparisons(source: str | os.PathLike, metric: str | None = None, baseline: str | None = None):
+    """The Welch tests of ``reclaimlab compare SOURCE`` as a polars DataFrame
+    (:func:`reclaimlab.stats.frame.comparisons`)."""
+    from .frame import comparisons as _comparisons
+
+    return _comparisons(source, metric, baseline)

@@ -1,0 +1,44 @@
+"""Provenance of every report and ``--json`` document: which reclaimlab (version and git
+commit) produced it, and when.
+
+The date is the current UTC time unless ``SOURCE_DATE_EPOCH`` is set (the
+reproducible-builds convention), so a pinned date gives byte-identical documents.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import functools
+import os
+import subprocess
+from pathlib import Path
+from typing import Any
+
+__all__ = ["provenance", "git_commit"]
+
+
+@functools.lru_cache(maxsize=1)
+def git_commit() -> str | None:
+    """The commit of the checkout this package runs from (an editable install), with
+    ``-dirty`` when it has local changes; None outside a git checkout."""
+    here = Path(__file__).resolve().parent
+    try:
+        head = subprocess.run(["git", "-C", str(here), "rev-parse", "HEAD"], capture_output=True, text=True,
+                              timeout=10)
+        if head.returncode != 0:
+            return None
+        dirty = subprocess.run(["git", "-C", str(here), "status", "--porcelain", "--untracked-files=no"],
+                               capture_output=True, text=True, timeout=10)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return head.stdout.strip() + ("-dirty" if dirty.returncode == 0 and dirty.stdout.strip() else "")
+
+
+def provenance() -> dict[str, Any]:
+    """``{"reclaimlab": version, "git_commit": sha or None, "date": ISO-8601 UTC}``."""
+    from . import __version__
+
+    epoch = os.environ.get("SOURCE_DATE_EPOCH")
+    when = _dt.datetime.fromtimestamp(int(epoch), _dt.timezone.utc) if epoch and epoch.isdigit() else \
+        _dt.datetime.now(_dt.timezone.utc).replace(microsecond=0)
+    return {"reclaimlab": __version__, "git_commit": git_commit(), "date": when.isoformat().replace("+00:00", "Z")}
