@@ -4,6 +4,8 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
+import signal
 import sys
 import time
 
@@ -73,12 +75,43 @@ def run_main(args: argparse.Namespace) -> int:
         raise ConfigError("--jobs must be at least 1")
     out = args.out or exp.name
     t0 = time.monotonic()
-    res = run_experiment(exp, out, jobs=args.jobs, scheduler=args.scheduler,
-                         progress=not args.no_progress and sys.stderr.isatty())
+    stored = []
+    try:
+        with _stop_on(signal.SIGTERM, signal.SIGHUP):
+            res = run_experiment(exp, out, jobs=args.jobs, scheduler=args.scheduler,
+                                 progress=not args.no_progress and sys.stderr.isatty(), on_stored=stored.append)
+    except Stopped as e:
+        name = signal.Signals(e.signum).name
+        print(f"reclaimlab: experiment run: stopped by {name}: {len(stored)} more run(s) stored in {out}, "
+              f"the workers stopped; the same command runs the rest", file=sys.stderr)
+        return 128 + e.signum
     took = time.monotonic() - t0
     print(f"{exp.name}: {res['total']} runs ({len(exp.configurations())} configurations x {exp.repetitions} "
           f"repetitions): {res['ran']} ran, {res['skipped']} already stored; {took:.1f} s; results in {out}")
     return 0
+
+
+class Stopped(BaseException):
+    """A stop signal arrived (raised in the main thread by its handler)."""
+
+    def __init__(self, signum: int):
+        super().__init__(signum)
+        self.signum = signum
+
+
+@contextlib.contextmanager
+def _stop_on(*signums: int):
+    """Turn ``signums`` into :class:`Stopped` while the block runs (the store keeps every
+    finished run; the runner stops its workers on the way out)."""
+    def handler(signum: int, frame: object) -> None:
+        raise Stopped(signum)
+
+    old = {s: signal.signal(s, handler) for s in signums}
+    try:
+        yield
+    finally:
+        for s, h in old.items():
+            signal.signal(s, h)
 
 
 def list_main(args: argparse.Namespace) -> int:

@@ -91,6 +91,16 @@ class Experiment:
     path: Path | None = None
     noise: Noise = NOISE_DEFAULT
 
+    def identity(self) -> dict[str, Any]:
+        """What makes two experiments the same for a results store: everything that
+        changes a run's configuration or how the runs are grouped (not the repetitions,
+        so more of them extend a store; not metric, baseline or description, which only
+        choose what `compare` shows)."""
+        return {"name": self.name, "workload": {k: v for k, v in self.workload.items() if k != "program"},
+                "program": self.workload.get("program"), "settings": self.settings, "seed": self.seed,
+                "variant": self.variant, "timeseries": self.timeseries, "noise": self.noise.spec(),
+                "axes": [{"name": a.name, "key": a.key, "values": a.values, "labels": a.labels} for a in self.axes]}
+
     def configurations(self) -> list[dict[str, tuple[str, Any]]]:
         """Every point of the matrix: axis name -> (label, value), axes in file order."""
         if not self.axes:

@@ -159,9 +159,19 @@ def write_report(source: str | os.PathLike, output: str | os.PathLike, metric: s
                  baseline: str | None = None) -> Path:
     """Render the report of the results store in ``source`` into ``output`` (atomically)."""
     from .._atomic import atomic_output
+    from ..exceptions import ConfigError, ReclaimlabError
 
-    text = render_html(source, metric, baseline)
     out = Path(output)
+    parent = out.parent if str(out.parent) else Path(".")
+    if not parent.is_dir():  # before the rendering, and by its name (not the temp file's)
+        raise ConfigError(f"{out}: no such directory: {parent}")
+    if not (Path(source) / "results.sqlite").exists():
+        raise ConfigError(f"{source}: no results store (results.sqlite) in this directory")
+    try:
+        import matplotlib  # noqa: F401
+    except ImportError:
+        raise ReclaimlabError("report needs matplotlib for its figures: pip install 'reclaimlab[plot]'") from None
+    text = render_html(source, metric, baseline)
     with atomic_output(out) as tmp:
         tmp.write_text(text, encoding="utf-8")
     return out
