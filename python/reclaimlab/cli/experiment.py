@@ -54,7 +54,10 @@ def add_parser(sub) -> None:
 
     rp = sub.add_parser("report", help="write a self-contained HTML report of an experiment's results",
                         description="A single HTML file with embedded PNG figures (time series per variant, "
-                                    "a forest plot of the Welch CIs, per-configuration tables); needs matplotlib.")
+                                    "a forest plot of the Welch CIs, per-configuration tables), with provenance "
+                                    "(version, commit, date, effective configuration, noise model); and beside it "
+                                    "FILE.txt, a plain-text summary of at most 80 columns, also printed. "
+                                    "Needs matplotlib (pip install 'reclaimlab[plot]').")
     rp.add_argument("source", metavar="DIR", help="experiment output directory")
     rp.add_argument("-o", "--output", metavar="FILE.html", default="report.html", help="output file (default: report.html)")
     rp.add_argument("--metric", metavar="M", help="metric for the CIs (default: the experiment's)")
@@ -139,6 +142,9 @@ def show_main(args: argparse.Namespace) -> int:
 def report_main(args: argparse.Namespace) -> int:
     from ..report import write_report
 
+    from ..report import summary_path
+
     path = write_report(args.source, args.output, metric=args.metric, baseline=args.baseline)
-    print(f"wrote {path}")
+    print(summary_path(path).read_text(encoding="utf-8"), end="")
+    print(f"wrote {path} and {summary_path(path)}")
     return 0
