@@ -78,3 +78,44 @@ def test_pinned_date_gives_identical_bytes():
     a, ta = doc(CSV, env=env)
     b, tb = doc(CSV, env=env)
     assert ta == tb and a["provenance"]["date"] == "2023-11-14T22:13:20Z"
+
+
+FAKE_EXTRACT = """#!{python}
+# A stand-in for mmtests' bin/extract-mmtests.pl --print-json: seed 002's wall times of
+# the kernel named by -n, as an Extract module's _ResultData (one iteration per op).
+import csv, json, sys
+args = sys.argv[1:]
+kernel, bench = args[args.index("-n") + 1], args[args.index("-b") + 1]
+assert "--print-json" in args and bench == "hadoop", args
+data = {{}}
+for row in csv.DictReader(open({csv!r})):
+    if row["variant"] == kernel:
+        op = "Elapsed-" + row["swap"] + "-" + row["concurrency"]
+        data.setdefault(op, [{{"SampleNrs": [], "Values": []}}])
+        data[op][0]["SampleNrs"].append(len(data[op][0]["Values"]))
+        data[op][0]["Values"].append(float(row["value"]))
+print(json.dumps({{"_ModuleName": "ExtractHadoop", "_TestName": kernel, "_ResultData": data}}))
+"""
+
+
+def test_mmtests_result_tree_goes_through_the_same_comparison(tmp_path):
+    import sys
+
+    tree = tmp_path / "mmtests"
+    for k in ("5.15-baseline", "5.15-mglru"):
+        (tree / "work" / "log" / k / "iter-0" / "hadoop" / "logs").mkdir(parents=True)
+    tool = tree / "bin" / "extract-mmtests.pl"
+    tool.parent.mkdir()
+    tool.write_text(FAKE_EXTRACT.format(python=sys.executable, csv=str(CSV)))
+    tool.chmod(0o755)
+    from conftest import assert_user_error
+
+    assert_user_error(cli("compare", tree, env_extra={"MMTESTS": str(tmp_path / "none"), "PATH": "/usr/bin:/bin"}),
+                      "extract-mmtests.pl", "MMTESTS")
+    d, _ = doc(tree, env={"MMTESTS": str(tree)})
+    assert d["metric"] == "hadoop" and d["baseline"] == "5.15-baseline"
+    w = {t["group"]["op"]: t for t in d["welch"]}
+    assert len(w) == 6 and w["Elapsed-swapon-4mr"]["verdict"] == "significant"
+    assert round(w["Elapsed-swapon-4mr"]["t"], 3) == 7.204  # R's, as from the CSV
+    csv_doc, _ = doc(CSV)
+    assert sorted(t["p"] for t in d["welch"]) == sorted(t["p"] for t in csv_doc["welch"])

@@ -10,9 +10,12 @@ HELP = "compare configurations statistically: Welch t-tests (seed 002) or mmtest
 
 DESCRIPTION = """\
 Compare the variants (or the values of any configuration column) of repeated
-measurements: DIR is an experiment's output directory (its results store), FILE.csv a
-table of measurements with the columns metric, variant, any configuration columns,
-repetition, value.
+measurements: DIR is an experiment's output directory (its results store) or an mmtests
+result tree (work/log/<kernel>/iter-*/<benchmark>, as compare-kernels.sh reads it:
+extracted by mmtests' own bin/extract-mmtests.pl from $MMTESTS or PATH; --metric picks the
+benchmark; the first kernel by name is the baseline), FILE.csv a table of measurements
+with the columns metric, variant, any configuration columns, repetition, value, and
+FILE.json the output of extract-mmtests.pl --print-json.
 
 --style welch prints, for each configuration, Welch's two-sample t-test exactly as R's
 t.test prints it, then the 95% CI of the difference as a percentage of the baseline mean
@@ -29,6 +32,7 @@ examples:
   reclaimlab compare out/ --baseline swap=swapoff      compare along the `swap` column instead
   reclaimlab compare seed002.csv --style mmtests --mmtests-rule 2018
   reclaimlab compare out/ --json                       the same tests as data (one JSON document)
+  MMTESTS=~/mmtests reclaimlab compare ~/mmtests/work/log --style mmtests   real kernels, one path
 
 From Python, reclaimlab.stats.comparisons(SOURCE) returns the Welch tests as a polars
 DataFrame.
@@ -38,7 +42,8 @@ DataFrame.
 def add_parser(sub) -> None:
     p = sub.add_parser("compare", help=HELP, description=DESCRIPTION, epilog=EPILOG,
                        formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("source", metavar="DIR|FILE.csv", help="experiment output directory or measurements CSV")
+    p.add_argument("source", metavar="DIR|FILE.csv|FILE.json",
+                   help="experiment output directory, mmtests result tree, measurements CSV or mmtests JSON")
     p.add_argument("--baseline", metavar="NAME|COLUMN=VALUE",
                    help="baseline variant (default: the experiment's baseline, else the first variant), or "
                         "COLUMN=VALUE to compare along a configuration column")

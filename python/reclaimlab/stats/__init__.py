@@ -22,11 +22,22 @@ CORE_COLUMNS = ("metric", "variant", "repetition", "value")
 
 
 def load_measurements(path: str | os.PathLike, metric: str | None = None):
-    """A CSV file (columns ``metric, variant, <config...>, repetition, value``) or an
-    experiment directory (its ``results.sqlite``) as a measurements DataFrame."""
+    """A CSV file (columns ``metric, variant, <config...>, repetition, value``), an
+    experiment directory (its ``results.sqlite``), an mmtests result tree
+    (``work/log/<kernel>/iter-*/<benchmark>``; ``metric`` picks the benchmark) or
+    ``extract-mmtests.pl --print-json`` output (:mod:`.mmtests_dir`) as a measurements
+    DataFrame."""
     import polars as pl
 
     p = Path(path)
+    from . import mmtests_dir
+
+    if p.is_dir() and mmtests_dir.is_results_tree(p):
+        df = mmtests_dir.load_tree(p, metric)
+        return df
+    if p.is_file() and p.suffix == ".json":
+        df = mmtests_dir.load_json(p)
+        return df if metric is None else _only(df, metric, p)
     if p.is_dir():
         from ..results import Store
 
@@ -53,6 +64,15 @@ def load_measurements(path: str | os.PathLike, metric: str | None = None):
         df = df.filter(pl.col("metric") == metric)
         if df.height == 0:
             raise ConfigError(f"{p}: no measurements of metric '{metric}'")
+    return df
+
+
+def _only(df: Any, metric: str, p: Path) -> Any:
+    import polars as pl
+
+    df = df.filter(pl.col("metric") == metric)
+    if df.height == 0:
+        raise ConfigError(f"{p}: no measurements of metric '{metric}'")
     return df
 
 

@@ -54,7 +54,10 @@ def select(source: str | os.PathLike, metric: str | None = None, baseline: str |
 
         with Store(src, create=False) as st:
             meta = st.meta()
-    df = load_measurements(src)
+    from . import mmtests_dir
+
+    # An mmtests tree is extracted one benchmark (the metric) at a time.
+    df = load_measurements(src, metric if mmtests_dir.is_results_tree(src) else None)
     metrics = df.get_column("metric").unique(maintain_order=True).to_list()
     metric = metric or meta.get("metric")
     if metric is None:
