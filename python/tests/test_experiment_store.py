@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import signal
-import sqlite3
 import subprocess
 import sys
 import time
@@ -19,7 +18,7 @@ from reclaimlab.experiment.noise import NOISE_DEFAULT, NOISE_NONE
 from reclaimlab.results import Store
 
 from conftest import assert_user_error, cli
-from test_experiment import _alive, _children, env, tiny
+from test_experiment import _alive, _children, env, stored_runs, tiny
 
 
 def test_a_store_of_another_experiment_is_refused(tmp_path):
@@ -89,17 +88,11 @@ def test_stop_signal_stops_workers_and_keeps_finished_runs(tmp_path, sig):
     proc = subprocess.Popen(cmd, env=env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     db = out / "results.sqlite"
     deadline = time.monotonic() + 120
-    n, workers = 0, set()
+    workers: set[int] = set()
     while time.monotonic() < deadline:
         workers |= _children(proc.pid)
-        if db.exists():
-            try:
-                with sqlite3.connect(db, timeout=5) as c:
-                    n = c.execute("SELECT count(*) FROM runs").fetchone()[0]
-            except sqlite3.OperationalError:
-                n = 0
-            if n >= 1 and len(workers) >= 2:
-                break
+        if stored_runs(db) >= 1 and len(workers) >= 2:
+            break
         assert proc.poll() is None, "the experiment finished before it could be stopped; make the runs longer"
         time.sleep(0.05)
     proc.send_signal(sig)  # to the coordinator only, as `kill PID` or a closed terminal does

@@ -90,7 +90,8 @@ def run_main(args: argparse.Namespace) -> int:
         return 128 + e.signum
     took = time.monotonic() - t0
     print(f"{exp.name}: {res['total']} runs ({len(exp.configurations())} configurations x {exp.repetitions} "
-          f"repetitions): {res['ran']} ran, {res['skipped']} already stored; {took:.1f} s; results in {out}")
+          f"repetitions): {res['ran']} ran, {res['skipped']} already stored; {took:.1f} s; results in {out} "
+          f"(noise: {exp.noise.name})")
     return 0
 
 
