@@ -24,6 +24,9 @@ interval straddles zero), and a table of the means and CIs (seed 002).
 --style mmtests prints mmtests compare tables (Min, Amean|Hmean, Stddev, CoeffVar, Max,
 BAmean-50/95/99; positive percentages are always better), stars by the 2018 t-test rule
 or the 2024 non-overlap rule, and for a results store the vmstat-derived rows.
+Either starts with the noise the repetitions carry (the experiment's noise model, "none"
+for the pure model, "as measured" for measurements). Constant samples get R's "data are
+essentially constant" and no interval. --json prints all of it as one document.
 """
 
 EPILOG = """\
