@@ -67,6 +67,17 @@ def test_compare_says_which_noise(tmp_path):
     pure = tmp_path / "pure"
     assert cli("experiment", "run", tiny(tmp_path), "--out", pure, "--noise", "none", "--jobs", "1").returncode == 0
     assert cli("compare", pure).stdout.startswith("noise: none (repetitions differ only by the workload's seed")
+    # The noise reaches the metric through the engine: the same workload (seed) on each
+    # run's own machine takes a different time, by about the model's few percent.
+    def runtimes(d):
+        with Store(d, create=False) as st:
+            m = st.measurements("runtime_s")
+        return {(r["variant"], r["swap"], r["repetition"]): r["value"] for r in m.to_dicts()}
+
+    noisy, plain = runtimes(out), runtimes(pure)
+    assert noisy.keys() == plain.keys()
+    dev = sorted(abs(noisy[k] / plain[k] - 1) for k in noisy)
+    assert all(d > 0 for d in dev) and 1e-3 < dev[len(dev) // 2] < 0.2, dev
 
 
 def test_bad_noise_table_is_a_user_error(tmp_path):
