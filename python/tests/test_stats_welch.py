@@ -163,3 +163,10 @@ def test_sample_sd_of_constant_data_is_zero():
     assert sample_sd([1.1] * 10) == 0.0
     assert sample_sd([1.0, 2.0, 3.0]) == 1.0
     assert sample_sd([5.0]) != sample_sd([5.0])  # NaN below two values
+
+
+def test_table_says_which_side_is_which():
+    out = cli("compare", CSV, "--baseline", "swap=swapoff").stdout
+    caption = out[out.rindex("Each cell:"):]
+    assert " ".join(caption.split()) == "Each cell: mean swapoff / mean swapon, and the 95% CI of mean swapon - mean swapoff."
+    assert max(len(line) for line in caption.splitlines()) <= 80

@@ -230,6 +230,12 @@ def table(results: list[Welch], title: str = "Mean (s)") -> str:
         out.append(line(r, [cell.get((r, c), ("", ""))[0] for c in cols]))
         out.append(line("", [cell.get((r, c), ("", ""))[1] for c in cols]))
         out.append(sep)
+    if not multi:  # say which side is which (the seed's caption did)
+        w = results[0]
+        import textwrap
+
+        out.append(textwrap.fill(f"Each cell: mean {w.x_name} / mean {w.y_name}, and the {int(round(100 * w.conf))}% "
+                                 f"CI of mean {w.y_name} - mean {w.x_name}.", 80))
     return "\n".join(out)
 
 
