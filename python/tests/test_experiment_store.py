@@ -67,6 +67,21 @@ def test_compare_says_which_noise(tmp_path):
     pure = tmp_path / "pure"
     assert cli("experiment", "run", tiny(tmp_path), "--out", pure, "--noise", "none", "--jobs", "1").returncode == 0
     assert cli("compare", pure).stdout.startswith("noise: none (repetitions differ only by the workload's seed")
+    # The store's --json: the schema, the noise model, the effective configuration (noise
+    # knobs vary by run), and the vmstat rows the mmtests style prints.
+    jsonschema = pytest.importorskip("jsonschema")
+    from reclaimlab.stats.frame import SCHEMA_PATH
+
+    j = cli("compare", out, "--json")
+    assert j.returncode == 0, j.stderr
+    d = json.loads(j.stdout)
+    jsonschema.validate(d, json.loads(SCHEMA_PATH.read_text()))
+    assert d["source"]["kind"] == "store" and d["noise"]["model"] == NOISE_DEFAULT.spec()
+    assert d["effective_config"]["runs"] == 8 and "cost.file_read_ns" in d["effective_config"]["varying"]
+    assert d["effective_config"]["common"]["machine.memory"] == "48M"
+    assert d["experiment"]["identity"]["axes"][1]["key"] == "swap.device"
+    stalls = {(r["group"]["swap"], r["column"]) for r in d["mmtests"]["vmstat"] if r["row"] == "Kswapd efficiency"}
+    assert stalls == {(s, v) for s in ("swapoff", "swapon") for v in ("classic@6.15", "mglru@6.15")}
     # The noise reaches the metric through the engine: the same workload (seed) on each
     # run's own machine takes a different time, by about the model's few percent.
     def runtimes(d):

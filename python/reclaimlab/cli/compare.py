@@ -87,30 +87,10 @@ def main(args: argparse.Namespace) -> int:
 
 
 def _vmstat_tables(src: Path, by: str, base: str, rule: str) -> str:
-    from ..results import Store
-    from ..stats import mmtests
+    from ..stats import frame, mmtests
 
-    with Store(src, create=False) as st:
-        vm = st.vmstat()
-        m = st.metrics()
-        axes = [a for a in (st.meta().get("axes") or []) if a in vm.columns]
-    fixed = {"run_id", "variant", "repetition", "seed", "policy", "workload", "started", "finished", "stored", "worker"}
-    group_cols = [c for c in ["variant"] + axes if c != by]
-    levels = vm.get_column(by).unique(maintain_order=True).to_list()
-    columns = [base] + [lv for lv in levels if lv != base]
-    elapsed = dict(zip(m.get_column("run_id").to_list(), m.get_column("runtime_s").to_list())) if "runtime_s" in m.columns else {}
-    counters = [c for c in vm.columns if c not in fixed and c not in axes]
     out = []
-    keys = vm.select(group_cols).unique(maintain_order=True).rows() if group_cols else [()]
-    for key in keys:
-        sub = vm
-        for c, v in zip(group_cols, key):
-            sub = sub.filter(sub.get_column(c) == v)
-        runs = {}
-        for col in columns:
-            rows = sub.filter(sub.get_column(by) == col).to_dicts()
-            runs[col] = [({k: r[k] for k in counters if r.get(k) is not None}, float(elapsed.get(r["run_id"], 0.0))) for r in rows]
-        title = " ".join(f"{c}={v}" for c, v in zip(group_cols, key))
+    for group, columns, runs in frame.vmstat_groups(src, by, base):
+        title = " ".join(f"{c}={v}" for c, v in group.items())
         out.append((f"vmstat ({title})\n" if title else "") + mmtests.vmstat_table(columns, runs, rule))
     return "\n\n".join(out)
-

@@ -145,6 +145,52 @@ def mmtests_records(sel: Selection, rule: str = "2024", prefer: str = "auto") ->
     return out
 
 
+def vmstat_groups(src: Path, by: str, base: str) -> list[tuple[dict[str, str], list[str], dict[str, list]]]:
+    """A store's runs for the mmtests vmstat tables: per combination of the other columns,
+    ``(group, columns (baseline first), {column: [(vmstat counters, runtime_s)]})``."""
+    from ..results import Store
+
+    with Store(src, create=False) as st:
+        vm = st.vmstat()
+        m = st.metrics()
+        axes = [a for a in (st.meta().get("axes") or []) if a in vm.columns]
+    fixed = {"run_id", "variant", "repetition", "seed", "policy", "workload", "started", "finished", "stored", "worker"}
+    group_cols = [c for c in ["variant"] + axes if c != by]
+    levels = vm.get_column(by).unique(maintain_order=True).to_list()
+    columns = [base] + [lv for lv in levels if lv != base]
+    elapsed = dict(zip(m.get_column("run_id").to_list(), m.get_column("runtime_s").to_list())) \
+        if "runtime_s" in m.columns else {}
+    counters = [c for c in vm.columns if c not in fixed and c not in axes]
+    out = []
+    keys = vm.select(group_cols).unique(maintain_order=True).rows() if group_cols else [()]
+    for key in keys:
+        sub = vm
+        for c, v in zip(group_cols, key):
+            sub = sub.filter(sub.get_column(c) == v)
+        runs = {}
+        for col in columns:
+            rows = sub.filter(sub.get_column(by) == col).to_dicts()
+            runs[col] = [({k: r[k] for k in counters if r.get(k) is not None}, float(elapsed.get(r["run_id"], 0.0)))
+                         for r in rows]
+        out.append(({c: str(v) for c, v in zip(group_cols, key)}, [str(c) for c in columns], runs))
+    return out
+
+
+def vmstat_records(sel: Selection) -> list[dict[str, Any]]:
+    """Every row of a store's mmtests vmstat tables (none for a CSV)."""
+    from . import mmtests
+
+    if sel.kind != "store":
+        return []
+    out = []
+    for group, columns, runs in vmstat_groups(sel.source, sel.by, sel.baseline):
+        for column, rows in mmtests.vmstat_columns(columns, runs).items():
+            for name, value, unit in rows:
+                out.append({"group": group, "row": name, "column": column,
+                            "value": None if value is None else _num(value), "unit": unit})
+    return out
+
+
 def noise_text(sel: Selection) -> str:
     """What the repetitions carry besides the seed: the line atop every comparison."""
     from ..experiment.noise import Noise
@@ -178,5 +224,6 @@ def document(sel: Selection, rule: str = "2024", prefer: str = "auto") -> dict[s
         "noise": {"model": Noise(**noise).spec() if noise else None, "text": noise_text(sel)},
         "metric": sel.metric, "by": sel.by, "baseline": sel.baseline,
         "welch": welch_records(sel),
-        "mmtests": {"rule": rule, "prefer": prefer, "rows": mmtests_records(sel, rule, prefer)},
+        "mmtests": {"rule": rule, "prefer": prefer, "rows": mmtests_records(sel, rule, prefer),
+                    "vmstat": vmstat_records(sel)},
     }

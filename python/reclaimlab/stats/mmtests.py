@@ -34,7 +34,7 @@ import math
 from typing import Any, Mapping, Sequence
 
 __all__ = [
-    "summarise", "pdiff", "pndiff", "significance", "cell_rows", "table", "tables", "render", "vmstat_rows", "vmstat_table",
+    "summarise", "pdiff", "pndiff", "significance", "cell_rows", "table", "tables", "render", "vmstat_rows", "vmstat_columns", "vmstat_table",
     "HIGHER_IS_BETTER",
 ]
 
@@ -292,13 +292,9 @@ def vmstat_rows(vm: Mapping[str, float], elapsed: float) -> list[tuple[str, floa
     return rows
 
 
-def vmstat_table(columns: list[str], runs: Mapping[str, Sequence[tuple[Mapping[str, float], float]]],
-                 rule: str = "2024") -> str:
-    """The ``mmtests-vmstat`` monitor table: one column per name in ``columns``; ``runs``
-    maps a column to its runs' ``(vmstat deltas, elapsed s)``. Counters (and elapsed) are
-    averaged over a column's runs before the ratios are taken. ``rule="2024"`` prints the
-    current layout ("Ops " prefix, %15.2f, no percentage column); ``"2018"`` the old one
-    (counts as integers, efficiencies with a "%" suffix, as in seed 003)."""
+def vmstat_columns(columns: list[str], runs: Mapping[str, Sequence[tuple[Mapping[str, float], float]]]
+                   ) -> dict[str, list[tuple[str, float | None, str]]]:
+    """Per column, its :func:`vmstat_rows` of the counters (and elapsed) averaged over its runs."""
     per: dict[str, list[tuple[str, float | None, str]]] = {}
     for c in columns:
         rs = list(runs.get(c, []))
@@ -306,6 +302,17 @@ def vmstat_table(columns: list[str], runs: Mapping[str, Sequence[tuple[Mapping[s
         mean_vm = {k: math.fsum(float(vm.get(k, 0)) for vm, _ in rs) / len(rs) for k in keys} if rs else {}
         el = math.fsum(e for _, e in rs) / len(rs) if rs else 0.0
         per[c] = vmstat_rows(mean_vm, el)
+    return per
+
+
+def vmstat_table(columns: list[str], runs: Mapping[str, Sequence[tuple[Mapping[str, float], float]]],
+                 rule: str = "2024") -> str:
+    """The ``mmtests-vmstat`` monitor table: one column per name in ``columns``; ``runs``
+    maps a column to its runs' ``(vmstat deltas, elapsed s)``. Counters (and elapsed) are
+    averaged over a column's runs before the ratios are taken. ``rule="2024"`` prints the
+    current layout ("Ops " prefix, %15.2f, no percentage column); ``"2018"`` the old one
+    (counts as integers, efficiencies with a "%" suffix, as in seed 003)."""
+    per = vmstat_columns(columns, runs)
     names = [r[0] for r in per[columns[0]]] if columns else []
     heads = [_split_name(c) for c in columns]
     if rule == "2024":
