@@ -119,3 +119,14 @@ def test_mmtests_result_tree_goes_through_the_same_comparison(tmp_path):
     assert round(w["Elapsed-swapon-4mr"]["t"], 3) == 7.204  # R's, as from the CSV
     csv_doc, _ = doc(CSV)
     assert sorted(t["p"] for t in d["welch"]) == sorted(t["p"] for t in csv_doc["welch"])
+
+
+def test_mmtests_ops_keep_an_order_a_perl_hash_does_not():
+    from reclaimlab.stats.mmtests_dir import from_modules
+
+    mod = {"_TestName": "k", "_GeneratedOperations": [],
+           "_ResultData": {f"Elapsed-{n}": [{"SampleNrs": [1], "Values": [float(n)]}] for n in (10, 2, 8)}}
+    ops = from_modules([mod], "kernbench").get_column("op").to_list()
+    assert ops == ["Elapsed-2", "Elapsed-8", "Elapsed-10"]
+    mod["_Operations"] = ["Elapsed-8", "Elapsed-10", "Elapsed-2"]  # the module's own order wins
+    assert from_modules([mod], "kernbench").get_column("op").to_list() == mod["_Operations"]

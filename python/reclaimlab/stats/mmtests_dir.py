@@ -68,7 +68,9 @@ def from_modules(modules: list[dict[str, Any]], benchmark: str, names: list[str]
         if not isinstance(mod, dict) or not isinstance(mod.get("_ResultData"), dict):
             raise ConfigError(f"mmtests module {i}: no _ResultData (not extract-mmtests.pl --print-json output)")
         kernel = names[i] if names else str(mod.get("_TestName") or f"kernel{i}")
-        for op, iters in mod["_ResultData"].items():
+        data = mod["_ResultData"]
+        for op in _op_order(mod):
+            iters = data[op]
             rep = 0
             for it in iters or []:
                 for v in (it or {}).get("Values", []):
@@ -79,6 +81,18 @@ def from_modules(modules: list[dict[str, Any]], benchmark: str, names: list[str]
         raise ConfigError(f"mmtests {benchmark}: the extracted modules hold no values")
     return pl.DataFrame(rows, schema={"metric": pl.Utf8, "variant": pl.Utf8, "op": pl.Utf8, "repetition": pl.Int64,
                                       "value": pl.Float64})
+
+
+def _op_order(mod: dict[str, Any]) -> list[str]:
+    """The module's ops in mmtests' order (``_Operations``, else ``_GeneratedOperations``),
+    the rest in natural order (``Elapsed-2`` before ``Elapsed-10``): a Perl hash's key
+    order changes from run to run, the output must not."""
+    import re
+
+    data = mod["_ResultData"]
+    first = [op for op in (mod.get("_Operations") or mod.get("_GeneratedOperations") or []) if op in data]
+    natural = lambda op: [int(t) if t.isdigit() else t for t in re.split(r"(\d+)", str(op))]  # noqa: E731
+    return list(dict.fromkeys(first)) + sorted((op for op in data if op not in first), key=natural)
 
 
 def load_json(path: Path):
