@@ -12,9 +12,13 @@ import functools
 import os
 import subprocess
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterable, Mapping
 
-__all__ = ["provenance", "git_commit"]
+__all__ = ["provenance", "git_commit", "config_summary", "stamp", "NOISE_SINGLE_RUN"]
+
+#: The noise of a single `reclaimlab run`: the pure model (repetitions and their noise
+#: model are `reclaimlab experiment`'s).
+NOISE_SINGLE_RUN = "none (one run of the pure model; repetitions with a noise model: reclaimlab experiment)"
 
 
 @functools.lru_cache(maxsize=1)
@@ -42,3 +46,23 @@ def provenance() -> dict[str, Any]:
     when = _dt.datetime.fromtimestamp(int(epoch), _dt.timezone.utc) if epoch and epoch.isdigit() else \
         _dt.datetime.now(_dt.timezone.utc).replace(microsecond=0)
     return {"reclaimlab": __version__, "git_commit": git_commit(), "date": when.isoformat().replace("+00:00", "Z")}
+
+
+def config_summary(configs: Iterable[Mapping[str, Any]]) -> dict[str, Any]:
+    """Engine configurations of several runs as ``{"runs": n, "common": {knob: value},
+    "varying": {knob: [distinct values, sorted]}}``."""
+    values: dict[str, set[str]] = {}
+    n = 0
+    for cfg in configs:
+        n += 1
+        for k, v in cfg.items():
+            values.setdefault(k, set()).add(str(v))
+    common = {k: next(iter(v)) for k, v in sorted(values.items()) if len(v) == 1}
+    varying = {k: sorted(v) for k, v in sorted(values.items()) if len(v) > 1}
+    return {"runs": n, "common": common, "varying": varying}
+
+
+def stamp(doc: Mapping[str, Any], configs: Iterable[Mapping[str, Any]], noise: str = NOISE_SINGLE_RUN) -> dict[str, Any]:
+    """``doc`` with a ``provenance`` key: :func:`provenance`, the effective configuration
+    (:func:`config_summary`) and the noise the numbers carry."""
+    return {**doc, "provenance": {**provenance(), "config": config_summary(configs), "noise": noise}}

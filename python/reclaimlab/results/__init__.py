@@ -222,18 +222,12 @@ class Store:
                        on="run_id", how="left")
 
     def effective_config(self) -> dict[str, Any]:
-        """The engine configuration the runs had: ``{"common": {knob: value}, "varying":
-        {knob: [distinct values, sorted]}}`` — knobs set by the matrix or the noise model
-        vary, the rest are common to every run."""
-        values: dict[str, set[str]] = {}
-        n = 0
-        for (blob,) in self.db.execute("SELECT config FROM runs ORDER BY rowid"):
-            n += 1
-            for k, v in json.loads(blob).items():
-                values.setdefault(k, set()).add(str(v))
-        common = {k: next(iter(v)) for k, v in sorted(values.items()) if len(v) == 1}
-        varying = {k: sorted(v) for k, v in sorted(values.items()) if len(v) > 1}
-        return {"runs": n, "common": common, "varying": varying}
+        """The engine configuration the runs had: ``{"runs", "common": {knob: value},
+        "varying": {knob: [distinct values, sorted]}}`` — knobs set by the matrix or the
+        noise model vary, the rest are common to every run."""
+        from ..provenance import config_summary
+
+        return config_summary(json.loads(blob) for (blob,) in self.db.execute("SELECT config FROM runs ORDER BY rowid"))
 
     def measurements(self, metric: str | None = None):
         """The long measurements frame :mod:`reclaimlab.stats` compares: metric, variant,
