@@ -27,9 +27,12 @@ def git_commit() -> str | None:
     ``-dirty`` when it has local changes; None outside a git checkout."""
     here = Path(__file__).resolve().parent
     try:
+        # Only our own checkout: an installed package may sit inside some other repository.
+        ours = subprocess.run(["git", "-C", str(here), "ls-files", "--error-unmatch", Path(__file__).name],
+                              capture_output=True, text=True, timeout=10)
         head = subprocess.run(["git", "-C", str(here), "rev-parse", "HEAD"], capture_output=True, text=True,
                               timeout=10)
-        if head.returncode != 0:
+        if ours.returncode != 0 or head.returncode != 0:
             return None
         dirty = subprocess.run(["git", "-C", str(here), "status", "--porcelain", "--untracked-files=no"],
                                capture_output=True, text=True, timeout=10)
