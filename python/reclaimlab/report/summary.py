@@ -19,6 +19,14 @@ def better(w: Any, higher_is_better: bool) -> bool | None:
     return (w.mean_y > w.mean_x) == higher_is_better
 
 
+def _num(v: float) -> str:
+    """About six significant digits with fixed decimals (123.54, 1.8640), for columns."""
+    a = abs(v)
+    if a == 0 or a != a or a == float("inf") or a >= 1e6 or a < 1e-3:
+        return f"{v:.4g}"
+    return f"{v:.{max(0, 5 - len(str(int(a))))}f}"
+
+
 def _cut(text: str, width: int) -> str:
     return text if len(text) <= width else text[: width - 1] + "~"
 
@@ -45,7 +53,7 @@ def summary(meta: dict, prov: dict, noise_text: str, metric: str, by: str, base:
         else:
             lo, hi = w.change_pct
             ci, mark = f"[{lo:+.2f}, {hi:+.2f}]%", "*" if w.significant else " "
-        means = f"{w.mean_x:.6g} -> {w.mean_y:.6g}"
+        means = f"{_num(w.mean_x)} -> {_num(w.mean_y)}"
         line = f"{_cut(w.label, lw):<{lw}} {means:>21} {ci:>18}{mark} {word}"
         out.append(_cut(line.rstrip(), WIDTH))
     return "\n".join(out) + "\n"
