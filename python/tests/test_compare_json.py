@@ -21,12 +21,31 @@ CSV = Path(stats_pkg.__file__).parent / "data" / "seed002.csv"
 
 
 def doc(*args, env=None):
-    p = cli("compare", *args, "--json", env_extra=env)
-    assert p.returncode == 0, p.stderr
-    assert len(p.stdout.strip().splitlines()) == 1
-    d = json.loads(p.stdout)
+    """`reclaimlab compare ARGS --json` (in this process: seconds, not a start-up each),
+    validated against the schema: (document, its text)."""
+    import contextlib
+    import io
+    import os
+
+    from reclaimlab.cli import main
+
+    old = {k: os.environ.get(k) for k in (env or {})}
+    os.environ.update(env or {})
+    buf = io.StringIO()
+    try:
+        with contextlib.redirect_stdout(buf):
+            assert main(["compare", *map(str, args), "--json"]) == 0
+    finally:
+        for k, v in old.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
+    text = buf.getvalue()
+    assert len(text.strip().splitlines()) == 1
+    d = json.loads(text)
     jsonschema.validate(d, json.loads(SCHEMA_PATH.read_text()))
-    return d, p.stdout
+    return d, text
 
 
 def test_seed002_json_validates_and_carries_rs_numbers():
