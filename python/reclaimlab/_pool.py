@@ -17,7 +17,10 @@ PR_SET_PDEATHSIG = 1
 
 
 def _die_with_parent(parent: int) -> None:
-    """Worker initializer: SIGKILL when the parent goes (and at once if it already has)."""
+    """Worker initializer: SIGKILL when the parent goes (and at once if it already has);
+    SIGTERM and SIGHUP back to their default (the coordinator's handlers are forked in)."""
+    for sig in (signal.SIGTERM, signal.SIGHUP):
+        signal.signal(sig, signal.SIG_DFL)
     if sys.platform.startswith("linux"):
         try:
             ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)

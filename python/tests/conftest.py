@@ -11,6 +11,11 @@ from pathlib import Path
 import pytest
 
 
+#: The environment that pins the date of every provenance (reproducible builds'
+#: SOURCE_DATE_EPOCH), for tests that compare two --json outputs byte for byte.
+PINNED = {"SOURCE_DATE_EPOCH": "1700000000"}
+
+
 def cli(*args: str, cwd: str | os.PathLike | None = None, timeout: float = 120,
         env_extra: dict[str, str] | None = None) -> subprocess.CompletedProcess:
     env = dict(os.environ)

@@ -9,7 +9,7 @@ import pytest
 
 import reclaimlab
 
-from conftest import assert_user_error, cli
+from conftest import PINNED, assert_user_error, cli
 
 pytestmark = pytest.mark.engine
 
@@ -27,7 +27,7 @@ SMALL = ("--scale", "0.25", "--quiet")
 
 @pytest.fixture(scope="module")
 def tpcc_json():
-    p = cli("run", "tpcc-stock-level", *SMALL, "--json")
+    p = cli("run", "tpcc-stock-level", *SMALL, "--json", env_extra=PINNED)
     assert p.returncode == 0, p.stderr
     return p.stdout
 
@@ -41,7 +41,9 @@ def test_tpcc_declares_the_seed_policies():
 def test_tpcc_json_structure_and_every_policy_ran(tpcc_json):
     assert len(tpcc_json.strip().splitlines()) == 1
     d = json.loads(tpcc_json)
-    assert set(d) == {"scenario", "baseline", "policies"}
+    assert set(d) == {"scenario", "baseline", "policies", "provenance"}
+    assert d["provenance"]["config"]["runs"] == len(TPCC_EXPECTED)
+    assert d["provenance"]["config"]["varying"]["policy"] == sorted(TPCC_EXPECTED)
     assert d["scenario"] == "tpcc-stock-level"
     assert list(d["policies"]) == TPCC_EXPECTED
     assert d["baseline"] == TPCC_BASELINE
@@ -72,7 +74,7 @@ def test_tpcc_tps_is_transactions_over_summed_latency(tpcc_json):
 
 
 def test_tpcc_same_seed_identical_json_bytes(tpcc_json):
-    again = cli("run", "tpcc-stock-level", *SMALL, "--json", "--jobs", "1")
+    again = cli("run", "tpcc-stock-level", *SMALL, "--json", "--jobs", "1", env_extra=PINNED)
     assert again.returncode == 0, again.stderr
     assert again.stdout == tpcc_json  # also: independent of the number of workers
 
@@ -99,7 +101,7 @@ def test_policy_narrows_to_one_detailed_run():
     p = cli("run", "tpcc-stock-level", *SMALL, "--policy", "classic@6.15", "--json")
     assert p.returncode == 0, p.stderr
     d = json.loads(p.stdout)
-    assert set(d) == {"policy", "vmstat", "metrics"}
+    assert set(d) == {"policy", "vmstat", "metrics", "provenance"}
     assert d["policy"] == "classic@6.15"
     m = d["metrics"]
     assert m["tps"] == pytest.approx(m["transactions"] / (TPCC_CLIENTS * m["runtime_s"]), rel=1e-9)

@@ -167,6 +167,17 @@ def test_a_single_axis_value_is_a_one_value_axis(tmp_path):
     assert len(exp.configurations()) == 1
 
 
+def stored_runs(db: Path) -> int:
+    """Runs committed to the store ``db`` so far (0 while it does not exist or is being made)."""
+    if not db.exists():
+        return 0
+    try:
+        with sqlite3.connect(db, timeout=5) as c:
+            return c.execute("SELECT count(*) FROM runs").fetchone()[0]
+    except sqlite3.OperationalError:
+        return 0
+
+
 def _children(pid: int) -> set[int]:
     out = set()
     for task in Path(f"/proc/{pid}/task").glob("*"):
@@ -218,14 +229,9 @@ def test_sigkill_midway_then_rerun_keeps_every_finished_run(tmp_path):
     deadline = time.monotonic() + 120
     n = 0
     while time.monotonic() < deadline:
-        if db.exists():
-            try:
-                with sqlite3.connect(db, timeout=5) as c:
-                    n = c.execute("SELECT count(*) FROM runs").fetchone()[0]
-            except sqlite3.OperationalError:
-                n = 0
-            if n >= 3:
-                break
+        n = stored_runs(db)
+        if n >= 3:
+            break
         assert proc.poll() is None, "the experiment finished before it could be killed; make the runs longer"
         time.sleep(0.05)
     assert n >= 3

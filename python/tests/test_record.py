@@ -23,6 +23,8 @@ import pytest
 
 from reclaimlab import _core
 from reclaimlab.cli import main
+
+from conftest import PINNED
 from reclaimlab.record.stream import ANON, HEADER, T_ACCESS, T_ADVICE, T_FILE, T_FORK, T_PAGES, T_START, Spool
 
 WRITE, FILE, SYSCALL, READ_CONT = 1, 2, 4, 8
@@ -272,7 +274,7 @@ def test_replays(recorder, tmp_path, capsys):
     assert '"pgfault"' in capsys.readouterr().out
 
 
-def test_compressed_by_default_replays_like_uncompressed(recorder, tmp_path, capsys):
+def test_compressed_by_default_replays_like_uncompressed(recorder, tmp_path, capsys, monkeypatch):
     """`record` writes compressed blocks unless --no-compress; the engine's results from
     the compressed trace and from its uncompressed copy are identical."""
     text = tmp_path / "in.txt"
@@ -288,6 +290,7 @@ def test_compressed_by_default_replays_like_uncompressed(recorder, tmp_path, cap
     assert (meta, recs) == read_trace(plain) and len(recs) > 100_000
     assert out.stat().st_size * 3 < plain.stat().st_size
     capsys.readouterr()
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", PINNED["SOURCE_DATE_EPOCH"])  # one provenance date for both
     results = []
     for t in (out, plain):
         assert main(["run", "--trace", str(t), "--memory", "16M", "--json"]) == 0

@@ -37,6 +37,19 @@ def test_report_is_self_contained_html(experiment_dir, tmp_path):
         assert base64.b64decode(b)[:8] == b"\x89PNG\r\n\x1a\n"
     assert "http://" not in html and "https://" not in html  # nothing fetched from a server
     assert "swap=swapoff" in html and "swap=swapon" in html and "classic@6.15" in html
+    # issue 21 item 5: provenance, the noise, the knobs behind the axes, variant-named headers.
+    from reclaimlab import __version__
+
+    assert f"reclaimlab {__version__}, commit " in html and "rendered 20" in html
+    assert "noise: default (per run:" in html and "Effective configuration of the 8 runs" in html
+    assert "machine.memory" in html and "cost.file_read_ns" in html  # common, and varying by noise
+    assert "swap=swapoff (swap.device=none)" in html and "mean other" not in html
+    assert "mean runtime_s: classic@6.15</th><th class='l'>against</th>" in html and "<td class='l'>mglru@6.15</td>" in html
+    assert re.search(r"<td class='(better|worse|eq)'>", html)
+    # The plain-text summary: printed, written beside the HTML, every line a mail's width.
+    txt = out.with_suffix(".txt").read_text()
+    assert txt in p.stdout and "swapoff" in txt and "noise: default" in txt
+    assert max(len(line) for line in txt.splitlines()) <= 80
 
 
 def _chromium() -> str | None:
@@ -71,4 +84,5 @@ def test_report_renders_in_headless_chromium(experiment_dir, tmp_path):
 
     assert count((31, 119, 180)) > 200, "no tab:blue time-series lines in the screenshot"
     assert count((255, 127, 14)) > 200, "no tab:orange time-series lines in the screenshot"
-    assert count((44, 160, 44)) + count((127, 127, 127)) > 50, "no forest plot in the screenshot"
+    # The forest plot: green (better), red (worse) or grey (equal) intervals.
+    assert count((44, 160, 44)) + count((214, 39, 40)) + count((127, 127, 127)) > 50, "no forest plot in the screenshot"

@@ -135,3 +135,38 @@ def test_csv_errors_are_user_errors(tmp_path):
     assert_user_error(cli("compare", bad), "missing column")
     assert_user_error(cli("compare", CSV, "--baseline", "nosuch"), "nosuch")
     assert_user_error(cli("compare", CSV, "--metric", "tps"), "tps")
+
+
+def test_constant_data_is_rs_error_not_a_test(tmp_path):
+    # R: t.test(rep(911.8, 10), rep(843.2, 10)) stops with "data are essentially constant"
+    # (stderr < 10 eps max|mean|): no t, no p-value, no interval.
+    csv = tmp_path / "const.csv"
+    rows = ["variant,value"] + [f"base,{911.8}"] * 10 + [f"new,{843.2}"] * 10
+    csv.write_text("\n".join(rows) + "\n")
+    p = cli("compare", csv)
+    assert p.returncode == 0, p.stderr
+    assert "Error in t.test.default(x, y) : data are essentially constant" in p.stdout
+    assert "confidence interval" not in p.stdout and "p-value" not in p.stdout
+    assert '"new vs base: no test (data are essentially constant)"' in p.stdout
+    assert "(constant)" in p.stdout and "e-1" not in p.stdout
+    w = welch.welch([911.8] * 10, [843.2] * 10)
+    assert w.error == "data are essentially constant" and not w.significant
+    # Just above R's threshold the test runs, as in R (t = -1, df = 9, p-value = 0.3434).
+    w = welch.welch([1.1] * 10, [1.1] * 9 + [1.1000000001])
+    assert w.error is None and "t = -1, df = 9, p-value = 0.3434" in welch.r_output(w)
+    assert welch.welch([1.0, 2.0], [3.0]).error == "not enough 'y' observations"
+
+
+def test_sample_sd_of_constant_data_is_zero():
+    from reclaimlab.stats import sample_sd
+
+    assert sample_sd([1.1] * 10) == 0.0
+    assert sample_sd([1.0, 2.0, 3.0]) == 1.0
+    assert sample_sd([5.0]) != sample_sd([5.0])  # NaN below two values
+
+
+def test_table_says_which_side_is_which():
+    out = cli("compare", CSV, "--baseline", "swap=swapoff").stdout
+    caption = out[out.rindex("Each cell:"):]
+    assert " ".join(caption.split()) == "Each cell: mean swapoff / mean swapon, and the 95% CI of mean swapon - mean swapoff."
+    assert max(len(line) for line in caption.splitlines()) <= 80

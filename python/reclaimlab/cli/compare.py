@@ -10,9 +10,12 @@ HELP = "compare configurations statistically: Welch t-tests (seed 002) or mmtest
 
 DESCRIPTION = """\
 Compare the variants (or the values of any configuration column) of repeated
-measurements: DIR is an experiment's output directory (its results store), FILE.csv a
-table of measurements with the columns metric, variant, any configuration columns,
-repetition, value.
+measurements: DIR is an experiment's output directory (its results store) or an mmtests
+result tree (work/log/<kernel>/iter-*/<benchmark>, as compare-kernels.sh reads it:
+extracted by mmtests' own bin/extract-mmtests.pl from $MMTESTS or PATH; --metric picks the
+benchmark; the first kernel by name is the baseline), FILE.csv a table of measurements
+with the columns metric, variant, any configuration columns, repetition, value, and
+FILE.json the output of extract-mmtests.pl --print-json.
 
 --style welch prints, for each configuration, Welch's two-sample t-test exactly as R's
 t.test prints it, then the 95% CI of the difference as a percentage of the baseline mean
@@ -21,6 +24,9 @@ interval straddles zero), and a table of the means and CIs (seed 002).
 --style mmtests prints mmtests compare tables (Min, Amean|Hmean, Stddev, CoeffVar, Max,
 BAmean-50/95/99; positive percentages are always better), stars by the 2018 t-test rule
 or the 2024 non-overlap rule, and for a results store the vmstat-derived rows.
+Either starts with the noise the repetitions carry (the experiment's noise model, "none"
+for the pure model, "as measured" for measurements). Constant samples get R's "data are
+essentially constant" and no interval. --json prints all of it as one document.
 """
 
 EPILOG = """\
@@ -28,13 +34,19 @@ examples:
   reclaimlab compare out/                              Welch tests of every variant vs the baseline
   reclaimlab compare out/ --baseline swap=swapoff      compare along the `swap` column instead
   reclaimlab compare seed002.csv --style mmtests --mmtests-rule 2018
+  reclaimlab compare out/ --json                       the same tests as data (one JSON document)
+  MMTESTS=~/mmtests reclaimlab compare ~/mmtests/work/log --style mmtests   real kernels, one path
+
+From Python, reclaimlab.stats.comparisons(SOURCE) returns the Welch tests as a polars
+DataFrame.
 """
 
 
 def add_parser(sub) -> None:
     p = sub.add_parser("compare", help=HELP, description=DESCRIPTION, epilog=EPILOG,
                        formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("source", metavar="DIR|FILE.csv", help="experiment output directory or measurements CSV")
+    p.add_argument("source", metavar="DIR|FILE.csv|FILE.json",
+                   help="experiment output directory, mmtests result tree, measurements CSV or mmtests JSON")
     p.add_argument("--baseline", metavar="NAME|COLUMN=VALUE",
                    help="baseline variant (default: the experiment's baseline, else the first variant), or "
                         "COLUMN=VALUE to compare along a configuration column")
@@ -44,70 +56,41 @@ def add_parser(sub) -> None:
                    help="significance stars: 2018 t-test (df=n1+n2-2, p<0.10) or 2024 non-overlap of mean±1.96·SD (default)")
     p.add_argument("--prefer", choices=("auto", "lower", "higher"), default="auto",
                    help="mmtests: whether lower or higher values are better (auto: higher for tps/throughput-like metrics)")
+    p.add_argument("--json", action="store_true",
+                   help="print one JSON document instead (provenance, noise, every Welch test and mmtests row; "
+                        "schema: reclaimlab/stats/compare.schema.json, docs/experiments.md)")
     p.set_defaults(func=main)
 
 
 def main(args: argparse.Namespace) -> int:
-    from ..exceptions import ConfigError
-    from ..stats import load_measurements, mmtests, split_baseline, welch
+    import textwrap
 
-    src = Path(args.source)
-    meta: dict = {}
-    if src.is_dir():
-        from ..results import Store
+    from ..stats import frame, mmtests, welch
 
-        if (src / "results.sqlite").exists():
-            with Store(src, create=False) as st:
-                meta = st.meta()
-    df = load_measurements(src)
-    metrics = df.get_column("metric").unique(maintain_order=True).to_list()
-    metric = args.metric or meta.get("metric")
-    if metric is None:
-        if len(metrics) == 1 or args.style == "mmtests":
-            metric = metrics[0] if len(metrics) == 1 else None
-        else:
-            raise ConfigError(f"{src}: several metrics ({', '.join(metrics)}); pick one with --metric")
-    if metric is not None:
-        if metric not in metrics:
-            raise ConfigError(f"{src}: no metric '{metric}' (have: {', '.join(metrics)})")
-        df = df.filter(df.get_column("metric") == metric)
-    baseline = args.baseline or meta.get("baseline")
-    by, base = split_baseline(df, baseline)
+    sel = frame.select(args.source, args.metric, args.baseline, any_metric=args.style == "mmtests" or args.json)
+    if args.json:
+        import json
+
+        doc = frame.document(sel, rule=args.mmtests_rule, prefer=args.prefer)
+        print(json.dumps(doc, sort_keys=False, allow_nan=False))
+        return 0
+    print(textwrap.fill(frame.noise_text(sel), width=80, subsequent_indent="  "))
     if args.style == "welch":
-        print(welch.render(df, by=by, baseline=base, metric=metric or ""), end="")
+        print(welch.render(sel.df, by=sel.by, baseline=sel.baseline, metric=sel.metric or ""), end="")
     else:
-        print(mmtests.render(df, by=by, baseline=base, rule=args.mmtests_rule, prefer=args.prefer), end="")
-        if meta:
+        print(mmtests.render(sel.df, by=sel.by, baseline=sel.baseline, rule=args.mmtests_rule, prefer=args.prefer),
+              end="")
+        if sel.meta:
             print()
-            print(_vmstat_tables(src, by, base, args.mmtests_rule))
+            print(_vmstat_tables(sel.source, sel.by, sel.baseline, args.mmtests_rule))
     return 0
 
 
 def _vmstat_tables(src: Path, by: str, base: str, rule: str) -> str:
-    from ..results import Store
-    from ..stats import mmtests
+    from ..stats import frame, mmtests
 
-    with Store(src, create=False) as st:
-        vm = st.vmstat()
-        m = st.metrics()
-        axes = [a for a in (st.meta().get("axes") or []) if a in vm.columns]
-    fixed = {"run_id", "variant", "repetition", "seed", "policy", "workload", "started", "finished", "stored", "worker"}
-    group_cols = [c for c in ["variant"] + axes if c != by]
-    levels = vm.get_column(by).unique(maintain_order=True).to_list()
-    columns = [base] + [lv for lv in levels if lv != base]
-    elapsed = dict(zip(m.get_column("run_id").to_list(), m.get_column("runtime_s").to_list())) if "runtime_s" in m.columns else {}
-    counters = [c for c in vm.columns if c not in fixed and c not in axes]
     out = []
-    keys = vm.select(group_cols).unique(maintain_order=True).rows() if group_cols else [()]
-    for key in keys:
-        sub = vm
-        for c, v in zip(group_cols, key):
-            sub = sub.filter(sub.get_column(c) == v)
-        runs = {}
-        for col in columns:
-            rows = sub.filter(sub.get_column(by) == col).to_dicts()
-            runs[col] = [({k: r[k] for k in counters if r.get(k) is not None}, float(elapsed.get(r["run_id"], 0.0))) for r in rows]
-        title = " ".join(f"{c}={v}" for c, v in zip(group_cols, key))
+    for group, columns, runs in frame.vmstat_groups(src, by, base):
+        title = " ".join(f"{c}={v}" for c, v in group.items())
         out.append((f"vmstat ({title})\n" if title else "") + mmtests.vmstat_table(columns, runs, rule))
     return "\n\n".join(out)
-

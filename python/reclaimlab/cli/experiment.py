@@ -4,6 +4,8 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
+import signal
 import sys
 import time
 
@@ -38,6 +40,10 @@ def add_parser(sub) -> None:
     r.add_argument("--jobs", "-j", metavar="N", type=int, help="local worker processes (default: CPUs)")
     r.add_argument("--scheduler", metavar="ADDRESS",
                    help="run on a Dask cluster (tcp://HOST:PORT), or `local[:N]` for a LocalCluster of N workers")
+    r.add_argument("--noise", choices=("default", "none"),
+                   help="what differs between repetitions besides the seed: `default` (CPU speed, device latency, "
+                        "background activity, page placement, drawn per run; docs/experiments.md) or `none` "
+                        "(the pure model); default: the experiment's [noise] table, else `default`")
     r.add_argument("--no-progress", action="store_true", help="no progress bar")
     r.set_defaults(func=run_main)
     ls = esub.add_parser("list", help="list the built-in experiments")
@@ -48,7 +54,10 @@ def add_parser(sub) -> None:
 
     rp = sub.add_parser("report", help="write a self-contained HTML report of an experiment's results",
                         description="A single HTML file with embedded PNG figures (time series per variant, "
-                                    "a forest plot of the Welch CIs, per-configuration tables); needs matplotlib.")
+                                    "a forest plot of the Welch CIs, per-configuration tables), with provenance "
+                                    "(version, commit, date, effective configuration, noise model); and beside it "
+                                    "FILE.txt, a plain-text summary of at most 80 columns, also printed. "
+                                    "Needs matplotlib (pip install 'reclaimlab[plot]').")
     rp.add_argument("source", metavar="DIR", help="experiment output directory")
     rp.add_argument("-o", "--output", metavar="FILE.html", default="report.html", help="output file (default: report.html)")
     rp.add_argument("--metric", metavar="M", help="metric for the CIs (default: the experiment's)")
@@ -61,16 +70,52 @@ def run_main(args: argparse.Namespace) -> int:
     from ..experiment import resolve, run_experiment
 
     exp = resolve(args.experiment)
+    if args.noise is not None:
+        from ..experiment.noise import by_name
+
+        exp.noise = by_name(args.noise)
     if args.jobs is not None and args.jobs < 1:
         raise ConfigError("--jobs must be at least 1")
     out = args.out or exp.name
     t0 = time.monotonic()
-    res = run_experiment(exp, out, jobs=args.jobs, scheduler=args.scheduler,
-                         progress=not args.no_progress and sys.stderr.isatty())
+    stored = []
+    try:
+        with _stop_on(signal.SIGTERM, signal.SIGHUP):
+            res = run_experiment(exp, out, jobs=args.jobs, scheduler=args.scheduler,
+                                 progress=not args.no_progress and sys.stderr.isatty(), on_stored=stored.append)
+    except Stopped as e:
+        name = signal.Signals(e.signum).name
+        print(f"reclaimlab: experiment run: stopped by {name}: {len(stored)} more run(s) stored in {out}, "
+              f"the workers stopped; the same command runs the rest", file=sys.stderr)
+        return 128 + e.signum
     took = time.monotonic() - t0
     print(f"{exp.name}: {res['total']} runs ({len(exp.configurations())} configurations x {exp.repetitions} "
-          f"repetitions): {res['ran']} ran, {res['skipped']} already stored; {took:.1f} s; results in {out}")
+          f"repetitions): {res['ran']} ran, {res['skipped']} already stored; {took:.1f} s; results in {out} "
+          f"(noise: {exp.noise.name})")
     return 0
+
+
+class Stopped(BaseException):
+    """A stop signal arrived (raised in the main thread by its handler)."""
+
+    def __init__(self, signum: int):
+        super().__init__(signum)
+        self.signum = signum
+
+
+@contextlib.contextmanager
+def _stop_on(*signums: int):
+    """Turn ``signums`` into :class:`Stopped` while the block runs (the store keeps every
+    finished run; the runner stops its workers on the way out)."""
+    def handler(signum: int, frame: object) -> None:
+        raise Stopped(signum)
+
+    old = {s: signal.signal(s, handler) for s in signums}
+    try:
+        yield
+    finally:
+        for s, h in old.items():
+            signal.signal(s, h)
 
 
 def list_main(args: argparse.Namespace) -> int:
@@ -90,6 +135,7 @@ def show_main(args: argparse.Namespace) -> int:
     for a in exp.axes:
         print(f"  axis {a.name} ({a.key}): {', '.join(a.labels)}")
     jobs = exp.jobs()
+    print(f"  {exp.noise.describe()}")
     print(f"  {len(exp.configurations())} configurations x {exp.repetitions} repetitions = {len(jobs)} runs")
     return 0
 
@@ -97,6 +143,9 @@ def show_main(args: argparse.Namespace) -> int:
 def report_main(args: argparse.Namespace) -> int:
     from ..report import write_report
 
+    from ..report import summary_path
+
     path = write_report(args.source, args.output, metric=args.metric, baseline=args.baseline)
-    print(f"wrote {path}")
+    print(summary_path(path).read_text(encoding="utf-8"), end="")
+    print(f"wrote {path} and {summary_path(path)}")
     return 0

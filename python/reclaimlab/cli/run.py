@@ -119,8 +119,9 @@ def add_parser(sub) -> None:
     o.add_argument(
         "--json",
         action="store_true",
-        help='print one JSON object: {"policy", "vmstat", "metrics"}; for a comparison '
-        '{"scenario", "baseline", "policies": {NAME: {"metrics", "vmstat"}}}',
+        help='print one JSON object: {"policy", "vmstat", "metrics", "provenance"}; for a comparison '
+        '{"scenario", "baseline", "policies": {NAME: {"metrics", "vmstat"}}, "provenance"} (provenance: version, '
+        'git commit, date, effective configuration, noise; docs/cli.md)',
     )
     o.add_argument("--timeseries", metavar="OUT", help="write the time series to OUT.csv or OUT.parquet")
     o.add_argument(
@@ -231,7 +232,9 @@ def main(args: argparse.Namespace) -> int:
 
         plot_timeseries(result, args.plot)
     if args.json:
-        print(json.dumps(result.to_dict(), sort_keys=False))
+        from ..provenance import stamp
+
+        print(json.dumps(stamp(result.to_dict(), [dict(result.config)]), sort_keys=False))
     else:
         print(summary(result))
     for w in damon_reclaim_warnings(result.config, result.metrics):
@@ -342,7 +345,9 @@ def compare_main(args: argparse.Namespace, settings: dict[str, str]) -> int:
         on_done=on_done,
     )
     if args.json:
-        print(json.dumps(comp.to_dict(), sort_keys=False))
+        from ..provenance import stamp
+
+        print(json.dumps(stamp(comp.to_dict(), [dict(r.config) for r in comp.results.values()]), sort_keys=False))
     else:
         print(comparison_table(comp))
     seen = set()

@@ -17,6 +17,7 @@ from typing import Any, Callable
 
 from ..exceptions import ReclaimlabError
 from ..results import Store
+from .noise import NOISE_NONE, Noise
 from .spec import Experiment
 
 __all__ = ["execute", "run_experiment", "RETRIES"]
@@ -49,6 +50,10 @@ def execute(job: dict[str, Any]) -> dict[str, Any]:
         if wp:
             source = _scenario_source(p.scenario, seed, p.scale, wp)
             workload += " " + " ".join(f"{k}={v}" for k, v in wp.items())
+    # This repetition's machine: the noise model's draw for this run (none: no change).
+    noise = Noise(**job["noise"]) if job.get("noise") else NOISE_NONE
+    for k, v in noise.overrides(dict(cfg.items()), job["run_id"]).items():
+        cfg.set(k, v)
     raw = replay(cfg, source)
     metrics = dict(raw["metrics"])
     if apt:
@@ -114,11 +119,13 @@ def run_experiment(
     ``{"total", "skipped", "ran"}``. ``scheduler``: a Dask scheduler address
     (``tcp://host:8786``), or ``local`` / ``local:N`` for an in-process LocalCluster."""
     all_jobs = exp.jobs()
+    _check_empty_or_same(exp, out)
     with Store(out) as store:
-        store.set_meta(experiment=exp.name, description=exp.description, metric=exp.metric,
+        store.set_meta(identity=exp.identity(), experiment=exp.name, description=exp.description, metric=exp.metric,
                        baseline=exp.baseline, variant_axis=exp.variant,
                        axes=[a.name for a in exp.axes if a.name != exp.variant],
-                       source=str(exp.path) if exp.path else None)
+                       source=str(exp.path) if exp.path else None, noise=exp.noise.spec(),
+                       repetitions=exp.repetitions)
         done = store.done_ids()
         todo = [j for j in all_jobs if j["run_id"] not in done]
         skipped = len(all_jobs) - len(todo)
@@ -151,6 +158,49 @@ def run_experiment(
         finally:
             bar.close()
     return {"total": len(all_jobs), "skipped": skipped, "ran": ran}
+
+
+def _check_empty_or_same(exp: Experiment, out: str | os.PathLike) -> None:
+    """Refuse a results directory that holds runs of a different experiment (before it is
+    touched): their runs would mix in every comparison."""
+    import json
+    from pathlib import Path
+
+    from ..exceptions import ConfigError
+    from ..results import DB_NAME
+
+    if not (Path(out) / DB_NAME).exists():
+        return
+    with Store(out, create=False) as st:
+        meta = st.meta()
+        if not st.done_ids():
+            return
+    old = meta.get("identity")
+    new = json.loads(json.dumps(exp.identity(), default=str))
+    if old == new:
+        return
+    if old is None:  # a store from before identities: its name and noise are all there is to go by
+        if meta.get("experiment") == exp.name and meta.get("noise") in (None, exp.noise.spec()) \
+                and (meta.get("noise") is not None or exp.noise.is_none):
+            return
+        differs = ["name" if meta.get("experiment") != exp.name else "noise"]
+    else:
+        differs = [k for k in sorted(set(old) | set(new)) if old.get(k) != new.get(k)]
+    raise ConfigError(f"{out}: holds runs of experiment '{meta.get('experiment')}' that differs from "
+                      f"'{exp.name}' in {', '.join(differs)}; its runs would mix with these in every "
+                      f"comparison: give another --out directory")
+
+
+def _kill_workers(pool: Any) -> None:
+    """Stop a pool's workers now (a run is worth nothing half done), not after their runs."""
+    import signal
+
+    for proc in list(getattr(pool, "_processes", {}).values()):
+        try:
+            os.kill(proc.pid, signal.SIGKILL)
+        except (OSError, AttributeError):
+            pass
+    pool.shutdown(wait=False, cancel_futures=True)
 
 
 def _run_pool(todo: list[dict[str, Any]], n: int, stored: Callable[[dict[str, Any]], None],
@@ -186,6 +236,11 @@ def _run_pool(todo: list[dict[str, Any]], n: int, stored: Callable[[dict[str, An
                 over = [rid for rid in pending if attempts[rid] > RETRIES]
                 if over:
                     raise ReclaimlabError(f"{len(over)} run(s) killed their worker {RETRIES + 1} times (e.g. run {over[0]})")
+            except BaseException:
+                # Stopped (SIGTERM, SIGHUP, ^C) or failed: the finished runs are stored; no
+                # worker may outlive this.
+                _kill_workers(pool)
+                raise
 
 
 def _run_dask(todo: list[dict[str, Any]], scheduler: str, stored: Callable[[dict[str, Any]], None],

@@ -16,6 +16,10 @@ An experiment names a workload, matrix axes and repetitions::
     # generator = "prog.toml"  #   a trace program (docs/trace-programs.md), or inline:
     # [workload.program] ...   #   the same tables ([[workload.program.region]], ...)
 
+    [noise]                    # what differs between reboots (optional; .noise):
+    model = "default"          #   "default" (published variation) or "none" (the pure model);
+    device_latency_cv = 0.03   #   any knob overrides the model's value
+
     [settings]                 # knobs every run gets
     "machine.memory" = "512M"
 
@@ -47,6 +51,7 @@ from typing import Any
 from ..config import ConfigFile, parse_toml
 from ..exceptions import ConfigError
 from ..results import run_key
+from .noise import NOISE_DEFAULT, Noise, from_table
 
 __all__ = ["Axis", "Experiment", "load", "builtin", "builtin_names", "BUILTIN_DIR"]
 
@@ -55,7 +60,7 @@ BUILTIN_DIR = Path(__file__).with_name("builtin")
 MAX_RUNS = 100_000
 
 TOP_KEYS = {"name", "description", "repetitions", "seed", "metric", "baseline", "variant", "timeseries",
-            "workload", "settings", "matrix"}
+            "workload", "settings", "matrix", "noise"}
 WORKLOAD_KEYS = {"scenario", "scale", "params", "trace", "format", "kind", "generator", "program"}
 
 
@@ -84,6 +89,17 @@ class Experiment:
     timeseries: bool = True
     description: str = ""
     path: Path | None = None
+    noise: Noise = NOISE_DEFAULT
+
+    def identity(self) -> dict[str, Any]:
+        """What makes two experiments the same for a results store: everything that
+        changes a run's configuration or how the runs are grouped (not the repetitions,
+        so more of them extend a store; not metric, baseline or description, which only
+        choose what `compare` shows)."""
+        return {"name": self.name, "workload": {k: v for k, v in self.workload.items() if k != "program"},
+                "program": self.workload.get("program"), "settings": self.settings, "seed": self.seed,
+                "variant": self.variant, "timeseries": self.timeseries, "noise": self.noise.spec(),
+                "axes": [{"name": a.name, "key": a.key, "values": a.values, "labels": a.labels} for a in self.axes]}
 
     def configurations(self) -> list[dict[str, tuple[str, Any]]]:
         """Every point of the matrix: axis name -> (label, value), axes in file order."""
@@ -132,11 +148,13 @@ class Experiment:
                 seed = self.seed + r
                 ident = {"workload": {k: v for k, v in self.workload.items() if k != "program"}, "program": program,
                          "run": {k: v for k, v in kw.items()}, "timeseries": self.timeseries}
+                if not self.noise.is_none:  # the pure model keeps the keys it always had
+                    ident["noise"] = self.noise.spec()
                 if wparams:
                     ident["workload_params"] = wparams
                 out.append({"run_id": run_key(ident, seed), "variant": variant, "params": params, "repetition": r,
                             "seed": seed, "kwargs": kw, "program": program, "timeseries": self.timeseries,
-                            "workload_params": wparams})
+                            "workload_params": wparams, "noise": self.noise.spec()})
         return out
 
 
@@ -259,6 +277,7 @@ def load(path: str | os.PathLike) -> Experiment:
         metric=_get(doc, "metric", str, cf, "runtime_s"), baseline=_get(doc, "baseline", str, cf),
         variant=_get(doc, "variant", str, cf, "policy"), timeseries=_get(doc, "timeseries", bool, cf, True),
         description=_get(doc, "description", str, cf, ""), path=path,
+        noise=from_table(_get(doc, "noise", dict, cf, {}), lambda k: cf.where(f"noise.{k}" if k else "noise")),
     )
 
 

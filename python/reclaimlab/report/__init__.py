@@ -11,20 +11,22 @@ from __future__ import annotations
 
 import base64
 import html
+import importlib
 import io
 import math
 import os
 from pathlib import Path
 from typing import Any
 
-__all__ = ["write_report", "render_html"]
+__all__ = ["write_report", "render_html", "render", "summary_path"]
 
 CSS = """
 body{font-family:sans-serif;margin:2em;max-width:1200px;color:#222}
 h1{font-size:1.6em}h2{font-size:1.25em;border-bottom:1px solid #ccc;margin-top:2em}
 table{border-collapse:collapse;margin:0.5em 0}td,th{border:1px solid #bbb;padding:3px 8px;text-align:right}
 th{background:#eee}td.l,th.l{text-align:left}img{max-width:100%;display:block;margin:0.5em 0}
-.sig{color:#060;font-weight:bold}.ns{color:#666}
+.better{color:#060;background:#e8f5e8}.worse{color:#a00;background:#fbeaea}.eq{color:#444}
+.mark{font-weight:bold;text-align:center}.prov,.noise{color:#444;font-size:0.9em}
 """
 
 
@@ -47,65 +49,123 @@ def _rate(t: list[float], v: list[float]) -> tuple[list[float], list[float]]:
     return xs, ys
 
 
+def _axis_keys(meta: dict) -> dict[str, tuple[str, dict[str, str]]]:
+    """Axis name -> (the knob it sets, label -> value), from the store's experiment identity."""
+    out = {}
+    for a in (meta.get("identity") or {}).get("axes", []):
+        out[a["name"]] = (a["key"], {str(lab): str(v) for lab, v in zip(a["labels"], a["values"])})
+    return out
+
+
+def _config_html(effective: dict, noise: str) -> str:
+    """The effective configuration: knobs common to every run, and those that vary."""
+    esc = html.escape
+    common = "".join(f"<tr><td class='l'>{esc(k)}</td><td class='l'>{esc(v)}</td></tr>"
+                     for k, v in effective["common"].items())
+    varying = "".join(f"<tr><td class='l'>{esc(k)}</td><td class='l'>{len(v)} values: {esc(', '.join(v[:6]))}"
+                      f"{' …' if len(v) > 6 else ''}</td></tr>" for k, v in effective["varying"].items())
+    return (f"<details><summary>Effective configuration of the {effective['runs']} runs</summary>"
+            f"<p>{esc(noise)}</p><table><tr><th class='l'>knob (varies by run)</th><th class='l'>values</th></tr>"
+            f"{varying}</table><table><tr><th class='l'>knob (every run)</th><th class='l'>value</th></tr>{common}"
+            "</table></details>")
+
+
 def render_html(source: str | os.PathLike, metric: str | None = None, baseline: str | None = None) -> str:
+    """The report's HTML (see :func:`render`)."""
+    return render(source, metric, baseline)[0]
+
+
+def render(source: str | os.PathLike, metric: str | None = None, baseline: str | None = None) -> tuple[str, str]:
+    """(the HTML report, its plain-text summary) of the results store in ``source``."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
     import polars as pl
 
+    from ..provenance import provenance
     from ..results import Store
-    from ..stats import split_baseline, welch
+    from ..stats import mmtests, sample_sd, welch
+    from ..stats.frame import noise_text, select
+    from .summary import better, summary
 
     esc = html.escape
     with Store(source, create=False) as st:
         meta = st.meta()
         runs = st.runs()
-        meas = st.measurements()
         axes = [a for a in (meta.get("axes") or []) if a in runs.columns]
         ts_all = st.timeseries()
-    metric = metric or meta.get("metric") or "runtime_s"
-    df = meas.filter(pl.col("metric") == metric)
+        effective = st.effective_config()
+    sel = select(source, metric or meta.get("metric") or "runtime_s", baseline)
+    metric, df, by, base = sel.metric or "runtime_s", sel.df, sel.by, sel.baseline
+    prov = provenance()
+    noise = noise_text(sel)
+    higher = metric in mmtests.HIGHER_IS_BETTER
+    akeys = _axis_keys(meta)
+    knob = lambda a: f"{a} ({akeys[a][0]})" if a in akeys and akeys[a][0] != a else a  # noqa: E731
+    variants = runs.get_column("variant").unique(maintain_order=True).to_list()
     parts = [f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>reclaimlab report: {esc(str(meta.get('experiment', '')))}</title>"
              f"<style>{CSS}</style></head><body>"]
     parts.append(f"<h1>Experiment {esc(str(meta.get('experiment', '')))}</h1>")
     parts.append(f"<p>{esc(str(meta.get('description') or ''))}</p>")
-    parts.append(f"<p>{runs.height} runs; variants: {esc(', '.join(map(str, runs.get_column('variant').unique(maintain_order=True).to_list())))}; "
-                 f"axes: {esc(', '.join(axes) or '-')}; metric: <b>{esc(metric)}</b></p>")
+    parts.append(f"<p class='prov'>reclaimlab {esc(prov['reclaimlab'])}, commit {esc(prov['git_commit'] or 'unknown')}, "
+                 f"rendered {esc(prov['date'])}; store {esc(str(source))}</p>")
+    parts.append(f"<p class='noise'>{esc(noise)}</p>")
+    parts.append(f"<p>{runs.height} runs; variants: {esc(', '.join(map(str, variants)))}; "
+                 f"axes: {esc(', '.join(knob(a) for a in axes) or '-')}; metric: <b>{esc(metric)}</b> "
+                 f"({'higher' if higher else 'lower'} is better)</p>")
+    parts.append(_config_html(effective, noise))
+    tests = welch.compare(df, by=by, baseline=base) if df.height else []
+    text = summary(meta, prov, noise, metric, by, base, tests, higher)
     if df.height == 0:
         parts.append("<p>No measurements of this metric.</p></body></html>")
-        return "".join(parts)
-    by, base = split_baseline(df, baseline or meta.get("baseline"))
-    tests = welch.compare(df, by=by, baseline=base)
+        return "".join(parts), text
 
-    # Forest plot of the percentage CIs.
+    # Forest plot of the percentage CIs: colour = better/worse, filled marker = significant.
     if tests:
-        fig, ax = plt.subplots(figsize=(8, 0.45 * len(tests) + 1.2))
+        fig, ax = plt.subplots(figsize=(8, 0.45 * len(tests) + 1.4))
         for i, w in enumerate(tests):
+            if w.error is not None:  # no interval (R: data are essentially constant)
+                continue
             lo, hi = w.change_pct
             mid = (w.mean_y - w.mean_x) * 100 / w.mean_x
-            color = "tab:green" if w.significant else "tab:gray"
+            b = better(w, higher)
+            color = "tab:gray" if b is None else ("tab:green" if b else "tab:red")
             ax.plot([lo, hi], [i, i], color=color, lw=2)
-            ax.plot([mid], [i], "o", color=color)
+            ax.plot([mid], [i], "o", color=color, markersize=8,
+                    markerfacecolor=color if w.significant else "white")
         ax.axvline(0, color="k", lw=0.8)
         ax.set_yticks(range(len(tests)), [w.label for w in tests])
         ax.invert_yaxis()
-        ax.set_xlabel(f"change of {metric} vs {by}={base} (%), Welch 95% CI")
-        ax.set_title("Forest plot")
+        group = [c for c in tests[0].group if c != "variant"]
+        ax.set_ylabel(" × ".join(knob(c) for c in group) if group else by)
+        ax.set_xlabel(f"change of {metric} against {by}={base} (%), Welch 95% CI")
+        ax.set_title("green: better, red: worse; filled: significant")
+        fig.tight_layout()
         parts.append("<h2>Confidence intervals</h2>")
         parts.append(f"<img alt='forest plot' src='{_png(fig)}'>")
-        rows = "".join(
-            f"<tr><td class='l'>{esc(w.label)}</td><td>{w.mean_x:.2f}</td><td>{w.mean_y:.2f}</td><td>{w.t:.4g}</td>"
-            f"<td>{w.df:.5g}</td><td>{w.p:.4g}</td><td class='{'sig' if w.significant else 'ns'}'>{esc(welch.percent_line(w).split(': ', 1)[-1])}</td></tr>"
-            for w in tests)
-        parts.append(f"<table><tr><th class='l'>comparison</th><th>mean {esc(str(base))}</th><th>mean other</th><th>t</th>"
-                     f"<th>df</th><th>p</th><th>95% CI of change</th></tr>{rows}</table>")
+        rows = []
+        for w in tests:
+            b = better(w, higher)
+            cls = "eq" if b is None or w.error else ("better" if b else "worse")
+            if w.error:
+                stats_cells, ci = "<td>–</td><td>–</td><td>–</td>", f"no test ({w.error})"
+            else:
+                lo, hi = w.change_pct
+                stats_cells, ci = f"<td>{w.t:.4g}</td><td>{w.df:.5g}</td><td>{w.p:.4g}</td>", f"[{lo:.2f}, {hi:.2f}]%"
+            rows.append(f"<tr><td class='l'>{esc(w.label)}</td><td>{w.mean_x:.2f}</td><td class='l'>{esc(w.y_name)}</td>"
+                        f"<td>{w.mean_y:.2f}</td>{stats_cells}<td class='{cls}'>{esc(ci)}</td>"
+                        f"<td class='mark'>{'*' if w.significant else ''}</td></tr>")
+        parts.append(f"<table><tr><th class='l'>comparison</th><th>mean {esc(metric)}: {esc(str(base))}</th>"
+                     f"<th class='l'>against</th><th>its mean</th><th>t</th><th>df</th><th>p</th>"
+                     f"<th>95% CI of the change</th><th>significant</th></tr>{''.join(rows)}</table>")
 
     # Per configuration: table and time series.
     group_cols = axes
     keys = runs.select(group_cols).unique(maintain_order=True).rows() if group_cols else [()]
     for key in keys:
-        title = ", ".join(f"{c}={v}" for c, v in zip(group_cols, key)) or "all runs"
+        title = ", ".join(f"{c}={v}" + (f" ({akeys[c][0]}={akeys[c][1].get(str(v), v)})" if c in akeys else "")
+                          for c, v in zip(group_cols, key)) or "all runs"
         parts.append(f"<h2>{esc(title)}</h2>")
         sub = df
         rsub = runs
@@ -116,8 +176,8 @@ def render_html(source: str | os.PathLike, metric: str | None = None, baseline: 
         for variant in rsub.get_column("variant").unique(maintain_order=True).to_list():
             vals = sub.filter(pl.col("variant") == variant).get_column("value").to_list()
             n = len(vals)
-            mean = sum(vals) / n if n else math.nan
-            sd = math.sqrt(sum((x - mean) ** 2 for x in vals) / (n - 1)) if n > 1 else math.nan
+            mean = math.fsum(vals) / n if n else math.nan
+            sd = sample_sd(vals)
             stats_rows.append(f"<tr><td class='l'>{esc(str(variant))}</td><td>{n}</td><td>{mean:.4g}</td><td>{sd:.3g}</td>"
                               f"<td>{min(vals) if vals else math.nan:.4g}</td><td>{max(vals) if vals else math.nan:.4g}</td></tr>")
         parts.append(f"<table><tr><th class='l'>variant</th><th>n</th><th>mean {esc(metric)}</th><th>SD</th><th>min</th><th>max</th></tr>"
@@ -147,19 +207,37 @@ def render_html(source: str | os.PathLike, metric: str | None = None, baseline: 
             ax.set_title(name)
             ax.set_xlabel("simulated time (s)")
             ax.legend(fontsize=7)
+        fig.tight_layout()
         parts.append(f"<img alt='time series {esc(title)}' src='{_png(fig)}'>")
     parts.append("<p><small>reclaimlab report; Welch CIs as seed 002's R script computes them "
                  "(CI of the difference over the baseline mean).</small></p></body></html>")
-    return "".join(parts)
+    return "".join(parts), text
 
 
 def write_report(source: str | os.PathLike, output: str | os.PathLike, metric: str | None = None,
                  baseline: str | None = None) -> Path:
     """Render the report of the results store in ``source`` into ``output`` (atomically)."""
     from .._atomic import atomic_output
+    from ..exceptions import ConfigError, ReclaimlabError
 
-    text = render_html(source, metric, baseline)
     out = Path(output)
+    parent = out.parent if str(out.parent) else Path(".")
+    if not parent.is_dir():  # before the rendering, and by its name (not the temp file's)
+        raise ConfigError(f"{out}: no such directory: {parent}")
+    if not (Path(source) / "results.sqlite").exists():
+        raise ConfigError(f"{source}: no results store (results.sqlite) in this directory")
+    try:
+        importlib.import_module("matplotlib")
+    except ImportError:
+        raise ReclaimlabError("report needs matplotlib for its figures: pip install 'reclaimlab[plot]'") from None
+    page, text = render(source, metric, baseline)
     with atomic_output(out) as tmp:
+        tmp.write_text(page, encoding="utf-8")
+    with atomic_output(summary_path(out)) as tmp:
         tmp.write_text(text, encoding="utf-8")
     return out
+
+
+def summary_path(output: str | os.PathLike) -> Path:
+    """Where the plain-text summary of the report ``output`` goes: beside it, ``.txt``."""
+    return Path(output).with_suffix(".txt")

@@ -221,6 +221,14 @@ class Store:
                                            if c not in ("started", "finished", "stored", "worker", "workload")]),
                        on="run_id", how="left")
 
+    def effective_config(self) -> dict[str, Any]:
+        """The engine configuration the runs had: ``{"runs", "common": {knob: value},
+        "varying": {knob: [distinct values, sorted]}}`` — knobs set by the matrix or the
+        noise model vary, the rest are common to every run."""
+        from ..provenance import config_summary
+
+        return config_summary(json.loads(blob) for (blob,) in self.db.execute("SELECT config FROM runs ORDER BY rowid"))
+
     def measurements(self, metric: str | None = None):
         """The long measurements frame :mod:`reclaimlab.stats` compares: metric, variant,
         configuration columns, repetition, value (every metric, or one)."""

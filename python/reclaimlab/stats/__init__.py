@@ -15,18 +15,29 @@ from typing import Any
 
 from ..exceptions import ConfigError
 
-__all__ = ["load_measurements", "config_columns", "split_baseline", "CORE_COLUMNS"]
+__all__ = ["load_measurements", "config_columns", "split_baseline", "sample_sd", "comparisons", "CORE_COLUMNS"]
 
 #: The columns every measurement table has; the others are configuration columns.
 CORE_COLUMNS = ("metric", "variant", "repetition", "value")
 
 
 def load_measurements(path: str | os.PathLike, metric: str | None = None):
-    """A CSV file (columns ``metric, variant, <config...>, repetition, value``) or an
-    experiment directory (its ``results.sqlite``) as a measurements DataFrame."""
+    """A CSV file (columns ``metric, variant, <config...>, repetition, value``), an
+    experiment directory (its ``results.sqlite``), an mmtests result tree
+    (``work/log/<kernel>/iter-*/<benchmark>``; ``metric`` picks the benchmark) or
+    ``extract-mmtests.pl --print-json`` output (:mod:`.mmtests_dir`) as a measurements
+    DataFrame."""
     import polars as pl
 
     p = Path(path)
+    from . import mmtests_dir
+
+    if p.is_dir() and mmtests_dir.is_results_tree(p):
+        df = mmtests_dir.load_tree(p, metric)
+        return df
+    if p.is_file() and p.suffix == ".json":
+        df = mmtests_dir.load_json(p)
+        return df if metric is None else _only(df, metric, p)
     if p.is_dir():
         from ..results import Store
 
@@ -56,6 +67,15 @@ def load_measurements(path: str | os.PathLike, metric: str | None = None):
     return df
 
 
+def _only(df: Any, metric: str, p: Path) -> Any:
+    import polars as pl
+
+    df = df.filter(pl.col("metric") == metric)
+    if df.height == 0:
+        raise ConfigError(f"{p}: no measurements of metric '{metric}'")
+    return df
+
+
 def config_columns(df: Any) -> list[str]:
     """The configuration columns of a measurements frame (everything but the core ones)."""
     return [c for c in df.columns if c not in CORE_COLUMNS]
@@ -81,3 +101,25 @@ def split_baseline(df: Any, baseline: str | None) -> tuple[str, str]:
         raise ConfigError(f"--baseline: '{val}' is not a value of {col} (have: {', '.join(map(str, levels))})")
     del pl
     return col, val
+
+
+def sample_sd(values: Any) -> float:
+    """The sample SD (n − 1), NaN below two values; 0 for data R calls "essentially
+    constant" (an SD below 10·eps·|mean|, rounding noise of the mean)."""
+    import numpy as np
+
+    from .rformat import EPS
+
+    v = np.asarray(values, dtype=float)
+    if v.size < 2:
+        return float("nan")
+    sd = float(np.std(v, ddof=1))
+    return 0.0 if sd < 10 * EPS * abs(float(np.mean(v))) else sd
+
+
+def comparisons(source: str | os.PathLike, metric: str | None = None, baseline: str | None = None):
+    """The Welch tests of ``reclaimlab compare SOURCE`` as a polars DataFrame
+    (:func:`reclaimlab.stats.frame.comparisons`)."""
+    from .frame import comparisons as _comparisons
+
+    return _comparisons(source, metric, baseline)

@@ -34,7 +34,7 @@ import math
 from typing import Any, Mapping, Sequence
 
 __all__ = [
-    "summarise", "pdiff", "pndiff", "significance", "table", "render", "vmstat_rows", "vmstat_table",
+    "summarise", "pdiff", "pndiff", "significance", "cell_rows", "table", "tables", "render", "vmstat_rows", "vmstat_columns", "vmstat_table",
     "HIGHER_IS_BETTER",
 ]
 
@@ -141,6 +141,34 @@ def _split_name(name: str) -> tuple[str, str]:
     return (m.group(1), m.group(2)) if m else (name, "")
 
 
+def cell_rows(ops: list[tuple[str, dict[str, list[float]]]], columns: list[str],
+              higher: bool | Mapping[str, bool] = False, rule: str = "2018"
+              ) -> list[tuple[str, str, list[tuple[str, float, float, bool]]]]:
+    """The rows of a table, stat-major as mmtests prints them: ``(stat, op, [(column,
+    value, percentage, significant)])``; the data behind :func:`table` and ``--json``."""
+    def hi(op: str) -> bool:
+        return higher.get(op, False) if isinstance(higher, Mapping) else bool(higher)
+
+    summ = {op: {c: summarise(s.get(c, []), hi(op), rule) for c in columns} for op, s in ops}
+    base = columns[0]
+    rows = []
+    for i in range(len(stat_names(False, rule))):
+        for op, _ in ops:
+            stat = stat_names(hi(op), rule)[i]
+            b = summ[op][base]
+            cells = []
+            for c in columns:
+                s = summ[op][c]
+                v = s[stat]
+                pct = pndiff(v, b[stat]) if (i in (2, 3) or not hi(op)) else pdiff(v, b[stat])
+                if c == base:
+                    pct = 0.0
+                sig = bool(i == 1 and c != base and significance(b, s, rule)[0])
+                cells.append((c, v, pct, sig))
+            rows.append((stat, op, cells))
+    return rows
+
+
 def table(ops: list[tuple[str, dict[str, list[float]]]], columns: list[str], higher: bool | Mapping[str, bool] = False,
           rule: str = "2018", field: int = 12, precision: int = 2) -> str:
     """One mmtests comparison table. ``ops`` is ``[(op name, {column: samples})]``;
@@ -148,31 +176,10 @@ def table(ops: list[tuple[str, dict[str, list[float]]]], columns: list[str], hig
     def hi(op: str) -> bool:
         return higher.get(op, False) if isinstance(higher, Mapping) else bool(higher)
 
-    summ = {op: {c: summarise(s.get(c, []), hi(op), rule) for c in columns} for op, s in ops}
-    base = columns[0]
     rows: list[tuple[str, str, list[str]]] = []
-    nrows = len(stat_names(False, rule))
-    for i in range(nrows):
-        for op, _ in ops:
-            names = stat_names(hi(op), rule)
-            stat = names[i]
-            b = summ[op][base]
-            cells = []
-            for c in columns:
-                s = summ[op][c]
-                v = s[stat]
-                if i in (2, 3) or not hi(op):
-                    pct = pndiff(v, b[stat])
-                else:
-                    pct = pdiff(v, b[stat])
-                if c == base:
-                    pct = 0.0
-                sig = False
-                if i == 1 and c != base:
-                    sig = significance(b, s, rule)[0]
-                l, r = ("*", "*") if sig else ("(", ")")
-                cells.append(f"{v:{field}.{precision}f}" + f" {l}{pct:7.2f}%{r}")
-            rows.append((stat, op, cells))
+    for stat, op, cells in cell_rows(ops, columns, higher, rule):
+        rows.append((stat, op, [f"{v:{field}.{precision}f}" + (f" *{pct:7.2f}%*" if sig else f" ({pct:7.2f}%)")
+                                for _, v, pct, sig in cells]))
     sw = max(len(r[0]) for r in rows)
     ow = max(len(r[1]) for r in rows)
     heads = [_split_name(c) for c in columns]
@@ -189,12 +196,20 @@ def render(df: Any, by: str = "variant", baseline: str | None = None, rule: str 
            prefer: str = "auto") -> str:
     """An mmtests table per metric of a measurements frame: the columns are the levels of
     ``by`` (baseline first), the ops ``metric-<config values>``."""
+    return "\n\n".join(table(ops, columns, higher, rule) for _, ops, columns, higher in tables(df, by, baseline, prefer)) + "\n"
+
+
+def tables(df: Any, by: str = "variant", baseline: str | None = None, prefer: str = "auto"
+           ) -> list[tuple[str, list[tuple[str, dict[str, list[float]]]], list[str], bool]]:
+    """Per metric of a measurements frame: ``(metric, ops, columns, higher)``, the input
+    of :func:`table` — columns the levels of ``by`` (baseline first), ops
+    ``metric-<config values>``."""
     from . import config_columns
 
     levels = df.get_column(by).unique(maintain_order=True).to_list()
     if baseline is None:
         baseline = levels[0]
-    columns = [baseline] + [lv for lv in levels if lv != baseline]
+    columns = [str(baseline)] + [str(lv) for lv in levels if lv != baseline]
     cols = [c for c in (["variant"] + config_columns(df)) if c != by]
     out = []
     for metric in df.get_column("metric").unique(maintain_order=True).to_list():
@@ -206,10 +221,11 @@ def render(df: Any, by: str = "variant", baseline: str | None = None, rule: str 
             for c, v in zip(cols, key):
                 sub = sub.filter(sub.get_column(c) == v)
             op = "-".join([str(metric)] + [str(k) for k in key])
-            ops.append((op, {str(c): sub.filter(sub.get_column(by) == c).get_column("value").to_list() for c in columns}))
+            ops.append((op, {c: sub.filter(sub.get_column(by).cast(str) == c).get_column("value").to_list()
+                             for c in columns}))
         higher = (metric in HIGHER_IS_BETTER) if prefer == "auto" else (prefer == "higher")
-        out.append(table(ops, [str(c) for c in columns], higher, rule))
-    return "\n\n".join(out) + "\n"
+        out.append((str(metric), ops, columns, higher))
+    return out
 
 
 # ---- vmstat-derived rows (MonitorMmtestsvmstat.pm, reference §1.7) ----------------------
@@ -276,13 +292,9 @@ def vmstat_rows(vm: Mapping[str, float], elapsed: float) -> list[tuple[str, floa
     return rows
 
 
-def vmstat_table(columns: list[str], runs: Mapping[str, Sequence[tuple[Mapping[str, float], float]]],
-                 rule: str = "2024") -> str:
-    """The ``mmtests-vmstat`` monitor table: one column per name in ``columns``; ``runs``
-    maps a column to its runs' ``(vmstat deltas, elapsed s)``. Counters (and elapsed) are
-    averaged over a column's runs before the ratios are taken. ``rule="2024"`` prints the
-    current layout ("Ops " prefix, %15.2f, no percentage column); ``"2018"`` the old one
-    (counts as integers, efficiencies with a "%" suffix, as in seed 003)."""
+def vmstat_columns(columns: list[str], runs: Mapping[str, Sequence[tuple[Mapping[str, float], float]]]
+                   ) -> dict[str, list[tuple[str, float | None, str]]]:
+    """Per column, its :func:`vmstat_rows` of the counters (and elapsed) averaged over its runs."""
     per: dict[str, list[tuple[str, float | None, str]]] = {}
     for c in columns:
         rs = list(runs.get(c, []))
@@ -290,6 +302,17 @@ def vmstat_table(columns: list[str], runs: Mapping[str, Sequence[tuple[Mapping[s
         mean_vm = {k: math.fsum(float(vm.get(k, 0)) for vm, _ in rs) / len(rs) for k in keys} if rs else {}
         el = math.fsum(e for _, e in rs) / len(rs) if rs else 0.0
         per[c] = vmstat_rows(mean_vm, el)
+    return per
+
+
+def vmstat_table(columns: list[str], runs: Mapping[str, Sequence[tuple[Mapping[str, float], float]]],
+                 rule: str = "2024") -> str:
+    """The ``mmtests-vmstat`` monitor table: one column per name in ``columns``; ``runs``
+    maps a column to its runs' ``(vmstat deltas, elapsed s)``. Counters (and elapsed) are
+    averaged over a column's runs before the ratios are taken. ``rule="2024"`` prints the
+    current layout ("Ops " prefix, %15.2f, no percentage column); ``"2018"`` the old one
+    (counts as integers, efficiencies with a "%" suffix, as in seed 003)."""
+    per = vmstat_columns(columns, runs)
     names = [r[0] for r in per[columns[0]]] if columns else []
     heads = [_split_name(c) for c in columns]
     if rule == "2024":

@@ -16,6 +16,12 @@ formatting of :mod:`.rformat` reproduces ``print.htest``.
 The seed's summary tables print the means and the CI of ``mean(y) - mean(x)`` in seconds
 *truncated* (not rounded) to two decimals (911.813 → "911.81", 910.196 → "910.19",
 -48.39677 → "-48.39"); :func:`table` does the same.
+
+Degenerate data as R has it (``t.test.default``): with fewer than two observations R stops
+with "not enough 'x' observations", and when the standard error of the difference is below
+``10 * .Machine$double.eps * max(abs(mean(x)), abs(mean(y)))`` with "data are essentially
+constant" — no t, no p-value, no interval. :func:`welch` marks such a test
+(:attr:`Welch.error`), and every printer shows R's message in place of the numbers.
 """
 
 from __future__ import annotations
@@ -25,7 +31,7 @@ from dataclasses import dataclass, field
 from decimal import ROUND_DOWN, Decimal
 from typing import Any, Sequence
 
-from .rformat import format_pval, format_r
+from .rformat import EPS, format_pval, format_r
 
 __all__ = ["Welch", "welch", "r_output", "percent_line", "compare", "table", "render"]
 
@@ -47,6 +53,9 @@ class Welch:
     x_name: str = "x"
     y_name: str = "y"
     group: dict = field(default_factory=dict)
+    #: R's error message when ``t.test`` stops ("data are essentially constant"), else None;
+    #: then t, df, p and the CI are NaN.
+    error: str | None = None
 
     @property
     def pct(self) -> tuple[float, float]:
@@ -55,7 +64,10 @@ class Welch:
 
     @property
     def significant(self) -> bool:
-        """False iff the percentage interval straddles zero (the seed's test, verbatim)."""
+        """False iff the percentage interval straddles zero (the seed's test, verbatim);
+        False when R gives no interval (:attr:`error`)."""
+        if self.error is not None:
+            return False
         p1, p2 = self.pct
         return not ((p1 > 0 and p2 < 0) or (p1 < 0 and p2 > 0))
 
@@ -67,11 +79,27 @@ class Welch:
 
 
 def welch(x: Sequence[float], y: Sequence[float], conf: float = 0.95, **meta: Any) -> Welch:
-    """R's ``t.test(x, y, conf.level = conf)`` (Welch) via scipy."""
+    """R's ``t.test(x, y, conf.level = conf)`` (Welch) via scipy; R's checks first."""
+    import numpy as np
     from scipy import stats
 
     x = [float(v) for v in x]
     y = [float(v) for v in y]
+    mean_x, mean_y = math.fsum(x) / len(x), math.fsum(y) / len(y)
+    nan = float("nan")
+    error = None
+    for name, v in (("x", x), ("y", y)):
+        if len(v) < 2:
+            error = f"not enough '{name}' observations"
+            break
+    if error is None:
+        # t.test.default: stderr <- sqrt(var(x)/nx + var(y)/ny); stop if below 10 eps max|mean|.
+        stderr = math.sqrt(np.var(x, ddof=1) / len(x) + np.var(y, ddof=1) / len(y))
+        if stderr < 10 * EPS * max(abs(mean_x), abs(mean_y)):
+            error = "data are essentially constant"
+    if error is not None:
+        return Welch(x=x, y=y, t=nan, df=nan, p=nan, ci=(nan, nan), mean_x=mean_x, mean_y=mean_y,
+                     conf=conf, error=error, **meta)
     import warnings
 
     with warnings.catch_warnings():
@@ -81,14 +109,15 @@ def welch(x: Sequence[float], y: Sequence[float], conf: float = 0.95, **meta: An
         ci = r.confidence_interval(conf)
     return Welch(
         x=x, y=y, t=float(r.statistic), df=float(r.df), p=float(r.pvalue),
-        ci=(float(ci.low), float(ci.high)), mean_x=math.fsum(x) / len(x), mean_y=math.fsum(y) / len(y),
-        conf=conf, **meta,
+        ci=(float(ci.low), float(ci.high)), mean_x=mean_x, mean_y=mean_y, conf=conf, **meta,
     )
 
 
 def percent_line(w: Welch) -> str:
     """``label: no significance`` or ``label: [x, y]%`` (``sprintf("%.2f")``)."""
     head = f"{w.label}: " if w.label else ""
+    if w.error is not None:
+        return f"{head}no test ({w.error})"
     if not w.significant:
         return f"{head}no significance"
     lo, hi = w.change_pct
@@ -99,6 +128,10 @@ def r_output(w: Welch, data: str | None = None) -> str:
     """What R prints for ``print(t.test(x, y)); print(s)``: the htest block and the
     ``[1] "label: ..."`` line."""
     data = data or f"{w.x_name} and {w.y_name}"
+    if w.error is not None:
+        # R stops in t.test.default: its error, no htest object to print.
+        return "\n".join(["", f"data:  {data}", f"Error in t.test.default(x, y) : {w.error}", "",
+                          f'[1] "{percent_line(w)}"'])
     est = format_r([w.mean_x, w.mean_y], 7)
     names = ["mean of x", "mean of y"]
     widths = [max(len(n), len(e)) for n, e in zip(names, est)]
@@ -181,7 +214,8 @@ def table(results: list[Welch], title: str = "Mean (s)") -> str:
     cell: dict[tuple[str, str], tuple[str, str]] = {}
     for w in results:
         top = f"{_trunc2(w.mean_x)} / {_trunc2(w.mean_y)}"
-        bot = f"[{_trunc2(-w.ci[1])}, {_trunc2(-w.ci[0])}]"
+        bot = "(constant)" if w.error == "data are essentially constant" else (
+            f"({w.error})" if w.error else f"[{_trunc2(-w.ci[1])}, {_trunc2(-w.ci[0])}]")
         cell[(str(w.group.get(row_col, "")), colkey(w))] = (top, bot)
     head = [title, f"[{int(round(100 * results[0].conf))}% CI]"]
     w0 = max(len(h) for h in head + rows) + 2
@@ -196,6 +230,12 @@ def table(results: list[Welch], title: str = "Mean (s)") -> str:
         out.append(line(r, [cell.get((r, c), ("", ""))[0] for c in cols]))
         out.append(line("", [cell.get((r, c), ("", ""))[1] for c in cols]))
         out.append(sep)
+    if not multi:  # say which side is which (the seed's caption did)
+        w = results[0]
+        import textwrap
+
+        out.append(textwrap.fill(f"Each cell: mean {w.x_name} / mean {w.y_name}, and the {int(round(100 * w.conf))}% "
+                                 f"CI of mean {w.y_name} - mean {w.x_name}.", 80))
     return "\n".join(out)
 
 
