@@ -67,8 +67,8 @@ pub fn ycsb_b() -> Program {
     )
 }
 
-/// A kernel build (`make -j20` in a 1 GiB memcg, as in the 2026 kernel-build runs on
-/// linux-mm; here at half scale, 512 MiB): the compilers' heaps exceed memory
+/// A kernel build (`make -j20` in a 1 GiB memcg, as in Barry Song's kernel-build runs on
+/// linux-mm, May 2026, lkml.iu.edu 2605.3/03287; here at half scale, 512 MiB): the compilers' heaps exceed memory
 /// (anonymous, written as they are used: 20 jobs × 32 MiB of cc1 at this scale), every
 /// compile reads the hot headers (Zipf 1.0 over 96 MiB of include/ and generated
 /// headers) and its own source once (sequential over 384 MiB of sources), and writes its
