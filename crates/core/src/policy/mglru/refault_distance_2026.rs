@@ -37,14 +37,11 @@
 //! refault distance). Everything else is mainline (`mglru@6.15`).
 
 use super::lrugen::*;
-use super::{mainline, MglruVariant};
-use crate::mm::memcontrol::MemcgId;
-use crate::mm::page::pg;
+use super::refault_distance_rfc_v3::{lru_gen_eviction_clock, lru_gen_refault_distance};
+use super::MglruVariant;
 use crate::mm::page_alloc::Pfn;
-use crate::mm::vmstat::Ev;
-use crate::mm::workingset::{pack_shadow, unpack_shadow, EVICTION_SHIFT};
+use crate::mm::workingset::EVICTION_SHIFT;
 use crate::mm::Mm;
-use crate::policy::classic::refault_distance_rfc_v3::rfc_refault_is_recent;
 
 /// The 2026 variant: no state of its own (the eviction counter is the lruvec's
 /// `nonresident_age`, which only evictions advance under this policy).
@@ -71,16 +68,7 @@ impl MglruVariant for RefaultDistance2026 {
     /// advances by the folio's pages up the hierarchy (27/32 `lru_eviction`). The PID's
     /// eviction count is kept.
     fn lru_gen_eviction(&mut self, mm: &mut Mm, lrugens: &mut [LruGen], pfn: Pfn) -> u64 {
-        let ty = folio_type(mm, pfn);
-        let refs = folio_lru_refs(mm, pfn);
-        let ws = mm.frames.test(pfn, pg::WORKINGSET);
-        let lv = mm.folio_lruvec(pfn);
-        let delta = mm.folio_nr_pages(pfn);
-        lrugens[lv as usize].evicted[ty][lru_tier_from_refs(refs, ws)] += delta;
-        let l = &mm.lruvecs[lv as usize];
-        let (memcg, node, token) = (l.memcg, l.node, pack_token(refs, l.nonresident_age));
-        mm.workingset_age_nonresident(lv, delta);
-        pack_shadow(memcg, node, token, ws)
+        lru_gen_eviction_clock(mm, lrugens, pfn, pack_token)
     }
 
     /// Changed from mainline: recent ⇔ the refault distance passes the helper's test
@@ -91,24 +79,7 @@ impl MglruVariant for RefaultDistance2026 {
     /// detection"). Kept from v6.15 (30/32's hunks unread): the same-lruvec check and
     /// the restore of PG_workingset or the refs counter.
     fn lru_gen_refault(&mut self, mm: &mut Mm, lrugens: &mut [LruGen], pfn: Pfn, shadow: u64) -> bool {
-        let ty = folio_type(mm, pfn);
-        let file = ty == LRU_GEN_FILE;
-        let (memcgid, nid, token, ws) = unpack_shadow(shadow);
-        let lv = mm.lruvec_id(memcgid as MemcgId, nid);
-        if lv != mm.folio_lruvec(pfn) {
-            return false;
-        }
-        mm.count_folio_events(pfn, Ev::by_type(Ev::WorkingsetRefaultAnon, file), 1);
-        let (refs, eviction) = unpack_token(token);
-        let l = &mm.lruvecs[lv as usize];
-        let distance = l.nonresident_age.wrapping_sub(eviction) & TS_MASK;
-        if !rfc_refault_is_recent(distance, file, &l.workingset_lists(), mm.can_reclaim_anon()) {
-            return false;
-        }
-        lrugens[lv as usize].refaulted[ty][lru_tier_from_refs(refs, ws)] += 1;
-        mm.frames.set(pfn, pg::ACTIVE);
-        mm.count_workingset_activate(lv, file, 1);
-        mainline::restore_workingset_or_refs(mm, pfn, file, refs, ws)
+        lru_gen_refault_distance(mm, lrugens, pfn, shadow, unpack_token)
     }
 }
 
@@ -116,21 +87,15 @@ impl MglruVariant for RefaultDistance2026 {
 mod tests {
     //! Worked by hand from 30/32's layout and 27/32's test (2023 v3 2/6's comparison).
     use super::*;
-    use crate::config::SimConfig;
     use crate::mm::lruvec::LruList;
+    use crate::mm::page::pg;
+    use crate::mm::vmstat::Ev;
+    use crate::mm::workingset::{pack_shadow, unpack_shadow};
     use crate::policy::mglru::Mglru;
     use crate::policy::ReclaimPolicy;
 
     fn machine() -> (Mm, Mglru<RefaultDistance2026>) {
-        let mut c = SimConfig::default();
-        c.set("machine.memory", "16M").unwrap();
-        let mut mm = Mm::new(&c);
-        mm.pages.ensure(64).unwrap();
-        let mut p = Mglru::new(RefaultDistance2026);
-        for lv in 0..mm.lruvecs.len() as u32 {
-            p.init_lruvec(&mut mm, lv);
-        }
-        (mm, p)
+        crate::policy::mglru::tests::machine_with(RefaultDistance2026)
     }
 
     /// A read() file page of the root memcg, on the LRU.
