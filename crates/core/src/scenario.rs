@@ -21,6 +21,10 @@
 //! 48 CPUs); scale 8 is the seed's machine. Its workload takes parameters (`tasks_per_cpu` = ½, 1, 2 — the seed's
 //! concurrency — and `cpus`, `jobs`, `sort_mb`) through [`Scenario::source_with`].
 //!
+//! `leveldb-getscan`, `ycsb-b`, `kernel-build`, `fio-zipf`, `file-search` — the workloads of
+//! the 2026 MGLRU refault-distance RFC's cover letter and of cache_ext
+//! ([`cover_letter`]; shapes and sizes in docs/scenarios.md), as masim-style programs.
+//!
 //! A scenario also declares the policies a comparison run of it compares (callers skip the
 //! names not registered) and, for a transactional workload, its transaction count and
 //! clients, from which callers derive transactions/s. The engine knows nothing of
@@ -181,6 +185,11 @@ impl Scenario {
 
 const MIB: u32 = 256; // pages per MiB
 
+/// The policies the 2026 cover letter's workloads compare: classic, mainline MGLRU, the
+/// 2023 reconstruction and the 2026 re-post.
+const REFAULT_DISTANCE_POLICIES: &[&str] =
+    &["classic@6.15", "mglru@6.15", "mglru+refault-distance-rfc-v3", "mglru+refault-distance-2026"];
+
 fn default_program() -> Program {
     let mut heap = Region::new("heap", 160 * MIB, AccessKind::AnonMapped);
     heap.write_ratio = 0.3;
@@ -283,6 +292,9 @@ fn terasort_params(scale: f64, params: &[(&str, &str)]) -> Result<TeraSortParams
     Ok(p)
 }
 
+mod cover_letter;
+use cover_letter::{fio_zipf, file_search, kernel_build, leveldb_getscan, ycsb_b};
+
 static SCENARIOS: &[Scenario] = &[
     Scenario {
         name: "default",
@@ -358,6 +370,60 @@ static SCENARIOS: &[Scenario] = &[
         scaled_sizes: &[("machine.memory", 16640.0), ("swap.size", 512.0)],
         params: &[("workload", "freqmine", "one of the 24 profiles (blackscholes, ..., splash2x/raytrace, ...)")],
         workload: Workload::Parsec,
+    },
+    Scenario {
+        name: "leveldb-getscan",
+        description: "2026 refault-distance RFC / cache_ext: LevelDB GET/SCAN, Zipf point gets on a hot set and long \
+                      range scans over an LSM store 3x memory; 256M machine, zram",
+        policies: REFAULT_DISTANCE_POLICIES,
+        baseline: "mglru@6.15",
+        overrides: &[("machine.memory", "256M"), ("swap.device", "zram"), ("swap.size", "256M")],
+        scaled_sizes: &[],
+        params: &[],
+        workload: Workload::Program(leveldb_getscan),
+    },
+    Scenario {
+        name: "ycsb-b",
+        description: "2026 refault-distance RFC: MongoDB YCSB workload B, 95% reads / 5% updates, Zipfian, on a \
+                      WiredTiger cache (anon) and data files 3x memory; 512M machine, zram",
+        policies: REFAULT_DISTANCE_POLICIES,
+        baseline: "mglru@6.15",
+        overrides: &[("machine.memory", "512M"), ("swap.device", "zram"), ("swap.size", "512M")],
+        scaled_sizes: &[],
+        params: &[],
+        workload: Workload::Program(ycsb_b),
+    },
+    Scenario {
+        name: "kernel-build",
+        description: "2026 refault-distance RFC: a kernel build, compiler heaps (anon, most of memory) reading hot \
+                      headers and each source once, writing objects; 512M machine, zram",
+        policies: REFAULT_DISTANCE_POLICIES,
+        baseline: "mglru@6.15",
+        overrides: &[("machine.memory", "512M"), ("swap.device", "zram"), ("swap.size", "1G")],
+        scaled_sizes: &[],
+        params: &[],
+        workload: Workload::Program(kernel_build),
+    },
+    Scenario {
+        name: "fio-zipf",
+        description: "2026 refault-distance RFC: fio buffered random reads, Zipf over a file 2x memory; 256M machine",
+        policies: REFAULT_DISTANCE_POLICIES,
+        baseline: "mglru@6.15",
+        overrides: &[("machine.memory", "256M"), ("swap.device", "zram"), ("swap.size", "256M")],
+        scaled_sizes: &[],
+        params: &[],
+        workload: Workload::Program(fio_zipf),
+    },
+    Scenario {
+        name: "file-search",
+        description: "cache_ext: grep -r over a source tree 1.5x memory, four passes (a cyclic scan: MRU's case); \
+                      256M machine",
+        policies: REFAULT_DISTANCE_POLICIES,
+        baseline: "mglru@6.15",
+        overrides: &[("machine.memory", "256M"), ("swap.device", "zram"), ("swap.size", "256M")],
+        scaled_sizes: &[],
+        params: &[],
+        workload: Workload::Program(file_search),
     },
 ];
 pub fn list() -> &'static [Scenario] {
@@ -453,6 +519,35 @@ mod tests {
         }
         assert!(n > p.anon_pages());
         assert_eq!(src.progress(), Some(1.0));
+    }
+
+    /// The cover letter's and cache_ext's workloads keep their shapes: the data read
+    /// through the page cache exceeds memory by the ratio each cites, and each compares
+    /// classic, mainline MGLRU, the 2023 reconstruction and the 2026 re-post.
+    #[test]
+    fn cover_letter_workloads_keep_their_shapes() {
+        let pages = |name: &str, region: &str| {
+            let p = get(name).unwrap().program().unwrap();
+            p.regions.iter().find(|r| r.name == region).unwrap().pages as u64 * PAGE_SIZE
+        };
+        let mem = |name: &str| get(name).unwrap().config().memory_bytes;
+        assert_eq!(pages("leveldb-getscan", "sstables"), 3 * mem("leveldb-getscan"));
+        assert_eq!(pages("ycsb-b", "collection"), 3 * mem("ycsb-b"));
+        assert_eq!(pages("fio-zipf", "fio-file"), 2 * mem("fio-zipf"));
+        assert_eq!(2 * pages("file-search", "tree"), 3 * mem("file-search"));
+        assert!(pages("kernel-build", "cc1-heaps") > mem("kernel-build"), "anon-heavy: the heaps exceed memory");
+        // file-search reads the tree exactly four times.
+        let fs = get("file-search").unwrap().program().unwrap();
+        assert_eq!(fs.nr_accesses(), Some(4 * fs.nr_pages()));
+        for name in ["leveldb-getscan", "ycsb-b", "kernel-build", "fio-zipf", "file-search"] {
+            let s = get(name).unwrap();
+            assert_eq!(s.policies, REFAULT_DISTANCE_POLICIES, "{name}");
+            assert_eq!(s.baseline, "mglru@6.15");
+            assert!(s.program().unwrap().validate().is_ok());
+            for p in s.policies {
+                crate::policy::registry::find(p).unwrap();
+            }
+        }
     }
 
     #[test]

@@ -10,7 +10,7 @@ import argparse
 import sys
 from typing import Sequence
 
-from . import cachesim, compare, experiment, kernel, knobs, mrc, policies, record, run, scenarios, trace, tune
+from . import atlas, cachesim, compare, experiment, kernel, knobs, mrc, policies, record, run, scenarios, trace, tune
 
 PROG = "reclaimlab"
 
@@ -34,7 +34,7 @@ Run `reclaimlab COMMAND --help` for a command's options.
 
 MAX_MEMORY_ENV = "RECLAIMLAB_MAX_MEMORY"
 
-COMMANDS = [run, policies, knobs, scenarios, trace, record, experiment, compare, cachesim, mrc, kernel, tune]
+COMMANDS = [run, policies, knobs, scenarios, trace, record, experiment, compare, cachesim, mrc, kernel, tune, atlas]
 
 
 class Parser(argparse.ArgumentParser):

@@ -45,6 +45,12 @@ row!(
     super::mglru::Mglru::new(super::mglru::refault_distance_rfc_v3::RefaultDistanceRfcV3)
 ),
 row!(
+    "mglru+refault-distance-2026",
+    "mglru@6.15",
+    "Kairui Song's \"MGLRU-FG and refault distance support\" RFC (May 2026, patches 22, 27, 30; not merged): shadows carry refs above an eviction-only timestamp; a refault within the inactive size (the two oldest generations) is re-activated",
+    super::mglru::Mglru::new(super::mglru::refault_distance_2026::RefaultDistance2026)
+),
+row!(
     "mglru@6.6",
     "",
     "multi-generational LRU as in v6.6: refs = counter + PG_workingset, read() pages join the oldest generation, one-strike promotion of young PTEs, refault recent only from the current oldest generation (mm/vmscan.c, mm/workingset.c, v6.6)",

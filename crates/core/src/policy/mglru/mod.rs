@@ -7,8 +7,9 @@
 //! - [`memcg_lru`]: the memcg LRU that orders root reclaim over memcgs.
 //! - [`host_time`]: host time of aging and eviction (benchmark only, not in results).
 //! - [`mainline`]: the workingset hooks of v6.15 (eviction token, refault test) —
-//!   the points patches change; [`refault_distance_rfc_v3`] is Kairui Song's RFC. A variant implements [`MglruVariant`] overriding only
-//!   what its patch changes; everything else is mainline.
+//!   the points patches change; [`refault_distance_rfc_v3`] is Kairui Song's RFC (2023,
+//!   reconstructed) and [`refault_distance_2026`] its 2026 re-post. A variant implements
+//!   [`MglruVariant`] overriding only what its patch changes; everything else is mainline.
 //! - [`v6_6`]: MGLRU as v6.6 had it (`mglru@6.6`), the kernel functions whose code
 //!   differs from v6.15 overriding the [`MglruVariant`] hooks, and Yu Zhao's
 //!   "fix underprotected page cache" on top of it.
@@ -22,6 +23,7 @@ pub mod lrugen;
 pub mod mainline;
 pub mod memcg_lru;
 pub mod pid;
+pub mod refault_distance_2026;
 pub mod refault_distance_rfc_v3;
 pub mod v6_12;
 pub mod v6_6;

@@ -10,11 +10,16 @@ use crate::mm::Mm;
 use crate::policy::ReclaimPolicy;
 
 fn machine() -> (Mm, Mglru<Mainline>) {
+    machine_with(Mainline)
+}
+
+/// A 16 MiB machine with 64 trace pages and `variant`'s lruvecs online.
+pub(super) fn machine_with<V: super::MglruVariant>(variant: V) -> (Mm, Mglru<V>) {
     let mut c = SimConfig::default();
     c.set("machine.memory", "16M").unwrap();
     let mut mm = Mm::new(&c);
     mm.pages.ensure(64).unwrap();
-    let mut p = Mglru::new(Mainline);
+    let mut p = Mglru::new(variant);
     for lv in 0..mm.lruvecs.len() as u32 {
         p.init_lruvec(&mut mm, lv);
     }
