@@ -27,6 +27,17 @@ def test_a_store_that_is_not_sqlite_is_one_line(tmp_path, content, command):
     assert not (tmp_path / "r.html").exists()
 
 
+@pytest.mark.parametrize("content, needle", [
+    (b"variant,value\n\xff\xfe,1\n", "not a measurements CSV"),
+    (b"variant,value\na,1\nb,fast\n", "not a number"),
+])
+@pytest.mark.parametrize("json", [False, True])
+def test_compare_of_a_file_that_is_not_measurements_is_one_line(tmp_path, content, needle, json):
+    f = tmp_path / "m.csv"
+    f.write_bytes(content)
+    assert_user_error(cli("compare", f, *(["--json"] if json else [])), "m.csv", needle)
+
+
 def test_a_swap_size_left_empty_is_an_error():
     assert_user_error(cli("run", "--swap", "zram:", "-q"), "--swap zram:", "no size after ':'")
 
