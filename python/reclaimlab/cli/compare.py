@@ -6,6 +6,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from . import vocab
+
 HELP = "compare configurations statistically: Welch t-tests (seed 002) or mmtests tables (seed 003)"
 
 DESCRIPTION = """\
@@ -47,17 +49,17 @@ def add_parser(sub) -> None:
                        formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("source", metavar="DIR|FILE.csv|FILE.json",
                    help="experiment output directory, mmtests result tree, measurements CSV or mmtests JSON")
-    p.add_argument("--baseline", metavar="NAME|COLUMN=VALUE",
-                   help="baseline variant (default: the experiment's baseline, else the first variant), or "
+    vocab.add(p, "baseline",
+              help="baseline variant (default: the experiment's baseline, else the first variant), or "
                         "COLUMN=VALUE to compare along a configuration column")
-    p.add_argument("--metric", metavar="M", help="metric to compare (default: the experiment's metric, or the CSV's only one)")
+    vocab.add(p, "metric", help="metric to compare (default: the experiment's metric, or the CSV's only one)")
     p.add_argument("--style", choices=("welch", "mmtests"), default="welch", help="output style (default: welch)")
     p.add_argument("--mmtests-rule", choices=("2018", "2024"), default="2024",
                    help="significance stars: 2018 t-test (df=n1+n2-2, p<0.10) or 2024 non-overlap of mean±1.96·SD (default)")
     p.add_argument("--prefer", choices=("auto", "lower", "higher"), default="auto",
                    help="mmtests: whether lower or higher values are better (auto: higher for tps/throughput-like metrics)")
-    p.add_argument("--json", action="store_true",
-                   help="print one JSON document instead (provenance, noise, every Welch test and mmtests row; "
+    vocab.add(p, "json",
+              help="print one JSON document instead (provenance, noise, every Welch test and mmtests row; "
                         "schema: reclaimlab/stats/compare.schema.json, docs/experiments.md)")
     p.set_defaults(func=main)
 

@@ -8,6 +8,7 @@ import argparse
 import math
 import sys
 
+from . import vocab
 from ._table import table
 from .cachesim import add_trace_args, load, parse_algos, parse_sizes
 
@@ -15,8 +16,8 @@ HELP = "miss-ratio curves (exact LRU from stack distances; any algorithm by simu
 
 EPILOG = """\
 examples:
-  reclaimlab mrc --trace data/traces/lirs/sprite.trace.gz -o sprite.png
-  reclaimlab mrc --trace app.trace --algo lru,arc,s3fifo --sizes 1%,5%,10%,25%,50% --csv mrc.csv
+  reclaimlab mrc --trace data/traces/lirs/sprite.trace.gz --plot sprite.png
+  reclaimlab mrc --trace app.trace --algo lru,arc,s3fifo --size 1%,5%,10%,25%,50% --csv mrc.csv
   reclaimlab mrc --trace huge.trace --sample-rate 0.01 --csv lru.csv
 """
 
@@ -30,10 +31,10 @@ def add_parser(sub) -> None:
     p.add_argument("--algo", action="append", metavar="NAME[,NAME...]",
                    help="algorithms (default lru: the exact stack-distance curve); lru is always exact; "
                    "sizes below an algorithm's minimum (clockpro 5, lirs-paper 10) are skipped with a note")
-    p.add_argument("--sizes", metavar="N|P%[,...]",
-                   help=f"cache sizes (default: {DEFAULT_POINTS} evenly spaced sizes up to the distinct pages)")
-    p.add_argument("-o", "--output", metavar="FILE", help="draw the curves (.png/.svg/.pdf; needs matplotlib)")
-    p.add_argument("--csv", metavar="FILE", help="write algo,size,miss_ratio rows")
+    vocab.add(p, "size", dest="sizes",
+              help=f"cache sizes (default: {DEFAULT_POINTS} evenly spaced sizes up to the distinct pages)")
+    vocab.add(p, "plot", "draw the curves (.png/.svg/.pdf; needs matplotlib)", dest="output")
+    vocab.add(p, "csv", help="write algo,size,miss_ratio rows")
     p.add_argument("--sample-rate", type=float, default=1.0, metavar="R",
                    help="SHARDS spatial sampling rate for the LRU curve, 0 < R <= 1 (default 1: exact)")
     p.set_defaults(func=cmd_mrc)

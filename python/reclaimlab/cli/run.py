@@ -7,6 +7,7 @@ import json
 import sys
 from pathlib import Path
 
+from . import vocab
 from ._table import number, size, table
 
 HELP = "run a scenario under every policy it compares, or one simulation (no arguments: `default`)"
@@ -76,59 +77,56 @@ def add_parser(sub) -> None:
         "program:NAME[,size=SIZE,seed=N], a built-in real program's recording (docs/programs.md)",
     )
     w = p.add_argument_group("workload (default: scenario `default`)")
-    w.add_argument("--scenario", metavar="NAME", help="a built-in scenario (`reclaimlab scenarios`)")
+    vocab.add(w, "scenario")
     w.add_argument(
         "--scale",
         metavar="F",
         type=float,
         help="grow a scalable scenario linearly (tpcc-stock-level: 1 = 1G machine, 32 = the seed's 32G VM)",
     )
-    w.add_argument("--trace", metavar="FILE", help="replay this trace file")
-    w.add_argument(
-        "--trace-format",
-        metavar="F",
-        choices=("native", "lirs", "address", "csv", "damo"),
-        help="native | lirs | address | csv | damo (a damo record, docs/damo.md) (default: detect)",
-    )
-    w.add_argument(
-        "--trace-kind",
-        metavar="K",
+    vocab.add(w, "trace", "replay this trace file")
+    vocab.add(w, "trace-format", "native | lirs | address | csv | damo (a damo record, docs/damo.md) (default: detect)",
+              choices=("native", "lirs", "address", "csv", "damo"))
+    vocab.add(
+        w,
+        "trace-kind",
         choices=("file-read", "file-mapped", "anon"),
         help="what records lacking it are: file-read (read() syscalls on page cache), "
         "file-mapped (mmap'd file), anon (anonymous memory)",
     )
     m = p.add_argument_group("machine and policy")
-    m.add_argument(
-        "--policy",
-        metavar="NAME",
+    vocab.add(
+        m,
+        "policy",
         help="run only this reclaim policy model, e.g. classic@6.15 (`reclaimlab policies`); "
         "without it a scenario compares its policies",
     )
-    m.add_argument("--memory", metavar="SIZE", help="machine.memory: physical memory, e.g. 512M, 4G")
-    m.add_argument("--swap", metavar="DEV[:SIZE]", help="swap.device[:swap.size]: zram:SIZE, ssd:SIZE or none")
+    vocab.add(m, "memory", "machine.memory: physical memory, e.g. 512M, 4G")
+    vocab.add(m, "swap", "swap.device[:swap.size]: zram:SIZE, ssd:SIZE or none")
     m.add_argument("--swappiness", metavar="N", help="vm.swappiness, 0..200 (default 60)")
-    m.add_argument("--seed", metavar="N", help="seed of generated workloads (scenarios); the engine is deterministic")
-    m.add_argument(
-        "--set",
-        metavar="KEY=VALUE",
+    vocab.add(m, "seed", "seed of generated workloads (scenarios); the engine is deterministic")
+    vocab.add(
+        m,
+        "set",
         action="append",
         default=[],
         help="set any knob, e.g. --set vm.watermark_scale_factor=100 (repeatable)",
     )
     o = p.add_argument_group("output")
-    o.add_argument(
-        "--json",
-        action="store_true",
+    vocab.add(
+        o,
+        "json",
         help='print one JSON object: {"policy", "vmstat", "metrics", "provenance"}; for a comparison '
         '{"scenario", "baseline", "policies": {NAME: {"metrics", "vmstat"}}, "provenance"} (provenance: version, '
         'git commit, date, effective configuration, noise; docs/cli.md)',
     )
     o.add_argument("--timeseries", metavar="OUT", help="write the time series to OUT.csv or OUT.parquet")
-    o.add_argument(
-        "--plot",
-        metavar="OUT",
+    vocab.add(
+        o,
+        "plot",
+        aliases=(),
         help="draw memory composition, reclaim rates, refaults/swap and memory stall over time "
-        "to OUT.png, OUT.svg or OUT.pdf (needs matplotlib: pip install 'reclaimlab[plot]')",
+        "to FILE.png, FILE.svg or FILE.pdf (needs matplotlib: pip install 'reclaimlab[plot]')",
     )
     o.add_argument(
         "--damo-record",
@@ -136,16 +134,15 @@ def add_parser(sub) -> None:
         help="keep DAMON snapshots (sim.damon_record, default vaddr: the trace's pages) and write them "
         "in damo's record format, for `damo report access|heatmap|wss -i OUT` (docs/damo.md)",
     )
-    o.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
+    vocab.add(o, "quiet")
     o.add_argument(
         "--detail",
         action="store_true",
         help="damon-reclaim-parsec: also print the table of every workload",
     )
-    o.add_argument(
-        "-j",
-        "--jobs",
-        metavar="N",
+    vocab.add(
+        o,
+        "jobs",
         type=int,
         help="parallel worker processes of a comparison (default and maximum: the CPU count)",
     )
