@@ -11,16 +11,9 @@ import pytest
 
 from reclaimlab.cli import build_parser
 from reclaimlab.cli.vocab import VOCAB, markdown
+from reclaimlab.cli.vocab import walk as parsers
 
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "cli.md"
-
-
-def parsers(p: argparse.ArgumentParser, name: str = "reclaimlab"):
-    yield name, p
-    for a in p._actions:
-        if isinstance(a, argparse._SubParsersAction):
-            for sub, sp in a.choices.items():
-                yield from parsers(sp, f"{name} {sub}")
 
 
 def test_every_concept_is_spelled_one_way():

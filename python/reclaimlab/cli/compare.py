@@ -8,7 +8,7 @@ from pathlib import Path
 
 from . import vocab
 
-HELP = "compare configurations statistically: Welch t-tests (seed 002) or mmtests tables (seed 003)"
+HELP = "compare configurations statistically: Welch t-tests (as R's t.test) or mmtests compare tables"
 
 DESCRIPTION = """\
 Compare the variants (or the values of any configuration column) of repeated
@@ -22,7 +22,8 @@ FILE.json the output of extract-mmtests.pl --print-json.
 --style welch prints, for each configuration, Welch's two-sample t-test exactly as R's
 t.test prints it, then the 95% CI of the difference as a percentage of the baseline mean
 ("[x, y]%", the relative change of the other variant; "no significance" when the
-interval straddles zero), and a table of the means and CIs (seed 002).
+interval straddles zero), and a table of the means and CIs (as the Apache Hadoop benchmark
+posted with the MGLRU patch set, LKML 2022, reports them).
 --style mmtests prints mmtests compare tables (Min, Amean|Hmean, Stddev, CoeffVar, Max,
 BAmean-50/95/99; positive percentages are always better), stars by the 2018 t-test rule
 or the 2024 non-overlap rule, and for a results store the vmstat-derived rows.
@@ -35,7 +36,7 @@ EPILOG = """\
 examples:
   reclaimlab compare out/                              Welch tests of every variant vs the baseline
   reclaimlab compare out/ --baseline swap=swapoff      compare along the `swap` column instead
-  reclaimlab compare seed002.csv --style mmtests --mmtests-rule 2018
+  reclaimlab compare measurements.csv --style mmtests --mmtests-rule 2018
   reclaimlab compare out/ --json                       the same tests as data (one JSON document)
   MMTESTS=~/mmtests reclaimlab compare ~/mmtests/work/log --style mmtests   real kernels, one path
 

@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 from . import vocab
+from ..counters import tracked_vmstat, untracked
 from ._table import number, size, table
 
 HELP = "run a scenario under every policy it compares, or one simulation (no arguments: `default`)"
@@ -49,9 +50,9 @@ config file (TOML; tables flatten to dotted keys):
 
 examples:
   reclaimlab run                               compare the policies on `default`
-  reclaimlab run tpcc-stock-level              seed 001: transactions/s per policy
+  reclaimlab run tpcc-stock-level              MongoDB STOCK_LEVEL: transactions/s per policy
   reclaimlab run tpcc-stock-level --scale 4 --json
-  reclaimlab run damon-reclaim-parsec --detail seed 004: DAMON_RECLAIM quota x prioritization table
+  reclaimlab run damon-reclaim-parsec --detail the DAMON_RECLAIM RFC's quota x prioritization table
   reclaimlab run --policy classic@6.15         one run, detailed report
   reclaimlab run --memory 256M --swap zram:512M --swappiness 100
   reclaimlab run --trace OLTP.lirs --trace-format lirs --trace-kind file-read --memory 64M --json
@@ -82,7 +83,7 @@ def add_parser(sub) -> None:
         "--scale",
         metavar="F",
         type=float,
-        help="grow a scalable scenario linearly (tpcc-stock-level: 1 = 1G machine, 32 = the seed's 32G VM)",
+        help="grow a scalable scenario linearly (tpcc-stock-level: 1 = 1G machine, 32 = the RFC's 32G VM)",
     )
     vocab.add(w, "trace", "replay this trace file")
     vocab.add(w, "trace-format", "native | lirs | address | csv | damo (a damo record, docs/damo.md) (default: detect)",
@@ -231,7 +232,9 @@ def main(args: argparse.Namespace) -> int:
     if args.json:
         from ..provenance import stamp
 
-        print(json.dumps(stamp(result.to_dict(), [dict(result.config)]), sort_keys=False))
+        out = result.to_dict()
+        out["vmstat"] = tracked_vmstat(result.policy, out["vmstat"])
+        print(json.dumps(stamp(out, [dict(result.config)]), sort_keys=False))
     else:
         print(summary(result))
     for w in damon_reclaim_warnings(result.config, result.metrics):
@@ -344,7 +347,10 @@ def compare_main(args: argparse.Namespace, settings: dict[str, str]) -> int:
     if args.json:
         from ..provenance import stamp
 
-        print(json.dumps(stamp(comp.to_dict(), [dict(r.config) for r in comp.results.values()]), sort_keys=False))
+        out = comp.to_dict()
+        for name, entry in out["policies"].items():
+            entry["vmstat"] = tracked_vmstat(name, entry["vmstat"])
+        print(json.dumps(stamp(out, [dict(r.config) for r in comp.results.values()]), sort_keys=False))
     else:
         print(comparison_table(comp))
     seen = set()
@@ -375,7 +381,7 @@ def comparison_table(comp) -> str:
         why = f"{comp.baseline} (the first policy; {declared} is not registered)"
     tps = comp.metric == "tps"
     head = [
-        ("workload", first.workload),
+        ("workload", workload_line(first.workload)),
         ("machine", machine_line(first.config)),
         ("ratio", f"{'transactions/s' if tps else 'speed (1/runtime)'} relative to {why}"),
     ]
@@ -388,7 +394,8 @@ def comparison_table(comp) -> str:
     for name, r in comp.results.items():
         main = r.metrics["tps"] if tps else r.metrics["runtime_s"]
         row = [name, f"{main:,.2f}", f"{comp.ratios[name]:.3f}"]
-        row += [f"{sum(r.vmstat.get(k, 0) for k in keys):,}" for _, keys in COUNTERS]
+        row += ["n/a" if all(untracked(name, k) for k in keys) else f"{sum(r.vmstat.get(k, 0) for k in keys):,}"
+                for _, keys in COUNTERS]
         if damon:
             # "-": a model without kdamond (the cache:* policies).
             v = r.metrics.get("bytes_reclaimed_regions")
@@ -402,10 +409,25 @@ def comparison_table(comp) -> str:
             "pgscan = pgscan_kswapd + pgscan_direct",
         ]
     else:
-        lines += ["", "pgscan = pgscan_kswapd + pgscan_direct"]
+        lines += ["", "runtime_s = simulated seconds; pgscan = pgscan_kswapd + pgscan_direct"]
+    if any(name.startswith("cache:") for name in comp.results):
+        lines.append("n/a: a counter the policy does not keep (cache:* algorithms have no workingset shadow entries)")
     if damon:
         lines[-1] += "; damon_reclaimed = DAMON_RECLAIM's bytes_reclaimed_regions"
     return "\n".join(lines)
+
+
+def workload_line(workload: str) -> str:
+    """What was replayed, in one line: a built-in scenario's with its description."""
+    from .. import _core
+
+    words = workload.split()
+    if len(words) < 2 or words[0] != "scenario":
+        return workload
+    try:
+        return f"{workload}: {_core.scenario_info(words[1])['description']}"
+    except Exception:  # a THP scenario or a program: their own name says it
+        return workload
 
 
 def reclaimlab_baseline(scenario: str) -> str:
@@ -449,13 +471,14 @@ def summary(result) -> str:
     head = [
         ("policy", result.policy),
         ("machine", machine_line(result.config)),
-        ("workload", result.workload),
+        ("workload", workload_line(result.workload)),
         ("seed", result.config.get("seed", "?")),
     ]
-    lines = [table(head), "", "metrics"]
+    lines = [table(head), "", "metrics (times in simulated seconds)"]
     lines.append(table(((f"  {k}", _metric(k, v)) for k, v in result.metrics.items()), right=(1,)))
-    lines += ["", "vmstat"]
-    lines.append(table(((f"  {k}", f"{v:,}") for k, v in result.vmstat.items()), right=(1,)))
+    lines += ["", "vmstat" + (" (n/a: not kept by this policy)" if result.policy.startswith("cache:") else "")]
+    lines.append(table(((f"  {k}", "n/a" if untracked(result.policy, k) else f"{v:,}")
+                        for k, v in result.vmstat.items()), right=(1,)))
     return "\n".join(lines)
 
 

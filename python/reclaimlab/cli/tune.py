@@ -13,8 +13,8 @@ HELP = "offline tuning: sweep DAMON_RECLAIM parameters, print the saving/slowdow
 
 EPILOG = """\
 Each point replays the workload with DAMON_RECLAIM on and its parameters; memory saving
-and slowdown are relative to the same workload with DAMON_RECLAIM off (seed 004's
-definitions; docs/tune.md). Default grid: min_age 1s,5s,30s,120s x quota_ms 10,50,200
+and slowdown are relative to the same workload with DAMON_RECLAIM off (SeongJae Park's
+DAMON_RECLAIM RFC v3 definitions; docs/tune.md). Default grid: min_age 1s,5s,30s,120s x quota_ms 10,50,200
 x quota_sz 128M,1G x wmarks 500/400/200 (kernel default), 1000/1000/0 (always active).
 Values are in the kernel's units (us, ms, bytes, per-mille); sizes may use K/M/G.
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 import argparse
 import sys
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Any, Iterator, Sequence
 
 
 @dataclass(frozen=True)
@@ -95,6 +95,15 @@ def add(parser: Any, concept: str, help: str | None = None, *, aliases: Sequence
         alias.concept = concept  # type: ignore[attr-defined]
         alias.append = kwargs.get("action") == "append"  # type: ignore[attr-defined]
     return action
+
+
+def walk(parser: argparse.ArgumentParser, name: str = "reclaimlab") -> Iterator[tuple[str, argparse.ArgumentParser]]:
+    """Every (command line, parser) under ``parser``, itself first."""
+    yield name, parser
+    for a in parser._actions:
+        if isinstance(a, argparse._SubParsersAction):
+            for sub, p in a.choices.items():
+                yield from walk(p, f"{name} {sub}")
 
 
 def markdown() -> str:
