@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import json
 import signal
 import sys
 import time
@@ -49,9 +50,11 @@ def add_parser(sub) -> None:
     vocab.add(r, "quiet", dest="no_progress")
     r.set_defaults(func=run_main)
     ls = esub.add_parser("list", help="list the built-in experiments")
+    vocab.add(ls, "json", "print one JSON object (schema: reclaimlab/cli/output.schema.json, docs/cli.md)")
     ls.set_defaults(func=list_main)
     sh = esub.add_parser("show", help="print an experiment's runs (configurations x repetitions)")
     sh.add_argument("experiment", metavar="EXP.toml|NAME")
+    vocab.add(sh, "json", "print one JSON object (schema: reclaimlab/cli/output.schema.json, docs/cli.md)")
     sh.set_defaults(func=show_main)
 
     rp = sub.add_parser("report", help="write a self-contained HTML report of an experiment's results",
@@ -123,8 +126,13 @@ def _stop_on(*signums: int):
 def list_main(args: argparse.Namespace) -> int:
     from ..experiment import builtin, builtin_names, load
 
-    for name in builtin_names():
-        exp = load(builtin(name))
+    exps = [load(builtin(name)) for name in builtin_names()]
+    if args.json:
+        print(json.dumps({"experiments": [{"name": name, "configurations": len(e.configurations()),
+                                           "repetitions": e.repetitions, "description": e.description}
+                                          for name, e in zip(builtin_names(), exps)]}))
+        return 0
+    for name, exp in zip(builtin_names(), exps):
         print(f"{name:<20} {len(exp.configurations())} configurations x {exp.repetitions}  {exp.description}")
     return 0
 
@@ -133,6 +141,13 @@ def show_main(args: argparse.Namespace) -> int:
     from ..experiment import resolve
 
     exp = resolve(args.experiment)
+    if args.json:
+        print(json.dumps({"name": exp.name, "workload": {k: v for k, v in exp.workload.items() if k != "program"},
+                          "axes": [{"name": a.name, "key": a.key, "values": list(a.labels)} for a in exp.axes],
+                          "noise": exp.noise.name, "noise_model": exp.noise.describe(),
+                          "configurations": len(exp.configurations()), "repetitions": exp.repetitions,
+                          "runs": len(exp.jobs())}, default=str))
+        return 0
     print(f"experiment {exp.name}: workload {', '.join(f'{k}={v}' for k, v in exp.workload.items() if k != 'program')}")
     for a in exp.axes:
         print(f"  axis {a.name} ({a.key}): {', '.join(a.labels)}")

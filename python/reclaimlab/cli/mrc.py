@@ -5,6 +5,7 @@
 from __future__ import annotations
 
 import argparse
+import json
 import math
 import sys
 
@@ -34,6 +35,8 @@ def add_parser(sub) -> None:
     vocab.add(p, "size", dest="sizes",
               help=f"cache sizes (default: {DEFAULT_POINTS} evenly spaced sizes up to the distinct pages)")
     vocab.add(p, "plot", "draw the curves (.png/.svg/.pdf; needs matplotlib)", dest="output")
+    vocab.add(p, "json", "print one JSON object: the trace's counts and each algorithm's miss ratios, null below "
+              "its minimum size (schema: reclaimlab/cli/output.schema.json)")
     vocab.add(p, "csv", help="write algo,size,miss_ratio rows")
     p.add_argument("--sample-rate", type=float, default=1.0, metavar="R",
                    help="SHARDS spatial sampling rate for the LRU curve, 0 < R <= 1 (default 1: exact)")
@@ -105,7 +108,11 @@ def cmd_mrc(args: argparse.Namespace) -> int:
     if args.output:
         plot_mrc(cv, sizes, args.output, title=f"{args.trace} ({len(tr):,} requests, {distinct:,} pages)",
                  sampled=args.sample_rate < 1)
-    if not args.csv and not args.output:
+    if args.json:
+        print(json.dumps({"trace": str(args.trace), "requests": len(tr), "distinct_pages": distinct,
+                          "sample_rate": args.sample_rate, "sizes": sizes,
+                          "curves": {a: [None if math.isnan(y) else y for y in ys] for a, ys in cv.items()}}))
+    elif not args.csv and not args.output:
         rows = [[f"{s:,}"] + ["-" if math.isnan(cv[a][i]) else f"{cv[a][i]:.4f}" for a in algos]
                 for i, s in enumerate(sizes)]
         print(table(rows, header=["size"] + algos, right=tuple(range(len(algos) + 1))))

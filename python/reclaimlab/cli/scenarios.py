@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import argparse
+import json
 
+from . import vocab
 from ._table import table
 
 HELP = "list the built-in scenarios (machine + synthetic workload; no files needed)"
@@ -18,6 +20,7 @@ def add_parser(sub) -> None:
         "programs: the first run records them (Valgrind, docs/record.md), and `reclaimlab kernel "
         "validate program:NAME` runs the same program on the real kernel (docs/programs.md).",
     )
+    vocab.add(p, "json", "print one JSON object (schema: reclaimlab/cli/output.schema.json, docs/cli.md)")
     p.set_defaults(func=main)
 
 
@@ -27,5 +30,9 @@ def main(args: argparse.Namespace) -> int:
     from ..programs import PROGRAMS
 
     programs = [(f"program:{p.name}", f"real program ({p.package}): {p.description}") for p in PROGRAMS.values()]
-    print(table(list(_core.scenarios()) + list(_core.thp_scenarios()) + programs, header=("SCENARIO", "DESCRIPTION")))
+    rows = [(n, d) for n, d, *_ in _core.scenarios()] + list(_core.thp_scenarios()) + programs
+    if args.json:
+        print(json.dumps({"scenarios": [{"name": n, "description": d} for n, d in rows]}))
+        return 0
+    print(table(rows, header=("SCENARIO", "DESCRIPTION")))
     return 0
