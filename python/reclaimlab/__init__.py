@@ -18,6 +18,7 @@ from typing import Any, Callable, Mapping
 
 from . import _core
 from . import config as _config
+from .cache import cachesim, mrc
 from .exceptions import ConfigError, OutOfMemoryError, ReclaimlabError, TraceError
 
 __all__ = [
@@ -29,9 +30,12 @@ __all__ = [
     "Simulation",
     "open_trace",
     "generate",
+    "write_trace",
     "policies",
     "knobs",
     "scenarios",
+    "cachesim",
+    "mrc",
     "ReclaimlabError",
     "ConfigError",
     "TraceError",
@@ -44,6 +48,8 @@ Config = _core.Config
 Simulation = _core.Simulation
 open_trace = _core.open_trace
 generate = _core.generate
+#: ``write_trace(source, path, compress=False)``: a source (open_trace, generate) as a native trace file.
+write_trace = _core.trace_convert
 knobs = _core.knobs
 cgroup_knobs = _core.cgroup_knobs
 policies = _core.policies
