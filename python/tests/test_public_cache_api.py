@@ -43,3 +43,28 @@ def test_bad_input_is_a_reclaimlab_error(trace):
         reclaimlab.cachesim(trace, "nope", [10])
     with pytest.raises(reclaimlab.ReclaimlabError, match="bad cache size"):
         reclaimlab.mrc(trace, sizes=[0])
+
+
+USER_SCRIPT = '''\
+import polars as pl
+
+import reclaimlab
+
+df: pl.DataFrame = reclaimlab.cachesim("t.trace", ["lru", "arc"], [100, "10%"])
+curve: pl.DataFrame = reclaimlab.mrc("t.trace", "lru", sizes=[10, 20], sample_rate=0.5)
+print(df.height + curve.height)
+'''
+
+
+def test_mypy_strict_sees_real_types(tmp_path):
+    """A user script type-checks under mypy --strict, and a wrong use of the result fails
+    (the calls return DataFrame, not Any)."""
+    api = pytest.importorskip("mypy.api")
+    good, bad = tmp_path / "good.py", tmp_path / "bad.py"
+    good.write_text(USER_SCRIPT)
+    bad.write_text(USER_SCRIPT + "n: int = reclaimlab.mrc('t.trace')\n")
+    cache = ["--strict", "--cache-dir", str(tmp_path / "cache")]
+    out, err, status = api.run([*cache, str(good)])
+    assert status == 0, out + err
+    out, err, status = api.run([*cache, str(bad)])
+    assert status == 1 and '"DataFrame", variable has type "int"' in out, out
