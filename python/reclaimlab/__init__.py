@@ -14,12 +14,15 @@ The engine is Rust (``reclaimlab._core``); this package adds configs, the CLI an
 from __future__ import annotations
 
 import os
-from typing import Any, Callable, Mapping
+from typing import TYPE_CHECKING, Any, Callable, Mapping
 
 from . import _core
 from . import config as _config
 from .cache import cachesim, mrc
 from .exceptions import ConfigError, OutOfMemoryError, ReclaimlabError, TraceError
+
+if TYPE_CHECKING:
+    import polars
 
 __all__ = [
     "run",
@@ -36,6 +39,7 @@ __all__ = [
     "scenarios",
     "cachesim",
     "mrc",
+    "compare_stats",
     "ReclaimlabError",
     "ConfigError",
     "TraceError",
@@ -447,3 +451,13 @@ def compare(
     declared = _core.scenario_info(scenario)["baseline"]
     baseline = declared if declared in ordered else names[0]
     return Comparison(scenario, baseline, ordered)
+
+
+def compare_stats(source: str | os.PathLike[str], metric: str | None = None, baseline: str | None = None) -> "polars.DataFrame":
+    """What ``reclaimlab compare SOURCE`` prints, as a polars DataFrame of Welch tests (an
+    experiment's results directory, a measurements CSV or mmtests JSON). Not to be confused
+    with :func:`compare`, which runs a scenario under several policies."""
+    from .stats import comparisons
+
+    frame: polars.DataFrame = comparisons(source, metric, baseline)
+    return frame

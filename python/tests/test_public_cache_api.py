@@ -38,6 +38,16 @@ def test_mrc_matches_the_cli(trace, capsys):
     assert df.filter(pl.col("algo") == "lirs-paper")["miss_ratio"][0] is None
 
 
+def test_compare_stats_is_the_compare_command():
+    from pathlib import Path
+
+    import reclaimlab.stats as stats
+
+    data = Path(stats.__file__).parent / "data" / "seed002.csv"
+    df = reclaimlab.compare_stats(data)
+    assert df.equals(stats.comparisons(data)) and df.height == 6 and "verdict" in df.columns
+
+
 def test_bad_input_is_a_reclaimlab_error(trace):
     with pytest.raises(reclaimlab.ReclaimlabError, match="unknown cache algorithm"):
         reclaimlab.cachesim(trace, "nope", [10])
@@ -52,7 +62,8 @@ import reclaimlab
 
 df: pl.DataFrame = reclaimlab.cachesim("t.trace", ["lru", "arc"], [100, "10%"])
 curve: pl.DataFrame = reclaimlab.mrc("t.trace", "lru", sizes=[10, 20], sample_rate=0.5)
-print(df.height + curve.height)
+tests: pl.DataFrame = reclaimlab.compare_stats("results/", baseline="swap=swapoff")
+print(df.height + curve.height + tests.height)
 '''
 
 

@@ -40,7 +40,7 @@ examples:
   reclaimlab compare out/ --json                       the same tests as data (one JSON document)
   MMTESTS=~/mmtests reclaimlab compare ~/mmtests/work/log --style mmtests   real kernels, one path
 
-From Python, reclaimlab.stats.comparisons(SOURCE) returns the Welch tests as a polars
+From Python, reclaimlab.compare_stats(SOURCE) returns the Welch tests as a polars
 DataFrame.
 """
 
