@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any, Callable, Mapping
 from . import _core
 from . import config as _config
 from .cache import cachesim, mrc
+from .listings import knobs, policies, scenarios
 from .exceptions import ConfigError, OutOfMemoryError, ReclaimlabError, TraceError
 
 if TYPE_CHECKING:
@@ -54,10 +55,7 @@ open_trace = _core.open_trace
 generate = _core.generate
 #: ``write_trace(source, path, compress=False)``: a source (open_trace, generate) as a native trace file.
 write_trace = _core.trace_convert
-knobs = _core.knobs
 cgroup_knobs = _core.cgroup_knobs
-policies = _core.policies
-scenarios = _core.scenarios
 scenario_info = _core.scenario_info
 
 #: Accesses replayed per call into the engine (between progress updates).

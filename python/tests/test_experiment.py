@@ -91,7 +91,7 @@ def test_builtin_hadoop_terasort_definition():
     assert len(exp.configurations()) == 12
     import reclaimlab
 
-    registered = {p[0] for p in reclaimlab.policies()}
+    registered = set(reclaimlab.policies()["name"])
     assert set(exp.axes[0].values) <= registered  # policies that exist in this build
     assert [a.name for a in exp.axes] == ["policy", "swap", "concurrency"]
 
@@ -302,7 +302,7 @@ def test_scenario_workload_parameters_as_an_axis(tmp_path):
     built-in hadoop-terasort experiment uses them; here at a tiny scale."""
     import reclaimlab
 
-    if "hadoop-terasort" not in [s[0] for s in reclaimlab.scenarios()]:
+    if "hadoop-terasort" not in reclaimlab.scenarios()["name"].to_list():
         pytest.skip("this build has no hadoop-terasort scenario")
     exp = tmp_path / "ts.toml"
     exp.write_text('name = "ts"\nrepetitions = 2\n[workload]\nscenario = "hadoop-terasort"\nscale = 0.02\n'

@@ -79,3 +79,10 @@ def test_mypy_strict_sees_real_types(tmp_path):
     assert status == 0, out + err
     out, err, status = api.run([*cache, str(bad)])
     assert status == 1 and '"DataFrame", variable has type "int"' in out, out
+
+
+@pytest.mark.parametrize("name", ["policies", "knobs", "scenarios"])
+def test_listings_are_the_cli_json(name, capsys):
+    df = getattr(reclaimlab, name)()
+    assert main([name, "--json"]) == 0
+    assert df.to_dicts() == json.loads(capsys.readouterr().out)[name]

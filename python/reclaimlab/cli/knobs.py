@@ -23,13 +23,12 @@ def add_parser(sub) -> None:
 
 
 def main(args: argparse.Namespace) -> int:
-    from .. import _core
+    from ..listings import knob_records
 
-    rows = [(key, default, unit or "-", doc) for key, default, unit, doc in _core.knobs()]
-    rows += [(f"cgroup.<name>.{file}", default, "bytes", doc) for file, default, doc in _core.cgroup_knobs()]
+    records = knob_records()
     if args.json:
-        keys = ("key", "default", "unit", "meaning")
-        print(json.dumps({"knobs": [dict(zip(keys, (k, d, None if u == "-" else u, m))) for k, d, u, m in rows]}))
+        print(json.dumps({"knobs": records}))
         return 0
+    rows = [(k["key"], k["default"], k["unit"] or "-", k["meaning"]) for k in records]
     print(table(rows, header=("KEY", "DEFAULT", "UNIT", "MEANING")))
     return 0

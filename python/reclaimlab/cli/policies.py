@@ -23,15 +23,13 @@ def add_parser(sub) -> None:
 
 
 def main(args: argparse.Namespace) -> int:
-    from .. import _core
+    from ..listings import policy_records
 
+    records = policy_records()
     if args.json:
-        out = [{"name": n, "kind": "reclaim", "variant_of": base or None, "model": d} for n, base, d in _core.policies()]
-        out += [{"name": n, "kind": "thp", "variant_of": None, "model": d} for n, d in _core.thp_policies()]
-        print(json.dumps({"policies": out}))
+        print(json.dumps({"policies": records}))
         return 0
-    rows = [(name, base or "-", desc) for name, base, desc in _core.policies()]
-    # THP allocation policies (the thpscale/usemem scenarios' axis, key thp.policy).
-    rows += [(name, "thp.policy", desc) for name, desc in _core.thp_policies()]
+    # THP allocation policies (the thpscale/usemem scenarios' axis) are variants of thp.policy.
+    rows = [(p["name"], "thp.policy" if p["kind"] == "thp" else p["variant_of"] or "-", p["model"]) for p in records]
     print(table(rows, header=("POLICY", "VARIANT OF", "MODEL")))
     return 0

@@ -25,14 +25,11 @@ def add_parser(sub) -> None:
 
 
 def main(args: argparse.Namespace) -> int:
-    from .. import _core
+    from ..listings import scenario_records
 
-    from ..programs import PROGRAMS
-
-    programs = [(f"program:{p.name}", f"real program ({p.package}): {p.description}") for p in PROGRAMS.values()]
-    rows = [(n, d) for n, d, *_ in _core.scenarios()] + list(_core.thp_scenarios()) + programs
+    records = scenario_records()
     if args.json:
-        print(json.dumps({"scenarios": [{"name": n, "description": d} for n, d in rows]}))
+        print(json.dumps({"scenarios": records}))
         return 0
-    print(table(rows, header=("SCENARIO", "DESCRIPTION")))
+    print(table([(s["name"], s["description"]) for s in records], header=("SCENARIO", "DESCRIPTION")))
     return 0
