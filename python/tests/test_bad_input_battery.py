@@ -49,7 +49,7 @@ def test_a_cache_of_no_page_is_an_error(tiny_trace):
 def test_an_empty_trace_has_no_miss_ratio_curve(tmp_path):
     empty = tmp_path / "e.trace"
     assert cli("trace", "gen", "uniform", "--pages", "10", "--accesses", "0", "-o", empty).returncode == 0
-    assert_user_error(cli("mrc", "--trace", empty, "-o", tmp_path / "c.png"), "no requests")
+    assert_user_error(cli("mrc", "--trace", empty, "--plot", tmp_path / "c.png"), "no requests")
     assert not (tmp_path / "c.png").exists()
 
 
@@ -147,11 +147,11 @@ BATTERY = [
      ("reclaimlab: error: /proc/c.csv: No such file or directory",)),
     ("an experiment of 10^8 repetitions",
      lambda tp: (["experiment", "run", _file(tp, "e.toml", 'repetitions = 100000000\n[workload]\nscenario = "default"\n'),
-                  "-o", tp / "store"], {}),
+                  "--out-dir", tp / "store"], {}),
      ("e.toml, line 1: repetitions: 1 matrix point × 100,000,000 repetitions = 100,000,000 runs, "
       "more than the limit of 100,000",)),
     ("an experiment matrix of 10^6 points",
-     lambda tp: (["experiment", "run", _file(tp, "e.toml", _MATRIX_1E6), "-o", tp / "store"], {}),
+     lambda tp: (["experiment", "run", _file(tp, "e.toml", _MATRIX_1E6), "--out-dir", tp / "store"], {}),
      ("e.toml, line 3: matrix: 1,000,000 matrix points × 1 repetition",)),
     ("unknown policy in a config file",
      lambda tp: (["run", _file(tp, "p.toml", 'seed = 1\npolicy = "bogus"\n'), "-q"], {}),
