@@ -433,12 +433,21 @@ fn thp_fault_maps_512_pages_and_dontneed_defers_the_split() {
     assert_eq!(stat(&m, Tc::ThpFaultAlloc), 1);
     // One page table was deposited.
     assert_eq!(stat(&m, Tc::NrPageTablePages), 1);
+    // 6.12 queues every new THP for the underused check, not yet partially mapped.
+    let memcg = m.mm.frames.memcg(head);
+    assert_eq!(m.mm.thp.deferred_split.len(memcg), 1);
+    assert_eq!(stat(&m, Tc::ThpDeferredSplitPage), 0);
     let free0 = m.mm.total_free_pages();
     m.madv_dontneed(s + 256, 256);
     assert_eq!((stat(&m, Tc::ThpSplitPmd), stat(&m, Tc::ThpDeferredSplitPage), stat(&m, Tc::ThpSplitPage)), (1, 1, 0));
     assert_eq!(m.mm.total_free_pages(), free0, "the unmapped half stays allocated until the split");
+    assert_eq!(m.mm.thp.deferred_split.len(memcg), 1, "queued once");
     Engine::check_invariants(&m).unwrap();
-    assert_eq!(split::deferred_split_scan(&mut m.mm), 1);
+    // The shrinker at DEF_PRIORITY: delta (1 >> 12) * 4 / 2 = 0, nothing scanned.
+    reclaimlab_core::mm::shrinker::shrink_slab(&mut m.mm, 0, memcg, 12);
+    assert_eq!(stat(&m, Tc::ThpSplitPage), 0);
+    assert_eq!(split::deferred_split_scan(&mut m.mm, memcg, 128), Some(1));
+    assert_eq!(m.mm.thp.deferred_split.len(memcg), 0);
     assert_eq!(stat(&m, Tc::ThpSplitPage), 1);
     assert_eq!(m.mm.total_free_pages(), free0 + 256);
     assert!(!m.mm.frames.test(head, pg::COMPOUND));
@@ -508,6 +517,32 @@ fn reclaim_splits_a_thp_without_a_free_swap_cluster() {
     assert_eq!(stat(&m, Tc::ThpSwpout), 0);
     assert!(stat(&m, Tc::ThpSwpoutFallback) >= 1, "add_to_swap of a THP without a cluster falls back");
     assert!(stat(&m, Tc::ThpSplitPage) >= stat(&m, Tc::ThpSwpoutFallback), "the fallback splits the THP");
+    Engine::check_invariants(&m).unwrap();
+}
+
+/// 6.12's `shrink_folio_list` splits a partially mapped THP as soon as reclaim takes it
+/// ("We can free the unmapped pages without IO"); the deferred split shrinker, at
+/// DEF_PRIORITY with a handful of queued THPs, scans nothing (`(4 >> 12) * 4 / 2 = 0`).
+#[test]
+fn reclaim_splits_a_partially_mapped_thp_the_shrinker_leaves() {
+    let (mut m, s) = thps_under_reclaim("16M", "64M", 4);
+    for k in 0..4 {
+        m.madv_dontneed(s + k * 512, 256);
+    }
+    assert_eq!((stat(&m, Tc::ThpDeferredSplitPage), stat(&m, Tc::ThpSplitPage)), (4, 0));
+    let v = m.mmap(4096, false, false).unwrap();
+    m.procs.vmas[v].nohugepage = true;
+    let b = m.procs.vmas[v].start;
+    for i in 0..4096 {
+        m.touch(0, b + i, true).unwrap();
+    }
+    let c = |name: &str| m.counters().into_iter().find(|(k, _)| k == name).map_or(0, |(_, v)| v);
+    assert!(c("pgscan_kswapd") + c("pgscan_direct") > 0, "reclaim ran");
+    let split = stat(&m, Tc::ThpSplitPage);
+    assert!(split >= 1, "reclaim split no partially mapped THP");
+    // What reclaim split left the queue; the rest wait on it, still partially mapped.
+    let memcg = m.mm.frames.memcg(m.mm.pages.pte[(b + 4095) as usize]);
+    assert_eq!(m.mm.thp.deferred_split.len(memcg), 4 - split);
     Engine::check_invariants(&m).unwrap();
 }
 
@@ -819,9 +854,13 @@ fn dontneed_of_whole_and_split_thps() {
     assert_eq!(stat(&m, Tc::ThpSplitPage), 0);
     Engine::check_invariants(&m).unwrap();
     assert_eq!(m.touch(t, s, true).unwrap().0, Fault::Base);
-    // The stale queue entry splits nothing, whichever pageblock the next THP lands in.
+    // The freed THP left the queue; a new one joins it, and the scan takes it off without
+    // splitting it (not partially mapped, not underused): SHRINK_STOP.
     assert_eq!(m.touch(t, s + 512, true).unwrap().0, Fault::Huge);
-    assert_eq!(split::deferred_split_scan(&mut m.mm), 0);
+    let memcg = m.mm.frames.memcg(m.mm.pages.pte[(s + 512) as usize]);
+    assert_eq!(m.mm.thp.deferred_split.len(memcg), 1);
+    assert_eq!(split::deferred_split_scan(&mut m.mm, memcg, 128), None);
+    assert_eq!(m.mm.thp.deferred_split.len(memcg), 0);
     assert!(m.mm.frames.test(m.mm.pages.pte[(s + 512) as usize], pg::COMPOUND));
     Engine::check_invariants(&m).unwrap();
 }

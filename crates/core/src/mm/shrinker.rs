@@ -1,10 +1,16 @@
 //! The slab shrinkers reclaim runs beside the LRUs (mm/shrinker.c v6.12, `shrink_slab`,
-//! `do_shrink_slab`). The model has one shrinker: the workingset shadow-node shrinker
-//! (mm/workingset.c `workingset_shadow_shrinker`: SHRINKER_NUMA_AWARE |
-//! SHRINKER_MEMCG_AWARE, `seeks = 0`, default batch), whose objects are the xarray nodes
-//! holding only shadow entries ([`super::workingset::ShadowNodes`]). Later kernels (the
-//! torvalds/linux mm/workingset.c after list_lru's per-list locks) have the same
-//! `count_shadow_nodes`, `shadow_lru_isolate` and `seeks = 0`; only the locking changed.
+//! `do_shrink_slab`). The model has two:
+//! - the workingset shadow-node shrinker (mm/workingset.c `workingset_shadow_shrinker`:
+//!   SHRINKER_NUMA_AWARE | SHRINKER_MEMCG_AWARE, `seeks = 0`, default batch), whose
+//!   objects are the xarray nodes holding only shadow entries
+//!   ([`super::workingset::ShadowNodes`]). Later kernels (the torvalds/linux
+//!   mm/workingset.c after list_lru's per-list locks) have the same `count_shadow_nodes`,
+//!   `shadow_lru_isolate` and `seeks = 0`; only the locking changed;
+//! - the THP deferred split shrinker (mm/huge_memory.c 6.12 `thp-deferred_split`:
+//!   SHRINKER_NUMA_AWARE | SHRINKER_MEMCG_AWARE | SHRINKER_NONSLAB, `shrinker_alloc`'s
+//!   `seeks = DEFAULT_SEEKS`, default batch), whose objects are the THPs on a memcg's
+//!   deferred split queue ([`crate::thp::split::DeferredSplitQueues`]). Its queue is the
+//!   memcg's whatever the node asked, as in the kernel.
 //!
 //! Callers (mm/vmscan.c 6.12): `shrink_node_memcgs` after each memcg's `shrink_lruvec`
 //! (classic, and MGLRU's memcg reclaim), and MGLRU's `shrink_one` after
@@ -19,6 +25,9 @@ use reclaimlab_trace::PAGE_SHIFT;
 
 /// `SHRINK_BATCH`.
 pub const SHRINK_BATCH: u64 = 128;
+
+/// `DEFAULT_SEEKS` (include/linux/shrinker.h), what `shrinker_alloc` gives a shrinker.
+pub const DEFAULT_SEEKS: u64 = 2;
 
 /// What one `do_shrink_slab` did.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -37,15 +46,17 @@ pub struct ShrinkResult {
 /// `(freeable >> priority) * 4 / seeks`; `total_scan = (nr >> priority) + delta`, at most
 /// `2 * freeable`, scanned in batches while `total_scan >= batch || total_scan >=
 /// freeable`; what is left of `nr + delta` is deferred, at most `2 * freeable`. `scan`
-/// is `scan_objects` with `nr_to_scan`, returning the objects freed.
-pub fn do_shrink_slab(freeable: u64, nr: u64, priority: i32, seeks: u64, batch: u64, mut scan: impl FnMut(u64) -> u64) -> ShrinkResult {
+/// is `scan_objects` with `nr_to_scan`, returning the objects freed, or `None` for
+/// SHRINK_STOP (the batch is not counted as scanned).
+pub fn do_shrink_slab(freeable: u64, nr: u64, priority: i32, seeks: u64, batch: u64, mut scan: impl FnMut(u64) -> Option<u64>) -> ShrinkResult {
     debug_assert!(freeable > 0);
     let delta = if seeks != 0 { (freeable >> priority) * 4 / seeks } else { freeable / 2 };
     let mut total_scan = ((nr >> priority) + delta).min(2 * freeable);
     let (mut scanned, mut freed) = (0, 0);
     while total_scan >= batch || total_scan >= freeable {
         let nr_to_scan = batch.min(total_scan);
-        freed += scan(nr_to_scan);
+        let Some(f) = scan(nr_to_scan) else { break };
+        freed += f;
         total_scan -= nr_to_scan;
         scanned += nr_to_scan;
     }
@@ -97,20 +108,30 @@ pub fn scan_shadow_nodes(mm: &mut Mm, lv: u32, nr_to_scan: u64) -> u64 {
     freed
 }
 
-/// `shrink_slab(gfp, nid, memcg, priority)` (mm/shrinker.c 6.12): the shadow-node
-/// shrinker for (`memcg`, `nid`), whose `nr_deferred` is per memcg and node
+/// `shrink_slab(gfp, nid, memcg, priority)` (mm/shrinker.c 6.12): each shrinker for
+/// (`memcg`, `nid`), whose `nr_deferred` is per memcg and node
 /// (`xchg_nr_deferred_memcg`; the root's too, since `sc->memcg` is the root memcg there).
 /// Counts SLABS_SCANNED.
 pub fn shrink_slab(mm: &mut Mm, nid: u16, memcg: MemcgId, priority: i32) {
     let lv = mm.lruvec_id(memcg, nid);
-    let freeable = match count_shadow_nodes(mm, lv) {
-        None | Some(0) => return,
-        Some(f) => f,
-    };
-    let nr = std::mem::take(&mut mm.shadow_nodes.nr_deferred[lv as usize]);
-    let r = do_shrink_slab(freeable, nr, priority, 0, SHRINK_BATCH, |n| scan_shadow_nodes(mm, lv, n));
-    mm.vmstat.count(Ev::SlabsScanned, r.scanned);
-    mm.shadow_nodes.nr_deferred[lv as usize] += r.next_deferred;
+    if let Some(freeable) = count_shadow_nodes(mm, lv).filter(|&f| f > 0) {
+        let nr = std::mem::take(&mut mm.shadow_nodes.nr_deferred[lv as usize]);
+        let r = do_shrink_slab(freeable, nr, priority, 0, SHRINK_BATCH, |n| Some(scan_shadow_nodes(mm, lv, n)));
+        mm.vmstat.count(Ev::SlabsScanned, r.scanned);
+        mm.shadow_nodes.nr_deferred[lv as usize] += r.next_deferred;
+    }
+    // deferred_split_count: the memcg's split_queue_len.
+    let freeable = mm.thp.deferred_split.len(memcg);
+    if freeable > 0 {
+        let deferred = &mut mm.thp.deferred_split.nr_deferred;
+        if deferred.len() <= lv as usize {
+            deferred.resize(lv as usize + 1, 0);
+        }
+        let nr = std::mem::take(&mut deferred[lv as usize]);
+        let r = do_shrink_slab(freeable, nr, priority, DEFAULT_SEEKS, SHRINK_BATCH, |n| crate::thp::split::deferred_split_scan(mm, memcg, n));
+        mm.vmstat.count(Ev::SlabsScanned, r.scanned);
+        mm.thp.deferred_split.nr_deferred[lv as usize] += r.next_deferred;
+    }
 }
 
 #[cfg(test)]
@@ -126,7 +147,7 @@ mod tests {
         // deferred 0 + 500 - 384 = 116.
         let r = do_shrink_slab(1000, 0, 12, 0, SHRINK_BATCH, |n| {
             calls.push(n);
-            n
+            Some(n)
         });
         assert_eq!(calls, [128, 128, 128]);
         assert_eq!(r, ShrinkResult { scanned: 384, freed: 384, next_deferred: 116 });
@@ -138,7 +159,7 @@ mod tests {
         calls.clear();
         let r = do_shrink_slab(100, 8192, 4, 0, SHRINK_BATCH, |n| {
             calls.push(n);
-            n
+            Some(n)
         });
         assert_eq!(calls, [128]);
         assert_eq!(r, ShrinkResult { scanned: 128, freed: 128, next_deferred: 200 });
@@ -149,7 +170,7 @@ mod tests {
         calls.clear();
         let r = do_shrink_slab(10, 40, 1, 0, SHRINK_BATCH, |n| {
             calls.push(n);
-            3
+            Some(3)
         });
         assert_eq!(calls, [20]);
         assert_eq!(r, ShrinkResult { scanned: 20, freed: 3, next_deferred: 20 });
@@ -162,5 +183,15 @@ mod tests {
         // delta (16 * 4) / 2 = 32 < 128: nothing scanned, all deferred.
         let r = do_shrink_slab(1 << 16, 0, 12, 2, SHRINK_BATCH, |_| unreachable!());
         assert_eq!(r, ShrinkResult { scanned: 0, freed: 0, next_deferred: 32 });
+
+        // SHRINK_STOP ends the loop and its batch is not counted: freeable 400 at
+        // priority 0 → delta 800, capped at 800; the first batch frees 5, the second stops.
+        calls.clear();
+        let r = do_shrink_slab(400, 0, 0, 2, SHRINK_BATCH, |n| {
+            calls.push(n);
+            (calls.len() == 1).then_some(5)
+        });
+        assert_eq!(calls, [128, 128]);
+        assert_eq!(r, ShrinkResult { scanned: 128, freed: 5, next_deferred: 672 });
     }
 }

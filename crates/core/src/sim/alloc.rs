@@ -22,7 +22,7 @@ use crate::sim::engine::Zonelist;
 use crate::thp::compaction::{self, CompactPriority, CompactResult, DEF_COMPACT_PRIORITY, INIT_COMPACT_PRIORITY};
 use crate::thp::gfp::*;
 use crate::thp::policy::PageAllocator;
-use crate::thp::{numa, split, Tc};
+use crate::thp::{numa, Tc};
 use crate::vmscan::{self, MAX_RECLAIM_RETRIES};
 
 /// What `__alloc_pages` needs from the machine it runs in.
@@ -260,8 +260,6 @@ fn direct_reclaim<C: AllocCtx>(c: &mut C, nodes: &Zonelist, order: u8, mt: Migra
     let now = c.task_now();
     let (mm, policy) = c.mm_and_policy();
     mm.now = now;
-    // shrink_slab: the deferred split shrinker runs with every direct reclaim.
-    split::deferred_split_scan(mm);
     let (reclaimed, cost) = vmscan::try_to_free_pages_order(mm, policy, nodes, order);
     c.charge_work(nodes[0], cost, true);
     c.catch_up()?;

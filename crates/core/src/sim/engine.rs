@@ -617,6 +617,12 @@ impl<P: ReclaimPolicy> Engine for Machine<P> {
                 }
             }
         }
+        self.mm.thp.deferred_split.check(&self.mm.thp.huge, |pb| self.mm.frames.memcg((pb as u32) << crate::mm::page_alloc::PAGEBLOCK_ORDER))?;
+        for (pb, &partial) in self.mm.thp.split_queued.iter().enumerate() {
+            if partial && !self.mm.thp.deferred_split.is_queued(pb) {
+                return Err(format!("pageblock {pb}: a partially mapped THP on no deferred split queue"));
+            }
+        }
         let mm = &self.mm;
         mm.shadow_nodes.check(|p| is_resident(mm.pages.pte[p as usize]), |p| mm.pages.shadow(p as usize) != 0, |n| mm.swap.node_shadows(n))?;
         if self.mm.swap.used > self.mm.swap.total {

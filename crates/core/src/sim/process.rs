@@ -367,8 +367,7 @@ impl<P: ReclaimPolicy> Machine<P> {
                     self.policy.folio_isolate_lru(&mut self.mm, head);
                     self.mm.frames.clear(head, pg::HEAD);
                 }
-                self.mm.thp.huge[pb] = false;
-                self.mm.thp.split_queued[pb] = false;
+                split::folio_undo_large_rmappable(&mut self.mm, pb);
                 for f in head..head + HPAGE_PMD_NR {
                     self.mm.frames.clear(f, pg::COMPOUND);
                     if self.mm.frames.page(f) == NO_PAGE {
@@ -397,14 +396,13 @@ impl<P: ReclaimPolicy> Machine<P> {
                     // The last mapping went: the folio's refcount drops to zero and it is
                     // freed whole, leaving the deferred split queue
                     // (folio_undo_large_rmappable); the PTE table stays.
-                    self.mm.thp.huge[pb] = false;
-                    self.mm.thp.split_queued[pb] = false;
+                    split::folio_undo_large_rmappable(&mut self.mm, pb);
                     for f in head..head + HPAGE_PMD_NR {
                         self.mm.frames.clear(f, pg::COMPOUND);
                         self.mm.free_frame(f);
                     }
                 } else {
-                    split::deferred_split_folio(&mut self.mm, head);
+                    split::deferred_split_folio(&mut self.mm, head, true);
                 }
             }
             page = cover_end;

@@ -6,7 +6,7 @@
 //! Also here: what runs beside each kswapd step when huge pages and compaction are
 //! modelled ([`kswapd_step`]).
 
-use super::{compaction, split, Tc};
+use super::{compaction, Tc};
 use crate::mm::page_alloc::PAGEBLOCK_ORDER;
 use crate::mm::Mm;
 use crate::policy::ReclaimPolicy;
@@ -97,15 +97,13 @@ impl Kcompactd {
     }
 }
 
-/// One kswapd step with what runs beside it: the deferred split shrinker first
-/// (`shrink_slab` in `shrink_node`), kcompactd woken after a boosted pass
+/// One kswapd step with what runs beside it: kcompactd woken after a boosted pass
 /// (`balance_pgdat`: `wakeup_kcompactd(pgdat, pageblock_order, ...)`), and the
 /// pageblock skip bits reset when kswapd goes back to sleep (`kswapd_try_to_sleep` →
 /// `reset_isolation_suitable`).
 #[inline]
 pub fn kswapd_step<P: ReclaimPolicy>(mm: &mut Mm, policy: &mut P, k: &mut Kswapd, kc: &mut Kcompactd) {
     mm.now = k.clock_ns;
-    split::deferred_split_scan(mm);
     k.step(mm, policy);
     if std::mem::take(&mut k.kcompactd_wake) {
         kc.wakeup(mm, PAGEBLOCK_ORDER, k.clock_ns);

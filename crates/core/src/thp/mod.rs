@@ -100,6 +100,9 @@ pub fn map_huge<P: crate::policy::ReclaimPolicy>(mm: &mut Mm, policy: &mut P, fi
     }
     mm.frames.set(head, pg::HEAD);
     mm.thp.huge[(head >> PAGEBLOCK_ORDER) as usize] = true;
+    // 6.12 (`__do_huge_pmd_anonymous_page`, `collapse_huge_page`): every new THP is
+    // queued for the underused-THP check (`split_underused_thp`).
+    split::deferred_split_folio(mm, head, false);
     policy.folio_add_lru(mm, head);
 }
 
@@ -155,9 +158,9 @@ pub struct ThpState {
     pub skip: Vec<bool>,
     /// Per pageblock: a PMD-mapped THP occupies it (head pfn = the pageblock start).
     pub huge: Vec<bool>,
-    /// `deferred_split_queue`: head pfns of partially unmapped THPs, oldest first.
-    pub deferred_split: std::collections::VecDeque<Pfn>,
-    /// Per pageblock: its THP is on the deferred split queue (`folio_test_partially_mapped`).
+    /// The deferred split queues, one per memcg.
+    pub deferred_split: split::DeferredSplitQueues,
+    /// Per pageblock: its THP is partially mapped (`folio_test_partially_mapped`).
     pub split_queued: Vec<bool>,
     /// The THP policy, whose kernel decides the compaction rules that changed between
     /// versions (`ThpPolicy::isolate_free_page_min_wmark`); `None`: v4.20's.
@@ -186,6 +189,7 @@ impl ThpState {
         t.skip = vec![false; nr_pb];
         t.huge = vec![false; nr_pb];
         t.split_queued = vec![false; nr_pb];
+        t.deferred_split = split::DeferredSplitQueues::new(nr_pb);
     }
 
     /// Whether the pageblock of `pfn` holds a PMD-mapped (or queued partially mapped) THP.

@@ -1,5 +1,6 @@
 //! Splitting a THP (mm/huge_memory.c `split_huge_page_to_list`) and the deferred split
-//! queue (`deferred_split_folio`, `deferred_split_scan`).
+//! queues (`deferred_split_folio`, `deferred_split_scan`; the shrinker that calls the
+//! scan is in mm/shrinker.rs).
 //!
 //! A THP is 512 frames of one aligned pageblock flagged `PG_compound`; while it is one
 //! folio its head (`PG_head`) stands on the LRU for all 512 pages (docs/thp.md). A split
@@ -13,9 +14,6 @@ use crate::mm::page::{pg, NO_PAGE};
 use crate::mm::page_alloc::{Pfn, PAGEBLOCK_NR_PAGES, PAGEBLOCK_ORDER};
 use crate::mm::Mm;
 use crate::policy::ReclaimPolicy;
-
-/// `SHRINK_BATCH`: THPs the deferred split shrinker splits per call.
-pub const SHRINK_BATCH: usize = 128;
 
 /// The LRU half of `__split_huge_page` (mm/huge_memory.c 6.12) for the THP whose head is
 /// `head`: each tail takes the head's flags (`__split_huge_page_tail` copies the LRU,
@@ -57,8 +55,7 @@ pub fn split_huge_page(mm: &mut Mm, pfn: Pfn) {
         return;
     }
     debug_assert!(!mm.frames.test(head, pg::HEAD), "split_huge_page of a THP still one LRU folio");
-    mm.thp.huge[pb] = false;
-    mm.thp.split_queued[pb] = false;
+    folio_undo_large_rmappable(mm, pb);
     for p in head..head + PAGEBLOCK_NR_PAGES {
         if !mm.frames.test(p, pg::COMPOUND) {
             continue;
@@ -71,28 +68,158 @@ pub fn split_huge_page(mm: &mut Mm, pfn: Pfn) {
     mm.thp.stat.count(Tc::ThpSplitPage, 1);
 }
 
-/// `deferred_split_folio`: queue a partially unmapped THP.
-pub fn deferred_split_folio(mm: &mut Mm, head: Pfn) {
-    let pb = (head >> PAGEBLOCK_ORDER) as usize;
-    if !mm.thp.split_queued[pb] {
-        mm.thp.split_queued[pb] = true;
-        mm.thp.deferred_split.push_back(head);
-        mm.thp.stat.count(Tc::ThpDeferredSplitPage, 1);
+/// The end of a list, and "on no list" (`list_empty(&folio->_deferred_list)`).
+const NIL: u32 = u32::MAX;
+
+/// The deferred split queues (mm/huge_memory.c 6.12 `struct deferred_split`), one per
+/// memcg (`get_deferred_split_queue`: a charged folio's is its memcg's): lists of THP
+/// heads linked through their pageblocks (`folio->_deferred_list`), oldest first. Since
+/// 6.12 every anonymous THP joins its queue when mapped (`deferred_split_folio(folio,
+/// false)`, `split_underused_thp` on by default) and a partial unmap marks it
+/// `PG_partially_mapped`, so the shrinker's count is every queued THP.
+#[derive(Default)]
+pub struct DeferredSplitQueues {
+    /// Per pageblock: the next and previous pageblock on its queue.
+    next: Vec<u32>,
+    prev: Vec<u32>,
+    /// Per pageblock: the memcg whose queue holds it, or `NIL`.
+    queue_of: Vec<u32>,
+    /// Per memcg: (first, last, `split_queue_len`).
+    queues: Vec<(u32, u32, u64)>,
+    /// The shrinker's `nr_deferred` per lruvec (memcg and node).
+    pub nr_deferred: Vec<u64>,
+}
+
+impl DeferredSplitQueues {
+    /// Size for `nr_pageblocks` pageblocks.
+    pub fn new(nr_pageblocks: usize) -> Self {
+        DeferredSplitQueues { next: vec![NIL; nr_pageblocks], prev: vec![NIL; nr_pageblocks], queue_of: vec![NIL; nr_pageblocks], ..Default::default() }
+    }
+
+    /// `split_queue_len` of `memcg`'s queue.
+    pub fn len(&self, memcg: u16) -> u64 {
+        self.queues.get(memcg as usize).map_or(0, |q| q.2)
+    }
+
+    /// Whether pageblock `pb`'s THP is on a queue.
+    pub fn is_queued(&self, pb: usize) -> bool {
+        self.queue_of[pb] != NIL
+    }
+
+    /// `list_add_tail` onto `memcg`'s queue (the pageblock is on none).
+    fn push_back(&mut self, memcg: u16, pb: usize) {
+        let m = memcg as usize;
+        if self.queues.len() <= m {
+            self.queues.resize(m + 1, (NIL, NIL, 0));
+        }
+        let (first, last, len) = self.queues[m];
+        self.prev[pb] = last;
+        self.next[pb] = NIL;
+        if last == NIL {
+            self.queues[m] = (pb as u32, pb as u32, len + 1);
+        } else {
+            self.next[last as usize] = pb as u32;
+            self.queues[m] = (first, pb as u32, len + 1);
+        }
+        self.queue_of[pb] = memcg as u32;
+    }
+
+    /// `list_del_init` of pageblock `pb` from its queue, if it is on one.
+    pub fn remove(&mut self, pb: usize) {
+        let m = self.queue_of[pb];
+        if m == NIL {
+            return;
+        }
+        let (prev, next) = (self.prev[pb], self.next[pb]);
+        let q = &mut self.queues[m as usize];
+        if prev == NIL {
+            q.0 = next;
+        } else {
+            self.next[prev as usize] = next;
+        }
+        if next == NIL {
+            q.1 = prev;
+        } else {
+            self.prev[next as usize] = prev;
+        }
+        q.2 -= 1;
+        self.queue_of[pb] = NIL;
+    }
+
+    /// Every queue is a well-linked list of THPs (`huge`) of its memcg (`memcg_of` a
+    /// pageblock's head) whose length is its `split_queue_len`.
+    pub fn check(&self, huge: &[bool], memcg_of: impl Fn(usize) -> u16) -> Result<(), String> {
+        let mut on_lists = 0;
+        for (m, &(first, last, len)) in self.queues.iter().enumerate() {
+            let (mut n, mut prev, mut pb) = (0, NIL, first);
+            while pb != NIL {
+                let b = pb as usize;
+                if self.prev[b] != prev || self.queue_of[b] != m as u32 || !huge[b] || memcg_of(b) as usize != m {
+                    return Err(format!("deferred split queue of memcg {m}: pageblock {b} misplaced"));
+                }
+                n += 1;
+                (prev, pb) = (pb, self.next[b]);
+            }
+            if prev != last || n != len {
+                return Err(format!("deferred split queue of memcg {m}: {n} linked, split_queue_len {len}"));
+            }
+            on_lists += n;
+        }
+        let queued = self.queue_of.iter().filter(|&&q| q != NIL).count() as u64;
+        if queued != on_lists {
+            return Err(format!("{queued} pageblocks say they are queued, {on_lists} are linked"));
+        }
+        Ok(())
+    }
+
+    /// The first pageblock on `memcg`'s queue.
+    fn first(&self, memcg: u16) -> Option<usize> {
+        self.queues.get(memcg as usize).map(|q| q.0).filter(|&f| f != NIL).map(|f| f as usize)
     }
 }
 
-/// `deferred_split_scan` (the shrinker, run from reclaim): split up to [`SHRINK_BATCH`]
-/// queue entries, oldest first. Returns the number of THPs split.
-pub fn deferred_split_scan(mm: &mut Mm) -> usize {
-    let n = mm.thp.deferred_split.len().min(SHRINK_BATCH);
+/// `deferred_split_folio(folio, partially_mapped)` (mm/huge_memory.c 6.12): mark the THP
+/// at `head` `PG_partially_mapped` (counting THP_DEFERRED_SPLIT_PAGE the first time) if
+/// asked, and put it on its memcg's queue if it is on none.
+pub fn deferred_split_folio(mm: &mut Mm, head: Pfn, partially_mapped: bool) {
+    let pb = (head >> PAGEBLOCK_ORDER) as usize;
+    if partially_mapped && !mm.thp.split_queued[pb] {
+        mm.thp.split_queued[pb] = true;
+        mm.thp.stat.count(Tc::ThpDeferredSplitPage, 1);
+    }
+    if !mm.thp.deferred_split.is_queued(pb) {
+        let memcg = mm.frames.memcg(head);
+        mm.thp.deferred_split.push_back(memcg, pb);
+    }
+}
+
+/// `folio_undo_large_rmappable` when the THP of pageblock `pb` is freed whole or split:
+/// off its deferred split queue, `PG_partially_mapped` cleared, no THP there any more.
+pub fn folio_undo_large_rmappable(mm: &mut Mm, pb: usize) {
+    mm.thp.huge[pb] = false;
+    mm.thp.split_queued[pb] = false;
+    mm.thp.deferred_split.remove(pb);
+}
+
+/// `deferred_split_scan(shrink, sc)` of `memcg`'s queue: up to `nr_to_scan` THPs from its
+/// head; a partially mapped one is split (its unmapped subpages freed), any other leaves
+/// the queue (`thp_underused` is false: the model has no page contents, and with the
+/// default `max_ptes_none` of 511 the kernel's test returns false at once). Splits never
+/// fail here (no folio is locked or pinned). `None` is SHRINK_STOP: nothing split and the
+/// queue empty.
+pub fn deferred_split_scan(mm: &mut Mm, memcg: u16, nr_to_scan: u64) -> Option<u64> {
     let mut split = 0;
-    for _ in 0..n {
-        let head = mm.thp.deferred_split.pop_front().expect("queue length checked");
-        // Entries of THPs split or freed meanwhile are stale.
-        if mm.thp.split_queued[(head >> PAGEBLOCK_ORDER) as usize] {
-            split_huge_page(mm, head);
+    for _ in 0..nr_to_scan {
+        let Some(pb) = mm.thp.deferred_split.first(memcg) else { break };
+        if mm.thp.split_queued[pb] {
+            split_huge_page(mm, (pb as Pfn) << PAGEBLOCK_ORDER);
             split += 1;
+        } else {
+            mm.thp.deferred_split.remove(pb);
         }
     }
-    split
+    if split == 0 && mm.thp.deferred_split.len(memcg) == 0 {
+        return None;
+    }
+    Some(split)
 }

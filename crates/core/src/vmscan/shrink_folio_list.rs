@@ -133,6 +133,13 @@ pub fn shrink_folio_list<P: ReclaimPolicy>(mm: &mut Mm, p: &mut P, folios: &mut 
                     evict(mm, p, pfn, None, sc, &mut stat, &cost);
                     continue;
                 } else {
+                    // "Split partially mapped folios right away. We can free the unmapped
+                    // pages without IO." (mm/vmscan.c 6.12). The LRU entry of a partially
+                    // mapped THP was split when it was unmapped (docs/thp.md), so this is
+                    // the first of its subpages reclaim takes.
+                    if nr_pages == 1 && mm.frames.test(pfn, pg::COMPOUND) && mm.thp.split_queued[(pfn >> crate::mm::page_alloc::PAGEBLOCK_ORDER) as usize] {
+                        crate::thp::split::split_huge_page(mm, pfn);
+                    }
                     let mut cluster = None;
                     if nr_pages > 1 && can_swap_out(mm, pfn, nr_pages, sc) {
                         cluster = mm.swap_alloc_cluster(mm.frames.page(pfn));
@@ -255,9 +262,7 @@ fn evict<P: ReclaimPolicy>(mm: &mut Mm, p: &mut P, pfn: Pfn, slot: Option<u32>, 
         for f in pfn..pfn + nr as u32 {
             mm.frames.release(f);
         }
-        let pb = (pfn >> crate::mm::page_alloc::PAGEBLOCK_ORDER) as usize;
-        mm.thp.huge[pb] = false;
-        mm.thp.split_queued[pb] = false;
+        crate::thp::split::folio_undo_large_rmappable(mm, (pfn >> crate::mm::page_alloc::PAGEBLOCK_ORDER) as usize);
         mm.free_block(pfn, crate::mm::page_alloc::PAGEBLOCK_ORDER);
     }
     sc.cost_ns += cost.free_ns;
