@@ -224,6 +224,18 @@ def test_the_model_is_sized_to_the_guest_and_compared_per_thread_count():
     assert d["kernel"] == [129, 291] and d["kernel_dir"] == 1
 
 
+def test_the_model_runs_at_the_guests_time_dilation():
+    """As every validation (validate.simulate), the kernel's timers run at the guest's
+    wall-clock speed: sim.time_dilation is the fixed point of the guest's wall time of the
+    counts (13.99 + 9.70 s here) over the model's simulated time of the same counts."""
+    p, c = _Prep("thpscale:threads=1+4"), console.parse(CONSOLE)
+    assert thp_compare.guest_wall_s(p, [c]) == pytest.approx(13.994282494 + 9.702046310)
+    res = thp_compare.compare_boots(p, [c])
+    d = float(res["settings"]["sim.time_dilation"])
+    _, sim_s = thp_compare.run_model(p.wl.thp, res["settings"])
+    assert d > 10 and d == pytest.approx(thp_compare.guest_wall_s(p, [c]) / sim_s, rel=0.1)
+
+
 def test_usemem_runs_the_model_once_with_the_workloads_sizes():
     c = console.parse(CONSOLE.replace("always defer defer+madvise [madvise]", "[always] defer defer+madvise madvise"))
     c.thpscale, c.usemem = [], {"threads": 1, "elapsed_ns": 1, "anon_huge_kb": 50, "anon_kb": 100}

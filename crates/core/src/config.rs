@@ -361,7 +361,7 @@ pub static KNOBS: &[Knob] = &[
         |c, v| c.damon_record = crate::sim::damon_snapshots::DamonRecordMode::parse(v)?, |c| c.damon_record.name().into()),
     knob!("sim.sample_interval_ms", "100", "ms", "time-series sampling interval on the simulated clock",
         |c, v| c.sample_interval_ns = uint(v)?.saturating_mul(1_000_000), |c| (c.sample_interval_ns / 1_000_000).to_string()),
-    knob!("sim.time_dilation", "1", "", "kernel timers (the memcg statistics flush, kswapd's HZ/10 nap, DAMON_RECLAIM's intervals, pageout age and time quota) run this many times faster than the simulated work: a slow guest under QEMU TCG has a wall clock that outruns its CPU; `validate` sets it from the guest's wall time",
+    knob!("sim.time_dilation", "1", "", "kernel timers (the memcg statistics flush, kswapd's HZ/10 nap, the flusher, kcompactd's proactive-compaction period, khugepaged's scan sleep, DAMON_RECLAIM's intervals, pageout age and time quota) run this many times faster than the simulated work: a slow guest under QEMU TCG has a wall clock that outruns its CPU; `validate` sets it from the guest's wall time",
         |c, v| c.time_dilation = float(v)?, |c| c.time_dilation.to_string()),
     knob!("sim.trace_pacing", "gaps", "", "a timed trace's gaps: gaps (each access comes its gap after the previous one ends, stalls included) or schedule (each access is due at the sum of the gaps so far, as a program that sleeps until its next deadline: a stall delays the accesses only until their schedule catches up)",
         |c, v| c.trace_pacing_schedule = match v.trim() { "gaps" => false, "schedule" => true, o => return Err(format!("expected gaps or schedule, got '{o}'")) },

@@ -617,6 +617,20 @@ fn proactive_compaction_lowers_the_fragmentation_score() {
 /// 9: score above the proactive watermark of `vm.compaction_proactiveness` = 20). With no
 /// allocation at all for 3 s, `thp@6.12`'s kcompactd compacts proactively (v5.9) and the
 /// node's fragmentation score falls; `thp@5.5`'s kernel has no proactive compaction.
+/// kcompactd's proactive period and khugepaged's sleep are kernel timers: with
+/// `sim.time_dilation` 10 they come 10 times sooner on the simulated clock, as kswapd's nap.
+#[test]
+fn daemon_timers_follow_the_time_dilation() {
+    for (dilation, period, sleep) in [("1", 500_000_000, 10_000_000_000u64), ("10", 50_000_000, 1_000_000_000)] {
+        let c = cfg("16M", 1, &[("sim.time_dilation", dilation)]);
+        let mut m = program_machine(&c).unwrap();
+        assert_eq!(m.kcompactd[0].next_proactive, period, "dilation {dilation}");
+        // The first anonymous mapping (at time 0) registers the mm: the scan comes a sleep later.
+        m.mmap(512, false, false).unwrap();
+        assert_eq!(m.khugepaged.next_scan, sleep, "dilation {dilation}");
+    }
+}
+
 #[test]
 fn thp_6_12_compacts_proactively_where_5_5_does_not() {
     for (policy, proactive) in [("thp@6.12", true), ("thp@5.5", false)] {

@@ -32,7 +32,7 @@ fn counters<'py>(py: Python<'py>, c: &[(String, u64)]) -> PyResult<Bound<'py, Py
 }
 
 /// One thpscale benchmark: the thread counts `threads` one after another on one machine.
-/// A list of {threads, fault_base_us, fault_huge_us, huge_pct, elapsed_s, vmstat} (vmstat:
+/// A list of {threads, fault_base_us, fault_huge_us, huge_pct, elapsed_s, count_s, vmstat} (vmstat:
 /// the counters' increments during that thread count), in order.
 #[pyfunction]
 #[pyo3(signature = (config, threads, madvise=true, mapsize_pct=80))]
@@ -54,6 +54,7 @@ fn thpscale<'py>(py: Python<'py>, config: &Config, threads: Vec<u32>, madvise: b
             d.set_item("fault_huge_us", r.fault_huge_us.clone())?;
             d.set_item("huge_pct", r.huge_pct())?;
             d.set_item("elapsed_s", r.elapsed_s)?;
+            d.set_item("count_s", r.count_s)?;
             d.set_item("vmstat", counters(py, &r.counters)?)?;
             Ok(d)
         })

@@ -10,7 +10,7 @@ from typing import Any
 
 from .console import Console
 from .run import Prepared
-from .validate import compare, sim_settings
+from .validate import DILATION_RUNS, DILATION_TOLERANCE, compare, sim_settings, time_dilation
 
 #: The THP allocation policy of 6.12: v5.5's alloc_pages_mpol (mm/mempolicy.c), but the local
 #: __GFP_THISNODE | __GFP_NORETRY attempt never reclaims (9c9828d3ead6, 6.12.75), v5.1's
@@ -62,14 +62,12 @@ def _selected(mode: str | None) -> str | None:
     return mode.split("[", 1)[1].split("]", 1)[0]
 
 
-def simulate(p: Prepared, consoles: list[Console]) -> dict[str, Any]:
-    """The model's run of the workload: ``{"settings", "phases": [{"vmstat", ...}]}``, one
-    phase per thpscale thread count (its counter increments) or usemem's one run (its
-    counters from boot, cache fill included, as the guest's two phases summed)."""
+def run_model(t: dict[str, Any], settings: dict[str, str]) -> tuple[list[dict[str, Any]], float]:
+    """One model run of the workload ``t`` with ``settings``: its phases and its simulated
+    seconds (every thpscale count from ``drop_caches`` to exit; usemem's run after the page
+    cache fill), what the guest's phases time."""
     from .. import _core
 
-    t = p.wl.thp
-    settings = model_settings(p, consoles)
     cfg = _core.Config()
     for k, v in settings.items():
         cfg.set(k, v)
@@ -77,10 +75,42 @@ def simulate(p: Prepared, consoles: list[Console]) -> dict[str, Any]:
         runs = _core.thpscale(cfg, list(t["threads"]), t["madvise"], t["mapsize_pct"])
         phases = [{"threads": r["threads"], "vmstat": dict(r["vmstat"]), "huge_pct": r["huge_pct"],
                    "huge": len(r["fault_huge_us"]), "base": len(r["fault_base_us"])} for r in runs]
-    else:
-        r = _core.usemem(cfg, t["threads"], t["cache_pct"], t["usemem_pct"], t["passes"])
-        phases = [{"threads": t["threads"], "vmstat": dict(r["vmstat"]), "huge_pct": r["huge_pct"],
-                   "pages_per_node": list(r["pages_per_node"]), "elapsed_s": r["elapsed_s"]}]
+        return phases, sum(r["count_s"] for r in runs)
+    r = _core.usemem(cfg, t["threads"], t["cache_pct"], t["usemem_pct"], t["passes"])
+    return [{"threads": t["threads"], "vmstat": dict(r["vmstat"]), "huge_pct": r["huge_pct"],
+             "pages_per_node": list(r["pages_per_node"]), "elapsed_s": r["elapsed_s"]}], r["elapsed_s"]
+
+
+def guest_wall_s(p: Prepared, consoles: list[Console]) -> float | None:
+    """The guest's mean wall time of what the model times (:func:`run_model`): the sum of
+    thpscale's counts, or usemem's last phase (its run; the first fills the page cache)."""
+    walls = [sum(ph.wall_ns for ph in c.phases) if p.wl.thp["kind"] == "thpscale" else c.phases[-1].wall_ns
+             for c in consoles if c.phases]
+    return statistics.mean(walls) / 1e9 if walls else None
+
+
+def simulate(p: Prepared, consoles: list[Console]) -> dict[str, Any]:
+    """The model's run of the workload: ``{"settings", "phases": [{"vmstat", ...}]}``, one
+    phase per thpscale thread count (its counter increments) or usemem's one run (its
+    counters from boot, cache fill included, as the guest's two phases summed).
+
+    The kernel's timers (kswapd's HZ/10 nap, kcompactd's proactive period, khugepaged's
+    sleep, the statistics flush) tick on the guest's wall clock, which under TCG runs
+    tens of times longer than the model's simulated work; as for the trace workloads
+    (:func:`validate.simulate`), the model runs with the guest's time dilation
+    (``sim.time_dilation``), found as a fixed point of its own simulated time."""
+    t = p.wl.thp
+    settings = model_settings(p, consoles)
+    guest_wall = guest_wall_s(p, consoles)
+    phases, sim_s = run_model(t, settings)
+    dilation = 1.0
+    for _ in range(DILATION_RUNS - 1):
+        new = time_dilation(guest_wall, sim_s)
+        if abs(new - dilation) <= DILATION_TOLERANCE * dilation:
+            break
+        dilation = new
+        settings["sim.time_dilation"] = f"{dilation:.3f}"
+        phases, sim_s = run_model(t, settings)
     return {"settings": settings, "phases": phases}
 
 

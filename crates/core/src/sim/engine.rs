@@ -132,7 +132,7 @@ impl<P: ReclaimPolicy> Machine<P> {
             policy.init_lruvec(&mut mm, lv);
         }
         let kswapd = (0..mm.nr_nodes() as u16).map(Kswapd::new).collect();
-        let kcompactd = (0..mm.nr_nodes() as u16).map(Kcompactd::new).collect();
+        let kcompactd = (0..mm.nr_nodes() as u16).map(|n| Kcompactd::new(&mm, n)).collect();
         let damon = cfg.damon_reclaim.enabled.then(|| cfg.damon_reclaim.on_clock(cfg.time_dilation).start(crate::damon::ops_paddr::damon_pa_system_ram(&mm), cfg.seed, 0));
         Machine {
             damon,

@@ -29,8 +29,14 @@ pub struct Kcompactd {
 }
 
 impl Kcompactd {
-    pub fn new(node: u16) -> Self {
-        Kcompactd { node, active: false, clock: 0, max_order: 0, next_proactive: HPAGE_FRAG_CHECK_INTERVAL_NS, proactive_defer: 0, cpu_ns: 0 }
+    /// kcompactd of `node`; its timeout (`HPAGE_FRAG_CHECK_INTERVAL_MSEC`) is a kernel
+    /// timer, on the simulated clock `sim.time_dilation` times shorter ([`Mm::timer_ns`]).
+    pub fn new(mm: &Mm, node: u16) -> Self {
+        Kcompactd { node, active: false, clock: 0, max_order: 0, next_proactive: Self::interval(mm), proactive_defer: 0, cpu_ns: 0 }
+    }
+
+    fn interval(mm: &Mm) -> u64 {
+        mm.timer_ns(HPAGE_FRAG_CHECK_INTERVAL_NS).max(1)
     }
 
     /// `wakeup_kcompactd`.
@@ -75,7 +81,7 @@ impl Kcompactd {
     /// `proactive_compact_node`, deferred `1 << COMPACT_MAX_DEFER_SHIFT` intervals when
     /// the score did not improve.
     fn proactive_compact(&mut self, mm: &mut Mm, kswapd_active: bool) {
-        self.next_proactive += HPAGE_FRAG_CHECK_INTERVAL_NS;
+        self.next_proactive += Self::interval(mm);
         if self.proactive_defer > 0 {
             self.proactive_defer -= 1;
             return;

@@ -37,8 +37,11 @@ pub struct Khugepaged {
 }
 
 impl Khugepaged {
+    /// `scan_sleep_millisecs` is a kernel timer: on the simulated clock it is
+    /// `sim.time_dilation` times shorter.
     pub fn new(cfg: &SimConfig) -> Self {
-        Khugepaged { next_scan: u64::MAX, cursor: 0, cpu_ns: 0, full_scans: 0, sleep_ns: cfg.thp.scan_sleep_ms.saturating_mul(1_000_000).max(1) }
+        let sleep_ns = (cfg.thp.scan_sleep_ms.saturating_mul(1_000_000) as f64 / cfg.time_dilation) as u64;
+        Khugepaged { next_scan: u64::MAX, cursor: 0, cpu_ns: 0, full_scans: 0, sleep_ns: sleep_ns.max(1) }
     }
 
     /// `khugepaged_enter_vma` → `__khugepaged_enter`: the first anonymous mapping registers

@@ -61,6 +61,8 @@ pub struct ThpscaleResult {
     pub counters: Vec<(String, u64)>,
     /// Simulated seconds of the measured phase.
     pub elapsed_s: f64,
+    /// Simulated seconds of the whole count, `drop_caches` to exit (the guest's phase).
+    pub count_s: f64,
 }
 
 impl ThpscaleResult {
@@ -233,6 +235,7 @@ pub fn thpscale(cfg: &SimConfig, p: &ThpscaleParams) -> Result<Vec<ThpscaleResul
         }
         let end = tasks.iter().map(|&t| m.procs.tasks[t].clock).max().unwrap_or(t0);
         r.elapsed_s = (end - t0) as f64 / 1e9;
+        r.count_s = (end - t_start) as f64 / 1e9;
         r.counters = counter_delta(&before, m.counters());
         out.push(r);
     }
