@@ -50,6 +50,7 @@
 //! Everything is drawn from one xoshiro256** stream seeded by the seed.
 
 use super::chunk::Chunk;
+use super::jvmheap::JvmHeap;
 use crate::rng::Rng;
 use crate::{flags, Access, AccessSource, Error, FileRange, Result, TraceMeta};
 
@@ -81,6 +82,12 @@ pub struct TeraSortParams {
     pub sort_touches: u32,
     /// Accesses a task runs before the scheduler picks again.
     pub quantum: u32,
+    /// The JVM's `MaxHeapSize` (`-Xmx`, `HADOOP_HEAPSIZE_MAX`) per job; 0: no heap model,
+    /// fixed per-slot buffers (see the module comment).
+    pub heap_pages: u32,
+    /// The JVM's `InitialHeapSize` per job (OpenJDK's default without `-Xms`: 1/64 of
+    /// physical memory); at most `heap_pages`.
+    pub heap_init_pages: u32,
 }
 
 impl Default for TeraSortParams {
@@ -100,6 +107,8 @@ impl Default for TeraSortParams {
             reduces: 100,
             sort_touches: 2,
             quantum: 256,
+            heap_pages: 0,
+            heap_init_pages: 0,
         }
     }
 }
@@ -229,14 +238,36 @@ impl TeraSortParams {
         self.input_pages as u64 + self.jobs as u64 * self.job_file_pages()
     }
 
-    /// Anonymous pages: every job's slot buffers.
+    /// Anonymous pages of one job: its JVM heap (at most `heap_pages` touched), or
+    /// without the heap model its slot buffers.
+    pub fn job_anon_pages(&self) -> u64 {
+        if self.heap_pages > 0 {
+            self.heap_pages as u64
+        } else {
+            self.slots() as u64 * self.slot_pages() as u64
+        }
+    }
+
+    /// Anonymous pages: every job's heap (or slot buffers).
     pub fn anon_pages(&self) -> u64 {
-        self.jobs as u64 * self.slots() as u64 * self.slot_pages() as u64
+        self.jobs as u64 * self.job_anon_pages()
     }
 
     /// All pages.
     pub fn nr_pages(&self) -> u64 {
-        self.input_pages as u64 + self.jobs as u64 * (self.job_file_pages() + self.slots() as u64 * self.slot_pages() as u64)
+        self.input_pages as u64 + self.jobs as u64 * (self.job_file_pages() + self.job_anon_pages())
+    }
+
+    /// The heap the buffers need so that a buffer always fits after a collection:
+    /// `(2·slots − 1) × largest buffer` (`slots − 1` live buffers leave `slots` gaps, one
+    /// of them at least a buffer long, since live buffers are never moved).
+    pub fn heap_needed(&self) -> u64 {
+        (2 * self.slots() as u64 - 1) * self.slot_pages() as u64
+    }
+
+    /// First page of job `j`'s JVM heap (with the heap model).
+    pub fn heap_base(&self, j: u32) -> u32 {
+        Layout::new(self).heap_base(j)
     }
 
     /// Page-cache writes of the trace (spills, merges, sorted output), all dirtying pages.
@@ -278,11 +309,21 @@ impl TeraSortParams {
         if self.cpus as f64 * self.tasks_per_cpu / self.jobs as f64 > 65_536.0 {
             return Err(Error::invalid("terasort: more than 65536 tasks per job at once"));
         }
+        if self.heap_pages > 0 && (self.heap_pages as u64) < self.heap_needed() {
+            return Err(Error::invalid(format!(
+                "terasort: heap_pages {} cannot hold {} tasks' buffers of {} pages (java.lang.OutOfMemoryError: Java heap space); give at least {}",
+                self.heap_pages,
+                self.slots(),
+                self.slot_pages(),
+                self.heap_needed()
+            )));
+        }
         // An upper bound (a reduce's input is at most input/reduces + 1 per map), so
         // huge parameters fail fast.
         let rmax = self.input_pages as u64 / self.reduces as u64 + self.maps() as u64;
         let slot = rmax.max(self.sort_buffer_pages as u64);
-        let bound = self.input_pages as u64 * (1 + 3 * self.jobs as u64) + self.jobs as u64 * self.slots() as u64 * slot;
+        let anon = if self.heap_pages > 0 { self.heap_pages as u64 } else { self.slots() as u64 * slot };
+        let bound = self.input_pages as u64 * (1 + 3 * self.jobs as u64) + self.jobs as u64 * anon;
         if bound >= u32::MAX as u64 {
             return Err(Error::invalid("terasort: the workload has more than 2^32-2 pages; use a smaller scale"));
         }
@@ -299,6 +340,8 @@ struct Layout {
     slot_pages: u32,
     job_file_pages: u64,
     slots: u32,
+    /// Anonymous pages per job (heap or slot buffers).
+    job_anon: u64,
     /// First anonymous page: after the input and every job's files.
     anon_base: u64,
     /// Offset of reduce `r`'s part of the sorted output (len reduces + 1).
@@ -319,6 +362,7 @@ impl Layout {
             slot_pages,
             job_file_pages,
             slots: p.slots(),
+            job_anon: p.job_anon_pages(),
             anon_base: p.input_pages as u64 + p.jobs as u64 * job_file_pages,
             roff,
         }
@@ -337,6 +381,9 @@ impl Layout {
     }
     fn slot_base(&self, j: u32, k: u32) -> u32 {
         (self.anon_base + (j as u64 * self.slots as u64 + k as u64) * self.slot_pages as u64) as u32
+    }
+    fn heap_base(&self, j: u32) -> u32 {
+        (self.anon_base + j as u64 * self.job_anon) as u32
     }
 }
 
@@ -366,15 +413,17 @@ struct Task {
     job: u32,
     map: bool,
     slot: u32,
+    /// The task's buffer's offset in its JVM heap (with the heap model).
+    heap_buf: Option<u32>,
     ops: Vec<Op>,
     op: usize,
     i: u64,
 }
 
 impl Task {
-    fn new(job: u32, map: bool, slot: u32, ops: Vec<Op>) -> Task {
+    fn new(job: u32, map: bool, slot: u32, heap_buf: Option<u32>, ops: Vec<Op>) -> Task {
         let ops = ops.into_iter().filter(|o| o.len() > 0).collect();
-        Task { job, map, slot, ops, op: 0, i: 0 }
+        Task { job, map, slot, heap_buf, ops, op: 0, i: 0 }
     }
 
     /// Append up to `n` accesses; returns true when the task is done.
@@ -414,6 +463,8 @@ struct Job {
     maps_done: u32,
     next_reduce: u32,
     free_slots: Vec<u32>,
+    /// The job's JVM heap (with the heap model).
+    heap: Option<JvmHeap>,
 }
 
 /// The TeraSort trace as an [`AccessSource`].
@@ -447,7 +498,13 @@ impl TeraSortSource {
             l: Layout::new(&p),
             rng: Rng::new(seed),
             jobs: (0..p.jobs)
-                .map(|_| Job { next_map: 0, maps_done: 0, next_reduce: 0, free_slots: (0..slots).rev().collect() })
+                .map(|_| Job {
+                    next_map: 0,
+                    maps_done: 0,
+                    next_reduce: 0,
+                    free_slots: (0..slots).rev().collect(),
+                    heap: (p.heap_pages > 0).then(|| JvmHeap::new(p.heap_init_pages, p.heap_pages)),
+                })
                 .collect(),
             running: Vec::new(),
             chunk: Chunk::default(),
@@ -464,10 +521,9 @@ impl TeraSortSource {
         &self.p
     }
 
-    /// Ops of map `m` of job `j` in slot `k`.
-    fn map_ops(&self, j: u32, k: u32, m: u32) -> Vec<Op> {
+    /// Ops of map `m` of job `j` with its sort buffer at page `buf`.
+    fn map_ops(&self, j: u32, buf: u32, m: u32) -> Vec<Op> {
         let (p, l) = (&self.p, &self.l);
-        let buf = l.slot_base(j, k);
         let split = p.split(m);
         let s = split.len() as u32;
         let out = l.map_out_base(p, j) + m * p.split_pages;
@@ -488,10 +544,9 @@ impl TeraSortSource {
         ops
     }
 
-    /// Ops of reduce `r` of job `j` in slot `k`.
-    fn reduce_ops(&self, j: u32, k: u32, r: u32) -> Vec<Op> {
+    /// Ops of reduce `r` of job `j` with its shuffle buffer at page `buf`.
+    fn reduce_ops(&self, j: u32, buf: u32, r: u32) -> Vec<Op> {
         let (p, l) = (&self.p, &self.l);
-        let buf = l.slot_base(j, k);
         let mut ops = Vec::with_capacity(l.maps as usize + 1);
         let mut pos = 0;
         let map_out = l.map_out_base(p, j);
@@ -511,19 +566,32 @@ impl TeraSortSource {
         loop {
             let job = &self.jobs[j as usize];
             let Some(&k) = job.free_slots.last() else { return };
-            let (map, ops) = if job.next_map < self.l.maps {
-                let m = job.next_map;
-                self.jobs[j as usize].next_map += 1;
-                (true, self.map_ops(j, k, m))
+            let (map, n) = if job.next_map < self.l.maps {
+                (true, self.p.sort_buffer_pages)
             } else if job.maps_done == self.l.maps && job.next_reduce < self.p.reduces {
-                let r = job.next_reduce;
-                self.jobs[j as usize].next_reduce += 1;
-                (false, self.reduce_ops(j, k, r))
+                (false, self.p.reduce_input(job.next_reduce))
             } else {
                 return;
             };
+            // The buffer: in the job's JVM heap (`new byte[n]`), or the slot's region.
+            let heap_buf = match self.jobs[j as usize].heap.as_mut() {
+                Some(h) => Some(h.alloc(n.max(1)).expect("terasort: validate() sizes the heap for every slot's buffer")),
+                None => None,
+            };
+            let buf = match heap_buf {
+                Some(off) => self.l.heap_base(j) + off,
+                None => self.l.slot_base(j, k),
+            };
+            let job = &mut self.jobs[j as usize];
+            let ops = if map {
+                job.next_map += 1;
+                self.map_ops(j, buf, self.jobs[j as usize].next_map - 1)
+            } else {
+                job.next_reduce += 1;
+                self.reduce_ops(j, buf, self.jobs[j as usize].next_reduce - 1)
+            };
             self.jobs[j as usize].free_slots.pop();
-            self.running.push(Task::new(j, map, k, ops));
+            self.running.push(Task::new(j, map, k, heap_buf, ops));
         }
     }
 
@@ -540,6 +608,9 @@ impl TeraSortSource {
                 let task = self.running.swap_remove(t);
                 let job = &mut self.jobs[task.job as usize];
                 job.free_slots.push(task.slot);
+                if let (Some(h), Some(off)) = (job.heap.as_mut(), task.heap_buf) {
+                    h.free(off);
+                }
                 if task.map {
                     job.maps_done += 1;
                 }
@@ -600,6 +671,8 @@ mod tests {
             reduces: 5,
             sort_touches: 2,
             quantum: 7,
+            heap_pages: 0,
+            heap_init_pages: 0,
         }
     }
 
