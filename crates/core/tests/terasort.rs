@@ -1,6 +1,8 @@
 //! The `hadoop-terasort` scenario (seed 002) end to end: both declared policies, swap on
 //! (zram) and off, the seed's three concurrency levels (½, 1, 2 tasks per CPU), at a tiny
-//! scale; invariants hold, the work is fixed, and more concurrency means more pressure.
+//! scale; invariants hold, the work is fixed, and more concurrency means more pressure
+//! (without the JVM heap model); with the seed's JVM heaps beyond memory, swap is used even
+//! at `vm.swappiness=1`.
 
 use reclaimlab_core::scenario;
 use reclaimlab_core::sim;
@@ -24,7 +26,8 @@ fn runs_for_both_policies_swap_on_and_off_at_three_concurrency_levels() {
             let mut pressure = Vec::new();
             let mut runtimes = Vec::new();
             for tpc in ["0.5", "1", "2"] {
-                let params = [("tasks_per_cpu", tpc)];
+                // The slot-buffer model (no JVM heap): the concurrency gradient alone.
+                let params = [("tasks_per_cpu", tpc), ("heap_mb", "0")];
                 let p = s.terasort_params(SCALE, &params).unwrap().unwrap();
                 let mut cfg = s.config_at(SCALE).unwrap();
                 cfg.set("policy", policy).unwrap();
@@ -68,7 +71,14 @@ fn concurrency_parameter_sets_tasks_per_job_not_work() {
     // The seed: 48 CPUs, 12 jobs, mapreduce.local.{map,reduce}.tasks.maximum = 2, 4, 8.
     assert_eq!((at("0.5").slots(), at("1").slots(), at("2").slots()), (2, 4, 8));
     assert_eq!(at("0.5").nr_accesses(), at("2").nr_accesses());
-    assert_eq!(at("2").anon_pages(), 4 * at("0.5").anon_pages());
+    // With the JVM heap model each job's anonymous memory is its heap, whatever the
+    // concurrency: HADOOP_HEAPSIZE_MAX 22G / 8 = 2.75 GiB, InitialHeapSize 32 GiB / 64.
+    assert_eq!(at("2").anon_pages(), at("0.5").anon_pages());
+    assert_eq!((at("1").heap_pages, at("1").heap_init_pages), (22528 * 256 / 8, 512 * 256));
+    assert_eq!(at("2").anon_pages(), 12 * 22528 * 256 / 8);
+    // Without it, the slot buffers: ×4 from ½ to 2 tasks per CPU.
+    let slots = |tpc: &str| s.terasort_params(1.0, &[("tasks_per_cpu", tpc), ("heap_mb", "0")]).unwrap().unwrap();
+    assert_eq!(slots("2").anon_pages(), 4 * slots("0.5").anon_pages());
     // Defaults are the declared ones.
     assert_eq!(s.terasort_params(1.0, &[]).unwrap().unwrap(), at("1"));
     assert!(s.params.iter().any(|(n, d, _)| *n == "tasks_per_cpu" && *d == "1"));
@@ -109,4 +119,35 @@ fn bad_workload_parameters_are_errors() {
     let e = scenario::get("default").unwrap().source_with(1, 1.0, &[("tasks_per_cpu", "1")]).err().unwrap().to_string();
     assert!(e.contains("accepted: none"), "{e}");
     assert!(scenario::get("default").unwrap().source_with(1, 1.0, &[]).is_ok());
+    // A heap too small for the task slots' buffers is java.lang.OutOfMemoryError.
+    let e = s.source_with(1, 1.0, &[("tasks_per_cpu", "2"), ("heap_mb", "4000")]).err().unwrap().to_string();
+    assert!(e.contains("heap_pages") && e.contains("OutOfMemoryError"), "{e}");
+}
+
+/// Seed 002's heaps: 12 JVMs of 22G (swap on) are more than memory, so at
+/// `vm.swappiness=1` reclaim must swap once the file pages run low; 12 × 20G (swap off)
+/// fit without an OOM kill.
+#[test]
+fn jvm_heaps_beyond_memory_swap_even_at_swappiness_1() {
+    let s = scenario::get("hadoop-terasort").unwrap();
+    for (swap, heap) in [("zram", "22528"), ("none", "20480")] {
+        let params = [("tasks_per_cpu", "2"), ("heap_mb", heap)];
+        let p = s.terasort_params(SCALE, &params).unwrap().unwrap();
+        let mut cfg = s.config_at(SCALE).unwrap();
+        cfg.set("policy", "classic@6.15").unwrap();
+        cfg.set("swap.device", swap).unwrap();
+        assert_eq!(cfg.get("vm.swappiness").unwrap(), "1");
+        assert_eq!(p.anon_pages() * 4096 > cfg.memory_bytes, swap == "zram", "{swap}: heaps vs memory");
+        let mut src = s.source_with(3, SCALE, &params).unwrap();
+        let mut sim = sim::build(&cfg).unwrap();
+        while !sim.run(src.as_mut(), 1 << 20).unwrap() {}
+        sim.check_invariants().unwrap();
+        let r = sim.finish();
+        assert_eq!(vm(&r, "oom_kill"), 0, "{swap}");
+        if swap == "zram" {
+            assert!(vm(&r, "pswpout") > 0 && vm(&r, "pswpin") > 0, "swap on: the heaps' garbage is swapped out and back in");
+        } else {
+            assert_eq!(vm(&r, "pswpout"), 0);
+        }
+    }
 }

@@ -810,6 +810,39 @@ mod tests {
     }
 
     #[test]
+    fn jvm_heap_places_buffers_and_grows_to_its_maximum() {
+        // One job, 2 slots, a heap of 4 sort buffers that starts at one.
+        let slot = TeraSortParams { jobs: 1, cpus: 2, ..small() };
+        let heap = TeraSortParams { heap_pages: 160, heap_init_pages: 40, ..slot.clone() };
+        heap.validate().unwrap();
+        assert_eq!((heap.anon_pages(), heap.nr_accesses()), (160, slot.nr_accesses()));
+        let (a, b) = (all(slot.clone(), 5), all(heap.clone(), 5));
+        // The same work on the page cache, and as many anonymous accesses ...
+        assert_eq!(file_multiset(&a), file_multiset(&b));
+        assert_eq!(a.iter().filter(|x| !x.is_file()).count(), b.iter().filter(|x| !x.is_file()).count());
+        // ... now all inside the heap, which grew past its initial size to the maximum: the
+        // 12 maps allocate 480 pages of sort buffers, three times the heap.
+        let base = heap.heap_base(0);
+        let anon: std::collections::BTreeSet<u32> = b.iter().filter(|x| !x.is_file()).map(|x| x.page).collect();
+        assert!(anon.iter().all(|&p| p >= base && p < base + 160));
+        // Committed: 40, 48, 57, 68, 81, 97, 116, 139, then the maximum, 160 (a bump
+        // pointer may leave a tail shorter than a buffer untouched).
+        assert!(anon.len() > 139 && anon.len() <= 160, "{}", anon.len());
+        // The slot model touches only the 2 slots' buffers.
+        assert!(a.iter().filter(|x| !x.is_file()).map(|x| x.page).collect::<std::collections::BTreeSet<_>>().len() as u64 <= slot.anon_pages());
+        assert!(slot.anon_pages() < 140);
+        // A heap of exactly (2·slots − 1) buffers, all committed from the start, is enough.
+        let need = slot.heap_needed() as u32;
+        assert_eq!(need, 3 * slot.slot_pages());
+        let tight = TeraSortParams { heap_pages: need, heap_init_pages: need, ..slot.clone() };
+        let c = all(tight.clone(), 5);
+        assert!(c.iter().filter(|x| !x.is_file()).all(|x| x.page >= tight.heap_base(0) && x.page < tight.heap_base(0) + need));
+        assert_eq!(c, all(tight, 5), "same seed, same trace");
+        let e = TeraSortParams { heap_pages: need - 1, ..heap }.validate().unwrap_err();
+        assert!(e.to_string().contains("OutOfMemoryError"), "{e}");
+    }
+
+    #[test]
     fn invalid_parameters_are_errors() {
         let e = TeraSortParams { tasks_per_cpu: 0.0, ..small() }.validate().unwrap_err();
         assert!(e.to_string().contains("tasks_per_cpu"), "{e}");
