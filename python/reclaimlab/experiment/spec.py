@@ -216,6 +216,8 @@ def _axis(name: str, spec: Any, cf: ConfigFile) -> Axis:
         raise _error(cf, key, "needs values")
     if not isinstance(values, list):
         values = [values]
+    if labels is None and isinstance(axis_key, list):
+        raise _error(cf, key, "an axis with several keys needs labels")
     if labels is None:
         labels = [str(x) for x in values]
     elif not isinstance(labels, list):
@@ -227,8 +229,6 @@ def _axis(name: str, spec: Any, cf: ConfigFile) -> Axis:
         if not all(isinstance(v, list) and len(v) == len(axis_key) and not any(isinstance(x, (list, dict)) for x in v)
                    for v in values):
             raise _error(cf, key, f"with {len(axis_key)} keys every value must be a list of {len(axis_key)} scalars, got {values!r}")
-        if labels is None:
-            raise _error(cf, key, "an axis with several keys needs labels")
     elif any(isinstance(v, (list, dict)) for v in values):
         raise _error(cf, key, f"values must be scalars, got {values!r}")
     if not values or len(labels) != len(values):
