@@ -27,7 +27,23 @@
 //!   whole partition in memory), then merges: each buffer page read, then an output page
 //!   written (dirty page-cache write). The job's output is as large as its input.
 //!
-//! **Memory**: a task slot's buffers are one region of anonymous memory,
+//! **JVM heap** (`heap_pages` > 0, the scenario's default): in local mode a job is one
+//! JVM — `hadoop jar` runs LocalJobRunner, whose map and reduce tasks are threads of that
+//! JVM, so `mapreduce.{map,reduce}.memory.mb` and `mapreduce.*.java.opts` (the per-task
+//! containers of YARN) do not apply; its heap is `-Xmx` = `HADOOP_HEAPSIZE_MAX` (the
+//! seed: 20G swap off, 22G swap on; hadoop-env.sh: "the maximum amount of heap to use
+//! (Java -Xmx)") and starts at OpenJDK's default `InitialHeapSize`, 1/64 of physical
+//! memory (no `-Xms` is given; JDK 8 GC tuning guide, "Parallel Collector Default Heap
+//! Size"; `InitialRAMPercentage` = 1.5625 in later JDKs). Every task's buffer — the map's
+//! `new byte[io.sort.mb]`, the reduce's in-memory shuffle — is allocated in the job's heap
+//! by [`JvmHeap`](super::jvmheap) (bump allocation, a collection and 20 % growth when the
+//! pointer reaches the committed end), so the heap's pages are rewritten cyclically, the
+//! oldest first, and the touched heap grows to `-Xmx` at every concurrency (each job
+//! allocates 299 × 1000 MB of sort buffers, 15× its heap). What else lives in the heap
+//! (the 8 MB stream buffers of `io.file.buffer.size`, record objects, the partition trie)
+//! is not modelled.
+//!
+//! **Memory without the heap model** (`heap_pages` = 0): a task slot's buffers are one region of anonymous memory,
 //! `max(sort_buffer_pages, largest reduce input)` pages, reused by every task that runs
 //! in the slot (the JVM heap reuses the memory of dead buffers; a reused page that was
 //! swapped out is swapped back in when the next task writes it). So the anonymous
