@@ -14,11 +14,16 @@ The engine is Rust (``reclaimlab._core``); this package adds configs, the CLI an
 from __future__ import annotations
 
 import os
-from typing import Any, Callable, Mapping
+from typing import TYPE_CHECKING, Any, Callable, Mapping
 
 from . import _core
 from . import config as _config
+from .cache import cachesim, mrc
+from .listings import knobs, policies, scenarios
 from .exceptions import ConfigError, OutOfMemoryError, ReclaimlabError, TraceError
+
+if TYPE_CHECKING:
+    import polars
 
 __all__ = [
     "run",
@@ -29,9 +34,13 @@ __all__ = [
     "Simulation",
     "open_trace",
     "generate",
+    "write_trace",
     "policies",
     "knobs",
     "scenarios",
+    "cachesim",
+    "mrc",
+    "compare_stats",
     "ReclaimlabError",
     "ConfigError",
     "TraceError",
@@ -44,10 +53,9 @@ Config = _core.Config
 Simulation = _core.Simulation
 open_trace = _core.open_trace
 generate = _core.generate
-knobs = _core.knobs
+#: ``write_trace(source, path, compress=False)``: a source (open_trace, generate) as a native trace file.
+write_trace = _core.trace_convert
 cgroup_knobs = _core.cgroup_knobs
-policies = _core.policies
-scenarios = _core.scenarios
 scenario_info = _core.scenario_info
 
 #: Accesses replayed per call into the engine (between progress updates).
@@ -441,3 +449,13 @@ def compare(
     declared = _core.scenario_info(scenario)["baseline"]
     baseline = declared if declared in ordered else names[0]
     return Comparison(scenario, baseline, ordered)
+
+
+def compare_stats(source: str | os.PathLike[str], metric: str | None = None, baseline: str | None = None) -> "polars.DataFrame":
+    """What ``reclaimlab compare SOURCE`` prints, as a polars DataFrame of Welch tests (an
+    experiment's results directory, a measurements CSV or mmtests JSON). Not to be confused
+    with :func:`compare`, which runs a scenario under several policies."""
+    from .stats import comparisons
+
+    frame: polars.DataFrame = comparisons(source, metric, baseline)
+    return frame

@@ -1,5 +1,5 @@
 """A damo record turned into a workload: DAMON's region-level access pattern replayed as
-page accesses (``reclaimlab trace convert REC.data out.trace --format damo``).
+page accesses (``reclaimlab trace convert REC.data out.trace --trace-format damo``).
 
 The conversion (docs/damo.md):
 

@@ -83,7 +83,7 @@ def test_small_atlas_end_to_end(tmp_path):
     args = ["atlas", "-q", "--json", "--axis", "ws=0.75,2", "--axis", "scan=0", "--axis", "anon=0.2",
             "--policy", "classic@6.15", "--policy", "mglru@6.15", "--metric", "refaults", "-j", "2"]
     png = tmp_path / "atlas.png"
-    p = cli(*args, "--out", tmp_path / "store", "-o", png, timeout=300)
+    p = cli(*args, "--out-dir", tmp_path / "store", "--plot", png, timeout=300)
     assert p.returncode == 0, p.stderr
     d = json.loads(p.stdout)
     assert d["metric"] == "refaults" and len(d["points"]) == 2
@@ -98,6 +98,6 @@ def test_small_atlas_end_to_end(tmp_path):
     assert tight["margin_pct"] == pytest.approx(100 * (v[other] - v[best]) / v[other])
     assert png.stat().st_size > 10_000
     # The store makes it resumable: run again, nothing reruns, the same numbers.
-    again = cli(*args, "--out", tmp_path / "store", timeout=300)
+    again = cli(*args, "--out-dir", tmp_path / "store", timeout=300)
     assert again.returncode == 0, again.stderr
     assert json.loads(again.stdout)["points"] == d["points"]

@@ -27,6 +27,17 @@ def test_a_store_that_is_not_sqlite_is_one_line(tmp_path, content, command):
     assert not (tmp_path / "r.html").exists()
 
 
+@pytest.mark.parametrize("content, needle", [
+    (b"variant,value\n\xff\xfe,1\n", "not a measurements CSV"),
+    (b"variant,value\na,1\nb,fast\n", "not a number"),
+])
+@pytest.mark.parametrize("json", [False, True])
+def test_compare_of_a_file_that_is_not_measurements_is_one_line(tmp_path, content, needle, json):
+    f = tmp_path / "m.csv"
+    f.write_bytes(content)
+    assert_user_error(cli("compare", f, *(["--json"] if json else [])), "m.csv", needle)
+
+
 def test_a_swap_size_left_empty_is_an_error():
     assert_user_error(cli("run", "--swap", "zram:", "-q"), "--swap zram:", "no size after ':'")
 
@@ -38,7 +49,7 @@ def test_a_cache_of_no_page_is_an_error(tiny_trace):
 def test_an_empty_trace_has_no_miss_ratio_curve(tmp_path):
     empty = tmp_path / "e.trace"
     assert cli("trace", "gen", "uniform", "--pages", "10", "--accesses", "0", "-o", empty).returncode == 0
-    assert_user_error(cli("mrc", "--trace", empty, "-o", tmp_path / "c.png"), "no requests")
+    assert_user_error(cli("mrc", "--trace", empty, "--plot", tmp_path / "c.png"), "no requests")
     assert not (tmp_path / "c.png").exists()
 
 
@@ -136,11 +147,11 @@ BATTERY = [
      ("reclaimlab: error: /proc/c.csv: No such file or directory",)),
     ("an experiment of 10^8 repetitions",
      lambda tp: (["experiment", "run", _file(tp, "e.toml", 'repetitions = 100000000\n[workload]\nscenario = "default"\n'),
-                  "-o", tp / "store"], {}),
+                  "--out-dir", tp / "store"], {}),
      ("e.toml, line 1: repetitions: 1 matrix point × 100,000,000 repetitions = 100,000,000 runs, "
       "more than the limit of 100,000",)),
     ("an experiment matrix of 10^6 points",
-     lambda tp: (["experiment", "run", _file(tp, "e.toml", _MATRIX_1E6), "-o", tp / "store"], {}),
+     lambda tp: (["experiment", "run", _file(tp, "e.toml", _MATRIX_1E6), "--out-dir", tp / "store"], {}),
      ("e.toml, line 3: matrix: 1,000,000 matrix points × 1 repetition",)),
     ("unknown policy in a config file",
      lambda tp: (["run", _file(tp, "p.toml", 'seed = 1\npolicy = "bogus"\n'), "-q"], {}),

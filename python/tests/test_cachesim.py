@@ -184,7 +184,7 @@ def test_cli_cachesim_table_and_errors(tmp_path):
 def test_cli_mrc_csv_and_plot(tmp_path):
     csv = tmp_path / "m.csv"
     png = tmp_path / "m.png"
-    p = cli("mrc", "--trace", LIRS / "multi1.trace.gz", "--algo", "lru,arc", "--sizes", "100,500,1000",
+    p = cli("mrc", "--trace", LIRS / "multi1.trace.gz", "--algo", "lru,arc", "--size", "100,500,1000",
             "--csv", csv, "-o", png)
     assert p.returncode == 0, p.stderr
     rows = csv.read_text().splitlines()
@@ -196,7 +196,7 @@ def test_cli_mrc_csv_and_plot(tmp_path):
         assert float(y) == pytest.approx(sim[(a, int(s))], abs=1e-6)
     assert png.stat().st_size > 1000
     # sampled curve runs and stays close on a bigger trace
-    p = cli("mrc", "--trace", LIRS / "sprite.trace.gz", "--sample-rate", "0.5", "--sizes", "10%,50%")
+    p = cli("mrc", "--trace", LIRS / "sprite.trace.gz", "--sample-rate", "0.5", "--size", "10%,50%")
     assert p.returncode == 0, p.stderr
     assert_user_error(cli("mrc", "--trace", LIRS / "cs.trace.gz", "--sample-rate", "0"), "sample-rate")
 

@@ -13,7 +13,7 @@ from conftest import PINNED, assert_user_error, cli
 
 pytestmark = pytest.mark.engine
 
-REGISTERED = [p[0] for p in reclaimlab.policies()]
+REGISTERED = reclaimlab.policies().filter(kind="reclaim")["name"].to_list()
 # `default` declares no policies: every kernel model and five of the cache: policies.
 DEFAULT_EXPECTED = [p for p in REGISTERED if not p.startswith("cache:") or p in reclaimlab.DEFAULT_CACHE_POLICIES]
 TPCC_DECLARED = reclaimlab.scenario_info("tpcc-stock-level")["policies"]

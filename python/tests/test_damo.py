@@ -1,6 +1,6 @@
 """damo interoperability: DAMON snapshots written in damo's record format are read by the
 real `damo report access|heatmap|wss` (the `damo` package), damo record files read back,
-and a record turned into page accesses (`trace convert --format damo`)."""
+and a record turned into page accesses (`trace convert --trace-format damo`)."""
 
 from __future__ import annotations
 
@@ -185,7 +185,7 @@ def test_trace_convert_damo(tmp_path):
     path = tmp_path / "damon.data"
     dr.write(path, [hot_record(nr_snapshots=10)])
     out = tmp_path / "out.trace"
-    p = cli("trace", "convert", str(path), str(out), "--format", "damo", "--seed", "3")
+    p = cli("trace", "convert", str(path), str(out), "--trace-format", "damo", "--seed", "3")
     assert p.returncode == 0, p.stderr
     import reclaimlab
 
@@ -203,13 +203,13 @@ def test_trace_convert_damo(tmp_path):
     # Time: 10 snapshots of 100 ms in µs ticks.
     assert src.meta()["tick_ps"] == 1_000_000 and sum(r[3] for r in rest) == 1_000_000
     again = tmp_path / "again.trace"
-    assert cli("trace", "convert", str(path), str(again), "--format", "damo", "--seed", "3").returncode == 0
+    assert cli("trace", "convert", str(path), str(again), "--trace-format", "damo", "--seed", "3").returncode == 0
     assert again.read_bytes() == out.read_bytes()
 
 
 def test_trace_convert_damo_bad_record(tmp_path):
     (tmp_path / "bad.data").write_bytes(b"\x78\x9cnope")
-    p = cli("trace", "convert", str(tmp_path / "bad.data"), str(tmp_path / "o.trace"), "--format", "damo")
+    p = cli("trace", "convert", str(tmp_path / "bad.data"), str(tmp_path / "o.trace"), "--trace-format", "damo")
     assert_user_error(p, "bad.data", "zlib")
     assert not (tmp_path / "o.trace").exists()
 
@@ -230,7 +230,7 @@ def test_simulated_run_record_and_round_trip(tmp_path):
     turned back into a workload and rerun: its record shows the same hot range."""
     syn = tmp_path / "syn.data"
     dr.write(syn, [hot_record(nr_snapshots=30)])
-    assert cli("trace", "convert", str(syn), str(tmp_path / "syn.trace"), "--format", "damo").returncode == 0
+    assert cli("trace", "convert", str(syn), str(tmp_path / "syn.trace"), "--trace-format", "damo").returncode == 0
     rec1 = tmp_path / "rec1.data"
     simulate(tmp_path / "syn.trace", rec1)
     records = dr.read(rec1)
@@ -246,7 +246,7 @@ def test_simulated_run_record_and_round_trip(tmp_path):
     assert all(r.nr_accesses == 0 for r in cold)
     check_damo_sees_hot_range(rec1, 3 * MIB, 5 * MIB, total=10 * MIB)
 
-    assert cli("trace", "convert", str(rec1), str(tmp_path / "rt.trace"), "--format", "damo",
+    assert cli("trace", "convert", str(rec1), str(tmp_path / "rt.trace"), "--trace-format", "damo",
                "--seed", "9").returncode == 0
     rec2 = tmp_path / "rec2.data"
     simulate(tmp_path / "rt.trace", rec2)

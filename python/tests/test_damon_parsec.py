@@ -55,5 +55,5 @@ def test_cli_prints_the_table():
         capture_output=True, text=True, timeout=170,
     )
     assert out.returncode == 0, out.stderr
-    assert "memory_saving" in out.stdout and "200ms/s" in out.stdout and "seed: saving" in out.stdout
+    assert "memory_saving" in out.stdout and "200ms/s" in out.stdout and "RFC: saving" in out.stdout
     assert "splash2x/water_spatial" in out.stdout  # --detail: one table per workload

@@ -91,7 +91,7 @@ def test_builtin_hadoop_terasort_definition():
     assert len(exp.configurations()) == 12
     import reclaimlab
 
-    registered = {p[0] for p in reclaimlab.policies()}
+    registered = set(reclaimlab.policies()["name"])
     assert set(exp.axes[0].values) <= registered  # policies that exist in this build
     assert [a.name for a in exp.axes] == ["policy", "swap", "concurrency"]
     # The seed's run_terasort.sh: HADOOP_HEAPSIZE_MAX 20G with swap off, 22G with swap on.
@@ -115,10 +115,10 @@ def test_an_axis_may_set_several_keys_together(tmp_path):
 def test_run_store_resume_and_compare(tmp_path):
     exp = tiny(tmp_path)
     out = tmp_path / "out"
-    p = cli("experiment", "run", exp, "--out", out, "--jobs", "2")
+    p = cli("experiment", "run", exp, "--out-dir", out, "--jobs", "2")
     assert p.returncode == 0, p.stderr
     assert "8 runs (4 configurations x 2 repetitions): 8 ran, 0 already stored" in p.stdout
-    p2 = cli("experiment", "run", exp, "--out", out, "--jobs", "2")
+    p2 = cli("experiment", "run", exp, "--out-dir", out, "--jobs", "2")
     assert "0 ran, 8 already stored" in p2.stdout
     with Store(out, create=False) as st:
         runs = st.runs()
@@ -141,7 +141,7 @@ def test_run_store_resume_and_compare(tmp_path):
 def test_bad_experiment_is_a_user_error(tmp_path):
     bad = tmp_path / "bad.toml"
     bad.write_text('name = "x"\n[workload]\nscenario = "default"\n[matrix]\npolicy = ["nosuch@1.0"]\n')
-    assert_user_error(cli("experiment", "run", bad, "--out", tmp_path / "o"), "nosuch@1.0")
+    assert_user_error(cli("experiment", "run", bad, "--out-dir", tmp_path / "o"), "nosuch@1.0")
     assert_user_error(cli("experiment", "run", "no-such-experiment"), "no-such-experiment")
 
 
@@ -174,7 +174,7 @@ def test_experiment_specs_mean_what_they_say(tmp_path, text, needles):
     # spec names its workload, and each error names the file, line and key.
     bad = tmp_path / "bad.toml"
     bad.write_text(text)
-    err = assert_user_error(cli("experiment", "run", bad, "--out", tmp_path / "o"), str(bad), *needles)
+    err = assert_user_error(cli("experiment", "run", bad, "--out-dir", tmp_path / "o"), str(bad), *needles)
     assert "Traceback" not in err
     assert not (tmp_path / "o").exists()  # nothing half-made
 
@@ -223,7 +223,7 @@ def test_killing_the_coordinator_leaves_no_worker(tmp_path):
     # issue 24: SIGKILL to `experiment run` itself (not its process group): the pool's
     # workers must not keep running, holding the store and the caller's stdout.
     exp = tiny(tmp_path, reps=4, accesses=3_000_000)
-    cmd = [sys.executable, "-m", "reclaimlab", "experiment", "run", str(exp), "--out", str(tmp_path / "out"),
+    cmd = [sys.executable, "-m", "reclaimlab", "experiment", "run", str(exp), "--out-dir", str(tmp_path / "out"),
            "--jobs", "2"]
     proc = subprocess.Popen(cmd, env=env(), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     deadline = time.monotonic() + 60
@@ -244,7 +244,7 @@ def test_killing_the_coordinator_leaves_no_worker(tmp_path):
 def test_sigkill_midway_then_rerun_keeps_every_finished_run(tmp_path):
     exp = tiny(tmp_path, reps=3, accesses=1_500_000)
     out = tmp_path / "out"
-    cmd = [sys.executable, "-m", "reclaimlab", "experiment", "run", str(exp), "--out", str(out), "--jobs", "1"]
+    cmd = [sys.executable, "-m", "reclaimlab", "experiment", "run", str(exp), "--out-dir", str(out), "--jobs", "1"]
     proc = subprocess.Popen(cmd, env=env(), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                             start_new_session=True)
     db = out / "results.sqlite"
@@ -324,7 +324,7 @@ def test_scenario_workload_parameters_as_an_axis(tmp_path):
     built-in hadoop-terasort experiment uses them; here at a tiny scale."""
     import reclaimlab
 
-    if "hadoop-terasort" not in [s[0] for s in reclaimlab.scenarios()]:
+    if "hadoop-terasort" not in reclaimlab.scenarios()["name"].to_list():
         pytest.skip("this build has no hadoop-terasort scenario")
     exp = tmp_path / "ts.toml"
     exp.write_text('name = "ts"\nrepetitions = 2\n[workload]\nscenario = "hadoop-terasort"\nscale = 0.02\n'
@@ -342,7 +342,7 @@ def test_scenario_workload_parameters_as_an_axis(tmp_path):
         assert low != high
     bad = tmp_path / "bad.toml"
     bad.write_text(exp.read_text().replace("workload.tasks_per_cpu", "workload.nosuch"))
-    assert_user_error(cli("experiment", "run", bad, "--out", tmp_path / "o2"), "nosuch", "tasks_per_cpu")
+    assert_user_error(cli("experiment", "run", bad, "--out-dir", tmp_path / "o2"), "nosuch", "tasks_per_cpu")
 
 
 def test_dask_worker_death_is_retried_elsewhere(tmp_path):

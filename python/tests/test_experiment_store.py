@@ -26,12 +26,12 @@ def test_a_store_of_another_experiment_is_refused(tmp_path):
     run_experiment(load(tiny(tmp_path)), out, jobs=1, progress=False)
     other = tmp_path / "other.toml"
     other.write_text(tiny(tmp_path).read_text().replace('"48M"', '"64M"'))
-    err = assert_user_error(cli("experiment", "run", other, "--out", out, "--jobs", "1"), str(out), "settings",
+    err = assert_user_error(cli("experiment", "run", other, "--out-dir", out, "--jobs", "1"), str(out), "settings",
                             "another --out")
     assert "experiment 'tiny'" in err
     # The pure model is another experiment too; more repetitions extend the same one.
-    assert_user_error(cli("experiment", "run", tiny(tmp_path), "--out", out, "--noise", "none"), "noise")
-    p = cli("experiment", "run", tiny(tmp_path, reps=3, name="more.toml"), "--out", out, "--jobs", "1")
+    assert_user_error(cli("experiment", "run", tiny(tmp_path), "--out-dir", out, "--noise", "none"), "noise")
+    p = cli("experiment", "run", tiny(tmp_path, reps=3, name="more.toml"), "--out-dir", out, "--jobs", "1")
     assert p.returncode == 0 and "4 ran, 8 already stored" in p.stdout, p.stderr
 
 
@@ -65,7 +65,7 @@ def test_compare_says_which_noise(tmp_path):
         assert p.returncode == 0, p.stderr
         assert p.stdout.startswith("noise: default (per run: CPU speed SD 1%")
     pure = tmp_path / "pure"
-    assert cli("experiment", "run", tiny(tmp_path), "--out", pure, "--noise", "none", "--jobs", "1").returncode == 0
+    assert cli("experiment", "run", tiny(tmp_path), "--out-dir", pure, "--noise", "none", "--jobs", "1").returncode == 0
     assert cli("compare", pure).stdout.startswith("noise: none (repetitions differ only by the workload's seed")
     # The store's --json: the schema, the noise model, the effective configuration (noise
     # knobs vary by run), and the vmstat rows the mmtests style prints.
@@ -98,10 +98,10 @@ def test_compare_says_which_noise(tmp_path):
 def test_bad_noise_table_is_a_user_error(tmp_path):
     f = tmp_path / "n.toml"
     f.write_text(tiny(tmp_path).read_text() + '\n[noise]\ndevice_latency_cv = 2\n')
-    assert_user_error(cli("experiment", "run", f, "--out", tmp_path / "o"), str(f), "noise.device_latency_cv",
+    assert_user_error(cli("experiment", "run", f, "--out-dir", tmp_path / "o"), str(f), "noise.device_latency_cv",
                       "[0, 1)")
     f.write_text(tiny(tmp_path).read_text() + '\n[noise]\ncpu = 0.1\n')
-    assert_user_error(cli("experiment", "run", f, "--out", tmp_path / "o"), "unknown [noise] key(s) cpu")
+    assert_user_error(cli("experiment", "run", f, "--out-dir", tmp_path / "o"), "unknown [noise] key(s) cpu")
     assert not (tmp_path / "o").exists()
 
 
@@ -110,7 +110,7 @@ def test_bad_noise_table_is_a_user_error(tmp_path):
 def test_stop_signal_stops_workers_and_keeps_finished_runs(tmp_path, sig):
     exp = tiny(tmp_path, reps=6, accesses=1_500_000)
     out = tmp_path / "out"
-    cmd = [sys.executable, "-m", "reclaimlab", "experiment", "run", str(exp), "--out", str(out), "--jobs", "2"]
+    cmd = [sys.executable, "-m", "reclaimlab", "experiment", "run", str(exp), "--out-dir", str(out), "--jobs", "2"]
     proc = subprocess.Popen(cmd, env=env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     db = out / "results.sqlite"
     deadline = time.monotonic() + 120

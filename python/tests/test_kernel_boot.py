@@ -80,10 +80,10 @@ def test_a_hung_guest_is_killed_and_reported_with_its_log(kernel_tree, tmp_path)
 
 
 def test_bad_input_is_reported_before_booting(kernel_tree, tmp_path):
-    assert_user_error(cli("kernel", "run", "seqloop", "--kernel", "linux-image-no-such-kernel", "--out", tmp_path),
+    assert_user_error(cli("kernel", "run", "seqloop", "--kernel", "linux-image-no-such-kernel", "--out-dir", tmp_path),
                       "unknown kernel package", "linux-image-no-such-kernel")
-    assert_user_error(cli("kernel", "run", "seqloop", "--disk-size", "10M", "--out", tmp_path),
+    assert_user_error(cli("kernel", "run", "seqloop", "--disk-size", "10M", "--out-dir", tmp_path),
                       "does not fit the data disk")
-    assert_user_error(cli("kernel", "run", "anon:pages=100000", "--memory", "64M", "--swap", "zram:64M",
-                          "--out", tmp_path), "does not fit", "the guest would OOM")
+    assert_user_error(cli("kernel", "run", "anon:pages=100000", "--memory-max", "64M", "--swap", "zram:64M",
+                          "--out-dir", tmp_path), "does not fit", "the guest would OOM")
     assert not (tmp_path / "boots").exists()

@@ -102,8 +102,8 @@ def test_a_kernel_without_damon_reclaim_is_refused(offline, monkeypatch):
 ])
 def test_bad_parameters_are_one_line_errors_before_anything_boots(tmp_path, value, needle):
     for command in ("kernel run", "validate"):
-        p = cli(*command.split(), "hotcold:duration_s=1", "--memory", "none", "--damon-reclaim", value,
-                "--out", tmp_path / "out")
+        p = cli(*command.split(), "hotcold:duration_s=1", "--memory-max", "none", "--damon-reclaim", value,
+                "--out-dir", tmp_path / "out")
         assert_user_error(p, needle)
         assert not (tmp_path / "out").exists()
 

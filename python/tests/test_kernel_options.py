@@ -1,5 +1,5 @@
 """The guest's settings (reclaimlab.kernel.run, .experiment, .validate, guest/wl.c):
-readahead, fault-around and THP options, whole-machine reclaim (``--memory none``), the
+readahead, fault-around and THP options, whole-machine reclaim (``--memory-max none``), the
 guest memory size, their store keys, the simulator settings made from what the guest read
 back, and every bad input refused before anything boots."""
 
@@ -201,8 +201,8 @@ BAD = [
     (["--thp", "sometimes"], "--thp sometimes: must be always, madvise or never"),
     (["--guest-memory", "128M"], "the guest needs at least 256M"),
     (["--guest-memory", "100"], "the guest needs at least 256M"),
-    (["--memory", "none", "--guest-memory", "512M", "--swap", "none"], "does not fit the guest"),
-    (["--memory", "400M", "--guest-memory", "512M"], "leaves too little of the 512 MiB guest"),
+    (["--memory-max", "none", "--guest-memory", "512M", "--swap", "none"], "does not fit the guest"),
+    (["--memory-max", "400M", "--guest-memory", "512M"], "leaves too little of the 512 MiB guest"),
 ]
 
 
@@ -210,7 +210,7 @@ BAD = [
 def test_bad_guest_settings_are_one_line_errors_before_anything_boots(tmp_path, extra, needle):
     spec = "anon:pages=200000" if "--swap" in extra else "seqloop:pages=100"
     for command in ("kernel run", "validate"):
-        p = cli(*command.split(), spec, *extra, "--out", tmp_path / "out")
+        p = cli(*command.split(), spec, *extra, "--out-dir", tmp_path / "out")
         assert_user_error(p, needle)
         assert not (tmp_path / "out").exists()  # nothing written
 

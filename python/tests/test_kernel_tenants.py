@@ -118,7 +118,7 @@ def test_limits_reach_the_guest_and_the_simulator(offline, tmp_path):
 ])
 def test_bad_cgroup_settings_are_one_line(tmp_path, flag, needles):
     trace = tenants(tmp_path)
-    p = cli("validate", f"trace:path={trace}", "--memory", "64M", "--set", flag, "--out", str(tmp_path / "o"))
+    p = cli("validate", f"trace:path={trace}", "--memory-max", "64M", "--set", flag, "--out-dir", str(tmp_path / "o"))
     assert_user_error(p, *needles)
 
 
@@ -358,12 +358,12 @@ def test_measured_disk_writes_need_the_guests_disk_statistics(tmp_path):
 
 
 def test_a_bad_disk_read_mode_is_one_line(tmp_path):
-    p = cli("validate", "seqloop", "--disk-read", "slow", "--out", str(tmp_path / "o"))
+    p = cli("validate", "seqloop", "--disk-read", "slow", "--out-dir", str(tmp_path / "o"))
     assert_user_error(p, "--disk-read", "slow")
 
 
 def test_a_bad_disk_write_mode_is_one_line(tmp_path):
-    p = cli("validate", "seqloop", "--disk-write", "fast", "--out", str(tmp_path / "o"))
+    p = cli("validate", "seqloop", "--disk-write", "fast", "--out-dir", str(tmp_path / "o"))
     assert_user_error(p, "--disk-write", "fast")
 
 

@@ -106,7 +106,7 @@ def test_bad_thp_workload_specs(spec, needle):
 
 def test_thp_workloads_need_the_whole_machine_and_a_guest_with_thp():
     wl = workload.build("thpscale", 0, 1 << 30)
-    with pytest.raises(KernelError, match="give --memory none"):
+    with pytest.raises(KernelError, match="give --memory-max none"):
         check_thp_workload(Setup(workload="thpscale", memory="128M", guest_mb=1024), wl)
     with pytest.raises(KernelError, match="hugepage_init"):
         check_thp_workload(Setup(workload="thpscale", memory="none", guest_mb=512), wl)
@@ -117,9 +117,9 @@ def test_thp_workloads_need_the_whole_machine_and_a_guest_with_thp():
 
 
 @pytest.mark.parametrize("args, needles", [
-    (("thpscale", "--memory", "128M"), ("thpscale runs on the whole machine",)),
-    (("thpscale", "--memory", "none"), ("512 MiB guest is too small for THP",)),
-    (("usemem:defrag=bogus", "--memory", "none", "--guest-memory", "1G"), ("defrag='bogus'",)),
+    (("thpscale", "--memory-max", "128M"), ("thpscale runs on the whole machine",)),
+    (("thpscale", "--memory-max", "none"), ("512 MiB guest is too small for THP",)),
+    (("usemem:defrag=bogus", "--memory-max", "none", "--guest-memory", "1G"), ("defrag='bogus'",)),
 ])
 def test_thp_workload_input_errors_are_one_line(args, needles):
     assert_user_error(cli("kernel", "run", *args), *needles)

@@ -271,4 +271,4 @@ def test_cli_missing_directory_fails_before_running(tmp_path):
 def test_cli_help_mentions_plot():
     p = cli("run", "--help")
     assert p.returncode == 0
-    assert "--plot OUT" in p.stdout and ".png" in p.stdout
+    assert "--plot FILE" in p.stdout and ".png" in p.stdout

@@ -20,7 +20,7 @@ def info(path: Path, *extra: str) -> dict:
 
 
 def test_gen_then_info_counts(gen_trace):
-    path = gen_trace("seq", 500, 12345, "--kind", "file-read")
+    path = gen_trace("seq", 500, 12345, "--trace-kind", "file-read")
     i = info(path)
     assert i["format"] == "native"
     assert i["records"] == 12345
@@ -86,7 +86,7 @@ def test_unreadable_trace(tmp_path):
 def test_not_a_trace(tmp_path):
     junk = tmp_path / "junk.trace"
     junk.write_bytes(b"\x00\x01\x02garbage" * 10)
-    assert_user_error(cli("trace", "info", junk, "--format", "native"), "junk.trace")
+    assert_user_error(cli("trace", "info", junk, "--trace-format", "native"), "junk.trace")
 
 
 def test_convert_csv(tmp_path):
@@ -106,7 +106,7 @@ def test_failed_convert_leaves_no_output(tmp_path):
     src = tmp_path / "in.csv"
     src.write_text("page,op\n1,r\n2,w\n" + "\n".join(f"{i},r" for i in range(3, 5000)) + "\nnot-a-page,r\n")
     out = tmp_path / "out.trace"
-    assert_user_error(cli("trace", "convert", src, out, "--format", "csv"), "in.csv", "line 5001")
+    assert_user_error(cli("trace", "convert", src, out, "--trace-format", "csv"), "in.csv", "line 5001")
     assert sorted(x.name for x in tmp_path.iterdir()) == ["in.csv"]
 
 
@@ -115,7 +115,7 @@ def test_failed_convert_keeps_an_existing_output(tmp_path, gen_trace):
     before = out.read_bytes()
     src = tmp_path / "bad.csv"
     src.write_text("page\n1\nx\n")
-    assert_user_error(cli("trace", "convert", src, out, "--format", "csv"), "bad.csv")
+    assert_user_error(cli("trace", "convert", src, out, "--trace-format", "csv"), "bad.csv")
     assert out.read_bytes() == before
     assert not [x for x in tmp_path.iterdir() if x.name.startswith(".")]
 

@@ -154,7 +154,7 @@ def tiered_trace(tmp_path):
             dr.Region(6 * mib, 8 * mib, 10 if burst else 0, 0 if burst else i % 10), dr.Region(8 * mib, 12 * mib, 0, i)]))
     dr.write(tmp_path / "tier.data", [dr.Record(snapshots=snaps)])
     trace = tmp_path / "tier.trace"
-    assert cli("trace", "convert", str(tmp_path / "tier.data"), str(trace), "--format", "damo").returncode == 0
+    assert cli("trace", "convert", str(tmp_path / "tier.data"), str(trace), "--trace-format", "damo").returncode == 0
     return trace
 
 
@@ -163,7 +163,7 @@ def test_sweep_end_to_end(tmp_path):
     args = ["tune", "damon-reclaim", "--trace", str(trace), "--memory", "16M", "--swap", "zram:16M",
             "--policy", "classic@6.15", "--param", "min_age=200000,1500000", "--param", "quota_ms=0,10",
             "--param", "quota_sz=1G", "--param", "wmarks=1000/1000/0", "-j", "2"]
-    p = cli(*args, "--json", "-o", str(tmp_path / "f.png"), "--csv", str(tmp_path / "p.csv"))
+    p = cli(*args, "--json", "--plot", str(tmp_path / "f.png"), "--csv", str(tmp_path / "p.csv"))
     assert p.returncode == 0, p.stderr
     d = json.loads(p.stdout)
     pts = d["points"]

@@ -321,7 +321,8 @@ static SCENARIOS: &[Scenario] = &[
     },
     Scenario {
         name: "tpcc-stock-level",
-        description: "seed 001: 30 py-tpcc clients run STOCK_LEVEL on the primary of a 3-member MongoDB replica set \
+        description: "MongoDB STOCK_LEVEL, after Kairui Song's refault-distance RFC v3 (LKML, Sep 2023): 30 py-tpcc \
+                      clients run STOCK_LEVEL on the primary of a 3-member MongoDB replica set \
                       (cgroups replica1..3, WiredTiger caches; the primary's data files > memory), zram; 1G machine \
                       at --scale 1; workload parameters stock_plan, read_replicas, stock_disk_bytes, customer_disk_bytes",
         policies: &[
@@ -365,8 +366,9 @@ static SCENARIOS: &[Scenario] = &[
     },
     Scenario {
         name: "damon-reclaim-parsec",
-        description: "seed 004: DAMON_RECLAIM on 24 PARSEC3/SPLASH-2X profiles (workload parameter), zram; \
-                      16.25G machine (the seed's 130G / 8) at --scale 1; `reclaimlab run` prints the seed's quota × prioritization table",
+        description: "DAMON_RECLAIM on 24 PARSEC3/SPLASH-2X profiles (workload parameter), after SeongJae Park's \
+                      DAMON-based proactive reclamation RFC v3 (LKML, Jul 2021), zram; 16.25G machine (the RFC's \
+                      130G / 8) at --scale 1; `reclaimlab run` prints the RFC's quota × prioritization table",
         policies: &["classic@6.15"],
         baseline: "classic@6.15",
         overrides: &[

@@ -12,8 +12,8 @@ use crate::Config;
 #[pyfunction]
 fn thp_scenarios() -> Vec<(&'static str, &'static str)> {
     vec![
-        ("thpscale", "seed 003: per thread count (1..32, one after another on one machine), fill, punch holes, read a file into them, then fault a region one huge page at a time, with and without MADV_HUGEPAGE; fault latency and % huge per THP policy"),
-        ("usemem-stress-numa-compact", "seed 003: page cache on both nodes, then usemem (defrag=always) faulting more than a node; elapsed time and reclaim/compaction/NUMA counters per THP policy"),
+        ("thpscale", "mmtests thpscale, after Mel Gorman's __GFP_THISNODE results (LKML, Dec 2018): per thread count (1..32, one after another on one machine), fill, punch holes, read a file into them, then fault a region one huge page at a time, with and without MADV_HUGEPAGE; fault latency and % huge per THP policy"),
+        ("usemem-stress-numa-compact", "mmtests usemem stress, after Mel Gorman's __GFP_THISNODE results (LKML, Dec 2018): page cache on both nodes, then usemem (defrag=always) faulting more than a node; elapsed time and reclaim/compaction/NUMA counters per THP policy"),
     ]
 }
 

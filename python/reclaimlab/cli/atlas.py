@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import json
 
+from . import vocab
 from ._table import table
 
 HELP = "which policy wins where: a workload grid x policies, winner and margin per point"
@@ -21,9 +22,9 @@ Metrics (lower is better): runtime, refaults (workingset_refault_file + _anon),
 major_faults. The margin is 100 x (runner-up - winner) / runner-up. docs/atlas.md.
 
 examples:
-  reclaimlab atlas -o atlas.png                       the default grid (24 points, 3 policies)
+  reclaimlab atlas --plot atlas.png                   the default grid (24 points, 3 policies)
   reclaimlab atlas --axis ws=1,2,4 --axis tenants=1,4 --metric refaults --csv atlas.csv
-  reclaimlab atlas --policy classic@6.15 --policy mglru@6.15 --out atlas.store --json
+  reclaimlab atlas --policy classic@6.15 --policy mglru@6.15 --out-dir atlas.store --json
 """
 
 
@@ -33,29 +34,30 @@ def add_parser(sub) -> None:
     g = p.add_argument_group("grid")
     g.add_argument("--axis", metavar="NAME=V1,V2,...", action="append", default=[],
                    help="sweep axis NAME over these values (replaces its default; repeatable)")
-    g.add_argument("--policy", metavar="NAME", action="append", default=[],
+    vocab.add(g, "policy", action="append", default=[],
                    help="a policy to compare (repeatable; default: classic@6.15, mglru@6.15, "
                    "mglru+refault-distance-2026)")
-    g.add_argument("--metric", default="runtime", metavar="M", help="runtime | refaults | major_faults (default runtime)")
+    vocab.add(g, "metric", default="runtime", help="runtime | refaults | major_faults (default runtime)")
     g.add_argument("--repetitions", type=int, default=1, metavar="N", help="runs per point and policy, seeds SEED.. "
                    "(default 1)")
     m = p.add_argument_group("machine (every point)")
-    m.add_argument("--memory", default="256M", metavar="SIZE", help="machine.memory (default 256M)")
-    m.add_argument("--swap", default="zram:256M", metavar="DEV[:SIZE]", help="zram:SIZE, ssd:SIZE or none "
+    vocab.add(m, "memory", "machine.memory (default 256M)", default="256M")
+    vocab.add(m, "swap", default="zram:256M", help="zram:SIZE, ssd:SIZE or none "
                    "(default zram:256M)")
-    m.add_argument("--seed", type=int, default=1, metavar="N", help="workload seed of the first repetition (default 1)")
-    m.add_argument("--set", metavar="KEY=VALUE", action="append", default=[], help="any knob for every run (repeatable)")
+    vocab.add(m, "seed", type=int, default=1, help="workload seed of the first repetition (default 1)")
+    vocab.add(m, "set", action="append", default=[], help="any knob for every run (repeatable)")
     r = p.add_argument_group("running")
-    r.add_argument("--out", metavar="DIR", help="the results store (resumable; default: a temporary directory)")
-    r.add_argument("-j", "--jobs", metavar="N", type=int, help="parallel worker processes (default: CPU count)")
+    vocab.add(r, "out-dir", "the results store (resumable; default: a temporary directory)", dest="out",
+              aliases=("--out",))
+    vocab.add(r, "jobs", type=int, help="parallel worker processes (default: CPU count)")
     r.add_argument("--scheduler", metavar="ADDRESS", help="run on a Dask cluster (tcp://host:8786, local, local:N)")
     o = p.add_argument_group("output")
-    o.add_argument("-o", "--output", metavar="FILE", help="draw the heatmap to FILE (.png/.svg/.pdf)")
+    vocab.add(o, "plot", "draw the heatmap to FILE (.png/.svg/.pdf)", dest="output")
     o.add_argument("--x", default="ws", metavar="AXIS", help="the heatmap's columns (default ws)")
     o.add_argument("--y", default="scan", metavar="AXIS", help="the heatmap's rows (default scan)")
-    o.add_argument("--csv", metavar="FILE", help="write every point (axes, each policy's value, winner, margin)")
-    o.add_argument("--json", action="store_true", help="print one JSON object instead of the table")
-    o.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
+    vocab.add(o, "csv", help="write every point (axes, each policy's value, winner, margin)")
+    vocab.add(o, "json", help="print one JSON object instead of the table")
+    vocab.add(o, "quiet", aliases=())
     p.set_defaults(func=main)
 
 
@@ -107,7 +109,7 @@ def main(args: argparse.Namespace) -> int:
     if args.output:
         from ..plot import check_path, require_matplotlib
 
-        check_path(args.output, "-o")
+        check_path(args.output, "--plot")
         require_matplotlib()
     settings = _settings(args)
     with tempfile.TemporaryDirectory(prefix="reclaimlab-atlas-") as tmp:

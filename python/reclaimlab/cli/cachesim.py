@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import json
 
+from . import vocab
 from ._table import table
 
 HELP = "simulate reference cache algorithms (LRU, ARC, S3-FIFO, ...) on a trace"
@@ -86,9 +87,9 @@ def load(path: str, fmt: str | None):
 
 
 def add_trace_args(p) -> None:
-    p.add_argument("--trace", required=True, metavar="FILE", help="trace file (any readable format)")
-    p.add_argument("--trace-format", metavar="F", choices=TRACE_FORMATS,
-                   help="native | lirs | address | csv | oracle (libCacheSim oracleGeneral); default: detect")
+    vocab.add(p, "trace", "trace file (any readable format)", required=True)
+    vocab.add(p, "trace-format", choices=TRACE_FORMATS, aliases=(),
+              help="native | lirs | address | csv | oracle (libCacheSim oracleGeneral); default: detect")
 
 
 def add_parser(sub) -> None:
@@ -99,9 +100,9 @@ def add_parser(sub) -> None:
 
     p.add_argument("--algo", required=True, action="append", metavar="NAME[,NAME...]",
                    help=", ".join(_core.cache_algos()) + ", or all (repeatable)")
-    p.add_argument("--size", required=True, metavar="N|P%[,...]",
-                   help="cache size in pages, or P%% of the trace's distinct pages (comma-separated for several)")
-    p.add_argument("--json", action="store_true", help="print JSON (one object per algorithm and size)")
+    vocab.add(p, "size", required=True, aliases=(),
+              help="cache size in pages, or P%% of the trace's distinct pages (comma-separated for several)")
+    vocab.add(p, "json", help="print JSON (one object per algorithm and size)")
     p.set_defaults(func=cmd_cachesim)
 
 

@@ -6,7 +6,9 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-HELP = "compare configurations statistically: Welch t-tests (seed 002) or mmtests tables (seed 003)"
+from . import vocab
+
+HELP = "compare configurations statistically: Welch t-tests (as R's t.test) or mmtests compare tables"
 
 DESCRIPTION = """\
 Compare the variants (or the values of any configuration column) of repeated
@@ -20,7 +22,8 @@ FILE.json the output of extract-mmtests.pl --print-json.
 --style welch prints, for each configuration, Welch's two-sample t-test exactly as R's
 t.test prints it, then the 95% CI of the difference as a percentage of the baseline mean
 ("[x, y]%", the relative change of the other variant; "no significance" when the
-interval straddles zero), and a table of the means and CIs (seed 002).
+interval straddles zero), and a table of the means and CIs (as the Apache Hadoop benchmark
+posted with the MGLRU patch set, LKML 2022, reports them).
 --style mmtests prints mmtests compare tables (Min, Amean|Hmean, Stddev, CoeffVar, Max,
 BAmean-50/95/99; positive percentages are always better), stars by the 2018 t-test rule
 or the 2024 non-overlap rule, and for a results store the vmstat-derived rows.
@@ -33,11 +36,11 @@ EPILOG = """\
 examples:
   reclaimlab compare out/                              Welch tests of every variant vs the baseline
   reclaimlab compare out/ --baseline swap=swapoff      compare along the `swap` column instead
-  reclaimlab compare seed002.csv --style mmtests --mmtests-rule 2018
+  reclaimlab compare measurements.csv --style mmtests --mmtests-rule 2018
   reclaimlab compare out/ --json                       the same tests as data (one JSON document)
   MMTESTS=~/mmtests reclaimlab compare ~/mmtests/work/log --style mmtests   real kernels, one path
 
-From Python, reclaimlab.stats.comparisons(SOURCE) returns the Welch tests as a polars
+From Python, reclaimlab.compare_stats(SOURCE) returns the Welch tests as a polars
 DataFrame.
 """
 
@@ -47,17 +50,17 @@ def add_parser(sub) -> None:
                        formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("source", metavar="DIR|FILE.csv|FILE.json",
                    help="experiment output directory, mmtests result tree, measurements CSV or mmtests JSON")
-    p.add_argument("--baseline", metavar="NAME|COLUMN=VALUE",
-                   help="baseline variant (default: the experiment's baseline, else the first variant), or "
+    vocab.add(p, "baseline",
+              help="baseline variant (default: the experiment's baseline, else the first variant), or "
                         "COLUMN=VALUE to compare along a configuration column")
-    p.add_argument("--metric", metavar="M", help="metric to compare (default: the experiment's metric, or the CSV's only one)")
+    vocab.add(p, "metric", help="metric to compare (default: the experiment's metric, or the CSV's only one)")
     p.add_argument("--style", choices=("welch", "mmtests"), default="welch", help="output style (default: welch)")
     p.add_argument("--mmtests-rule", choices=("2018", "2024"), default="2024",
                    help="significance stars: 2018 t-test (df=n1+n2-2, p<0.10) or 2024 non-overlap of mean±1.96·SD (default)")
     p.add_argument("--prefer", choices=("auto", "lower", "higher"), default="auto",
                    help="mmtests: whether lower or higher values are better (auto: higher for tps/throughput-like metrics)")
-    p.add_argument("--json", action="store_true",
-                   help="print one JSON document instead (provenance, noise, every Welch test and mmtests row; "
+    vocab.add(p, "json",
+              help="print one JSON document instead (provenance, noise, every Welch test and mmtests row; "
                         "schema: reclaimlab/stats/compare.schema.json, docs/experiments.md)")
     p.set_defaults(func=main)
 

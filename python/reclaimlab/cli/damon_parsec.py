@@ -120,8 +120,8 @@ def main(args, settings: dict) -> int:
     if args.json:
         print(json.dumps({"scenario": "damon-reclaim-parsec", "scale": scale, "average": avg, "workloads": per}))
         return 0
-    head = ["time quota", "prioritization", "memory_saving", "slowdown", "cpu_util", "seed: saving", "seed: slowdown", "seed: cpu"]
-    print(f"damon-reclaim-parsec (seed 004): DAMON_RECLAIM over {len(per)} workloads (sums, as damon-tests), scale {scale:g}")
+    head = ["time quota", "prioritization", "memory_saving", "slowdown", "cpu_util", "RFC: saving", "RFC: slowdown", "RFC: cpu"]
+    print(f"damon-reclaim-parsec (after the DAMON_RECLAIM RFC v3, LKML Jul 2021): DAMON_RECLAIM over {len(per)} workloads (sums, as damon-tests), scale {scale:g}")
     print(table(_rows(avg, True), head, right=range(2, 8)))
     if args.detail:
         for name, cells in per.items():

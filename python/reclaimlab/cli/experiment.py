@@ -5,9 +5,12 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import json
 import signal
 import sys
 import time
+
+from . import vocab
 
 HELP = "run an experiment (workload x matrix axes x repetitions) into a results store"
 
@@ -15,7 +18,7 @@ DESCRIPTION = """\
 An experiment (TOML; see docs/experiments.md) names a workload (a built-in scenario, a
 trace file or a trace program), matrix axes (policy, any knob, workload parameters) and
 repetitions, which differ by seed. `experiment run` executes every run not yet in the
-results store of --out DIR (runs are keyed by a hash of their configuration and seed, so
+results store of --out-dir DIR (runs are keyed by a hash of their configuration and seed, so
 an interrupted experiment resumes where it stopped) on a local process pool, or on a
 Dask cluster with --scheduler. Then `reclaimlab compare DIR` and `reclaimlab report DIR`.
 """
@@ -23,9 +26,9 @@ Dask cluster with --scheduler. Then `reclaimlab compare DIR` and `reclaimlab rep
 EPILOG = """\
 examples:
   reclaimlab experiment list                            built-in experiments
-  reclaimlab experiment run hadoop-terasort --out terasort/ --jobs 2
-  reclaimlab experiment run exp.toml --out out/ --scheduler tcp://10.0.0.1:8786
-  reclaimlab experiment run exp.toml --out out/ --scheduler local:2   (an in-process Dask LocalCluster)
+  reclaimlab experiment run hadoop-terasort --out-dir terasort/ --jobs 2
+  reclaimlab experiment run exp.toml --out-dir out/ --scheduler tcp://10.0.0.1:8786
+  reclaimlab experiment run exp.toml --out-dir out/ --scheduler local:2   (an in-process Dask LocalCluster)
 """
 
 
@@ -34,22 +37,24 @@ def add_parser(sub) -> None:
                        formatter_class=argparse.RawDescriptionHelpFormatter)
     esub = p.add_subparsers(dest="action", metavar="ACTION", title="actions")
     esub.required = True
-    r = esub.add_parser("run", help="run an experiment's missing runs into --out DIR")
+    r = esub.add_parser("run", help="run an experiment's missing runs into --out-dir DIR")
     r.add_argument("experiment", metavar="EXP.toml|NAME", help="experiment file or built-in experiment name")
-    r.add_argument("--out", "-o", metavar="DIR", help="results directory (default: ./NAME)")
-    r.add_argument("--jobs", "-j", metavar="N", type=int, help="local worker processes (default: CPUs)")
+    vocab.add(r, "out-dir", "results directory (default: ./NAME)", dest="out")
+    vocab.add(r, "jobs", "local worker processes (default: CPUs)", type=int)
     r.add_argument("--scheduler", metavar="ADDRESS",
                    help="run on a Dask cluster (tcp://HOST:PORT), or `local[:N]` for a LocalCluster of N workers")
     r.add_argument("--noise", choices=("default", "none"),
                    help="what differs between repetitions besides the seed: `default` (CPU speed, device latency, "
                         "background activity, page placement, drawn per run; docs/experiments.md) or `none` "
                         "(the pure model); default: the experiment's [noise] table, else `default`")
-    r.add_argument("--no-progress", action="store_true", help="no progress bar")
+    vocab.add(r, "quiet", dest="no_progress")
     r.set_defaults(func=run_main)
     ls = esub.add_parser("list", help="list the built-in experiments")
+    vocab.add(ls, "json", "print one JSON object (schema: reclaimlab/cli/output.schema.json, docs/cli.md)")
     ls.set_defaults(func=list_main)
     sh = esub.add_parser("show", help="print an experiment's runs (configurations x repetitions)")
     sh.add_argument("experiment", metavar="EXP.toml|NAME")
+    vocab.add(sh, "json", "print one JSON object (schema: reclaimlab/cli/output.schema.json, docs/cli.md)")
     sh.set_defaults(func=show_main)
 
     rp = sub.add_parser("report", help="write a self-contained HTML report of an experiment's results",
@@ -59,9 +64,9 @@ def add_parser(sub) -> None:
                                     "FILE.txt, a plain-text summary of at most 80 columns, also printed. "
                                     "Needs matplotlib (pip install 'reclaimlab[plot]').")
     rp.add_argument("source", metavar="DIR", help="experiment output directory")
-    rp.add_argument("-o", "--output", metavar="FILE.html", default="report.html", help="output file (default: report.html)")
-    rp.add_argument("--metric", metavar="M", help="metric for the CIs (default: the experiment's)")
-    rp.add_argument("--baseline", metavar="NAME|COLUMN=VALUE", help="baseline, as for `reclaimlab compare`")
+    vocab.add(rp, "output", "the HTML file (default: report.html)", default="report.html")
+    vocab.add(rp, "metric", "metric for the CIs (default: the experiment's)")
+    vocab.add(rp, "baseline", help="baseline, as for `reclaimlab compare`")
     rp.set_defaults(func=report_main)
 
 
@@ -121,8 +126,13 @@ def _stop_on(*signums: int):
 def list_main(args: argparse.Namespace) -> int:
     from ..experiment import builtin, builtin_names, load
 
-    for name in builtin_names():
-        exp = load(builtin(name))
+    exps = [load(builtin(name)) for name in builtin_names()]
+    if args.json:
+        print(json.dumps({"experiments": [{"name": name, "configurations": len(e.configurations()),
+                                           "repetitions": e.repetitions, "description": e.description}
+                                          for name, e in zip(builtin_names(), exps)]}))
+        return 0
+    for name, exp in zip(builtin_names(), exps):
         print(f"{name:<20} {len(exp.configurations())} configurations x {exp.repetitions}  {exp.description}")
     return 0
 
@@ -131,6 +141,13 @@ def show_main(args: argparse.Namespace) -> int:
     from ..experiment import resolve
 
     exp = resolve(args.experiment)
+    if args.json:
+        print(json.dumps({"name": exp.name, "workload": {k: v for k, v in exp.workload.items() if k != "program"},
+                          "axes": [{"name": a.name, "key": a.key, "values": list(a.labels)} for a in exp.axes],
+                          "noise": exp.noise.name, "noise_model": exp.noise.describe(),
+                          "configurations": len(exp.configurations()), "repetitions": exp.repetitions,
+                          "runs": len(exp.jobs())}, default=str))
+        return 0
     print(f"experiment {exp.name}: workload {', '.join(f'{k}={v}' for k, v in exp.workload.items() if k != 'program')}")
     for a in exp.axes:
         print(f"  axis {a.name} ({' + '.join(a.key) if isinstance(a.key, list) else a.key}): {', '.join(a.labels)}")

@@ -8,6 +8,7 @@ import json
 from dataclasses import asdict
 from pathlib import Path
 
+from . import vocab
 from ..kernel import KERNEL_DEFAULT_FAULT_AROUND_BYTES, KERNEL_DEFAULT_READ_AHEAD_KB
 from ._table import number, table
 
@@ -38,18 +39,18 @@ workloads (NAME[:key=value,...]; sizes default relative to --memory):
 
 EPILOG = WORKLOADS + """
 examples:
-  reclaimlab kernel run seqloop --memory 64M --boots 3 --out runs/
-  reclaimlab kernel run anon:hot=0.4 --memory 64M --swap zram:256M --mglru off
+  reclaimlab kernel run seqloop --memory-max 64M --boots 3 --out-dir runs/
+  reclaimlab kernel run anon:hot=0.4 --memory-max 64M --swap zram:256M --mglru off
   reclaimlab kernel run zipf --kernel linux-image-6.1.0-56-amd64-unsigned --mglru on
-  reclaimlab kernel trace zipfmap --memory 64M -o zipfmap.trace # what the simulator replays
+  reclaimlab kernel trace zipfmap --memory-max 64M -o zipfmap.trace # what the simulator replays
   reclaimlab kernel fetch linux-image-6.12.117+deb12-amd64-unsigned
 """
 
 VALIDATE_EPILOG = WORKLOADS + """
 examples:
-  reclaimlab validate seqloop --memory 64M --mglru on --boots 3
-  reclaimlab validate anon:hot=0.4 --memory 64M --mglru off --json
-  reclaimlab validate hotcold:duration_s=30 --memory none --tick 1000 \\
+  reclaimlab validate seqloop --memory-max 64M --mglru on --boots 3
+  reclaimlab validate anon:hot=0.4 --memory-max 64M --mglru off --json
+  reclaimlab validate hotcold:duration_s=30 --memory-max none --tick 1000 \\
       --damon-reclaim min_age=2000000,wmarks_high=1000,wmarks_mid=999,wmarks_low=0
 """
 
@@ -60,19 +61,19 @@ def _common(p: argparse.ArgumentParser) -> None:
                    help="Debian kernel package (fetched with apt-get download, unpacked, never installed), a .deb "
                         "or an unpacked tree (default linux-image-6.12.117+deb12-amd64-unsigned)")
     p.add_argument("--mglru", choices=("on", "off"), help="write /sys/kernel/mm/lru_gen/enabled (default: the kernel's)")
-    p.add_argument("--memory", metavar="SIZE|none", default="128M",
-                   help="the workload cgroup's memory.max (default 128M; with a trace in several cgroups, each "
+    vocab.add(p, "memory-max", metavar="SIZE|none", default="128M", dest="memory",
+              help="the workload cgroup's memory.max (default 128M; with a trace in several cgroups, each "
                         "one's); none: no limit, the workload competes for the guest's RAM (whole-machine reclaim: "
                         "kswapd and direct reclaim)")
-    p.add_argument("--set", dest="cgroup_set", action="append", default=[], metavar="cgroup.NAME.memory.FILE=VALUE",
+    vocab.add(p, "set", dest="cgroup_set", action="append", default=[], metavar="cgroup.NAME.memory.FILE=VALUE",
                    help="a limit of one of the workload's cgroups (FILE: max, high, low, min; VALUE: a size or max), "
                         "the simulator's config key; repeatable")
-    p.add_argument("--swap", metavar="zram:SIZE|none",
+    vocab.add(p, "swap", metavar="zram:SIZE|none",
                    help="swap in the guest (default: zram of twice the anon footprint for anon workloads, else none)")
     p.add_argument("--swappiness", type=int, metavar="N", help="vm.swappiness in the guest (default: the kernel's, 60)")
     p.add_argument("--boots", type=int, default=3, metavar="N", help="boots, one guest at a time (default 3)")
-    p.add_argument("--out", metavar="DIR", default="reclaimlab-kernel",
-                   help="results store and console logs (default ./reclaimlab-kernel)")
+    vocab.add(p, "out-dir", dest="out", default="reclaimlab-kernel", aliases=("--out",),
+              help="results store and console logs (default ./reclaimlab-kernel)")
     p.add_argument("--timeout", type=float, metavar="S", help="kill a guest after S seconds (default: from the workload size)")
     p.add_argument("--guest-memory", default="512M", metavar="SIZE",
                    help="guest RAM (default 512M; a bare number is MiB); at least 256M")
@@ -104,7 +105,7 @@ def _common(p: argparse.ArgumentParser) -> None:
                    help="run DAMON_RECLAIM as the module (enabled=Y) or as the module's scheme through DAMON's "
                         "sysfs interface (default: sysfs on v6.11..v6.16, whose module drops its scheme; "
                         "docs/kernel.md)")
-    p.add_argument("--json", action="store_true", help="print one JSON object")
+    vocab.add(p, "json", "print one JSON object")
 
 
 def add_parser(sub) -> None:
@@ -119,8 +120,8 @@ def add_parser(sub) -> None:
     t = ks.add_parser("trace", help="write the exact page sequence the guest replays (a native trace for the simulator)",
                       epilog=WORKLOADS, formatter_class=argparse.RawDescriptionHelpFormatter)
     t.add_argument("workload", metavar="WORKLOAD")
-    t.add_argument("--memory", metavar="SIZE", default="128M", help="memory.max the default sizes follow")
-    t.add_argument("-o", "--output", metavar="FILE", required=True, help="native trace (in the workload's cgroups, wl for one; its file table is the guest's data file)")
+    vocab.add(t, "memory-max", "memory.max the default sizes follow", default="128M", dest="memory")
+    vocab.add(t, "output", required=True, help="native trace (in the workload's cgroups, wl for one; its file table is the guest's data file)")
     t.set_defaults(func=cmd_trace)
     f = ks.add_parser("fetch", help="download and unpack a kernel package; print its release and features")
     f.add_argument("package", nargs="?", metavar="PACKAGE|PATH")
@@ -357,7 +358,7 @@ def cmd_trace(a: argparse.Namespace) -> int:
     from ..kernel.ops import write_sim_trace
     from ..kernel.run import parse_size
 
-    wl = workload.build(a.workload, parse_size(a.memory, "--memory"))
+    wl = workload.build(a.workload, parse_size(a.memory, "--memory-max"))
     if wl.thp is not None:
         from ..kernel import KernelError
 

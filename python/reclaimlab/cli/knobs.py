@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import argparse
+import json
 
+from . import vocab
 from ._table import table
 
 HELP = "list every config key (kernel names such as vm.swappiness) with default, unit and meaning"
@@ -16,13 +18,17 @@ def add_parser(sub) -> None:
         description=HELP + ". Set them in a TOML config ([vm] swappiness = 10), "
         "with `reclaimlab run --set KEY=VALUE`, or in Python with reclaimlab.run(set={...}).",
     )
+    vocab.add(p, "json", "print one JSON object (schema: reclaimlab/cli/output.schema.json, docs/cli.md)")
     p.set_defaults(func=main)
 
 
 def main(args: argparse.Namespace) -> int:
-    from .. import _core
+    from ..listings import knob_records
 
-    rows = [(key, default, unit or "-", doc) for key, default, unit, doc in _core.knobs()]
-    rows += [(f"cgroup.<name>.{file}", default, "bytes", doc) for file, default, doc in _core.cgroup_knobs()]
+    records = knob_records()
+    if args.json:
+        print(json.dumps({"knobs": records}))
+        return 0
+    rows = [(k["key"], k["default"], k["unit"] or "-", k["meaning"]) for k in records]
     print(table(rows, header=("KEY", "DEFAULT", "UNIT", "MEANING")))
     return 0

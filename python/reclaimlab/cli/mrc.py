@@ -5,9 +5,11 @@
 from __future__ import annotations
 
 import argparse
+import json
 import math
 import sys
 
+from . import vocab
 from ._table import table
 from .cachesim import add_trace_args, load, parse_algos, parse_sizes
 
@@ -15,8 +17,8 @@ HELP = "miss-ratio curves (exact LRU from stack distances; any algorithm by simu
 
 EPILOG = """\
 examples:
-  reclaimlab mrc --trace data/traces/lirs/sprite.trace.gz -o sprite.png
-  reclaimlab mrc --trace app.trace --algo lru,arc,s3fifo --sizes 1%,5%,10%,25%,50% --csv mrc.csv
+  reclaimlab mrc --trace data/traces/lirs/sprite.trace.gz --plot sprite.png
+  reclaimlab mrc --trace app.trace --algo lru,arc,s3fifo --size 1%,5%,10%,25%,50% --csv mrc.csv
   reclaimlab mrc --trace huge.trace --sample-rate 0.01 --csv lru.csv
 """
 
@@ -30,10 +32,12 @@ def add_parser(sub) -> None:
     p.add_argument("--algo", action="append", metavar="NAME[,NAME...]",
                    help="algorithms (default lru: the exact stack-distance curve); lru is always exact; "
                    "sizes below an algorithm's minimum (clockpro 5, lirs-paper 10) are skipped with a note")
-    p.add_argument("--sizes", metavar="N|P%[,...]",
-                   help=f"cache sizes (default: {DEFAULT_POINTS} evenly spaced sizes up to the distinct pages)")
-    p.add_argument("-o", "--output", metavar="FILE", help="draw the curves (.png/.svg/.pdf; needs matplotlib)")
-    p.add_argument("--csv", metavar="FILE", help="write algo,size,miss_ratio rows")
+    vocab.add(p, "size", dest="sizes",
+              help=f"cache sizes (default: {DEFAULT_POINTS} evenly spaced sizes up to the distinct pages)")
+    vocab.add(p, "plot", "draw the curves (.png/.svg/.pdf; needs matplotlib)", dest="output")
+    vocab.add(p, "json", "print one JSON object: the trace's counts and each algorithm's miss ratios, null below "
+              "its minimum size (schema: reclaimlab/cli/output.schema.json)")
+    vocab.add(p, "csv", help="write algo,size,miss_ratio rows")
     p.add_argument("--sample-rate", type=float, default=1.0, metavar="R",
                    help="SHARDS spatial sampling rate for the LRU curve, 0 < R <= 1 (default 1: exact)")
     p.set_defaults(func=cmd_mrc)
@@ -104,7 +108,11 @@ def cmd_mrc(args: argparse.Namespace) -> int:
     if args.output:
         plot_mrc(cv, sizes, args.output, title=f"{args.trace} ({len(tr):,} requests, {distinct:,} pages)",
                  sampled=args.sample_rate < 1)
-    if not args.csv and not args.output:
+    if args.json:
+        print(json.dumps({"trace": str(args.trace), "requests": len(tr), "distinct_pages": distinct,
+                          "sample_rate": args.sample_rate, "sizes": sizes,
+                          "curves": {a: [None if math.isnan(y) else y for y in ys] for a, ys in cv.items()}}))
+    elif not args.csv and not args.output:
         rows = [[f"{s:,}"] + ["-" if math.isnan(cv[a][i]) else f"{cv[a][i]:.4f}" for a in algos]
                 for i, s in enumerate(sizes)]
         print(table(rows, header=["size"] + algos, right=tuple(range(len(algos) + 1))))

@@ -7,6 +7,7 @@ import os
 import shlex
 import sys
 
+from . import vocab
 from .trace import count
 
 HELP = "run a program and record its page accesses as a native trace"
@@ -49,7 +50,7 @@ def add_parser(sub) -> None:
     p = sub.add_parser("record", help=HELP, description=HELP + ".", epilog=EPILOG,
                        formatter_class=argparse.RawDescriptionHelpFormatter,
                        usage="%(prog)s [-o FILE] [--cgroup NAME] [--max-accesses N] [--duration S] [--fold N] [--no-compress] -- CMD [ARGS...]")
-    p.add_argument("-o", "--output", default="record.trace", metavar="FILE",
+    vocab.add(p, "output", default="record.trace",
                    help="native trace to write (default record.trace)")
     p.add_argument("--cgroup", default="", metavar="NAME", help="charge every access to this cgroup (default: root)")
     p.add_argument("--max-accesses", type=positive, metavar="N",

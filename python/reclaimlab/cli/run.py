@@ -7,6 +7,8 @@ import json
 import sys
 from pathlib import Path
 
+from . import vocab
+from ..counters import tracked_vmstat, untracked
 from ._table import number, size, table
 
 HELP = "run a scenario under every policy it compares, or one simulation (no arguments: `default`)"
@@ -48,9 +50,9 @@ config file (TOML; tables flatten to dotted keys):
 
 examples:
   reclaimlab run                               compare the policies on `default`
-  reclaimlab run tpcc-stock-level              seed 001: transactions/s per policy
+  reclaimlab run tpcc-stock-level              MongoDB STOCK_LEVEL: transactions/s per policy
   reclaimlab run tpcc-stock-level --scale 4 --json
-  reclaimlab run damon-reclaim-parsec --detail seed 004: DAMON_RECLAIM quota x prioritization table
+  reclaimlab run damon-reclaim-parsec --detail the DAMON_RECLAIM RFC's quota x prioritization table
   reclaimlab run --policy classic@6.15         one run, detailed report
   reclaimlab run --memory 256M --swap zram:512M --swappiness 100
   reclaimlab run --trace OLTP.lirs --trace-format lirs --trace-kind file-read --memory 64M --json
@@ -76,59 +78,56 @@ def add_parser(sub) -> None:
         "program:NAME[,size=SIZE,seed=N], a built-in real program's recording (docs/programs.md)",
     )
     w = p.add_argument_group("workload (default: scenario `default`)")
-    w.add_argument("--scenario", metavar="NAME", help="a built-in scenario (`reclaimlab scenarios`)")
+    vocab.add(w, "scenario")
     w.add_argument(
         "--scale",
         metavar="F",
         type=float,
-        help="grow a scalable scenario linearly (tpcc-stock-level: 1 = 1G machine, 32 = the seed's 32G VM)",
+        help="grow a scalable scenario linearly (tpcc-stock-level: 1 = 1G machine, 32 = the RFC's 32G VM)",
     )
-    w.add_argument("--trace", metavar="FILE", help="replay this trace file")
-    w.add_argument(
-        "--trace-format",
-        metavar="F",
-        choices=("native", "lirs", "address", "csv", "damo"),
-        help="native | lirs | address | csv | damo (a damo record, docs/damo.md) (default: detect)",
-    )
-    w.add_argument(
-        "--trace-kind",
-        metavar="K",
+    vocab.add(w, "trace", "replay this trace file")
+    vocab.add(w, "trace-format", "native | lirs | address | csv | damo (a damo record, docs/damo.md) (default: detect)",
+              choices=("native", "lirs", "address", "csv", "damo"))
+    vocab.add(
+        w,
+        "trace-kind",
         choices=("file-read", "file-mapped", "anon"),
         help="what records lacking it are: file-read (read() syscalls on page cache), "
         "file-mapped (mmap'd file), anon (anonymous memory)",
     )
     m = p.add_argument_group("machine and policy")
-    m.add_argument(
-        "--policy",
-        metavar="NAME",
+    vocab.add(
+        m,
+        "policy",
         help="run only this reclaim policy model, e.g. classic@6.15 (`reclaimlab policies`); "
         "without it a scenario compares its policies",
     )
-    m.add_argument("--memory", metavar="SIZE", help="machine.memory: physical memory, e.g. 512M, 4G")
-    m.add_argument("--swap", metavar="DEV[:SIZE]", help="swap.device[:swap.size]: zram:SIZE, ssd:SIZE or none")
+    vocab.add(m, "memory", "machine.memory: physical memory, e.g. 512M, 4G")
+    vocab.add(m, "swap", "swap.device[:swap.size]: zram:SIZE, ssd:SIZE or none")
     m.add_argument("--swappiness", metavar="N", help="vm.swappiness, 0..200 (default 60)")
-    m.add_argument("--seed", metavar="N", help="seed of generated workloads (scenarios); the engine is deterministic")
-    m.add_argument(
-        "--set",
-        metavar="KEY=VALUE",
+    vocab.add(m, "seed", "seed of generated workloads (scenarios); the engine is deterministic")
+    vocab.add(
+        m,
+        "set",
         action="append",
         default=[],
         help="set any knob, e.g. --set vm.watermark_scale_factor=100 (repeatable)",
     )
     o = p.add_argument_group("output")
-    o.add_argument(
-        "--json",
-        action="store_true",
+    vocab.add(
+        o,
+        "json",
         help='print one JSON object: {"policy", "vmstat", "metrics", "provenance"}; for a comparison '
         '{"scenario", "baseline", "policies": {NAME: {"metrics", "vmstat"}}, "provenance"} (provenance: version, '
         'git commit, date, effective configuration, noise; docs/cli.md)',
     )
     o.add_argument("--timeseries", metavar="OUT", help="write the time series to OUT.csv or OUT.parquet")
-    o.add_argument(
-        "--plot",
-        metavar="OUT",
+    vocab.add(
+        o,
+        "plot",
+        aliases=(),
         help="draw memory composition, reclaim rates, refaults/swap and memory stall over time "
-        "to OUT.png, OUT.svg or OUT.pdf (needs matplotlib: pip install 'reclaimlab[plot]')",
+        "to FILE.png, FILE.svg or FILE.pdf (needs matplotlib: pip install 'reclaimlab[plot]')",
     )
     o.add_argument(
         "--damo-record",
@@ -136,16 +135,15 @@ def add_parser(sub) -> None:
         help="keep DAMON snapshots (sim.damon_record, default vaddr: the trace's pages) and write them "
         "in damo's record format, for `damo report access|heatmap|wss -i OUT` (docs/damo.md)",
     )
-    o.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
+    vocab.add(o, "quiet")
     o.add_argument(
         "--detail",
         action="store_true",
         help="damon-reclaim-parsec: also print the table of every workload",
     )
-    o.add_argument(
-        "-j",
-        "--jobs",
-        metavar="N",
+    vocab.add(
+        o,
+        "jobs",
         type=int,
         help="parallel worker processes of a comparison (default and maximum: the CPU count)",
     )
@@ -234,7 +232,9 @@ def main(args: argparse.Namespace) -> int:
     if args.json:
         from ..provenance import stamp
 
-        print(json.dumps(stamp(result.to_dict(), [dict(result.config)]), sort_keys=False))
+        out = result.to_dict()
+        out["vmstat"] = tracked_vmstat(result.policy, out["vmstat"])
+        print(json.dumps(stamp(out, [dict(result.config)]), sort_keys=False))
     else:
         print(summary(result))
     for w in damon_reclaim_warnings(result.config, result.metrics):
@@ -347,7 +347,10 @@ def compare_main(args: argparse.Namespace, settings: dict[str, str]) -> int:
     if args.json:
         from ..provenance import stamp
 
-        print(json.dumps(stamp(comp.to_dict(), [dict(r.config) for r in comp.results.values()]), sort_keys=False))
+        out = comp.to_dict()
+        for name, entry in out["policies"].items():
+            entry["vmstat"] = tracked_vmstat(name, entry["vmstat"])
+        print(json.dumps(stamp(out, [dict(r.config) for r in comp.results.values()]), sort_keys=False))
     else:
         print(comparison_table(comp))
     seen = set()
@@ -378,7 +381,7 @@ def comparison_table(comp) -> str:
         why = f"{comp.baseline} (the first policy; {declared} is not registered)"
     tps = comp.metric == "tps"
     head = [
-        ("workload", first.workload),
+        ("workload", workload_line(first.workload)),
         ("machine", machine_line(first.config)),
         ("ratio", f"{'transactions/s' if tps else 'speed (1/runtime)'} relative to {why}"),
     ]
@@ -391,7 +394,8 @@ def comparison_table(comp) -> str:
     for name, r in comp.results.items():
         main = r.metrics["tps"] if tps else r.metrics["runtime_s"]
         row = [name, f"{main:,.2f}", f"{comp.ratios[name]:.3f}"]
-        row += [f"{sum(r.vmstat.get(k, 0) for k in keys):,}" for _, keys in COUNTERS]
+        row += ["n/a" if all(untracked(name, k) for k in keys) else f"{sum(r.vmstat.get(k, 0) for k in keys):,}"
+                for _, keys in COUNTERS]
         if damon:
             # "-": a model without kdamond (the cache:* policies).
             v = r.metrics.get("bytes_reclaimed_regions")
@@ -405,10 +409,25 @@ def comparison_table(comp) -> str:
             "pgscan = pgscan_kswapd + pgscan_direct",
         ]
     else:
-        lines += ["", "pgscan = pgscan_kswapd + pgscan_direct"]
+        lines += ["", "runtime_s = simulated seconds; pgscan = pgscan_kswapd + pgscan_direct"]
+    if any(name.startswith("cache:") for name in comp.results):
+        lines.append("n/a: a counter the policy does not keep (cache:* algorithms have no workingset shadow entries)")
     if damon:
         lines[-1] += "; damon_reclaimed = DAMON_RECLAIM's bytes_reclaimed_regions"
     return "\n".join(lines)
+
+
+def workload_line(workload: str) -> str:
+    """What was replayed, in one line: a built-in scenario's with its description."""
+    from .. import _core
+
+    words = workload.split()
+    if len(words) < 2 or words[0] != "scenario":
+        return workload
+    try:
+        return f"{workload}: {_core.scenario_info(words[1])['description']}"
+    except Exception:  # a THP scenario or a program: their own name says it
+        return workload
 
 
 def reclaimlab_baseline(scenario: str) -> str:
@@ -452,13 +471,14 @@ def summary(result) -> str:
     head = [
         ("policy", result.policy),
         ("machine", machine_line(result.config)),
-        ("workload", result.workload),
+        ("workload", workload_line(result.workload)),
         ("seed", result.config.get("seed", "?")),
     ]
-    lines = [table(head), "", "metrics"]
+    lines = [table(head), "", "metrics (times in simulated seconds)"]
     lines.append(table(((f"  {k}", _metric(k, v)) for k, v in result.metrics.items()), right=(1,)))
-    lines += ["", "vmstat"]
-    lines.append(table(((f"  {k}", f"{v:,}") for k, v in result.vmstat.items()), right=(1,)))
+    lines += ["", "vmstat" + (" (n/a: not kept by this policy)" if result.policy.startswith("cache:") else "")]
+    lines.append(table(((f"  {k}", "n/a" if untracked(result.policy, k) else f"{v:,}")
+                        for k, v in result.vmstat.items()), right=(1,)))
     return "\n".join(lines)
 
 

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import argparse
+import json
 
+from . import vocab
 from ._table import table
 
 HELP = "list the built-in scenarios (machine + synthetic workload; no files needed)"
@@ -18,14 +20,16 @@ def add_parser(sub) -> None:
         "programs: the first run records them (Valgrind, docs/record.md), and `reclaimlab kernel "
         "validate program:NAME` runs the same program on the real kernel (docs/programs.md).",
     )
+    vocab.add(p, "json", "print one JSON object (schema: reclaimlab/cli/output.schema.json, docs/cli.md)")
     p.set_defaults(func=main)
 
 
 def main(args: argparse.Namespace) -> int:
-    from .. import _core
+    from ..listings import scenario_records
 
-    from ..programs import PROGRAMS
-
-    programs = [(f"program:{p.name}", f"real program ({p.package}): {p.description}") for p in PROGRAMS.values()]
-    print(table(list(_core.scenarios()) + list(_core.thp_scenarios()) + programs, header=("SCENARIO", "DESCRIPTION")))
+    records = scenario_records()
+    if args.json:
+        print(json.dumps({"scenarios": records}))
+        return 0
+    print(table([(s["name"], s["description"]) for s in records], header=("SCENARIO", "DESCRIPTION")))
     return 0

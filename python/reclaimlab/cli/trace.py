@@ -6,6 +6,7 @@ import argparse
 import json
 from pathlib import Path
 
+from . import vocab
 from ._table import table
 
 HELP = "inspect, convert and generate page-access traces"
@@ -28,7 +29,7 @@ patterns:
 
 examples:
   reclaimlab trace gen zipf --pages 262144 --accesses 20000000 --alpha 0.9 -o zipf.trace
-  reclaimlab trace gen loop --pages 300000 --accesses 3000000 --kind file-read -o loop.trace
+  reclaimlab trace gen loop --pages 300000 --accesses 3000000 --trace-kind file-read -o loop.trace
   reclaimlab trace gen program phases.toml -o phases.trace
 """
 
@@ -58,9 +59,9 @@ def add_parser(sub) -> None:
     info = tsub.add_parser("info", help="count records, pages, reads/writes, file/anon of a trace",
                            description="Read a trace to the end and print its counts.")
     info.add_argument("file", metavar="FILE")
-    info.add_argument("--format", metavar="F", choices=FORMATS, help="native | lirs | address | csv | damo (a damo record file) (default: detect)")
-    info.add_argument("--kind", metavar="K", choices=KINDS, help=KIND_HELP)
-    info.add_argument("--json", action="store_true", help="print one JSON object")
+    vocab.add(info, "trace-format", choices=FORMATS, help="native | lirs | address | csv | damo (a damo record file) (default: detect)")
+    vocab.add(info, "trace-kind", KIND_HELP, choices=KINDS)
+    vocab.add(info, "json", "print one JSON object")
     add_damo_args(info)
     info.set_defaults(func=cmd_info)
 
@@ -69,9 +70,9 @@ def add_parser(sub) -> None:
                            "format. OUT is written only if the whole input converts.")
     conv.add_argument("input", metavar="IN")
     conv.add_argument("output", metavar="OUT")
-    conv.add_argument("--format", metavar="F", choices=FORMATS, help="format of IN: native | lirs | address | csv | oracle | damo (a damo record file, "
+    vocab.add(conv, "trace-format", choices=FORMATS, help="format of IN: native | lirs | address | csv | oracle | damo (a damo record file, "
                       "turned into page accesses; docs/damo.md) (default: detect)")
-    conv.add_argument("--kind", metavar="K", choices=KINDS, help=KIND_HELP)
+    vocab.add(conv, "trace-kind", KIND_HELP, choices=KINDS)
     add_damo_args(conv)
     conv.add_argument("--to", metavar="F", choices=("native", "oracle"),
                       help="output format: native, or oracle (libCacheSim oracleGeneral; default when OUT's name "
@@ -94,11 +95,11 @@ def add_parser(sub) -> None:
         g.add_argument("--accesses", type=count, required=True, metavar="N", help="records to generate")
         if name == "zipf":
             g.add_argument("--alpha", type=float, default=1.0, metavar="A", help="Zipf exponent (default 1.0)")
-        g.add_argument("--kind", metavar="K", choices=KINDS, default="anon", help=KIND_HELP + " (default anon)")
+        vocab.add(g, "trace-kind", KIND_HELP + " (default anon)", choices=KINDS, default="anon")
         g.add_argument("--write-ratio", type=float, default=0.0, metavar="R", help="fraction of writes, 0..1 (default 0)")
         g.add_argument("--cgroup", default="", metavar="NAME", help="charge the pages to this cgroup (default: root)")
-        g.add_argument("--seed", type=int, default=1, metavar="S", help="random seed (default 1)")
-        g.add_argument("-o", "--output", required=True, metavar="OUT", help="native trace to write")
+        vocab.add(g, "seed", "random seed (default 1)", type=int, default=1)
+        vocab.add(g, "output", "native trace to write", required=True)
         g.set_defaults(func=cmd_gen)
     prog = gsub.add_parser("program", help="a phased program from a TOML file (docs/trace-programs.md)",
                            description="Generate a phased, masim-style trace from PROGRAM.toml: [[region]] tables "
@@ -106,15 +107,15 @@ def add_parser(sub) -> None:
                            "[[phase.stream]] entries (region, pattern = \"zipf:1.0\"|\"uniform\"|\"seq\"|\"loop\"|\"zigzag\", "
                            "weight); top-level repeat = N. See docs/trace-programs.md.")
     prog.add_argument("program", metavar="PROGRAM.toml")
-    prog.add_argument("--seed", type=int, default=1, metavar="S", help="random seed (default 1)")
-    prog.add_argument("-o", "--output", required=True, metavar="OUT", help="native trace to write")
+    vocab.add(prog, "seed", "random seed (default 1)", type=int, default=1)
+    vocab.add(prog, "output", "native trace to write", required=True)
     prog.set_defaults(func=cmd_gen_program)
 
 
 def add_damo_args(p: argparse.ArgumentParser) -> None:
     """Options of the damo record -> page accesses conversion (docs/damo.md)."""
-    g = p.add_argument_group("damo records (--format damo; docs/damo.md)")
-    g.add_argument("--seed", type=int, default=1, metavar="S", help="random seed of the page picks (default 1)")
+    g = p.add_argument_group("damo records (--trace-format damo; docs/damo.md)")
+    vocab.add(g, "seed", type=int, default=1, help="random seed of the page picks (default 1)")
     g.add_argument("--scale", type=float, default=1.0, metavar="X",
                    help="multiply the accesses by X, e.g. 0.1 to thin a large record (default 1: DAMON would "
                    "sample the recorded nr_accesses)")
@@ -137,7 +138,7 @@ def open_source(path: str, fmt: str | None, kind: str | None, args: argparse.Nam
 def cmd_info(args: argparse.Namespace) -> int:
     from .. import _core
 
-    src = open_source(args.file, args.format, args.kind, args)
+    src = open_source(args.file, args.trace_format, args.trace_kind, args)
     info = _core.trace_info(src)
     if info["format"] == "native":
         info["storage"] = _core.native_storage(args.file)
@@ -198,7 +199,7 @@ def _write(src, output: str, compress: bool = False) -> int:
 def cmd_convert(args: argparse.Namespace) -> int:
     from .. import _core
 
-    src = open_source(args.input, args.format, args.kind, args)
+    src = open_source(args.input, args.trace_format, args.trace_kind, args)
     to = getattr(args, "to", None) or ("oracle" if "oraclegeneral" in Path(args.output).name.lower() else "native")
     if to == "oracle":
         tr = _core.cache_load(src, str(args.input))
@@ -223,7 +224,7 @@ def single_region_program(pattern: str, pages: int, accesses: int, kind: str = "
 def cmd_gen(args: argparse.Namespace) -> int:
     from .. import _core
 
-    program = single_region_program(args.pattern, args.pages, args.accesses, args.kind, args.write_ratio,
+    program = single_region_program(args.pattern, args.pages, args.accesses, args.trace_kind, args.write_ratio,
                                      args.cgroup, getattr(args, "alpha", 1.0))
     src = _core.generate(program, args.seed)
     n = _write(src, args.output)

@@ -6,19 +6,20 @@ from __future__ import annotations
 import argparse
 import json
 
+from . import vocab
 from ._table import table
 
 HELP = "offline tuning: sweep DAMON_RECLAIM parameters, print the saving/slowdown frontier"
 
 EPILOG = """\
 Each point replays the workload with DAMON_RECLAIM on and its parameters; memory saving
-and slowdown are relative to the same workload with DAMON_RECLAIM off (seed 004's
-definitions; docs/tune.md). Default grid: min_age 1s,5s,30s,120s x quota_ms 10,50,200
+and slowdown are relative to the same workload with DAMON_RECLAIM off (SeongJae Park's
+DAMON_RECLAIM RFC v3 definitions; docs/tune.md). Default grid: min_age 1s,5s,30s,120s x quota_ms 10,50,200
 x quota_sz 128M,1G x wmarks 500/400/200 (kernel default), 1000/1000/0 (always active).
 Values are in the kernel's units (us, ms, bytes, per-mille); sizes may use K/M/G.
 
 examples:
-  reclaimlab tune damon-reclaim --trace app.trace --memory 2G --swap zram:1G -o frontier.png
+  reclaimlab tune damon-reclaim --trace app.trace --memory 2G --swap zram:1G --plot frontier.png
   reclaimlab tune damon-reclaim --scenario damon-reclaim-parsec --param min_age=5000000,30000000 \\
       --param quota_ms=10,50 --param quota_sz=1G --param wmarks=1000/1000/0 --csv points.csv
   reclaimlab tune damon-reclaim --scenario damon-reclaim-parsec --workload-param workload=canneal --scale 0.25
@@ -36,34 +37,34 @@ def add_parser(sub) -> None:
                         "real kernel (/sys/module/damon_reclaim/parameters/).",
                         epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
     w = d.add_argument_group("workload (one of)")
-    w.add_argument("--trace", metavar="FILE", help="a trace file (any format `reclaimlab run --trace` reads)")
-    w.add_argument("--trace-format", metavar="F", choices=("native", "lirs", "address", "csv", "damo"),
+    vocab.add(w, "trace", help="a trace file (any format `reclaimlab run --trace` reads)")
+    vocab.add(w, "trace-format", aliases=(), choices=("native", "lirs", "address", "csv", "damo"),
                    help="native | lirs | address | csv | damo (default: detect)")
-    w.add_argument("--trace-kind", metavar="K", choices=("file-read", "file-mapped", "anon"),
+    vocab.add(w, "trace-kind", aliases=(), choices=("file-read", "file-mapped", "anon"),
                    help="what records lacking it are (file-read, file-mapped, anon)")
-    w.add_argument("--scenario", metavar="NAME", help="a built-in scenario (`reclaimlab scenarios`)")
+    vocab.add(w, "scenario", help="a built-in scenario (`reclaimlab scenarios`)")
     w.add_argument("--scale", metavar="F", type=float, help="grow a scalable scenario")
     w.add_argument("--workload-param", metavar="KEY=VALUE", action="append", default=[],
                    help="a scenario's workload parameter, e.g. workload=canneal for damon-reclaim-parsec "
                    "(`reclaimlab scenarios`; repeatable)")
     m = d.add_argument_group("machine (the same for every point and the baseline)")
-    m.add_argument("--policy", metavar="NAME", help="reclaim policy model (default: the config's)")
-    m.add_argument("--memory", metavar="SIZE", help="machine.memory, e.g. 1G")
-    m.add_argument("--swap", metavar="DEV[:SIZE]", help="zram:SIZE, ssd:SIZE or none")
-    m.add_argument("--seed", metavar="N", help="workload seed")
-    m.add_argument("--set", metavar="KEY=VALUE", action="append", default=[],
+    vocab.add(m, "policy", help="reclaim policy model (default: the config's)")
+    vocab.add(m, "memory", help="machine.memory, e.g. 1G")
+    vocab.add(m, "swap", help="zram:SIZE, ssd:SIZE or none")
+    vocab.add(m, "seed", help="workload seed")
+    vocab.add(m, "set", action="append", default=[],
                    help="set any knob for every run, e.g. --set damon_reclaim.aggr_interval=200000 (repeatable)")
     s = d.add_argument_group("sweep")
     s.add_argument("--param", metavar="KEY=V1,V2,...", action="append", default=[],
                    help="sweep KEY over these values (replaces its default axis or adds one); KEY is a "
                    "DAMON_RECLAIM parameter, wmarks=H/M/L, or any config key with a dot (repeatable)")
-    s.add_argument("-j", "--jobs", metavar="N", type=int, help="parallel worker processes (default: CPU count)")
+    vocab.add(s, "jobs", type=int, help="parallel worker processes (default: CPU count)")
     o = d.add_argument_group("output")
     o.add_argument("--pick", metavar="N", type=int, help="print the sysfs lines of point N (default: the knee)")
-    o.add_argument("-o", "--output", metavar="FILE", help="draw the frontier to FILE (.png/.svg/.pdf)")
-    o.add_argument("--csv", metavar="FILE", help="write every point (parameters, metrics, counters) as CSV")
-    o.add_argument("--json", action="store_true", help="print one JSON object instead of the tables")
-    o.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
+    vocab.add(o, "plot", dest="output", help="draw the frontier to FILE (.png/.svg/.pdf)")
+    vocab.add(o, "csv", help="write every point (parameters, metrics, counters) as CSV")
+    vocab.add(o, "json", help="print one JSON object instead of the tables")
+    vocab.add(o, "quiet", aliases=())
     d.set_defaults(func=main)
 
 
@@ -126,7 +127,7 @@ def main(args: argparse.Namespace) -> int:
     if args.output:
         from ..plot import check_path, require_matplotlib
 
-        check_path(args.output, "-o")
+        check_path(args.output, "--plot")
         require_matplotlib()
     _, planned = grid(args.param)
     if args.pick is not None and not 0 <= args.pick < len(planned):

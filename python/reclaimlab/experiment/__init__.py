@@ -1,6 +1,6 @@
 """Experiments: a workload × matrix axes × repetitions, run into a results store.
 
-``reclaimlab experiment run EXP.toml --out DIR [--jobs N] [--scheduler ADDRESS]``;
+``reclaimlab experiment run EXP.toml --out-dir DIR [--jobs N] [--scheduler ADDRESS]``;
 from Python::
 
     from reclaimlab.experiment import load, run_experiment

@@ -188,7 +188,7 @@ def _check_empty_or_same(exp: Experiment, out: str | os.PathLike) -> None:
         differs = [k for k in sorted(set(old) | set(new)) if old.get(k) != new.get(k)]
     raise ConfigError(f"{out}: holds runs of experiment '{meta.get('experiment')}' that differs from "
                       f"'{exp.name}' in {', '.join(differs)}; its runs would mix with these in every "
-                      f"comparison: give another --out directory")
+                      f"comparison: give another --out-dir directory")
 
 
 def _kill_workers(pool: Any) -> None:

@@ -88,7 +88,7 @@ class Setup:
 
     @property
     def limited(self) -> bool:
-        """True when the workload runs under a memory.max (False: ``--memory none``)."""
+        """True when the workload runs under a memory.max (False: ``--memory-max none``)."""
         return str(self.memory).strip().lower() != "none"
 
 
@@ -186,18 +186,18 @@ def nodes_of(setup: Setup) -> int:
 
 
 def memory_limit(setup: Setup) -> int | None:
-    """memory.max in bytes, or None for ``--memory none``; checked against the guest."""
+    """memory.max in bytes, or None for ``--memory-max none``; checked against the guest."""
     guest = setup.guest_mb << 20
     if guest < GUEST_MIN:
         raise KernelError(f"--guest-memory {setup.guest_mb}M: the guest needs at least {GUEST_MIN >> 20}M "
                           f"(kernel, initramfs, the ops buffer)")
     if not setup.limited:
         return None
-    memory_max = parse_size(setup.memory, "--memory")
+    memory_max = parse_size(setup.memory, "--memory-max")
     if memory_max < (8 << 20):
-        raise KernelError(f"--memory {setup.memory}: at least 8M")
+        raise KernelError(f"--memory-max {setup.memory}: at least 8M")
     if memory_max + GUEST_RESERVE > guest:
-        raise KernelError(f"--memory {setup.memory} leaves too little of the {setup.guest_mb} MiB guest "
+        raise KernelError(f"--memory-max {setup.memory} leaves too little of the {setup.guest_mb} MiB guest "
                           f"outside the cgroup (keep {GUEST_RESERVE >> 20} MiB free; raise --guest-memory)")
     return memory_max
 
@@ -220,7 +220,7 @@ def check_thp_workload(setup: Setup, wl: Workload) -> None:
     if wl.thp is None:
         return
     if setup.limited:
-        raise KernelError(f"workload {wl.thp['kind']} runs on the whole machine: give --memory none")
+        raise KernelError(f"workload {wl.thp['kind']} runs on the whole machine: give --memory-max none")
     if setup.guest_mb < THP_GUEST_MIN_MB:
         raise KernelError(f"workload {wl.thp['kind']}: the {setup.guest_mb} MiB guest is too small for THP (6.12 turns "
                           f"THP off below 512 MiB of RAM, mm/huge_memory.c hugepage_init); give --guest-memory "
@@ -248,7 +248,7 @@ CGROUP_FILES = ("memory.max", "memory.high", "memory.low", "memory.min")
 
 
 def cgroup_limits(setup: Setup, wl: Workload, memory_max: int | None) -> dict[str, dict[str, str]]:
-    """Each named cgroup of the workload: memory.max (``--memory`` unless set), memory.high,
+    """Each named cgroup of the workload: memory.max (``--memory-max`` unless set), memory.high,
     memory.low and memory.min as the guest writes them (bytes or "max"), from
     ``setup.cgroup_set``; checked by the simulator's own rules (the same config keys)."""
     default = {"memory.max": "max" if memory_max is None else str(memory_max), "memory.high": "max",

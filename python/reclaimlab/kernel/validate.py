@@ -22,7 +22,7 @@ ANON_TARGETS = {"pswpin": 0.25, "pswpout": 0.25, "workingset_refault_anon": 0.25
 #: A real program's file counters: its recording cannot see everything the kernel does
 #: (docs/programs.md, "What the recording misses").
 PROGRAM_FILE_TARGET = 0.15
-#: Whole-machine reclaim (``--memory none``): kswapd and direct reclaim of the whole
+#: Whole-machine reclaim (``--memory-max none``): kswapd and direct reclaim of the whole
 #: machine, graded too. ``allocstall`` is the sum of 6.12's per-zone allocstall_dma,
 #: allocstall_dma32, allocstall_normal and allocstall_movable (do_try_to_free_pages,
 #: mm/vmscan.c 6.12, counts the reclaim's highest zone, gfp_zone(): ZONE_MOVABLE for user

@@ -1,7 +1,7 @@
 """Workload specs -> the exact page sequence both the guest and the simulator replay.
 
 A spec is ``NAME[:key=value,...]``; sizes default relative to the cgroup's memory limit
-(``--memory``). The generators run on the host only: the guest program replays the
+(``--memory-max``). The generators run on the host only: the guest program replays the
 sequence access by access (docs/kernel.md, "One sequence, two replays").
 
 - ``seqloop``: ``pages`` (1.5 x memory), ``passes`` (3): a cyclic scan through ``pread``
@@ -40,7 +40,7 @@ sequence access by access (docs/kernel.md, "One sequence, two replays").
   memory, punch a hole in every 2 MiB, read a file into the page cache, then fault a
   (``MADV_HUGEPAGE``) region stride by stride. Sizes follow the guest's MemTotal; the
   model is crates/core's ``thpscale`` scenario with the same parameters
-  (:mod:`reclaimlab.kernel.thp_compare`). Whole machine (``--memory none``). Both THP
+  (:mod:`reclaimlab.kernel.thp_compare`). Whole machine (``--memory-max none``). Both THP
   workloads take ``proactiveness`` (-1: the kernel's vm.compaction_proactiveness, 20).
 - ``usemem``: ``threads`` (1), ``cache_pct`` (50), ``usemem_pct`` (70), ``passes`` (10),
   ``defrag`` (always): ``usemem-stress-numa-compact``: page cache on every node, then

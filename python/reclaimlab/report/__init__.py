@@ -2,7 +2,7 @@
 
 One HTML file, no server, no external assets: every figure is a matplotlib PNG embedded
 as a ``data:`` URI. Sections: the experiment and its runs; a forest plot of the Welch 95%
-CIs (relative change of each variant against the baseline, seed 002's percentages); per
+CIs (relative change of each variant against the baseline, the MGLRU Hadoop benchmark's percentages); per
 configuration, the time series of one repetition per variant (free memory, refault rate,
 scan rate) and a table of the metric (n, mean, SD, Welch CI).
 """
@@ -212,7 +212,7 @@ def render(source: str | os.PathLike, metric: str | None = None, baseline: str |
             ax.legend(fontsize=7)
         fig.tight_layout()
         parts.append(f"<img alt='time series {esc(title)}' src='{_png(fig)}'>")
-    parts.append("<p><small>reclaimlab report; Welch CIs as seed 002's R script computes them "
+    parts.append("<p><small>reclaimlab report; Welch CIs as the R script of the MGLRU Apache Hadoop benchmark computes them "
                  "(CI of the difference over the baseline mean).</small></p></body></html>")
     return "".join(parts), text
 

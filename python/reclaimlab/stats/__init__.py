@@ -46,7 +46,11 @@ def load_measurements(path: str | os.PathLike, metric: str | None = None):
         with Store(p, create=False) as store:
             df = store.measurements(metric)
     elif p.exists():
-        df = pl.read_csv(p, infer_schema_length=10000)
+        try:
+            df = pl.read_csv(p, infer_schema_length=10000)
+        except (pl.exceptions.PolarsError, OSError) as e:
+            first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+            raise ConfigError(f"{p}: not a measurements CSV ({first})") from None
         missing = [c for c in ("variant", "value") if c not in df.columns]
         if missing:
             raise ConfigError(f"{p}: missing column(s) {', '.join(missing)} (need metric, variant, repetition, value)")
@@ -55,7 +59,10 @@ def load_measurements(path: str | os.PathLike, metric: str | None = None):
         if "repetition" not in df.columns:
             df = df.with_columns(pl.int_range(0, pl.len()).over(
                 [c for c in df.columns if c not in ("value",)] or "variant").alias("repetition"))
-        df = df.with_columns(pl.col("value").cast(pl.Float64), pl.col("variant").cast(pl.Utf8))
+        try:
+            df = df.with_columns(pl.col("value").cast(pl.Float64), pl.col("variant").cast(pl.Utf8))
+        except pl.exceptions.PolarsError:
+            raise ConfigError(f"{p}: column 'value' holds something that is not a number") from None
         for c in config_columns(df):
             df = df.with_columns(pl.col(c).cast(pl.Utf8))
     else:

@@ -2,8 +2,9 @@
 settings and measure each against the same workload without DAMON_RECLAIM.
 
 Each point runs the workload with ``damon_reclaim.enabled=true`` and its parameters;
-the baseline runs it with DAMON_RECLAIM off, everything else equal. As seed 004 measures
-them (``/work/shared/seeds/004-*``; its table's columns):
+the baseline runs it with DAMON_RECLAIM off, everything else equal. As SeongJae Park's
+DAMON_RECLAIM RFC v3 (LKML, Jul 2021; https://github.com/sjp38/linux/releases/tag/damon_reclaim/rfc/v3)
+measures them (its table's columns):
 
 - ``memory_saving_pct`` = 100 · (1 − mem_used_avg / mem_used_avg of the baseline): the
   time-averaged system memory in use (LRU pages and the zram pool), "entire system

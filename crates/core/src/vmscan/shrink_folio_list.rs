@@ -204,6 +204,7 @@ fn mm_costs(mm: &Mm) -> Costs {
 /// pageout (anon, to the swap slots from `slot`) + try_to_unmap + `__remove_mapping` +
 /// free, of the folio at `pfn` (a THP: its 512 pages at once, one shadow for all, as
 /// `__delete_from_swap_cache` stores it in every slot).
+#[inline(always)]
 fn evict<P: ReclaimPolicy>(mm: &mut Mm, p: &mut P, pfn: Pfn, slot: Option<u32>, sc: &mut ScanControl, stat: &mut ReclaimStat, cost: &Costs) {
     let nr = mm.folio_nr_pages(pfn);
     let file = slot.is_none();

@@ -70,12 +70,12 @@ pub struct ThpPolicyEntry {
 pub static THP_POLICIES: &[ThpPolicyEntry] = &[
     ThpPolicyEntry {
         name: "thp@4.20-rc4",
-        description: "v4.20-rc4 (mmots-20181130, seed 003's baseline): __GFP_THISNODE only for faults that may not direct-reclaim; madvised faults (and defrag=always) reclaim and compact along the whole zonelist, remote nodes included",
+        description: "v4.20-rc4 (mmots-20181130, the baseline of Mel Gorman's Dec 2018 mmtests results): __GFP_THISNODE only for faults that may not direct-reclaim; madvised faults (and defrag=always) reclaim and compact along the whole zonelist, remote nodes included",
         policy: &v4_20_rc4::V4_20Rc4,
     },
     ThpPolicyEntry {
         name: "thp+gfp-thisnode-v1",
-        description: "David Rientjes' Dec 2018 series (seed 003's gfpthisnode-v1): every THP fault is __GFP_THISNODE (local node only), and a pageblock-order request whose first compaction was skipped or deferred fails without reclaim; then base pages",
+        description: "David Rientjes' Dec 2018 series (gfpthisnode-v1 in Mel Gorman's Dec 2018 mmtests results): every THP fault is __GFP_THISNODE (local node only), and a pageblock-order request whose first compaction was skipped or deferred fails without reclaim; then base pages",
         policy: &gfp_thisnode_v1::GfpThisnodeV1,
     },
     ThpPolicyEntry {

@@ -1,0 +1,78 @@
+"""The CLI's flag vocabulary: every subcommand spells each concept the one way
+reclaimlab.cli.vocab names it, old spellings are hidden deprecated aliases, and
+docs/cli.md's table is the vocabulary's."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+import pytest
+
+from reclaimlab.cli import build_parser
+from reclaimlab.cli.vocab import VOCAB, markdown
+from reclaimlab.cli.vocab import walk as parsers
+
+DOCS = Path(__file__).resolve().parents[2] / "docs" / "cli.md"
+
+
+def test_every_concept_is_spelled_one_way():
+    spellings = {s: c.name for c in VOCAB.values() for s in (*c.flags, *c.old)}
+    bad = []
+    for name, p in parsers(build_parser()):
+        for a in p._actions:
+            if not a.option_strings or a.help == argparse.SUPPRESS and hasattr(a, "concept"):
+                continue
+            concept = getattr(a, "concept", None)
+            if concept is None:
+                shared = [s for s in a.option_strings if s in spellings]
+                if shared:
+                    bad.append(f"{name}: {'/'.join(a.option_strings)} is the vocabulary's "
+                               f"{spellings[shared[0]]!r} but not added with vocab.add")
+            elif tuple(a.option_strings) != VOCAB[concept].flags:
+                bad.append(f"{name}: {concept} spelled {a.option_strings}")
+    assert not bad, "\n".join(bad)
+
+
+def test_old_spellings_are_hidden():
+    for name, p in parsers(build_parser()):
+        for a in p._actions:
+            concept = getattr(a, "concept", None)
+            if concept and set(a.option_strings) - set(VOCAB[concept].flags):
+                assert a.help == argparse.SUPPRESS, (name, a.option_strings)
+                assert set(a.option_strings) <= set(VOCAB[concept].old), (name, a.option_strings)
+        assert "--no-progress" not in p.format_help() and "--sizes" not in p.format_help(), name
+
+
+@pytest.mark.parametrize("argv, dest, value, note", [
+    (["experiment", "run", "x", "--no-progress"], "no_progress", True, "--no-progress is deprecated; use --quiet"),
+    (["experiment", "run", "x", "-q"], "no_progress", True, None),
+    (["experiment", "run", "x", "--out", "d"], "out", "d", "--out is deprecated; use --out-dir"),
+    (["mrc", "--trace", "t", "--sizes", "5,6"], "sizes", "5,6", "--sizes is deprecated; use --size"),
+    (["mrc", "--trace", "t", "-o", "a.png"], "output", "a.png", "-o is deprecated; use --plot"),
+    (["trace", "info", "f", "--format", "lirs"], "trace_format", "lirs", "--format is deprecated"),
+    (["trace", "info", "f", "--trace-kind", "anon"], "trace_kind", "anon", None),
+    (["validate", "w", "--memory", "64M"], "memory", "64M", "--memory is deprecated; use --memory-max"),
+    (["validate", "w"], "memory", "128M", None),
+])
+def test_aliases_still_work_with_a_note(capsys, argv, dest, value, note):
+    args = build_parser().parse_args(argv)
+    assert getattr(args, dest) == value
+    err = capsys.readouterr().err
+    assert (note in err) if note else err == ""
+
+
+def test_alias_keeps_choices(capsys):
+    with pytest.raises(SystemExit) as e:
+        build_parser().parse_args(["trace", "info", "f", "--format", "nope"])
+    assert e.value.code == 2
+    assert "invalid choice" in capsys.readouterr().err
+
+
+def test_docs_table_is_the_vocabulary():
+    text = DOCS.read_text()
+    begin, end = "<!-- vocabulary: begin -->\n", "<!-- vocabulary: end -->"
+    assert begin in text and end in text
+    assert text.split(begin, 1)[1].split(end, 1)[0] == markdown(), (
+        "docs/cli.md's shared-options table differs from reclaimlab.cli.vocab; regenerate it with "
+        "python -c 'from reclaimlab.cli.vocab import markdown; print(markdown(), end=\"\")'")
