@@ -348,7 +348,7 @@ static SCENARIOS: &[Scenario] = &[
     },
     Scenario {
         name: "hadoop-terasort",
-        description: "seed 002: 12 concurrent Hadoop TeraSort jobs (local mode, shared TeraGen input, io.sort.mb \
+        description: "MGLRU's Apache Hadoop TeraSort benchmark on 5.15 (LKML 2022): 12 concurrent Hadoop TeraSort jobs (local mode, shared TeraGen input, io.sort.mb \
                       sort buffers, spills/shuffle/output through the page cache), zram; 32G machine at --scale 1; \
                       workload parameter tasks_per_cpu = 0.5, 1, 2",
         policies: &["classic@6.15", "mglru@6.15"],

@@ -104,13 +104,8 @@ def main(args: argparse.Namespace) -> int:
             raise ConfigError(f"atlas: {flag} {a}: not an axis ({', '.join(axes)})")
     if args.x == args.y:
         raise ConfigError("atlas: --x and --y name the same axis")
-    if args.jobs is not None and args.jobs < 1:
-        raise ConfigError("--jobs must be at least 1")
-    if args.output:
-        from ..plot import check_path, require_matplotlib
-
-        check_path(args.output, "--plot")
-        require_matplotlib()
+    vocab.check_jobs(args.jobs)
+    vocab.check_figure(args.output)
     settings = _settings(args)
     with tempfile.TemporaryDirectory(prefix="reclaimlab-atlas-") as tmp:
         out = args.out or tmp

@@ -17,6 +17,7 @@ import os
 import sys
 
 from .._pool import process_pool
+from . import vocab
 from ._table import table
 
 #: Seed 004's own numbers (RFC v3 cover letter), for the side-by-side column.
@@ -98,14 +99,11 @@ def _rows(cells, seed_cols: bool):
 def main(args, settings: dict) -> int:
     import time
 
-    from ..exceptions import ConfigError
-
     scale = 1.0 if args.scale is None else float(args.scale)
     seed = 1 if args.seed is None else int(args.seed)
     if args.memory is not None:
         settings = {**settings, "machine.memory": str(args.memory)}
-    if args.jobs is not None and args.jobs < 1:
-        raise ConfigError("--jobs must be at least 1")
+    vocab.check_jobs(args.jobs)
     start = time.monotonic()
     chatty = not args.quiet and sys.stderr.isatty()
     n = [0]

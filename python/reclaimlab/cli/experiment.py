@@ -71,7 +71,6 @@ def add_parser(sub) -> None:
 
 
 def run_main(args: argparse.Namespace) -> int:
-    from ..exceptions import ConfigError
     from ..experiment import resolve, run_experiment
 
     exp = resolve(args.experiment)
@@ -79,8 +78,7 @@ def run_main(args: argparse.Namespace) -> int:
         from ..experiment.noise import by_name
 
         exp.noise = by_name(args.noise)
-    if args.jobs is not None and args.jobs < 1:
-        raise ConfigError("--jobs must be at least 1")
+    vocab.check_jobs(args.jobs)
     out = args.out or exp.name
     t0 = time.monotonic()
     stored = []

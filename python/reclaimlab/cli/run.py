@@ -170,8 +170,7 @@ def main(args: argparse.Namespace) -> int:
     _positional_scenario(args)
     if args.trace and args.scenario:
         raise ConfigError("give either --trace or --scenario, not both")
-    if args.jobs is not None and args.jobs < 1:
-        raise ConfigError("--jobs must be at least 1")
+    vocab.check_jobs(args.jobs)
     if args.timeseries and Path(args.timeseries).suffix.lower() not in TIMESERIES_SUFFIXES:
         raise ConfigError(f"--timeseries {args.timeseries}: expected a .csv or .parquet file name")
     for flag, out in (("--timeseries", args.timeseries), ("--damo-record", args.damo_record)):

@@ -122,13 +122,8 @@ def main(args: argparse.Namespace) -> int:
 
     if bool(args.trace) == bool(args.scenario):
         raise ConfigError("give one workload: --trace FILE or --scenario NAME")
-    if args.jobs is not None and args.jobs < 1:
-        raise ConfigError("--jobs must be at least 1")
-    if args.output:
-        from ..plot import check_path, require_matplotlib
-
-        check_path(args.output, "--plot")
-        require_matplotlib()
+    vocab.check_jobs(args.jobs)
+    vocab.check_figure(args.output)
     _, planned = grid(args.param)
     if args.pick is not None and not 0 <= args.pick < len(planned):
         raise ConfigError(f"--pick {args.pick}: the sweep has points 0..{len(planned) - 1}")

@@ -97,6 +97,23 @@ def add(parser: Any, concept: str, help: str | None = None, *, aliases: Sequence
     return action
 
 
+def check_jobs(jobs: int | None) -> None:
+    """``--jobs`` below 1 is one error line, whichever command took it."""
+    if jobs is not None and jobs < 1:
+        from ..exceptions import ConfigError
+
+        raise ConfigError("--jobs must be at least 1")
+
+
+def check_figure(path: str | None, flag: str = "--plot") -> None:
+    """A figure path checked before the work (its directory exists, matplotlib is there)."""
+    if path:
+        from ..plot import check_path, require_matplotlib
+
+        check_path(path, flag)
+        require_matplotlib()
+
+
 def walk(parser: argparse.ArgumentParser, name: str = "reclaimlab") -> Iterator[tuple[str, argparse.ArgumentParser]]:
     """Every (command line, parser) under ``parser``, itself first."""
     yield name, parser

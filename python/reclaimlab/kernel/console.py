@@ -181,6 +181,8 @@ class Console:
     exit: int | None = None
     done: bool = False
     panic: str | None = None
+    #: The first oops line (``Oops: int3: ...``), which says what the panic came from.
+    oops: str | None = None
 
     @property
     def finished(self) -> bool:
@@ -289,6 +291,8 @@ def parse(text: str) -> Console:
         line = clean(raw)
         if "Kernel panic" in line and c.panic is None:
             c.panic = line[line.index("Kernel panic"):]
+        if "Oops: " in line and c.oops is None:
+            c.oops = line[line.index("Oops: "):]
         at = line.find("@@")
         if at < 0:
             continue

@@ -659,3 +659,24 @@ impl<P: ReclaimPolicy> Machine<P> {
         self.mm.cfg.policy.clone()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::Zonelist;
+
+    #[test]
+    fn a_zonelist_starts_at_home_and_wraps() {
+        assert_eq!(&*Zonelist::new(0, 1), &[0]);
+        assert_eq!(&*Zonelist::new(2, 4), &[2, 3, 0, 1]);
+        assert_eq!(&*Zonelist::new(63, 64), &(0..64).map(|i| ((63 + i) % 64) as u16).collect::<Vec<_>>()[..]);
+        for n in 1..=64u16 {
+            for home in 0..n {
+                let z = Zonelist::new(home, n);
+                assert_eq!(z.len(), n as usize);
+                assert!(z.iter().enumerate().all(|(i, &node)| node == (home + i as u16) % n), "home {home} of {n}");
+            }
+        }
+        assert_eq!(&*Zonelist::single(5), &[5]);
+        assert_eq!(&*Zonelist::single(63), &[63]);
+    }
+}
