@@ -360,7 +360,7 @@ static SCENARIOS: &[Scenario] = &[
             ("cpus", "48", "CPUs of the machine"),
             ("jobs", "12", "concurrent TeraSort jobs, each running round(cpus × tasks_per_cpu / jobs) tasks at once"),
             ("sort_mb", "1000", "mapreduce.task.io.sort.mb in the seed's MB (scaled like memory: 1/8 at scale 1)"),
-            ("heap_mb", "22528", "HADOOP_HEAPSIZE_MAX (-Xmx) of each job's JVM in MiB, scaled like memory (the seed: 20480 swap off, 22528 swap on; 0: no heap model)"),
+            ("heap_mb", "22528", "HADOOP_HEAPSIZE_MAX (-Xmx) of each job's G1 heap in MiB, scaled like memory (the benchmark: 20480 swap off, 22528 swap on; 0: no heap model)"),
         ],
         workload: Workload::TeraSort(terasort_params),
     },

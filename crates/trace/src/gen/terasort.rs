@@ -36,12 +36,19 @@
 //! memory (no `-Xms` is given; JDK 8 GC tuning guide, "Parallel Collector Default Heap
 //! Size"; `InitialRAMPercentage` = 1.5625 in later JDKs). Every task's buffer — the map's
 //! `new byte[io.sort.mb]`, the reduce's in-memory shuffle — is allocated in the job's heap
-//! by [`JvmHeap`](super::jvmheap) (bump allocation, a collection and 20 % growth when the
-//! pointer reaches the committed end), so the heap's pages are rewritten cyclically, the
-//! oldest first, and the touched heap grows to `-Xmx` at every concurrency (each job
-//! allocates 299 × 1000 MB of sort buffers, 15× its heap). What else lives in the heap
-//! (the 8 MB stream buffers of `io.file.buffer.size`, record objects, the partition trie)
-//! is not modelled.
+//! by [`JvmHeap`](super::jvmheap), which places and sizes it as JDK 11's default
+//! collector, G1, does (see that module for the sources): a 1000 MB sort buffer is a
+//! humongous object, put in the lowest run of free regions; a dead buffer's regions are
+//! reclaimed at the next young pause, which G1 starts when the old generation would pass
+//! 45 % of the committed heap; the heap expands only when no run of free regions holds
+//! the next buffer (or by G1's 7.7 % GC-time goal, which this model's pauses never reach).
+//! So a steady-state job touches about `slots` + 1 buffers' regions, reused lowest first —
+//! not its whole `-Xmx` — and the regions above that which a transient touched (the last
+//! maps' buffers while the reduces run lower down) stay cold. The reduce's shuffle
+//! segments (one `byte[]` per map output partition, 334 KB at the benchmark's scale,
+//! below G1's humongous size, so eden objects in the JVM) are placed as one run of
+//! regions of the same size. What else lives in the heap (the 8 MB stream buffers of
+//! `io.file.buffer.size`, record objects, the partition trie) is not modelled.
 //!
 //! **Memory without the heap model** (`heap_pages` = 0): a task slot's buffers are one region of anonymous memory,
 //! `max(sort_buffer_pages, largest reduce input)` pages, reused by every task that runs
@@ -66,7 +73,7 @@
 //! Everything is drawn from one xoshiro256** stream seeded by the seed.
 
 use super::chunk::Chunk;
-use super::jvmheap::JvmHeap;
+use super::jvmheap::{self, JvmHeap};
 use crate::rng::Rng;
 use crate::{flags, Access, AccessSource, Error, FileRange, Result, TraceMeta};
 
@@ -275,10 +282,12 @@ impl TeraSortParams {
     }
 
     /// The heap the buffers need so that a buffer always fits after a collection:
-    /// `(2·slots − 1) × largest buffer` (`slots − 1` live buffers leave `slots` gaps, one
-    /// of them at least a buffer long, since live buffers are never moved).
+    /// `(2·slots − 1) × largest buffer`, in whole G1 regions (`slots − 1` live buffers
+    /// leave `slots` gaps, one of them at least a buffer long, since humongous objects are
+    /// never moved).
     pub fn heap_needed(&self) -> u64 {
-        (2 * self.slots() as u64 - 1) * self.slot_pages() as u64
+        let r = jvmheap::region_pages(self.heap_init_pages, self.heap_pages.max(1)) as u64;
+        (2 * self.slots() as u64 - 1) * (self.slot_pages() as u64).div_ceil(r) * r
     }
 
     /// First page of job `j`'s JVM heap (with the heap model).
@@ -325,7 +334,8 @@ impl TeraSortParams {
         if self.cpus as f64 * self.tasks_per_cpu / self.jobs as f64 > 65_536.0 {
             return Err(Error::invalid("terasort: more than 65536 tasks per job at once"));
         }
-        if self.heap_pages > 0 && (self.heap_pages as u64) < self.heap_needed() {
+        let usable = |h: u32| h as u64 / jvmheap::region_pages(self.heap_init_pages, h) as u64 * jvmheap::region_pages(self.heap_init_pages, h) as u64;
+        if self.heap_pages > 0 && usable(self.heap_pages) < self.heap_needed() {
             return Err(Error::invalid(format!(
                 "terasort: heap_pages {} cannot hold {} tasks' buffers of {} pages (java.lang.OutOfMemoryError: Java heap space); give at least {}",
                 self.heap_pages,
@@ -619,7 +629,13 @@ impl TeraSortSource {
                 return false;
             }
             let t = self.rng.below(self.running.len() as u64) as usize;
+            let before = self.chunk.pending.len();
             let done = self.running[t].run(self.p.quantum as u64, CG, &mut self.rng, &mut self.chunk.pending);
+            // The JVM's mutator work, G1's clock for its GC-time goal.
+            let ran = (self.chunk.pending.len() - before) as u64;
+            if let Some(h) = self.jobs[self.running[t].job as usize].heap.as_mut() {
+                h.tick(ran);
+            }
             if done {
                 let task = self.running.swap_remove(t);
                 let job = &mut self.jobs[task.job as usize];
@@ -826,35 +842,39 @@ mod tests {
     }
 
     #[test]
-    fn jvm_heap_places_buffers_and_grows_to_its_maximum() {
-        // One job, 2 slots, a heap of 4 sort buffers that starts at one.
+    fn jvm_heap_places_buffers_as_g1_and_grows_only_as_needed() {
+        // One job, 2 slots; a heap of at most 64 G1 regions (1 MiB, 256 pages), 4 of them
+        // committed at start. A 40-page sort buffer takes one region.
         let slot = TeraSortParams { jobs: 1, cpus: 2, ..small() };
-        let heap = TeraSortParams { heap_pages: 160, heap_init_pages: 40, ..slot.clone() };
+        let heap = TeraSortParams { heap_pages: 64 * 256, heap_init_pages: 4 * 256, ..slot.clone() };
         heap.validate().unwrap();
-        assert_eq!((heap.anon_pages(), heap.nr_accesses()), (160, slot.nr_accesses()));
+        assert_eq!((heap.anon_pages(), heap.nr_accesses()), (64 * 256, slot.nr_accesses()));
         let (a, b) = (all(slot.clone(), 5), all(heap.clone(), 5));
         // The same work on the page cache, and as many anonymous accesses ...
         assert_eq!(file_multiset(&a), file_multiset(&b));
         assert_eq!(a.iter().filter(|x| !x.is_file()).count(), b.iter().filter(|x| !x.is_file()).count());
-        // ... now all inside the heap, which grew past its initial size to the maximum: the
-        // 12 maps allocate 480 pages of sort buffers, three times the heap.
+        // ... all inside the heap, in the regions of the initial heap: two live buffers and
+        // the dead ones reclaimed at each pause fit in 4 regions, so the 12 maps' and 5
+        // reduces' buffers reuse them and the heap never grows towards its maximum.
         let base = heap.heap_base(0);
-        let anon: std::collections::BTreeSet<u32> = b.iter().filter(|x| !x.is_file()).map(|x| x.page).collect();
-        assert!(anon.iter().all(|&p| p >= base && p < base + 160));
-        // Committed: 40, 48, 57, 68, 81, 97, 116, 139, then the maximum, 160 (a bump
-        // pointer may leave a tail shorter than a buffer untouched).
-        assert!(anon.len() > 139 && anon.len() <= 160, "{}", anon.len());
-        // The slot model touches only the 2 slots' buffers.
-        assert!(a.iter().filter(|x| !x.is_file()).map(|x| x.page).collect::<std::collections::BTreeSet<_>>().len() as u64 <= slot.anon_pages());
-        assert!(slot.anon_pages() < 140);
-        // A heap of exactly (2·slots − 1) buffers, all committed from the start, is enough.
-        let need = slot.heap_needed() as u32;
-        assert_eq!(need, 3 * slot.slot_pages());
-        let tight = TeraSortParams { heap_pages: need, heap_init_pages: need, ..slot.clone() };
-        let c = all(tight.clone(), 5);
-        assert!(c.iter().filter(|x| !x.is_file()).all(|x| x.page >= tight.heap_base(0) && x.page < tight.heap_base(0) + need));
-        assert_eq!(c, all(tight, 5), "same seed, same trace");
-        let e = TeraSortParams { heap_pages: need - 1, ..heap }.validate().unwrap_err();
+        let regions = |v: &[Access], base: u32| v.iter().filter(|x| !x.is_file()).map(|x| (x.page - base) / 256).collect::<std::collections::BTreeSet<_>>();
+        assert!(b.iter().filter(|x| !x.is_file()).all(|x| x.page >= base && x.page < base + 64 * 256));
+        let touched = regions(&b, base);
+        assert!(touched.len() <= 4 && touched.iter().all(|&r| r < 4), "{touched:?}");
+        // 4 slots need 4 live buffers (plus the dead one a pause reclaims): the heap grows
+        // beyond its single initial region, only that far.
+        let four = TeraSortParams { cpus: 4, heap_init_pages: 256, ..heap.clone() };
+        let c = all(four.clone(), 5);
+        let touched = regions(&c, four.heap_base(0));
+        assert!(touched.len() > 1 && touched.len() <= 2 * four.slots() as usize, "{touched:?}");
+        assert_eq!(c, all(four, 5), "same seed, same trace");
+        // A heap of (2·slots − 1) buffers' regions is enough; one region less is not.
+        let need = heap.heap_needed() as u32;
+        assert_eq!(need, 3 * 256);
+        let tight = TeraSortParams { heap_pages: need, heap_init_pages: 256, ..slot.clone() };
+        let d = all(tight.clone(), 5);
+        assert!(d.iter().filter(|x| !x.is_file()).all(|x| x.page >= tight.heap_base(0) && x.page < tight.heap_base(0) + need));
+        let e = TeraSortParams { heap_pages: need - 1, heap_init_pages: 256, ..slot }.validate().unwrap_err();
         assert!(e.to_string().contains("OutOfMemoryError"), "{e}");
     }
 
