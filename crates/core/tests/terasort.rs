@@ -71,11 +71,19 @@ fn concurrency_parameter_sets_tasks_per_job_not_work() {
     // The seed: 48 CPUs, 12 jobs, mapreduce.local.{map,reduce}.tasks.maximum = 2, 4, 8.
     assert_eq!((at("0.5").slots(), at("1").slots(), at("2").slots()), (2, 4, 8));
     assert_eq!(at("0.5").nr_accesses(), at("2").nr_accesses());
-    // With the JVM heap model each job's anonymous memory is its heap, whatever the
-    // concurrency: HADOOP_HEAPSIZE_MAX 22G / 8 = 2.75 GiB, InitialHeapSize 32 GiB / 64.
+    // With the JVM heap model each job's anonymous address space is its heap's maximum,
+    // whatever the concurrency (what G1 touches of it is the last test's):
+    // HADOOP_HEAPSIZE_MAX 22G / 8 = 2.75 GiB, InitialHeapSize 32 GiB / 64.
     assert_eq!(at("2").anon_pages(), at("0.5").anon_pages());
     assert_eq!((at("1").heap_pages, at("1").heap_init_pages), (22528 * 256 / 8, 512 * 256));
     assert_eq!(at("2").anon_pages(), 12 * 22528 * 256 / 8);
+    // -Xms: OpenJDK's default (RAM / 64 = 4096 MiB on the benchmark's machine) unless
+    // given, at most -Xmx.
+    let xms = |v: &str| s.terasort_params(1.0, &[("heap_init_mb", v)]).unwrap().unwrap();
+    assert_eq!(xms("4096"), at("1"));
+    assert_eq!(xms("22528").heap_init_pages, at("1").heap_pages);
+    assert_eq!(xms("40000").heap_init_pages, at("1").heap_pages);
+    assert!(s.params.iter().any(|(n, d, _)| *n == "heap_init_mb" && *d == "4096"));
     // Without it, the slot buffers: ×4 from ½ to 2 tasks per CPU.
     let slots = |tpc: &str| s.terasort_params(1.0, &[("tasks_per_cpu", tpc), ("heap_mb", "0")]).unwrap().unwrap();
     assert_eq!(slots("2").anon_pages(), 4 * slots("0.5").anon_pages());
