@@ -54,7 +54,9 @@
 //! not have. The heap never shrinks: JDK 11 resizes by `MinHeapFreeRatio` (40) /
 //! `MaxHeapFreeRatio` (70) only after a full collection, which the model never needs (the
 //! caller sizes `-Xmx` for its buffers); uncommitting regions is not modelled. Young
-//! (eden) regions hold no modelled object.
+//! (eden) regions, which G1 takes from the top of the committed free regions
+//! (`HeapRegionManager::allocate_free_region(is_old = false)` removes from the free list's
+//! tail), hold no modelled object.
 
 use std::collections::VecDeque;
 
