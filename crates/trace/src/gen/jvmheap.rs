@@ -213,9 +213,6 @@ impl JvmHeap {
         let goal = 100.0 / (1.0 + G1_GC_TIME_RATIO);
         let threshold = self.gc_overhead_threshold();
         let max = self.regions.len() as u32;
-        if self.committed == max {
-            return 0;
-        }
         if last > threshold {
             self.over_count += 1;
             self.over_sum += last;
@@ -240,7 +237,8 @@ impl JvmHeap {
             self.over_count = 0;
             self.over_sum = 0.0;
             self.pauses_since_start = 0;
-            ((base * scale).ceil() as u32).clamp(1, max - self.committed)
+            // At least a region, at most what is uncommitted (none at the maximum).
+            ((base * scale).ceil() as u32).max(1).min(max - self.committed)
         } else {
             if self.over_count > 0 {
                 self.pauses_since_start += 1;
@@ -421,6 +419,13 @@ mod tests {
         assert!((h.gc_overhead_threshold() - 100.0 / 13.0 * 10.0 / 50.0).abs() < 1e-9);
         let h = heap(2, 100);
         assert_eq!(h.gc_overhead_threshold(), 1.0);
+        // At the maximum there is nothing left to commit.
+        let mut h = heap(100, 100);
+        for _ in 0..20 {
+            h.tick(50);
+            assert_eq!(h.collect(50), 0);
+        }
+        assert_eq!(h.committed(), 100 * 256);
     }
 
     #[test]
