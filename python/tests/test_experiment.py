@@ -94,6 +94,22 @@ def test_builtin_hadoop_terasort_definition():
     registered = set(reclaimlab.policies()["name"])
     assert set(exp.axes[0].values) <= registered  # policies that exist in this build
     assert [a.name for a in exp.axes] == ["policy", "swap", "concurrency"]
+    # The seed's run_terasort.sh: HADOOP_HEAPSIZE_MAX 20G with swap off, 22G with swap on.
+    by_swap = {j["params"]["swap"]: j for j in exp.jobs() if j["repetition"] == 0}
+    assert by_swap["swapoff"]["kwargs"]["set"]["swap.device"] == "none"
+    assert by_swap["swapoff"]["workload_params"]["heap_mb"] == 20480
+    assert by_swap["swapon"]["kwargs"]["set"]["swap.device"] == "ssd"
+    assert by_swap["swapon"]["workload_params"]["heap_mb"] == 22528
+
+
+def test_an_axis_may_set_several_keys_together(tmp_path):
+    f = tmp_path / "two.toml"
+    f.write_text(GOOD_WORKLOAD + '[matrix.swap]\nkey = ["swap.device", "vm.swappiness"]\n'
+                 'values = [["none", 1], ["zram", 60]]\nlabels = ["off", "on"]\n')
+    exp = load(f)
+    sets = {j["params"]["swap"]: j["kwargs"]["set"] for j in exp.jobs()}
+    assert sets == {"off": {"swap.device": "none", "vm.swappiness": 1}, "on": {"swap.device": "zram", "vm.swappiness": 60}}
+    assert len({j["run_id"] for j in exp.jobs()}) == 2
 
 
 def test_run_store_resume_and_compare(tmp_path):
@@ -146,6 +162,12 @@ GOOD_WORKLOAD = '[workload]\nscenario = "default"\n'
      ["line 3", "matrix.swap", "2 values, 1 labels"]),
     (GOOD_WORKLOAD + '[matrix.swap]\nkey = 3\nvalues = ["none"]\n', ["line 4", "matrix.swap.key", "a string"]),
     (GOOD_WORKLOAD + '[matrix.swap]\nvalue = ["none"]\n', ["matrix.swap", "unknown key(s) value"]),
+    (GOOD_WORKLOAD + '[matrix.swap]\nkey = ["swap.device", "vm.swappiness"]\nvalues = [["none", 1], ["zram"]]\n'
+     'labels = ["off", "on"]\n', ["matrix.swap", "a list of 2 scalars"]),
+    (GOOD_WORKLOAD + '[matrix.swap]\nkey = ["swap.device", "vm.swappiness"]\nvalues = [["none", 1]]\n',
+     ["matrix.swap", "needs labels"]),
+    (GOOD_WORKLOAD + '[matrix.swap]\nkey = ["swap.device", 2]\nvalues = [["none", 1]]\nlabels = ["x"]\n',
+     ["matrix.swap.key", "a list of strings"]),
 ])
 def test_experiment_specs_mean_what_they_say(tmp_path, text, needles):
     # issue 24: types are checked (no float truncated to an int, no string as a bool), a

@@ -255,7 +255,7 @@ fn tpcc_with(mut p: TpccParams, params: &[(&str, &str)]) -> Result<TpccParams> {
 }
 
 /// Seed 002 at `scale` (1 = 1/8 of the seed's 256 GB machine; docs/scenarios.md) with
-/// workload parameters `tasks_per_cpu`, `cpus`, `jobs`, `sort_mb`.
+/// workload parameters `tasks_per_cpu`, `cpus`, `jobs`, `sort_mb`, `heap_mb`, `heap_init_mb`.
 fn terasort_params(scale: f64, params: &[(&str, &str)]) -> Result<TeraSortParams> {
     let n = |x: f64| (x * scale).round().max(1.0);
     let d = TeraSortParams::default();
@@ -266,6 +266,12 @@ fn terasort_params(scale: f64, params: &[(&str, &str)]) -> Result<TeraSortParams
     };
     // io.sort.mb in the seed's MB (10^6 bytes), scaled like memory: 1000 MB / 8 = 30,518 pages.
     let mut sort_mb = 1000.0;
+    // HADOOP_HEAPSIZE_MAX in MiB (the seed's run_terasort.sh: 20G with swap off, 22G with
+    // swap on; the scenario's default swap is on), scaled like memory; 0: no heap model.
+    let mut heap_mb = 22528.0;
+    // InitialHeapSize (-Xms) in the same MiB: the benchmark gives none, so OpenJDK's
+    // default, 1/64 of physical memory (256 GiB / 64 = 4096).
+    let mut heap_init_mb = 4096.0;
     for &(k, v) in params {
         let num = |v: &str| -> Result<f64> {
             v.trim().parse::<f64>().ok().filter(|x| x.is_finite() && *x > 0.0).ok_or_else(|| {
@@ -284,10 +290,20 @@ fn terasort_params(scale: f64, params: &[(&str, &str)]) -> Result<TeraSortParams
             "cpus" => p.cpus = int(v)?,
             "jobs" => p.jobs = int(v)?,
             "sort_mb" => sort_mb = num(v)?,
+            "heap_mb" if v.trim() == "0" => heap_mb = 0.0,
+            "heap_mb" => heap_mb = num(v)?,
+            "heap_init_mb" => heap_init_mb = num(v)?,
             _ => unreachable!("checked by Scenario::check_params"),
         }
     }
     p.sort_buffer_pages = ((sort_mb * 1e6 / 4096.0 / 8.0 * scale).round() as u32).max(1);
+    // A MiB is 256 pages; 1/8 at scale 1.
+    let heap = (heap_mb * 256.0 / 8.0 * scale).round();
+    if heap > u32::MAX as f64 / 2.0 {
+        return Err(Error::invalid(format!("scenario hadoop-terasort: heap_mb={heap_mb} is too large")));
+    }
+    p.heap_pages = heap as u32;
+    p.heap_init_pages = ((heap_init_mb * 256.0 / 8.0 * scale).round().min(u32::MAX as f64) as u32).clamp(1, p.heap_pages.max(1));
     p.validate()?;
     Ok(p)
 }
@@ -347,6 +363,8 @@ static SCENARIOS: &[Scenario] = &[
             ("cpus", "48", "CPUs of the machine"),
             ("jobs", "12", "concurrent TeraSort jobs, each running round(cpus × tasks_per_cpu / jobs) tasks at once"),
             ("sort_mb", "1000", "mapreduce.task.io.sort.mb in the seed's MB (scaled like memory: 1/8 at scale 1)"),
+            ("heap_mb", "22528", "HADOOP_HEAPSIZE_MAX (-Xmx) of each job's G1 heap in MiB, scaled like memory (the benchmark: 20480 swap off, 22528 swap on; 0: no heap model)"),
+            ("heap_init_mb", "4096", "InitialHeapSize (-Xms) of each job's G1 heap in MiB, scaled like memory (the benchmark gives none: OpenJDK's default, 1/64 of its 256 GiB; at most heap_mb)"),
         ],
         workload: Workload::TeraSort(terasort_params),
     },

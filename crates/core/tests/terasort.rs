@@ -1,6 +1,8 @@
 //! The `hadoop-terasort` scenario (seed 002) end to end: both declared policies, swap on
 //! (zram) and off, the seed's three concurrency levels (½, 1, 2 tasks per CPU), at a tiny
-//! scale; invariants hold, the work is fixed, and more concurrency means more pressure.
+//! scale; invariants hold, the work is fixed, and more concurrency means more pressure
+//! (without the JVM heap model); the JVM heaps, sized as G1 sizes them, stay far below
+//! their `-Xmx` and are not swapped at `vm.swappiness=1`.
 
 use reclaimlab_core::scenario;
 use reclaimlab_core::sim;
@@ -24,7 +26,8 @@ fn runs_for_both_policies_swap_on_and_off_at_three_concurrency_levels() {
             let mut pressure = Vec::new();
             let mut runtimes = Vec::new();
             for tpc in ["0.5", "1", "2"] {
-                let params = [("tasks_per_cpu", tpc)];
+                // The slot-buffer model (no JVM heap): the concurrency gradient alone.
+                let params = [("tasks_per_cpu", tpc), ("heap_mb", "0")];
                 let p = s.terasort_params(SCALE, &params).unwrap().unwrap();
                 let mut cfg = s.config_at(SCALE).unwrap();
                 cfg.set("policy", policy).unwrap();
@@ -68,7 +71,22 @@ fn concurrency_parameter_sets_tasks_per_job_not_work() {
     // The seed: 48 CPUs, 12 jobs, mapreduce.local.{map,reduce}.tasks.maximum = 2, 4, 8.
     assert_eq!((at("0.5").slots(), at("1").slots(), at("2").slots()), (2, 4, 8));
     assert_eq!(at("0.5").nr_accesses(), at("2").nr_accesses());
-    assert_eq!(at("2").anon_pages(), 4 * at("0.5").anon_pages());
+    // With the JVM heap model each job's anonymous address space is its heap's maximum,
+    // whatever the concurrency (what G1 touches of it is the last test's):
+    // HADOOP_HEAPSIZE_MAX 22G / 8 = 2.75 GiB, InitialHeapSize 32 GiB / 64.
+    assert_eq!(at("2").anon_pages(), at("0.5").anon_pages());
+    assert_eq!((at("1").heap_pages, at("1").heap_init_pages), (22528 * 256 / 8, 512 * 256));
+    assert_eq!(at("2").anon_pages(), 12 * 22528 * 256 / 8);
+    // -Xms: OpenJDK's default (RAM / 64 = 4096 MiB on the benchmark's machine) unless
+    // given, at most -Xmx.
+    let xms = |v: &str| s.terasort_params(1.0, &[("heap_init_mb", v)]).unwrap().unwrap();
+    assert_eq!(xms("4096"), at("1"));
+    assert_eq!(xms("22528").heap_init_pages, at("1").heap_pages);
+    assert_eq!(xms("40000").heap_init_pages, at("1").heap_pages);
+    assert!(s.params.iter().any(|(n, d, _)| *n == "heap_init_mb" && *d == "4096"));
+    // Without it, the slot buffers: ×4 from ½ to 2 tasks per CPU.
+    let slots = |tpc: &str| s.terasort_params(1.0, &[("tasks_per_cpu", tpc), ("heap_mb", "0")]).unwrap().unwrap();
+    assert_eq!(slots("2").anon_pages(), 4 * slots("0.5").anon_pages());
     // Defaults are the declared ones.
     assert_eq!(s.terasort_params(1.0, &[]).unwrap().unwrap(), at("1"));
     assert!(s.params.iter().any(|(n, d, _)| *n == "tasks_per_cpu" && *d == "1"));
@@ -109,4 +127,47 @@ fn bad_workload_parameters_are_errors() {
     let e = scenario::get("default").unwrap().source_with(1, 1.0, &[("tasks_per_cpu", "1")]).err().unwrap().to_string();
     assert!(e.contains("accepted: none"), "{e}");
     assert!(scenario::get("default").unwrap().source_with(1, 1.0, &[]).is_ok());
+    // A heap too small for the task slots' buffers is java.lang.OutOfMemoryError.
+    let e = s.source_with(1, 1.0, &[("tasks_per_cpu", "2"), ("heap_mb", "4000")]).err().unwrap().to_string();
+    assert!(e.contains("heap_pages") && e.contains("OutOfMemoryError"), "{e}");
+}
+
+/// The benchmark's heaps under G1's sizing (crates/trace/src/gen/jvmheap.rs): each JVM
+/// touches about `slots` + 1 sort buffers' regions, far below its 20G/22G `-Xmx`, the same
+/// regions whichever the maximum; at `vm.swappiness=1` with the page cache to reclaim,
+/// nothing anonymous is swapped, swap on or off.
+#[test]
+fn jvm_heaps_stay_far_below_xmx_and_are_not_swapped_at_swappiness_1() {
+    let s = scenario::get("hadoop-terasort").unwrap();
+    for tpc in ["0.5", "2"] {
+        let mut touched = Vec::new();
+        for (swap, heap) in [("zram", "22528"), ("none", "20480")] {
+            let params = [("tasks_per_cpu", tpc), ("heap_mb", heap)];
+            let p = s.terasort_params(SCALE, &params).unwrap().unwrap();
+            // The anonymous pages the trace touches: the heaps' used regions.
+            let mut src = s.source_with(3, SCALE, &params).unwrap();
+            let mut pages = std::collections::HashSet::new();
+            let mut buf = Vec::new();
+            while src.read_batch(&mut buf, 1 << 16).unwrap() > 0 {
+                pages.extend(buf.iter().filter(|a| !a.is_file()).map(|a| a.page));
+            }
+            let region = 256u64; // G1's 1 MiB minimum at this scale
+            let per_buffer = (p.slot_pages() as u64).div_ceil(region) * region;
+            let bound = p.jobs as u64 * (2 * p.slots() as u64) * per_buffer;
+            assert!((pages.len() as u64) <= bound, "tpc={tpc} {heap}: {} > {bound}", pages.len());
+            assert!((pages.len() as u64) * 2 < p.anon_pages(), "tpc={tpc} {heap}: heaps far below -Xmx");
+            touched.push(pages.len());
+            let mut cfg = s.config_at(SCALE).unwrap();
+            cfg.set("policy", "classic@6.15").unwrap();
+            cfg.set("swap.device", swap).unwrap();
+            assert_eq!(cfg.get("vm.swappiness").unwrap(), "1");
+            let mut src = s.source_with(3, SCALE, &params).unwrap();
+            let mut sim = sim::build(&cfg).unwrap();
+            while !sim.run(src.as_mut(), 1 << 20).unwrap() {}
+            sim.check_invariants().unwrap();
+            let r = sim.finish();
+            assert_eq!((vm(&r, "oom_kill"), vm(&r, "pswpout")), (0, 0), "tpc={tpc} swap={swap}");
+        }
+        assert_eq!(touched[0], touched[1], "tpc={tpc}: 20G and 22G heaps touch as many pages");
+    }
 }

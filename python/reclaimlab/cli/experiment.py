@@ -148,7 +148,7 @@ def show_main(args: argparse.Namespace) -> int:
         return 0
     print(f"experiment {exp.name}: workload {', '.join(f'{k}={v}' for k, v in exp.workload.items() if k != 'program')}")
     for a in exp.axes:
-        print(f"  axis {a.name} ({a.key}): {', '.join(a.labels)}")
+        print(f"  axis {a.name} ({' + '.join(a.key) if isinstance(a.key, list) else a.key}): {', '.join(a.labels)}")
     jobs = exp.jobs()
     print(f"  {exp.noise.describe()}")
     print(f"  {len(exp.configurations())} configurations x {exp.repetitions} repetitions = {len(jobs)} runs")

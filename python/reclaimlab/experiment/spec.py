@@ -35,7 +35,9 @@ An axis key is ``policy``, ``scale`` (a scenario's scale), ``workload.<param>`` 
 scenario's workload parameter, ``reclaimlab scenarios``/``scenario_info(name)["params"]``,
 e.g. ``workload.tasks_per_cpu`` of ``hadoop-terasort``; fixed ones go in
 ``[workload.params]``), ``program.<path>`` (a value in the generator program, e.g.
-``program.phases.0.accesses``) or any engine knob (`reclaimlab knobs`). Every run is keyed by a hash of its full configuration and seed,
+``program.phases.0.accesses``) or any engine knob (`reclaimlab knobs`). An axis table's
+``key`` may list several keys set together, each value then a list of one value per key
+(``key = ["swap.device", "workload.heap_mb"]``, ``values = [["none", 20480], ["ssd", 22528]]``). Every run is keyed by a hash of its full configuration and seed,
 so the same experiment run again skips the runs already in its store.
 """
 
@@ -70,7 +72,7 @@ class Axis:
     their ``labels`` (the strings stored and compared)."""
 
     name: str
-    key: str
+    key: str | list[str]
     values: list[Any]
     labels: list[str]
 
@@ -119,18 +121,21 @@ class Experiment:
             program = copy.deepcopy(self.workload.get("program"))
             for axis in self.axes:
                 label, value = point[axis.name]
-                if axis.key == "policy":
-                    kw["policy"] = value
-                elif axis.key == "scale":
-                    kw["scale"] = value
-                elif axis.key.startswith("workload."):
-                    wparams[axis.key[len("workload."):]] = value
-                elif axis.key.startswith("program."):
-                    if program is None:
-                        raise ConfigError(f"experiment {self.name}: axis '{axis.name}' sets {axis.key} but the workload is not a generator")
-                    _patch(program, axis.key[len("program."):], value)
-                else:
-                    kw["set"][axis.key] = value
+                # An axis with a list of keys sets them together (a value per key).
+                pairs = zip(axis.key, value) if isinstance(axis.key, list) else [(axis.key, value)]
+                for key, value in pairs:
+                    if key == "policy":
+                        kw["policy"] = value
+                    elif key == "scale":
+                        kw["scale"] = value
+                    elif key.startswith("workload."):
+                        wparams[key[len("workload."):]] = value
+                    elif key.startswith("program."):
+                        if program is None:
+                            raise ConfigError(f"experiment {self.name}: axis '{axis.name}' sets {key} but the workload is not a generator")
+                        _patch(program, key[len("program."):], value)
+                    else:
+                        kw["set"][key] = value
             if "scenario" in self.workload:
                 kw["scenario"] = self.workload["scenario"]
                 if "scale" in self.workload and "scale" not in kw:
@@ -202,7 +207,7 @@ def _axis(name: str, spec: Any, cf: ConfigFile) -> Axis:
         bad = set(spec) - {"key", "values", "labels"}
         if bad:
             raise _error(cf, key, f"unknown key(s) {', '.join(sorted(bad))}; an axis table has key, values, labels")
-        axis_key = _get(spec, "key", str, cf, name, f"{key}.key")
+        axis_key = _get(spec, "key", (str, list), cf, name, f"{key}.key")
         values = _get(spec, "values", (list, str, int, float, bool), cf, None, f"{key}.values")
         labels = _get(spec, "labels", (list, str), cf, None, f"{key}.labels")
     else:
@@ -211,11 +216,20 @@ def _axis(name: str, spec: Any, cf: ConfigFile) -> Axis:
         raise _error(cf, key, "needs values")
     if not isinstance(values, list):
         values = [values]
+    if labels is None and isinstance(axis_key, list):
+        raise _error(cf, key, "an axis with several keys needs labels")
     if labels is None:
         labels = [str(x) for x in values]
     elif not isinstance(labels, list):
         labels = [labels]
-    if any(isinstance(v, (list, dict)) for v in values):
+    if isinstance(axis_key, list):
+        # Several keys set together: each value is a list with one entry per key.
+        if not axis_key or not all(isinstance(k, str) for k in axis_key):
+            raise _error(cf, f"{key}.key", f"expected a string or a list of strings, got {axis_key!r}")
+        if not all(isinstance(v, list) and len(v) == len(axis_key) and not any(isinstance(x, (list, dict)) for x in v)
+                   for v in values):
+            raise _error(cf, key, f"with {len(axis_key)} keys every value must be a list of {len(axis_key)} scalars, got {values!r}")
+    elif any(isinstance(v, (list, dict)) for v in values):
         raise _error(cf, key, f"values must be scalars, got {values!r}")
     if not values or len(labels) != len(values):
         raise _error(cf, key, f"needs values and as many labels ({len(values)} values, {len(labels)} labels)")

@@ -53,7 +53,10 @@ def _axis_keys(meta: dict) -> dict[str, tuple[str, dict[str, str]]]:
     """Axis name -> (the knob it sets, label -> value), from the store's experiment identity."""
     out = {}
     for a in (meta.get("identity") or {}).get("axes", []):
-        out[a["name"]] = (a["key"], {str(lab): str(v) for lab, v in zip(a["labels"], a["values"])})
+        key, vals = a["key"], a["values"]
+        if isinstance(key, list):  # several keys set together
+            key, vals = " + ".join(key), [", ".join(map(str, v)) for v in vals]
+        out[a["name"]] = (key, {str(lab): str(v) for lab, v in zip(a["labels"], vals)})
     return out
 
 

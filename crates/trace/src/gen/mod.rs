@@ -6,6 +6,7 @@
 //! it and [`zipf`] is the Zipf sampler.
 
 pub mod chunk;
+pub mod jvmheap;
 pub mod regions;
 pub mod source;
 pub mod terasort;

@@ -27,7 +27,30 @@
 //!   whole partition in memory), then merges: each buffer page read, then an output page
 //!   written (dirty page-cache write). The job's output is as large as its input.
 //!
-//! **Memory**: a task slot's buffers are one region of anonymous memory,
+//! **JVM heap** (`heap_pages` > 0, the scenario's default): in local mode a job is one
+//! JVM — `hadoop jar` runs LocalJobRunner, whose map and reduce tasks are threads of that
+//! JVM, so `mapreduce.{map,reduce}.memory.mb` and `mapreduce.*.java.opts` (the per-task
+//! containers of YARN) do not apply; its heap is `-Xmx` = `HADOOP_HEAPSIZE_MAX` (the
+//! seed: 20G swap off, 22G swap on; hadoop-env.sh: "the maximum amount of heap to use
+//! (Java -Xmx)") and starts at OpenJDK's default `InitialHeapSize`, 1/64 of physical
+//! memory (no `-Xms` is given; JDK 8 GC tuning guide, "Parallel Collector Default Heap
+//! Size"; `InitialRAMPercentage` = 1.5625 in later JDKs). Every task's buffer — the map's
+//! `new byte[io.sort.mb]`, the reduce's in-memory shuffle — is allocated in the job's heap
+//! by [`JvmHeap`](super::jvmheap), which places and sizes it as JDK 11's default
+//! collector, G1, does (see that module for the sources): a 1000 MB sort buffer is a
+//! humongous object, put in the lowest run of free regions; a dead buffer's regions are
+//! reclaimed at the next young pause, which G1 starts when the old generation would pass
+//! 45 % of the committed heap; the heap expands only when no run of free regions holds
+//! the next buffer (or by G1's 7.7 % GC-time goal, which this model's pauses never reach).
+//! So a steady-state job touches about `slots` + 1 buffers' regions, reused lowest first —
+//! not its whole `-Xmx` — and the regions above that which a transient touched (the last
+//! maps' buffers while the reduces run lower down) stay cold. The reduce's shuffle
+//! segments (one `byte[]` per map output partition, 334 KB at the benchmark's scale,
+//! below G1's humongous size, so eden objects in the JVM) are placed as one run of
+//! regions of the same size. What else lives in the heap (the 8 MB stream buffers of
+//! `io.file.buffer.size`, record objects, the partition trie) is not modelled.
+//!
+//! **Memory without the heap model** (`heap_pages` = 0): a task slot's buffers are one region of anonymous memory,
 //! `max(sort_buffer_pages, largest reduce input)` pages, reused by every task that runs
 //! in the slot (the JVM heap reuses the memory of dead buffers; a reused page that was
 //! swapped out is swapped back in when the next task writes it). So the anonymous
@@ -50,6 +73,7 @@
 //! Everything is drawn from one xoshiro256** stream seeded by the seed.
 
 use super::chunk::Chunk;
+use super::jvmheap::{self, JvmHeap};
 use crate::rng::Rng;
 use crate::{flags, Access, AccessSource, Error, FileRange, Result, TraceMeta};
 
@@ -81,6 +105,12 @@ pub struct TeraSortParams {
     pub sort_touches: u32,
     /// Accesses a task runs before the scheduler picks again.
     pub quantum: u32,
+    /// The JVM's `MaxHeapSize` (`-Xmx`, `HADOOP_HEAPSIZE_MAX`) per job; 0: no heap model,
+    /// fixed per-slot buffers (see the module comment).
+    pub heap_pages: u32,
+    /// The JVM's `InitialHeapSize` per job (OpenJDK's default without `-Xms`: 1/64 of
+    /// physical memory); at most `heap_pages`.
+    pub heap_init_pages: u32,
 }
 
 impl Default for TeraSortParams {
@@ -100,6 +130,8 @@ impl Default for TeraSortParams {
             reduces: 100,
             sort_touches: 2,
             quantum: 256,
+            heap_pages: 0,
+            heap_init_pages: 0,
         }
     }
 }
@@ -229,14 +261,38 @@ impl TeraSortParams {
         self.input_pages as u64 + self.jobs as u64 * self.job_file_pages()
     }
 
-    /// Anonymous pages: every job's slot buffers.
+    /// Anonymous pages of one job: its JVM heap (at most `heap_pages` touched), or
+    /// without the heap model its slot buffers.
+    pub fn job_anon_pages(&self) -> u64 {
+        if self.heap_pages > 0 {
+            self.heap_pages as u64
+        } else {
+            self.slots() as u64 * self.slot_pages() as u64
+        }
+    }
+
+    /// Anonymous pages: every job's heap (or slot buffers).
     pub fn anon_pages(&self) -> u64 {
-        self.jobs as u64 * self.slots() as u64 * self.slot_pages() as u64
+        self.jobs as u64 * self.job_anon_pages()
     }
 
     /// All pages.
     pub fn nr_pages(&self) -> u64 {
-        self.input_pages as u64 + self.jobs as u64 * (self.job_file_pages() + self.slots() as u64 * self.slot_pages() as u64)
+        self.input_pages as u64 + self.jobs as u64 * (self.job_file_pages() + self.job_anon_pages())
+    }
+
+    /// The heap the buffers need so that a buffer always fits after a collection:
+    /// `(2·slots − 1) × largest buffer`, in whole G1 regions (`slots − 1` live buffers
+    /// leave `slots` gaps, one of them at least a buffer long, since humongous objects are
+    /// never moved).
+    pub fn heap_needed(&self) -> u64 {
+        let r = jvmheap::region_pages(self.heap_init_pages, self.heap_pages.max(1)) as u64;
+        (2 * self.slots() as u64 - 1) * (self.slot_pages() as u64).div_ceil(r) * r
+    }
+
+    /// First page of job `j`'s JVM heap (with the heap model).
+    pub fn heap_base(&self, j: u32) -> u32 {
+        Layout::new(self).heap_base(j)
     }
 
     /// Page-cache writes of the trace (spills, merges, sorted output), all dirtying pages.
@@ -278,11 +334,22 @@ impl TeraSortParams {
         if self.cpus as f64 * self.tasks_per_cpu / self.jobs as f64 > 65_536.0 {
             return Err(Error::invalid("terasort: more than 65536 tasks per job at once"));
         }
+        let usable = |h: u32| h as u64 / jvmheap::region_pages(self.heap_init_pages, h) as u64 * jvmheap::region_pages(self.heap_init_pages, h) as u64;
+        if self.heap_pages > 0 && usable(self.heap_pages) < self.heap_needed() {
+            return Err(Error::invalid(format!(
+                "terasort: heap_pages {} cannot hold {} tasks' buffers of {} pages (java.lang.OutOfMemoryError: Java heap space); give at least {}",
+                self.heap_pages,
+                self.slots(),
+                self.slot_pages(),
+                self.heap_needed()
+            )));
+        }
         // An upper bound (a reduce's input is at most input/reduces + 1 per map), so
         // huge parameters fail fast.
         let rmax = self.input_pages as u64 / self.reduces as u64 + self.maps() as u64;
         let slot = rmax.max(self.sort_buffer_pages as u64);
-        let bound = self.input_pages as u64 * (1 + 3 * self.jobs as u64) + self.jobs as u64 * self.slots() as u64 * slot;
+        let anon = if self.heap_pages > 0 { self.heap_pages as u64 } else { self.slots() as u64 * slot };
+        let bound = self.input_pages as u64 * (1 + 3 * self.jobs as u64) + self.jobs as u64 * anon;
         if bound >= u32::MAX as u64 {
             return Err(Error::invalid("terasort: the workload has more than 2^32-2 pages; use a smaller scale"));
         }
@@ -299,6 +366,8 @@ struct Layout {
     slot_pages: u32,
     job_file_pages: u64,
     slots: u32,
+    /// Anonymous pages per job (heap or slot buffers).
+    job_anon: u64,
     /// First anonymous page: after the input and every job's files.
     anon_base: u64,
     /// Offset of reduce `r`'s part of the sorted output (len reduces + 1).
@@ -319,6 +388,7 @@ impl Layout {
             slot_pages,
             job_file_pages,
             slots: p.slots(),
+            job_anon: p.job_anon_pages(),
             anon_base: p.input_pages as u64 + p.jobs as u64 * job_file_pages,
             roff,
         }
@@ -337,6 +407,9 @@ impl Layout {
     }
     fn slot_base(&self, j: u32, k: u32) -> u32 {
         (self.anon_base + (j as u64 * self.slots as u64 + k as u64) * self.slot_pages as u64) as u32
+    }
+    fn heap_base(&self, j: u32) -> u32 {
+        (self.anon_base + j as u64 * self.job_anon) as u32
     }
 }
 
@@ -366,15 +439,17 @@ struct Task {
     job: u32,
     map: bool,
     slot: u32,
+    /// The task's buffer's offset in its JVM heap (with the heap model).
+    heap_buf: Option<u32>,
     ops: Vec<Op>,
     op: usize,
     i: u64,
 }
 
 impl Task {
-    fn new(job: u32, map: bool, slot: u32, ops: Vec<Op>) -> Task {
+    fn new(job: u32, map: bool, slot: u32, heap_buf: Option<u32>, ops: Vec<Op>) -> Task {
         let ops = ops.into_iter().filter(|o| o.len() > 0).collect();
-        Task { job, map, slot, ops, op: 0, i: 0 }
+        Task { job, map, slot, heap_buf, ops, op: 0, i: 0 }
     }
 
     /// Append up to `n` accesses; returns true when the task is done.
@@ -414,6 +489,8 @@ struct Job {
     maps_done: u32,
     next_reduce: u32,
     free_slots: Vec<u32>,
+    /// The job's JVM heap (with the heap model).
+    heap: Option<JvmHeap>,
 }
 
 /// The TeraSort trace as an [`AccessSource`].
@@ -447,7 +524,13 @@ impl TeraSortSource {
             l: Layout::new(&p),
             rng: Rng::new(seed),
             jobs: (0..p.jobs)
-                .map(|_| Job { next_map: 0, maps_done: 0, next_reduce: 0, free_slots: (0..slots).rev().collect() })
+                .map(|_| Job {
+                    next_map: 0,
+                    maps_done: 0,
+                    next_reduce: 0,
+                    free_slots: (0..slots).rev().collect(),
+                    heap: (p.heap_pages > 0).then(|| JvmHeap::new(p.heap_init_pages, p.heap_pages)),
+                })
                 .collect(),
             running: Vec::new(),
             chunk: Chunk::default(),
@@ -464,10 +547,9 @@ impl TeraSortSource {
         &self.p
     }
 
-    /// Ops of map `m` of job `j` in slot `k`.
-    fn map_ops(&self, j: u32, k: u32, m: u32) -> Vec<Op> {
+    /// Ops of map `m` of job `j` with its sort buffer at page `buf`.
+    fn map_ops(&self, j: u32, buf: u32, m: u32) -> Vec<Op> {
         let (p, l) = (&self.p, &self.l);
-        let buf = l.slot_base(j, k);
         let split = p.split(m);
         let s = split.len() as u32;
         let out = l.map_out_base(p, j) + m * p.split_pages;
@@ -488,10 +570,9 @@ impl TeraSortSource {
         ops
     }
 
-    /// Ops of reduce `r` of job `j` in slot `k`.
-    fn reduce_ops(&self, j: u32, k: u32, r: u32) -> Vec<Op> {
+    /// Ops of reduce `r` of job `j` with its shuffle buffer at page `buf`.
+    fn reduce_ops(&self, j: u32, buf: u32, r: u32) -> Vec<Op> {
         let (p, l) = (&self.p, &self.l);
-        let buf = l.slot_base(j, k);
         let mut ops = Vec::with_capacity(l.maps as usize + 1);
         let mut pos = 0;
         let map_out = l.map_out_base(p, j);
@@ -511,19 +592,32 @@ impl TeraSortSource {
         loop {
             let job = &self.jobs[j as usize];
             let Some(&k) = job.free_slots.last() else { return };
-            let (map, ops) = if job.next_map < self.l.maps {
-                let m = job.next_map;
-                self.jobs[j as usize].next_map += 1;
-                (true, self.map_ops(j, k, m))
+            let (map, n) = if job.next_map < self.l.maps {
+                (true, self.p.sort_buffer_pages)
             } else if job.maps_done == self.l.maps && job.next_reduce < self.p.reduces {
-                let r = job.next_reduce;
-                self.jobs[j as usize].next_reduce += 1;
-                (false, self.reduce_ops(j, k, r))
+                (false, self.p.reduce_input(job.next_reduce))
             } else {
                 return;
             };
+            // The buffer: in the job's JVM heap (`new byte[n]`), or the slot's region.
+            let heap_buf = match self.jobs[j as usize].heap.as_mut() {
+                Some(h) => Some(h.alloc(n.max(1)).expect("terasort: validate() sizes the heap for every slot's buffer")),
+                None => None,
+            };
+            let buf = match heap_buf {
+                Some(off) => self.l.heap_base(j) + off,
+                None => self.l.slot_base(j, k),
+            };
+            let job = &mut self.jobs[j as usize];
+            let ops = if map {
+                job.next_map += 1;
+                self.map_ops(j, buf, self.jobs[j as usize].next_map - 1)
+            } else {
+                job.next_reduce += 1;
+                self.reduce_ops(j, buf, self.jobs[j as usize].next_reduce - 1)
+            };
             self.jobs[j as usize].free_slots.pop();
-            self.running.push(Task::new(j, map, k, ops));
+            self.running.push(Task::new(j, map, k, heap_buf, ops));
         }
     }
 
@@ -535,11 +629,20 @@ impl TeraSortSource {
                 return false;
             }
             let t = self.rng.below(self.running.len() as u64) as usize;
+            let before = self.chunk.pending.len();
             let done = self.running[t].run(self.p.quantum as u64, CG, &mut self.rng, &mut self.chunk.pending);
+            // The JVM's mutator work, G1's clock for its GC-time goal.
+            let ran = (self.chunk.pending.len() - before) as u64;
+            if let Some(h) = self.jobs[self.running[t].job as usize].heap.as_mut() {
+                h.tick(ran);
+            }
             if done {
                 let task = self.running.swap_remove(t);
                 let job = &mut self.jobs[task.job as usize];
                 job.free_slots.push(task.slot);
+                if let (Some(h), Some(off)) = (job.heap.as_mut(), task.heap_buf) {
+                    h.free(off);
+                }
                 if task.map {
                     job.maps_done += 1;
                 }
@@ -600,6 +703,8 @@ mod tests {
             reduces: 5,
             sort_touches: 2,
             quantum: 7,
+            heap_pages: 0,
+            heap_init_pages: 0,
         }
     }
 
@@ -734,6 +839,43 @@ mod tests {
         // The output is written in partition order within each reduce, all pages once.
         let written: std::collections::BTreeSet<u32> = v.iter().filter(|a| a.is_write() && a.page >= out && a.page < out + p.input_pages).map(|a| a.page).collect();
         assert_eq!(written.len() as u32, p.input_pages);
+    }
+
+    #[test]
+    fn jvm_heap_places_buffers_as_g1_and_grows_only_as_needed() {
+        // One job, 2 slots; a heap of at most 64 G1 regions (1 MiB, 256 pages), 4 of them
+        // committed at start. A 40-page sort buffer takes one region.
+        let slot = TeraSortParams { jobs: 1, cpus: 2, ..small() };
+        let heap = TeraSortParams { heap_pages: 64 * 256, heap_init_pages: 4 * 256, ..slot.clone() };
+        heap.validate().unwrap();
+        assert_eq!((heap.anon_pages(), heap.nr_accesses()), (64 * 256, slot.nr_accesses()));
+        let (a, b) = (all(slot.clone(), 5), all(heap.clone(), 5));
+        // The same work on the page cache, and as many anonymous accesses ...
+        assert_eq!(file_multiset(&a), file_multiset(&b));
+        assert_eq!(a.iter().filter(|x| !x.is_file()).count(), b.iter().filter(|x| !x.is_file()).count());
+        // ... all inside the heap, in the regions of the initial heap: two live buffers and
+        // the dead ones reclaimed at each pause fit in 4 regions, so the 12 maps' and 5
+        // reduces' buffers reuse them and the heap never grows towards its maximum.
+        let base = heap.heap_base(0);
+        let regions = |v: &[Access], base: u32| v.iter().filter(|x| !x.is_file()).map(|x| (x.page - base) / 256).collect::<std::collections::BTreeSet<_>>();
+        assert!(b.iter().filter(|x| !x.is_file()).all(|x| x.page >= base && x.page < base + 64 * 256));
+        let touched = regions(&b, base);
+        assert!(touched.len() <= 4 && touched.iter().all(|&r| r < 4), "{touched:?}");
+        // 4 slots need 4 live buffers (plus the dead one a pause reclaims): the heap grows
+        // beyond its single initial region, only that far.
+        let four = TeraSortParams { cpus: 4, heap_init_pages: 256, ..heap.clone() };
+        let c = all(four.clone(), 5);
+        let touched = regions(&c, four.heap_base(0));
+        assert!(touched.len() > 1 && touched.len() <= 2 * four.slots() as usize, "{touched:?}");
+        assert_eq!(c, all(four, 5), "same seed, same trace");
+        // A heap of (2·slots − 1) buffers' regions is enough; one region less is not.
+        let need = heap.heap_needed() as u32;
+        assert_eq!(need, 3 * 256);
+        let tight = TeraSortParams { heap_pages: need, heap_init_pages: 256, ..slot.clone() };
+        let d = all(tight.clone(), 5);
+        assert!(d.iter().filter(|x| !x.is_file()).all(|x| x.page >= tight.heap_base(0) && x.page < tight.heap_base(0) + need));
+        let e = TeraSortParams { heap_pages: need - 1, heap_init_pages: 256, ..slot }.validate().unwrap_err();
+        assert!(e.to_string().contains("OutOfMemoryError"), "{e}");
     }
 
     #[test]
