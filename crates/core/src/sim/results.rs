@@ -254,7 +254,10 @@ impl Recorder {
                 metrics.push((format!("memcg.{}.{k}", m.name), v));
             }
         }
-        for (m, stat) in mm.memcgs.iter().zip(mm.memory_stats()).filter(|(m, _)| m.parent.is_some()) {
+        // memory.stat of each cgroup the trace names (one pass over the pages: skipped
+        // when there is none).
+        let stats = if mm.memcgs.iter().any(|m| m.parent.is_some()) { mm.memory_stats() } else { Vec::new() };
+        for (m, stat) in mm.memcgs.iter().zip(stats).filter(|(m, _)| m.parent.is_some()) {
             for (k, v) in stat {
                 metrics.push((format!("memcg.{}.{k}", m.name), v as f64));
             }
