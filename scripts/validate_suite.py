@@ -21,11 +21,11 @@ import tempfile
 import time
 from pathlib import Path
 
-from reclaimlab.kernel import LAB, store
+from reclaimlab.kernel import LAB, console, store
 from reclaimlab.kernel.experiment import params_of, record
 from reclaimlab.kernel.run import Setup, prepare, workload_room
-from reclaimlab.kernel.validate import (ANON_TARGETS, FILE_TARGETS, compare, mark_not_comparable, mglru_model, simulate,
-                                       targets_for, with_derived)
+from reclaimlab.kernel.validate import (ANON_TARGETS, FILE_TARGETS, compare, held_settings, mark_not_comparable, mglru_model,
+                                       simulate, targets_for, with_derived)
 from reclaimlab.kernel.workload import build
 
 MEMORY = "64M"
@@ -100,6 +100,15 @@ def evaluate_configs(out: Path, configs: list[dict], mglru_policy: str | None = 
                 continue
             settings = {**(sim_defaults or {}), **{k: v for k, v in boots[0]["config"].items()
                                                     if not k.startswith("kernel.") and k != "workload"}}
+            # The memory the guest held at the workload's start, from the first boot's console
+            # (boots stored before validate passed kernel_shmem / kernel_mlocked lack them).
+            log = boots[0]["config"].get("kernel.console_log")
+            for path in ((Path(log), out / "boots" / Path(log).name) if log else ()):
+                if path.exists():
+                    start = console.parse(path.read_text(errors="replace")).layouts.get("start")
+                    for k, v in held_settings(start).items():
+                        settings.setdefault(k, v)
+                    break
             if mglru == "on":  # the variant of the guest's kernel version, unless told otherwise
                 settings["policy"] = mglru_policy or mglru_model(boots[0]["config"]["kernel.release"])
             ratios = [b["metrics"]["zram.compression_ratio"] for b in boots if "zram.compression_ratio" in b["metrics"]]

@@ -90,6 +90,24 @@ def compression_ratio(consoles: list[Console]) -> float | None:
     return sum(r) / len(r) if r else None
 
 
+def held_settings(start: Any) -> dict[str, str]:
+    """What the guest held outside the workload when it started (``start``: the console's
+    ``start`` layout, or None): ``machine.kernel_used`` (MemTotal - MemFree), and of it
+    ``machine.kernel_shmem`` (the initramfs root on tmpfs: the root memcg's own LRU pages)
+    and ``machine.kernel_mlocked`` (wl's mlocked ops buffer: the root's unevictable LRU)."""
+    used = start.used_kb() if start else None
+    if used is None:
+        return {}
+    s = {"machine.kernel_used": f"{used}K"}
+    shmem = start.meminfo.get("Shmem")
+    if shmem is not None and shmem <= used:
+        s["machine.kernel_shmem"] = f"{shmem}K"
+        mlocked = start.meminfo.get("Mlocked")
+        if mlocked is not None and shmem + mlocked <= used:
+            s["machine.kernel_mlocked"] = f"{mlocked}K"
+    return s
+
+
 def sim_settings(p: Prepared, consoles: list[Console]) -> dict[str, str]:
     """The simulator configuration that matches the guest: the guest's MemTotal, the
     memory it held outside the workload just before it started (MemTotal - MemFree, and
@@ -112,17 +130,7 @@ def sim_settings(p: Prepared, consoles: list[Console]) -> dict[str, str]:
     }
     if c.thp_mode:  # transparent_hugepage/enabled as the guest read it back
         s["transparent_hugepage.enabled"] = c.thp_mode
-    used = start.used_kb() if start else None
-    if used is not None:
-        s["machine.kernel_used"] = f"{used}K"
-        # The initramfs root on tmpfs: the root memcg's own (shmem) LRU pages.
-        shmem = start.meminfo.get("Shmem")
-        if shmem is not None and shmem <= used:
-            s["machine.kernel_shmem"] = f"{shmem}K"
-            # wl's ops buffer, mlocked in the root cgroup: the root memcg's unevictable LRU.
-            mlocked = start.meminfo.get("Mlocked")
-            if mlocked is not None and shmem + mlocked <= used:
-                s["machine.kernel_mlocked"] = f"{mlocked}K"
+    s.update(held_settings(start))
     dma = dma_managed(c)
     if dma:
         s["machine.zone_dma"] = f"{dma * 4}K"
