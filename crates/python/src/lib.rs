@@ -8,6 +8,7 @@ mod cache;
 mod damon;
 mod damo;
 mod error;
+mod policy;
 mod regions;
 mod thp;
 mod trace;
@@ -187,10 +188,21 @@ pub struct Simulation {
 
 #[pymethods]
 impl Simulation {
-    /// Build the machine from `config` (raises ConfigError naming the bad key).
+    /// Build the machine from `config` (raises ConfigError naming the bad key). With
+    /// `policy=(name, attach)` the reclaim policy is a Python one (cache_ext's hooks):
+    /// `attach(memcg, node)` returns the `reclaimlab.Policy` instance of each lruvec, and
+    /// the run reports the policy as `name` (`config`'s `policy` is ignored).
     #[new]
-    fn new(config: &Config) -> PyResult<Self> {
-        let sim = reclaimlab_core::Simulation::new(&config.inner).map_err(core_err)?;
+    #[pyo3(signature = (config, policy=None))]
+    fn new(py: Python<'_>, config: &Config, policy: Option<(String, Py<PyAny>)>) -> PyResult<Self> {
+        let sim = match policy {
+            None => reclaimlab_core::Simulation::new(&config.inner),
+            Some((name, attach)) => {
+                let f = policy::factory(attach);
+                py.detach(|| reclaimlab_core::Simulation::with_policy(&config.inner, &name, f))
+            }
+        }
+        .map_err(core_err)?;
         Ok(Simulation { inner: Mutex::new(Some(sim)) })
     }
 

@@ -146,7 +146,8 @@ pub trait CacheExtOps: Send {
         Ok(true)
     }
     /// The buffered hooks, in order. The default calls the three hooks one by one; the
-    /// Python bridge overrides it to cross into Python once per batch.
+    /// Python bridge overrides it to cross into Python once per batch. An error names
+    /// the hook and the folio (`folio_accessed: folio 12: ...`).
     fn events(&mut self, events: &[Event]) -> Result<(), String> {
         for e in events {
             match e.kind() {
@@ -243,7 +244,8 @@ impl ExtPolicy {
     /// called again.
     fn fail(&mut self, hook: &str, msg: String) {
         if self.error.is_none() {
-            self.error = Some(format!("policy {}: {hook}: {msg}", self.name));
+            let hook = if hook.is_empty() { String::new() } else { format!("{hook}: ") };
+            self.error = Some(format!("policy {}: {hook}{msg}", self.name));
             for lv in &mut self.lvs {
                 lv.ops = None;
                 lv.events.clear();
@@ -272,7 +274,8 @@ impl ExtPolicy {
         let r = ops.events(&l.events);
         l.events.clear();
         if let Err(e) = r {
-            self.fail("folio_added/folio_accessed/folio_removed", e);
+            // The error names the hook and the folio ([`CacheExtOps::events`]).
+            self.fail("", e);
         }
     }
 

@@ -1,0 +1,92 @@
+//! Python policies: a `reclaimlab.Policy` instance behind cache_ext's hooks
+//! (`reclaimlab_core::policy::ext::CacheExtOps`). The engine runs without the GIL; each
+//! hook call takes it. `folio_added`/`folio_accessed`/`folio_removed` arrive batched: one
+//! call of the instance's `_events(bytes)` per batch (little-endian u64 per event,
+//! `folio << 2 | kind`), which dispatches to the hooks in Python (python/reclaimlab/policy.py).
+//! A Python exception becomes the hook's error, one line (`Type: message`), which stops
+//! the run; no traceback is printed.
+use pyo3::prelude::*;
+use pyo3::types::PyBytes;
+use reclaimlab_core::policy::ext::{CacheExtOps, Event, EvictionCtx, Folio, LruvecInfo, OpsFactory, EVICT_CTX_MAX};
+
+struct PyOps {
+    obj: Py<PyAny>,
+    /// The class overrides `admit_folio` (else it is not called: one call per fault).
+    admit: bool,
+    bytes: Vec<u8>,
+}
+
+/// `Type: message` of a Python exception; a `_HookError` raised by `Policy._events`
+/// already names the hook and the folio.
+fn describe(py: Python<'_>, e: PyErr) -> String {
+    let value = e.value(py);
+    if let Ok(msg) = value.getattr("reclaimlab_hook_message").and_then(|m| m.extract::<String>()) {
+        return msg;
+    }
+    let ty = value.get_type().name().map(|n| n.to_string()).unwrap_or_else(|_| "Exception".into());
+    let msg = value.str().map(|s| s.to_string()).unwrap_or_default();
+    if msg.is_empty() {
+        ty
+    } else {
+        format!("{ty}: {}", msg.lines().next().unwrap_or(""))
+    }
+}
+
+impl CacheExtOps for PyOps {
+    fn init(&mut self, lruvec: &LruvecInfo) -> Result<(), String> {
+        Python::attach(|py| self.obj.call_method1(py, "init", (lruvec.memcg.as_str(), lruvec.node)).map(|_| ()).map_err(|e| describe(py, e)))
+    }
+
+    fn evict_folios(&mut self, ctx: &mut EvictionCtx) -> Result<(), String> {
+        Python::attach(|py| {
+            let r = self.obj.call_method1(py, "evict_folios", (ctx.request_nr_folios_to_evict,)).map_err(|e| describe(py, e))?;
+            let r = r.bind(py);
+            if r.is_none() {
+                return Ok(());
+            }
+            let it = r.try_iter().map_err(|_| format!("returned a {}, not an iterable of folios", r.get_type().name().map(|n| n.to_string()).unwrap_or_default()))?;
+            for item in it {
+                let item = item.map_err(|e| describe(py, e))?;
+                let k: Folio = item.extract().map_err(|_| format!("returned {}, which is not a folio (an int of the folio_added hook)", item.repr().map(|s| s.to_string()).unwrap_or_default()))?;
+                ctx.folios_to_evict.push(k);
+                if ctx.folios_to_evict.len() > EVICT_CTX_MAX {
+                    break;
+                }
+            }
+            Ok(())
+        })
+    }
+
+    fn admit_folio(&mut self, folio: Folio) -> Result<bool, String> {
+        if !self.admit {
+            return Ok(true);
+        }
+        Python::attach(|py| {
+            let r = self.obj.call_method1(py, "admit_folio", (folio,)).map_err(|e| describe(py, e))?;
+            r.bind(py).is_truthy().map_err(|e| describe(py, e))
+        })
+        .map_err(|e| format!("folio {folio}: {e}"))
+    }
+
+    fn events(&mut self, events: &[Event]) -> Result<(), String> {
+        self.bytes.clear();
+        for e in events {
+            self.bytes.extend_from_slice(&e.0.to_le_bytes());
+        }
+        Python::attach(|py| {
+            let b = PyBytes::new(py, &self.bytes);
+            self.obj.call_method1(py, "_events", (b,)).map(|_| ()).map_err(|e| describe(py, e))
+        })
+    }
+}
+
+/// The engine's factory over `attach(memcg, node) -> Policy`: one instance per lruvec.
+pub fn factory(attach: Py<PyAny>) -> OpsFactory {
+    Box::new(move |info: &LruvecInfo| {
+        Python::attach(|py| {
+            let obj = attach.call1(py, (info.memcg.as_str(), info.node)).map_err(|e| describe(py, e))?;
+            let admit = obj.getattr(py, "_has_admit_folio").and_then(|a| a.extract::<bool>(py)).map_err(|e| describe(py, e))?;
+            Ok(Box::new(PyOps { obj, admit, bytes: Vec::new() }) as Box<dyn CacheExtOps>)
+        })
+    })
+}
