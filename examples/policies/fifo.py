@@ -30,7 +30,9 @@ class FIFO(Policy):
 
 
 class FIFOBatched(FIFO):
-    """The same FIFO, one Python loop per batch."""
+    """The same FIFO, one Python loop per batch (and no ``folio_accessed`` events)."""
+
+    _has_folio_accessed = False
 
     def _events(self, buf):
         fifo = self.fifo

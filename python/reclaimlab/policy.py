@@ -57,10 +57,16 @@ class Policy:
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
-        # Only a class that overrides admit_folio is asked (one call per fault).
-        cls._has_admit_folio = cls.admit_folio is not Policy.admit_folio
+        # Only a class that overrides admit_folio is asked (one call per fault), and
+        # only one that overrides folio_accessed (or _events) hears of accesses.
+        # A class may say so itself (a batched ``_events`` that ignores accesses).
+        if "_has_admit_folio" not in cls.__dict__:
+            cls._has_admit_folio = cls.admit_folio is not Policy.admit_folio
+        if "_has_folio_accessed" not in cls.__dict__:
+            cls._has_folio_accessed = cls.folio_accessed is not Policy.folio_accessed or cls._events is not Policy._events
 
     _has_admit_folio = False
+    _has_folio_accessed = False
 
     def init(self, cgroup: str, node: int) -> None:
         """``init(memcg)``: the instance is attached to memory cgroup ``cgroup`` (``""``
@@ -81,7 +87,8 @@ class Policy:
 
     def folio_accessed(self, folio: int) -> None:
         """``folio_accessed``: what the kernel sees of an access: ``folio_mark_accessed``
-        (a ``read()`` of a resident page) or an accessed bit reclaim harvested."""
+        (a ``read()`` of a resident page) or an accessed bit reclaim harvested. Sent only
+        to a class that overrides it (or ``_events``)."""
 
     def folio_removed(self, folio: int) -> None:
         """``folio_removed``: reclaim took ``folio``; forget it (keep a ghost if you

@@ -11,8 +11,10 @@ use reclaimlab_core::policy::ext::{CacheExtOps, Event, EvictionCtx, Folio, Lruve
 
 struct PyOps {
     obj: Py<PyAny>,
-    /// The class overrides `admit_folio` (else it is not called: one call per fault).
+    /// The class overrides `admit_folio` (else it is not called: one call per fault),
+    /// `folio_accessed` (else those events are not sent).
     admit: bool,
+    accessed: bool,
     bytes: Vec<u8>,
 }
 
@@ -58,14 +60,19 @@ impl CacheExtOps for PyOps {
     }
 
     fn admit_folio(&mut self, folio: Folio) -> Result<bool, String> {
-        if !self.admit {
-            return Ok(true);
-        }
         Python::attach(|py| {
             let r = self.obj.call_method1(py, "admit_folio", (folio,)).map_err(|e| describe(py, e))?;
             r.bind(py).is_truthy().map_err(|e| describe(py, e))
         })
         .map_err(|e| format!("folio {folio}: {e}"))
+    }
+
+    fn has_admit_folio(&self) -> bool {
+        self.admit
+    }
+
+    fn has_folio_accessed(&self) -> bool {
+        self.accessed
     }
 
     fn events(&mut self, events: &[Event]) -> Result<(), String> {
@@ -85,8 +92,9 @@ pub fn factory(attach: Py<PyAny>) -> OpsFactory {
     Box::new(move |info: &LruvecInfo| {
         Python::attach(|py| {
             let obj = attach.call1(py, (info.memcg.as_str(), info.node)).map_err(|e| describe(py, e))?;
-            let admit = obj.getattr(py, "_has_admit_folio").and_then(|a| a.extract::<bool>(py)).map_err(|e| describe(py, e))?;
-            Ok(Box::new(PyOps { obj, admit, bytes: Vec::new() }) as Box<dyn CacheExtOps>)
+            let flag = |name: &str| obj.getattr(py, name).and_then(|a| a.extract::<bool>(py)).map_err(|e| describe(py, e));
+            let (admit, accessed) = (flag("_has_admit_folio")?, flag("_has_folio_accessed")?);
+            Ok(Box::new(PyOps { obj, admit, accessed, bytes: Vec::new() }) as Box<dyn CacheExtOps>)
         })
     })
 }

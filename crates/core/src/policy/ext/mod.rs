@@ -145,6 +145,16 @@ pub trait CacheExtOps: Send {
     fn admit_folio(&mut self, _folio: Folio) -> Result<bool, String> {
         Ok(true)
     }
+    /// Whether `admit_folio` is implemented: if not, the engine neither calls it nor
+    /// hands over the buffered hooks before it (cache_ext skips a NULL hook). The Python
+    /// bridge answers from the class.
+    fn has_admit_folio(&self) -> bool {
+        true
+    }
+    /// Whether `folio_accessed` is implemented: if not, those events are not buffered.
+    fn has_folio_accessed(&self) -> bool {
+        true
+    }
     /// The buffered hooks, in order. The default calls the three hooks one by one; the
     /// Python bridge overrides it to cross into Python once per batch. An error names
     /// the hook and the folio (`folio_accessed: folio 12: ...`).
@@ -176,6 +186,9 @@ const CHECKED: u8 = 4;
 
 struct Lv {
     ops: Option<Box<dyn CacheExtOps>>,
+    /// `ops` implements `admit_folio`, `folio_accessed`.
+    admit: bool,
+    accessed: bool,
     /// The fallback order: head = most recently added or referenced.
     lru: List,
     /// Folios `admit_folio` refused, reclaimed first.
@@ -288,7 +301,7 @@ impl ExtPolicy {
         self.pfn_of[k as usize] = pfn;
         self.lv_of[k as usize] = lv;
         let mut admit = true;
-        if ask_admission {
+        if ask_admission && self.lvs[lv as usize].admit {
             self.flush(lv);
             if let Some(ops) = self.lvs[lv as usize].ops.as_mut() {
                 match ops.admit_folio(k) {
@@ -315,7 +328,9 @@ impl ExtPolicy {
     fn referenced_folio(&mut self, lv: LruvecId, k: Folio) {
         if self.state[k as usize] == TRACKED {
             self.links.move_to_head(&mut self.lvs[lv as usize].lru, k);
-            self.push_event(lv, EventKind::Accessed, k);
+            if self.lvs[lv as usize].accessed {
+                self.push_event(lv, EventKind::Accessed, k);
+            }
         }
     }
 
@@ -541,13 +556,17 @@ impl ReclaimPolicy for ExtPolicy {
         mm.lru_folios_migratable = false;
         let l = &mm.lruvecs[lv as usize];
         let info = LruvecInfo { memcg: mm.memcgs[l.memcg as usize].name.clone(), node: l.node };
-        self.lvs.push(Lv { ops: None, lru: List::default(), refused: List::default(), events: Vec::new() });
+        self.lvs.push(Lv { ops: None, admit: false, accessed: false, lru: List::default(), refused: List::default(), events: Vec::new() });
         if self.error.is_some() {
             return;
         }
         let ops = (self.factory)(&info).and_then(|mut ops| ops.init(&info).map(|()| ops));
         match ops {
-            Ok(ops) => self.lvs[lv as usize].ops = Some(ops),
+            Ok(ops) => {
+                let l = &mut self.lvs[lv as usize];
+                (l.admit, l.accessed) = (ops.has_admit_folio(), ops.has_folio_accessed());
+                l.ops = Some(ops);
+            }
             Err(e) => self.fail("init", format!("memcg '{}' node {}: {e}", info.memcg, info.node)),
         }
     }
