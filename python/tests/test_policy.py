@@ -192,3 +192,28 @@ def test_admit_folio_refusals_never_reach_the_other_hooks():
     assert Refuse.added == 0
     assert r.metrics["ext.evict_folios_calls"] == 0
     assert r.vmstat["pgsteal_kswapd"] + r.vmstat["pgsteal_direct"] > 0
+
+
+def test_an_experiment_matrix_runs_python_policies(examples):
+    (examples / "exp.toml").write_text(textwrap.dedent('''
+        name = "plugins"
+        repetitions = 1
+        seed = 1
+        baseline = "cache:lru"
+        [workload]
+        scenario = "file-search"
+        [noise]
+        model = "none"
+        [matrix]
+        policy = ["cache:lru", "python:lru:LRU", "python:./mru.py:MRU"]
+    '''))
+    p = cli("experiment", "run", "exp.toml", "--out-dir", "out", "--jobs", "2", cwd=examples)
+    assert p.returncode == 0, p.stderr
+    from reclaimlab.results import Store
+
+    with Store(examples / "out", create=False) as st:
+        vm = {row["policy"]: row for row in st.vmstat().iter_rows(named=True)}
+    assert set(vm) == {"cache:lru", "python:lru:LRU", f"python:{examples / 'mru.py'}:MRU"}
+    counters = [k for k in vm["cache:lru"] if k.startswith(("pg", "nr_", "pswp"))]
+    assert counters and all(vm["python:lru:LRU"][k] == vm["cache:lru"][k] for k in counters)
+    assert vm[f"python:{examples / 'mru.py'}:MRU"]["pgpgin"] < vm["cache:lru"]["pgpgin"]
