@@ -57,13 +57,13 @@
 use reclaimlab_cache::list::{Links, List, NIL};
 
 use crate::error::Error;
-use crate::mm::lruvec::{LruList, LruvecId};
+use crate::mm::lruvec::LruvecId;
 use crate::mm::page::pg;
 use crate::mm::page_alloc::Pfn;
-use crate::mm::vmstat::Ev;
 use crate::mm::Mm;
+use crate::policy::cache::{check_lru_accounting, folio_referenced_at_scan, lru_add, lru_isolate, reclaim_batch, scan_budget};
 use crate::policy::ReclaimPolicy;
-use crate::vmscan::{shrink_folio_list, shrink_node_memcgs, FolioReferences, Reclaimer, ScanControl, SWAP_CLUSTER_MAX};
+use crate::vmscan::{shrink_node_memcgs, FolioReferences, ScanControl, SWAP_CLUSTER_MAX};
 
 /// A folio as a policy sees it: the trace's page id of its head page. Stable while the
 /// page is evicted and read back (a policy can keep ghost entries by it, as cache_ext
@@ -239,10 +239,6 @@ impl ExtPolicy {
         }
     }
 
-    fn lru_of(mm: &Mm, pfn: Pfn) -> LruList {
-        LruList::of(mm.frames.is_file(pfn), false)
-    }
-
     fn ensure_keys(&mut self, k: usize) {
         if k >= self.state.len() {
             let n = (k + 1).max(2 * self.state.len()).max(1 << 12);
@@ -292,14 +288,20 @@ impl ExtPolicy {
         }
     }
 
-    /// Put a folio on the LRU: into the policy's set (after `admit_folio`), or on the
-    /// drop-behind list if refused.
-    fn add(&mut self, mm: &mut Mm, pfn: Pfn, ask_admission: bool) {
-        let lv = mm.folio_lruvec(pfn);
+    /// The folio at `pfn` joining lruvec `lv`: its page id, with room made for it.
+    fn key(&mut self, mm: &Mm, lv: LruvecId, pfn: Pfn) -> Folio {
         let k = mm.frames.page(pfn);
         self.ensure_keys(k as usize);
         self.pfn_of[k as usize] = pfn;
         self.lv_of[k as usize] = lv;
+        k
+    }
+
+    /// Put a folio on the LRU: into the policy's set (after `admit_folio`), or on the
+    /// drop-behind list if refused.
+    fn add(&mut self, mm: &mut Mm, pfn: Pfn, ask_admission: bool) {
+        let lv = mm.folio_lruvec(pfn);
+        let k = self.key(mm, lv, pfn);
         let mut admit = true;
         if ask_admission && self.lvs[lv as usize].admit {
             self.flush(lv);
@@ -319,9 +321,7 @@ impl ExtPolicy {
             self.state[k as usize] = REFUSED;
             self.links.push_head(&mut l.refused, k);
         }
-        mm.frames.clear(pfn, pg::ACTIVE);
-        mm.update_lru_size(lv, Self::lru_of(mm, pfn), mm.folio_nr_pages(pfn) as i64);
-        mm.frames.set(pfn, pg::LRU);
+        lru_add(mm, lv, pfn);
     }
 
     /// A reference the kernel saw: the policy hears it, the fallback LRU moves it up.
@@ -332,16 +332,6 @@ impl ExtPolicy {
                 self.push_event(lv, EventKind::Accessed, k);
             }
         }
-    }
-
-    /// `folio_referenced` + `PG_referenced` on a candidate: tested and cleared.
-    fn test_referenced(mm: &mut Mm, pfn: Pfn, sc: &mut ScanControl) -> bool {
-        let mut young = false;
-        if mm.frames.test(pfn, pg::MAPPED) {
-            sc.cost_ns += mm.cfg.cost.rmap_ns;
-            young = mm.frames.test_and_clear(pfn, pg::YOUNG);
-        }
-        mm.frames.test_and_clear(pfn, pg::REFERENCED) | young
     }
 
     /// Take folio `k` off the LRU into `out` (isolation); returns its pages.
@@ -359,37 +349,22 @@ impl ExtPolicy {
                 self.state[k as usize] = ISOLATED;
             }
         }
-        mm.frames.clear(pfn, pg::LRU);
-        let lru = Self::lru_of(mm, pfn);
-        let nr_pages = mm.folio_nr_pages(pfn);
-        mm.update_lru_size(lv, lru, -(nr_pages as i64));
-        mm.vmstat.count(Ev::by_type(Ev::PgscanAnon, lru.is_file()), nr_pages);
         out.push(pfn);
-        nr_pages
+        lru_isolate(mm, lv, pfn)
     }
 
-    /// Refused folios first, oldest first, until `nr` pages were taken.
-    fn isolate_refused(&mut self, mm: &mut Mm, lv: LruvecId, nr: u64, out: &mut Vec<Pfn>) -> u64 {
+    /// From the tail of a kernel-kept list until `nr` pages were taken: the refused
+    /// folios (oldest first, no second look), or the fallback LRU (the kernel's default
+    /// order: second chance on a reference, which the policy hears).
+    fn isolate_list(&mut self, mm: &mut Mm, lv: LruvecId, nr: u64, sc: &mut ScanControl, out: &mut Vec<Pfn>, refused: bool) -> u64 {
         let mut taken = 0;
         while taken < nr {
-            let k = self.lvs[lv as usize].refused.tail;
+            let l = &self.lvs[lv as usize];
+            let k = if refused { l.refused.tail } else { l.lru.tail };
             if k == NIL {
                 break;
             }
-            taken += self.isolate_one(mm, lv, k, out);
-        }
-        taken
-    }
-
-    /// The kernel's default order: the fallback LRU's tail, second chance on a reference.
-    fn isolate_fallback(&mut self, mm: &mut Mm, lv: LruvecId, nr: u64, sc: &mut ScanControl, out: &mut Vec<Pfn>) -> u64 {
-        let mut taken = 0;
-        while taken < nr {
-            let k = self.lvs[lv as usize].lru.tail;
-            if k == NIL {
-                break;
-            }
-            if Self::test_referenced(mm, self.pfn_of[k as usize], sc) {
+            if !refused && folio_referenced_at_scan(mm, self.pfn_of[k as usize], sc) {
                 self.referenced_folio(lv, k);
                 continue;
             }
@@ -434,7 +409,7 @@ impl ExtPolicy {
                 if taken >= nr {
                     break;
                 }
-                if Self::test_referenced(mm, self.pfn_of[k as usize], sc) {
+                if folio_referenced_at_scan(mm, self.pfn_of[k as usize], sc) {
                     self.referenced_folio(lv, k);
                     continue;
                 }
@@ -479,9 +454,7 @@ impl ExtPolicy {
     /// `SWAP_CLUSTER_MAX`, then cache_ext's fallback, each until `nr_to_reclaim` is met or
     /// `lru_size >> priority` pages were taken (at least one batch).
     fn shrink_lruvec(&mut self, mm: &mut Mm, lv: LruvecId, sc: &mut ScanControl) {
-        let l = &mm.lruvecs[lv as usize];
-        let size = l.lru_size[LruList::InactiveAnon as usize] + l.lru_size[LruList::InactiveFile as usize];
-        let budget0 = (size >> sc.priority.max(0)).max(size.min(SWAP_CLUSTER_MAX));
+        let budget0 = scan_budget(mm, lv, sc);
         let want = budget0.min(sc.nr_to_reclaim.saturating_sub(sc.nr_reclaimed));
         let mut budget = budget0;
         let mut from_policy = 0;
@@ -513,22 +486,15 @@ impl ExtPolicy {
             folios.clear();
             let nr = (*budget).min(SWAP_CLUSTER_MAX);
             let n = match pass {
-                Pass::Refused => self.isolate_refused(mm, lv, nr, &mut folios),
+                Pass::Refused => self.isolate_list(mm, lv, nr, sc, &mut folios, true),
                 Pass::Policy => self.isolate_policy(mm, lv, nr, sc, &mut folios),
-                Pass::Fallback => self.isolate_fallback(mm, lv, nr, sc, &mut folios),
+                Pass::Fallback => self.isolate_list(mm, lv, nr, sc, &mut folios, false),
             };
             if n == 0 {
                 break;
             }
             *budget = budget.saturating_sub(n);
-            let item = sc.pgscan_item();
-            if sc.reclaimer != Reclaimer::Memcg {
-                mm.vmstat.count(item, n);
-            }
-            mm.count_memcg_events(mm.lruvecs[lv as usize].memcg, item, n);
-            let stat = shrink_folio_list(mm, self, &mut folios, sc);
-            sc.nr_reclaimed += stat.nr_reclaimed;
-            reclaimed += stat.nr_reclaimed;
+            reclaimed += reclaim_batch(mm, self, lv, n, &mut folios, sc);
             for &pfn in &folios {
                 // Not freed: back on the LRU, a new folio for the policy.
                 let k = mm.frames.page(pfn);
@@ -620,10 +586,7 @@ impl ReclaimPolicy for ExtPolicy {
     /// `lru_add_split_folio`: the tail becomes a folio of its own, just added.
     fn lru_add_split_folio(&mut self, mm: &mut Mm, head: Pfn, tail: Pfn) {
         let lv = mm.folio_lruvec(head);
-        let k = mm.frames.page(tail);
-        self.ensure_keys(k as usize);
-        self.pfn_of[k as usize] = tail;
-        self.lv_of[k as usize] = lv;
+        let k = self.key(mm, lv, tail);
         let h = mm.frames.page(head);
         if self.state[h as usize] == REFUSED {
             self.state[k as usize] = REFUSED;
@@ -636,23 +599,9 @@ impl ReclaimPolicy for ExtPolicy {
     }
 
     fn check_invariants(&self, mm: &Mm) -> Result<(), String> {
-        let mut large = vec![0u64; self.lvs.len()];
-        for pfn in 0..mm.nr_frames {
-            if mm.frames.test(pfn, pg::LRU) && mm.frames.test(pfn, pg::HEAD) {
-                large[mm.folio_lruvec(pfn) as usize] += mm.folio_nr_pages(pfn) - 1;
-            }
-        }
+        let lvs = &self.lvs;
+        check_lru_accounting(mm, "the extension policy", |lv| (lvs[lv].lru.len + lvs[lv].refused.len) as u64, lvs.len())?;
         for (lv, l) in self.lvs.iter().enumerate() {
-            let s = &mm.lruvecs[lv];
-            let accounted = s.lru_size[LruList::InactiveAnon as usize] + s.lru_size[LruList::InactiveFile as usize];
-            let held = (l.lru.len + l.refused.len) as u64 + large[lv];
-            if held != accounted {
-                return Err(format!("lruvec {lv}: the extension policy holds {held} pages, the LRU accounts {accounted}"));
-            }
-            let active = s.lru_size[LruList::ActiveAnon as usize] + s.lru_size[LruList::ActiveFile as usize];
-            if active != 0 {
-                return Err(format!("lruvec {lv}: {active} folios accounted active"));
-            }
             for (list, want) in [(&l.lru, TRACKED), (&l.refused, REFUSED)] {
                 let mut k = list.head;
                 while k != NIL {
