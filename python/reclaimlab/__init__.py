@@ -292,6 +292,8 @@ def replay(
     name = cfg.get("policy") or ""
     if policy is None and _policy.is_spec(name):
         policy = _policy.load(name)
+    elif policy is not None and not _policy.is_spec(name):
+        name = _policy.spec_of(policy)
     ext = None if policy is None else (name, _policy.attach_factory(policy))
     sim = _core.Simulation(cfg, policy=ext)
     while not sim.run(source, chunk):

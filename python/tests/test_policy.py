@@ -26,6 +26,7 @@ def examples(tmp_path, monkeypatch):
     for f in EXAMPLES.glob("*.py"):
         shutil.copy(f, tmp_path / f.name)
     monkeypatch.chdir(tmp_path)
+    monkeypatch.syspath_prepend(str(tmp_path))
     return tmp_path
 
 
@@ -207,3 +208,42 @@ def test_an_experiment_matrix_runs_python_policies(examples):
     counters = [k for k in vm["cache:lru"] if k.startswith(("pg", "nr_", "pswp"))]
     assert counters and all(vm["python:lru:LRU"][k] == vm["cache:lru"][k] for k in counters)
     assert vm[f"python:{examples / 'mru.py'}:MRU"]["pgpgin"] < vm["cache:lru"]["pgpgin"]
+
+
+def test_one_instance_per_cgroup_each_seeing_only_its_own_folios(examples):
+    """A passed instance serves the first lruvec; copies of it (taken before the run)
+    the others, each initialised with its cgroup and told only of its folios."""
+    from lru import LRU
+
+    class Tracked(LRU):
+        def __init__(self):
+            super().__init__()
+            self.cgroup, self.seen = None, set()
+
+        def init(self, cgroup, node):
+            self.cgroup = cgroup
+            attached.append(self)
+
+        def folio_added(self, folio):
+            self.seen.add(folio)
+            super().folio_added(folio)
+
+    attached: list = []
+    program = {
+        "regions": [
+            {"name": "a", "pages": 2048, "kind": "file-read", "cgroup": "a"},
+            {"name": "b", "pages": 2048, "kind": "file-read", "cgroup": "b"},
+        ],
+        "phases": [{"accesses": 40_000, "streams": [{"region": "a", "pattern": "seq"}, {"region": "b", "pattern": "seq"}]}],
+    }
+    cfg = reclaimlab.Config()
+    cfg.set("machine.memory", "8M")
+    first = Tracked()
+    raw = reclaimlab.replay(cfg, reclaimlab.generate(program, 1), policy=first)
+    assert raw["policy"].startswith("python:") and raw["policy"].endswith(".<locals>.Tracked")
+    by_cgroup = {p.cgroup: p for p in attached}
+    assert set(by_cgroup) == {"", "a", "b"} and len(attached) == 3
+    assert attached[0] is first
+    a, b = by_cgroup["a"].seen, by_cgroup["b"].seen
+    assert len(a) >= 2048 and len(b) >= 2048 and not (a & b)
+    assert max(a) < min(b)  # region a's pages come first
