@@ -228,7 +228,7 @@ def prepare(
     if policy is not None and not isinstance(policy, str):
         _policy.check(policy)
         policy_obj, policy = policy, _policy.spec_of(policy)
-    elif _policy.is_spec(policy):
+    elif _policy.is_spec(policy) or _policy.is_rust_spec(policy):
         policy = _policy.canonical(policy)
     if policy is not None:
         overrides["policy"] = policy
@@ -272,6 +272,9 @@ def _check_policy(name: str | None) -> None:
     if _policy.is_spec(name):
         _policy.load(name)
         return
+    if _policy.is_rust_spec(name):
+        _policy.check_rust(name)
+        return
     known = [p[0] for p in _core.policies()]
     if name not in known:
         raise ConfigError(f"config key 'policy': unknown policy '{name}'; known: {', '.join(known)}", key="policy")
@@ -295,6 +298,8 @@ def replay(
     elif policy is not None and not _policy.is_spec(name):
         name = _policy.spec_of(policy)
     ext = None if policy is None else (name, _policy.attach_factory(policy))
+    if ext is None and _policy.is_rust_spec(name):
+        ext = (_policy.canonical(name), None)
     sim = _core.Simulation(cfg, policy=ext)
     while not sim.run(source, chunk):
         if on_progress is not None:

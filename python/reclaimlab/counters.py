@@ -3,7 +3,8 @@
 The ``cache:*`` policies run a reference cache algorithm (LRU, ARC, ...) as the reclaim
 policy, without the kernel's shadow entries, so they keep no ``workingset_*`` counters:
 their zeros would read as "no refaults", which is not what happened. Out-of-tree
-policies (``python:...``, cache_ext's hooks: policy/ext/) keep no shadow entries either.
+policies (``python:...``, ``rust:...``, cache_ext's hooks: policy/ext/) keep no shadow
+entries either.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from typing import Mapping
 
 
 #: Prefixes of the policies without workingset shadow entries.
-SHADOWLESS = ("cache:", "python:")
+SHADOWLESS = ("cache:", "python:", "rust:")
 
 
 def untracked(policy: str, counter: str) -> bool:

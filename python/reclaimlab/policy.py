@@ -3,7 +3,8 @@
 What this module owns: the :class:`Policy` base class (hooks named as cache_ext's
 ``struct cache_ext_ops``; the batched dispatch of ``folio_added``/``folio_accessed``/
 ``folio_removed``), ``python:MODULE:CLASS`` / ``python:PATH.py:CLASS`` policy specs
-(:func:`load`, :func:`spec_of`), and the ``attach`` factory the engine calls once per
+(:func:`load`, :func:`spec_of`), ``rust:PATH:NAME`` specs (checked here, loaded by the
+bindings), and the ``attach`` factory the engine calls once per
 lruvec (memcg x node) for that lruvec's instance. The engine side, and when each hook
 runs, is ``crates/core/src/policy/ext/mod.rs``; the bridge is ``crates/python/src/policy.rs``.
 """
@@ -22,6 +23,8 @@ from .exceptions import ConfigError
 
 #: The prefix of a Python policy's name (``--policy python:mypol:MRU``).
 PREFIX = "python:"
+#: The prefix of a policy in a shared library (``--policy rust:PATH.so:MRU``).
+RUST_PREFIX = "rust:"
 
 _HOOKS = ("folio_added", "folio_accessed", "folio_removed")
 
@@ -125,6 +128,19 @@ def is_spec(name: Any) -> bool:
     return isinstance(name, str) and name.startswith(PREFIX)
 
 
+def is_rust_spec(name: Any) -> bool:
+    return isinstance(name, str) and name.startswith(RUST_PREFIX)
+
+
+def check_rust(spec: str) -> None:
+    """``rust:PATH:NAME`` names an existing file (the library is loaded by the run)."""
+    path, sep, name = spec[len(RUST_PREFIX):].rpartition(":")
+    if not sep or not path or not name:
+        raise _bad(spec, "expected rust:PATH:NAME (a shared library built with export_cache_ext_policies!)")
+    if not os.path.isfile(path):
+        raise _bad(spec, f"no such file: {os.path.abspath(path)}")
+
+
 def _bad(spec: str, why: str) -> ConfigError:
     return ConfigError(f"policy {spec}: {why}", key="policy")
 
@@ -169,6 +185,9 @@ def load(spec: str) -> type[Policy]:
 
 def canonical(spec: str) -> str:
     """``spec`` with a file path made absolute (so worker processes find it)."""
+    if is_rust_spec(spec):
+        path, _, name = spec[len(RUST_PREFIX):].rpartition(":")
+        return f"{RUST_PREFIX}{os.path.abspath(path)}:{name}" if path else spec
     where, _, cls_name = spec[len(PREFIX):].rpartition(":")
     if where.endswith(".py") or "/" in where or os.sep in where:
         return f"{PREFIX}{os.path.abspath(where)}:{cls_name}"

@@ -247,3 +247,41 @@ def test_one_instance_per_cgroup_each_seeing_only_its_own_folios(examples):
     a, b = by_cgroup["a"].seen, by_cgroup["b"].seen
     assert len(a) >= 2048 and len(b) >= 2048 and not (a & b)
     assert max(a) < min(b)  # region a's pages come first
+
+
+@pytest.fixture(scope="module")
+def example_cdylib():
+    """examples/policy-crate's shared library, built by cargo (a no-op after CI's
+    `cargo test --workspace`, which builds it)."""
+    import subprocess
+
+    cargo = shutil.which("cargo")
+    if cargo is None:
+        pytest.skip("cargo is not installed")
+    root = Path(__file__).resolve().parents[2]
+    p = subprocess.run([cargo, "build", "-p", "reclaimlab-policy-example", "--lib", "--message-format=json"],
+                       cwd=root, capture_output=True, text=True, timeout=1200)
+    assert p.returncode == 0, p.stderr[-3000:]
+    for line in p.stdout.splitlines():
+        msg = json.loads(line)
+        if msg.get("reason") == "compiler-artifact" and "cdylib" in msg["target"]["crate_types"]:
+            return next(f for f in msg["filenames"] if f.endswith((".so", ".dylib", ".dll")))
+    raise AssertionError("cargo built no cdylib")
+
+
+def test_a_rust_policy_from_a_shared_library_runs_like_its_python_twin(examples, example_cdylib):
+    rust = reclaimlab.run(scenario="file-search", policy=f"rust:{example_cdylib}:MRU")
+    python = reclaimlab.run(scenario="file-search", policy="python:mru:MRU")
+    assert rust.policy == f"rust:{example_cdylib}:MRU"
+    assert rust.vmstat == python.vmstat and rust.metrics == python.metrics
+    c = reclaimlab.compare("file-search", policies=["cache:lru", f"rust:{example_cdylib}:MRU"], workers=2)
+    assert c.results[f"rust:{example_cdylib}:MRU"].vmstat == rust.vmstat
+
+
+def test_a_bad_rust_policy_is_one_error_line(examples, example_cdylib):
+    assert_user_error(cli("run", "file-search", "--policy", f"rust:{example_cdylib}:Nope", cwd=examples),
+                      f"policy rust:{example_cdylib}:Nope: init: memcg '' node 0: no policy Nope in this library (it has: MRU)")
+    (examples / "notalib.so").write_text("")
+    assert_user_error(cli("run", "file-search", "--policy", "rust:./notalib.so:MRU", cwd=examples),
+                      f"policy rust:{examples / 'notalib.so'}:MRU: cannot load")
+    assert_user_error(cli("run", "file-search", "--policy", "rust:./nofile.so:MRU", cwd=examples), "no such file")

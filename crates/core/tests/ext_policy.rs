@@ -253,3 +253,46 @@ fn a_failing_init_is_a_build_error() {
     let e = Simulation::with_policy(&SimConfig::default(), "test:ext", factory(|| NoInit)).map(|_| ()).unwrap_err();
     assert_eq!(e.to_string(), "policy test:ext: init: memcg '' node 0: no room for memcg ''");
 }
+
+mod exported {
+    //! The C ABI of `rust:PATH:NAME` policies (policy/ext/abi.rs), without dlopen: this
+    //! test binary exports policies as a library would and loads its own table.
+    use super::*;
+    use reclaimlab_core::policy::ext::abi;
+
+    struct Panics;
+    impl CacheExtOps for Panics {
+        fn evict_folios(&mut self, _ctx: &mut EvictionCtx) -> Result<(), String> {
+            panic!("index out of bounds")
+        }
+    }
+
+    reclaimlab_core::export_cache_ext_policies! {
+        "LRU" => |_| Ok(Box::new(Recency::default())),
+        "Panics" => |_| Ok(Box::new(Panics)),
+    }
+
+    fn table(name: &str) -> Result<OpsFactory, String> {
+        // SAFETY: the table is this binary's own static.
+        unsafe { abi::factory(reclaimlab_policy_v1(), name) }
+    }
+
+    #[test]
+    fn lru_through_the_c_abi_matches_cache_lru() {
+        let (mut cfg, prog) = mixed();
+        let ext = run_ext(&cfg, table("LRU").unwrap(), generate(prog.clone(), 5).unwrap().as_mut(), 5000).unwrap_or_else(|(m, _)| panic!("{m}"));
+        cfg.set("policy", "cache:lru").unwrap();
+        let builtin = run(&cfg, generate(prog, 5).unwrap().as_mut());
+        assert_same_counters(&ext, &builtin);
+    }
+
+    #[test]
+    fn a_panic_in_the_library_is_the_hooks_error_and_an_unknown_name_is_named() {
+        let (cfg, prog) = mixed();
+        let (msg, sim) = run_ext(&cfg, table("Panics").unwrap(), generate(prog, 5).unwrap().as_mut(), 5000).map(|_| ()).unwrap_err();
+        assert_eq!(msg, "policy test:ext: evict_folios: panicked: index out of bounds");
+        sim.check_invariants().unwrap();
+        let e = Simulation::with_policy(&SimConfig::default(), "test:ext", table("Nope").unwrap()).map(|_| ()).unwrap_err();
+        assert_eq!(e.to_string(), "policy test:ext: init: memcg '' node 0: no policy Nope in this library (it has: LRU Panics)");
+    }
+}

@@ -191,14 +191,21 @@ impl Simulation {
     /// Build the machine from `config` (raises ConfigError naming the bad key). With
     /// `policy=(name, attach)` the reclaim policy is a Python one (cache_ext's hooks):
     /// `attach(memcg, node)` returns the `reclaimlab.Policy` instance of each lruvec, and
-    /// the run reports the policy as `name` (`config`'s `policy` is ignored).
+    /// the run reports the policy as `name` (`config`'s `policy` is ignored). With
+    /// `policy=(name, None)`, `name` is `rust:PATH:NAME`: policy NAME of the shared
+    /// library at PATH (an absolute path; docs/plugins.md).
     #[new]
     #[pyo3(signature = (config, policy=None))]
-    fn new(py: Python<'_>, config: &Config, policy: Option<(String, Py<PyAny>)>) -> PyResult<Self> {
+    fn new(py: Python<'_>, config: &Config, policy: Option<(String, Option<Py<PyAny>>)>) -> PyResult<Self> {
         let sim = match policy {
             None => reclaimlab_core::Simulation::new(&config.inner),
-            Some((name, attach)) => {
+            Some((name, Some(attach))) => {
                 let f = policy::factory(attach);
+                py.detach(|| reclaimlab_core::Simulation::with_policy(&config.inner, &name, f))
+            }
+            Some((name, None)) => {
+                let (path, pol) = name.strip_prefix("rust:").and_then(|r| r.rsplit_once(':')).ok_or_else(|| invalid(format!("policy {name}: expected rust:PATH:NAME")))?;
+                let f = policy::dylib_factory(path, pol).map_err(|e| invalid(format!("policy {name}: {e}")))?;
                 py.detach(|| reclaimlab_core::Simulation::with_policy(&config.inner, &name, f))
             }
         }

@@ -5,6 +5,10 @@
 //! `folio << 2 | kind`), which dispatches to the hooks in Python (python/reclaimlab/policy.py).
 //! A Python exception becomes the hook's error, one line (`Type: message`), which stops
 //! the run; no traceback is printed.
+//!
+//! Also the loader of `rust:PATH:NAME` policies: a shared library opened once per path
+//! (dlopen, kept for the process's life) whose C table
+//! (`reclaimlab_core::policy::ext::abi`) the engine calls.
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 use reclaimlab_core::policy::ext::{CacheExtOps, Event, EvictionCtx, Folio, LruvecInfo, OpsFactory, EVICT_CTX_MAX};
@@ -97,4 +101,52 @@ pub fn factory(attach: Py<PyAny>) -> OpsFactory {
             Ok(Box::new(PyOps { obj, admit, accessed, bytes: Vec::new() }) as Box<dyn CacheExtOps>)
         })
     })
+}
+
+/// The engine's factory for policy `name` of the shared library at `path`.
+pub fn dylib_factory(path: &str, name: &str) -> Result<OpsFactory, String> {
+    use reclaimlab_core::policy::ext::abi;
+    use std::collections::HashMap;
+    use std::ffi::{CStr, CString};
+    use std::sync::Mutex;
+
+    /// Libraries opened so far (never closed: a run's policy states live in them).
+    static OPEN: Mutex<Option<HashMap<String, usize>>> = Mutex::new(None);
+    let mut open = OPEN.lock().map_err(|_| "library table poisoned".to_string())?;
+    let table = match open.get_or_insert_with(HashMap::new).get(path) {
+        Some(&t) => t,
+        None => {
+            let c = CString::new(path).map_err(|_| "the path holds a NUL byte".to_string())?;
+            let dlerror = || {
+                // SAFETY: dlerror returns null or a NUL-terminated string.
+                let e = unsafe { libc::dlerror() };
+                if e.is_null() { "unknown error".to_string() } else { unsafe { CStr::from_ptr(e) }.to_string_lossy().into_owned() }
+            };
+            // SAFETY: loading a library runs its initialisers: the user named it.
+            let h = unsafe { libc::dlopen(c.as_ptr(), libc::RTLD_NOW | libc::RTLD_LOCAL) };
+            if h.is_null() {
+                return Err(format!("cannot load {path}: {}", dlerror()));
+            }
+            // SAFETY: `h` is a live handle; the symbol name is NUL-terminated.
+            let sym = unsafe { libc::dlsym(h, abi::SYMBOL.as_ptr() as *const libc::c_char) };
+            if sym.is_null() {
+                return Err(format!("{path} exports no reclaimlab_policy_v1 (build it with reclaimlab_core::export_cache_ext_policies!)"));
+            }
+            // SAFETY: the symbol is the exported `extern "C" fn() -> *const PolicyV1`.
+            let f: extern "C" fn() -> *const abi::PolicyV1 = unsafe { std::mem::transmute(sym) };
+            let t = f();
+            // SAFETY: the exported table; quiet_panics only of a table of this ABI version.
+            if t.is_null() {
+                return Err(format!("{path}: reclaimlab_policy_v1 returned no table"));
+            }
+            if unsafe { (*t).abi } == abi::ABI_VERSION {
+                (unsafe { &*t }.quiet_panics)();
+            }
+            let t = t as usize;
+            open.as_mut().unwrap().insert(path.to_string(), t);
+            t
+        }
+    };
+    // SAFETY: the library stays loaded (never closed).
+    unsafe { abi::factory(table as *const abi::PolicyV1, name) }
 }

@@ -2,9 +2,11 @@
 //! paper_examples/mru.bpf.c) written against reclaimlab-core's cache_ext hooks
 //! ([`reclaimlab_core::policy::ext::CacheExtOps`]), in a crate of its own.
 //!
-//! What this file owns: [`Mru`] and its registration, [`factory`], which is all a policy
-//! crate provides: `reclaimlab_core::Simulation::with_policy(&cfg, NAME, factory())`
-//! builds a machine running it (src/main.rs does, for a scenario or a trace).
+//! What this file owns: [`Mru`] and its registration, which is all a policy crate
+//! provides: [`factory`] for `reclaimlab_core::Simulation::with_policy(&cfg, NAME,
+//! factory())` (src/main.rs runs a scenario so), and the export of the `cdylib` that
+//! `reclaimlab run --policy rust:PATH/libreclaimlab_policy_example.so:MRU` loads
+//! (`export_cache_ext_policies!`, the C ABI of reclaimlab_core::policy::ext::abi).
 //!
 //! One list, a folio added or accessed goes to its head (most recent), eviction names
 //! folios from the head. The list is intrusive over the folio ids (page ids, dense), so
@@ -92,4 +94,8 @@ impl CacheExtOps for Mru {
 /// The registration: a fresh [`Mru`] for every lruvec.
 pub fn factory() -> OpsFactory {
     Box::new(|_: &LruvecInfo| Ok(Box::new(Mru::default()) as Box<dyn CacheExtOps>))
+}
+
+reclaimlab_core::export_cache_ext_policies! {
+    "MRU" => |_lruvec| Ok(Box::new(Mru::default())),
 }

@@ -8,7 +8,8 @@
 //! include/linux/mm_types.h, `__cache_ext_isolate_and_reclaim` and its call in
 //! `shrink_lruvec` (mm/vmscan.c), the hooks in mm/filemap.c and mm/swap.c.
 //!
-//! What this file owns: [`ExtPolicy`], a [`ReclaimPolicy`] built like `cache:*`
+//! What this file owns: [`ExtPolicy`] ([`abi`] is the C ABI of policies in a shared
+//! library), a [`ReclaimPolicy`] built like `cache:*`
 //! (policy/cache/): one policy instance per lruvec (memcg × node), every folio of the
 //! lruvec in its set, the kernel's machinery unchanged (fault path, watermarks, kswapd,
 //! direct and memcg reclaim with the `shrink_node_memcgs` walk, `shrink_folio_list`).
@@ -54,6 +55,8 @@
 //!
 //! Not modelled, as for `cache:*`: no active/inactive split (`nr_active_*` stay 0), no
 //! shadow entries (no `workingset_*` refaults), no isolation for DAMOS or compaction.
+pub mod abi;
+
 use reclaimlab_cache::list::{Links, List, NIL};
 
 use crate::error::Error;
