@@ -100,7 +100,7 @@ def add_parser(sub) -> None:
         m,
         "policy",
         help="run only this reclaim policy model, e.g. classic@6.15 (`reclaimlab policies`), or a "
-        "Python policy python:MODULE:CLASS / python:PATH.py:CLASS (docs/plugins.md); "
+        "policy of your own: python:MODULE:CLASS, python:PATH.py:CLASS, rust:PATH:NAME (docs/plugins.md); "
         "without it a scenario compares its policies",
     )
     vocab.add(m, "memory", "machine.memory: physical memory, e.g. 512M, 4G")
