@@ -5,8 +5,8 @@
 //! state pointer, and every call is a plain `extern "C"` function of [`PolicyV1`].
 //!
 //! What this file owns: the table ([`PolicyV1`], [`ABI_VERSION`]), the library side (the
-//! functions the table points to, and [`export_cache_ext_policies!`], which a policy crate
-//! invokes once to export its policies by name), and the loader side ([`DylibOps`]:
+//! functions the table points to, and the macro a policy crate
+//! invokes once to export its policies by name: `export_cache_ext_policies!`), and the loader side ([`DylibOps`]:
 //! a [`CacheExtOps`] over a loaded table). Opening the library (dlopen) is the caller's
 //! (the Python bindings); the engine never loads code.
 //!

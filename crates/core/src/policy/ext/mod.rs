@@ -23,7 +23,7 @@
 //!   policy or the fallback LRU named; such a candidate is kept, not evicted (second
 //!   chance), and the policy is asked again.
 //! - `folio_removed` — the folio left the policy's set: reclaim isolated it (cache_ext:
-//!   `folio_evicted` when it leaves the page cache). One `shrink_folio_list` could not
+//!   `folio_evicted` when it leaves the page cache). A folio `shrink_folio_list` could not
 //!   free (dirty, no swap slot) comes back through `folio_added`, as `cache:*` re-adds it.
 //! - `admit_folio` — before `folio_added`; false keeps the folio out of the policy's set
 //!   (cache_ext's return value is the inverse: true bypasses the cache). A refused folio
@@ -35,7 +35,10 @@
 //! Batched delivery: `folio_added`/`folio_accessed`/`folio_removed` are appended to a flat
 //! per-lruvec buffer and handed over in order by [`CacheExtOps::events`] just before each
 //! `evict_folios` or `admit_folio` call (and when the buffer holds [`EVENTS_MAX`]), so a
-//! Python policy costs one call per batch, not one per access.
+//! Python policy costs one call per batch, not one per access. As cache_ext skips a NULL
+//! hook, a policy without `admit_folio` is not asked (nor handed the buffer at each
+//! fault), and one without `folio_accessed` gets no access events
+//! ([`CacheExtOps::has_admit_folio`], [`CacheExtOps::has_folio_accessed`]).
 //!
 //! Fallback (cache_ext `shrink_lruvec`, artifact branch): the policy's pass runs in
 //! batches of 32 while the scan budget lasts and reclaim is short; if the pages it
