@@ -6,8 +6,9 @@ otherwise the general list, naming the sampled folio with the fewest accesses
 
 cache_ext knows a scan by its thread (the application registers its scan threads'
 pids in a BPF map). A trace carries no threads, so here a scan is recognised by what
-it does: a folio extending a run of at least ``RUN`` consecutive pages added one after
-the other (readahead's windows of a point read are shorter). The draws come from a
+it does: a folio extending a run of at least ``RUN`` ascending pages added one after the
+other, with gaps of at most ``GAP`` pages (pages a point read brought in already), among
+the ``RUNS_KEPT`` most recent runs (readahead's windows of a point read are shorter). The draws come from a
 seeded generator, so runs repeat.
 """
 
@@ -18,7 +19,8 @@ from reclaimlab import Policy
 SAMPLE = 5
 SCAN_LIST_MIN = 1000 * SAMPLE
 RUN = 64
-RUNS_KEPT = 64
+GAP = 8
+RUNS_KEPT = 256
 
 
 class _Sampled:
@@ -50,7 +52,13 @@ class GetScan(Policy):
         self.rng = random.Random(0)
 
     def folio_added(self, folio):
-        n = self.runs.pop(folio, 0) + 1
+        # The run this folio extends: one expecting it, or a few pages before it (pages
+        # a point read brought in already are skipped over).
+        n = 1
+        for gap in range(GAP + 1):
+            if folio - gap in self.runs:
+                n = self.runs.pop(folio - gap) + 1
+                break
         self.runs[folio + 1] = n
         if len(self.runs) > RUNS_KEPT:
             del self.runs[next(iter(self.runs))]
