@@ -221,7 +221,10 @@ impl Simulation {
         let sim = sim.as_mut().ok_or_else(|| invalid("simulation already finished"))?;
         let mut guard = source.lock()?;
         let src: &mut dyn reclaimlab_trace::AccessSource = &mut **guard;
-        py.detach(|| sim.run(src, max_accesses)).map_err(core_err)
+        // A Ctrl-C inside a Python policy's hook stopped the run as that hook's error and
+        // re-armed the interrupt (policy.rs): raise it as KeyboardInterrupt, as a Ctrl-C
+        // anywhere else does.
+        py.detach(|| sim.run(src, max_accesses)).map_err(|e| py.check_signals().err().unwrap_or_else(|| core_err(e)))
     }
 
     /// Accesses replayed so far.

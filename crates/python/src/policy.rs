@@ -26,16 +26,24 @@ struct PyOps {
 /// already names the hook and the folio.
 fn describe(py: Python<'_>, e: PyErr) -> String {
     let value = e.value(py);
-    if let Ok(msg) = value.getattr("reclaimlab_hook_message").and_then(|m| m.extract::<String>()) {
-        return msg;
-    }
-    let ty = value.get_type().name().map(|n| n.to_string()).unwrap_or_else(|_| "Exception".into());
-    let msg = value.str().map(|s| s.to_string()).unwrap_or_default();
-    if msg.is_empty() {
-        ty
+    let msg = if let Ok(msg) = value.getattr("reclaimlab_hook_message").and_then(|m| m.extract::<String>()) {
+        msg
     } else {
-        format!("{ty}: {}", msg.lines().next().unwrap_or(""))
+        let ty = value.get_type().name().map(|n| n.to_string()).unwrap_or_else(|_| "Exception".into());
+        let msg = value.str().map(|s| s.to_string()).unwrap_or_default();
+        if msg.is_empty() {
+            ty
+        } else {
+            format!("{ty}: {}", msg.lines().next().unwrap_or(""))
+        }
+    };
+    if e.is_instance_of::<pyo3::exceptions::PyKeyboardInterrupt>(py) {
+        // Ctrl-C: re-armed (after the last Python call here), so the run's caller raises
+        // KeyboardInterrupt (lib.rs, run); the policy is not called again.
+        // SAFETY: called with the GIL held.
+        unsafe { pyo3::ffi::PyErr_SetInterrupt() };
     }
+    msg
 }
 
 impl CacheExtOps for PyOps {
