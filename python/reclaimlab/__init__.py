@@ -21,6 +21,8 @@ from . import config as _config
 from .cache import cachesim, mrc
 from .listings import knobs, policies, scenarios
 from .exceptions import ConfigError, OutOfMemoryError, ReclaimlabError, TraceError
+from . import policy as _policy
+from .policy import Policy
 
 if TYPE_CHECKING:
     import polars
@@ -32,6 +34,7 @@ __all__ = [
     "Comparison",
     "Config",
     "Simulation",
+    "Policy",
     "open_trace",
     "generate",
     "write_trace",
@@ -121,8 +124,10 @@ def transaction_metrics(metrics: Mapping[str, float], transactions: tuple[int, i
 class Prepared:
     """What :func:`prepare` resolved: the config, the source and what it replays."""
 
-    def __init__(self, cfg: Any, source: Any, workload: str, scenario: str | None, scale: float | None):
+    def __init__(self, cfg: Any, source: Any, workload: str, scenario: str | None, scale: float | None, policy: Any = None):
         self.cfg = cfg
+        #: A :class:`Policy` class or instance given as ``policy`` (else None).
+        self.policy = policy
         self.source = source
         self.workload = workload
         #: The built-in scenario replayed (None for a trace file).
@@ -167,7 +172,7 @@ def prepare(
     trace_kind: str | None = None,
     scenario: str | None = None,
     scale: float | None = None,
-    policy: str | None = None,
+    policy: str | Policy | type[Policy] | None = None,
     memory: str | int | None = None,
     swap: str | None = None,
     swappiness: int | str | None = None,
@@ -219,6 +224,12 @@ def prepare(
         cfg = _core.Config()
     _config.apply(cfg, settings, origin)
     overrides: dict[str, Any] = {}
+    policy_obj = None
+    if policy is not None and not isinstance(policy, str):
+        _policy.check(policy)
+        policy_obj, policy = policy, _policy.spec_of(policy)
+    elif _policy.is_spec(policy) or _policy.is_rust_spec(policy):
+        policy = _policy.canonical(policy)
     if policy is not None:
         overrides["policy"] = policy
     if memory is not None:
@@ -233,7 +244,8 @@ def prepare(
     _config.apply(cfg, overrides)
     policy_from_file = origin is not None and "policy" in origin.settings and "policy" not in overrides
     try:
-        _check_policy(cfg.get("policy"))
+        if policy_obj is None:
+            _check_policy(cfg.get("policy"))
     except ConfigError as e:
         if not policy_from_file:
             raise
@@ -253,10 +265,16 @@ def prepare(
         else:
             source = _core.open_trace(os.fspath(trace), trace_format, trace_kind)
         workload = f"trace {os.fspath(trace)} ({source.meta()['format']})"
-    return Prepared(cfg, source, workload, scenario, scale)
+    return Prepared(cfg, source, workload, scenario, scale, policy_obj)
 
 
 def _check_policy(name: str | None) -> None:
+    if _policy.is_spec(name):
+        _policy.load(name)
+        return
+    if _policy.is_rust_spec(name):
+        _policy.check_rust(name)
+        return
     known = [p[0] for p in _core.policies()]
     if name not in known:
         raise ConfigError(f"config key 'policy': unknown policy '{name}'; known: {', '.join(known)}", key="policy")
@@ -268,10 +286,21 @@ def replay(
     *,
     chunk: int = CHUNK,
     on_progress: Callable[[int, Any], None] | None = None,
+    policy: Any = None,
 ) -> dict[str, Any]:
     """Replay ``source`` through a machine built from ``cfg`` in chunks, calling
-    ``on_progress(accesses, source)`` after each; returns the raw result dict."""
-    sim = _core.Simulation(cfg)
+    ``on_progress(accesses, source)`` after each; returns the raw result dict. The
+    reclaim policy is ``policy`` (a :class:`Policy` class or instance) if given, else
+    the one ``cfg`` names (a ``python:`` name is imported here, in this process)."""
+    name = cfg.get("policy") or ""
+    if policy is None and _policy.is_spec(name):
+        policy = _policy.load(name)
+    elif policy is not None and not _policy.is_spec(name):
+        name = _policy.spec_of(policy)
+    ext = None if policy is None else (name, _policy.attach_factory(policy))
+    if ext is None and _policy.is_rust_spec(name):
+        ext = (_policy.canonical(name), None)
+    sim = _core.Simulation(cfg, policy=ext)
     while not sim.run(source, chunk):
         if on_progress is not None:
             on_progress(sim.accesses, source)
@@ -329,7 +358,7 @@ def run(
     from .progress import Progress
 
     with Progress(enabled=progress) as bar:
-        raw = replay(p.cfg, p.source, on_progress=bar.update)
+        raw = replay(p.cfg, p.source, on_progress=bar.update, policy=p.policy)
     return Result(raw, p.cfg.items(), p.workload, p.transactions)
 
 

@@ -3,7 +3,7 @@
 # reclaimlab/__init__.py, which re-exports some of these.
 from os import PathLike
 from types import ModuleType
-from typing import Any, Mapping, Sequence, final
+from typing import Any, Callable, Mapping, Sequence, final
 
 __all__ = [
     "Config",
@@ -63,7 +63,7 @@ class Source:
 
 @final
 class Simulation:
-    def __new__(cls, config: Config) -> Simulation: ...
+    def __new__(cls, config: Config, policy: tuple[str, Callable[[str, int], Any] | None] | None = None) -> Simulation: ...
     @property
     def accesses(self) -> int: ...
     def finish(self) -> dict[str, Any]: ...

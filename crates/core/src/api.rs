@@ -44,6 +44,18 @@ impl Simulation {
         crate::sim::build(cfg).map(|inner| Simulation { inner })
     }
 
+    /// Build the machine with an out-of-tree reclaim policy (cache_ext's hooks,
+    /// [`crate::policy::ext::CacheExtOps`]): `factory` makes one instance per lruvec; the
+    /// run reports the policy as `name`. `cfg.policy` is ignored.
+    pub fn with_policy(cfg: &SimConfig, name: &str, factory: crate::policy::ext::OpsFactory) -> Result<Simulation> {
+        crate::policy::ext::build(cfg, name, factory).map(|inner| Simulation { inner })
+    }
+
+    /// Check every structural invariant of the machine and its policy (tests).
+    pub fn check_invariants(&self) -> std::result::Result<(), String> {
+        self.inner.check_invariants()
+    }
+
     /// Replay up to `max_accesses` records from `src`. Returns `Ok(true)` once the
     /// source is exhausted. Call repeatedly (the CLI does, to draw a progress bar).
     pub fn run(&mut self, src: &mut dyn AccessSource, max_accesses: u64) -> Result<bool> {

@@ -8,6 +8,7 @@ mod cache;
 mod damon;
 mod damo;
 mod error;
+mod policy;
 mod regions;
 mod thp;
 mod trace;
@@ -187,10 +188,28 @@ pub struct Simulation {
 
 #[pymethods]
 impl Simulation {
-    /// Build the machine from `config` (raises ConfigError naming the bad key).
+    /// Build the machine from `config` (raises ConfigError naming the bad key). With
+    /// `policy=(name, attach)` the reclaim policy is a Python one (cache_ext's hooks):
+    /// `attach(memcg, node)` returns the `reclaimlab.Policy` instance of each lruvec, and
+    /// the run reports the policy as `name` (`config`'s `policy` is ignored). With
+    /// `policy=(name, None)`, `name` is `rust:PATH:NAME`: policy NAME of the shared
+    /// library at PATH (an absolute path; docs/plugins.md).
     #[new]
-    fn new(config: &Config) -> PyResult<Self> {
-        let sim = reclaimlab_core::Simulation::new(&config.inner).map_err(core_err)?;
+    #[pyo3(signature = (config, policy=None))]
+    fn new(py: Python<'_>, config: &Config, policy: Option<(String, Option<Py<PyAny>>)>) -> PyResult<Self> {
+        let sim = match policy {
+            None => reclaimlab_core::Simulation::new(&config.inner),
+            Some((name, Some(attach))) => {
+                let f = policy::factory(attach);
+                py.detach(|| reclaimlab_core::Simulation::with_policy(&config.inner, &name, f))
+            }
+            Some((name, None)) => {
+                let (path, pol) = name.strip_prefix("rust:").and_then(|r| r.rsplit_once(':')).ok_or_else(|| invalid(format!("policy {name}: expected rust:PATH:NAME")))?;
+                let f = policy::dylib_factory(path, pol).map_err(|e| invalid(format!("policy {name}: {e}")))?;
+                py.detach(|| reclaimlab_core::Simulation::with_policy(&config.inner, &name, f))
+            }
+        }
+        .map_err(core_err)?;
         Ok(Simulation { inner: Mutex::new(Some(sim)) })
     }
 
@@ -202,7 +221,10 @@ impl Simulation {
         let sim = sim.as_mut().ok_or_else(|| invalid("simulation already finished"))?;
         let mut guard = source.lock()?;
         let src: &mut dyn reclaimlab_trace::AccessSource = &mut **guard;
-        py.detach(|| sim.run(src, max_accesses)).map_err(core_err)
+        // A Ctrl-C inside a Python policy's hook stopped the run as that hook's error and
+        // re-armed the interrupt (policy.rs): raise it as KeyboardInterrupt, as a Ctrl-C
+        // anywhere else does.
+        py.detach(|| sim.run(src, max_accesses)).map_err(|e| py.check_signals().err().unwrap_or_else(|| core_err(e)))
     }
 
     /// Accesses replayed so far.

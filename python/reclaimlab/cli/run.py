@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 from . import vocab
-from ..counters import tracked_vmstat, untracked
+from ..counters import SHADOWLESS, tracked_vmstat, untracked
 from ._table import number, size, table
 
 HELP = "run a scenario under every policy it compares, or one simulation (no arguments: `default`)"
@@ -99,7 +99,8 @@ def add_parser(sub) -> None:
     vocab.add(
         m,
         "policy",
-        help="run only this reclaim policy model, e.g. classic@6.15 (`reclaimlab policies`); "
+        help="run only this reclaim policy model, e.g. classic@6.15 (`reclaimlab policies`), or a "
+        "policy of your own: python:MODULE:CLASS, python:PATH.py:CLASS, rust:PATH:NAME (docs/plugins.md); "
         "without it a scenario compares its policies",
     )
     vocab.add(m, "memory", "machine.memory: physical memory, e.g. 512M, 4G")
@@ -409,7 +410,7 @@ def comparison_table(comp) -> str:
         ]
     else:
         lines += ["", "runtime_s = simulated seconds; pgscan = pgscan_kswapd + pgscan_direct"]
-    if any(name.startswith("cache:") for name in comp.results):
+    if any(name.startswith(SHADOWLESS) for name in comp.results):
         lines.append("n/a: a counter the policy does not keep (cache:* algorithms have no workingset shadow entries)")
     if damon:
         lines[-1] += "; damon_reclaimed = DAMON_RECLAIM's bytes_reclaimed_regions"
@@ -475,7 +476,7 @@ def summary(result) -> str:
     ]
     lines = [table(head), "", "metrics (times in simulated seconds)"]
     lines.append(table(((f"  {k}", _metric(k, v)) for k, v in result.metrics.items()), right=(1,)))
-    lines += ["", "vmstat" + (" (n/a: not kept by this policy)" if result.policy.startswith("cache:") else "")]
+    lines += ["", "vmstat" + (" (n/a: not kept by this policy)" if result.policy.startswith(SHADOWLESS) else "")]
     lines.append(table(((f"  {k}", "n/a" if untracked(result.policy, k) else f"{v:,}")
                         for k, v in result.vmstat.items()), right=(1,)))
     return "\n".join(lines)

@@ -8,6 +8,7 @@
 
 pub mod cache;
 pub mod classic;
+pub mod ext;
 pub mod mglru;
 pub mod registry;
 
@@ -80,6 +81,13 @@ pub trait ReclaimPolicy: Send + 'static {
     fn metrics(&self, _mm: &Mm) -> Vec<(String, f64)> {
         Vec::new()
     }
+
+    /// A failure of an out-of-tree policy's hook (policy/ext/), taken by the run loop
+    /// after each batch of accesses. Built-in policies never fail.
+    #[inline(always)]
+    fn take_error(&mut self) -> Option<crate::error::Error> {
+        None
+    }
 }
 
 /// A policy chosen by name at run time (a program's machine, sim/process.rs; a trace's
@@ -129,5 +137,8 @@ impl ReclaimPolicy for Box<dyn ReclaimPolicy> {
     }
     fn metrics(&self, mm: &Mm) -> Vec<(String, f64)> {
         (**self).metrics(mm)
+    }
+    fn take_error(&mut self) -> Option<crate::error::Error> {
+        (**self).take_error()
     }
 }

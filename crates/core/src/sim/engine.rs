@@ -507,7 +507,7 @@ impl<P: ReclaimPolicy> Engine for Machine<P> {
                         self.sync_cgroups(src.cgroups_seen());
                         self.run_ops(&src.meta().ops, start, u64::MAX)?;
                     }
-                    return Ok(true);
+                    return self.policy.take_error().map_or(Ok(true), Err);
                 }
                 self.end_ops_done = false;
                 let files_end = self.filemap.load(&src.meta().files);
@@ -528,6 +528,9 @@ impl<P: ReclaimPolicy> Engine for Machine<P> {
                     lo = hi;
                 }
                 done += n as u64;
+                if let Some(e) = self.policy.take_error() {
+                    return Err(e);
+                }
             }
             Ok(false)
         })();

@@ -58,11 +58,6 @@ impl CachePolicy {
         CachePolicy { algo, lruvecs: Vec::new(), nr_keys: 0, pfn_of: Vec::new(), isolated: Vec::with_capacity(SWAP_CLUSTER_MAX as usize), added: None }
     }
 
-    /// The inactive list of the folio's type: all this policy's folios are accounted there.
-    fn lru_of(mm: &Mm, pfn: Pfn) -> LruList {
-        LruList::of(mm.frames.is_file(pfn), false)
-    }
-
     fn ensure_keys(&mut self, k: usize) {
         if k >= self.nr_keys {
             self.nr_keys = (k + 1).max(2 * self.nr_keys).max(1 << 12);
@@ -82,9 +77,7 @@ impl CachePolicy {
         self.pfn_of[k as usize] = pfn;
         let hit = self.lruvecs[lv as usize].access(k);
         debug_assert!(!hit, "page {k} was already in lruvec {lv}'s algorithm");
-        mm.frames.clear(pfn, pg::ACTIVE);
-        mm.update_lru_size(lv, Self::lru_of(mm, pfn), mm.folio_nr_pages(pfn) as i64);
-        mm.frames.set(pfn, pg::LRU);
+        lru_add(mm, lv, pfn);
     }
 
     /// Isolate victims of lruvec `lv` into `out` (the algorithm's order) until `nr` pages
@@ -93,28 +86,13 @@ impl CachePolicy {
         out.clear();
         let a = &mut self.lruvecs[lv as usize];
         let pfn_of = &self.pfn_of;
-        let rmap_ns = mm.cfg.cost.rmap_ns;
         let mut taken = 0;
         while taken < nr {
-            // `folio_referenced` + `PG_referenced`: a reference since the last look.
-            let mut referenced = |k: u32| {
-                let pfn = pfn_of[k as usize];
-                let mut young = false;
-                if mm.frames.test(pfn, pg::MAPPED) {
-                    sc.cost_ns += rmap_ns;
-                    young = mm.frames.test_and_clear(pfn, pg::YOUNG);
-                }
-                mm.frames.test_and_clear(pfn, pg::REFERENCED) | young
-            };
+            let mut referenced = |k: u32| folio_referenced_at_scan(mm, pfn_of[k as usize], sc);
             let Some(k) = a.evict(&mut referenced) else { break };
             let pfn = pfn_of[k as usize];
-            mm.frames.clear(pfn, pg::LRU);
-            let lru = Self::lru_of(mm, pfn);
-            let nr_pages = mm.folio_nr_pages(pfn);
-            mm.update_lru_size(lv, lru, -(nr_pages as i64));
-            mm.vmstat.count(Ev::by_type(Ev::PgscanAnon, lru.is_file()), nr_pages);
             out.push(pfn);
-            taken += nr_pages;
+            taken += lru_isolate(mm, lv, pfn);
         }
         taken
     }
@@ -123,9 +101,7 @@ impl CachePolicy {
     /// `nr_to_reclaim` is met or `lru_size >> priority` folios were scanned (at least one
     /// batch, so a small lruvec is reclaimable at any priority).
     fn shrink_lruvec(&mut self, mm: &mut Mm, lv: LruvecId, sc: &mut ScanControl) {
-        let l = &mm.lruvecs[lv as usize];
-        let size = l.lru_size[LruList::InactiveAnon as usize] + l.lru_size[LruList::InactiveFile as usize];
-        let mut budget = (size >> sc.priority.max(0)).max(size.min(SWAP_CLUSTER_MAX));
+        let mut budget = scan_budget(mm, lv, sc);
         let mut folios = std::mem::take(&mut self.isolated);
         while budget > 0 && sc.nr_reclaimed < sc.nr_to_reclaim {
             let n = self.isolate(mm, lv, budget.min(SWAP_CLUSTER_MAX), sc, &mut folios);
@@ -133,13 +109,7 @@ impl CachePolicy {
                 break;
             }
             budget = budget.saturating_sub(n);
-            let item = sc.pgscan_item();
-            if sc.reclaimer != Reclaimer::Memcg {
-                mm.vmstat.count(item, n);
-            }
-            mm.count_memcg_events(mm.lruvecs[lv as usize].memcg, item, n);
-            let stat = shrink_folio_list(mm, self, &mut folios, sc);
-            sc.nr_reclaimed += stat.nr_reclaimed;
+            reclaim_batch(mm, self, lv, n, &mut folios, sc);
             for &pfn in &folios {
                 self.add(mm, pfn);
             }
@@ -215,24 +185,87 @@ impl ReclaimPolicy for CachePolicy {
     }
 
     fn check_invariants(&self, mm: &Mm) -> Result<(), String> {
-        // Pages on the LRU per lruvec: a THP's head key stands for 512.
-        let mut large = vec![0u64; self.lruvecs.len()];
-        for pfn in 0..mm.nr_frames {
-            if mm.frames.test(pfn, pg::LRU) && mm.frames.test(pfn, pg::HEAD) {
-                large[mm.folio_lruvec(pfn) as usize] += mm.folio_nr_pages(pfn) - 1;
-            }
-        }
-        for (lv, a) in self.lruvecs.iter().enumerate() {
-            let l = &mm.lruvecs[lv];
-            let accounted = l.lru_size[LruList::InactiveAnon as usize] + l.lru_size[LruList::InactiveFile as usize];
-            if a.len() as u64 + large[lv] != accounted {
-                return Err(format!("lruvec {lv}: the algorithm holds {} folios ({} pages), the LRU accounts {accounted}", a.len(), a.len() as u64 + large[lv]));
-            }
-            let active = l.lru_size[LruList::ActiveAnon as usize] + l.lru_size[LruList::ActiveFile as usize];
-            if active != 0 {
-                return Err(format!("lruvec {lv}: {active} folios accounted active"));
-            }
-        }
-        Ok(())
+        check_lru_accounting(mm, "the algorithm", |lv| self.lruvecs[lv].len() as u64, self.lruvecs.len())
     }
+}
+
+// ---- The kernel side of a policy that picks reclaim's victims itself (cache:*, policy/ext/) ----
+
+/// The inactive list of the folio's type: all folios of such a policy are accounted there.
+pub(crate) fn lru_of(mm: &Mm, pfn: Pfn) -> LruList {
+    LruList::of(mm.frames.is_file(pfn), false)
+}
+
+/// `lruvec_add_folio` with no active list: on the LRU, accounted on its type's inactive list.
+pub(crate) fn lru_add(mm: &mut Mm, lv: LruvecId, pfn: Pfn) {
+    mm.frames.clear(pfn, pg::ACTIVE);
+    mm.update_lru_size(lv, lru_of(mm, pfn), mm.folio_nr_pages(pfn) as i64);
+    mm.frames.set(pfn, pg::LRU);
+}
+
+/// Isolation of a victim: off the LRU, its pages counted as scanned; returns them (a THP
+/// is one folio of 512).
+pub(crate) fn lru_isolate(mm: &mut Mm, lv: LruvecId, pfn: Pfn) -> u64 {
+    mm.frames.clear(pfn, pg::LRU);
+    let lru = lru_of(mm, pfn);
+    let nr_pages = mm.folio_nr_pages(pfn);
+    mm.update_lru_size(lv, lru, -(nr_pages as i64));
+    mm.vmstat.count(Ev::by_type(Ev::PgscanAnon, lru.is_file()), nr_pages);
+    nr_pages
+}
+
+/// `folio_referenced` (its rmap cost for a mapped folio) + `PG_referenced` on a
+/// candidate: a reference since the last look, tested and cleared.
+pub(crate) fn folio_referenced_at_scan(mm: &mut Mm, pfn: Pfn, sc: &mut ScanControl) -> bool {
+    let mut young = false;
+    if mm.frames.test(pfn, pg::MAPPED) {
+        sc.cost_ns += mm.cfg.cost.rmap_ns;
+        young = mm.frames.test_and_clear(pfn, pg::YOUNG);
+    }
+    mm.frames.test_and_clear(pfn, pg::REFERENCED) | young
+}
+
+/// The pages one `shrink_lruvec` may take: `lru_size >> priority`, and at least one
+/// batch, so a small lruvec is reclaimable at any priority.
+pub(crate) fn scan_budget(mm: &Mm, lv: LruvecId, sc: &ScanControl) -> u64 {
+    let l = &mm.lruvecs[lv as usize];
+    let size = l.lru_size[LruList::InactiveAnon as usize] + l.lru_size[LruList::InactiveFile as usize];
+    (size >> sc.priority.max(0)).max(size.min(SWAP_CLUSTER_MAX))
+}
+
+/// A batch of `n` isolated pages: counted as scanned by `sc`'s reclaimer, then
+/// `shrink_folio_list`; `folios` keeps those it could not free. Returns the pages freed.
+pub(crate) fn reclaim_batch<P: ReclaimPolicy>(mm: &mut Mm, policy: &mut P, lv: LruvecId, n: u64, folios: &mut Vec<Pfn>, sc: &mut ScanControl) -> u64 {
+    let item = sc.pgscan_item();
+    if sc.reclaimer != Reclaimer::Memcg {
+        mm.vmstat.count(item, n);
+    }
+    mm.count_memcg_events(mm.lruvecs[lv as usize].memcg, item, n);
+    let stat = shrink_folio_list(mm, policy, folios, sc);
+    sc.nr_reclaimed += stat.nr_reclaimed;
+    stat.nr_reclaimed
+}
+
+/// Each of the `nr_lruvecs` lruvecs accounts, all on its inactive lists, the pages of the
+/// `held(lv)` folios `who` holds (a THP's head stands for 512 pages).
+pub(crate) fn check_lru_accounting(mm: &Mm, who: &str, held: impl Fn(usize) -> u64, nr_lruvecs: usize) -> Result<(), String> {
+    let mut large = vec![0u64; nr_lruvecs];
+    for pfn in 0..mm.nr_frames {
+        if mm.frames.test(pfn, pg::LRU) && mm.frames.test(pfn, pg::HEAD) {
+            large[mm.folio_lruvec(pfn) as usize] += mm.folio_nr_pages(pfn) - 1;
+        }
+    }
+    for (lv, large) in large.iter().enumerate() {
+        let l = &mm.lruvecs[lv];
+        let accounted = l.lru_size[LruList::InactiveAnon as usize] + l.lru_size[LruList::InactiveFile as usize];
+        let n = held(lv);
+        if n + large != accounted {
+            return Err(format!("lruvec {lv}: {who} holds {n} folios ({} pages), the LRU accounts {accounted}", n + large));
+        }
+        let active = l.lru_size[LruList::ActiveAnon as usize] + l.lru_size[LruList::ActiveFile as usize];
+        if active != 0 {
+            return Err(format!("lruvec {lv}: {active} folios accounted active"));
+        }
+    }
+    Ok(())
 }
