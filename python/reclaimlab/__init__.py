@@ -13,6 +13,7 @@ The engine is Rust (``reclaimlab._core``); this package adds configs, the CLI an
 
 from __future__ import annotations
 
+import contextlib
 import os
 from typing import TYPE_CHECKING, Any, Callable, Mapping
 
@@ -301,9 +302,10 @@ def replay(
     if ext is None and _policy.is_rust_spec(name):
         ext = (_policy.canonical(name), None)
     sim = _core.Simulation(cfg, policy=ext)
-    while not sim.run(source, chunk):
-        if on_progress is not None:
-            on_progress(sim.accesses, source)
+    with _policy.watchdog() if policy is not None else contextlib.nullcontext():
+        while not sim.run(source, chunk):
+            if on_progress is not None:
+                on_progress(sim.accesses, source)
     if on_progress is not None:
         on_progress(sim.accesses, source)
     snapshots = _core.damon_snapshots(sim) if cfg.get("sim.damon_record") != "off" else None

@@ -11,13 +11,17 @@ runs, is ``crates/core/src/policy/ext/mod.rs``; the bridge is ``crates/python/sr
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import hashlib
 import importlib
 import importlib.util
 import os
+import signal
 import sys
-from typing import Any, Callable, Iterable
+import threading
+import time
+from typing import Any, Callable, Iterable, Iterator
 
 from .exceptions import ConfigError
 
@@ -35,6 +39,86 @@ class _HookError(Exception):
     def __init__(self, message: str):
         super().__init__(message)
         self.reclaimlab_hook_message = message
+
+
+#: The longest one hook call may take, in seconds, before the run ends with an error (a
+#: policy that never returns). A class sets its own ``hook_timeout_s``; None or 0: no
+#: limit. Enforced by SIGALRM in a run on the main thread (a run on another thread has
+#: no limit).
+HOOK_TIMEOUT_S = 60.0
+
+#: The hook calls in progress on the main thread: (hook, monotonic start, limit).
+_calls: list[tuple[str, float, float]] = []
+
+
+class _HookTimeout(BaseException):
+    """A hook call outlived its limit. A BaseException, so that a hook's own ``except
+    Exception`` does not swallow it; the bridge reads the message."""
+
+    def __init__(self, hook: str, limit: float):
+        super().__init__(f"{hook} did not return within {limit:g} s")
+        self.reclaimlab_hook_message = f"did not return within {limit:g} s (hook_timeout_s)"
+
+
+class _Timed:
+    """What the engine holds of one instance when its class has a hook time limit: the
+    hooks it calls, each timed for the watchdog, and the flags it reads. The user's
+    object itself is left as it was."""
+
+    def __init__(self, obj: "Policy", limit: float):
+        self._obj, self._limit = obj, limit
+        self._has_admit_folio, self._has_folio_accessed = obj._has_admit_folio, obj._has_folio_accessed
+
+    def _call(self, hook: str, *args: Any) -> Any:
+        _calls.append((hook, time.monotonic(), self._limit))
+        try:
+            return getattr(self._obj, hook)(*args)
+        finally:
+            _calls.pop()
+
+    def init(self, cgroup: str, node: int) -> None:
+        return self._call("init", cgroup, node)
+
+    def evict_folios(self, nr: int) -> Any:
+        return self._call("evict_folios", nr)
+
+    def _events(self, buf: bytes) -> None:
+        return self._call("_events", buf)
+
+    def admit_folio(self, folio: int) -> Any:
+        return self._call("admit_folio", folio)
+
+
+def _guard(obj: "Policy") -> "Policy | _Timed":
+    """``obj`` as the engine should call it: timed unless its class has no limit."""
+    limit = getattr(obj, "hook_timeout_s", HOOK_TIMEOUT_S)
+    return _Timed(obj, limit) if limit else obj
+
+
+@contextlib.contextmanager
+def watchdog() -> Iterator[None]:
+    """While a run with Python policies lasts: SIGALRM every second, raising in a hook
+    call that has run longer than its limit. System calls the alarm interrupts are
+    restarted (``siginterrupt`` off), so the engine's own I/O does not see it."""
+    if threading.current_thread() is not threading.main_thread() or not hasattr(signal, "setitimer"):
+        yield
+        return
+
+    def on_alarm(signum: int, frame: Any) -> None:
+        if _calls:
+            hook, start, limit = _calls[0]
+            if time.monotonic() - start > limit:
+                raise _HookTimeout(hook, limit)
+
+    old = signal.signal(signal.SIGALRM, on_alarm)
+    signal.siginterrupt(signal.SIGALRM, False)
+    signal.setitimer(signal.ITIMER_REAL, 1.0, 1.0)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, old)
+        _calls.clear()
 
 
 def _describe(exc: BaseException) -> str:
@@ -70,6 +154,9 @@ class Policy:
 
     _has_admit_folio = False
     _has_folio_accessed = False
+    #: Seconds one hook call may take before the run ends with an error naming the hook
+    #: (None: no limit); see :data:`HOOK_TIMEOUT_S`.
+    hook_timeout_s: float | None = HOOK_TIMEOUT_S
 
     def init(self, cgroup: str, node: int) -> None:
         """``init(memcg)``: the instance is attached to memory cgroup ``cgroup`` (``""``
@@ -206,15 +293,15 @@ def check(policy: Any) -> None:
         raise ConfigError(f"policy: expected a policy name, a reclaimlab.Policy subclass or instance, got {type(policy).__name__}", key="policy")
 
 
-def attach_factory(policy: Any) -> Callable[[str, int], Policy]:
+def attach_factory(policy: Any) -> Callable[[str, int], "Policy | _Timed"]:
     """``attach(memcg, node)``: a class is instantiated per lruvec; an instance serves
     the first lruvec and copies of it (taken before the run) the others."""
     if isinstance(policy, type):
-        return lambda memcg, node: policy()
+        return lambda memcg, node: _guard(policy())
     template = copy.deepcopy(policy)
     first = [policy]
 
-    def attach(memcg: str, node: int) -> Policy:
-        return first.pop() if first else copy.deepcopy(template)
+    def attach(memcg: str, node: int) -> "Policy | _Timed":
+        return _guard(first.pop() if first else copy.deepcopy(template))
 
     return attach

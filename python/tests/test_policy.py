@@ -105,6 +105,15 @@ class Missing(Policy):
 class Nothing(Base):
     def evict_folios(self, nr):
         return []
+
+class Forever(Base):
+    hook_timeout_s = 1
+    def evict_folios(self, nr):
+        while True:
+            try:
+                pass
+            except Exception:
+                pass
 '''
 
 
@@ -125,6 +134,8 @@ def broken(tmp_path, monkeypatch):
         ("BadAccess", ["policy python:mypol:BadAccess: folio_accessed: folio ", ": KeyError: "]),
         ("NotAList", ["evict_folios: returned a int, not an iterable of folios"]),
         ("Missing", ["evict_folios: NotImplementedError: Missing does not implement evict_folios"]),
+        # A hook that never returns (its own `except Exception` cannot hold the alarm).
+        ("Forever", ["policy python:mypol:Forever: evict_folios: did not return within 1 s (hook_timeout_s)"]),
     ],
 )
 def test_a_broken_policy_is_one_error_line_naming_the_hook(broken, cls, needles):
