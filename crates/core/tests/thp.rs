@@ -520,11 +520,10 @@ fn reclaim_splits_a_thp_without_a_free_swap_cluster() {
     Engine::check_invariants(&m).unwrap();
 }
 
-/// 6.12's `shrink_folio_list` splits a partially mapped THP as soon as reclaim takes it
-/// ("We can free the unmapped pages without IO"); the deferred split shrinker, at
-/// DEF_PRIORITY with a handful of queued THPs, scans nothing (`(4 >> 12) * 4 / 2 = 0`).
+/// Partially mapped THPs under reclaim: each is split once, by reclaim or by the
+/// shrinker when reclaim's priority falls, and leaves its queue.
 #[test]
-fn reclaim_splits_a_partially_mapped_thp_the_shrinker_leaves() {
+fn reclaim_splits_partially_mapped_thps() {
     let (mut m, s) = thps_under_reclaim("16M", "64M", 4);
     for k in 0..4 {
         m.madv_dontneed(s + k * 512, 256);
@@ -543,6 +542,30 @@ fn reclaim_splits_a_partially_mapped_thp_the_shrinker_leaves() {
     // What reclaim split left the queue; the rest wait on it, still partially mapped.
     let memcg = m.mm.frames.memcg(m.mm.pages.pte[(b + 4095) as usize]);
     assert_eq!(m.mm.thp.deferred_split.len(memcg), 4 - split);
+    Engine::check_invariants(&m).unwrap();
+}
+
+/// 6.12's `shrink_folio_list` splits a partially mapped THP as soon as reclaim takes it
+/// and frees the unmapped subpages "without IO": they count as scanned and reclaimed in
+/// that pass (pgscan/pgsteal), not as swap-outs.
+#[test]
+fn reclaim_frees_a_partially_mapped_thps_unmapped_half_without_io() {
+    use reclaimlab_core::policy::ReclaimPolicy;
+    use reclaimlab_core::vmscan::{shrink_folio_list, Reclaimer, ScanControl};
+    let (mut m, s) = thps_under_reclaim("16M", "64M", 1);
+    m.madv_dontneed(s, 256);
+    let pfn = m.mm.pages.pte[(s + 300) as usize];
+    m.mm.frames.clear(pfn, pg::YOUNG | pg::REFERENCED);
+    assert!(m.policy.folio_isolate_lru(&mut m.mm, pfn));
+    let c = |m: &M, name: &str| m.counters().into_iter().find(|(k, _)| k == name).map_or(0, |(_, v)| v);
+    let (steal0, swp0) = (c(&m, "pgsteal_kswapd"), c(&m, "pswpout"));
+    let mut sc = ScanControl::new(Reclaimer::Kswapd, 32);
+    let mut folios = vec![pfn];
+    let r = shrink_folio_list(&mut m.mm, &mut m.policy, &mut folios, &mut sc);
+    assert_eq!(stat(&m, Tc::ThpSplitPage), 1);
+    assert_eq!((r.nr_split_unmapped, r.nr_reclaimed, sc.nr_scanned), (256, 257, 257));
+    assert_eq!((c(&m, "pgsteal_kswapd") - steal0, c(&m, "pswpout") - swp0), (257, 1));
+    assert!(folios.is_empty());
     Engine::check_invariants(&m).unwrap();
 }
 

@@ -47,13 +47,15 @@ pub fn split_folio_lru<P: ReclaimPolicy>(mm: &mut Mm, p: &mut P, head: Pfn, list
 
 /// `split_huge_page` of the THP containing `pfn`: its subpages become base pages; the
 /// unmapped ones (owner `NO_PAGE`) go back to the allocator. No-op if there is no THP.
-/// The LRU entry must have been split already ([`split_folio_lru`]).
-pub fn split_huge_page(mm: &mut Mm, pfn: Pfn) {
+/// The LRU entry must have been split already ([`split_folio_lru`]). Returns the pages
+/// freed.
+pub fn split_huge_page(mm: &mut Mm, pfn: Pfn) -> u64 {
     let head = super::compaction::pageblock_start(pfn);
     let pb = (head >> PAGEBLOCK_ORDER) as usize;
     if !mm.thp.huge.get(pb).copied().unwrap_or(false) {
-        return;
+        return 0;
     }
+    let mut freed = 0;
     debug_assert!(!mm.frames.test(head, pg::HEAD), "split_huge_page of a THP still one LRU folio");
     folio_undo_large_rmappable(mm, pb);
     for p in head..head + PAGEBLOCK_NR_PAGES {
@@ -63,9 +65,11 @@ pub fn split_huge_page(mm: &mut Mm, pfn: Pfn) {
         mm.frames.clear(p, pg::COMPOUND);
         if mm.frames.page(p) == NO_PAGE {
             mm.free_frame(p);
+            freed += 1;
         }
     }
     mm.thp.stat.count(Tc::ThpSplitPage, 1);
+    freed
 }
 
 /// The end of a list, and "on no list" (`list_empty(&folio->_deferred_list)`).

@@ -41,6 +41,9 @@ pub struct ReclaimStat {
     pub nr_congested: u64,
     pub nr_writeback: u64,
     pub nr_immediate: u64,
+    /// Unmapped subpages of split partially mapped THPs freed in this pass: scanned and
+    /// reclaimed here although the caller's isolation did not count them.
+    pub nr_split_unmapped: u64,
 }
 
 /// Grow the zram pool to hold `nr` more compressed pages. Reclaimers run with
@@ -60,6 +63,34 @@ fn zram_reserve(mm: &mut Mm, node: u16, nr: u64) -> bool {
         return false;
     }
     true
+}
+
+/// The unmapped subpages of a partially mapped THP that reclaim split at `pfn` (`freed`
+/// of them, already back in the allocator). The kernel isolates such a folio whole (all
+/// its pages scanned) and frees the unmapped tails in the same `shrink_folio_list`
+/// without IO: they are scanned and reclaimed pages of this pass (`nr_scanned`,
+/// `nr_reclaimed`, `pgscan_*`/`pgsteal_*` by reclaimer and type, globally outside cgroup
+/// reclaim and for the memcg always), not swap-outs. The model's LRU held only the
+/// mapped subpages (docs/thp.md), so they are counted here.
+fn reclaim_unmapped_tails(mm: &mut Mm, pfn: Pfn, freed: u64, sc: &mut ScanControl, stat: &mut ReclaimStat) {
+    if freed == 0 {
+        return;
+    }
+    sc.nr_scanned += freed;
+    stat.nr_reclaimed += freed;
+    stat.nr_split_unmapped += freed;
+    if sc.ignore_references {
+        return; // reclaim_pages (DAMOS pageout) counts no pgscan/pgsteal
+    }
+    let memcg = mm.frames.memcg(pfn);
+    for item in [sc.pgscan_item(), sc.pgsteal_item()] {
+        if sc.reclaimer != Reclaimer::Memcg {
+            mm.vmstat.count(item, freed);
+        }
+        mm.count_memcg_events(memcg, item, freed);
+    }
+    mm.vmstat.count(Ev::PgscanAnon, freed);
+    mm.vmstat.count(Ev::PgstealAnon, freed);
 }
 
 /// Evict what can be evicted from `folios` (isolated, `PG_lru` clear). Returns the
@@ -138,7 +169,8 @@ pub fn shrink_folio_list<P: ReclaimPolicy>(mm: &mut Mm, p: &mut P, folios: &mut 
                     // mapped THP was split when it was unmapped (docs/thp.md), so this is
                     // the first of its subpages reclaim takes.
                     if nr_pages == 1 && mm.frames.test(pfn, pg::COMPOUND) && mm.thp.split_queued[(pfn >> crate::mm::page_alloc::PAGEBLOCK_ORDER) as usize] {
-                        crate::thp::split::split_huge_page(mm, pfn);
+                        let freed = crate::thp::split::split_huge_page(mm, pfn);
+                        reclaim_unmapped_tails(mm, pfn, freed, sc, &mut stat);
                     }
                     let mut cluster = None;
                     if nr_pages > 1 && can_swap_out(mm, pfn, nr_pages, sc) {

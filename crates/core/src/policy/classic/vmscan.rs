@@ -181,7 +181,7 @@ fn shrink_inactive_list<V: ClassicVariant>(c: &mut Classic<V>, mm: &mut Mm, nr_t
     }
     let stat = shrink_folio_list(mm, c, &mut folios, sc);
     move_folios_to_lru(c, mm, &folios);
-    mm.lru_note_cost(lv, file, stat.nr_pageout, nr_scanned - stat.nr_reclaimed);
+    mm.lru_note_cost(lv, file, stat.nr_pageout, nr_scanned + stat.nr_split_unmapped - stat.nr_reclaimed);
     // mm/vmscan.c 6.12: only unqueued dirty folios taken → the flushers are not doing
     // their job: wake them (cgroup v2 does not throttle here).
     if stat.nr_unqueued_dirty == nr_scanned {
