@@ -215,6 +215,7 @@ def main(args: argparse.Namespace) -> int:
         seed=args.seed,
         set=settings,
     )
+    vocab.flush_notes(args)
     with Progress(enabled=not args.quiet) as bar:
         raw = reclaimlab.replay(prep.cfg, prep.source, on_progress=bar.update)
     result = reclaimlab.Result(raw, prep.cfg.items(), prep.workload, prep.transactions)
