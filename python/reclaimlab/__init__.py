@@ -334,7 +334,7 @@ def run(
     """Run one simulation and return its :class:`Result`.
 
     ``config`` is a TOML file path, a dict of dotted keys (``{"vm.swappiness": 10}``) or a
-    :class:`Config`. Replays ``trace`` (a file; ``trace_format`` native|lirs|address|csv,
+    :class:`Config`. Replays ``trace`` (a file; ``trace_format`` native|lirs|address|csv|oracle|damo,
     ``trace_kind`` file-read|file-mapped|anon) or the built-in ``scenario`` (default:
     ``"default"``; ``scale`` grows a scalable scenario such as ``tpcc-stock-level``).
     A transactional scenario adds the metrics ``transactions`` and ``tps``
