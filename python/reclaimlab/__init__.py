@@ -26,6 +26,7 @@ from . import policy as _policy
 from .policy import Policy
 
 if TYPE_CHECKING:
+    import pandas
     import polars
 
 __all__ = [
@@ -68,7 +69,8 @@ CHUNK = 1 << 20
 
 class Result:
     """What a run reports: ``policy``, ``vmstat`` (kernel counter name -> int),
-    ``metrics`` (name -> float) and ``timeseries`` (a polars DataFrame, one row per sample)."""
+    ``metrics`` (name -> float) and ``timeseries`` (a polars DataFrame, one row per sample;
+    :meth:`to_pandas` for pandas, with the ``reclaimlab[pandas]`` extra)."""
 
     def __init__(
         self,
@@ -100,6 +102,13 @@ class Result:
             self._frame = pl.DataFrame({k: pl.Series(k, v, dtype=pl.Float64) for k, v in self._timeseries.items()})
         return self._frame
 
+    def to_pandas(self) -> "pandas.DataFrame":
+        """The time series as a pandas DataFrame. polars converts through pyarrow, so this
+        needs pandas and pyarrow: ``pip install 'reclaimlab[pandas]'`` (an ``ImportError``
+        naming the extra otherwise; ``timeseries.to_pandas()`` is the same conversion)."""
+        require_pandas()
+        return self.timeseries.to_pandas()
+
     def to_dict(self, timeseries: bool = False) -> dict[str, Any]:
         """``{"policy", "vmstat", "metrics"}`` (plus ``"timeseries"`` as lists if asked)."""
         d: dict[str, Any] = {"policy": self.policy, "vmstat": dict(self.vmstat), "metrics": dict(self.metrics)}
@@ -109,6 +118,22 @@ class Result:
 
     def __repr__(self) -> str:
         return f"Result(policy={self.policy!r}, {len(self.vmstat)} vmstat counters, {len(self.metrics)} metrics)"
+
+
+#: What a pandas conversion says when pandas or pyarrow is missing.
+PANDAS_MISSING = "a pandas DataFrame needs pandas and pyarrow (polars converts through Arrow): pip install 'reclaimlab[pandas]'"
+
+
+def require_pandas() -> None:
+    """Raise ``ImportError`` naming the ``reclaimlab[pandas]`` extra unless pandas and
+    pyarrow import."""
+    import importlib
+
+    try:
+        for name in ("pandas", "pyarrow"):
+            importlib.import_module(name)
+    except ImportError as e:
+        raise ImportError(f"{PANDAS_MISSING} (missing: {e.name or e})") from None
 
 
 def transaction_metrics(metrics: Mapping[str, float], transactions: tuple[int, int]) -> dict[str, float]:
