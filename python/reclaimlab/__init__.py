@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any, Callable, Mapping
 
 from . import _core
 from . import config as _config
+from . import trace
 from .cache import cachesim, mrc
 from .listings import knobs, policies, scenarios
 from .exceptions import ConfigError, OutOfMemoryError, ReclaimlabError, TraceError
@@ -45,6 +46,9 @@ __all__ = [
     "scenarios",
     "cachesim",
     "mrc",
+    "trace",
+    "scenario_source",
+    "scenario_info",
     "compare_stats",
     "ReclaimlabError",
     "ConfigError",
@@ -61,7 +65,18 @@ generate = _core.generate
 #: ``write_trace(source, path, compress=False)``: a source (open_trace, generate) as a native trace file.
 write_trace = _core.trace_convert
 cgroup_knobs = _core.cgroup_knobs
+#: ``scenario_info(name)``: a built-in scenario's description, policies, baseline, transactions, clients and
+#: workload parameters (``params``: name, default, meaning).
 scenario_info = _core.scenario_info
+
+
+def scenario_source(name: str, seed: int = 1, scale: float = 1.0, params: Mapping[str, Any] | None = None) -> "_core.Source":
+    """The access stream of the built-in scenario ``name`` (what ``reclaimlab run
+    --scenario NAME --seed SEED --scale SCALE`` replays), with workload ``params`` (name ->
+    value, converted with ``str()``; the names ``scenario_info(name)["params"]`` lists,
+    as an experiment's ``workload_params``). Replay it with ``Simulation(config).run``
+    or write it with :func:`write_trace`."""
+    return _core.scenario_source(name, seed, scale, None if params is None else {str(k): str(v) for k, v in params.items()})
 
 #: Accesses replayed per call into the engine (between progress updates).
 CHUNK = 1 << 20
