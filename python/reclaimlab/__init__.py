@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any, Callable, Mapping
 from . import _core
 from . import config as _config
 from . import trace
-from .cache import cachesim, mrc
+from .cache import Cache, CacheStats, cachesim, mrc
 from .listings import knobs, policies, scenarios
 from .exceptions import ConfigError, OutOfMemoryError, ReclaimlabError, TraceError
 from . import policy as _policy
@@ -46,6 +46,8 @@ __all__ = [
     "scenarios",
     "cachesim",
     "mrc",
+    "Cache",
+    "CacheStats",
     "trace",
     "scenario_source",
     "scenario_info",
