@@ -14,6 +14,8 @@ from typing import TYPE_CHECKING, Iterable, Sequence, Union
 if TYPE_CHECKING:
     import polars
 
+    from . import _core
+
 Sizes = Union[Iterable[Union[int, str]], str]
 
 
@@ -31,10 +33,11 @@ def _sizes(sizes: Sizes, distinct: int) -> list[int]:
     return parse_sizes(text, distinct)
 
 
-def _load(trace: str | PathLike[str], trace_format: str | None):
+def _load(trace: str | PathLike[str], trace_format: str | None) -> "_core.CacheTrace":
     from .cli.cachesim import load
 
-    return load(str(trace), trace_format)
+    loaded: _core.CacheTrace = load(str(trace), trace_format)
+    return loaded
 
 
 def cachesim(trace: str | PathLike[str], algos: str | Sequence[str], sizes: Sizes,
