@@ -19,13 +19,15 @@ from typing import TYPE_CHECKING, Any, Callable, Mapping
 
 from . import _core
 from . import config as _config
-from .cache import cachesim, mrc
+from . import trace
+from .cache import Cache, CacheStats, cachesim, mrc
 from .listings import knobs, policies, scenarios
 from .exceptions import ConfigError, OutOfMemoryError, ReclaimlabError, TraceError
 from . import policy as _policy
 from .policy import Policy
 
 if TYPE_CHECKING:
+    import pandas
     import polars
 
 __all__ = [
@@ -44,6 +46,11 @@ __all__ = [
     "scenarios",
     "cachesim",
     "mrc",
+    "Cache",
+    "CacheStats",
+    "trace",
+    "scenario_source",
+    "scenario_info",
     "compare_stats",
     "ReclaimlabError",
     "ConfigError",
@@ -60,7 +67,18 @@ generate = _core.generate
 #: ``write_trace(source, path, compress=False)``: a source (open_trace, generate) as a native trace file.
 write_trace = _core.trace_convert
 cgroup_knobs = _core.cgroup_knobs
+#: ``scenario_info(name)``: a built-in scenario's description, policies, baseline, transactions, clients and
+#: workload parameters (``params``: name, default, meaning).
 scenario_info = _core.scenario_info
+
+
+def scenario_source(name: str, seed: int = 1, scale: float = 1.0, params: Mapping[str, Any] | None = None) -> "_core.Source":
+    """The access stream of the built-in scenario ``name`` (what ``reclaimlab run
+    --scenario NAME --seed SEED --scale SCALE`` replays), with workload ``params`` (name ->
+    value, converted with ``str()``; the names ``scenario_info(name)["params"]`` lists,
+    as an experiment's ``workload_params``). Replay it with ``Simulation(config).run``
+    or write it with :func:`write_trace`."""
+    return _core.scenario_source(name, seed, scale, None if params is None else {str(k): str(v) for k, v in params.items()})
 
 #: Accesses replayed per call into the engine (between progress updates).
 CHUNK = 1 << 20
@@ -68,7 +86,8 @@ CHUNK = 1 << 20
 
 class Result:
     """What a run reports: ``policy``, ``vmstat`` (kernel counter name -> int),
-    ``metrics`` (name -> float) and ``timeseries`` (a polars DataFrame, one row per sample)."""
+    ``metrics`` (name -> float) and ``timeseries`` (a polars DataFrame, one row per sample;
+    :meth:`to_pandas` for pandas, with the ``reclaimlab[pandas]`` extra)."""
 
     def __init__(
         self,
@@ -100,6 +119,13 @@ class Result:
             self._frame = pl.DataFrame({k: pl.Series(k, v, dtype=pl.Float64) for k, v in self._timeseries.items()})
         return self._frame
 
+    def to_pandas(self) -> "pandas.DataFrame":
+        """The time series as a pandas DataFrame. polars converts through pyarrow, so this
+        needs pandas and pyarrow: ``pip install 'reclaimlab[pandas]'`` (an ``ImportError``
+        naming the extra otherwise; ``timeseries.to_pandas()`` is the same conversion)."""
+        require_pandas()
+        return self.timeseries.to_pandas()
+
     def to_dict(self, timeseries: bool = False) -> dict[str, Any]:
         """``{"policy", "vmstat", "metrics"}`` (plus ``"timeseries"`` as lists if asked)."""
         d: dict[str, Any] = {"policy": self.policy, "vmstat": dict(self.vmstat), "metrics": dict(self.metrics)}
@@ -109,6 +135,22 @@ class Result:
 
     def __repr__(self) -> str:
         return f"Result(policy={self.policy!r}, {len(self.vmstat)} vmstat counters, {len(self.metrics)} metrics)"
+
+
+#: What a pandas conversion says when pandas or pyarrow is missing.
+PANDAS_MISSING = "a pandas DataFrame needs pandas and pyarrow (polars converts through Arrow): pip install 'reclaimlab[pandas]'"
+
+
+def require_pandas() -> None:
+    """Raise ``ImportError`` naming the ``reclaimlab[pandas]`` extra unless pandas and
+    pyarrow import."""
+    import importlib
+
+    try:
+        for name in ("pandas", "pyarrow"):
+            importlib.import_module(name)
+    except ImportError as e:
+        raise ImportError(f"{PANDAS_MISSING} (missing: {e.name or e})") from None
 
 
 def transaction_metrics(metrics: Mapping[str, float], transactions: tuple[int, int]) -> dict[str, float]:
@@ -334,7 +376,7 @@ def run(
     """Run one simulation and return its :class:`Result`.
 
     ``config`` is a TOML file path, a dict of dotted keys (``{"vm.swappiness": 10}``) or a
-    :class:`Config`. Replays ``trace`` (a file; ``trace_format`` native|lirs|address|csv,
+    :class:`Config`. Replays ``trace`` (a file; ``trace_format`` native|lirs|address|csv|oracle|damo,
     ``trace_kind`` file-read|file-mapped|anon) or the built-in ``scenario`` (default:
     ``"default"``; ``scale`` grows a scalable scenario such as ``tpcc-stock-level``).
     A transactional scenario adds the metrics ``transactions`` and ``tps``

@@ -22,7 +22,7 @@ A config file is a TOML document whose tables flatten to the engine's dotted key
 
     [trace]
     path = "traces/app.trace"     # relative to this file
-    format = "address"            # native | lirs | address | csv (default: detect)
+    format = "address"            # native | lirs | address | csv | oracle (default: detect)
     kind = "anon"                 # file-read | file-mapped | anon
 
 Values may be TOML strings, integers, floats or booleans; they are handed to the engine

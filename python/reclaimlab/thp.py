@@ -1,8 +1,8 @@
-"""Seed 003's programs on the one machine (tasks that map and fault, under any reclaim
+"""Mel Gorman's __GFP_THISNODE mmtests report's programs on the one machine (tasks that map and fault, under any reclaim
 policy): ``thpscale`` and ``usemem-stress-numa-compact`` under every
 THP allocation policy (``thp@4.20-rc4``, ``thp+gfp-thisnode-v1``, ``thp@5.4``, ``thp@5.5``,
 ``thp@6.12``), printed in
-the mmtests layout of the seed (:mod:`reclaimlab.stats.mmtests`, era-A rules).
+the mmtests layout of the mmtests report (:mod:`reclaimlab.stats.mmtests`, era-A rules).
 
 thpscale runs the thread counts one after another on one machine per policy, as mmtests'
 ``thpscale-bench`` does within one boot, so each count inherits what the previous ones
@@ -20,10 +20,10 @@ from .stats.mmtests import pdiff, table, vmstat_table
 __all__ = ["SCENARIOS", "THREADS", "USEMEM_THREADS", "is_thp_scenario", "run_thpscale", "run_usemem",
            "thpscale_report", "usemem_report", "scenario_config"]
 
-#: Seed 003's thread counts.
+#: Mel Gorman's __GFP_THISNODE mmtests report's thread counts.
 THREADS = (1, 3, 5, 7, 12, 18, 24, 30, 32)
 USEMEM_THREADS = (1, 3, 4)
-#: The machine of both scenarios (two nodes, as in the seed's two-socket runs), THP
+#: The machine of both scenarios (two nodes, as in the mmtests report's two-socket runs), THP
 #: written ``always`` as the benchmark's setup does, so a smaller ``--memory`` keeps it
 #: (the boot default would turn it off below 512 MiB).
 MACHINE = {"machine.memory": "1G", "machine.nodes": "2", "transparent_hugepage.enabled": "always"}
@@ -90,7 +90,7 @@ def run_usemem(settings: Mapping[str, str] | None = None, memory: str | None = N
 
 
 def _amean_rows(title: str, ops: list[tuple[str, dict[str, list[float]]]], columns: list[str]) -> str:
-    """The ``Amean`` rows of an mmtests table (the seed prints only those)."""
+    """The ``Amean`` rows of an mmtests table (the mmtests report prints only those)."""
     lines = table(ops, columns, higher=False, rule="2018").split("\n")
     body = [ln for ln in lines[2:] if ln.startswith("Amean")]
     return "\n".join([title] + lines[:2] + body)
@@ -158,7 +158,7 @@ def usemem_report(results: Mapping[str, Mapping[int, Mapping[str, Any]]]) -> str
 
 
 def plot_thpscale(results: Mapping[str, Mapping[int, Mapping[str, Any]]], path: str, madvise: bool = True) -> None:
-    """Seed 003's trade-off in one picture: per THP policy, the share of huge faults and
+    """Mel Gorman's __GFP_THISNODE mmtests report's trade-off in one picture: per THP policy, the share of huge faults and
     the mean fault latency (all faults) against the thread count. Written atomically."""
     from pathlib import Path
 

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from reclaimlab import _core
-from reclaimlab.cli.trace import single_region_program
+from reclaimlab.trace import single_region_program
 
 from conftest import assert_user_error, cli
 

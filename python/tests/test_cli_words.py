@@ -1,6 +1,8 @@
-"""Words users know (issue 22): no "seed 00N" in help, scenario descriptions or the
-README; no links to ../shared; counters a policy does not keep print n/a (JSON null);
-tables say runtimes are simulated; the workload line says what the scenario is."""
+"""Words users know (issue 22): no "seed 00N" in help, scenario descriptions, the README,
+the docs or the package's docstrings, and no "the seed's ..." for a source (name it:
+"the TeraSort benchmark's", "the RFC v3 cover letter's"); docs do not send users to
+reclaimlab._core; no links to ../shared; counters a policy does not keep print n/a (JSON
+null); tables say runtimes are simulated; the workload line says what the scenario is."""
 
 from __future__ import annotations
 
@@ -36,6 +38,34 @@ def test_help_says_no_seed_number():
 ])
 def test_descriptions_say_no_seed_number(name, text):
     assert not SEED_N.search(text), (name, SEED_N.search(text))
+
+
+#: Banned in user-facing text: a source called by its number, or "the seed's" (a source's
+#: figures); "the seed" alone is the random seed. Matches across line breaks.
+SOURCE_WORDS = re.compile(r"\bseed[\s-]+0\d\d\b|\bthe\s+seed's\b", re.I)
+USER_TEXT = ["README.md", "BENCHMARKS.md", "docs/*.md", "python/reclaimlab/**/*.py", "python/reclaimlab/**/*.md",
+             "python/reclaimlab/**/*.toml"]
+
+
+def _user_files() -> list[Path]:
+    return sorted({p for pattern in USER_TEXT for p in ROOT.glob(pattern)})
+
+
+def test_docs_and_docstrings_name_their_sources():
+    hits = []
+    for path in _user_files():
+        text = path.read_text(encoding="utf-8")
+        for m in SOURCE_WORDS.finditer(text):
+            hits.append(f"{path.relative_to(ROOT)}:{text.count(chr(10), 0, m.start()) + 1}: {m.group(0)!r}")
+    assert not hits, "\n".join(hits)
+
+
+def test_docs_do_not_send_users_to_core():
+    """The public names (reclaimlab.trace, reclaimlab.Cache, scenario_source ...) cover what
+    users call; docs/ARCHITECTURE.md, the source map, may name the extension module."""
+    hits = [f"{p.relative_to(ROOT)}: {line.strip()}" for p in [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+            if p.name != "ARCHITECTURE.md" for line in p.read_text().splitlines() if "reclaimlab._core" in line]
+    assert not hits, hits
 
 
 def test_no_links_outside_the_repository():

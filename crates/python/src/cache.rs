@@ -248,8 +248,165 @@ fn cache_lru_mrc(
     Ok(py.detach(|| mrc::shards_by(&keys.keys, nr, rate, |k| keys.original(k)).miss_ratios(&sizes)))
 }
 
+/// One cache of a reference algorithm fed request by request (`reclaimlab.Cache`). Page
+/// numbers of any size get dense ids in order of first request, as `cache_load` numbers a
+/// trace. The algorithms keep per-id arrays, so when a new page does not fit the id space
+/// the cache is rebuilt at twice the ids and the requests so far are replayed into it (the
+/// algorithms are deterministic: same state, amortised one replay per request); with
+/// `pages` the id space is fixed, no request is kept, and a page beyond it is an error.
+#[pyclass(module = "reclaimlab._core", unsendable)]
+pub struct CacheSim {
+    algo: Algo,
+    size: usize,
+    cache: Box<dyn reclaimlab_cache::Cache>,
+    ids: std::collections::HashMap<u64, u32>,
+    /// The id space `cache` was built for.
+    space: u32,
+    fixed: bool,
+    /// Every request's dense id (not kept with a fixed id space).
+    history: Vec<u32>,
+    hits: u64,
+    misses: u64,
+}
+
+/// The id space a cache starts with when none is given.
+const INITIAL_IDS: u32 = 1024;
+
+impl CacheSim {
+    fn build(algo: Algo, size: usize, space: u32) -> PyResult<Box<dyn reclaimlab_cache::Cache>> {
+        let what = || format!("a {} cache of {size} pages over {space} page ids", algo.name());
+        reclaimlab_trace::mem::probe(algo.memory_estimate(size, space, 0), &what).map_err(invalid)?;
+        Ok(reclaimlab_cache::build(algo, size, space))
+    }
+
+    /// The dense id of `page`, growing the id space (or refusing) as needed.
+    fn id(&mut self, page: u64) -> PyResult<u32> {
+        if let Some(&id) = self.ids.get(&page) {
+            return Ok(id);
+        }
+        let id = self.ids.len() as u32;
+        if id >= self.space {
+            if self.fixed {
+                return Err(invalid(format!(
+                    "page {page} is distinct page {} of a cache made for pages={}",
+                    id as u64 + 1,
+                    self.space
+                )));
+            }
+            let space = self.space.saturating_mul(2).max(id + 1);
+            let mut cache = Self::build(self.algo, self.size, space)?;
+            for &k in &self.history {
+                cache.access(k);
+            }
+            self.cache = cache;
+            self.space = space;
+        }
+        self.ids.insert(page, id);
+        Ok(id)
+    }
+
+    fn request(&mut self, page: u64) -> PyResult<bool> {
+        let id = self.id(page)?;
+        if !self.fixed {
+            self.history.push(id);
+        }
+        let hit = self.cache.access(id);
+        if hit {
+            self.hits += 1;
+        } else {
+            self.misses += 1;
+        }
+        Ok(hit)
+    }
+}
+
+#[pymethods]
+impl CacheSim {
+    #[new]
+    #[pyo3(signature = (algo, size, pages = None))]
+    fn new(algo: &str, size: usize, pages: Option<u32>) -> PyResult<Self> {
+        let al = parse_algo(algo)?;
+        if al.offline() {
+            return Err(invalid(format!(
+                "{} needs the whole trace ahead (next-access times): use reclaimlab.cachesim(trace, \"{}\", sizes)",
+                al.name(),
+                al.name()
+            )));
+        }
+        if size < al.min_size() {
+            return Err(invalid(format!(
+                "{} needs a cache of at least {} pages (got {size}), as its authors' simulator does",
+                al.name(),
+                al.min_size()
+            )));
+        }
+        let space = pages.unwrap_or(INITIAL_IDS);
+        Ok(CacheSim {
+            algo: al,
+            size,
+            cache: Self::build(al, size, space)?,
+            ids: std::collections::HashMap::new(),
+            space,
+            fixed: pages.is_some(),
+            history: Vec::new(),
+            hits: 0,
+            misses: 0,
+        })
+    }
+    /// The algorithm's name (as `cache_algos` spells it).
+    #[getter]
+    fn algo(&self) -> &'static str {
+        self.algo.name()
+    }
+    /// Capacity in pages.
+    #[getter]
+    fn size(&self) -> usize {
+        self.size
+    }
+    #[getter]
+    fn hits(&self) -> u64 {
+        self.hits
+    }
+    #[getter]
+    fn misses(&self) -> u64 {
+        self.misses
+    }
+    /// Distinct pages requested so far.
+    #[getter]
+    fn distinct(&self) -> usize {
+        self.ids.len()
+    }
+    /// Pages resident now.
+    fn __len__(&self) -> usize {
+        self.cache.len()
+    }
+    /// One request: True on a hit (on a miss the page is inserted, evicting as needed).
+    fn access(&mut self, page: u64) -> PyResult<bool> {
+        self.request(page)
+    }
+    /// Requests in order; returns (hits, misses) among them.
+    fn process(&mut self, pages: Vec<u64>) -> PyResult<(u64, u64)> {
+        let (h, m) = (self.hits, self.misses);
+        for p in pages {
+            self.request(p)?;
+        }
+        Ok((self.hits - h, self.misses - m))
+    }
+    /// A loaded trace's requests in order (its page numbers, not `cache_load`'s dense ids);
+    /// returns (hits, misses) among them.
+    fn process_trace(&mut self, trace: &CacheTrace) -> PyResult<(u64, u64)> {
+        let (h, m) = (self.hits, self.misses);
+        let keys = trace.keys.clone();
+        for &k in &keys.keys {
+            self.request(keys.original(k) as u64)?;
+        }
+        Ok((self.hits - h, self.misses - m))
+    }
+}
+
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<CacheTrace>()?;
+    m.add_class::<CacheSim>()?;
     m.add_function(wrap_pyfunction!(cache_load, m)?)?;
     m.add_function(wrap_pyfunction!(cache_trace_from_keys, m)?)?;
     m.add_function(wrap_pyfunction!(cache_algos, m)?)?;

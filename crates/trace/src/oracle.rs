@@ -24,7 +24,7 @@ use std::collections::HashMap;
 use std::hash::BuildHasherDefault;
 
 use crate::pagemap::U64Hasher;
-use crate::{Access, AccessKind, AccessSource, Error, ErrorKind, Result, TraceMeta};
+use crate::{Access, AccessKind, AccessSource, Error, ErrorKind, FileRange, Result, TraceMeta};
 
 /// Bytes per oracleGeneral record.
 pub const RECORD_BYTES: usize = 24;
@@ -167,18 +167,21 @@ pub struct OracleReader {
 impl OracleReader {
     pub fn open(path: &Path, kind: Option<AccessKind>) -> Result<Self> {
         let (input, n) = open_read(path)?;
+        let flags = kind.unwrap_or(AccessKind::FileRead).flags();
         Ok(OracleReader {
             path: path.into(),
             input,
             pages: IdMap::default(),
-            flags: kind.unwrap_or(AccessKind::FileRead).flags(),
+            flags,
             meta: TraceMeta {
                 format: "oracle".into(),
                 nr_records: n,
                 nr_pages: None,
                 cgroups: vec![String::new()],
                 tick_ps: 0,
-                files: Vec::new(),
+                // As a LIRS block trace: read as page cache it is one device-sized file
+                // whose page ids are the objects in order of first request.
+                files: if flags & crate::flags::FILE != 0 { FileRange::whole_id_space() } else { Vec::new() },
                 ops: Vec::new(),
             },
             records: 0,

@@ -1,7 +1,8 @@
 """The ``reclaimlab`` command: one module per subcommand.
 
 Every error the user can cause (bad config, unreadable or corrupt trace, unknown
-policy) ends as one line ``reclaimlab: error: <message>`` on stderr and exit status 2.
+policy) ends as one line ``reclaimlab: error: <message>`` on stderr and exit status 2 (a
+deprecated option's note is printed only when the command goes on: cli/vocab.py).
 """
 
 from __future__ import annotations
@@ -104,9 +105,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         from ..exceptions import ReclaimlabError
 
+        from .vocab import flush_notes
+
         args = build_parser().parse_args(argv)
         set_max_memory(args.max_memory)
-        return int(args.func(args) or 0)
+        status = int(args.func(args) or 0)
+        if status == 0:
+            flush_notes(args)  # a deprecated spelling's note, unless the command printed it
+        return status
     except ReclaimlabError as e:
         return error(str(e))
     except KeyboardInterrupt:

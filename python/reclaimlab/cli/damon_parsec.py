@@ -1,9 +1,9 @@
-"""``reclaimlab run damon-reclaim-parsec``: seed 004's table.
+"""``reclaimlab run damon-reclaim-parsec``: the DAMON_RECLAIM RFC v3 cover letter's table.
 
-Every PARSEC3/SPLASH-2X profile runs without DAMON_RECLAIM and under the seed's seven
+Every PARSEC3/SPLASH-2X profile runs without DAMON_RECLAIM and under the DAMON_RECLAIM RFC v3 cover letter's seven
 configurations (no quota; 10, 50, 200 ms/s time quotas, each without and with
 prioritization), in worker processes. The table gives memory saving, runtime slowdown
-and DAMON_RECLAIM's CPU share over the suite, computed as the seed's tooling
+and DAMON_RECLAIM's CPU share over the suite, computed as the DAMON_RECLAIM RFC v3 cover letter's tooling
 (damon-tests) does: memory saving = −(Σ memused_cfg/Σ memused_orig − 1)·100 with
 memused the time-averaged memory in use, slowdown = (Σ runtime_cfg/Σ runtime_orig − 1)·100,
 both summed over the workloads, and the mean CPU share; ``--detail`` adds one table per
@@ -20,7 +20,7 @@ from .._pool import process_pool
 from . import vocab
 from ._table import table
 
-#: Seed 004's own numbers (RFC v3 cover letter), for the side-by-side column.
+#: The DAMON_RECLAIM RFC v3 cover letter's own numbers (SeongJae Park, 2021), for the side-by-side column.
 SEED = {
     ("N", False): (47.16, 5.4, 11.62),
     ("10ms/s", False): (4.55, 2.51, 1.78),
@@ -63,7 +63,7 @@ def run_table(scale: float = 1.0, seed: int = 1, settings: dict | None = None, j
 
 
 def averages(per_workload: dict) -> list[dict]:
-    """The seed's rows, formed as damon-tests' ``perf/_summary_results.sh`` forms the
+    """The DAMON_RECLAIM RFC v3 cover letter's rows, formed as damon-tests' ``perf/_summary_results.sh`` forms the
     "total"/"average" rows the DAMON evaluations quote: memory saving and slowdown from
     the sums over the workloads (−(Σ memused_cfg / Σ memused_orig − 1)·100 and
     (Σ runtime_cfg / Σ runtime_orig − 1)·100, so large and long workloads weigh more),

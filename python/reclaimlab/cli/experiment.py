@@ -79,6 +79,7 @@ def run_main(args: argparse.Namespace) -> int:
 
         exp.noise = by_name(args.noise)
     vocab.check_jobs(args.jobs)
+    vocab.flush_notes(args)
     out = args.out or exp.name
     t0 = time.monotonic()
     stored = []

@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 from . import vocab
+from .trace import FORMATS as TRACE_FORMATS
 from ..counters import SHADOWLESS, tracked_vmstat, untracked
 from ._table import number, size, table
 
@@ -86,8 +87,8 @@ def add_parser(sub) -> None:
         help="grow a scalable scenario linearly (tpcc-stock-level: 1 = 1G machine, 32 = the RFC's 32G VM)",
     )
     vocab.add(w, "trace", "replay this trace file")
-    vocab.add(w, "trace-format", "native | lirs | address | csv | damo (a damo record, docs/damo.md) (default: detect)",
-              choices=("native", "lirs", "address", "csv", "damo"))
+    vocab.add(w, "trace-format", "native | lirs | address | csv | oracle (libCacheSim oracleGeneral) | damo (a damo "
+              "record, docs/damo.md) (default: detect)", choices=TRACE_FORMATS)
     vocab.add(
         w,
         "trace-kind",
@@ -215,6 +216,7 @@ def main(args: argparse.Namespace) -> int:
         seed=args.seed,
         set=settings,
     )
+    vocab.flush_notes(args)
     with Progress(enabled=not args.quiet) as bar:
         raw = reclaimlab.replay(prep.cfg, prep.source, on_progress=bar.update)
     result = reclaimlab.Result(raw, prep.cfg.items(), prep.workload, prep.transactions)

@@ -1,4 +1,4 @@
-"""``reclaimlab run thpscale`` / ``reclaimlab run usemem-stress-numa-compact``: seed 003's
+"""``reclaimlab run thpscale`` / ``reclaimlab run usemem-stress-numa-compact``: Mel Gorman's __GFP_THISNODE mmtests report's
 workloads under every THP allocation policy, in the mmtests layout (docs/thp.md), with the
 reclaim policy ``--policy`` names (default classic@6.15)."""
 

@@ -1,18 +1,17 @@
-"""``reclaimlab trace info|convert|gen``: inspect, convert and synthesise traces."""
+"""``reclaimlab trace info|convert|gen``: inspect, convert and synthesise traces (the
+work is :mod:`reclaimlab.trace`'s, the public Python API of these commands)."""
 
 from __future__ import annotations
 
 import argparse
 import json
-from pathlib import Path
 
 from . import vocab
 from ._table import table
+from ..trace import FORMATS, KINDS
 
 HELP = "inspect, convert and generate page-access traces"
 
-FORMATS = ("native", "lirs", "address", "csv", "oracle", "damo")
-KINDS = ("file-read", "file-mapped", "anon")
 KIND_HELP = (
     "how records that lack it are classified: file-read (page cache via read()), "
     "file-mapped (mmap'd file), anon (anonymous memory)"
@@ -123,25 +122,11 @@ def add_damo_args(p: argparse.ArgumentParser) -> None:
                    help="do not write every recorded page once at time 0 (then never-accessed regions do not exist)")
 
 
-def open_source(path: str, fmt: str | None, kind: str | None, args: argparse.Namespace):
-    """A trace source for PATH: a damo record through :mod:`reclaimlab.damo_workload`,
-    anything else through the engine's readers."""
-    from .. import _core
-
-    if fmt == "damo":
-        from ..damo_workload import source
-
-        return source(path, scale=args.scale, populate=args.populate, kind=kind or "anon", seed=args.seed)
-    return _core.open_trace(path, fmt, kind)
-
-
 def cmd_info(args: argparse.Namespace) -> int:
-    from .. import _core
+    from ..trace import info as trace_info
 
-    src = open_source(args.file, args.trace_format, args.trace_kind, args)
-    info = _core.trace_info(src)
-    if info["format"] == "native":
-        info["storage"] = _core.native_storage(args.file)
+    info = trace_info(args.file, trace_format=args.trace_format, trace_kind=args.trace_kind, seed=args.seed,
+                      scale=args.scale, populate=args.populate)
     if args.json:
         print(json.dumps(info))
         return 0
@@ -188,61 +173,27 @@ def storage_row(s: dict, records: int) -> str:
     return f"compressed (version 2), {ratio:.1f}x: {per:.2f} bytes a record; {size}"
 
 
-def _write(src, output: str, compress: bool = False) -> int:
-    from .. import _core
-
-    # The native writer is atomic itself (a `.<name>.tmp-<pid>-<n>` renamed on success), and
-    # its errors name the target, not a temporary file.
-    return _core.trace_convert(src, str(output), compress)
-
-
 def cmd_convert(args: argparse.Namespace) -> int:
-    from .. import _core
+    from ..trace import convert
 
-    src = open_source(args.input, args.trace_format, args.trace_kind, args)
-    to = getattr(args, "to", None) or ("oracle" if "oraclegeneral" in Path(args.output).name.lower() else "native")
-    if to == "oracle":
-        tr = _core.cache_load(src, str(args.input))
-        n = tr.write_oracle(str(args.output))  # atomic, as the native writer
-    else:
-        n = _write(src, args.output, args.compress)
+    n = convert(args.input, args.output, trace_format=args.trace_format, trace_kind=args.trace_kind, to=args.to,
+                compress=args.compress, seed=args.seed, scale=args.scale, populate=args.populate)
     print(f"wrote {n:,} records to {args.output}")
     return 0
 
 
-def single_region_program(pattern: str, pages: int, accesses: int, kind: str = "anon", write_ratio: float = 0.0,
-                          cgroup: str = "", alpha: float = 1.0) -> dict:
-    """The program dict of a one-region, one-phase trace."""
-    pat = f"zipf:{alpha}" if pattern == "zipf" else pattern
-    return {
-        "regions": [{"name": "main", "pages": pages, "kind": kind, "write_ratio": write_ratio, "cgroup": cgroup}],
-        "phases": [{"name": pattern, "accesses": accesses, "streams": [{"region": "main", "pattern": pat, "weight": 1.0}]}],
-        "repeat": 1,
-    }
-
-
 def cmd_gen(args: argparse.Namespace) -> int:
-    from .. import _core
+    from ..trace import generate
 
-    program = single_region_program(args.pattern, args.pages, args.accesses, args.trace_kind, args.write_ratio,
-                                     args.cgroup, getattr(args, "alpha", 1.0))
-    src = _core.generate(program, args.seed)
-    n = _write(src, args.output)
+    n = generate(args.pattern, args.output, pages=args.pages, accesses=args.accesses, alpha=getattr(args, "alpha", 1.0),
+                 trace_kind=args.trace_kind, write_ratio=args.write_ratio, cgroup=args.cgroup, seed=args.seed)
     print(f"wrote {n:,} records to {args.output}")
     return 0
 
 
 def cmd_gen_program(args: argparse.Namespace) -> int:
-    from .. import _core
-    from ..program import load_program
+    from ..trace import generate
 
-    from ..exceptions import ReclaimlabError
-
-    program = load_program(args.program)
-    try:
-        src = _core.generate(program, args.seed)
-    except ReclaimlabError as e:
-        raise type(e)(f"{args.program}: {e}") from None
-    n = _write(src, args.output)
+    n = generate("program", args.output, program=args.program, seed=args.seed)
     print(f"wrote {n:,} records to {args.output}")
     return 0

@@ -7,6 +7,7 @@ import argparse
 import json
 
 from . import vocab
+from .trace import FORMATS as TRACE_FORMATS
 from ._table import table
 
 HELP = "offline tuning: sweep DAMON_RECLAIM parameters, print the saving/slowdown frontier"
@@ -38,8 +39,8 @@ def add_parser(sub) -> None:
                         epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
     w = d.add_argument_group("workload (one of)")
     vocab.add(w, "trace", help="a trace file (any format `reclaimlab run --trace` reads)")
-    vocab.add(w, "trace-format", aliases=(), choices=("native", "lirs", "address", "csv", "damo"),
-                   help="native | lirs | address | csv | damo (default: detect)")
+    vocab.add(w, "trace-format", aliases=(), choices=TRACE_FORMATS,
+                   help="native | lirs | address | csv | oracle | damo (default: detect)")
     vocab.add(w, "trace-kind", aliases=(), choices=("file-read", "file-mapped", "anon"),
                    help="what records lacking it are (file-read, file-mapped, anon)")
     vocab.add(w, "scenario", help="a built-in scenario (`reclaimlab scenarios`)")

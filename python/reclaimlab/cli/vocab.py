@@ -2,7 +2,8 @@
 
 Subcommands add a shared concept with :func:`add` instead of ``add_argument``; the
 spelling and metavar come from :data:`VOCAB`, and the spellings a concept had before
-are registered as hidden aliases that still work but print a one-line deprecation note.
+are registered as hidden aliases that still work but print a one-line deprecation note
+once the command goes on (:func:`flush_notes`; bad input is the one error line alone).
 docs/cli.md's "Shared options" table is :func:`markdown` (checked by a test), and
 python/tests/test_cli_vocab.py walks every parser for a concept spelled two ways.
 Regenerate it with
@@ -55,15 +56,20 @@ VOCAB: dict[str, Concept] = {c.name: c for c in (
 )}
 
 
+NOTES = "_deprecation_notes"  # the namespace attribute the notes wait in
+
+
 class _Deprecated(argparse.Action):
-    """A hidden old spelling: stores like the concept's option, with a note on stderr."""
+    """A hidden old spelling: stores like the concept's option, with a note kept on the
+    namespace for :func:`flush_notes` (so bad input later on is one line, the error)."""
 
     def __init__(self, option_strings: Sequence[str], dest: str, use: str = "", **kwargs: Any) -> None:
         self.use = use
         super().__init__(option_strings, dest, **kwargs)
 
     def __call__(self, parser, namespace, values, option_string=None) -> None:  # type: ignore[override]
-        print(f"reclaimlab: note: {option_string} is deprecated; use {self.use}", file=sys.stderr)
+        notes = getattr(namespace, NOTES, None) or []
+        setattr(namespace, NOTES, [*notes, f"reclaimlab: note: {option_string} is deprecated; use {self.use}"])
         if self.nargs == 0:
             values = self.const
         if getattr(self, "append", False):
@@ -95,6 +101,15 @@ def add(parser: Any, concept: str, help: str | None = None, *, aliases: Sequence
         alias.concept = concept  # type: ignore[attr-defined]
         alias.append = kwargs.get("action") == "append"  # type: ignore[attr-defined]
     return action
+
+
+def flush_notes(args: argparse.Namespace) -> None:
+    """Print the deprecation notes the command line earned, once: a command calls this when
+    its input is checked and the work starts; ``reclaimlab.cli.main`` calls it when the
+    command succeeds and drops the notes when it ends in an error."""
+    for note in getattr(args, NOTES, None) or []:
+        print(note, file=sys.stderr)
+    setattr(args, NOTES, [])
 
 
 def check_jobs(jobs: int | None) -> None:

@@ -1,7 +1,7 @@
 """The noise model: what differs between two reboots of a real machine, drawn per run.
 
 The engine is deterministic, so repetitions that differ only by the workload generator's
-seed have a spread far below a real machine's (seed 002's reboots: 1–4 % of the mean).
+seed have a spread far below a real machine's (the MGLRU Apache Hadoop TeraSort benchmark's reboots: 1–4 % of the mean).
 A noise model perturbs the *machine* of each run, never its result: every knob below
 becomes a change of engine knobs (``cost.*``, ``swap.ssd.*``, ``machine.kernel_used``)
 before the run, and the engine's mechanisms carry it to the metric — a slower device

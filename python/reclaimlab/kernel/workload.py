@@ -35,7 +35,7 @@ sequence access by access (docs/kernel.md, "One sequence, two replays").
   in a root that holds its binary, libraries and generated input; the simulator replays
   its recording (``reclaimlab record``, made once and cached).
 - ``thpscale``: ``threads`` (``1+4``: thread counts joined by ``+``, run in order in one
-  boot), ``madvise`` (1), ``mapsize_pct`` (80): mmtests' thpscale (seed 003) run by the
+  boot), ``madvise`` (1), ``mapsize_pct`` (80): mmtests' thpscale (Mel Gorman's __GFP_THISNODE mmtests report (Dec 2018)) run by the
   guest program ``guest/thp.c`` itself, not replayed: per thread count fill anonymous
   memory, punch a hole in every 2 MiB, read a file into the page cache, then fault a
   (``MADV_HUGEPAGE``) region stride by stride. Sizes follow the guest's MemTotal; the

@@ -1,4 +1,4 @@
-"""Statistics for comparing runs: Welch's t-test printed the way seed 002's R script prints
+"""Statistics for comparing runs: Welch's t-test printed the way the MGLRU Apache Hadoop TeraSort benchmark's R script prints
 it (:mod:`.welch`) and mmtests-style comparison tables (:mod:`.mmtests`).
 
 Both work on *measurements*: a polars DataFrame with the columns ``metric``, ``variant``,

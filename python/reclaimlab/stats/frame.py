@@ -79,7 +79,7 @@ def _num(v: float) -> float | None:
 
 
 def verdict(w: Any) -> str:
-    """``no test`` (R stopped), ``no significance`` or ``significant`` (seed 002's rule)."""
+    """``no test`` (R stopped), ``no significance`` or ``significant`` (the MGLRU Apache Hadoop TeraSort benchmark's rule)."""
     if w.error is not None:
         return "no test"
     return "significant" if w.significant else "no significance"
@@ -127,7 +127,7 @@ def welch_frame(records: list[dict[str, Any]]):
 def comparisons(source: str | os.PathLike, metric: str | None = None, baseline: str | None = None):
     """Every Welch test ``reclaimlab compare SOURCE`` prints, as a polars DataFrame:
     comparison, the configuration columns, baseline, other, n_*, mean_*, t, df, p, ci_low,
-    ci_high (R's CI of mean(baseline) − mean(other)), change_low/high_pct (the seed's
+    ci_high (R's CI of mean(baseline) − mean(other)), change_low/high_pct (the TeraSort benchmark's
     percentage interval of the change of other against baseline) and verdict."""
     return welch_frame(welch_records(select(source, metric, baseline)))
 

@@ -17,7 +17,7 @@ so a **positive percentage always means better**. The baseline shows ``(   0.00%
 
 Significance (§1.4), on the Amean/Hmean row only; a significant cell prints ``*  x.xx%*``:
 
-* ``rule="2018"`` (mmtests 2018-10 … 2024-08, seed 003): t = |m_b − m_n| /
+* ``rule="2018"`` (mmtests 2018-10 … 2024-08, Mel Gorman's __GFP_THISNODE mmtests report (Dec 2018)): t = |m_b − m_n| /
   sqrt(s_b²/n_b + s_n²/n_n) with the arithmetic SDs, **df = n_b + n_n − 2**, p = 2·P(T > t);
   significant iff p < 0.10. Both SDs 0: significant iff the means differ.
 * ``rule="2024"`` (mmtests 8cd087ae, 2024-11 onward): each mean ± qnorm(0.975)·SD (the
@@ -311,7 +311,7 @@ def vmstat_table(columns: list[str], runs: Mapping[str, Sequence[tuple[Mapping[s
     maps a column to its runs' ``(vmstat deltas, elapsed s)``. Counters (and elapsed) are
     averaged over a column's runs before the ratios are taken. ``rule="2024"`` prints the
     current layout ("Ops " prefix, %15.2f, no percentage column); ``"2018"`` the old one
-    (counts as integers, efficiencies with a "%" suffix, as in seed 003)."""
+    (counts as integers, efficiencies with a "%" suffix, as in Mel Gorman's __GFP_THISNODE mmtests report (Dec 2018))."""
     per = vmstat_columns(columns, runs)
     names = [r[0] for r in per[columns[0]]] if columns else []
     heads = [_split_name(c) for c in columns]

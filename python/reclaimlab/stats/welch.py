@@ -1,6 +1,6 @@
-"""Welch's two-sample t-test, printed exactly as seed 002's R script prints it.
+"""Welch's two-sample t-test, printed exactly as the MGLRU Apache Hadoop TeraSort benchmark's R script prints it.
 
-The seed runs ``t.test(x, y)`` (R's default: Welch, two-sided, 95%) with ``x`` the
+The TeraSort benchmark runs ``t.test(x, y)`` (R's default: Welch, two-sided, 95%) with ``x`` the
 baseline, prints the ``htest`` object, and then the CI of ``mean(x) - mean(y)`` as a
 percentage of the baseline mean::
 
@@ -13,7 +13,7 @@ smaller). ``scipy.stats.ttest_ind(x, y, equal_var=False)`` gives R's t, df and p
 ``.confidence_interval(0.95)`` its CI, to every printed digit (reference §2); the
 formatting of :mod:`.rformat` reproduces ``print.htest``.
 
-The seed's summary tables print the means and the CI of ``mean(y) - mean(x)`` in seconds
+The TeraSort benchmark's summary tables print the means and the CI of ``mean(y) - mean(x)`` in seconds
 *truncated* (not rounded) to two decimals (911.813 → "911.81", 910.196 → "910.19",
 -48.39677 → "-48.39"); :func:`table` does the same.
 
@@ -59,12 +59,12 @@ class Welch:
 
     @property
     def pct(self) -> tuple[float, float]:
-        """The seed's ``p``: the CI times 100 over the baseline mean."""
+        """The TeraSort benchmark's ``p``: the CI times 100 over the baseline mean."""
         return (self.ci[0] * 100 / self.mean_x, self.ci[1] * 100 / self.mean_x)
 
     @property
     def significant(self) -> bool:
-        """False iff the percentage interval straddles zero (the seed's test, verbatim);
+        """False iff the percentage interval straddles zero (the TeraSort benchmark's test, verbatim);
         False when R gives no interval (:attr:`error`)."""
         if self.error is not None:
             return False
@@ -189,12 +189,12 @@ def compare(df: Any, by: str = "variant", baseline: str | None = None, conf: flo
 
 
 def _trunc2(v: float) -> str:
-    """Truncate toward zero to 2 decimals, as the seed's tables print."""
+    """Truncate toward zero to 2 decimals, as the TeraSort benchmark's tables print."""
     return str(Decimal(repr(float(v))).quantize(Decimal("0.01"), rounding=ROUND_DOWN))
 
 
 def table(results: list[Welch], title: str = "Mean (s)") -> str:
-    """The seed's Table 1/2 layout: rows = the last grouping column, columns = the
+    """The TeraSort benchmark's Table 1/2 layout: rows = the last grouping column, columns = the
     others; each cell "mean x / mean y" over "[CI of y - x]" (truncated to 2 decimals)."""
     if not results:
         return ""
@@ -230,7 +230,7 @@ def table(results: list[Welch], title: str = "Mean (s)") -> str:
         out.append(line(r, [cell.get((r, c), ("", ""))[0] for c in cols]))
         out.append(line("", [cell.get((r, c), ("", ""))[1] for c in cols]))
         out.append(sep)
-    if not multi:  # say which side is which (the seed's caption did)
+    if not multi:  # say which side is which (the TeraSort benchmark's caption did)
         w = results[0]
         import textwrap
 

@@ -170,7 +170,7 @@ def _find(raw: Mapping[str, Any], name: str) -> float | None:
 
 
 def measure(raw: Mapping[str, Any], base: Mapping[str, float]) -> tuple[dict[str, float], dict[str, float]]:
-    """Seed 004's three numbers of one run against the baseline's metrics, plus the
+    """The DAMON_RECLAIM RFC v3 cover letter's three numbers of one run against the baseline's metrics, plus the
     run's own runtime and memory; and DAMON_RECLAIM's counters."""
     m = raw["metrics"]
     mem, mem0 = float(m["mem_used_avg_bytes"]), float(base["mem_used_avg_bytes"])
