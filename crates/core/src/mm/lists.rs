@@ -1,5 +1,6 @@
 //! Intrusive doubly-linked lists over page frames (the kernel's `struct list_head`
-//! embedded in `struct page`, here as two flat `u32` arrays).
+//! embedded in `struct page`, here as two flat `u32` arrays). An arena of its own may
+//! link other dense ids the same way (the THP deferred split queues link pageblocks).
 //!
 //! Every frame has one `prev`/`next` pair, so a frame is on at most one list at a time:
 //! an LRU list (reclaim) or a buddy free list (page allocator), exactly as `page->lru`

@@ -10,6 +10,7 @@
 //! (`MADV_DONTNEED` of part of it, which splits the LRU entry at once: docs/thp.md).
 
 use super::Tc;
+use crate::mm::lists::{ListArena, ListHead};
 use crate::mm::page::{pg, NO_PAGE};
 use crate::mm::page_alloc::{Pfn, PAGEBLOCK_NR_PAGES, PAGEBLOCK_ORDER};
 use crate::mm::Mm;
@@ -72,113 +73,86 @@ pub fn split_huge_page(mm: &mut Mm, pfn: Pfn) -> u64 {
     freed
 }
 
-/// The end of a list, and "on no list" (`list_empty(&folio->_deferred_list)`).
-const NIL: u32 = u32::MAX;
-
 /// The deferred split queues (mm/huge_memory.c 6.12 `struct deferred_split`), one per
 /// memcg (`get_deferred_split_queue`: a charged folio's is its memcg's): lists of THP
-/// heads linked through their pageblocks (`folio->_deferred_list`), oldest first. Since
-/// 6.12 every anonymous THP joins its queue when mapped (`deferred_split_folio(folio,
-/// false)`, `split_underused_thp` on by default) and a partial unmap marks it
-/// `PG_partially_mapped`, so the shrinker's count is every queued THP.
-#[derive(Default)]
+/// heads linked through their pageblocks (`folio->_deferred_list`, a [`ListArena`] of its
+/// own over pageblocks), oldest first. Since 6.12 every anonymous THP joins its queue
+/// when mapped (`deferred_split_folio(folio, false)`, `split_underused_thp` on by
+/// default) and a partial unmap marks it `PG_partially_mapped`, so the shrinker's count
+/// is every queued THP.
 pub struct DeferredSplitQueues {
-    /// Per pageblock: the next and previous pageblock on its queue.
-    next: Vec<u32>,
-    prev: Vec<u32>,
-    /// Per pageblock: the memcg whose queue holds it, or `NIL`.
-    queue_of: Vec<u32>,
-    /// Per memcg: (first, last, `split_queue_len`).
-    queues: Vec<(u32, u32, u64)>,
+    lists: ListArena,
+    /// Per memcg: its queue's head, once it has had a THP.
+    heads: Vec<Option<ListHead>>,
+    /// Per pageblock: the memcg whose queue holds it (meaningful while linked; the THP's
+    /// frames may be released before it leaves the queue).
+    queue_of: Vec<u16>,
     /// The shrinker's `nr_deferred` per lruvec (memcg and node).
     pub nr_deferred: Vec<u64>,
+}
+
+impl Default for DeferredSplitQueues {
+    fn default() -> Self {
+        Self::new(0)
+    }
 }
 
 impl DeferredSplitQueues {
     /// Size for `nr_pageblocks` pageblocks.
     pub fn new(nr_pageblocks: usize) -> Self {
-        DeferredSplitQueues { next: vec![NIL; nr_pageblocks], prev: vec![NIL; nr_pageblocks], queue_of: vec![NIL; nr_pageblocks], ..Default::default() }
+        DeferredSplitQueues { lists: ListArena::new(nr_pageblocks as u32), heads: Vec::new(), queue_of: vec![0; nr_pageblocks], nr_deferred: Vec::new() }
     }
 
     /// `split_queue_len` of `memcg`'s queue.
     pub fn len(&self, memcg: u16) -> u64 {
-        self.queues.get(memcg as usize).map_or(0, |q| q.2)
+        self.head(memcg).map_or(0, |h| self.lists.len(h))
+    }
+
+    fn head(&self, memcg: u16) -> Option<ListHead> {
+        self.heads.get(memcg as usize).copied().flatten()
     }
 
     /// Whether pageblock `pb`'s THP is on a queue.
     pub fn is_queued(&self, pb: usize) -> bool {
-        self.queue_of[pb] != NIL
+        self.lists.is_linked(pb as u32)
     }
 
     /// `list_add_tail` onto `memcg`'s queue (the pageblock is on none).
     fn push_back(&mut self, memcg: u16, pb: usize) {
         let m = memcg as usize;
-        if self.queues.len() <= m {
-            self.queues.resize(m + 1, (NIL, NIL, 0));
+        if self.heads.len() <= m {
+            self.heads.resize(m + 1, None);
         }
-        let (first, last, len) = self.queues[m];
-        self.prev[pb] = last;
-        self.next[pb] = NIL;
-        if last == NIL {
-            self.queues[m] = (pb as u32, pb as u32, len + 1);
-        } else {
-            self.next[last as usize] = pb as u32;
-            self.queues[m] = (first, pb as u32, len + 1);
-        }
-        self.queue_of[pb] = memcg as u32;
+        let h = *self.heads[m].get_or_insert_with(|| self.lists.alloc_heads(1));
+        self.lists.add_tail(h, pb as u32);
+        self.queue_of[pb] = memcg;
     }
 
     /// `list_del_init` of pageblock `pb` from its queue, if it is on one.
     pub fn remove(&mut self, pb: usize) {
-        let m = self.queue_of[pb];
-        if m == NIL {
-            return;
+        if self.is_queued(pb) {
+            let h = self.head(self.queue_of[pb]).expect("a queued pageblock's memcg has a queue");
+            self.lists.del(h, pb as u32);
         }
-        let (prev, next) = (self.prev[pb], self.next[pb]);
-        let q = &mut self.queues[m as usize];
-        if prev == NIL {
-            q.0 = next;
-        } else {
-            self.next[prev as usize] = next;
-        }
-        if next == NIL {
-            q.1 = prev;
-        } else {
-            self.prev[next as usize] = prev;
-        }
-        q.2 -= 1;
-        self.queue_of[pb] = NIL;
     }
 
-    /// Every queue is a well-linked list of THPs (`huge`) of its memcg (`memcg_of` a
-    /// pageblock's head) whose length is its `split_queue_len`.
+    /// Each queue is well linked and holds THPs (`huge`) of its memcg (`memcg_of` a
+    /// pageblock's head), its length its `split_queue_len`.
     pub fn check(&self, huge: &[bool], memcg_of: impl Fn(usize) -> u16) -> Result<(), String> {
-        let mut on_lists = 0;
-        for (m, &(first, last, len)) in self.queues.iter().enumerate() {
-            let (mut n, mut prev, mut pb) = (0, NIL, first);
-            while pb != NIL {
-                let b = pb as usize;
-                if self.prev[b] != prev || self.queue_of[b] != m as u32 || !huge[b] || memcg_of(b) as usize != m {
-                    return Err(format!("deferred split queue of memcg {m}: pageblock {b} misplaced"));
+        self.lists.check_invariants()?;
+        for (m, h) in self.heads.iter().enumerate() {
+            for pb in h.iter().flat_map(|&h| self.lists.iter(h)).map(|pb| pb as usize) {
+                if self.queue_of[pb] as usize != m || !huge[pb] || memcg_of(pb) as usize != m {
+                    return Err(format!("deferred split queue of memcg {m}: pageblock {pb} misplaced"));
                 }
-                n += 1;
-                (prev, pb) = (pb, self.next[b]);
             }
-            if prev != last || n != len {
-                return Err(format!("deferred split queue of memcg {m}: {n} linked, split_queue_len {len}"));
-            }
-            on_lists += n;
-        }
-        let queued = self.queue_of.iter().filter(|&&q| q != NIL).count() as u64;
-        if queued != on_lists {
-            return Err(format!("{queued} pageblocks say they are queued, {on_lists} are linked"));
         }
         Ok(())
     }
 
-    /// The first pageblock on `memcg`'s queue.
+    /// The first (oldest) pageblock on `memcg`'s queue.
     fn first(&self, memcg: u16) -> Option<usize> {
-        self.queues.get(memcg as usize).map(|q| q.0).filter(|&f| f != NIL).map(|f| f as usize)
+        self.head(memcg).and_then(|h| self.lists.head(h)).map(|pb| pb as usize)
     }
 }
 
