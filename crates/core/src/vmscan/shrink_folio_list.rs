@@ -79,18 +79,25 @@ fn reclaim_unmapped_tails(mm: &mut Mm, pfn: Pfn, freed: u64, sc: &mut ScanContro
     sc.nr_scanned += freed;
     stat.nr_reclaimed += freed;
     stat.nr_split_unmapped += freed;
-    if sc.ignore_references {
-        return; // reclaim_pages (DAMOS pageout) counts no pgscan/pgsteal
-    }
     let memcg = mm.frames.memcg(pfn);
-    for item in [sc.pgscan_item(), sc.pgsteal_item()] {
-        if sc.reclaimer != Reclaimer::Memcg {
-            mm.vmstat.count(item, freed);
-        }
-        mm.count_memcg_events(memcg, item, freed);
+    count_reclaim_event(mm, sc, sc.pgscan_item(), Ev::PgscanAnon, memcg, freed);
+    count_reclaim_event(mm, sc, sc.pgsteal_item(), Ev::PgstealAnon, memcg, freed);
+}
+
+/// Count `nr` pages of a reclaim event (`item`: PGSCAN_*/PGSTEAL_* + reclaimer_offset,
+/// `by_type` its anon or file counter) as shrink_inactive_list and evict_folios do
+/// (mm/vmscan.c 6.12): globally outside cgroup reclaim, for `memcg` always; none for
+/// reclaim_pages (DAMOS pageout).
+#[inline]
+fn count_reclaim_event(mm: &mut Mm, sc: &ScanControl, item: Ev, by_type: Ev, memcg: u16, nr: u64) {
+    if sc.ignore_references {
+        return;
     }
-    mm.vmstat.count(Ev::PgscanAnon, freed);
-    mm.vmstat.count(Ev::PgstealAnon, freed);
+    if sc.reclaimer != Reclaimer::Memcg {
+        mm.vmstat.count(item, nr);
+    }
+    mm.count_memcg_events(memcg, item, nr);
+    mm.vmstat.count(by_type, nr);
 }
 
 /// Evict what can be evicted from `folios` (isolated, `PG_lru` clear). Returns the
@@ -299,15 +306,5 @@ fn evict<P: ReclaimPolicy>(mm: &mut Mm, p: &mut P, pfn: Pfn, slot: Option<u32>, 
     }
     sc.cost_ns += cost.free_ns;
     stat.nr_reclaimed += nr;
-    // reclaim_pages (DAMOS pageout) counts no pgsteal: shrink_inactive_list and
-    // evict_folios do (mm/vmscan.c 6.12), globally outside cgroup reclaim and for the
-    // lruvec's memcg always.
-    if !sc.ignore_references {
-        let item = sc.pgsteal_item();
-        if sc.reclaimer != Reclaimer::Memcg {
-            mm.vmstat.count(item, nr);
-        }
-        mm.count_memcg_events(memcg as u16, item, nr);
-        mm.vmstat.count(Ev::by_type(Ev::PgstealAnon, file), nr);
-    }
+    count_reclaim_event(mm, sc, sc.pgsteal_item(), Ev::by_type(Ev::PgstealAnon, file), memcg as u16, nr);
 }
