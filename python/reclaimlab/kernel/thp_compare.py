@@ -10,7 +10,7 @@ from typing import Any
 
 from .console import Console
 from .run import Prepared
-from .validate import DILATION_RUNS, DILATION_TOLERANCE, compare, sim_settings, time_dilation
+from .validate import at_guest_dilation, compare, sim_settings
 
 #: The THP allocation policy of 6.12: v5.5's alloc_pages_mpol (mm/mempolicy.c), but the local
 #: __GFP_THISNODE | __GFP_NORETRY attempt never reclaims (9c9828d3ead6, 6.12.75), v5.1's
@@ -99,19 +99,14 @@ def simulate(p: Prepared, consoles: list[Console]) -> dict[str, Any]:
     tens of times longer than the model's simulated work; as for the trace workloads
     (:func:`validate.simulate`), the model runs with the guest's time dilation
     (``sim.time_dilation``), found as a fixed point of its own simulated time."""
-    t = p.wl.thp
     settings = model_settings(p, consoles)
-    guest_wall = guest_wall_s(p, consoles)
-    phases, sim_s = run_model(t, settings)
-    dilation = 1.0
-    for _ in range(DILATION_RUNS - 1):
-        new = time_dilation(guest_wall, sim_s)
-        if abs(new - dilation) <= DILATION_TOLERANCE * dilation:
-            break
-        dilation = new
-        settings["sim.time_dilation"] = f"{dilation:.3f}"
-        phases, sim_s = run_model(t, settings)
-    return {"settings": settings, "phases": phases}
+
+    def run(dilation: float | None) -> tuple[list[dict[str, Any]], float]:
+        if dilation is not None:
+            settings["sim.time_dilation"] = f"{dilation:.3f}"
+        return run_model(p.wl.thp, settings)
+
+    return {"settings": settings, "phases": at_guest_dilation(guest_wall_s(p, consoles), run)}
 
 
 def guest_phases(p: Prepared, c: Console) -> list[dict[str, Any]]:

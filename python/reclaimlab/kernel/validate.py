@@ -7,7 +7,7 @@ from __future__ import annotations
 import statistics
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable, TypeVar
 
 from .console import Console
 from .ops import default_access_ns, write_sim_trace
@@ -179,6 +179,25 @@ def time_dilation(guest_wall: float | None, sim_runtime: float) -> float:
 #: Replays at most spent finding the time dilation, and the relative change that ends it.
 DILATION_RUNS, DILATION_TOLERANCE = 5, 0.05
 
+T = TypeVar("T")
+
+
+def at_guest_dilation(guest_wall: float | None, run: Callable[[float | None], tuple[T, float]]) -> T:
+    """The model at the guest's time dilation (:func:`time_dilation`), a fixed point:
+    ``run(None)`` runs it on its own clock, ``run(d)`` at dilation ``d``, each returning
+    (its result, its simulated seconds), and each run's seconds give the next run's
+    dilation until it changes by less than 5 % (at most ``DILATION_RUNS`` runs). Returns
+    the last run's result."""
+    result, sim_s = run(None)
+    dilation = 1.0
+    for _ in range(DILATION_RUNS - 1):
+        new = time_dilation(guest_wall, sim_s)
+        if abs(new - dilation) <= DILATION_TOLERANCE * dilation:
+            break
+        dilation = new
+        result, sim_s = run(dilation)
+    return result
+
 
 def simulate(wl: Workload, settings: dict[str, str], trace_dir: Path, guest_wall: float | None = None,
              write_wall_ns: float | None = None, read_wall_ns: float | None = None,
@@ -222,24 +241,25 @@ def simulate(wl: Workload, settings: dict[str, str], trace_dir: Path, guest_wall
             settings["sim.trace_pacing"] = "schedule"
         policy = settings.pop("policy")
         t0 = time.time()
-        disk(1.0)
-        r = sim_run(trace=str(trace), trace_format="native", policy=policy, set=settings)
-        dilation = 1.0
-        for _ in range(DILATION_RUNS - 1):
-            if access_ns is not None:
+
+        def replay(dilation: float | None) -> tuple[Any, float]:
+            if dilation is not None:
+                settings["sim.time_dilation"] = f"{dilation:.3f}"
+            disk(dilation or 1.0)
+            r = sim_run(trace=str(trace), trace_format="native", policy=policy, set=settings)
+            return r, r.metrics["runtime_s"]
+
+        if access_ns is None:
+            r = at_guest_dilation(guest_wall, replay)
+        else:
+            r, _ = replay(None)
+            for _ in range(DILATION_RUNS - 1):
                 scale = compute_scale(guest_wall, r.metrics["runtime_s"], sleeps)
                 if abs(scale - 1) <= DILATION_TOLERANCE:
                     break
                 access_ns *= scale
                 write_sim_trace(wl, trace, access_ns)
-            else:
-                new = time_dilation(guest_wall, r.metrics["runtime_s"])
-                if abs(new - dilation) <= DILATION_TOLERANCE * dilation:
-                    break
-                dilation = new
-                settings["sim.time_dilation"] = f"{dilation:.3f}"
-                disk(dilation)
-            r = sim_run(trace=str(trace), trace_format="native", policy=policy, set=settings)
+                r, _ = replay(None)
         return {"policy": r.policy, "vmstat": r.vmstat, "metrics": r.metrics, "started": t0, "finished": time.time(),
                 "config": r.config, "timeseries": {}, "series": r.to_dict(timeseries=True)["timeseries"],
                 "snapshots": r.damon_snapshots, "access_ns": access_ns}
