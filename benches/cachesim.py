@@ -41,8 +41,8 @@ import numpy as np
 from reclaimlab import _core
 from reclaimlab.cli.trace import single_region_program
 
-ALGOS = {"lru": "LRU", "clock": "Clock", "arc": "ARC", "s3fifo": "S3FIFO", "lirs": "LIRS", "sieve": "Sieve", "fifo": "FIFO",
-         "slru": "SLRU", "2q": "TwoQ", "lfu": "LFU", "belady": "Belady"}
+#: our name -> libCacheSim's class, from the algorithm table (crates/cache/src/algo/mod.rs)
+ALGOS = dict(_core.cache_libcachesim_names())
 
 
 def write_oracle_np(path: Path, keys: np.ndarray) -> None:

@@ -19,7 +19,7 @@ fn main() {
         t0.elapsed().as_secs_f64()
     );
     for algo in a[2].split(',') {
-        let al = reclaimlab_cache::Algo::parse(algo).expect("algo");
+        let al = reclaimlab_cache::parse(algo).expect("algo");
         for s in a[3].split(',') {
             let size: usize = s.parse().expect("size");
             let t = Instant::now();
@@ -27,7 +27,7 @@ fn main() {
             let dt = t.elapsed().as_secs_f64();
             println!(
                 "{} {} {} {} {:.6} {:.0}",
-                al.name(),
+                al.name,
                 size,
                 st.hits,
                 st.misses,

@@ -9,9 +9,9 @@
 //! `referenced(k)`: the algorithm asks it for each candidate it is about to act on, and
 //! a true answer is applied as a hit on that key right then, before the decision.
 //! Algorithms whose partitions follow the cache size (LIRS, 2Q, SLRU, CLOCK-Pro) size
-//! them from the objects resident at each run of evictions ([`RunSize`]).
-use crate::algo::{arc::Arc, car::Car, clock::Clock, fifo::Fifo, lfu::Lfu, lru::Lru, s3fifo::S3Fifo, sieve::Sieve, Algo};
-use crate::algo::{clockpro::ClockProOnDemand, lirs::Lirs, s3fifo::S3FifoPaper, slru::SlruOnDemand, twoq::TwoQ};
+//! them from the objects resident at each run of evictions ([`RunSize`]). Which algorithms
+//! can, and how each is built for it: [`crate::algo::TABLE`]'s `reclaim` column
+//! ([`crate::algo::AlgoEntry::build_evict`]).
 use crate::Cache;
 
 pub trait Evict: Cache + Send {
@@ -20,45 +20,6 @@ pub trait Evict: Cache + Send {
     fn evict(&mut self, referenced: &mut dyn FnMut(u32) -> bool) -> Option<u32>;
     /// Make room for keys `< nr_keys`.
     fn grow(&mut self, nr_keys: usize);
-}
-
-/// The algorithms that can evict on demand.
-/// (LIRS, 2Q, SLRU and CLOCK-Pro in their on-demand form: partitions sized to the
-/// objects resident at each eviction, no eviction inside `access`; see each file.)
-pub const EVICT_ALGOS: [Algo; 13] = [
-    Algo::Lru,
-    Algo::Fifo,
-    Algo::Clock,
-    Algo::Sieve,
-    Algo::Arc,
-    Algo::Car,
-    Algo::S3Fifo,
-    Algo::Lfu,
-    Algo::Lirs,
-    Algo::TwoQ,
-    Algo::Slru,
-    Algo::ClockPro,
-    Algo::S3FifoPaper,
-];
-
-/// Build `algo` for eviction on demand, or `None` if it cannot (see [`EVICT_ALGOS`]).
-pub fn build_evict(algo: Algo, cap: usize, nr_keys: usize) -> Option<Box<dyn Evict>> {
-    Some(match algo {
-        Algo::Lru => Box::new(Lru::new(cap, nr_keys)),
-        Algo::Fifo => Box::new(Fifo::new(cap, nr_keys)),
-        Algo::Clock => Box::new(Clock::new(cap, nr_keys)),
-        Algo::Arc => Box::new(Arc::new(cap, nr_keys)),
-        Algo::S3Fifo => Box::new(S3Fifo::new(cap, nr_keys)),
-        Algo::Sieve => Box::new(Sieve::new(cap, nr_keys)),
-        Algo::Car => Box::new(Car::new(cap, nr_keys)),
-        Algo::Lfu => Box::new(Lfu::new(cap, nr_keys)),
-        Algo::Lirs => Box::new(Lirs::on_demand(cap, nr_keys)),
-        Algo::TwoQ => Box::new(TwoQ::on_demand(cap, nr_keys)),
-        Algo::Slru => Box::new(SlruOnDemand::new(cap, nr_keys)),
-        Algo::ClockPro => Box::new(ClockProOnDemand::new(cap, nr_keys)),
-        Algo::S3FifoPaper => Box::new(S3FifoPaper::new(cap, nr_keys)),
-        _ => return None,
-    })
 }
 
 /// The sizes an on-demand algorithm sizes its partitions from (2Q's A1in, SLRU's

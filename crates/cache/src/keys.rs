@@ -8,7 +8,7 @@
 //! renumbered **in order** (the i-th smallest id requested becomes i). An order-preserving
 //! renumbering changes nothing an algorithm sees (they compare and index keys, and
 //! Belady breaks ties by key order, which is kept); SHARDS hashes the *original* id
-//! ([`Keys::original`]), so its sample is the same too. Tests in `tests/keys.rs` check
+//! ([`Keys::original`]), so its sample is the same too. Tests in `tests/it/keys.rs` check
 //! that every algorithm and SHARDS give identical figures either way.
 
 use reclaimlab_trace::mem;

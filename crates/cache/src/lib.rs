@@ -5,7 +5,8 @@
 //! trace readers hand them out), so per-key state lives in flat arrays and no access
 //! hashes. Object size is 1: the cache size counts pages. See `docs/cachesim.md`.
 //!
-//! - [`algo`]: one algorithm per file; [`ALGOS`] names them; [`build`] makes one.
+//! - [`algo`]: one algorithm per file; [`TABLE`] is the one list of them (names,
+//!   constructors, minimum sizes, their `cache:*` policy form); [`parse`] finds a row.
 //! - [`simulate`]: run a key sequence through one algorithm (monomorphised loop).
 //! - [`evict`]: eviction on demand, for an owner (the simulated kernel) that decides
 //!   when to evict.
@@ -18,11 +19,11 @@ pub mod keys;
 pub mod list;
 pub mod mrc;
 
-pub use algo::{build, Algo, ALGOS};
+pub use algo::{build, parse, Algo, AlgoEntry, TABLE};
 
 /// A cache replacement algorithm over dense keys (object size 1).
 pub trait Cache {
-    /// The algorithm's name as in [`ALGOS`].
+    /// The algorithm's name as in [`TABLE`].
     fn name(&self) -> &'static str;
     /// One request: true on a hit. On a miss the key is inserted (evicting as needed).
     fn access(&mut self, key: u32) -> bool;
@@ -99,6 +100,5 @@ impl std::error::Error for Error {}
 
 /// Simulate algorithm `name` with `size` objects on `keys` (dense ids < `nr_keys`).
 pub fn simulate(name: &str, size: usize, keys: &[u32], nr_keys: u32) -> Result<Stats, Error> {
-    let algo = Algo::parse(name)?;
-    Ok(algo::simulate(algo, size, keys, nr_keys))
+    Ok(algo::simulate(parse(name)?, size, keys, nr_keys))
 }

@@ -113,21 +113,28 @@ fn cache_trace_from_keys(keys: Vec<u64>) -> PyResult<CacheTrace> {
     })
 }
 
-/// Names of the algorithms.
+/// Names of the algorithms (`reclaimlab_cache::TABLE`'s order).
 #[pyfunction]
 fn cache_algos() -> Vec<&'static str> {
-    reclaimlab_cache::ALGOS.to_vec()
+    algo::names().collect()
+}
+
+/// Our name → the class of libCacheSim's Python package with the same definition, for
+/// the algorithms that have one (the agreement tests' map).
+#[pyfunction]
+fn cache_libcachesim_names() -> Vec<(&'static str, &'static str)> {
+    algo::TABLE.iter().filter_map(|a| Some((a.name, a.libcachesim?))).collect()
 }
 
 /// The smallest cache `name` accepts (0: any; CLOCK-Pro 5, lirs-paper 10, as their
 /// authors' simulators).
 #[pyfunction]
 fn cache_min_size(name: &str) -> PyResult<usize> {
-    Ok(parse_algo(name)?.min_size())
+    Ok(parse_algo(name)?.min_size)
 }
 
 fn parse_algo(name: &str) -> PyResult<Algo> {
-    Algo::parse(name).map_err(|e| invalid(e.0))
+    algo::parse(name).map_err(|e| invalid(e.0))
 }
 
 /// Simulate each (algo, size) pair, in parallel threads; returns dicts with algo, size,
@@ -145,11 +152,11 @@ fn cache_simulate<'py>(
     for a in &algos {
         let al = parse_algo(a)?;
         for &s in &sizes {
-            if s < al.min_size() {
+            if s < al.min_size {
                 return Err(invalid(format!(
                     "{} needs a cache of at least {} pages (got {s}), as its authors' simulator does",
-                    al.name(),
-                    al.min_size()
+                    al.name,
+                    al.min_size
                 )));
             }
             jobs.push((al, s));
@@ -177,7 +184,7 @@ fn cache_simulate<'py>(
             format!(
                 "{parallel} cache simulation{} at once over {nr} page ids (an estimate; the largest is {} of {size} pages)",
                 if parallel > 1 { "s" } else { "" },
-                al.name()
+                al.name
             )
         };
         reclaimlab_trace::mem::probe(one.saturating_mul(parallel as u64), &what)
@@ -212,7 +219,7 @@ fn cache_simulate<'py>(
     for ((al, size), r) in jobs.iter().zip(results) {
         let (st, secs) = r.unwrap();
         let d = PyDict::new(py);
-        d.set_item("algo", al.name())?;
+        d.set_item("algo", al.name)?;
         d.set_item("size", *size)?;
         d.set_item("hits", st.hits)?;
         d.set_item("misses", st.misses)?;
@@ -274,7 +281,7 @@ const INITIAL_IDS: u32 = 1024;
 
 impl CacheSim {
     fn build(algo: Algo, size: usize, space: u32) -> PyResult<Box<dyn reclaimlab_cache::Cache>> {
-        let what = || format!("a {} cache of {size} pages over {space} page ids", algo.name());
+        let what = || format!("a {} cache of {size} pages over {space} page ids", algo.name);
         reclaimlab_trace::mem::probe(algo.memory_estimate(size, space, 0), &what).map_err(invalid)?;
         Ok(reclaimlab_cache::build(algo, size, space))
     }
@@ -329,15 +336,15 @@ impl CacheSim {
         if al.offline() {
             return Err(invalid(format!(
                 "{} needs the whole trace ahead (next-access times): use reclaimlab.cachesim(trace, \"{}\", sizes)",
-                al.name(),
-                al.name()
+                al.name,
+                al.name
             )));
         }
-        if size < al.min_size() {
+        if size < al.min_size {
             return Err(invalid(format!(
                 "{} needs a cache of at least {} pages (got {size}), as its authors' simulator does",
-                al.name(),
-                al.min_size()
+                al.name,
+                al.min_size
             )));
         }
         let space = pages.unwrap_or(INITIAL_IDS);
@@ -356,7 +363,7 @@ impl CacheSim {
     /// The algorithm's name (as `cache_algos` spells it).
     #[getter]
     fn algo(&self) -> &'static str {
-        self.algo.name()
+        self.algo.name
     }
     /// Capacity in pages.
     #[getter]
@@ -410,6 +417,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(cache_load, m)?)?;
     m.add_function(wrap_pyfunction!(cache_trace_from_keys, m)?)?;
     m.add_function(wrap_pyfunction!(cache_algos, m)?)?;
+    m.add_function(wrap_pyfunction!(cache_libcachesim_names, m)?)?;
     m.add_function(wrap_pyfunction!(cache_min_size, m)?)?;
     m.add_function(wrap_pyfunction!(cache_simulate, m)?)?;
     m.add_function(wrap_pyfunction!(cache_lru_mrc, m)?)?;

@@ -1,11 +1,13 @@
 //! Throughput measurements (not assertions). Run with:
 //! `cargo test -p reclaimlab-trace --release --test bench -- --ignored --nocapture`
-//! (`compressed` takes a real recording: `RECLAIMLAB_BENCH_TRACE=FILE`).
+//! (`compressed` takes a real recording: `RECLAIMLAB_BENCH_TRACE=FILE`). A binary of its own,
+//! apart from the tests in `it/`: it measures, and runs only when asked.
 
-mod common;
 
 use std::time::Instant;
 
+#[path = "it/common/mod.rs"]
+mod common;
 use common::Scratch;
 use reclaimlab_trace::gen::{generate, Program};
 use reclaimlab_trace::{AccessKind, AccessSource, NativeReader};

@@ -10,17 +10,75 @@
 use crate::list::{Links, List};
 use crate::Cache;
 
-const NSEG: usize = 4;
+pub(crate) const NSEG: usize = 4;
 const NONE: u8 = u8::MAX;
+
+/// Four LRU segments over the keys, with a segment number per key: what libCacheSim's
+/// `slru` and the paper's SLRU ([`super::slru_paper`]) share; they differ in where a miss
+/// enters, what a full cache evicts and how an overflowing segment cools.
+pub(crate) struct Segments {
+    pub cap: usize,
+    /// Objects per segment (trunc(c/4)).
+    pub seg_max: usize,
+    links: Links,
+    pub segs: [List; NSEG],
+    seg: Vec<u8>,
+    pub len: usize,
+}
+
+impl Segments {
+    pub fn new(cap: usize, nr_keys: usize) -> Self {
+        Segments { cap, seg_max: cap / NSEG, links: Links::new(nr_keys), segs: [List::default(); NSEG], seg: vec![NONE; nr_keys], len: 0 }
+    }
+    /// A hit on `k`: true if resident. In the top segment it moves to the head; below,
+    /// to the head of the next segment up, returned (which may now overflow).
+    #[inline]
+    pub fn hit(&mut self, k: u32) -> Option<Option<usize>> {
+        let s = self.seg[k as usize];
+        if s == NONE {
+            return None;
+        }
+        let s = s as usize;
+        if s == NSEG - 1 {
+            self.links.move_to_head(&mut self.segs[s], k);
+            return Some(None);
+        }
+        self.links.unlink(&mut self.segs[s], k);
+        self.put(s + 1, k);
+        Some(Some(s + 1))
+    }
+    /// A new object at the head of segment `s`.
+    pub fn insert(&mut self, s: usize, k: u32) {
+        self.put(s, k);
+        self.len += 1;
+    }
+    /// Evict the tail of segment `s` (not empty) and return it.
+    pub fn evict_tail(&mut self, s: usize) -> u32 {
+        let v = self.links.pop_tail(&mut self.segs[s]);
+        self.seg[v as usize] = NONE;
+        self.len -= 1;
+        v
+    }
+    /// Move the tail of segment `s` (> 0) to the head of segment `s - 1`.
+    pub fn demote(&mut self, s: usize) {
+        let v = self.links.pop_tail(&mut self.segs[s]);
+        self.put(s - 1, v);
+    }
+    fn put(&mut self, s: usize, k: u32) {
+        self.links.push_head(&mut self.segs[s], k);
+        self.seg[k as usize] = s as u8;
+    }
+    pub fn grow(&mut self, n: usize) {
+        self.links.grow(n);
+        if n > self.seg.len() {
+            self.seg.resize(n, NONE);
+        }
+    }
+}
 
 /// `ON_DEMAND`: for an owner that evicts ([`crate::evict::Evict`]); `false`: libCacheSim's.
 pub struct SlruOf<const ON_DEMAND: bool> {
-    cap: usize,
-    seg_max: usize,
-    links: Links,
-    segs: [List; NSEG],
-    seg: Vec<u8>,
-    len: usize,
+    s: Segments,
     /// On demand: the size the segments' shares follow.
     run: crate::evict::RunSize,
 }
@@ -30,25 +88,12 @@ pub type Slru = SlruOf<false>;
 
 impl<const ON_DEMAND: bool> SlruOf<ON_DEMAND> {
     pub fn new(cap: usize, nr_keys: usize) -> Self {
-        SlruOf {
-            cap,
-            seg_max: cap / NSEG,
-            links: Links::new(nr_keys),
-            segs: [List::default(); NSEG],
-            seg: vec![NONE; nr_keys],
-            len: 0,
-            run: Default::default(),
-        }
+        SlruOf { s: Segments::new(cap, nr_keys), run: Default::default() }
     }
 
     fn evict_lowest(&mut self) {
-        for i in 0..NSEG {
-            if self.segs[i].len > 0 {
-                let v = self.links.pop_tail(&mut self.segs[i]);
-                self.seg[v as usize] = NONE;
-                self.len -= 1;
-                return;
-            }
+        if let Some(i) = (0..NSEG).find(|&i| self.s.segs[i].len > 0) {
+            self.s.evict_tail(i);
         }
     }
 
@@ -57,11 +102,9 @@ impl<const ON_DEMAND: bool> SlruOf<ON_DEMAND> {
             self.evict_lowest();
             return;
         }
-        let v = self.links.pop_tail(&mut self.segs[id]);
-        self.links.push_head(&mut self.segs[id - 1], v);
-        self.seg[v as usize] = (id - 1) as u8;
+        self.s.demote(id);
         // On demand, segment 0 may exceed its share: only the owner evicts.
-        while self.segs[id - 1].len > self.seg_max && !(ON_DEMAND && id == 1) {
+        while self.s.segs[id - 1].len > self.s.seg_max && !(ON_DEMAND && id == 1) {
             self.cool(id - 1);
         }
     }
@@ -73,50 +116,37 @@ impl<const ON_DEMAND: bool> Cache for SlruOf<ON_DEMAND> {
     }
     #[inline]
     fn access(&mut self, k: u32) -> bool {
-        let s = self.seg[k as usize];
-        if s != NONE {
-            let s = s as usize;
-            if s == NSEG - 1 {
-                self.links.move_to_head(&mut self.segs[s], k);
-            } else {
-                self.links.unlink(&mut self.segs[s], k);
-                self.links.push_head(&mut self.segs[s + 1], k);
-                self.seg[k as usize] = (s + 1) as u8;
-                while self.segs[s + 1].len > self.seg_max {
-                    self.cool(s + 1);
+        if let Some(up) = self.s.hit(k) {
+            if let Some(j) = up {
+                while self.s.segs[j].len > self.s.seg_max {
+                    self.cool(j);
                 }
             }
             return true;
         }
-        if self.cap < 1 || self.seg_max < 1 {
+        if self.s.cap < 1 || self.s.seg_max < 1 {
             return false;
         }
-        while self.len + 1 > self.cap {
+        while self.s.len + 1 > self.s.cap {
             self.evict_lowest();
         }
-        let mut nth = NSEG;
-        for i in 0..NSEG {
-            if self.segs[i].len < self.seg_max {
-                nth = i;
-                break;
+        let nth = match (0..NSEG).find(|&i| self.s.segs[i].len < self.s.seg_max) {
+            Some(i) => i,
+            None => {
+                while self.s.len + 1 > self.s.cap {
+                    self.evict_lowest();
+                }
+                0
             }
-        }
-        if nth == NSEG {
-            while self.len + 1 > self.cap {
-                self.evict_lowest();
-            }
-            nth = 0;
-        }
-        self.links.push_head(&mut self.segs[nth], k);
-        self.seg[k as usize] = nth as u8;
-        self.len += 1;
+        };
+        self.s.insert(nth, k);
         false
     }
     fn len(&self) -> usize {
-        self.len
+        self.s.len
     }
     fn capacity(&self) -> usize {
-        self.cap
+        self.s.cap
     }
 }
 
@@ -130,25 +160,22 @@ pub type SlruOnDemand = SlruOf<true>;
 /// or, referenced since, is looked up as a hit (promoted one segment) and the next is tried.
 impl crate::evict::Evict for SlruOf<true> {
     fn evict(&mut self, referenced: &mut dyn FnMut(u32) -> bool) -> Option<u32> {
-        if self.len == 0 {
+        if self.s.len == 0 {
             return None;
         }
-        self.seg_max = (self.run.at_evict(self.len).0 / NSEG).max(1);
+        self.s.seg_max = (self.run.at_evict(self.s.len).0 / NSEG).max(1);
         loop {
-            let i = (0..NSEG).find(|&i| self.segs[i].len > 0).unwrap();
-            let v = self.segs[i].tail;
+            let i = (0..NSEG).find(|&i| self.s.segs[i].len > 0).unwrap();
+            let v = self.s.segs[i].tail;
             if referenced(v) {
                 self.access(v);
                 continue;
             }
-            self.evict_lowest();
+            self.s.evict_tail(i);
             return Some(v);
         }
     }
     fn grow(&mut self, n: usize) {
-        self.links.grow(n);
-        if n > self.seg.len() {
-            self.seg.resize(n, NONE);
-        }
+        self.s.grow(n);
     }
 }

@@ -10,36 +10,18 @@
 //!   protected segment demotes its tail to the head of the segment below. A hit in the
 //!   top segment moves to its head.
 //! - Objects are admitted only if c ≥ 4 (one per segment, as `slru`).
-use crate::list::{Links, List};
+//!
+//! The segments themselves are libCacheSim's ([`super::slru::Segments`]).
+use super::slru::{Segments, NSEG};
 use crate::Cache;
 
-const NSEG: usize = 4;
-const NONE: u8 = u8::MAX;
-
 pub struct SlruPaper {
-    cap: usize,
-    seg_max: usize,
-    links: Links,
-    segs: [List; NSEG],
-    seg: Vec<u8>,
-    len: usize,
+    s: Segments,
 }
 
 impl SlruPaper {
     pub fn new(cap: usize, nr_keys: usize) -> Self {
-        SlruPaper {
-            cap,
-            seg_max: cap / NSEG,
-            links: Links::new(nr_keys),
-            segs: [List::default(); NSEG],
-            seg: vec![NONE; nr_keys],
-            len: 0,
-        }
-    }
-
-    fn put(&mut self, s: usize, k: u32) {
-        self.links.push_head(&mut self.segs[s], k);
-        self.seg[k as usize] = s as u8;
+        SlruPaper { s: Segments::new(cap, nr_keys) }
     }
 }
 
@@ -49,40 +31,29 @@ impl Cache for SlruPaper {
     }
     #[inline]
     fn access(&mut self, k: u32) -> bool {
-        let s = self.seg[k as usize];
-        if s != NONE {
-            let s = s as usize;
-            if s == NSEG - 1 {
-                self.links.move_to_head(&mut self.segs[s], k);
-            } else {
-                self.links.unlink(&mut self.segs[s], k);
-                self.put(s + 1, k);
-                let mut j = s + 1;
-                while j > 0 && self.segs[j].len > self.seg_max {
-                    let v = self.links.pop_tail(&mut self.segs[j]);
-                    self.put(j - 1, v);
+        if let Some(up) = self.s.hit(k) {
+            if let Some(mut j) = up {
+                while j > 0 && self.s.segs[j].len > self.s.seg_max {
+                    self.s.demote(j);
                     j -= 1;
                 }
             }
             return true;
         }
-        if self.cap < NSEG {
+        if self.s.cap < NSEG {
             return false;
         }
-        if self.len == self.cap {
+        if self.s.len == self.s.cap {
             // The protected segments hold at most 3c/4, so the probationary one is not empty.
-            let v = self.links.pop_tail(&mut self.segs[0]);
-            self.seg[v as usize] = NONE;
-            self.len -= 1;
+            self.s.evict_tail(0);
         }
-        self.put(0, k);
-        self.len += 1;
+        self.s.insert(0, k);
         false
     }
     fn len(&self) -> usize {
-        self.len
+        self.s.len
     }
     fn capacity(&self) -> usize {
-        self.cap
+        self.s.cap
     }
 }

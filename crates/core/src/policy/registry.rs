@@ -1,6 +1,11 @@
 //! The table of named policy models: one row each (name, base, builder, description).
-//! A new variant is a new row, not an edit of an existing model.
+//! A new variant is a new row, not an edit of an existing model. The `cache:*` rows are
+//! not written here: each algorithm of crates/cache that can evict on demand becomes one
+//! (`reclaimlab_cache::TABLE`), with the description's frame below written once.
 
+use std::sync::OnceLock;
+
+use super::cache::CachePolicy;
 use super::classic::{Classic, Mainline};
 use crate::api::PolicyInfo;
 use crate::config::SimConfig;
@@ -10,23 +15,57 @@ use crate::policy::ReclaimPolicy;
 use crate::sim::Engine;
 
 pub struct PolicyEntry {
-    pub name: &'static str,
-    pub base: &'static str,
-    pub description: &'static str,
-    pub build: fn(&SimConfig) -> Box<dyn Engine>,
+    pub name: String,
+    pub base: String,
+    pub description: String,
+    pub build: Box<dyn Fn(&SimConfig) -> Box<dyn Engine> + Send + Sync>,
     /// The same policy, chosen at run time (a program's machine: sim/process.rs).
-    pub boxed: fn() -> Box<dyn ReclaimPolicy>,
+    pub boxed: Box<dyn Fn() -> Box<dyn ReclaimPolicy> + Send + Sync>,
 }
 
 /// One row: `build` monomorphises the engine for the policy (its hooks inline into the
 /// hot loop), `boxed` makes the same policy for a program's machine.
 macro_rules! row {
     ($name:expr, $base:expr, $description:expr, $policy:expr $(,)?) => {
-        PolicyEntry { name: $name, base: $base, description: $description, build: |cfg| Box::new(Machine::new(cfg, $policy)), boxed: || Box::new($policy) }
+        PolicyEntry {
+            name: $name.into(),
+            base: $base.into(),
+            description: $description.into(),
+            build: Box::new(|cfg: &SimConfig| -> Box<dyn Engine> { Box::new(Machine::new(cfg, $policy)) }),
+            boxed: Box::new(|| -> Box<dyn ReclaimPolicy> { Box::new($policy) }),
+        }
     };
 }
 
-pub static POLICIES: &[PolicyEntry] = &[row!(
+/// Every row: the kernel models, then the `cache:*` rows.
+pub fn table() -> &'static [PolicyEntry] {
+    static TABLE: OnceLock<Vec<PolicyEntry>> = OnceLock::new();
+    TABLE.get_or_init(|| kernel_rows().into_iter().chain(cache_rows()).collect())
+}
+
+/// `cache:<algo>`: the algorithms that evict on demand, in their listed order; the
+/// base is the algorithm this one is a variant of, if that is a row too.
+fn cache_rows() -> impl Iterator<Item = PolicyEntry> {
+    let mut algos: Vec<_> = reclaimlab_cache::TABLE.iter().filter_map(|a| Some((a, a.reclaim.as_ref()?))).collect();
+    algos.sort_by_key(|(_, r)| r.listed);
+    algos.into_iter().map(|(algo, r)| {
+        let source = if r.source.is_empty() { String::new() } else { format!(", {}", r.source) };
+        let base = algo.variant_of.filter(|v| reclaimlab_cache::parse(v).is_ok_and(|b| b.reclaim.is_some()));
+        PolicyEntry {
+            name: format!("cache:{}", algo.name),
+            base: base.map(|v| format!("cache:{v}")).unwrap_or_default(),
+            description: format!(
+                "reference cache algorithm as the reclaim policy (crates/cache{source}): {}; kernel reclaim drivers and shrink_folio_list unchanged",
+                r.description
+            ),
+            build: Box::new(move |cfg: &SimConfig| -> Box<dyn Engine> { Box::new(Machine::new(cfg, CachePolicy::new(algo))) }),
+            boxed: Box::new(move || -> Box<dyn ReclaimPolicy> { Box::new(CachePolicy::new(algo)) }),
+        }
+    })
+}
+
+fn kernel_rows() -> Vec<PolicyEntry> {
+    vec![row!(
     "classic@6.15",
     "",
     "active/inactive LRU with workingset refault detection (mm/vmscan.c, mm/workingset.c, v6.15)",
@@ -74,85 +113,8 @@ row!(
     "Kairui Song's RFC v3 (Sep 2023, not merged): the workingset clock ages only on eviction; a refault is activated if its distance < inactive size (active >= inactive) or < active + the other type's inactive",
     Classic::new(super::classic::refault_distance_rfc_v3::RefaultDistanceRfcV3)
 ),
-row!(
-    "cache:lru",
-    "",
-    "reference cache algorithm as the reclaim policy (crates/cache, libCacheSim's definition): LRU: the least recently used folio goes; a reference seen at scan time moves it to the MRU end; kernel reclaim drivers and shrink_folio_list unchanged",
-    super::cache::CachePolicy::new(reclaimlab_cache::Algo::Lru)
-),
-row!(
-    "cache:fifo",
-    "",
-    "reference cache algorithm as the reclaim policy (crates/cache, libCacheSim's definition): FIFO: the oldest folio goes, references ignored; kernel reclaim drivers and shrink_folio_list unchanged",
-    super::cache::CachePolicy::new(reclaimlab_cache::Algo::Fifo)
-),
-row!(
-    "cache:clock",
-    "",
-    "reference cache algorithm as the reclaim policy (crates/cache, libCacheSim's definition): CLOCK: second chance on the folio's reference bit (the accessed bit or a read()/write()); kernel reclaim drivers and shrink_folio_list unchanged",
-    super::cache::CachePolicy::new(reclaimlab_cache::Algo::Clock)
-),
-row!(
-    "cache:arc",
-    "",
-    "reference cache algorithm as the reclaim policy (crates/cache, libCacheSim's definition): ARC (Megiddo & Modha, FAST'03): adaptive recency/frequency lists T1/T2 with ghost lists B1/B2; kernel reclaim drivers and shrink_folio_list unchanged",
-    super::cache::CachePolicy::new(reclaimlab_cache::Algo::Arc)
-),
-row!(
-    "cache:s3fifo",
-    "",
-    "reference cache algorithm as the reclaim policy (crates/cache, libCacheSim's definition): S3-FIFO (Yang et al., SOSP'23): small and main FIFO queues and a ghost queue; kernel reclaim drivers and shrink_folio_list unchanged",
-    super::cache::CachePolicy::new(reclaimlab_cache::Algo::S3Fifo)
-),
-row!(
-    "cache:sieve",
-    "",
-    "reference cache algorithm as the reclaim policy (crates/cache): SIEVE (Zhang et al., NSDI'24): a FIFO whose hand skips (and clears) visited folios, new folios at the head; kernel reclaim drivers and shrink_folio_list unchanged",
-    super::cache::CachePolicy::new(reclaimlab_cache::Algo::Sieve)
-),
-row!(
-    "cache:car",
-    "",
-    "reference cache algorithm as the reclaim policy (crates/cache): CAR (Bansal & Modha, FAST'04): ARC's adaptation over two clocks with reference bits; kernel reclaim drivers and shrink_folio_list unchanged",
-    super::cache::CachePolicy::new(reclaimlab_cache::Algo::Car)
-),
-row!(
-    "cache:lfu",
-    "",
-    "reference cache algorithm as the reclaim policy (crates/cache): LFU, the least frequently used folio goes (ties: first to reach that frequency), frequencies forgotten on eviction; kernel reclaim drivers and shrink_folio_list unchanged",
-    super::cache::CachePolicy::new(reclaimlab_cache::Algo::Lfu)
-),
-row!(
-    "cache:lirs",
-    "",
-    "reference cache algorithm as the reclaim policy (crates/cache, libCacheSim's definition): LIRS (Jiang & Zhang, SIGMETRICS'02): LIR blocks (99% of the folios resident at each eviction) by inter-reference recency, resident HIR blocks in Q are evicted; kernel reclaim drivers and shrink_folio_list unchanged",
-    super::cache::CachePolicy::new(reclaimlab_cache::Algo::Lirs)
-),
-row!(
-    "cache:2q",
-    "",
-    "reference cache algorithm as the reclaim policy (crates/cache, libCacheSim's definition): 2Q (Johnson & Shasha, VLDB'94): FIFO A1in (25% of the folios resident at each eviction), ghost A1out, LRU Am for folios refaulting from A1out; kernel reclaim drivers and shrink_folio_list unchanged",
-    super::cache::CachePolicy::new(reclaimlab_cache::Algo::TwoQ)
-),
-row!(
-    "cache:slru",
-    "",
-    "reference cache algorithm as the reclaim policy (crates/cache, libCacheSim's definition): SLRU, four LRU segments (each a quarter of the folios resident at each eviction), a hit promotes one segment; kernel reclaim drivers and shrink_folio_list unchanged",
-    super::cache::CachePolicy::new(reclaimlab_cache::Algo::Slru)
-),
-row!(
-    "cache:clockpro",
-    "",
-    "reference cache algorithm as the reclaim policy (crates/cache, the authors' simulator): CLOCK-Pro (Jiang, Chen & Zhang, USENIX ATC'05): hot and cold pages on one clock, non-resident cold pages in their test period, 5% cold allocation of the folios resident at each eviction; kernel reclaim drivers and shrink_folio_list unchanged",
-    super::cache::CachePolicy::new(reclaimlab_cache::Algo::ClockPro)
-),
-row!(
-    "cache:s3fifo-paper",
-    "cache:s3fifo",
-    "reference cache algorithm as the reclaim policy (crates/cache, libCacheSim's S3FIFOv0): S3-FIFO as in the paper, every new folio into the small queue; kernel reclaim drivers and shrink_folio_list unchanged",
-    super::cache::CachePolicy::new(reclaimlab_cache::Algo::S3FifoPaper)
-),
-];
+]
+}
 
 /// `lru_gen.enabled=y|n` on a model of the other family: the same kernel's (and
 /// patch's) model of the requested family, e.g. `classic@6.15` with y → `mglru@6.15`.
@@ -161,7 +123,7 @@ pub fn resolve_lru_gen(name: &str, enabled: Option<bool>) -> Result<String> {
     let (from, to) = if enabled { ("classic", "mglru") } else { ("mglru", "classic") };
     let Some(rest) = name.strip_prefix(from) else { return Ok(name.to_string()) };
     let other = format!("{to}{rest}");
-    if POLICIES.iter().any(|p| p.name == other) {
+    if table().iter().any(|p| p.name == other) {
         Ok(other)
     } else {
         Err(Error::config("lru_gen.enabled", format!("policy '{name}' has no {to} counterpart ('{other}' is not a known model)")))
@@ -169,12 +131,12 @@ pub fn resolve_lru_gen(name: &str, enabled: Option<bool>) -> Result<String> {
 }
 
 pub fn find(name: &str) -> Result<&'static PolicyEntry> {
-    POLICIES.iter().find(|p| p.name == name).ok_or_else(|| {
-        let names: Vec<&str> = POLICIES.iter().map(|p| p.name).collect();
+    table().iter().find(|p| p.name == name).ok_or_else(|| {
+        let names: Vec<&str> = table().iter().map(|p| p.name.as_str()).collect();
         Error::config("policy", format!("unknown policy '{name}'; known: {}", names.join(", ")))
     })
 }
 
 pub fn policies() -> Vec<PolicyInfo> {
-    POLICIES.iter().map(|p| PolicyInfo { name: p.name, base: p.base, description: p.description }).collect()
+    table().iter().map(|p| PolicyInfo { name: &p.name, base: &p.base, description: &p.description }).collect()
 }

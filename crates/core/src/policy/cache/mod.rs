@@ -29,7 +29,7 @@
 //! inactive list, so `nr_active_*` stay 0), no `kswapd_age_node`, no isolation for
 //! DAMOS or compaction (`folio_isolate_lru` fails: compaction migrates no LRU folio), no shadow entries (so no
 //! `workingset_*` refault counters or workingset PSI stalls).
-use reclaimlab_cache::evict::{build_evict, Evict};
+use reclaimlab_cache::evict::Evict;
 use reclaimlab_cache::Algo;
 
 use crate::mm::lruvec::{LruList, LruvecId};
@@ -53,7 +53,7 @@ pub struct CachePolicy {
 }
 
 impl CachePolicy {
-    /// `algo` must be one of [`reclaimlab_cache::evict::EVICT_ALGOS`].
+    /// `algo` must evict on demand (its `reclaim` form in [`reclaimlab_cache::TABLE`]).
     pub fn new(algo: Algo) -> Self {
         CachePolicy { algo, lruvecs: Vec::new(), nr_keys: 0, pfn_of: Vec::new(), isolated: Vec::with_capacity(SWAP_CLUSTER_MAX as usize), added: None }
     }
@@ -125,8 +125,8 @@ impl ReclaimPolicy for CachePolicy {
         // (and move) an LRU folio.
         mm.lru_folios_migratable = false;
         let frames: u64 = mm.nodes.iter().map(|n| n.nr_pages as u64).sum();
-        let mut a = build_evict(self.algo, frames as usize + 1, self.nr_keys)
-            .unwrap_or_else(|| panic!("cache:{} cannot evict on demand", self.algo.name()));
+        let mut a = self.algo.build_evict(frames as usize + 1, self.nr_keys)
+            .unwrap_or_else(|| panic!("cache:{} cannot evict on demand", self.algo.name));
         a.grow(self.nr_keys);
         self.lruvecs.push(a);
     }

@@ -1,8 +1,7 @@
 //! LIRS block-trace reader: counts on the real traces, parsing rules, errors.
 
-mod common;
 
-use common::{data_dir, read_all, write_gz, Scratch};
+use crate::common::{data_dir, read_all, write_gz, Scratch};
 use reclaimlab_trace::lirs::LirsReader;
 use reclaimlab_trace::{flags, AccessKind, AccessSource, ErrorKind};
 

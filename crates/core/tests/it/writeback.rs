@@ -2,8 +2,7 @@
 //! them (mm/vmscan.c `shrink_folio_list`, MGLRU `sort_folio`, mm/filemap.c
 //! `folio_end_writeback`, mm/swap.c `folio_rotate_reclaimable`, mm/page-writeback.c).
 
-mod common;
-use common::*;
+use crate::common::*;
 use reclaimlab_core::mm::page::{is_resident, pg};
 use reclaimlab_core::mm::vmstat::Ev;
 use reclaimlab_core::policy::classic::{Classic, Mainline};

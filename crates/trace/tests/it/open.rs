@@ -1,8 +1,7 @@
 //! open(): auto-detection of every format, explicit format names, errors.
 
-mod common;
 
-use common::{data_dir, read_all, write_gz, Scratch};
+use crate::common::{data_dir, read_all, write_gz, Scratch};
 use reclaimlab_trace::native::NativeWriter;
 use reclaimlab_trace::{detect, open, Access, AccessKind, ErrorKind};
 

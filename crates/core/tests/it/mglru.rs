@@ -1,8 +1,7 @@
 //! MGLRU behaviour (issue 3): the refault-distance RFC's pathology and fix, min_ttl,
 //! the differential rule for variants, and the lru_gen.enabled knob.
 
-mod common;
-use common::*;
+use crate::common::*;
 use reclaimlab_trace::{generate, AccessKind, Pattern, Program};
 
 /// Seed 001's setting in miniature: a hot anonymous cache plus a file set read with

@@ -1,8 +1,7 @@
 //! convert → native → info equals info of the source, for every source kind.
 
-mod common;
 
-use common::{data_dir, Scratch};
+use crate::common::{data_dir, Scratch};
 use reclaimlab_trace::gen::{generate, Program};
 use reclaimlab_trace::{convert, info, open, AccessKind, AccessSource, NativeReader, TraceInfo};
 

@@ -1,8 +1,7 @@
 //! SPEC CPU2000 address-trace reader: counts on the real traces, parsing, errors.
 
-mod common;
 
-use common::{data_dir, read_all, Scratch};
+use crate::common::{data_dir, read_all, Scratch};
 use reclaimlab_trace::address::{AddressReader, DEFAULT_TICK_PS};
 use reclaimlab_trace::{flags, AccessKind, AccessSource, ErrorKind};
 

@@ -3,25 +3,23 @@
 //! Exact answers where the algorithm's answer does not depend on when reclaim runs
 //! (a loop larger than memory, a working set that fits), the young-bit path, and a
 //! reclaim-heavy run with invariants checked throughout.
-mod common;
-use common::*;
+use crate::common::*;
 use reclaimlab_trace::{generate, AccessKind, Pattern};
 
-const POLICIES: [&str; 13] = [
-    "cache:lru",
-    "cache:fifo",
-    "cache:clock",
-    "cache:sieve",
-    "cache:arc",
-    "cache:car",
-    "cache:lfu",
-    "cache:s3fifo",
-    "cache:lirs",
-    "cache:2q",
-    "cache:slru",
-    "cache:clockpro",
-    "cache:s3fifo-paper",
-];
+/// The `cache:*` policy rows: one per algorithm of crates/cache that evicts on demand.
+fn cache_policies() -> Vec<&'static str> {
+    reclaimlab_core::policies().into_iter().map(|p| p.name).filter(|n| n.starts_with("cache:")).collect()
+}
+
+#[test]
+fn the_cache_rows_are_the_tables_on_demand_algorithms() {
+    let mut rows: Vec<&str> = cache_policies().iter().map(|p| p.strip_prefix("cache:").unwrap()).collect();
+    let mut algos: Vec<&str> = reclaimlab_cache::TABLE.iter().filter(|a| a.reclaim.is_some()).map(|a| a.name).collect();
+    rows.sort_unstable();
+    algos.sort_unstable();
+    assert_eq!(rows, algos);
+    assert!(rows.contains(&"lru") && !rows.contains(&"belady"), "{rows:?}");
+}
 
 /// Readahead and fault-around off: the reference algorithms see exactly the pages the
 /// trace asks for, as in the standalone cache simulator the tests compare with.
@@ -43,7 +41,7 @@ fn file_loop(pages: u32, passes: u64) -> reclaimlab_trace::Program {
 fn a_loop_larger_than_memory_faults_on_every_read_as_in_the_simulator() {
     let pages = 4 * 1024;
     let keys: Vec<u32> = (0..3 * pages).map(|i| i % pages).collect();
-    for policy in POLICIES {
+    for policy in cache_policies() {
         let algo = policy.strip_prefix("cache:").unwrap();
         let sim = reclaimlab_cache::simulate(algo, 2 * 1024, &keys, pages).unwrap();
         let r = run_checked(&machine(policy, "none"), generate(file_loop(pages, 3), 1).unwrap().as_mut(), 4096);
@@ -62,7 +60,7 @@ fn a_loop_larger_than_memory_faults_on_every_read_as_in_the_simulator() {
 /// 4 MiB read three times in 8 MiB: only the first pass faults, nothing is reclaimed.
 #[test]
 fn a_working_set_that_fits_faults_once_per_page() {
-    for policy in POLICIES {
+    for policy in cache_policies() {
         let r = run(&machine(policy, "none"), generate(file_loop(1024, 3), 1).unwrap().as_mut());
         assert_eq!(metric(&r, "major_faults") as u64, 1024, "{policy}");
         assert_eq!(vm(&r, "pgsteal_kswapd") + vm(&r, "pgsteal_direct"), 0, "{policy}");
@@ -101,7 +99,7 @@ fn reclaim_drivers_run_every_cache_policy() {
             phase("burst", 60_000, &[(2, Pattern::Sequential, 1.0)]),
         ],
     );
-    for policy in POLICIES {
+    for policy in cache_policies() {
         let cfg = config(&[("policy", policy), ("machine.memory", "12M"), ("swap.device", "zram"), ("cgroup.a.memory.max", "4M"), ("vm.watermark_scale_factor", "1")]);
         let r = run_checked(&cfg, generate(prog.clone(), 5).unwrap().as_mut(), 5000);
         assert!(vm(&r, "pgsteal_kswapd") > 0, "{policy}: kswapd reclaimed nothing");

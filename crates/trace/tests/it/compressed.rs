@@ -2,9 +2,8 @@
 //! writer, damaged and truncated compressed blocks (one error naming the file and the
 //! records, never a panic).
 
-mod common;
 
-use common::{read_all, Scratch};
+use crate::common::{read_all, Scratch};
 use reclaimlab_trace::native::{self, NativeReader, NativeWriter, BLOCK_RECORDS, HEADER_LEN};
 use reclaimlab_trace::{flags, Access, AccessSource, ErrorKind, FileRange, OpKind, TraceMeta, TraceOp};
 

@@ -2,8 +2,7 @@
 //! the page cache reads and maps for read() and mapped faults, in counts that follow
 //! from the kernel's window rules (`block.read_ahead_kb`, `fault_around_bytes`).
 
-mod common;
-use common::*;
+use crate::common::*;
 use reclaimlab_trace::{flags, Access, FileRange};
 
 const READ: u8 = flags::FILE | flags::SYSCALL;

@@ -2,10 +2,9 @@
 //! into a full cache must see the standalone simulator's misses (the algorithm's own
 //! eviction rule, moved out of `access`), and a reference reported at eviction time
 //! acts as a hit.
-use reclaimlab_cache::evict::{build_evict, Evict, EVICT_ALGOS};
-use reclaimlab_cache::{algo, Algo};
-mod common;
-use common::skewed;
+use reclaimlab_cache::evict::Evict;
+use reclaimlab_cache::algo;
+use crate::common::skewed;
 
 /// The owner's view: it tracks residency itself, and before inserting into a full
 /// cache asks for a victim (nothing reported referenced). Returns the misses.
@@ -32,12 +31,12 @@ fn owner_misses(c: &mut dyn Evict, size: usize, keys: &[u32], nr: u32) -> u64 {
 #[test]
 fn evicting_on_demand_equals_the_simulator() {
     let keys = skewed(60_000, 4000, 9);
-    for a in EVICT_ALGOS {
+    for a in algo::TABLE.iter().filter(|a| a.reclaim.is_some()) {
         for size in [40, 400, 1500] {
-            let mut c = build_evict(a, size, 4000).unwrap();
+            let mut c = a.build_evict(size, 4000).unwrap();
             let got = owner_misses(&mut *c, size, &keys, 4000);
             let sim = algo::simulate(a, size, &keys, 4000).misses;
-            if matches!(a, Algo::Arc | Algo::Car | Algo::S3Fifo | Algo::S3FifoPaper | Algo::Lirs | Algo::TwoQ) {
+            if matches!(a.name, "arc" | "car" | "s3fifo" | "s3fifo-paper" | "lirs" | "2q") {
                 // The ghost lists see the eviction before the missed key is looked up in
                 // them (the kernel's order too: reclaim, then the refault check), so a
                 // key the eviction pushes out of a full ghost is no longer a ghost hit;
@@ -49,9 +48,9 @@ fn evicting_on_demand_equals_the_simulator() {
                 // size 40 evicts before the bottom LIR block is demoted into it). Small
                 // differences, either way; SLRU and CLOCK-Pro agree exactly.
                 let d = got.abs_diff(sim) as f64 / sim as f64;
-                assert!(d < 0.02, "{} at {size}: {got} vs {sim}", a.name());
+                assert!(d < 0.02, "{} at {size}: {got} vs {sim}", a.name);
             } else {
-                assert_eq!(got, sim, "{} at {size}", a.name());
+                assert_eq!(got, sim, "{} at {size}", a.name);
             }
         }
     }
@@ -69,27 +68,27 @@ fn a_reference_at_eviction_time_is_a_hit() {
     // so 0 is still Q's bottom and goes — but as a non-resident HIR block in S, whose
     // next access makes it LIR.
     for (a, victim, asked_want) in [
-        (Algo::Lru, 1, &[0, 1][..]),
-        (Algo::Clock, 1, &[0, 1]),
-        (Algo::Fifo, 0, &[]),
-        (Algo::Arc, 1, &[0, 1]),
-        (Algo::S3Fifo, 0, &[0]),
-        (Algo::S3FifoPaper, 0, &[0]),
-        (Algo::Lfu, 1, &[0, 1]),
-        (Algo::Slru, 1, &[0, 1]),
-        (Algo::TwoQ, 0, &[]),
-        (Algo::Lirs, 0, &[0, 0]),
+        (algo::parse("lru").unwrap(), 1, &[0, 1][..]),
+        (algo::parse("clock").unwrap(), 1, &[0, 1]),
+        (algo::parse("fifo").unwrap(), 0, &[]),
+        (algo::parse("arc").unwrap(), 1, &[0, 1]),
+        (algo::parse("s3fifo").unwrap(), 0, &[0]),
+        (algo::parse("s3fifo-paper").unwrap(), 0, &[0]),
+        (algo::parse("lfu").unwrap(), 1, &[0, 1]),
+        (algo::parse("slru").unwrap(), 1, &[0, 1]),
+        (algo::parse("2q").unwrap(), 0, &[]),
+        (algo::parse("lirs").unwrap(), 0, &[0, 0]),
     ] {
-        let mut c = build_evict(a, 100, 3).unwrap();
+        let mut c = a.build_evict(100, 3).unwrap();
         for k in 0..3 {
             c.access(k);
         }
         let (v, asked) = evict_with_zero_referenced(&mut *c);
-        assert_eq!((v, &asked[..]), (Some(victim), asked_want), "{}", a.name());
+        assert_eq!((v, &asked[..]), (Some(victim), asked_want), "{}", a.name);
     }
     // LIRS: after that eviction 0 is a non-resident HIR block in S: its refault is a
     // LIR block at once (1 and 2 were LIR or resident HIR; nothing is evicted).
-    let mut c = build_evict(Algo::Lirs, 100, 3).unwrap();
+    let mut c = algo::parse("lirs").unwrap().build_evict(100, 3).unwrap();
     for k in 0..3 {
         c.access(k);
     }
@@ -105,7 +104,7 @@ fn a_reference_at_eviction_time_is_a_hit() {
 /// page, 1, and evicts it without asking (only a cold page in its test period is asked).
 #[test]
 fn clockpro_demotes_unreferenced_hot_pages_then_evicts_a_cold_one() {
-    let mut c = build_evict(Algo::ClockPro, 100, 5).unwrap();
+    let mut c = algo::parse("clockpro").unwrap().build_evict(100, 5).unwrap();
     for k in 0..5 {
         c.access(k);
     }
@@ -135,7 +134,7 @@ fn evict_with_zero_referenced(c: &mut dyn Evict) -> (Option<u32>, Vec<u32>) {
 /// this before it fell back to T1 when T2 is empty: a cache below c can have |T1| < p.)
 #[test]
 fn an_owner_evicting_at_random_keeps_the_algorithm_consistent() {
-    for algo in EVICT_ALGOS {
+    for algo in reclaimlab_cache::TABLE.iter().filter(|a| a.reclaim.is_some()) {
         for seed in 0..100u64 {
             let mut x = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
             let mut rnd = move || {
@@ -146,10 +145,10 @@ fn an_owner_evicting_at_random_keeps_the_algorithm_consistent() {
             };
             let nr = 50 + (rnd() % 200) as usize;
             let cap = 5 + (rnd() % 40) as usize;
-            let mut c = build_evict(algo, 1000, nr).unwrap();
+            let mut c = algo.build_evict(1000, nr).unwrap();
             let mut res = vec![false; nr];
             let mut n = 0usize;
-            let at = |step: usize| format!("{} seed {seed} step {step}", algo.name());
+            let at = |step: usize| format!("{} seed {seed} step {step}", algo.name);
             for step in 0..2000 {
                 let k = (rnd() % nr as u64) as u32;
                 if res[k as usize] {
@@ -198,7 +197,7 @@ fn an_owner_evicting_at_random_keeps_the_algorithm_consistent() {
 #[test]
 fn any_owner_schedule_returns_each_resident_key_once() {
     const NR: u32 = 600;
-    for a in EVICT_ALGOS {
+    for a in algo::TABLE.iter().filter(|a| a.reclaim.is_some()) {
         for seed in 1..=200u64 {
             let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
             let mut rnd = move |n: u64| {
@@ -207,7 +206,7 @@ fn any_owner_schedule_returns_each_resident_key_once() {
                 x ^= x << 17;
                 x % n
             };
-            let mut c = build_evict(a, 1 << 20, NR as usize).unwrap();
+            let mut c = a.build_evict(1 << 20, NR as usize).unwrap();
             let mut resident = vec![false; NR as usize];
             let mut count = 0usize;
             // Keys: a hot set of 50 and a cold range, so ghosts and promotions happen.
@@ -218,28 +217,28 @@ fn any_owner_schedule_returns_each_resident_key_once() {
                     let big = rnd(4) == 0;
                     let batch = 1 + rnd(if big { 400 } else { 40 }) as usize;
                     for _ in 0..batch {
-                        let min = if a == Algo::ClockPro { 5 } else { 1 };
+                        let min = if a.name == "clockpro" { 5 } else { 1 };
                         if count < min {
                             break;
                         }
                         let p = rnd(100);
                         let v = c.evict(&mut |_| rnd(100) < p / 2).unwrap_or_else(|| {
-                            panic!("{} seed {seed} step {step}: no victim with {count} resident", a.name())
+                            panic!("{} seed {seed} step {step}: no victim with {count} resident", a.name)
                         });
-                        assert!(resident[v as usize], "{} seed {seed} step {step}: evicted {v}, not resident", a.name());
+                        assert!(resident[v as usize], "{} seed {seed} step {step}: evicted {v}, not resident", a.name);
                         resident[v as usize] = false;
                         count -= 1;
-                        assert_eq!(c.len(), count, "{} seed {seed} step {step}: len after evict", a.name());
+                        assert_eq!(c.len(), count, "{} seed {seed} step {step}: len after evict", a.name);
                     }
                 } else {
                     let k = if rnd(2) == 0 { rnd(hot as u64) as u32 } else { rnd(NR as u64) as u32 };
                     let hit = c.access(k);
-                    assert_eq!(hit, resident[k as usize], "{} seed {seed} step {step}: access({k})", a.name());
+                    assert_eq!(hit, resident[k as usize], "{} seed {seed} step {step}: access({k})", a.name);
                     if !hit {
                         resident[k as usize] = true;
                         count += 1;
                     }
-                    assert_eq!(c.len(), count, "{} seed {seed} step {step}: len after access", a.name());
+                    assert_eq!(c.len(), count, "{} seed {seed} step {step}: len after access", a.name);
                 }
             }
         }

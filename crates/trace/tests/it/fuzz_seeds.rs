@@ -3,11 +3,10 @@
 //! record end in `Ok` or an `Err` — never a panic, and never more than the file's records
 //! plus what its header may claim. The long, supervised campaign (aborts, hangs) is
 //! fuzz/fuzz.py's; see docs/reliability.md.
-mod common;
 
 use std::path::PathBuf;
 
-use common::Scratch;
+use crate::common::Scratch;
 use proptest::prelude::*;
 use reclaimlab_trace::{open, read_keys};
 

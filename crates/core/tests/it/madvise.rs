@@ -2,9 +2,8 @@
 //! which anonymous faults ask for a THP under each `transparent_hugepage.enabled` mode
 //! (`vma_thp_enabled`, a PMD range wholly inside one VMA: `thp_vma_suitable_order`), and
 //! `MADV_DONTNEED` unmaps (anonymous pages freed, file pages left cached).
-mod common;
 
-use common::*;
+use crate::common::*;
 use reclaimlab_trace::{flags, Access, FileRange, TraceOp, MADV_DONTNEED, MADV_HUGEPAGE, MADV_NOHUGEPAGE};
 
 /// Write every page of `0..pages` once, in order (anonymous).

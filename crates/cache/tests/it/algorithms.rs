@@ -4,11 +4,10 @@
 use std::path::Path;
 
 use reclaimlab_cache::algo::{self, belady::Belady, belady_paper::BeladyPaper};
-use reclaimlab_cache::{mrc, run, Algo, Cache, ALGOS};
+use reclaimlab_cache::{mrc, run, Cache};
 use reclaimlab_trace::{open, read_keys};
 
-mod common;
-use common::skewed;
+use crate::common::skewed;
 
 fn lirs(name: &str) -> (Vec<u32>, u32) {
     let p = Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -42,11 +41,11 @@ fn belady_is_a_lower_bound_of_every_algorithm() {
     for (name, keys, nr) in traces() {
         for frac in [0.01, 0.1, 0.5] {
             let size = ((nr as f64 * frac) as usize).max(20);
-            let min = algo::simulate(Algo::BeladyPaper, size, &keys, nr);
-            let opt = algo::simulate(Algo::Belady, size, &keys, nr);
+            let min = algo::simulate(algo::parse("belady-paper").unwrap(), size, &keys, nr);
+            let opt = algo::simulate(algo::parse("belady").unwrap(), size, &keys, nr);
             assert!(min.misses <= opt.misses, "{name} size {size}");
-            for a in ALGOS.iter().filter(|&&a| a != "belady-paper") {
-                let al = Algo::parse(a).unwrap();
+            for a in algo::names().filter(|&a| a != "belady-paper") {
+                let al = algo::parse(a).unwrap();
                 let st = algo::simulate(al, size, &keys, nr);
                 assert_eq!(st.requests(), keys.len() as u64);
                 assert!(
@@ -72,7 +71,7 @@ fn stack_distance_curve_equals_lru_at_every_size() {
         sizes.extend([1, 2, 3, nr as usize - 1, nr as usize]);
         let ratios = h.miss_ratios(&sizes);
         for (i, &s) in sizes.iter().enumerate() {
-            let st = algo::simulate(Algo::Lru, s, &keys, nr);
+            let st = algo::simulate(algo::parse("lru").unwrap(), s, &keys, nr);
             assert_eq!(h.misses(s), st.misses, "{name} size {s}");
             assert!((ratios[i] - st.miss_ratio()).abs() < 1e-12);
         }
@@ -101,10 +100,10 @@ fn shards_at_rate_one_is_exact_and_sampled_is_close() {
 #[test]
 fn capacity_is_respected_and_hits_are_resident() {
     let keys = skewed(50_000, 5000, 11);
-    for a in ALGOS {
-        let al = Algo::parse(a).unwrap();
+    for a in algo::names() {
+        let al = algo::parse(a).unwrap();
         for size in [0usize, 20, 100, 1000, 6000] {
-            let mut c: Box<dyn Cache> = if al == Algo::BeladyPaper {
+            let mut c: Box<dyn Cache> = if al.name == "belady-paper" {
                 Box::new(BeladyPaper::new(size, &keys, 5000))
             } else if al.offline() {
                 Box::new(Belady::new(size, &keys, 5000))
@@ -136,23 +135,23 @@ fn small_known_answers() {
     let keys: Vec<u32> = (0..12).map(|i| i % 4).collect();
     for a in ["lru", "fifo", "clock"] {
         assert_eq!(
-            algo::simulate(Algo::parse(a).unwrap(), 3, &keys, 4).hits,
+            algo::simulate(algo::parse(a).unwrap(), 3, &keys, 4).hits,
             0,
             "{a}"
         );
     }
     // Belady: 0 1 2 3(evict 2) 0h 1h 2(evict 0 or 1: 1 next at 9, 0 at 8 → evict 1) 3h 0h 1(evict) 2h 3h
-    assert_eq!(algo::simulate(Algo::Belady, 3, &keys, 4).hits, 6);
+    assert_eq!(algo::simulate(algo::parse("belady").unwrap(), 3, &keys, 4).hits, 6);
     // CLOCK gives a second chance: 0 1 0(h) 2 → evicts 1 (0's bit set), keeps 0.
-    let mut c = algo::build(Algo::Clock, 2, 3);
+    let mut c = algo::build(algo::parse("clock").unwrap(), 2, 3);
     assert!(!c.access(0) && !c.access(1) && c.access(0) && !c.access(2));
     assert!(c.access(0) && !c.access(1));
     // LRU: same sequence evicts 1 too, by recency.
-    let mut l = algo::build(Algo::Lru, 2, 3);
+    let mut l = algo::build(algo::parse("lru").unwrap(), 2, 3);
     assert!(
         !l.access(0) && !l.access(1) && l.access(0) && !l.access(2) && l.access(0) && !l.access(1)
     );
-    let s = run(&mut *algo::build(Algo::Fifo, 2, 3), &[0, 1, 0, 2, 0]);
+    let s = run(&mut *algo::build(algo::parse("fifo").unwrap(), 2, 3), &[0, 1, 0, 2, 0]);
     assert_eq!((s.hits, s.misses), (1, 4));
 }
 
@@ -197,7 +196,7 @@ fn clockpro_faults_as_the_authors_simulator_on_the_lirs_traces() {
     for (name, misses) in want {
         let (keys, nr) = lirs(&format!("{name}.trace.gz"));
         for (size, m) in [500, 1000, 2000].into_iter().zip(misses) {
-            let st = algo::simulate(Algo::ClockPro, size, &keys, nr);
+            let st = algo::simulate(algo::parse("clockpro").unwrap(), size, &keys, nr);
             assert_eq!(st.misses, m, "{name} at {size} pages");
         }
     }
@@ -228,14 +227,14 @@ fn lirs_paper_misses_as_the_authors_simulator_on_the_lirs_traces() {
     for (name, misses) in want {
         let (keys, nr) = lirs(&format!("{name}.trace.gz"));
         for (size, m) in [500, 1000, 2000].into_iter().zip(misses) {
-            let st = algo::simulate(Algo::LirsPaper, size, &keys, nr);
+            let st = algo::simulate(algo::parse("lirs-paper").unwrap(), size, &keys, nr);
             assert_eq!(st.misses, m, "{name} at {size} blocks");
         }
     }
 }
 
 fn hits(a: &str, size: usize, nr: u32, keys: &[u32]) -> Vec<bool> {
-    let mut c = algo::build(Algo::parse(a).unwrap(), size, nr);
+    let mut c = algo::build(algo::parse(a).unwrap(), size, nr);
     keys.iter().map(|&k| c.access(k)).collect()
 }
 
@@ -266,8 +265,8 @@ fn paper_variants_differ_where_documented() {
     // Belady, 2 slots, 0 1 2 0 1: always-admit evicts 1 for 2 (never used again);
     // MIN bypasses 2 and hits both 0 and 1.
     let keys = [0, 1, 2, 0, 1];
-    assert_eq!(algo::simulate(Algo::Belady, 2, &keys, 3).hits, 1);
-    assert_eq!(algo::simulate(Algo::BeladyPaper, 2, &keys, 3).hits, 2);
+    assert_eq!(algo::simulate(algo::parse("belady").unwrap(), 2, &keys, 3).hits, 1);
+    assert_eq!(algo::simulate(algo::parse("belady-paper").unwrap(), 2, &keys, 3).hits, 2);
 }
 
 /// `clockpro-paper`: page faults of the authors' `clock-pro.c` with its adaptive cold
@@ -297,7 +296,7 @@ fn clockpro_paper_faults_as_the_authors_simulator_with_adaptive_cold_allocation(
     for (name, misses) in want {
         let (keys, nr) = lirs(&format!("{name}.trace.gz"));
         for (size, m) in [500, 1000, 2000].into_iter().zip(misses) {
-            let st = algo::simulate(Algo::ClockProPaper, size, &keys, nr);
+            let st = algo::simulate(algo::parse("clockpro-paper").unwrap(), size, &keys, nr);
             assert_eq!(st.misses, m, "{name} at {size} pages");
         }
     }

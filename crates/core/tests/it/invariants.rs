@@ -3,8 +3,7 @@
 //! list of the right lruvec, memcg usage = charged pages, buddy fully merged) and the
 //! counter relations the kernel guarantees; identical inputs give identical output.
 
-mod common;
-use common::*;
+use crate::common::*;
 use proptest::prelude::*;
 use reclaimlab_trace::gen::Reclaim;
 use reclaimlab_trace::{generate, AccessKind, Pattern, Program, Region};

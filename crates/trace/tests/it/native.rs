@@ -1,8 +1,7 @@
 //! Native format: round trips, truncation, corruption, bad headers, atomic writes.
 
-mod common;
 
-use common::{read_all, Scratch};
+use crate::common::{read_all, Scratch};
 use proptest::prelude::*;
 use reclaimlab_trace::native::{self, NativeReader, NativeWriter, BLOCK_RECORDS, HEADER_LEN};
 use reclaimlab_trace::{flags, Access, AccessSource, ErrorKind};

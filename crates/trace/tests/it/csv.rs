@@ -1,8 +1,7 @@
 //! CSV reader: columns, defaults, cgroups, errors.
 
-mod common;
 
-use common::{read_all, write_gz, Scratch};
+use crate::common::{read_all, write_gz, Scratch};
 use reclaimlab_trace::csv::CsvReader;
 use reclaimlab_trace::{flags, Access, AccessKind, AccessSource, ErrorKind};
 

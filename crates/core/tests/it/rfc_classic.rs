@@ -1,8 +1,7 @@
 //! `classic+refault-distance-rfc-v3` against `classic@6.15` (spec B.6; the variant is
 //! `policy/classic/refault_distance_rfc_v3.rs`).
 
-mod common;
-use common::*;
+use crate::common::*;
 use reclaimlab_core::RunResult;
 use reclaimlab_trace::{generate, AccessKind, Pattern, Program};
 

@@ -4,8 +4,7 @@
 //! pgscan/pgsteal, no global pgscan_direct/pgsteal_direct), honours `swappiness=`, and
 //! fails with -EAGAIN when nothing is reclaimable.
 
-mod common;
-use common::*;
+use crate::common::*;
 use reclaimlab_core::RunResult;
 use reclaimlab_trace::{generate, AccessKind, Pattern, Reclaim};
 

@@ -3,8 +3,7 @@
 //! add up to the global vmstat counters where the kernel's do — and where they do not
 //! (memcg reclaim counts `pgscan_direct`/`pgsteal_direct`/`pgrefill` per memcg only).
 
-mod common;
-use common::*;
+use crate::common::*;
 use reclaimlab_core::RunResult;
 use reclaimlab_trace::{generate, AccessKind, Pattern};
 

@@ -3,11 +3,10 @@
 //! back to the kernel's LRU (again `cache:lru`'s counters); MRU beats LRU on a loop;
 //! admission refusals; every policy error stops the run with one message naming the
 //! hook and the folio, the machine's invariants intact.
-mod common;
 use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, Mutex};
 
-use common::*;
+use crate::common::*;
 use reclaimlab_core::config::SimConfig;
 use reclaimlab_core::policy::ext::{CacheExtOps, EvictionCtx, Folio, LruvecInfo, OpsFactory};
 use reclaimlab_core::{RunResult, Simulation};

@@ -3,8 +3,7 @@
 //! `shrink_slab` frees those above `max_nodes` (LRU + slab pages / 8) with their shadows,
 //! so the refaults they would have detected go unseen.
 
-mod common;
-use common::*;
+use crate::common::*;
 use reclaimlab_trace::{flags, Access, FileRange};
 
 const READ: u8 = flags::FILE | flags::SYSCALL;

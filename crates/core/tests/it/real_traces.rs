@@ -3,8 +3,7 @@
 //! traces as anonymous memory with zram. Every record is replayed, invariants hold,
 //! and a footprint larger than memory shows up as refaults.
 
-mod common;
-use common::*;
+use crate::common::*;
 use std::path::PathBuf;
 
 fn data(rel: &str) -> PathBuf {

@@ -2,8 +2,7 @@
 //! exist"): each test states the scenario, the kernel rule it exercises, and asserts
 //! numbers that follow from it.
 
-mod common;
-use common::*;
+use crate::common::*;
 use reclaimlab_core::sim::engine::Machine;
 use reclaimlab_core::policy::classic::{Classic, Mainline};
 use reclaimlab_core::sim::Engine;

@@ -1,8 +1,7 @@
 //! Synthetic generators: determinism, distributions, patterns, phases, validation.
 
-mod common;
 
-use common::read_all;
+use crate::common::read_all;
 use reclaimlab_trace::gen::{generate, Pattern, Phase, Program, Region, Stream};
 use reclaimlab_trace::{Access, AccessKind, ErrorKind};
 

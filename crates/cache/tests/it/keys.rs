@@ -3,10 +3,9 @@
 //! ids) give byte-identical results on the trace's own ids and on the renumbered ones;
 //! and the id space's size (a header's page count past the largest id) changes nothing.
 use reclaimlab_cache::keys::Keys;
-use reclaimlab_cache::{algo, mrc, Algo, ALGOS};
+use reclaimlab_cache::{algo, mrc};
 
-mod common;
-use common::skewed;
+use crate::common::skewed;
 
 /// 60k requests over 4,000 ids spread across 0..2^21 (sparse: `Keys::new` renumbers),
 /// skewed so that hits, misses and ties all occur.
@@ -44,9 +43,9 @@ fn every_algorithm_gives_the_same_figures_on_renumbered_ids() {
     let nr = keys.iter().max().unwrap() + 1;
     let k = Keys::new(keys.clone(), nr).unwrap();
     assert!(k.orig.is_some());
-    for name in ALGOS {
-        let al = Algo::parse(name).unwrap();
-        for size in [al.min_size().max(1), 50, 400, 2000, 5000] {
+    for name in algo::names() {
+        let al = algo::parse(name).unwrap();
+        for size in [al.min_size.max(1), 50, 400, 2000, 5000] {
             let own = algo::simulate(al, size, &keys, nr);
             let renumbered = algo::simulate(al, size, &k.keys, k.nr_keys);
             assert_eq!(own, renumbered, "{name} at {size}");
