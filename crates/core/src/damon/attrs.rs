@@ -124,7 +124,7 @@ mod tests {
         DamonAttrs { sample_interval: sample, aggr_interval: aggr, ..Default::default() }
     }
 
-    /// damon_test_update_monitoring_result (kunit).
+    /// mm/damon/tests/core-kunit.h (A) damon_test_update_monitoring_result.
     #[test]
     fn update_monitoring_result_kunit() {
         let old = attrs(10, 1000);
@@ -155,7 +155,7 @@ mod tests {
         assert_eq!(n.aggr_interval, n.sample_interval * 20);
     }
 
-    /// damon_test_set_attrs (kunit).
+    /// mm/damon/tests/core-kunit.h (A) damon_test_set_attrs.
     #[test]
     fn set_attrs_kunit() {
         let valid = DamonAttrs { min_nr_regions: 10, max_nr_regions: 1000, sample_interval: 5000, aggr_interval: 100000, ..Default::default() };

@@ -8,6 +8,9 @@
 //! - [`damos`]: operation schemes — quotas, goals, prioritization, watermarks,
 //!   filters, stats and actions.
 //! - [`reclaim`]: DAMON_RECLAIM, the proactive reclamation module.
+//!
+//! Tests: `kunit.rs` (the kernel's kunit vectors), `tests.rs` (kdamond and DAMON_RECLAIM
+//! in a machine), and each module's own.
 
 pub mod attrs;
 pub mod damos;
@@ -19,6 +22,8 @@ pub mod region;
 
 pub use monitor::Kdamond;
 pub use reclaim::DamonReclaimParams;
+#[cfg(test)]
+mod kunit;
 #[cfg(test)]
 mod tests;
 pub mod parsec;

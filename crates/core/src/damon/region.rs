@@ -378,7 +378,8 @@ mod tests {
         t.regions.iter().map(|r| (r.start, r.end)).collect()
     }
 
-    /// damon_test_merge_regions_of (kunit C) with the derived ages of the vectors file.
+    /// mm/damon/tests/core-kunit.h (C) damon_test_merge_regions_of, with the derived ages of
+    /// the vectors file (kunit.rs has the rest of the kernel's cases).
     #[test]
     fn merge_regions_of_kunit() {
         let mut t = target(&[(0, 100, 0), (100, 112, 0), (114, 122, 10), (122, 130, 10), (130, 156, 20), (156, 170, 30), (170, 184, 1), (184, 230, 2), (230, 10170, 5)]);
@@ -403,6 +404,7 @@ mod tests {
         }
     }
 
+    /// mm/damon/tests/core-kunit.h (C) damon_test_split_above_half_progresses.
     #[test]
     fn split_above_half_progresses() {
         let mut t = DamonTarget { regions: (0..760).map(|i| DamonRegion { nr_accesses: if i % 2 == 1 { 0 } else { 100 }, age: 5, ..DamonRegion::new(i * 100, i * 100 + 100) }).collect() };

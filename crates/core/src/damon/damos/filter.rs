@@ -130,7 +130,7 @@ mod tests {
     use super::*;
     use crate::damon::region::DamonRegion;
 
-    /// damos_test_filter_out (kunit).
+    /// mm/damon/tests/core-kunit.h (A) damos_test_filter_out.
     #[test]
     fn addr_filter_splits() {
         let mut f = DamosFilter::new(DamosFilterType::Addr, true, false);
@@ -151,7 +151,7 @@ mod tests {
         assert_eq!((t.regions[0].start, t.regions[0].end, t.regions[1].start, t.regions[1].end), (2, 6, 6, 8));
     }
 
-    /// damon_test_set_filters_default_reject (kunit).
+    /// mm/damon/tests/core-kunit.h (B) damon_test_set_filters_default_reject.
     #[test]
     fn default_reject() {
         let mut target = DamosFilter::new(DamosFilterType::Target, true, true);

@@ -97,7 +97,8 @@ pub fn damon_feed_loop_next_input(last_input: u64, score: u64) -> u64 {
 mod tests {
     use super::*;
 
-    /// damon_test_feed_loop_next_input (kunit) plus exact steps from E.4's formula.
+    /// mm/damon/tests/core-kunit.h (A) damon_test_feed_loop_next_input, plus exact steps
+    /// from E.4's formula.
     #[test]
     fn feed_loop_steps() {
         let last = 900_000;
