@@ -1,136 +1,103 @@
-"""Reference cache algorithms: exact agreement with libCacheSim (the `libcachesim` PyPI
-package, run in the same test on the same trace written as oracleGeneral), the CLI
-commands `cachesim` and `mrc`, and oracleGeneral conversion both ways.
+"""Reference cache algorithms: exact agreement with libCacheSim, the CLI commands
+`cachesim` and `mrc`, and oracleGeneral conversion both ways.
 
-libcachesim is in the `test` extra, so CI runs these; elsewhere, without the package,
-the comparison tests are skipped (unless $CI is set, when a missing package fails).
+Agreement is checked against libCacheSim's own miss counts, checked in as
+python/tests/golden/libcachesim_misses.json by scripts/libcachesim_golden.py (which runs
+the `libcachesim` PyPI package on the same traces written as oracleGeneral), so these tests
+run without the package. With it installed (the `test` extra; required when $CI is set),
+the tests marked `libcachesim` re-derive a part of the table and check libCacheSim reads
+our oracleGeneral files; `python scripts/libcachesim_golden.py --check` re-derives all.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import sys
 from pathlib import Path
 
 import pytest
 
 from reclaimlab import _core
-from reclaimlab.trace import single_region_program
 
 from conftest import assert_user_error, cli
 
-if os.environ.get("CI"):
-    import libcachesim as lcs
-else:
-    lcs = pytest.importorskip("libcachesim")
-
 ROOT = Path(__file__).resolve().parents[2]
-LIRS = ROOT / "data" / "traces" / "lirs"
-SPEC = ROOT / "data" / "traces" / "spec2000-address"
+sys.path.insert(0, str(ROOT / "scripts"))
+import libcachesim_golden as golden  # noqa: E402
 
-#: our name -> libcachesim class
-LCS = {"lru": "LRU", "fifo": "FIFO", "clock": "Clock", "sieve": "Sieve", "s3fifo": "S3FIFO", "arc": "ARC",
-       "belady": "Belady", "lirs": "LIRS", "slru": "SLRU", "2q": "TwoQ", "lfu": "LFU"}
+LIRS = golden.LIRS
 
-#: cache sizes as fractions of the distinct pages (at least 20 pages: libCacheSim's
-#: S3-FIFO cannot insert when the small queue (10%) holds under two objects)
-FRACTIONS = (0.01, 0.05, 0.1, 0.25, 0.5)
+#: libCacheSim's counts (scripts/libcachesim_golden.py)
+GOLDEN = golden.load()
 
-
-def lcs_miss_ratio(path: Path, algo: str, size: int) -> float:
-    reader = lcs.TraceReader(str(path), lcs.TraceType.ORACLE_GENERAL_TRACE)
-    return getattr(lcs, LCS[algo])(size).process_trace(reader)[0]
+#: our name -> libCacheSim's class, from the algorithm table (crates/cache/src/algo/mod.rs)
+LCS = dict(_core.cache_libcachesim_names())
 
 
-def sizes_of(tr) -> list[int]:
-    d = tr.distinct
-    return sorted({max(20, int(d * f)) for f in FRACTIONS})
+def lcs():
+    """The libcachesim package (a test that needs it is skipped without it, unless $CI)."""
+    if os.environ.get("CI"):
+        import libcachesim
+
+        return libcachesim
+    return pytest.importorskip("libcachesim")
 
 
-def check_agreement(tr, path: Path, algos=tuple(LCS)) -> list[tuple]:
-    tr.write_oracle(str(path))
-    sizes = sizes_of(tr)
-    ours = {(r["algo"], r["size"]): r for r in _core.cache_simulate(tr, list(algos), sizes)}
-    bad = []
-    for a in algos:
-        for s in sizes:
-            theirs = lcs_miss_ratio(path, a, s)
-            mine = ours[(a, s)]
-            # Exact: the same number of misses (so equal to 4 decimals and beyond).
-            if round(theirs * len(tr)) != mine["misses"] or abs(mine["miss_ratio"] - theirs) > 1e-12:
-                bad.append((a, s, mine["miss_ratio"], theirs))
-    return bad
+def test_the_golden_table_covers_every_algorithm_libcachesim_has():
+    assert GOLDEN["algorithms"] == LCS
+    assert {"lru", "arc", "s3fifo", "lirs", "belady"} <= set(LCS)
+    for t in GOLDEN["traces"].values():
+        assert set(t["misses"]) == set(LCS) and all(set(m) == {str(s) for s in t["sizes"]} for m in t["misses"].values())
 
 
-def gen(pattern: str, pages: int, accesses: int, alpha: float = 1.0, seed: int = 1):
-    return _core.cache_load(_core.generate(single_region_program(pattern, pages, accesses, alpha=alpha), seed))
+@pytest.mark.parametrize("tid", list(golden.TRACES))
+def test_agrees_with_libcachesim(tid):
+    """The same misses as libCacheSim at every size (so equal miss ratios to the last bit)."""
+    want = GOLDEN["traces"][tid]
+    tr = golden.TRACES[tid][0]()
+    assert (len(tr), golden.digest(tr)) == (want["requests"], want["keys_sha256"]), "the trace changed: re-derive the table"
+    got = {(r["algo"], r["size"]): r["misses"] for r in _core.cache_simulate(tr, list(LCS), want["sizes"])}
+    bad = [(a, s, got[(a, s)], want["misses"][a][str(s)]) for a in LCS for s in want["sizes"]
+           if got[(a, s)] != want["misses"][a][str(s)]]
+    assert bad == []
 
 
-@pytest.mark.parametrize("name", sorted(p.name for p in LIRS.glob("*.trace.gz")))
-def test_agrees_with_libcachesim_on_lirs_traces(name, tmp_path):
-    tr = _core.cache_load(_core.open_trace(str(LIRS / name), "lirs", None))
-    assert check_agreement(tr, tmp_path / "t.oracleGeneral") == []
-
-
-@pytest.mark.parametrize("name", ["gcc", "gzip", "mcf"])
-def test_agrees_with_libcachesim_on_spec_address_traces_as_pages(name, tmp_path):
-    tr = _core.cache_load(_core.open_trace(str(SPEC / f"{name}.trace.gz"), "address", None))
-    assert tr.distinct > 20
-    assert check_agreement(tr, tmp_path / "t.oracleGeneral") == []
-
-
-def scan_hot_mix():
-    """A hot set (zipf over 2000 pages) interleaved with one-time scans of fresh pages."""
-    import random
-
-    rnd = random.Random(5)
-    keys, fresh = [], 100_000
-    hot = [int(2000 * (rnd.random() ** 3)) for _ in range(120_000)]
-    for i, h in enumerate(hot):
-        keys.append(h)
-        if (i // 5000) % 3 == 2:  # every third block of 5000 requests also scans
-            keys.append(fresh)
-            fresh += 1
-    return _core.cache_trace_from_keys(keys)
-
-
-@pytest.mark.parametrize("kind", ["zipf0.8", "zipf1.0", "zipf1.2", "loop", "zigzag", "scan-hot"])
-def test_agrees_with_libcachesim_on_synthetic_traces(kind, tmp_path):
-    if kind.startswith("zipf"):
-        tr = gen("zipf", 20_000, 300_000, alpha=float(kind[4:]))
-    elif kind == "scan-hot":
-        tr = scan_hot_mix()
-    else:
-        tr = gen(kind, 5_000, 100_000)
-    assert check_agreement(tr, tmp_path / "t.oracleGeneral") == []
-
-
-def test_loop_at_the_edge_sizes(tmp_path):
+def test_loop_at_the_edge_sizes():
     """Loop of N pages at N-1, N, N+1: LRU-family all-miss vs all-hit-after-warmup."""
-    tr = gen("loop", 3000, 60_000)
-    p = tmp_path / "loop.oracleGeneral"
-    tr.write_oracle(str(p))
-    res = {(r["algo"], r["size"]): r["miss_ratio"] for r in _core.cache_simulate(tr, list(LCS), [2999, 3000, 3001])}
-    for a in LCS:
-        for s in (2999, 3000, 3001):
-            assert res[(a, s)] == pytest.approx(lcs_miss_ratio(p, a, s), abs=1e-12), (a, s)
-    assert res[("lru", 2999)] == 1.0 and res[("lru", 3000)] == pytest.approx(0.05)
+    want = GOLDEN["traces"]["loop3000-edge"]
+    assert want["sizes"] == [2999, 3000, 3001] and want["requests"] == 60_000
+    assert want["misses"]["lru"]["2999"] == 60_000 and want["misses"]["lru"]["3000"] == 3000
 
 
+@pytest.mark.libcachesim
+@pytest.mark.parametrize("tid", ["lirs/sprite.trace.gz", "zipf1.0", "scan-hot"])
+def test_the_golden_table_is_libcachesims_own(tid):
+    """Re-derived with libCacheSim now, a part of the table comes out the same."""
+    assert golden.derive(lcs(), [tid])["traces"][tid] == GOLDEN["traces"][tid]
+
+
+@pytest.mark.libcachesim
 def test_libcachesim_reads_our_oracle_file(tmp_path):
+    lib = lcs()
     tr = _core.cache_load(_core.open_trace(str(LIRS / "sprite.trace.gz"), "lirs", None))
     p = tmp_path / "sprite.oracleGeneral"
     assert tr.write_oracle(str(p)) == len(tr) == 133_996
-    reader = lcs.TraceReader(str(p), lcs.TraceType.ORACLE_GENERAL_TRACE)
+    reader = lib.TraceReader(str(p), lib.TraceType.ORACLE_GENERAL_TRACE)
     assert reader.get_num_of_req() == len(tr)
-    # and ours reads it back to the same dense ids
+
+
+def test_our_oracle_file_reads_back_to_the_same_ids(tmp_path):
+    tr = _core.cache_load(_core.open_trace(str(LIRS / "sprite.trace.gz"), "lirs", None))
+    p = tmp_path / "sprite.oracleGeneral"
+    assert tr.write_oracle(str(p)) == len(tr) == GOLDEN["traces"]["lirs/sprite.trace.gz"]["requests"]
     back = _core.cache_load(_core.open_trace(str(p), None, None))
     assert back.keys() == tr.keys()
 
 
 def test_belady_lower_bound_and_lru_curve_matches_simulation():
     tr = _core.cache_load(_core.open_trace(str(LIRS / "multi3.trace.gz"), "lirs", None))
-    sizes = sizes_of(tr)
+    sizes = golden.sizes_of(tr)
     res = _core.cache_simulate(tr, _core.cache_algos(), sizes)
     for s in sizes:
         at = {r["algo"]: r["misses"] for r in res if r["size"] == s}
@@ -153,22 +120,21 @@ def test_lirs_paper_loop_trace_lru_known_answer():
 
 # ---- CLI -------------------------------------------------------------------------------
 
-def test_cli_cachesim_json_matches_libcachesim(tmp_path):
+def test_cli_cachesim_json_matches_libcachesim():
     trace = LIRS / "sprite.trace.gz"
     p = cli("cachesim", "--trace", trace, "--algo", "lru,arc", "--algo", "s3fifo", "--size", "10%", "--json")
     assert p.returncode == 0, p.stderr
     out = json.loads(p.stdout)
     assert out["requests"] == 133_996 and out["distinct_pages"] == 7075
     size = int(7075 * 0.10)
-    og = tmp_path / "s.oracleGeneral"
-    assert cli("trace", "convert", trace, og).returncode == 0
+    want = GOLDEN["traces"]["lirs/sprite.trace.gz"]["misses"]
     got = {r["algo"]: r for r in out["results"]}
     assert set(got) == {"lru", "arc", "s3fifo"}
     for a, r in got.items():
         assert r["size"] == size
         assert r["hits"] + r["misses"] == 133_996
         assert r["miss_ratio"] == pytest.approx(r["misses"] / 133_996)
-        assert r["miss_ratio"] == pytest.approx(lcs_miss_ratio(og, a, size), abs=1e-12)
+        assert r["misses"] == want[a][str(size)]
 
 
 def test_cli_cachesim_table_and_errors(tmp_path):
