@@ -600,10 +600,7 @@ impl TeraSortSource {
                 return;
             };
             // The buffer: in the job's JVM heap (`new byte[n]`), or the slot's region.
-            let heap_buf = match self.jobs[j as usize].heap.as_mut() {
-                Some(h) => Some(h.alloc(n.max(1)).expect("terasort: validate() sizes the heap for every slot's buffer")),
-                None => None,
-            };
+            let heap_buf = self.jobs[j as usize].heap.as_mut().map(|h| h.alloc(n.max(1)).expect("terasort: validate() sizes the heap for every slot's buffer"));
             let buf = match heap_buf {
                 Some(off) => self.l.heap_base(j) + off,
                 None => self.l.slot_base(j, k),
