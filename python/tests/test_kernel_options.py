@@ -92,7 +92,7 @@ def test_lab_settings_keep_the_key_boots_had_before_the_options(offline):
 @pytest.mark.parametrize("change", [
     {"read_ahead_kb": 128}, {"read_ahead_kb": 32}, {"fault_around_bytes": 65536}, {"thp": "always"},
     {"thp": "madvise"}, {"thp": None}, {"memory": "none"}, {"memory": "96M"}, {"guest_mb": 1024},
-    {"swappiness": 100}, {"swappiness": 0}])
+    {"swappiness": 100}, {"swappiness": 0}, {"pcp_high_fraction": 0}, {"pcp_high_fraction": 8}])
 def test_every_guest_setting_changes_the_store_key_and_params(offline, change):
     lab = Setup(workload="seqloop:pages=100", memory="64M", **LAB)
     other = Setup(**{**lab.__dict__, **change})
@@ -138,6 +138,9 @@ def test_console_reads_the_readback_and_the_memory_layout():
     rb = c.read_back()
     assert (rb["read_ahead_kb"], rb["fault_around_bytes"], rb["thp"], rb["vm.swappiness"]) == (128, 65536, "madvise", 60)
     assert c.finished
+    # vm.percpu_pagelist_high_fraction as read back (guests since 26 Nov 2026)
+    c = console.parse(LOG.replace("@@sysctl swappiness 60\n", "@@sysctl swappiness 60\n@@sysctl percpu_pagelist_high_fraction 100\n"))
+    assert c.sysctl["percpu_pagelist_high_fraction"] == 100
 
 
 def test_sim_settings_of_a_whole_machine_run(offline):
@@ -199,6 +202,7 @@ BAD = [
     (["--fault-around-bytes", "2048"], "--fault-around-bytes 2048: must be a power of two from 4096"),
     (["--fault-around-bytes", "4194304"], "(a PMD)"),
     (["--thp", "sometimes"], "--thp sometimes: must be always, madvise or never"),
+    (["--percpu-pagelist-high-fraction", "4"], "--percpu-pagelist-high-fraction must be 0 or 8..2147483647"),
     (["--guest-memory", "128M"], "the guest needs at least 256M"),
     (["--guest-memory", "100"], "the guest needs at least 256M"),
     (["--memory-max", "none", "--guest-memory", "512M", "--swap", "none"], "does not fit the guest"),

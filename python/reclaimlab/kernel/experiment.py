@@ -45,8 +45,10 @@ def _guest_options(setup: Setup, p: Prepared) -> dict[str, str]:
             "fault_around_bytes": p.fault_around_bytes, "thp": setup.thp or "default",
             "damon_reclaim": None if p.damon_reclaim is None else
             f"{p.damon_interface}:" + (",".join(f"{k}={v}" for k, v in sorted(p.damon_reclaim.items())) or "defaults"),
-            "sample": setup.sample, "cgroup_set": ",".join(sorted(setup.cgroup_set))}
-    before = {"tick_us": 0, "smp": Setup.smp, "nodes": 1, **LAB, "damon_reclaim": None, "sample": False, "cgroup_set": ""}
+            "sample": setup.sample, "cgroup_set": ",".join(sorted(setup.cgroup_set)),
+            "pcp_high_fraction": setup.pcp_high_fraction}
+    before = {"tick_us": 0, "smp": Setup.smp, "nodes": 1, **LAB, "damon_reclaim": None, "sample": False, "cgroup_set": "",
+              "pcp_high_fraction": None}
     return {k: str(v) for k, v in opts.items() if v != before[k]}
 
 

@@ -52,6 +52,7 @@ class Setup:
     memory: str = "128M"  # the cgroup's memory.max, or "none": no limit (whole-machine reclaim)
     swap: str | None = None  # "zram:SIZE", "none", or None = zram for anon workloads
     swappiness: int | None = None
+    pcp_high_fraction: int | None = None  # vm.percpu_pagelist_high_fraction (None: the kernel's, 0)
     boots: int = 3
     timeout: float | None = None
     guest_mb: int = GUEST_MB
@@ -302,6 +303,9 @@ def prepare(setup: Setup) -> Prepared:
         raise KernelError(f"--smp must be 1..64 guest CPUs, got {setup.smp}")
     if setup.tick_us < 0:
         raise KernelError(f"--tick must be >= 0 microseconds, got {setup.tick_us}")
+    if setup.pcp_high_fraction is not None and not (setup.pcp_high_fraction == 0 or 8 <= setup.pcp_high_fraction < 2**31):
+        raise KernelError(f"--percpu-pagelist-high-fraction must be 0 or 8..2147483647 (the sysctl's range), "
+                          f"got {setup.pcp_high_fraction}")
     ra, fab, thp = guest_options(setup)
     memory_max = memory_limit(setup)
     nodes = nodes_of(setup)
@@ -340,6 +344,8 @@ def kernel_args(p: Prepared, thp: str | None) -> list[str]:
         args.append(f"lab.swappiness={int(setup.swappiness)}")
     if setup.tick_us:
         args.append(f"lab.tick={int(setup.tick_us)}")
+    if setup.pcp_high_fraction is not None:  # the kernel applies sysctl.* at boot (do_sysctl_args)
+        args.append(f"sysctl.vm.percpu_pagelist_high_fraction={int(setup.pcp_high_fraction)}")
     if p.damon_reclaim is not None:
         args += damon.kernel_args(p.damon_reclaim, p.damon_interface)
     elif setup.sample:

@@ -312,7 +312,7 @@ fi
 [ "$swappiness" != keep ] && echo "$swappiness" > /proc/sys/vm/swappiness
 [ "$wsf" != keep ] && echo "$wsf" > /proc/sys/vm/watermark_scale_factor
 [ "$minfree" != keep ] && echo "$minfree" > /proc/sys/vm/min_free_kbytes
-for k in min_free_kbytes watermark_scale_factor swappiness; do echo "@@sysctl $k $(cat /proc/sys/vm/$k)"; done
+for k in min_free_kbytes watermark_scale_factor swappiness percpu_pagelist_high_fraction; do echo "@@sysctl $k $(cat /proc/sys/vm/$k)"; done
 
 echo +memory > /sys/fs/cgroup/cgroup.subtree_control
 # The cgroups, flat under the root as the simulator's: "@@cgroup INDEX NAME MAX HIGH LOW
