@@ -1,6 +1,7 @@
 //! Intrusive doubly-linked lists over page frames (the kernel's `struct list_head`
-//! embedded in `struct page`, here as two flat `u32` arrays). An arena of its own may
-//! link other dense ids the same way (the THP deferred split queues link pageblocks).
+//! embedded in `struct page`, here as one flat array of `{prev, next}` pairs, so an unlink
+//! reads one cache line per entry). An arena of its own may link other dense ids the same
+//! way (the THP deferred split queues link pageblocks).
 //!
 //! Every frame has one `prev`/`next` pair, so a frame is on at most one list at a time:
 //! an LRU list (reclaim) or a buddy free list (page allocator), exactly as `page->lru`
@@ -8,7 +9,9 @@
 //! insertion and removal never branch on "empty list".
 //!
 //! Invariant: for every linked slot `x`, `next[prev[x]] == x` and `prev[next[x]] == x`;
-//! an unlinked frame has `prev == next == NIL`.
+//! an unlinked frame has `prev == next == NIL`. Links are stored complemented (`!slot`), so
+//! `NIL` is an all-zero word: the arena comes from zeroed host memory, and a machine's
+//! frames cost host memory only once they are linked.
 
 /// A slot index: a frame number (`< nr_frames`) or a sentinel (list head).
 pub type Slot = u32;
@@ -20,8 +23,8 @@ pub const NIL: Slot = u32::MAX;
 pub struct ListHead(pub Slot);
 
 pub struct ListArena {
-    prev: Vec<Slot>,
-    next: Vec<Slot>,
+    /// `[!prev, !next]` per slot.
+    links: Vec<[Slot; 2]>,
     /// Number of entries on each list, indexed by `head - nr_frames`.
     len: Vec<u64>,
     nr_frames: u32,
@@ -29,12 +32,27 @@ pub struct ListArena {
 
 impl ListArena {
     pub fn new(nr_frames: u32) -> Self {
-        ListArena {
-            prev: vec![NIL; nr_frames as usize],
-            next: vec![NIL; nr_frames as usize],
-            len: Vec::new(),
-            nr_frames,
-        }
+        ListArena { links: vec![[!NIL; 2]; nr_frames as usize], len: Vec::new(), nr_frames }
+    }
+
+    #[inline(always)]
+    fn prev(&self, x: Slot) -> Slot {
+        !self.links[x as usize][0]
+    }
+
+    #[inline(always)]
+    fn next(&self, x: Slot) -> Slot {
+        !self.links[x as usize][1]
+    }
+
+    #[inline(always)]
+    fn set_prev(&mut self, x: Slot, p: Slot) {
+        self.links[x as usize][0] = !p;
+    }
+
+    #[inline(always)]
+    fn set_next(&mut self, x: Slot, n: Slot) {
+        self.links[x as usize][1] = !n;
     }
 
     pub fn nr_frames(&self) -> u32 {
@@ -43,11 +61,10 @@ impl ListArena {
 
     /// Append `n` new empty lists; returns the first head (the others follow).
     pub fn alloc_heads(&mut self, n: u32) -> ListHead {
-        let first = self.prev.len() as Slot;
+        let first = self.links.len() as Slot;
         for i in 0..n {
             let s = first + i;
-            self.prev.push(s);
-            self.next.push(s);
+            self.links.push([!s; 2]);
             self.len.push(0);
         }
         ListHead(first)
@@ -65,27 +82,26 @@ impl ListArena {
 
     #[inline(always)]
     pub fn is_empty(&self, h: ListHead) -> bool {
-        self.next[h.0 as usize] == h.0
+        self.next(h.0) == h.0
     }
 
     #[inline(always)]
     pub fn is_linked(&self, x: Slot) -> bool {
-        self.next[x as usize] != NIL
+        self.next(x) != NIL
     }
 
     #[inline(always)]
     fn link_between(&mut self, x: Slot, p: Slot, n: Slot) {
-        self.prev[x as usize] = p;
-        self.next[x as usize] = n;
-        self.next[p as usize] = x;
-        self.prev[n as usize] = x;
+        self.links[x as usize] = [!p, !n];
+        self.set_next(p, x);
+        self.set_prev(n, x);
     }
 
     /// `list_add`: insert at the head (most recent end).
     #[inline(always)]
     pub fn add_head(&mut self, h: ListHead, x: Slot) {
         debug_assert!(!self.is_linked(x), "slot {x} already on a list");
-        let n = self.next[h.0 as usize];
+        let n = self.next(h.0);
         self.link_between(x, h.0, n);
         let i = self.idx(h);
         self.len[i] += 1;
@@ -95,7 +111,7 @@ impl ListArena {
     #[inline(always)]
     pub fn add_tail(&mut self, h: ListHead, x: Slot) {
         debug_assert!(!self.is_linked(x), "slot {x} already on a list");
-        let p = self.prev[h.0 as usize];
+        let p = self.prev(h.0);
         self.link_between(x, p, h.0);
         let i = self.idx(h);
         self.len[i] += 1;
@@ -105,7 +121,7 @@ impl ListArena {
     #[inline]
     pub fn add_before(&mut self, h: ListHead, at: Slot, x: Slot) {
         debug_assert!(!self.is_linked(x) && self.is_linked(at), "slot {x} linked or {at} unlinked");
-        let p = self.prev[at as usize];
+        let p = self.prev(at);
         self.link_between(x, p, at);
         let i = self.idx(h);
         self.len[i] += 1;
@@ -115,12 +131,10 @@ impl ListArena {
     #[inline(always)]
     pub fn del(&mut self, h: ListHead, x: Slot) {
         debug_assert!(self.is_linked(x), "slot {x} not on a list");
-        let p = self.prev[x as usize];
-        let n = self.next[x as usize];
-        self.next[p as usize] = n;
-        self.prev[n as usize] = p;
-        self.prev[x as usize] = NIL;
-        self.next[x as usize] = NIL;
+        let [p, n] = self.links[x as usize].map(|l| !l);
+        self.set_next(p, n);
+        self.set_prev(n, p);
+        self.links[x as usize] = [!NIL; 2];
         let i = self.idx(h);
         self.len[i] -= 1;
     }
@@ -130,11 +144,9 @@ impl ListArena {
     #[inline]
     pub fn replace(&mut self, old: Slot, new: Slot) {
         debug_assert!(self.is_linked(old) && !self.is_linked(new));
-        let p = self.prev[old as usize];
-        let n = self.next[old as usize];
+        let [p, n] = self.links[old as usize].map(|l| !l);
         self.link_between(new, p, n);
-        self.prev[old as usize] = NIL;
-        self.next[old as usize] = NIL;
+        self.links[old as usize] = [!NIL; 2];
     }
 
     /// Move `x` from list `from` to the head of list `to` (`list_move`).
@@ -147,21 +159,21 @@ impl ListArena {
     /// First (most recently added) entry, if any.
     #[inline(always)]
     pub fn head(&self, h: ListHead) -> Option<Slot> {
-        let n = self.next[h.0 as usize];
+        let n = self.next(h.0);
         (n != h.0).then_some(n)
     }
 
     /// Last entry (the one reclaim looks at first), if any.
     #[inline(always)]
     pub fn tail(&self, h: ListHead) -> Option<Slot> {
-        let p = self.prev[h.0 as usize];
+        let p = self.prev(h.0);
         (p != h.0).then_some(p)
     }
 
     /// Entry before `x` (towards the head), or None at the head.
     #[inline(always)]
     pub fn prev_of(&self, h: ListHead, x: Slot) -> Option<Slot> {
-        let p = self.prev[x as usize];
+        let p = self.prev(x);
         (p != h.0).then_some(p)
     }
 
@@ -169,36 +181,35 @@ impl ListArena {
     /// that will unlink or move it next.
     #[inline(always)]
     pub fn prefetch_links(&self, x: Slot) {
-        super::prefetch::prefetch(&self.prev, x as usize);
-        super::prefetch::prefetch(&self.next, x as usize);
+        super::prefetch::prefetch(&self.links, x as usize);
     }
 
     /// Iterate a list from head to tail (tests and invariant checks; not for hot paths).
     pub fn iter(&self, h: ListHead) -> impl Iterator<Item = Slot> + '_ {
-        let mut cur = self.next[h.0 as usize];
+        let mut cur = self.next(h.0);
         std::iter::from_fn(move || {
             if cur == h.0 {
                 None
             } else {
                 let x = cur;
-                cur = self.next[x as usize];
+                cur = self.next(x);
                 Some(x)
             }
         })
     }
 
     /// Host bytes used per frame by the link arrays.
-    pub const BYTES_PER_FRAME: usize = 2 * std::mem::size_of::<Slot>();
+    pub const BYTES_PER_FRAME: usize = std::mem::size_of::<[Slot; 2]>();
 
     /// Check link symmetry and list lengths; returns a description of the first fault.
     pub fn check_invariants(&self) -> Result<(), String> {
-        for h in self.nr_frames..self.prev.len() as u32 {
+        for h in self.nr_frames..self.links.len() as u32 {
             let head = ListHead(h);
             let mut n = 0u64;
             let mut cur = h;
             loop {
-                let nx = self.next[cur as usize];
-                if nx == NIL || self.prev[nx as usize] != cur {
+                let nx = self.next(cur);
+                if nx == NIL || self.prev(nx) != cur {
                     return Err(format!("broken link after slot {cur} on list {h}"));
                 }
                 cur = nx;

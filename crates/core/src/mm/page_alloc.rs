@@ -229,7 +229,9 @@ pub struct BuddyAllocator {
     /// `page_group_by_mobility_disabled`: set like `build_all_zonelists` when the machine has
     /// fewer than `pageblock_nr_pages * MIGRATE_TYPES` (512 × 6) pages.
     page_group_by_mobility_disabled: bool,
-    /// Per frame: buddy order at the head of a free block, `NOT_BUDDY` otherwise.
+    /// Per frame: buddy order at the head of a free block, `NOT_BUDDY` otherwise, stored
+    /// complemented so that `NOT_BUDDY` is a zero byte and the array comes from zeroed host
+    /// memory (read through [`Self::order_at`]).
     buddy_order: Vec<u8>,
     /// Per pageblock: migrate type.
     pageblock_mt: Vec<u8>,
@@ -294,7 +296,7 @@ impl BuddyAllocator {
             watermark_boost_factor: DEFAULT_WATERMARK_BOOST_FACTOR,
             stats: BuddyStats::default(),
             page_group_by_mobility_disabled: disabled,
-            buddy_order: vec![NOT_BUDDY; max_end as usize],
+            buddy_order: vec![!NOT_BUDDY; max_end as usize],
             pageblock_mt: vec![init_mt; nr_pageblocks],
             zone_lookup: lookup,
         };
@@ -334,6 +336,17 @@ impl BuddyAllocator {
 
     // ---------------------------------------------------------------- free-list primitives
 
+    /// The frame's buddy order byte (`NOT_BUDDY` unless it heads a free block).
+    #[inline(always)]
+    fn order_at(&self, pfn: Pfn) -> u8 {
+        !self.buddy_order[pfn as usize]
+    }
+
+    #[inline(always)]
+    fn set_order_at(&mut self, pfn: Pfn, order: u8) {
+        self.buddy_order[pfn as usize] = !order;
+    }
+
     /// `__add_to_free_list` + `set_buddy_order`.
     #[inline(always)]
     fn add_to_free_list(
@@ -353,7 +366,7 @@ impl BuddyAllocator {
             lists.add_head(h, pfn);
         }
         z.nr_free[order as usize] += 1;
-        self.buddy_order[pfn as usize] = order;
+        self.set_order_at(pfn, order);
     }
 
     /// `__del_page_from_free_list` (clears `PageBuddy`).
@@ -369,13 +382,13 @@ impl BuddyAllocator {
         let z = &mut self.zones[zone];
         lists.del(z.free_list(order, mt), pfn);
         z.nr_free[order as usize] -= 1;
-        self.buddy_order[pfn as usize] = NOT_BUDDY;
+        self.set_order_at(pfn, NOT_BUDDY);
     }
 
     /// `page_is_buddy` via `find_buddy_page_pfn`: free, same order, same zone.
     #[inline(always)]
     fn page_is_buddy(&self, zone: usize, pfn: Pfn, order: u8) -> bool {
-        self.zones[zone].spans(pfn) && self.buddy_order[pfn as usize] == order
+        self.zones[zone].spans(pfn) && self.order_at(pfn) == order
     }
 
     // ---------------------------------------------------------------- pageblocks
@@ -670,7 +683,7 @@ impl BuddyAllocator {
         let (mut free_pages, mut movable_pages) = (0u32, 0u32);
         let mut p = start;
         while p < end {
-            let o = self.buddy_order[p as usize];
+            let o = self.order_at(p);
             if o != NOT_BUDDY {
                 free_pages += 1 << o;
                 p += 1 << o;
@@ -715,7 +728,7 @@ impl BuddyAllocator {
         let z = &self.zones[zone];
         let mut p = start;
         while p < end {
-            let o = self.buddy_order[p as usize];
+            let o = self.order_at(p);
             if o == NOT_BUDDY {
                 p += 1;
                 continue;
@@ -794,7 +807,7 @@ impl BuddyAllocator {
             "free of block {pfn} order {order} past its zone"
         );
         debug_assert!(
-            self.buddy_order[pfn as usize] == NOT_BUDDY,
+            self.order_at(pfn) == NOT_BUDDY,
             "double free of pfn {pfn}"
         );
         debug_assert!(
@@ -969,7 +982,7 @@ impl BuddyAllocator {
     #[inline]
     pub fn buddy_order(&self, pfn: Pfn) -> Option<u8> {
         match self.buddy_order.get(pfn as usize) {
-            Some(&o) if o != NOT_BUDDY => Some(o),
+            Some(&o) if !o != NOT_BUDDY => Some(!o),
             _ => None,
         }
     }
@@ -984,8 +997,8 @@ impl BuddyAllocator {
         (0..=MAX_PAGE_ORDER).any(|o| {
             let head = pfn & !((1u32 << o) - 1);
             z.spans(head)
-                && self.buddy_order[head as usize] != NOT_BUDDY
-                && self.buddy_order[head as usize] >= o
+                && self.order_at(head) != NOT_BUDDY
+                && self.order_at(head) >= o
         })
     }
 
@@ -1024,10 +1037,10 @@ impl BuddyAllocator {
                                 "zone {zi}: free block {pfn} not aligned to order {order}"
                             ));
                         }
-                        if self.buddy_order[pfn as usize] != order {
+                        if self.order_at(pfn) != order {
                             return Err(format!(
                                 "zone {zi}: block {pfn} on order-{order} list has order marker {}",
-                                self.buddy_order[pfn as usize]
+                                self.order_at(pfn)
                             ));
                         }
                         let nr_pb = if order >= PAGEBLOCK_ORDER {
@@ -1080,7 +1093,7 @@ impl BuddyAllocator {
             // Interior frames of free blocks.
             let mut p = z.start_pfn;
             while p < z.end_pfn {
-                let o = self.buddy_order[p as usize];
+                let o = self.order_at(p);
                 if o == NOT_BUDDY {
                     p += 1;
                     continue;
@@ -1089,7 +1102,7 @@ impl BuddyAllocator {
                     return Err(format!("zone {zi}: pfn {p} has order marker {o}"));
                 }
                 for q in p + 1..p + (1u32 << o) {
-                    if self.buddy_order[q as usize] != NOT_BUDDY {
+                    if self.order_at(q) != NOT_BUDDY {
                         return Err(format!(
                             "zone {zi}: pfn {q} inside free block {p} order {o} is marked free"
                         ));
@@ -1116,7 +1129,7 @@ impl BuddyAllocator {
                 ));
             }
         }
-        let marks = self.buddy_order.iter().filter(|&&o| o != NOT_BUDDY).count() as u64;
+        let marks = self.buddy_order.iter().filter(|&&o| !o != NOT_BUDDY).count() as u64;
         if marks != total_blocks {
             return Err(format!("{marks} frames marked as free-block heads, {total_blocks} blocks on the free lists"));
         }
@@ -1133,7 +1146,7 @@ impl BuddyAllocator {
     /// a mergeable pageblock of another type becomes MOVABLE with its other free blocks.
     pub fn isolate_free_block(&mut self, lists: &mut ListArena, pfn: Pfn) -> u8 {
         let zone = self.zone_of(pfn);
-        let order = self.buddy_order[pfn as usize];
+        let order = self.order_at(pfn);
         assert!(order != NOT_BUDDY, "pfn {pfn} is not the head of a free block");
         let mt = self.pb_mt(pfn);
         self.del_from_free_list(lists, zone, pfn, order, mt);
