@@ -83,14 +83,14 @@ fn main() {
             assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
             let f: Vec<f64> = String::from_utf8_lossy(&out.stdout).split_whitespace().map(|x| x.parse().unwrap()).collect();
             println!(
-                "{:>6} G {:<14} {:>10.2} M {:>7.1}% {:>11.2}x {:>6.2} GiB {:>8.3} s",
+                "{:>6} G {:<14} {:>10.2} M {:>7.1}% {:>11.2}x {:>6.2} GiB {:>7.1} ms",
                 gib,
                 policy,
                 f[0] / 1e6,
                 f[1] * 100.0,
                 f[0] / lru,
                 f[2] / (1u64 << 30) as f64,
-                f[3]
+                f[3] * 1e3
             );
         }
         println!("{:>6} G {:<14} {:>10.2} M {:>7.1}%", gib, "plain LRU peer", lru / 1e6, miss * 100.0);

@@ -9,9 +9,10 @@
 //! insertion and removal never branch on "empty list".
 //!
 //! Invariant: for every linked slot `x`, `next[prev[x]] == x` and `prev[next[x]] == x`;
-//! an unlinked frame has `prev == next == NIL`. Links are stored complemented (`!slot`), so
-//! `NIL` is an all-zero word: the arena comes from zeroed host memory, and a machine's
-//! frames cost host memory only once they are linked.
+//! an unlinked frame has `prev == next == NIL`. A link word of 0 is "as set up": `NIL`, or
+//! for the slots of a [`BootRun`] (a machine's boot free lists) the neighbour in the run;
+//! a written link is the slot with [`BIAS`] flipped, never 0. So the arena comes from zeroed
+//! host memory, and setting up a machine's free lists touches none of its frames.
 
 /// A slot index: a frame number (`< nr_frames`) or a sentinel (list head).
 pub type Slot = u32;
@@ -22,9 +23,36 @@ pub const NIL: Slot = u32::MAX;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct ListHead(pub Slot);
 
+/// Flipped in a written link (slots stay below it), so that 0 means "as set up".
+const BIAS: u32 = 1 << 31;
+
+/// Slots `first, first + stride, ..., last`, linked in that order as the whole of list
+/// `head` when it was set up (memblock frees a zone's max-order blocks in ascending pfn
+/// order). Their links are implied until first written.
+#[derive(Clone, Copy, Debug)]
+pub struct BootRun {
+    pub head: ListHead,
+    pub first: Slot,
+    pub last: Slot,
+    pub stride: u32,
+}
+
+impl BootRun {
+    #[inline]
+    pub fn contains(&self, x: Slot) -> bool {
+        x >= self.first && x <= self.last && (x - self.first) % self.stride == 0
+    }
+
+    pub fn len(&self) -> u64 {
+        ((self.last - self.first) / self.stride) as u64 + 1
+    }
+}
+
 pub struct ListArena {
-    /// `[!prev, !next]` per slot.
+    /// `[prev, next]` per slot, each 0 (as set up) or `slot ^ BIAS`.
     links: Vec<[Slot; 2]>,
+    /// The lists set up as runs (few: one per zone).
+    boot: Vec<BootRun>,
     /// Number of entries on each list, indexed by `head - nr_frames`.
     len: Vec<u64>,
     nr_frames: u32,
@@ -32,27 +60,58 @@ pub struct ListArena {
 
 impl ListArena {
     pub fn new(nr_frames: u32) -> Self {
-        ListArena { links: vec![[!NIL; 2]; nr_frames as usize], len: Vec::new(), nr_frames }
+        assert!(nr_frames < BIAS, "{nr_frames} frames: list slots must stay below 2^31");
+        ListArena { links: vec![[0; 2]; nr_frames as usize], boot: Vec::new(), len: Vec::new(), nr_frames }
+    }
+
+    /// Link `x`'s side `dir` (0 prev, 1 next).
+    #[inline(always)]
+    fn link(&self, x: Slot, dir: usize) -> Slot {
+        match self.links[x as usize][dir] {
+            0 => self.boot_link(x, dir),
+            l => l ^ BIAS,
+        }
+    }
+
+    /// A link not written since set-up: the neighbour in its boot run, or `NIL`.
+    #[cold]
+    #[inline(never)]
+    fn boot_link(&self, x: Slot, dir: usize) -> Slot {
+        match self.boot.iter().find(|r| r.contains(x)) {
+            Some(r) if dir == 0 => if x == r.first { r.head.0 } else { x - r.stride },
+            Some(r) => if x == r.last { r.head.0 } else { x + r.stride },
+            None => NIL,
+        }
     }
 
     #[inline(always)]
     fn prev(&self, x: Slot) -> Slot {
-        !self.links[x as usize][0]
+        self.link(x, 0)
     }
 
     #[inline(always)]
     fn next(&self, x: Slot) -> Slot {
-        !self.links[x as usize][1]
+        self.link(x, 1)
     }
 
     #[inline(always)]
     fn set_prev(&mut self, x: Slot, p: Slot) {
-        self.links[x as usize][0] = !p;
+        self.links[x as usize][0] = p ^ BIAS;
     }
 
     #[inline(always)]
     fn set_next(&mut self, x: Slot, n: Slot) {
-        self.links[x as usize][1] = !n;
+        self.links[x as usize][1] = n ^ BIAS;
+    }
+
+    /// Set empty list `run.head` up as `run`'s slots, without touching them.
+    pub fn add_boot_run(&mut self, run: BootRun) {
+        assert!(self.is_empty(run.head) && run.last < self.nr_frames && run.stride > 0);
+        self.set_next(run.head.0, run.first);
+        self.set_prev(run.head.0, run.last);
+        let i = self.idx(run.head);
+        self.len[i] += run.len();
+        self.boot.push(run);
     }
 
     pub fn nr_frames(&self) -> u32 {
@@ -64,7 +123,8 @@ impl ListArena {
         let first = self.links.len() as Slot;
         for i in 0..n {
             let s = first + i;
-            self.links.push([!s; 2]);
+            assert!(s < BIAS, "list slots must stay below 2^31");
+            self.links.push([s ^ BIAS; 2]);
             self.len.push(0);
         }
         ListHead(first)
@@ -92,7 +152,7 @@ impl ListArena {
 
     #[inline(always)]
     fn link_between(&mut self, x: Slot, p: Slot, n: Slot) {
-        self.links[x as usize] = [!p, !n];
+        self.links[x as usize] = [p ^ BIAS, n ^ BIAS];
         self.set_next(p, x);
         self.set_prev(n, x);
     }
@@ -131,10 +191,10 @@ impl ListArena {
     #[inline(always)]
     pub fn del(&mut self, h: ListHead, x: Slot) {
         debug_assert!(self.is_linked(x), "slot {x} not on a list");
-        let [p, n] = self.links[x as usize].map(|l| !l);
+        let (p, n) = (self.prev(x), self.next(x));
         self.set_next(p, n);
         self.set_prev(n, p);
-        self.links[x as usize] = [!NIL; 2];
+        self.links[x as usize] = [NIL ^ BIAS; 2];
         let i = self.idx(h);
         self.len[i] -= 1;
     }
@@ -144,9 +204,9 @@ impl ListArena {
     #[inline]
     pub fn replace(&mut self, old: Slot, new: Slot) {
         debug_assert!(self.is_linked(old) && !self.is_linked(new));
-        let [p, n] = self.links[old as usize].map(|l| !l);
+        let (p, n) = (self.prev(old), self.next(old));
         self.link_between(new, p, n);
-        self.links[old as usize] = [!NIL; 2];
+        self.links[old as usize] = [NIL ^ BIAS; 2];
     }
 
     /// Move `x` from list `from` to the head of list `to` (`list_move`).
@@ -270,5 +330,28 @@ mod tests {
         assert_eq!(a.tail(h), None);
         assert!(!a.is_linked(2));
         a.check_invariants().unwrap();
+    }
+
+    #[test]
+    fn a_boot_run_behaves_as_the_list_linked_slot_by_slot() {
+        let (mut lazy, mut eager) = (ListArena::new(32), ListArena::new(32));
+        let (h, he) = (lazy.alloc_heads(2), eager.alloc_heads(2));
+        lazy.add_boot_run(BootRun { head: h, first: 4, last: 28, stride: 8 });
+        for x in [4, 12, 20, 28] {
+            eager.add_tail(he, x);
+        }
+        let ops = |a: &mut ListArena, h: ListHead| {
+            let h2 = ListHead(h.0 + 1);
+            a.add_tail(h, 3);
+            a.del(h, 12);
+            a.move_head(h, h2, 28);
+            a.add_before(h, 20, 13);
+            a.replace(4, 5);
+            assert!(!a.is_linked(4) && !a.is_linked(0) && !a.is_linked(12));
+            (a.iter(h).collect::<Vec<_>>(), a.iter(h2).collect::<Vec<_>>(), a.len(h), a.tail(h), a.prev_of(h, 20))
+        };
+        assert_eq!(ops(&mut lazy, h), ops(&mut eager, he));
+        assert_eq!(lazy.iter(h).collect::<Vec<_>>(), vec![5, 13, 20, 3]);
+        lazy.check_invariants().unwrap();
     }
 }
