@@ -225,11 +225,25 @@ pub struct Frames {
     pub flags: Vec<u32>,
     /// [`Owner`] words (read through [`Frames::page`] and [`Frames::memcg`]).
     pub owner: Vec<Owner>,
+    /// One past the highest frame ever given a page: the frames from here up have never
+    /// held one, so a lookup there (DAMON's random sampling addresses) need not touch
+    /// their host memory.
+    installed_end: Pfn,
 }
 
 impl Frames {
     pub fn new(nr: u32) -> Self {
-        Frames { flags: vec![0; nr as usize], owner: vec![owner(NO_PAGE, 0); nr as usize] }
+        Frames { flags: vec![0; nr as usize], owner: vec![owner(NO_PAGE, 0); nr as usize], installed_end: 0 }
+    }
+    /// Has the frame ever held a page (else it holds [`NO_PAGE`]; no memory read).
+    #[inline(always)]
+    pub fn ever_installed(&self, pfn: Pfn) -> bool {
+        pfn < self.installed_end
+    }
+    /// One past the highest frame ever given a page.
+    #[inline(always)]
+    pub fn installed_end(&self) -> Pfn {
+        self.installed_end
     }
     #[inline(always)]
     pub fn page(&self, pfn: Pfn) -> u32 {
@@ -247,6 +261,7 @@ impl Frames {
     #[inline(always)]
     pub fn install(&mut self, pfn: Pfn, page: u32, memcg: u16, flags: u32) {
         self.owner[pfn as usize] = owner(page, memcg);
+        self.installed_end = self.installed_end.max(pfn + 1);
         self.flags[pfn as usize] = flags;
     }
     /// The frame goes back to the allocator.
