@@ -23,8 +23,9 @@ pub const NIL: Slot = u32::MAX;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct ListHead(pub Slot);
 
-/// Flipped in a written link (slots stay below it), so that 0 means "as set up".
-const BIAS: u32 = 1 << 31;
+/// Flipped in a written link, so that 0 means "as set up": no slot is `BIAS` (frame
+/// numbers stay below 2^32 - 2^20, config.rs) and `NIL ^ BIAS` is 1.
+const BIAS: u32 = !1;
 
 /// Slots `first, first + stride, ..., last`, linked in that order as the whole of list
 /// `head` when it was set up (memblock frees a zone's max-order blocks in ascending pfn
@@ -60,7 +61,7 @@ pub struct ListArena {
 
 impl ListArena {
     pub fn new(nr_frames: u32) -> Self {
-        assert!(nr_frames < BIAS, "{nr_frames} frames: list slots must stay below 2^31");
+        assert!(nr_frames < BIAS, "{nr_frames} frames: list slots must stay below {BIAS}");
         ListArena { links: vec![[0; 2]; nr_frames as usize], boot: Vec::new(), len: Vec::new(), nr_frames }
     }
 
@@ -123,7 +124,7 @@ impl ListArena {
         let first = self.links.len() as Slot;
         for i in 0..n {
             let s = first + i;
-            assert!(s < BIAS, "list slots must stay below 2^31");
+            assert!(s < BIAS, "list slots must stay below {BIAS}");
             self.links.push([s ^ BIAS; 2]);
             self.len.push(0);
         }
