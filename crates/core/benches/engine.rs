@@ -21,7 +21,8 @@ use reclaimlab_trace::{generate, AccessKind, AccessSource, NativeReader, Program
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-const BATCH: usize = 1 << 16;
+mod common;
+use common::BATCH;
 
 fn make_trace(path: &Path, pages: u32, accesses: u64) {
     if path.exists() {
@@ -54,58 +55,9 @@ fn decode_rate(path: &Path) -> f64 {
     n as f64 / t.elapsed().as_secs_f64()
 }
 
-/// A plain LRU page cache of `frames` entries over the trace (the peer).
+/// The plain-LRU peer on the file.
 fn lru_rate(path: &Path, frames: u32) -> (f64, f64) {
-    let mut r = NativeReader::open(path).unwrap();
-    let nr_pages = r.meta().nr_pages.unwrap() as usize;
-    const NIL: u32 = u32::MAX;
-    let mut slot = vec![NIL; nr_pages];
-    let (mut prev, mut next, mut owner) = (vec![NIL; frames as usize + 1], vec![NIL; frames as usize + 1], vec![NIL; frames as usize]);
-    let head = frames as usize; // sentinel
-    prev[head] = head as u32;
-    next[head] = head as u32;
-    let mut used = 0u32;
-    let (mut n, mut misses) = (0u64, 0u64);
-    let mut buf = Vec::with_capacity(BATCH);
-    let t = Instant::now();
-    loop {
-        let k = r.read_batch(&mut buf, BATCH).unwrap();
-        if k == 0 {
-            break;
-        }
-        for a in &buf[..k] {
-            let s = slot[a.page as usize];
-            let f = if s != NIL {
-                let (p, nx) = (prev[s as usize], next[s as usize]);
-                next[p as usize] = nx;
-                prev[nx as usize] = p;
-                s
-            } else {
-                misses += 1;
-                let f = if used < frames {
-                    used += 1;
-                    used - 1
-                } else {
-                    let v = prev[head];
-                    let (p, nx) = (prev[v as usize], next[v as usize]);
-                    next[p as usize] = nx;
-                    prev[nx as usize] = p;
-                    slot[owner[v as usize] as usize] = NIL;
-                    v
-                };
-                owner[f as usize] = a.page;
-                slot[a.page as usize] = f;
-                f
-            };
-            let first = next[head];
-            prev[f as usize] = head as u32;
-            next[f as usize] = first;
-            prev[first as usize] = f;
-            next[head] = f;
-        }
-        n += k as u64;
-    }
-    (n as f64 / t.elapsed().as_secs_f64(), misses as f64 / n as f64)
+    common::lru_rate(&mut NativeReader::open(path).unwrap(), frames, 0)
 }
 
 /// One policy's replay of a file.
@@ -141,11 +93,6 @@ fn engine_rate(path: &Path, policy: &str, kv: &[(&str, &str)]) -> EngineRun {
     let aging_sim = metric("lru_gen.aging_cpu_s").map(|a| if reclaim > 0.0 { a / reclaim } else { 0.0 });
     let host_split = aging_sim.map(|_| (aging_host.as_secs_f64() / secs, evict_host.as_secs_f64() / secs));
     EngineRun { rate: acc / secs, faults: get("pgfault") / acc, aging_sim, host_split }
-}
-
-fn rss_bytes() -> u64 {
-    let s = std::fs::read_to_string("/proc/self/statm").unwrap_or_default();
-    s.split_whitespace().nth(1).and_then(|x| x.parse::<u64>().ok()).unwrap_or(0) * 4096
 }
 
 fn main() {
@@ -198,13 +145,13 @@ fn main() {
     // Bytes per simulated frame: layout, and measured for a 256 GiB machine.
     use reclaimlab_core::mm::{lists::ListArena, page::Frames, page_alloc};
     let layout = ListArena::BYTES_PER_FRAME + Frames::BYTES_PER_FRAME + page_alloc::BYTES_PER_FRAME;
-    let before = rss_bytes();
+    let before = common::proc_status_bytes("VmRSS");
     let mut cfg = SimConfig::default();
     cfg.set("machine.memory", "256G").unwrap();
     let t = Instant::now();
     let e = sim::build(&cfg).unwrap();
     let built = t.elapsed().as_secs_f64();
-    let after = rss_bytes();
+    let after = common::proc_status_bytes("VmRSS");
     let frames = 256u64 << 18;
     println!();
     println!("host memory per simulated frame: {layout} bytes by layout (links 8, flags 4 + owner 8, buddy order 1, pageblock type 1/512)");

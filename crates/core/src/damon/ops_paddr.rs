@@ -19,8 +19,8 @@ use reclaimlab_trace::{Rng, PAGE_SHIFT};
 /// head), if any.
 #[inline]
 pub fn damon_get_folio(mm: &Mm, pfn: u64) -> Option<Pfn> {
-    if pfn >= mm.nr_frames as u64 {
-        return None;
+    if pfn >= mm.frames.installed_end() as u64 {
+        return None; // past the machine, or a frame never given a page (host: no read)
     }
     let pfn = pfn as Pfn;
     if mm.frames.page(pfn) == NO_PAGE {
@@ -70,7 +70,8 @@ pub fn damon_pa_check_accesses(mm: &Mm, t: &mut DamonTarget, len_window: u32) ->
 /// every pfn up; the simulator steps over a free buddy block at once (no folio can be in
 /// it) — the walk's cost is charged per pfn all the same.
 pub fn damon_pa_folios(mm: &Mm, start: u64, end: u64) -> impl Iterator<Item = Pfn> + '_ {
-    let (mut pfn, e) = (start >> PAGE_SHIFT, end.div_ceil(1 << PAGE_SHIFT).min(mm.nr_frames as u64));
+    // Host: no folio past the highest frame ever given a page.
+    let (mut pfn, e) = (start >> PAGE_SHIFT, end.div_ceil(1 << PAGE_SHIFT).min(mm.frames.installed_end() as u64));
     std::iter::from_fn(move || {
         while pfn < e {
             let p = pfn;

@@ -111,14 +111,10 @@ pub const PTRS_PER_PTE: usize = 512;
 /// What an evicted page leaves behind: its workingset shadow (0: none), and while it is
 /// swapped out, its swap slot, which the kernel's swap PTE holds as the swap entry's
 /// offset (the `pte` word is too narrow for it). One record, so the swap-in that reads the
-/// shadow finds the slot in the same cache line; 12 bytes, so two in sixteen records
-/// straddle a line.
-#[repr(C, packed(4))]
-#[derive(Clone, Copy, Default)]
-pub struct Evicted {
-    shadow: u64,
-    slot: u32,
-}
+/// shadow finds the slot in the same cache line; 12 bytes (shadow low word, shadow high
+/// word, slot), so two in sixteen records straddle a line. All zero is "nothing", so the
+/// array comes from zeroed host memory and a page never evicted costs no host memory.
+pub type Evicted = [u32; 3];
 
 #[derive(Default)]
 pub struct Pages {
@@ -150,14 +146,21 @@ impl Pages {
             let bytes = (n as u64).saturating_mul(Self::BYTES_PER_PAGE as u64);
             reclaimlab_trace::mem::check(bytes, &what)
                 .and_then(|_| {
-                    if self.pte.try_reserve_exact(more).is_err() || self.evicted.try_reserve_exact(more).is_err() {
+                    if self.pte.try_reserve_exact(more).is_err() || Vec::<Evicted>::new().try_reserve_exact(n).is_err() {
                         return Err(reclaimlab_trace::mem::cannot(bytes, &what));
                     }
                     Ok(())
                 })
                 .map_err(crate::Error::invalid)?;
             self.pte.resize(n, NOT_PRESENT);
-            self.evicted.resize(n, Evicted::default());
+            if n > self.evicted.len() {
+                // A fresh zeroed allocation (mapped on first write), never `resize`, which
+                // would write every record; doubling keeps a trace that names its pages
+                // batch by batch from copying the records each time.
+                let mut grown = vec![Evicted::default(); n.max(2 * self.evicted.len())];
+                grown[..self.evicted.len()].copy_from_slice(&self.evicted);
+                self.evicted = grown;
+            }
             self.pmd_populated.resize(n.div_ceil(PTRS_PER_PTE), false);
         }
         Ok(())
@@ -167,32 +170,34 @@ impl Pages {
     /// The workingset shadow of `page` (0: none).
     #[inline(always)]
     pub fn shadow(&self, page: usize) -> u64 {
-        self.evicted[page].shadow
+        let e = &self.evicted[page];
+        e[0] as u64 | (e[1] as u64) << 32
     }
 
     #[inline(always)]
     pub fn set_shadow(&mut self, page: usize, shadow: u64) {
-        self.evicted[page].shadow = shadow;
+        let e = &mut self.evicted[page];
+        e[0] = shadow as u32;
+        e[1] = (shadow >> 32) as u32;
     }
 
     /// The shadow of `page`, leaving none.
     #[inline(always)]
     pub fn take_shadow(&mut self, page: usize) -> u64 {
-        let e = &mut self.evicted[page];
-        let shadow = e.shadow;
-        e.shadow = 0;
+        let shadow = self.shadow(page);
+        self.set_shadow(page, 0);
         shadow
     }
 
     /// The swap slot of swapped-out `page`.
     #[inline(always)]
     pub fn swap_slot(&self, page: usize) -> u32 {
-        self.evicted[page].slot
+        self.evicted[page][2]
     }
 
     #[inline(always)]
     pub fn set_swap_slot(&mut self, page: usize, slot: u32) {
-        self.evicted[page].slot = slot;
+        self.evicted[page][2] = slot;
     }
 
     /// Host prefetch hint for `page`'s [`Evicted`] record (no simulated effect).
@@ -202,37 +207,51 @@ impl Pages {
     }
 }
 
-/// Who owns a frame: the occupying page and the memcg it is charged to, kept together
-/// because reclaim reads both (`folio_lruvec`, eviction). Flags live in their own array
-/// so the hit path strides 4 bytes per frame.
-#[derive(Clone, Copy, Debug)]
-#[repr(C)]
-pub struct Owner {
-    /// Occupying trace page, or [`NO_PAGE`].
-    pub page: u32,
-    /// memcg id the folio is charged to (`folio->memcg_data`).
-    pub memcg: u16,
-}
+/// Who owns a frame: the occupying page and the memcg it is charged to, kept in one
+/// word because reclaim reads both (`folio_lruvec`, eviction): the page complemented
+/// (`!page`, so [`NO_PAGE`] is 0) in the low 32 bits, the memcg id (`folio->memcg_data`)
+/// above. A free frame's word is 0, so the array comes from zeroed host memory and
+/// frames never used cost none. Flags live in their own array so the hit path strides 4
+/// bytes per frame.
+pub type Owner = u64;
 
-const NO_OWNER: Owner = Owner { page: NO_PAGE, memcg: 0 };
+#[inline(always)]
+const fn owner(page: u32, memcg: u16) -> Owner {
+    (!page) as u64 | (memcg as u64) << 32
+}
 
 pub struct Frames {
     /// [`pg`] bits.
     pub flags: Vec<u32>,
+    /// [`Owner`] words (read through [`Frames::page`] and [`Frames::memcg`]).
     pub owner: Vec<Owner>,
+    /// One past the highest frame ever given a page: the frames from here up have never
+    /// held one, so a lookup there (DAMON's random sampling addresses) need not touch
+    /// their host memory.
+    installed_end: Pfn,
 }
 
 impl Frames {
     pub fn new(nr: u32) -> Self {
-        Frames { flags: vec![0; nr as usize], owner: vec![NO_OWNER; nr as usize] }
+        Frames { flags: vec![0; nr as usize], owner: vec![owner(NO_PAGE, 0); nr as usize], installed_end: 0 }
+    }
+    /// Has the frame ever held a page (else it holds [`NO_PAGE`]; no memory read).
+    #[inline(always)]
+    pub fn ever_installed(&self, pfn: Pfn) -> bool {
+        pfn < self.installed_end
+    }
+    /// One past the highest frame ever given a page.
+    #[inline(always)]
+    pub fn installed_end(&self) -> Pfn {
+        self.installed_end
     }
     #[inline(always)]
     pub fn page(&self, pfn: Pfn) -> u32 {
-        self.owner[pfn as usize].page
+        !(self.owner[pfn as usize] as u32)
     }
     #[inline(always)]
     pub fn memcg(&self, pfn: Pfn) -> u16 {
-        self.owner[pfn as usize].memcg
+        (self.owner[pfn as usize] >> 32) as u16
     }
     #[inline(always)]
     pub fn flags(&self, pfn: Pfn) -> u32 {
@@ -241,13 +260,14 @@ impl Frames {
     /// Install a folio in the frame.
     #[inline(always)]
     pub fn install(&mut self, pfn: Pfn, page: u32, memcg: u16, flags: u32) {
-        self.owner[pfn as usize] = Owner { page, memcg };
+        self.owner[pfn as usize] = owner(page, memcg);
+        self.installed_end = self.installed_end.max(pfn + 1);
         self.flags[pfn as usize] = flags;
     }
     /// The frame goes back to the allocator.
     #[inline(always)]
     pub fn release(&mut self, pfn: Pfn) {
-        self.owner[pfn as usize] = NO_OWNER;
+        self.owner[pfn as usize] = owner(NO_PAGE, 0);
         self.flags[pfn as usize] = 0;
     }
     #[inline(always)]

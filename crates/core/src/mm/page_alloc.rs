@@ -30,7 +30,7 @@
 //! page reporting, compaction capture, memory hotplug, and the `defrag_mode` sysctl (v6.15 new,
 //! default off; callers can still pass [`ALLOC_NOFRAGMENT`] to [`BuddyAllocator::rmqueue`]).
 
-use super::lists::{ListArena, ListHead};
+use super::lists::{BootRun, ListArena, ListHead};
 
 pub type Pfn = u32;
 pub const MAX_PAGE_ORDER: u8 = 10;
@@ -46,6 +46,8 @@ pub const BYTES_PER_FRAME: usize = 1;
 
 /// Per-frame marker: this frame is not the head of a free buddy block (`!PageBuddy`).
 const NOT_BUDDY: u8 = u8::MAX;
+/// Flipped in a written buddy order byte, so that no written value is 0.
+const ORDER_BIAS: u8 = 0x80;
 
 /// `watermark_boost_factor` default (sysctl `vm.watermark_boost_factor`).
 pub const DEFAULT_WATERMARK_BOOST_FACTOR: u64 = 15000;
@@ -229,8 +231,13 @@ pub struct BuddyAllocator {
     /// `page_group_by_mobility_disabled`: set like `build_all_zonelists` when the machine has
     /// fewer than `pageblock_nr_pages * MIGRATE_TYPES` (512 × 6) pages.
     page_group_by_mobility_disabled: bool,
-    /// Per frame: buddy order at the head of a free block, `NOT_BUDDY` otherwise.
+    /// Per frame: buddy order at the head of a free block, `NOT_BUDDY` otherwise, stored
+    /// with [`ORDER_BIAS`] flipped; 0 is "as set up" (the order of a block of a boot run,
+    /// else `NOT_BUDDY`), so the array comes from zeroed host memory and setting up the
+    /// free lists writes none of it (read through [`Self::order_at`]).
     buddy_order: Vec<u8>,
+    /// The max-order blocks of each zone, freed at set-up as one [`BootRun`] each.
+    boot: Vec<BootRun>,
     /// Per pageblock: migrate type.
     pageblock_mt: Vec<u8>,
     /// `(start, end, zone index)` of non-empty zones, sorted by start.
@@ -294,7 +301,8 @@ impl BuddyAllocator {
             watermark_boost_factor: DEFAULT_WATERMARK_BOOST_FACTOR,
             stats: BuddyStats::default(),
             page_group_by_mobility_disabled: disabled,
-            buddy_order: vec![NOT_BUDDY; max_end as usize],
+            buddy_order: vec![0; max_end as usize],
+            boot: Vec::new(),
             pageblock_mt: vec![init_mt; nr_pageblocks],
             zone_lookup: lookup,
         };
@@ -320,11 +328,34 @@ impl BuddyAllocator {
                 while start as u64 + (1u64 << order) > end as u64 {
                     order -= 1;
                 }
+                if order == MAX_PAGE_ORDER {
+                    // All the max-order blocks from here at once, as freeing each in turn
+                    // would leave them (host: without touching their frames).
+                    let n = (end - start) >> MAX_PAGE_ORDER;
+                    a.free_boot_run(lists, zi, start, n);
+                    start += n << MAX_PAGE_ORDER;
+                    continue;
+                }
                 a.free_pages_ok(lists, zi, start, order, true);
                 start += 1 << order;
             }
         }
         a
+    }
+
+    /// What `free_pages_ok(.., MAX_PAGE_ORDER, to_tail)` of the `n` max-order blocks from
+    /// `first` in ascending order leaves, on a zone with no free max-order block yet: each
+    /// freed pageblock by pageblock, the second merging with the first
+    /// (`split_large_buddy`, `__free_one_page`), the block at the tail of its list. Kept as
+    /// a [`BootRun`] whose links and orders are implied until first written.
+    fn free_boot_run(&mut self, lists: &mut ListArena, zone: usize, first: Pfn, n: u32) {
+        let mt = self.pb_mt(first);
+        let z = &mut self.zones[zone];
+        z.free_pages += (n as u64) << MAX_PAGE_ORDER;
+        z.nr_free[MAX_PAGE_ORDER as usize] += n as u64;
+        let run = BootRun { head: z.free_list(MAX_PAGE_ORDER, mt), first, last: first + ((n - 1) << MAX_PAGE_ORDER), stride: 1 << MAX_PAGE_ORDER };
+        lists.add_boot_run(run);
+        self.boot.push(run);
     }
 
     /// Whether mobility grouping is off (`page_group_by_mobility_disabled`).
@@ -333,6 +364,31 @@ impl BuddyAllocator {
     }
 
     // ---------------------------------------------------------------- free-list primitives
+
+    /// The frame's buddy order byte (`NOT_BUDDY` unless it heads a free block).
+    #[inline(always)]
+    fn order_at(&self, pfn: Pfn) -> u8 {
+        match self.buddy_order[pfn as usize] {
+            0 => self.boot_order(pfn),
+            o => o ^ ORDER_BIAS,
+        }
+    }
+
+    /// An order byte not written since set-up.
+    #[cold]
+    #[inline(never)]
+    fn boot_order(&self, pfn: Pfn) -> u8 {
+        if self.boot.iter().any(|r| r.contains(pfn)) {
+            MAX_PAGE_ORDER
+        } else {
+            NOT_BUDDY
+        }
+    }
+
+    #[inline(always)]
+    fn set_order_at(&mut self, pfn: Pfn, order: u8) {
+        self.buddy_order[pfn as usize] = order ^ ORDER_BIAS;
+    }
 
     /// `__add_to_free_list` + `set_buddy_order`.
     #[inline(always)]
@@ -353,7 +409,7 @@ impl BuddyAllocator {
             lists.add_head(h, pfn);
         }
         z.nr_free[order as usize] += 1;
-        self.buddy_order[pfn as usize] = order;
+        self.set_order_at(pfn, order);
     }
 
     /// `__del_page_from_free_list` (clears `PageBuddy`).
@@ -369,13 +425,13 @@ impl BuddyAllocator {
         let z = &mut self.zones[zone];
         lists.del(z.free_list(order, mt), pfn);
         z.nr_free[order as usize] -= 1;
-        self.buddy_order[pfn as usize] = NOT_BUDDY;
+        self.set_order_at(pfn, NOT_BUDDY);
     }
 
     /// `page_is_buddy` via `find_buddy_page_pfn`: free, same order, same zone.
     #[inline(always)]
     fn page_is_buddy(&self, zone: usize, pfn: Pfn, order: u8) -> bool {
-        self.zones[zone].spans(pfn) && self.buddy_order[pfn as usize] == order
+        self.zones[zone].spans(pfn) && self.order_at(pfn) == order
     }
 
     // ---------------------------------------------------------------- pageblocks
@@ -670,7 +726,7 @@ impl BuddyAllocator {
         let (mut free_pages, mut movable_pages) = (0u32, 0u32);
         let mut p = start;
         while p < end {
-            let o = self.buddy_order[p as usize];
+            let o = self.order_at(p);
             if o != NOT_BUDDY {
                 free_pages += 1 << o;
                 p += 1 << o;
@@ -715,7 +771,7 @@ impl BuddyAllocator {
         let z = &self.zones[zone];
         let mut p = start;
         while p < end {
-            let o = self.buddy_order[p as usize];
+            let o = self.order_at(p);
             if o == NOT_BUDDY {
                 p += 1;
                 continue;
@@ -794,7 +850,7 @@ impl BuddyAllocator {
             "free of block {pfn} order {order} past its zone"
         );
         debug_assert!(
-            self.buddy_order[pfn as usize] == NOT_BUDDY,
+            self.order_at(pfn) == NOT_BUDDY,
             "double free of pfn {pfn}"
         );
         debug_assert!(
@@ -968,9 +1024,10 @@ impl BuddyAllocator {
     /// `Some(order)` if `pfn` is the first frame of a free block (`PageBuddy`).
     #[inline]
     pub fn buddy_order(&self, pfn: Pfn) -> Option<u8> {
-        match self.buddy_order.get(pfn as usize) {
-            Some(&o) if o != NOT_BUDDY => Some(o),
-            _ => None,
+        if (pfn as usize) < self.buddy_order.len() {
+            Some(self.order_at(pfn)).filter(|&o| o != NOT_BUDDY)
+        } else {
+            None
         }
     }
 
@@ -984,8 +1041,8 @@ impl BuddyAllocator {
         (0..=MAX_PAGE_ORDER).any(|o| {
             let head = pfn & !((1u32 << o) - 1);
             z.spans(head)
-                && self.buddy_order[head as usize] != NOT_BUDDY
-                && self.buddy_order[head as usize] >= o
+                && self.order_at(head) != NOT_BUDDY
+                && self.order_at(head) >= o
         })
     }
 
@@ -1024,10 +1081,10 @@ impl BuddyAllocator {
                                 "zone {zi}: free block {pfn} not aligned to order {order}"
                             ));
                         }
-                        if self.buddy_order[pfn as usize] != order {
+                        if self.order_at(pfn) != order {
                             return Err(format!(
                                 "zone {zi}: block {pfn} on order-{order} list has order marker {}",
-                                self.buddy_order[pfn as usize]
+                                self.order_at(pfn)
                             ));
                         }
                         let nr_pb = if order >= PAGEBLOCK_ORDER {
@@ -1080,7 +1137,7 @@ impl BuddyAllocator {
             // Interior frames of free blocks.
             let mut p = z.start_pfn;
             while p < z.end_pfn {
-                let o = self.buddy_order[p as usize];
+                let o = self.order_at(p);
                 if o == NOT_BUDDY {
                     p += 1;
                     continue;
@@ -1089,7 +1146,7 @@ impl BuddyAllocator {
                     return Err(format!("zone {zi}: pfn {p} has order marker {o}"));
                 }
                 for q in p + 1..p + (1u32 << o) {
-                    if self.buddy_order[q as usize] != NOT_BUDDY {
+                    if self.order_at(q) != NOT_BUDDY {
                         return Err(format!(
                             "zone {zi}: pfn {q} inside free block {p} order {o} is marked free"
                         ));
@@ -1116,7 +1173,7 @@ impl BuddyAllocator {
                 ));
             }
         }
-        let marks = self.buddy_order.iter().filter(|&&o| o != NOT_BUDDY).count() as u64;
+        let marks = (0..self.buddy_order.len() as Pfn).filter(|&p| self.order_at(p) != NOT_BUDDY).count() as u64;
         if marks != total_blocks {
             return Err(format!("{marks} frames marked as free-block heads, {total_blocks} blocks on the free lists"));
         }
@@ -1133,7 +1190,7 @@ impl BuddyAllocator {
     /// a mergeable pageblock of another type becomes MOVABLE with its other free blocks.
     pub fn isolate_free_block(&mut self, lists: &mut ListArena, pfn: Pfn) -> u8 {
         let zone = self.zone_of(pfn);
-        let order = self.buddy_order[pfn as usize];
+        let order = self.order_at(pfn);
         assert!(order != NOT_BUDDY, "pfn {pfn} is not the head of a free block");
         let mt = self.pb_mt(pfn);
         self.del_from_free_list(lists, zone, pfn, order, mt);

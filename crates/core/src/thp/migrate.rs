@@ -11,14 +11,13 @@ use crate::mm::Mm;
 /// never leaves its zone, so the lruvec and the LRU sizes do not change).
 pub fn migrate_folio(mm: &mut Mm, src: Pfn, dst: Pfn) {
     debug_assert_eq!(mm.node_of(src), mm.node_of(dst));
-    let owner = mm.frames.owner[src as usize];
-    let flags = mm.frames.flags(src);
-    mm.frames.install(dst, owner.page, owner.memcg, flags);
+    let (page, flags) = (mm.frames.page(src), mm.frames.flags(src));
+    mm.frames.install(dst, page, mm.frames.memcg(src), flags);
     if mm.lists.is_linked(src) {
         mm.lists.replace(src, dst);
     }
-    if owner.page != NO_PAGE {
-        mm.pages.pte[owner.page as usize] = dst;
+    if page != NO_PAGE {
+        mm.pages.pte[page as usize] = dst;
     }
     mm.free_frame(src);
 }
