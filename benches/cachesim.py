@@ -176,7 +176,6 @@ def main() -> int:
                 ours = len(tr) / min(x["seconds"] for x in runs)
                 secs, mrs = best(args.repeat, lambda: run_lcs(lcs, path, getattr(lcs, ALGOS[a])(size)))
                 theirs = len(tr) / secs
-                mr = mrs[0]
                 agree = (all(x["misses"] == r["misses"] for x in runs)
                          and all(round(m * len(tr)) == r["misses"] for m in mrs))
                 rows.append((tname, a, f, r["miss_ratio"], ours, theirs, agree))
