@@ -11,7 +11,7 @@ shipped suite's whole-machine workloads (as shipped, 256 MiB guest, no memory.ma
 the kernel's automatic `high` (``vm.percpu_pagelist_high_fraction`` 0) and with `high`
 fixed at its floor, four batches (``--percpu-pagelist-high-fraction 1000000``), and
 re-simulates each configuration's stored boots with the current model. The model on main
-has no per-CPU lists (branch ``pcp`` has them: mm/pcp.rs), so its figures do not depend
+has no per-CPU lists (``wip/per-cpu-page-lists.patch`` adds them: mm/pcp.rs), so its figures do not depend
 on the setting; the kernel's do.
 
     python scripts/experiment_pcp.py --out validation-runs-pcp/ [--boots 2]
