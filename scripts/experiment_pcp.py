@@ -21,65 +21,27 @@ on the setting; the kernel's do.
 from __future__ import annotations
 
 import argparse
-import statistics
 import sys
-import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from validate_shipped import GUEST_MB, SHIPPED, WHOLE_MACHINE_PAGES  # noqa: E402
-
-from reclaimlab.kernel import console, store  # noqa: E402
-from reclaimlab.kernel.experiment import params_of, record  # noqa: E402
-from reclaimlab.kernel.run import Setup, prepare, workload_room  # noqa: E402
-from reclaimlab.kernel.validate import held_settings, mglru_model, simulate  # noqa: E402
-from reclaimlab.kernel.workload import build  # noqa: E402
+from validate_suite import evaluate_configs, run_configs  # noqa: E402
 
 #: (label, workload): the whole-machine workloads of the shipped suite.
-CONFIGS = [("zipf pread", f"zipf:pages={WHOLE_MACHINE_PAGES},reads={4 * WHOLE_MACHINE_PAGES}"),
-           ("seqloop", f"seqloop:pages={WHOLE_MACHINE_PAGES}"),
-           ("anon hot 40%", f"anon:hot=0.4,pages={WHOLE_MACHINE_PAGES}")]
+WORKLOADS = [("zipf pread", f"zipf:pages={WHOLE_MACHINE_PAGES},reads={4 * WHOLE_MACHINE_PAGES}"),
+             ("seqloop", f"seqloop:pages={WHOLE_MACHINE_PAGES}"),
+             ("anon hot 40%", f"anon:hot=0.4,pages={WHOLE_MACHINE_PAGES}")]
 #: vm.percpu_pagelist_high_fraction: the kernel's automatic high, and high at 4 * batch.
 FRACTIONS = (0, 1_000_000)
 SHOWN = ("pageoutrun", "kswapd_low_wmark_hit_quickly", "pgsteal_kswapd", "pgsteal_direct")
 
 
-def setup_of(spec: str, mglru: str, fraction: int, boots: int = 1) -> Setup:
-    return Setup(workload=spec, mglru=mglru, memory="none", guest_mb=GUEST_MB, boots=boots,
-                 pcp_high_fraction=fraction, **SHIPPED)
-
-
-def stored(out: Path, setup: Setup) -> list[dict]:
-    p = prepare(setup)
-    return store.load_boots(out, params_of(setup, p)) if (out / "results.sqlite").exists() else []
-
-
-def resimulate(out: Path, setup: Setup) -> tuple[list[dict[str, int]], dict[str, int]] | None:
-    """The stored boots' vmstat and the model's, from the boots' own settings."""
-    p = prepare(setup)
-    boots = stored(out, setup)
-    if not boots:
-        return None
-    cfg = boots[0]["config"]
-    settings = {k: v for k, v in cfg.items() if not k.startswith("kernel.") and k != "workload"}
-    c = console.parse((out / "boots" / Path(cfg["kernel.console_log"]).name).read_text(errors="replace"))
-    settings.update(held_settings(c.layouts.get("start")))
-    if setup.mglru == "on":
-        settings["policy"] = mglru_model(cfg["kernel.release"])
-    ratios = [b["metrics"]["zram.compression_ratio"] for b in boots if "zram.compression_ratio" in b["metrics"]]
-    if ratios:
-        settings["swap.zram.compression_ratio"] = f"{statistics.fmean(ratios):.3f}"
-    wl = build(setup.workload, workload_room(setup, p.memory_max))
-    walls = [b["metrics"]["wall_s"] for b in boots if b["metrics"].get("wall_s")]
-    with tempfile.TemporaryDirectory() as tmp:
-        sim = simulate(wl, settings, Path(tmp), statistics.fmean(walls) if walls else None)
-    return [b["vmstat"] for b in boots], sim["vmstat"]
-
-
-def cell(real: list[dict[str, int]], sim: dict[str, int], k: str) -> str:
-    vals = [r.get(k, 0) for r in real]
-    return f"{'/'.join(f'{v:,}' for v in vals)} / {sim.get(k, 0):,}"
+def configs() -> list[dict]:
+    return [{"label": label, "workload": spec, "mglru": mglru, "fraction": fraction,
+             "setup": {"memory": "none", "guest_mb": GUEST_MB, "pcp_high_fraction": fraction, **SHIPPED}}
+            for label, spec in WORKLOADS for mglru in ("off", "on") for fraction in FRACTIONS]
 
 
 def main() -> int:
@@ -88,20 +50,15 @@ def main() -> int:
     ap.add_argument("--boots", type=int, default=2)
     ap.add_argument("--render-only", action="store_true", help="re-simulate the stored boots only")
     a = ap.parse_args()
+    if not a.render_only:
+        run_configs(a.out, a.boots, configs())
     print("| workload | MGLRU | pcp high | " + " | ".join(SHOWN) + " |")
     print("|---|---|---|" + "---|" * len(SHOWN))
-    for label, spec in CONFIGS:
-        for mglru in ("off", "on"):
-            for fraction in FRACTIONS:
-                setup = setup_of(spec, mglru, fraction, a.boots)
-                if not a.render_only:
-                    setup.boots = a.boots - len(stored(a.out, setup))
-                    if setup.boots > 0:
-                        record(setup, a.out, progress=False)
-                got = resimulate(a.out, setup_of(spec, mglru, fraction))
-                if got:
-                    high = "automatic" if fraction == 0 else "4 × batch"
-                    print(f"| {label} | {mglru} | {high} | " + " | ".join(cell(*got, k) for k in SHOWN) + " |", flush=True)
+    for r in evaluate_configs(a.out, configs()):
+        by = {row["counter"]: row for row in r["rows"]}
+        cells = [f"{by[k]['real_mean']:,.0f} ± {by[k]['real_sd']:,.0f} / {by[k]['sim']:,}" for k in SHOWN]
+        high = "automatic" if r["fraction"] == 0 else "4 × batch"
+        print(f"| {r['label']} | {r['mglru']} | {high} | " + " | ".join(cells) + " |", flush=True)
     return 0
 
 
