@@ -172,14 +172,17 @@ def test_tpcc_mainline_never_ages_the_idle_secondaries_and_the_rfc_does(tpcc_see
     assert main.metrics["lru_gen.memcg_lru_seq"] == 0  # the old generation never empties
     # Per memcg (node 0): the primary never ages (max_seq stays at its initial 3) and so
     # never moves to the young generation; root reclaim visits each secondary only until
-    # its first aging, then only the primary.
+    # its first aging (a few visits: how many depends on which reclaimers — kswapd, direct
+    # reclaim after a per-CPU refill — come first), then only the primary, thousands of times.
     assert main.metrics["memcg.replica1.lru_gen.aging_runs"] == 0
     assert main.metrics["memcg.replica1.lru_gen.max_seq"] == 3
     assert main.metrics["memcg.replica1.lru_gen.memcg_lru_young"] == 0
+    primary_visits = main.metrics["memcg.replica1.lru_gen.shrink_one"]
+    assert primary_visits > 1000
     for m in ("replica2", "replica3"):
         assert main.metrics[f"memcg.{m}.lru_gen.memcg_lru_young"] == 1, m
-        assert main.metrics[f"memcg.{m}.lru_gen.shrink_one"] <= 2 * main.metrics[f"memcg.{m}.lru_gen.aging_runs"], m
-    assert main.metrics["memcg.replica1.lru_gen.shrink_one"] > 1000
+        assert main.metrics[f"memcg.{m}.lru_gen.aging_runs"] == 1, m
+        assert main.metrics[f"memcg.{m}.lru_gen.shrink_one"] < primary_visits / 100, m
     # The RFC re-activates refaults within the inactive size; the activated folios make
     # the primary age, the memcg LRU turns over, and the idle secondaries are swapped out,
     # leaving room for STOCK.

@@ -152,6 +152,11 @@ def test_sim_settings_of_a_whole_machine_run(offline):
     assert s["machine.zone_dma"] == f"{3977 * 4}K"  # the guest's ZONE_DMA (reported at boot only here)
     assert (s["block.read_ahead_kb"], s["fault_around_bytes"]) == ("128", "65536")  # as read back
     assert s["vm.min_free_kbytes"] == "2739"
+    assert s["machine.cpus"] == "2"  # the guest's vCPUs: the per-CPU page lists' split
+    assert "vm.percpu_pagelist_high_fraction" not in s  # 0, the kernel's default, or not read back
+    fixed = sim_settings(p, [console.parse(LOG.replace("@@sysctl swappiness 60\n",
+                                                       "@@sysctl swappiness 60\n@@sysctl percpu_pagelist_high_fraction 100\n"))])
+    assert fixed["vm.percpu_pagelist_high_fraction"] == "100"
     assert "machine.kernel_shmem" not in s and "machine.kernel_mlocked" not in s  # not reported
     # The initramfs's shmem and wl's mlocked ops buffer: the root memcg's own LRU pages.
     held = LOG.replace("@@meminfo start MemFree 412804\n",

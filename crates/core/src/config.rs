@@ -8,6 +8,7 @@
 //! a machine is built); the hot loop never checks configuration.
 
 use crate::error::{Error, Result};
+use crate::mm::pcp;
 
 /// Swap backends (`swap.device`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -68,6 +69,12 @@ pub struct SimConfig {
     /// `machine.zone_dma`: managed memory of node 0's ZONE_DMA (bytes; 0 = no such zone).
     pub zone_dma_bytes: u64,
     pub nr_nodes: u16,
+    /// `machine.cpus`: CPUs, split evenly over the nodes (sizes the per-CPU page lists).
+    pub nr_cpus: u32,
+    /// `vm.percpu_pagelist_high_fraction` (0: `pcp->high` tuned automatically).
+    pub percpu_pagelist_high_fraction: u64,
+    /// `machine.pcp_lists`: whose per-CPU page list rules (mm/pcp.rs), or none.
+    pub pcp_rules: pcp::PcpRules,
     pub swappiness: u32,
     pub watermark_scale_factor: u32,
     /// `vm.watermark_boost_factor` (mm/page_alloc.c `boost_watermark`).
@@ -223,6 +230,14 @@ pub static KNOBS: &[Knob] = &[
         |c, v| c.memory_bytes = parse_size(v)?, |c| format_size(c.memory_bytes)),
     knob!("machine.nodes", "1", "", "NUMA nodes (one kswapd and one lruvec per memcg on each)",
         |c, v| c.nr_nodes = u16::try_from(uint(v)?).map_err(|_| "too many nodes".to_string())?, |c| c.nr_nodes.to_string()),
+    knob!("machine.cpus", "2", "", "CPUs, split evenly across nodes: the workload runs on one, kswapd and the other kernel \
+        threads on another (1: all on one); each keeps per-CPU page lists of every zone, whose high mark is split over the \
+        node's CPUs",
+        |c, v| c.nr_cpus = u32::try_from(uint(v)?).map_err(|_| "out of range".to_string())?, |c| c.nr_cpus.to_string()),
+    knob!("machine.pcp_lists", "6.12", "", "the per-CPU page lists' rules: 6.12 (pcp->high tuned between the low watermark \
+        and an eighth of the zone, allocation batches that grow, limits while kswapd runs) or 5.13 (every kernel up to \
+        5.13: high fixed at six batches, one batch in and out); 'none' gives every frame straight to and from the free lists",
+        |c, v| c.pcp_rules = pcp::PcpRules::parse(v.trim())?, |c| c.pcp_rules.name().into()),
     knob!("machine.kernel_used", "0", "bytes", "memory in use outside the workload when it starts (slab, page tables, \
         the initramfs, buffers: a real machine's MemTotal - MemFree before the workload); taken from the free lists at \
         boot (split evenly across nodes) and never freed or reclaimed; part of machine.memory, in no memcg",
@@ -245,6 +260,10 @@ pub static KNOBS: &[Knob] = &[
         |c, v| c.watermark_scale_factor = u32::try_from(uint(v)?).map_err(|_| "out of range".to_string())?, |c| c.watermark_scale_factor.to_string()),
     knob!("vm.watermark_boost_factor", "15000", "1/10000 of high watermark", "vm.watermark_boost_factor: how far a fragmenting fallback boosts the watermarks (0 disables boosting)",
         |c, v| c.watermark_boost_factor = uint(v)?, |c| c.watermark_boost_factor.to_string()),
+    knob!("vm.percpu_pagelist_high_fraction", "0", "", "vm.percpu_pagelist_high_fraction: 0 tunes each per-CPU page \
+        list's high mark between the zone's low watermark and an eighth of the zone (split over the node's CPUs); N >= 8 \
+        fixes it at 1/N of the zone, split likewise",
+        |c, v| c.percpu_pagelist_high_fraction = uint(v)?, |c| c.percpu_pagelist_high_fraction.to_string()),
     knob!("vm.min_free_kbytes", "auto", "KiB", "vm.min_free_kbytes; 'auto' computes it as the kernel does at boot",
         |c, v| c.min_free_kbytes = if v.trim() == "auto" { None } else { Some(uint(v)?) },
         |c| c.min_free_kbytes.map_or("auto".into(), |k| k.to_string())),
@@ -387,6 +406,9 @@ impl Default for SimConfig {
             kernel_mlocked_bytes: 0,
             zone_dma_bytes: 0,
             nr_nodes: 0,
+            nr_cpus: 0,
+            percpu_pagelist_high_fraction: 0,
+            pcp_rules: pcp::PcpRules::V6_12,
             swappiness: 0,
             watermark_scale_factor: 0,
             watermark_boost_factor: 0,
@@ -514,6 +536,11 @@ impl SimConfig {
     /// Cross-key checks that need the whole config (run before a machine is built).
     pub fn validate(&self) -> Result<()> {
         crate::ensure!(self.nr_nodes >= 1 && self.nr_nodes <= 64, Error::config("machine.nodes", "must be 1..64"));
+        crate::ensure!(self.nr_cpus >= 1 && self.nr_cpus <= 8192, Error::config("machine.cpus", "must be 1..8192"));
+        crate::ensure!(
+            self.percpu_pagelist_high_fraction == 0 || self.percpu_pagelist_high_fraction >= pcp::MIN_PERCPU_PAGELIST_HIGH_FRACTION,
+            Error::config("vm.percpu_pagelist_high_fraction", "must be 0 or at least 8 (the sysctl's range)")
+        );
         crate::ensure!(self.swappiness <= 200, Error::config("vm.swappiness", "must be 0..200 (MAX_SWAPPINESS)"));
         crate::thp::policy::find(&self.thp.policy)?;
         crate::ensure!(

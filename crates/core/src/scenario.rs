@@ -386,6 +386,9 @@ static SCENARIOS: &[Scenario] = &[
             ("damon_reclaim.wmarks_low", "0"),
             ("damon_reclaim.min_age", "625000"),
             ("damon_reclaim.quota_sz", "0"),
+            // The RFC measured on v5.13: its per-CPU lists held six batches each, where
+            // 6.12's grow towards an eighth of the zone and hold what kdamond frees.
+            ("machine.pcp_lists", "5.13"),
         ],
         scaled_sizes: &[("machine.memory", 16640.0), ("swap.size", 512.0)],
         params: &[("workload", "freqmine", "one of the 24 profiles (blackscholes, ..., splash2x/raytrace, ...)")],

@@ -123,11 +123,14 @@ def sim_settings(p: Prepared, consoles: list[Console]) -> dict[str, str]:
         "vm.min_free_kbytes": str(c.sysctl.get("min_free_kbytes", "auto")),
         "vm.watermark_scale_factor": str(c.sysctl.get("watermark_scale_factor", 10)),
         "vm.swappiness": str(c.sysctl.get("swappiness", 60)),
+        "machine.cpus": str(p.setup.smp),
         "block.read_ahead_kb": str(c.read_ahead_kb if c.read_ahead_kb is not None else p.read_ahead_kb),
         "fault_around_bytes": str(c.fault_around_bytes if c.fault_around_bytes is not None
                                   else p.fault_around_bytes),
         "swap.device": "zram" if p.zram else "none",
     }
+    if c.sysctl.get("percpu_pagelist_high_fraction"):  # read back by guests since 26 Nov 2026
+        s["vm.percpu_pagelist_high_fraction"] = str(c.sysctl["percpu_pagelist_high_fraction"])
     if c.thp_mode:  # transparent_hugepage/enabled as the guest read it back
         s["transparent_hugepage.enabled"] = c.thp_mode
     s.update(held_settings(start))

@@ -12,6 +12,7 @@ pub mod lruvec;
 pub mod memcontrol;
 pub mod page;
 pub mod page_alloc;
+pub mod pcp;
 pub mod prefetch;
 pub mod readahead;
 pub mod shrinker;
@@ -53,6 +54,8 @@ pub struct Node {
 pub struct Mm {
     pub lists: ListArena,
     pub buddy: BuddyAllocator,
+    /// The per-CPU page lists of every zone (pcp.rs): order-0 frames off the buddy lists.
+    pub pcp: pcp::Pcp,
     pub nodes: Vec<Node>,
     pub pages: Pages,
     pub frames: Frames,
@@ -144,9 +147,11 @@ impl Mm {
         let min_free_kbytes = cfg.min_free_kbytes.unwrap_or_else(|| watermarks::calculate_min_free_kbytes(lowmem_kbytes));
         watermarks::setup_per_zone_wmarks(&mut buddy.zones, min_free_kbytes, cfg.watermark_scale_factor as u64);
         watermarks::setup_per_zone_lowmem_reserve(&mut buddy.zones);
+        let pcp = pcp::Pcp::new(&buddy.zones, &mut lists, cfg.nr_cpus, cfg.nr_nodes as u32, cfg.percpu_pagelist_high_fraction, cfg.pcp_rules);
         let mut mm = Mm {
             lists,
             buddy,
+            pcp,
             nodes,
             pages: Pages::default(),
             frames: Frames::new(nr_frames),
@@ -179,6 +184,9 @@ impl Mm {
         // workload's start: the first flush falls at a point of its period drawn from the seed.
         let period = mm.timer_ns(memcontrol::FLUSH_TIME_NS);
         mm.next_stats_flush = reclaimlab_trace::Rng::new(cfg.seed ^ 0xF1_05A7_0000_0002).below(period.max(1)) + 1;
+        // vmstat_update likewise (the per-CPU pagesets' decay).
+        let period = mm.timer_ns(pcp::STAT_INTERVAL_NS);
+        mm.pcp.next_update = reclaimlab_trace::Rng::new(cfg.seed ^ 0x7653_7A70_0000_0003).below(period.max(1)) + 1;
         mm.take_kernel_used(cfg.kernel_used_bytes >> reclaimlab_trace::PAGE_SHIFT);
         let n = mm.nodes.len() as u64;
         let per_node = |bytes: u64, i: u64| (bytes >> reclaimlab_trace::PAGE_SHIFT) / n + u64::from(i < (bytes >> reclaimlab_trace::PAGE_SHIFT) % n);
@@ -226,6 +234,29 @@ impl Mm {
     /// A kernel timer's period `ns` on the simulated clock (`sim.time_dilation`).
     pub fn timer_ns(&self, ns: u64) -> u64 {
         (ns as f64 / self.cfg.time_dilation) as u64
+    }
+
+    /// `vmstat_update` when due at `now`: every CPU's pagesets decay (`decay_pcp_high`),
+    /// every `sysctl_stat_interval` (1 s) of the kernel's clock.
+    pub fn vmstat_update_due(&mut self, now: u64) {
+        if now < self.pcp.next_update {
+            return;
+        }
+        let period = self.timer_ns(pcp::STAT_INTERVAL_NS).max(1);
+        while self.pcp.next_update <= now {
+            self.pcp.decay_pcp_high(&mut self.buddy, &mut self.lists);
+            self.pcp.next_update += period;
+        }
+    }
+
+    /// `drain_all_pages(zone)` (every zone for None): the CPUs' lists back to the buddy lists.
+    pub fn drain_all_pages(&mut self, zone: Option<usize>) {
+        self.pcp.drain_all_pages(&mut self.buddy, &mut self.lists, zone);
+    }
+
+    /// `drain_local_pages(zone)`: the running CPU's lists of `zone`.
+    pub fn drain_local_pages(&mut self, zone: usize) {
+        self.pcp.drain_local_pages(&mut self.buddy, &mut self.lists, zone);
     }
 
     /// `flush_memcg_stats_dwork` when due at `now`: every lruvec's [`lruvec::LruvecStat`]
@@ -445,9 +476,10 @@ impl Mm {
         self.swap.has_free_slots()
     }
 
-    /// Take one frame from a zone's free lists (no watermark check).
+    /// Take one frame of a zone (no watermark check): `rmqueue` → `rmqueue_pcplist`, this
+    /// CPU's list refilled from the free lists in a batch when empty.
     pub fn rmqueue(&mut self, zone: usize, mt: MigrateType) -> Option<Pfn> {
-        let pfn = self.buddy.alloc(&mut self.lists, zone, 0, mt)?;
+        let pfn = self.pcp.rmqueue(&mut self.buddy, &mut self.lists, zone, mt)?;
         let ev = if self.buddy.zones[zone].zone_type == ZoneType::Dma { Ev::PgallocDma } else { Ev::PgallocNormal };
         self.vmstat.count(ev, 1);
         Some(pfn)
@@ -459,10 +491,11 @@ impl Mm {
         self.vmstat.count(Ev::Pgfree, 1 << order);
     }
 
-    /// Return a frame to the buddy allocator.
+    /// Free a frame (`free_unref_page`): onto this CPU's list, which gives frames back to
+    /// the buddy allocator in batches.
     pub fn free_frame(&mut self, pfn: Pfn) {
         self.frames.release(pfn);
-        self.buddy.free(&mut self.lists, pfn, 0);
+        self.pcp.free(&mut self.buddy, &mut self.lists, pfn);
         self.vmstat.count(Ev::Pgfree, 1);
     }
 

@@ -64,11 +64,18 @@ pub(crate) fn get_page_from_freelist<C: AllocCtx>(c: &mut C, nodes: &[u16], orde
         let mm = c.mm();
         for zi in 0..mm.nodes[node as usize].zones.len() {
             let z = mm.nodes[node as usize].zones[zi];
+            // "Detect whether the number of free pages is below high watermark" (6.12):
+            // the per-CPU lists stop growing and give back more on free (pcp.rs).
+            if !mm.pcp.below_high(z) && !mm.buddy.zone_watermark_ok(z, order, mm.buddy.zones[z].high_wmark_pages()) {
+                mm.pcp.set_below_high(z);
+            }
             let mark = mm.buddy.zones[z].wmark_pages(wmark);
             if !mm.buddy.zone_watermark_ok(z, order, mark) {
                 continue;
             }
-            if let Some(pfn) = mm.buddy.alloc(&mut mm.lists, z, order, mt) {
+            // rmqueue: order 0 through this CPU's list (`rmqueue_pcplist`).
+            let page = if order == 0 { mm.pcp.rmqueue(&mut mm.buddy, &mut mm.lists, z, mt) } else { mm.buddy.alloc(&mut mm.lists, z, order, mt) };
+            if let Some(pfn) = page {
                 let ev = if mm.buddy.zones[z].zone_type == ZoneType::Dma { Ev::PgallocDma } else { Ev::PgallocNormal };
                 mm.vmstat.count(ev, 1 << order);
                 let boosted = mm.buddy.take_boosted_watermark(z);
@@ -263,5 +270,12 @@ fn direct_reclaim<C: AllocCtx>(c: &mut C, nodes: &Zonelist, order: u8, mt: Migra
     let (reclaimed, cost) = vmscan::try_to_free_pages_order(mm, policy, nodes, order);
     c.charge_work(nodes[0], cost, true);
     c.catch_up()?;
-    Ok((get_page_from_freelist(c, nodes, order, WMARK_MIN, mt), reclaimed))
+    let mut page = get_page_from_freelist(c, nodes, order, WMARK_MIN, mt);
+    if page.is_none() && reclaimed > 0 {
+        // "If an allocation failed after direct reclaim, it could be because pages are
+        // pinned on the per-cpu lists": drain_all_pages(NULL) and retry once.
+        c.mm().drain_all_pages(None);
+        page = get_page_from_freelist(c, nodes, order, WMARK_MIN, mt);
+    }
+    Ok((page, reclaimed))
 }

@@ -29,13 +29,24 @@ pub enum Daemon {
     WritebackDone,
     /// `flush_memcg_stats_dwork`: the memcg statistics reclaim reads.
     StatsFlush,
+    /// `vmstat_update`: the per-CPU page lists' decay (mm/pcp.rs).
+    VmstatUpdate,
     /// The time-series sampler (the harness's, not the kernel's).
     Sampler,
 }
 
 /// The order [`Machine::run_events`] runs them in.
-pub const DAEMONS: [Daemon; 8] =
-    [Daemon::Kswapd, Daemon::Khugepaged, Daemon::Kdamond, Daemon::DamonRecord, Daemon::Flusher, Daemon::WritebackDone, Daemon::StatsFlush, Daemon::Sampler];
+pub const DAEMONS: [Daemon; 9] = [
+    Daemon::Kswapd,
+    Daemon::Khugepaged,
+    Daemon::Kdamond,
+    Daemon::DamonRecord,
+    Daemon::Flusher,
+    Daemon::WritebackDone,
+    Daemon::StatsFlush,
+    Daemon::VmstatUpdate,
+    Daemon::Sampler,
+];
 
 impl<P: ReclaimPolicy> Machine<P> {
     /// Run every daemon's work that is due, then set the next wake-up.
@@ -61,6 +72,7 @@ impl<P: ReclaimPolicy> Machine<P> {
             Daemon::Flusher => self.mm.wb.next_run,
             Daemon::WritebackDone => self.mm.wb.next_done(),
             Daemon::StatsFlush => self.mm.next_stats_flush,
+            Daemon::VmstatUpdate => self.mm.pcp.next_update,
             Daemon::Sampler => self.rec.next_sample,
         }
     }
@@ -74,9 +86,11 @@ impl<P: ReclaimPolicy> Machine<P> {
                 self.check_oom()?;
             }
             Daemon::Khugepaged => {
+                let cpu = self.mm.pcp.enter_daemon();
                 while self.khugepaged.next_scan <= self.now {
                     crate::thp::khugepaged::khugepaged_scan(self)?;
                 }
+                self.mm.pcp.cpu = cpu;
             }
             Daemon::Kdamond => self.kdamond_catch_up(),
             Daemon::DamonRecord => self.damon_record_catch_up(),
@@ -87,6 +101,7 @@ impl<P: ReclaimPolicy> Machine<P> {
             }
             Daemon::WritebackDone => self.end_writeback_due(self.now),
             Daemon::StatsFlush => self.mm.flush_memcg_stats_due(self.now),
+            Daemon::VmstatUpdate => self.mm.vmstat_update_due(self.now),
             Daemon::Sampler => self.rec.sample_due(&self.mm, &self.kswapd, self.now, self.accesses),
         }
         Ok(())
@@ -96,6 +111,7 @@ impl<P: ReclaimPolicy> Machine<P> {
     /// disk completed by then are applied first), and kcompactd's due work beside it.
     pub(super) fn kswapd_catch_up(&mut self) {
         self.end_writeback_due(self.now);
+        let cpu = self.mm.pcp.enter_daemon();
         for i in 0..self.kswapd.len() {
             while self.kswapd[i].active && self.kswapd[i].clock_ns <= self.now {
                 kswapd_step(&mut self.mm, &mut self.policy, &mut self.kswapd[i], &mut self.kcompactd[i]);
@@ -105,6 +121,7 @@ impl<P: ReclaimPolicy> Machine<P> {
                 self.kcompactd[i].run_due(&mut self.mm, self.now, kswapd_active, self.proactive);
             }
         }
+        self.mm.pcp.cpu = cpu;
         self.mm.now = self.now;
     }
 
@@ -117,12 +134,14 @@ impl<P: ReclaimPolicy> Machine<P> {
         }
         self.rec.account_mem(&self.mm, self.now);
         let psi_us = self.rec.memstall_ns / 1000;
+        let cpu = self.mm.pcp.enter_daemon();
         while d.next_ns <= self.now {
             let t = d.next_ns;
             self.mm.now = t;
             d.step(&mut self.mm, &mut self.policy, t, psi_us);
             Self::damon_record_reclaim(&mut self.damon_rec, d, t);
         }
+        self.mm.pcp.cpu = cpu;
         self.mm.now = self.now;
     }
 }

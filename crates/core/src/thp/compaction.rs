@@ -715,18 +715,28 @@ pub fn compact_zone(mm: &mut Mm, cc: &mut CompactControl) -> CompactResult {
         }
     }
     let mut ret;
+    // The pageblock of the last isolation (`last_migrated_pfn`, 0 in the kernel for none).
+    let mut last_migrated_pfn: Option<Pfn> = None;
     loop {
         ret = compact_finished(mm, cc);
         if ret != CompactResult::Continue {
             break;
         }
-        if !isolate_migratepages(mm, cc) {
-            continue;
+        if isolate_migratepages(mm, cc) {
+            last_migrated_pfn = Some(start.max(pageblock_start(cc.migrate_pfn - 1)));
+            // migrate_pages() -ENOMEM before the scanners met: COMPACT_CONTENDED.
+            if !migrate_pages(mm, cc) && !scanners_met(cc) {
+                ret = CompactResult::Contended;
+                break;
+            }
         }
-        // migrate_pages() -ENOMEM before the scanners met: COMPACT_CONTENDED.
-        if !migrate_pages(mm, cc) && !scanners_met(cc) {
-            ret = CompactResult::Contended;
-            break;
+        // check_drain: the migrated pages' frames went to this CPU's list; once the
+        // migration scanner leaves their cc->order block, drain them so they merge.
+        if let (Some(order), Some(last)) = (cc.order, last_migrated_pfn) {
+            if order > 0 && last < cc.migrate_pfn & !((1u32 << order) - 1) {
+                mm.drain_local_pages(zone); // lru_add_drain_cpu_zone
+                last_migrated_pfn = None;
+            }
         }
     }
     // Release free pages; the free scanner restarts from the highest one released.
@@ -804,6 +814,9 @@ pub fn kcompactd_compact_zone(mm: &mut Mm, zone: usize, order: Option<u8>) -> u6
             if status == CompactResult::Success {
                 compaction_defer_reset(&mut mm.thp.zones[zone], order, false);
             } else if status == CompactResult::PartialSkipped || status == CompactResult::Complete {
+                // "Buddy pages may become stranded on pcps that could otherwise coalesce
+                // on the zone's free area for order >= cc.order."
+                mm.drain_all_pages(Some(zone));
                 defer_compaction(&mut mm.thp.zones[zone], order);
             }
             cc.cost_ns

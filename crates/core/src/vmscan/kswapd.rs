@@ -122,6 +122,8 @@ impl Kswapd {
         self.sc.no_cache_trim_mode = no_cache_trim_mode;
         if !no_cache_trim_mode {
             mm.vmstat.count(Ev::Pageoutrun, 1);
+            // set_reclaim_active: the CPUs keep fewer free pages on their lists (pcp.rs).
+            mm.pcp.set_reclaim_active(&mm.nodes[self.node as usize].zones, true);
             // balance_pgdat: account for the reclaim boost.
             self.zone_boosts.clear();
             self.zone_boosts.extend(mm.nodes[self.node as usize].zones.iter().map(|&z| mm.buddy.zones[z].watermark_boost));
@@ -221,6 +223,8 @@ impl Kswapd {
             self.kcompactd_wake = true;
         }
         snapshot_refaults(mm, None, self.node);
+        // clear_reclaim_active at balance_pgdat's end.
+        mm.pcp.set_reclaim_active(&mm.nodes[self.node as usize].zones, false);
         if self.can_sleep(mm) {
             self.napping = true;
             self.clock_ns += mm.timer_ns(NAP_NS);

@@ -12,6 +12,12 @@ use reclaimlab_core::sim::process::{program_machine, Fault};
 use reclaimlab_core::sim::Engine;
 
 type M = Machine<Box<dyn ReclaimPolicy>>;
+
+/// Free frames and those on the per-CPU lists: a freed order-0 frame goes to its CPU's
+/// list first (mm/pcp.rs), so frees are counted here, not in `total_free_pages`.
+fn free_or_pcp(m: &M) -> u64 {
+    m.mm.total_free_pages() + (0..m.mm.buddy.zones.len()).map(|z| m.mm.pcp.nr_pages(z)).sum::<u64>()
+}
 use reclaimlab_core::thp::policy::{find, THP_POLICIES};
 use reclaimlab_core::thp::{split, Tc};
 use reclaimlab_core::SimConfig;
@@ -62,7 +68,7 @@ fn compaction_migrates_pages_and_keeps_mappings() {
     assert_eq!(m.mm.buddy.nr_free_by_order(0)[9..].iter().sum::<u64>(), 0);
     let resident: Vec<u32> = (start..start + 3900).skip(1).step_by(2).collect();
     let pfns_before: Vec<u32> = resident.iter().map(|&p| m.mm.pages.pte[p as usize]).collect();
-    let free_before = m.mm.total_free_pages();
+    let free_before = free_or_pcp(&m);
     let mut cc = CompactControl::new(0, Some(9), MigrateMode::SyncLight, Compactor::Direct, &m.mm);
     let r = compaction::compact_zone(&mut m.mm, &mut cc);
     assert_eq!(r, CompactResult::Success, "a movable zone half free compacts to an order-9 block");
@@ -73,7 +79,7 @@ fn compaction_migrates_pages_and_keeps_mappings() {
     assert!(stat(&m, Tc::CompactIsolated) >= 2 * cc.nr_migrated);
     assert_eq!(stat(&m, Tc::CompactMigrateScanned), cc.total_migrate_scanned);
     assert_eq!(stat(&m, Tc::CompactFreeScanned), cc.total_free_scanned);
-    assert_eq!(m.mm.total_free_pages(), free_before, "migration conserves free pages");
+    assert_eq!(free_or_pcp(&m), free_before, "migration conserves free pages");
     assert!(m.mm.buddy.nr_free_by_order(0)[9..].iter().any(|&n| n > 0));
     // Exactly the migrated pages changed frames; each PTE points at a frame it owns.
     let moved: Vec<(u32, u32)> = resident.iter().zip(&pfns_before).filter(|(&p, &f)| m.mm.pages.pte[p as usize] != f).map(|(&p, &f)| (f, m.mm.pages.pte[p as usize])).collect();
@@ -437,10 +443,10 @@ fn thp_fault_maps_512_pages_and_dontneed_defers_the_split() {
     let memcg = m.mm.frames.memcg(head);
     assert_eq!(m.mm.thp.deferred_split.len(memcg), 1);
     assert_eq!(stat(&m, Tc::ThpDeferredSplitPage), 0);
-    let free0 = m.mm.total_free_pages();
+    let free0 = free_or_pcp(&m);
     m.madv_dontneed(s + 256, 256);
     assert_eq!((stat(&m, Tc::ThpSplitPmd), stat(&m, Tc::ThpDeferredSplitPage), stat(&m, Tc::ThpSplitPage)), (1, 1, 0));
-    assert_eq!(m.mm.total_free_pages(), free0, "the unmapped half stays allocated until the split");
+    assert_eq!(free_or_pcp(&m), free0, "the unmapped half stays allocated until the split");
     assert_eq!(m.mm.thp.deferred_split.len(memcg), 1, "queued once");
     Engine::check_invariants(&m).unwrap();
     // The shrinker at DEF_PRIORITY: delta (1 >> 12) * 4 / 2 = 0, nothing scanned.
@@ -449,7 +455,7 @@ fn thp_fault_maps_512_pages_and_dontneed_defers_the_split() {
     assert_eq!(split::deferred_split_scan(&mut m.mm, memcg, 128), Some(1));
     assert_eq!(m.mm.thp.deferred_split.len(memcg), 0);
     assert_eq!(stat(&m, Tc::ThpSplitPage), 1);
-    assert_eq!(m.mm.total_free_pages(), free0 + 256);
+    assert_eq!(free_or_pcp(&m), free0 + 256);
     assert!(!m.mm.frames.test(head, pg::COMPOUND));
     Engine::check_invariants(&m).unwrap();
 }
@@ -457,7 +463,10 @@ fn thp_fault_maps_512_pages_and_dontneed_defers_the_split() {
 /// Fault `n` THPs into a program machine of `mem` with zram swap of `swap`, touching
 /// every page (so reclaim must evict some).
 fn thps_under_reclaim(mem: &str, swap: &str, n: u32) -> (M, u32) {
-    let mut m = program_machine(&cfg(mem, 1, &[("transparent_hugepage.defrag", "never"), ("swap.device", "zram"), ("swap.size", swap)])).unwrap();
+    // In so small a machine the per-CPU lists' automatic high (up to an eighth of the zone
+    // per CPU) would hold the frames zram needs for a whole THP: kept at its floor, 4 * batch.
+    let pcp = ("vm.percpu_pagelist_high_fraction", "100000");
+    let mut m = program_machine(&cfg(mem, 1, &[("transparent_hugepage.defrag", "never"), ("swap.device", "zram"), ("swap.size", swap), pcp])).unwrap();
     let t = m.add_task(0);
     let v = m.mmap(512 * n, false, false).unwrap();
     let s = m.procs.vmas[v].start;
@@ -490,7 +499,7 @@ fn a_thp_is_one_lru_folio_aged_by_its_pmd() {
 
 #[test]
 fn reclaim_swaps_a_thp_out_whole() {
-    let (m, s) = thps_under_reclaim("16M", "64M", 12);
+    let (m, s) = thps_under_reclaim("24M", "64M", 16);
     let swpout = stat(&m, Tc::ThpSwpout);
     assert!(swpout >= 1, "no THP swapped out whole");
     assert_eq!((stat(&m, Tc::ThpSplitPage), stat(&m, Tc::ThpSwpoutFallback)), (0, 0));
@@ -877,17 +886,17 @@ fn dontneed_of_whole_and_split_thps() {
     let s = m.procs.vmas[v].start;
     // A whole THP zapped: its deposited page table goes too, the next fault is huge again.
     assert_eq!(m.touch(t, s, true).unwrap().0, Fault::Huge);
-    let free0 = m.mm.total_free_pages();
+    let free0 = free_or_pcp(&m);
     m.madv_dontneed(s, 512);
-    assert_eq!(m.mm.total_free_pages(), free0 + 513);
+    assert_eq!(free_or_pcp(&m), free0 + 513);
     Engine::check_invariants(&m).unwrap();
     assert_eq!(m.touch(t, s, true).unwrap().0, Fault::Huge);
     // Part of it zapped (PMD split, deferred split), then the rest: all 512 frames are freed,
     // the PTE table stays (the PMD now points to it), so the refault is a base page.
-    let free1 = m.mm.total_free_pages();
+    let free1 = free_or_pcp(&m);
     m.madv_dontneed(s + 100, 50);
     m.madv_dontneed(s, 512);
-    assert_eq!(m.mm.total_free_pages(), free1 + 512);
+    assert_eq!(free_or_pcp(&m), free1 + 512);
     assert_eq!(stat(&m, Tc::ThpSplitPage), 0);
     Engine::check_invariants(&m).unwrap();
     assert_eq!(m.touch(t, s, true).unwrap().0, Fault::Base);
@@ -1004,13 +1013,14 @@ fn watermark_boost_raises_every_watermark() {
         }
     }
     for p in even.drain(..1000) {
-        m.mm.free_frame(p);
+        m.mm.free_block(p, 0); // to the free lists directly, not a CPU's list
     }
     let no_reclaim = GFP_TRANSHUGE_LIGHT & !__GFP_KSWAPD_RECLAIM;
     // Unboosted: 1000 > high (768), and an order-0 request passes the low watermark.
     assert!(m.mm.pgdat_balanced(0, 0));
     let p = m.alloc_pages_node(no_reclaim, 0, 0, MigrateType::Movable).unwrap().expect("1000 free > low 640");
     m.mm.free_frame(p);
+    m.mm.drain_all_pages(None); // the per-CPU refill's batch back to the free lists
     m.mm.buddy.zones[z].watermark_boost = 512;
     let zone = &m.mm.buddy.zones[z];
     assert_eq!((zone.wmark_pages(WMARK_MIN), zone.wmark_pages(WMARK_LOW), zone.wmark_pages(WMARK_HIGH)), (1024, 1152, 1280));
@@ -1023,7 +1033,7 @@ fn watermark_boost_raises_every_watermark() {
     // the boosted 1152 + 1024, so the boost makes compaction SKIPPED. (Unboosted, the
     // fragmentation index is 1000 - (1000 + 2000 * 1000 / 512) / 2000 = 998 > 500.)
     for p in even.drain(..1000) {
-        m.mm.free_frame(p);
+        m.mm.free_block(p, 0); // to the free lists directly, not a CPU's list
     }
     assert_eq!(m.mm.total_free_pages(), 2000);
     assert_eq!(compaction::compaction_suitable(&m.mm, z, Some(9), WMARK_MIN, 500), CompactResult::Skipped);

@@ -1,0 +1,504 @@
+//! Per-CPU page lists (`struct per_cpu_pages`, mm/page_alloc.c 6.12): order-0 frames a CPU
+//! took from the buddy lists in a batch, or freed, kept off the zone's free lists. Frames on
+//! a pcp list are neither free (`NR_FREE_PAGES`, which every watermark check reads) nor in
+//! use, so kswapd stops when the buddy lists reach the high watermark while the CPUs still
+//! hold pages, and an allocating CPU drops the zone's free count by a whole batch at once.
+//!
+//! Followed from 6.12 (cited at each function): `rmqueue_pcplist` / `nr_pcp_alloc` /
+//! `rmqueue_bulk` (the allocation batch doubles, `alloc_factor`, while a CPU only
+//! allocates, up to `batch << CONFIG_PCP_BATCH_SCALE_MAX`), `free_unref_page_commit` /
+//! `nr_pcp_high` / `nr_pcp_free` / `free_pcppages_bulk`, the automatic `pcp->high` between
+//! `high_min` and `high_max` (`zone_set_pageset_high_and_batch`: the low watermark, and an
+//! eighth of the zone, split over the node's CPUs; `vm.percpu_pagelist_high_fraction` fixes
+//! it), `ZONE_BELOW_HIGH` (set by `get_page_from_freelist`, cleared by a bulk free that
+//! leaves the zone above its high watermark), `ZONE_RECLAIM_ACTIVE` (set while kswapd's
+//! `balance_pgdat` runs: a CPU then keeps at most `batch * 4`), `decay_pcp_high` (every
+//! `vmstat_update`, 1 s), `drain_pages_zone` / `drain_all_pages` / `drain_local_pages`.
+//!
+//! Versions (`machine.pcp_lists`, [`PcpRules`]): this file is 6.12's; `pcp/v5_13.rs` is the
+//! one-level diff to the rules every kernel up to 5.13 ran (fixed `high`, fixed batches);
+//! `none` is the model without lists (every frame straight to and from the free lists).
+//!
+//! Abstractions: only order-0 lists (the kernel also keeps orders 1..3 and THP-sized
+//! frees there; the model frees those to the buddy lists directly); two CPUs do the work —
+//! the workload's ([`TASK_CPU`]) and the one kswapd and the other kernel threads run on
+//! ([`Pcp::daemon_cpu`]); the others' lists stay empty but count in the split of `high`.
+
+mod v5_13;
+
+use super::lists::{ListArena, ListHead};
+use super::page_alloc::{BuddyAllocator, MigrateType, Pfn, Zone, MIGRATE_PCPTYPES};
+
+/// Whose per-CPU page list rules a machine runs (`machine.pcp_lists`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PcpRules {
+    /// No lists: every order-0 frame straight from and to the buddy lists.
+    None,
+    /// Up to v5.13 (`v5_13.rs`).
+    V5_13,
+    /// v6.12 (this file; v6.7's automatic `high` and v6.8's `free_count`).
+    V6_12,
+}
+
+impl PcpRules {
+    pub fn parse(v: &str) -> Result<PcpRules, String> {
+        match v {
+            "none" => Ok(PcpRules::None),
+            "5.13" => Ok(PcpRules::V5_13),
+            "6.12" => Ok(PcpRules::V6_12),
+            o => Err(format!("expected 6.12, 5.13 or none, got '{o}'")),
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            PcpRules::None => "none",
+            PcpRules::V5_13 => "5.13",
+            PcpRules::V6_12 => "6.12",
+        }
+    }
+}
+
+/// `CONFIG_PCP_BATCH_SCALE_MAX` (mm/Kconfig, default 5).
+pub const PCP_BATCH_SCALE_MAX: u32 = 5;
+/// `MIN_PERCPU_PAGELIST_HIGH_FRACTION`: `high_max` is an eighth of the zone.
+pub const MIN_PERCPU_PAGELIST_HIGH_FRACTION: u64 = 8;
+/// `vmstat_update`'s period, `sysctl_stat_interval` = HZ (ns).
+pub const STAT_INTERVAL_NS: u64 = 1_000_000_000;
+/// The CPU the workload runs on.
+pub const TASK_CPU: u32 = 0;
+
+/// One CPU's pageset of one zone.
+#[derive(Clone, Debug)]
+struct PerCpuPages {
+    count: u32,
+    high: u32,
+    high_min: u32,
+    high_max: u32,
+    batch: u32,
+    alloc_factor: u32,
+    free_count: u32,
+    /// First of the `MIGRATE_PCPTYPES` order-0 lists (`pcp->lists[order_to_pindex(mt, 0)]`).
+    lists: ListHead,
+}
+
+impl PerCpuPages {
+    fn list(&self, pindex: usize) -> ListHead {
+        ListHead(self.lists.0 + pindex as u32)
+    }
+
+    /// `nr_pcp_alloc` for order 0.
+    fn nr_pcp_alloc(&mut self, below_high: bool) -> u32 {
+        let base = self.batch as i64;
+        let mut high = self.high.clamp(self.high_min, self.high_max) as i64;
+        self.high = high as u32;
+        // "Check for PCP disabled or boot pageset"
+        if high < base {
+            return 1;
+        }
+        let mut batch = base << self.alloc_factor;
+        // "If we had larger pcp->high, we could avoid to allocate from zone."
+        if self.high_min != self.high_max && !below_high {
+            high = (high + batch).min(self.high_max as i64);
+            self.high = high as u32;
+        }
+        let max_nr_alloc = (high - self.count as i64 - base).max(base);
+        // "Double the number of pages allocated each time there is subsequent allocation
+        // of order-0 pages without any freeing."
+        if batch <= max_nr_alloc && self.alloc_factor < PCP_BATCH_SCALE_MAX {
+            self.alloc_factor += 1;
+        }
+        batch = batch.min(max_nr_alloc);
+        if batch > 1 {
+            batch = batch.max(2);
+        }
+        batch as u32
+    }
+
+    /// `nr_pcp_high` (not `free_high`: order 0 only).
+    fn nr_pcp_high(&mut self, reclaim_active: bool, below_high: bool) -> u32 {
+        let high = self.high.clamp(self.high_min, self.high_max);
+        self.high = high;
+        if high == 0 {
+            return 0;
+        }
+        let batch = self.batch;
+        // "If reclaim is active, limit the number of pages that can be stored on pcp lists"
+        if reclaim_active {
+            let free_count = self.free_count.max(batch);
+            self.high = high.saturating_sub(free_count).max(self.high_min);
+            return (batch << 2).min(self.high);
+        }
+        if self.high_min == self.high_max {
+            return high;
+        }
+        if below_high {
+            let free_count = self.free_count.max(batch);
+            self.high = high.saturating_sub(free_count).max(self.high_min);
+            return self.count.max(self.high_min);
+        }
+        if self.count >= high {
+            // "pcp->high should be large enough to hold batch freed pages"
+            let need_high = self.free_count + batch;
+            if self.high < need_high {
+                self.high = need_high.clamp(self.high_min, self.high_max);
+            }
+        }
+        high
+    }
+
+    /// `nr_pcp_free` (not `free_high`).
+    fn nr_pcp_free(&self, high: u32) -> u32 {
+        let batch = self.batch as i64;
+        let high = high as i64;
+        // "Check for PCP disabled or boot pageset"
+        if high < batch {
+            return 1;
+        }
+        // clamp_t(int, pcp->free_count, min_nr_free, max_nr_free) = min(max(v, lo), hi)
+        (self.free_count as i64).max(batch).min(high - batch) as u32
+    }
+}
+
+/// Every zone's pagesets, and the zone flags they read.
+pub struct Pcp {
+    rules: PcpRules,
+    /// Zone-major: `sets[zone * nr_cpus + cpu]`.
+    sets: Vec<PerCpuPages>,
+    nr_cpus: u32,
+    /// `ZONE_BELOW_HIGH` per zone.
+    below_high: Vec<bool>,
+    /// `ZONE_RECLAIM_ACTIVE` per zone.
+    reclaim_active: Vec<bool>,
+    /// The CPU the running code is on (`smp_processor_id()`).
+    pub cpu: u32,
+    /// When `vmstat_update` next decays the pagesets (ns, simulated clock).
+    pub next_update: u64,
+}
+
+/// The list a freed frame joins: its pageblock's migrate type, "We only track unmovable,
+/// reclaimable and movable on pcp lists" (`free_unref_page`).
+fn pcp_migratetype(buddy: &BuddyAllocator, pfn: Pfn) -> usize {
+    let mt = buddy.pageblock_migratetype(pfn) as usize;
+    if mt >= MIGRATE_PCPTYPES {
+        MigrateType::Movable as usize
+    } else {
+        mt
+    }
+}
+
+/// `zone_batchsize`.
+fn zone_batchsize(managed: u64) -> u32 {
+    // "The number of pages to batch allocate is either ~0.1% of the zone or 1MB, whichever is smaller."
+    let mut batch = (managed >> 10).min((1 << 20) / reclaimlab_trace::PAGE_SIZE) / 4;
+    batch = batch.max(1);
+    // rounddown_pow_of_two(batch + batch/2) - 1
+    let b = batch + batch / 2;
+    ((1u64 << (63 - b.leading_zeros())) - 1) as u32
+}
+
+/// `zone_highsize(zone, batch, 0, high_fraction)`: `nr_split_cpus` are the CPUs of the
+/// zone's node (all CPUs for a node that has none).
+fn zone_highsize(z: &Zone, batch: u32, nr_split_cpus: u32, high_fraction: u64) -> u32 {
+    let total = if high_fraction == 0 { z.low_wmark_pages() } else { z.managed_pages / high_fraction };
+    let high = total / nr_split_cpus.max(1) as u64;
+    // "Ensure high is at least batch*4."
+    high.max((batch as u64) << 2) as u32
+}
+
+impl Pcp {
+    /// The pagesets of `zones` (watermarks already set) on a machine of `nr_cpus` CPUs split
+    /// evenly over `nr_nodes` nodes; `high_fraction` is `vm.percpu_pagelist_high_fraction`
+    /// (5.13's `vm.percpu_pagelist_fraction` under its rules).
+    pub fn new(zones: &[Zone], lists: &mut ListArena, nr_cpus: u32, nr_nodes: u32, high_fraction: u64, rules: PcpRules) -> Pcp {
+        let nr_cpus = nr_cpus.max(1);
+        let mut sets = Vec::with_capacity(zones.len() * nr_cpus as usize);
+        for z in zones {
+            let node_cpus = nr_cpus / nr_nodes + u32::from((z.node as u32) < nr_cpus % nr_nodes);
+            let split = if node_cpus == 0 { nr_cpus } else { node_cpus };
+            // zone_set_pageset_high_and_batch
+            let mut batch = zone_batchsize(z.managed_pages).max(1);
+            let (high_min, high_max) = if rules == PcpRules::V5_13 {
+                let (high, b) = v5_13::high_and_batch(z.managed_pages, high_fraction);
+                batch = b;
+                (high, high)
+            } else if high_fraction != 0 {
+                let h = zone_highsize(z, batch, split, high_fraction);
+                (h, h)
+            } else {
+                (zone_highsize(z, batch, split, 0), zone_highsize(z, batch, split, MIN_PERCPU_PAGELIST_HIGH_FRACTION))
+            };
+            for _ in 0..nr_cpus {
+                let lists = lists.alloc_heads(MIGRATE_PCPTYPES as u32);
+                sets.push(PerCpuPages { count: 0, high: 0, high_min, high_max, batch, alloc_factor: 0, free_count: 0, lists });
+            }
+        }
+        Pcp { rules, sets, nr_cpus, below_high: vec![false; zones.len()], reclaim_active: vec![false; zones.len()], cpu: TASK_CPU, next_update: 0 }
+    }
+
+    /// The CPU kswapd, kcompactd, khugepaged, kdamond and the flusher run on: another
+    /// CPU than the workload's when there is one.
+    pub fn daemon_cpu(&self) -> u32 {
+        (TASK_CPU + 1).min(self.nr_cpus - 1)
+    }
+
+    /// Run on the daemons' CPU; returns the CPU to go back to.
+    pub fn enter_daemon(&mut self) -> u32 {
+        let daemon = self.daemon_cpu();
+        std::mem::replace(&mut self.cpu, daemon)
+    }
+
+    #[inline]
+    fn set(&mut self, zone: usize, cpu: u32) -> &mut PerCpuPages {
+        &mut self.sets[zone * self.nr_cpus as usize + cpu as usize]
+    }
+
+    /// Pages on every CPU's lists of `zone`.
+    pub fn nr_pages(&self, zone: usize) -> u64 {
+        let n = self.nr_cpus as usize;
+        self.sets[zone * n..(zone + 1) * n].iter().map(|p| p.count as u64).sum()
+    }
+
+    /// `get_page_from_freelist`: the zone failed its high watermark (`ZONE_BELOW_HIGH`).
+    pub fn set_below_high(&mut self, zone: usize) {
+        self.below_high[zone] = true;
+    }
+
+    pub fn below_high(&self, zone: usize) -> bool {
+        self.below_high[zone]
+    }
+
+    /// `set_reclaim_active` / `clear_reclaim_active` (mm/vmscan.c 6.12) for `zones`.
+    pub fn set_reclaim_active(&mut self, zones: &[usize], active: bool) {
+        for &z in zones {
+            self.reclaim_active[z] = active;
+        }
+    }
+
+    /// `rmqueue_pcplist` → `__rmqueue_pcplist`: an order-0 frame of `zone` from this CPU's
+    /// list for `mt`, refilled by `rmqueue_bulk` when empty. None when the zone has no
+    /// free frame.
+    pub fn rmqueue(&mut self, buddy: &mut BuddyAllocator, lists: &mut ListArena, zone: usize, mt: MigrateType) -> Option<Pfn> {
+        let rules = self.rules;
+        if rules == PcpRules::None {
+            return buddy.alloc(lists, zone, 0, mt);
+        }
+        let below_high = self.below_high[zone];
+        let cpu = self.cpu;
+        let p = self.set(zone, cpu);
+        // "On allocation, reduce the number of pages that are batch freed."
+        p.free_count >>= 1;
+        let list = p.list(mt as usize);
+        if lists.is_empty(list) {
+            let batch = if rules == PcpRules::V5_13 { p.batch } else { p.nr_pcp_alloc(below_high) };
+            // rmqueue_bulk: __rmqueue per page, list_add_tail.
+            for _ in 0..batch {
+                let Some(pfn) = buddy.alloc(lists, zone, 0, mt) else { break };
+                lists.add_tail(list, pfn);
+                p.count += 1;
+            }
+        }
+        let pfn = lists.head(list)?;
+        lists.del(list, pfn);
+        p.count -= 1;
+        Some(pfn)
+    }
+
+    /// `free_unref_page` → `free_unref_page_commit` for an order-0 frame on this CPU.
+    pub fn free(&mut self, buddy: &mut BuddyAllocator, lists: &mut ListArena, pfn: Pfn) {
+        match self.rules {
+            PcpRules::None => return buddy.free(lists, pfn, 0),
+            PcpRules::V5_13 => return v5_13::free_unref_page_commit(self, buddy, lists, pfn),
+            PcpRules::V6_12 => {}
+        }
+        let (zone, mt) = (buddy.zone_of(pfn), pcp_migratetype(buddy, pfn));
+        let (reclaim_active, below_high, cpu) = (self.reclaim_active[zone], self.below_high[zone], self.cpu);
+        let p = self.set(zone, cpu);
+        // "On freeing, reduce the number of pages that are batch allocated."
+        p.alloc_factor >>= 1;
+        lists.add_head(p.list(mt), pfn);
+        p.count += 1;
+        if p.free_count < p.batch << PCP_BATCH_SCALE_MAX {
+            p.free_count += 1;
+        }
+        let high = p.nr_pcp_high(reclaim_active, below_high);
+        if p.count >= high {
+            let n = p.nr_pcp_free(high);
+            self.free_pcppages_bulk(buddy, lists, zone, cpu, n, mt);
+            if self.below_high[zone] && buddy.zone_watermark_ok(zone, 0, buddy.zones[zone].high_wmark_pages()) {
+                self.below_high[zone] = false;
+            }
+        }
+    }
+
+    /// `free_pcppages_bulk`: `count` frames back to the buddy lists, from the tails of the
+    /// lists in turn starting at `pindex`, each list emptied (or `count` reached) before
+    /// the next.
+    fn free_pcppages_bulk(&mut self, buddy: &mut BuddyAllocator, lists: &mut ListArena, zone: usize, cpu: u32, count: u32, pindex: usize) {
+        let p = self.set(zone, cpu);
+        let mut count = count.min(p.count);
+        let mut pindex = pindex + MIGRATE_PCPTYPES - 1;
+        while count > 0 {
+            let list = loop {
+                pindex = (pindex + 1) % MIGRATE_PCPTYPES;
+                if !lists.is_empty(p.list(pindex)) {
+                    break p.list(pindex);
+                }
+            };
+            while count > 0 {
+                let Some(pfn) = lists.tail(list) else { break };
+                lists.del(list, pfn);
+                count -= 1;
+                p.count -= 1;
+                buddy.free(lists, pfn, 0);
+            }
+        }
+    }
+
+    /// `drain_pages_zone(cpu, zone)`.
+    fn drain_pages_zone(&mut self, buddy: &mut BuddyAllocator, lists: &mut ListArena, zone: usize, cpu: u32) {
+        loop {
+            let p = self.set(zone, cpu);
+            let count = p.count;
+            if count == 0 {
+                return;
+            }
+            let to_drain = count.min(p.batch << PCP_BATCH_SCALE_MAX);
+            self.free_pcppages_bulk(buddy, lists, zone, cpu, to_drain, 0);
+        }
+    }
+
+    /// `drain_all_pages(zone)`; every zone when `zone` is None.
+    pub fn drain_all_pages(&mut self, buddy: &mut BuddyAllocator, lists: &mut ListArena, zone: Option<usize>) {
+        let zones = match zone {
+            Some(z) => z..z + 1,
+            None => 0..self.below_high.len(),
+        };
+        for z in zones {
+            for cpu in 0..self.nr_cpus {
+                self.drain_pages_zone(buddy, lists, z, cpu);
+            }
+        }
+    }
+
+    /// `drain_local_pages(zone)`: this CPU's lists of `zone`.
+    pub fn drain_local_pages(&mut self, buddy: &mut BuddyAllocator, lists: &mut ListArena, zone: usize) {
+        let cpu = self.cpu;
+        self.drain_pages_zone(buddy, lists, zone, cpu);
+    }
+
+    /// `vmstat_update` → `refresh_cpu_vm_stats` → `decay_pcp_high` on every CPU and zone:
+    /// `high` falls by an eighth towards `high_min` and what exceeds it goes back in
+    /// batches.
+    pub fn decay_pcp_high(&mut self, buddy: &mut BuddyAllocator, lists: &mut ListArena) {
+        for zone in 0..self.below_high.len() {
+            for cpu in 0..self.nr_cpus {
+                let p = self.set(zone, cpu);
+                if p.high > p.high_min {
+                    let scaled = p.count.saturating_sub(p.batch << PCP_BATCH_SCALE_MAX);
+                    p.high = scaled.max(p.high - (p.high >> 3)).max(p.high_min);
+                }
+                let mut to_drain = p.count.saturating_sub(p.high);
+                let batch = p.batch;
+                while to_drain > 0 {
+                    let n = to_drain.min(batch);
+                    self.free_pcppages_bulk(buddy, lists, zone, cpu, n, 0);
+                    to_drain -= n;
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::mm::page_alloc::{ZoneSpec, ZoneType};
+    use crate::mm::watermarks;
+
+    const MOV: MigrateType = MigrateType::Movable;
+
+    fn zone_of(pages: u32) -> (BuddyAllocator, ListArena) {
+        let mut lists = ListArena::new(pages);
+        let mut buddy = BuddyAllocator::new(&[ZoneSpec { node: 0, zone_type: ZoneType::Normal, start_pfn: 0, nr_pages: pages }], &mut lists);
+        watermarks::setup_per_zone_wmarks(&mut buddy.zones, 1845, 10);
+        (buddy, lists)
+    }
+
+    #[test]
+    fn batch_and_high_of_a_256m_guest() {
+        // 6.12.117 in a 256 MiB guest, 2 vCPUs: DMA32 about 50,000 managed pages.
+        assert_eq!(zone_batchsize(50_000), 15);
+        assert_eq!(zone_batchsize(1 << 20), 63);
+        let (buddy, mut lists) = zone_of(50_000);
+        let pcp = Pcp::new(&buddy.zones, &mut lists, 2, 1, 0, PcpRules::V6_12);
+        let p = &pcp.sets[0];
+        assert_eq!(p.batch, 15);
+        assert_eq!(p.high_min as u64, buddy.zones[0].low_wmark_pages() / 2);
+        assert_eq!(p.high_max as u64, 50_000 / 8 / 2);
+        let fixed = Pcp::new(&buddy.zones, &mut lists, 2, 1, 1_000_000, PcpRules::V6_12);
+        assert_eq!((fixed.sets[0].high_min, fixed.sets[0].high_max), (60, 60), "high is at least batch * 4");
+    }
+
+    #[test]
+    fn an_allocating_cpu_takes_growing_batches_and_a_free_shrinks_them() {
+        let (mut buddy, mut lists) = zone_of(50_000);
+        let mut pcp = Pcp::new(&buddy.zones, &mut lists, 2, 1, 0, PcpRules::V6_12);
+        let free0 = buddy.zones[0].free_pages;
+        pcp.rmqueue(&mut buddy, &mut lists, 0, MOV).unwrap();
+        assert_eq!(free0 - buddy.zones[0].free_pages, 15, "the first refill is one batch");
+        let mut refills = vec![];
+        for _ in 0..2000 {
+            let before = buddy.zones[0].free_pages;
+            pcp.rmqueue(&mut buddy, &mut lists, 0, MOV).unwrap();
+            if buddy.zones[0].free_pages != before {
+                refills.push(before - buddy.zones[0].free_pages);
+            }
+        }
+        // batch << alloc_factor: 30, 60, 120, ... while high grows by each batch.
+        assert_eq!(&refills[..3], &[30, 60, 120]);
+        assert!(refills.iter().all(|&r| r <= 15 << PCP_BATCH_SCALE_MAX));
+        let factor = pcp.sets[0].alloc_factor;
+        let pfn = pcp.rmqueue(&mut buddy, &mut lists, 0, MOV).unwrap();
+        pcp.free(&mut buddy, &mut lists, pfn);
+        assert_eq!(pcp.sets[0].alloc_factor, factor >> 1);
+        assert_eq!(pcp.rmqueue(&mut buddy, &mut lists, 0, MOV), Some(pfn), "a freed page is reused first (list head)");
+    }
+
+    #[test]
+    fn frees_under_reclaim_keep_at_most_four_batches_and_drains_return_everything() {
+        let (mut buddy, mut lists) = zone_of(50_000);
+        let mut pcp = Pcp::new(&buddy.zones, &mut lists, 2, 1, 0, PcpRules::V6_12);
+        let free0 = buddy.zones[0].free_pages;
+        let got: Vec<Pfn> = (0..500).map(|_| pcp.rmqueue(&mut buddy, &mut lists, 0, MOV).unwrap()).collect();
+        pcp.drain_all_pages(&mut buddy, &mut lists, None);
+        pcp.cpu = pcp.daemon_cpu();
+        pcp.set_reclaim_active(&[0], true);
+        for (i, &pfn) in got.iter().enumerate() {
+            pcp.free(&mut buddy, &mut lists, pfn);
+            assert!(pcp.sets[1].count <= 60, "after {i} frees the daemon CPU holds {}", pcp.sets[1].count);
+        }
+        assert_eq!(pcp.nr_pages(0), pcp.sets[1].count as u64);
+        pcp.drain_all_pages(&mut buddy, &mut lists, Some(0));
+        assert_eq!(pcp.nr_pages(0), 0);
+        assert_eq!(buddy.zones[0].free_pages, free0);
+        lists.check_invariants().unwrap();
+    }
+
+    #[test]
+    fn decay_lowers_high_towards_high_min_and_frees_the_excess() {
+        let (mut buddy, mut lists) = zone_of(50_000);
+        let mut pcp = Pcp::new(&buddy.zones, &mut lists, 2, 1, 0, PcpRules::V6_12);
+        let got: Vec<Pfn> = (0..3000).map(|_| pcp.rmqueue(&mut buddy, &mut lists, 0, MOV).unwrap()).collect();
+        for &pfn in &got {
+            pcp.free(&mut buddy, &mut lists, pfn);
+        }
+        let (high_min, before) = (pcp.sets[0].high_min, pcp.sets[0].count);
+        assert!(pcp.sets[0].high > high_min && before > high_min, "frees alone grow high: {} {}", pcp.sets[0].high, before);
+        for _ in 0..100 {
+            pcp.decay_pcp_high(&mut buddy, &mut lists);
+        }
+        assert_eq!(pcp.sets[0].high, high_min);
+        assert!(pcp.sets[0].count <= high_min);
+    }
+}
