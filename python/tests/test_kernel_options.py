@@ -92,7 +92,7 @@ def test_lab_settings_keep_the_key_boots_had_before_the_options(offline):
 @pytest.mark.parametrize("change", [
     {"read_ahead_kb": 128}, {"read_ahead_kb": 32}, {"fault_around_bytes": 65536}, {"thp": "always"},
     {"thp": "madvise"}, {"thp": None}, {"memory": "none"}, {"memory": "96M"}, {"guest_mb": 1024},
-    {"swappiness": 100}, {"swappiness": 0}, {"pcp_high_fraction": 0}, {"pcp_high_fraction": 8}])
+    {"swappiness": 100}, {"swappiness": 0}, {"pcp_high_fraction": 0}, {"pcp_high_fraction": 8}, {"pin_cpus": True}])
 def test_every_guest_setting_changes_the_store_key_and_params(offline, change):
     lab = Setup(workload="seqloop:pages=100", memory="64M", **LAB)
     other = Setup(**{**lab.__dict__, **change})
@@ -208,6 +208,7 @@ BAD = [
     (["--fault-around-bytes", "4194304"], "(a PMD)"),
     (["--thp", "sometimes"], "--thp sometimes: must be always, madvise or never"),
     (["--percpu-pagelist-high-fraction", "4"], "--percpu-pagelist-high-fraction must be 0 or 8..2147483647"),
+    (["--pin-cpus", "--smp", "1"], "--pin-cpus needs at least 2 guest CPUs (--smp), got 1"),
     (["--guest-memory", "128M"], "the guest needs at least 256M"),
     (["--guest-memory", "100"], "the guest needs at least 256M"),
     (["--memory-max", "none", "--guest-memory", "512M", "--swap", "none"], "does not fit the guest"),

@@ -74,6 +74,9 @@ def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument("--percpu-pagelist-high-fraction", type=int, metavar="N",
                    help="vm.percpu_pagelist_high_fraction in the guest, set at boot: 0 (the kernel's default) tunes "
                         "the per-CPU page lists' size automatically; N >= 8 fixes it at 1/N of each zone")
+    p.add_argument("--pin-cpus", action="store_true",
+                   help="run the workload on CPU 0 and kswapd and kcompactd on CPU 1, as the simulator does (the "
+                        "kernel's scheduler otherwise moves them; the per-CPU page lists see the difference)")
     p.add_argument("--boots", type=int, default=3, metavar="N", help="boots, one guest at a time (default 3)")
     vocab.add(p, "out-dir", dest="out", default="reclaimlab-kernel", aliases=("--out",),
               help="results store and console logs (default ./reclaimlab-kernel)")
@@ -150,7 +153,7 @@ def _setup(a: argparse.Namespace):
     from ..kernel.run import Setup, guest_mb_of
 
     return Setup(workload=a.workload, kernel=a.kernel, mglru=a.mglru, memory=a.memory, swap=a.swap,
-                 swappiness=a.swappiness, pcp_high_fraction=a.percpu_pagelist_high_fraction, boots=a.boots, timeout=a.timeout, guest_mb=guest_mb_of(a.guest_memory),
+                 swappiness=a.swappiness, pcp_high_fraction=a.percpu_pagelist_high_fraction, pin_cpus=a.pin_cpus, boots=a.boots, timeout=a.timeout, guest_mb=guest_mb_of(a.guest_memory),
                  disk_size=a.disk_size, accel=a.accel, tick_us=a.tick, smp=a.smp, nodes=a.nodes,
                  read_ahead_kb=a.read_ahead_kb,
                  fault_around_bytes=a.fault_around_bytes, thp=a.thp, damon_reclaim=a.damon_reclaim,

@@ -53,6 +53,7 @@ class Setup:
     swap: str | None = None  # "zram:SIZE", "none", or None = zram for anon workloads
     swappiness: int | None = None
     pcp_high_fraction: int | None = None  # vm.percpu_pagelist_high_fraction (None: the kernel's, 0)
+    pin_cpus: bool = False  # the workload on CPU 0, kswapd and kcompactd on CPU 1 (as the simulator)
     boots: int = 3
     timeout: float | None = None
     guest_mb: int = GUEST_MB
@@ -306,6 +307,8 @@ def prepare(setup: Setup) -> Prepared:
     if setup.pcp_high_fraction is not None and not (setup.pcp_high_fraction == 0 or 8 <= setup.pcp_high_fraction < 2**31):
         raise KernelError(f"--percpu-pagelist-high-fraction must be 0 or 8..2147483647 (the sysctl's range), "
                           f"got {setup.pcp_high_fraction}")
+    if setup.pin_cpus and setup.smp < 2:
+        raise KernelError(f"--pin-cpus needs at least 2 guest CPUs (--smp), got {setup.smp}")
     ra, fab, thp = guest_options(setup)
     memory_max = memory_limit(setup)
     nodes = nodes_of(setup)
@@ -346,6 +349,8 @@ def kernel_args(p: Prepared, thp: str | None) -> list[str]:
         args.append(f"lab.tick={int(setup.tick_us)}")
     if setup.pcp_high_fraction is not None:  # the kernel applies sysctl.* at boot (do_sysctl_args)
         args.append(f"sysctl.vm.percpu_pagelist_high_fraction={int(setup.pcp_high_fraction)}")
+    if setup.pin_cpus:
+        args.append("lab.pin=1")
     if p.damon_reclaim is not None:
         args += damon.kernel_args(p.damon_reclaim, p.damon_interface)
     elif setup.sample:

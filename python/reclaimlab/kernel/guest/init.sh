@@ -245,7 +245,7 @@ mount -t cgroup2 none /sys/fs/cgroup
 mount -t debugfs none /sys/kernel/debug
 fail() { echo "@@error $*"; poweroff -f; }
 
-mglru=keep; rw=0; zram=0; swappiness=keep; wsf=keep; minfree=keep; tick=0
+mglru=keep; rw=0; zram=0; swappiness=keep; wsf=keep; minfree=keep; tick=0; pin=0
 ra=keep; fab=keep; thp=keep
 for x in $(cat /proc/cmdline); do
     case "$x" in
@@ -259,6 +259,7 @@ for x in $(cat /proc/cmdline); do
         lab.wsf=*) wsf=${x#lab.wsf=} ;;
         lab.minfree=*) minfree=${x#lab.minfree=} ;;
         lab.tick=*) tick=${x#lab.tick=} ;;
+        lab.pin=*) pin=${x#lab.pin=} ;;
     esac
 done
 
@@ -335,6 +336,19 @@ done < /data/cgroups
 [ -n "$procs" ] || fail "/data/cgroups lists no cgroup"
 head -n 1 /run/cgdirs > /run/cg0
 sync; echo 3 > /proc/sys/vm/drop_caches
+# lab.pin=1: the workload on CPU 0, kswapd and kcompactd on CPU 1, as the simulator runs
+# them (mm/pcp.rs): each CPU's per-CPU page lists then see one side only.
+pinned=
+if [ "$pin" = 1 ]; then
+    for d in /proc/[0-9]*; do
+        case "$(cat $d/comm 2>/dev/null)" in
+            kswapd*|kcompactd*) taskset -p 2 ${d#/proc/} >/dev/null || fail "taskset kswapd"
+                                echo "@@pin $(cat $d/comm) $(taskset -p ${d#/proc/} | sed 's/.*: //')" ;;
+        esac
+    done
+    pinned="taskset 1"
+    echo "@@pin workload 1"
+fi
 # wl merges consecutive preads into reads of up to 64 KiB only without readahead: with it,
 # the request size steers readahead, and the simulator reads 4 KiB per access.
 if [ -e /data/program ]; then
@@ -344,18 +358,18 @@ if [ -e /data/program ]; then
     { IFS= read -r cwd; set --; while IFS= read -r a; do set -- "$@" "$a"; done; } < /data/program
     mount -o bind /dev /data/root/dev || fail "bind /dev"
     mount -t proc proc /data/root/proc || fail "proc in /data/root"
-    WL_REPORT="/init report start" /wl -x /data/root "$cwd" "${procs#,}" "$tick" "$@"
+    WL_REPORT="/init report start" $pinned /wl -x /data/root "$cwd" "${procs#,}" "$tick" "$@"
     rc=$?
 elif [ -e /data/thp ]; then
     # A THP/compaction/NUMA workload (guest/thp.c: thpscale, usemem): its own program, in
     # the root cgroup, /data/thp its arguments.
     /init report start || fail "report start"
-    /thp $(cat /data/thp)
+    $pinned /thp $(cat /data/thp)
     rc=$?
 else
     WL_PFNS=$(grep -q 'lab.damon=' /proc/cmdline && echo 1 || echo 0) \
     WL_MERGE=$([ "$ra" = 0 ] && echo 1 || echo 0) WL_REPORT="/init report start" \
-        /wl /data/ops /data/data "${procs#,}" "$tick"
+        $pinned /wl /data/ops /data/data "${procs#,}" "$tick"
     rc=$?
 fi
 blkstat end
