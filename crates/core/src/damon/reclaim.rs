@@ -21,11 +21,13 @@ use super::monitor::Kdamond;
 use super::region::{DamonRegion, DamonTarget};
 use reclaimlab_trace::PAGE_SIZE;
 
-/// `/sys/module/damon_reclaim/parameters/*` (spec F).
-#[derive(Clone, Debug, PartialEq, Eq)]
+/// `/sys/module/damon_reclaim/parameters/*` (spec F). The module's defaults live in one
+/// place, the `damon_reclaim.*` knob rows (config.rs): `SimConfig::default().damon_reclaim`
+/// has them; `Default` here is all zero, what a config starts from before its rows apply.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct DamonReclaimParams {
     pub enabled: bool,
-    /// µs without access before a region is paged out (120 s).
+    /// µs without access before a region is paged out.
     pub min_age: u64,
     pub quota_ms: u64,
     pub quota_sz: u64,
@@ -46,34 +48,6 @@ pub struct DamonReclaimParams {
     pub quota_weight_sz: u32,
     pub quota_weight_nr_accesses: u32,
     pub quota_weight_age: u32,
-}
-
-impl Default for DamonReclaimParams {
-    fn default() -> Self {
-        DamonReclaimParams {
-            enabled: false,
-            min_age: 120_000_000,
-            quota_ms: 10,
-            quota_sz: 128 << 20,
-            quota_reset_interval_ms: 1000,
-            quota_mem_pressure_us: 0,
-            quota_autotune_feedback: 0,
-            wmarks_interval: 5_000_000,
-            wmarks_high: 500,
-            wmarks_mid: 400,
-            wmarks_low: 200,
-            sample_interval: 5_000,
-            aggr_interval: 100_000,
-            min_nr_regions: 10,
-            max_nr_regions: 1000,
-            monitor_region_start: 0,
-            monitor_region_end: 0,
-            skip_anon: false,
-            quota_weight_sz: 0,
-            quota_weight_nr_accesses: 0,
-            quota_weight_age: 1,
-        }
-    }
 }
 
 impl DamonReclaimParams {
@@ -207,7 +181,7 @@ mod tests {
     /// spec F: the scheme DAMON_RECLAIM builds from its defaults.
     #[test]
     fn default_scheme() {
-        let p = DamonReclaimParams::default();
+        let p = crate::SimConfig::default().damon_reclaim;
         let s = p.new_scheme();
         assert_eq!(s.pattern.min_age_region, 1200);
         assert_eq!((s.pattern.min_nr_accesses, s.pattern.max_nr_accesses), (0, 0));
@@ -227,7 +201,7 @@ mod tests {
     /// `sim.time_dilation` shrinks every time parameter, nothing else.
     #[test]
     fn dilated_clock_scales_times() {
-        let p = DamonReclaimParams { min_age: 2_000_000, quota_ms: 10, ..DamonReclaimParams::default() };
+        let p = DamonReclaimParams { min_age: 2_000_000, quota_ms: 10, ..crate::SimConfig::default().damon_reclaim };
         let d = p.on_clock(20.0);
         assert_eq!((d.min_age, d.sample_interval, d.aggr_interval, d.wmarks_interval), (100_000, 250, 5_000, 250_000));
         assert_eq!((d.quota_ms, d.quota_reset_interval_ms), (1, 50));

@@ -81,7 +81,6 @@ pub struct Mm {
     pub lru_folios_migratable: bool,
     pub min_free_kbytes: u64,
     pub bucket_order: u32,
-    pub swappiness: u32,
     pub cfg: SimConfig,
     /// Device time spent on asynchronous writes (swap-out to SSD, writeback), ns.
     pub io_write_ns: u64,
@@ -166,7 +165,6 @@ impl Mm {
             lru_folios_migratable: true,
             min_free_kbytes,
             bucket_order: workingset::bucket_order(nr_frames as u64),
-            swappiness: cfg.swappiness,
             cfg: cfg.clone(),
             io_write_ns: 0,
             reclaim_throttle_ns: 0,

@@ -191,7 +191,7 @@ impl ScanControl {
 pub fn sc_swappiness(mm: &Mm, sc: &ScanControl) -> u32 {
     match sc.proactive_swappiness {
         Some(s) if sc.proactive => s,
-        _ => mm.swappiness,
+        _ => mm.cfg.swappiness,
     }
 }
 
