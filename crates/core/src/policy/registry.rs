@@ -23,8 +23,9 @@ use crate::sim::Engine;
 /// base's decisions: the precondition of the row's differential test.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum PatchedPath {
-    /// The shadow an evicted folio leaves and the refault test that reads it: a trace
-    /// that evicts but never touches an evicted page again (no refault).
+    /// Only what the refault test reads (the shadow an evicted folio leaves, the
+    /// non-resident clock) and the test itself: a trace that evicts but never touches an
+    /// evicted page again (no refault), so nothing the patch writes is ever read.
     Refault,
     /// Only reclaim's decisions (which folios go): a trace that fits in memory (nothing
     /// scanned, nothing evicted). A cache algorithm decides nothing until reclaim asks.
