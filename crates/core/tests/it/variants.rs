@@ -8,59 +8,51 @@ use reclaimlab_core::policy::registry::{table, PatchedPath};
 use reclaimlab_core::RunResult;
 use reclaimlab_trace::{generate, AccessKind, Pattern, Program};
 
-/// The trace and machine that avoid `path`.
-fn avoiding(path: PatchedPath) -> (Program, &'static [(&'static str, &'static str)]) {
-    match path {
+/// The trace that avoids `path` (two regions, one phase) and the memory of its machine.
+fn avoiding(path: PatchedPath) -> (Program, &'static str) {
+    let (regions, accesses, streams, memory) = match path {
         // One pass over a file three times memory beside a small anon set: the file's
         // pages are evicted and never read again.
         PatchedPath::Refault => (
-            program(
-                vec![
-                    region("cache", 8 * MIB, AccessKind::AnonMapped),
-                    region("data", 160 * MIB, AccessKind::FileRead),
-                ],
-                vec![phase(
-                    "run",
-                    160 * MIB as u64 * 2,
-                    &[(0, Pattern::Uniform, 1.0), (1, Pattern::Sequential, 1.0)],
-                )],
-            ),
-            &[
-                ("machine.memory", "48M"),
-                ("swap.device", "zram"),
-                ("swap.size", "256M"),
+            [
+                ("cache", 8, AccessKind::AnonMapped),
+                ("data", 160, AccessKind::FileRead),
             ],
+            160 * MIB as u64 * 2,
+            [Pattern::Uniform, Pattern::Sequential],
+            "48M",
         ),
         // 24 MiB of anon and mapped file pages, re-touched, on a 128 MiB machine.
         PatchedPath::Reclaim | PatchedPath::ReclaimAndInactiveAdd => (
-            program(
-                vec![
-                    region("heap", 16 * MIB, AccessKind::AnonMapped),
-                    region("lib", 8 * MIB, AccessKind::FileMapped),
-                ],
-                vec![phase(
-                    "run",
-                    400_000,
-                    &[
-                        (0, Pattern::Zipf { alpha: 0.8 }, 2.0),
-                        (1, Pattern::Uniform, 1.0),
-                    ],
-                )],
-            ),
-            &[
-                ("machine.memory", "128M"),
-                ("swap.device", "zram"),
-                ("swap.size", "256M"),
+            [
+                ("heap", 16, AccessKind::AnonMapped),
+                ("lib", 8, AccessKind::FileMapped),
             ],
+            400_000,
+            [Pattern::Zipf { alpha: 0.8 }, Pattern::Uniform],
+            "128M",
         ),
-    }
+    };
+    let [a, b] = streams;
+    let prog = program(
+        regions
+            .iter()
+            .map(|&(name, mib, kind)| region(name, mib * MIB, kind))
+            .collect(),
+        vec![phase("run", accesses, &[(0, a, 1.0), (1, b, 1.0)])],
+    );
+    (prog, memory)
 }
 
-fn run_on(policy: &str, prog: &Program, kv: &[(&str, &str)]) -> RunResult {
-    let mut all = vec![("policy", policy)];
-    all.extend_from_slice(kv);
+fn run_on(policy: &str, prog: &Program, memory: &str) -> RunResult {
+    let kv = [
+        ("policy", policy),
+        ("machine.memory", memory),
+        ("swap.device", "zram"),
+        ("swap.size", "256M"),
+    ];
     run_checked(
-        &config(&all),
+        &config(&kv),
         generate(prog.clone(), 5).unwrap().as_mut(),
         100_000,
     )
@@ -124,25 +116,24 @@ fn every_variant_decides_as_its_base_where_its_patch_never_runs() {
                 v.name, v.base
             )
         });
-        let (prog, kv) = avoiding(path);
-        let base = run_on(&v.base, &prog, kv);
-        let var = run_on(&v.name, &prog, kv);
+        let (prog, memory) = avoiding(path);
+        let base = run_on(&v.base, &prog, memory);
+        let var = run_on(&v.name, &prog, memory);
         assert_avoided(path, &prog, &base);
         assert_avoided(path, &prog, &var);
-        assert_eq!(base.vmstat, var.vmstat, "{} vs {}", v.name, v.base);
-        assert_eq!(
-            format!("{:?}", base.metrics),
-            format!("{:?}", var.metrics),
-            "{} vs {}",
-            v.name,
-            v.base
-        );
-        assert_eq!(
-            format!("{:?}", base.timeseries),
-            format!("{:?}", var.timeseries),
-            "{} vs {}",
-            v.name,
-            v.base
-        );
+        // vmstat, metrics and time series, each as its Debug text.
+        let text = |r: &RunResult| {
+            [
+                format!("{:?}", r.vmstat),
+                format!("{:?}", r.metrics),
+                format!("{:?}", r.timeseries),
+            ]
+        };
+        for (what, (b, x)) in ["vmstat", "metrics", "timeseries"]
+            .iter()
+            .zip(text(&base).into_iter().zip(text(&var)))
+        {
+            assert_eq!(b, x, "{} vs {}: the {what} differ", v.name, v.base);
+        }
     }
 }
