@@ -5,6 +5,12 @@
 //! `shrink_folio_list`, the reclaim drivers, memcg protection) lives in `vmscan` and
 //! `sim`. Each hook says when it runs. Variants of a policy (patches) live in their
 //! own files beside the mainline model and override only the hooks the patch changes.
+//!
+//! Kernel versions are bases; a patch is one override set against one of them: each base
+//! has a hook trait whose defaults are that kernel's code (`classic::ClassicVariant` and
+//! `mglru::MglruVariant`: v6.15; `mglru::v6_6::V66Hooks`: v6.6), and a patch implements
+//! its base's trait overriding only what it changes. [`Based`] reads the base off the
+//! type, so the registry row's base is the model the builder overrides.
 
 pub mod cache;
 pub mod classic;
@@ -16,6 +22,12 @@ use crate::mm::lruvec::LruvecId;
 use crate::mm::page_alloc::Pfn;
 use crate::mm::Mm;
 use crate::vmscan::{FolioReferences, ScanControl};
+
+/// The registry name of the model a policy type is a one-level diff against: the base
+/// whose hook trait it implements, or "" for a kernel version (its own base).
+pub trait Based {
+    const BASE: &'static str;
+}
 
 pub trait ReclaimPolicy: Send + 'static {
     /// Set up list heads and private state for a new lruvec (machine build, and

@@ -1,7 +1,12 @@
 //! The table of named policy models: one row each (name, base, builder, description).
-//! A new variant is a new row, not an edit of an existing model. The `cache:*` rows are
-//! not written here: each algorithm of crates/cache that can evict on demand becomes one
-//! (`reclaimlab_cache::TABLE`), with the description's frame below written once.
+//! A new variant is a new row, not an edit of an existing model. A kernel row's base is
+//! read off its policy type ([`Based`]: the base whose hook trait the variant
+//! implements), and a row with a base says which path its patch changes
+//! ([`PatchedPath`]): the generated differential test (tests/it/variants.rs) runs it and
+//! its base on a trace that avoids that path and expects the same decisions. The
+//! `cache:*` rows are not written here: each algorithm of crates/cache that can evict on
+//! demand becomes one (`reclaimlab_cache::TABLE`), with the description's frame below
+//! written once.
 
 use std::sync::OnceLock;
 
@@ -11,25 +16,51 @@ use crate::api::PolicyInfo;
 use crate::config::SimConfig;
 use crate::error::{Error, Result};
 use crate::sim::engine::Machine;
-use crate::policy::ReclaimPolicy;
+use crate::policy::{Based, ReclaimPolicy};
 use crate::sim::Engine;
+
+/// What a patch variant changes, so what a trace must avoid for the variant to make its
+/// base's decisions: the precondition of the row's differential test.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PatchedPath {
+    /// Only what the refault test reads (the shadow an evicted folio leaves, the
+    /// non-resident clock) and the test itself: a trace that evicts but never touches an
+    /// evicted page again (no refault), so nothing the patch writes is ever read.
+    Refault,
+    /// Only reclaim's decisions (which folios go): a trace that fits in memory (nothing
+    /// scanned, nothing evicted). A cache algorithm decides nothing until reclaim asks.
+    Reclaim,
+    /// Reclaim, and where a folio joins an inactive generation: a trace that fits in
+    /// memory and faults every page in through a mapping, so each folio is added active
+    /// (`lru_gen_in_fault`) with no fd access before it (no reference bits set).
+    ReclaimAndInactiveAdd,
+}
 
 pub struct PolicyEntry {
     pub name: String,
     pub base: String,
+    /// For a row with a base: what its patch changes (the differential test avoids it).
+    pub patched: Option<PatchedPath>,
     pub description: String,
     pub build: Box<dyn Fn(&SimConfig) -> Box<dyn Engine> + Send + Sync>,
     /// The same policy, chosen at run time (a program's machine: sim/process.rs).
     pub boxed: Box<dyn Fn() -> Box<dyn ReclaimPolicy> + Send + Sync>,
 }
 
+/// The base a policy type overrides ([`Based`]).
+fn base_of<P: Based>(_: &P) -> &'static str {
+    P::BASE
+}
+
 /// One row: `build` monomorphises the engine for the policy (its hooks inline into the
-/// hot loop), `boxed` makes the same policy for a program's machine.
+/// hot loop), `boxed` makes the same policy for a program's machine; the base is the
+/// policy type's. A kernel version has no patched path (`None`).
 macro_rules! row {
-    ($name:expr, $base:expr, $description:expr, $policy:expr $(,)?) => {
+    ($name:expr, $patched:expr, $description:expr, $policy:expr $(,)?) => {
         PolicyEntry {
             name: $name.into(),
-            base: $base.into(),
+            base: base_of(&$policy).into(),
+            patched: $patched,
             description: $description.into(),
             build: Box::new(|cfg: &SimConfig| -> Box<dyn Engine> { Box::new(Machine::new(cfg, $policy)) }),
             boxed: Box::new(|| -> Box<dyn ReclaimPolicy> { Box::new($policy) }),
@@ -54,6 +85,7 @@ fn cache_rows() -> impl Iterator<Item = PolicyEntry> {
         PolicyEntry {
             name: format!("cache:{}", algo.name),
             base: base.map(|v| format!("cache:{v}")).unwrap_or_default(),
+            patched: base.map(|_| PatchedPath::Reclaim),
             description: format!(
                 "reference cache algorithm as the reclaim policy (crates/cache{source}): {}; kernel reclaim drivers and shrink_folio_list unchanged",
                 r.description
@@ -67,49 +99,49 @@ fn cache_rows() -> impl Iterator<Item = PolicyEntry> {
 fn kernel_rows() -> Vec<PolicyEntry> {
     vec![row!(
     "classic@6.15",
-    "",
+    None,
     "active/inactive LRU with workingset refault detection (mm/vmscan.c, mm/workingset.c, v6.15)",
     Classic::new(Mainline)
 ),
 row!(
     "mglru@6.15",
-    "",
+    None,
     "multi-generational LRU: generations, tiers, PID-controlled eviction, page-table walk aging, generation-distance refault test (mm/vmscan.c, mm/workingset.c, v6.15)",
     super::mglru::Mglru::new(super::mglru::Mainline)
 ),
 row!(
     "mglru+refault-distance-rfc-v3",
-    "mglru@6.15",
+    Some(PatchedPath::Refault),
     "Kairui Song's RFC v3 (Sep 2023, not merged) on MGLRU: shadows carry an eviction-only clock; a refault within the inactive size (the two oldest generations) is re-activated",
     super::mglru::Mglru::new(super::mglru::refault_distance_rfc_v3::RefaultDistanceRfcV3)
 ),
 row!(
     "mglru+refault-distance-2026",
-    "mglru@6.15",
+    Some(PatchedPath::Refault),
     "Kairui Song's \"MGLRU-FG and refault distance support\" RFC (May 2026, patches 22, 27, 30; not merged): shadows carry refs above an eviction-only timestamp; a refault within the inactive size (the two oldest generations) is re-activated",
     super::mglru::Mglru::new(super::mglru::refault_distance_2026::RefaultDistance2026)
 ),
 row!(
     "mglru@6.6",
-    "",
+    None,
     "multi-generational LRU as in v6.6: refs = counter + PG_workingset, read() pages join the oldest generation, one-strike promotion of young PTEs, refault recent only from the current oldest generation (mm/vmscan.c, mm/workingset.c, v6.6)",
     super::mglru::Mglru::new(super::mglru::v6_6::Mglru66::new())
 ),
 row!(
     "mglru+fix-underprotected-page-cache",
-    "mglru@6.6",
+    Some(PatchedPath::ReclaimAndInactiveAdd),
     "Yu Zhao's \"mm/mglru: fix underprotected page cache\" (Dec 2023, 081488051d28) on v6.6: unmapped folios join min_seq + 1, five-access folios are protected, refaults with refs >= 3 or in a fault get the workingset tier",
     super::mglru::Mglru::new(super::mglru::v6_6::Mglru66Fix::new())
 ),
 row!(
     "mglru@6.12",
-    "mglru@6.6",
+    Some(PatchedPath::ReclaimAndInactiveAdd),
     "multi-generational LRU as in 6.12 stable (6.12.114+): v6.6's code path with the four Dec 2023 fixes (underprotected page cache, stop at high watermarks, min_ttl_ms with memcgs, offlined memcgs), v6.10's initial-priority clamp and the backported \"reset page lru tier bits when activating\"",
     super::mglru::Mglru::new(super::mglru::v6_12::Mglru612::new())
 ),
 row!(
     "classic+refault-distance-rfc-v3",
-    "classic@6.15",
+    Some(PatchedPath::Refault),
     "Kairui Song's RFC v3 (Sep 2023, not merged): the workingset clock ages only on eviction; a refault is activated if its distance < inactive size (active >= inactive) or < active + the other type's inactive",
     Classic::new(super::classic::refault_distance_rfc_v3::RefaultDistanceRfcV3)
 ),
@@ -139,4 +171,25 @@ pub fn find(name: &str) -> Result<&'static PolicyEntry> {
 
 pub fn policies() -> Vec<PolicyInfo> {
     table().iter().map(|p| PolicyInfo { name: &p.name, base: &p.base, description: &p.description }).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::table;
+
+    /// Variants are one-level diffs: a row's base is a row of its family that has no
+    /// base itself, and exactly the rows with a base say which path their patch changes.
+    #[test]
+    fn every_base_is_a_kernel_version_of_its_family() {
+        let family = |n: &str| n.split(['@', '+', ':']).next().unwrap().to_string();
+        for p in table() {
+            assert_eq!(p.base.is_empty(), p.patched.is_none(), "{}: a base and a patched path go together", p.name);
+            if p.base.is_empty() {
+                continue;
+            }
+            let base = table().iter().find(|b| b.name == p.base).unwrap_or_else(|| panic!("{}: base {} is not a row", p.name, p.base));
+            assert_eq!(base.base, "", "{}: its base {} is itself a variant (of {})", p.name, p.base, base.base);
+            assert_eq!(family(&p.name), family(&p.base), "{}: base {} of another family", p.name, p.base);
+        }
+    }
 }

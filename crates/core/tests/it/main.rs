@@ -18,4 +18,5 @@ mod shadow_nodes;
 mod terasort;
 mod thp;
 mod thp_policies;
+mod variants;
 mod writeback;

@@ -1,5 +1,5 @@
 //! MGLRU behaviour (issue 3): the refault-distance RFC's pathology and fix, min_ttl,
-//! the differential rule for variants, and the lru_gen.enabled knob.
+//! and the lru_gen.enabled knob (the differential rule for variants: variants.rs).
 
 use crate::common::*;
 use reclaimlab_trace::{generate, AccessKind, Pattern, Program};
@@ -63,20 +63,6 @@ fn min_ttl_protects_the_working_set_by_oom() {
     let r = run_policy("mglru@6.15", &[("lru_gen.min_ttl_ms", "0")], thrash);
     assert!(vm(&r, "pswpout") > 0);
     assert_eq!(vm(&r, "oom_kill"), 0);
-}
-
-/// A variant equals mainline bit for bit where its changed path is never taken: with
-/// everything fitting in memory nothing is evicted, so no shadow is made or tested.
-#[test]
-fn rfc_equals_mainline_without_evictions() {
-    let fits = program(
-        vec![region("cache", 8 * MIB, AccessKind::AnonMapped), region("data", 16 * MIB, AccessKind::FileRead)],
-        vec![phase("run", 300_000, &[(0, Pattern::Uniform, 1.0), (1, Pattern::Zipf { alpha: 0.9 }, 1.0)])],
-    );
-    let a = run_policy("mglru@6.15", &[], fits.clone());
-    let b = run_policy("mglru+refault-distance-rfc-v3", &[], fits);
-    assert_eq!(a.vmstat, b.vmstat);
-    assert_eq!(format!("{:?}", a.metrics), format!("{:?}", b.metrics));
 }
 
 /// lru_gen.enabled switches a kernel's model: classic@6.15 with y runs mglru@6.15.
@@ -185,27 +171,6 @@ fn a_memcg_that_never_ages_keeps_the_others_out_of_root_reclaim() {
     assert_eq!(*idle.last().unwrap(), metric(&rfc, "memcg.idle.memory.current_bytes"));
     assert_eq!(busy[0], 0.0);
     assert_eq!(*busy.last().unwrap(), metric(&rfc, "memcg.busy.memory.current_bytes"));
-}
-
-/// `mglru+refault-distance-2026` differs from mglru@6.15 only in the shadow it writes and
-/// in the refault test that reads it. One pass over a file larger than memory evicts
-/// (the patched eviction runs) but never refaults (the patched test never runs): the two
-/// make the same decisions, bit for bit.
-#[test]
-fn refault_distance_2026_equals_mainline_without_refaults() {
-    let once = program(
-        vec![region("cache", 8 * MIB, AccessKind::AnonMapped), region("data", 160 * MIB, AccessKind::FileRead)],
-        vec![phase("run", 160 * MIB as u64 * 2, &[(0, Pattern::Uniform, 1.0), (1, Pattern::Sequential, 1.0)])],
-    );
-    let a = run_policy("mglru@6.15", &[], once.clone());
-    let b = run_policy("mglru+refault-distance-2026", &[], once);
-    // The precondition: evictions happened, no shadow was ever read back.
-    assert!(vm(&a, "pgsteal_kswapd") + vm(&a, "pgsteal_direct") > 10_000);
-    for r in [&a, &b] {
-        assert_eq!(vm(r, "workingset_refault_file") + vm(r, "workingset_refault_anon"), 0);
-    }
-    assert_eq!(a.vmstat, b.vmstat);
-    assert_eq!(format!("{:?}", a.metrics), format!("{:?}", b.metrics));
 }
 
 /// The 2026 re-post against the 2023 reconstruction (docs/model.md §1.11a): on seed 001's

@@ -22,8 +22,11 @@ use crate::policy::ReclaimPolicy;
 use crate::vmscan::{FolioReferences, ScanControl};
 
 /// The hook points of the classic family that patches change. Default methods are
-/// the mainline (v6.15) behaviour, in [`mainline`].
+/// the mainline (v6.15) behaviour, in [`mainline`]: a type implementing this trait is a
+/// patch on `classic@6.15`.
 pub trait ClassicVariant: Send + 'static {
+    /// The model this one overrides ([`crate::policy::Based`]); mainline itself says "".
+    const BASE: &'static str = "classic@6.15";
     /// `workingset_refault` (B.3). Returns whether `PG_workingset` was restored.
     fn workingset_refault(&mut self, mm: &mut Mm, pfn: Pfn, shadow: u64) -> bool {
         mainline::workingset_refault(mm, pfn, shadow)
@@ -44,7 +47,9 @@ pub trait ClassicVariant: Send + 'static {
 
 /// Mainline v6.15: every hook as the kernel has it.
 pub struct Mainline;
-impl ClassicVariant for Mainline {}
+impl ClassicVariant for Mainline {
+    const BASE: &'static str = "";
+}
 
 pub struct Classic<V: ClassicVariant> {
     pub variant: V,
@@ -63,6 +68,10 @@ impl<V: ClassicVariant> Classic<V> {
     pub(crate) fn head(&self, lv: LruvecId, lru: usize) -> ListHead {
         ListHead(self.heads[lv as usize].0 + lru as u32)
     }
+}
+
+impl<V: ClassicVariant> crate::policy::Based for Classic<V> {
+    const BASE: &'static str = V::BASE;
 }
 
 impl<V: ClassicVariant> ReclaimPolicy for Classic<V> {

@@ -14,7 +14,7 @@
 use super::aging::{lru_gen_look_around, prefetch_isolated, try_to_inc_max_seq};
 use super::host_time::{self, Path};
 use super::lrugen::*;
-use super::memcg_lru::{MemcgLruOp, Seg, MEMCG_NR_BINS};
+use super::memcg_lru::{MemcgLruOp, MEMCG_NR_BINS};
 use super::pid::reset_ctrl_pos;
 use super::{Mglru, MglruVariant};
 use crate::mm::lruvec::{LruList, LruvecId};
@@ -345,33 +345,6 @@ impl<V: MglruVariant> Mglru<V> {
         if !reclaimable {
             mm.oom = Some(format!("lru_gen.min_ttl_ms={}: every generation on node {node} is younger than min_ttl (working set protection)", mm.cfg.lru_gen_min_ttl_ms));
         }
-    }
-}
-
-/// `shrink_one`'s skips (v6.7+, "mm/mglru: reclaim offlined memcgs harder"): below
-/// min → young; below low → tail on the first attempt (the second reclaims it and
-/// counts MEMCG_LOW).
-pub fn shrink_one_skip(seg: Seg, below_min: bool, below_low: bool) -> Option<MemcgLruOp> {
-    if below_min {
-        return Some(MemcgLruOp::Young);
-    }
-    if below_low && seg != Seg::Tail {
-        return Some(MemcgLruOp::Tail);
-    }
-    None
-}
-
-/// `shrink_one`'s operation after reclaim (v6.7+, every memcg online): aged → young;
-/// not aged but still sizable → stay; too small → tail once, then young.
-pub fn shrink_one_op(success: bool, sizable: bool, seg: Seg) -> MemcgLruOp {
-    if success {
-        MemcgLruOp::Young
-    } else if sizable {
-        MemcgLruOp::Nop
-    } else if seg != Seg::Tail {
-        MemcgLruOp::Tail
-    } else {
-        MemcgLruOp::Young
     }
 }
 

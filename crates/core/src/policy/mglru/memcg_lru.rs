@@ -9,6 +9,9 @@
 //! ensures the eventual fairness to all eligible memcgs" (mmzone.h). A memcg whose
 //! reclaim never needs aging therefore keeps the others out of reclaim.
 //!
+//! `shrink_one`'s memcg-LRU decisions since v6.7 are here too ([`shrink_one_skip`],
+//! [`shrink_one_op`]); v6.6's are in `v6_6::eviction`.
+//!
 //! Each bin is a `Vec` of lruvec ids, head first (a handful of memcgs: the kernel's
 //! `hlist_nulls`, without the races of concurrent reclaimers).
 
@@ -160,6 +163,35 @@ impl MemcgLru {
         if n.nr_memcgs[old] == 0 && old == get_memcg_gen(n.seq) {
             n.seq += 1;
         }
+    }
+}
+
+/// `shrink_one`'s skips since v6.7 ("mm/mglru: reclaim offlined memcgs harder"; 6.12
+/// stable and v6.15 have it, v6.6 tests the size first: `v6_6::eviction`): below
+/// min → young; below low → tail on the first attempt (the second reclaims it and
+/// counts MEMCG_LOW).
+pub fn shrink_one_skip(seg: Seg, below_min: bool, below_low: bool) -> Option<MemcgLruOp> {
+    if below_min {
+        return Some(MemcgLruOp::Young);
+    }
+    if below_low && seg != Seg::Tail {
+        return Some(MemcgLruOp::Tail);
+    }
+    None
+}
+
+/// `shrink_one`'s operation after reclaim since v6.7 ("mm/mglru: respect min_ttl_ms with
+/// memcgs"; every memcg online): aged → young; not aged but still sizable → stay; too
+/// small → tail once, then young.
+pub fn shrink_one_op(success: bool, sizable: bool, seg: Seg) -> MemcgLruOp {
+    if success {
+        MemcgLruOp::Young
+    } else if sizable {
+        MemcgLruOp::Nop
+    } else if seg != Seg::Tail {
+        MemcgLruOp::Tail
+    } else {
+        MemcgLruOp::Young
     }
 }
 

@@ -10,11 +10,12 @@
 //!   the points patches change; [`refault_distance_rfc_v3`] is Kairui Song's RFC (2023,
 //!   reconstructed) and [`refault_distance_2026`] its 2026 re-post. A variant implements
 //!   [`MglruVariant`] overriding only what its patch changes; everything else is mainline.
-//! - [`v6_6`]: MGLRU as v6.6 had it (`mglru@6.6`), the kernel functions whose code
-//!   differs from v6.15 overriding the [`MglruVariant`] hooks, and Yu Zhao's
-//!   "fix underprotected page cache" on top of it.
-//! - [`v6_12`]: MGLRU as 6.12 stable has it (`mglru@6.12`): the v6.6 model with every
-//!   later patch that reached 6.12.114+.
+//! - [`v6_6`]: MGLRU as v6.6 had it (`mglru@6.6`), a second base: every
+//!   [`MglruVariant`] hook with v6.6's function (no v6.15 default reaches it), the points
+//!   later patches change as [`v6_6::V66Hooks`], and Yu Zhao's "fix underprotected page
+//!   cache" as one override set of them.
+//! - [`v6_12`]: MGLRU as 6.12 stable has it (`mglru@6.12`): one override set of
+//!   [`v6_6::V66Hooks`] on the v6.6 base, every later patch that reached 6.12.114+.
 
 pub mod aging;
 pub mod eviction;
@@ -40,9 +41,13 @@ use lrugen::*;
 use memcg_lru::{MemcgLru, MemcgLruOp, Seg};
 
 /// The hook points of the MGLRU family: the kernel functions whose code differs between
-/// the modelled kernels and patches. Defaults are v6.15; `v6_6` overrides most of them.
-/// Hooks without `self` are called as `V::hook(..)` (static dispatch on the hot paths).
+/// the modelled kernels and patches. Defaults are v6.15, so a type implementing this
+/// trait is a patch on `mglru@6.15`; the v6.6 base ([`v6_6::V66`]) overrides every hook,
+/// and patches on it override [`v6_6::V66Hooks`] instead. Hooks without `self` are
+/// called as `V::hook(..)` (static dispatch on the hot paths).
 pub trait MglruVariant: Sized + Send + 'static {
+    /// The model this one overrides ([`crate::policy::Based`]); a kernel version says "".
+    const BASE: &'static str = "mglru@6.15";
     /// `lru_gen_eviction`: returns the shadow.
     fn lru_gen_eviction(&mut self, mm: &mut Mm, lrugens: &mut [LruGen], pfn: Pfn) -> u64 {
         mainline::lru_gen_eviction(mm, lrugens, pfn)
@@ -120,12 +125,12 @@ pub trait MglruVariant: Sized + Send + 'static {
     /// `shrink_one` before reclaiming: the memcg-LRU operation that skips this memcg,
     /// or `None` to reclaim it (v6.7+: below min → young; below low → tail once).
     fn shrink_one_skip(_sizable: bool, seg: Seg, below_min: bool, below_low: bool) -> Option<MemcgLruOp> {
-        eviction::shrink_one_skip(seg, below_min, below_low)
+        memcg_lru::shrink_one_skip(seg, below_min, below_low)
     }
     /// `shrink_one` after reclaiming: aged → young; otherwise stay while sizable, else
     /// one retry at the tail, then young ("mm/mglru: reclaim offlined memcgs harder").
     fn shrink_one_op(success: bool, sizable: bool, seg: Seg) -> MemcgLruOp {
-        eviction::shrink_one_op(success, sizable, seg)
+        memcg_lru::shrink_one_op(success, sizable, seg)
     }
     /// Whether `shrink_many` reads the old generation again before each bin (v6.6) or
     /// once on entry, skipping memcgs that left it (as 6.12 and v6.15 do).
@@ -139,7 +144,9 @@ pub trait MglruVariant: Sized + Send + 'static {
 
 /// Mainline v6.15.
 pub struct Mainline;
-impl MglruVariant for Mainline {}
+impl MglruVariant for Mainline {
+    const BASE: &'static str = "";
+}
 
 /// Counters of MGLRU's own work (reported as `lru_gen.*` metrics).
 #[derive(Clone, Debug, Default)]
@@ -169,6 +176,10 @@ impl<V: MglruVariant> Mglru<V> {
     pub fn new(variant: V) -> Self {
         Mglru { variant, lrugens: Vec::new(), stats: MglruStats::default(), memcg_lru: MemcgLru::new(0), isolated: Vec::with_capacity(MIN_LRU_BATCH as usize), online_bin: 0 }
     }
+}
+
+impl<V: MglruVariant> crate::policy::Based for Mglru<V> {
+    const BASE: &'static str = V::BASE;
 }
 
 impl<V: MglruVariant> ReclaimPolicy for Mglru<V> {

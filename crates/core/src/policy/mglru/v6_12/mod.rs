@@ -1,6 +1,7 @@
 //! `mglru@6.12` — MGLRU as the 6.12 stable kernel has it from 6.12.114 on: the v6.6
-//! code path ([`super::v6_6`]) with every later patch on it that 6.12 stable carries,
-//! each a [`V66Hooks`] point of [`Stable612`]:
+//! base ([`super::v6_6`]) plus one override set, [`Stable612`], whose [`V66Hooks`]
+//! points are every later patch on that code path that 6.12 stable carries (no other
+//! layer: what it does not override is v6.6's):
 //!
 //! - the four December 2023 fixes (v6.7; 6.12 has them all):
 //!   - "mm/mglru: fix underprotected page cache" (081488051d28): the three hooks of
@@ -26,16 +27,15 @@ pub mod reset_lru_tier_bits;
 #[cfg(test)]
 mod tests;
 
-use super::eviction as mainline_eviction;
 use super::lrugen::LruGen;
-use super::memcg_lru::{MemcgLruOp, Seg};
+use super::memcg_lru::{self, MemcgLruOp, Seg};
 use super::v6_6::fix_underprotected_page_cache::FixUnderprotectedPageCache;
 use super::v6_6::{V66Hooks, V66};
 use crate::mm::page_alloc::Pfn;
 use crate::mm::Mm;
 use crate::vmscan::DEF_PRIORITY;
 
-/// The 6.12.114+ points of the v6.6 code path.
+/// The 6.12.114+ points of the v6.6 code path: the override set of `mglru@6.12`.
 pub struct Stable612;
 
 /// `mglru@6.12`.
@@ -65,12 +65,12 @@ impl V66Hooks for Stable612 {
     /// 6.12's `shrink_one`: below min → young, below low → tail once; no size test
     /// before reclaim.
     fn shrink_one_skip(_sizable: bool, seg: Seg, below_min: bool, below_low: bool) -> Option<MemcgLruOp> {
-        mainline_eviction::shrink_one_skip(seg, below_min, below_low)
+        memcg_lru::shrink_one_skip(seg, below_min, below_low)
     }
     /// 6.12's `shrink_one` after reclaim: aged → young; else stay while sizable; else
     /// one retry at the tail, then young.
     fn shrink_one_op(success: bool, sizable: bool, seg: Seg) -> MemcgLruOp {
-        mainline_eviction::shrink_one_op(success, sizable, seg)
+        memcg_lru::shrink_one_op(success, sizable, seg)
     }
     /// 6.12's `shrink_many` reads `get_memcg_gen` once and skips memcgs that left it.
     const SHRINK_MANY_REREADS_GEN: bool = false;

@@ -193,7 +193,7 @@ pub fn shrink_one_skip(sizable: bool, seg: Seg, below_min: bool, below_low: bool
     if !sizable {
         return Some(if seg != Seg::Tail { MemcgLruOp::Tail } else { MemcgLruOp::Young });
     }
-    super::super::eviction::shrink_one_skip(seg, below_min, below_low)
+    super::super::memcg_lru::shrink_one_skip(seg, below_min, below_low)
 }
 
 /// v6.6's `shrink_one` result: `success ? MEMCG_LRU_YOUNG : 0`.

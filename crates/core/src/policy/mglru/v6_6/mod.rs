@@ -1,8 +1,10 @@
-//! `mglru@6.6` — MGLRU as v6.6 had it, before Yu Zhao's December 2023 fixes: the kernel
-//! functions whose code differs from v6.15 (spec C **[version]** notes), each overriding
-//! one [`MglruVariant`] hook; everything else (generations, lists, the page-table walk,
-//! look-around's window, the PID arithmetic, scan_folios, memcg iteration) is the shared
-//! v6.15 code, which is the same in both kernels.
+//! `mglru@6.6` — MGLRU as v6.6 had it, before Yu Zhao's December 2023 fixes: a base of
+//! its own. [`V66`] implements every [`MglruVariant`] hook with v6.6's function (spec C
+//! **[version]** notes), calling the shared code (generations, lists, the page-table
+//! walk, look-around's window, the PID arithmetic, scan_folios, memcg iteration) where
+//! both kernels have the same; no v6.15 default reaches it. A patch on v6.6 implements
+//! [`V66Hooks`] (defaults: v6.6 as released) overriding only what it changes, and runs
+//! as `V66<Patch>`.
 //!
 //! - [`lrugen`]: the pre-v6.14 reference bits (`folio_inc_refs`, `folio_lru_refs` =
 //!   counter + PG_workingset, tier = order_base_2(refs + 1)), `lru_gen_add_folio`'s
@@ -15,7 +17,7 @@
 //!   `lru_gen_refault`.
 //! - [`fix_underprotected_page_cache`]: upstream 081488051d28 on top of this model.
 //! - [`V66Hooks`]: the points later patches change on this code path; 6.12 stable
-//!   (`mglru@6.12`, [`super::v6_12`]) is this model with all of them.
+//!   (`mglru@6.12`, [`super::v6_12`]) is one override set of them.
 //!
 //! Sources: a complete mm/vmscan.c of v6.8 (the MGLRU code is v6.6's plus the four
 //! December 2023 fixes, whose diffs were read to undo them); the `-` side of
@@ -48,6 +50,9 @@ use std::marker::PhantomData;
 /// other three December 2023 fixes, v6.10's priority clamp and 6.12-stable's "reset page
 /// lru tier bits when activating" the rest (`mglru@6.12`, [`super::v6_12`]).
 pub trait V66Hooks: Send + 'static {
+    /// The model this one overrides ([`crate::policy::Based`]): a type implementing this
+    /// trait is a patch on `mglru@6.6`; v6.6 as released says "".
+    const BASE: &'static str = "mglru@6.6";
     /// `lru_gen_add_folio`: the sequence a folio being added joins.
     fn lru_gen_add_seq(mm: &Mm, g: &LruGen, pfn: Pfn, reclaiming: bool) -> u64 {
         lrugen::lru_gen_add_seq(mm, g, pfn, reclaiming)
@@ -92,9 +97,11 @@ pub trait V66Hooks: Send + 'static {
 
 /// v6.6 as released.
 pub struct Released;
-impl V66Hooks for Released {}
+impl V66Hooks for Released {
+    const BASE: &'static str = "";
+}
 
-/// The v6.6 model, with the December 2023 fix's hooks `H`.
+/// The v6.6 base with the override set `H` (`Released`: none).
 pub struct V66<H: V66Hooks>(PhantomData<H>);
 
 impl<H: V66Hooks> V66<H> {
@@ -115,6 +122,7 @@ pub type Mglru66 = V66<Released>;
 pub type Mglru66Fix = V66<fix_underprotected_page_cache::FixUnderprotectedPageCache>;
 
 impl<H: V66Hooks> MglruVariant for V66<H> {
+    const BASE: &'static str = H::BASE;
     fn lru_gen_eviction(&mut self, mm: &mut Mm, lrugens: &mut [LruGen], pfn: Pfn) -> u64 {
         workingset::lru_gen_eviction(mm, lrugens, pfn)
     }

@@ -278,3 +278,25 @@ fn look_around_marks_an_isolated_neighbour_referenced() {
     p.init_lruvec(&mut mm, 0);
     assert_eq!(run(mm, p), (true, false));
 }
+
+/// `mglru@6.6` is a base, not a diff of v6.15: `V66` implements every [`MglruVariant`]
+/// hook, so no v6.15 default reaches it or its patches. A hook added to the trait (its
+/// default the current v6.15 code) fails here until `V66` gives v6.6's.
+#[test]
+fn v66_overrides_every_mglru_hook() {
+    fn items(src: &str, from: &str) -> Vec<String> {
+        let body = &src[src.find(from).expect(from)..];
+        let body = &body[..body.find("\n}\n").unwrap()];
+        let mut v: Vec<String> = body
+            .lines()
+            .filter_map(|l| l.strip_prefix("    fn ").or_else(|| l.strip_prefix("    const ")))
+            .map(|l| l.split(|c: char| !(c.is_alphanumeric() || c == '_')).next().unwrap().to_string())
+            .collect();
+        v.sort();
+        v
+    }
+    let hooks = items(include_str!("../mod.rs"), "pub trait MglruVariant");
+    let v66 = items(include_str!("mod.rs"), "impl<H: V66Hooks> MglruVariant for V66<H>");
+    assert!(hooks.len() >= 20, "{hooks:?}");
+    assert_eq!(hooks, v66);
+}
