@@ -105,3 +105,16 @@ def test_docs_table_is_the_vocabulary():
     assert text.split(begin, 1)[1].split(end, 1)[0] == markdown(), (
         "docs/cli.md's shared-options table differs from reclaimlab.cli.vocab; regenerate it with "
         "python -c 'from reclaimlab.cli.vocab import markdown; print(markdown(), end=\"\")'")
+
+
+def test_a_shortcut_flags_help_is_its_knob_row():
+    # --swappiness restates nothing: the help is vm.swappiness's row (meaning, default).
+    from reclaimlab import _core
+    from reclaimlab.cli.vocab import knob_help
+
+    (default, meaning), = [(d, m) for k, d, _u, m in _core.knobs() if k == "vm.swappiness"]
+    run = dict(parsers(build_parser()))["reclaimlab run"]
+    (action,) = [a for a in run._actions if "--swappiness" in a.option_strings]
+    assert action.help == knob_help("vm.swappiness") == f"{meaning} (default {default})"
+    with pytest.raises(KeyError):
+        knob_help("vm.no_such_knob")

@@ -106,7 +106,7 @@ def add_parser(sub) -> None:
     )
     vocab.add(m, "memory", "machine.memory: physical memory, e.g. 512M, 4G")
     vocab.add(m, "swap", "swap.device[:swap.size]: zram:SIZE, ssd:SIZE or none")
-    m.add_argument("--swappiness", metavar="N", help="vm.swappiness, 0..200 (default 60)")
+    m.add_argument("--swappiness", metavar="N", help=vocab.knob_help("vm.swappiness"))
     vocab.add(m, "seed", "seed of generated workloads (scenarios); the engine is deterministic")
     vocab.add(
         m,

@@ -103,6 +103,17 @@ def add(parser: Any, concept: str, help: str | None = None, *, aliases: Sequence
     return action
 
 
+def knob_help(key: str) -> str:
+    """A shortcut flag's help from its knob row (crates/core/src/config.rs ``KNOBS``): the
+    row's meaning and default, so the flag never restates them."""
+    from .. import _core
+
+    for k, default, _unit, meaning in _core.knobs():
+        if k == key:
+            return f"{meaning} (default {default})"
+    raise KeyError(key)
+
+
 def flush_notes(args: argparse.Namespace) -> None:
     """Print the deprecation notes the command line earned, once: a command calls this when
     its input is checked and the work starts; ``reclaimlab.cli.main`` calls it when the

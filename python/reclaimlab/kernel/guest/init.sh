@@ -342,7 +342,7 @@ pinned=
 if [ "$pin" = 1 ]; then
     for d in /proc/[0-9]*; do
         case "$(cat $d/comm 2>/dev/null)" in
-            kswapd*|kcompactd*) taskset -p 2 ${d#/proc/} >/dev/null || fail "taskset kswapd"
+            kswapd*|kcompactd*) taskset -p 2 ${d#/proc/} >/dev/null || fail "taskset $(cat $d/comm)"
                                 echo "@@pin $(cat $d/comm) $(taskset -p ${d#/proc/} | sed 's/.*: //')" ;;
         esac
     done
