@@ -42,12 +42,10 @@ pub enum PcpRules {
 
 impl PcpRules {
     pub fn parse(v: &str) -> Result<PcpRules, String> {
-        match v {
-            "none" => Ok(PcpRules::None),
-            "5.13" => Ok(PcpRules::V5_13),
-            "6.12" => Ok(PcpRules::V6_12),
-            o => Err(format!("expected 6.12, 5.13 or none, got '{o}'")),
-        }
+        [PcpRules::V6_12, PcpRules::V5_13, PcpRules::None]
+            .into_iter()
+            .find(|r| r.name() == v)
+            .ok_or_else(|| format!("expected 6.12, 5.13 or none, got '{v}'"))
     }
 
     pub fn name(self) -> &'static str {
@@ -217,16 +215,17 @@ impl Pcp {
             let node_cpus = nr_cpus / nr_nodes + u32::from((z.node as u32) < nr_cpus % nr_nodes);
             let split = if node_cpus == 0 { nr_cpus } else { node_cpus };
             // zone_set_pageset_high_and_batch
-            let mut batch = zone_batchsize(z.managed_pages).max(1);
-            let (high_min, high_max) = if rules == PcpRules::V5_13 {
-                let (high, b) = v5_13::high_and_batch(z.managed_pages, high_fraction);
-                batch = b;
-                (high, high)
-            } else if high_fraction != 0 {
-                let h = zone_highsize(z, batch, split, high_fraction);
-                (h, h)
+            let (batch, high_min, high_max) = if rules == PcpRules::V5_13 {
+                let (high, batch) = v5_13::high_and_batch(z.managed_pages, high_fraction);
+                (batch, high, high)
             } else {
-                (zone_highsize(z, batch, split, 0), zone_highsize(z, batch, split, MIN_PERCPU_PAGELIST_HIGH_FRACTION))
+                let batch = zone_batchsize(z.managed_pages).max(1);
+                if high_fraction != 0 {
+                    let h = zone_highsize(z, batch, split, high_fraction);
+                    (batch, h, h)
+                } else {
+                    (batch, zone_highsize(z, batch, split, 0), zone_highsize(z, batch, split, MIN_PERCPU_PAGELIST_HIGH_FRACTION))
+                }
             };
             for _ in 0..nr_cpus {
                 let lists = lists.alloc_heads(MIGRATE_PCPTYPES as u32);
@@ -257,6 +256,11 @@ impl Pcp {
     pub fn nr_pages(&self, zone: usize) -> u64 {
         let n = self.nr_cpus as usize;
         self.sets[zone * n..(zone + 1) * n].iter().map(|p| p.count as u64).sum()
+    }
+
+    /// Pages on every CPU's lists of every zone: frames neither free nor in use.
+    pub fn nr_pages_all(&self) -> u64 {
+        self.sets.iter().map(|p| p.count as u64).sum()
     }
 
     /// `get_page_from_freelist`: the zone failed its high watermark (`ZONE_BELOW_HIGH`).

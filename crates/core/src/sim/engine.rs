@@ -572,7 +572,7 @@ impl<P: ReclaimPolicy> Engine for Machine<P> {
         let procs = self.procs_frames();
         // Subpages of a THP split by MADV_DONTNEED, unmapped and waiting for the split.
         let queued = (0..self.mm.nr_frames).filter(|&f| self.mm.frames.test(f, pg::COMPOUND) && self.mm.frames.page(f) == crate::mm::page::NO_PAGE).count() as u64;
-        let pcp: u64 = (0..self.mm.buddy.zones.len()).map(|z| self.mm.pcp.nr_pages(z)).sum();
+        let pcp = self.mm.pcp.nr_pages_all();
         if free + pcp + resident + pool + kernel + procs + queued != self.mm.nr_frames as u64 {
             return Err(format!(
                 "frames not conserved: {free} free + {pcp} on per-CPU lists + {resident} resident + {pool} zram + {kernel} kernel-used + {procs} page tables and slab + {queued} unmapped THP subpages != {}",

@@ -124,7 +124,7 @@ fn zram_pool_counts_as_used_memory() {
     assert_eq!(pool, (stored * 1024).div_ceil(4096), "pool = ceil(stored * 4096/4 / 4096)");
     let lru: u64 = m.mm.lruvecs.iter().map(|l| l.lru_size.iter().sum::<u64>()).sum();
     // Frames on the per-CPU lists are not free (MemFree is NR_FREE_PAGES) and not in use.
-    let pcp: u64 = (0..m.mm.buddy.zones.len()).map(|z| m.mm.pcp.nr_pages(z)).sum();
+    let pcp = m.mm.pcp.nr_pages_all();
     assert_eq!(m.mm.used_pages(), lru + pool + pcp, "used memory = LRU pages + zram pool + per-CPU lists");
     let r = Box::new(m).finish();
     assert_eq!(metric(&r, "zram_pool_bytes"), (pool * 4096) as f64);
@@ -152,7 +152,7 @@ fn kernel_used_memory_is_taken_at_boot_and_never_reclaimed() {
     m.run(generate(prog(), 1).unwrap().as_mut(), u64::MAX).unwrap();
     m.check_invariants().unwrap();
     let lru: u64 = m.mm.lruvecs.iter().map(|l| l.lru_size.iter().sum::<u64>()).sum();
-    let pcp: u64 = (0..m.mm.buddy.zones.len()).map(|z| m.mm.pcp.nr_pages(z)).sum();
+    let pcp = m.mm.pcp.nr_pages_all();
     assert_eq!(m.mm.used_pages(), lru + pcp + 24 * MIB as u64, "kernel-used frames stay in use");
     let r = Box::new(m).finish();
     assert!(vm(&r, "workingset_refault_file") >= file as u64 * 9 / 10, "the second pass refaults: {}", vm(&r, "workingset_refault_file"));

@@ -10,17 +10,17 @@ use reclaimlab_core::policy::ReclaimPolicy;
 use reclaimlab_core::sim::engine::Machine;
 use reclaimlab_core::sim::process::{program_machine, Fault};
 use reclaimlab_core::sim::Engine;
+use reclaimlab_core::thp::policy::{find, THP_POLICIES};
+use reclaimlab_core::thp::{split, Tc};
+use reclaimlab_core::SimConfig;
 
 type M = Machine<Box<dyn ReclaimPolicy>>;
 
 /// Free frames and those on the per-CPU lists: a freed order-0 frame goes to its CPU's
 /// list first (mm/pcp.rs), so frees are counted here, not in `total_free_pages`.
 fn free_or_pcp(m: &M) -> u64 {
-    m.mm.total_free_pages() + (0..m.mm.buddy.zones.len()).map(|z| m.mm.pcp.nr_pages(z)).sum::<u64>()
+    m.mm.total_free_pages() + m.mm.pcp.nr_pages_all()
 }
-use reclaimlab_core::thp::policy::{find, THP_POLICIES};
-use reclaimlab_core::thp::{split, Tc};
-use reclaimlab_core::SimConfig;
 
 fn cfg(mem: &str, nodes: u32, extra: &[(&str, &str)]) -> SimConfig {
     let mut c = SimConfig::default();
