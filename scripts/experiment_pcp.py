@@ -10,12 +10,12 @@ low watermark, when kswapd is woken and how much it reclaims per pass. This boot
 shipped suite's whole-machine workloads (as shipped, 256 MiB guest, no memory.max) with
 the kernel's automatic `high` (``vm.percpu_pagelist_high_fraction`` 0) and with `high`
 fixed at its floor, four batches (``--percpu-pagelist-high-fraction 1000000``), and
-re-simulates each configuration's stored boots with the current model. The model on main
-has no per-CPU lists (``wip/per-cpu-page-lists.patch`` adds them: mm/pcp.rs), so its figures do not depend
-on the setting; the kernel's do.
+re-simulates each configuration's stored boots with the current model, whose lists
+(mm/pcp.rs) take the setting the guest read back; ``--set machine.pcp_lists=none``
+re-simulates them with the model without lists.
 
     python scripts/experiment_pcp.py --out validation-runs-pcp/ [--boots 2]
-    python scripts/experiment_pcp.py --out validation-runs-pcp/ --render-only
+    python scripts/experiment_pcp.py --out validation-runs-pcp/ --render-only [--set machine.pcp_lists=none]
 """
 
 from __future__ import annotations
@@ -49,12 +49,17 @@ def main() -> int:
     ap.add_argument("--out", type=Path, default=Path("validation-runs-pcp"))
     ap.add_argument("--boots", type=int, default=2)
     ap.add_argument("--render-only", action="store_true", help="re-simulate the stored boots only")
+    ap.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                    help="a simulator knob for the re-simulation, e.g. machine.pcp_lists=none (repeatable)")
     a = ap.parse_args()
+    if any("=" not in kv for kv in a.set):
+        ap.error("--set takes KEY=VALUE")
+    sim_defaults = dict(kv.split("=", 1) for kv in a.set)
     if not a.render_only:
         run_configs(a.out, a.boots, configs())
     print("| workload | MGLRU | pcp high | " + " | ".join(SHOWN) + " |")
     print("|---|---|---|" + "---|" * len(SHOWN))
-    for r in evaluate_configs(a.out, configs()):
+    for r in evaluate_configs(a.out, configs(), sim_defaults=sim_defaults):
         by = {row["counter"]: row for row in r["rows"]}
         cells = [f"{by[k]['real_mean']:,.0f} ± {by[k]['real_sd']:,.0f} / {by[k]['sim']:,}" for k in SHOWN]
         high = "automatic" if r["fraction"] == 0 else "4 × batch"
