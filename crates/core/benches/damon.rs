@@ -9,7 +9,7 @@
 //!     `damon-reclaim-parsec` at scale 1 on two threads, wall time.
 
 use reclaimlab_core::config::SimConfig;
-use reclaimlab_core::damon::parsec::{parsec_workload_table, PARSEC_PROFILES};
+use reclaimlab_core::scenario::parsec::{parsec_workload_table, PARSEC_PROFILES};
 use reclaimlab_core::sim;
 use reclaimlab_trace::{generate, AccessKind, Pattern, Phase, Program, Region, Stream};
 use std::time::Instant;

@@ -1,7 +1,7 @@
 //! Run seed 003's thpscale for every THP policy: `cargo run --release --example thpscale [memory] [threads,...] [madvise 0|1]`.
 //! The thread counts run in the given order on one machine per policy, as mmtests runs them.
 use reclaimlab_core::thp::policy::THP_POLICIES;
-use reclaimlab_core::thp::scenarios::{thpscale, ThpscaleParams, THPSCALE_THREADS};
+use reclaimlab_core::scenario::thp::{thpscale, ThpscaleParams, THPSCALE_THREADS};
 use reclaimlab_core::SimConfig;
 
 fn main() {

@@ -5,33 +5,8 @@ use crate::config::SimConfig;
 use crate::error::Result;
 use reclaimlab_trace::AccessSource;
 
-/// One named policy model (`reclaimlab policies`).
-#[derive(Clone, Debug)]
-pub struct PolicyInfo {
-    pub name: &'static str,
-    /// The model this one is a variant of ("" for a mainline model).
-    pub base: &'static str,
-    pub description: &'static str,
-}
-
-/// Columnar time series sampled on the simulated clock: the fixed columns, then per
-/// non-root cgroup `memcg.<name>.memory.current_bytes`.
-#[derive(Clone, Debug, Default)]
-pub struct TimeSeries {
-    pub columns: Vec<(String, Vec<f64>)>,
-}
-
-/// What a finished run reports.
-#[derive(Clone, Debug)]
-pub struct RunResult {
-    pub policy: String,
-    /// vmstat counters under the kernel's names, in /proc/vmstat order.
-    pub vmstat: Vec<(&'static str, u64)>,
-    /// Derived metrics (runtime_s, slowdown, mem_used_avg_bytes, ...), then per cgroup
-    /// `memcg.<name>.memory.{current,peak}_bytes` and `memcg.<name>.memory.events.*`.
-    pub metrics: Vec<(String, f64)>,
-    pub timeseries: TimeSeries,
-}
+pub use crate::sim::registry::PolicyInfo;
+pub use crate::sim::results::{RunResult, TimeSeries};
 
 /// A configured simulated machine replaying one trace.
 pub struct Simulation {
@@ -48,7 +23,7 @@ impl Simulation {
     /// [`crate::policy::ext::CacheExtOps`]): `factory` makes one instance per lruvec; the
     /// run reports the policy as `name`. `cfg.policy` is ignored.
     pub fn with_policy(cfg: &SimConfig, name: &str, factory: crate::policy::ext::OpsFactory) -> Result<Simulation> {
-        crate::policy::ext::build(cfg, name, factory).map(|inner| Simulation { inner })
+        crate::sim::registry::build_ext(cfg, name, factory).map(|inner| Simulation { inner })
     }
 
     /// Check every structural invariant of the machine and its policy (tests).

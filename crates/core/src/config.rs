@@ -54,6 +54,36 @@ pub struct CostModel {
     pub kswapd_wakeup_ns: u64,
 }
 
+/// What `sim.damon_record` asks for.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum DamonRecordMode {
+    #[default]
+    Off,
+    Vaddr,
+    Paddr,
+    Reclaim,
+}
+
+impl DamonRecordMode {
+    pub fn parse(v: &str) -> std::result::Result<Self, String> {
+        match v.trim() {
+            "off" | "none" | "" => Ok(Self::Off),
+            "vaddr" => Ok(Self::Vaddr),
+            "paddr" => Ok(Self::Paddr),
+            "reclaim" => Ok(Self::Reclaim),
+            o => Err(format!("expected off, vaddr, paddr or reclaim, got '{o}'")),
+        }
+    }
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Off => "off",
+            Self::Vaddr => "vaddr",
+            Self::Paddr => "paddr",
+            Self::Reclaim => "reclaim",
+        }
+    }
+}
+
 #[derive(Clone, Debug, PartialEq)]
 pub struct SimConfig {
     pub policy: String,
@@ -123,7 +153,7 @@ pub struct SimConfig {
     /// THP, compaction and NUMA (crate::thp).
     pub thp: crate::thp::knobs::ThpConfig,
     /// `sim.damon_record`: keep DAMON snapshots for damo (off | vaddr | paddr).
-    pub damon_record: crate::sim::damon_snapshots::DamonRecordMode,
+    pub damon_record: DamonRecordMode,
 }
 
 type Setter = fn(&mut SimConfig, &str) -> std::result::Result<(), String>;
@@ -377,7 +407,7 @@ pub static KNOBS: &[Knob] = &[
     knob!("thp.lock_share", "0.3", "", "share of reclaim/compaction time spent holding the node's zone/LRU lock (contention between faulting tasks)",
         |c, v| c.thp.lock_share = float(v).and_then(|x| if (0.0..=1.0).contains(&x) { Ok(x) } else { Err("expected 0..1".into()) })?, |c| c.thp.lock_share.to_string()),
     knob!("sim.damon_record", "off", "", "keep DAMON snapshots for damo (off | vaddr: the trace's pages | paddr: all frames | reclaim: DAMON_RECLAIM's own regions); reclaimlab run --damo-record",
-        |c, v| c.damon_record = crate::sim::damon_snapshots::DamonRecordMode::parse(v)?, |c| c.damon_record.name().into()),
+        |c, v| c.damon_record = DamonRecordMode::parse(v)?, |c| c.damon_record.name().into()),
     knob!("sim.sample_interval_ms", "100", "ms", "time-series sampling interval on the simulated clock",
         |c, v| c.sample_interval_ns = uint(v)?.saturating_mul(1_000_000), |c| (c.sample_interval_ns / 1_000_000).to_string()),
     knob!("sim.time_dilation", "1", "", "kernel timers (the memcg statistics flush, kswapd's HZ/10 nap, the flusher, kcompactd's proactive-compaction period, khugepaged's scan sleep, DAMON_RECLAIM's intervals, pageout age and time quota) run this many times faster than the simulated work: a slow guest under QEMU TCG has a wall clock that outruns its CPU; `validate` sets it from the guest's wall time",
@@ -611,7 +641,7 @@ impl SimConfig {
         crate::ensure!(self.dirty_ratio <= 100, Error::config("vm.dirty_ratio", "must be 0..100"));
         self.damon_reclaim.validate().map_err(|(k, m)| Error::config(k, m))?;
         crate::ensure!(
-            self.damon_record != crate::sim::damon_snapshots::DamonRecordMode::Reclaim || self.damon_reclaim.enabled,
+            self.damon_record != DamonRecordMode::Reclaim || self.damon_reclaim.enabled,
             Error::config("sim.damon_record", "reclaim records DAMON_RECLAIM's regions: set damon_reclaim.enabled=Y")
         );
         for cg in &self.cgroups {

@@ -10,10 +10,16 @@
 //! - [`vmscan`]: the reclaim machinery shared by policies — `scan_control`, kswapd,
 //!   direct and memcg reclaim drivers, `shrink_folio_list` (eviction).
 //! - [`policy`]: named policy models behind one trait; `classic@6.15` in
-//!   [`policy::classic`]; the registry in [`policy::registry`].
+//!   [`policy::classic`].
+//! - [`thp`], [`damon`]: huge pages, compaction and NUMA; DAMON, DAMOS and DAMON_RECLAIM.
 //! - [`sim`]: the access loop (fault path, clock, kswapd as a concurrent thread,
-//!   sampling) and results.
-//! - [`config`]: every knob under its kernel name; [`scenario`]: built-in workloads.
+//!   sampling), results, and the table of named models ([`sim::registry`]).
+//! - [`config`]: every knob under its kernel name; [`scenario`]: built-in workloads
+//!   (seed 003's THP programs in [`scenario::thp`], seed 004's profiles in
+//!   [`scenario::parsec`]).
+//!
+//! Each layer names only those beneath it (docs/ARCHITECTURE.md, "Layering rules";
+//! checked by tests/it/layers.rs).
 //! - [`api`]: the facade the Python bindings use.
 //!
 //! # Determinism
@@ -35,4 +41,4 @@ pub mod vmscan;
 pub use api::{PolicyInfo, RunResult, Simulation, TimeSeries};
 pub use config::{SimConfig, KNOBS};
 pub use error::{Error, ErrorKind, Result};
-pub use policy::registry::policies;
+pub use sim::registry::policies;

@@ -174,7 +174,7 @@ impl Scenario {
             Workload::TeraSort(f) => terasort(f(scale, params)?, seed)?,
             Workload::Parsec => {
                 let name = params.iter().find(|(k, _)| *k == "workload").map_or("freqmine", |(_, v)| v);
-                let p = crate::damon::parsec::parsec_program(name, scale).ok_or_else(|| {
+                let p = crate::scenario::parsec::parsec_program(name, scale).ok_or_else(|| {
                     Error::invalid(format!("scenario {}: unknown workload '{name}' (one of the 24 in `reclaimlab scenarios`)", self.name))
                 })?;
                 generate(p, seed)?
@@ -309,6 +309,8 @@ fn terasort_params(scale: f64, params: &[(&str, &str)]) -> Result<TeraSortParams
 }
 
 mod cover_letter;
+pub mod parsec;
+pub mod thp;
 use cover_letter::{fio_zipf, file_search, kernel_build, leveldb_getscan, ycsb_b};
 
 static SCENARIOS: &[Scenario] = &[
@@ -568,7 +570,7 @@ mod tests {
             assert_eq!(s.baseline, "mglru@6.15");
             assert!(s.program().unwrap().validate().is_ok());
             for p in s.policies {
-                crate::policy::registry::find(p).unwrap();
+                crate::sim::registry::find(p).unwrap();
             }
         }
     }

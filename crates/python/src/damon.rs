@@ -401,7 +401,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
 #[pyo3(signature = (workload, scale = 1.0, seed = 1, settings = Vec::new()))]
 fn parsec_workload_table<'py>(py: Python<'py>, workload: &str, scale: f64, seed: u64, settings: Vec<(String, String)>) -> PyResult<Vec<Bound<'py, PyDict>>> {
     let cells = py
-        .detach(|| reclaimlab_core::damon::parsec::parsec_workload_table(workload, scale, seed, &settings))
+        .detach(|| reclaimlab_core::scenario::parsec::parsec_workload_table(workload, scale, seed, &settings))
         .map_err(crate::error::core_err)?;
     cells
         .iter()
@@ -424,7 +424,7 @@ fn parsec_workload_table<'py>(py: Python<'py>, workload: &str, scale: f64, seed:
 /// The 24 profile names of `damon-reclaim-parsec`.
 #[pyfunction]
 fn parsec_workloads() -> Vec<&'static str> {
-    reclaimlab_core::damon::parsec::PARSEC_PROFILES.iter().map(|p| p.0).collect()
+    reclaimlab_core::scenario::parsec::PARSEC_PROFILES.iter().map(|p| p.0).collect()
 }
 
 pub fn register_parsec(d: &Bound<'_, PyModule>) -> PyResult<()> {

@@ -3,7 +3,8 @@
 
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
-use reclaimlab_core::thp::{policy::THP_POLICIES, scenarios};
+use reclaimlab_core::scenario::thp as scenarios;
+use reclaimlab_core::thp::policy::THP_POLICIES;
 
 use crate::error::core_err;
 use crate::Config;

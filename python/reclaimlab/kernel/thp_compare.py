@@ -1,5 +1,5 @@
 """The THP/compaction/NUMA workloads (``thpscale``, ``usemem``: guest/thp.c) on the real
-kernel against the model's THP scenarios (crates/core/src/thp/scenarios.rs), sized to the
+kernel against the model's THP scenarios (crates/core/src/scenario/thp.rs), sized to the
 guest: its MemTotal, nodes, memory held before the workload, watermarks, zram, THP modes,
 and the workload's thread counts and sizes (docs/validation.md, "THP, compaction and NUMA")."""
 

@@ -26,4 +26,3 @@ pub use reclaim::DamonReclaimParams;
 mod kunit;
 #[cfg(test)]
 mod tests;
-pub mod parsec;

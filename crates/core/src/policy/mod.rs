@@ -16,7 +16,6 @@ pub mod cache;
 pub mod classic;
 pub mod ext;
 pub mod mglru;
-pub mod registry;
 
 use crate::mm::lruvec::LruvecId;
 use crate::mm::page_alloc::Pfn;

@@ -88,7 +88,7 @@ impl<P: ReclaimPolicy> Machine<P> {
             Daemon::Khugepaged => {
                 let cpu = self.mm.pcp.enter_daemon();
                 while self.khugepaged.next_scan <= self.now {
-                    crate::thp::khugepaged::khugepaged_scan(self)?;
+                    crate::sim::khugepaged::khugepaged_scan(self)?;
                 }
                 self.mm.pcp.cpu = cpu;
             }

@@ -27,38 +27,9 @@ use crate::damon::damos::action::OpsKind;
 use crate::damon::region::{damon_apply_min_nr_regions, damon_set_regions, DamonRegion, DamonTarget};
 use crate::damon::Kdamond;
 use crate::policy::ReclaimPolicy;
+use crate::config::DamonRecordMode;
 use crate::sim::engine::Machine;
 use reclaimlab_trace::{PAGE_SHIFT, PAGE_SIZE};
-
-/// What `sim.damon_record` asks for.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum DamonRecordMode {
-    #[default]
-    Off,
-    Vaddr,
-    Paddr,
-    Reclaim,
-}
-
-impl DamonRecordMode {
-    pub fn parse(v: &str) -> Result<Self, String> {
-        match v.trim() {
-            "off" | "none" | "" => Ok(Self::Off),
-            "vaddr" => Ok(Self::Vaddr),
-            "paddr" => Ok(Self::Paddr),
-            "reclaim" => Ok(Self::Reclaim),
-            o => Err(format!("expected off, vaddr, paddr or reclaim, got '{o}'")),
-        }
-    }
-    pub fn name(self) -> &'static str {
-        match self {
-            Self::Off => "off",
-            Self::Vaddr => "vaddr",
-            Self::Paddr => "paddr",
-            Self::Reclaim => "reclaim",
-        }
-    }
-}
 
 /// One aggregation interval of one target: `regions` are `(start, end, nr_accesses, age)`.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -19,7 +19,7 @@
 
 use super::results::Recorder;
 use super::Engine;
-use crate::api::RunResult;
+use crate::sim::results::RunResult;
 use crate::config::SimConfig;
 use crate::error::{Error, Result};
 use crate::mm::memcontrol::MemcgId;
@@ -31,7 +31,7 @@ use crate::mm::Mm;
 use crate::policy::ReclaimPolicy;
 use crate::sim::alloc::{self, AllocCtx};
 use crate::thp::gfp::{ThpEnabled, GFP_HIGHUSER_MOVABLE, __GFP_NORETRY};
-use crate::thp::khugepaged::Khugepaged;
+use crate::sim::khugepaged::Khugepaged;
 use super::process::Procs;
 use crate::thp::kcompactd::Kcompactd;
 use crate::thp::{ThpState, HPAGE_PMD_NR};
@@ -95,7 +95,7 @@ pub struct Machine<P: ReclaimPolicy> {
     pub(crate) thp_enabled: ThpEnabled,
     /// kcompactd's proactive compaction (v5.9+): the THP policy's kernel decides.
     pub proactive: bool,
-    /// khugepaged (crate::thp::khugepaged), dormant until a program maps anonymous memory.
+    /// khugepaged (crate::sim::khugepaged), dormant until a program maps anonymous memory.
     pub khugepaged: Khugepaged,
     /// A program's tasks and mappings (sim/process.rs); empty for a trace.
     pub procs: Procs,

@@ -11,10 +11,12 @@ pub mod damon_snapshots;
 pub mod engine;
 pub mod filemap;
 pub(crate) mod huge_memory;
+pub mod khugepaged;
 pub mod process;
+pub mod registry;
 pub mod results;
 
-use crate::api::RunResult;
+use crate::sim::results::RunResult;
 use crate::config::SimConfig;
 use crate::error::Result;
 use reclaimlab_trace::AccessSource;
@@ -37,8 +39,8 @@ pub trait Engine: Send {
 /// `lru_gen.enabled`, which switches between a kernel's classic and MGLRU models).
 pub fn build(cfg: &SimConfig) -> Result<Box<dyn Engine>> {
     cfg.validate()?;
-    let name = crate::policy::registry::resolve_lru_gen(&cfg.policy, cfg.lru_gen_enabled)?;
-    let entry = crate::policy::registry::find(&name)?;
+    let name = crate::sim::registry::resolve_lru_gen(&cfg.policy, cfg.lru_gen_enabled)?;
+    let entry = crate::sim::registry::find(&name)?;
     let mut cfg = cfg.clone();
     cfg.policy = name;
     Ok((entry.build)(&cfg))

@@ -1,5 +1,5 @@
 //! Tasks and their mappings: the process model that programmed workloads (thpscale and
-//! usemem, crate::thp::scenarios) drive on the one machine.
+//! usemem, crate::scenario::thp) drive on the one machine.
 //!
 //! A trace replays one stream on one clock; its ids are one mapping that its madvise ops
 //! flag or unmap ([`Machine::trace_madvise`]). A program runs
@@ -14,7 +14,7 @@
 //! - the mapped file's xarray nodes: one slab-reclaimable page per
 //!   [`FILE_PAGES_PER_SLAB_PAGE`] pages entering its page cache, freed by `drop_caches`;
 //! - the VMA's `VM_HUGEPAGE`/`VM_NOHUGEPAGE` for the THP decision, and khugepaged's
-//!   scan (crate::thp::khugepaged);
+//!   scan (crate::sim::khugepaged);
 //! - per node, one zone/LRU lock: a task's direct reclaim and compaction hold it for
 //!   `thp.lock_share` of their work, and a task arriving while another holds it waits
 //!   (the wait is part of its fault's latency). One task never waits for itself, so a
@@ -163,8 +163,8 @@ impl Procs {
 /// LRU (`folio_isolate_lru`: the `cache:*` rows) cannot run a program, which unmaps.
 pub fn program_machine(cfg: &SimConfig) -> Result<Machine<Box<dyn ReclaimPolicy>>> {
     cfg.validate()?;
-    let name = crate::policy::registry::resolve_lru_gen(&cfg.policy, cfg.lru_gen_enabled)?;
-    let entry = crate::policy::registry::find(&name)?;
+    let name = crate::sim::registry::resolve_lru_gen(&cfg.policy, cfg.lru_gen_enabled)?;
+    let entry = crate::sim::registry::find(&name)?;
     let mut cfg = cfg.clone();
     cfg.policy = name.clone();
     let mut m = Machine::new(&cfg, (entry.boxed)());

@@ -26,12 +26,30 @@
 //!   each `memory.stat` key of 6.12 the model gives, under the kernel's name and unit
 //!   (page states in bytes at the end of the run, events as counts: `Mm::memory_stat`).
 
-use crate::api::{RunResult, TimeSeries};
 use crate::config::SimConfig;
 use crate::mm::lruvec::LruList;
 use crate::mm::vmstat::Ev;
 use crate::mm::Mm;
 use crate::vmscan::Kswapd;
+
+/// Columnar time series sampled on the simulated clock: the fixed columns, then per
+/// non-root cgroup `memcg.<name>.memory.current_bytes`.
+#[derive(Clone, Debug, Default)]
+pub struct TimeSeries {
+    pub columns: Vec<(String, Vec<f64>)>,
+}
+
+/// What a finished run reports.
+#[derive(Clone, Debug)]
+pub struct RunResult {
+    pub policy: String,
+    /// vmstat counters under the kernel's names, in /proc/vmstat order.
+    pub vmstat: Vec<(&'static str, u64)>,
+    /// Derived metrics (runtime_s, slowdown, mem_used_avg_bytes, ...), then per cgroup
+    /// `memcg.<name>.memory.{current,peak}_bytes` and `memcg.<name>.memory.events.*`.
+    pub metrics: Vec<(String, f64)>,
+    pub timeseries: TimeSeries,
+}
 
 const SERIES: &[&str] = &[
     "time_s",

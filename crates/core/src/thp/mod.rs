@@ -10,13 +10,12 @@
 //! - [`policy`]: the THP allocation policies as named variants (`thp@4.20-rc4`,
 //!   `thp+gfp-thisnode-v1`, `thp@5.4`, `thp@5.5`): gfp mask, node selection, the costly-order
 //!   `__GFP_NORETRY` rule of `__alloc_pages_slowpath`;
-//! - [`khugepaged`]: mm/khugepaged.c — collapsing a program's PTE-mapped ranges;
 //! - [`numa`]: `zone_statistics` (numa_hit/miss/foreign/local/other);
-//! - [`scenarios`]: seed 003's `thpscale` and `usemem-stress-numa-compact`, programs on
-//!   the one machine (sim/process.rs: tasks, mappings, page tables).
 //!
 //! The fault paths that allocate THPs are the machine's own (sim/huge_memory.rs,
-//! sim/alloc.rs).
+//! sim/alloc.rs), and so is khugepaged, which walks the program's page tables
+//! (sim/khugepaged.rs, mm/khugepaged.c). Seed 003's `thpscale` and
+//! `usemem-stress-numa-compact` are workloads (scenario/thp.rs).
 //!
 //! The state the rest of the machine must see (counters, per-zone compaction state,
 //! pageblock skip bits, the deferred split queue) sits in [`ThpState`] inside `Mm`.
@@ -24,12 +23,10 @@
 pub mod compaction;
 pub mod gfp;
 pub mod kcompactd;
-pub mod khugepaged;
 pub mod knobs;
 pub mod migrate;
 pub mod numa;
 pub mod policy;
-pub mod scenarios;
 pub mod split;
 
 use crate::mm::page_alloc::{Pfn, PAGEBLOCK_ORDER};

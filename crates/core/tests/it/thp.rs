@@ -849,7 +849,7 @@ fn unmovable_page_tables_land_in_unmovable_pageblocks() {
 /// that v5.4 no longer sits between the two at every count.
 #[test]
 fn thpscale_local_only_trades_success_for_latency() {
-    use reclaimlab_core::thp::scenarios::{thpscale, ThpscaleParams};
+    use reclaimlab_core::scenario::thp::{thpscale, ThpscaleParams};
     let mut res = std::collections::BTreeMap::new();
     for p in THP_POLICIES {
         let c = cfg("1G", 2, &[("thp.policy", p.name), ("swap.device", "zram")]);
@@ -922,14 +922,14 @@ fn bad_thp_settings_are_named() {
     assert!(e.contains("thp.policy") && e.contains("thp@5.4"), "{e}");
     assert!(program_machine(&c).is_err());
     // 16 MiB: MAPSIZE = 3276 pages, 102 per thread at 32 threads, under one huge page.
-    use reclaimlab_core::thp::scenarios::{thpscale, ThpscaleParams};
+    use reclaimlab_core::scenario::thp::{thpscale, ThpscaleParams};
     let e = thpscale(&cfg("16M", 1, &[]), &ThpscaleParams { threads: vec![1, 32], ..Default::default() }).unwrap_err().to_string();
     assert!(e.contains("machine.memory") && e.contains("32 threads"), "{e}");
 }
 
 #[test]
 fn scenarios_are_deterministic_and_keep_invariants() {
-    use reclaimlab_core::thp::scenarios::{thpscale, usemem, ThpscaleParams, UsememParams};
+    use reclaimlab_core::scenario::thp::{thpscale, usemem, ThpscaleParams, UsememParams};
     // (Debug builds check every structural invariant at the end of each scenario run.)
     let c = cfg("256M", 2, &[("thp.policy", "thp@4.20-rc4"), ("swap.device", "zram")]);
     let p = ThpscaleParams { threads: vec![5, 2], ..Default::default() };

@@ -5,7 +5,7 @@
 //! refused with a config error.
 
 use reclaimlab_core::config::SimConfig;
-use reclaimlab_core::thp::scenarios::{thpscale, usemem, ThpscaleParams, UsememParams};
+use reclaimlab_core::scenario::thp::{thpscale, usemem, ThpscaleParams, UsememParams};
 
 fn cfg(policy: &str) -> SimConfig {
     let mut c = SimConfig::default();

@@ -4,7 +4,7 @@
 //! make the same decisions — vmstat, metrics and time series alike.
 
 use crate::common::*;
-use reclaimlab_core::policy::registry::{table, PatchedPath};
+use reclaimlab_core::sim::registry::{table, PatchedPath};
 use reclaimlab_core::RunResult;
 use reclaimlab_trace::{generate, AccessKind, Pattern, Program};
 

@@ -1,6 +1,6 @@
 /* thp: reclaimlab's THP/compaction/NUMA guest workloads (runs as /thp inside the QEMU
  * guest; python/reclaimlab/kernel/workload.py "thpscale" and "usemem"). The simulator's
- * versions are crates/core/src/thp/scenarios.rs `thpscale` and `usemem`; sizes follow
+ * versions are crates/core/src/scenario/thp.rs `thpscale` and `usemem`; sizes follow
  * the same rules, from the guest's MemTotal (mmtests' MEMTOTAL_BYTES).
  *
  *   thp thpscale DATA MADV MAPSIZE_PCT THREADS[,THREADS...] PROACTIVENESS

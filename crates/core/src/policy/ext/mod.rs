@@ -638,16 +638,3 @@ impl ReclaimPolicy for ExtPolicy {
         self.error.take().map(Error::invalid)
     }
 }
-
-/// Build a trace machine whose reclaim policy is `factory`'s (one instance per lruvec),
-/// reported under `name`: the entry point behind [`crate::Simulation::with_policy`].
-pub fn build(cfg: &crate::config::SimConfig, name: &str, factory: OpsFactory) -> crate::error::Result<Box<dyn crate::sim::Engine>> {
-    cfg.validate()?;
-    let mut cfg = cfg.clone();
-    cfg.policy = name.to_string();
-    let mut m = crate::sim::engine::Machine::new(&cfg, ExtPolicy::new(name, factory));
-    if let Some(e) = m.policy.take_error() {
-        return Err(e);
-    }
-    Ok(Box::new(m))
-}

@@ -6,18 +6,27 @@
 //! its base on a trace that avoids that path and expects the same decisions. The
 //! `cache:*` rows are not written here: each algorithm of crates/cache that can evict on
 //! demand becomes one (`reclaimlab_cache::TABLE`), with the description's frame below
-//! written once.
+//! written once. It lives in `sim`, above the policies, because each row builds the
+//! machine that runs its policy ([`build_ext`] does so for a cache_ext policy).
 
 use std::sync::OnceLock;
 
-use super::cache::CachePolicy;
-use super::classic::{Classic, Mainline};
-use crate::api::PolicyInfo;
+use crate::policy::cache::CachePolicy;
+use crate::policy::classic::{Classic, Mainline};
 use crate::config::SimConfig;
 use crate::error::{Error, Result};
 use crate::sim::engine::Machine;
 use crate::policy::{Based, ReclaimPolicy};
 use crate::sim::Engine;
+
+/// One named policy model (`reclaimlab policies`).
+#[derive(Clone, Debug)]
+pub struct PolicyInfo {
+    pub name: &'static str,
+    /// The model this one is a variant of ("" for a mainline model).
+    pub base: &'static str,
+    pub description: &'static str,
+}
 
 /// What a patch variant changes, so what a trace must avoid for the variant to make its
 /// base's decisions: the precondition of the row's differential test.
@@ -107,43 +116,43 @@ row!(
     "mglru@6.15",
     None,
     "multi-generational LRU: generations, tiers, PID-controlled eviction, page-table walk aging, generation-distance refault test (mm/vmscan.c, mm/workingset.c, v6.15)",
-    super::mglru::Mglru::new(super::mglru::Mainline)
+    crate::policy::mglru::Mglru::new(crate::policy::mglru::Mainline)
 ),
 row!(
     "mglru+refault-distance-rfc-v3",
     Some(PatchedPath::Refault),
     "Kairui Song's RFC v3 (Sep 2023, not merged) on MGLRU: shadows carry an eviction-only clock; a refault within the inactive size (the two oldest generations) is re-activated",
-    super::mglru::Mglru::new(super::mglru::refault_distance_rfc_v3::RefaultDistanceRfcV3)
+    crate::policy::mglru::Mglru::new(crate::policy::mglru::refault_distance_rfc_v3::RefaultDistanceRfcV3)
 ),
 row!(
     "mglru+refault-distance-2026",
     Some(PatchedPath::Refault),
     "Kairui Song's \"MGLRU-FG and refault distance support\" RFC (May 2026, patches 22, 27, 30; not merged): shadows carry refs above an eviction-only timestamp; a refault within the inactive size (the two oldest generations) is re-activated",
-    super::mglru::Mglru::new(super::mglru::refault_distance_2026::RefaultDistance2026)
+    crate::policy::mglru::Mglru::new(crate::policy::mglru::refault_distance_2026::RefaultDistance2026)
 ),
 row!(
     "mglru@6.6",
     None,
     "multi-generational LRU as in v6.6: refs = counter + PG_workingset, read() pages join the oldest generation, one-strike promotion of young PTEs, refault recent only from the current oldest generation (mm/vmscan.c, mm/workingset.c, v6.6)",
-    super::mglru::Mglru::new(super::mglru::v6_6::Mglru66::new())
+    crate::policy::mglru::Mglru::new(crate::policy::mglru::v6_6::Mglru66::new())
 ),
 row!(
     "mglru+fix-underprotected-page-cache",
     Some(PatchedPath::ReclaimAndInactiveAdd),
     "Yu Zhao's \"mm/mglru: fix underprotected page cache\" (Dec 2023, 081488051d28) on v6.6: unmapped folios join min_seq + 1, five-access folios are protected, refaults with refs >= 3 or in a fault get the workingset tier",
-    super::mglru::Mglru::new(super::mglru::v6_6::Mglru66Fix::new())
+    crate::policy::mglru::Mglru::new(crate::policy::mglru::v6_6::Mglru66Fix::new())
 ),
 row!(
     "mglru@6.12",
     Some(PatchedPath::ReclaimAndInactiveAdd),
     "multi-generational LRU as in 6.12 stable (6.12.114+): v6.6's code path with the four Dec 2023 fixes (underprotected page cache, stop at high watermarks, min_ttl_ms with memcgs, offlined memcgs), v6.10's initial-priority clamp and the backported \"reset page lru tier bits when activating\"",
-    super::mglru::Mglru::new(super::mglru::v6_12::Mglru612::new())
+    crate::policy::mglru::Mglru::new(crate::policy::mglru::v6_12::Mglru612::new())
 ),
 row!(
     "classic+refault-distance-rfc-v3",
     Some(PatchedPath::Refault),
     "Kairui Song's RFC v3 (Sep 2023, not merged): the workingset clock ages only on eviction; a refault is activated if its distance < inactive size (active >= inactive) or < active + the other type's inactive",
-    Classic::new(super::classic::refault_distance_rfc_v3::RefaultDistanceRfcV3)
+    Classic::new(crate::policy::classic::refault_distance_rfc_v3::RefaultDistanceRfcV3)
 ),
 ]
 }
@@ -171,6 +180,19 @@ pub fn find(name: &str) -> Result<&'static PolicyEntry> {
 
 pub fn policies() -> Vec<PolicyInfo> {
     table().iter().map(|p| PolicyInfo { name: &p.name, base: &p.base, description: &p.description }).collect()
+}
+
+/// Build a trace machine whose reclaim policy is `factory`'s (one instance per lruvec),
+/// reported under `name`: the entry point behind [`crate::Simulation::with_policy`].
+pub fn build_ext(cfg: &SimConfig, name: &str, factory: crate::policy::ext::OpsFactory) -> Result<Box<dyn Engine>> {
+    cfg.validate()?;
+    let mut cfg = cfg.clone();
+    cfg.policy = name.to_string();
+    let mut m = Machine::new(&cfg, crate::policy::ext::ExtPolicy::new(name, factory));
+    if let Some(e) = m.policy.take_error() {
+        return Err(e);
+    }
+    Ok(Box::new(m))
 }
 
 #[cfg(test)]

@@ -15,8 +15,8 @@
 //! young-page requirement (`referenced` check), khugepaged's CPU time runs on its own
 //! clock but its allocations use the machine's allocator as the current task.
 
-use super::gfp::*;
-use super::{Tc, HPAGE_PMD_NR, HPAGE_PMD_ORDER};
+use crate::thp::gfp::*;
+use crate::thp::{Tc, HPAGE_PMD_NR, HPAGE_PMD_ORDER};
 use crate::config::SimConfig;
 use crate::error::Result;
 use crate::mm::memcontrol::ROOT_MEMCG;

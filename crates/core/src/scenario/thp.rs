@@ -20,7 +20,7 @@ use crate::policy::ReclaimPolicy;
 use crate::sim::engine::Machine;
 use crate::sim::process::{program_machine, Fault};
 use crate::sim::Engine;
-use super::{numa, HPAGE_PMD_NR};
+use crate::thp::{numa, HPAGE_PMD_NR};
 use crate::config::SimConfig;
 use crate::error::{Error, Result};
 use crate::mm::page::{is_resident, pg};
