@@ -325,8 +325,10 @@ def test_the_modules_scheme_reclaims_idle_memory_and_6_12s_module_does_not(kerne
     st = damon_compare.guest_stats(c)
     assert st["nr_reclaim_tried_regions"] > 0 and st["bytes_reclaimed_regions"] > 8 << 20, st
     ts, vs = damon_compare.guest_footprint(c)
-    # the cgroup held all 40 MiB (memory.peak: the samples may miss it), then idle memory left
-    assert c.memory_peak >= 40 << 20 and vs[-1] < 0.8 * c.memory_peak, (c.memory_peak, vs)
+    # the cgroup held the 40 MiB (memory.peak: the samples may miss it), then idle memory
+    # left. DAMON may page out the first-written pages before the fill ends (a loaded host
+    # fills slower than the 0.3 s age: 39.3 MiB peak seen), hence nine tenths.
+    assert c.memory_peak >= 0.9 * (40 << 20) and vs[-1] < 0.8 * c.memory_peak, (c.memory_peak, vs)
     assert c.vmstat().get("pswpout", 0) > 2048
     # DAMON's own regions after every aggregation, tiling the monitored System RAM
     assert len(c.snapshots) > 10 and len({s.idle + s.warm + s.hot for s in c.snapshots}) == 1
