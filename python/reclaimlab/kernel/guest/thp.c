@@ -35,6 +35,8 @@
  * Pageblocks per migrate type (/proc/pagetypeinfo's "Number of blocks type" table) are
  * printed before the first phase and after each as "@@pageblocks WHEN NODE ZONE
  * UNMOVABLE MOVABLE RECLAIMABLE HIGHATOMIC ISOLATE" (WHEN: start, or the phase index).
+ * As thpscale's strides begin, thread 0 copies /sys/kernel/debug/lru_gen (MGLRU's
+ * generations per memcg and node) as "@@mglru_gens LINE" lines (docs/validation.md, THP).
  * Where tracefs mounts, each phase also counts the tracepoints that say why the kernel
  * reclaimed or compacted (include/trace/events/{vmscan,compaction}.h, 6.12), printed
  * before "@@phase-end" as "@@trace EVENT ORDER RET COUNT" (RET "-" when the event has
@@ -281,6 +283,18 @@ struct tjob {
     double sum_huge_us, sum_base_us;
 };
 
+/* MGLRU's generations per memcg and node as the strides begin ("@@mglru_gens LINE" per line
+ * of /sys/kernel/debug/lru_gen: "memcg ID PATH", " node N", "  SEQ AGE_MS ANON FILE"),
+ * so the model's choice between anon and file can be checked against the kernel's. */
+static void lru_gen_dump(void) {
+    FILE *f = fopen("/sys/kernel/debug/lru_gen", "r");
+    if (!f) return;
+    char line[256];
+    while (fgets(line, sizeof line, f)) printf("@@mglru_gens %s", line);
+    fclose(f);
+    fflush(stdout);
+}
+
 static void *thpscale_worker(void *arg) {
     struct tjob *j = arg;
     pin_node(j->idx % nr_nodes);
@@ -296,6 +310,7 @@ static void *thpscale_worker(void *arg) {
     for (size_t off = 0; off < ts / 4; off += PAGE) s += (unsigned char)f[off];
     sink += s;
     pthread_barrier_wait(j->bar);
+    if (j->idx == 0) lru_gen_dump();
     for (size_t k = 0; k < j->nr_hpages; k++) {
         char *p = second + k * HPAGE;
         uint64_t t0 = now_ns();
