@@ -135,7 +135,7 @@ fn walk_mm<V: MglruVariant>(mm: &mut Mm, g: &mut LruGen, lv: LruvecId, seq: u64,
                 // of only these finds no young PTE, so it stays out of the filter, as a
                 // PMD the kernel's walk never reaches does.
                 let file = mm.frames.is_file(pfn);
-                if (!file && swappiness == 0) || (file && swappiness > 200) {
+                if (!file && swappiness == 0) || (file && swappiness > MAX_SWAPPINESS) {
                     continue;
                 }
                 if !mm.frames.test_and_clear(pfn, pg::YOUNG) {
@@ -197,7 +197,7 @@ pub fn inc_max_seq<V: MglruVariant>(mm: &mut Mm, g: &mut LruGen, lv: LruvecId, s
 /// protected unless lazily promoted) — skipped for a type that is not evictable under
 /// this swappiness, whose oldest folios then wrap into the new youngest generation.
 pub fn inc_min_seq(mm: &mut Mm, g: &mut LruGen, lv: LruvecId, ty: usize, swappiness: u32) {
-    let skip = (ty == LRU_GEN_FILE && swappiness > 200) || (ty == LRU_GEN_ANON && swappiness == 0);
+    let skip = (ty == LRU_GEN_FILE && swappiness > MAX_SWAPPINESS) || (ty == LRU_GEN_ANON && swappiness == 0);
     if !skip {
         let old_gen = gen_from_seq(g.min_seq[ty]);
         let head = g.head(old_gen, ty);

@@ -465,7 +465,7 @@ pub fn try_to_inc_min_seq(mm: &Mm, g: &mut LruGen, swappiness: u32) -> bool {
     if !inc {
         return false;
     }
-    if swappiness != 0 && swappiness <= 200 {
+    if swappiness != 0 && swappiness <= MAX_SWAPPINESS {
         let seq = g.max_seq - MIN_NR_GENS;
         if min_seq[LRU_GEN_ANON] > seq && min_seq[LRU_GEN_FILE] < seq {
             min_seq[LRU_GEN_ANON] = seq;

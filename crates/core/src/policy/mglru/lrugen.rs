@@ -24,6 +24,9 @@ pub const MIN_LRU_BATCH: u64 = 64;
 pub const MAX_LRU_BATCH: u64 = MIN_LRU_BATCH * 64;
 /// `NR_HIST_GENS` without CONFIG_LRU_GEN_STATS.
 pub const NR_HIST_GENS: u64 = 1;
+/// `MAX_SWAPPINESS` (include/linux/swap.h) as MGLRU's `swappiness` arguments carry it;
+/// above it (v6.15's `SWAPPINESS_ANON_ONLY`, proactive reclaim) file is not evictable.
+pub const MAX_SWAPPINESS: u32 = crate::vmscan::MAX_SWAPPINESS as u32;
 pub const LRU_GEN_ANON: usize = 0;
 pub const LRU_GEN_FILE: usize = 1;
 /// Lists per lruvec: 4 gens × 2 types, plus unevictable.
@@ -109,13 +112,13 @@ pub fn gen_from_seq(seq: u64) -> usize {
 /// `evictable_min_seq(min_seq, swappiness)`.
 #[inline]
 pub fn evictable_min_seq(min_seq: &[u64; 2], swappiness: u32) -> u64 {
-    min_seq[(swappiness == 0) as usize].min(min_seq[(swappiness <= 200) as usize])
+    min_seq[(swappiness == 0) as usize].min(min_seq[(swappiness <= MAX_SWAPPINESS) as usize])
 }
 
-/// `for_each_evictable_type`: anon if swappiness > 0, file if swappiness <= 200.
+/// `for_each_evictable_type`: anon if swappiness > 0, file if swappiness <= MAX_SWAPPINESS.
 #[inline]
 pub fn evictable_types(swappiness: u32) -> std::ops::RangeInclusive<usize> {
-    (swappiness == 0) as usize..=(swappiness <= 200) as usize
+    (swappiness == 0) as usize..=(swappiness <= MAX_SWAPPINESS) as usize
 }
 
 /// `order_base_2`.

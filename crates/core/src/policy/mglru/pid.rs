@@ -3,7 +3,7 @@
 //! and `reset_ctrl_pos` (the EMA carry-over when `min_seq` advances).
 //! NR_HIST_GENS = 1 (no CONFIG_LRU_GEN_STATS), so the history index is always 0.
 
-use super::lrugen::{LruGen, LRU_GEN_ANON, LRU_GEN_FILE, MAX_NR_TIERS, MIN_LRU_BATCH};
+use super::lrugen::{LruGen, LRU_GEN_ANON, LRU_GEN_FILE, MAX_NR_TIERS, MAX_SWAPPINESS, MIN_LRU_BATCH};
 
 /// `struct ctrl_pos`.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -52,11 +52,11 @@ pub fn get_type_to_scan(g: &LruGen, swappiness: u32) -> usize {
     if swappiness <= 1 {
         return LRU_GEN_FILE;
     }
-    if swappiness >= 200 {
+    if swappiness >= MAX_SWAPPINESS {
         return LRU_GEN_ANON;
     }
     let sp = read_ctrl_pos(g, LRU_GEN_ANON, MAX_NR_TIERS, swappiness as u64);
-    let pv = read_ctrl_pos(g, LRU_GEN_FILE, MAX_NR_TIERS, 200 - swappiness as u64);
+    let pv = read_ctrl_pos(g, LRU_GEN_FILE, MAX_NR_TIERS, (MAX_SWAPPINESS - swappiness) as u64);
     positive_ctrl_err(&sp, &pv) as usize
 }
 

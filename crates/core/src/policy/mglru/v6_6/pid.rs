@@ -3,7 +3,7 @@
 //! arithmetic (`read_ctrl_pos` of one tier, `positive_ctrl_err`, `reset_ctrl_pos`) is
 //! the shared v6.15 code, which is the same.
 
-use super::super::lrugen::{LruGen, LRU_GEN_ANON, LRU_GEN_FILE, MAX_NR_TIERS};
+use super::super::lrugen::{LruGen, LRU_GEN_ANON, LRU_GEN_FILE, MAX_NR_TIERS, MAX_SWAPPINESS};
 use super::super::pid::{positive_ctrl_err, read_ctrl_pos};
 
 /// The highest tier `tier` of `ty` (with gain `pv_gain`) whose refault rate is not
@@ -39,10 +39,10 @@ pub fn type_to_scan(g: &LruGen, swappiness: u32) -> (usize, Option<usize>) {
     if swappiness == 1 {
         return (LRU_GEN_FILE, None);
     }
-    if swappiness == 200 {
+    if swappiness == MAX_SWAPPINESS {
         return (LRU_GEN_ANON, None);
     }
-    let gain = [swappiness as u64, 200 - swappiness as u64];
+    let gain = [swappiness as u64, (MAX_SWAPPINESS - swappiness) as u64];
     let sp = read_ctrl_pos(g, LRU_GEN_ANON, 0, gain[LRU_GEN_ANON]);
     let pv = read_ctrl_pos(g, LRU_GEN_FILE, 0, gain[LRU_GEN_FILE]);
     let ty = positive_ctrl_err(&sp, &pv) as usize;
