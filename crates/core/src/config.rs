@@ -165,6 +165,9 @@ pub struct Knob {
     pub default: &'static str,
     pub unit: &'static str,
     pub doc: &'static str,
+    /// The values an integer knob accepts (the sysctl's range), checked by
+    /// [`SimConfig::set`] before the value is stored and by [`SimConfig::validate`].
+    pub range: Option<(u64, u64)>,
     set: Setter,
     get: Getter,
 }
@@ -172,6 +175,17 @@ pub struct Knob {
 impl Knob {
     pub fn get(&self, cfg: &SimConfig) -> String {
         (self.get)(cfg)
+    }
+
+    /// `value` within [`Knob::range`] (no range: anything the setter takes).
+    fn check_range(&self, value: &str) -> std::result::Result<(), String> {
+        let Some((lo, hi)) = self.range else { return Ok(()) };
+        let x = uint(value)?;
+        if (lo..=hi).contains(&x) {
+            Ok(())
+        } else {
+            Err(format!("must be {lo}..{hi}, got {x}"))
+        }
     }
 }
 
@@ -213,12 +227,16 @@ fn fault_around_bytes(v: &str) -> std::result::Result<u64, String> {
 pub use reclaimlab_trace::mem::{format_size, parse_size};
 
 macro_rules! knob {
+    ($key:expr, $def:expr, $unit:expr, $doc:expr, range($lo:expr, $hi:expr), |$c:ident, $v:ident| $set:expr, |$g:ident| $get:expr) => {
+        Knob { range: Some(($lo, $hi)), ..knob!($key, $def, $unit, $doc, |$c, $v| $set, |$g| $get) }
+    };
     ($key:expr, $def:expr, $unit:expr, $doc:expr, |$c:ident, $v:ident| $set:expr, |$g:ident| $get:expr) => {
         Knob {
             key: $key,
             default: $def,
             unit: $unit,
             doc: $doc,
+            range: None,
             set: |$c: &mut SimConfig, $v: &str| -> std::result::Result<(), String> {
                 $set;
                 Ok(())
@@ -258,11 +276,11 @@ pub static KNOBS: &[Knob] = &[
         |c, v| c.seed = uint(v)?, |c| c.seed.to_string()),
     knob!("machine.memory", "1G", "bytes", "physical memory of the machine (split evenly across nodes)",
         |c, v| c.memory_bytes = parse_size(v)?, |c| format_size(c.memory_bytes)),
-    knob!("machine.nodes", "1", "", "NUMA nodes (one kswapd and one lruvec per memcg on each)",
+    knob!("machine.nodes", "1", "", "NUMA nodes (one kswapd and one lruvec per memcg on each)", range(1, 64),
         |c, v| c.nr_nodes = u16::try_from(uint(v)?).map_err(|_| "too many nodes".to_string())?, |c| c.nr_nodes.to_string()),
     knob!("machine.cpus", "2", "", "CPUs, split evenly across nodes: the workload runs on one, kswapd and the other kernel \
         threads on another (1: all on one); each keeps per-CPU page lists of every zone, whose high mark is split over the \
-        node's CPUs",
+        node's CPUs", range(1, 8192),
         |c, v| c.nr_cpus = u32::try_from(uint(v)?).map_err(|_| "out of range".to_string())?, |c| c.nr_cpus.to_string()),
     knob!("machine.pcp_lists", "6.12", "", "the per-CPU page lists' rules: 6.12 (pcp->high tuned between the low watermark \
         and an eighth of the zone, allocation batches that grow, limits while kswapd runs) or 5.13 (every kernel up to \
@@ -284,9 +302,9 @@ pub static KNOBS: &[Knob] = &[
         16 MiB, about 15M managed), part of machine.memory; allocations fall back to it last and leave it \
         lowmem_reserve (1/256 of the zones above it, vm.lowmem_reserve_ratio's default); 0 = none, one Normal zone per node",
         |c, v| c.zone_dma_bytes = parse_size(v)?, |c| format_size(c.zone_dma_bytes)),
-    knob!("vm.swappiness", "60", "", "vm.swappiness: relative IO cost of swapping vs. file refaults, 0..200",
+    knob!("vm.swappiness", "60", "", "vm.swappiness: relative IO cost of swapping vs. file refaults", range(0, 200),
         |c, v| c.swappiness = u32::try_from(uint(v)?).map_err(|_| "out of range".to_string())?, |c| c.swappiness.to_string()),
-    knob!("vm.watermark_scale_factor", "10", "1/10000 of zone", "vm.watermark_scale_factor: kswapd wake/sleep gap, 1..3000",
+    knob!("vm.watermark_scale_factor", "10", "1/10000 of zone", "vm.watermark_scale_factor: kswapd wake/sleep gap", range(1, 3000),
         |c, v| c.watermark_scale_factor = u32::try_from(uint(v)?).map_err(|_| "out of range".to_string())?, |c| c.watermark_scale_factor.to_string()),
     knob!("vm.watermark_boost_factor", "15000", "1/10000 of high watermark", "vm.watermark_boost_factor: how far a fragmenting fallback boosts the watermarks (0 disables boosting)",
         |c, v| c.watermark_boost_factor = uint(v)?, |c| c.watermark_boost_factor.to_string()),
@@ -297,11 +315,11 @@ pub static KNOBS: &[Knob] = &[
     knob!("vm.min_free_kbytes", "auto", "KiB", "vm.min_free_kbytes; 'auto' computes it as the kernel does at boot",
         |c, v| c.min_free_kbytes = if v.trim() == "auto" { None } else { Some(uint(v)?) },
         |c| c.min_free_kbytes.map_or("auto".into(), |k| k.to_string())),
-    knob!("vm.dirty_background_ratio", "10", "%", "vm.dirty_background_ratio: the flusher writes back when dirty page cache exceeds this share of dirtyable memory",
+    knob!("vm.dirty_background_ratio", "10", "%", "vm.dirty_background_ratio: the flusher writes back when dirty page cache exceeds this share of dirtyable memory", range(0, 100),
         |c, v| c.dirty_background_ratio = uint(v)?, |c| c.dirty_background_ratio.to_string()),
     knob!("vm.dirty_background_bytes", "0", "bytes", "vm.dirty_background_bytes: the background threshold in bytes; overrides vm.dirty_background_ratio when not 0",
         |c, v| c.dirty_background_bytes = parse_size(v)?, |c| format_size(c.dirty_background_bytes)),
-    knob!("vm.dirty_ratio", "20", "%", "vm.dirty_ratio: balance_dirty_pages throttles writers as dirty + writeback page cache nears this share of dirtyable memory",
+    knob!("vm.dirty_ratio", "20", "%", "vm.dirty_ratio: balance_dirty_pages throttles writers as dirty + writeback page cache nears this share of dirtyable memory", range(0, 100),
         |c, v| c.dirty_ratio = uint(v)?, |c| c.dirty_ratio.to_string()),
     knob!("vm.dirty_bytes", "0", "bytes", "vm.dirty_bytes: the dirty limit in bytes; overrides vm.dirty_ratio when not 0",
         |c, v| c.dirty_bytes = parse_size(v)?, |c| format_size(c.dirty_bytes)),
@@ -520,7 +538,7 @@ impl SimConfig {
             };
             Error::config(key, format!("unknown key{hint}; `reclaimlab knobs` lists them"))
         })?;
-        (knob.set)(self, value).map_err(|m| Error::config(key, m))
+        knob.check_range(value).and_then(|()| (knob.set)(self, value)).map_err(|m| Error::config(key, m))
     }
 
     fn set_cgroup(&mut self, key: &str, rest: &str, value: &str) -> Result<()> {
@@ -565,18 +583,14 @@ impl SimConfig {
 
     /// Cross-key checks that need the whole config (run before a machine is built).
     pub fn validate(&self) -> Result<()> {
-        crate::ensure!(self.nr_nodes >= 1 && self.nr_nodes <= 64, Error::config("machine.nodes", "must be 1..64"));
-        crate::ensure!(self.nr_cpus >= 1 && self.nr_cpus <= 8192, Error::config("machine.cpus", "must be 1..8192"));
+        for k in KNOBS.iter().filter(|k| k.range.is_some()) {
+            k.check_range(&k.get(self)).map_err(|m| Error::config(k.key, m))?;
+        }
         crate::ensure!(
             self.percpu_pagelist_high_fraction == 0 || self.percpu_pagelist_high_fraction >= pcp::MIN_PERCPU_PAGELIST_HIGH_FRACTION,
             Error::config("vm.percpu_pagelist_high_fraction", "must be 0 or at least 8 (the sysctl's range)")
         );
-        crate::ensure!(self.swappiness <= 200, Error::config("vm.swappiness", "must be 0..200 (MAX_SWAPPINESS)"));
         crate::thp::policy::find(&self.thp.policy)?;
-        crate::ensure!(
-            (1..=3000).contains(&self.watermark_scale_factor),
-            Error::config("vm.watermark_scale_factor", "must be 1..3000 (the sysctl's range)")
-        );
         let pages = self.memory_bytes >> reclaimlab_trace::PAGE_SHIFT;
         crate::ensure!(
             pages / self.nr_nodes as u64 >= 1024,
@@ -637,8 +651,6 @@ impl SimConfig {
         );
         crate::ensure!(self.sample_interval_ns > 0, Error::config("sim.sample_interval_ms", "must be > 0"));
         crate::ensure!(self.time_dilation > 0.0 && self.time_dilation <= 1e6, Error::config("sim.time_dilation", "must be > 0 (and at most 1e6)"));
-        crate::ensure!(self.dirty_background_ratio <= 100, Error::config("vm.dirty_background_ratio", "must be 0..100"));
-        crate::ensure!(self.dirty_ratio <= 100, Error::config("vm.dirty_ratio", "must be 0..100"));
         self.damon_reclaim.validate().map_err(|(k, m)| Error::config(k, m))?;
         crate::ensure!(
             self.damon_record != DamonRecordMode::Reclaim || self.damon_reclaim.enabled,
@@ -688,10 +700,25 @@ mod tests {
         assert!(e.contains("'vm.swapiness'") && e.contains("did you mean 'vm.swappiness'"), "{e}");
         let e = c.set("vm.swappiness", "-5").unwrap_err().to_string();
         assert!(e.contains("vm.swappiness") && e.contains("non-negative"), "{e}");
-        c.set("vm.swappiness", "201").unwrap();
-        assert!(c.validate().unwrap_err().to_string().contains("0..200"));
         let e = c.set("cgroup.db.memory.maxx", "1G").unwrap_err().to_string();
         assert!(e.contains("memory.maxx"), "{e}");
+    }
+
+    #[test]
+    fn a_rows_range_is_checked_before_the_value_is_stored_and_again_by_validate() {
+        let mut c = SimConfig::default();
+        let e = c.set("vm.swappiness", "201").unwrap_err().to_string();
+        assert!(e.contains("vm.swappiness") && e.contains("must be 0..200, got 201"), "{e}");
+        assert_eq!(c.swappiness, 60, "an out-of-range value is not stored");
+        c.set("vm.swappiness", "200").unwrap();
+        assert!(c.set("machine.nodes", "0").unwrap_err().to_string().contains("must be 1..64"));
+        assert!(c.set("vm.dirty_ratio", "101").is_err() && c.set("vm.watermark_scale_factor", "0").is_err());
+        // A field written directly (not through `set`) meets the same row in validate().
+        c.nr_cpus = 0;
+        assert!(c.validate().unwrap_err().to_string().contains("machine.cpus"));
+        for k in KNOBS.iter().filter(|k| k.range.is_some()) {
+            assert!(k.check_range(k.default).is_ok(), "{}: default {} outside its range", k.key, k.default);
+        }
     }
 
     #[test]

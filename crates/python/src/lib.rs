@@ -88,10 +88,14 @@ impl Config {
     }
 }
 
-/// Every knob as (key, default, unit, meaning).
+/// Every knob as (key, default, unit, meaning); the meaning ends with the accepted range
+/// of a knob whose row has one.
 #[pyfunction]
-fn knobs() -> Vec<(&'static str, &'static str, &'static str, &'static str)> {
-    reclaimlab_core::KNOBS.iter().map(|k| (k.key, k.default, k.unit, k.doc)).collect()
+fn knobs() -> Vec<(&'static str, &'static str, &'static str, String)> {
+    reclaimlab_core::KNOBS
+        .iter()
+        .map(|k| (k.key, k.default, k.unit, k.range.map_or_else(|| k.doc.to_string(), |(lo, hi)| format!("{} ({lo}..{hi})", k.doc))))
+        .collect()
 }
 
 /// The per-cgroup knob family `cgroup.<name>.<file>` as (file, default, meaning).
