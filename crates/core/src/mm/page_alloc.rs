@@ -23,9 +23,10 @@
 //!   caller checks [`BuddyAllocator::zone_watermark_ok`] first, as `get_page_from_freelist`
 //!   does.
 //!
-//! Omitted: per-CPU page lists (`rmqueue_pcplist`/`free_unref_page`), CMA, page isolation
-//! (`MIGRATE_ISOLATE`), the `MIGRATE_HIGHATOMIC` reserve (the free lists exist but nothing
-//! reserves pageblocks into them; a `HighAtomic` request only looks at its own, empty, lists),
+//! The per-CPU page lists (`rmqueue_pcplist`/`free_unref_page`) are pcp.rs's. Omitted: CMA,
+//! page isolation (`MIGRATE_ISOLATE`), the `MIGRATE_HIGHATOMIC` reserve (the free lists exist
+//! but nothing reserves pageblocks into them; a `HighAtomic` request only looks at its own,
+//! empty, lists),
 //! free-page shuffling (`CONFIG_SHUFFLE_PAGE_ALLOCATOR`, off by default), debug guard pages,
 //! page reporting, compaction capture, memory hotplug, and the `defrag_mode` sysctl (v6.15 new,
 //! default off; callers can still pass [`ALLOC_NOFRAGMENT`] to [`BuddyAllocator::rmqueue`]).
@@ -240,6 +241,11 @@ pub struct BuddyAllocator {
     boot: Vec<BootRun>,
     /// Per pageblock: migrate type.
     pageblock_mt: Vec<u8>,
+    /// Per pageblock: its frames on a per-CPU page list (pcp.rs keeps the lists and this
+    /// count). Such frames are neither free nor on an LRU list; `try_to_claim_block` counts
+    /// them with the pageblock's movable pages, as it counted them when they were linked
+    /// on the shared arena.
+    pcp_frames: Vec<u16>,
     /// `(start, end, zone index)` of non-empty zones, sorted by start.
     zone_lookup: Vec<(Pfn, Pfn, u32)>,
 }
@@ -304,6 +310,7 @@ impl BuddyAllocator {
             buddy_order: vec![0; max_end as usize],
             boot: Vec::new(),
             pageblock_mt: vec![init_mt; nr_pageblocks],
+            pcp_frames: vec![0; nr_pageblocks],
             zone_lookup: lookup,
         };
         for s in zones {
@@ -688,7 +695,9 @@ impl BuddyAllocator {
     ///   is off), all its free blocks move to the new type (`__move_freepages_block`), the
     ///   pageblock changes type and the request is served by `__rmqueue_smallest`.
     ///   `alike_pages`: for a MOVABLE request, the block's movable pages (`PageLRU` — here:
-    ///   allocated frames linked on a list of the shared arena, i.e. on an LRU list); for an
+    ///   allocated frames linked on a list of the shared arena, i.e. on an LRU list, plus the
+    ///   block's frames on per-CPU page lists, which the model has counted since those lists
+    ///   were linked on the arena; the kernel's pcp pages are not `PageLRU`); for an
     ///   UNMOVABLE/RECLAIMABLE request falling back to a MOVABLE block, the non-free,
     ///   non-movable pages; between UNMOVABLE and RECLAIMABLE, 0.
     #[allow(clippy::too_many_arguments)]
@@ -737,6 +746,9 @@ impl BuddyAllocator {
             }
             p += 1;
         }
+        // Frames on the per-CPU lists (never free, never linked): counted as movable, as
+        // when those lists were linked on the arena (see above).
+        movable_pages += self.pcp_frames[(start >> PAGEBLOCK_ORDER) as usize] as u32;
 
         let alike_pages = if start_mt == MigrateType::Movable as u8 {
             movable_pages
@@ -858,6 +870,46 @@ impl BuddyAllocator {
             "freeing pfn {pfn} that is still on a list"
         );
         self.free_pages_ok(lists, zone, pfn, order, false);
+    }
+
+    /// An order-0 frame of `zone` goes onto a per-CPU page list (pcp.rs): counted in its
+    /// pageblock's [`Self::pcp_frames`].
+    #[inline(always)]
+    pub(crate) fn pcp_frame_added(&mut self, pfn: Pfn) {
+        self.pcp_frames[(pfn >> PAGEBLOCK_ORDER) as usize] += 1;
+    }
+
+    /// An order-0 frame leaves a per-CPU page list, to be used.
+    #[inline(always)]
+    pub(crate) fn pcp_frame_taken(&mut self, pfn: Pfn) {
+        self.pcp_frames[(pfn >> PAGEBLOCK_ORDER) as usize] -= 1;
+    }
+
+    /// Frames of pageblock `pb` on per-CPU page lists (invariant checks).
+    pub(crate) fn pcp_frames_in_pageblock(&self, pb: usize) -> u16 {
+        self.pcp_frames[pb]
+    }
+
+    /// Number of pageblocks the allocator tracks (up to the last zone's end).
+    pub(crate) fn nr_pageblocks(&self) -> usize {
+        self.pageblock_mt.len()
+    }
+
+    /// Whether `pfn` heads a free block (`PageBuddy`; invariant checks).
+    pub(crate) fn is_free_block_head(&self, pfn: Pfn) -> bool {
+        self.order_at(pfn) != NOT_BUDDY
+    }
+
+    /// `free_pcppages_bulk`'s `__free_one_page`: an order-0 frame of `zone` leaves a per-CPU
+    /// page list for the buddy lists ([`Self::free`] without looking the zone up).
+    #[inline]
+    pub(crate) fn free_pcp_frame(&mut self, lists: &mut ListArena, zone: usize, pfn: Pfn) {
+        debug_assert_eq!(self.try_zone_of(pfn), Some(zone));
+        debug_assert!(self.order_at(pfn) == NOT_BUDDY, "double free of pfn {pfn}");
+        debug_assert!(!lists.is_linked(pfn), "freeing pfn {pfn} that is still on a list");
+        self.pcp_frame_taken(pfn);
+        let mt = self.pb_mt(pfn);
+        self.free_one_page(lists, zone, pfn, 0, mt, false);
     }
 
     /// `split_large_buddy`: blocks above `pageblock_order` are freed pageblock by pageblock,
