@@ -506,6 +506,32 @@ impl BuddyAllocator {
         self.rmqueue(lists, zone, order, mt, ALLOC_KSWAPD)
     }
 
+    /// `rmqueue_bulk` for order 0: up to `count` frames of `zone` for a per-CPU list of `mt`,
+    /// each by `__rmqueue` (as [`Self::alloc`]) in turn, handed to `add` in that order
+    /// (`list_add_tail`) and counted in their pageblock's per-CPU frames
+    /// ([`Self::pcp_frame_added`]). Returns how many (fewer when the zone runs out).
+    #[inline]
+    pub(crate) fn rmqueue_bulk(&mut self, lists: &mut ListArena, zone: usize, mt: MigrateType, count: u32, mut add: impl FnMut(Pfn)) -> u32 {
+        let mut smallest_mt = mt as u8;
+        if self.page_group_by_mobility_disabled && migratetype_is_mergeable(smallest_mt) {
+            smallest_mt = MigrateType::Unmovable as u8;
+        }
+        for i in 0..count {
+            // __rmqueue's first step, inlined; when it finds nothing (and changed nothing)
+            // the whole of __rmqueue, whose own first step finds nothing again.
+            let pfn = match self.rmqueue_smallest(lists, zone, 0, smallest_mt) {
+                Some(pfn) => pfn,
+                None => match self.rmqueue(lists, zone, 0, mt, ALLOC_KSWAPD) {
+                    Some(pfn) => pfn,
+                    None => return i,
+                },
+            };
+            self.pcp_frame_added(pfn);
+            add(pfn);
+        }
+        count
+    }
+
     /// `__rmqueue` with explicit `alloc_flags` ([`ALLOC_NOFRAGMENT`], [`ALLOC_KSWAPD`]).
     ///
     /// Order of attempts (v6.15, `RMQUEUE_NORMAL` mode): `__rmqueue_smallest` on the requested
@@ -546,7 +572,7 @@ impl BuddyAllocator {
 
     /// `__rmqueue_smallest`: first block of order ≥ `order` on the `mt` lists, split by
     /// `page_del_and_expand`.
-    #[inline]
+    #[inline(always)]
     fn rmqueue_smallest(
         &mut self,
         lists: &mut ListArena,
@@ -569,7 +595,7 @@ impl BuddyAllocator {
     }
 
     /// `page_del_and_expand` + `account_freepages`.
-    #[inline]
+    #[inline(always)]
     fn page_del_and_expand(
         &mut self,
         lists: &mut ListArena,
@@ -902,7 +928,7 @@ impl BuddyAllocator {
 
     /// `free_pcppages_bulk`'s `__free_one_page`: an order-0 frame of `zone` leaves a per-CPU
     /// page list for the buddy lists ([`Self::free`] without looking the zone up).
-    #[inline]
+    #[inline(always)]
     pub(crate) fn free_pcp_frame(&mut self, lists: &mut ListArena, zone: usize, pfn: Pfn) {
         debug_assert_eq!(self.try_zone_of(pfn), Some(zone));
         debug_assert!(self.order_at(pfn) == NOT_BUDDY, "double free of pfn {pfn}");
@@ -941,7 +967,7 @@ impl BuddyAllocator {
     /// only if both types are mergeable (`migratetype_is_mergeable`), and its pageblock then
     /// takes our type. The result goes to the list head, or the tail if
     /// `buddy_merge_likely` (or `FPI_TO_TAIL`).
-    #[inline]
+    #[inline(always)]
     fn free_one_page(
         &mut self,
         lists: &mut ListArena,

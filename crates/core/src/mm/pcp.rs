@@ -131,6 +131,16 @@ struct PerCpuPages {
 }
 
 impl PerCpuPages {
+    /// `rmqueue_pcplist`'s refill of empty list `mt`: `rmqueue_bulk` of `nr_pcp_alloc`
+    /// frames (5.13: one `batch`), each added at the tail.
+    #[inline(never)]
+    fn refill(&mut self, buddy: &mut BuddyAllocator, lists: &mut ListArena, zone: usize, mt: MigrateType, rules: PcpRules, below_high: bool) {
+        let batch = if rules == PcpRules::V5_13 { self.batch } else { self.nr_pcp_alloc(below_high) };
+        let list = &mut self.lists[mt as usize];
+        list.0.reserve(batch as usize);
+        self.count += buddy.rmqueue_bulk(lists, zone, mt, batch, |pfn| list.add_tail(pfn));
+    }
+
     /// `nr_pcp_alloc` for order 0.
     fn nr_pcp_alloc(&mut self, below_high: bool) -> u32 {
         let base = self.batch as i64;
@@ -332,21 +342,11 @@ impl Pcp {
         if rules == PcpRules::None {
             return buddy.alloc(lists, zone, 0, mt);
         }
-        let below_high = self.below_high[zone];
-        let cpu = self.cpu;
-        let p = self.set(zone, cpu);
+        let p = &mut self.sets[zone * self.nr_cpus as usize + self.cpu as usize];
         // "On allocation, reduce the number of pages that are batch freed."
         p.free_count >>= 1;
         if p.lists[mt as usize].is_empty() {
-            let batch = if rules == PcpRules::V5_13 { p.batch } else { p.nr_pcp_alloc(below_high) };
-            // rmqueue_bulk: __rmqueue per page, list_add_tail.
-            let list = &mut p.lists[mt as usize];
-            for _ in 0..batch {
-                let Some(pfn) = buddy.alloc(lists, zone, 0, mt) else { break };
-                list.add_tail(pfn);
-                buddy.pcp_frame_added(pfn);
-            }
-            p.count += list.0.len() as u32;
+            p.refill(buddy, lists, zone, mt, rules, self.below_high[zone]);
         }
         let pfn = p.lists[mt as usize].take_head()?;
         buddy.pcp_frame_taken(pfn);
@@ -374,11 +374,20 @@ impl Pcp {
         }
         let high = p.nr_pcp_high(reclaim_active, below_high);
         if p.count >= high {
-            let n = p.nr_pcp_free(high);
-            self.free_pcppages_bulk(buddy, lists, zone, cpu, n, mt);
-            if self.below_high[zone] && buddy.zone_watermark_ok(zone, 0, buddy.zones[zone].high_wmark_pages()) {
-                self.below_high[zone] = false;
-            }
+            self.free_high(buddy, lists, zone, cpu, high, mt);
+        }
+    }
+
+    /// `free_unref_page_commit` once the list reached `high`: `nr_pcp_free` frames back
+    /// from `pindex` on, and `ZONE_BELOW_HIGH` cleared when the zone is above its high
+    /// watermark again.
+    #[cold]
+    #[inline(never)]
+    fn free_high(&mut self, buddy: &mut BuddyAllocator, lists: &mut ListArena, zone: usize, cpu: u32, high: u32, pindex: usize) {
+        let n = self.set(zone, cpu).nr_pcp_free(high);
+        self.free_pcppages_bulk(buddy, lists, zone, cpu, n, pindex);
+        if self.below_high[zone] && buddy.zone_watermark_ok(zone, 0, buddy.zones[zone].high_wmark_pages()) {
+            self.below_high[zone] = false;
         }
     }
 
