@@ -45,6 +45,11 @@ pub const PAGEBLOCK_NR_PAGES: u32 = 1 << PAGEBLOCK_ORDER;
 /// per-zone amount.) The free-list links are counted in `ListArena::BYTES_PER_FRAME`.
 pub const BYTES_PER_FRAME: usize = 1;
 
+/// [`BuddyAllocator::pcp_frames`]' length: one entry for every pageblock a `u32` pfn can be
+/// in, so indexing by `pfn >> PAGEBLOCK_ORDER` needs no bounds check (16 MiB of zeroed
+/// host memory, touched only where frames are on per-CPU lists).
+const PCP_FRAMES_LEN: usize = 1 << (32 - PAGEBLOCK_ORDER);
+
 /// Per-frame marker: this frame is not the head of a free buddy block (`!PageBuddy`).
 const NOT_BUDDY: u8 = u8::MAX;
 /// Flipped in a written buddy order byte, so that no written value is 0.
@@ -245,7 +250,7 @@ pub struct BuddyAllocator {
     /// count). Such frames are neither free nor on an LRU list; `try_to_claim_block` counts
     /// them with the pageblock's movable pages, as it counted them when they were linked
     /// on the shared arena.
-    pcp_frames: Vec<u16>,
+    pcp_frames: Box<[u16; PCP_FRAMES_LEN]>,
     /// `(start, end, zone index)` of non-empty zones, sorted by start.
     zone_lookup: Vec<(Pfn, Pfn, u32)>,
 }
@@ -310,7 +315,7 @@ impl BuddyAllocator {
             buddy_order: vec![0; max_end as usize],
             boot: Vec::new(),
             pageblock_mt: vec![init_mt; nr_pageblocks],
-            pcp_frames: vec![0; nr_pageblocks],
+            pcp_frames: vec![0; PCP_FRAMES_LEN].into_boxed_slice().try_into().unwrap(),
             zone_lookup: lookup,
         };
         for s in zones {
@@ -447,6 +452,12 @@ impl BuddyAllocator {
     #[inline(always)]
     fn pb_mt(&self, pfn: Pfn) -> u8 {
         self.pageblock_mt[(pfn >> PAGEBLOCK_ORDER) as usize]
+    }
+
+    /// [`Self::pageblock_migratetype`] as its index.
+    #[inline(always)]
+    pub(crate) fn pageblock_mt_raw(&self, pfn: Pfn) -> u8 {
+        self.pb_mt(pfn)
     }
 
     /// Migrate type of the pageblock containing `pfn` (`get_pageblock_migratetype`).

@@ -144,7 +144,8 @@ impl PerCpuPages {
     /// `nr_pcp_alloc` for order 0.
     fn nr_pcp_alloc(&mut self, below_high: bool) -> u32 {
         let base = self.batch as i64;
-        let mut high = self.high.clamp(self.high_min, self.high_max) as i64;
+        // The kernel's clamp(): min(max(v, lo), hi).
+        let mut high = self.high.max(self.high_min).min(self.high_max) as i64;
         self.high = high as u32;
         // "Check for PCP disabled or boot pageset"
         if high < base {
@@ -171,7 +172,7 @@ impl PerCpuPages {
 
     /// `nr_pcp_high` (not `free_high`: order 0 only).
     fn nr_pcp_high(&mut self, reclaim_active: bool, below_high: bool) -> u32 {
-        let high = self.high.clamp(self.high_min, self.high_max);
+        let high = self.high.max(self.high_min).min(self.high_max);
         self.high = high;
         if high == 0 {
             return 0;
@@ -195,7 +196,7 @@ impl PerCpuPages {
             // "pcp->high should be large enough to hold batch freed pages"
             let need_high = self.free_count + batch;
             if self.high < need_high {
-                self.high = need_high.clamp(self.high_min, self.high_max);
+                self.high = need_high.max(self.high_min).min(self.high_max);
             }
         }
         high
@@ -220,20 +221,28 @@ pub struct Pcp {
     /// Zone-major: `sets[zone * nr_cpus + cpu]`.
     sets: Vec<PerCpuPages>,
     nr_cpus: u32,
-    /// `ZONE_BELOW_HIGH` per zone.
-    below_high: Vec<bool>,
-    /// `ZONE_RECLAIM_ACTIVE` per zone.
-    reclaim_active: Vec<bool>,
+    /// Per zone: the flags the lists read.
+    zone_flags: Vec<ZoneFlags>,
     /// The CPU the running code is on (`smp_processor_id()`).
     pub cpu: u32,
     /// When `vmstat_update` next decays the pagesets (ns, simulated clock).
     pub next_update: u64,
 }
 
+/// The zone flags the lists read (`zone->flags`).
+#[derive(Clone, Copy, Default)]
+struct ZoneFlags {
+    /// `ZONE_BELOW_HIGH`.
+    below_high: bool,
+    /// `ZONE_RECLAIM_ACTIVE`.
+    reclaim_active: bool,
+}
+
 /// The list a freed frame joins: its pageblock's migrate type, "We only track unmovable,
 /// reclaimable and movable on pcp lists" (`free_unref_page`).
+#[inline(always)]
 fn pcp_migratetype(buddy: &BuddyAllocator, pfn: Pfn) -> usize {
-    let mt = buddy.pageblock_migratetype(pfn) as usize;
+    let mt = buddy.pageblock_mt_raw(pfn) as usize;
     if mt >= MIGRATE_PCPTYPES {
         MigrateType::Movable as usize
     } else {
@@ -287,7 +296,7 @@ impl Pcp {
                 sets.push(PerCpuPages { count: 0, high: 0, high_min, high_max, batch, alloc_factor: 0, free_count: 0, lists: Default::default() });
             }
         }
-        Pcp { rules, sets, nr_cpus, below_high: vec![false; zones.len()], reclaim_active: vec![false; zones.len()], cpu: TASK_CPU, next_update: 0 }
+        Pcp { rules, sets, nr_cpus, zone_flags: vec![ZoneFlags::default(); zones.len()], cpu: TASK_CPU, next_update: 0 }
     }
 
     /// The CPU kswapd, kcompactd, khugepaged, kdamond and the flusher run on: another
@@ -320,17 +329,17 @@ impl Pcp {
 
     /// `get_page_from_freelist`: the zone failed its high watermark (`ZONE_BELOW_HIGH`).
     pub fn set_below_high(&mut self, zone: usize) {
-        self.below_high[zone] = true;
+        self.zone_flags[zone].below_high = true;
     }
 
     pub fn below_high(&self, zone: usize) -> bool {
-        self.below_high[zone]
+        self.zone_flags[zone].below_high
     }
 
     /// `set_reclaim_active` / `clear_reclaim_active` (mm/vmscan.c 6.12) for `zones`.
     pub fn set_reclaim_active(&mut self, zones: &[usize], active: bool) {
         for &z in zones {
-            self.reclaim_active[z] = active;
+            self.zone_flags[z].reclaim_active = active;
         }
     }
 
@@ -346,7 +355,7 @@ impl Pcp {
         // "On allocation, reduce the number of pages that are batch freed."
         p.free_count >>= 1;
         if p.lists[mt as usize].is_empty() {
-            p.refill(buddy, lists, zone, mt, rules, self.below_high[zone]);
+            p.refill(buddy, lists, zone, mt, rules, self.zone_flags[zone].below_high);
         }
         let pfn = p.lists[mt as usize].take_head()?;
         buddy.pcp_frame_taken(pfn);
@@ -362,7 +371,7 @@ impl Pcp {
             PcpRules::V6_12 => {}
         }
         let (zone, mt) = (buddy.zone_of(pfn), pcp_migratetype(buddy, pfn));
-        let (reclaim_active, below_high, cpu) = (self.reclaim_active[zone], self.below_high[zone], self.cpu);
+        let (flags, cpu) = (self.zone_flags[zone], self.cpu);
         let p = self.set(zone, cpu);
         // "On freeing, reduce the number of pages that are batch allocated."
         p.alloc_factor >>= 1;
@@ -372,7 +381,7 @@ impl Pcp {
         if p.free_count < p.batch << PCP_BATCH_SCALE_MAX {
             p.free_count += 1;
         }
-        let high = p.nr_pcp_high(reclaim_active, below_high);
+        let high = p.nr_pcp_high(flags.reclaim_active, flags.below_high);
         if p.count >= high {
             self.free_high(buddy, lists, zone, cpu, high, mt);
         }
@@ -386,8 +395,8 @@ impl Pcp {
     fn free_high(&mut self, buddy: &mut BuddyAllocator, lists: &mut ListArena, zone: usize, cpu: u32, high: u32, pindex: usize) {
         let n = self.set(zone, cpu).nr_pcp_free(high);
         self.free_pcppages_bulk(buddy, lists, zone, cpu, n, pindex);
-        if self.below_high[zone] && buddy.zone_watermark_ok(zone, 0, buddy.zones[zone].high_wmark_pages()) {
-            self.below_high[zone] = false;
+        if self.zone_flags[zone].below_high && buddy.zone_watermark_ok(zone, 0, buddy.zones[zone].high_wmark_pages()) {
+            self.zone_flags[zone].below_high = false;
         }
     }
 
@@ -431,7 +440,7 @@ impl Pcp {
     pub fn drain_all_pages(&mut self, buddy: &mut BuddyAllocator, lists: &mut ListArena, zone: Option<usize>) {
         let zones = match zone {
             Some(z) => z..z + 1,
-            None => 0..self.below_high.len(),
+            None => 0..self.zone_flags.len(),
         };
         for z in zones {
             for cpu in 0..self.nr_cpus {
@@ -482,7 +491,7 @@ impl Pcp {
     /// `high` falls by an eighth towards `high_min` and what exceeds it goes back in
     /// batches.
     pub fn decay_pcp_high(&mut self, buddy: &mut BuddyAllocator, lists: &mut ListArena) {
-        for zone in 0..self.below_high.len() {
+        for zone in 0..self.zone_flags.len() {
             for cpu in 0..self.nr_cpus {
                 let p = self.set(zone, cpu);
                 if p.high > p.high_min {
