@@ -146,7 +146,7 @@ impl Mm {
         let min_free_kbytes = cfg.min_free_kbytes.unwrap_or_else(|| watermarks::calculate_min_free_kbytes(lowmem_kbytes));
         watermarks::setup_per_zone_wmarks(&mut buddy.zones, min_free_kbytes, cfg.watermark_scale_factor as u64);
         watermarks::setup_per_zone_lowmem_reserve(&mut buddy.zones);
-        let pcp = pcp::Pcp::new(&buddy.zones, &mut lists, cfg.nr_cpus, cfg.nr_nodes as u32, cfg.percpu_pagelist_high_fraction, cfg.pcp_rules);
+        let pcp = pcp::Pcp::new(&buddy.zones, cfg.nr_cpus, cfg.nr_nodes as u32, cfg.percpu_pagelist_high_fraction, cfg.pcp_rules);
         let mut mm = Mm {
             lists,
             buddy,

@@ -23,9 +23,10 @@
 //!   caller checks [`BuddyAllocator::zone_watermark_ok`] first, as `get_page_from_freelist`
 //!   does.
 //!
-//! Omitted: per-CPU page lists (`rmqueue_pcplist`/`free_unref_page`), CMA, page isolation
-//! (`MIGRATE_ISOLATE`), the `MIGRATE_HIGHATOMIC` reserve (the free lists exist but nothing
-//! reserves pageblocks into them; a `HighAtomic` request only looks at its own, empty, lists),
+//! The per-CPU page lists (`rmqueue_pcplist`/`free_unref_page`) are pcp.rs's. Omitted: CMA,
+//! page isolation (`MIGRATE_ISOLATE`), the `MIGRATE_HIGHATOMIC` reserve (the free lists exist
+//! but nothing reserves pageblocks into them; a `HighAtomic` request only looks at its own,
+//! empty, lists),
 //! free-page shuffling (`CONFIG_SHUFFLE_PAGE_ALLOCATOR`, off by default), debug guard pages,
 //! page reporting, compaction capture, memory hotplug, and the `defrag_mode` sysctl (v6.15 new,
 //! default off; callers can still pass [`ALLOC_NOFRAGMENT`] to [`BuddyAllocator::rmqueue`]).
@@ -43,6 +44,11 @@ pub const PAGEBLOCK_NR_PAGES: u32 = 1 << PAGEBLOCK_ORDER;
 /// byte per 512-frame pageblock for its migrate type, i.e. 1/512 byte per frame, and a fixed
 /// per-zone amount.) The free-list links are counted in `ListArena::BYTES_PER_FRAME`.
 pub const BYTES_PER_FRAME: usize = 1;
+
+/// [`BuddyAllocator::pcp_frames`]' length: one entry for every pageblock a `u32` pfn can be
+/// in, so indexing by `pfn >> PAGEBLOCK_ORDER` needs no bounds check (16 MiB of zeroed
+/// host memory, touched only where frames are on per-CPU lists).
+const PCP_FRAMES_LEN: usize = 1 << (32 - PAGEBLOCK_ORDER);
 
 /// Per-frame marker: this frame is not the head of a free buddy block (`!PageBuddy`).
 const NOT_BUDDY: u8 = u8::MAX;
@@ -240,6 +246,11 @@ pub struct BuddyAllocator {
     boot: Vec<BootRun>,
     /// Per pageblock: migrate type.
     pageblock_mt: Vec<u8>,
+    /// Per pageblock: its frames on a per-CPU page list (pcp.rs keeps the lists and this
+    /// count). Such frames are neither free nor on an LRU list; `try_to_claim_block` counts
+    /// them with the pageblock's movable pages, as it counted them when they were linked
+    /// on the shared arena.
+    pcp_frames: Box<[u16; PCP_FRAMES_LEN]>,
     /// `(start, end, zone index)` of non-empty zones, sorted by start.
     zone_lookup: Vec<(Pfn, Pfn, u32)>,
 }
@@ -304,6 +315,7 @@ impl BuddyAllocator {
             buddy_order: vec![0; max_end as usize],
             boot: Vec::new(),
             pageblock_mt: vec![init_mt; nr_pageblocks],
+            pcp_frames: vec![0; PCP_FRAMES_LEN].into_boxed_slice().try_into().unwrap(),
             zone_lookup: lookup,
         };
         for s in zones {
@@ -442,6 +454,12 @@ impl BuddyAllocator {
         self.pageblock_mt[(pfn >> PAGEBLOCK_ORDER) as usize]
     }
 
+    /// [`Self::pageblock_migratetype`] as its index.
+    #[inline(always)]
+    pub(crate) fn pageblock_mt_raw(&self, pfn: Pfn) -> u8 {
+        self.pb_mt(pfn)
+    }
+
     /// Migrate type of the pageblock containing `pfn` (`get_pageblock_migratetype`).
     pub fn pageblock_migratetype(&self, pfn: Pfn) -> MigrateType {
         MigrateType::from_u8(self.pb_mt(pfn))
@@ -499,6 +517,32 @@ impl BuddyAllocator {
         self.rmqueue(lists, zone, order, mt, ALLOC_KSWAPD)
     }
 
+    /// `rmqueue_bulk` for order 0: up to `count` frames of `zone` for a per-CPU list of `mt`,
+    /// each by `__rmqueue` (as [`Self::alloc`]) in turn, handed to `add` in that order
+    /// (`list_add_tail`) and counted in their pageblock's per-CPU frames
+    /// ([`Self::pcp_frame_added`]). Returns how many (fewer when the zone runs out).
+    #[inline]
+    pub(crate) fn rmqueue_bulk(&mut self, lists: &mut ListArena, zone: usize, mt: MigrateType, count: u32, mut add: impl FnMut(Pfn)) -> u32 {
+        let mut smallest_mt = mt as u8;
+        if self.page_group_by_mobility_disabled && migratetype_is_mergeable(smallest_mt) {
+            smallest_mt = MigrateType::Unmovable as u8;
+        }
+        for i in 0..count {
+            // __rmqueue's first step, inlined; when it finds nothing (and changed nothing)
+            // the whole of __rmqueue, whose own first step finds nothing again.
+            let pfn = match self.rmqueue_smallest(lists, zone, 0, smallest_mt) {
+                Some(pfn) => pfn,
+                None => match self.rmqueue(lists, zone, 0, mt, ALLOC_KSWAPD) {
+                    Some(pfn) => pfn,
+                    None => return i,
+                },
+            };
+            self.pcp_frame_added(pfn);
+            add(pfn);
+        }
+        count
+    }
+
     /// `__rmqueue` with explicit `alloc_flags` ([`ALLOC_NOFRAGMENT`], [`ALLOC_KSWAPD`]).
     ///
     /// Order of attempts (v6.15, `RMQUEUE_NORMAL` mode): `__rmqueue_smallest` on the requested
@@ -539,7 +583,7 @@ impl BuddyAllocator {
 
     /// `__rmqueue_smallest`: first block of order ≥ `order` on the `mt` lists, split by
     /// `page_del_and_expand`.
-    #[inline]
+    #[inline(always)]
     fn rmqueue_smallest(
         &mut self,
         lists: &mut ListArena,
@@ -562,7 +606,7 @@ impl BuddyAllocator {
     }
 
     /// `page_del_and_expand` + `account_freepages`.
-    #[inline]
+    #[inline(always)]
     fn page_del_and_expand(
         &mut self,
         lists: &mut ListArena,
@@ -688,7 +732,9 @@ impl BuddyAllocator {
     ///   is off), all its free blocks move to the new type (`__move_freepages_block`), the
     ///   pageblock changes type and the request is served by `__rmqueue_smallest`.
     ///   `alike_pages`: for a MOVABLE request, the block's movable pages (`PageLRU` — here:
-    ///   allocated frames linked on a list of the shared arena, i.e. on an LRU list); for an
+    ///   allocated frames linked on a list of the shared arena, i.e. on an LRU list, plus the
+    ///   block's frames on per-CPU page lists, which the model has counted since those lists
+    ///   were linked on the arena; the kernel's pcp pages are not `PageLRU`); for an
     ///   UNMOVABLE/RECLAIMABLE request falling back to a MOVABLE block, the non-free,
     ///   non-movable pages; between UNMOVABLE and RECLAIMABLE, 0.
     #[allow(clippy::too_many_arguments)]
@@ -737,6 +783,9 @@ impl BuddyAllocator {
             }
             p += 1;
         }
+        // Frames on the per-CPU lists (never free, never linked): counted as movable, as
+        // when those lists were linked on the arena (see above).
+        movable_pages += self.pcp_frames[(start >> PAGEBLOCK_ORDER) as usize] as u32;
 
         let alike_pages = if start_mt == MigrateType::Movable as u8 {
             movable_pages
@@ -860,6 +909,46 @@ impl BuddyAllocator {
         self.free_pages_ok(lists, zone, pfn, order, false);
     }
 
+    /// An order-0 frame of `zone` goes onto a per-CPU page list (pcp.rs): counted in its
+    /// pageblock's [`Self::pcp_frames`].
+    #[inline(always)]
+    pub(crate) fn pcp_frame_added(&mut self, pfn: Pfn) {
+        self.pcp_frames[(pfn >> PAGEBLOCK_ORDER) as usize] += 1;
+    }
+
+    /// An order-0 frame leaves a per-CPU page list, to be used.
+    #[inline(always)]
+    pub(crate) fn pcp_frame_taken(&mut self, pfn: Pfn) {
+        self.pcp_frames[(pfn >> PAGEBLOCK_ORDER) as usize] -= 1;
+    }
+
+    /// Frames of pageblock `pb` on per-CPU page lists (invariant checks).
+    pub(crate) fn pcp_frames_in_pageblock(&self, pb: usize) -> u16 {
+        self.pcp_frames[pb]
+    }
+
+    /// Number of pageblocks the allocator tracks (up to the last zone's end).
+    pub(crate) fn nr_pageblocks(&self) -> usize {
+        self.pageblock_mt.len()
+    }
+
+    /// Whether `pfn` heads a free block (`PageBuddy`; invariant checks).
+    pub(crate) fn is_free_block_head(&self, pfn: Pfn) -> bool {
+        self.order_at(pfn) != NOT_BUDDY
+    }
+
+    /// `free_pcppages_bulk`'s `__free_one_page`: an order-0 frame of `zone` leaves a per-CPU
+    /// page list for the buddy lists ([`Self::free`] without looking the zone up).
+    #[inline(always)]
+    pub(crate) fn free_pcp_frame(&mut self, lists: &mut ListArena, zone: usize, pfn: Pfn) {
+        debug_assert_eq!(self.try_zone_of(pfn), Some(zone));
+        debug_assert!(self.order_at(pfn) == NOT_BUDDY, "double free of pfn {pfn}");
+        debug_assert!(!lists.is_linked(pfn), "freeing pfn {pfn} that is still on a list");
+        self.pcp_frame_taken(pfn);
+        let mt = self.pb_mt(pfn);
+        self.free_one_page(lists, zone, pfn, 0, mt, false);
+    }
+
     /// `split_large_buddy`: blocks above `pageblock_order` are freed pageblock by pageblock,
     /// each with its own pageblock's migrate type.
     fn free_pages_ok(
@@ -889,7 +978,7 @@ impl BuddyAllocator {
     /// only if both types are mergeable (`migratetype_is_mergeable`), and its pageblock then
     /// takes our type. The result goes to the list head, or the tail if
     /// `buddy_merge_likely` (or `FPI_TO_TAIL`).
-    #[inline]
+    #[inline(always)]
     fn free_one_page(
         &mut self,
         lists: &mut ListArena,

@@ -23,11 +23,20 @@
 //! frees there; the model frees those to the buddy lists directly); two CPUs do the work —
 //! the workload's ([`TASK_CPU`]) and the one kswapd and the other kernel threads run on
 //! ([`Pcp::daemon_cpu`]); the others' lists stay empty but count in the split of `high`.
+//!
+//! Host layout: each list is a ring buffer of frame numbers ([`PcpList`]), not a list
+//! through the frames' links as the kernel's `page->pcp_list` is: the kernel uses both
+//! ends (a free and an allocation at the head, a refill and a bulk free at the tail), which
+//! a deque keeps in the same order without touching any per-frame word. The buddy
+//! allocator keeps a per-pageblock count of the frames on the lists
+//! ([`BuddyAllocator::pcp_frame_added`]) for `try_to_claim_block`.
 
 mod v5_13;
 
-use super::lists::{ListArena, ListHead};
-use super::page_alloc::{BuddyAllocator, MigrateType, Pfn, Zone, MIGRATE_PCPTYPES};
+use std::collections::VecDeque;
+
+use super::lists::ListArena;
+use super::page_alloc::{BuddyAllocator, MigrateType, Pfn, Zone, MIGRATE_PCPTYPES, PAGEBLOCK_ORDER};
 
 /// Whose per-CPU page list rules a machine runs (`machine.pcp_lists`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -66,6 +75,47 @@ pub const STAT_INTERVAL_NS: u64 = 1_000_000_000;
 /// The CPU the workload runs on.
 pub const TASK_CPU: u32 = 0;
 
+/// One `pcp->lists[]` entry: the head is the back of the deque (`list_add`,
+/// `list_first_entry`), the tail its front (`list_add_tail`, `list_last_entry`).
+#[derive(Clone, Debug, Default)]
+struct PcpList(VecDeque<Pfn>);
+
+impl PcpList {
+    /// `list_add`.
+    #[inline(always)]
+    fn add_head(&mut self, pfn: Pfn) {
+        self.0.push_back(pfn);
+    }
+
+    /// `list_add_tail`.
+    #[inline(always)]
+    fn add_tail(&mut self, pfn: Pfn) {
+        self.0.push_front(pfn);
+    }
+
+    /// `list_first_entry` + `list_del`.
+    #[inline(always)]
+    fn take_head(&mut self) -> Option<Pfn> {
+        self.0.pop_back()
+    }
+
+    /// `list_last_entry` + `list_del`.
+    #[inline(always)]
+    fn take_tail(&mut self) -> Option<Pfn> {
+        self.0.pop_front()
+    }
+
+    #[inline(always)]
+    fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    /// Head to tail.
+    fn iter(&self) -> impl Iterator<Item = Pfn> + '_ {
+        self.0.iter().rev().copied()
+    }
+}
+
 /// One CPU's pageset of one zone.
 #[derive(Clone, Debug)]
 struct PerCpuPages {
@@ -76,19 +126,26 @@ struct PerCpuPages {
     batch: u32,
     alloc_factor: u32,
     free_count: u32,
-    /// First of the `MIGRATE_PCPTYPES` order-0 lists (`pcp->lists[order_to_pindex(mt, 0)]`).
-    lists: ListHead,
+    /// The `MIGRATE_PCPTYPES` order-0 lists (`pcp->lists[order_to_pindex(mt, 0)]`).
+    lists: [PcpList; MIGRATE_PCPTYPES],
 }
 
 impl PerCpuPages {
-    fn list(&self, pindex: usize) -> ListHead {
-        ListHead(self.lists.0 + pindex as u32)
+    /// `rmqueue_pcplist`'s refill of empty list `mt`: `rmqueue_bulk` of `nr_pcp_alloc`
+    /// frames (5.13: one `batch`), each added at the tail.
+    #[inline(never)]
+    fn refill(&mut self, buddy: &mut BuddyAllocator, lists: &mut ListArena, zone: usize, mt: MigrateType, rules: PcpRules, below_high: bool) {
+        let batch = if rules == PcpRules::V5_13 { self.batch } else { self.nr_pcp_alloc(below_high) };
+        let list = &mut self.lists[mt as usize];
+        list.0.reserve(batch as usize);
+        self.count += buddy.rmqueue_bulk(lists, zone, mt, batch, |pfn| list.add_tail(pfn));
     }
 
     /// `nr_pcp_alloc` for order 0.
     fn nr_pcp_alloc(&mut self, below_high: bool) -> u32 {
         let base = self.batch as i64;
-        let mut high = self.high.clamp(self.high_min, self.high_max) as i64;
+        // The kernel's clamp(): min(max(v, lo), hi).
+        let mut high = self.high.max(self.high_min).min(self.high_max) as i64;
         self.high = high as u32;
         // "Check for PCP disabled or boot pageset"
         if high < base {
@@ -115,7 +172,7 @@ impl PerCpuPages {
 
     /// `nr_pcp_high` (not `free_high`: order 0 only).
     fn nr_pcp_high(&mut self, reclaim_active: bool, below_high: bool) -> u32 {
-        let high = self.high.clamp(self.high_min, self.high_max);
+        let high = self.high.max(self.high_min).min(self.high_max);
         self.high = high;
         if high == 0 {
             return 0;
@@ -139,7 +196,7 @@ impl PerCpuPages {
             // "pcp->high should be large enough to hold batch freed pages"
             let need_high = self.free_count + batch;
             if self.high < need_high {
-                self.high = need_high.clamp(self.high_min, self.high_max);
+                self.high = need_high.max(self.high_min).min(self.high_max);
             }
         }
         high
@@ -164,20 +221,28 @@ pub struct Pcp {
     /// Zone-major: `sets[zone * nr_cpus + cpu]`.
     sets: Vec<PerCpuPages>,
     nr_cpus: u32,
-    /// `ZONE_BELOW_HIGH` per zone.
-    below_high: Vec<bool>,
-    /// `ZONE_RECLAIM_ACTIVE` per zone.
-    reclaim_active: Vec<bool>,
+    /// Per zone: the flags the lists read.
+    zone_flags: Vec<ZoneFlags>,
     /// The CPU the running code is on (`smp_processor_id()`).
     pub cpu: u32,
     /// When `vmstat_update` next decays the pagesets (ns, simulated clock).
     pub next_update: u64,
 }
 
+/// The zone flags the lists read (`zone->flags`).
+#[derive(Clone, Copy, Default)]
+struct ZoneFlags {
+    /// `ZONE_BELOW_HIGH`.
+    below_high: bool,
+    /// `ZONE_RECLAIM_ACTIVE`.
+    reclaim_active: bool,
+}
+
 /// The list a freed frame joins: its pageblock's migrate type, "We only track unmovable,
 /// reclaimable and movable on pcp lists" (`free_unref_page`).
+#[inline(always)]
 fn pcp_migratetype(buddy: &BuddyAllocator, pfn: Pfn) -> usize {
-    let mt = buddy.pageblock_migratetype(pfn) as usize;
+    let mt = buddy.pageblock_mt_raw(pfn) as usize;
     if mt >= MIGRATE_PCPTYPES {
         MigrateType::Movable as usize
     } else {
@@ -208,7 +273,7 @@ impl Pcp {
     /// The pagesets of `zones` (watermarks already set) on a machine of `nr_cpus` CPUs split
     /// evenly over `nr_nodes` nodes; `high_fraction` is `vm.percpu_pagelist_high_fraction`
     /// (5.13's `vm.percpu_pagelist_fraction` under its rules).
-    pub fn new(zones: &[Zone], lists: &mut ListArena, nr_cpus: u32, nr_nodes: u32, high_fraction: u64, rules: PcpRules) -> Pcp {
+    pub fn new(zones: &[Zone], nr_cpus: u32, nr_nodes: u32, high_fraction: u64, rules: PcpRules) -> Pcp {
         let nr_cpus = nr_cpus.max(1);
         let mut sets = Vec::with_capacity(zones.len() * nr_cpus as usize);
         for z in zones {
@@ -228,11 +293,10 @@ impl Pcp {
                 }
             };
             for _ in 0..nr_cpus {
-                let lists = lists.alloc_heads(MIGRATE_PCPTYPES as u32);
-                sets.push(PerCpuPages { count: 0, high: 0, high_min, high_max, batch, alloc_factor: 0, free_count: 0, lists });
+                sets.push(PerCpuPages { count: 0, high: 0, high_min, high_max, batch, alloc_factor: 0, free_count: 0, lists: Default::default() });
             }
         }
-        Pcp { rules, sets, nr_cpus, below_high: vec![false; zones.len()], reclaim_active: vec![false; zones.len()], cpu: TASK_CPU, next_update: 0 }
+        Pcp { rules, sets, nr_cpus, zone_flags: vec![ZoneFlags::default(); zones.len()], cpu: TASK_CPU, next_update: 0 }
     }
 
     /// The CPU kswapd, kcompactd, khugepaged, kdamond and the flusher run on: another
@@ -265,17 +329,17 @@ impl Pcp {
 
     /// `get_page_from_freelist`: the zone failed its high watermark (`ZONE_BELOW_HIGH`).
     pub fn set_below_high(&mut self, zone: usize) {
-        self.below_high[zone] = true;
+        self.zone_flags[zone].below_high = true;
     }
 
     pub fn below_high(&self, zone: usize) -> bool {
-        self.below_high[zone]
+        self.zone_flags[zone].below_high
     }
 
     /// `set_reclaim_active` / `clear_reclaim_active` (mm/vmscan.c 6.12) for `zones`.
     pub fn set_reclaim_active(&mut self, zones: &[usize], active: bool) {
         for &z in zones {
-            self.reclaim_active[z] = active;
+            self.zone_flags[z].reclaim_active = active;
         }
     }
 
@@ -287,23 +351,14 @@ impl Pcp {
         if rules == PcpRules::None {
             return buddy.alloc(lists, zone, 0, mt);
         }
-        let below_high = self.below_high[zone];
-        let cpu = self.cpu;
-        let p = self.set(zone, cpu);
+        let p = &mut self.sets[zone * self.nr_cpus as usize + self.cpu as usize];
         // "On allocation, reduce the number of pages that are batch freed."
         p.free_count >>= 1;
-        let list = p.list(mt as usize);
-        if lists.is_empty(list) {
-            let batch = if rules == PcpRules::V5_13 { p.batch } else { p.nr_pcp_alloc(below_high) };
-            // rmqueue_bulk: __rmqueue per page, list_add_tail.
-            for _ in 0..batch {
-                let Some(pfn) = buddy.alloc(lists, zone, 0, mt) else { break };
-                lists.add_tail(list, pfn);
-                p.count += 1;
-            }
+        if p.lists[mt as usize].is_empty() {
+            p.refill(buddy, lists, zone, mt, rules, self.zone_flags[zone].below_high);
         }
-        let pfn = lists.head(list)?;
-        lists.del(list, pfn);
+        let pfn = p.lists[mt as usize].take_head()?;
+        buddy.pcp_frame_taken(pfn);
         p.count -= 1;
         Some(pfn)
     }
@@ -316,22 +371,32 @@ impl Pcp {
             PcpRules::V6_12 => {}
         }
         let (zone, mt) = (buddy.zone_of(pfn), pcp_migratetype(buddy, pfn));
-        let (reclaim_active, below_high, cpu) = (self.reclaim_active[zone], self.below_high[zone], self.cpu);
+        let (flags, cpu) = (self.zone_flags[zone], self.cpu);
         let p = self.set(zone, cpu);
         // "On freeing, reduce the number of pages that are batch allocated."
         p.alloc_factor >>= 1;
-        lists.add_head(p.list(mt), pfn);
+        p.lists[mt].add_head(pfn);
+        buddy.pcp_frame_added(pfn);
         p.count += 1;
         if p.free_count < p.batch << PCP_BATCH_SCALE_MAX {
             p.free_count += 1;
         }
-        let high = p.nr_pcp_high(reclaim_active, below_high);
+        let high = p.nr_pcp_high(flags.reclaim_active, flags.below_high);
         if p.count >= high {
-            let n = p.nr_pcp_free(high);
-            self.free_pcppages_bulk(buddy, lists, zone, cpu, n, mt);
-            if self.below_high[zone] && buddy.zone_watermark_ok(zone, 0, buddy.zones[zone].high_wmark_pages()) {
-                self.below_high[zone] = false;
-            }
+            self.free_high(buddy, lists, zone, cpu, high, mt);
+        }
+    }
+
+    /// `free_unref_page_commit` once the list reached `high`: `nr_pcp_free` frames back
+    /// from `pindex` on, and `ZONE_BELOW_HIGH` cleared when the zone is above its high
+    /// watermark again.
+    #[cold]
+    #[inline(never)]
+    fn free_high(&mut self, buddy: &mut BuddyAllocator, lists: &mut ListArena, zone: usize, cpu: u32, high: u32, pindex: usize) {
+        let n = self.set(zone, cpu).nr_pcp_free(high);
+        self.free_pcppages_bulk(buddy, lists, zone, cpu, n, pindex);
+        if self.zone_flags[zone].below_high && buddy.zone_watermark_ok(zone, 0, buddy.zones[zone].high_wmark_pages()) {
+            self.zone_flags[zone].below_high = false;
         }
     }
 
@@ -345,16 +410,15 @@ impl Pcp {
         while count > 0 {
             let list = loop {
                 pindex = (pindex + 1) % MIGRATE_PCPTYPES;
-                if !lists.is_empty(p.list(pindex)) {
-                    break p.list(pindex);
+                if !p.lists[pindex].is_empty() {
+                    break &mut p.lists[pindex];
                 }
             };
             while count > 0 {
-                let Some(pfn) = lists.tail(list) else { break };
-                lists.del(list, pfn);
+                let Some(pfn) = list.take_tail() else { break };
                 count -= 1;
                 p.count -= 1;
-                buddy.free(lists, pfn, 0);
+                buddy.free_pcp_frame(lists, zone, pfn);
             }
         }
     }
@@ -376,7 +440,7 @@ impl Pcp {
     pub fn drain_all_pages(&mut self, buddy: &mut BuddyAllocator, lists: &mut ListArena, zone: Option<usize>) {
         let zones = match zone {
             Some(z) => z..z + 1,
-            None => 0..self.below_high.len(),
+            None => 0..self.zone_flags.len(),
         };
         for z in zones {
             for cpu in 0..self.nr_cpus {
@@ -391,11 +455,43 @@ impl Pcp {
         self.drain_pages_zone(buddy, lists, zone, cpu);
     }
 
+    /// Every pageset's `count` is the length of its lists; every frame on a list is in the
+    /// list's zone, on no other list (pcp, buddy or LRU) and not free; the buddy
+    /// allocator's per-pageblock counts ([`BuddyAllocator::pcp_frame_added`]) match the lists.
+    pub fn check_invariants(&self, buddy: &BuddyAllocator, lists: &ListArena) -> Result<(), String> {
+        let n = self.nr_cpus as usize;
+        let mut seen = std::collections::HashSet::new();
+        let mut per_block: std::collections::HashMap<usize, u32> = std::collections::HashMap::new();
+        for (i, p) in self.sets.iter().enumerate() {
+            let (zone, cpu) = (i / n, i % n);
+            let len: usize = p.lists.iter().map(|l| l.0.len()).sum();
+            if len != p.count as usize {
+                return Err(format!("pcp zone {zone} cpu {cpu}: count {} but {len} frames on its lists", p.count));
+            }
+            for pfn in p.lists.iter().flat_map(|l| l.iter()) {
+                if buddy.try_zone_of(pfn) != Some(zone) {
+                    return Err(format!("pcp zone {zone} cpu {cpu}: pfn {pfn} is in zone {:?}", buddy.try_zone_of(pfn)));
+                }
+                if !seen.insert(pfn) || lists.is_linked(pfn) || buddy.is_free_block_head(pfn) {
+                    return Err(format!("pcp zone {zone} cpu {cpu}: pfn {pfn} is also on another list or free"));
+                }
+                *per_block.entry((pfn >> PAGEBLOCK_ORDER) as usize).or_default() += 1;
+            }
+        }
+        for pb in 0..buddy.nr_pageblocks() {
+            let (listed, counted) = (per_block.get(&pb).copied().unwrap_or(0), buddy.pcp_frames_in_pageblock(pb) as u32);
+            if listed != counted {
+                return Err(format!("pageblock {pb}: {listed} frames on per-CPU lists, the buddy allocator counts {counted}"));
+            }
+        }
+        Ok(())
+    }
+
     /// `vmstat_update` → `refresh_cpu_vm_stats` → `decay_pcp_high` on every CPU and zone:
     /// `high` falls by an eighth towards `high_min` and what exceeds it goes back in
     /// batches.
     pub fn decay_pcp_high(&mut self, buddy: &mut BuddyAllocator, lists: &mut ListArena) {
-        for zone in 0..self.below_high.len() {
+        for zone in 0..self.zone_flags.len() {
             for cpu in 0..self.nr_cpus {
                 let p = self.set(zone, cpu);
                 if p.high > p.high_min {
@@ -434,20 +530,20 @@ mod tests {
         // 6.12.117 in a 256 MiB guest, 2 vCPUs: DMA32 about 50,000 managed pages.
         assert_eq!(zone_batchsize(50_000), 15);
         assert_eq!(zone_batchsize(1 << 20), 63);
-        let (buddy, mut lists) = zone_of(50_000);
-        let pcp = Pcp::new(&buddy.zones, &mut lists, 2, 1, 0, PcpRules::V6_12);
+        let (buddy, _lists) = zone_of(50_000);
+        let pcp = Pcp::new(&buddy.zones, 2, 1, 0, PcpRules::V6_12);
         let p = &pcp.sets[0];
         assert_eq!(p.batch, 15);
         assert_eq!(p.high_min as u64, buddy.zones[0].low_wmark_pages() / 2);
         assert_eq!(p.high_max as u64, 50_000 / 8 / 2);
-        let fixed = Pcp::new(&buddy.zones, &mut lists, 2, 1, 1_000_000, PcpRules::V6_12);
+        let fixed = Pcp::new(&buddy.zones, 2, 1, 1_000_000, PcpRules::V6_12);
         assert_eq!((fixed.sets[0].high_min, fixed.sets[0].high_max), (60, 60), "high is at least batch * 4");
     }
 
     #[test]
     fn an_allocating_cpu_takes_growing_batches_and_a_free_shrinks_them() {
         let (mut buddy, mut lists) = zone_of(50_000);
-        let mut pcp = Pcp::new(&buddy.zones, &mut lists, 2, 1, 0, PcpRules::V6_12);
+        let mut pcp = Pcp::new(&buddy.zones, 2, 1, 0, PcpRules::V6_12);
         let free0 = buddy.zones[0].free_pages;
         pcp.rmqueue(&mut buddy, &mut lists, 0, MOV).unwrap();
         assert_eq!(free0 - buddy.zones[0].free_pages, 15, "the first refill is one batch");
@@ -472,7 +568,7 @@ mod tests {
     #[test]
     fn frees_under_reclaim_keep_at_most_four_batches_and_drains_return_everything() {
         let (mut buddy, mut lists) = zone_of(50_000);
-        let mut pcp = Pcp::new(&buddy.zones, &mut lists, 2, 1, 0, PcpRules::V6_12);
+        let mut pcp = Pcp::new(&buddy.zones, 2, 1, 0, PcpRules::V6_12);
         let free0 = buddy.zones[0].free_pages;
         let got: Vec<Pfn> = (0..500).map(|_| pcp.rmqueue(&mut buddy, &mut lists, 0, MOV).unwrap()).collect();
         pcp.drain_all_pages(&mut buddy, &mut lists, None);
@@ -487,12 +583,58 @@ mod tests {
         assert_eq!(pcp.nr_pages(0), 0);
         assert_eq!(buddy.zones[0].free_pages, free0);
         lists.check_invariants().unwrap();
+        pcp.check_invariants(&buddy, &lists).unwrap();
+    }
+
+    /// Head to tail, the frames of `cpu`'s list `mt` of zone 0.
+    fn listed(pcp: &Pcp, cpu: usize, mt: MigrateType) -> Vec<Pfn> {
+        pcp.sets[cpu].lists[mt as usize].iter().collect()
+    }
+
+    #[test]
+    fn the_lists_use_the_kernels_ends() {
+        // high fixed at 60 (4 batches of 15): every refill is one batch.
+        let (mut buddy, mut lists) = zone_of(50_000);
+        let mut pcp = Pcp::new(&buddy.zones, 2, 1, 1_000_000, PcpRules::V6_12);
+        // What rmqueue_bulk's __rmqueue calls hand out, in order, on an identical zone.
+        let (mut buddy2, mut lists2) = zone_of(50_000);
+        let e: Vec<Pfn> = (0..15).map(|_| buddy2.alloc(&mut lists2, 0, 0, MOV).unwrap()).collect();
+        // rmqueue_bulk adds at the tail (list_add_tail), __rmqueue_pcplist takes the head.
+        let a = pcp.rmqueue(&mut buddy, &mut lists, 0, MOV).unwrap();
+        assert_eq!(a, e[0]);
+        assert_eq!(listed(&pcp, 0, MOV), e[1..]);
+        // free_unref_page_commit adds at the head (list_add).
+        let b = pcp.rmqueue(&mut buddy, &mut lists, 0, MOV).unwrap();
+        assert_eq!(b, e[1]);
+        pcp.free(&mut buddy, &mut lists, a);
+        pcp.free(&mut buddy, &mut lists, b);
+        assert_eq!(listed(&pcp, 0, MOV), [&[b, a], &e[2..]].concat());
+        pcp.check_invariants(&buddy, &lists).unwrap();
+        // free_pcppages_bulk takes from the tail (list_last_entry).
+        pcp.free_pcppages_bulk(&mut buddy, &mut lists, 0, 0, 3, MOV as usize);
+        assert_eq!(listed(&pcp, 0, MOV), [&[b, a], &e[2..12]].concat());
+        assert_eq!(pcp.sets[0].count, 12);
+        // An UNMOVABLE list (its refill claims a pageblock), then a bulk free of more than
+        // the MOVABLE list holds: that list is emptied first, then the next in turn
+        // (pindex wraps from MOVABLE to UNMOVABLE), again from the tail.
+        let u = pcp.rmqueue(&mut buddy, &mut lists, 0, MigrateType::Unmovable).unwrap();
+        let unmovable = listed(&pcp, 0, MigrateType::Unmovable);
+        assert_eq!(unmovable.len(), 14);
+        assert!(!unmovable.contains(&u));
+        pcp.free_pcppages_bulk(&mut buddy, &mut lists, 0, 0, 12 + 4, MOV as usize);
+        assert!(listed(&pcp, 0, MOV).is_empty());
+        assert_eq!(listed(&pcp, 0, MigrateType::Unmovable), unmovable[..10]);
+        pcp.check_invariants(&buddy, &lists).unwrap();
+        // Frames on the lists count with their pageblock's movable pages; all back: none.
+        pcp.drain_all_pages(&mut buddy, &mut lists, None);
+        pcp.check_invariants(&buddy, &lists).unwrap();
+        assert!((0..buddy.nr_pageblocks()).all(|pb| buddy.pcp_frames_in_pageblock(pb) == 0));
     }
 
     #[test]
     fn decay_lowers_high_towards_high_min_and_frees_the_excess() {
         let (mut buddy, mut lists) = zone_of(50_000);
-        let mut pcp = Pcp::new(&buddy.zones, &mut lists, 2, 1, 0, PcpRules::V6_12);
+        let mut pcp = Pcp::new(&buddy.zones, 2, 1, 0, PcpRules::V6_12);
         let got: Vec<Pfn> = (0..3000).map(|_| pcp.rmqueue(&mut buddy, &mut lists, 0, MOV).unwrap()).collect();
         for &pfn in &got {
             pcp.free(&mut buddy, &mut lists, pfn);
@@ -504,5 +646,6 @@ mod tests {
         }
         assert_eq!(pcp.sets[0].high, high_min);
         assert!(pcp.sets[0].count <= high_min);
+        pcp.check_invariants(&buddy, &lists).unwrap();
     }
 }

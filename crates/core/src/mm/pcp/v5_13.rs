@@ -31,7 +31,8 @@ pub(super) fn high_and_batch(managed: u64, fraction: u64) -> (u32, u32) {
 pub(super) fn free_unref_page_commit(pcp: &mut Pcp, buddy: &mut BuddyAllocator, lists: &mut ListArena, pfn: Pfn) {
     let (zone, mt, cpu) = (buddy.zone_of(pfn), pcp_migratetype(buddy, pfn), pcp.cpu);
     let p: &mut PerCpuPages = pcp.set(zone, cpu);
-    lists.add_head(p.list(mt), pfn);
+    p.lists[mt].add_head(pfn);
+    buddy.pcp_frame_added(pfn);
     p.count += 1;
     if p.count >= p.high_max {
         let batch = p.batch;
@@ -51,7 +52,7 @@ mod tests {
         let mut lists = ListArena::new(50_000);
         let mut buddy = BuddyAllocator::new(&[ZoneSpec { node: 0, zone_type: ZoneType::Normal, start_pfn: 0, nr_pages: 50_000 }], &mut lists);
         watermarks::setup_per_zone_wmarks(&mut buddy.zones, 1845, 10);
-        let mut pcp = Pcp::new(&buddy.zones, &mut lists, 2, 1, 0, PcpRules::V5_13);
+        let mut pcp = Pcp::new(&buddy.zones, 2, 1, 0, PcpRules::V5_13);
         assert_eq!((pcp.sets[0].high_max, pcp.sets[0].batch), (90, 15));
         assert_eq!(high_and_batch(1 << 20, 8), (1 << 17, 96), "a fraction: batch at most PAGE_SHIFT * 8");
         let free0 = buddy.zones[0].free_pages;
@@ -70,5 +71,6 @@ mod tests {
         pcp.drain_all_pages(&mut buddy, &mut lists, None);
         assert_eq!(buddy.zones[0].free_pages, free0);
         lists.check_invariants().unwrap();
+        pcp.check_invariants(&buddy, &lists).unwrap();
     }
 }
