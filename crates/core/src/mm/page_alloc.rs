@@ -45,10 +45,6 @@ pub const PAGEBLOCK_NR_PAGES: u32 = 1 << PAGEBLOCK_ORDER;
 /// per-zone amount.) The free-list links are counted in `ListArena::BYTES_PER_FRAME`.
 pub const BYTES_PER_FRAME: usize = 1;
 
-/// [`BuddyAllocator::pcp_frames`]' length: one entry for every pageblock a `u32` pfn can be
-/// in, so indexing by `pfn >> PAGEBLOCK_ORDER` needs no bounds check (16 MiB of zeroed
-/// host memory, touched only where frames are on per-CPU lists).
-const PCP_FRAMES_LEN: usize = 1 << (32 - PAGEBLOCK_ORDER);
 
 /// Per-frame marker: this frame is not the head of a free buddy block (`!PageBuddy`).
 const NOT_BUDDY: u8 = u8::MAX;
@@ -246,11 +242,6 @@ pub struct BuddyAllocator {
     boot: Vec<BootRun>,
     /// Per pageblock: migrate type.
     pageblock_mt: Vec<u8>,
-    /// Per pageblock: its frames on a per-CPU page list (pcp.rs keeps the lists and this
-    /// count). Such frames are neither free nor on an LRU list; `try_to_claim_block` counts
-    /// them with the pageblock's movable pages, as it counted them when they were linked
-    /// on the shared arena.
-    pcp_frames: Box<[u16; PCP_FRAMES_LEN]>,
     /// `(start, end, zone index)` of non-empty zones, sorted by start.
     zone_lookup: Vec<(Pfn, Pfn, u32)>,
 }
@@ -315,7 +306,6 @@ impl BuddyAllocator {
             buddy_order: vec![0; max_end as usize],
             boot: Vec::new(),
             pageblock_mt: vec![init_mt; nr_pageblocks],
-            pcp_frames: vec![0; PCP_FRAMES_LEN].into_boxed_slice().try_into().unwrap(),
             zone_lookup: lookup,
         };
         for s in zones {
@@ -519,8 +509,7 @@ impl BuddyAllocator {
 
     /// `rmqueue_bulk` for order 0: up to `count` frames of `zone` for a per-CPU list of `mt`,
     /// each by `__rmqueue` (as [`Self::alloc`]) in turn, handed to `add` in that order
-    /// (`list_add_tail`) and counted in their pageblock's per-CPU frames
-    /// ([`Self::pcp_frame_added`]). Returns how many (fewer when the zone runs out).
+    /// (`list_add_tail`). Returns how many (fewer when the zone runs out).
     #[inline]
     pub(crate) fn rmqueue_bulk(&mut self, lists: &mut ListArena, zone: usize, mt: MigrateType, count: u32, mut add: impl FnMut(Pfn)) -> u32 {
         let mut smallest_mt = mt as u8;
@@ -537,7 +526,6 @@ impl BuddyAllocator {
                     None => return i,
                 },
             };
-            self.pcp_frame_added(pfn);
             add(pfn);
         }
         count
@@ -778,14 +766,14 @@ impl BuddyAllocator {
                 p += 1 << o;
                 continue;
             }
+            // "PageLRU(page) || __PageMovable(page)": a frame on an LRU list (linked on
+            // the arena). Frames on the per-CPU lists are neither free nor on an LRU, so
+            // they count as neither (prep_move_freepages_block, mm/page_alloc.c 6.12).
             if lists.is_linked(p) {
                 movable_pages += 1;
             }
             p += 1;
         }
-        // Frames on the per-CPU lists (never free, never linked): counted as movable, as
-        // when those lists were linked on the arena (see above).
-        movable_pages += self.pcp_frames[(start >> PAGEBLOCK_ORDER) as usize] as u32;
 
         let alike_pages = if start_mt == MigrateType::Movable as u8 {
             movable_pages
@@ -909,29 +897,6 @@ impl BuddyAllocator {
         self.free_pages_ok(lists, zone, pfn, order, false);
     }
 
-    /// An order-0 frame of `zone` goes onto a per-CPU page list (pcp.rs): counted in its
-    /// pageblock's [`Self::pcp_frames`].
-    #[inline(always)]
-    pub(crate) fn pcp_frame_added(&mut self, pfn: Pfn) {
-        self.pcp_frames[(pfn >> PAGEBLOCK_ORDER) as usize] += 1;
-    }
-
-    /// An order-0 frame leaves a per-CPU page list, to be used.
-    #[inline(always)]
-    pub(crate) fn pcp_frame_taken(&mut self, pfn: Pfn) {
-        self.pcp_frames[(pfn >> PAGEBLOCK_ORDER) as usize] -= 1;
-    }
-
-    /// Frames of pageblock `pb` on per-CPU page lists (invariant checks).
-    pub(crate) fn pcp_frames_in_pageblock(&self, pb: usize) -> u16 {
-        self.pcp_frames[pb]
-    }
-
-    /// Number of pageblocks the allocator tracks (up to the last zone's end).
-    pub(crate) fn nr_pageblocks(&self) -> usize {
-        self.pageblock_mt.len()
-    }
-
     /// Whether `pfn` heads a free block (`PageBuddy`; invariant checks).
     pub(crate) fn is_free_block_head(&self, pfn: Pfn) -> bool {
         self.order_at(pfn) != NOT_BUDDY
@@ -944,7 +909,6 @@ impl BuddyAllocator {
         debug_assert_eq!(self.try_zone_of(pfn), Some(zone));
         debug_assert!(self.order_at(pfn) == NOT_BUDDY, "double free of pfn {pfn}");
         debug_assert!(!lists.is_linked(pfn), "freeing pfn {pfn} that is still on a list");
-        self.pcp_frame_taken(pfn);
         let mt = self.pb_mt(pfn);
         self.free_one_page(lists, zone, pfn, 0, mt, false);
     }

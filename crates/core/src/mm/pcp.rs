@@ -27,16 +27,14 @@
 //! Host layout: each list is a ring buffer of frame numbers ([`PcpList`]), not a list
 //! through the frames' links as the kernel's `page->pcp_list` is: the kernel uses both
 //! ends (a free and an allocation at the head, a refill and a bulk free at the tail), which
-//! a deque keeps in the same order without touching any per-frame word. The buddy
-//! allocator keeps a per-pageblock count of the frames on the lists
-//! ([`BuddyAllocator::pcp_frame_added`]) for `try_to_claim_block`.
+//! a deque keeps in the same order without touching any per-frame word.
 
 mod v5_13;
 
 use std::collections::VecDeque;
 
 use super::lists::ListArena;
-use super::page_alloc::{BuddyAllocator, MigrateType, Pfn, Zone, MIGRATE_PCPTYPES, PAGEBLOCK_ORDER};
+use super::page_alloc::{BuddyAllocator, MigrateType, Pfn, Zone, MIGRATE_PCPTYPES};
 
 /// Whose per-CPU page list rules a machine runs (`machine.pcp_lists`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -358,7 +356,6 @@ impl Pcp {
             p.refill(buddy, lists, zone, mt, rules, self.zone_flags[zone].below_high);
         }
         let pfn = p.lists[mt as usize].take_head()?;
-        buddy.pcp_frame_taken(pfn);
         p.count -= 1;
         Some(pfn)
     }
@@ -376,7 +373,6 @@ impl Pcp {
         // "On freeing, reduce the number of pages that are batch allocated."
         p.alloc_factor >>= 1;
         p.lists[mt].add_head(pfn);
-        buddy.pcp_frame_added(pfn);
         p.count += 1;
         if p.free_count < p.batch << PCP_BATCH_SCALE_MAX {
             p.free_count += 1;
@@ -456,12 +452,10 @@ impl Pcp {
     }
 
     /// Every pageset's `count` is the length of its lists; every frame on a list is in the
-    /// list's zone, on no other list (pcp, buddy or LRU) and not free; the buddy
-    /// allocator's per-pageblock counts ([`BuddyAllocator::pcp_frame_added`]) match the lists.
+    /// list's zone, on no other list (pcp, buddy or LRU) and not free.
     pub fn check_invariants(&self, buddy: &BuddyAllocator, lists: &ListArena) -> Result<(), String> {
         let n = self.nr_cpus as usize;
         let mut seen = std::collections::HashSet::new();
-        let mut per_block: std::collections::HashMap<usize, u32> = std::collections::HashMap::new();
         for (i, p) in self.sets.iter().enumerate() {
             let (zone, cpu) = (i / n, i % n);
             let len: usize = p.lists.iter().map(|l| l.0.len()).sum();
@@ -475,13 +469,6 @@ impl Pcp {
                 if !seen.insert(pfn) || lists.is_linked(pfn) || buddy.is_free_block_head(pfn) {
                     return Err(format!("pcp zone {zone} cpu {cpu}: pfn {pfn} is also on another list or free"));
                 }
-                *per_block.entry((pfn >> PAGEBLOCK_ORDER) as usize).or_default() += 1;
-            }
-        }
-        for pb in 0..buddy.nr_pageblocks() {
-            let (listed, counted) = (per_block.get(&pb).copied().unwrap_or(0), buddy.pcp_frames_in_pageblock(pb) as u32);
-            if listed != counted {
-                return Err(format!("pageblock {pb}: {listed} frames on per-CPU lists, the buddy allocator counts {counted}"));
             }
         }
         Ok(())
@@ -625,10 +612,9 @@ mod tests {
         assert!(listed(&pcp, 0, MOV).is_empty());
         assert_eq!(listed(&pcp, 0, MigrateType::Unmovable), unmovable[..10]);
         pcp.check_invariants(&buddy, &lists).unwrap();
-        // Frames on the lists count with their pageblock's movable pages; all back: none.
         pcp.drain_all_pages(&mut buddy, &mut lists, None);
         pcp.check_invariants(&buddy, &lists).unwrap();
-        assert!((0..buddy.nr_pageblocks()).all(|pb| buddy.pcp_frames_in_pageblock(pb) == 0));
+        assert_eq!(pcp.nr_pages_all(), 0);
     }
 
     #[test]

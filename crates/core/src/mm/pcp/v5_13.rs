@@ -32,7 +32,6 @@ pub(super) fn free_unref_page_commit(pcp: &mut Pcp, buddy: &mut BuddyAllocator, 
     let (zone, mt, cpu) = (buddy.zone_of(pfn), pcp_migratetype(buddy, pfn), pcp.cpu);
     let p: &mut PerCpuPages = pcp.set(zone, cpu);
     p.lists[mt].add_head(pfn);
-    buddy.pcp_frame_added(pfn);
     p.count += 1;
     if p.count >= p.high_max {
         let batch = p.batch;
