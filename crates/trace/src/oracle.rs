@@ -72,6 +72,9 @@ fn open_read(path: &Path) -> Result<(Box<dyn Read + Send>, Option<u64>)> {
 /// written from dense ids), a hash map for the rest.
 #[derive(Default)]
 struct IdMap {
+    /// Dense id + 1 by object id; 0 for an object not seen yet. Zero as "none" lets the
+    /// table be allocated zeroed (fresh pages from the kernel, no fill pass), so a trace
+    /// whose ids are sparse in a large range touches only the table's pages it uses.
     direct: Vec<u32>,
     map: HashMap<u64, u32, BuildHasherDefault<U64Hasher>>,
     n: u32,
@@ -113,8 +116,8 @@ impl IdMap {
     #[inline(always)]
     fn id(&mut self, key: u64) -> Option<u32> {
         if let Some(&slot) = self.direct.get(key as usize) {
-            if slot != u32::MAX {
-                return Some(slot);
+            if slot != 0 {
+                return Some(slot - 1);
             }
         }
         self.id_slow(key)
@@ -127,21 +130,20 @@ impl IdMap {
             let k = key as usize;
             if k >= self.direct.len() {
                 let len = (k + 1).next_power_of_two().max(1 << 16);
-                let mut grown = Vec::with_capacity(len);
+                let mut grown = vec![0u32; len];
                 huge_pages(&mut grown);
-                grown.extend_from_slice(&self.direct);
-                grown.resize(len, u32::MAX);
+                grown[..self.direct.len()].copy_from_slice(&self.direct);
                 self.direct = grown;
             }
             let slot = &mut self.direct[k];
-            if *slot == u32::MAX {
+            if *slot == 0 {
                 if self.n == u32::MAX {
                     return None;
                 }
-                *slot = self.n;
                 self.n += 1;
+                *slot = self.n;
             }
-            return Some(*slot);
+            return Some(*slot - 1);
         }
         let n = self.n;
         let id = *self.map.entry(key).or_insert(n);
