@@ -39,7 +39,7 @@ from pathlib import Path
 import numpy as np
 
 from reclaimlab import _core
-from reclaimlab.cli.trace import single_region_program
+from reclaimlab.trace import single_region_program
 
 #: our name -> libCacheSim's class, from the algorithm table (crates/cache/src/algo/mod.rs)
 ALGOS = dict(_core.cache_libcachesim_names())

@@ -463,9 +463,85 @@ fn decode_into<const RL: usize>(
     bad == 0
 }
 
+/// [`decode_into`] for [`NativeReader::all_keys`]: write the page ids of the records in
+/// `bytes` to `out` (one slot per record), with the same validation; also returns the
+/// records' gap ticks (0 without time). False if any record has an invalid field.
+#[inline(always)]
+fn pages_into<const RL: usize>(
+    bytes: &[u8],
+    out: &mut [std::mem::MaybeUninit<u32>],
+    nr_pages: u32,
+    nr_cgroups: u16,
+) -> (bool, u64) {
+    let mut bad = 0u32;
+    let mut ticks = 0u64;
+    for (c, slot) in bytes.chunks_exact(RL).zip(out.iter_mut()) {
+        let page = u32::from_le_bytes([c[0], c[1], c[2], c[3]]);
+        let cgroup = u16::from_le_bytes([c[6], c[7]]);
+        if RL == RECORD_LEN_TIMED {
+            ticks += u32::from_le_bytes([c[8], c[9], c[10], c[11]]) as u64;
+        }
+        bad |= (page >= nr_pages) as u32
+            | (cgroup >= nr_cgroups) as u32
+            | (c[4] & !flags::VALID) as u32
+            | c[5] as u32;
+        slot.write(page);
+    }
+    (bad == 0, ticks)
+}
+
+impl NativeReader {
+    /// [`AccessSource::read_all_keys`] of a reader that has read nothing yet: every block
+    /// loaded and checked as [`AccessSource::read_batch`] does, its page ids written
+    /// straight into the result (no [`Access`] records in between). A bad record or a
+    /// clock past the limit is the error `read_batch` gives.
+    fn all_keys(&mut self) -> Result<(Vec<u32>, u32)> {
+        let total = self.header.nr_records;
+        let n = usize::try_from(total).unwrap_or(usize::MAX).min(u32::MAX as usize * 4);
+        let mut keys: Vec<u32> = Vec::new();
+        crate::mem::reserve(&mut keys, n, &|| format!("the trace's {n} requests' page ids"))
+            .map_err(|e| self.err(ErrorKind::InvalidArgument(e)))?;
+        crate::oracle::huge_pages(&mut keys);
+        let (nr_pages, nr_cgroups) = (self.header.nr_pages, self.header.nr_cgroups);
+        while self.block_start + (self.block_len as u64) < total {
+            self.load_block()?;
+            let len = self.block_len;
+            if keys.capacity() - keys.len() < len {
+                return Err(self.err(ErrorKind::InvalidArgument(format!(
+                    "the trace's {total} requests' page ids: more than {n} fit"
+                ))));
+            }
+            let bytes = &self.raw[self.rec_base..self.rec_base + len * self.rec_len];
+            let out = &mut keys.spare_capacity_mut()[..len];
+            let (ok, ticks) = if self.rec_len == RECORD_LEN_TIMED {
+                pages_into::<RECORD_LEN_TIMED>(bytes, out, nr_pages, nr_cgroups)
+            } else {
+                pages_into::<RECORD_LEN>(bytes, out, nr_pages, nr_cgroups)
+            };
+            if !ok || self.ticks + ticks > self.max_ticks {
+                // The error read_batch gives for this block.
+                let mut buf = Vec::with_capacity(len);
+                return Err(self.decode(&mut buf, len).expect_err("the block has a bad record"));
+            }
+            // SAFETY: pages_into wrote the `len` slots after the current length.
+            unsafe { keys.set_len(keys.len() + len) };
+            self.ticks += ticks;
+            self.pos = len;
+        }
+        Ok((keys, nr_pages))
+    }
+}
+
 impl AccessSource for NativeReader {
     fn meta(&self) -> &TraceMeta {
         &self.meta
+    }
+
+    fn read_all_keys(&mut self) -> Option<Result<(Vec<u32>, u32)>> {
+        if self.block_start != 0 || self.block_len != 0 || self.pos != 0 {
+            return None;
+        }
+        Some(self.all_keys())
     }
 
     fn read_batch(&mut self, buf: &mut Vec<Access>, max: usize) -> Result<usize> {

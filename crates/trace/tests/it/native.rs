@@ -615,3 +615,53 @@ fn tick_and_duration_are_bounded() {
     write(&p, &recs, native::MAX_TICK_PS, &[]);
     assert_eq!(read_all(&mut NativeReader::open(&p).unwrap()).unwrap().len(), 2);
 }
+
+/// `read_keys` takes a fresh native reader's page ids block by block without `Access`
+/// records in between (`read_all_keys`); the ids, the page bound and every error must be
+/// those of the streaming path, for untimed, timed and compressed files, and a reader that
+/// was already partly read streams the rest.
+#[test]
+fn read_keys_equals_streaming_read() {
+    let s = Scratch::new("keys");
+    for (timed, compress) in [(false, false), (true, false), (false, true), (true, true)] {
+        let p = s.path("k.rcl");
+        let recs = records(2 * BLOCK_RECORDS + 777, timed, 2);
+        let mut w = NativeWriter::create(&p, if timed { 1000 } else { 0 }).unwrap();
+        w.set_compress(compress).unwrap();
+        w.cgroup("x").unwrap();
+        w.write_all(&recs).unwrap();
+        w.finish().unwrap();
+        let want: Vec<u32> = recs.iter().map(|a| a.page).collect();
+        let nr = want.iter().copied().max().unwrap() + 1;
+        let mut r = NativeReader::open(&p).unwrap();
+        assert_eq!(reclaimlab_trace::read_keys(&mut r).unwrap(), (want.clone(), nr), "timed {timed} compress {compress}");
+        assert_eq!(r.position(), Some(recs.len() as u64));
+        let mut r = NativeReader::open(&p).unwrap();
+        let mut buf = Vec::new();
+        assert_eq!(r.read_batch(&mut buf, 100).unwrap(), 100);
+        let (rest, nr2) = reclaimlab_trace::read_keys(&mut r).unwrap();
+        let streamed: Vec<u32> = buf.iter().map(|a| a.page).chain(rest).collect();
+        assert_eq!((streamed, nr2), (want, nr));
+    }
+    // A bad field in the second block: the same error (record, text) both ways.
+    let p = s.path("bad.rcl");
+    let recs = records(BLOCK_RECORDS + 50, false, 1);
+    write(&p, &recs, 0, &[]);
+    let mut b = std::fs::read(&p).unwrap();
+    let payload = HEADER_LEN + 12 + BLOCK_RECORDS * 8 + 12;
+    b[payload + 7 * 8 + 5] = 1; // reserved byte of record BLOCK_RECORDS + 7
+    let sum = native::checksum(&b[payload..payload + 50 * 8]);
+    b[payload - 8..payload].copy_from_slice(&sum.to_le_bytes());
+    std::fs::write(&p, &b).unwrap();
+    let streamed = read_all(&mut NativeReader::open(&p).unwrap()).unwrap_err();
+    let keys = reclaimlab_trace::read_keys(&mut NativeReader::open(&p).unwrap()).unwrap_err();
+    assert_eq!(keys.to_string(), streamed.to_string());
+    assert!(matches!(keys.kind, ErrorKind::Corrupt { record, .. } if record == BLOCK_RECORDS as u64 + 7), "{keys}");
+    // A clock past 2^62 ps: the record that passes it, both ways.
+    let recs: Vec<Access> = [1000u32, 4_000_000, 1_000_000, 5].iter().map(|&gap| Access { page: 1, cgroup: 0, flags: 0, gap }).collect();
+    write(&p, &recs, native::MAX_TICK_PS, &[]);
+    let streamed = read_all(&mut NativeReader::open(&p).unwrap()).unwrap_err();
+    let keys = reclaimlab_trace::read_keys(&mut NativeReader::open(&p).unwrap()).unwrap_err();
+    assert_eq!(keys.to_string(), streamed.to_string());
+    assert!(matches!(keys.kind, ErrorKind::Corrupt { record: 2, .. }), "{keys}");
+}
