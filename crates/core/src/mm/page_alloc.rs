@@ -45,7 +45,6 @@ pub const PAGEBLOCK_NR_PAGES: u32 = 1 << PAGEBLOCK_ORDER;
 /// per-zone amount.) The free-list links are counted in `ListArena::BYTES_PER_FRAME`.
 pub const BYTES_PER_FRAME: usize = 1;
 
-
 /// Per-frame marker: this frame is not the head of a free buddy block (`!PageBuddy`).
 const NOT_BUDDY: u8 = u8::MAX;
 /// Flipped in a written buddy order byte, so that no written value is 0.
@@ -440,14 +439,8 @@ impl BuddyAllocator {
 
     /// `get_pfnblock_migratetype` as a raw index.
     #[inline(always)]
-    fn pb_mt(&self, pfn: Pfn) -> u8 {
+    pub(crate) fn pb_mt(&self, pfn: Pfn) -> u8 {
         self.pageblock_mt[(pfn >> PAGEBLOCK_ORDER) as usize]
-    }
-
-    /// [`Self::pageblock_migratetype`] as its index.
-    #[inline(always)]
-    pub(crate) fn pageblock_mt_raw(&self, pfn: Pfn) -> u8 {
-        self.pb_mt(pfn)
     }
 
     /// Migrate type of the pageblock containing `pfn` (`get_pageblock_migratetype`).
@@ -720,9 +713,8 @@ impl BuddyAllocator {
     ///   is off), all its free blocks move to the new type (`__move_freepages_block`), the
     ///   pageblock changes type and the request is served by `__rmqueue_smallest`.
     ///   `alike_pages`: for a MOVABLE request, the block's movable pages (`PageLRU` — here:
-    ///   allocated frames linked on a list of the shared arena, i.e. on an LRU list, plus the
-    ///   block's frames on per-CPU page lists, which the model has counted since those lists
-    ///   were linked on the arena; the kernel's pcp pages are not `PageLRU`); for an
+    ///   allocated frames linked on a list of the shared arena, i.e. on an LRU list; a frame
+    ///   on a per-CPU page list is not `PageLRU` and not counted); for an
     ///   UNMOVABLE/RECLAIMABLE request falling back to a MOVABLE block, the non-free,
     ///   non-movable pages; between UNMOVABLE and RECLAIMABLE, 0.
     #[allow(clippy::too_many_arguments)]

@@ -114,6 +114,13 @@ impl PcpList {
     }
 }
 
+/// The kernel's `clamp(v, lo, hi)`: `min(max(v, lo), hi)`, which (unlike `Ord::clamp`)
+/// takes `lo > hi` and then gives `hi`.
+#[inline(always)]
+fn kclamp(v: u32, lo: u32, hi: u32) -> u32 {
+    v.max(lo).min(hi)
+}
+
 /// One CPU's pageset of one zone.
 #[derive(Clone, Debug)]
 struct PerCpuPages {
@@ -142,8 +149,7 @@ impl PerCpuPages {
     /// `nr_pcp_alloc` for order 0.
     fn nr_pcp_alloc(&mut self, below_high: bool) -> u32 {
         let base = self.batch as i64;
-        // The kernel's clamp(): min(max(v, lo), hi).
-        let mut high = self.high.max(self.high_min).min(self.high_max) as i64;
+        let mut high = kclamp(self.high, self.high_min, self.high_max) as i64;
         self.high = high as u32;
         // "Check for PCP disabled or boot pageset"
         if high < base {
@@ -170,7 +176,7 @@ impl PerCpuPages {
 
     /// `nr_pcp_high` (not `free_high`: order 0 only).
     fn nr_pcp_high(&mut self, reclaim_active: bool, below_high: bool) -> u32 {
-        let high = self.high.max(self.high_min).min(self.high_max);
+        let high = kclamp(self.high, self.high_min, self.high_max);
         self.high = high;
         if high == 0 {
             return 0;
@@ -194,7 +200,7 @@ impl PerCpuPages {
             // "pcp->high should be large enough to hold batch freed pages"
             let need_high = self.free_count + batch;
             if self.high < need_high {
-                self.high = need_high.max(self.high_min).min(self.high_max);
+                self.high = kclamp(need_high, self.high_min, self.high_max);
             }
         }
         high
@@ -240,7 +246,7 @@ struct ZoneFlags {
 /// reclaimable and movable on pcp lists" (`free_unref_page`).
 #[inline(always)]
 fn pcp_migratetype(buddy: &BuddyAllocator, pfn: Pfn) -> usize {
-    let mt = buddy.pageblock_mt_raw(pfn) as usize;
+    let mt = buddy.pb_mt(pfn) as usize;
     if mt >= MIGRATE_PCPTYPES {
         MigrateType::Movable as usize
     } else {
