@@ -355,6 +355,41 @@ impl Mm {
         pfn
     }
 
+    /// Whether the THP whose head is `head` is mapped by PTEs: part of it was unmapped
+    /// (`__split_huge_pmd`, then `PG_partially_mapped`), the only way a THP's PMD is split
+    /// here. Its frames' `MAPPED` and `YOUNG` are then each its own PTE's.
+    #[inline]
+    pub fn folio_pte_mapped(&self, head: Pfn) -> bool {
+        self.frames.test(head, pg::HEAD) && self.thp.split_queued[(head >> page_alloc::PAGEBLOCK_ORDER) as usize]
+    }
+
+    /// The frame whose `YOUNG` bit an access to `pfn` sets: the accessed bit of the PMD,
+    /// kept at the head, for a PMD-mapped THP; `pfn`'s own PTE's otherwise.
+    #[inline]
+    pub fn young_frame(&self, pfn: Pfn) -> Pfn {
+        if self.frames.test(pfn, pg::COMPOUND) {
+            let head = crate::thp::compaction::pageblock_start(pfn);
+            if self.frames.test(head, pg::HEAD) && !self.folio_pte_mapped(head) {
+                return head;
+            }
+        }
+        pfn
+    }
+
+    /// `folio_mapped`: a PTE-mapped THP always is (its last unmap frees it); any other
+    /// folio by its `MAPPED` bit.
+    #[inline]
+    pub fn folio_mapped(&self, pfn: Pfn) -> bool {
+        self.frames.test(pfn, pg::MAPPED) || (self.frames.test(pfn, pg::HEAD) && self.folio_pte_mapped(pfn))
+    }
+
+    /// `mem_cgroup_uncharge` of one frame's page.
+    #[inline]
+    pub fn uncharge_frame(&mut self, pfn: Pfn) {
+        let memcg = self.frames.memcg(pfn) as usize;
+        self.memcgs[memcg].usage -= 1;
+    }
+
     /// `folio_lruvec`.
     #[inline(always)]
     pub fn folio_lruvec(&self, pfn: Pfn) -> LruvecId {

@@ -79,8 +79,9 @@ pub mod pg {
     /// First policy-private bit.
     pub const POLICY_SHIFT: u32 = 16;
     /// `PG_head`: the first frame of a THP, which stands on the LRU for the whole folio
-    /// of order 9 (`folio_nr_pages` 512; its tails are on no list). A THP whose LRU
-    /// entry was split (thp/split.rs) keeps `COMPOUND` on its frames but no `HEAD`.
+    /// of order 9 (`folio_nr_pages` 512; its tails are on no list) until the THP is
+    /// split (thp/split.rs), mapped by its PMD or, once part of it was unmapped, by PTEs
+    /// (then `MAPPED` and `YOUNG` of each frame are its own PTE's: docs/thp.md).
     pub const HEAD: u32 = 1 << 31;
 
     /// `folio_nr_pages` from the folio's flags: 512 for `PG_head`, else 1.
@@ -263,6 +264,13 @@ impl Frames {
         self.owner[pfn as usize] = owner(page, memcg);
         self.installed_end = self.installed_end.max(pfn + 1);
         self.flags[pfn as usize] = flags;
+    }
+    /// The frame's page is unmapped (`zap_pte_range`) while the frame stays part of a
+    /// large folio, charged to its memcg: the owner's page becomes [`NO_PAGE`], the memcg
+    /// and the flags stay.
+    #[inline(always)]
+    pub fn zap_owner(&mut self, pfn: Pfn) {
+        self.owner[pfn as usize] = owner(NO_PAGE, self.memcg(pfn));
     }
     /// The frame goes back to the allocator.
     #[inline(always)]

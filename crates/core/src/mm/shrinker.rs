@@ -112,7 +112,7 @@ pub fn scan_shadow_nodes(mm: &mut Mm, lv: u32, nr_to_scan: u64) -> u64 {
 /// (`memcg`, `nid`), whose `nr_deferred` is per memcg and node
 /// (`xchg_nr_deferred_memcg`; the root's too, since `sc->memcg` is the root memcg there).
 /// Counts SLABS_SCANNED.
-pub fn shrink_slab(mm: &mut Mm, nid: u16, memcg: MemcgId, priority: i32) {
+pub fn shrink_slab<P: crate::policy::ReclaimPolicy>(mm: &mut Mm, p: &mut P, nid: u16, memcg: MemcgId, priority: i32) {
     let lv = mm.lruvec_id(memcg, nid);
     if let Some(freeable) = count_shadow_nodes(mm, lv).filter(|&f| f > 0) {
         let nr = std::mem::take(&mut mm.shadow_nodes.nr_deferred[lv as usize]);
@@ -128,7 +128,7 @@ pub fn shrink_slab(mm: &mut Mm, nid: u16, memcg: MemcgId, priority: i32) {
             deferred.resize(lv as usize + 1, 0);
         }
         let nr = std::mem::take(&mut deferred[lv as usize]);
-        let r = do_shrink_slab(freeable, nr, priority, DEFAULT_SEEKS, SHRINK_BATCH, |n| crate::thp::split::deferred_split_scan(mm, memcg, n));
+        let r = do_shrink_slab(freeable, nr, priority, DEFAULT_SEEKS, SHRINK_BATCH, |n| crate::thp::split::deferred_split_scan(mm, p, memcg, n));
         mm.vmstat.count(Ev::SlabsScanned, r.scanned);
         mm.thp.deferred_split.nr_deferred[lv as usize] += r.next_deferred;
     }

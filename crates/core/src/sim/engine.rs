@@ -254,10 +254,11 @@ impl<P: ReclaimPolicy> Machine<P> {
             if f & pg::COMPOUND == 0 {
                 self.mm.frames.set(pfn, pg::MAPPED | pg::YOUNG | pg::DAMON_ACCESSED);
             } else {
-                // The PMD's accessed bit, kept at the THP's head (a THP is one aligned
-                // pageblock): reclaim and aging test the folio there, DAMON reads it
-                // there. A THP whose LRU entry was split ages by its own PTEs.
-                let young = self.mm.page_folio(pfn);
+                // A PMD-mapped THP's accessed bit is the PMD's, kept at its head (a THP is
+                // one aligned pageblock): reclaim and aging test the folio there. A THP
+                // mapped by PTEs since part of it was unmapped ages by its own PTEs.
+                // DAMON reads the head either way.
+                let young = self.mm.young_frame(pfn);
                 self.mm.frames.set(pfn, pg::MAPPED | pg::DAMON_ACCESSED);
                 self.mm.frames.set(young, pg::YOUNG);
                 self.mm.frames.set(crate::thp::compaction::pageblock_start(pfn), pg::DAMON_ACCESSED);
@@ -564,15 +565,17 @@ impl<P: ReclaimPolicy> Engine for Machine<P> {
         self.policy.check_invariants(&self.mm)?;
         let lru: u64 = self.mm.lruvecs.iter().map(|l| l.lru_size.iter().sum::<u64>()).sum();
         let resident = self.mm.pages.pte.iter().filter(|&&p| is_resident(p)).count() as u64;
-        if lru != resident {
-            return Err(format!("{lru} folios on LRU lists but {resident} resident pages"));
+        // Subpages of a THP partly unmapped (MADV_DONTNEED): still in the folio, on its
+        // LRU and charged, until it is split.
+        let unmapped_subpage = |f: Pfn| self.mm.frames.test(f, pg::COMPOUND) && self.mm.frames.page(f) == crate::mm::page::NO_PAGE;
+        let queued = (0..self.mm.nr_frames).filter(|&f| unmapped_subpage(f)).count() as u64;
+        if lru != resident + queued {
+            return Err(format!("{lru} pages on LRU lists but {resident} resident pages and {queued} unmapped THP subpages"));
         }
         let free = self.mm.total_free_pages();
         let pool = self.mm.swap.zram_pool.len() as u64;
         let kernel = self.mm.nr_kernel_used;
         let procs = self.procs_frames();
-        // Subpages of a THP split by MADV_DONTNEED, unmapped and waiting for the split.
-        let queued = (0..self.mm.nr_frames).filter(|&f| self.mm.frames.test(f, pg::COMPOUND) && self.mm.frames.page(f) == crate::mm::page::NO_PAGE).count() as u64;
         let pcp = self.mm.pcp.nr_pages_all();
         if free + pcp + resident + pool + kernel + procs + queued != self.mm.nr_frames as u64 {
             return Err(format!(
@@ -589,7 +592,8 @@ impl<P: ReclaimPolicy> Engine for Machine<P> {
             }
         }
         for (i, m) in self.mm.memcgs.iter().enumerate() {
-            let charged = self.mm.pages.pte.iter().filter(|&&p| is_resident(p) && self.mm.frames.memcg(p) as usize == i).count() as u64;
+            let charged = self.mm.pages.pte.iter().filter(|&&p| is_resident(p) && self.mm.frames.memcg(p) as usize == i).count() as u64
+                + (0..self.mm.nr_frames).filter(|&f| unmapped_subpage(f) && self.mm.frames.memcg(f) as usize == i).count() as u64;
             if charged != m.usage {
                 return Err(format!("memcg '{}' usage {} but {charged} resident pages charged", m.name, m.usage));
             }
@@ -608,10 +612,14 @@ impl<P: ReclaimPolicy> Engine for Machine<P> {
         if writeback != self.mm.wb.nr_writeback {
             return Err(format!("{writeback} pages under writeback but nr_writeback {}", self.mm.wb.nr_writeback));
         }
-        // A THP: an aligned pageblock whose 512 frames are PG_compound, every one
-        // mapped by the page of its PMD range at the same offset.
+        // A THP: an aligned pageblock whose 512 frames are PG_compound, one folio until
+        // it is split, every frame mapped by the page of its PMD range at the same offset
+        // or by none.
         for (pb, &huge) in self.mm.thp.huge.iter().enumerate() {
             let head = (pb as u32) << crate::mm::page_alloc::PAGEBLOCK_ORDER;
+            if huge && !self.mm.frames.test(head, pg::HEAD) {
+                return Err(format!("pageblock {pb}: a THP that is not one folio (no PG_head) but not split"));
+            }
             for f in head..(head + HPAGE_PMD_NR).min(self.mm.nr_frames) {
                 if self.mm.frames.test(f, pg::COMPOUND) != huge {
                     return Err(format!("pfn {f}: PG_compound {} but pageblock huge {huge}", !huge));

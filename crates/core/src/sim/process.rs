@@ -320,8 +320,9 @@ impl<P: ReclaimPolicy> Machine<P> {
     /// freed (a swapped one's slot too), file pages unmapped and left in the page cache; a
     /// THP partly covered has its PMD split (`thp_split_pmd`), the covered
     /// subpages unmapped and the THP queued for deferred split; a THP fully covered is
-    /// freed whole. A partly unmapped THP leaves the LRU as 512 base folios at once (the
-    /// kernel keeps it one folio until the deferred split; docs/thp.md).
+    /// freed whole. A partly unmapped THP stays one folio of 512 pages on its LRU,
+    /// charged whole, mapped by PTEs, until reclaim or the deferred split shrinker splits
+    /// it (docs/thp.md).
     pub fn madv_dontneed(&mut self, first: u32, n: u32) {
         let mut page = first;
         let end = first + n;
@@ -371,6 +372,8 @@ impl<P: ReclaimPolicy> Machine<P> {
                 for f in head..head + HPAGE_PMD_NR {
                     self.mm.frames.clear(f, pg::COMPOUND);
                     if self.mm.frames.page(f) == NO_PAGE {
+                        // Unmapped earlier, charged until now.
+                        self.mm.uncharge_frame(f);
                         self.mm.free_frame(f);
                     }
                 }
@@ -380,25 +383,36 @@ impl<P: ReclaimPolicy> Machine<P> {
                     }
                 }
             } else {
-                // __split_huge_pmd, then the unmapped subpages wait for the split.
-                self.mm.thp.stat.count(Tc::ThpSplitPmd, 1);
-                split::split_folio_lru(&mut self.mm, &mut self.policy, head, None);
+                if !self.mm.thp.split_queued[pb] {
+                    // __split_huge_pmd_locked: the PMD becomes a PTE table, every PTE
+                    // taking the PMD's young bit (kept at the head until now).
+                    self.mm.thp.stat.count(Tc::ThpSplitPmd, 1);
+                    if self.mm.frames.test(head, pg::YOUNG) {
+                        for f in head + 1..head + HPAGE_PMD_NR {
+                            self.mm.frames.set(f, pg::YOUNG);
+                        }
+                    }
+                }
+                // zap_pte_range: each covered subpage is unmapped and stays in the
+                // folio, on the LRU and charged, until the folio is split or freed.
                 for p in page..cover_end {
                     let f = self.mm.pages.pte[p as usize];
                     if is_resident(f) {
-                        self.policy.folio_isolate_lru(&mut self.mm, f);
-                        self.uncharge(f);
-                        self.mm.frames.install(f, NO_PAGE, 0, pg::COMPOUND);
+                        self.mm.frames.clear(f, pg::MAPPED | pg::YOUNG);
+                        self.mm.frames.zap_owner(f);
                         self.mm.pages.pte[p as usize] = NOT_PRESENT;
                     }
                 }
                 if (head..head + HPAGE_PMD_NR).all(|f| self.mm.frames.page(f) == NO_PAGE) {
                     // The last mapping went: the folio's refcount drops to zero and it is
-                    // freed whole, leaving the deferred split queue
+                    // freed whole, leaving its LRU and the deferred split queue
                     // (folio_undo_large_rmappable); the PTE table stays.
+                    self.policy.folio_isolate_lru(&mut self.mm, head);
+                    self.mm.frames.clear(head, pg::HEAD);
                     split::folio_undo_large_rmappable(&mut self.mm, pb);
                     for f in head..head + HPAGE_PMD_NR {
                         self.mm.frames.clear(f, pg::COMPOUND);
+                        self.mm.uncharge_frame(f);
                         self.mm.free_frame(f);
                     }
                 } else {
@@ -475,17 +489,11 @@ impl<P: ReclaimPolicy> Machine<P> {
         self.mm.pages.pmd_populated[slot as usize] = false;
     }
 
-    /// Uncharge a folio's memcg (`mem_cgroup_uncharge`).
-    fn uncharge(&mut self, pfn: Pfn) {
-        let memcg = self.mm.frames.memcg(pfn) as usize;
-        self.mm.memcgs[memcg].usage -= 1;
-    }
-
     /// Unmap and free one resident page (not a THP subpage).
     pub(crate) fn zap_page(&mut self, page: u32) {
         let pfn = self.mm.pages.pte[page as usize];
         self.policy.folio_isolate_lru(&mut self.mm, pfn);
-        self.uncharge(pfn);
+        self.mm.uncharge_frame(pfn);
         self.mm.pages.pte[page as usize] = NOT_PRESENT;
         self.mm.free_frame(pfn);
     }

@@ -1,13 +1,14 @@
-//! Splitting a THP (mm/huge_memory.c `split_huge_page_to_list`) and the deferred split
-//! queues (`deferred_split_folio`, `deferred_split_scan`; the shrinker that calls the
-//! scan is in mm/shrinker.rs).
+//! Splitting a THP (mm/huge_memory.c `split_huge_page_to_list_to_order`) and the deferred
+//! split queues (`deferred_split_folio`, `deferred_split_scan`; the shrinker that calls
+//! the scan is in mm/shrinker.rs).
 //!
 //! A THP is 512 frames of one aligned pageblock flagged `PG_compound`; while it is one
-//! folio its head (`PG_head`) stands on the LRU for all 512 pages (docs/thp.md). A split
-//! has two halves here: [`split_folio_lru`] gives every tail its own LRU entry beside the
-//! head (`lru_add_split_folio`), and [`split_huge_page`] clears `PG_compound` and frees
-//! the subpages that were unmapped while the THP sat on the deferred split queue
-//! (`MADV_DONTNEED` of part of it, which splits the LRU entry at once: docs/thp.md).
+//! folio its head (`PG_head`) stands on the LRU for all 512 pages (docs/thp.md), also
+//! after part of it was unmapped (`MADV_DONTNEED`, sim/process.rs): the unmapped
+//! subpages stay in the folio, charged, owned by no page, until [`split_huge_page_to_list`]
+//! gives every subpage its own folio and frees the unmapped ones: at once when the folio
+//! was on its LRU (the deferred split shrinker), through `shrink_folio_list` when reclaim
+//! split a folio it had isolated (mm/vmscan.c).
 
 use super::Tc;
 use crate::mm::lists::{ListArena, ListHead};
@@ -16,61 +17,62 @@ use crate::mm::page_alloc::{Pfn, PAGEBLOCK_NR_PAGES, PAGEBLOCK_ORDER};
 use crate::mm::Mm;
 use crate::policy::ReclaimPolicy;
 
-/// The LRU half of `__split_huge_page` (mm/huge_memory.c 6.12) for the THP whose head is
-/// `head`: each tail takes the head's flags (`__split_huge_page_tail` copies the LRU,
-/// generation and reference bits; the PMD's young and dirty bits go to every PTE) and,
-/// with `list` (an isolated folio reclaim splits, `split_folio_to_list`), joins that list;
-/// otherwise it follows the head on its LRU list (`lru_add_split_folio`). The head becomes
-/// a folio of one page. No-op when `head` is not a THP's head.
-pub fn split_folio_lru<P: ReclaimPolicy>(mm: &mut Mm, p: &mut P, head: Pfn, list: Option<&mut Vec<Pfn>>) {
-    if !mm.frames.test(head, pg::HEAD) {
-        return;
-    }
-    let f = mm.frames.flags(head) & !pg::HEAD;
-    mm.frames.flags[head as usize] = f;
-    let tails = head + 1..head + PAGEBLOCK_NR_PAGES;
-    match list {
-        Some(list) => {
-            for t in tails {
-                mm.frames.flags[t as usize] = f;
-                list.push(t);
-            }
-        }
-        None => {
-            debug_assert!(f & pg::LRU != 0, "an isolated THP split without a list");
-            for t in tails {
-                mm.frames.flags[t as usize] = f;
-                p.lru_add_split_folio(mm, head, t);
-            }
-        }
-    }
-}
+/// A PTE's bits of a frame: a PTE-mapped THP's subpages keep their own at a split.
+const PTE_BITS: u32 = pg::MAPPED | pg::YOUNG;
 
-/// `split_huge_page` of the THP containing `pfn`: its subpages become base pages; the
-/// unmapped ones (owner `NO_PAGE`) go back to the allocator. No-op if there is no THP.
-/// The LRU entry must have been split already ([`split_folio_lru`]). Returns the pages
-/// freed.
-pub fn split_huge_page(mm: &mut Mm, pfn: Pfn) -> u64 {
-    let head = super::compaction::pageblock_start(pfn);
-    let pb = (head >> PAGEBLOCK_ORDER) as usize;
-    if !mm.thp.huge.get(pb).copied().unwrap_or(false) {
+/// `split_huge_page_to_list(head, list)` (mm/huge_memory.c 6.12 `__split_huge_page`) of
+/// the THP whose head is `head`; no-op when `head` is not one. Every tail takes the
+/// head's flags (`__split_huge_page_tail` copies the LRU, generation and reference bits;
+/// a PMD-mapped THP's PMD young and dirty bits go to every PTE, a PTE-mapped one's
+/// subpages keep their PTEs') and becomes a folio of one page:
+/// - with `list` (reclaim splitting a folio it isolated, `split_folio_to_list`) each tail
+///   joins the list holding a reference (`lru_add_page_tail`), so the unmapped ones
+///   (owner [`NO_PAGE`]) survive the split and go through `shrink_folio_list`, which
+///   frees them; the head stays the caller's;
+/// - without, the folio is on its LRU: the tails follow the head on its list
+///   (`lru_add_split_folio`), and the unmapped subpages lose their last reference
+///   (`free_page_and_swap_cache`, and the caller's `folio_put` for the head): off the
+///   LRU, uncharged, freed.
+///
+/// Then `PG_compound` is cleared and the THP leaves its deferred split queue. Returns the
+/// pages freed.
+pub fn split_huge_page_to_list<P: ReclaimPolicy>(mm: &mut Mm, p: &mut P, head: Pfn, mut list: Option<&mut Vec<Pfn>>) -> u64 {
+    if !mm.frames.test(head, pg::HEAD) {
         return 0;
     }
-    let mut freed = 0;
-    debug_assert!(!mm.frames.test(head, pg::HEAD), "split_huge_page of a THP still one LRU folio");
-    folio_undo_large_rmappable(mm, pb);
-    for p in head..head + PAGEBLOCK_NR_PAGES {
-        if !mm.frames.test(p, pg::COMPOUND) {
-            continue;
-        }
-        mm.frames.clear(p, pg::COMPOUND);
-        if mm.frames.page(p) == NO_PAGE {
-            mm.free_frame(p);
-            freed += 1;
+    let pte_mapped = mm.folio_pte_mapped(head);
+    let f = mm.frames.flags(head) & !pg::HEAD;
+    mm.frames.flags[head as usize] = f;
+    debug_assert!(list.is_some() || f & pg::LRU != 0, "an isolated THP split without a list");
+    let tail_flags = |own: u32| if pte_mapped { (f & !PTE_BITS) | (own & PTE_BITS) } else { f };
+    let mut unmapped = Vec::new();
+    for t in head + 1..head + PAGEBLOCK_NR_PAGES {
+        mm.frames.flags[t as usize] = tail_flags(mm.frames.flags(t));
+        match list.as_deref_mut() {
+            Some(list) => list.push(t),
+            None => {
+                p.lru_add_split_folio(mm, head, t);
+                if mm.frames.page(t) == NO_PAGE {
+                    unmapped.push(t);
+                }
+            }
         }
     }
+    if list.is_none() && mm.frames.page(head) == NO_PAGE {
+        unmapped.push(head);
+    }
+    let pb = (head >> PAGEBLOCK_ORDER) as usize;
+    folio_undo_large_rmappable(mm, pb);
+    for t in head..head + PAGEBLOCK_NR_PAGES {
+        mm.frames.clear(t, pg::COMPOUND);
+    }
+    for &t in &unmapped {
+        p.folio_isolate_lru(mm, t);
+        mm.uncharge_frame(t);
+        mm.free_frame(t);
+    }
     mm.thp.stat.count(Tc::ThpSplitPage, 1);
-    freed
+    unmapped.len() as u64
 }
 
 /// The deferred split queues (mm/huge_memory.c 6.12 `struct deferred_split`), one per
@@ -183,14 +185,15 @@ pub fn folio_undo_large_rmappable(mm: &mut Mm, pb: usize) {
 /// head; a partially mapped one is split (its unmapped subpages freed), any other leaves
 /// the queue (`thp_underused` is false: the model has no page contents, and with the
 /// default `max_ptes_none` of 511 the kernel's test returns false at once). Splits never
-/// fail here (no folio is locked or pinned). `None` is SHRINK_STOP: nothing split and the
-/// queue empty.
-pub fn deferred_split_scan(mm: &mut Mm, memcg: u16, nr_to_scan: u64) -> Option<u64> {
+/// fail here (no folio is locked or pinned, and the shrinker runs between reclaim's
+/// batches, when no THP is isolated). `None` is SHRINK_STOP: nothing split and the queue
+/// empty.
+pub fn deferred_split_scan<P: ReclaimPolicy>(mm: &mut Mm, p: &mut P, memcg: u16, nr_to_scan: u64) -> Option<u64> {
     let mut split = 0;
     for _ in 0..nr_to_scan {
         let Some(pb) = mm.thp.deferred_split.first(memcg) else { break };
         if mm.thp.split_queued[pb] {
-            split_huge_page(mm, (pb as Pfn) << PAGEBLOCK_ORDER);
+            split_huge_page_to_list(mm, p, (pb as Pfn) << PAGEBLOCK_ORDER, None);
             split += 1;
         } else {
             mm.thp.deferred_split.remove(pb);

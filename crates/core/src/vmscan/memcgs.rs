@@ -11,8 +11,9 @@ use super::ScanControl;
 use crate::mm::lruvec::LruvecId;
 use crate::mm::memcontrol::{MemcgId, ROOT_MEMCG};
 use crate::mm::Mm;
+use crate::policy::ReclaimPolicy;
 
-pub fn shrink_node_memcgs(mm: &mut Mm, node: u16, sc: &mut ScanControl, mut shrink_lruvec: impl FnMut(&mut Mm, LruvecId, &mut ScanControl)) {
+pub fn shrink_node_memcgs<P: ReclaimPolicy>(mm: &mut Mm, p: &mut P, node: u16, sc: &mut ScanControl, mut shrink_lruvec: impl FnMut(&mut P, &mut Mm, LruvecId, &mut ScanControl)) {
     let target = sc.target_memcg.unwrap_or(ROOT_MEMCG);
     // The flat hierarchy: the root's subtree is every memcg; a child's is itself.
     let n = if target == ROOT_MEMCG { mm.memcgs.len() } else { 1 };
@@ -35,8 +36,8 @@ pub fn shrink_node_memcgs(mm: &mut Mm, node: u16, sc: &mut ScanControl, mut shri
             }
         }
         let lv = mm.lruvec_id(memcg, node);
-        shrink_lruvec(mm, lv, sc);
-        crate::mm::shrinker::shrink_slab(mm, node, memcg, sc.priority);
+        shrink_lruvec(p, mm, lv, sc);
+        crate::mm::shrinker::shrink_slab(mm, p, node, memcg, sc.priority);
         if partial && sc.nr_reclaimed >= sc.nr_to_reclaim {
             mm.nodes[node as usize].memcg_iter_cursor = ((start + k + 1) % n) as u16;
             break;

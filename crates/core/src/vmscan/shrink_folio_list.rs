@@ -15,7 +15,9 @@
 //! A THP (one folio of 512 pages, anonymous) is swapped out whole when a free swap
 //! cluster takes it (`thp_swpout`, 6.12 with `CONFIG_THP_SWAP`); otherwise it is split
 //! (`split_folio_to_list`, `thp_swpout_fallback`) and its pages are reclaimed one by one
-//! in the same call. Counts are in pages, as the kernel's `nr_pages` accounting.
+//! in the same call; a partially mapped THP is split at once, its unmapped subpages
+//! going through the same call without I/O. Counts are in pages, as the kernel's
+//! `nr_pages` accounting.
 //!
 //! Abstractions: swap writes complete synchronously (true for zram; for SSD swap the
 //! folio is freed in the same pass rather than after the writeback-completion rotate);
@@ -23,7 +25,7 @@
 //! the batch (the kernel takes them next).
 
 use super::{FolioReferences, Reclaimer, ScanControl};
-use crate::mm::page::{nonres_pte, pg, pinfo};
+use crate::mm::page::{nonres_pte, pg, pinfo, NO_PAGE};
 use crate::mm::page_alloc::{MigrateType, Pfn};
 use crate::mm::vmstat::Ev;
 use crate::mm::Mm;
@@ -41,9 +43,6 @@ pub struct ReclaimStat {
     pub nr_congested: u64,
     pub nr_writeback: u64,
     pub nr_immediate: u64,
-    /// Unmapped subpages of split partially mapped THPs freed in this pass: scanned and
-    /// reclaimed here although the caller's isolation did not count them.
-    pub nr_split_unmapped: u64,
 }
 
 /// Grow the zram pool to hold `nr` more compressed pages. Reclaimers run with
@@ -65,23 +64,27 @@ fn zram_reserve(mm: &mut Mm, node: u16, nr: u64) -> bool {
     true
 }
 
-/// The unmapped subpages of a partially mapped THP that reclaim split at `pfn` (`freed`
-/// of them, already back in the allocator). The kernel isolates such a folio whole (all
-/// its pages scanned) and frees the unmapped tails in the same `shrink_folio_list`
-/// without IO: they are scanned and reclaimed pages of this pass (`nr_scanned`,
-/// `nr_reclaimed`, `pgscan_*`/`pgsteal_*` by reclaimer and type, globally outside cgroup
-/// reclaim and for the memcg always), not swap-outs. The model's LRU held only the
-/// mapped subpages (docs/thp.md), so they are counted here.
-fn reclaim_unmapped_tails(mm: &mut Mm, pfn: Pfn, freed: u64, sc: &mut ScanControl, stat: &mut ReclaimStat) {
-    if freed == 0 {
-        return;
+/// A subpage of a partially mapped THP that reclaim split onto its list (below) and that
+/// no PTE maps (owner [`NO_PAGE`]): it holds only the list's reference and goes through
+/// `shrink_folio_list` as any anonymous folio (mm/vmscan.c 6.12). No PTE references it,
+/// so no young bit; `add_to_swap` gives it a slot and `pageout` calls `swap_writepage`,
+/// whose `folio_free_swap` drops the slot again without I/O (the entry's swap count is
+/// 0, mm/page_io.c): PAGE_SUCCESS, `nr_pageout` and NR_VMSCAN_WRITE counted, the folio
+/// dirty again and kept. Without a free slot it is activated (`activate_locked_split`).
+/// Either way its last reference goes when the survivors are put back
+/// (`move_folios_to_lru`): freed and uncharged, never counted as stolen.
+fn shrink_unmapped_subpage(mm: &mut Mm, pfn: Pfn, sc: &ScanControl, stat: &mut ReclaimStat, pgactivate: &mut u64) {
+    if sc.may_swap && mm.swap.total > mm.swap.used {
+        mm.vmstat.count(Ev::NrVmscanWrite, 1);
+        stat.nr_pageout += 1;
+    } else {
+        stat.nr_activate[0] += 1;
+        *pgactivate += 1;
+        let memcg = mm.frames.memcg(pfn);
+        mm.count_memcg_events(memcg, Ev::Pgactivate, 1);
     }
-    sc.nr_scanned += freed;
-    stat.nr_reclaimed += freed;
-    stat.nr_split_unmapped += freed;
-    let memcg = mm.frames.memcg(pfn);
-    count_reclaim_event(mm, sc, sc.pgscan_item(), Ev::PgscanAnon, memcg, freed);
-    count_reclaim_event(mm, sc, sc.pgsteal_item(), Ev::PgstealAnon, memcg, freed);
+    mm.uncharge_frame(pfn);
+    mm.free_frame(pfn);
 }
 
 /// Count `nr` pages of a reclaim event (`item`: PGSCAN_*/PGSTEAL_* + reclaimer_offset,
@@ -108,13 +111,19 @@ pub fn shrink_folio_list<P: ReclaimPolicy>(mm: &mut Mm, p: &mut P, folios: &mut 
     let cost = mm_costs(mm);
     let mut kept = 0;
     let mut i = 0;
-    // Tails of a THP split here are appended to `folios` and taken in this loop.
+    // Tails of a THP split here are appended to `folios` and taken in this loop; after a
+    // partially mapped THP's split some of them are unmapped.
+    let mut split_unmapped = false;
     while i < folios.len() {
         let pfn = folios[i];
         i += 1;
         let mut nr_pages = mm.folio_nr_pages(pfn);
         sc.nr_scanned += nr_pages;
         sc.cost_ns += cost.scan_ns;
+        if split_unmapped && mm.frames.page(pfn) == NO_PAGE {
+            shrink_unmapped_subpage(mm, pfn, sc, &mut stat, &mut pgactivate);
+            continue;
+        }
         let file = mm.frames.is_file(pfn);
         let mut activate = false;
         // folio_check_dirty_writeback: only file folios count (anon is written by pageout).
@@ -172,12 +181,18 @@ pub fn shrink_folio_list<P: ReclaimPolicy>(mm: &mut Mm, p: &mut P, folios: &mut 
                     continue;
                 } else {
                     // "Split partially mapped folios right away. We can free the unmapped
-                    // pages without IO." (mm/vmscan.c 6.12). The LRU entry of a partially
-                    // mapped THP was split when it was unmapped (docs/thp.md), so this is
-                    // the first of its subpages reclaim takes.
-                    if nr_pages == 1 && mm.frames.test(pfn, pg::COMPOUND) && mm.thp.split_queued[(pfn >> crate::mm::page_alloc::PAGEBLOCK_ORDER) as usize] {
-                        let freed = crate::thp::split::split_huge_page(mm, pfn);
-                        reclaim_unmapped_tails(mm, pfn, freed, sc, &mut stat);
+                    // pages without IO." (mm/vmscan.c 6.12): `split_folio_to_list`; every
+                    // tail makes its own pass, the unmapped ones too (above), and the
+                    // scan count drops to the head's one page.
+                    if nr_pages > 1 && mm.folio_pte_mapped(pfn) {
+                        crate::thp::split::split_huge_page_to_list(mm, p, pfn, Some(folios));
+                        sc.nr_scanned -= nr_pages - 1;
+                        nr_pages = 1;
+                        split_unmapped = true;
+                        if mm.frames.page(pfn) == NO_PAGE {
+                            shrink_unmapped_subpage(mm, pfn, sc, &mut stat, &mut pgactivate);
+                            continue;
+                        }
                     }
                     let mut cluster = None;
                     if nr_pages > 1 && can_swap_out(mm, pfn, nr_pages, sc) {
@@ -191,8 +206,7 @@ pub fn shrink_folio_list<P: ReclaimPolicy>(mm: &mut Mm, p: &mut P, folios: &mut 
                         // add_to_swap of the THP failed: "fallback to swap normal pages"
                         // (mm/vmscan.c 6.12): split_folio_to_list, THP_SWPOUT_FALLBACK,
                         // and the scan count drops to the head's one page.
-                        crate::thp::split::split_folio_lru(mm, p, pfn, Some(folios));
-                        crate::thp::split::split_huge_page(mm, pfn);
+                        crate::thp::split::split_huge_page_to_list(mm, p, pfn, Some(folios));
                         mm.thp.stat.count(crate::thp::Tc::ThpSwpoutFallback, 1);
                         sc.nr_scanned -= nr_pages - 1;
                         nr_pages = 1;

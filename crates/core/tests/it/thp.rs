@@ -444,19 +444,38 @@ fn thp_fault_maps_512_pages_and_dontneed_defers_the_split() {
     assert_eq!(m.mm.thp.deferred_split.len(memcg), 1);
     assert_eq!(stat(&m, Tc::ThpDeferredSplitPage), 0);
     let free0 = free_or_pcp(&m);
+    let lv = m.mm.folio_lruvec(head) as usize;
+    let (usage0, lru0) = (m.mm.memcgs[memcg as usize].usage, m.mm.lruvecs[lv].lru_size.iter().sum::<u64>());
     m.madv_dontneed(s + 256, 256);
     assert_eq!((stat(&m, Tc::ThpSplitPmd), stat(&m, Tc::ThpDeferredSplitPage), stat(&m, Tc::ThpSplitPage)), (1, 1, 0));
     assert_eq!(free_or_pcp(&m), free0, "the unmapped half stays allocated until the split");
     assert_eq!(m.mm.thp.deferred_split.len(memcg), 1, "queued once");
+    // The folio stays whole: one LRU entry of 512 pages, charged for 512, now mapped by
+    // PTEs that took the PMD's young bit.
+    assert!(m.mm.frames.test(head, pg::HEAD) && m.mm.folio_pte_mapped(head));
+    assert_eq!(m.mm.folio_nr_pages(head), 512);
+    assert_eq!((m.mm.memcgs[memcg as usize].usage, m.mm.lruvecs[lv].lru_size.iter().sum::<u64>()), (usage0, lru0));
+    assert!(m.mm.frames.test(head + 255, pg::YOUNG) && !m.mm.frames.test(head + 256, pg::MAPPED));
+    // A touch of a mapped subpage now sets its own PTE's young bit.
+    m.mm.frames.clear(head, pg::YOUNG);
+    m.mm.frames.clear(head + 100, pg::YOUNG);
+    m.touch(t, s + 100, false).unwrap();
+    assert!(m.mm.frames.test(head + 100, pg::YOUNG) && !m.mm.frames.test(head, pg::YOUNG));
+    // A second unmap of part of it splits no PMD again.
+    m.madv_dontneed(s + 200, 10);
+    assert_eq!(stat(&m, Tc::ThpSplitPmd), 1);
     Engine::check_invariants(&m).unwrap();
     // The shrinker at DEF_PRIORITY: delta (1 >> 12) * 4 / 2 = 0, nothing scanned.
-    reclaimlab_core::mm::shrinker::shrink_slab(&mut m.mm, 0, memcg, 12);
+    reclaimlab_core::mm::shrinker::shrink_slab(&mut m.mm, &mut m.policy, 0, memcg, 12);
     assert_eq!(stat(&m, Tc::ThpSplitPage), 0);
-    assert_eq!(split::deferred_split_scan(&mut m.mm, memcg, 128), Some(1));
+    assert_eq!(split::deferred_split_scan(&mut m.mm, &mut m.policy, memcg, 128), Some(1));
     assert_eq!(m.mm.thp.deferred_split.len(memcg), 0);
     assert_eq!(stat(&m, Tc::ThpSplitPage), 1);
-    assert_eq!(free_or_pcp(&m), free0 + 256);
-    assert!(!m.mm.frames.test(head, pg::COMPOUND));
+    // The split frees and uncharges the 266 unmapped subpages; the 246 mapped ones stay
+    // on the LRU as base folios.
+    assert_eq!(free_or_pcp(&m), free0 + 266);
+    assert_eq!((m.mm.memcgs[memcg as usize].usage, m.mm.lruvecs[lv].lru_size.iter().sum::<u64>()), (usage0 - 266, lru0 - 266));
+    assert!(!m.mm.frames.test(head, pg::COMPOUND) && !m.mm.frames.test(head, pg::HEAD));
     Engine::check_invariants(&m).unwrap();
 }
 
@@ -555,25 +574,64 @@ fn reclaim_splits_partially_mapped_thps() {
 }
 
 /// 6.12's `shrink_folio_list` splits a partially mapped THP as soon as reclaim takes it
-/// and frees the unmapped subpages "without IO": they count as scanned and reclaimed in
-/// that pass (pgscan/pgsteal), not as swap-outs.
+/// ("We can free the unmapped pages without IO"): every subpage makes its own pass; the
+/// mapped ones are swapped out, the unmapped ones get a swap slot that `swap_writepage`
+/// drops again at once (`folio_free_swap`: no PTE holds the entry) — counted in
+/// `nr_vmscan_write` and `nr_pageout` but neither swapped out nor stolen — and are freed
+/// at putback. This is what the 6.12 guest's MGLRU thpscale count shows: 91,897
+/// `nr_vmscan_write` for 46,551 `pswpout` (docs/validation.md).
 #[test]
 fn reclaim_frees_a_partially_mapped_thps_unmapped_half_without_io() {
-    use reclaimlab_core::policy::ReclaimPolicy;
     use reclaimlab_core::vmscan::{shrink_folio_list, Reclaimer, ScanControl};
     let (mut m, s) = thps_under_reclaim("16M", "64M", 1);
+    // The first half goes, the head's own page with it (as thpscale punches).
     m.madv_dontneed(s, 256);
-    let pfn = m.mm.pages.pte[(s + 300) as usize];
-    m.mm.frames.clear(pfn, pg::YOUNG | pg::REFERENCED);
-    assert!(m.policy.folio_isolate_lru(&mut m.mm, pfn));
+    let head = m.mm.pages.pte[(s + 256) as usize] - 256;
+    assert!(m.mm.frames.test(head, pg::HEAD) && m.mm.frames.page(head) == reclaimlab_core::mm::page::NO_PAGE);
+    for f in head..head + 512 {
+        m.mm.frames.clear(f, pg::YOUNG | pg::REFERENCED);
+    }
+    assert!(m.policy.folio_isolate_lru(&mut m.mm, head));
+    let memcg = m.mm.frames.memcg(head) as usize;
     let c = |m: &M, name: &str| m.counters().into_iter().find(|(k, _)| k == name).map_or(0, |(_, v)| v);
-    let (steal0, swp0) = (c(&m, "pgsteal_kswapd"), c(&m, "pswpout"));
+    let (steal0, swp0, write0, usage0) = (c(&m, "pgsteal_kswapd"), c(&m, "pswpout"), c(&m, "nr_vmscan_write"), m.mm.memcgs[memcg].usage);
     let mut sc = ScanControl::new(Reclaimer::Kswapd, 32);
-    let mut folios = vec![pfn];
+    let mut folios = vec![head];
     let r = shrink_folio_list(&mut m.mm, &mut m.policy, &mut folios, &mut sc);
     assert_eq!(stat(&m, Tc::ThpSplitPage), 1);
-    assert_eq!((r.nr_split_unmapped, r.nr_reclaimed, sc.nr_scanned), (256, 257, 257));
-    assert_eq!((c(&m, "pgsteal_kswapd") - steal0, c(&m, "pswpout") - swp0), (257, 1));
+    assert_eq!((r.nr_reclaimed, r.nr_pageout, sc.nr_scanned), (256, 512, 512));
+    assert_eq!((c(&m, "pgsteal_kswapd") - steal0, c(&m, "pswpout") - swp0, c(&m, "nr_vmscan_write") - write0), (256, 256, 512));
+    assert_eq!(m.mm.memcgs[memcg].usage, usage0 - 512);
+    assert!(folios.is_empty());
+    Engine::check_invariants(&m).unwrap();
+}
+
+/// A THP mapped by PTEs is referenced through its mapping: classic reclaim's rmap walk
+/// clears every young PTE of it and counts the mapping once (`pra->referenced` counts
+/// VMAs, mm/rmap.c 6.12), so the folio is kept once with PG_referenced, then reclaimed —
+/// split, its unmapped half freed — when no PTE was young again.
+#[test]
+fn a_pte_mapped_thp_counts_one_reference_per_mapping() {
+    use reclaimlab_core::vmscan::{shrink_folio_list, Reclaimer, ScanControl};
+    let (mut m, s) = thps_under_reclaim("16M", "64M", 1);
+    m.madv_dontneed(s + 256, 256);
+    let head = m.mm.pages.pte[s as usize];
+    for f in head..head + 512 {
+        m.mm.frames.clear(f, pg::YOUNG | pg::REFERENCED);
+    }
+    m.touch(0, s + 3, false).unwrap();
+    m.touch(0, s + 7, false).unwrap();
+    assert!(m.policy.folio_isolate_lru(&mut m.mm, head));
+    let mut sc = ScanControl::new(Reclaimer::Kswapd, 32);
+    let mut folios = vec![head];
+    let r = shrink_folio_list(&mut m.mm, &mut m.policy, &mut folios, &mut sc);
+    assert_eq!((r.nr_activate, r.nr_reclaimed, stat(&m, Tc::ThpSplitPage)), ([0, 0], 0, 0));
+    assert_eq!(folios, vec![head]);
+    assert!(m.mm.frames.test(head, pg::REFERENCED));
+    assert!(!m.mm.frames.test(head + 3, pg::YOUNG) && !m.mm.frames.test(head + 7, pg::YOUNG), "both young bits consumed");
+    // No PTE young the next time: reclaimed, the mapped half swapped.
+    let r = shrink_folio_list(&mut m.mm, &mut m.policy, &mut folios, &mut sc);
+    assert_eq!((r.nr_reclaimed, stat(&m, Tc::ThpSplitPage)), (256, 1));
     assert!(folios.is_empty());
     Engine::check_invariants(&m).unwrap();
 }
@@ -905,7 +963,7 @@ fn dontneed_of_whole_and_split_thps() {
     assert_eq!(m.touch(t, s + 512, true).unwrap().0, Fault::Huge);
     let memcg = m.mm.frames.memcg(m.mm.pages.pte[(s + 512) as usize]);
     assert_eq!(m.mm.thp.deferred_split.len(memcg), 1);
-    assert_eq!(split::deferred_split_scan(&mut m.mm, memcg, 128), None);
+    assert_eq!(split::deferred_split_scan(&mut m.mm, &mut m.policy, memcg, 128), None);
     assert_eq!(m.mm.thp.deferred_split.len(memcg), 0);
     assert!(m.mm.frames.test(m.mm.pages.pte[(s + 512) as usize], pg::COMPOUND));
     Engine::check_invariants(&m).unwrap();

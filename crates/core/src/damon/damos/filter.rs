@@ -119,7 +119,7 @@ pub fn damos_folio_filter_match(mm: &mut Mm, pfn: Pfn, f: &DamosFilter) -> bool 
         }
         // Base pages only: a folio is 4 KiB.
         DamosFilterType::HugepageSize => (f.sz_range.0..=f.sz_range.1).contains(&reclaimlab_trace::PAGE_SIZE),
-        DamosFilterType::Unmapped => flags & pg::MAPPED == 0,
+        DamosFilterType::Unmapped => !mm.folio_mapped(pfn),
         DamosFilterType::Addr | DamosFilterType::Target => false,
     };
     matched == f.matching

@@ -159,7 +159,7 @@ impl ReclaimPolicy for CachePolicy {
     }
 
     fn shrink_node(&mut self, mm: &mut Mm, node: u16, sc: &mut ScanControl) {
-        shrink_node_memcgs(mm, node, sc, |mm, lv, sc| self.shrink_lruvec(mm, lv, sc));
+        shrink_node_memcgs(mm, self, node, sc, |s, mm, lv, sc| s.shrink_lruvec(mm, lv, sc));
     }
 
     fn kswapd_age_node(&mut self, _mm: &mut Mm, _node: u16, _sc: &mut ScanControl) {}

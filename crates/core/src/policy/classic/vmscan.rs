@@ -19,8 +19,16 @@ use crate::vmscan::{
     DEF_PRIORITY, MAX_SWAPPINESS, SWAP_CLUSTER_MAX,
 };
 
-/// `folio_referenced` for the single mapping: rmap walk cost, test-and-clear young.
+/// `folio_referenced` for the single mapping: rmap walk cost, test-and-clear young. A
+/// THP mapped by PTEs has every young PTE cleared (`folio_referenced_one`'s
+/// `page_vma_mapped_walk`) and counts once: `pra->referenced` counts mappings (VMAs)
+/// with a young PTE, not PTEs (mm/rmap.c 6.12).
 fn folio_referenced(mm: &mut Mm, pfn: Pfn, sc: &mut ScanControl) -> u32 {
+    if mm.frames.test(pfn, pg::HEAD) && mm.folio_pte_mapped(pfn) {
+        sc.cost_ns += mm.cfg.cost.rmap_ns;
+        let subpages = pfn..pfn + crate::thp::HPAGE_PMD_NR;
+        return subpages.fold(false, |any, f| (mm.frames.test(f, pg::MAPPED) && mm.frames.test_and_clear(f, pg::YOUNG)) | any) as u32;
+    }
     if !mm.frames.test(pfn, pg::MAPPED) {
         return 0;
     }
@@ -181,7 +189,7 @@ fn shrink_inactive_list<V: ClassicVariant>(c: &mut Classic<V>, mm: &mut Mm, nr_t
     }
     let stat = shrink_folio_list(mm, c, &mut folios, sc);
     move_folios_to_lru(c, mm, &folios);
-    mm.lru_note_cost(lv, file, stat.nr_pageout, nr_scanned + stat.nr_split_unmapped - stat.nr_reclaimed);
+    mm.lru_note_cost(lv, file, stat.nr_pageout, nr_scanned - stat.nr_reclaimed);
     // mm/vmscan.c 6.12: only unqueued dirty folios taken → the flushers are not doing
     // their job: wake them (cgroup v2 does not throttle here).
     if stat.nr_unqueued_dirty == nr_scanned {
@@ -299,7 +307,7 @@ pub fn shrink_node<V: ClassicVariant>(c: &mut Classic<V>, mm: &mut Mm, node: u16
         let nr_reclaimed = sc.nr_reclaimed;
         sc.nr = Default::default();
         prepare_scan_control(mm, node, sc);
-        shrink_node_memcgs(mm, node, sc, |mm, lv, sc| shrink_lruvec(c, mm, lv, sc));
+        shrink_node_memcgs(mm, c, node, sc, |c, mm, lv, sc| shrink_lruvec(c, mm, lv, sc));
         if sc.is_kswapd() {
             writeback_feedback(mm, node, sc);
         }

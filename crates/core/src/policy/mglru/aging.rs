@@ -48,22 +48,36 @@ fn bloom_update(g: &mut LruGen, seq: u64, pmd: usize) {
 
 /// Is the page at `page` a present PTE of `memcg` on `node` mapping a folio that
 /// `get_pfn_folio` takes (`get_pte_pfn` + `get_pfn_folio`; the variant says whether an
-/// isolated one counts, and an anon one without `can_swap`)? Returns its frame.
+/// isolated one counts, and an anon one without `can_swap`)? Returns the PTE's frame
+/// (whose `YOUNG` is the PTE's accessed bit) and the folio's: the same but for a THP
+/// mapped by PTEs, whose folio is its head. A PMD-mapped THP is seen at its head's PTE
+/// only (the PMD's accessed bit; its tails carry no LRU flags).
 #[inline]
-fn pte_folio<V: MglruVariant>(mm: &Mm, page: usize, memcg: u16, node: u16, can_swap: bool) -> Option<Pfn> {
+fn pte_folio<V: MglruVariant>(mm: &Mm, page: usize, memcg: u16, node: u16, can_swap: bool) -> Option<(Pfn, Pfn)> {
     let pfn = mm.pages.pte[page];
     if !is_resident(pfn) {
         return None;
     }
-    let f = mm.frames.flags(pfn);
-    if f & pg::MAPPED == 0 || !V::get_pfn_folio_flags_ok(f, can_swap) || mm.node_of(pfn) != node {
+    let mut f = mm.frames.flags(pfn);
+    if f & pg::MAPPED == 0 {
+        return None;
+    }
+    let mut folio = pfn;
+    if f & pg::COMPOUND != 0 {
+        let head = crate::thp::compaction::pageblock_start(pfn);
+        if mm.folio_pte_mapped(head) {
+            folio = head;
+            f = mm.frames.flags(head);
+        }
+    }
+    if !V::get_pfn_folio_flags_ok(f, can_swap) || mm.node_of(pfn) != node {
         return None;
     }
     // With one memcg every folio is charged to it: skip the owner load.
     if mm.memcgs.len() > 1 && mm.frames.memcg(pfn) != memcg {
         return None;
     }
-    Some(pfn)
+    Some((pfn, folio))
 }
 
 /// Bit `i` set when `ptes[i]` is a present PTE (up to 64 PTEs; a branch-free pass the
@@ -125,12 +139,16 @@ fn walk_mm<V: MglruVariant>(mm: &mut Mm, g: &mut LruGen, lv: LruvecId, seq: u64,
         // PTE, so `total` is every PTE of the range (mm/vmscan.c v6.6–v6.15).
         let total = (end - start) as u64;
         let mut young = 0u64;
+        // The folio last updated: a THP mapped by PTEs is updated once for a run of its
+        // young PTEs (6.12's per-PTE `folio_update_gen` is idempotent; v6.15 batches a
+        // run of one folio's PTEs into one `walk_update_folio`).
+        let mut last = Pfn::MAX;
         // The PTEs in address order; the non-present ones, which change nothing but
         // `total`, are skipped by mask, 64 at a time.
         for chunk in (start..end).step_by(64) {
             let present = present_mask(&mm.pages.pte[chunk..(chunk + 64).min(end)]);
             for page in bits(present).map(|i| chunk + i) {
-                let Some(pfn) = pte_folio::<V>(mm, page, memcg, node, swappiness != 0) else { continue };
+                let Some((pfn, folio)) = pte_folio::<V>(mm, page, memcg, node, swappiness != 0) else { continue };
                 // VMAs skipped by swappiness: anon when 0, file when anon-only. A block
                 // of only these finds no young PTE, so it stays out of the filter, as a
                 // PMD the kernel's walk never reaches does.
@@ -142,7 +160,10 @@ fn walk_mm<V: MglruVariant>(mm: &mut Mm, g: &mut LruGen, lv: LruvecId, seq: u64,
                     continue;
                 }
                 young += 1;
-                V::walk_update_folio(mm, g, lv, pfn, new_gen, true);
+                if folio != last {
+                    V::walk_update_folio(mm, g, lv, folio, new_gen, true);
+                    last = folio;
+                }
             }
         }
         if suitable_to_scan(total, young) {
@@ -241,7 +262,12 @@ pub fn look_around_window(addr: usize, nr_pages: usize) -> (usize, usize) {
 pub fn prefetch_isolated(mm: &Mm, folios: &[Pfn]) {
     use crate::mm::prefetch::{prefetch, prefetch_range};
     for &pfn in folios {
-        let page = mm.frames.page(pfn) as usize;
+        let page = mm.frames.page(pfn);
+        if page == crate::mm::page::NO_PAGE {
+            // The head of a THP mapped by PTEs, its own page unmapped.
+            continue;
+        }
+        let page = page as usize;
         if mm.frames.flags(pfn) & (pg::MAPPED | pg::YOUNG) == pg::MAPPED | pg::YOUNG {
             let (start, end) = look_around_window(page, mm.pages.len());
             prefetch_range(&mm.pages.pte, start, end);
@@ -251,6 +277,23 @@ pub fn prefetch_isolated(mm: &Mm, folios: &[Pfn]) {
         mm.pages.prefetch_evicted(page);
         mm.buddy.prefetch_free(pfn);
     }
+}
+
+/// `folio_referenced`'s rmap walk of an isolated folio under MGLRU: each young PTE
+/// mapping it runs `lru_gen_look_around` (`folio_referenced_one`); true if one did. A
+/// THP mapped by PTEs is walked PTE by PTE in address order, a PTE already cleared by an
+/// earlier look-around's window no longer young.
+pub fn folio_look_around<V: MglruVariant>(mm: &mut Mm, g: &mut LruGen, lv: LruvecId, folio: Pfn, walk: bool, sc: &mut ScanControl) -> bool {
+    if !(mm.frames.test(folio, pg::HEAD) && mm.folio_pte_mapped(folio)) {
+        return lru_gen_look_around::<V>(mm, g, lv, folio, walk, sc);
+    }
+    let mut referenced = false;
+    for f in folio..folio + crate::thp::HPAGE_PMD_NR {
+        if mm.frames.flags(f) & (pg::MAPPED | pg::YOUNG) == pg::MAPPED | pg::YOUNG {
+            referenced |= lru_gen_look_around::<V>(mm, g, lv, f, walk, sc);
+        }
+    }
+    referenced
 }
 
 /// `lru_gen_look_around` for the young PTE of `pfn` found by rmap during eviction:
@@ -281,11 +324,15 @@ pub fn lru_gen_look_around<V: MglruVariant>(mm: &mut Mm, g: &mut LruGen, lv: Lru
     // so this is the kernel's single pass.
     let ptes = &mm.pages.pte[start..end];
     let young_mask = bits(present_mask(ptes)).fold(0u64, |m, i| m | ((mm.frames.test(ptes[i], pg::YOUNG) as u64) << i));
+    let mut last = Pfn::MAX;
     for page in bits(young_mask).map(|i| start + i) {
-        let Some(nb) = pte_folio::<V>(mm, page, memcg, node, can_swap) else { continue };
+        let Some((nb, folio)) = pte_folio::<V>(mm, page, memcg, node, can_swap) else { continue };
         mm.frames.clear(nb, pg::YOUNG);
         young += 1;
-        V::walk_update_folio(mm, g, lv, nb, new_gen, walk);
+        if folio != last {
+            V::walk_update_folio(mm, g, lv, folio, new_gen, walk);
+            last = folio;
+        }
     }
     // `suitable_to_scan(i, young)`: `i` is the window's PTE count.
     if suitable_to_scan((end - start) as u64, young) {

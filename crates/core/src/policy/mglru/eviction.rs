@@ -11,7 +11,7 @@
 //! `try_to_shrink_lruvec` wakes the flushers when every file folio taken was unqueued
 //! dirty; `folio_end_writeback` rotates it to the oldest generation's tail.
 
-use super::aging::{lru_gen_look_around, prefetch_isolated, try_to_inc_max_seq};
+use super::aging::{folio_look_around, prefetch_isolated, try_to_inc_max_seq};
 use super::host_time::{self, Path};
 use super::lrugen::*;
 use super::memcg_lru::{MemcgLruOp, MEMCG_NR_BINS};
@@ -245,9 +245,9 @@ impl<V: MglruVariant> Mglru<V> {
     /// aged to the young generation.
     pub(super) fn shrink_node(&mut self, mm: &mut Mm, node: u16, sc: &mut ScanControl) {
         if !sc.root_reclaim() {
-            shrink_node_memcgs(mm, node, sc, |mm, lv, sc| {
-                if self.try_to_shrink_lruvec(mm, lv, sc) {
-                    self.memcg_lru.rotate(lv, node, MemcgLruOp::Young);
+            shrink_node_memcgs(mm, self, node, sc, |s, mm, lv, sc| {
+                if s.try_to_shrink_lruvec(mm, lv, sc) {
+                    s.memcg_lru.rotate(lv, node, MemcgLruOp::Young);
                 }
             });
             return;
@@ -321,7 +321,7 @@ impl<V: MglruVariant> Mglru<V> {
             mm.memcgs[memcg as usize].events.low += 1;
         }
         let success = self.try_to_shrink_lruvec(mm, lv, sc);
-        crate::mm::shrinker::shrink_slab(mm, mm.lruvecs[lv as usize].node, memcg, sc.priority);
+        crate::mm::shrinker::shrink_slab(mm, self, mm.lruvecs[lv as usize].node, memcg, sc.priority);
         let sizable = lruvec_is_sizable(&self.lrugens[lv as usize], get_swappiness(mm, sc), sc.priority);
         V::shrink_one_op(success, sizable, seg)
     }
@@ -352,12 +352,12 @@ impl<V: MglruVariant> Mglru<V> {
 /// reclaim; else the two-strike rule (`lru_gen_set_refs`), the PTE checked through
 /// look-around.
 pub fn check_references<V: MglruVariant>(mm: &mut Mm, g: &mut LruGen, lv: LruvecId, pfn: Pfn, sc: &mut ScanControl) -> FolioReferences {
-    if !mm.frames.test(pfn, pg::MAPPED) {
+    if !mm.folio_mapped(pfn) {
         return FolioReferences::Reclaim;
     }
     sc.cost_ns += mm.cfg.cost.rmap_ns;
     let walk = sc.has_mm_walk();
-    if !lru_gen_look_around::<V>(mm, g, lv, pfn, walk, sc) {
+    if !folio_look_around::<V>(mm, g, lv, pfn, walk, sc) {
         return FolioReferences::Reclaim;
     }
     if lru_gen_set_refs(mm, pfn) {
@@ -371,7 +371,7 @@ pub fn check_references<V: MglruVariant>(mm: &mut Mm, g: &mut LruGen, lv: Lruvec
 /// retry; the rest must not land in the oldest generation again (PG_active).
 pub fn rejected_folio(mm: &mut Mm, g: &LruGen, pfn: Pfn, skip_retry: bool) -> bool {
     let f = mm.frames.flags(pfn);
-    if !skip_retry && f & (pg::ACTIVE | pg::MAPPED | pg::DIRTY | pg::WRITEBACK) == 0 {
+    if !skip_retry && f & (pg::ACTIVE | pg::DIRTY | pg::WRITEBACK) == 0 && !mm.folio_mapped(pfn) {
         return true;
     }
     let t = folio_type(mm, pfn);

@@ -12,7 +12,7 @@
 //! v6.6's `for (type = !can_swap; type < ANON_AND_FILE; type++)` is
 //! `evictable_types(swappiness)` over its swappiness range 0..=200.
 
-use super::super::aging::lru_gen_look_around;
+use super::super::aging::folio_look_around;
 use super::super::eviction::{sort_promoted, sort_writeback};
 use super::super::lrugen::*;
 use super::super::memcg_lru::{MemcgLruOp, Seg};
@@ -70,14 +70,14 @@ pub fn isolate_folio(mm: &mut Mm, g: &mut LruGen, lv: LruvecId, pfn: Pfn) {
 /// - then the classic rules: referenced PTEs with PG_referenced (always, here) →
 ///   activate; no referenced PTE → reclaim (clean if PG_referenced, file).
 pub fn check_references<V: MglruVariant>(mm: &mut Mm, g: &mut LruGen, lv: LruvecId, pfn: Pfn, sc: &mut ScanControl) -> FolioReferences {
-    let mapped = mm.frames.test(pfn, pg::MAPPED);
+    let mapped = mm.folio_mapped(pfn);
     if mapped && mm.frames.test(pfn, pg::REFERENCED) {
         return FolioReferences::Keep;
     }
     let mut referenced_ptes = false;
     if mapped {
         sc.cost_ns += mm.cfg.cost.rmap_ns;
-        if lru_gen_look_around::<V>(mm, g, lv, pfn, sc.has_mm_walk(), sc) {
+        if folio_look_around::<V>(mm, g, lv, pfn, sc.has_mm_walk(), sc) {
             mm.frames.set(pfn, pg::REFERENCED);
             referenced_ptes = true;
         }
@@ -106,7 +106,7 @@ pub fn rejected_folio(mm: &mut Mm, pfn: Pfn, skip_retry: bool) -> bool {
         }
         return false;
     }
-    if skip_retry || f & (pg::ACTIVE | pg::REFERENCED | pg::MAPPED | pg::DIRTY | pg::WRITEBACK) != 0 {
+    if skip_retry || f & (pg::ACTIVE | pg::REFERENCED | pg::DIRTY | pg::WRITEBACK) != 0 || mm.folio_mapped(pfn) {
         mm.frames.clear(pfn, REFS_ALL);
         mm.frames.set(pfn, pg::ACTIVE);
         return false;
