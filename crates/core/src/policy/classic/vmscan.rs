@@ -23,17 +23,25 @@ use crate::vmscan::{
 /// THP mapped by PTEs has every young PTE cleared (`folio_referenced_one`'s
 /// `page_vma_mapped_walk`) and counts once: `pra->referenced` counts mappings (VMAs)
 /// with a young PTE, not PTEs (mm/rmap.c 6.12).
+#[inline(always)]
 fn folio_referenced(mm: &mut Mm, pfn: Pfn, sc: &mut ScanControl) -> u32 {
     if mm.frames.test(pfn, pg::HEAD) && mm.folio_pte_mapped(pfn) {
-        sc.cost_ns += mm.cfg.cost.rmap_ns;
-        let subpages = pfn..pfn + crate::thp::HPAGE_PMD_NR;
-        return subpages.fold(false, |any, f| (mm.frames.test(f, pg::MAPPED) && mm.frames.test_and_clear(f, pg::YOUNG)) | any) as u32;
+        return pte_mapped_thp_referenced(mm, pfn, sc);
     }
     if !mm.frames.test(pfn, pg::MAPPED) {
         return 0;
     }
     sc.cost_ns += mm.cfg.cost.rmap_ns;
     mm.frames.test_and_clear(pfn, pg::YOUNG) as u32
+}
+
+/// [`folio_referenced`] of a THP mapped by PTEs.
+#[inline(never)]
+#[cold]
+fn pte_mapped_thp_referenced(mm: &mut Mm, head: Pfn, sc: &mut ScanControl) -> u32 {
+    sc.cost_ns += mm.cfg.cost.rmap_ns;
+    let subpages = head..head + crate::thp::HPAGE_PMD_NR;
+    subpages.fold(false, |any, f| (mm.frames.test(f, pg::MAPPED) && mm.frames.test_and_clear(f, pg::YOUNG)) | any) as u32
 }
 
 /// `folio_check_references` (A.7).

@@ -52,7 +52,7 @@ fn bloom_update(g: &mut LruGen, seq: u64, pmd: usize) {
 /// (whose `YOUNG` is the PTE's accessed bit) and the folio's: the same but for a THP
 /// mapped by PTEs, whose folio is its head. A PMD-mapped THP is seen at its head's PTE
 /// only (the PMD's accessed bit; its tails carry no LRU flags).
-#[inline]
+#[inline(always)]
 fn pte_folio<V: MglruVariant>(mm: &Mm, page: usize, memcg: u16, node: u16, can_swap: bool) -> Option<(Pfn, Pfn)> {
     let pfn = mm.pages.pte[page];
     if !is_resident(pfn) {
@@ -64,11 +64,7 @@ fn pte_folio<V: MglruVariant>(mm: &Mm, page: usize, memcg: u16, node: u16, can_s
     }
     let mut folio = pfn;
     if f & pg::COMPOUND != 0 {
-        let head = crate::thp::compaction::pageblock_start(pfn);
-        if mm.folio_pte_mapped(head) {
-            folio = head;
-            f = mm.frames.flags(head);
-        }
+        (folio, f) = pte_mapped_thp_folio(mm, pfn, f);
     }
     if !V::get_pfn_folio_flags_ok(f, can_swap) || mm.node_of(pfn) != node {
         return None;
@@ -78,6 +74,19 @@ fn pte_folio<V: MglruVariant>(mm: &Mm, page: usize, memcg: u16, node: u16, can_s
         return None;
     }
     Some((pfn, folio))
+}
+
+/// [`pte_folio`] for a THP's frame: the head and its flags if the THP is mapped by PTEs,
+/// else the frame itself.
+#[inline(never)]
+#[cold]
+fn pte_mapped_thp_folio(mm: &Mm, pfn: Pfn, f: u32) -> (Pfn, u32) {
+    let head = crate::thp::compaction::pageblock_start(pfn);
+    if mm.folio_pte_mapped(head) {
+        (head, mm.frames.flags(head))
+    } else {
+        (pfn, f)
+    }
 }
 
 /// Bit `i` set when `ptes[i]` is a present PTE (up to 64 PTEs; a branch-free pass the
@@ -283,8 +292,19 @@ pub fn prefetch_isolated(mm: &Mm, folios: &[Pfn]) {
 /// mapping it runs `lru_gen_look_around` (`folio_referenced_one`); true if one did. A
 /// THP mapped by PTEs is walked PTE by PTE in address order, a PTE already cleared by an
 /// earlier look-around's window no longer young.
+#[inline(always)]
 pub fn folio_look_around<V: MglruVariant>(mm: &mut Mm, g: &mut LruGen, lv: LruvecId, folio: Pfn, walk: bool, sc: &mut ScanControl) -> bool {
-    if !(mm.frames.test(folio, pg::HEAD) && mm.folio_pte_mapped(folio)) {
+    if !mm.frames.test(folio, pg::HEAD) {
+        return lru_gen_look_around::<V>(mm, g, lv, folio, walk, sc);
+    }
+    thp_look_around::<V>(mm, g, lv, folio, walk, sc)
+}
+
+/// [`folio_look_around`] of a THP: PMD-mapped, its head's PTE (the PMD's accessed bit);
+/// mapped by PTEs, each young one in turn.
+#[inline(never)]
+fn thp_look_around<V: MglruVariant>(mm: &mut Mm, g: &mut LruGen, lv: LruvecId, folio: Pfn, walk: bool, sc: &mut ScanControl) -> bool {
+    if !mm.folio_pte_mapped(folio) {
         return lru_gen_look_around::<V>(mm, g, lv, folio, walk, sc);
     }
     let mut referenced = false;
