@@ -161,6 +161,8 @@ class Console:
     vmscan_direct: dict[str, int] = field(default_factory=dict)
     lru_activate: dict[str, int] = field(default_factory=dict)
     pcp_samples: list[tuple[int, int, int, int, int]] = field(default_factory=list)
+    #: (level 3) refills of the per-CPU lists: ``{(cpu, frames): refills}`` (``@@refill``).
+    pcp_refills: dict[tuple[int, int], int] = field(default_factory=dict)
     #: DAMON_RECLAIM (``--damon-reclaim``): /sys/module/damon_reclaim/parameters/* after the
     #: workload (parameters, statistics, ``kdamond_ticks``: its CPU time in clock ticks), and
     #: the footprint samples taken while it ran.
@@ -380,6 +382,8 @@ def parse(text: str) -> Console:
                 c.vmscan_direct = dict(zip(VMDIRECT_FIELDS, map(int, parts)))
             elif tag == "lru_activate" and len(parts) == 2:
                 c.lru_activate[parts[0]] = int(parts[1])
+            elif tag == "refill" and len(parts) == 3:
+                c.pcp_refills[(int(parts[0]), int(parts[1]))] = int(parts[2])
             elif tag == "pcp" and len(parts) == 5:
                 c.pcp_samples.append(tuple(int(x) for x in parts))
             elif tag == "cpustat" and len(parts) >= 5:

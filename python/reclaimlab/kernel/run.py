@@ -56,7 +56,7 @@ class Setup:
     pin_cpus: bool = False  # the workload on CPU 0, kswapd and kcompactd on CPU 1 (as the simulator)
     # Reclaim's tracepoints summed per kswapd pass (@@vmpass, guest/init.sh vmscan_trace); its
     # ring buffer takes 8 MiB of the guest's memory, so off by default.
-    vmscan_trace: bool | int = False  # 2: also the first 600 events as they are (@@vmraw)
+    vmscan_trace: bool | int = False  # 2: also the first 600 events (@@vmraw); 3: pcp refill sizes only (@@refill)
     boots: int = 3
     timeout: float | None = None
     guest_mb: int = GUEST_MB

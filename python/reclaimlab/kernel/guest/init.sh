@@ -77,6 +77,7 @@ wake_trace() {
 # touch) by the task that drained the batch: "@@lru_activate COMM N"; "@@vmtrace_lost N".
 VMTRACE_EVENTS="vmscan/mm_vmscan_lru_isolate vmscan/mm_vmscan_lru_shrink_inactive vmscan/mm_vmscan_lru_shrink_active vmscan/mm_vmscan_kswapd_sleep vmscan/mm_vmscan_direct_reclaim_begin pagemap/mm_lru_activate"
 vmscan_trace() {
+    grep -q 'lab.vmtrace=3' /proc/cmdline && { pcp_refill_trace "$1"; return 0; }
     grep -q 'lab.vmtrace=[12]' /proc/cmdline || return 0
     case "$1" in
     start)
@@ -122,6 +123,42 @@ vmscan_trace() {
         grep -q 'lab.vmtrace=2' /proc/cmdline && grep -E 'mm_vmscan_(kswapd_wake|wakeup_kswapd|lru_isolate|lru_shrink_inactive|lru_shrink_active|direct_reclaim_begin)' $I/trace |
             head -n 600 | sed 's/^ */@@vmraw /'
         echo "@@vmtrace_lost $(awk '/^overrun:/ { s += $2 } END { print s + 0 }' $I/per_cpu/cpu*/stats)" ;;
+    esac
+}
+# lab.vmtrace=3 (instead of the above): the sizes of the per-CPU lists' refills from the
+# buddy lists (rmqueue_bulk: one kmem/mm_page_alloc_zone_locked event with percpu_refill
+# per frame, mm/page_alloc.c 6.12; a refill is a run of them on one CPU less than 50 us
+# apart), in an instance of their own that keeps the run's last 6 MiB a CPU:
+# "@@refill CPU FRAMES N" (N refills of FRAMES frames), "@@refill_lost N".
+pcp_refill_trace() {
+    P=/sys/kernel/tracing/instances/rl_pcp
+    case "$1" in
+    start)
+        mkdir -p $P 2>/dev/null || return 0
+        echo 6144 > $P/buffer_size_kb
+        echo 'percpu_refill == 1' > $P/events/kmem/mm_page_alloc_zone_locked/filter
+        # Who refills which migratetype's list, and who frees order-0 pages (each free
+        # halves its CPU's alloc_factor, free_unref_page_commit): histogram triggers.
+        echo 'hist:keys=common_pid.execname,migratetype:vals=hitcount:sort=hitcount.descending if percpu_refill == 1' \
+            > $P/events/kmem/mm_page_alloc_zone_locked/trigger 2>/dev/null
+        echo 'hist:keys=common_pid.execname:vals=hitcount:sort=hitcount.descending if order == 0' \
+            > $P/events/kmem/mm_page_free/trigger 2>/dev/null
+        echo 1 > $P/events/kmem/mm_page_alloc_zone_locked/enable ;;
+    end)
+        [ -e $P/events/kmem/mm_page_alloc_zone_locked/enable ] || return 0
+        echo 0 > $P/events/kmem/mm_page_alloc_zone_locked/enable
+        awk '{ for (i = 2; i <= NF; i++) if ($i == "mm_page_alloc_zone_locked:") break
+               if (i > NF) next
+               ts = $(i - 1); sub(/:$/, "", ts); c = $(i - 3); gsub(/[][]/, "", c); c += 0
+               if (n[c] && ts - t[c] > 0.00005) { h[c " " n[c]]++; n[c] = 0 }
+               n[c]++; t[c] = ts }
+             END { for (c in n) if (n[c]) h[c " " n[c]]++
+                   for (k in h) printf "@@refill %s %d\n", k, h[k] }' $P/trace
+        for e in mm_page_alloc_zone_locked mm_page_free; do
+            grep '^{' $P/events/kmem/$e/hist 2>/dev/null | head -n 20 | sed "s/^/@@hist $e /" | tr -s ' '
+        done
+        echo "@@refill_lost $(awk '/^overrun:/ { s += $2 } END { print s + 0 }' $P/per_cpu/cpu*/stats)"
+        rmdir $P 2>/dev/null ;;
     esac
 }
 # The CPU time of each kswapd ("@@kthread WHEN NAME TICKS": utime + stime of
