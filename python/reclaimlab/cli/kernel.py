@@ -77,6 +77,10 @@ def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument("--pin-cpus", action="store_true",
                    help="run the workload on CPU 0 and kswapd and kcompactd on CPU 1, as the simulator does (the "
                         "kernel's scheduler otherwise moves them; the per-CPU page lists see the difference)")
+    p.add_argument("--vmscan-trace", nargs="?", const=1, default=0, type=int, choices=(0, 1, 2, 3), metavar="LEVEL",
+                   help="sum reclaim's tracepoints per kswapd pass in the guest (@@vmpass lines in the console "
+                        "log; the ring buffer takes 8 MiB of guest memory); 2: also the first 600 events as they are; 3: instead, "
+                        "the sizes of the per-CPU lists' refills (12 MiB)")
     p.add_argument("--boots", type=int, default=3, metavar="N", help="boots, one guest at a time (default 3)")
     vocab.add(p, "out-dir", dest="out", default="reclaimlab-kernel", aliases=("--out",),
               help="results store and console logs (default ./reclaimlab-kernel)")
@@ -153,7 +157,7 @@ def _setup(a: argparse.Namespace):
     from ..kernel.run import Setup, guest_mb_of
 
     return Setup(workload=a.workload, kernel=a.kernel, mglru=a.mglru, memory=a.memory, swap=a.swap,
-                 swappiness=a.swappiness, pcp_high_fraction=a.percpu_pagelist_high_fraction, pin_cpus=a.pin_cpus, boots=a.boots, timeout=a.timeout, guest_mb=guest_mb_of(a.guest_memory),
+                 swappiness=a.swappiness, pcp_high_fraction=a.percpu_pagelist_high_fraction, pin_cpus=a.pin_cpus, vmscan_trace=getattr(a, "vmscan_trace", False), boots=a.boots, timeout=a.timeout, guest_mb=guest_mb_of(a.guest_memory),
                  disk_size=a.disk_size, accel=a.accel, tick_us=a.tick, smp=a.smp, nodes=a.nodes,
                  read_ahead_kb=a.read_ahead_kb,
                  fault_around_bytes=a.fault_around_bytes, thp=a.thp, damon_reclaim=a.damon_reclaim,

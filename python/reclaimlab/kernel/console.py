@@ -153,6 +153,16 @@ class Console:
     #: Per kswapd pass a wake-up started during the workload: microseconds from the first
     #: wakeup_kswapd to the pass's start, and the wakeup_kswapd calls meanwhile (``@@kswapd_wake``).
     kswapd_wakes: list[tuple[int, int]] = field(default_factory=list)
+    #: ``kernel run --vmscan-trace`` (guest/init.sh ``vmscan_trace``): per kswapd pass the
+    #: reclaim tracepoints' sums (``@@vmpass``, keys :data:`VMPASS_FIELDS`), direct reclaim's
+    #: over the run (``@@vmdirect``, :data:`VMDIRECT_FIELDS`), ``lru_activate`` by task, and
+    #: (level 2) DMA32's per-CPU lists sampled as ``(t_ms, cpu, count, high, free)``.
+    vmscan_passes: list[dict[str, int]] = field(default_factory=list)
+    vmscan_direct: dict[str, int] = field(default_factory=dict)
+    lru_activate: dict[str, int] = field(default_factory=dict)
+    pcp_samples: list[tuple[int, int, int, int, int]] = field(default_factory=list)
+    #: (level 3) refills of the per-CPU lists: ``{(cpu, frames): refills}`` (``@@refill``).
+    pcp_refills: dict[tuple[int, int], int] = field(default_factory=dict)
     #: DAMON_RECLAIM (``--damon-reclaim``): /sys/module/damon_reclaim/parameters/* after the
     #: workload (parameters, statistics, ``kdamond_ticks``: its CPU time in clock ticks), and
     #: the footprint samples taken while it ran.
@@ -280,6 +290,19 @@ def parse_zone(parts: list[str]) -> Zone:
     return z
 
 
+#: ``@@vmpass`` fields (guest/init.sh ``vmscan_trace``): the pass's start (µs from the first
+#: traced event), the zone index and order kswapd_wake reported, the wakeup_kswapd calls since
+#: the previous pass and the lowest zone index they asked for (-1: none), then sums over the
+#: pass's mm_vmscan_lru_shrink_inactive calls (scanned, reclaimed, activated file, kept for
+#: references, unmap failures), mm_vmscan_lru_isolate (taken, skipped for a higher zone), the
+#: lowest priority (99: no shrink call, the node was balanced when the pass began) and
+#: mm_vmscan_lru_shrink_active (taken, deactivated).
+VMPASS_FIELDS = ("t_us", "zid", "order", "wakes", "wake_min_zid", "calls", "scanned", "taken", "skipped",
+                 "reclaimed", "activate_file", "ref_keep", "unmap_fail", "min_priority", "active_taken",
+                 "deactivated")
+VMDIRECT_FIELDS = ("calls", "scanned", "taken", "skipped", "reclaimed", "activate_file")
+
+
 def clean(line: str) -> str:
     return ESCAPE.sub("", line).rstrip()
 
@@ -353,6 +376,16 @@ def parse(text: str) -> Console:
                 c.kthread_ticks.setdefault(parts[0], {})[parts[1]] = int(parts[2])
             elif tag == "kswapd_wake" and len(parts) == 2:
                 c.kswapd_wakes.append((int(parts[0]), int(parts[1])))
+            elif tag == "vmpass" and len(parts) == len(VMPASS_FIELDS):
+                c.vmscan_passes.append(dict(zip(VMPASS_FIELDS, map(int, parts))))
+            elif tag == "vmdirect" and len(parts) == len(VMDIRECT_FIELDS):
+                c.vmscan_direct = dict(zip(VMDIRECT_FIELDS, map(int, parts)))
+            elif tag == "lru_activate" and len(parts) == 2:
+                c.lru_activate[parts[0]] = int(parts[1])
+            elif tag == "refill" and len(parts) == 3:
+                c.pcp_refills[(int(parts[0]), int(parts[1]))] = int(parts[2])
+            elif tag == "pcp" and len(parts) == 5:
+                c.pcp_samples.append(tuple(int(x) for x in parts))
             elif tag == "cpustat" and len(parts) >= 5:
                 c.cpustat[parts[0]] = [int(x) for x in parts[1:]]
             elif tag == "zram_mm_stat":

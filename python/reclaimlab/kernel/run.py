@@ -54,6 +54,9 @@ class Setup:
     swappiness: int | None = None
     pcp_high_fraction: int | None = None  # vm.percpu_pagelist_high_fraction (None: the kernel's, 0)
     pin_cpus: bool = False  # the workload on CPU 0, kswapd and kcompactd on CPU 1 (as the simulator)
+    # Reclaim's tracepoints summed per kswapd pass (@@vmpass, guest/init.sh vmscan_trace); its
+    # ring buffer takes 8 MiB of the guest's memory, so off by default.
+    vmscan_trace: bool | int = False  # 2: also the first 600 events (@@vmraw); 3: pcp refill sizes only (@@refill)
     boots: int = 3
     timeout: float | None = None
     guest_mb: int = GUEST_MB
@@ -351,6 +354,8 @@ def kernel_args(p: Prepared, thp: str | None) -> list[str]:
         args.append(f"sysctl.vm.percpu_pagelist_high_fraction={int(setup.pcp_high_fraction)}")
     if setup.pin_cpus:
         args.append("lab.pin=1")
+    if setup.vmscan_trace:
+        args.append(f"lab.vmtrace={int(setup.vmscan_trace)}")
     if p.damon_reclaim is not None:
         args += damon.kernel_args(p.damon_reclaim, p.damon_interface)
     elif setup.sample:

@@ -47,11 +47,13 @@ wake_trace() {
         [ -d $T/events/vmscan/mm_vmscan_kswapd_wake ] || return 0
         mkdir -p $I 2>/dev/null || return 0
         echo 1 > $I/events/vmscan/mm_vmscan_wakeup_kswapd/enable
-        echo 1 > $I/events/vmscan/mm_vmscan_kswapd_wake/enable ;;
+        echo 1 > $I/events/vmscan/mm_vmscan_kswapd_wake/enable
+        vmscan_trace start ;;
     end)
         [ -e $I/events/vmscan/mm_vmscan_kswapd_wake/enable ] || return 0
         echo 0 > $I/events/vmscan/mm_vmscan_wakeup_kswapd/enable
         echo 0 > $I/events/vmscan/mm_vmscan_kswapd_wake/enable
+        vmscan_trace end
         awk '{ for (i = 2; i <= NF; i++) if ($i ~ /^mm_vmscan_(wakeup_kswapd|kswapd_wake):$/) {
                    ts = $(i - 1); sub(/:$/, "", ts)
                    if ($i == "mm_vmscan_wakeup_kswapd:") { if (!n) t0 = ts; n++ }
@@ -59,6 +61,104 @@ wake_trace() {
                    break } }' $I/trace
         echo "@@kswapd_wake_lost $(awk '/^overrun:/ { s += $2 } END { print s + 0 }' $I/per_cpu/cpu*/stats)"
         rmdir $I 2>/dev/null ;;
+    esac
+}
+# lab.vmtrace=1 (`kernel run --vmscan-trace`; off by default: its ring buffer takes 2 x 4 MiB
+# of the guest's memory before the workload starts): reclaim's own tracepoints in the same
+# instance (mm/vmscan.c 6.12: mm_vmscan_lru_isolate, mm_vmscan_lru_shrink_inactive,
+# mm_vmscan_lru_shrink_active, mm_vmscan_kswapd_sleep, mm_vmscan_direct_reclaim_begin;
+# mm/swap.c lru_activate: mm_lru_activate), summed in the guest. Per kswapd pass (from its
+# mm_vmscan_kswapd_wake to the next): "@@vmpass T_US ZID ORDER WAKES WAKE_MINZID CALLS
+# SCANNED TAKEN SKIPPED RECLAIMED ACT_FILE REF_KEEP UNMAP_FAIL MIN_PRIORITY ACTIVE_TAKEN
+# DEACTIVATED" (T_US from the first event; WAKES the wakeup_kswapd calls since the previous
+# pass and the lowest zid they asked for; SCANNED/RECLAIMED/ACT_FILE/REF_KEEP from
+# shrink_inactive; TAKEN/SKIPPED from isolate). Direct reclaim summed over the run: "@@vmdirect
+# CALLS SCANNED TAKEN SKIPPED RECLAIMED ACT_FILE"; lru_activate (folio_mark_accessed's second
+# touch) by the task that drained the batch: "@@lru_activate COMM N"; "@@vmtrace_lost N".
+VMTRACE_EVENTS="vmscan/mm_vmscan_lru_isolate vmscan/mm_vmscan_lru_shrink_inactive vmscan/mm_vmscan_lru_shrink_active vmscan/mm_vmscan_kswapd_sleep vmscan/mm_vmscan_direct_reclaim_begin pagemap/mm_lru_activate"
+vmscan_trace() {
+    grep -q 'lab.vmtrace=3' /proc/cmdline && { pcp_refill_trace "$1"; return 0; }
+    grep -q 'lab.vmtrace=[12]' /proc/cmdline || return 0
+    case "$1" in
+    start)
+        echo 4096 > $I/buffer_size_kb
+        # Every field as "name=0xHEX (DEC)": the zone a wake-up asked for (zid) is not in the
+        # events' own format (include/trace/events/vmscan.h 6.12).
+        echo 1 > $I/options/fields 2>/dev/null
+        for e in $VMTRACE_EVENTS; do echo 1 > $I/events/$e/enable; done
+        # lab.vmtrace=2: also DMA32's per-CPU lists every 20 ms (/proc/zoneinfo's pagesets):
+        # "@@pcp T_MS CPU COUNT HIGH FREE" at the end.
+        if grep -q 'lab.vmtrace=2' /proc/cmdline; then
+            ( while :; do awk -v t="$(cut -d' ' -f1 /proc/uptime)" '
+                  $1 == "Node" { z = $4 } z == "DMA32" && $1 == "pages" && $2 == "free" { f = $3 }
+                  z == "DMA32" && $1 == "cpu:" { c = $2 } z == "DMA32" && $1 == "count:" { n = $2 }
+                  z == "DMA32" && $1 == "high:" { printf "@@pcp %.0f %d %d %d %d\n", t * 1000, c, n, $2, f }' /proc/zoneinfo
+                  usleep 20000; done > /run/pcp.log ) &
+            echo $! > /run/pcp.pid
+        fi ;;
+    end)
+        for e in $VMTRACE_EVENTS; do echo 0 > $I/events/$e/enable; done
+        awk 'function kv(k,   j, v) { for (j = i + 1; j <= NF; j++) if (index($j, k "=") == 1) {
+                 v = substr($j, length(k) + 2); if (v ~ /^0x/) { v = $(j + 1); gsub(/[()]/, "", v) }; return v + 0 }; return 0 }
+             function flush() { if (np) printf "@@vmpass %.0f %d %d %d %d %d %d %d %d %d %d %d %d %d %d %d\n", (pt - t0) * 1e6, pz, po, pw, pwz, c, sc, tk, sk, rc, ac, rk, uf, mp, at, dc }
+             { for (i = 2; i <= NF; i++) if ($i ~ /^mm_(vmscan|lru)_[a-z_]*:$/) break
+               if (i > NF) next
+               ts = $(i - 1); sub(/:$/, "", ts); if (t0 == "") t0 = ts
+               ev = $i; k = ($1 ~ /^kswapd/)
+               if (ev == "mm_vmscan_wakeup_kswapd:") { w++; z = kv("zid"); if (w == 1 || z < wz) wz = z; next }
+               if (ev == "mm_vmscan_kswapd_wake:") { flush(); np = 1; pt = ts; pz = kv("zid"); po = kv("order"); pw = w; pwz = (w ? wz : -1); w = 0
+                   c = sc = tk = sk = rc = ac = rk = uf = at = dc = 0; mp = 99; next }
+               if (ev == "mm_lru_activate:") { n = $1; sub(/-[0-9]+$/, "", n); la[n]++; next }
+               if (ev == "mm_vmscan_direct_reclaim_begin:") { if (!k) dcalls++; next }
+               if (ev == "mm_vmscan_lru_isolate:") { if (k) { tk += kv("nr_taken"); sk += kv("nr_skipped") } else { dtk += kv("nr_taken"); dsk += kv("nr_skipped") }; next }
+               if (ev == "mm_vmscan_lru_shrink_inactive:") {
+                   if (k) { c++; sc += kv("nr_scanned"); rc += kv("nr_reclaimed"); ac += kv("nr_activate_file") + kv("nr_activate1"); rk += kv("nr_ref_keep"); uf += kv("nr_unmap_fail"); p = kv("priority"); if (p < mp) mp = p }
+                   else { dc2++; dsc += kv("nr_scanned"); drc += kv("nr_reclaimed"); dac += kv("nr_activate_file") + kv("nr_activate1") + kv("nr_activate1") }
+                   next }
+               if (ev == "mm_vmscan_lru_shrink_active:" && k) { at += kv("nr_taken"); dc += kv("nr_deactivated") } }
+             END { flush(); printf "@@vmdirect %d %d %d %d %d %d\n", dcalls, dsc, dtk, dsk, drc, dac
+                   for (n in la) printf "@@lru_activate %s %d\n", n, la[n] }' $I/trace
+        [ -e /run/pcp.pid ] && { kill $(cat /run/pcp.pid); cat /run/pcp.log; }
+        # lab.vmtrace=2: also the first 600 of kswapd's and the allocator's events as they are.
+        grep -q 'lab.vmtrace=2' /proc/cmdline && grep -E 'mm_vmscan_(kswapd_wake|wakeup_kswapd|lru_isolate|lru_shrink_inactive|lru_shrink_active|direct_reclaim_begin)' $I/trace |
+            head -n 600 | sed 's/^ */@@vmraw /'
+        echo "@@vmtrace_lost $(awk '/^overrun:/ { s += $2 } END { print s + 0 }' $I/per_cpu/cpu*/stats)" ;;
+    esac
+}
+# lab.vmtrace=3 (instead of the above): the sizes of the per-CPU lists' refills from the
+# buddy lists (rmqueue_bulk: one kmem/mm_page_alloc_zone_locked event with percpu_refill
+# per frame, mm/page_alloc.c 6.12; a refill is a run of them on one CPU less than 50 us
+# apart), in an instance of their own that keeps the run's last 6 MiB a CPU:
+# "@@refill CPU FRAMES N" (N refills of FRAMES frames), "@@refill_lost N".
+pcp_refill_trace() {
+    P=/sys/kernel/tracing/instances/rl_pcp
+    case "$1" in
+    start)
+        mkdir -p $P 2>/dev/null || return 0
+        echo 6144 > $P/buffer_size_kb
+        echo 'percpu_refill == 1' > $P/events/kmem/mm_page_alloc_zone_locked/filter
+        # Who refills which migratetype's list, and who frees order-0 pages (each free
+        # halves its CPU's alloc_factor, free_unref_page_commit): histogram triggers.
+        echo 'hist:keys=common_pid.execname,migratetype:vals=hitcount:sort=hitcount.descending if percpu_refill == 1' \
+            > $P/events/kmem/mm_page_alloc_zone_locked/trigger 2>/dev/null
+        echo 'hist:keys=common_pid.execname:vals=hitcount:sort=hitcount.descending if order == 0' \
+            > $P/events/kmem/mm_page_free/trigger 2>/dev/null
+        echo 1 > $P/events/kmem/mm_page_alloc_zone_locked/enable ;;
+    end)
+        [ -e $P/events/kmem/mm_page_alloc_zone_locked/enable ] || return 0
+        echo 0 > $P/events/kmem/mm_page_alloc_zone_locked/enable
+        awk '{ for (i = 2; i <= NF; i++) if ($i == "mm_page_alloc_zone_locked:") break
+               if (i > NF) next
+               ts = $(i - 1); sub(/:$/, "", ts); c = $(i - 3); gsub(/[][]/, "", c); c += 0
+               if (n[c] && ts - t[c] > 0.00005) { h[c " " n[c]]++; n[c] = 0 }
+               n[c]++; t[c] = ts }
+             END { for (c in n) if (n[c]) h[c " " n[c]]++
+                   for (k in h) printf "@@refill %s %d\n", k, h[k] }' $P/trace
+        for e in mm_page_alloc_zone_locked mm_page_free; do
+            grep '^{' $P/events/kmem/$e/hist 2>/dev/null | head -n 20 | sed "s/^/@@hist $e /" | tr -s ' '
+        done
+        echo "@@refill_lost $(awk '/^overrun:/ { s += $2 } END { print s + 0 }' $P/per_cpu/cpu*/stats)"
+        rmdir $P 2>/dev/null ;;
     esac
 }
 # The CPU time of each kswapd ("@@kthread WHEN NAME TICKS": utime + stime of
