@@ -34,8 +34,9 @@ pub(crate) trait AllocCtx {
     fn task_now(&self) -> u64;
     /// The node `zone_statistics` counts as local (the allocating task's).
     fn local_node(&self, preferred: u16) -> u16;
-    /// `wakeup_kswapd`.
-    fn wakeup_kswapd(&mut self, node: u16);
+    /// `wakeup_kswapd` for an allocation of `order` that may reclaim directly or not
+    /// (which then wakes kcompactd when kswapd has nothing to do).
+    fn wakeup_kswapd(&mut self, node: u16, order: u8, direct_reclaim: bool);
     /// `wakeup_kcompactd` (machines without kcompactd ignore it).
     fn wakeup_kcompactd(&mut self, node: u16, order: u8);
     /// The task spent `ns` of CPU in direct reclaim (`reclaim`) or direct compaction for
@@ -82,7 +83,8 @@ pub(crate) fn get_page_from_freelist<C: AllocCtx>(c: &mut C, nodes: &[u16], orde
                 let local = c.local_node(nodes[0]);
                 numa::zone_statistics(c.mm(), nodes[0], node, local);
                 if boosted {
-                    c.wakeup_kswapd(node);
+                    // rmqueue: wakeup_kswapd(zone, 0, 0, zone_idx(zone)).
+                    c.wakeup_kswapd(node, 0, false);
                 }
                 return Some(pfn);
             }
@@ -121,7 +123,7 @@ impl<C: AllocCtx> PageAllocator for C {
 #[inline(never)]
 pub(crate) fn alloc_pages_slowpath<C: AllocCtx>(c: &mut C, gfp: Gfp, order: u8, nodes: &Zonelist, mt: MigrateType) -> Result<Option<Pfn>> {
     if gfp & __GFP_KSWAPD_RECLAIM != 0 {
-        wake_all_kswapds(c, order, nodes);
+        wake_all_kswapds(c, gfp, order, nodes);
     }
     if let Some(p) = get_page_from_freelist(c, nodes, order, WMARK_MIN, mt) {
         return Ok(Some(p));
@@ -148,7 +150,7 @@ pub(crate) fn alloc_pages_slowpath<C: AllocCtx>(c: &mut C, gfp: Gfp, order: u8, 
     let mut no_progress_loops = 0;
     loop {
         if gfp & __GFP_KSWAPD_RECLAIM != 0 {
-            wake_all_kswapds(c, order, nodes);
+            wake_all_kswapds(c, gfp, order, nodes);
         }
         if let Some(p) = get_page_from_freelist(c, nodes, order, WMARK_MIN, mt) {
             return Ok(Some(p));
@@ -179,14 +181,10 @@ pub(crate) fn alloc_pages_slowpath<C: AllocCtx>(c: &mut C, gfp: Gfp, order: u8, 
     }
 }
 
-/// `wake_all_kswapds`: kswapd of every node of the zonelist, for a high order also its
-/// kcompactd (`wakeup_kswapd` → `wakeup_kcompactd` when the node is balanced for order 0).
-fn wake_all_kswapds<C: AllocCtx>(c: &mut C, order: u8, nodes: &[u16]) {
+/// `wake_all_kswapds`: `wakeup_kswapd` for every node of the zonelist.
+fn wake_all_kswapds<C: AllocCtx>(c: &mut C, gfp: Gfp, order: u8, nodes: &[u16]) {
     for &n in nodes {
-        c.wakeup_kswapd(n);
-        if order > 0 {
-            c.wakeup_kcompactd(n, order);
-        }
+        c.wakeup_kswapd(n, order, gfp & __GFP_DIRECT_RECLAIM != 0);
     }
 }
 
@@ -244,7 +242,7 @@ fn throttle_direct_reclaim<C: AllocCtx>(c: &mut C, node: u16) -> Result<()> {
     c.mm().vmstat.count(Ev::PgscanDirectThrottle, 1);
     loop {
         // "kswapd must be awake if processes are being throttled".
-        c.wakeup_kswapd(node);
+        c.wakeup_kswapd(node, 0, true);
         let Some(t) = c.kswapd_next_step(node) else { return Ok(()) };
         c.reclaim_sleep_until(t);
         c.catch_up()?;

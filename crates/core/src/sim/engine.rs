@@ -444,8 +444,11 @@ impl<P: ReclaimPolicy> AllocCtx for Machine<P> {
     fn local_node(&self, preferred: u16) -> u16 {
         preferred
     }
-    fn wakeup_kswapd(&mut self, node: u16) {
-        self.kswapd[node as usize].wakeup(&mut self.mm, self.now);
+    fn wakeup_kswapd(&mut self, node: u16, order: u8, direct_reclaim: bool) {
+        let compact = self.kswapd[node as usize].wakeup(&mut self.mm, self.now, order, direct_reclaim);
+        if compact > 0 {
+            self.wakeup_kcompactd(node, compact);
+        }
         self.next_event = self.next_event.min(self.now);
     }
     fn wakeup_kcompactd(&mut self, node: u16, order: u8) {

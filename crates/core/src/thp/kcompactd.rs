@@ -7,7 +7,6 @@
 //! modelled ([`kswapd_step`]).
 
 use super::{compaction, Tc};
-use crate::mm::page_alloc::PAGEBLOCK_ORDER;
 use crate::mm::Mm;
 use crate::policy::ReclaimPolicy;
 use crate::vmscan::Kswapd;
@@ -111,8 +110,9 @@ impl Kcompactd {
 pub fn kswapd_step<P: ReclaimPolicy>(mm: &mut Mm, policy: &mut P, k: &mut Kswapd, kc: &mut Kcompactd) {
     mm.now = k.clock_ns;
     k.step(mm, policy);
-    if std::mem::take(&mut k.kcompactd_wake) {
-        kc.wakeup(mm, PAGEBLOCK_ORDER, k.clock_ns);
+    let order = std::mem::take(&mut k.kcompactd_order);
+    if order > 0 {
+        kc.wakeup(mm, order, k.clock_ns);
     }
     if !k.active {
         compaction::reset_isolation_suitable(mm, k.node);

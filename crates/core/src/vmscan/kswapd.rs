@@ -30,10 +30,19 @@
 //! scheduler's latency for a thread woken on another CPU; 0 by default).
 //! `reclaim_throttle(VMSCAN_THROTTLE_WRITEBACK)` (see policy/classic/vmscan.rs
 //! `writeback_feedback`) sleeps on kswapd's clock without CPU.
-//! Abstractions: order-0 only. `pgdat_balanced` and `nr_to_reclaim` use
-//! `high_wmark_pages`, which adds the boost (spec A.5).
+//! High orders (mm/vmscan.c 6.12 `kswapd`, `wakeup_kswapd`, `kswapd_try_to_sleep`): a
+//! wake-up raises `pgdat->kswapd_order` and is ignored if the node is balanced *for that
+//! order* (then, for an allocation that cannot reclaim directly, kcompactd is woken
+//! instead); a pass balances for the order it read (`alloc_order`) until it has
+//! reclaimed `compact_gap(order)` pages, then for order 0 (`kswapd_shrink_node`:
+//! "Fragmentation may mean that the system cannot be rebalanced for high-order
+//! allocations"); going to nap, kswapd wakes kcompactd for `alloc_order` ("We have freed
+//! the memory, now we should compact it"). Abstractions: one `highest_zoneidx` (every
+//! zone of the node). `pgdat_balanced` and `nr_to_reclaim` use `high_wmark_pages`,
+//! which adds the boost (spec A.5).
 
 use super::{shrink_node, snapshot_refaults, Reclaimer, ScanControl, DEF_PRIORITY, MAX_RECLAIM_RETRIES, SWAP_CLUSTER_MAX};
+use crate::mm::page_alloc::PAGEBLOCK_ORDER;
 use crate::mm::vmstat::Ev;
 use crate::mm::Mm;
 use crate::policy::ReclaimPolicy;
@@ -56,9 +65,17 @@ pub struct Kswapd {
     nr_boost_reclaim: u64,
     /// `zone_boosts[]` of the current pass, per zone of the node (empty: not boosted).
     zone_boosts: Vec<u64>,
-    /// Set when a boosted pass ended: the owner calls `wakeup_kcompactd(pgdat,
-    /// pageblock_order)` and clears it.
-    pub kcompactd_wake: bool,
+    /// The order kswapd asks kcompactd to compact for (`wakeup_kcompactd(pgdat, order)`;
+    /// 0: none): `pageblock_order` after a boosted pass, `alloc_order` as it naps. The
+    /// owner wakes kcompactd and clears it.
+    pub kcompactd_order: u8,
+    /// `pgdat->kswapd_order`: the highest order wake-ups asked for since kswapd last read it.
+    kswapd_order: u8,
+    /// The order the current `balance_pgdat` was asked for (`alloc_order`).
+    alloc_order: u8,
+    /// The order the last `balance_pgdat` balanced for (`reclaim_order`; below
+    /// `alloc_order` when it fell back to order 0).
+    reclaim_order: u8,
     /// In the nap, which ends at `clock_ns` (`active` stays set so that the owner steps it then).
     napping: bool,
     /// When its last `balance_pgdat` step ended (`kswapd_shrink_node` done: tasks waiting on
@@ -68,17 +85,31 @@ pub struct Kswapd {
 
 impl Kswapd {
     pub fn new(node: u16) -> Self {
-        Kswapd { node, active: false, clock_ns: 0, cpu_ns: 0, sc: ScanControl::new(Reclaimer::Kswapd, 0), nr_boost_reclaim: 0, zone_boosts: Vec::new(), kcompactd_wake: false, napping: false, step_end: 0 }
+        Kswapd {
+            node,
+            active: false,
+            clock_ns: 0,
+            cpu_ns: 0,
+            sc: ScanControl::new(Reclaimer::Kswapd, 0),
+            nr_boost_reclaim: 0,
+            zone_boosts: Vec::new(),
+            kcompactd_order: 0,
+            kswapd_order: 0,
+            alloc_order: 0,
+            reclaim_order: 0,
+            napping: false,
+            step_end: 0,
+        }
     }
 
-    /// `prepare_kswapd_sleep`: the node is hopeless or balanced; a balanced node's
-    /// PGDAT_DIRTY, PGDAT_WRITEBACK and its root lruvec's LRUVEC_*_CONGESTED are cleared
-    /// (`clear_pgdat_congested`, 6.12).
-    fn can_sleep(&self, mm: &mut Mm) -> bool {
+    /// `prepare_kswapd_sleep(pgdat, order)`: the node is hopeless or balanced for `order`;
+    /// a balanced node's PGDAT_DIRTY, PGDAT_WRITEBACK and its root lruvec's
+    /// LRUVEC_*_CONGESTED are cleared (`clear_pgdat_congested`, 6.12).
+    fn can_sleep(&self, mm: &mut Mm, order: u8) -> bool {
         if mm.nodes[self.node as usize].kswapd_failures >= MAX_RECLAIM_RETRIES {
             return true;
         }
-        if !mm.pgdat_balanced(self.node, 0) {
+        if !mm.pgdat_balanced(self.node, order) {
             return false;
         }
         let n = &mut mm.nodes[self.node as usize];
@@ -95,30 +126,51 @@ impl Kswapd {
         (self.active && !self.napping).then_some(self.clock_ns)
     }
 
-    /// `wakeup_kswapd`: an allocation at time `now` fell below the low watermark.
-    pub fn wakeup(&mut self, mm: &mut Mm, now: u64) {
+    /// `wakeup_kswapd(zone, gfp, order)` (mm/vmscan.c 6.12) at time `now` for an
+    /// allocation of `order` that may (`direct_reclaim`) or may not reclaim itself.
+    /// Returns the order to wake kcompactd for instead when the node needs no reclaim
+    /// (0: none).
+    pub fn wakeup(&mut self, mm: &mut Mm, now: u64, order: u8, direct_reclaim: bool) -> u8 {
+        self.kswapd_order = self.kswapd_order.max(order);
+        if self.active && !self.napping {
+            // !waitqueue_active: it is running and will read kswapd_order.
+            return 0;
+        }
         // "Hopeless node" or balanced and not boosted (pgdat_watermark_boosted).
         let boosted = mm.nodes[self.node as usize].zones.iter().any(|&z| mm.buddy.zones[z].watermark_boost > 0);
-        if (self.active && !self.napping) || mm.nodes[self.node as usize].kswapd_failures >= MAX_RECLAIM_RETRIES || (mm.pgdat_balanced(self.node, 0) && !boosted) {
-            return;
+        if mm.nodes[self.node as usize].kswapd_failures >= MAX_RECLAIM_RETRIES || (mm.pgdat_balanced(self.node, order) && !boosted) {
+            // "There may be plenty of free memory available, but it's too fragmented for
+            // high-order allocations. Wake up kcompactd".
+            return if direct_reclaim { 0 } else { order };
         }
         if self.napping {
-            // Woken before the nap's end (schedule_timeout returned time left).
+            // Woken before the nap's end (schedule_timeout returned time left): the
+            // order the nap was for stands.
             self.napping = false;
             self.clock_ns = now;
+            self.kswapd_order = self.kswapd_order.max(self.reclaim_order);
             mm.vmstat.count(Ev::KswapdLowWmarkHitQuickly, 1);
         }
         self.active = true;
         // wake_up_interruptible (mm/vmscan.c 6.12 wakeup_kswapd) makes kswapd runnable; it
         // starts `cost.kswapd_wakeup_ns` later.
         self.clock_ns = self.clock_ns.max(now + mm.cfg.cost.kswapd_wakeup_ns);
+        self.begin_balance(mm);
+        0
+    }
+
+    /// The kswapd loop after `kswapd_try_to_sleep`: read and clear `kswapd_order`, run
+    /// `balance_pgdat` for it.
+    fn begin_balance(&mut self, mm: &mut Mm) {
+        self.alloc_order = std::mem::take(&mut self.kswapd_order);
         self.start_pass(mm, false);
     }
 
-    /// Start `balance_pgdat` (counting PAGEOUTRUN), or its `restart:` with
-    /// `no_cache_trim_mode` (not counted again).
+    /// Start `balance_pgdat` for `alloc_order` (counting PAGEOUTRUN), or its `restart:`
+    /// with `no_cache_trim_mode` (not counted again).
     fn start_pass(&mut self, mm: &mut Mm, no_cache_trim_mode: bool) {
         self.sc = ScanControl::new(Reclaimer::Kswapd, 0);
+        self.sc.order = self.alloc_order;
         self.sc.no_cache_trim_mode = no_cache_trim_mode;
         if !no_cache_trim_mode {
             mm.vmstat.count(Ev::Pageoutrun, 1);
@@ -169,6 +221,11 @@ impl Kswapd {
             .map(|&z| mm.buddy.zones[z].high_wmark_pages().max(SWAP_CLUSTER_MAX))
             .sum();
         shrink_node(mm, p, node, sc);
+        // "If twice the allocation size has been reclaimed then recheck watermarks only
+        // at order-0 to prevent excessive reclaim."
+        if sc.order > 0 && sc.nr_reclaimed >= crate::thp::compaction::compact_gap(sc.order) {
+            sc.order = 0;
+        }
         // reclaim_throttle's sleep is on kswapd's clock, not its CPU.
         let slept = std::mem::take(&mut sc.throttle_ns);
         // "Limit the priority of boosting to avoid reclaim writeback."
@@ -207,8 +264,10 @@ impl Kswapd {
         }
     }
 
-    /// End of `balance_pgdat`: snapshot refaults; nap if balanced or hopeless
-    /// (`kswapd_try_to_sleep`), else go around again (the kswapd main loop).
+    /// End of `balance_pgdat` (it returns `sc.order` as `reclaim_order`): snapshot
+    /// refaults; `kswapd_try_to_sleep` — for `alloc_order` and `reclaim_order` if the pass
+    /// fell back to order 0, else for the order wake-ups asked since (the loop's top) —
+    /// naps if balanced or hopeless, else goes around again.
     fn finish_pass(&mut self, mm: &mut Mm) {
         if !self.zone_boosts.is_empty() {
             // out: "account for the reclaim done in this pass", then "as there is now
@@ -220,29 +279,36 @@ impl Kswapd {
             }
             self.zone_boosts.clear();
             self.nr_boost_reclaim = 0;
-            self.kcompactd_wake = true;
+            self.kcompactd_order = self.kcompactd_order.max(PAGEBLOCK_ORDER);
         }
         snapshot_refaults(mm, None, self.node);
         // clear_reclaim_active at balance_pgdat's end.
         mm.pcp.set_reclaim_active(&mm.nodes[self.node as usize].zones, false);
-        if self.can_sleep(mm) {
+        self.reclaim_order = self.sc.order;
+        if self.reclaim_order >= self.alloc_order {
+            // The loop's top: alloc_order = reclaim_order = pgdat->kswapd_order.
+            self.alloc_order = self.kswapd_order;
+            self.reclaim_order = self.kswapd_order;
+        }
+        if self.can_sleep(mm, self.reclaim_order) {
             self.napping = true;
+            self.kcompactd_order = self.kcompactd_order.max(self.alloc_order);
             self.clock_ns += mm.timer_ns(NAP_NS);
         } else {
             // kswapd_try_to_sleep: no nap, and still not balanced.
             mm.vmstat.count(Ev::KswapdHighWmarkHitQuickly, 1);
-            self.start_pass(mm, false);
+            self.begin_balance(mm);
         }
     }
 
     /// The nap ran its full `HZ/10`: sleep until woken if the node can sleep, else reclaim again.
     fn end_nap(&mut self, mm: &mut Mm) {
         self.napping = false;
-        if self.can_sleep(mm) {
+        if self.can_sleep(mm, self.reclaim_order) {
             self.active = false;
         } else {
             mm.vmstat.count(Ev::KswapdHighWmarkHitQuickly, 1);
-            self.start_pass(mm, false);
+            self.begin_balance(mm);
         }
     }
 }

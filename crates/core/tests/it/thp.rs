@@ -398,6 +398,7 @@ fn fault_on_fragmented_with(defrag: &str, madvise: bool, policy: &str, before: i
 
 #[test]
 fn defrag_modes_decide_stall_wake_or_fallback() {
+    use reclaimlab_core::mm::vmstat::Ev;
     for policy in ["thp@4.20-rc4", "thp@5.4"] {
         // madvise + MADV_HUGEPAGE: direct compaction succeeds (the region's pages move).
         let m = fault_on_fragmented("madvise", true, policy);
@@ -407,9 +408,34 @@ fn defrag_modes_decide_stall_wake_or_fallback() {
         // madvise without MADV_HUGEPAGE: no reclaim, no compaction, no kcompactd.
         let m = fault_on_fragmented("madvise", false, policy);
         assert_eq!((stat(&m, Tc::ThpFaultFallback), stat(&m, Tc::CompactStall), stat(&m, Tc::CompactDaemonWake)), (1, 0, 0), "{policy}");
-        // defer: kcompactd is woken, the fault falls back at once.
-        let m = fault_on_fragmented("defer", false, policy);
-        assert_eq!((stat(&m, Tc::ThpFaultFallback), stat(&m, Tc::CompactStall), stat(&m, Tc::CompactDaemonWake)), (1, 0, 1), "{policy}");
+        // defer: the fault falls back at once and wakes kswapd for order 9 (the node is
+        // not balanced for it: no free block). With nothing it can reclaim (anon, no
+        // swap) kswapd gives up and naps for order 0: no kcompactd (mm/vmscan.c 6.12
+        // `kswapd`: `reclaim_order` is not below `alloc_order`, so the loop re-reads
+        // `kswapd_order`, 0).
+        let mut m = fault_on_fragmented("defer", false, policy);
+        assert_eq!((stat(&m, Tc::ThpFaultFallback), stat(&m, Tc::CompactStall), stat(&m, Tc::CompactDaemonWake)), (1, 0, 0), "{policy}");
+        assert!(m.kswapd[0].active, "{policy}: kswapd woken for the high order");
+        let t = m.procs.tasks[0].clock;
+        m.run_until(t + 2_000_000_000).unwrap();
+        assert_eq!(stat(&m, Tc::CompactDaemonWake), 0, "{policy}");
+        // With clean page cache to reclaim, kswapd reclaims compact_gap(9) = 1,024 pages
+        // for order 9, balances for order 0 and wakes kcompactd for order 9 as it naps.
+        let mut m = fault_on_fragmented_with("defer", false, policy, |m| {
+            // No watermark boost (whose pass would wake kcompactd for pageblock_order).
+            m.mm.buddy.watermark_boost_factor = 0;
+            let f = m.mmap(1500, true, false).unwrap();
+            for p in m.procs.vmas[f].start..m.procs.vmas[f].start + 1500 {
+                m.touch(0, p, false).unwrap();
+                let pfn = m.mm.pages.pte[p as usize];
+                m.mm.frames.clear(pfn, pg::YOUNG | pg::MAPPED);
+            }
+        });
+        let (steal, t) = (m.mm.vmstat.get(Ev::PgstealKswapd), m.procs.tasks[0].clock);
+        assert!(m.kswapd[0].active && stat(&m, Tc::CompactDaemonWake) == 0, "{policy}");
+        m.run_until(t + 2_000_000_000).unwrap();
+        assert!(m.mm.vmstat.get(Ev::PgstealKswapd) - steal >= 1024, "{policy}: compact_gap(9) reclaimed");
+        assert_eq!(stat(&m, Tc::CompactDaemonWake), 1, "{policy}");
         // never: nothing at all.
         let m = fault_on_fragmented("never", true, policy);
         assert_eq!((stat(&m, Tc::ThpFaultFallback), stat(&m, Tc::CompactStall), stat(&m, Tc::CompactDaemonWake)), (1, 0, 0));
@@ -1033,11 +1059,11 @@ fn boosted_watermark_wakes_kswapd_then_kcompactd() {
     }
     assert!(m.mm.pgdat_balanced(0, 0) && !m.kswapd[0].active);
     // Unboosted and balanced: wakeup_kswapd does nothing.
-    m.kswapd[0].wakeup(&mut m.mm, m.procs.tasks[t].clock);
+    m.kswapd[0].wakeup(&mut m.mm, m.procs.tasks[t].clock, 0, true);
     assert!(!m.kswapd[0].active);
     let z = m.mm.nodes[0].zones[0];
     m.mm.buddy.zones[z].watermark_boost = PAGEBLOCK_NR_PAGES as u64;
-    m.kswapd[0].wakeup(&mut m.mm, m.procs.tasks[t].clock);
+    m.kswapd[0].wakeup(&mut m.mm, m.procs.tasks[t].clock, 0, true);
     assert!(m.kswapd[0].active, "a boosted zone wakes kswapd on a balanced node");
     m.run_until(m.procs.tasks[t].clock + 10_000_000_000).unwrap();
     assert!(!m.kswapd[0].active);
