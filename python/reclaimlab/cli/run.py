@@ -191,9 +191,7 @@ def main(args: argparse.Namespace) -> int:
         rec, args.memory, args.swap = prepare_run(args.program, settings, args.memory, args.swap,
                                                   progress=not args.quiet)
         args.trace, args.trace_format = str(rec.trace), "native"
-    from ..thp import is_thp_scenario
-
-    if is_thp_scenario(args.scenario):
+    if report_of(args.scenario) == "thp-policies":
         from . import run_thp
 
         return run_thp.main(args, settings)
@@ -291,13 +289,22 @@ def _positional_scenario(args: argparse.Namespace) -> None:
             raise ConfigError(f"{name} is the workload: give no --trace or --scenario with it")
         args.program, args.config = name, None
         return
-    known = [s[0] for s in _core.scenarios()] + [s[0] for s in _core.thp_scenarios()]
+    known = [s[0] for s in _core.scenarios()]
     if name in known:
         if args.scenario and args.scenario != name:
             raise ConfigError(f"scenario given twice: {name} and --scenario {args.scenario}")
         args.scenario, args.config = name, None
     elif not name.endswith(".toml") and "/" not in name and "\\" not in name:
         raise ConfigError(f"'{name}' is neither a config file nor a scenario; scenarios: {', '.join(known)}")
+
+
+def report_of(scenario: str | None) -> str | None:
+    """The report a built-in scenario's comparison run prints (its row in the scenario
+    table: ``policies``, ``damon-quota`` or ``thp-policies``); None for no or an unknown
+    scenario."""
+    from .. import _core
+
+    return next((r for n, _, r in _core.scenarios() if n == scenario), None)
 
 
 def is_comparison(args: argparse.Namespace, settings: dict[str, str]) -> bool:
@@ -320,7 +327,7 @@ def compare_main(args: argparse.Namespace, settings: dict[str, str]) -> int:
     import reclaimlab
 
     scenario = args.scenario or "default"
-    if scenario == "damon-reclaim-parsec":
+    if report_of(scenario) == "damon-quota":
         from .damon_parsec import main as parsec_main
 
         return parsec_main(args, settings)
@@ -428,7 +435,7 @@ def workload_line(workload: str) -> str:
         return workload
     try:
         return f"{workload}: {_core.scenario_info(words[1])['description']}"
-    except Exception:  # a THP scenario or a program: their own name says it
+    except Exception:  # not a row of the scenario table: its own name says it
         return workload
 
 
