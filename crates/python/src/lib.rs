@@ -104,6 +104,13 @@ fn cgroup_knobs() -> Vec<(&'static str, &'static str, &'static str)> {
     config::CGROUP_KNOBS.to_vec()
 }
 
+/// The CLI's shortcut flags and common keys as (flag, metavar, keys); flag "" = a common
+/// key without a flag (crates/core/src/config.rs `KNOB_ALIASES`).
+#[pyfunction]
+fn knob_aliases() -> Vec<(&'static str, &'static str, Vec<&'static str>)> {
+    config::KNOB_ALIASES.iter().map(|a| (a.flag, a.metavar, a.keys.to_vec())).collect()
+}
+
 /// Parse a size like the kernel's memparse (`512M`, `4G`, `max`) into bytes.
 #[pyfunction]
 fn parse_size(value: &str) -> PyResult<u64> {
@@ -283,6 +290,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(cgroup_knobs, m)?)?;
     m.add_function(wrap_pyfunction!(parse_size, m)?)?;
     m.add_function(wrap_pyfunction!(policies, m)?)?;
+    m.add_function(wrap_pyfunction!(knob_aliases, m)?)?;
     m.add_function(wrap_pyfunction!(scenarios, m)?)?;
     m.add_function(wrap_pyfunction!(scenario_config, m)?)?;
     m.add_function(wrap_pyfunction!(scenario_source, m)?)?;

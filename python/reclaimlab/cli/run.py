@@ -33,9 +33,7 @@ defaults), the CONFIG file, the options below, then --set. Keys use the kernel's
 
 EPILOG = """\
 common keys for --set (see `reclaimlab knobs`):
-  machine.memory=4G            physical memory            vm.swappiness=60       0..200
-  vm.watermark_scale_factor=10 kswapd wake/sleep gap      vm.min_free_kbytes=auto
-  swap.device=zram|ssd|none    swap.size=auto             cgroup.NAME.memory.max=1G
+{common_keys}
 
 config file (TOML; tables flatten to dotted keys):
   policy = "classic@6.15"
@@ -68,7 +66,7 @@ def add_parser(sub) -> None:
         "run",
         help=HELP,
         description=DESCRIPTION,
-        epilog=EPILOG,
+        epilog=EPILOG.format(common_keys=vocab.common_keys()),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument(
@@ -104,10 +102,7 @@ def add_parser(sub) -> None:
         "policy of your own: python:MODULE:CLASS, python:PATH.py:CLASS, rust:PATH:NAME (docs/plugins.md); "
         "without it a scenario compares its policies",
     )
-    vocab.add(m, "memory", "machine.memory: physical memory, e.g. 512M, 4G")
-    vocab.add(m, "swap", "swap.device[:swap.size]: zram:SIZE, ssd:SIZE or none")
-    m.add_argument("--swappiness", metavar="N", help=vocab.knob_help("vm.swappiness"))
-    vocab.add(m, "seed", "seed of generated workloads (scenarios); the engine is deterministic")
+    vocab.add_shortcuts(m)
     vocab.add(
         m,
         "set",
@@ -208,10 +203,7 @@ def main(args: argparse.Namespace) -> int:
         scenario=args.scenario,
         scale=args.scale,
         policy=args.policy,
-        memory=args.memory,
-        swap=args.swap,
-        swappiness=args.swappiness,
-        seed=args.seed,
+        **vocab.shortcut_values(args),
         set=settings,
     )
     vocab.flush_notes(args)
@@ -345,10 +337,7 @@ def compare_main(args: argparse.Namespace, settings: dict[str, str]) -> int:
         scenario,
         policies=names,
         scale=args.scale,
-        memory=args.memory,
-        swap=args.swap,
-        swappiness=args.swappiness,
-        seed=args.seed,
+        **vocab.shortcut_values(args),
         set=settings,
         workers=min(args.jobs or os.cpu_count() or 1, os.cpu_count() or 1),
         on_done=on_done,
