@@ -562,6 +562,28 @@ mod tests {
     use super::*;
     use reclaimlab_trace::PAGE_SIZE;
 
+    /// Every row builds its machine, names registered policies, and pairs its report with
+    /// a workload that report can run.
+    #[test]
+    fn every_row_is_runnable_by_its_report() {
+        for s in list() {
+            s.config();
+            for p in s.policies {
+                assert!(crate::sim::registry::find(p).is_ok(), "{}: {p}", s.name);
+            }
+            match (&s.workload, s.report) {
+                (Workload::Tasks, Report::ThpPolicies) | (Workload::Parsec, Report::DamonQuota) => {
+                    assert_eq!(s.policies.len(), 1, "{}: the one reclaim policy of its report", s.name)
+                }
+                (Workload::Program(_) | Workload::Tpcc(_) | Workload::TeraSort(_), Report::Policies) => {}
+                _ => panic!("{}: report {} cannot run its workload", s.name, s.report.name()),
+            }
+            if matches!(s.workload, Workload::Tasks) {
+                assert!(s.source(1).is_err(), "{}: tasks have no access stream", s.name);
+            }
+        }
+    }
+
     #[test]
     fn default_is_unchanged_and_fixed_size() {
         let s = get("default").unwrap();
