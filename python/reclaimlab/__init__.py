@@ -188,18 +188,6 @@ def _transactions(scenario: str | None) -> tuple[int, int] | None:
     return (int(info["transactions"]), int(info["clients"])) if info["transactions"] else None
 
 
-def _swap_settings(swap: str) -> dict[str, str]:
-    """``zram:SIZE``, ``ssd:SIZE``, ``zram``, ``ssd`` or ``none`` -> swap.* keys."""
-    device, colon, size = str(swap).partition(":")
-    if colon and not size.strip():
-        raise ConfigError(f"--swap {swap}: no size after ':' (e.g. zram:1G; or just {device.strip()} for the default size)",
-                          key="swap.size")
-    out = {"swap.device": device.strip()}
-    if size:
-        out["swap.size"] = size.strip()
-    return out
-
-
 def build(config: Any = None, **kwargs: Any):
     """Resolve the arguments of :func:`run` into ``(Config, Source, workload description)``
     without running anything (the CLI uses this to report bad input before a run)."""
@@ -275,14 +263,7 @@ def prepare(
         policy = _policy.canonical(policy)
     if policy is not None:
         overrides["policy"] = policy
-    if memory is not None:
-        overrides["machine.memory"] = memory
-    if swap is not None:
-        overrides.update(_swap_settings(swap))
-    if swappiness is not None:
-        overrides["vm.swappiness"] = swappiness
-    if seed is not None:
-        overrides["seed"] = seed
+    overrides.update(_config.alias_settings({"memory": memory, "swap": swap, "swappiness": swappiness, "seed": seed}))
     overrides.update(set or {})
     _config.apply(cfg, overrides)
     policy_from_file = origin is not None and "policy" in origin.settings and "policy" not in overrides

@@ -186,6 +186,32 @@ def load(path: str | os.PathLike) -> ConfigFile:
     return cf
 
 
+def alias_settings(values: Mapping[str, Any]) -> dict[str, Any]:
+    """The knob settings of shortcut values given by flag name (``{"memory": "2G", "swap":
+    "zram:1G"}``; None = not given), by the alias rows (crates/core/src/config.rs
+    ``KNOB_ALIASES``): a two-key row's ``A:B`` sets both keys, a plain ``A`` the first."""
+    from . import _core
+
+    out: dict[str, Any] = {}
+    for flag, metavar, keys in _core.knob_aliases():
+        value = values.get(flag) if flag else None
+        if value is None:
+            continue
+        if len(keys) == 1:
+            out[keys[0]] = value
+            continue
+        first, colon, second = str(value).partition(":")
+        if colon and not second.strip():
+            word = keys[1].rsplit(".", 1)[-1]
+            raise ConfigError(f"--{flag} {value}: no {word} after ':' (e.g. {first.strip()}:"
+                              f"{metavar.rsplit(':', 1)[-1].strip('[]')}; or just {first.strip()} for the default {word})",
+                              key=keys[1])
+        out[keys[0]] = first.strip()
+        if colon:
+            out[keys[1]] = second.strip()
+    return out
+
+
 def apply(config: Any, settings: Mapping[str, Any], origin: ConfigFile | None = None) -> None:
     """``config.set`` every key; errors name the file and line when ``origin`` is a file."""
     for key, value in settings.items():

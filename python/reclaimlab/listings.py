@@ -29,11 +29,12 @@ def knob_records() -> list[dict[str, Any]]:
 
 
 def scenario_records() -> list[dict[str, Any]]:
-    """Built-in scenarios, THP scenarios, then the real programs (``program:NAME``)."""
+    """Built-in scenarios (the scenario table, crates/core/src/scenario.rs), then the real
+    programs (``program:NAME``, :data:`reclaimlab.programs.PROGRAMS`)."""
     from . import _core
     from .programs import PROGRAMS
 
-    rows = [(n, d) for n, d, *_ in _core.scenarios()] + list(_core.thp_scenarios())
+    rows = [(n, d) for n, d, *_ in _core.scenarios()]
     rows += [(f"program:{p.name}", f"real program ({p.package}): {p.description}") for p in PROGRAMS.values()]
     return [{"name": n, "description": d} for n, d in rows]
 

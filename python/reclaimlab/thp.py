@@ -17,36 +17,20 @@ from typing import Any, Callable, Mapping, Sequence
 
 from .stats.mmtests import pdiff, table, vmstat_table
 
-__all__ = ["SCENARIOS", "THREADS", "USEMEM_THREADS", "is_thp_scenario", "run_thpscale", "run_usemem",
-           "thpscale_report", "usemem_report", "scenario_config"]
+__all__ = ["THREADS", "USEMEM_THREADS", "run_thpscale", "run_usemem", "thpscale_report", "usemem_report",
+           "scenario_config"]
 
 #: Mel Gorman's __GFP_THISNODE mmtests report's thread counts.
 THREADS = (1, 3, 5, 7, 12, 18, 24, 30, 32)
 USEMEM_THREADS = (1, 3, 4)
-#: The machine of both scenarios (two nodes, as in the mmtests report's two-socket runs), THP
-#: written ``always`` as the benchmark's setup does, so a smaller ``--memory`` keeps it
-#: (the boot default would turn it off below 512 MiB). The per-CPU page lists follow the
-#: report's kernels (4.20-rc4 mmots and the 5.x policies): every kernel up to 5.13 kept six
-#: batches a CPU.
-MACHINE = {"machine.memory": "1G", "machine.nodes": "2", "transparent_hugepage.enabled": "always",
-           "machine.pcp_lists": "5.13"}
-SCENARIOS = ("thpscale", "usemem-stress-numa-compact")
-
-
-def is_thp_scenario(name: str | None) -> bool:
-    return name in SCENARIOS
 
 
 def scenario_config(name: str, settings: Mapping[str, str] | None = None, memory: str | None = None):
-    """The scenario's ``_core.Config``: machine, ``defrag=always`` for usemem, then the
-    caller's settings."""
+    """The scenario's ``_core.Config``: its machine (the scenario table's row,
+    crates/core/src/scenario.rs), ``memory``, then the caller's settings."""
     from . import _core
 
-    cfg = _core.Config()
-    for k, v in MACHINE.items():
-        cfg.set(k, v)
-    if name == "usemem-stress-numa-compact":
-        cfg.set("transparent_hugepage.defrag", "always")
+    cfg = _core.scenario_config(name)
     if memory:
         cfg.set("machine.memory", memory)
     for k, v in (settings or {}).items():

@@ -115,6 +115,28 @@ def test_a_shortcut_flags_help_is_its_knob_row():
     (default, meaning), = [(d, m) for k, d, _u, m in _core.knobs() if k == "vm.swappiness"]
     run = dict(parsers(build_parser()))["reclaimlab run"]
     (action,) = [a for a in run._actions if "--swappiness" in a.option_strings]
-    assert action.help == knob_help("vm.swappiness") == f"{meaning} (default {default})"
+    assert action.help == knob_help(["vm.swappiness"]) == f"{meaning} (default {default})"
     with pytest.raises(KeyError):
-        knob_help("vm.no_such_knob")
+        knob_help(["vm.no_such_knob"])
+
+
+def test_run_shortcuts_and_help_come_from_the_alias_rows():
+    # Every alias row with a flag is a `run` option whose help is its knobs' rows, and
+    # every row's keys are in run's epilog; the flags set exactly the rows' keys.
+    from reclaimlab import _core
+    from reclaimlab.cli.vocab import knob_help
+    from reclaimlab.config import alias_settings
+
+    run = dict(parsers(build_parser()))["reclaimlab run"]
+    for flag, metavar, keys in _core.knob_aliases():
+        for k in keys:
+            assert f"  {k}=" in run.epilog, k
+        if not flag:
+            continue
+        (action,) = [a for a in run._actions if f"--{flag}" in a.option_strings]
+        assert (action.metavar, action.help) == (metavar, knob_help(keys))
+        value = ":".join(["v"] * len(keys))
+        assert alias_settings({flag: value}) == dict.fromkeys(keys, "v")
+        # docs/cli.md's "Single runs" table names the flag and its keys.
+        (line,) = [ln for ln in DOCS.read_text().splitlines() if ln.startswith(f"| `--{flag} {metavar}` |")]
+        assert all(f"`{k}`" in line for k in keys), line

@@ -7,7 +7,7 @@ import sys
 
 import pytest
 
-from reclaimlab.cli.damon_parsec import averages, run_table
+from reclaimlab.experiment.damon_quota import averages, run_table
 
 
 @pytest.fixture(scope="module")

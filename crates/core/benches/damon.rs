@@ -6,10 +6,14 @@
 //!     touched once), DAMON_RECLAIM monitoring only — at a fixed region count (min = max
 //!     = 500 regions) and with the default bounds (10..1000) — plus the host time.
 //! (b) Seed 004's table: 24 workloads × (baseline + 7 configurations) of
-//!     `damon-reclaim-parsec` at scale 1 on two threads, wall time.
+//!     `damon-reclaim-parsec` at scale 1 on two threads, wall time: the simulations
+//!     `reclaimlab run damon-reclaim-parsec` runs (its Python harness,
+//!     `reclaimlab.experiment.damon_quota`, forms the table from them), from the same
+//!     rows (`scenario::parsec::PARSEC_CONFIGS`), without Python in the measurement.
 
 use reclaimlab_core::config::SimConfig;
-use reclaimlab_core::scenario::parsec::{parsec_workload_table, PARSEC_PROFILES};
+use reclaimlab_core::scenario;
+use reclaimlab_core::scenario::parsec::{parsec_config_settings, PARSEC_CONFIGS, PARSEC_PROFILES};
 use reclaimlab_core::sim;
 use reclaimlab_trace::{generate, AccessKind, Pattern, Phase, Program, Region, Stream};
 use std::time::Instant;
@@ -56,6 +60,28 @@ fn monitor(memory: &str, bounds: Option<u32>) -> (f64, f64, f64) {
     (m("damon_monitor_cpu_pct") / 100.0 * runtime_ns / m("damon_nr_samples"), m("damon_nr_regions_avg"), host)
 }
 
+/// One profile without DAMON_RECLAIM and under every configuration: the runs one cell row
+/// of the table takes. Returns the number of runs.
+fn parsec_runs(name: &str) -> usize {
+    let s = scenario::get("damon-reclaim-parsec").unwrap();
+    let base = s.config();
+    let mut cfgs = vec![base.clone()];
+    for &(_, quota_ms, prio) in PARSEC_CONFIGS {
+        let mut c = base.clone();
+        for (k, v) in parsec_config_settings(quota_ms, prio) {
+            c.set(k, &v).unwrap();
+        }
+        cfgs.push(c);
+    }
+    for c in &cfgs {
+        let mut src = s.source_with(c.seed, 1.0, &[("workload", name)]).unwrap();
+        let mut e = sim::build(c).unwrap();
+        while !e.run(&mut *src, 1 << 22).unwrap() {}
+        e.finish();
+    }
+    cfgs.len()
+}
+
 fn main() {
     println!("(a) DAMON monitoring cost, same workload (60 simulated s), 1 GiB vs 64 GiB");
     for (label, bounds) in [("min = max = 500 regions", Some(500)), ("default bounds 10..1000", None)] {
@@ -72,10 +98,10 @@ fn main() {
     std::thread::scope(|s| {
         let hs: Vec<_> = (0..2).map(|k| {
             let names = &names;
-            s.spawn(move || names.iter().skip(k).step_by(2).map(|n| parsec_workload_table(n, 1.0, 1, &[]).unwrap().len()).sum::<usize>())
+            s.spawn(move || names.iter().skip(k).step_by(2).map(|n| parsec_runs(n)).sum::<usize>())
         }).collect();
-        let cells: usize = hs.into_iter().map(|h| h.join().unwrap()).sum();
-        assert_eq!(cells, 24 * 7);
+        let runs: usize = hs.into_iter().map(|h| h.join().unwrap()).sum();
+        assert_eq!(runs, 24 * 8);
     });
     println!("  {:.1} s wall", t.elapsed().as_secs_f64());
 }

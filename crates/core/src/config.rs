@@ -443,6 +443,27 @@ pub static CGROUP_KNOBS: &[(&str, &str, &str)] = &[
     ("memory.min", "0", "hard protection from reclaim"),
 ];
 
+/// One command-line shortcut for knobs: `reclaimlab run --<flag> VALUE` sets `keys` (two
+/// keys: a `A:B` value sets the first to A and the second to B, a plain value the first
+/// only). Help, default and range come from the keys' [`KNOBS`] rows, so a shortcut never
+/// restates them; a row with no flag is a common key `run --help` lists for `--set`.
+pub struct KnobAlias {
+    /// The long option without `--` ("" = none: listed in `run --help` only).
+    pub flag: &'static str,
+    pub metavar: &'static str,
+    pub keys: &'static [&'static str],
+}
+
+/// `reclaimlab run`'s shortcut flags and the common keys its help lists, in help order.
+pub static KNOB_ALIASES: &[KnobAlias] = &[
+    KnobAlias { flag: "memory", metavar: "SIZE", keys: &["machine.memory"] },
+    KnobAlias { flag: "swap", metavar: "DEV[:SIZE]", keys: &["swap.device", "swap.size"] },
+    KnobAlias { flag: "swappiness", metavar: "N", keys: &["vm.swappiness"] },
+    KnobAlias { flag: "seed", metavar: "N", keys: &["seed"] },
+    KnobAlias { flag: "", metavar: "", keys: &["vm.watermark_scale_factor"] },
+    KnobAlias { flag: "", metavar: "", keys: &["vm.min_free_kbytes"] },
+];
+
 impl Default for SimConfig {
     fn default() -> Self {
         let mut c = SimConfig {
@@ -668,6 +689,17 @@ impl SimConfig {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn every_alias_names_knobs() {
+        for a in KNOB_ALIASES {
+            assert!(!a.keys.is_empty() && a.keys.len() <= 2, "{}", a.flag);
+            assert_eq!(a.flag.is_empty(), a.metavar.is_empty(), "{}", a.flag);
+            for k in a.keys {
+                assert!(KNOBS.iter().any(|r| r.key == *k), "{} names unknown key {k}", a.flag);
+            }
+        }
+    }
+
     use super::*;
 
     #[test]

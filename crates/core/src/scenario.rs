@@ -1,5 +1,10 @@
-//! Built-in scenarios: a machine (config overrides) plus a synthetic workload,
-//! runnable with no input files. docs/scenarios.md describes each one.
+//! The built-in scenarios, one table ([`list`]): each row is a name, a description, the
+//! machine (config overrides, sizes that scale), the workload (a generator or program),
+//! the policy axis a comparison runs over and the report that prints it. `reclaimlab
+//! scenarios`, `reclaimlab run`'s dispatch and docs/scenarios.md's list read it; adding a
+//! scenario is one row plus its generator (a masim-style program here or in a
+//! submodule, or an access-stream generator in `reclaimlab_trace::gen`).
+//! docs/scenarios.md describes each one.
 //!
 //! `default` — a 512 MiB machine with zram swap running a database-like process: a hot
 //! anonymous heap (160 MiB, Zipf 0.8, 30% writes), a 640 MiB data file read through the
@@ -21,9 +26,16 @@
 //! 48 CPUs); scale 8 is the seed's machine. Its workload takes parameters (`tasks_per_cpu` = ½, 1, 2 — the seed's
 //! concurrency — and `cpus`, `jobs`, `sort_mb`) through [`Scenario::source_with`].
 //!
+//! `damon-reclaim-parsec` — seed 004: DAMON_RECLAIM on 24 PARSEC3/SPLASH-2X profiles
+//! ([`parsec`]); its report is the RFC's quota × prioritization matrix, which the Python
+//! experiment harness runs (`reclaimlab.experiment.damon_quota`).
+//!
 //! `leveldb-getscan`, `ycsb-b`, `kernel-build`, `fio-zipf`, `file-search` — the workloads of
 //! the 2026 MGLRU refault-distance RFC's cover letter and of cache_ext
 //! ([`cover_letter`]; shapes and sizes in docs/scenarios.md), as masim-style programs.
+//!
+//! `thpscale`, `usemem-stress-numa-compact` — seed 003: tasks that map and fault on the one
+//! machine ([`thp`]), run under every THP allocation policy.
 //!
 //! A scenario also declares the policies a comparison run of it compares (callers skip the
 //! names not registered) and, for a transactional workload, its transaction count and
@@ -48,6 +60,33 @@ pub enum Workload {
     TeraSort(TeraSortFn),
     /// Seed 004's PARSEC3/SPLASH-2X profile named by the `workload` parameter.
     Parsec,
+    /// Seed 003's tasks on the one machine ([`thp::thpscale`], [`thp::usemem`]): no
+    /// access stream; the report runs them.
+    Tasks,
+}
+
+/// What `reclaimlab run SCENARIO` (no single policy) runs and prints; the Python CLI
+/// dispatches on [`Report::name`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Report {
+    /// One run per policy of [`Scenario::policies`], one table of metrics and vmstat.
+    Policies,
+    /// DAMON_RECLAIM off and under each of [`parsec::PARSEC_CONFIGS`], per workload
+    /// profile, under the scenario's one policy: the RFC's quota × prioritization table.
+    DamonQuota,
+    /// Every THP allocation policy (`thp.policy`) under the one reclaim policy, in the
+    /// mmtests layout.
+    ThpPolicies,
+}
+
+impl Report {
+    pub fn name(self) -> &'static str {
+        match self {
+            Report::Policies => "policies",
+            Report::DamonQuota => "damon-quota",
+            Report::ThpPolicies => "thp-policies",
+        }
+    }
 }
 
 /// TeraSort parameters from a scale factor and workload parameters (name, value).
@@ -57,7 +96,9 @@ pub struct Scenario {
     pub name: &'static str,
     pub description: &'static str,
     /// Policies a comparison run compares, in table order; empty = every registered
-    /// policy. Names not registered in this build are skipped by callers.
+    /// policy. Names not registered in this build are skipped by callers. For a
+    /// [`Report::DamonQuota`] or [`Report::ThpPolicies`] report, the one reclaim policy
+    /// the report's own axis runs under.
     pub policies: &'static [&'static str],
     /// The policy ratios are taken against, when it ran ("" = the first that ran).
     pub baseline: &'static str,
@@ -68,6 +109,8 @@ pub struct Scenario {
     /// Workload parameters [`Scenario::source_with`] accepts: (name, default, meaning).
     pub params: &'static [(&'static str, &'static str, &'static str)],
     workload: Workload,
+    /// What a comparison run of it runs and prints.
+    pub report: Report,
 }
 
 impl Scenario {
@@ -109,7 +152,7 @@ impl Scenario {
     pub fn program(&self) -> Option<Program> {
         match self.workload {
             Workload::Program(f) => Some(f()),
-            Workload::Tpcc(_) | Workload::TeraSort(_) | Workload::Parsec => None,
+            Workload::Tpcc(_) | Workload::TeraSort(_) | Workload::Parsec | Workload::Tasks => None,
         }
     }
 
@@ -117,7 +160,7 @@ impl Scenario {
     pub fn tpcc_params(&self, scale: f64) -> Option<TpccParams> {
         match self.workload {
             Workload::Tpcc(f) => Some(f(scale)),
-            Workload::Program(_) | Workload::TeraSort(_) | Workload::Parsec => None,
+            Workload::Program(_) | Workload::TeraSort(_) | Workload::Parsec | Workload::Tasks => None,
         }
     }
 
@@ -178,6 +221,12 @@ impl Scenario {
                     Error::invalid(format!("scenario {}: unknown workload '{name}' (one of the 24 in `reclaimlab scenarios`)", self.name))
                 })?;
                 generate(p, seed)?
+            }
+            Workload::Tasks => {
+                return Err(Error::invalid(format!(
+                    "scenario {} runs tasks on the one machine, not an access stream: `reclaimlab run {}`",
+                    self.name, self.name
+                )))
             }
         })
     }
@@ -313,6 +362,18 @@ pub mod parsec;
 pub mod thp;
 use cover_letter::{fio_zipf, file_search, kernel_build, leveldb_getscan, ycsb_b};
 
+/// The THP scenarios' machine: two nodes, as in the mmtests report's two-socket runs; THP
+/// written `always` as the benchmark's setup does, so a smaller `--memory` keeps it (the
+/// boot default would turn it off below 512 MiB); the per-CPU page lists of the report's
+/// kernels (4.20-rc4 mmots and the 5.x policies: every kernel up to 5.13 kept six batches
+/// a CPU).
+macro_rules! thp_machine {
+    ($($extra:expr),*) => {
+        &[("machine.memory", "1G"), ("machine.nodes", "2"), ("transparent_hugepage.enabled", "always"), ("machine.pcp_lists", "5.13"), $($extra),*]
+    };
+}
+
+/// The table: one row per scenario, in `reclaimlab scenarios` order.
 static SCENARIOS: &[Scenario] = &[
     Scenario {
         name: "default",
@@ -323,6 +384,7 @@ static SCENARIOS: &[Scenario] = &[
         scaled_sizes: &[],
         params: &[],
         workload: Workload::Program(default_program),
+        report: Report::Policies,
     },
     Scenario {
         name: "tpcc-stock-level",
@@ -350,6 +412,7 @@ static SCENARIOS: &[Scenario] = &[
             ("client_start", "staggered", "where the clients are when the trace starts: staggered (a drawn step of their first transaction) or lockstep (all at a fresh transaction)"),
         ],
         workload: Workload::Tpcc(tpcc_params),
+        report: Report::Policies,
     },
     Scenario {
         name: "hadoop-terasort",
@@ -369,6 +432,7 @@ static SCENARIOS: &[Scenario] = &[
             ("heap_init_mb", "4096", "InitialHeapSize (-Xms) of each job's G1 heap in MiB, scaled like memory (the benchmark gives none: OpenJDK's default, 1/64 of its 256 GiB; at most heap_mb)"),
         ],
         workload: Workload::TeraSort(terasort_params),
+        report: Report::Policies,
     },
     Scenario {
         name: "damon-reclaim-parsec",
@@ -395,6 +459,7 @@ static SCENARIOS: &[Scenario] = &[
         scaled_sizes: &[("machine.memory", 16640.0), ("swap.size", 512.0)],
         params: &[("workload", "freqmine", "one of the 24 profiles (blackscholes, ..., splash2x/raytrace, ...)")],
         workload: Workload::Parsec,
+        report: Report::DamonQuota,
     },
     Scenario {
         name: "leveldb-getscan",
@@ -406,6 +471,7 @@ static SCENARIOS: &[Scenario] = &[
         scaled_sizes: &[],
         params: &[],
         workload: Workload::Program(leveldb_getscan),
+        report: Report::Policies,
     },
     Scenario {
         name: "ycsb-b",
@@ -417,6 +483,7 @@ static SCENARIOS: &[Scenario] = &[
         scaled_sizes: &[],
         params: &[],
         workload: Workload::Program(ycsb_b),
+        report: Report::Policies,
     },
     Scenario {
         name: "kernel-build",
@@ -428,6 +495,7 @@ static SCENARIOS: &[Scenario] = &[
         scaled_sizes: &[],
         params: &[],
         workload: Workload::Program(kernel_build),
+        report: Report::Policies,
     },
     Scenario {
         name: "fio-zipf",
@@ -438,6 +506,7 @@ static SCENARIOS: &[Scenario] = &[
         scaled_sizes: &[],
         params: &[],
         workload: Workload::Program(fio_zipf),
+        report: Report::Policies,
     },
     Scenario {
         name: "file-search",
@@ -449,8 +518,37 @@ static SCENARIOS: &[Scenario] = &[
         scaled_sizes: &[],
         params: &[],
         workload: Workload::Program(file_search),
+        report: Report::Policies,
+    },
+    Scenario {
+        name: "thpscale",
+        description: "mmtests thpscale, after Mel Gorman's __GFP_THISNODE results (LKML, Dec 2018): per thread count \
+                      (1..32, one after another on one machine), fill, punch holes, read a file into them, then fault \
+                      a region one huge page at a time, with and without MADV_HUGEPAGE; fault latency and % huge per \
+                      THP policy",
+        policies: &["classic@6.15"],
+        baseline: "classic@6.15",
+        overrides: thp_machine!(),
+        scaled_sizes: &[],
+        params: &[],
+        workload: Workload::Tasks,
+        report: Report::ThpPolicies,
+    },
+    Scenario {
+        name: "usemem-stress-numa-compact",
+        description: "mmtests usemem stress, after Mel Gorman's __GFP_THISNODE results (LKML, Dec 2018): page cache \
+                      on both nodes, then usemem (defrag=always) faulting more than a node; elapsed time and \
+                      reclaim/compaction/NUMA counters per THP policy",
+        policies: &["classic@6.15"],
+        baseline: "classic@6.15",
+        overrides: thp_machine!(("transparent_hugepage.defrag", "always")),
+        scaled_sizes: &[],
+        params: &[],
+        workload: Workload::Tasks,
+        report: Report::ThpPolicies,
     },
 ];
+
 pub fn list() -> &'static [Scenario] {
     SCENARIOS
 }
@@ -463,6 +561,28 @@ pub fn get(name: &str) -> Option<&'static Scenario> {
 mod tests {
     use super::*;
     use reclaimlab_trace::PAGE_SIZE;
+
+    /// Every row builds its machine, names registered policies, and pairs its report with
+    /// a workload that report can run.
+    #[test]
+    fn every_row_is_runnable_by_its_report() {
+        for s in list() {
+            s.config();
+            for p in s.policies {
+                assert!(crate::sim::registry::find(p).is_ok(), "{}: {p}", s.name);
+            }
+            match (&s.workload, s.report) {
+                (Workload::Tasks, Report::ThpPolicies) | (Workload::Parsec, Report::DamonQuota) => {
+                    assert_eq!(s.policies.len(), 1, "{}: the one reclaim policy of its report", s.name)
+                }
+                (Workload::Program(_) | Workload::Tpcc(_) | Workload::TeraSort(_), Report::Policies) => {}
+                _ => panic!("{}: report {} cannot run its workload", s.name, s.report.name()),
+            }
+            if matches!(s.workload, Workload::Tasks) {
+                assert!(s.source(1).is_err(), "{}: tasks have no access stream", s.name);
+            }
+        }
+    }
 
     #[test]
     fn default_is_unchanged_and_fixed_size() {

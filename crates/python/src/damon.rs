@@ -394,31 +394,12 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     Ok(())
 }
 
-/// Seed 004's table for one workload of `damon-reclaim-parsec`: one dict per
-/// configuration (quota, prioritization, memory_saving_pct, slowdown_pct, cpu_pct, and
-/// the absolute mem_used_avg_bytes, mem_used_avg_orig_bytes, runtime_s, runtime_orig_s).
+/// The configurations of `damon-reclaim-parsec`'s table (the DAMON_RECLAIM RFC's), in
+/// order: (time quota label, prioritization, [(key, value)] settings).
 #[pyfunction]
-#[pyo3(signature = (workload, scale = 1.0, seed = 1, settings = Vec::new()))]
-fn parsec_workload_table<'py>(py: Python<'py>, workload: &str, scale: f64, seed: u64, settings: Vec<(String, String)>) -> PyResult<Vec<Bound<'py, PyDict>>> {
-    let cells = py
-        .detach(|| reclaimlab_core::scenario::parsec::parsec_workload_table(workload, scale, seed, &settings))
-        .map_err(crate::error::core_err)?;
-    cells
-        .iter()
-        .map(|c| {
-            let d = PyDict::new(py);
-            d.set_item("quota", c.quota)?;
-            d.set_item("prioritization", c.prioritization)?;
-            d.set_item("memory_saving_pct", c.memory_saving_pct)?;
-            d.set_item("slowdown_pct", c.slowdown_pct)?;
-            d.set_item("cpu_pct", c.cpu_pct)?;
-            d.set_item("mem_used_avg_bytes", c.mem_used_avg_bytes)?;
-            d.set_item("mem_used_avg_orig_bytes", c.mem_used_avg_orig_bytes)?;
-            d.set_item("runtime_s", c.runtime_s)?;
-            d.set_item("runtime_orig_s", c.runtime_orig_s)?;
-            Ok(d)
-        })
-        .collect()
+fn parsec_configs() -> Vec<(&'static str, bool, Vec<(&'static str, String)>)> {
+    use reclaimlab_core::scenario::parsec::{parsec_config_settings, PARSEC_CONFIGS};
+    PARSEC_CONFIGS.iter().map(|&(label, ms, prio)| (label, prio, parsec_config_settings(ms, prio).to_vec())).collect()
 }
 
 /// The 24 profile names of `damon-reclaim-parsec`.
@@ -428,7 +409,7 @@ fn parsec_workloads() -> Vec<&'static str> {
 }
 
 pub fn register_parsec(d: &Bound<'_, PyModule>) -> PyResult<()> {
-    d.add_function(wrap_pyfunction!(parsec_workload_table, d)?)?;
+    d.add_function(wrap_pyfunction!(parsec_configs, d)?)?;
     d.add_function(wrap_pyfunction!(parsec_workloads, d)?)?;
     Ok(())
 }

@@ -104,6 +104,13 @@ fn cgroup_knobs() -> Vec<(&'static str, &'static str, &'static str)> {
     config::CGROUP_KNOBS.to_vec()
 }
 
+/// The CLI's shortcut flags and common keys as (flag, metavar, keys); flag "" = a common
+/// key without a flag (crates/core/src/config.rs `KNOB_ALIASES`).
+#[pyfunction]
+fn knob_aliases() -> Vec<(&'static str, &'static str, Vec<&'static str>)> {
+    config::KNOB_ALIASES.iter().map(|a| (a.flag, a.metavar, a.keys.to_vec())).collect()
+}
+
 /// Parse a size like the kernel's memparse (`512M`, `4G`, `max`) into bytes.
 #[pyfunction]
 fn parse_size(value: &str) -> PyResult<u64> {
@@ -116,10 +123,11 @@ fn policies() -> Vec<(&'static str, &'static str, &'static str)> {
     reclaimlab_core::policies().into_iter().map(|p| (p.name, p.base, p.description)).collect()
 }
 
-/// The built-in scenarios as (name, description).
+/// The built-in scenarios as (name, description, report), in table order; `report` says
+/// what a comparison run of it runs and prints (`policies`, `damon-quota`, `thp-policies`).
 #[pyfunction]
-fn scenarios() -> Vec<(&'static str, &'static str)> {
-    scenario::list().iter().map(|s| (s.name, s.description)).collect()
+fn scenarios() -> Vec<(&'static str, &'static str, &'static str)> {
+    scenario::list().iter().map(|s| (s.name, s.description, s.report.name())).collect()
 }
 
 fn find_scenario(name: &str) -> PyResult<&'static scenario::Scenario> {
@@ -166,7 +174,7 @@ fn scenario_source(
 }
 
 /// What a scenario declares besides its machine and workload: `{"name", "description",
-/// "policies" (list; empty = all registered), "baseline", "transactions" and "clients"
+/// "report", "policies" (list; empty = all registered), "baseline", "transactions" and "clients"
 /// (ints of a transactional scenario, else None), "scalable", "params" (list of (name, default, meaning) accepted by
 /// `scenario_source(..., params=...)`)}`.
 #[pyfunction]
@@ -175,6 +183,7 @@ fn scenario_info<'py>(py: Python<'py>, name: &str) -> PyResult<Bound<'py, PyDict
     let d = PyDict::new(py);
     d.set_item("name", s.name)?;
     d.set_item("description", s.description)?;
+    d.set_item("report", s.report.name())?;
     d.set_item("policies", s.policies.to_vec())?;
     d.set_item("baseline", s.baseline)?;
     d.set_item("transactions", s.transactions().map(|t| t.0))?;
@@ -281,6 +290,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(cgroup_knobs, m)?)?;
     m.add_function(wrap_pyfunction!(parse_size, m)?)?;
     m.add_function(wrap_pyfunction!(policies, m)?)?;
+    m.add_function(wrap_pyfunction!(knob_aliases, m)?)?;
     m.add_function(wrap_pyfunction!(scenarios, m)?)?;
     m.add_function(wrap_pyfunction!(scenario_config, m)?)?;
     m.add_function(wrap_pyfunction!(scenario_source, m)?)?;

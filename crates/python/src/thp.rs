@@ -9,15 +9,6 @@ use reclaimlab_core::thp::policy::THP_POLICIES;
 use crate::error::core_err;
 use crate::Config;
 
-/// The THP scenarios: (name, description).
-#[pyfunction]
-fn thp_scenarios() -> Vec<(&'static str, &'static str)> {
-    vec![
-        ("thpscale", "mmtests thpscale, after Mel Gorman's __GFP_THISNODE results (LKML, Dec 2018): per thread count (1..32, one after another on one machine), fill, punch holes, read a file into them, then fault a region one huge page at a time, with and without MADV_HUGEPAGE; fault latency and % huge per THP policy"),
-        ("usemem-stress-numa-compact", "mmtests usemem stress, after Mel Gorman's __GFP_THISNODE results (LKML, Dec 2018): page cache on both nodes, then usemem (defrag=always) faulting more than a node; elapsed time and reclaim/compaction/NUMA counters per THP policy"),
-    ]
-}
-
 /// The THP allocation policies: (name, description), baseline first.
 #[pyfunction]
 fn thp_policies() -> Vec<(&'static str, &'static str)> {
@@ -81,7 +72,6 @@ fn usemem<'py>(py: Python<'py>, config: &Config, threads: u32, cache_pct: u32, u
 }
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    m.add_function(wrap_pyfunction!(thp_scenarios, m)?)?;
     m.add_function(wrap_pyfunction!(thp_policies, m)?)?;
     m.add_function(wrap_pyfunction!(thpscale, m)?)?;
     m.add_function(wrap_pyfunction!(usemem, m)?)?;

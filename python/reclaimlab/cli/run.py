@@ -33,9 +33,7 @@ defaults), the CONFIG file, the options below, then --set. Keys use the kernel's
 
 EPILOG = """\
 common keys for --set (see `reclaimlab knobs`):
-  machine.memory=4G            physical memory            vm.swappiness=60       0..200
-  vm.watermark_scale_factor=10 kswapd wake/sleep gap      vm.min_free_kbytes=auto
-  swap.device=zram|ssd|none    swap.size=auto             cgroup.NAME.memory.max=1G
+{common_keys}
 
 config file (TOML; tables flatten to dotted keys):
   policy = "classic@6.15"
@@ -68,7 +66,7 @@ def add_parser(sub) -> None:
         "run",
         help=HELP,
         description=DESCRIPTION,
-        epilog=EPILOG,
+        epilog=EPILOG.format(common_keys=vocab.common_keys()),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument(
@@ -104,10 +102,7 @@ def add_parser(sub) -> None:
         "policy of your own: python:MODULE:CLASS, python:PATH.py:CLASS, rust:PATH:NAME (docs/plugins.md); "
         "without it a scenario compares its policies",
     )
-    vocab.add(m, "memory", "machine.memory: physical memory, e.g. 512M, 4G")
-    vocab.add(m, "swap", "swap.device[:swap.size]: zram:SIZE, ssd:SIZE or none")
-    m.add_argument("--swappiness", metavar="N", help=vocab.knob_help("vm.swappiness"))
-    vocab.add(m, "seed", "seed of generated workloads (scenarios); the engine is deterministic")
+    vocab.add_shortcuts(m)
     vocab.add(
         m,
         "set",
@@ -191,9 +186,7 @@ def main(args: argparse.Namespace) -> int:
         rec, args.memory, args.swap = prepare_run(args.program, settings, args.memory, args.swap,
                                                   progress=not args.quiet)
         args.trace, args.trace_format = str(rec.trace), "native"
-    from ..thp import is_thp_scenario
-
-    if is_thp_scenario(args.scenario):
+    if report_of(args.scenario) == "thp-policies":
         from . import run_thp
 
         return run_thp.main(args, settings)
@@ -210,10 +203,7 @@ def main(args: argparse.Namespace) -> int:
         scenario=args.scenario,
         scale=args.scale,
         policy=args.policy,
-        memory=args.memory,
-        swap=args.swap,
-        swappiness=args.swappiness,
-        seed=args.seed,
+        **vocab.shortcut_values(args),
         set=settings,
     )
     vocab.flush_notes(args)
@@ -291,13 +281,22 @@ def _positional_scenario(args: argparse.Namespace) -> None:
             raise ConfigError(f"{name} is the workload: give no --trace or --scenario with it")
         args.program, args.config = name, None
         return
-    known = [s[0] for s in _core.scenarios()] + [s[0] for s in _core.thp_scenarios()]
+    known = [s[0] for s in _core.scenarios()]
     if name in known:
         if args.scenario and args.scenario != name:
             raise ConfigError(f"scenario given twice: {name} and --scenario {args.scenario}")
         args.scenario, args.config = name, None
     elif not name.endswith(".toml") and "/" not in name and "\\" not in name:
         raise ConfigError(f"'{name}' is neither a config file nor a scenario; scenarios: {', '.join(known)}")
+
+
+def report_of(scenario: str | None) -> str | None:
+    """The report a built-in scenario's comparison run prints (its row in the scenario
+    table: ``policies``, ``damon-quota`` or ``thp-policies``); None for no or an unknown
+    scenario."""
+    from .. import _core
+
+    return next((r for n, _, r in _core.scenarios() if n == scenario), None)
 
 
 def is_comparison(args: argparse.Namespace, settings: dict[str, str]) -> bool:
@@ -320,7 +319,7 @@ def compare_main(args: argparse.Namespace, settings: dict[str, str]) -> int:
     import reclaimlab
 
     scenario = args.scenario or "default"
-    if scenario == "damon-reclaim-parsec":
+    if report_of(scenario) == "damon-quota":
         from .damon_parsec import main as parsec_main
 
         return parsec_main(args, settings)
@@ -338,10 +337,7 @@ def compare_main(args: argparse.Namespace, settings: dict[str, str]) -> int:
         scenario,
         policies=names,
         scale=args.scale,
-        memory=args.memory,
-        swap=args.swap,
-        swappiness=args.swappiness,
-        seed=args.seed,
+        **vocab.shortcut_values(args),
         set=settings,
         workers=min(args.jobs or os.cpu_count() or 1, os.cpu_count() or 1),
         on_done=on_done,
@@ -428,7 +424,7 @@ def workload_line(workload: str) -> str:
         return workload
     try:
         return f"{workload}: {_core.scenario_info(words[1])['description']}"
-    except Exception:  # a THP scenario or a program: their own name says it
+    except Exception:  # not a row of the scenario table: its own name says it
         return workload
 
 

@@ -103,15 +103,58 @@ def add(parser: Any, concept: str, help: str | None = None, *, aliases: Sequence
     return action
 
 
-def knob_help(key: str) -> str:
-    """A shortcut flag's help from its knob row (crates/core/src/config.rs ``KNOBS``): the
-    row's meaning and default, so the flag never restates them."""
+def knob_help(keys: Sequence[str]) -> str:
+    """A shortcut flag's help from its knobs' rows (crates/core/src/config.rs ``KNOBS``):
+    each key's meaning (range included) and the default, so the flag never restates them.
+    A key not in the table is a KeyError."""
     from .. import _core
 
-    for k, default, _unit, meaning in _core.knobs():
-        if k == key:
-            return f"{meaning} (default {default})"
-    raise KeyError(key)
+    rows = {k: (default, meaning) for k, default, _unit, meaning in _core.knobs()}
+    said = [rows[k][1] if rows[k][1].startswith(k) else f"{k}: {rows[k][1]}" for k in keys]
+    return f"{'; '.join(said)} (default {':'.join(rows[k][0] for k in keys)})"
+
+
+def add_shortcuts(parser: Any) -> None:
+    """``reclaimlab run``'s shortcut flags, one per alias row with a flag
+    (crates/core/src/config.rs ``KNOB_ALIASES``), help from the knobs' rows; a flag the
+    vocabulary knows keeps its concept (and deprecated spellings)."""
+    from .. import _core
+
+    for flag, metavar, keys in _core.knob_aliases():
+        if not flag:
+            continue
+        if flag in VOCAB:
+            add(parser, flag, knob_help(keys), metavar=metavar)
+        else:
+            parser.add_argument(f"--{flag}", metavar=metavar, help=knob_help(keys))
+
+
+def shortcut_values(args: argparse.Namespace) -> dict[str, Any]:
+    """The shortcut flags' values by flag name (None: not given), for
+    ``reclaimlab.prepare``/``compare``'s keyword arguments."""
+    from .. import _core
+
+    return {flag: getattr(args, flag.replace("-", "_")) for flag, _m, _k in _core.knob_aliases() if flag}
+
+
+def common_keys() -> str:
+    """``run --help``'s list of common keys for ``--set``: every alias row's keys with
+    their defaults and meanings, then the cgroup family."""
+    import textwrap
+
+    from .. import _core
+
+    rows = {k: (default, meaning) for k, default, _unit, meaning in _core.knobs()}
+    items = [(f"{k}={rows[k][0]}", rows[k][1]) for _f, _m, keys in _core.knob_aliases() for k in keys]
+    files = ", ".join(f for f, _d, _m in _core.cgroup_knobs())
+    items.append(("cgroup.NAME.FILE=VALUE", f"a cgroup's {files}"))
+    width = max(len(a) for a, _ in items) + 2
+    lines = []
+    for a, meaning in items:
+        wrapped = textwrap.wrap(meaning, 88 - 2 - width) or [""]
+        lines.append(f"  {a:<{width}}{wrapped[0]}")
+        lines += [" " * (2 + width) + w for w in wrapped[1:]]
+    return "\n".join(lines)
 
 
 def flush_notes(args: argparse.Namespace) -> None:

@@ -19,6 +19,9 @@
 //! zram device (4 GiB → 512 MiB) and the scheme's pageout age (5 s → 625 ms) — so that
 //! the share of memory DAMON walks per second of run, and a quota's share of the work,
 //! are the evaluation's; `scale` multiplies memory and time.
+//!
+//! Also the RFC's seven DAMON_RECLAIM configurations ([`PARSEC_CONFIGS`]), the axis of the
+//! scenario's report.
 
 use reclaimlab_trace::{AccessKind, Pattern, Phase, Program, Region, Stream};
 
@@ -119,6 +122,35 @@ pub fn parsec_program(name: &str, scale: f64) -> Option<Program> {
     })
 }
 
+/// Seed 004's configurations: (time quota label, `quota_ms`, prioritization). "no quota"
+/// has neither quota; without prioritization every region scores the same (all weights
+/// 0), with it the evaluation's weights (sz 0, nr_accesses 3, age 7: damon-tests
+/// `perf/schemes/pdarc_v4_2_*.damos`, "0 3 7"; the "N" files say "0 0 0").
+pub const PARSEC_CONFIGS: &[(&str, u64, bool)] = &[
+    ("N", 0, false),
+    ("10ms/s", 10, false),
+    ("50ms/s", 50, false),
+    ("200ms/s", 200, false),
+    ("10ms/s", 10, true),
+    ("50ms/s", 50, true),
+    ("200ms/s", 200, true),
+];
+
+/// The knob settings of one configuration of [`PARSEC_CONFIGS`]: DAMON_RECLAIM on, the
+/// time quota (0: none) and the prioritization weights. The matrix itself (each profile
+/// without DAMON_RECLAIM and under every configuration, and the table's ratios) runs in
+/// the Python experiment harness (`reclaimlab.experiment.damon_quota`); benches/damon.rs
+/// times the same runs from these rows, so the rows stay here, beside the profiles.
+pub fn parsec_config_settings(quota_ms: u64, prioritization: bool) -> [(&'static str, String); 4] {
+    let w = |x: &str| if prioritization { x.to_string() } else { "0".to_string() };
+    [
+        ("damon_reclaim.enabled", "Y".to_string()),
+        ("damon_reclaim.quota_ms", quota_ms.to_string()),
+        ("damon_reclaim.quota_weight_nr_accesses", w("3")),
+        ("damon_reclaim.quota_weight_age", w("7")),
+    ]
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -140,84 +172,4 @@ mod tests {
         assert!(find("splash2x/raytrace").unwrap().0 != find("raytrace").unwrap().0);
         assert!(parsec_program("nope", 1.0).is_none());
     }
-}
-
-/// Seed 004's configurations: (time quota label, `quota_ms`, prioritization). "no quota"
-/// has neither quota; without prioritization every region scores the same (all weights
-/// 0), with it the evaluation's weights (sz 0, nr_accesses 3, age 7: damon-tests
-/// `perf/schemes/pdarc_v4_2_*.damos`, "0 3 7"; the "N" files say "0 0 0").
-pub const PARSEC_CONFIGS: &[(&str, u64, bool)] = &[
-    ("N", 0, false),
-    ("10ms/s", 10, false),
-    ("50ms/s", 50, false),
-    ("200ms/s", 200, false),
-    ("10ms/s", 10, true),
-    ("50ms/s", 50, true),
-    ("200ms/s", 200, true),
-];
-
-/// One cell of seed 004's table for one workload, computed as the seed does:
-/// memory saving = −(memused_cfg / memused_orig − 1)·100 with memused the time-average
-/// of system memory in use; slowdown = (runtime_cfg / runtime_orig − 1)·100; CPU =
-/// kdamond's share of one CPU over the runtime. The absolute values let the suite's
-/// row be formed the way damon-tests forms it (`reclaimlab.cli.damon_parsec.averages`).
-#[derive(Clone, Debug)]
-pub struct ParsecCell {
-    pub quota: &'static str,
-    pub prioritization: bool,
-    pub memory_saving_pct: f64,
-    pub slowdown_pct: f64,
-    pub cpu_pct: f64,
-    /// memused.avg (bytes) of this configuration and of the run without DAMON_RECLAIM.
-    pub mem_used_avg_bytes: f64,
-    pub mem_used_avg_orig_bytes: f64,
-    /// Runtime (s) of this configuration and of the run without DAMON_RECLAIM.
-    pub runtime_s: f64,
-    pub runtime_orig_s: f64,
-}
-
-fn run_one(cfg: &crate::config::SimConfig, name: &str, scale: f64, seed: u64) -> crate::Result<crate::RunResult> {
-    let s = crate::scenario::get("damon-reclaim-parsec").expect("registered");
-    let mut src = s.source_with(seed, scale, &[("workload", name)])?;
-    let mut sim = crate::Simulation::new(cfg)?;
-    while !sim.run(&mut *src, 1 << 22)? {}
-    Ok(sim.finish())
-}
-
-fn metric(r: &crate::RunResult, k: &str) -> f64 {
-    r.metrics.iter().find(|(n, _)| n == k).map_or(0.0, |m| m.1)
-}
-
-/// Run workload `name` without DAMON_RECLAIM and under every configuration of
-/// [`PARSEC_CONFIGS`] (`extra` key=value settings apply to all runs).
-pub fn parsec_workload_table(name: &str, scale: f64, seed: u64, extra: &[(String, String)]) -> crate::Result<Vec<ParsecCell>> {
-    let s = crate::scenario::get("damon-reclaim-parsec").expect("registered");
-    let mut base = s.config_at(scale)?;
-    base.seed = seed;
-    for (k, v) in extra {
-        base.set(k, v)?;
-    }
-    let orig = run_one(&base, name, scale, seed)?;
-    let (mem0, rt0) = (metric(&orig, "mem_used_avg_bytes"), metric(&orig, "runtime_s"));
-    let mut out = Vec::new();
-    for &(quota, ms, prio) in PARSEC_CONFIGS {
-        let mut c = base.clone();
-        c.set("damon_reclaim.enabled", "Y")?;
-        c.set("damon_reclaim.quota_ms", &ms.to_string())?;
-        c.set("damon_reclaim.quota_weight_nr_accesses", if prio { "3" } else { "0" })?;
-        c.set("damon_reclaim.quota_weight_age", if prio { "7" } else { "0" })?;
-        let r = run_one(&c, name, scale, seed)?;
-        out.push(ParsecCell {
-            quota,
-            prioritization: prio,
-            memory_saving_pct: -(metric(&r, "mem_used_avg_bytes") / mem0 - 1.0) * 100.0,
-            slowdown_pct: (metric(&r, "runtime_s") / rt0 - 1.0) * 100.0,
-            cpu_pct: metric(&r, "damon_cpu_pct"),
-            mem_used_avg_bytes: metric(&r, "mem_used_avg_bytes"),
-            mem_used_avg_orig_bytes: mem0,
-            runtime_s: metric(&r, "runtime_s"),
-            runtime_orig_s: rt0,
-        });
-    }
-    Ok(out)
 }
