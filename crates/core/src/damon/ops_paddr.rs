@@ -23,7 +23,8 @@ pub fn damon_get_folio(mm: &Mm, pfn: u64) -> Option<Pfn> {
         return None; // past the machine, or a frame never given a page (host: no read)
     }
     let pfn = pfn as Pfn;
-    if mm.frames.page(pfn) == NO_PAGE {
+    // A free or kernel frame; an unmapped subpage of a THP is still part of its folio.
+    if mm.frames.page(pfn) == NO_PAGE && !mm.frames.test(pfn, pg::COMPOUND) {
         return None;
     }
     let folio = mm.page_folio(pfn);
@@ -75,7 +76,7 @@ pub fn damon_pa_folios(mm: &Mm, start: u64, end: u64) -> impl Iterator<Item = Pf
     std::iter::from_fn(move || {
         while pfn < e {
             let p = pfn;
-            if mm.frames.page(p as Pfn) == NO_PAGE {
+            if mm.frames.page(p as Pfn) == NO_PAGE && !mm.frames.test(p as Pfn, pg::COMPOUND) {
                 pfn += mm.buddy.buddy_order(p as Pfn).map_or(1, |o| 1u64 << o);
                 continue;
             }

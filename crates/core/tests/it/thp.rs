@@ -482,6 +482,8 @@ fn thp_fault_maps_512_pages_and_dontneed_defers_the_split() {
     assert_eq!(m.mm.folio_nr_pages(head), 512);
     assert_eq!((m.mm.memcgs[memcg as usize].usage, m.mm.lruvecs[lv].lru_size.iter().sum::<u64>()), (usage0, lru0));
     assert!(m.mm.frames.test(head + 255, pg::YOUNG) && !m.mm.frames.test(head + 256, pg::MAPPED));
+    // DAMON's paddr ops find the folio from an unmapped subpage too (pfn_folio).
+    assert_eq!(reclaimlab_core::damon::ops_paddr::damon_get_folio(&m.mm, (head + 300) as u64), Some(head));
     // A touch of a mapped subpage now sets its own PTE's young bit.
     m.mm.frames.clear(head, pg::YOUNG);
     m.mm.frames.clear(head + 100, pg::YOUNG);
