@@ -8,7 +8,7 @@ fn main() {
     let args: Vec<String> = std::env::args().collect();
     let mem = args.get(1).cloned().unwrap_or("1G".into());
     let threads: Vec<u32> = args.get(2).map_or(THPSCALE_THREADS.to_vec(), |s| s.split(',').map(|x| x.parse().unwrap()).collect());
-    let madvise = args.get(3).is_none_or(|s| s != "0");
+    let madvise = args.get(3).map_or(true, |s| s != "0");
     for p in THP_POLICIES {
         let mut cfg = SimConfig::default();
         cfg.set("machine.memory", &mem).unwrap();

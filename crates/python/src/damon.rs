@@ -394,10 +394,13 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     Ok(())
 }
 
+/// One configuration: (time quota label, prioritization, [(key, value)] settings).
+type ParsecConfig = (&'static str, bool, Vec<(&'static str, String)>);
+
 /// The configurations of `damon-reclaim-parsec`'s table (the DAMON_RECLAIM RFC's), in
-/// order: (time quota label, prioritization, [(key, value)] settings).
+/// order.
 #[pyfunction]
-fn parsec_configs() -> Vec<(&'static str, bool, Vec<(&'static str, String)>)> {
+fn parsec_configs() -> Vec<ParsecConfig> {
     use reclaimlab_core::scenario::parsec::{parsec_config_settings, PARSEC_CONFIGS};
     PARSEC_CONFIGS.iter().map(|&(label, ms, prio)| (label, prio, parsec_config_settings(ms, prio).to_vec())).collect()
 }

@@ -243,7 +243,7 @@ impl OracleReader {
             }
         }
         let whole = got / RECORD_BYTES;
-        if self.eof && !got.is_multiple_of(RECORD_BYTES) {
+        if self.eof && got % RECORD_BYTES != 0 {
             return Err(Error::new(
                 Some(self.path.clone()),
                 ErrorKind::Truncated {

@@ -210,7 +210,7 @@ pub fn kdamond_split_regions(targets: &mut [DamonTarget], max_nr_regions: u32, m
         for t in targets.iter_mut() {
             let mut out = Vec::with_capacity(t.regions.len() + t.regions.len() / every + 1);
             for r in t.regions.drain(..) {
-                if (idx + *offset).is_multiple_of(every) && r.size() > 2 * min_region_sz {
+                if (idx + *offset) % every == 0 && r.size() > 2 * min_region_sz {
                     let mut tt = DamonTarget { regions: vec![r] };
                     damon_split_regions_of(&mut tt, 2, min_region_sz, rng);
                     out.extend(tt.regions);

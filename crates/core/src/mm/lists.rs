@@ -44,6 +44,7 @@ impl BootRun {
         x >= self.first && x <= self.last && (x - self.first) % self.stride == 0
     }
 
+    #[allow(clippy::len_without_is_empty)] // a run holds at least its first block
     pub fn len(&self) -> u64 {
         ((self.last - self.first) / self.stride) as u64 + 1
     }

@@ -267,7 +267,7 @@ fn zone_batchsize(managed: u64) -> u32 {
 /// `zone_highsize(zone, batch, 0, high_fraction)`: `nr_split_cpus` are the CPUs of the
 /// zone's node (all CPUs for a node that has none).
 fn zone_highsize(z: &Zone, batch: u32, nr_split_cpus: u32, high_fraction: u64) -> u32 {
-    let total = if high_fraction == 0 { z.low_wmark_pages() } else { z.managed_pages / high_fraction };
+    let total = z.managed_pages.checked_div(high_fraction).unwrap_or_else(|| z.low_wmark_pages());
     let high = total / nr_split_cpus.max(1) as u64;
     // "Ensure high is at least batch*4."
     high.max((batch as u64) << 2) as u32

@@ -50,7 +50,7 @@ pub struct ShrinkResult {
 /// SHRINK_STOP (the batch is not counted as scanned).
 pub fn do_shrink_slab(freeable: u64, nr: u64, priority: i32, seeks: u64, batch: u64, mut scan: impl FnMut(u64) -> Option<u64>) -> ShrinkResult {
     debug_assert!(freeable > 0);
-    let delta = if seeks != 0 { (freeable >> priority) * 4 / seeks } else { freeable / 2 };
+    let delta = ((freeable >> priority) * 4).checked_div(seeks).unwrap_or(freeable / 2);
     let mut total_scan = ((nr >> priority) + delta).min(2 * freeable);
     let (mut scanned, mut freed) = (0, 0);
     while total_scan >= batch || total_scan >= freeable {

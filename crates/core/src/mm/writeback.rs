@@ -398,8 +398,8 @@ impl DirtyDomain {
         let setpoint = (self.freerun() + limit) / 2;
         let x = ((setpoint as i64 - dirty as i64) << RATELIMIT_CALC_SHIFT) / ((limit - setpoint) as i64 | 1);
         let mut pos = x;
-        pos = pos * x >> RATELIMIT_CALC_SHIFT;
-        pos = pos * x >> RATELIMIT_CALC_SHIFT;
+        pos = (pos * x) >> RATELIMIT_CALC_SHIFT;
+        pos = (pos * x) >> RATELIMIT_CALC_SHIFT;
         (pos + (1 << RATELIMIT_CALC_SHIFT)).clamp(0, 2 << RATELIMIT_CALC_SHIFT)
     }
 }

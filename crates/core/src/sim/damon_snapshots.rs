@@ -150,7 +150,9 @@ mod tests {
     }
 
     /// The snapshots, the frames, and the run's metrics.
-    fn run_with(mode: &str, extra: &[(&str, &str)]) -> ((Vec<DamonSnapshot>, u64), Vec<(String, f64)>) {
+    type Run = ((Vec<DamonSnapshot>, u64), Vec<(String, f64)>);
+
+    fn run_with(mode: &str, extra: &[(&str, &str)]) -> Run {
         let mut cfg = SimConfig::default();
         for (k, v) in [("machine.memory", "64M"), ("policy", "classic@6.15"), ("sim.damon_record", mode)].iter().chain(extra) {
             cfg.set(k, v).unwrap();

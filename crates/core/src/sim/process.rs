@@ -258,7 +258,7 @@ impl<P: ReclaimPolicy> Machine<P> {
     #[inline(always)]
     pub(super) fn pte_alloc(&mut self, page: u32) -> Result<()> {
         let slot = (page >> HPAGE_PMD_ORDER) as usize;
-        if self.procs.pgtable.get(slot).is_none_or(|&p| p != NO_PFN) {
+        if self.procs.pgtable.get(slot).map_or(true, |&p| p != NO_PFN) {
             return Ok(());
         }
         self.__pte_alloc(slot)

@@ -45,13 +45,16 @@ pub enum PatchedPath {
     ReclaimAndInactiveAdd,
 }
 
+/// A row's machine builder for a trace run.
+pub type BuildFn = Box<dyn Fn(&SimConfig) -> Box<dyn Engine> + Send + Sync>;
+
 pub struct PolicyEntry {
     pub name: String,
     pub base: String,
     /// For a row with a base: what its patch changes (the differential test avoids it).
     pub patched: Option<PatchedPath>,
     pub description: String,
-    pub build: Box<dyn Fn(&SimConfig) -> Box<dyn Engine> + Send + Sync>,
+    pub build: BuildFn,
     /// The same policy, chosen at run time (a program's machine: sim/process.rs).
     pub boxed: Box<dyn Fn() -> Box<dyn ReclaimPolicy> + Send + Sync>,
 }

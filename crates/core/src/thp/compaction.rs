@@ -482,7 +482,7 @@ fn compact_finished(mm: &mut Mm, cc: &CompactControl) -> CompactResult {
             return CompactResult::Success;
         }
         if mm.buddy.has_claimable_fallback(&mm.lists, cc.zone, o, MigrateType::Movable)
-            && (cc.mode == MigrateMode::Async || cc.migrate_pfn.is_multiple_of(PAGEBLOCK_NR_PAGES))
+            && (cc.mode == MigrateMode::Async || cc.migrate_pfn % PAGEBLOCK_NR_PAGES == 0)
         {
             return CompactResult::Success;
         }

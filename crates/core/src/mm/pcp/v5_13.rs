@@ -16,8 +16,7 @@ use crate::mm::page_alloc::{BuddyAllocator, Pfn};
 /// `fraction` is `vm.percpu_pagelist_fraction` (0 = unset): `high` a fraction of the zone
 /// for each CPU, `batch` a quarter of it, at most `PAGE_SHIFT * 8`.
 pub(super) fn high_and_batch(managed: u64, fraction: u64) -> (u32, u32) {
-    if fraction != 0 {
-        let high = managed / fraction;
+    if let Some(high) = managed.checked_div(fraction) {
         let batch = (high / 4).clamp(1, reclaimlab_trace::PAGE_SHIFT as u64 * 8);
         (high as u32, batch as u32)
     } else {

@@ -430,7 +430,7 @@ pub(super) fn sort_writeback(mm: &mut Mm, g: &mut LruGen, lv: LruvecId, pfn: Pfn
             nr.unqueued_dirty += u64::from(!writeback);
         }
     }
-    if !writeback && !(file && dirty) {
+    if !(writeback || (file && dirty)) {
         return false;
     }
     let new_gen = folio_inc_gen(mm, g, lv, pfn, true, LRU_REFS_FLAGS);

@@ -175,7 +175,7 @@ mod tests {
     fn activation_capped_at_the_inactive_size() {
         assert_eq!(refault_at(99, 100, 300), (true, true, 1, 1));
         assert_eq!(refault_at(100, 100, 300), (false, false, 0, 0));
-        assert_eq!(refault_at(250, 100, 300).0, false);
+        assert!(!refault_at(250, 100, 300).0);
     }
 
     /// A re-activated read() refault joins max_seq − 1 (PG_active, `lru_gen_folio_seq`),
