@@ -81,10 +81,7 @@ pub fn run<C: Cache + ?Sized>(cache: &mut C, keys: &[u32]) -> Stats {
         }
         hits += cache.access(k) as u64;
     }
-    Stats {
-        hits,
-        misses: keys.len() as u64 - hits,
-    }
+    Stats { hits, misses: keys.len() as u64 - hits }
 }
 
 /// Errors of this crate (unknown algorithm, bad size).

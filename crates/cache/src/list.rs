@@ -20,19 +20,13 @@ pub struct List {
 
 impl Default for List {
     fn default() -> Self {
-        List {
-            head: NIL,
-            tail: NIL,
-            len: 0,
-        }
+        List { head: NIL, tail: NIL, len: 0 }
     }
 }
 
 impl Links {
     pub fn new(n: usize) -> Self {
-        Links {
-            pn: vec![[NIL, NIL]; n],
-        }
+        Links { pn: vec![[NIL, NIL]; n] }
     }
 
     /// Make room for keys `< n`.
@@ -125,11 +119,7 @@ pub struct Ring {
 
 impl Ring {
     pub fn new(cap: usize) -> Self {
-        Ring {
-            buf: vec![0; cap.max(1).next_power_of_two()],
-            head: 0,
-            len: 0,
-        }
+        Ring { buf: vec![0; cap.max(1).next_power_of_two()], head: 0, len: 0 }
     }
     #[inline(always)]
     pub fn len(&self) -> usize {
@@ -193,13 +183,7 @@ pub struct GhostFifo {
 
 impl GhostFifo {
     pub fn new(cap: usize, nr_keys: usize) -> Self {
-        GhostFifo {
-            cap,
-            q: std::collections::VecDeque::new(),
-            live: 0,
-            seq: 0,
-            gseq: vec![0; nr_keys],
-        }
+        GhostFifo { cap, q: std::collections::VecDeque::new(), live: 0, seq: 0, gseq: vec![0; nr_keys] }
     }
     #[inline(always)]
     pub fn contains(&self, k: u32) -> bool {

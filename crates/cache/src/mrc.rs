@@ -39,13 +39,11 @@ impl StackHist {
         sizes
             .iter()
             .map(|&c| {
-                let hits =
-                    cum[c.min(self.hist.len())] as i64 + if c >= 1 { self.adj_hits } else { 0 };
+                let hits = cum[c.min(self.hist.len())] as i64 + if c >= 1 { self.adj_hits } else { 0 };
                 if self.total == 0 {
                     0.0
                 } else {
-                    ((self.total as i64 - hits).clamp(0, self.total as i64)) as f64
-                        / self.total as f64
+                    ((self.total as i64 - hits).clamp(0, self.total as i64)) as f64 / self.total as f64
                 }
             })
             .collect()
@@ -106,12 +104,7 @@ pub fn lru_stack_distances(keys: &[u32], nr_keys: u32) -> StackHist {
         fw.add(t, 1);
         last[k as usize] = t as u32;
     }
-    StackHist {
-        hist,
-        cold,
-        total: n as u64,
-        adj_hits: 0,
-    }
+    StackHist { hist, cold, total: n as u64, adj_hits: 0 }
 }
 
 #[inline(always)]
@@ -168,10 +161,5 @@ pub fn shards_by(keys: &[u32], nr_keys: u32, rate: f64, id: impl Fn(u32) -> u32)
     // keys in or out of the sample skew it); the difference is credited to distance 0.
     let expected = (keys.len() as f64 * rate).round() as i64;
     let adj_hits = expected - h.total as i64;
-    StackHist {
-        hist,
-        cold: h.cold,
-        total: expected.max(0) as u64,
-        adj_hits,
-    }
+    StackHist { hist, cold: h.cold, total: expected.max(0) as u64, adj_hits }
 }

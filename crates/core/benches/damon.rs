@@ -96,10 +96,12 @@ fn main() {
     let names: Vec<&str> = PARSEC_PROFILES.iter().map(|p| p.0).collect();
     let t = Instant::now();
     std::thread::scope(|s| {
-        let hs: Vec<_> = (0..2).map(|k| {
-            let names = &names;
-            s.spawn(move || names.iter().skip(k).step_by(2).map(|n| parsec_runs(n)).sum::<usize>())
-        }).collect();
+        let hs: Vec<_> = (0..2)
+            .map(|k| {
+                let names = &names;
+                s.spawn(move || names.iter().skip(k).step_by(2).map(|n| parsec_runs(n)).sum::<usize>())
+            })
+            .collect();
         let runs: usize = hs.into_iter().map(|h| h.join().unwrap()).sum();
         assert_eq!(runs, 24 * 8);
     });

@@ -105,11 +105,19 @@ fn main() {
     make_trace(&reclaim, 4 << 20, 20_000_000);
 
     println!("reclaimlab engine benchmark (one core, best of 3)");
-    println!("{:<44} {:<12} {:>12} {:>8} {:>10} {:>12} {:>8} {:>10} {:>10}", "case", "policy", "accesses/s", "faults", "vs decode", "vs plain LRU", "aging", "aging host", "evict host");
+    println!(
+        "{:<44} {:<12} {:>12} {:>8} {:>10} {:>12} {:>8} {:>10} {:>10}",
+        "case", "policy", "accesses/s", "faults", "vs decode", "vs plain LRU", "aging", "aging host", "evict host"
+    );
     for (name, path, kv, frames) in [
         // Base pages (THP off), like the page-granular peers they are compared with.
         ("(a) hit-dominated: zipf 1M pages, 8G", &hit, vec![("machine.memory", "8G"), ("transparent_hugepage.enabled", "never")], 2u32 << 20),
-        ("(b) under reclaim: zipf 4M pages, 1G, ssd swap", &reclaim, vec![("machine.memory", "1G"), ("swap.device", "ssd"), ("swap.size", "16G"), ("transparent_hugepage.enabled", "never")], 1 << 18),
+        (
+            "(b) under reclaim: zipf 4M pages, 1G, ssd swap",
+            &reclaim,
+            vec![("machine.memory", "1G"), ("swap.device", "ssd"), ("swap.size", "16G"), ("transparent_hugepage.enabled", "never")],
+            1 << 18,
+        ),
     ] {
         let dec = best_of(3, || decode_rate(path));
         let mut lru_miss = 0.0;

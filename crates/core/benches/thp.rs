@@ -12,10 +12,10 @@
 
 use reclaimlab_core::mm::lists::ListArena;
 use reclaimlab_core::mm::page_alloc::{BuddyAllocator, MigrateType, ZoneSpec, ZoneType};
-use reclaimlab_core::thp::compaction::{self, CompactControl, Compactor, MigrateMode};
-use reclaimlab_core::sim::process::program_machine;
-use reclaimlab_core::thp::policy::THP_POLICIES;
 use reclaimlab_core::scenario::thp::{thpscale, ThpscaleParams};
+use reclaimlab_core::sim::process::program_machine;
+use reclaimlab_core::thp::compaction::{self, CompactControl, Compactor, MigrateMode};
+use reclaimlab_core::thp::policy::THP_POLICIES;
 use reclaimlab_core::SimConfig;
 use std::time::Instant;
 

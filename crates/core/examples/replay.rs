@@ -16,6 +16,10 @@ fn main() {
     let n = sim.accesses();
     eprintln!("{} accesses in {:.3}s: {:.1} M/s", n, t.elapsed().as_secs_f64(), n as f64 / t.elapsed().as_secs_f64() / 1e6);
     let r = sim.finish();
-    for (k, v) in &r.vmstat { println!("{k:32} {v}"); }
-    for (k, v) in &r.metrics { println!("{k:40} {v:.6}"); }
+    for (k, v) in &r.vmstat {
+        println!("{k:32} {v}");
+    }
+    for (k, v) in &r.metrics {
+        println!("{k:40} {v:.6}");
+    }
 }

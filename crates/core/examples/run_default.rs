@@ -12,7 +12,11 @@ fn main() {
     while !sim.run(src.as_mut(), u64::MAX).unwrap() {}
     let el = t.elapsed();
     let r = sim.finish();
-    for (k, v) in &r.vmstat { println!("{k:32} {v}"); }
-    for (k, v) in &r.metrics { println!("{k:40} {v:.4}"); }
+    for (k, v) in &r.vmstat {
+        println!("{k:32} {v}");
+    }
+    for (k, v) in &r.metrics {
+        println!("{k:40} {v:.4}");
+    }
     eprintln!("wall {:.2}s", el.as_secs_f64());
 }

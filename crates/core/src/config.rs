@@ -257,8 +257,10 @@ fn boolparam(v: &str) -> std::result::Result<bool, String> {
 
 macro_rules! damon_knob {
     ($param:expr, $def:expr, $unit:expr, $doc:expr, $field:ident) => {
-        knob!(concat!("damon_reclaim.", $param), $def, $unit, concat!("DAMON_RECLAIM ", $param, ": ", $doc),
-            |c, v| c.damon_reclaim.$field = uint(v)?, |c| c.damon_reclaim.$field.to_string())
+        knob!(concat!("damon_reclaim.", $param), $def, $unit, concat!("DAMON_RECLAIM ", $param, ": ", $doc), |c, v| c.damon_reclaim.$field = uint(v)?, |c| c
+            .damon_reclaim
+            .$field
+            .to_string())
     };
 }
 
@@ -563,9 +565,7 @@ impl SimConfig {
     }
 
     fn set_cgroup(&mut self, key: &str, rest: &str, value: &str) -> Result<()> {
-        let (name, file) = rest
-            .split_once('.')
-            .ok_or_else(|| Error::config(key, "expected cgroup.<name>.memory.{max,high,low,min}"))?;
+        let (name, file) = rest.split_once('.').ok_or_else(|| Error::config(key, "expected cgroup.<name>.memory.{max,high,low,min}"))?;
         if name.is_empty() {
             return Err(Error::config(key, "empty cgroup name"));
         }
@@ -613,29 +613,17 @@ impl SimConfig {
         );
         crate::thp::policy::find(&self.thp.policy)?;
         let pages = self.memory_bytes >> reclaimlab_trace::PAGE_SHIFT;
-        crate::ensure!(
-            pages / self.nr_nodes as u64 >= 1024,
-            Error::config("machine.memory", format!("{} is too small: at least 4M per node", format_size(self.memory_bytes)))
-        );
-        crate::ensure!(
-            pages <= u32::MAX as u64 - (1 << 20),
-            Error::config("machine.memory", "too large: at most 15T (frame numbers are 32-bit)")
-        );
+        crate::ensure!(pages / self.nr_nodes as u64 >= 1024, Error::config("machine.memory", format!("{} is too small: at least 4M per node", format_size(self.memory_bytes))));
+        crate::ensure!(pages <= u32::MAX as u64 - (1 << 20), Error::config("machine.memory", "too large: at most 15T (frame numbers are 32-bit)"));
         let dma = self.zone_dma_bytes >> reclaimlab_trace::PAGE_SHIFT;
         crate::ensure!(
             pages / self.nr_nodes as u64 >= dma + 1024,
-            Error::config(
-                "machine.zone_dma",
-                format!("{} leaves less than 4M of node 0 above ZONE_DMA", format_size(self.zone_dma_bytes))
-            )
+            Error::config("machine.zone_dma", format!("{} leaves less than 4M of node 0 above ZONE_DMA", format_size(self.zone_dma_bytes)))
         );
         let used = self.kernel_used_bytes >> reclaimlab_trace::PAGE_SHIFT;
         crate::ensure!(
             used < pages && (pages - used) / self.nr_nodes as u64 >= 1024,
-            Error::config(
-                "machine.kernel_used",
-                format!("{} leaves less than 4M per node of the {} machine", format_size(self.kernel_used_bytes), format_size(self.memory_bytes))
-            )
+            Error::config("machine.kernel_used", format!("{} leaves less than 4M per node of the {} machine", format_size(self.kernel_used_bytes), format_size(self.memory_bytes)))
         );
         crate::ensure!(
             self.kernel_shmem_bytes <= self.kernel_used_bytes,
@@ -666,10 +654,7 @@ impl SimConfig {
                 )
             );
         }
-        crate::ensure!(
-            self.zram_compression_ratio >= 1.0,
-            Error::config("swap.zram.compression_ratio", "must be >= 1.0")
-        );
+        crate::ensure!(self.zram_compression_ratio >= 1.0, Error::config("swap.zram.compression_ratio", "must be >= 1.0"));
         crate::ensure!(self.sample_interval_ns > 0, Error::config("sim.sample_interval_ms", "must be > 0"));
         crate::ensure!(self.time_dilation > 0.0 && self.time_dilation <= 1e6, Error::config("sim.time_dilation", "must be > 0 (and at most 1e6)"));
         self.damon_reclaim.validate().map_err(|(k, m)| Error::config(k, m))?;

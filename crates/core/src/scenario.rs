@@ -44,11 +44,8 @@
 
 use crate::config::SimConfig;
 use crate::error::{Error, Result};
-use reclaimlab_trace::{
-    generate, terasort, tpcc_stock_level, AccessKind, AccessSource, Pattern, Phase, Program, Region, Stream,
-    TeraSortParams, TpccParams,
-};
 use reclaimlab_trace::gen::tpcc::{ClientStart, StockPlan, TPCC_ITEMS};
+use reclaimlab_trace::{generate, terasort, tpcc_stock_level, AccessKind, AccessSource, Pattern, Phase, Program, Region, Stream, TeraSortParams, TpccParams};
 
 /// What a scenario replays.
 pub enum Workload {
@@ -217,17 +214,11 @@ impl Scenario {
             Workload::TeraSort(f) => terasort(f(scale, params)?, seed)?,
             Workload::Parsec => {
                 let name = params.iter().find(|(k, _)| *k == "workload").map_or("freqmine", |(_, v)| v);
-                let p = crate::scenario::parsec::parsec_program(name, scale).ok_or_else(|| {
-                    Error::invalid(format!("scenario {}: unknown workload '{name}' (one of the 24 in `reclaimlab scenarios`)", self.name))
-                })?;
+                let p = crate::scenario::parsec::parsec_program(name, scale)
+                    .ok_or_else(|| Error::invalid(format!("scenario {}: unknown workload '{name}' (one of the 24 in `reclaimlab scenarios`)", self.name)))?;
                 generate(p, seed)?
             }
-            Workload::Tasks => {
-                return Err(Error::invalid(format!(
-                    "scenario {} runs tasks on the one machine, not an access stream: `reclaimlab run {}`",
-                    self.name, self.name
-                )))
-            }
+            Workload::Tasks => return Err(Error::invalid(format!("scenario {} runs tasks on the one machine, not an access stream: `reclaimlab run {}`", self.name, self.name))),
         })
     }
 }
@@ -236,8 +227,7 @@ const MIB: u32 = 256; // pages per MiB
 
 /// The policies the 2026 cover letter's workloads compare: classic, mainline MGLRU, the
 /// 2023 reconstruction and the 2026 re-post.
-const REFAULT_DISTANCE_POLICIES: &[&str] =
-    &["classic@6.15", "mglru@6.15", "mglru+refault-distance-rfc-v3", "mglru+refault-distance-2026"];
+const REFAULT_DISTANCE_POLICIES: &[&str] = &["classic@6.15", "mglru@6.15", "mglru+refault-distance-rfc-v3", "mglru+refault-distance-2026"];
 
 fn default_program() -> Program {
     let mut heap = Region::new("heap", 160 * MIB, AccessKind::AnonMapped);
@@ -247,10 +237,7 @@ fn default_program() -> Program {
     let steady = |name: &str, accesses| Phase {
         name: name.into(),
         accesses,
-        streams: vec![
-            Stream { region: 0, pattern: Pattern::Zipf { alpha: 0.8 }, weight: 0.5 },
-            Stream { region: 1, pattern: Pattern::Zipf { alpha: 0.9 }, weight: 0.5 },
-        ],
+        streams: vec![Stream { region: 0, pattern: Pattern::Zipf { alpha: 0.8 }, weight: 0.5 }, Stream { region: 1, pattern: Pattern::Zipf { alpha: 0.9 }, weight: 0.5 }],
         reclaims: Vec::new(),
     };
     let mut scan = steady("scan", 2_000_000);
@@ -265,12 +252,7 @@ fn default_program() -> Program {
 fn tpcc_params(scale: f64) -> TpccParams {
     let f = scale / 32.0;
     let n = |x: f64| (x * f).round().max(1.0) as u32;
-    TpccParams {
-        customers: n(3_000.0),
-        items: n(TPCC_ITEMS as f64),
-        wt_cache_pages: n(5.0 * 1024.0 * MIB as f64),
-        ..TpccParams::default()
-    }
+    TpccParams { customers: n(3_000.0), items: n(TPCC_ITEMS as f64), wt_cache_pages: n(5.0 * 1024.0 * MIB as f64), ..TpccParams::default() }
 }
 
 /// `p` with the workload parameters `stock_plan` (`s_i_id` | `s_w_id`), `read_replicas`,
@@ -283,20 +265,14 @@ fn tpcc_with(mut p: TpccParams, params: &[(&str, &str)]) -> Result<TpccParams> {
             ("client_start", "staggered") => p.client_start = ClientStart::Staggered,
             ("client_start", "lockstep") => p.client_start = ClientStart::Lockstep,
             ("read_replicas" | "stock_disk_bytes" | "customer_disk_bytes", v) => {
-                let x: u32 = v.parse().ok().filter(|&x| x > 0).ok_or_else(|| {
-                    Error::invalid(format!("scenario tpcc-stock-level: {k}={v:?} must be a positive whole number"))
-                })?;
+                let x: u32 = v.parse().ok().filter(|&x| x > 0).ok_or_else(|| Error::invalid(format!("scenario tpcc-stock-level: {k}={v:?} must be a positive whole number")))?;
                 match k {
                     "read_replicas" => p.read_replicas = x,
                     "stock_disk_bytes" => p.stock_disk_bytes = x,
                     _ => p.customer_disk_bytes = x,
                 }
             }
-            _ => {
-                return Err(Error::invalid(format!(
-                    "scenario tpcc-stock-level: {k}={v:?} is not valid (stock_plan: s_i_id or s_w_id; client_start: staggered or lockstep)"
-                )))
-            }
+            _ => return Err(Error::invalid(format!("scenario tpcc-stock-level: {k}={v:?} is not valid (stock_plan: s_i_id or s_w_id; client_start: staggered or lockstep)"))),
         }
     }
     p.validate()?;
@@ -308,11 +284,7 @@ fn tpcc_with(mut p: TpccParams, params: &[(&str, &str)]) -> Result<TpccParams> {
 fn terasort_params(scale: f64, params: &[(&str, &str)]) -> Result<TeraSortParams> {
     let n = |x: f64| (x * scale).round().max(1.0);
     let d = TeraSortParams::default();
-    let mut p = TeraSortParams {
-        input_pages: n(d.input_pages as f64) as u32,
-        split_pages: n(d.split_pages as f64) as u32,
-        ..d
-    };
+    let mut p = TeraSortParams { input_pages: n(d.input_pages as f64) as u32, split_pages: n(d.split_pages as f64) as u32, ..d };
     // io.sort.mb in the seed's MB (10^6 bytes), scaled like memory: 1000 MB / 8 = 30,518 pages.
     let mut sort_mb = 1000.0;
     // HADOOP_HEAPSIZE_MAX in MiB (the seed's run_terasort.sh: 20G with swap off, 22G with
@@ -323,9 +295,11 @@ fn terasort_params(scale: f64, params: &[(&str, &str)]) -> Result<TeraSortParams
     let mut heap_init_mb = 4096.0;
     for &(k, v) in params {
         let num = |v: &str| -> Result<f64> {
-            v.trim().parse::<f64>().ok().filter(|x| x.is_finite() && *x > 0.0).ok_or_else(|| {
-                Error::invalid(format!("scenario hadoop-terasort: {k}={v:?} must be a positive number"))
-            })
+            v.trim()
+                .parse::<f64>()
+                .ok()
+                .filter(|x| x.is_finite() && *x > 0.0)
+                .ok_or_else(|| Error::invalid(format!("scenario hadoop-terasort: {k}={v:?} must be a positive number")))
         };
         let int = |v: &str| -> Result<u32> {
             let x = num(v)?;
@@ -360,7 +334,7 @@ fn terasort_params(scale: f64, params: &[(&str, &str)]) -> Result<TeraSortParams
 mod cover_letter;
 pub mod parsec;
 pub mod thp;
-use cover_letter::{fio_zipf, file_search, kernel_build, leveldb_getscan, ycsb_b};
+use cover_letter::{file_search, fio_zipf, kernel_build, leveldb_getscan, ycsb_b};
 
 /// The THP scenarios' machine: two nodes, as in the mmtests report's two-socket runs; THP
 /// written `always` as the benchmark's setup does, so a smaller `--memory` keeps it (the
@@ -409,7 +383,11 @@ static SCENARIOS: &[Scenario] = &[
             ("read_replicas", "1", "replica-set members serving reads (1 = the primary, py-tpcc's connection; 3 = all)"),
             ("stock_disk_bytes", "375", "on-disk (snappy) bytes of a STOCK document (estimate, docs/scenarios.md)"),
             ("customer_disk_bytes", "1180", "on-disk (snappy) bytes of a CUSTOMER document with its embedded order"),
-            ("client_start", "staggered", "where the clients are when the trace starts: staggered (a drawn step of their first transaction) or lockstep (all at a fresh transaction)"),
+            (
+                "client_start",
+                "staggered",
+                "where the clients are when the trace starts: staggered (a drawn step of their first transaction) or lockstep (all at a fresh transaction)",
+            ),
         ],
         workload: Workload::Tpcc(tpcc_params),
         report: Report::Policies,
@@ -429,7 +407,11 @@ static SCENARIOS: &[Scenario] = &[
             ("jobs", "12", "concurrent TeraSort jobs, each running round(cpus × tasks_per_cpu / jobs) tasks at once"),
             ("sort_mb", "1000", "mapreduce.task.io.sort.mb in the seed's MB (scaled like memory: 1/8 at scale 1)"),
             ("heap_mb", "22528", "HADOOP_HEAPSIZE_MAX (-Xmx) of each job's G1 heap in MiB, scaled like memory (the benchmark: 20480 swap off, 22528 swap on; 0: no heap model)"),
-            ("heap_init_mb", "4096", "InitialHeapSize (-Xms) of each job's G1 heap in MiB, scaled like memory (the benchmark gives none: OpenJDK's default, 1/64 of its 256 GiB; at most heap_mb)"),
+            (
+                "heap_init_mb",
+                "4096",
+                "InitialHeapSize (-Xms) of each job's G1 heap in MiB, scaled like memory (the benchmark gives none: OpenJDK's default, 1/64 of its 256 GiB; at most heap_mb)",
+            ),
         ],
         workload: Workload::TeraSort(terasort_params),
         report: Report::Policies,

@@ -66,8 +66,7 @@ impl CacheTrace {
     /// Write the trace as libCacheSim oracleGeneral (object size 1, next-access times).
     fn write_oracle(&self, py: Python<'_>, path: PathBuf) -> PyResult<u64> {
         let keys = self.keys.clone();
-        py.detach(|| reclaimlab_trace::write_oracle(&path, &keys.original_keys()))
-            .map_err(trace_err)
+        py.detach(|| reclaimlab_trace::write_oracle(&path, &keys.original_keys())).map_err(trace_err)
     }
 }
 
@@ -88,11 +87,7 @@ fn cache_load(py: Python<'_>, source: &Source, name: &str) -> PyResult<CacheTrac
         }
         trace_err(e)
     })?;
-    Ok(CacheTrace {
-        keys: Arc::new(keys),
-        name: name.to_string(),
-        read_seconds: t.elapsed().as_secs_f64(),
-    })
+    Ok(CacheTrace { keys: Arc::new(keys), name: name.to_string(), read_seconds: t.elapsed().as_secs_f64() })
 }
 
 /// A CacheTrace from a list of non-negative ints (dense ids are assigned in order of
@@ -106,11 +101,7 @@ fn cache_trace_from_keys(keys: Vec<u64>) -> PyResult<CacheTrace> {
         out.push(*map.entry(k).or_insert(n));
     }
     let nr_keys = map.len() as u32;
-    Ok(CacheTrace {
-        keys: Arc::new(Keys { keys: out, nr_keys, orig: None }),
-        name: String::new(),
-        read_seconds: 0.0,
-    })
+    Ok(CacheTrace { keys: Arc::new(Keys { keys: out, nr_keys, orig: None }), name: String::new(), read_seconds: 0.0 })
 }
 
 /// Names of the algorithms (`reclaimlab_cache::TABLE`'s order).
@@ -141,61 +132,34 @@ fn parse_algo(name: &str) -> PyResult<Algo> {
 /// hits, misses, miss_ratio, seconds (per run).
 #[pyfunction]
 #[pyo3(signature = (trace, algos, sizes, threads = 0))]
-fn cache_simulate<'py>(
-    py: Python<'py>,
-    trace: &CacheTrace,
-    algos: Vec<String>,
-    sizes: Vec<usize>,
-    threads: usize,
-) -> PyResult<Vec<Bound<'py, PyDict>>> {
+fn cache_simulate<'py>(py: Python<'py>, trace: &CacheTrace, algos: Vec<String>, sizes: Vec<usize>, threads: usize) -> PyResult<Vec<Bound<'py, PyDict>>> {
     let mut jobs = Vec::new();
     for a in &algos {
         let al = parse_algo(a)?;
         for &s in &sizes {
             if s < al.min_size {
-                return Err(invalid(format!(
-                    "{} needs a cache of at least {} pages (got {s}), as its authors' simulator does",
-                    al.name,
-                    al.min_size
-                )));
+                return Err(invalid(format!("{} needs a cache of at least {} pages (got {s}), as its authors' simulator does", al.name, al.min_size)));
             }
             jobs.push((al, s));
         }
     }
     let keys = trace.keys.clone();
     let nr = keys.nr_keys;
-    let threads = if threads == 0 {
-        std::thread::available_parallelism()
-            .map(|n| n.get())
-            .unwrap_or(1)
-    } else {
-        threads
-    };
+    let threads = if threads == 0 { std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1) } else { threads };
     // The runs' state: the largest run's estimate times the runs at once, checked against
     // --max-memory and the host before any run starts (an algorithm's arrays are ordinary
     // allocations, which would abort).
     let parallel = threads.min(jobs.len()).max(1);
-    if let Some(&(al, size)) = jobs
-        .iter()
-        .max_by_key(|(al, size)| al.memory_estimate(*size, nr, keys.keys.len()))
-    {
+    if let Some(&(al, size)) = jobs.iter().max_by_key(|(al, size)| al.memory_estimate(*size, nr, keys.keys.len())) {
         let one = al.memory_estimate(size, nr, keys.keys.len());
-        let what = || {
-            format!(
-                "{parallel} cache simulation{} at once over {nr} page ids (an estimate; the largest is {} of {size} pages)",
-                if parallel > 1 { "s" } else { "" },
-                al.name
-            )
-        };
-        reclaimlab_trace::mem::probe(one.saturating_mul(parallel as u64), &what)
-            .map_err(|e| trace.err(e))?;
+        let what =
+            || format!("{parallel} cache simulation{} at once over {nr} page ids (an estimate; the largest is {} of {size} pages)", if parallel > 1 { "s" } else { "" }, al.name);
+        reclaimlab_trace::mem::probe(one.saturating_mul(parallel as u64), &what).map_err(|e| trace.err(e))?;
     }
     let results = py.detach(|| {
         let mut out = vec![None; jobs.len()];
         let next = std::sync::atomic::AtomicUsize::new(0);
-        let slots: Vec<std::sync::Mutex<Option<(reclaimlab_cache::Stats, f64)>>> = (0..jobs.len())
-            .map(|_| std::sync::Mutex::new(None))
-            .collect();
+        let slots: Vec<std::sync::Mutex<Option<(reclaimlab_cache::Stats, f64)>>> = (0..jobs.len()).map(|_| std::sync::Mutex::new(None)).collect();
         std::thread::scope(|s| {
             for _ in 0..threads.min(jobs.len()).max(1) {
                 s.spawn(|| loop {
@@ -233,16 +197,9 @@ fn cache_simulate<'py>(
 /// LRU miss ratios at `sizes` from stack distances (exact; `rate` < 1 → SHARDS sampling).
 #[pyfunction]
 #[pyo3(signature = (trace, sizes, rate = 1.0))]
-fn cache_lru_mrc(
-    py: Python<'_>,
-    trace: &CacheTrace,
-    sizes: Vec<usize>,
-    rate: f64,
-) -> PyResult<Vec<f64>> {
+fn cache_lru_mrc(py: Python<'_>, trace: &CacheTrace, sizes: Vec<usize>, rate: f64) -> PyResult<Vec<f64>> {
     if !(rate > 0.0 && rate <= 1.0) {
-        return Err(invalid(format!(
-            "sample rate must be in (0, 1], got {rate}"
-        )));
+        return Err(invalid(format!("sample rate must be in (0, 1], got {rate}")));
     }
     let keys = trace.keys.clone();
     let nr = keys.nr_keys;
@@ -250,8 +207,7 @@ fn cache_lru_mrc(
     // of each id (4), SHARDS's renumbering (4 per id); the histogram is at most 8 per id.
     let n = keys.keys.len() as u64;
     let bytes = n * 4 + nr as u64 * 16;
-    reclaimlab_trace::mem::probe(bytes, &|| format!("the miss-ratio curve of {n} requests over {nr} page ids"))
-        .map_err(|e| trace.err(e))?;
+    reclaimlab_trace::mem::probe(bytes, &|| format!("the miss-ratio curve of {n} requests over {nr} page ids")).map_err(|e| trace.err(e))?;
     Ok(py.detach(|| mrc::shards_by(&keys.keys, nr, rate, |k| keys.original(k)).miss_ratios(&sizes)))
 }
 
@@ -294,11 +250,7 @@ impl CacheSim {
         let id = self.ids.len() as u32;
         if id >= self.space {
             if self.fixed {
-                return Err(invalid(format!(
-                    "page {page} is distinct page {} of a cache made for pages={}",
-                    id as u64 + 1,
-                    self.space
-                )));
+                return Err(invalid(format!("page {page} is distinct page {} of a cache made for pages={}", id as u64 + 1, self.space)));
             }
             let space = self.space.saturating_mul(2).max(id + 1);
             let mut cache = Self::build(self.algo, self.size, space)?;
@@ -334,18 +286,10 @@ impl CacheSim {
     fn new(algo: &str, size: usize, pages: Option<u32>) -> PyResult<Self> {
         let al = parse_algo(algo)?;
         if al.offline() {
-            return Err(invalid(format!(
-                "{} needs the whole trace ahead (next-access times): use reclaimlab.cachesim(trace, \"{}\", sizes)",
-                al.name,
-                al.name
-            )));
+            return Err(invalid(format!("{} needs the whole trace ahead (next-access times): use reclaimlab.cachesim(trace, \"{}\", sizes)", al.name, al.name)));
         }
         if size < al.min_size {
-            return Err(invalid(format!(
-                "{} needs a cache of at least {} pages (got {size}), as its authors' simulator does",
-                al.name,
-                al.min_size
-            )));
+            return Err(invalid(format!("{} needs a cache of at least {} pages (got {size}), as its authors' simulator does", al.name, al.min_size)));
         }
         let space = pages.unwrap_or(INITIAL_IDS);
         Ok(CacheSim {

@@ -30,7 +30,12 @@ fn region_of(o: &Bound<'_, PyAny>) -> PyResult<DamonRegion> {
         return Ok(DamonRegion::new(s, e));
     }
     let d = o.cast::<PyDict>().map_err(|_| invalid("a region is a dict with start/end (or a (start, end) tuple)"))?;
-    let get = |k: &str| -> PyResult<u64> { Ok(match d.get_item(k)? { Some(v) => v.extract()?, None => 0 }) };
+    let get = |k: &str| -> PyResult<u64> {
+        Ok(match d.get_item(k)? {
+            Some(v) => v.extract()?,
+            None => 0,
+        })
+    };
     let (start, end) = (get("start")?, get("end")?);
     if end < start {
         return Err(invalid(format!("region [{start}, {end}) ends before it starts")));
@@ -140,7 +145,14 @@ fn damon_split_regions_of<'py>(py: Python<'py>, regions: &Bound<'py, PyAny>, nr_
 /// last_nr_regions).
 #[pyfunction]
 #[pyo3(signature = (targets, max_nr_regions, min_region_sz = 1, last_nr_regions = 0, seed = 1))]
-fn kdamond_split_regions<'py>(py: Python<'py>, targets: &Bound<'py, PyAny>, max_nr_regions: u32, min_region_sz: u64, last_nr_regions: usize, seed: u64) -> PyResult<(Vec<Vec<Bound<'py, PyDict>>>, usize)> {
+fn kdamond_split_regions<'py>(
+    py: Python<'py>,
+    targets: &Bound<'py, PyAny>,
+    max_nr_regions: u32,
+    min_region_sz: u64,
+    last_nr_regions: usize,
+    seed: u64,
+) -> PyResult<(Vec<Vec<Bound<'py, PyDict>>>, usize)> {
     let mut ts = targets_of(targets)?;
     let (mut last, mut off) = (last_nr_regions, 0);
     reg::kdamond_split_regions(&mut ts, max_nr_regions, min_region_sz.max(1), &mut last, &mut off, &mut Rng::new(seed));
@@ -149,7 +161,14 @@ fn kdamond_split_regions<'py>(py: Python<'py>, targets: &Bound<'py, PyAny>, max_
 
 /// `kdamond_merge_regions(ctx, threshold, sz_limit)`.
 #[pyfunction]
-fn kdamond_merge_regions<'py>(py: Python<'py>, targets: &Bound<'py, PyAny>, threshold: u32, sz_limit: u64, max_nr_regions: u32, max_thres: u32) -> PyResult<Vec<Vec<Bound<'py, PyDict>>>> {
+fn kdamond_merge_regions<'py>(
+    py: Python<'py>,
+    targets: &Bound<'py, PyAny>,
+    threshold: u32,
+    sz_limit: u64,
+    max_nr_regions: u32,
+    max_thres: u32,
+) -> PyResult<Vec<Vec<Bound<'py, PyDict>>>> {
     let mut ts = targets_of(targets)?;
     reg::kdamond_merge_regions(&mut ts, threshold, sz_limit, max_nr_regions, max_thres);
     targets_list(py, &ts)
@@ -245,7 +264,12 @@ fn damon_update_monitoring_result<'py>(py: Python<'py>, region: &Bound<'py, PyAn
 #[pyfunction]
 #[pyo3(signature = (sample_interval, aggr_interval, min_nr_regions, max_nr_regions, intervals_goal = None))]
 fn damon_set_attrs(sample_interval: u64, aggr_interval: u64, min_nr_regions: u32, max_nr_regions: u32, intervals_goal: Option<(u64, u64, u64, u64)>) -> i32 {
-    let g = intervals_goal.map_or(DamonIntervalsGoal::default(), |(access_bp, aggrs, min_sample_us, max_sample_us)| DamonIntervalsGoal { access_bp, aggrs, min_sample_us, max_sample_us });
+    let g = intervals_goal.map_or(DamonIntervalsGoal::default(), |(access_bp, aggrs, min_sample_us, max_sample_us)| DamonIntervalsGoal {
+        access_bp,
+        aggrs,
+        min_sample_us,
+        max_sample_us,
+    });
     let a = DamonAttrs { min_nr_regions, max_nr_regions, intervals_goal: g, ..attrs(sample_interval, aggr_interval) };
     if damon_valid_attrs(&a).is_ok() {
         0
@@ -272,7 +296,12 @@ fn damon_feed_loop_next_input(last_input: u64, score: u64) -> u64 {
 fn filter_of(d: &Bound<'_, PyDict>) -> PyResult<DamosFilter> {
     let ty: String = d.get_item("type")?.ok_or_else(|| invalid("filter needs a type"))?.extract()?;
     let ty = DamosFilterType::parse(&ty).ok_or_else(|| invalid(format!("unknown filter type '{ty}'")))?;
-    let b = |k: &str, dflt: bool| -> PyResult<bool> { Ok(match d.get_item(k)? { Some(v) => v.extract()?, None => dflt }) };
+    let b = |k: &str, dflt: bool| -> PyResult<bool> {
+        Ok(match d.get_item(k)? {
+            Some(v) => v.extract()?,
+            None => dflt,
+        })
+    };
     let mut f = DamosFilter::new(ty, b("matching", true)?, b("allow", false)?);
     if let Some(v) = d.get_item("addr_range")? {
         f.addr_range = v.extract()?;
@@ -293,7 +322,14 @@ fn filter_of(d: &Bound<'_, PyDict>) -> PyResult<DamosFilter> {
 /// (matched, regions after any split).
 #[pyfunction]
 #[pyo3(signature = (regions, index, filter, min_region_sz = 1, target_idx = 0))]
-fn damos_filter_match<'py>(py: Python<'py>, regions: &Bound<'py, PyAny>, index: usize, filter: &Bound<'py, PyDict>, min_region_sz: u64, target_idx: usize) -> PyResult<(bool, Vec<Bound<'py, PyDict>>)> {
+fn damos_filter_match<'py>(
+    py: Python<'py>,
+    regions: &Bound<'py, PyAny>,
+    index: usize,
+    filter: &Bound<'py, PyDict>,
+    min_region_sz: u64,
+    target_idx: usize,
+) -> PyResult<(bool, Vec<Bound<'py, PyDict>>)> {
     let mut t = target_of(regions)?;
     let i = self::index(&t, index)?;
     let f = filter_of(filter)?;
@@ -341,7 +377,8 @@ fn damos_min_score(histogram: Vec<u64>, max_score: u32, esz: u64) -> PyResult<u3
 #[pyo3(signature = (ms = 0, sz = 0, total_charged_sz = 0, total_charged_ns = 0, esz_bp = 0, goal_scores = Vec::new()))]
 fn damos_set_effective_quota(ms: u64, sz: u64, total_charged_sz: u64, total_charged_ns: u64, esz_bp: u64, goal_scores: Vec<(u64, u64)>) -> (u64, u64) {
     use reclaimlab_core::damon::damos::goal::{DamosQuotaGoal, DamosQuotaGoalMetric};
-    let goals = goal_scores.into_iter().map(|(current, target)| DamosQuotaGoal { current_value: current, ..DamosQuotaGoal::new(DamosQuotaGoalMetric::UserInput, target) }).collect();
+    let goals =
+        goal_scores.into_iter().map(|(current, target)| DamosQuotaGoal { current_value: current, ..DamosQuotaGoal::new(DamosQuotaGoalMetric::UserInput, target) }).collect();
     let mut q = DamosQuota { ms, sz, total_charged_sz, total_charged_ns, esz_bp, goals, ..Default::default() };
     set_esz(&mut q, &GoalInputs::default());
     (q.esz, q.esz_bp)

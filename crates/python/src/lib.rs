@@ -7,8 +7,8 @@
 #![allow(clippy::manual_is_multiple_of)]
 
 mod cache;
-mod damon;
 mod damo;
+mod damon;
 mod error;
 mod policy;
 mod regions;
@@ -94,10 +94,7 @@ impl Config {
 /// of a knob whose row has one.
 #[pyfunction]
 fn knobs() -> Vec<(&'static str, &'static str, &'static str, String)> {
-    reclaimlab_core::KNOBS
-        .iter()
-        .map(|k| (k.key, k.default, k.unit, k.range.map_or_else(|| k.doc.to_string(), |(lo, hi)| format!("{} ({lo}..{hi})", k.doc))))
-        .collect()
+    reclaimlab_core::KNOBS.iter().map(|k| (k.key, k.default, k.unit, k.range.map_or_else(|| k.doc.to_string(), |(lo, hi)| format!("{} ({lo}..{hi})", k.doc)))).collect()
 }
 
 /// The per-cgroup knob family `cgroup.<name>.<file>` as (file, default, meaning).
@@ -152,13 +149,7 @@ fn scenario_config(name: &str, scale: f64) -> PyResult<Config> {
 /// the names the scenario declares in `scenario_info(name)["params"]`).
 #[pyfunction]
 #[pyo3(signature = (name, seed, scale=1.0, params=None))]
-fn scenario_source(
-    py: Python<'_>,
-    name: &str,
-    seed: u64,
-    scale: f64,
-    params: Option<&Bound<'_, PyDict>>,
-) -> PyResult<Source> {
+fn scenario_source(py: Python<'_>, name: &str, seed: u64, scale: f64, params: Option<&Bound<'_, PyDict>>) -> PyResult<Source> {
     let s = find_scenario(name)?;
     let mut kv: Vec<(String, String)> = Vec::new();
     if let Some(d) = params {
@@ -251,12 +242,7 @@ impl Simulation {
 
     /// Close the run and return {policy, vmstat, metrics, timeseries} (a dict).
     fn finish<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
-        let sim = self
-            .inner
-            .lock()
-            .map_err(|_| invalid("simulation is poisoned"))?
-            .take()
-            .ok_or_else(|| invalid("simulation already finished"))?;
+        let sim = self.inner.lock().map_err(|_| invalid("simulation is poisoned"))?.take().ok_or_else(|| invalid("simulation already finished"))?;
         let r = py.detach(|| sim.finish());
         let out = PyDict::new(py);
         out.set_item("policy", r.policy)?;

@@ -61,7 +61,9 @@ impl CacheExtOps for PyOps {
             let it = r.try_iter().map_err(|_| format!("returned a {}, not an iterable of folios", r.get_type().name().map(|n| n.to_string()).unwrap_or_default()))?;
             for item in it {
                 let item = item.map_err(|e| describe(py, e))?;
-                let k: Folio = item.extract().map_err(|_| format!("returned {}, which is not a folio (an int of the folio_added hook)", item.repr().map(|s| s.to_string()).unwrap_or_default()))?;
+                let k: Folio = item
+                    .extract()
+                    .map_err(|_| format!("returned {}, which is not a folio (an int of the folio_added hook)", item.repr().map(|s| s.to_string()).unwrap_or_default()))?;
                 ctx.folios_to_evict.push(k);
                 if ctx.folios_to_evict.len() > EVICT_CTX_MAX {
                     break;
@@ -128,7 +130,11 @@ pub fn dylib_factory(path: &str, name: &str) -> Result<OpsFactory, String> {
             let dlerror = || {
                 // SAFETY: dlerror returns null or a NUL-terminated string.
                 let e = unsafe { libc::dlerror() };
-                if e.is_null() { "unknown error".to_string() } else { unsafe { CStr::from_ptr(e) }.to_string_lossy().into_owned() }
+                if e.is_null() {
+                    "unknown error".to_string()
+                } else {
+                    unsafe { CStr::from_ptr(e) }.to_string_lossy().into_owned()
+                }
             };
             // SAFETY: loading a library runs its initialisers: the user named it.
             let h = unsafe { libc::dlopen(c.as_ptr(), libc::RTLD_NOW | libc::RTLD_LOCAL) };

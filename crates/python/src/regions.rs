@@ -16,22 +16,11 @@ type IntervalTuple = (u64, Vec<(u32, u32, u64)>);
 /// (µs time ticks); with `populate`, pages `0..nr_pages` are written once first.
 #[pyfunction]
 #[pyo3(signature = (intervals, nr_pages, populate = true, kind = "anon", seed = 1))]
-fn regions_source(
-    py: Python<'_>,
-    intervals: Vec<IntervalTuple>,
-    nr_pages: u32,
-    populate: bool,
-    kind: &str,
-    seed: u64,
-) -> PyResult<Source> {
-    let kind = AccessKind::parse(kind)
-        .ok_or_else(|| invalid(format!("unknown access kind '{kind}'; expected file-read, file-mapped or anon")))?;
+fn regions_source(py: Python<'_>, intervals: Vec<IntervalTuple>, nr_pages: u32, populate: bool, kind: &str, seed: u64) -> PyResult<Source> {
+    let kind = AccessKind::parse(kind).ok_or_else(|| invalid(format!("unknown access kind '{kind}'; expected file-read, file-mapped or anon")))?;
     let ivs = intervals
         .into_iter()
-        .map(|(duration_ns, spans)| Interval {
-            duration_ns,
-            spans: spans.into_iter().map(|(first_page, pages, accesses)| Span { first_page, pages, accesses }).collect(),
-        })
+        .map(|(duration_ns, spans)| Interval { duration_ns, spans: spans.into_iter().map(|(first_page, pages, accesses)| Span { first_page, pages, accesses }).collect() })
         .collect();
     let src = py.detach(|| RegionsSource::new(ivs, nr_pages, populate, kind, seed)).map_err(trace_err)?;
     Ok(Source::new(Box::new(src)))

@@ -86,7 +86,11 @@ fn madvise_tuples(ops: &[reclaimlab_trace::TraceOp]) -> Vec<(u64, u32, u32, &'st
 /// `(before record, first page id, pages, advice name)` madvise tuples into one op table
 /// in position order (at one position, the madvise first), registering the cgroups with
 /// the writer.
-fn parse_ops(w: &mut reclaimlab_trace::NativeWriter, ops: &[(u64, String, u64, Option<u8>)], madvise: &[(u64, u32, u32, String)]) -> reclaimlab_trace::Result<Vec<reclaimlab_trace::TraceOp>> {
+fn parse_ops(
+    w: &mut reclaimlab_trace::NativeWriter,
+    ops: &[(u64, String, u64, Option<u8>)],
+    madvise: &[(u64, u32, u32, String)],
+) -> reclaimlab_trace::Result<Vec<reclaimlab_trace::TraceOp>> {
     let mut all = Vec::with_capacity(ops.len() + madvise.len());
     for (at, first, n, advice) in madvise {
         let a = reclaimlab_trace::madvise_parse(advice)
@@ -102,11 +106,7 @@ fn parse_ops(w: &mut reclaimlab_trace::NativeWriter, ops: &[(u64, String, u64, O
 }
 
 fn parse_kind(kind: Option<&str>) -> PyResult<Option<AccessKind>> {
-    kind.map(|k| {
-        AccessKind::parse(k)
-            .ok_or_else(|| invalid(format!("unknown access kind '{k}'; expected file-read, file-mapped or anon")))
-    })
-    .transpose()
+    kind.map(|k| AccessKind::parse(k).ok_or_else(|| invalid(format!("unknown access kind '{k}'; expected file-read, file-mapped or anon")))).transpose()
 }
 
 /// Open a trace file. `format`: native, lirs, address or csv (None = detect);
@@ -156,9 +156,20 @@ fn trace_info<'py>(py: Python<'py>, source: &Source) -> PyResult<Bound<'py, PyDi
 #[pyo3(signature = (out, pages, flags, cgroup = "", files = Vec::new(), gaps = None, tick_ps = 0, cgroup_names = Vec::new(),
                     cgroup_ids = None, ops = Vec::new(), madvise = Vec::new()))]
 #[allow(clippy::too_many_arguments)]
-fn trace_write(py: Python<'_>, out: PathBuf, pages: &[u8], flags: &[u8], cgroup: &str, files: Vec<(String, u32, u32)>,
-               gaps: Option<&[u8]>, tick_ps: u64, cgroup_names: Vec<String>, cgroup_ids: Option<&[u8]>,
-               ops: Vec<(u64, String, u64, Option<u8>)>, madvise: Vec<(u64, u32, u32, String)>) -> PyResult<u64> {
+fn trace_write(
+    py: Python<'_>,
+    out: PathBuf,
+    pages: &[u8],
+    flags: &[u8],
+    cgroup: &str,
+    files: Vec<(String, u32, u32)>,
+    gaps: Option<&[u8]>,
+    tick_ps: u64,
+    cgroup_names: Vec<String>,
+    cgroup_ids: Option<&[u8]>,
+    ops: Vec<(u64, String, u64, Option<u8>)>,
+    madvise: Vec<(u64, u32, u32, String)>,
+) -> PyResult<u64> {
     if pages.len() != 4 * flags.len() {
         return Err(invalid(format!("trace_write: {} page bytes for {} flag bytes (4 per record)", pages.len(), flags.len())));
     }
@@ -170,8 +181,7 @@ fn trace_write(py: Python<'_>, out: PathBuf, pages: &[u8], flags: &[u8], cgroup:
             return Err(invalid("trace_write: cgroup_ids (u8 per record) index cgroup_names".to_string()));
         }
     }
-    let files: Vec<reclaimlab_trace::FileRange> =
-        files.into_iter().map(|(name, first, nr_pages)| reclaimlab_trace::FileRange { name, first, nr_pages, advice: 0 }).collect();
+    let files: Vec<reclaimlab_trace::FileRange> = files.into_iter().map(|(name, first, nr_pages)| reclaimlab_trace::FileRange { name, first, nr_pages, advice: 0 }).collect();
     py.detach(|| {
         let mut w = reclaimlab_trace::NativeWriter::create(&out, tick_ps)?;
         let cg = if cgroup_ids.is_some() { 0 } else { w.cgroup(cgroup)? };
@@ -292,10 +302,7 @@ fn generate(py: Python<'_>, program: &Bound<'_, PyDict>, seed: u64) -> PyResult<
         let mut streams = Vec::new();
         for s in req::<Vec<Bound<PyDict>>>(p, "streams", &what)?.iter() {
             let region: String = req(s, "region", &what)?;
-            let idx = names
-                .iter()
-                .position(|n| *n == region)
-                .ok_or_else(|| invalid(format!("{what}: stream names unknown region '{region}'")))?;
+            let idx = names.iter().position(|n| *n == region).ok_or_else(|| invalid(format!("{what}: stream names unknown region '{region}'")))?;
             let pattern: String = item(s, "pattern", &what)?.unwrap_or_else(|| "uniform".to_string());
             streams.push(gen::Stream { region: idx, pattern: parse_pattern(&pattern)?, weight: item(s, "weight", &what)?.unwrap_or(1.0) });
         }
@@ -314,12 +321,7 @@ fn generate(py: Python<'_>, program: &Bound<'_, PyDict>, seed: u64) -> PyResult<
             };
             reclaims.push(gen::Reclaim { cgroup: item(r, "cgroup", &rwhat)?.unwrap_or_default(), bytes, swappiness: item(r, "swappiness", &rwhat)? });
         }
-        phases.push(gen::Phase {
-            name: item(p, "name", &what)?.unwrap_or_else(|| format!("phase{}", i + 1)),
-            accesses: req(p, "accesses", &what)?,
-            streams,
-            reclaims,
-        });
+        phases.push(gen::Phase { name: item(p, "name", &what)?.unwrap_or_else(|| format!("phase{}", i + 1)), accesses: req(p, "accesses", &what)?, streams, reclaims });
     }
     let prog = gen::Program { regions, phases, repeat: item(program, "repeat", "program")?.unwrap_or(1) };
     let src = py.detach(|| gen::generate(prog, seed)).map_err(trace_err)?;

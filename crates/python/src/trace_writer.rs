@@ -32,8 +32,7 @@ impl TraceWriter {
         if tick_ps == 0 {
             return Err(invalid("TraceWriter: tick_ps must be > 0"));
         }
-        let files: Vec<FileRange> =
-            files.into_iter().map(|(name, first, nr_pages, advice)| FileRange { name, first, nr_pages, advice }).collect();
+        let files: Vec<FileRange> = files.into_iter().map(|(name, first, nr_pages, advice)| FileRange { name, first, nr_pages, advice }).collect();
         let mut w = NativeWriter::create(&out, tick_ps).map_err(trace_err)?;
         w.set_compress(compress).map_err(trace_err)?;
         let cgroup = w.cgroup(cgroup).map_err(trace_err)?;
@@ -60,9 +59,7 @@ impl TraceWriter {
         self.buf.clear();
         for r in records.chunks_exact(12) {
             let local = u32::from_le_bytes(r[0..4].try_into().unwrap());
-            let page = *map
-                .get(local as usize)
-                .ok_or_else(|| invalid(format!("TraceWriter.write: local page {local} is not in table {slot}")))?;
+            let page = *map.get(local as usize).ok_or_else(|| invalid(format!("TraceWriter.write: local page {local} is not in table {slot}")))?;
             self.buf.push(Access { page, cgroup: self.cgroup, flags: r[4], gap: u32::from_le_bytes(r[8..12].try_into().unwrap()) });
         }
         let buf = &self.buf;

@@ -30,24 +30,13 @@ impl AddressReader {
     pub fn open(path: &Path, kind: Option<AccessKind>, tick_ps: Option<u64>) -> Result<Self> {
         let tick_ps = tick_ps.unwrap_or(DEFAULT_TICK_PS);
         if tick_ps == 0 {
-            return Err(crate::Error::new(
-                Some(path.into()),
-                crate::ErrorKind::InvalidArgument("tick_ps must be > 0 for address traces".into()),
-            ));
+            return Err(crate::Error::new(Some(path.into()), crate::ErrorKind::InvalidArgument("tick_ps must be > 0 for address traces".into())));
         }
         Ok(AddressReader {
             lines: LineReader::open(path)?,
             pages: PageMap::new(),
             flags: kind.unwrap_or(AccessKind::AnonMapped).flags(),
-            meta: TraceMeta {
-                format: "address".into(),
-                nr_records: None,
-                nr_pages: None,
-                cgroups: vec![String::new()],
-                tick_ps,
-                files: Vec::new(),
-                ops: Vec::new(),
-            },
+            meta: TraceMeta { format: "address".into(), nr_records: None, nr_pages: None, cgroups: vec![String::new()], tick_ps, files: Vec::new(), ops: Vec::new() },
         })
     }
 }
@@ -55,32 +44,17 @@ impl AddressReader {
 /// Parse one non-blank line into (is_store, address, gap).
 fn parse_line(line: &str) -> std::result::Result<(bool, u64, u32), String> {
     let mut it = line.split_ascii_whitespace();
-    let (Some(op), Some(addr), Some(gap), None) = (it.next(), it.next(), it.next(), it.next())
-    else {
-        return Err(format!(
-            "expected `l|s 0xADDRESS GAP`, found {:?}",
-            truncate(line)
-        ));
+    let (Some(op), Some(addr), Some(gap), None) = (it.next(), it.next(), it.next(), it.next()) else {
+        return Err(format!("expected `l|s 0xADDRESS GAP`, found {:?}", truncate(line)));
     };
     let store = match op {
         "l" => false,
         "s" => true,
-        _ => {
-            return Err(format!(
-                "operation must be `l` or `s`, found {:?}",
-                truncate(op)
-            ))
-        }
+        _ => return Err(format!("operation must be `l` or `s`, found {:?}", truncate(op))),
     };
-    let hex = addr
-        .strip_prefix("0x")
-        .or_else(|| addr.strip_prefix("0X"))
-        .ok_or_else(|| format!("address must start with 0x, found {:?}", truncate(addr)))?;
-    let addr = u64::from_str_radix(hex, 16)
-        .map_err(|_| format!("bad hexadecimal address {:?}", truncate(addr)))?;
-    let gap: u32 = gap
-        .parse()
-        .map_err(|_| format!("bad gap {:?} (expected a u32)", truncate(gap)))?;
+    let hex = addr.strip_prefix("0x").or_else(|| addr.strip_prefix("0X")).ok_or_else(|| format!("address must start with 0x, found {:?}", truncate(addr)))?;
+    let addr = u64::from_str_radix(hex, 16).map_err(|_| format!("bad hexadecimal address {:?}", truncate(addr)))?;
+    let gap: u32 = gap.parse().map_err(|_| format!("bad gap {:?} (expected a u32)", truncate(gap)))?;
     Ok((store, addr, gap))
 }
 
@@ -101,17 +75,10 @@ impl AccessSource for AddressReader {
                 Err(what) => return Err(self.lines.parse_error(what)),
             };
             let Some(page) = self.pages.id(addr >> PAGE_SHIFT) else {
-                return Err(self
-                    .lines
-                    .parse_error("more than 2^32-1 distinct pages".into()));
+                return Err(self.lines.parse_error("more than 2^32-1 distinct pages".into()));
             };
             let fl = self.flags | if store { flags::WRITE } else { 0 };
-            buf.push(Access {
-                page,
-                cgroup: 0,
-                flags: fl,
-                gap,
-            });
+            buf.push(Access { page, cgroup: 0, flags: fl, gap });
         }
         Ok(buf.len())
     }

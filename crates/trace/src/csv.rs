@@ -15,7 +15,7 @@ use std::path::Path;
 use crate::lirs::truncate;
 use crate::pagemap::PageMap;
 use crate::text::LineReader;
-use crate::{flags, Access, FileRange, AccessKind, AccessSource, Error, ErrorKind, Result, TraceMeta};
+use crate::{flags, Access, AccessKind, AccessSource, Error, ErrorKind, FileRange, Result, TraceMeta};
 
 /// Default time per `gap` tick for CSV traces: 1 ns.
 pub const DEFAULT_TICK_PS: u64 = 1000;
@@ -54,12 +54,7 @@ impl CsvReader {
         let mut lines = LineReader::open(path)?;
         let header = loop {
             match lines.next_line()? {
-                None => {
-                    return Err(Error::new(
-                        Some(path.into()),
-                        ErrorKind::BadHeader("empty CSV file (a header row is required)".into()),
-                    ))
-                }
+                None => return Err(Error::new(Some(path.into()), ErrorKind::BadHeader("empty CSV file (a header row is required)".into()))),
                 Some("") => continue,
                 Some(l) => break l.to_string(),
             }
@@ -67,20 +62,9 @@ impl CsvReader {
         let mut cols = Vec::new();
         for name in header.split(',').map(str::trim) {
             let Some(i) = COLUMNS.iter().position(|c| *c == name) else {
-                return Err(lines.parse_error(format!(
-                    "unknown column {:?} (known columns: {})",
-                    truncate(name),
-                    COLUMNS.join(", ")
-                )));
+                return Err(lines.parse_error(format!("unknown column {:?} (known columns: {})", truncate(name), COLUMNS.join(", "))));
             };
-            let col = [
-                Col::Page,
-                Col::Op,
-                Col::Type,
-                Col::Access,
-                Col::Cgroup,
-                Col::Gap,
-            ][i];
+            let col = [Col::Page, Col::Op, Col::Type, Col::Access, Col::Cgroup, Col::Gap][i];
             if cols.contains(&col) {
                 return Err(lines.parse_error(format!("column {name:?} appears twice")));
             }
@@ -90,18 +74,9 @@ impl CsvReader {
             return Err(lines.parse_error("the header has no `page` column".into()));
         }
         let has_gap = cols.contains(&Col::Gap);
-        let tick_ps = if has_gap {
-            tick_ps.unwrap_or(DEFAULT_TICK_PS)
-        } else {
-            0
-        };
+        let tick_ps = if has_gap { tick_ps.unwrap_or(DEFAULT_TICK_PS) } else { 0 };
         if has_gap && tick_ps == 0 {
-            return Err(Error::new(
-                Some(path.into()),
-                ErrorKind::InvalidArgument(
-                    "tick_ps must be > 0 for a CSV trace with a gap column".into(),
-                ),
-            ));
+            return Err(Error::new(Some(path.into()), ErrorKind::InvalidArgument("tick_ps must be > 0 for a CSV trace with a gap column".into())));
         }
         let mut cgroup_ids = HashMap::new();
         cgroup_ids.insert(String::new(), 0);
@@ -119,11 +94,7 @@ impl CsvReader {
                 tick_ps,
                 // Without a `type` column every record has the kind given at open; file
                 // pages then form one file (as a block trace). With one, no layout is known.
-                files: if !cols.contains(&Col::Type) && default_flags & flags::FILE != 0 {
-                    FileRange::whole_id_space()
-                } else {
-                    Vec::new()
-                },
+                files: if !cols.contains(&Col::Type) && default_flags & flags::FILE != 0 { FileRange::whole_id_space() } else { Vec::new() },
                 ops: Vec::new(),
             },
             cols,
@@ -131,11 +102,7 @@ impl CsvReader {
     }
 
     fn bad(&self, col: Col, value: &str, expected: &str) -> Error {
-        self.lines.parse_error(format!(
-            "column `{}`: bad value {:?} (expected {expected})",
-            col.name(),
-            truncate(value)
-        ))
+        self.lines.parse_error(format!("column `{}`: bad value {:?} (expected {expected})", col.name(), truncate(value)))
     }
 }
 
@@ -165,12 +132,7 @@ impl AccessSource for CsvReader {
                     continue;
                 }
                 match col {
-                    Col::Page => {
-                        key = Some(
-                            v.parse::<u64>()
-                                .map_err(|_| self.bad(col, v, "an unsigned integer"))?,
-                        )
-                    }
+                    Col::Page => key = Some(v.parse::<u64>().map_err(|_| self.bad(col, v, "an unsigned integer"))?),
                     Col::Op => match v {
                         "r" | "read" => fl &= !flags::WRITE,
                         "w" | "write" => fl |= flags::WRITE,
@@ -196,9 +158,7 @@ impl AccessSource for CsvReader {
             }
             let key = key.expect("page column present and parsed");
             let Some(page) = self.pages.id(key) else {
-                return Err(self
-                    .lines
-                    .parse_error("more than 2^32-1 distinct pages".into()));
+                return Err(self.lines.parse_error("more than 2^32-1 distinct pages".into()));
             };
             let cgroup = match cgroup_name {
                 None => 0,
@@ -215,12 +175,7 @@ impl AccessSource for CsvReader {
                     }
                 },
             };
-            buf.push(Access {
-                page,
-                cgroup,
-                flags: fl,
-                gap,
-            });
+            buf.push(Access { page, cgroup, flags: fl, gap });
         }
         Ok(buf.len())
     }

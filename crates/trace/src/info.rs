@@ -29,12 +29,7 @@ pub struct TraceInfo {
 /// Stream all of `src` and summarise it.
 pub fn info(src: &mut dyn AccessSource) -> Result<TraceInfo> {
     let mut seen: Vec<u64> = Vec::new();
-    let mut t = TraceInfo {
-        format: src.meta().format.clone(),
-        tick_ps: src.meta().tick_ps,
-        ops: src.meta().ops.clone(),
-        ..Default::default()
-    };
+    let mut t = TraceInfo { format: src.meta().format.clone(), tick_ps: src.meta().tick_ps, ops: src.meta().ops.clone(), ..Default::default() };
     let mut buf = Vec::with_capacity(crate::convert::BATCH);
     while src.read_batch(&mut buf, crate::convert::BATCH)? > 0 {
         for a in &buf {

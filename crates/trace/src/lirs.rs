@@ -11,7 +11,7 @@ use std::path::Path;
 
 use crate::pagemap::PageMap;
 use crate::text::LineReader;
-use crate::{FileRange, Access, AccessKind, AccessSource, Result, TraceMeta};
+use crate::{Access, AccessKind, AccessSource, FileRange, Result, TraceMeta};
 
 pub struct LirsReader {
     lines: LineReader,
@@ -57,24 +57,14 @@ impl AccessSource for LirsReader {
             let block: u64 = match line.parse() {
                 Ok(b) => b,
                 Err(_) => {
-                    let what = format!(
-                        "expected a decimal block number, found {:?}",
-                        truncate(line)
-                    );
+                    let what = format!("expected a decimal block number, found {:?}", truncate(line));
                     return Err(self.lines.parse_error(what));
                 }
             };
             let Some(page) = self.pages.id(block) else {
-                return Err(self
-                    .lines
-                    .parse_error("more than 2^32-1 distinct blocks".into()));
+                return Err(self.lines.parse_error("more than 2^32-1 distinct blocks".into()));
             };
-            buf.push(Access {
-                page,
-                cgroup: 0,
-                flags: self.flags,
-                gap: 0,
-            });
+            buf.push(Access { page, cgroup: 0, flags: self.flags, gap: 0 });
         }
         Ok(buf.len())
     }

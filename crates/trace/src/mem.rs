@@ -83,12 +83,7 @@ pub fn max_memory() -> Result<Option<u64>, String> {
 /// Check `bytes` for `what` (e.g. "the trace's 4000000000 page ids") against the limit.
 pub fn check(bytes: u64, what: &dyn Fn() -> String) -> Result<(), String> {
     match max_memory()? {
-        Some(limit) if bytes > limit => Err(format!(
-            "{} would take {}, over the memory limit of {} (--max-memory / {ENV})",
-            what(),
-            human(bytes),
-            human(limit)
-        )),
+        Some(limit) if bytes > limit => Err(format!("{} would take {}, over the memory limit of {} (--max-memory / {ENV})", what(), human(bytes), human(limit))),
         _ => Ok(()),
     }
 }

@@ -26,20 +26,11 @@ oracle (libCacheSim oracleGeneral binary; *.oracleGeneral[.bin|.zst])";
 /// `s 0x…` → address, a comma-separated header with a `page` column → csv.
 /// `kind` classifies records of formats that do not say (lirs, address, csv defaults);
 /// it is ignored for native traces.
-pub fn open(
-    path: &Path,
-    format: Option<&str>,
-    kind: Option<AccessKind>,
-) -> Result<Box<dyn AccessSource>> {
+pub fn open(path: &Path, format: Option<&str>, kind: Option<AccessKind>) -> Result<Box<dyn AccessSource>> {
     let format = match format {
         Some(f) => {
             if !FORMATS.contains(&f) {
-                return Err(Error::new(
-                    Some(path.into()),
-                    ErrorKind::InvalidArgument(format!(
-                        "unknown trace format {f:?}; {FORMAT_HELP}"
-                    )),
-                ));
+                return Err(Error::new(Some(path.into()), ErrorKind::InvalidArgument(format!("unknown trace format {f:?}; {FORMAT_HELP}"))));
             }
             f
         }
@@ -69,10 +60,7 @@ pub fn detect(path: &Path) -> Result<&'static str> {
     if got == magic.len() && magic == MAGIC {
         return Ok("native");
     }
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().to_ascii_lowercase())
-        .unwrap_or_default();
+    let name = path.file_name().map(|n| n.to_string_lossy().to_ascii_lowercase()).unwrap_or_default();
     if name.ends_with(".csv") || name.ends_with(".csv.gz") {
         return Ok("csv");
     }
@@ -89,10 +77,7 @@ pub fn detect(path: &Path) -> Result<&'static str> {
             break;
         }
         if line.starts_with(&MAGIC) {
-            return Err(Error::new(
-                Some(path.into()),
-                ErrorKind::BadHeader("a compressed native trace; native traces are read uncompressed (gunzip it first)".into()),
-            ));
+            return Err(Error::new(Some(path.into()), ErrorKind::BadHeader("a compressed native trace; native traces are read uncompressed (gunzip it first)".into())));
         }
         let text = String::from_utf8_lossy(&line);
         let t = text.trim();
@@ -110,8 +95,5 @@ pub fn detect(path: &Path) -> Result<&'static str> {
         }
         break;
     }
-    Err(Error::new(
-        Some(path.into()),
-        ErrorKind::BadHeader(format!("unrecognised trace format; {FORMAT_HELP}")),
-    ))
+    Err(Error::new(Some(path.into()), ErrorKind::BadHeader(format!("unrecognised trace format; {FORMAT_HELP}"))))
 }

@@ -31,9 +31,7 @@ pub const RECORD_BYTES: usize = 24;
 
 /// True if the name says zstd-compressed (`*.zst`).
 pub fn is_zst(path: &Path) -> bool {
-    path.extension()
-        .map(|e| e.eq_ignore_ascii_case("zst"))
-        .unwrap_or(false)
+    path.extension().map(|e| e.eq_ignore_ascii_case("zst")).unwrap_or(false)
 }
 
 fn open_read(path: &Path) -> Result<(Box<dyn Read + Send>, Option<u64>)> {
@@ -49,23 +47,13 @@ fn open_read(path: &Path) -> Result<(Box<dyn Read + Send>, Option<u64>)> {
         #[cfg(not(feature = "zstd"))]
         return Err(Error::new(
             Some(path.into()),
-            ErrorKind::BadHeader(
-                "a zstd-compressed oracleGeneral trace; rebuild reclaimlab-trace with the `zstd` feature or decompress it (zstd -d)".into(),
-            ),
+            ErrorKind::BadHeader("a zstd-compressed oracleGeneral trace; rebuild reclaimlab-trace with the `zstd` feature or decompress it (zstd -d)".into()),
         ));
     }
     if len % RECORD_BYTES as u64 != 0 {
-        return Err(Error::new(
-            Some(path.into()),
-            ErrorKind::Truncated {
-                record: len / RECORD_BYTES as u64,
-            },
-        ));
+        return Err(Error::new(Some(path.into()), ErrorKind::Truncated { record: len / RECORD_BYTES as u64 }));
     }
-    Ok((
-        Box::new(BufReader::with_capacity(1 << 20, f)),
-        Some(len / RECORD_BYTES as u64),
-    ))
+    Ok((Box::new(BufReader::with_capacity(1 << 20, f)), Some(len / RECORD_BYTES as u64)))
 }
 
 /// obj_id → dense id in order of first appearance: a flat table for small ids (traces
@@ -244,12 +232,7 @@ impl OracleReader {
         }
         let whole = got / RECORD_BYTES;
         if self.eof && got % RECORD_BYTES != 0 {
-            return Err(Error::new(
-                Some(self.path.clone()),
-                ErrorKind::Truncated {
-                    record: self.records + whole as u64,
-                },
-            ));
+            return Err(Error::new(Some(self.path.clone()), ErrorKind::Truncated { record: self.records + whole as u64 }));
         }
         self.carry = got;
         self.records += whole as u64;
@@ -271,9 +254,7 @@ impl OracleReader {
         out.clear();
         let n = self.fill(max)?;
         for r in 0..n {
-            out.push(OracleRecord::decode(
-                &self.raw[r * RECORD_BYTES..(r + 1) * RECORD_BYTES],
-            ));
+            out.push(OracleRecord::decode(&self.raw[r * RECORD_BYTES..(r + 1) * RECORD_BYTES]));
         }
         self.consume(n);
         Ok(n)
@@ -292,14 +273,10 @@ impl OracleReader {
         let _ = map.advise(memmap2::Advice::Sequential);
         let n = map.len() / RECORD_BYTES;
         if map.len() % RECORD_BYTES != 0 {
-            return Err(Error::new(
-                Some(self.path.clone()),
-                ErrorKind::Truncated { record: n as u64 },
-            ));
+            return Err(Error::new(Some(self.path.clone()), ErrorKind::Truncated { record: n as u64 }));
         }
         let mut keys = Vec::new();
-        crate::mem::reserve(&mut keys, n, &|| format!("the trace's {n} requests' page ids"))
-            .map_err(|e| Error::new(Some(self.path.clone()), ErrorKind::InvalidArgument(e)))?;
+        crate::mem::reserve(&mut keys, n, &|| format!("the trace's {n} requests' page ids")).map_err(|e| Error::new(Some(self.path.clone()), ErrorKind::InvalidArgument(e)))?;
         huge_pages(&mut keys);
         let recs = &map[..n * RECORD_BYTES];
         let obj_id = |i: usize| u64::from_le_bytes(recs[i * RECORD_BYTES + 4..i * RECORD_BYTES + 12].try_into().unwrap());
@@ -314,15 +291,7 @@ impl OracleReader {
                 Some(p) => {
                     slot.write(p);
                 }
-                None => {
-                    return Err(Error::new(
-                        Some(self.path.clone()),
-                        ErrorKind::Corrupt {
-                            record: i as u64,
-                            what: "more than 2^32-1 distinct objects".into(),
-                        },
-                    ))
-                }
+                None => return Err(Error::new(Some(self.path.clone()), ErrorKind::Corrupt { record: i as u64, what: "more than 2^32-1 distinct objects".into() })),
             }
         }
         // SAFETY: the loop wrote every one of the first n slots (it returns otherwise).
@@ -355,22 +324,9 @@ impl AccessSource for OracleReader {
             let obj = u64::from_le_bytes(b[4..12].try_into().unwrap());
             let page = match self.pages.id(obj) {
                 Some(p) => p,
-                None => {
-                    return Err(Error::new(
-                        Some(self.path.clone()),
-                        ErrorKind::Corrupt {
-                            record: base + i as u64,
-                            what: "more than 2^32-1 distinct objects".into(),
-                        },
-                    ))
-                }
+                None => return Err(Error::new(Some(self.path.clone()), ErrorKind::Corrupt { record: base + i as u64, what: "more than 2^32-1 distinct objects".into() })),
             };
-            buf.push(Access {
-                page,
-                cgroup: 0,
-                flags: self.flags,
-                gap: 0,
-            });
+            buf.push(Access { page, cgroup: 0, flags: self.flags, gap: 0 });
         }
         self.consume(n);
         Ok(n)
@@ -381,13 +337,7 @@ impl AccessSource for OracleReader {
     }
 
     fn progress(&self) -> Option<f64> {
-        self.meta.nr_records.map(|n| {
-            if n == 0 {
-                1.0
-            } else {
-                self.records as f64 / n as f64
-            }
-        })
+        self.meta.nr_records.map(|n| if n == 0 { 1.0 } else { self.records as f64 / n as f64 })
     }
 }
 
@@ -408,16 +358,10 @@ pub fn next_access(keys: &[u32], nr_keys: u32) -> Vec<i64> {
 /// oracleGeneral file with next-access times. Atomic: written to a temporary name and
 /// renamed. `*.zst` needs the `zstd` feature. Returns the number of records.
 pub fn write_oracle(path: &Path, keys: &[u32]) -> Result<u64> {
-    let nr = keys
-        .iter()
-        .copied()
-        .max()
-        .map(|m| m as u64 + 1)
-        .unwrap_or(0) as u32;
+    let nr = keys.iter().copied().max().map(|m| m as u64 + 1).unwrap_or(0) as u32;
     let next = next_access(keys, nr);
     let io = |e| Error::new(Some(path.into()), ErrorKind::Io(e));
-    let tmp = crate::tmp::temp_for(path)
-        .ok_or_else(|| Error::invalid(format!("{}: output path has no file name", path.display())))?;
+    let tmp = crate::tmp::temp_for(path).ok_or_else(|| Error::invalid(format!("{}: output path has no file name", path.display())))?;
     let res = (|| -> std::io::Result<()> {
         let f = File::create(&tmp)?;
         let mut w: Box<dyn Write> = if is_zst(path) {
@@ -428,23 +372,14 @@ pub fn write_oracle(path: &Path, keys: &[u32]) -> Result<u64> {
             #[cfg(not(feature = "zstd"))]
             {
                 drop(f);
-                return Err(std::io::Error::new(
-                    std::io::ErrorKind::Unsupported,
-                    "writing *.zst needs reclaimlab-trace built with the `zstd` feature",
-                ));
+                return Err(std::io::Error::new(std::io::ErrorKind::Unsupported, "writing *.zst needs reclaimlab-trace built with the `zstd` feature"));
             }
         } else {
             Box::new(BufWriter::with_capacity(1 << 20, f))
         };
         let mut b = [0u8; RECORD_BYTES];
         for (i, (&k, &nx)) in keys.iter().zip(next.iter()).enumerate() {
-            OracleRecord {
-                clock_time: i as u32,
-                obj_id: k as u64,
-                obj_size: 1,
-                next_access_vtime: nx,
-            }
-            .encode(&mut b);
+            OracleRecord { clock_time: i as u32, obj_id: k as u64, obj_size: 1, next_access_vtime: nx }.encode(&mut b);
             w.write_all(&b)?;
         }
         w.flush()?;

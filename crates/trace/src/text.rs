@@ -30,8 +30,7 @@ impl<R: Read> Read for Counting<R> {
 
 /// True if the path names a gzip file by extension.
 pub fn is_gz(path: &Path) -> bool {
-    path.extension()
-        .is_some_and(|e| e.eq_ignore_ascii_case("gz"))
+    path.extension().is_some_and(|e| e.eq_ignore_ascii_case("gz"))
 }
 
 /// Open `path` as a byte stream, decompressing if it ends in `.gz`. Returns the reader
@@ -41,10 +40,7 @@ pub fn open_stream(path: &Path) -> Result<(Box<dyn BufRead + Send>, Arc<AtomicU6
     let file = File::open(path).map_err(io)?;
     let len = file.metadata().map_err(io)?.len();
     let count = Arc::new(AtomicU64::new(0));
-    let counted = Counting {
-        inner: file,
-        count: count.clone(),
-    };
+    let counted = Counting { inner: file, count: count.clone() };
     let r: Box<dyn BufRead + Send> = if is_gz(path) {
         let gz = MultiGzDecoder::new(BufReader::with_capacity(BUF, counted));
         Box::new(BufReader::with_capacity(BUF, gz))
@@ -68,15 +64,7 @@ pub struct LineReader {
 impl LineReader {
     pub fn open(path: &Path) -> Result<Self> {
         let (inner, consumed, len) = open_stream(path)?;
-        Ok(LineReader {
-            path: path.into(),
-            inner,
-            buf: Vec::with_capacity(256),
-            range: (0, 0),
-            line: 0,
-            consumed,
-            len,
-        })
+        Ok(LineReader { path: path.into(), inner, buf: Vec::with_capacity(256), range: (0, 0), line: 0, consumed, len })
     }
 
     pub fn path(&self) -> &Path {
@@ -93,10 +81,7 @@ impl LineReader {
     /// can be called while it is in use).
     pub fn advance(&mut self) -> Result<bool> {
         self.buf.clear();
-        let n = self
-            .inner
-            .read_until(b'\n', &mut self.buf)
-            .map_err(|e| Error::new(Some(self.path.clone()), ErrorKind::Io(e)))?;
+        let n = self.inner.read_until(b'\n', &mut self.buf).map_err(|e| Error::new(Some(self.path.clone()), ErrorKind::Io(e)))?;
         if n == 0 {
             self.range = (0, 0);
             return Ok(false);
@@ -133,22 +118,12 @@ impl LineReader {
 
     /// Convenience: advance and return the line.
     pub fn next_line(&mut self) -> Result<Option<&str>> {
-        Ok(if self.advance()? {
-            Some(self.line())
-        } else {
-            None
-        })
+        Ok(if self.advance()? { Some(self.line()) } else { None })
     }
 
     #[cold]
     pub fn parse_error(&self, what: String) -> Error {
-        Error::new(
-            Some(self.path.clone()),
-            ErrorKind::Parse {
-                line: self.line,
-                what,
-            },
-        )
+        Error::new(Some(self.path.clone()), ErrorKind::Parse { line: self.line, what })
     }
 
     pub fn progress(&self) -> Option<f64> {

@@ -18,11 +18,7 @@ pub fn temp_for(target: &Path) -> Option<PathBuf> {
         _ => PathBuf::from("."),
     };
     sweep(&dir, &name);
-    Some(dir.join(format!(
-        ".{name}.tmp-{}-{}",
-        std::process::id(),
-        COUNTER.fetch_add(1, Ordering::Relaxed)
-    )))
+    Some(dir.join(format!(".{name}.tmp-{}-{}", std::process::id(), COUNTER.fetch_add(1, Ordering::Relaxed))))
 }
 
 /// Remove `dir/.<name>.tmp-<pid>-<n>[.<suffix>]` files whose process no longer runs (Linux: no

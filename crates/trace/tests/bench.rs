@@ -3,7 +3,6 @@
 //! (`compressed` takes a real recording: `RECLAIMLAB_BENCH_TRACE=FILE`). A binary of its own,
 //! apart from the tests in `it/`: it measures, and runs only when asked.
 
-
 use std::time::Instant;
 
 #[path = "it/common/mod.rs"]
@@ -29,33 +28,12 @@ fn drain(src: &mut dyn AccessSource) -> (u64, f64) {
 #[ignore]
 fn throughput() {
     let n = 40_000_000u64;
-    let (g, secs) = drain(
-        generate(Program::zipf(1 << 20, n, 1.0, AccessKind::AnonMapped), 1)
-            .unwrap()
-            .as_mut(),
-    );
-    println!(
-        "zipf(alpha=1.0, 1Mi pages) generation: {:.1} M accesses/s",
-        g as f64 / secs / 1e6
-    );
-    let (g, secs) = drain(
-        generate(Program::zipf(1 << 20, n, 0.7, AccessKind::AnonMapped), 1)
-            .unwrap()
-            .as_mut(),
-    );
-    println!(
-        "zipf(alpha=0.7, 1Mi pages) generation: {:.1} M accesses/s",
-        g as f64 / secs / 1e6
-    );
-    let (g, secs) = drain(
-        generate(Program::uniform(1 << 20, n, AccessKind::AnonMapped), 1)
-            .unwrap()
-            .as_mut(),
-    );
-    println!(
-        "uniform generation: {:.1} M accesses/s",
-        g as f64 / secs / 1e6
-    );
+    let (g, secs) = drain(generate(Program::zipf(1 << 20, n, 1.0, AccessKind::AnonMapped), 1).unwrap().as_mut());
+    println!("zipf(alpha=1.0, 1Mi pages) generation: {:.1} M accesses/s", g as f64 / secs / 1e6);
+    let (g, secs) = drain(generate(Program::zipf(1 << 20, n, 0.7, AccessKind::AnonMapped), 1).unwrap().as_mut());
+    println!("zipf(alpha=0.7, 1Mi pages) generation: {:.1} M accesses/s", g as f64 / secs / 1e6);
+    let (g, secs) = drain(generate(Program::uniform(1 << 20, n, AccessKind::AnonMapped), 1).unwrap().as_mut());
+    println!("uniform generation: {:.1} M accesses/s", g as f64 / secs / 1e6);
 
     let s = Scratch::new("bench");
     for tick in [0u64, 333] {

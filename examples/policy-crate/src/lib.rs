@@ -40,8 +40,16 @@ impl Mru {
 
     fn unlink(&mut self, f: Folio) {
         let (p, n) = (self.prev[f as usize], self.next[f as usize]);
-        if p == NIL { self.head = (n != NIL).then_some(n) } else { self.next[p as usize] = n }
-        if n == NIL { self.tail = (p != NIL).then_some(p) } else { self.prev[n as usize] = p }
+        if p == NIL {
+            self.head = (n != NIL).then_some(n)
+        } else {
+            self.next[p as usize] = n
+        }
+        if n == NIL {
+            self.tail = (p != NIL).then_some(p)
+        } else {
+            self.prev[n as usize] = p
+        }
         self.len -= 1;
     }
 

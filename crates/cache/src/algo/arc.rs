@@ -31,16 +31,7 @@ pub struct Arc {
 
 impl Arc {
     pub fn new(cap: usize, nr_keys: usize) -> Self {
-        Arc {
-            cap,
-            links: Links::new(nr_keys),
-            t1: List::default(),
-            t2: List::default(),
-            b1: List::default(),
-            b2: List::default(),
-            p: 0.0,
-            state: vec![0; nr_keys],
-        }
+        Arc { cap, links: Links::new(nr_keys), t1: List::default(), t2: List::default(), b1: List::default(), b2: List::default(), p: 0.0, state: vec![0; nr_keys] }
     }
 
     /// Current target size of T1.
@@ -92,8 +83,7 @@ impl Arc {
                     self.state[v as usize] = 0;
                 }
             } else {
-                if self.t1.len + self.b1.len + self.t2.len + self.b2.len >= 2 * c && self.b2.len > 0
-                {
+                if self.t1.len + self.b1.len + self.t2.len + self.b2.len >= 2 * c && self.b2.len > 0 {
                     let g = self.links.pop_tail(&mut self.b2);
                     self.state[g as usize] = 0;
                 }
@@ -159,8 +149,7 @@ impl crate::evict::Evict for Arc {
         if self.t1.len + self.b1.len >= c && self.b1.len > 0 {
             let g = self.links.pop_tail(&mut self.b1);
             self.state[g as usize] = 0;
-        } else if self.t1.len + self.b1.len + self.t2.len + self.b2.len >= 2 * c && self.b2.len > 0
-        {
+        } else if self.t1.len + self.b1.len + self.t2.len + self.b2.len >= 2 * c && self.b2.len > 0 {
             let g = self.links.pop_tail(&mut self.b2);
             self.state[g as usize] = 0;
         }

@@ -20,18 +20,8 @@ const NOT_RES: i64 = i64::MIN;
 
 impl Belady {
     pub fn new(cap: usize, keys: &[u32], nr_keys: u32) -> Self {
-        let next = reclaimlab_trace::oracle::next_access(keys, nr_keys)
-            .into_iter()
-            .map(|n| if n < 0 { i64::MAX } else { n })
-            .collect();
-        Belady {
-            cap,
-            next,
-            t: 0,
-            cur: vec![NOT_RES; nr_keys as usize],
-            heap: BinaryHeap::new(),
-            len: 0,
-        }
+        let next = reclaimlab_trace::oracle::next_access(keys, nr_keys).into_iter().map(|n| if n < 0 { i64::MAX } else { n }).collect();
+        Belady { cap, next, t: 0, cur: vec![NOT_RES; nr_keys as usize], heap: BinaryHeap::new(), len: 0 }
     }
 
     /// The next-access time of the request about to be made.

@@ -13,9 +13,7 @@ pub struct BeladyPaper {
 
 impl BeladyPaper {
     pub fn new(cap: usize, keys: &[u32], nr_keys: u32) -> Self {
-        BeladyPaper {
-            inner: Belady::new(cap, keys, nr_keys),
-        }
+        BeladyPaper { inner: Belady::new(cap, keys, nr_keys) }
     }
 }
 

@@ -66,11 +66,7 @@ impl Car {
             // `|| T2 empty`: only on demand (a cache below c can have |T1| < p and an
             // empty T2); a full cache with an empty T2 has |T1| = c ≥ p anyway.
             let from_t1 = self.t1.len as f64 >= self.p.max(1.0) || self.t2.len == 0;
-            let h = if from_t1 {
-                self.links.pop_tail(&mut self.t1)
-            } else {
-                self.links.pop_tail(&mut self.t2)
-            };
+            let h = if from_t1 { self.links.pop_tail(&mut self.t1) } else { self.links.pop_tail(&mut self.t2) };
             if !self.refbit[h as usize] && !referenced(h) {
                 let (ghost, st) = if from_t1 { (&mut self.b1, B1) } else { (&mut self.b2, B2) };
                 self.links.push_head(ghost, h);
@@ -84,11 +80,7 @@ impl Car {
     }
 
     fn drop_lru(&mut self, which: u8) {
-        let l = if which == B1 {
-            &mut self.b1
-        } else {
-            &mut self.b2
-        };
+        let l = if which == B1 { &mut self.b1 } else { &mut self.b2 };
         let g = self.links.pop_tail(l);
         self.state[g as usize] = 0;
     }

@@ -28,13 +28,7 @@ const REF: u8 = 2;
 
 impl Clock {
     pub fn new(cap: usize, nr_keys: usize) -> Self {
-        Clock {
-            cap,
-            slots: Vec::with_capacity(cap.min(nr_keys)),
-            hand: 0,
-            state: vec![0; nr_keys],
-            holes: std::collections::VecDeque::new(),
-        }
+        Clock { cap, slots: Vec::with_capacity(cap.min(nr_keys)), hand: 0, state: vec![0; nr_keys], holes: std::collections::VecDeque::new() }
     }
 }
 

@@ -10,11 +10,7 @@ pub struct Fifo {
 
 impl Fifo {
     pub fn new(cap: usize, nr_keys: usize) -> Self {
-        Fifo {
-            cap,
-            q: Ring::new(cap.min(nr_keys.max(1))),
-            resident: vec![false; nr_keys],
-        }
+        Fifo { cap, q: Ring::new(cap.min(nr_keys.max(1))), resident: vec![false; nr_keys] }
     }
 }
 

@@ -17,15 +17,7 @@ pub struct Lfu {
 
 impl Lfu {
     pub fn new(cap: usize, nr_keys: usize) -> Self {
-        Lfu {
-            cap,
-            links: Links::new(nr_keys),
-            buckets: vec![List::default(); 2],
-            freq: vec![0; nr_keys],
-            min_freq: 1,
-            max_freq: 1,
-            len: 0,
-        }
+        Lfu { cap, links: Links::new(nr_keys), buckets: vec![List::default(); 2], freq: vec![0; nr_keys], min_freq: 1, max_freq: 1, len: 0 }
     }
 
     fn update_min_freq(&mut self) {

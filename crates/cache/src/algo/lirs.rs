@@ -237,10 +237,7 @@ impl Lirs {
                 progressed = true;
             }
             let f = self.st[k as usize];
-            if f & (S_IN | Q_IN) == 0
-                && self.lirs_count + 1 > self.lirs_limit
-                && self.hirs_count + 1 > self.hirs_limit
-            {
+            if f & (S_IN | Q_IN) == 0 && self.lirs_count + 1 > self.lirs_limit && self.hirs_count + 1 > self.hirs_limit {
                 self.evict_hir();
                 progressed = true;
             }

@@ -11,12 +11,7 @@ pub struct Lru {
 
 impl Lru {
     pub fn new(cap: usize, nr_keys: usize) -> Self {
-        Lru {
-            cap,
-            links: Links::new(nr_keys),
-            list: List::default(),
-            resident: vec![false; nr_keys],
-        }
+        Lru { cap, links: Links::new(nr_keys), list: List::default(), resident: vec![false; nr_keys] }
     }
 }
 

@@ -16,13 +16,7 @@ pub struct Sieve {
 
 impl Sieve {
     pub fn new(cap: usize, nr_keys: usize) -> Self {
-        Sieve {
-            cap,
-            links: Links::new(nr_keys),
-            list: List::default(),
-            hand: NIL,
-            state: vec![0; nr_keys],
-        }
+        Sieve { cap, links: Links::new(nr_keys), list: List::default(), hand: NIL, state: vec![0; nr_keys] }
     }
 }
 
@@ -31,11 +25,7 @@ impl Sieve {
     /// `referenced` for each candidate first: on-demand eviction), unlink and return it.
     #[inline]
     fn evict_one(&mut self, referenced: &mut impl FnMut(u32) -> bool) -> u32 {
-        let mut v = if self.hand == NIL {
-            self.list.tail
-        } else {
-            self.hand
-        };
+        let mut v = if self.hand == NIL { self.list.tail } else { self.hand };
         while self.state[v as usize] & 2 != 0 || referenced(v) {
             self.state[v as usize] = 1;
             v = self.links.prev(v);

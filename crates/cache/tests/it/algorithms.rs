@@ -10,21 +10,14 @@ use reclaimlab_trace::{open, read_keys};
 use crate::common::skewed;
 
 fn lirs(name: &str) -> (Vec<u32>, u32) {
-    let p = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../data/traces/lirs")
-        .join(name);
+    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../data/traces/lirs").join(name);
     let mut src = open(&p, Some("lirs"), None).unwrap();
     read_keys(src.as_mut()).unwrap()
 }
 
 fn traces() -> Vec<(String, Vec<u32>, u32)> {
     let mut v = vec![];
-    for n in [
-        "sprite.trace.gz",
-        "multi2.trace.gz",
-        "loop.trace.gz",
-        "2_pools.trace.gz",
-    ] {
+    for n in ["sprite.trace.gz", "multi2.trace.gz", "loop.trace.gz", "2_pools.trace.gz"] {
         let (k, nr) = lirs(n);
         v.push((n.to_string(), k, nr));
     }
@@ -48,12 +41,7 @@ fn belady_is_a_lower_bound_of_every_algorithm() {
                 let al = algo::parse(a).unwrap();
                 let st = algo::simulate(al, size, &keys, nr);
                 assert_eq!(st.requests(), keys.len() as u64);
-                assert!(
-                    opt.misses <= st.misses,
-                    "{name} size {size}: belady {} > {a} {}",
-                    opt.misses,
-                    st.misses
-                );
+                assert!(opt.misses <= st.misses, "{name} size {size}: belady {} > {a} {}", opt.misses, st.misses);
             }
         }
     }
@@ -87,13 +75,7 @@ fn shards_at_rate_one_is_exact_and_sampled_is_close() {
     let sizes = [500, 2000, 5000, 10_000, 25_000];
     let (a, b) = (exact.miss_ratios(&sizes), s.miss_ratios(&sizes));
     for i in 0..sizes.len() {
-        assert!(
-            (a[i] - b[i]).abs() < 0.02,
-            "size {}: exact {} sampled {}",
-            sizes[i],
-            a[i],
-            b[i]
-        );
+        assert!((a[i] - b[i]).abs() < 0.02, "size {}: exact {} sampled {}", sizes[i], a[i], b[i]);
     }
 }
 
@@ -119,10 +101,7 @@ fn capacity_is_respected_and_hits_are_resident() {
                 // Accessing the most recent key again is a hit (it was just inserted).
                 if size >= 20 {
                     let last = *keys.last().unwrap();
-                    assert!(
-                        c.access(last),
-                        "{a}: the key just requested must be resident"
-                    );
+                    assert!(c.access(last), "{a}: the key just requested must be resident");
                 }
             }
         }
@@ -134,11 +113,7 @@ fn small_known_answers() {
     // Loop of 4 keys, 3 slots: LRU/FIFO/CLOCK always miss; OPT hits 1 in 3 after warm-up.
     let keys: Vec<u32> = (0..12).map(|i| i % 4).collect();
     for a in ["lru", "fifo", "clock"] {
-        assert_eq!(
-            algo::simulate(algo::parse(a).unwrap(), 3, &keys, 4).hits,
-            0,
-            "{a}"
-        );
+        assert_eq!(algo::simulate(algo::parse(a).unwrap(), 3, &keys, 4).hits, 0, "{a}");
     }
     // Belady: 0 1 2 3(evict 2) 0h 1h 2(evict 0 or 1: 1 next at 9, 0 at 8 → evict 1) 3h 0h 1(evict) 2h 3h
     assert_eq!(algo::simulate(algo::parse("belady").unwrap(), 3, &keys, 4).hits, 6);
@@ -148,9 +123,7 @@ fn small_known_answers() {
     assert!(c.access(0) && !c.access(1));
     // LRU: same sequence evicts 1 too, by recency.
     let mut l = algo::build(algo::parse("lru").unwrap(), 2, 3);
-    assert!(
-        !l.access(0) && !l.access(1) && l.access(0) && !l.access(2) && l.access(0) && !l.access(1)
-    );
+    assert!(!l.access(0) && !l.access(1) && l.access(0) && !l.access(2) && l.access(0) && !l.access(1));
     let s = run(&mut *algo::build(algo::parse("fifo").unwrap(), 2, 3), &[0, 1, 0, 2, 0]);
     assert_eq!((s.hits, s.misses), (1, 4));
 }
@@ -256,10 +229,7 @@ fn paper_variants_differ_where_documented() {
     // 0 from segment 0 and 2 still hits.
     let keys = [0, 1, 2, 3, 0, 1, 4, 2, 0, 3];
     let (f, t) = (false, true);
-    assert_eq!(
-        hits("slru-paper", 4, 5, &keys),
-        [f, f, f, f, t, t, f, f, t, f]
-    );
+    assert_eq!(hits("slru-paper", 4, 5, &keys), [f, f, f, f, t, t, f, f, t, f]);
     assert_eq!(hits("slru", 4, 5, &keys)[..8], [f, f, f, f, t, t, f, t]);
 
     // Belady, 2 slots, 0 1 2 0 1: always-admit evicts 1 for 2 (never used again);

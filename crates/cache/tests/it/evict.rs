@@ -2,9 +2,9 @@
 //! into a full cache must see the standalone simulator's misses (the algorithm's own
 //! eviction rule, moved out of `access`), and a reference reported at eviction time
 //! acts as a hit.
-use reclaimlab_cache::evict::Evict;
-use reclaimlab_cache::algo;
 use crate::common::skewed;
+use reclaimlab_cache::algo;
+use reclaimlab_cache::evict::Evict;
 
 /// The owner's view: it tracks residency itself, and before inserting into a full
 /// cache asks for a victim (nothing reported referenced). Returns the misses.
@@ -222,9 +222,7 @@ fn any_owner_schedule_returns_each_resident_key_once() {
                             break;
                         }
                         let p = rnd(100);
-                        let v = c.evict(&mut |_| rnd(100) < p / 2).unwrap_or_else(|| {
-                            panic!("{} seed {seed} step {step}: no victim with {count} resident", a.name)
-                        });
+                        let v = c.evict(&mut |_| rnd(100) < p / 2).unwrap_or_else(|| panic!("{} seed {seed} step {step}: no victim with {count} resident", a.name));
                         assert!(resident[v as usize], "{} seed {seed} step {step}: evicted {v}, not resident", a.name);
                         resident[v as usize] = false;
                         count -= 1;

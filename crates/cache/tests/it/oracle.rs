@@ -11,10 +11,7 @@ fn round_trip_keys_sizes_and_next_access() {
     assert_eq!(write_oracle(&p, &keys).unwrap(), 8);
     let bytes = std::fs::read(&p).unwrap();
     assert_eq!(bytes.len(), keys.len() * RECORD_BYTES);
-    let recs: Vec<OracleRecord> = bytes
-        .chunks(RECORD_BYTES)
-        .map(OracleRecord::decode)
-        .collect();
+    let recs: Vec<OracleRecord> = bytes.chunks(RECORD_BYTES).map(OracleRecord::decode).collect();
     let ids: Vec<u64> = recs.iter().map(|r| r.obj_id).collect();
     assert_eq!(ids, vec![5, 1, 5, 2, 1, 1, 7, 5]);
     assert!(recs.iter().all(|r| r.obj_size == 1));
@@ -97,13 +94,7 @@ fn mapped_read_equals_streaming_read() {
         .collect();
     let mut bytes = vec![0u8; ids.len() * RECORD_BYTES];
     for (i, &id) in ids.iter().enumerate() {
-        OracleRecord {
-            clock_time: i as u32,
-            obj_id: id,
-            obj_size: 1,
-            next_access_vtime: -1,
-        }
-        .encode(&mut bytes[i * RECORD_BYTES..(i + 1) * RECORD_BYTES]);
+        OracleRecord { clock_time: i as u32, obj_id: id, obj_size: 1, next_access_vtime: -1 }.encode(&mut bytes[i * RECORD_BYTES..(i + 1) * RECORD_BYTES]);
     }
     std::fs::write(&p, &bytes).unwrap();
     let mut seen = std::collections::HashMap::new();

@@ -73,10 +73,6 @@ pub fn lru_rate(src: &mut dyn AccessSource, frames: u32, warm: u64) -> (f64, f64
 /// A field of /proc/self/status in bytes (`VmRSS`, `VmHWM`: the peak).
 pub fn proc_status_bytes(field: &str) -> u64 {
     let s = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
-    s.lines()
-        .find(|l| l.starts_with(field) && l[field.len()..].starts_with(':'))
-        .and_then(|l| l.split_whitespace().nth(1))
-        .and_then(|kb| kb.parse::<u64>().ok())
-        .unwrap_or(0)
+    s.lines().find(|l| l.starts_with(field) && l[field.len()..].starts_with(':')).and_then(|l| l.split_whitespace().nth(1)).and_then(|kb| kb.parse::<u64>().ok()).unwrap_or(0)
         * 1024
 }

@@ -10,13 +10,13 @@
 //! `kdamond_pid` is not modelled.
 
 use super::attrs::DamonAttrs;
+use super::damos::action::OpsKind;
 use super::damos::filter::{DamosFilter, DamosFilterType};
 use super::damos::goal::{DamosQuotaGoal, DamosQuotaGoalMetric};
 use super::damos::quota::DamosQuota;
 use super::damos::scheme::{Damos, DamosAccessPattern, DamosAction};
 use super::damos::stat::DamosStat;
 use super::damos::wmarks::{DamosWatermarks, DamosWmarkMetric};
-use super::damos::action::OpsKind;
 use super::monitor::Kdamond;
 use super::region::{DamonRegion, DamonTarget};
 use reclaimlab_trace::PAGE_SIZE;
@@ -123,7 +123,14 @@ impl DamonReclaimParams {
             weight_age: self.quota_weight_age,
             ..Default::default()
         };
-        let wmarks = DamosWatermarks { metric: DamosWmarkMetric::FreeMemRate, interval: self.wmarks_interval, high: self.wmarks_high, mid: self.wmarks_mid, low: self.wmarks_low, activated: true };
+        let wmarks = DamosWatermarks {
+            metric: DamosWmarkMetric::FreeMemRate,
+            interval: self.wmarks_interval,
+            high: self.wmarks_high,
+            mid: self.wmarks_mid,
+            low: self.wmarks_low,
+            activated: true,
+        };
         let mut s = Damos::new(pattern, DamosAction::Pageout, 0, quota, wmarks);
         if self.skip_anon {
             s.add_filter(DamosFilter::new(DamosFilterType::Anon, true, false));

@@ -407,7 +407,8 @@ mod tests {
     /// mm/damon/tests/core-kunit.h (C) damon_test_split_above_half_progresses.
     #[test]
     fn split_above_half_progresses() {
-        let mut t = DamonTarget { regions: (0..760).map(|i| DamonRegion { nr_accesses: if i % 2 == 1 { 0 } else { 100 }, age: 5, ..DamonRegion::new(i * 100, i * 100 + 100) }).collect() };
+        let mut t =
+            DamonTarget { regions: (0..760).map(|i| DamonRegion { nr_accesses: if i % 2 == 1 { 0 } else { 100 }, age: 5, ..DamonRegion::new(i * 100, i * 100 + 100) }).collect() };
         let (mut last, mut off) = (0, 0);
         let mut ts = [std::mem::take(&mut t)];
         kdamond_split_regions(&mut ts, 1500, 1, &mut last, &mut off, &mut Rng::new(1));

@@ -48,7 +48,8 @@ fn metric(m: &Machine<impl ReclaimPolicy>, k: &str) -> f64 {
 }
 
 /// Always active (no watermarks in effect), nothing old enough to page out.
-const MONITOR_ONLY: &[(&str, &str)] = &[("damon_reclaim.wmarks_high", "1000"), ("damon_reclaim.wmarks_mid", "1000"), ("damon_reclaim.wmarks_low", "0"), ("damon_reclaim.min_age", "1000000000000")];
+const MONITOR_ONLY: &[(&str, &str)] =
+    &[("damon_reclaim.wmarks_high", "1000"), ("damon_reclaim.wmarks_mid", "1000"), ("damon_reclaim.wmarks_low", "0"), ("damon_reclaim.min_age", "1000000000000")];
 
 /// D.5/D.6: adaptive regions converge onto a small hot range in a large cold space —
 /// the regions that saw accesses in the last window cover the hot frames and little else.
@@ -77,11 +78,18 @@ fn regions_converge_on_hot_range() {
 #[test]
 fn pageout_respects_size_quota() {
     let quota = 32u64 << 20;
-    let c = cfg("1G", &[
-        ("damon_reclaim.wmarks_high", "1000"), ("damon_reclaim.wmarks_mid", "1000"), ("damon_reclaim.wmarks_low", "0"),
-        ("damon_reclaim.min_age", "1000000"), ("damon_reclaim.quota_ms", "0"), ("damon_reclaim.quota_sz", &quota.to_string()),
-        ("swap.size", "1G"),
-    ]);
+    let c = cfg(
+        "1G",
+        &[
+            ("damon_reclaim.wmarks_high", "1000"),
+            ("damon_reclaim.wmarks_mid", "1000"),
+            ("damon_reclaim.wmarks_low", "0"),
+            ("damon_reclaim.min_age", "1000000"),
+            ("damon_reclaim.quota_ms", "0"),
+            ("damon_reclaim.quota_sz", &quota.to_string()),
+            ("swap.size", "1G"),
+        ],
+    );
     // 400 MiB cold: one round-robin pass takes 12.5 windows; the first pass only makes
     // the freshly faulted folios old (the pageout young filter), the second reclaims.
     // Base pages: a THP's one accessed bit makes a cold region that shares a huge page
@@ -120,7 +128,17 @@ fn watermarks_idle_above_high() {
 /// consistent (check_invariants in `run`).
 #[test]
 fn pageout_composes_with_mglru() {
-    let c = cfg("1G", &[("damon_reclaim.wmarks_high", "1000"), ("damon_reclaim.wmarks_mid", "1000"), ("damon_reclaim.wmarks_low", "0"), ("damon_reclaim.min_age", "2000000"), ("damon_reclaim.quota_ms", "0"), ("damon_reclaim.quota_sz", "0")]);
+    let c = cfg(
+        "1G",
+        &[
+            ("damon_reclaim.wmarks_high", "1000"),
+            ("damon_reclaim.wmarks_mid", "1000"),
+            ("damon_reclaim.wmarks_low", "0"),
+            ("damon_reclaim.min_age", "2000000"),
+            ("damon_reclaim.quota_ms", "0"),
+            ("damon_reclaim.quota_sz", "0"),
+        ],
+    );
     let m = run(&c, Mglru::new(mglru::Mainline), hot_in_cold(200, 4, 1_000_000));
     let reclaimed = metric(&m, "bytes_reclaimed_regions") as u64;
     assert!(reclaimed > 100 << 20, "{}", reclaimed >> 20);
@@ -209,7 +227,8 @@ fn lru_actions_compose_with_classic_and_mglru() {
     assert!(pfns.iter().all(|&p| m.mm.frames.is_file(p)));
     let lv = m.mm.folio_lruvec(pfns[0]) as usize;
     let max_seq = m.policy.lrugens[lv].max_seq;
-    let young = |m: &Machine<Mglru<mglru::Mainline>>| pfns.iter().filter(|&&p| [gen_from_seq(max_seq), gen_from_seq(max_seq - 1)].map(Some).contains(&folio_lru_gen(&m.mm, p))).count();
+    let young =
+        |m: &Machine<Mglru<mglru::Mainline>>| pfns.iter().filter(|&&p| [gen_from_seq(max_seq), gen_from_seq(max_seq - 1)].map(Some).contains(&folio_lru_gen(&m.mm, p))).count();
     assert_eq!(young(&m), pfns.len());
     let mut s = scheme(DamosAction::LruDeprio);
     damos_apply_folios(&mut m.mm, &mut m.policy, OpsKind::Paddr, &mut s, pfns.iter().copied(), &mut buf, 0);

@@ -80,8 +80,20 @@ impl ListArena {
     #[inline(never)]
     fn boot_link(&self, x: Slot, dir: usize) -> Slot {
         match self.boot.iter().find(|r| r.contains(x)) {
-            Some(r) if dir == 0 => if x == r.first { r.head.0 } else { x - r.stride },
-            Some(r) => if x == r.last { r.head.0 } else { x + r.stride },
+            Some(r) if dir == 0 => {
+                if x == r.first {
+                    r.head.0
+                } else {
+                    x - r.stride
+                }
+            }
+            Some(r) => {
+                if x == r.last {
+                    r.head.0
+                } else {
+                    x + r.stride
+                }
+            }
             None => NIL,
         }
     }

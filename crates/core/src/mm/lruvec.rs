@@ -24,8 +24,7 @@ pub const LRU_ACTIVE: usize = 1;
 /// `LRU_FILE` base.
 pub const LRU_FILE: usize = 2;
 /// `for_each_evictable_lru` order.
-pub const EVICTABLE_LRUS: [LruList; 4] =
-    [LruList::InactiveAnon, LruList::ActiveAnon, LruList::InactiveFile, LruList::ActiveFile];
+pub const EVICTABLE_LRUS: [LruList; 4] = [LruList::InactiveAnon, LruList::ActiveAnon, LruList::InactiveFile, LruList::ActiveFile];
 
 impl LruList {
     pub fn from_index(i: usize) -> LruList {

@@ -140,7 +140,17 @@ impl Mm {
         let nodes = node_zones
             .into_iter()
             .enumerate()
-            .map(|(n, zones)| Node { id: n as u16, start_pfn: n as u32 * per_node, nr_pages: per_node, zones, kswapd_failures: 0, memcg_iter_cursor: 0, pgdat_dirty: false, pgdat_writeback: false, nr_write_pending: 0 })
+            .map(|(n, zones)| Node {
+                id: n as u16,
+                start_pfn: n as u32 * per_node,
+                nr_pages: per_node,
+                zones,
+                kswapd_failures: 0,
+                memcg_iter_cursor: 0,
+                pgdat_dirty: false,
+                pgdat_writeback: false,
+                nr_write_pending: 0,
+            })
             .collect();
         let lowmem_kbytes = nr_frames as u64 * (reclaimlab_trace::PAGE_SIZE >> 10);
         let min_free_kbytes = cfg.min_free_kbytes.unwrap_or_else(|| watermarks::calculate_min_free_kbytes(lowmem_kbytes));
@@ -497,10 +507,7 @@ impl Mm {
     /// `pgdat_balanced`: some zone of the node meets `high_wmark_pages` (which adds
     /// `watermark_boost`, spec A.5; the boost is 0 unless the machine enables boosting).
     pub fn pgdat_balanced(&self, node: u16, order: u8) -> bool {
-        self.nodes[node as usize]
-            .zones
-            .iter()
-            .any(|&z| self.buddy.zone_watermark_ok(z, order, self.buddy.zones[z].high_wmark_pages()))
+        self.nodes[node as usize].zones.iter().any(|&z| self.buddy.zone_watermark_ok(z, order, self.buddy.zones[z].high_wmark_pages()))
     }
 
     /// `get_nr_swap_pages() > 0` (memcgs have no swap limit in the model).

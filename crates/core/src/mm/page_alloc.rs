@@ -77,12 +77,7 @@ pub const MIGRATE_PCPTYPES: usize = 3;
 pub const MIGRATE_TYPES: usize = 4;
 
 impl MigrateType {
-    pub const ALL: [MigrateType; MIGRATE_TYPES] = [
-        MigrateType::Unmovable,
-        MigrateType::Movable,
-        MigrateType::Reclaimable,
-        MigrateType::HighAtomic,
-    ];
+    pub const ALL: [MigrateType; MIGRATE_TYPES] = [MigrateType::Unmovable, MigrateType::Movable, MigrateType::Reclaimable, MigrateType::HighAtomic];
 
     /// Inverse of `as u8`; panics on values `>= MIGRATE_TYPES`.
     #[inline]
@@ -267,30 +262,13 @@ impl BuddyAllocator {
     /// pageblocks start `MIGRATE_UNMOVABLE` directly instead of being converted on first use
     /// (the kernel forces every request and every pageblock type change to UNMOVABLE then).
     pub fn new(zones: &[ZoneSpec], lists: &mut ListArena) -> Self {
-        let max_end: u64 = zones
-            .iter()
-            .map(|s| s.start_pfn as u64 + s.nr_pages as u64)
-            .max()
-            .unwrap_or(0);
-        assert!(
-            max_end <= lists.nr_frames() as u64,
-            "zones end at pfn {max_end} but the list arena has {} frames",
-            lists.nr_frames()
-        );
+        let max_end: u64 = zones.iter().map(|s| s.start_pfn as u64 + s.nr_pages as u64).max().unwrap_or(0);
+        assert!(max_end <= lists.nr_frames() as u64, "zones end at pfn {max_end} but the list arena has {} frames", lists.nr_frames());
         let total: u64 = zones.iter().map(|s| s.nr_pages as u64).sum();
         let disabled = total < PAGEBLOCK_NR_PAGES as u64 * KERNEL_MIGRATE_TYPES;
-        let init_mt = if disabled {
-            MigrateType::Unmovable
-        } else {
-            MigrateType::Movable
-        } as u8;
+        let init_mt = if disabled { MigrateType::Unmovable } else { MigrateType::Movable } as u8;
 
-        let mut lookup: Vec<(Pfn, Pfn, u32)> = zones
-            .iter()
-            .enumerate()
-            .filter(|(_, s)| s.nr_pages > 0)
-            .map(|(i, s)| (s.start_pfn, s.start_pfn + s.nr_pages, i as u32))
-            .collect();
+        let mut lookup: Vec<(Pfn, Pfn, u32)> = zones.iter().enumerate().filter(|(_, s)| s.nr_pages > 0).map(|(i, s)| (s.start_pfn, s.start_pfn + s.nr_pages, i as u32)).collect();
         lookup.sort_unstable();
         for w in lookup.windows(2) {
             assert!(w[0].1 <= w[1].0, "zones {} and {} overlap", w[0].2, w[1].2);
@@ -321,11 +299,7 @@ impl BuddyAllocator {
         for zi in 0..a.zones.len() {
             let (mut start, end) = (a.zones[zi].start_pfn, a.zones[zi].end_pfn);
             while start < end {
-                let mut order = if start != 0 {
-                    MAX_PAGE_ORDER.min(start.trailing_zeros() as u8)
-                } else {
-                    MAX_PAGE_ORDER
-                };
+                let mut order = if start != 0 { MAX_PAGE_ORDER.min(start.trailing_zeros() as u8) } else { MAX_PAGE_ORDER };
                 while start as u64 + (1u64 << order) > end as u64 {
                     order -= 1;
                 }
@@ -393,15 +367,7 @@ impl BuddyAllocator {
 
     /// `__add_to_free_list` + `set_buddy_order`.
     #[inline(always)]
-    fn add_to_free_list(
-        &mut self,
-        lists: &mut ListArena,
-        zone: usize,
-        pfn: Pfn,
-        order: u8,
-        mt: u8,
-        tail: bool,
-    ) {
+    fn add_to_free_list(&mut self, lists: &mut ListArena, zone: usize, pfn: Pfn, order: u8, mt: u8, tail: bool) {
         let z = &mut self.zones[zone];
         let h = z.free_list(order, mt);
         if tail {
@@ -415,14 +381,7 @@ impl BuddyAllocator {
 
     /// `__del_page_from_free_list` (clears `PageBuddy`).
     #[inline(always)]
-    fn del_from_free_list(
-        &mut self,
-        lists: &mut ListArena,
-        zone: usize,
-        pfn: Pfn,
-        order: u8,
-        mt: u8,
-    ) {
+    fn del_from_free_list(&mut self, lists: &mut ListArena, zone: usize, pfn: Pfn, order: u8, mt: u8) {
         let z = &mut self.zones[zone];
         lists.del(z.free_list(order, mt), pfn);
         z.nr_free[order as usize] -= 1;
@@ -451,11 +410,7 @@ impl BuddyAllocator {
     /// `set_pageblock_migratetype` (forces UNMOVABLE for pcp types when mobility grouping is
     /// disabled), keeping the per-zone pageblock counts.
     fn set_pageblock_migratetype(&mut self, pfn: Pfn, mt: u8) {
-        let mt = if self.page_group_by_mobility_disabled && migratetype_is_mergeable(mt) {
-            MigrateType::Unmovable as u8
-        } else {
-            mt
-        };
+        let mt = if self.page_group_by_mobility_disabled && migratetype_is_mergeable(mt) { MigrateType::Unmovable as u8 } else { mt };
         let pb = (pfn >> PAGEBLOCK_ORDER) as usize;
         let old = self.pageblock_mt[pb];
         if old == mt {
@@ -465,10 +420,7 @@ impl BuddyAllocator {
         let pb_start = (pb as u64) << PAGEBLOCK_ORDER;
         let pb_end = pb_start + PAGEBLOCK_NR_PAGES as u64;
         for z in self.zones.iter_mut() {
-            if z.end_pfn > z.start_pfn
-                && (z.start_pfn as u64) < pb_end
-                && pb_start < z.end_pfn as u64
-            {
+            if z.end_pfn > z.start_pfn && (z.start_pfn as u64) < pb_end && pb_start < z.end_pfn as u64 {
                 z.nr_pageblocks[old as usize] -= 1;
                 z.nr_pageblocks[mt as usize] += 1;
             }
@@ -490,13 +442,7 @@ impl BuddyAllocator {
     /// (`__rmqueue` with `ALLOC_KSWAPD`, no `ALLOC_NOFRAGMENT`). Watermarks are not checked.
     /// O(MAX_PAGE_ORDER) list operations, no host allocation.
     #[inline]
-    pub fn alloc(
-        &mut self,
-        lists: &mut ListArena,
-        zone: usize,
-        order: u8,
-        mt: MigrateType,
-    ) -> Option<Pfn> {
+    pub fn alloc(&mut self, lists: &mut ListArena, zone: usize, order: u8, mt: MigrateType) -> Option<Pfn> {
         self.rmqueue(lists, zone, order, mt, ALLOC_KSWAPD)
     }
 
@@ -528,14 +474,7 @@ impl BuddyAllocator {
     ///
     /// Order of attempts (v6.15, `RMQUEUE_NORMAL` mode): `__rmqueue_smallest` on the requested
     /// type; `__rmqueue_claim`; unless `ALLOC_NOFRAGMENT`, `__rmqueue_steal`.
-    pub fn rmqueue(
-        &mut self,
-        lists: &mut ListArena,
-        zone: usize,
-        order: u8,
-        mt: MigrateType,
-        alloc_flags: u32,
-    ) -> Option<Pfn> {
+    pub fn rmqueue(&mut self, lists: &mut ListArena, zone: usize, order: u8, mt: MigrateType, alloc_flags: u32) -> Option<Pfn> {
         assert!(order <= MAX_PAGE_ORDER, "order {order} > MAX_PAGE_ORDER");
         let mut mt = mt as u8;
         // gfp_migratetype(): everything is UNMOVABLE without mobility grouping.
@@ -565,13 +504,7 @@ impl BuddyAllocator {
     /// `__rmqueue_smallest`: first block of order ≥ `order` on the `mt` lists, split by
     /// `page_del_and_expand`.
     #[inline(always)]
-    fn rmqueue_smallest(
-        &mut self,
-        lists: &mut ListArena,
-        zone: usize,
-        order: u8,
-        mt: u8,
-    ) -> Option<Pfn> {
+    fn rmqueue_smallest(&mut self, lists: &mut ListArena, zone: usize, order: u8, mt: u8) -> Option<Pfn> {
         for current_order in order..=MAX_PAGE_ORDER {
             let z = &self.zones[zone];
             if z.nr_free[current_order as usize] == 0 {
@@ -588,15 +521,7 @@ impl BuddyAllocator {
 
     /// `page_del_and_expand` + `account_freepages`.
     #[inline(always)]
-    fn page_del_and_expand(
-        &mut self,
-        lists: &mut ListArena,
-        zone: usize,
-        pfn: Pfn,
-        low: u8,
-        high: u8,
-        mt: u8,
-    ) {
+    fn page_del_and_expand(&mut self, lists: &mut ListArena, zone: usize, pfn: Pfn, low: u8, high: u8, mt: u8) {
         self.del_from_free_list(lists, zone, pfn, high, mt);
         let nr_added = self.expand(lists, zone, pfn, low, high, mt);
         self.zones[zone].free_pages -= (1u64 << high) - nr_added as u64;
@@ -605,15 +530,7 @@ impl BuddyAllocator {
     /// `expand`: keep the low half, put each high half back (at the list head) at decreasing
     /// orders. Returns the number of pages put back.
     #[inline]
-    fn expand(
-        &mut self,
-        lists: &mut ListArena,
-        zone: usize,
-        pfn: Pfn,
-        low: u8,
-        mut high: u8,
-        mt: u8,
-    ) -> u32 {
+    fn expand(&mut self, lists: &mut ListArena, zone: usize, pfn: Pfn, low: u8, mut high: u8, mt: u8) -> u32 {
         let mut size = 1u32 << high;
         let mut nr_added = 0;
         while high > low {
@@ -639,61 +556,28 @@ impl BuddyAllocator {
 
     /// `find_suitable_fallback`: first non-empty fallback list at `order`.
     #[inline]
-    fn find_suitable_fallback(
-        &self,
-        lists: &ListArena,
-        zone: usize,
-        order: u8,
-        start_mt: u8,
-    ) -> Option<u8> {
+    fn find_suitable_fallback(&self, lists: &ListArena, zone: usize, order: u8, start_mt: u8) -> Option<u8> {
         let z = &self.zones[zone];
         if z.nr_free[order as usize] == 0 {
             return None;
         }
-        FALLBACKS[start_mt as usize]
-            .iter()
-            .copied()
-            .find(|&fmt| !lists.is_empty(z.free_list(order, fmt)))
+        FALLBACKS[start_mt as usize].iter().copied().find(|&fmt| !lists.is_empty(z.free_list(order, fmt)))
     }
 
     /// `__rmqueue_claim`: from the largest order down, try to claim the pageblock of a
     /// fallback block. Since `should_try_claim_block` is monotone in the order, the loop stops
     /// at the first order too low to claim (the kernel's "Advanced into orders too low to
     /// claim, abort"; v6.15 scans on but cannot claim below it either, same result).
-    fn rmqueue_claim(
-        &mut self,
-        lists: &mut ListArena,
-        zone: usize,
-        order: u8,
-        start_mt: u8,
-        alloc_flags: u32,
-    ) -> Option<Pfn> {
-        let min_order = if order < PAGEBLOCK_ORDER && alloc_flags & ALLOC_NOFRAGMENT != 0 {
-            PAGEBLOCK_ORDER
-        } else {
-            order
-        };
+    fn rmqueue_claim(&mut self, lists: &mut ListArena, zone: usize, order: u8, start_mt: u8, alloc_flags: u32) -> Option<Pfn> {
+        let min_order = if order < PAGEBLOCK_ORDER && alloc_flags & ALLOC_NOFRAGMENT != 0 { PAGEBLOCK_ORDER } else { order };
         let mut current_order = MAX_PAGE_ORDER;
         loop {
             if current_order < min_order || !self.should_try_claim_block(current_order, start_mt) {
                 return None;
             }
-            if let Some(fallback_mt) =
-                self.find_suitable_fallback(lists, zone, current_order, start_mt)
-            {
-                let pfn = lists
-                    .head(self.zones[zone].free_list(current_order, fallback_mt))
-                    .unwrap();
-                if let Some(p) = self.try_to_claim_block(
-                    lists,
-                    zone,
-                    pfn,
-                    current_order,
-                    order,
-                    start_mt,
-                    fallback_mt,
-                    alloc_flags,
-                ) {
+            if let Some(fallback_mt) = self.find_suitable_fallback(lists, zone, current_order, start_mt) {
+                let pfn = lists.head(self.zones[zone].free_list(current_order, fallback_mt)).unwrap();
+                if let Some(p) = self.try_to_claim_block(lists, zone, pfn, current_order, order, start_mt, fallback_mt, alloc_flags) {
                     return Some(p);
                 }
             }
@@ -718,17 +602,7 @@ impl BuddyAllocator {
     ///   UNMOVABLE/RECLAIMABLE request falling back to a MOVABLE block, the non-free,
     ///   non-movable pages; between UNMOVABLE and RECLAIMABLE, 0.
     #[allow(clippy::too_many_arguments)]
-    fn try_to_claim_block(
-        &mut self,
-        lists: &mut ListArena,
-        zone: usize,
-        pfn: Pfn,
-        current_order: u8,
-        order: u8,
-        start_mt: u8,
-        block_mt: u8,
-        alloc_flags: u32,
-    ) -> Option<Pfn> {
+    fn try_to_claim_block(&mut self, lists: &mut ListArena, zone: usize, pfn: Pfn, current_order: u8, order: u8, start_mt: u8, block_mt: u8, alloc_flags: u32) -> Option<Pfn> {
         if current_order >= PAGEBLOCK_ORDER {
             self.del_from_free_list(lists, zone, pfn, current_order, block_mt);
             self.change_pageblock_range(pfn, current_order, start_mt);
@@ -775,9 +649,7 @@ impl BuddyAllocator {
             0
         };
 
-        if free_pages + alike_pages >= (1 << (PAGEBLOCK_ORDER - 1))
-            || self.page_group_by_mobility_disabled
-        {
+        if free_pages + alike_pages >= (1 << (PAGEBLOCK_ORDER - 1)) || self.page_group_by_mobility_disabled {
             self.move_freepages_block(lists, zone, start, block_mt, start_mt);
             self.set_pageblock_migratetype(start, start_mt);
             self.stats.pageblocks_claimed += 1;
@@ -788,14 +660,7 @@ impl BuddyAllocator {
 
     /// `__move_freepages_block`: move every free block of the pageblock from the `old_mt` to
     /// the `new_mt` lists (`move_to_free_list` uses `list_move_tail`).
-    fn move_freepages_block(
-        &mut self,
-        lists: &mut ListArena,
-        zone: usize,
-        start: Pfn,
-        old_mt: u8,
-        new_mt: u8,
-    ) {
+    fn move_freepages_block(&mut self, lists: &mut ListArena, zone: usize, start: Pfn, old_mt: u8, new_mt: u8) {
         let end = start + PAGEBLOCK_NR_PAGES;
         let z = &self.zones[zone];
         let mut p = start;
@@ -834,20 +699,10 @@ impl BuddyAllocator {
 
     /// `__rmqueue_steal`: smallest fallback block of order ≥ `order`; split it on its own
     /// (foreign) type's lists, leaving the pageblock type alone.
-    fn rmqueue_steal(
-        &mut self,
-        lists: &mut ListArena,
-        zone: usize,
-        order: u8,
-        start_mt: u8,
-    ) -> Option<Pfn> {
+    fn rmqueue_steal(&mut self, lists: &mut ListArena, zone: usize, order: u8, start_mt: u8) -> Option<Pfn> {
         for current_order in order..=MAX_PAGE_ORDER {
-            if let Some(fallback_mt) =
-                self.find_suitable_fallback(lists, zone, current_order, start_mt)
-            {
-                let pfn = lists
-                    .head(self.zones[zone].free_list(current_order, fallback_mt))
-                    .unwrap();
+            if let Some(fallback_mt) = self.find_suitable_fallback(lists, zone, current_order, start_mt) {
+                let pfn = lists.head(self.zones[zone].free_list(current_order, fallback_mt)).unwrap();
                 self.page_del_and_expand(lists, zone, pfn, order, current_order, fallback_mt);
                 return Some(pfn);
             }
@@ -870,22 +725,10 @@ impl BuddyAllocator {
     pub fn free(&mut self, lists: &mut ListArena, pfn: Pfn, order: u8) {
         let zone = self.zone_of(pfn);
         debug_assert!(order <= MAX_PAGE_ORDER);
-        debug_assert!(
-            pfn & ((1u32 << order) - 1) == 0,
-            "free of unaligned block {pfn} order {order}"
-        );
-        debug_assert!(
-            pfn as u64 + (1u64 << order) <= self.zones[zone].end_pfn as u64,
-            "free of block {pfn} order {order} past its zone"
-        );
-        debug_assert!(
-            self.order_at(pfn) == NOT_BUDDY,
-            "double free of pfn {pfn}"
-        );
-        debug_assert!(
-            !lists.is_linked(pfn),
-            "freeing pfn {pfn} that is still on a list"
-        );
+        debug_assert!(pfn & ((1u32 << order) - 1) == 0, "free of unaligned block {pfn} order {order}");
+        debug_assert!(pfn as u64 + (1u64 << order) <= self.zones[zone].end_pfn as u64, "free of block {pfn} order {order} past its zone");
+        debug_assert!(self.order_at(pfn) == NOT_BUDDY, "double free of pfn {pfn}");
+        debug_assert!(!lists.is_linked(pfn), "freeing pfn {pfn} that is still on a list");
         self.free_pages_ok(lists, zone, pfn, order, false);
     }
 
@@ -907,14 +750,7 @@ impl BuddyAllocator {
 
     /// `split_large_buddy`: blocks above `pageblock_order` are freed pageblock by pageblock,
     /// each with its own pageblock's migrate type.
-    fn free_pages_ok(
-        &mut self,
-        lists: &mut ListArena,
-        zone: usize,
-        pfn: Pfn,
-        order: u8,
-        to_tail: bool,
-    ) {
+    fn free_pages_ok(&mut self, lists: &mut ListArena, zone: usize, pfn: Pfn, order: u8, to_tail: bool) {
         let end = pfn as u64 + (1u64 << order);
         let order = order.min(PAGEBLOCK_ORDER);
         let mut p = pfn;
@@ -935,15 +771,7 @@ impl BuddyAllocator {
     /// takes our type. The result goes to the list head, or the tail if
     /// `buddy_merge_likely` (or `FPI_TO_TAIL`).
     #[inline(always)]
-    fn free_one_page(
-        &mut self,
-        lists: &mut ListArena,
-        zone: usize,
-        mut pfn: Pfn,
-        mut order: u8,
-        mt: u8,
-        to_tail: bool,
-    ) {
+    fn free_one_page(&mut self, lists: &mut ListArena, zone: usize, mut pfn: Pfn, mut order: u8, mt: u8, to_tail: bool) {
         self.zones[zone].free_pages += 1u64 << order; // account_freepages
         let mut buddy_pfn = 0;
         while order < MAX_PAGE_ORDER {
@@ -954,9 +782,7 @@ impl BuddyAllocator {
             }
             if order >= PAGEBLOCK_ORDER {
                 buddy_mt = self.pb_mt(buddy_pfn);
-                if mt != buddy_mt
-                    && (!migratetype_is_mergeable(mt) || !migratetype_is_mergeable(buddy_mt))
-                {
+                if mt != buddy_mt && (!migratetype_is_mergeable(mt) || !migratetype_is_mergeable(buddy_mt)) {
                     break;
                 }
             }
@@ -983,8 +809,7 @@ impl BuddyAllocator {
         let higher = buddy_pfn & pfn;
         // find_buddy_page_pfn(higher_page, ..., order + 1): page_is_buddy compares the zones of
         // higher_page and its buddy.
-        self.zones[zone].spans(higher)
-            && self.page_is_buddy(zone, higher ^ (1u32 << (order + 1)), order + 1)
+        self.zones[zone].spans(higher) && self.page_is_buddy(zone, higher ^ (1u32 << (order + 1)), order + 1)
     }
 
     // ---------------------------------------------------------------- queries
@@ -1038,13 +863,7 @@ impl BuddyAllocator {
     }
 
     /// Number of free blocks of `order` on the `mt` list (`/proc/pagetypeinfo`).
-    pub fn free_blocks_mt(
-        &self,
-        lists: &ListArena,
-        zone: usize,
-        order: u8,
-        mt: MigrateType,
-    ) -> u64 {
+    pub fn free_blocks_mt(&self, lists: &ListArena, zone: usize, order: u8, mt: MigrateType) -> u64 {
         lists.len(self.zones[zone].free_list(order, mt as u8))
     }
 
@@ -1085,9 +904,7 @@ impl BuddyAllocator {
         let z = &self.zones[zone];
         (0..=MAX_PAGE_ORDER).any(|o| {
             let head = pfn & !((1u32 << o) - 1);
-            z.spans(head)
-                && self.order_at(head) != NOT_BUDDY
-                && self.order_at(head) >= o
+            z.spans(head) && self.order_at(head) != NOT_BUDDY && self.order_at(head) >= o
         })
     }
 
@@ -1117,67 +934,40 @@ impl BuddyAllocator {
                         n += 1;
                         let size = 1u64 << order;
                         if !z.spans(pfn) || pfn as u64 + size > z.end_pfn as u64 {
-                            return Err(format!(
-                                "zone {zi}: free block {pfn} order {order} outside the zone"
-                            ));
+                            return Err(format!("zone {zi}: free block {pfn} order {order} outside the zone"));
                         }
                         if pfn as u64 & (size - 1) != 0 {
-                            return Err(format!(
-                                "zone {zi}: free block {pfn} not aligned to order {order}"
-                            ));
+                            return Err(format!("zone {zi}: free block {pfn} not aligned to order {order}"));
                         }
                         if self.order_at(pfn) != order {
-                            return Err(format!(
-                                "zone {zi}: block {pfn} on order-{order} list has order marker {}",
-                                self.order_at(pfn)
-                            ));
+                            return Err(format!("zone {zi}: block {pfn} on order-{order} list has order marker {}", self.order_at(pfn)));
                         }
-                        let nr_pb = if order >= PAGEBLOCK_ORDER {
-                            1u32 << (order - PAGEBLOCK_ORDER)
-                        } else {
-                            1
-                        };
+                        let nr_pb = if order >= PAGEBLOCK_ORDER { 1u32 << (order - PAGEBLOCK_ORDER) } else { 1 };
                         for i in 0..nr_pb {
                             let pbt = self.pb_mt(pfn + i * PAGEBLOCK_NR_PAGES);
                             if pbt != mt {
-                                return Err(format!(
-                                    "zone {zi}: block {pfn} order {order} on the type-{mt} list but pageblock {} has type {pbt}",
-                                    (pfn >> PAGEBLOCK_ORDER) + i
-                                ));
+                                return Err(format!("zone {zi}: block {pfn} order {order} on the type-{mt} list but pageblock {} has type {pbt}", (pfn >> PAGEBLOCK_ORDER) + i));
                             }
                         }
                         if order < MAX_PAGE_ORDER {
                             let b = pfn ^ (1u32 << order);
-                            if self.page_is_buddy(zi, b, order)
-                                && (order < PAGEBLOCK_ORDER
-                                    || (migratetype_is_mergeable(mt)
-                                        && migratetype_is_mergeable(self.pb_mt(b))))
-                            {
+                            if self.page_is_buddy(zi, b, order) && (order < PAGEBLOCK_ORDER || (migratetype_is_mergeable(mt) && migratetype_is_mergeable(self.pb_mt(b)))) {
                                 return Err(format!("zone {zi}: free buddies {pfn} and {b} of order {order} not merged"));
                             }
                         }
                     }
                 }
                 if n != z.nr_free[order as usize] {
-                    return Err(format!(
-                        "zone {zi}: {n} blocks on order-{order} lists, nr_free says {}",
-                        z.nr_free[order as usize]
-                    ));
+                    return Err(format!("zone {zi}: {n} blocks on order-{order} lists, nr_free says {}", z.nr_free[order as usize]));
                 }
                 free += n << order;
                 total_blocks += n;
             }
             if free != z.free_pages {
-                return Err(format!(
-                    "zone {zi}: free blocks hold {free} pages, free_pages says {}",
-                    z.free_pages
-                ));
+                return Err(format!("zone {zi}: free blocks hold {free} pages, free_pages says {}", z.free_pages));
             }
             if free > z.managed_pages {
-                return Err(format!(
-                    "zone {zi}: {free} free pages > {} managed",
-                    z.managed_pages
-                ));
+                return Err(format!("zone {zi}: {free} free pages > {} managed", z.managed_pages));
             }
             // Interior frames of free blocks.
             let mut p = z.start_pfn;
@@ -1192,14 +982,10 @@ impl BuddyAllocator {
                 }
                 for q in p + 1..p + (1u32 << o) {
                     if self.order_at(q) != NOT_BUDDY {
-                        return Err(format!(
-                            "zone {zi}: pfn {q} inside free block {p} order {o} is marked free"
-                        ));
+                        return Err(format!("zone {zi}: pfn {q} inside free block {p} order {o} is marked free"));
                     }
                     if lists.is_linked(q) {
-                        return Err(format!(
-                            "zone {zi}: pfn {q} inside free block {p} order {o} is on a list"
-                        ));
+                        return Err(format!("zone {zi}: pfn {q} inside free block {p} order {o} is on a list"));
                     }
                 }
                 p += 1 << o;
@@ -1212,10 +998,7 @@ impl BuddyAllocator {
                 }
             }
             if counts != z.nr_pageblocks {
-                return Err(format!(
-                    "zone {zi}: pageblock counts {:?}, recorded {:?}",
-                    counts, z.nr_pageblocks
-                ));
+                return Err(format!("zone {zi}: pageblock counts {:?}, recorded {:?}", counts, z.nr_pageblocks));
             }
         }
         let marks = (0..self.buddy_order.len() as Pfn).filter(|&p| self.order_at(p) != NOT_BUDDY).count() as u64;
@@ -1275,20 +1058,11 @@ mod tests {
     use super::*;
 
     fn spec(zone_type: ZoneType, start_pfn: Pfn, nr_pages: u32) -> ZoneSpec {
-        ZoneSpec {
-            node: 0,
-            zone_type,
-            start_pfn,
-            nr_pages,
-        }
+        ZoneSpec { node: 0, zone_type, start_pfn, nr_pages }
     }
 
     fn machine(specs: &[ZoneSpec]) -> (BuddyAllocator, ListArena) {
-        let end = specs
-            .iter()
-            .map(|s| s.start_pfn + s.nr_pages)
-            .max()
-            .unwrap();
+        let end = specs.iter().map(|s| s.start_pfn + s.nr_pages).max().unwrap();
         let mut lists = ListArena::new(end);
         let a = BuddyAllocator::new(specs, &mut lists);
         a.check_invariants(&lists).unwrap();
@@ -1328,10 +1102,7 @@ mod tests {
         assert_eq!(z.nr_pageblocks, [0, 32, 0, 0]);
         // FPI_TO_TAIL: ascending pfn order from the head.
         let h = a.free_list_head(0, 10, MOV);
-        assert_eq!(
-            l.iter(h).collect::<Vec<_>>(),
-            (0..16).map(|i| i * 1024).collect::<Vec<_>>()
-        );
+        assert_eq!(l.iter(h).collect::<Vec<_>>(), (0..16).map(|i| i * 1024).collect::<Vec<_>>());
         assert!(!a.page_group_by_mobility_disabled());
         assert_eq!(a.pageblock_migratetype(12345), MOV);
         assert_eq!(BuddyAllocator::BYTES_PER_FRAME, 1);
@@ -1342,10 +1113,7 @@ mod tests {
         // Zone [3, 1003) (`__free_pages_memory`): pfn 3 order 0, 4 order 2, 8 order 3, ...,
         // 256 order 8; at 512 an order-9 block would end at 1024 > 1003, so 512 order 8,
         // 768 order 7, 896 order 6, 960 order 5, 992 order 3, 1000 order 1, 1002 order 0.
-        let (a, l) = machine(&[
-            spec(ZoneType::Dma, 3, 1000),
-            spec(ZoneType::Dma32, 1003, 5000),
-        ]);
+        let (a, l) = machine(&[spec(ZoneType::Dma, 3, 1000), spec(ZoneType::Dma32, 1003, 5000)]);
         let z0: Vec<(u32, u8)> = {
             let mut v = vec![];
             for p in 3..1003 {
@@ -1355,26 +1123,7 @@ mod tests {
             }
             v
         };
-        assert_eq!(
-            z0,
-            vec![
-                (3, 0),
-                (4, 2),
-                (8, 3),
-                (16, 4),
-                (32, 5),
-                (64, 6),
-                (128, 7),
-                (256, 8),
-                (512, 8),
-                (768, 7),
-                (896, 6),
-                (960, 5),
-                (992, 3),
-                (1000, 1),
-                (1002, 0)
-            ]
-        );
+        assert_eq!(z0, vec![(3, 0), (4, 2), (8, 3), (16, 4), (32, 5), (64, 6), (128, 7), (256, 8), (512, 8), (768, 7), (896, 6), (960, 5), (992, 3), (1000, 1), (1002, 0)]);
         assert_eq!(a.zones[0].free_pages, 1000);
         assert_eq!(a.zones[1].free_pages, 5000);
         // pfn 1002 (zone 0) and 1003 (zone 1) are order-0 buddies in different zones: unmerged.
@@ -1391,10 +1140,7 @@ mod tests {
 
     #[test]
     fn odd_zone_alloc_everything_and_back() {
-        let (mut a, mut l) = machine(&[
-            spec(ZoneType::Dma, 3, 1000),
-            spec(ZoneType::Dma32, 1003, 5000),
-        ]);
+        let (mut a, mut l) = machine(&[spec(ZoneType::Dma, 3, 1000), spec(ZoneType::Dma32, 1003, 5000)]);
         let before: Vec<_> = (0..2).map(|z| a.nr_free_by_order(z)).collect();
         let mut got = vec![];
         while let Some(p) = a.alloc(&mut l, 0, 0, MOV) {
@@ -1415,10 +1161,7 @@ mod tests {
         assert_eq!(a.nr_free_by_order(0), before[0]);
         assert_eq!(a.nr_free_by_order(1), before[1]);
         // A hole between zones.
-        let (mut a, mut l) = machine(&[
-            spec(ZoneType::Dma32, 0, 1000),
-            spec(ZoneType::Normal, 2048, 1952),
-        ]);
+        let (mut a, mut l) = machine(&[spec(ZoneType::Dma32, 0, 1000), spec(ZoneType::Normal, 2048, 1952)]);
         assert_eq!(a.try_zone_of(1500), None);
         let p = a.alloc(&mut l, 1, 10, MOV).unwrap();
         assert_eq!(p, 2048);
@@ -1473,9 +1216,7 @@ mod tests {
     #[test]
     fn buddy_merge_likely_puts_block_at_tail() {
         let (mut a, mut l) = one_zone(4096);
-        let pages: Vec<_> = (0..8)
-            .map(|_| a.alloc(&mut l, 0, 0, MOV).unwrap())
-            .collect();
+        let pages: Vec<_> = (0..8).map(|_| a.alloc(&mut l, 0, 0, MOV).unwrap()).collect();
         assert_eq!(pages, (0..8).collect::<Vec<_>>());
         a.free(&mut l, 7, 0); // buddy 6 busy; higher 6's order-1 buddy 4 busy -> head
         a.free(&mut l, 2, 0); // buddy 3 busy; higher 2's order-1 buddy 0 busy -> head
@@ -1494,10 +1235,7 @@ mod tests {
 
     #[test]
     fn round_trip_mixed_orders_restores_initial() {
-        let (mut a, mut l) = machine(&[
-            spec(ZoneType::Dma32, 0, 8192),
-            spec(ZoneType::Normal, 8192, 7000),
-        ]);
+        let (mut a, mut l) = machine(&[spec(ZoneType::Dma32, 0, 8192), spec(ZoneType::Normal, 8192, 7000)]);
         let initial: Vec<_> = (0..2).map(|z| a.nr_free_by_order(z)).collect();
         let mut held = vec![];
         for i in 0..500u32 {
@@ -1597,9 +1335,7 @@ mod tests {
         let (mut a, mut l) = one_zone(4096);
         set_wmarks(&mut a);
         // Fill everything with movable order-0 pages (ascending pfns).
-        let all: Vec<_> = (0..4096)
-            .map(|_| a.alloc(&mut l, 0, 0, MOV).unwrap())
-            .collect();
+        let all: Vec<_> = (0..4096).map(|_| a.alloc(&mut l, 0, 0, MOV).unwrap()).collect();
         assert_eq!(all, (0..4096).collect::<Vec<_>>());
         assert!(a.alloc(&mut l, 0, 0, MOV).is_none());
         // Free 300 pages of pageblock 0: 256@0, 32@256, 8@288, 4@296.
@@ -1628,9 +1364,7 @@ mod tests {
         // Pageblock 0 UNMOVABLE (claimed by an unmovable allocation), all else movable & used.
         let (mut a, mut l) = one_zone(4096);
         let lru = l.alloc_heads(1);
-        let mut unmov: Vec<_> = (0..1024)
-            .map(|_| a.alloc(&mut l, 0, 0, UNMOV).unwrap())
-            .collect();
+        let mut unmov: Vec<_> = (0..1024).map(|_| a.alloc(&mut l, 0, 0, UNMOV).unwrap()).collect();
         unmov.sort_unstable();
         assert_eq!(unmov, (0..1024).collect::<Vec<_>>());
         for _ in 0..3072 {
@@ -1712,9 +1446,7 @@ mod tests {
     #[test]
     fn movable_fragmentation_then_heal() {
         let (mut a, mut l) = one_zone(8192);
-        let all: Vec<_> = (0..8192)
-            .map(|_| a.alloc(&mut l, 0, 0, MOV).unwrap())
-            .collect();
+        let all: Vec<_> = (0..8192).map(|_| a.alloc(&mut l, 0, 0, MOV).unwrap()).collect();
         // Keep one page per pageblock: 8176 pages free, yet no order-9 or order-10 block.
         for &p in &all {
             if p % 512 != 0 {
@@ -1743,9 +1475,7 @@ mod tests {
         assert!(!a.zone_watermark_ok(0, 0, 4096)); // free == mark fails
         assert!(a.zone_watermark_ok(0, 10, 4096 - 1024)); // 4096 - 1023 = 3073 > 3072
         assert!(!a.zone_watermark_ok(0, 10, 4096 - 1023)); // 3073 <= 3073
-        let all: Vec<_> = (0..4096)
-            .map(|_| a.alloc(&mut l, 0, 0, MOV).unwrap())
-            .collect();
+        let all: Vec<_> = (0..4096).map(|_| a.alloc(&mut l, 0, 0, MOV).unwrap()).collect();
         for p in [0, 2, 4] {
             a.free(&mut l, all[p], 0);
         }

@@ -49,10 +49,7 @@ pub enum PcpRules {
 
 impl PcpRules {
     pub fn parse(v: &str) -> Result<PcpRules, String> {
-        [PcpRules::V6_12, PcpRules::V5_13, PcpRules::None]
-            .into_iter()
-            .find(|r| r.name() == v)
-            .ok_or_else(|| format!("expected 6.12, 5.13 or none, got '{v}'"))
+        [PcpRules::V6_12, PcpRules::V5_13, PcpRules::None].into_iter().find(|r| r.name() == v).ok_or_else(|| format!("expected 6.12, 5.13 or none, got '{v}'"))
     }
 
     pub fn name(self) -> &'static str {

@@ -98,7 +98,14 @@ pub fn scan_shadow_nodes(mm: &mut Mm, lv: u32, nr_to_scan: u64) -> u64 {
         }
         for s in slots {
             // A swap-cache node's slots hold the shadows of the pages swapped out to them.
-            let page = if swap { if !mm.swap.is_used(s) { continue } mm.swap.owner(s) } else { s };
+            let page = if swap {
+                if !mm.swap.is_used(s) {
+                    continue;
+                }
+                mm.swap.owner(s)
+            } else {
+                s
+            };
             mm.pages.set_shadow(page as usize, 0);
         }
         mm.vmstat.count(Ev::WorkingsetNodereclaim, 1);

@@ -62,11 +62,7 @@ fn is_lowmem(z: &Zone) -> bool {
 /// `nr_free_buffer_pages`: Σ over zones ≤ ZONE_NORMAL of `managed - high_wmark_pages` (where
 /// positive). Before watermarks are set this is the lowmem managed page count.
 pub fn nr_free_buffer_pages(zones: &[Zone]) -> u64 {
-    zones
-        .iter()
-        .filter(|z| is_lowmem(z))
-        .map(|z| z.managed_pages.saturating_sub(z.high_wmark_pages()))
-        .sum()
+    zones.iter().filter(|z| is_lowmem(z)).map(|z| z.managed_pages.saturating_sub(z.high_wmark_pages())).sum()
 }
 
 /// `init_per_zone_wmark_min` at boot: `calculate_min_free_kbytes` from
@@ -88,27 +84,15 @@ pub fn init_per_zone_wmark_min(zones: &mut [Zone], watermark_scale_factor: u64) 
 /// - `delta = max(tmp >> 2, mult_frac(managed, watermark_scale_factor, 10000))` (with the
 ///   unclamped `tmp` for movable zones too); `LOW = MIN + delta`, `HIGH = LOW + delta`,
 ///   `PROMO = HIGH + delta`; `watermark_boost = 0`.
-pub fn setup_per_zone_wmarks(
-    zones: &mut [Zone],
-    min_free_kbytes: u64,
-    watermark_scale_factor: u64,
-) {
+pub fn setup_per_zone_wmarks(zones: &mut [Zone], min_free_kbytes: u64, watermark_scale_factor: u64) {
     let pages_min = min_free_kbytes >> (PAGE_SHIFT - 10);
-    let lowmem_pages: u64 = zones
-        .iter()
-        .filter(|z| is_lowmem(z))
-        .map(|z| z.managed_pages)
-        .sum();
+    let lowmem_pages: u64 = zones.iter().filter(|z| is_lowmem(z)).map(|z| z.managed_pages).sum();
     for z in zones.iter_mut() {
         let managed = z.managed_pages;
         // tmp = (u64)pages_min * zone_managed_pages(zone); tmp = div64_ul(tmp, lowmem_pages);
         // (the kernel never has lowmem_pages == 0; the model guards it).
         let tmp = (pages_min * managed).checked_div(lowmem_pages).unwrap_or(0);
-        z.watermark[WMARK_MIN] = if is_lowmem(z) {
-            tmp
-        } else {
-            (managed / 1024).clamp(SWAP_CLUSTER_MAX, 128)
-        };
+        z.watermark[WMARK_MIN] = if is_lowmem(z) { tmp } else { (managed / 1024).clamp(SWAP_CLUSTER_MAX, 128) };
         let delta = (tmp >> 2).max(mult_frac(managed, watermark_scale_factor, 10000));
         z.watermark_boost = 0;
         z.watermark[WMARK_LOW] = z.watermark[WMARK_MIN] + delta;
@@ -132,16 +116,7 @@ pub fn lowmem_reserve_ratio(t: ZoneType) -> u64 {
 /// that could use those zones (0 with ratio 0, for an empty zone and for a node's highest
 /// zone).
 pub fn setup_per_zone_lowmem_reserve(zones: &mut [Zone]) {
-    let above: Vec<u64> = zones
-        .iter()
-        .map(|z| {
-            zones
-                .iter()
-                .filter(|u| u.node == z.node && u.zone_type > z.zone_type)
-                .map(|u| u.managed_pages)
-                .sum()
-        })
-        .collect();
+    let above: Vec<u64> = zones.iter().map(|z| zones.iter().filter(|u| u.node == z.node && u.zone_type > z.zone_type).map(|u| u.managed_pages).sum()).collect();
     for (z, above) in zones.iter_mut().zip(above) {
         let ratio = lowmem_reserve_ratio(z.zone_type);
         z.lowmem_reserve = if ratio == 0 || z.managed_pages == 0 { 0 } else { above / ratio };
@@ -183,12 +158,7 @@ mod tests {
     use super::*;
 
     fn zone(zone_type: ZoneType, nr_pages: u32) -> Zone {
-        Zone::detached(&ZoneSpec {
-            node: 0,
-            zone_type,
-            start_pfn: 0,
-            nr_pages,
-        })
+        Zone::detached(&ZoneSpec { node: 0, zone_type, start_pfn: 0, nr_pages })
     }
 
     /// One Normal zone of `pages` pages set up at boot; returns (min_free_kbytes, watermarks).
@@ -205,20 +175,7 @@ mod tests {
         assert_eq!(int_sqrt(2), 1);
         assert_eq!(int_sqrt(3), 1);
         assert_eq!(int_sqrt(4), 2);
-        for n in [
-            2u64,
-            3,
-            10,
-            255,
-            256,
-            4095,
-            4096,
-            65535,
-            65536,
-            1 << 20,
-            185363,
-            4294967295,
-        ] {
+        for n in [2u64, 3, 10, 255, 256, 4095, 4096, 65535, 65536, 1 << 20, 185363, 4294967295] {
             let sq = n * n;
             assert_eq!(int_sqrt(sq), n, "sqrt({sq})");
             assert_eq!(int_sqrt(sq - 1), n - 1, "sqrt({sq} - 1)");
@@ -313,17 +270,11 @@ mod tests {
         // 2 TiB = 2^29 pages (u32 nr_pages holds it); 2^31 KiB -> sqrt(2^35) = 185363 KiB
         // pages_min = 185363 >> 2 = 46340; delta = max(46340 >> 2 = 11585,
         //   mult_frac(536870912, 10, 10000) = 53687*10 + 912*10/10000 = 536870)
-        assert_eq!(
-            single(1 << 29, 10),
-            (185363, [46340, 583210, 1120080, 1656950])
-        );
+        assert_eq!(single(1 << 29, 10), (185363, [46340, 583210, 1120080, 1656950]));
         // 8 TiB = 2^31 pages; 2^33 KiB -> sqrt(2^37) = 370727 -> clamp 262144 KiB
         // pages_min = 65536; delta = max(16384, mult_frac(2147483648, 10, 10000)
         //   = 214748*10 + 3648*10/10000 = 2147483)
-        assert_eq!(
-            single(1 << 31, 10),
-            (262144, [65536, 2213019, 4360502, 6507985])
-        );
+        assert_eq!(single(1 << 31, 10), (262144, [65536, 2213019, 4360502, 6507985]));
     }
 
     #[test]
@@ -346,17 +297,11 @@ mod tests {
         // -> min_free_kbytes 8192, pages_min 2048
         // DMA32: min = 2048*786432/1048576 = 1536; delta = max(384, 78*10 + 6432*10/10000 = 786)
         // Normal: min = 2048*262144/1048576 = 512; delta = max(128, 262) = 262
-        let mut zs = [
-            zone(ZoneType::Dma32, 786432),
-            zone(ZoneType::Normal, 262144),
-        ];
+        let mut zs = [zone(ZoneType::Dma32, 786432), zone(ZoneType::Normal, 262144)];
         assert_eq!(init_per_zone_wmark_min(&mut zs, 10), 8192);
         assert_eq!(zs[0].watermark, [1536, 2322, 3108, 3894]);
         assert_eq!(zs[1].watermark, [512, 774, 1036, 1298]);
-        assert_eq!(
-            zs[0].watermark[WMARK_MIN] + zs[1].watermark[WMARK_MIN],
-            2048
-        );
+        assert_eq!(zs[0].watermark[WMARK_MIN] + zs[1].watermark[WMARK_MIN], 2048);
     }
 
     #[test]
@@ -376,19 +321,13 @@ mod tests {
         // Normal: 1024 / 1286 / 1548 / 1810
         // Movable: tmp = 1024*1048576/262144 = 4096; min = clamp(1048576/1024 = 1024, 32, 128)
         //   = 128; delta = max(4096 >> 2 = 1024, mult_frac(1048576, 10, 10000) = 1048) = 1048
-        let mut zs = [
-            zone(ZoneType::Normal, 262144),
-            zone(ZoneType::Movable, 1048576),
-        ];
+        let mut zs = [zone(ZoneType::Normal, 262144), zone(ZoneType::Movable, 1048576)];
         assert_eq!(init_per_zone_wmark_min(&mut zs, 10), 4096);
         assert_eq!(zs[0].watermark, [1024, 1286, 1548, 1810]);
         assert_eq!(zs[1].watermark, [128, 1176, 2224, 3272]);
         // A small movable zone: 16384/1024 = 16 -> clamped up to SWAP_CLUSTER_MAX.
         // tmp = 1024*16384/262144 = 64; delta = max(16, mult_frac(16384,10,10000) = 16) = 16
-        let mut zs = [
-            zone(ZoneType::Normal, 262144),
-            zone(ZoneType::Movable, 16384),
-        ];
+        let mut zs = [zone(ZoneType::Normal, 262144), zone(ZoneType::Movable, 16384)];
         setup_per_zone_wmarks(&mut zs, 4096, 10);
         assert_eq!(zs[1].watermark, [32, 48, 64, 80]);
     }

@@ -378,7 +378,6 @@ impl ShadowNodes {
         Some((range, swap))
     }
 
-
     /// Invariants against the page slots (`shadow[p] != 0` for a non-resident page is a
     /// value entry, a resident page is a page entry): every node's count and nr_values,
     /// its list membership and memcg list, list lengths, WORKINGSET_NODES; a swap node

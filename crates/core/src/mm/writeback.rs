@@ -163,9 +163,8 @@ impl Mm {
 
     /// `global_dirtyable_memory`: free pages and file LRU pages.
     fn global_dirtyable(&self) -> u64 {
-        let file: u64 = (0..self.nr_nodes() as u16)
-            .map(|n| self.node_lru_pages(n, super::lruvec::LruList::InactiveFile) + self.node_lru_pages(n, super::lruvec::LruList::ActiveFile))
-            .sum();
+        let file: u64 =
+            (0..self.nr_nodes() as u16).map(|n| self.node_lru_pages(n, super::lruvec::LruList::InactiveFile) + self.node_lru_pages(n, super::lruvec::LruList::ActiveFile)).sum();
         self.total_free_pages() + file + 1
     }
 

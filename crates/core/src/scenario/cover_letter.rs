@@ -38,11 +38,7 @@ pub fn leveldb_getscan() -> Program {
     one_phase(
         vec![region("memtable", 16, AccessKind::AnonMapped, 0.3), region("sstables", 768, AccessKind::FileRead, 0.0)],
         6_000_000,
-        vec![
-            stream(0, Pattern::Uniform, 0.2),
-            stream(1, Pattern::Zipf { alpha: YCSB_ZIPF }, 0.4),
-            stream(1, Pattern::Sequential, 0.4),
-        ],
+        vec![stream(0, Pattern::Uniform, 0.2), stream(1, Pattern::Zipf { alpha: YCSB_ZIPF }, 0.4), stream(1, Pattern::Sequential, 0.4)],
     )
 }
 
@@ -59,11 +55,7 @@ pub fn ycsb_b() -> Program {
             region("journal", 64, AccessKind::FileRead, 1.0),
         ],
         8_000_000,
-        vec![
-            stream(0, Pattern::Zipf { alpha: YCSB_ZIPF }, 0.6),
-            stream(1, Pattern::Zipf { alpha: YCSB_ZIPF }, 0.38),
-            stream(2, Pattern::Sequential, 0.02),
-        ],
+        vec![stream(0, Pattern::Zipf { alpha: YCSB_ZIPF }, 0.6), stream(1, Pattern::Zipf { alpha: YCSB_ZIPF }, 0.38), stream(2, Pattern::Sequential, 0.02)],
     )
 }
 

@@ -115,26 +115,15 @@ pub fn parsec_program(name: &str, scale: f64) -> Option<Program> {
         streams: vec![Stream { region: 1, pattern: Pattern::Sequential, weight: w_seq }, Stream { region: 2, pattern: Pattern::Uniform, weight: 1.0 - w_seq }],
         reclaims: Vec::new(),
     });
-    Some(Program {
-        regions: vec![region("cold", cold), region("warm", warm), region("hot", hot), Region::new("input", input.max(1), AccessKind::FileRead)],
-        phases,
-        repeat: 1,
-    })
+    Some(Program { regions: vec![region("cold", cold), region("warm", warm), region("hot", hot), Region::new("input", input.max(1), AccessKind::FileRead)], phases, repeat: 1 })
 }
 
 /// Seed 004's configurations: (time quota label, `quota_ms`, prioritization). "no quota"
 /// has neither quota; without prioritization every region scores the same (all weights
 /// 0), with it the evaluation's weights (sz 0, nr_accesses 3, age 7: damon-tests
 /// `perf/schemes/pdarc_v4_2_*.damos`, "0 3 7"; the "N" files say "0 0 0").
-pub const PARSEC_CONFIGS: &[(&str, u64, bool)] = &[
-    ("N", 0, false),
-    ("10ms/s", 10, false),
-    ("50ms/s", 50, false),
-    ("200ms/s", 200, false),
-    ("10ms/s", 10, true),
-    ("50ms/s", 50, true),
-    ("200ms/s", 200, true),
-];
+pub const PARSEC_CONFIGS: &[(&str, u64, bool)] =
+    &[("N", 0, false), ("10ms/s", 10, false), ("50ms/s", 50, false), ("200ms/s", 200, false), ("10ms/s", 10, true), ("50ms/s", 50, true), ("200ms/s", 200, true)];
 
 /// The knob settings of one configuration of [`PARSEC_CONFIGS`]: DAMON_RECLAIM on, the
 /// time quota (0: none) and the prioritization weights. The matrix itself (each profile

@@ -16,14 +16,14 @@
 //! `numa.remote_access_ns` on a remote node and `cost.tlb_miss_ns` when not under a THP.
 //! Elapsed = the last task's clock (s). defrag=always.
 
+use crate::config::SimConfig;
+use crate::error::{Error, Result};
+use crate::mm::page::{is_resident, pg};
 use crate::policy::ReclaimPolicy;
 use crate::sim::engine::Machine;
 use crate::sim::process::{program_machine, Fault};
 use crate::sim::Engine;
 use crate::thp::{numa, HPAGE_PMD_NR};
-use crate::config::SimConfig;
-use crate::error::{Error, Result};
-use crate::mm::page::{is_resident, pg};
 
 /// The one machine, its reclaim policy chosen by name (sim/process.rs).
 type M = Machine<Box<dyn ReclaimPolicy>>;
@@ -310,10 +310,12 @@ pub fn usemem(cfg: &SimConfig, p: &UsememParams) -> Result<UsememResult> {
     let end = tasks.iter().map(|&t| m.procs.tasks[t].clock).max().unwrap_or(t0);
     debug_assert_eq!(Engine::check_invariants(&m), Ok(()));
     let resident: u64 = m.pages_per_node(rstart, pages).iter().sum();
-    let huge = (rstart..rstart + pages).filter(|&p| {
-        let pte = m.mm.pages.pte[p as usize];
-        is_resident(pte) && m.mm.frames.test(pte, pg::COMPOUND)
-    }).count() as u64;
+    let huge = (rstart..rstart + pages)
+        .filter(|&p| {
+            let pte = m.mm.pages.pte[p as usize];
+            is_resident(pte) && m.mm.frames.test(pte, pg::COMPOUND)
+        })
+        .count() as u64;
     Ok(UsememResult {
         elapsed_s: (end - t0) as f64 / 1e9,
         counters: m.counters(),

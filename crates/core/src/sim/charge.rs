@@ -17,7 +17,7 @@ use crate::error::{Error, Result};
 use crate::mm::memcontrol::MemcgId;
 use crate::mm::vmstat::Ev;
 use crate::policy::ReclaimPolicy;
-use crate::thp::gfp::{Gfp, GFP_HIGHUSER_MOVABLE, PAGE_ALLOC_COSTLY_ORDER, __GFP_DIRECT_RECLAIM, __GFP_NORETRY};
+use crate::thp::gfp::{Gfp, __GFP_DIRECT_RECLAIM, __GFP_NORETRY, GFP_HIGHUSER_MOVABLE, PAGE_ALLOC_COSTLY_ORDER};
 use crate::vmscan::{try_to_free_mem_cgroup_pages, try_to_free_mem_cgroup_pages_opts, ReclaimOptions, MAX_RECLAIM_RETRIES};
 
 const HZ: u64 = 250;

@@ -36,17 +36,8 @@ pub enum Daemon {
 }
 
 /// The order [`Machine::run_events`] runs them in.
-pub const DAEMONS: [Daemon; 9] = [
-    Daemon::Kswapd,
-    Daemon::Khugepaged,
-    Daemon::Kdamond,
-    Daemon::DamonRecord,
-    Daemon::Flusher,
-    Daemon::WritebackDone,
-    Daemon::StatsFlush,
-    Daemon::VmstatUpdate,
-    Daemon::Sampler,
-];
+pub const DAEMONS: [Daemon; 9] =
+    [Daemon::Kswapd, Daemon::Khugepaged, Daemon::Kdamond, Daemon::DamonRecord, Daemon::Flusher, Daemon::WritebackDone, Daemon::StatsFlush, Daemon::VmstatUpdate, Daemon::Sampler];
 
 impl<P: ReclaimPolicy> Machine<P> {
     /// Run every daemon's work that is due, then set the next wake-up.

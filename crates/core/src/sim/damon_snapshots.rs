@@ -22,12 +22,12 @@
 //! accessed bit with DAMON_RECLAIM's kdamond, so with both on each sees the other's
 //! checks, as two DAMON contexts on the same memory do in the kernel.
 
+use crate::config::DamonRecordMode;
 use crate::damon::attrs::DamonAttrs;
 use crate::damon::damos::action::OpsKind;
 use crate::damon::region::{damon_apply_min_nr_regions, damon_set_regions, DamonRegion, DamonTarget};
 use crate::damon::Kdamond;
 use crate::policy::ReclaimPolicy;
-use crate::config::DamonRecordMode;
 use crate::sim::engine::Machine;
 use reclaimlab_trace::{PAGE_SHIFT, PAGE_SIZE};
 
@@ -206,8 +206,15 @@ mod tests {
     /// changes nothing the module does.
     #[test]
     fn reclaim_records_the_modules_own_regions_and_perturbs_nothing() {
-        let dr = [("damon_reclaim.enabled", "Y"), ("damon_reclaim.min_age", "500000"), ("damon_reclaim.wmarks_high", "1000"),
-                  ("damon_reclaim.wmarks_mid", "999"), ("damon_reclaim.wmarks_low", "0"), ("swap.device", "zram"), ("swap.size", "32M")];
+        let dr = [
+            ("damon_reclaim.enabled", "Y"),
+            ("damon_reclaim.min_age", "500000"),
+            ("damon_reclaim.wmarks_high", "1000"),
+            ("damon_reclaim.wmarks_mid", "999"),
+            ("damon_reclaim.wmarks_low", "0"),
+            ("swap.device", "zram"),
+            ("swap.size", "32M"),
+        ];
         let ((snaps, frames), with) = run_with("reclaim", &dr);
         let ((none, _), without) = run_with("off", &dr);
         assert!(none.is_empty());

@@ -17,22 +17,22 @@
 //! others in order. khugepaged wakes on its own clock once a program maps anonymous
 //! memory.
 
+use super::process::Procs;
 use super::results::Recorder;
 use super::Engine;
-use crate::sim::results::RunResult;
 use crate::config::SimConfig;
 use crate::error::{Error, Result};
+use crate::mm::lruvec::LruList;
 use crate::mm::memcontrol::MemcgId;
 use crate::mm::page::{is_resident, nonres_pte, pg, pinfo, pte_info};
-use crate::mm::lruvec::LruList;
 use crate::mm::page_alloc::{MigrateType, Pfn};
 use crate::mm::vmstat::Ev;
 use crate::mm::Mm;
 use crate::policy::ReclaimPolicy;
 use crate::sim::alloc::{self, AllocCtx};
-use crate::thp::gfp::{ThpEnabled, GFP_HIGHUSER_MOVABLE, __GFP_NORETRY};
 use crate::sim::khugepaged::Khugepaged;
-use super::process::Procs;
+use crate::sim::results::RunResult;
+use crate::thp::gfp::{ThpEnabled, __GFP_NORETRY, GFP_HIGHUSER_MOVABLE};
 use crate::thp::kcompactd::Kcompactd;
 use crate::thp::{ThpState, HPAGE_PMD_NR};
 use crate::vmscan::Kswapd;
@@ -601,10 +601,18 @@ impl<P: ReclaimPolicy> Engine for Machine<P> {
                 return Err(format!("memcg '{}' usage {} but {charged} resident pages charged", m.name, m.usage));
             }
             let of_memcg = |flag: u32| {
-                self.mm.pages.pte.iter().filter(|&&p| is_resident(p) && self.mm.frames.memcg(p) as usize == i && self.mm.frames.is_file(p) && self.mm.frames.test(p, flag)).count() as u64
+                self.mm.pages.pte.iter().filter(|&&p| is_resident(p) && self.mm.frames.memcg(p) as usize == i && self.mm.frames.is_file(p) && self.mm.frames.test(p, flag)).count()
+                    as u64
             };
             if (of_memcg(pg::DIRTY), of_memcg(pg::WRITEBACK)) != (m.nr_dirty, m.nr_writeback) {
-                return Err(format!("memcg '{}' nr_dirty/nr_writeback {}/{} but {}/{} such pages", m.name, m.nr_dirty, m.nr_writeback, of_memcg(pg::DIRTY), of_memcg(pg::WRITEBACK)));
+                return Err(format!(
+                    "memcg '{}' nr_dirty/nr_writeback {}/{} but {}/{} such pages",
+                    m.name,
+                    m.nr_dirty,
+                    m.nr_writeback,
+                    of_memcg(pg::DIRTY),
+                    of_memcg(pg::WRITEBACK)
+                ));
             }
         }
         let dirty = self.mm.pages.pte.iter().filter(|&&p| is_resident(p) && self.mm.frames.is_file(p) && self.mm.frames.test(p, pg::DIRTY)).count() as u64;

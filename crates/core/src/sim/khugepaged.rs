@@ -15,8 +15,6 @@
 //! young-page requirement (`referenced` check), khugepaged's CPU time runs on its own
 //! clock but its allocations use the machine's allocator as the current task.
 
-use crate::thp::gfp::*;
-use crate::thp::{Tc, HPAGE_PMD_NR, HPAGE_PMD_ORDER};
 use crate::config::SimConfig;
 use crate::error::Result;
 use crate::mm::memcontrol::ROOT_MEMCG;
@@ -25,6 +23,8 @@ use crate::mm::page_alloc::MigrateType;
 use crate::policy::ReclaimPolicy;
 use crate::sim::engine::Machine;
 use crate::sim::process::{Task, NO_TASK};
+use crate::thp::gfp::*;
+use crate::thp::{Tc, HPAGE_PMD_NR, HPAGE_PMD_ORDER};
 
 pub struct Khugepaged {
     /// When the next scan runs (ns); `u64::MAX` while no mm is registered.

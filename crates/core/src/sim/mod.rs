@@ -16,9 +16,9 @@ pub mod process;
 pub mod registry;
 pub mod results;
 
-use crate::sim::results::RunResult;
 use crate::config::SimConfig;
 use crate::error::Result;
+use crate::sim::results::RunResult;
 use reclaimlab_trace::AccessSource;
 
 /// A running machine, type-erased over its policy (the hot loop inside is generic, so

@@ -169,7 +169,10 @@ pub fn program_machine(cfg: &SimConfig) -> Result<Machine<Box<dyn ReclaimPolicy>
     cfg.policy = name.clone();
     let mut m = Machine::new(&cfg, (entry.boxed)());
     if !m.mm.lru_folios_migratable {
-        return Err(Error::config("policy", format!("'{name}' cannot run a program's mappings: its folios cannot be taken off the LRU (folio_isolate_lru), which unmapping, collapse and compaction need")));
+        return Err(Error::config(
+            "policy",
+            format!("'{name}' cannot run a program's mappings: its folios cannot be taken off the LRU (folio_isolate_lru), which unmapping, collapse and compaction need"),
+        ));
     }
     m.sync_cgroups(&[String::new()]);
     Ok(m)
@@ -304,7 +307,10 @@ impl<P: ReclaimPolicy> Machine<P> {
     pub fn trace_madvise(&mut self, first: u32, n: u32, advice: u8) -> Result<()> {
         if advice == reclaimlab_trace::MADV_DONTNEED {
             if !self.mm.lru_folios_migratable {
-                return Err(Error::config("policy", format!("'{}' cannot replay the trace's MADV_DONTNEED: its folios cannot be taken off the LRU (folio_isolate_lru), which unmapping needs", self.mm.cfg.policy)));
+                return Err(Error::config(
+                    "policy",
+                    format!("'{}' cannot replay the trace's MADV_DONTNEED: its folios cannot be taken off the LRU (folio_isolate_lru), which unmapping needs", self.mm.cfg.policy),
+                ));
             }
             let end = (first as u64 + n as u64).min(self.mm.pages.len() as u64);
             if end > first as u64 {

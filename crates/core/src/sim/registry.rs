@@ -11,12 +11,12 @@
 
 use std::sync::OnceLock;
 
-use crate::policy::cache::CachePolicy;
-use crate::policy::classic::{Classic, Mainline};
 use crate::config::SimConfig;
 use crate::error::{Error, Result};
-use crate::sim::engine::Machine;
+use crate::policy::cache::CachePolicy;
+use crate::policy::classic::{Classic, Mainline};
 use crate::policy::{Based, ReclaimPolicy};
+use crate::sim::engine::Machine;
 use crate::sim::Engine;
 
 /// One named policy model (`reclaimlab policies`).

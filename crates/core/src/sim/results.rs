@@ -284,11 +284,6 @@ impl Recorder {
         for (m, col) in mm.memcgs.iter().zip(self.memcg_series).filter(|(m, _)| m.parent.is_some()) {
             columns.push((format!("memcg.{}.memory.current_bytes", m.name), col));
         }
-        RunResult {
-            policy,
-            vmstat,
-            metrics,
-            timeseries: TimeSeries { columns },
-        }
+        RunResult { policy, vmstat, metrics, timeseries: TimeSeries { columns } }
     }
 }

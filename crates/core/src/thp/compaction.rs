@@ -481,9 +481,7 @@ fn compact_finished(mm: &mut Mm, cc: &CompactControl) -> CompactResult {
         if !mm.buddy.free_list_empty(&mm.lists, cc.zone, o, MigrateType::Movable) {
             return CompactResult::Success;
         }
-        if mm.buddy.has_claimable_fallback(&mm.lists, cc.zone, o, MigrateType::Movable)
-            && (cc.mode == MigrateMode::Async || cc.migrate_pfn % PAGEBLOCK_NR_PAGES == 0)
-        {
+        if mm.buddy.has_claimable_fallback(&mm.lists, cc.zone, o, MigrateType::Movable) && (cc.mode == MigrateMode::Async || cc.migrate_pfn % PAGEBLOCK_NR_PAGES == 0) {
             return CompactResult::Success;
         }
     }
@@ -559,9 +557,7 @@ fn isolate_migratepages(mm: &mut Mm, cc: &mut CompactControl) -> bool {
     let mut block_end = pageblock_start(low_pfn) + PAGEBLOCK_NR_PAGES;
     while block_end <= cc.free_pfn {
         let block_start = pageblock_start(low_pfn).max(zstart);
-        let suitable_source = cc.mode != MigrateMode::Async
-            || cc.who != Compactor::Direct
-            || mm.buddy.pageblock_migratetype(block_start) == MigrateType::Movable;
+        let suitable_source = cc.mode != MigrateMode::Async || cc.who != Compactor::Direct || mm.buddy.pageblock_migratetype(block_start) == MigrateType::Movable;
         // v5.1+: "Only check the pageblock once" — at its start; the rest of a pageblock
         // this compaction marked itself is still scanned.
         let check_skip = cc.skip_hints == SkipHints::V4_20 || low_pfn == block_start;
@@ -751,11 +747,7 @@ pub fn compact_zone(mm: &mut Mm, cc: &mut CompactControl) -> CompactResult {
             zc.cached_free_pfn = free_pfn;
         }
     }
-    let (m, f) = if cc.who == Compactor::Direct {
-        (Tc::CompactMigrateScanned, Tc::CompactFreeScanned)
-    } else {
-        (Tc::CompactDaemonMigrateScanned, Tc::CompactDaemonFreeScanned)
-    };
+    let (m, f) = if cc.who == Compactor::Direct { (Tc::CompactMigrateScanned, Tc::CompactFreeScanned) } else { (Tc::CompactDaemonMigrateScanned, Tc::CompactDaemonFreeScanned) };
     // The daemon's scans also count in the global scanner counters (count_compact_events).
     mm.thp.stat.count(Tc::CompactMigrateScanned, cc.total_migrate_scanned);
     mm.thp.stat.count(Tc::CompactFreeScanned, cc.total_free_scanned);

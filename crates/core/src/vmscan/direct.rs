@@ -18,14 +18,14 @@
 //! `throttle_direct_reclaim`'s wait on `pfmemalloc_wait` (6.12) runs before, in the page
 //! allocator's `direct_reclaim` (sim/alloc.rs), where kswapd can run while the task sleeps.
 
+use super::reclaim_compaction::compaction_ready;
 use super::throttle::{throttle_task, Throttle};
 use super::{shrink_node, snapshot_refaults, Reclaimer, ScanControl, DEF_PRIORITY, SWAP_CLUSTER_MAX};
-use super::reclaim_compaction::compaction_ready;
-use crate::thp::gfp::PAGE_ALLOC_COSTLY_ORDER;
 use crate::mm::memcontrol::MemcgId;
 use crate::mm::vmstat::Ev;
 use crate::mm::Mm;
 use crate::policy::ReclaimPolicy;
+use crate::thp::gfp::PAGE_ALLOC_COSTLY_ORDER;
 
 fn do_try_to_free_pages<P: ReclaimPolicy>(mm: &mut Mm, p: &mut P, sc: &mut ScanControl, nodes: &[u16]) -> u64 {
     let initial_priority = sc.priority;

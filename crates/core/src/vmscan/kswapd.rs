@@ -215,11 +215,7 @@ impl Kswapd {
         sc.nr_scanned = 0;
         let reclaimed_before = sc.nr_reclaimed;
         // kswapd_shrink_node
-        sc.nr_to_reclaim = mm.nodes[node as usize]
-            .zones
-            .iter()
-            .map(|&z| mm.buddy.zones[z].high_wmark_pages().max(SWAP_CLUSTER_MAX))
-            .sum();
+        sc.nr_to_reclaim = mm.nodes[node as usize].zones.iter().map(|&z| mm.buddy.zones[z].high_wmark_pages().max(SWAP_CLUSTER_MAX)).sum();
         shrink_node(mm, p, node, sc);
         // "If twice the allocation size has been reclaimed then recheck watermarks only
         // at order-0 to prevent excessive reclaim."

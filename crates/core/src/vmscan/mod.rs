@@ -17,8 +17,8 @@ pub use memcgs::shrink_node_memcgs;
 pub use shrink_folio_list::{shrink_folio_list, ReclaimStat};
 
 use crate::mm::memcontrol::MemcgId;
-use crate::mm::Mm;
 use crate::mm::vmstat::Ev;
+use crate::mm::Mm;
 use crate::policy::ReclaimPolicy;
 
 pub const SWAP_CLUSTER_MAX: u64 = 32;

@@ -252,13 +252,7 @@ struct Costs {
 
 fn mm_costs(mm: &Mm) -> Costs {
     let c = &mm.cfg.cost;
-    Costs {
-        scan_ns: c.scan_ns,
-        unmap_ns: c.unmap_ns,
-        free_ns: c.free_ns,
-        zram_compress_ns: mm.cfg.zram_compress_ns,
-        ssd_write_ns: mm.cfg.ssd_write_ns,
-    }
+    Costs { scan_ns: c.scan_ns, unmap_ns: c.unmap_ns, free_ns: c.free_ns, zram_compress_ns: mm.cfg.zram_compress_ns, ssd_write_ns: mm.cfg.ssd_write_ns }
 }
 
 /// pageout (anon, to the swap slots from `slot`) + try_to_unmap + `__remove_mapping` +

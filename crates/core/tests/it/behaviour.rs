@@ -3,8 +3,8 @@
 //! numbers that follow from it.
 
 use crate::common::*;
-use reclaimlab_core::sim::engine::Machine;
 use reclaimlab_core::policy::classic::{Classic, Mainline};
+use reclaimlab_core::sim::engine::Machine;
 use reclaimlab_core::sim::Engine;
 use reclaimlab_trace::{generate, AccessKind, Pattern};
 
@@ -197,7 +197,13 @@ fn a_late_kswapd_leaves_reclaim_to_the_allocator() {
     let at_once = run_checked(&config(&kv), generate(prog(), 1).unwrap().as_mut(), 20_000);
     let late = run_checked(&config(&[&kv[..], &[("cost.kswapd_wakeup_ns", "20000000")]].concat()), generate(prog(), 1).unwrap().as_mut(), 20_000);
     let total = |r: &reclaimlab_core::RunResult| vm(r, "pgsteal_kswapd") + vm(r, "pgsteal_direct");
-    eprintln!("at once: direct {} runs {}; late: direct {} runs {}", vm(&at_once, "pgsteal_direct"), vm(&at_once, "pageoutrun"), vm(&late, "pgsteal_direct"), vm(&late, "pageoutrun"));
+    eprintln!(
+        "at once: direct {} runs {}; late: direct {} runs {}",
+        vm(&at_once, "pgsteal_direct"),
+        vm(&at_once, "pageoutrun"),
+        vm(&late, "pgsteal_direct"),
+        vm(&late, "pageoutrun")
+    );
     assert_eq!(vm(&at_once, "allocstall_normal"), 0);
     assert!(vm(&late, "allocstall_normal") > 0 && vm(&late, "pgsteal_direct") > 0);
     assert!(vm(&late, "pageoutrun") < vm(&at_once, "pageoutrun"));
@@ -253,9 +259,8 @@ fn swap_off_never_reclaims_anon() {
 /// costs no time, and one longer than it delays the accesses until they are due again.
 #[test]
 fn a_paced_trace_absorbs_stalls_into_its_think_time() {
-    let touch = |gap: u32| -> Vec<reclaimlab_trace::Access> {
-        (0..2000).map(|page| reclaimlab_trace::Access { page, cgroup: 0, flags: reclaimlab_trace::flags::WRITE, gap }).collect()
-    };
+    let touch =
+        |gap: u32| -> Vec<reclaimlab_trace::Access> { (0..2000).map(|page| reclaimlab_trace::Access { page, cgroup: 0, flags: reclaimlab_trace::flags::WRITE, gap }).collect() };
     let runtime = |pacing: &str, gap: u32| {
         let cfg = config(&[("machine.memory", "64M"), ("sim.trace_pacing", pacing), ("cost.minor_fault_ns", "1000")]);
         let r = run_checked(&cfg, &mut VecSource::new(touch(gap), vec![]).timed(1000), 1000);
@@ -314,17 +319,21 @@ fn anon_thrash_uses_swap_and_counts_anon_refaults() {
 fn memory_low_protects_a_cgroup_from_a_streaming_neighbour() {
     let run_with = |low: &str| {
         // Fresh statistics (flushed every 2 ms): protection is tested, not flush timing.
-        let cfg = config(&[("machine.memory", "32M"), ("swap.device", "none"), ("cgroup.db.memory.low", low), ("cgroup.batch.memory.max", "max"), ("sim.time_dilation", "1000"), ("block.read_ahead_kb", "0")]);
+        let cfg = config(&[
+            ("machine.memory", "32M"),
+            ("swap.device", "none"),
+            ("cgroup.db.memory.low", low),
+            ("cgroup.batch.memory.max", "max"),
+            ("sim.time_dilation", "1000"),
+            ("block.read_ahead_kb", "0"),
+        ]);
         let mut db = region("db", 12 * MIB, AccessKind::FileRead);
         db.cgroup = "db".into();
         let mut batch = region("batch", 256 * MIB, AccessKind::FileRead);
         batch.cgroup = "batch".into();
         let p = program(
             vec![db, batch],
-            vec![
-                phase("load", 12 * MIB as u64, &[(0, Pattern::Sequential, 1.0)]),
-                phase("mixed", 400_000, &[(0, Pattern::Uniform, 0.05), (1, Pattern::Sequential, 0.95)]),
-            ],
+            vec![phase("load", 12 * MIB as u64, &[(0, Pattern::Sequential, 1.0)]), phase("mixed", 400_000, &[(0, Pattern::Uniform, 0.05), (1, Pattern::Sequential, 0.95)])],
         );
         run_checked(&cfg, generate(p, 7).unwrap().as_mut(), 50_000)
     };
@@ -354,10 +363,8 @@ fn flusher_writes_back_expired_and_excess_dirty_pages() {
         c.set("vm.dirty_writeback_centisecs", "5").unwrap();
         c
     };
-    let p = program(
-        vec![w.clone(), reads.clone()],
-        vec![phase("write", 8 * MIB as u64, &[(0, Pattern::Sequential, 1.0)]), phase("read", 2_000_000, &[(1, Pattern::Uniform, 1.0)])],
-    );
+    let p =
+        program(vec![w.clone(), reads.clone()], vec![phase("write", 8 * MIB as u64, &[(0, Pattern::Sequential, 1.0)]), phase("read", 2_000_000, &[(1, Pattern::Uniform, 1.0)])]);
     let r = run_checked(&cfg2, generate(p.clone(), 1).unwrap().as_mut(), 100_000);
     assert_eq!(vm(&r, "nr_dirtied"), 8 * MIB as u64);
     assert_eq!(vm(&r, "nr_written"), 8 * MIB as u64, "every written page was written back");

@@ -71,10 +71,7 @@ fn a_working_set_that_fits_faults_once_per_page() {
 /// acts on it) must keep a skewed working set better than FIFO (which ignores it).
 #[test]
 fn the_accessed_bit_reaches_the_algorithm() {
-    let prog = program(
-        vec![region("anon", 3 * 1024, AccessKind::AnonMapped)],
-        vec![phase("zipf", 200_000, &[(0, Pattern::Zipf { alpha: 1.0 }, 1.0)])],
-    );
+    let prog = program(vec![region("anon", 3 * 1024, AccessKind::AnonMapped)], vec![phase("zipf", 200_000, &[(0, Pattern::Zipf { alpha: 1.0 }, 1.0)])]);
     let faults = |p: &str| {
         let r = run(&machine(p, "ssd"), generate(prog.clone(), 3).unwrap().as_mut());
         vm(&r, "pswpin")
@@ -94,10 +91,7 @@ fn reclaim_drivers_run_every_cache_policy() {
     let burst = region("burst", 1024, AccessKind::AnonMapped);
     let prog = program(
         vec![anon, file, burst],
-        vec![
-            phase("mix", 120_000, &[(0, Pattern::Zipf { alpha: 0.9 }, 0.5), (1, Pattern::Zipf { alpha: 0.7 }, 0.5)]),
-            phase("burst", 60_000, &[(2, Pattern::Sequential, 1.0)]),
-        ],
+        vec![phase("mix", 120_000, &[(0, Pattern::Zipf { alpha: 0.9 }, 0.5), (1, Pattern::Zipf { alpha: 0.7 }, 0.5)]), phase("burst", 60_000, &[(2, Pattern::Sequential, 1.0)])],
     );
     for policy in cache_policies() {
         let cfg = config(&[("policy", policy), ("machine.memory", "12M"), ("swap.device", "zram"), ("cgroup.a.memory.max", "4M"), ("vm.watermark_scale_factor", "1")]);
@@ -122,17 +116,11 @@ fn reclaim_drivers_run_every_cache_policy() {
 fn lirs_2q_slru_and_clockpro_keep_a_hot_set_through_a_one_time_scan_where_lru_does_not() {
     let hot_pages = 1024u32;
     let prog = |with_last_pass: bool| {
-        let mut phases = vec![
-            phase("mix", 40_000, &[(0, Pattern::Uniform, 0.5), (1, Pattern::Sequential, 0.5)]),
-            phase("scan", 4096, &[(2, Pattern::Sequential, 1.0)]),
-        ];
+        let mut phases = vec![phase("mix", 40_000, &[(0, Pattern::Uniform, 0.5), (1, Pattern::Sequential, 0.5)]), phase("scan", 4096, &[(2, Pattern::Sequential, 1.0)])];
         if with_last_pass {
             phases.push(phase("hot", hot_pages as u64, &[(0, Pattern::Sequential, 1.0)]));
         }
-        program(
-            vec![region("hot", hot_pages, AccessKind::FileRead), region("cold", 24_000, AccessKind::FileRead), region("scan", 4096, AccessKind::FileRead)],
-            phases,
-        )
+        program(vec![region("hot", hot_pages, AccessKind::FileRead), region("cold", 24_000, AccessKind::FileRead), region("scan", 4096, AccessKind::FileRead)], phases)
     };
     let last_pass_faults = |policy: &str| {
         let faults = |p: bool| metric(&run(&machine(policy, "none"), generate(prog(p), 7).unwrap().as_mut()), "major_faults") as u64;

@@ -87,10 +87,7 @@ fn mixed() -> (SimConfig, Program) {
     anon.cgroup = "a".into();
     let prog = program(
         vec![anon, region("file", 3 * 1024, AccessKind::FileRead), region("burst", 1024, AccessKind::AnonMapped)],
-        vec![
-            phase("mix", 120_000, &[(0, Pattern::Zipf { alpha: 0.9 }, 0.5), (1, Pattern::Zipf { alpha: 0.7 }, 0.5)]),
-            phase("burst", 60_000, &[(2, Pattern::Sequential, 1.0)]),
-        ],
+        vec![phase("mix", 120_000, &[(0, Pattern::Zipf { alpha: 0.9 }, 0.5), (1, Pattern::Zipf { alpha: 0.7 }, 0.5)]), phase("burst", 60_000, &[(2, Pattern::Sequential, 1.0)])],
     );
     let cfg = config(&[("machine.memory", "12M"), ("swap.device", "zram"), ("cgroup.a.memory.max", "4M"), ("vm.watermark_scale_factor", "1")]);
     (cfg, prog)
@@ -174,7 +171,8 @@ fn refused_folios_never_reach_the_policy() {
     let added = Arc::new(Mutex::new(0));
     let a = added.clone();
     let (cfg, prog) = mixed();
-    let r = run_ext(&cfg, factory(move || Refuse(Recency { added: a.clone(), ..Default::default() })), generate(prog, 5).unwrap().as_mut(), 5000).unwrap_or_else(|(m, _)| panic!("{m}"));
+    let r = run_ext(&cfg, factory(move || Refuse(Recency { added: a.clone(), ..Default::default() })), generate(prog, 5).unwrap().as_mut(), 5000)
+        .unwrap_or_else(|(m, _)| panic!("{m}"));
     assert_eq!(*added.lock().unwrap(), 0);
     assert_eq!(metric(&r, "ext.evict_folios_calls"), 0.0);
     assert!(vm(&r, "pgsteal_kswapd") + vm(&r, "pgsteal_direct") > 0);
@@ -221,12 +219,17 @@ fn a_broken_policy_stops_the_run_naming_the_hook_and_the_folio() {
         (Bug::Raises, "policy test:ext: evict_folios: ZeroDivisionError: division by zero"),
     ] {
         let twice = matches!(bug, Bug::Twice);
-        let f = factory(move || Broken(Recency::default(), match bug {
-            Bug::Twice => Bug::Twice,
-            Bug::NotOffered => Bug::NotOffered,
-            Bug::TooMany => Bug::TooMany,
-            Bug::Raises => Bug::Raises,
-        }));
+        let f = factory(move || {
+            Broken(
+                Recency::default(),
+                match bug {
+                    Bug::Twice => Bug::Twice,
+                    Bug::NotOffered => Bug::NotOffered,
+                    Bug::TooMany => Bug::TooMany,
+                    Bug::Raises => Bug::Raises,
+                },
+            )
+        });
         let (msg, sim) = run_ext(&cfg, f, generate(prog.clone(), 5).unwrap().as_mut(), 5000).map(|_| ()).unwrap_err();
         assert!(msg.contains(want), "{msg}");
         if twice {

@@ -13,12 +13,7 @@ fn kind() -> impl Strategy<Value = AccessKind> {
 }
 
 fn pattern() -> impl Strategy<Value = Pattern> {
-    prop_oneof![
-        (0.3f64..1.4).prop_map(|alpha| Pattern::Zipf { alpha }),
-        Just(Pattern::Uniform),
-        Just(Pattern::Sequential),
-        Just(Pattern::Zigzag)
-    ]
+    prop_oneof![(0.3f64..1.4).prop_map(|alpha| Pattern::Zipf { alpha }), Just(Pattern::Uniform), Just(Pattern::Sequential), Just(Pattern::Zigzag)]
 }
 
 prop_compose! {
@@ -145,7 +140,14 @@ fn thp_invariants_under_every_policy() {
     // file cache holds) makes reclaim split each THP it would swap (thp_swpout_fallback).
     for p in reclaimlab_core::policies() {
         for (limit, swap) in [(None, "1G"), (Some("256M"), "1G"), (None, "1M")] {
-            let mut kv = vec![("policy", p.name), ("machine.memory", "600M"), ("swap.device", "zram"), ("swap.size", swap), ("transparent_hugepage.enabled", "always"), ("transparent_hugepage.defrag", "always")];
+            let mut kv = vec![
+                ("policy", p.name),
+                ("machine.memory", "600M"),
+                ("swap.device", "zram"),
+                ("swap.size", swap),
+                ("transparent_hugepage.enabled", "always"),
+                ("transparent_hugepage.defrag", "always"),
+            ];
             if let Some(l) = limit {
                 kv.push(("cgroup.a.memory.max", l));
             }

@@ -11,13 +11,7 @@ use reclaimlab_trace::{generate, AccessKind, Pattern};
 /// 12 MiB: memcg reclaim) and `bg` (a file set it rewrites, and anon), together larger
 /// than memory (kswapd and direct reclaim).
 fn two_cgroups(policy: &str) -> RunResult {
-    let cfg = config(&[
-        ("policy", policy),
-        ("machine.memory", "32M"),
-        ("swap.device", "zram"),
-        ("cgroup.wl.memory.max", "12M"),
-        ("sim.time_dilation", "100"),
-    ]);
+    let cfg = config(&[("policy", policy), ("machine.memory", "32M"), ("swap.device", "zram"), ("cgroup.wl.memory.max", "12M"), ("sim.time_dilation", "100")]);
     let mut heap = region("heap", 6 * MIB, AccessKind::AnonMapped);
     heap.cgroup = "wl".into();
     let mut data = region("data", 16 * MIB, AccessKind::FileMapped);
@@ -89,7 +83,13 @@ fn memory_stat_sums_to_vmstat() {
         assert!(cg(&r, "wl", "pgmajfault") > 0, "{policy}: wl's mapped file faults are major");
         // Page states, in bytes: the LRU lists add up to the node's, anon + file to
         // memory.current (no swap cache, no kernel memory in the model).
-        for (key, global) in [("inactive_anon", "nr_inactive_anon"), ("active_anon", "nr_active_anon"), ("inactive_file", "nr_inactive_file"), ("active_file", "nr_active_file"), ("file_dirty", "nr_dirty")] {
+        for (key, global) in [
+            ("inactive_anon", "nr_inactive_anon"),
+            ("active_anon", "nr_active_anon"),
+            ("inactive_file", "nr_inactive_file"),
+            ("active_file", "nr_active_file"),
+            ("file_dirty", "nr_dirty"),
+        ] {
             assert_eq!(sum(&r, key), vm(&r, global) * 4096, "{policy}: {key}");
         }
         for who in ["wl", "bg"] {

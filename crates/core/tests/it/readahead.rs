@@ -44,7 +44,12 @@ fn sequential_read_misses_once_and_reads_each_page_once() {
 fn random_reads_read_one_page_and_a_successor_starts_a_window() {
     let pages: Vec<u32> = (0..200).map(|i| (i * 7919) % 5000 + 1).collect();
     let r = run_with(accesses(pages.clone(), READ), file(6000), &[]);
-    let distinct = { let mut p = pages.clone(); p.sort(); p.dedup(); p.len() as u64 };
+    let distinct = {
+        let mut p = pages.clone();
+        p.sort();
+        p.dedup();
+        p.len() as u64
+    };
     assert_eq!(vm(&r, "pgpgin"), 4 * distinct);
     // 100 then 101: the second read is sequential → pages 101..105 (window 4, marker 102).
     let r = run_with(accesses([100, 101], READ), file(6000), &[]);

@@ -14,9 +14,18 @@ fn data(rel: &str) -> PathBuf {
 fn lirs_traces_replay() {
     // (trace, references as the reader counts them, distinct blocks)
     for (name, refs, blocks) in [
-        ("2_pools", 100_000u64, 9_939u64), ("backf", 9_000, 751), ("cpp", 9_047, 1_223), ("cs", 6_781, 1_409),
-        ("gli", 6_015, 2_529), ("loop", 505_500, 1_011), ("multi1", 15_858, 2_606), ("multi2", 26_311, 5_684),
-        ("multi3", 30_241, 7_454), ("ps", 10_448, 3_083), ("scan", 50_025, 2_001), ("sprite", 133_996, 7_075),
+        ("2_pools", 100_000u64, 9_939u64),
+        ("backf", 9_000, 751),
+        ("cpp", 9_047, 1_223),
+        ("cs", 6_781, 1_409),
+        ("gli", 6_015, 2_529),
+        ("loop", 505_500, 1_011),
+        ("multi1", 15_858, 2_606),
+        ("multi2", 26_311, 5_684),
+        ("multi3", 30_241, 7_454),
+        ("ps", 10_448, 3_083),
+        ("scan", 50_025, 2_001),
+        ("sprite", 133_996, 7_075),
         ("zigzag", 52_001, 2_001),
     ] {
         let cfg = config(&[("machine.memory", "4M"), ("swap.device", "none")]);

@@ -11,11 +11,7 @@ const RFC: &str = "classic+refault-distance-rfc-v3";
 fn run_policy(policy: &str, kv: &[(&str, &str)], p: &Program) -> RunResult {
     let mut kv = kv.to_vec();
     kv.push(("policy", policy));
-    run_checked(
-        &config(&kv),
-        generate(p.clone(), 1).unwrap().as_mut(),
-        50_000,
-    )
+    run_checked(&config(&kv), generate(p.clone(), 1).unwrap().as_mut(), 50_000)
 }
 
 /// Differential: when everything fits in memory nothing is evicted, so no refault ever
@@ -25,29 +21,13 @@ fn run_policy(policy: &str, kv: &[(&str, &str)], p: &Program) -> RunResult {
 #[test]
 fn fits_in_memory_is_identical_to_mainline() {
     let p = program(
-        vec![
-            region("data", 4 * MIB, AccessKind::FileRead),
-            region("heap", 2 * MIB, AccessKind::AnonMapped),
-        ],
-        vec![phase(
-            "run",
-            200_000,
-            &[
-                (0, Pattern::Zipf { alpha: 0.8 }, 1.0),
-                (1, Pattern::Uniform, 1.0),
-            ],
-        )],
+        vec![region("data", 4 * MIB, AccessKind::FileRead), region("heap", 2 * MIB, AccessKind::AnonMapped)],
+        vec![phase("run", 200_000, &[(0, Pattern::Zipf { alpha: 0.8 }, 1.0), (1, Pattern::Uniform, 1.0)])],
     );
     let kv = [("machine.memory", "32M"), ("swap.device", "zram")];
     let (m, r) = (run_policy(MAINLINE, &kv, &p), run_policy(RFC, &kv, &p));
-    assert!(
-        vm(&m, "pgactivate") > 0,
-        "the workload must activate via folio_mark_accessed"
-    );
-    assert_eq!(
-        vm(&m, "workingset_refault_file") + vm(&m, "workingset_refault_anon"),
-        0
-    );
+    assert!(vm(&m, "pgactivate") > 0, "the workload must activate via folio_mark_accessed");
+    assert_eq!(vm(&m, "workingset_refault_file") + vm(&m, "workingset_refault_anon"), 0);
     assert_eq!(m.vmstat, r.vmstat);
     assert_eq!(format!("{:?}", m.metrics), format!("{:?}", r.metrics));
     assert_eq!(format!("{:?}", m.timeseries), format!("{:?}", r.timeseries));
@@ -62,14 +42,7 @@ fn fits_in_memory_is_identical_to_mainline() {
 #[test]
 fn pure_loop_activates_under_neither() {
     let looped = 16 * MIB + 16 * MIB / 10;
-    let p = program(
-        vec![region("loop", looped, AccessKind::FileRead)],
-        vec![phase(
-            "loop",
-            10 * looped as u64,
-            &[(0, Pattern::Sequential, 1.0)],
-        )],
-    );
+    let p = program(vec![region("loop", looped, AccessKind::FileRead)], vec![phase("loop", 10 * looped as u64, &[(0, Pattern::Sequential, 1.0)])]);
     // Fresh statistics (flushed every 2 ms) and no readahead: the distance rule on the
     // pages the trace reads is tested, not flush timing or readahead's extra reads.
     let kv = [("machine.memory", "16M"), ("swap.device", "none"), ("sim.time_dilation", "1000"), ("block.read_ahead_kb", "0")];
@@ -99,28 +72,15 @@ fn hot_set_churn_inflates_mainline_clock_but_not_rfc() {
     let looped = mem * 9 / 10;
     let hot = mem / 2;
     let p = program(
-        vec![
-            region("loop", looped, AccessKind::FileRead),
-            region("hot", hot, AccessKind::FileRead),
-        ],
-        vec![phase(
-            "mix",
-            20 * 17 * looped as u64,
-            &[(0, Pattern::Sequential, 1.0), (1, Pattern::Uniform, 16.0)],
-        )],
+        vec![region("loop", looped, AccessKind::FileRead), region("hot", hot, AccessKind::FileRead)],
+        vec![phase("mix", 20 * 17 * looped as u64, &[(0, Pattern::Sequential, 1.0), (1, Pattern::Uniform, 16.0)])],
     );
     // Fresh statistics (flushed every 2 ms) and no readahead: the distance rule on the
     // pages the trace reads is tested, not flush timing or readahead's extra reads.
     let kv = [("machine.memory", "16M"), ("swap.device", "none"), ("sim.time_dilation", "1000"), ("block.read_ahead_kb", "0")];
     let (m, r) = (run_policy(MAINLINE, &kv, &p), run_policy(RFC, &kv, &p));
-    let (ma, ra) = (
-        vm(&m, "workingset_activate_file"),
-        vm(&r, "workingset_activate_file"),
-    );
-    let (mr, rr) = (
-        vm(&m, "workingset_refault_file"),
-        vm(&r, "workingset_refault_file"),
-    );
+    let (ma, ra) = (vm(&m, "workingset_activate_file"), vm(&r, "workingset_activate_file"));
+    let (mr, rr) = (vm(&m, "workingset_refault_file"), vm(&r, "workingset_refault_file"));
     eprintln!("mainline: refault={mr} activate={ma}; rfc: refault={rr} activate={ra}");
     assert!(mr > looped as u64, "the loop must thrash");
     assert_eq!(ma, 0, "mainline's inflated distances never fit");

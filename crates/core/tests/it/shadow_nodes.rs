@@ -91,7 +91,13 @@ fn node_accounting_matches_the_page_slots() {
     for policy in ["classic@6.15", "mglru@6.15", "mglru@6.12", "cache:lru"] {
         let cfg = config(&[("policy", policy), ("machine.memory", "24M"), ("swap.device", "none"), ("cgroup.a.memory.max", "6M"), ("cgroup.b.memory.max", "10M")]);
         let r = run_checked(&cfg, &mut VecSource::new(recs.clone(), fs.clone()).with_cgroups(&["a", "b"]), 1 << 13);
-        eprintln!("{policy}: nodes {} nodereclaim {} slabs_scanned {} refault_file {}", vm(&r, "workingset_nodes"), vm(&r, "workingset_nodereclaim"), vm(&r, "slabs_scanned"), vm(&r, "workingset_refault_file"));
+        eprintln!(
+            "{policy}: nodes {} nodereclaim {} slabs_scanned {} refault_file {}",
+            vm(&r, "workingset_nodes"),
+            vm(&r, "workingset_nodereclaim"),
+            vm(&r, "slabs_scanned"),
+            vm(&r, "workingset_refault_file")
+        );
         let per_memcg = metric(&r, "memcg.a.workingset_nodereclaim") + metric(&r, "memcg.b.workingset_nodereclaim");
         assert_eq!(per_memcg as u64, vm(&r, "workingset_nodereclaim"), "{policy}");
     }

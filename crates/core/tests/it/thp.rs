@@ -4,12 +4,12 @@
 
 use reclaimlab_core::mm::page::pg;
 use reclaimlab_core::mm::page_alloc::{MigrateType, PAGEBLOCK_NR_PAGES};
-use reclaimlab_core::thp::compaction::{self, CompactControl, CompactPriority, CompactResult, Compactor, MigrateMode};
-use reclaimlab_core::thp::gfp::*;
 use reclaimlab_core::policy::ReclaimPolicy;
 use reclaimlab_core::sim::engine::Machine;
 use reclaimlab_core::sim::process::{program_machine, Fault};
 use reclaimlab_core::sim::Engine;
+use reclaimlab_core::thp::compaction::{self, CompactControl, CompactPriority, CompactResult, Compactor, MigrateMode};
+use reclaimlab_core::thp::gfp::*;
 use reclaimlab_core::thp::policy::{find, THP_POLICIES};
 use reclaimlab_core::thp::{split, Tc};
 use reclaimlab_core::SimConfig;
@@ -666,7 +666,8 @@ fn a_pte_mapped_thp_counts_one_reference_per_mapping() {
 
 #[test]
 fn khugepaged_collapses_a_range_within_max_ptes_none() {
-    let mut m = program_machine(&cfg("16M", 1, &[("transparent_hugepage.khugepaged.scan_sleep_millisecs", "1"), ("transparent_hugepage.khugepaged.max_ptes_none", "100")])).unwrap();
+    let mut m =
+        program_machine(&cfg("16M", 1, &[("transparent_hugepage.khugepaged.scan_sleep_millisecs", "1"), ("transparent_hugepage.khugepaged.max_ptes_none", "100")])).unwrap();
     let t = m.add_task(0);
     let v = m.mmap(1024, false, false).unwrap();
     let s = m.procs.vmas[v].start;
@@ -829,10 +830,7 @@ fn compact_async(m: &mut M) -> (CompactResult, u64) {
 
 /// Per pageblock marked skip: the frames on an LRU in it.
 fn lru_of_marked(m: &M) -> Vec<(usize, Vec<u32>)> {
-    (0..m.mm.thp.skip.len())
-        .filter(|&b| m.mm.thp.skip[b])
-        .map(|b| (b, (b as u32 * 512..b as u32 * 512 + 512).filter(|&f| m.mm.frames.test(f, pg::LRU)).collect()))
-        .collect()
+    (0..m.mm.thp.skip.len()).filter(|&b| m.mm.thp.skip[b]).map(|b| (b, (b as u32 * 512..b as u32 * 512 + 512).filter(|&f| m.mm.frames.test(f, pg::LRU)).collect())).collect()
 }
 
 /// Whether a compaction took a page from or put one into a pageblock of `marked`.

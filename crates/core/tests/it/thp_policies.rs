@@ -9,7 +9,9 @@ use reclaimlab_core::scenario::thp::{thpscale, usemem, ThpscaleParams, UsememPar
 
 fn cfg(policy: &str) -> SimConfig {
     let mut c = SimConfig::default();
-    for (k, v) in [("machine.memory", "256M"), ("machine.nodes", "2"), ("swap.device", "zram"), ("policy", policy), ("thp.policy", "thp@5.5"), ("transparent_hugepage.enabled", "always")] {
+    for (k, v) in
+        [("machine.memory", "256M"), ("machine.nodes", "2"), ("swap.device", "zram"), ("policy", policy), ("thp.policy", "thp@5.5"), ("transparent_hugepage.enabled", "always")]
+    {
         c.set(k, v).unwrap();
     }
     c

@@ -13,49 +13,20 @@ fn avoiding(path: PatchedPath) -> (Program, &'static str) {
     let (regions, accesses, streams, memory) = match path {
         // One pass over a file three times memory beside a small anon set: the file's
         // pages are evicted and never read again.
-        PatchedPath::Refault => (
-            [
-                ("cache", 8, AccessKind::AnonMapped),
-                ("data", 160, AccessKind::FileRead),
-            ],
-            160 * MIB as u64 * 2,
-            [Pattern::Uniform, Pattern::Sequential],
-            "48M",
-        ),
+        PatchedPath::Refault => ([("cache", 8, AccessKind::AnonMapped), ("data", 160, AccessKind::FileRead)], 160 * MIB as u64 * 2, [Pattern::Uniform, Pattern::Sequential], "48M"),
         // 24 MiB of anon and mapped file pages, re-touched, on a 128 MiB machine.
-        PatchedPath::Reclaim | PatchedPath::ReclaimAndInactiveAdd => (
-            [
-                ("heap", 16, AccessKind::AnonMapped),
-                ("lib", 8, AccessKind::FileMapped),
-            ],
-            400_000,
-            [Pattern::Zipf { alpha: 0.8 }, Pattern::Uniform],
-            "128M",
-        ),
+        PatchedPath::Reclaim | PatchedPath::ReclaimAndInactiveAdd => {
+            ([("heap", 16, AccessKind::AnonMapped), ("lib", 8, AccessKind::FileMapped)], 400_000, [Pattern::Zipf { alpha: 0.8 }, Pattern::Uniform], "128M")
+        }
     };
     let [a, b] = streams;
-    let prog = program(
-        regions
-            .iter()
-            .map(|&(name, mib, kind)| region(name, mib * MIB, kind))
-            .collect(),
-        vec![phase("run", accesses, &[(0, a, 1.0), (1, b, 1.0)])],
-    );
+    let prog = program(regions.iter().map(|&(name, mib, kind)| region(name, mib * MIB, kind)).collect(), vec![phase("run", accesses, &[(0, a, 1.0), (1, b, 1.0)])]);
     (prog, memory)
 }
 
 fn run_on(policy: &str, prog: &Program, memory: &str) -> RunResult {
-    let kv = [
-        ("policy", policy),
-        ("machine.memory", memory),
-        ("swap.device", "zram"),
-        ("swap.size", "256M"),
-    ];
-    run_checked(
-        &config(&kv),
-        generate(prog.clone(), 5).unwrap().as_mut(),
-        100_000,
-    )
+    let kv = [("policy", policy), ("machine.memory", memory), ("swap.device", "zram"), ("swap.size", "256M")];
+    run_checked(&config(&kv), generate(prog.clone(), 5).unwrap().as_mut(), 100_000)
 }
 
 fn sum(r: &RunResult, keys: &[&str]) -> u64 {
@@ -67,17 +38,10 @@ fn assert_avoided(path: PatchedPath, prog: &Program, r: &RunResult) {
     let refaults = sum(r, &["workingset_refault_anon", "workingset_refault_file"]);
     // Scanned or evicted by any reclaimer (shrink_folio_list counts pgsteal under every
     // policy, the kernel families pgscan).
-    let scanned = sum(
-        r,
-        &["pgscan_anon", "pgscan_file", "pgsteal_anon", "pgsteal_file"],
-    );
+    let scanned = sum(r, &["pgscan_anon", "pgscan_file", "pgsteal_anon", "pgsteal_file"]);
     match path {
         PatchedPath::Refault => {
-            assert!(
-                sum(r, &["pgsteal_anon", "pgsteal_file"]) > 10_000,
-                "{}: the trace must evict",
-                r.policy
-            );
+            assert!(sum(r, &["pgsteal_anon", "pgsteal_file"]) > 10_000, "{}: the trace must evict", r.policy);
             assert_eq!(refaults, 0, "{}: a shadow was read back", r.policy);
         }
         PatchedPath::Reclaim => assert_eq!(scanned, 0, "{}: reclaim ran", r.policy),
@@ -86,17 +50,9 @@ fn assert_avoided(path: PatchedPath, prog: &Program, r: &RunResult) {
             // Without reclaim nothing ages, moves or frees a folio, so an empty inactive
             // side (the two oldest generations) at the end means no folio was ever added
             // to it.
-            assert_eq!(
-                sum(r, &["nr_inactive_anon", "nr_inactive_file"]),
-                0,
-                "{}: a folio was added inactive",
-                r.policy
-            );
+            assert_eq!(sum(r, &["nr_inactive_anon", "nr_inactive_file"]), 0, "{}: a folio was added inactive", r.policy);
             assert!(sum(r, &["nr_active_anon", "nr_active_file"]) > 0);
-            assert!(
-                prog.regions.iter().all(|g| g.kind != AccessKind::FileRead),
-                "an fd access would set reference bits"
-            );
+            assert!(prog.regions.iter().all(|g| g.kind != AccessKind::FileRead), "an fd access would set reference bits");
         }
     }
 }
@@ -104,35 +60,17 @@ fn assert_avoided(path: PatchedPath, prog: &Program, r: &RunResult) {
 #[test]
 fn every_variant_decides_as_its_base_where_its_patch_never_runs() {
     let variants: Vec<_> = table().iter().filter(|p| !p.base.is_empty()).collect();
-    assert!(
-        variants.len() >= 6,
-        "the registry's variants: {}",
-        variants.len()
-    );
+    assert!(variants.len() >= 6, "the registry's variants: {}", variants.len());
     for v in variants {
-        let path = v.patched.unwrap_or_else(|| {
-            panic!(
-                "{} names base {} but not what its patch changes",
-                v.name, v.base
-            )
-        });
+        let path = v.patched.unwrap_or_else(|| panic!("{} names base {} but not what its patch changes", v.name, v.base));
         let (prog, memory) = avoiding(path);
         let base = run_on(&v.base, &prog, memory);
         let var = run_on(&v.name, &prog, memory);
         assert_avoided(path, &prog, &base);
         assert_avoided(path, &prog, &var);
         // vmstat, metrics and time series, each as its Debug text.
-        let text = |r: &RunResult| {
-            [
-                format!("{:?}", r.vmstat),
-                format!("{:?}", r.metrics),
-                format!("{:?}", r.timeseries),
-            ]
-        };
-        for (what, (b, x)) in ["vmstat", "metrics", "timeseries"]
-            .iter()
-            .zip(text(&base).into_iter().zip(text(&var)))
-        {
+        let text = |r: &RunResult| [format!("{:?}", r.vmstat), format!("{:?}", r.metrics), format!("{:?}", r.timeseries)];
+        for (what, (b, x)) in ["vmstat", "metrics", "timeseries"].iter().zip(text(&base).into_iter().zip(text(&var))) {
             assert_eq!(b, x, "{} vs {}: the {what} differ", v.name, v.base);
         }
     }

@@ -80,7 +80,10 @@ fn dirty_folios_are_rotated_after_writeback<P: ReclaimPolicy>(policy: P, name: &
     eprintln!("{name}: {} marked PG_reclaim, nr_vmscan_immediate_reclaim {}, pgrefill {}", marked.len(), v(&m, Ev::NrVmscanImmediate), v(&m, Ev::Pgrefill));
     for &p in &marked {
         let pfn = resident(&m, p).unwrap();
-        assert!(m.mm.frames.flags(pfn) & (pg::RECLAIM | pg::WRITEBACK | pg::DIRTY | pg::ACTIVE) == 0 && m.mm.frames.test(pfn, pg::LRU), "{name}: rotated folios are clean, inactive, on the LRU");
+        assert!(
+            m.mm.frames.flags(pfn) & (pg::RECLAIM | pg::WRITEBACK | pg::DIRTY | pg::ACTIVE) == 0 && m.mm.frames.test(pfn, pg::LRU),
+            "{name}: rotated folios are clean, inactive, on the LRU"
+        );
     }
     m.check_invariants().unwrap();
     // Now they are clean and at the tail: reclaim frees them.
@@ -165,13 +168,7 @@ fn writers_are_throttled_at_the_dirty_limit() {
 fn a_cgroup_writer_is_throttled_by_its_own_dirty_limit() {
     fn run<P: ReclaimPolicy>(policy: P) -> (f64, u64, u64) {
         let pages = 64 * MIB;
-        let cfg = config(&[
-            ("machine.memory", "256M"),
-            ("swap.device", "none"),
-            ("block.read_ahead_kb", "0"),
-            ("cost.file_write_ns", "100000"),
-            ("cgroup.w.memory.max", "16M"),
-        ]);
+        let cfg = config(&[("machine.memory", "256M"), ("swap.device", "none"), ("block.read_ahead_kb", "0"), ("cost.file_write_ns", "100000"), ("cgroup.w.memory.max", "16M")]);
         let mut out = region("out", pages, AccessKind::FileRead);
         out.write_ratio = 1.0;
         out.cgroup = "w".into();
@@ -341,10 +338,7 @@ fn a_held_writer_pauses_by_its_own_wb_dirty_pages() {
         let mut out = region("out", PAGES * 4096, AccessKind::FileRead);
         out.write_ratio = 1.0;
         out.cgroup = "w".into();
-        let p = program(
-            vec![other, out],
-            vec![phase("other", PAGES as u64, &[(0, Pattern::Sequential, 1.0)]), phase("write", PAGES as u64, &[(1, Pattern::Sequential, 1.0)])],
-        );
+        let p = program(vec![other, out], vec![phase("other", PAGES as u64, &[(0, Pattern::Sequential, 1.0)]), phase("write", PAGES as u64, &[(1, Pattern::Sequential, 1.0)])]);
         let mut m = Machine::new(&cfg, Classic::new(Mainline));
         m.run(generate(p, 1).unwrap().as_mut(), u64::MAX).unwrap();
         let w = m.mm.memcg_by_name("w").unwrap();

@@ -410,7 +410,12 @@ mod tests {
         // Pauses of 20 % of the time: the fourth over the target expands the heap by
         // min(committed, 20 % of the 40 uncommitted regions) = 8, scaled by the excess:
         // 20 − 7.7 = 12.3 points over, above 1.5 × 7.7, so × (1 + (12.3 − 11.5) / 15.4).
-        let grown: Vec<u32> = (0..4).map(|_| { h.tick(80); h.collect(20) }).collect();
+        let grown: Vec<u32> = (0..4)
+            .map(|_| {
+                h.tick(80);
+                h.collect(20)
+            })
+            .collect();
         assert_eq!(&grown[..3], &[0, 0, 0]);
         assert_eq!(grown[3], 9);
         assert_eq!(h.committed(), 69 * 256);

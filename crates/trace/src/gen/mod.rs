@@ -40,14 +40,7 @@ pub struct Region {
 impl Region {
     /// A read-only region in the root cgroup.
     pub fn new(name: &str, pages: u32, kind: AccessKind) -> Region {
-        Region {
-            name: name.into(),
-            pages,
-            kind,
-            write_ratio: 0.0,
-            cgroup: String::new(),
-            madvise: None,
-        }
+        Region { name: name.into(), pages, kind, write_ratio: 0.0, cgroup: String::new(), madvise: None }
     }
 }
 
@@ -113,16 +106,7 @@ impl Program {
     fn single(pages: u32, accesses: u64, kind: AccessKind, pattern: Pattern) -> Program {
         Program {
             regions: vec![Region::new("main", pages, kind)],
-            phases: vec![Phase {
-                name: "main".into(),
-                accesses,
-                streams: vec![Stream {
-                    region: 0,
-                    pattern,
-                    weight: 1.0,
-                }],
-                reclaims: Vec::new(),
-            }],
+            phases: vec![Phase { name: "main".into(), accesses, streams: vec![Stream { region: 0, pattern, weight: 1.0 }], reclaims: Vec::new() }],
             repeat: 1,
         }
     }
@@ -179,26 +163,17 @@ impl Program {
         }
         for (i, r) in self.regions.iter().enumerate() {
             if r.pages == 0 {
-                return Err(Error::invalid(format!(
-                    "region {i} ({:?}) has zero pages",
-                    r.name
-                )));
+                return Err(Error::invalid(format!("region {i} ({:?}) has zero pages", r.name)));
             }
             if !(0.0..=1.0).contains(&r.write_ratio) {
-                return Err(Error::invalid(format!(
-                    "region {i} ({:?}): write_ratio {} is outside [0, 1]",
-                    r.name, r.write_ratio
-                )));
+                return Err(Error::invalid(format!("region {i} ({:?}): write_ratio {} is outside [0, 1]", r.name, r.write_ratio)));
             }
             if let Some(a) = r.madvise.filter(|&a| a != crate::MADV_HUGEPAGE && a != crate::MADV_NOHUGEPAGE) {
                 return Err(Error::invalid(format!("region {i} ({:?}): madvise {a} is not MADV_HUGEPAGE (14) or MADV_NOHUGEPAGE (15)", r.name)));
             }
         }
         if self.nr_pages() > u32::MAX as u64 {
-            return Err(Error::invalid(format!(
-                "regions total {} pages, more than 2^32-1",
-                self.nr_pages()
-            )));
+            return Err(Error::invalid(format!("regions total {} pages, more than 2^32-1", self.nr_pages())));
         }
         if self.cgroups().len() > u16::MAX as usize + 1 {
             return Err(Error::invalid("more than 65536 distinct cgroups"));
@@ -217,45 +192,25 @@ impl Program {
             for (k, r) in ph.reclaims.iter().enumerate() {
                 let at = || format!("phase {p} ({:?}) reclaim {k}", ph.name);
                 if !r.cgroup.is_empty() && !self.regions.iter().any(|reg| reg.cgroup == r.cgroup) {
-                    return Err(Error::invalid(format!(
-                        "{}: memory.reclaim for unknown cgroup {:?} (no region is in it)",
-                        at(),
-                        r.cgroup
-                    )));
+                    return Err(Error::invalid(format!("{}: memory.reclaim for unknown cgroup {:?} (no region is in it)", at(), r.cgroup)));
                 }
                 if r.bytes == 0 {
                     return Err(Error::invalid(format!("{}: memory.reclaim of 0 bytes", at())));
                 }
                 if let Some(sw) = r.swappiness.filter(|&sw| sw > crate::source::MAX_SWAPPINESS) {
-                    return Err(Error::invalid(format!(
-                        "{}: swappiness {sw} is outside 0..={}",
-                        at(),
-                        crate::source::MAX_SWAPPINESS
-                    )));
+                    return Err(Error::invalid(format!("{}: swappiness {sw} is outside 0..={}", at(), crate::source::MAX_SWAPPINESS)));
                 }
             }
             for (s, st) in ph.streams.iter().enumerate() {
                 if !st.weight.is_finite() || st.weight <= 0.0 {
-                    return Err(Error::invalid(format!(
-                        "{} stream {s}: weight {} must be > 0",
-                        at(),
-                        st.weight
-                    )));
+                    return Err(Error::invalid(format!("{} stream {s}: weight {} must be > 0", at(), st.weight)));
                 }
                 if st.region >= self.regions.len() {
-                    return Err(Error::invalid(format!(
-                        "{} stream {s}: unknown region index {} (program has {} regions)",
-                        at(),
-                        st.region,
-                        self.regions.len()
-                    )));
+                    return Err(Error::invalid(format!("{} stream {s}: unknown region index {} (program has {} regions)", at(), st.region, self.regions.len())));
                 }
                 if let Pattern::Zipf { alpha } = st.pattern {
                     if !alpha.is_finite() || alpha <= 0.0 {
-                        return Err(Error::invalid(format!(
-                            "{} stream {s}: zipf alpha {alpha} must be > 0",
-                            at()
-                        )));
+                        return Err(Error::invalid(format!("{} stream {s}: zipf alpha {alpha} must be > 0", at())));
                     }
                 }
             }

@@ -66,14 +66,9 @@ impl RegionsSource {
             for (j, s) in iv.spans.iter().enumerate() {
                 let end = s.first_page as u64 + s.pages as u64;
                 if s.pages == 0 || end > nr_pages as u64 {
-                    return Err(Error::invalid(format!(
-                        "interval {i} span {j}: pages [{}, {end}) empty or outside 0..{nr_pages}",
-                        s.first_page
-                    )));
+                    return Err(Error::invalid(format!("interval {i} span {j}: pages [{}, {end}) empty or outside 0..{nr_pages}", s.first_page)));
                 }
-                total = total
-                    .checked_add(s.accesses)
-                    .ok_or_else(|| Error::invalid("more than 2^64 accesses"))?;
+                total = total.checked_add(s.accesses).ok_or_else(|| Error::invalid("more than 2^64 accesses"))?;
             }
         }
         let meta = TraceMeta {
@@ -144,12 +139,7 @@ impl AccessSource for RegionsSource {
     fn read_batch(&mut self, buf: &mut Vec<Access>, max: usize) -> Result<usize> {
         buf.clear();
         while buf.len() < max && self.populate_next < self.nr_pages {
-            buf.push(Access {
-                page: self.populate_next,
-                cgroup: 0,
-                flags: self.flags | flags::WRITE,
-                gap: 0,
-            });
+            buf.push(Access { page: self.populate_next, cgroup: 0, flags: self.flags | flags::WRITE, gap: 0 });
             self.populate_next += 1;
         }
         while buf.len() < max {
@@ -163,19 +153,12 @@ impl AccessSource for RegionsSource {
             let t_ns = self.start_ns + (i as u128 + 1) * iv.duration_ns as u128 / n as u128;
             let tick = t_ns / TICK_NS as u128;
             let gap = tick - self.last_tick;
-            let gap = u32::try_from(gap).map_err(|_| {
-                Error::invalid(format!("interval {}: an idle gap of {gap} µs does not fit a record", self.idx))
-            })?;
+            let gap = u32::try_from(gap).map_err(|_| Error::invalid(format!("interval {}: an idle gap of {gap} µs does not fit a record", self.idx)))?;
             self.last_tick = tick;
             let pick = self.rng.below(n);
             let k = self.cum.partition_point(|&c| c <= pick);
             let s = iv.spans[k];
-            buf.push(Access {
-                page: s.first_page + self.rng.below(s.pages as u64) as u32,
-                cgroup: 0,
-                flags: self.flags,
-                gap,
-            });
+            buf.push(Access { page: s.first_page + self.rng.below(s.pages as u64) as u32, cgroup: 0, flags: self.flags, gap });
             self.done_in += 1;
         }
         self.emitted += buf.len() as u64;

@@ -81,9 +81,7 @@ impl GenSource {
                     .map(|s| {
                         let r = &program.regions[s.region];
                         let picker = match s.pattern {
-                            Pattern::Zipf { alpha } => {
-                                Picker::Zipf(Zipf::new(r.pages as u64, alpha).expect("validated"))
-                            }
+                            Pattern::Zipf { alpha } => Picker::Zipf(Zipf::new(r.pages as u64, alpha).expect("validated")),
                             Pattern::Uniform => Picker::Uniform,
                             Pattern::Sequential => Picker::Sequential,
                             Pattern::Zigzag => Picker::Zigzag,
@@ -95,16 +93,11 @@ impl GenSource {
                             picker,
                             flags: r.kind.flags(),
                             write_ratio: r.write_ratio,
-                            cgroup: cgroups.iter().position(|c| *c == r.cgroup).expect("listed")
-                                as u16,
+                            cgroup: cgroups.iter().position(|c| *c == r.cgroup).expect("listed") as u16,
                         }
                     })
                     .collect();
-                CPhase {
-                    accesses: ph.accesses,
-                    streams,
-                    cum,
-                }
+                CPhase { accesses: ph.accesses, streams, cum }
             })
             .collect::<Vec<_>>();
         // Each file-backed region is a file of its own.
@@ -136,15 +129,7 @@ impl GenSource {
                 at += ph.accesses;
             }
         }
-        let meta = TraceMeta {
-            format: "gen:program".into(),
-            nr_records: program.nr_accesses(),
-            nr_pages: Some(next),
-            cgroups,
-            tick_ps: 0,
-            files,
-            ops,
-        };
+        let meta = TraceMeta { format: "gen:program".into(), nr_records: program.nr_accesses(), nr_pages: Some(next), cgroups, tick_ps: 0, files, ops };
         let left = phases[0].accesses;
         Ok(GenSource {
             phases,
@@ -212,12 +197,7 @@ fn access(s: &CStream, rng: &mut Rng, seq: &mut [u32], zig: &mut [(u32, bool)]) 
     } else {
         rng.chance(s.write_ratio)
     };
-    Access {
-        page: s.base + off,
-        cgroup: s.cgroup,
-        flags: s.flags | if write { flags::WRITE } else { 0 },
-        gap: 0,
-    }
+    Access { page: s.base + off, cgroup: s.cgroup, flags: s.flags | if write { flags::WRITE } else { 0 }, gap: 0 }
 }
 
 impl AccessSource for GenSource {
@@ -246,11 +226,7 @@ impl AccessSource for GenSource {
             } else {
                 buf.extend((0..n).map(|_| {
                     let u = rng.next_f64();
-                    let i = ph
-                        .cum
-                        .iter()
-                        .position(|&c| u < c)
-                        .unwrap_or(ph.cum.len() - 1);
+                    let i = ph.cum.iter().position(|&c| u < c).unwrap_or(ph.cum.len() - 1);
                     access(&ph.streams[i], rng, seq, zig)
                 }));
             }
@@ -270,10 +246,6 @@ impl AccessSource for GenSource {
 
     fn progress(&self) -> Option<f64> {
         let total = self.meta.nr_records.unwrap_or(0);
-        Some(if total == 0 {
-            1.0
-        } else {
-            self.emitted as f64 / total as f64
-        })
+        Some(if total == 0 { 1.0 } else { self.emitted as f64 / total as f64 })
     }
 }

@@ -247,8 +247,7 @@ impl TeraSortParams {
 
     /// Accesses of one job.
     pub fn job_accesses(&self) -> u64 {
-        (0..self.maps()).map(|m| self.map_accesses(m)).sum::<u64>()
-            + (0..self.reduces).map(|r| self.reduce_accesses(r)).sum::<u64>()
+        (0..self.maps()).map(|m| self.map_accesses(m)).sum::<u64>() + (0..self.reduces).map(|r| self.reduce_accesses(r)).sum::<u64>()
     }
 
     /// Total accesses of the trace (independent of the concurrency).
@@ -297,10 +296,7 @@ impl TeraSortParams {
 
     /// Page-cache writes of the trace (spills, merges, sorted output), all dirtying pages.
     pub fn file_writes(&self) -> u64 {
-        let merged: u64 = (0..self.maps())
-            .map(|m| self.split(m).len() as u64)
-            .filter(|&s| self.spills(s as u32) > 1)
-            .sum();
+        let merged: u64 = (0..self.maps()).map(|m| self.split(m).len() as u64).filter(|&s| self.spills(s as u32) > 1).sum();
         self.jobs as u64 * (2 * self.input_pages as u64 + merged)
     }
 
@@ -735,10 +731,7 @@ mod tests {
             let v = all(p.clone(), 1);
             assert_eq!(v.len() as u64, p.nr_accesses());
             let merged: u64 = (0..p.maps()).map(|m| p.split(m).len() as u64).filter(|&s| s > p.spill_pages() as u64).sum();
-            let per_job = p.maps() as u64 * p.sort_buffer_pages as u64
-                + (4 + p.sort_touches as u64) * p.input_pages as u64
-                + 2 * merged
-                + 4 * p.input_pages as u64;
+            let per_job = p.maps() as u64 * p.sort_buffer_pages as u64 + (4 + p.sort_touches as u64) * p.input_pages as u64 + 2 * merged + 4 * p.input_pages as u64;
             assert_eq!(p.nr_accesses(), p.jobs as u64 * per_job);
             // Each job reads the whole input once; reduces read each map output page once.
             let reads = v.iter().filter(|a| a.is_file() && !a.is_write() && a.page < p.input_pages).count() as u64;
@@ -775,7 +768,8 @@ mod tests {
         // Count the distinct slots whose buffers are touched within a window of accesses.
         let busy = |p: TeraSortParams| {
             let v = all(p.clone(), 9);
-            let slot = |pg: u32| (0..p.jobs).flat_map(|j| (0..p.slots()).map(move |k| (j, k))).find(|&(j, k)| (p.slot_base(j, k)..p.slot_base(j, k) + p.slot_pages()).contains(&pg));
+            let slot =
+                |pg: u32| (0..p.jobs).flat_map(|j| (0..p.slots()).map(move |k| (j, k))).find(|&(j, k)| (p.slot_base(j, k)..p.slot_base(j, k) + p.slot_pages()).contains(&pg));
             let w = &v[..2000];
             w.iter().filter(|a| !a.is_file()).filter_map(|a| slot(a.page)).collect::<std::collections::BTreeSet<_>>().len()
         };

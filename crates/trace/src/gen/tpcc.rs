@@ -227,20 +227,13 @@ impl TpccParams {
         let mut first = 0;
         let mut base = file_base;
         let mut tree = |leaves: u32, docs_per_leaf: u32, disk: u32, image_bytes: u32| {
-            let t = Tree {
-                first,
-                leaves,
-                file_base: base,
-                block_pages: pages(docs_per_leaf as u64 * disk as u64),
-                image_pages: pages(image_bytes as u64),
-            };
+            let t = Tree { first, leaves, file_base: base, block_pages: pages(docs_per_leaf as u64 * disk as u64), image_pages: pages(image_bytes as u64) };
             first += leaves;
             base += leaves * t.block_pages;
             t
         };
         let stock = tree(w * self.stock_leaves_per_warehouse(), self.stock_per_leaf(), self.stock_disk_bytes, self.leaf_bytes);
-        let customer =
-            tree(w * self.customer_leaves_per_warehouse(), self.customers_per_leaf(), self.customer_disk_bytes, self.leaf_bytes);
+        let customer = tree(w * self.customer_leaves_per_warehouse(), self.customers_per_leaf(), self.customer_disk_bytes, self.leaf_bytes);
         let e = self.entries_per_index_leaf();
         let index_leaves = |entries: u64| entries.div_ceil(e as u64) as u32;
         let customer_w = tree(index_leaves(w as u64 * self.customers_per_warehouse() as u64), e, self.index_entry_bytes, self.index_leaf_bytes);
@@ -341,10 +334,7 @@ impl TpccParams {
             return Err(Error::invalid("tpcc: transactions must be at least 1"));
         }
         if self.read_replicas > self.replicas {
-            return Err(Error::invalid(format!(
-                "tpcc: read_replicas {} exceeds replicas {}",
-                self.read_replicas, self.replicas
-            )));
+            return Err(Error::invalid(format!("tpcc: read_replicas {} exceeds replicas {}", self.read_replicas, self.replicas)));
         }
         if self.replicas > u16::MAX as u32 - 1 {
             return Err(Error::invalid("tpcc: too many replicas (cgroups)"));
@@ -445,9 +435,7 @@ impl TpccSource {
         let (items, item_off) = last_order_items(&p, &mut rng);
         let trees = p.trees(0);
         let caches = (0..p.read_replicas).map(|_| WtCache::new(p.leaves(), p.slots())).collect();
-        let clients = (0..p.clients)
-            .map(|_| Client { replica: 0, w: 0, d: 0, step: Step::Start, index_leaf: NONE, fresh: true })
-            .collect();
+        let clients = (0..p.clients).map(|_| Client { replica: 0, w: 0, d: 0, step: Step::Start, index_leaf: NONE, fresh: true }).collect();
         let meta = TraceMeta {
             format: "gen:tpcc-stock-level".into(),
             nr_records: None,
@@ -457,19 +445,7 @@ impl TpccSource {
             files: p.files(),
             ops: Vec::new(),
         };
-        Ok(TpccSource {
-            trees,
-            rng,
-            caches,
-            items,
-            item_off,
-            clients,
-            load_next: 0,
-            completed: 0,
-            chunk: Chunk::with_capacity(p.quantum as usize + 64),
-            meta,
-            p,
-        })
+        Ok(TpccSource { trees, rng, caches, items, item_off, clients, load_next: 0, completed: 0, chunk: Chunk::with_capacity(p.quantum as usize + 64), meta, p })
     }
 
     pub fn params(&self) -> &TpccParams {
@@ -588,8 +564,7 @@ impl TpccSource {
             Step::StockByItem { j, wi } => {
                 // 3. IXSCAN S_I_ID $in items (entries ordered by item, then RecordId = load
                 //    order = warehouse), FETCH each document: item i of every warehouse.
-                let (warehouses, per_leaf, per_wh) =
-                    (self.p.warehouses, self.p.stock_per_leaf(), self.p.stock_leaves_per_warehouse());
+                let (warehouses, per_leaf, per_wh) = (self.p.warehouses, self.p.stock_per_leaf(), self.p.stock_leaves_per_warehouse());
                 let item = self.district_items(w, d)[j as usize];
                 self.index(c, t.stock_index, item as u64 * warehouses as u64 + wi as u64);
                 let leaf = wi * per_wh + item / per_leaf;
@@ -739,16 +714,7 @@ mod tests {
     /// 20 warehouses of 10 districts, 30 customers per district, 2,000 items (kept lines
     /// 2%), 32 transactions by 4 clients.
     fn small() -> TpccParams {
-        TpccParams {
-            warehouses: 20,
-            customers: 30,
-            items: 2_000,
-            wt_cache_pages: 2_000,
-            clients: 4,
-            quantum: 50,
-            transactions: 32,
-            ..TpccParams::default()
-        }
+        TpccParams { warehouses: 20, customers: 30, items: 2_000, wt_cache_pages: 2_000, clients: 4, quantum: 50, transactions: 32, ..TpccParams::default() }
     }
 
     fn all(p: TpccParams, seed: u64) -> Vec<Access> {
@@ -984,10 +950,8 @@ mod tests {
         while i < v.len() {
             let a = v[i];
             if a.is_file() {
-                let tree = [t.stock, t.customer, t.customer_w, t.stock_index]
-                    .into_iter()
-                    .find(|x| (x.file_base..x.file_base + x.leaves * x.block_pages).contains(&a.page))
-                    .unwrap();
+                let tree =
+                    [t.stock, t.customer, t.customer_w, t.stock_index].into_iter().find(|x| (x.file_base..x.file_base + x.leaves * x.block_pages).contains(&a.page)).unwrap();
                 assert_eq!((a.page - tree.file_base) % tree.block_pages, 0, "a block starts at its first page");
                 let n = tree.block_pages as usize;
                 assert!(v[i..i + n].iter().enumerate().all(|(k, b)| b.is_file() && b.page == a.page + k as u32));

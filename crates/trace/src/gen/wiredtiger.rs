@@ -23,12 +23,7 @@ pub struct WtCache {
 impl WtCache {
     pub fn new(leaves: u32, slots: u32) -> WtCache {
         assert!(slots > 0, "a WiredTiger cache needs at least one slot");
-        WtCache {
-            slot_of: vec![NONE; leaves as usize],
-            leaf_of: vec![NONE; slots as usize],
-            referenced: vec![false; slots as usize],
-            hand: 0,
-        }
+        WtCache { slot_of: vec![NONE; leaves as usize], leaf_of: vec![NONE; slots as usize], referenced: vec![false; slots as usize], hand: 0 }
     }
 
     /// (slot, hit) for `leaf`; a miss installs it in the CLOCK victim's slot.

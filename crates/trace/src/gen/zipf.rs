@@ -23,14 +23,7 @@ impl Zipf {
         if n == 0 || !alpha.is_finite() || alpha <= 0.0 {
             return None;
         }
-        let mut z = Zipf {
-            n_int: n,
-            alpha,
-            inv_1m_alpha: 1.0 / (1.0 - alpha),
-            h_integral_x1: 0.0,
-            h_integral_n: 0.0,
-            s: 0.0,
-        };
+        let mut z = Zipf { n_int: n, alpha, inv_1m_alpha: 1.0 / (1.0 - alpha), h_integral_x1: 0.0, h_integral_n: 0.0, s: 0.0 };
         z.h_integral_x1 = z.h_integral(1.5) - 1.0;
         z.h_integral_n = z.h_integral(n as f64 + 0.5);
         z.s = 2.0 - z.h_integral_inverse(z.h_integral(2.5) - z.h(2.0));
@@ -58,10 +51,7 @@ impl Zipf {
             // by (k+½-x)·h(x) ≤ h(k) and Bernoulli's (1+d/x)^-α ≥ 1-αd/x, d = k-x:
             // d·(x+α) ≤ x/2. This accepts almost all tail samples.
             let d = k - x;
-            if d <= self.s
-                || d * (x + self.alpha) <= 0.5 * x
-                || u >= self.h_integral(k + 0.5) - self.h(k)
-            {
+            if d <= self.s || d * (x + self.alpha) <= 0.5 * x || u >= self.h_integral(k + 0.5) - self.h(k) {
                 return k as u64;
             }
         }
@@ -90,11 +80,7 @@ impl Zipf {
         // exp(ln(1+t)/t · x); ln(1+t) directly (log1p is slower) unless t is
         // small enough for 1+t to lose precision.
         // Since t = x(1-alpha), ln(1+t)/t · x = ln(1+t) · 1/(1-alpha): no division.
-        let e = if t.abs() > 1e-3 {
-            libm::log(1.0 + t) * self.inv_1m_alpha
-        } else {
-            helper1(t) * x
-        };
+        let e = if t.abs() > 1e-3 { libm::log(1.0 + t) * self.inv_1m_alpha } else { helper1(t) * x };
         libm::exp(e)
     }
 }
@@ -140,10 +126,7 @@ mod tests {
             let f = counts[k as usize - 1] as f64 / draws as f64;
             // 5 standard deviations of a binomial proportion.
             let tol = 5.0 * (p * (1.0 - p) / draws as f64).sqrt() + 1e-12;
-            assert!(
-                (f - p).abs() < tol,
-                "n={n} alpha={alpha} k={k}: freq {f} vs p {p}"
-            );
+            assert!((f - p).abs() < tol, "n={n} alpha={alpha} k={k}: freq {f} vs p {p}");
         }
     }
 

@@ -126,9 +126,7 @@ impl Header {
         let u64_at = |o: usize| u64::from_le_bytes(h[o..o + 8].try_into().unwrap());
         let version = u16_at(8);
         if version != VERSION && version != VERSION_COMPRESSED {
-            return Err(format!(
-                "unsupported version {version} (this build reads versions {VERSION} and {VERSION_COMPRESSED})"
-            ));
+            return Err(format!("unsupported version {version} (this build reads versions {VERSION} and {VERSION_COMPRESSED})"));
         }
         let header_len = u16_at(10);
         if header_len as usize != HEADER_LEN {
@@ -152,34 +150,22 @@ impl Header {
             return Err("reserved header bytes are not zero".into());
         }
         if hdr.has_time() != (hdr.tick_ps != 0) {
-            return Err(format!(
-                "HAS_TIME flag is {} but tick_ps is {}",
-                hdr.has_time(),
-                hdr.tick_ps
-            ));
+            return Err(format!("HAS_TIME flag is {} but tick_ps is {}", hdr.has_time(), hdr.tick_ps));
         }
         if hdr.tick_ps > MAX_TICK_PS {
-            return Err(format!(
-                "tick_ps is {}, over the limit of {MAX_TICK_PS} ps (one second per tick)",
-                hdr.tick_ps
-            ));
+            return Err(format!("tick_ps is {}, over the limit of {MAX_TICK_PS} ps (one second per tick)", hdr.tick_ps));
         }
         if hdr.nr_cgroups == 0 {
             return Err("nr_cgroups is 0 (the root cgroup must be present)".into());
         }
         if hdr.compressed {
             // Each block stores between 0 bytes and its records' bytes after its header.
-            let lo = nr_blocks(hdr.nr_records)
-                .checked_mul(BLOCK_HEADER_LEN_V2 as u64)
-                .and_then(|b| b.checked_add(HEADER_LEN as u64));
+            let lo = nr_blocks(hdr.nr_records).checked_mul(BLOCK_HEADER_LEN_V2 as u64).and_then(|b| b.checked_add(HEADER_LEN as u64));
             let hi = lo.and_then(|lo| lo.checked_add(hdr.nr_records.checked_mul(hdr.record_len() as u64)?));
             match (lo, hi) {
                 (Some(lo), Some(hi)) if (lo..=hi).contains(&hdr.table_offset) => {}
                 (Some(lo), Some(hi)) => {
-                    return Err(format!(
-                        "cgroup table offset is {}, but {} records' compressed blocks end between bytes {lo} and {hi}",
-                        hdr.table_offset, hdr.nr_records
-                    ))
+                    return Err(format!("cgroup table offset is {}, but {} records' compressed blocks end between bytes {lo} and {hi}", hdr.table_offset, hdr.nr_records))
                 }
                 _ => return Err(format!("nr_records {} is impossibly large", hdr.nr_records)),
             }
@@ -187,12 +173,7 @@ impl Header {
         }
         match data_end(hdr.nr_records, hdr.record_len()) {
             Some(end) if end == hdr.table_offset => {}
-            Some(end) => {
-                return Err(format!(
-                    "cgroup table offset is {}, but {} records end at byte {end}",
-                    hdr.table_offset, hdr.nr_records
-                ))
-            }
+            Some(end) => return Err(format!("cgroup table offset is {}, but {} records end at byte {end}", hdr.table_offset, hdr.nr_records)),
             None => return Err(format!("nr_records {} is impossibly large", hdr.nr_records)),
         }
         Ok(hdr)
@@ -228,8 +209,7 @@ pub fn complete_records(file_len: u64, nr_records: u64, record_len: usize) -> u6
     let block_bytes = (BLOCK_HEADER_LEN + BLOCK_RECORDS * record_len) as u64;
     let full = avail / block_bytes;
     let rem = avail % block_bytes;
-    let n = full * BLOCK_RECORDS as u64
-        + rem.saturating_sub(BLOCK_HEADER_LEN as u64) / record_len as u64;
+    let n = full * BLOCK_RECORDS as u64 + rem.saturating_sub(BLOCK_HEADER_LEN as u64) / record_len as u64;
     n.min(nr_records)
 }
 
@@ -275,12 +255,7 @@ fn mix(h: u64, w: u64) -> u64 {
 /// lanes keep the multiply latency off the critical path (≈ 1 cycle per 8 bytes).
 pub fn checksum(bytes: &[u8]) -> u64 {
     let seed = u64::from_le_bytes(MAGIC);
-    let mut l = [
-        seed,
-        seed.wrapping_add(1),
-        seed.wrapping_add(2),
-        seed.wrapping_add(3),
-    ];
+    let mut l = [seed, seed.wrapping_add(1), seed.wrapping_add(2), seed.wrapping_add(3)];
     let mut chunks = bytes.chunks_exact(32);
     for c in &mut chunks {
         for (j, lane) in l.iter_mut().enumerate() {
@@ -417,9 +392,7 @@ fn decode_ops(t: &[u8], nr_records: u64, nr_cgroups: usize) -> Result<(Vec<crate
 
 /// Decode a file table from the start of `f`; returns it and the bytes it spans.
 fn decode_files(f: &[u8]) -> Result<(Vec<crate::FileRange>, usize), String> {
-    let take = |p: usize, n: usize, what: &str| -> Result<&[u8], String> {
-        f.get(p..p + n).ok_or_else(|| format!("file table ends inside {what}"))
-    };
+    let take = |p: usize, n: usize, what: &str| -> Result<&[u8], String> { f.get(p..p + n).ok_or_else(|| format!("file table ends inside {what}")) };
     let nr = u32::from_le_bytes(take(0, 4, "its count")?.try_into().unwrap()) as usize;
     let mut files = Vec::with_capacity(nr.min(1 << 16));
     let mut p = 4;
@@ -429,8 +402,7 @@ fn decode_files(f: &[u8]) -> Result<(Vec<crate::FileRange>, usize), String> {
         let nr_pages = u32::from_le_bytes(fixed[4..8].try_into().unwrap());
         let advice = fixed[8];
         let len = u16::from_le_bytes(fixed[9..11].try_into().unwrap()) as usize;
-        let name = std::str::from_utf8(take(p + 11, len, &format!("name {i}"))?)
-            .map_err(|_| format!("file name {i} is not UTF-8"))?;
+        let name = std::str::from_utf8(take(p + 11, len, &format!("name {i}"))?).map_err(|_| format!("file name {i} is not UTF-8"))?;
         files.push(crate::FileRange { name: name.into(), first, nr_pages, advice });
         p += 11 + len;
     }
@@ -466,8 +438,7 @@ fn decode_cgroup_entries(t: &[u8], count: u16) -> Result<(Vec<String>, usize), S
         if p + len > t.len() {
             return Err(format!("cgroup table ends inside name {i}"));
         }
-        let name = std::str::from_utf8(&t[p..p + len])
-            .map_err(|_| format!("cgroup name {i} is not UTF-8"))?;
+        let name = std::str::from_utf8(&t[p..p + len]).map_err(|_| format!("cgroup name {i} is not UTF-8"))?;
         p += len;
         if i == 0 && !name.is_empty() {
             return Err(format!("cgroup 0 must be the root \"\", found {name:?}"));
@@ -514,17 +485,8 @@ mod tests {
 
     #[test]
     fn version_2_header_checks_the_block_area_bounds() {
-        let mut h = Header {
-            compressed: true,
-            flags: 0,
-            nr_records: 70_000,
-            nr_pages: 1,
-            nr_cgroups: 1,
-            tick_ps: 0,
-            table_offset: 64 + 2 * 16 + 100,
-            table_len: 2,
-            table_checksum: 0,
-        };
+        let mut h =
+            Header { compressed: true, flags: 0, nr_records: 70_000, nr_pages: 1, nr_cgroups: 1, tick_ps: 0, table_offset: 64 + 2 * 16 + 100, table_len: 2, table_checksum: 0 };
         assert_eq!(Header::decode(&h.encode()).unwrap(), h);
         h.table_offset = 64 + 2 * 16 - 1;
         assert!(Header::decode(&h.encode()).unwrap_err().contains("compressed blocks end between"));

@@ -10,10 +10,7 @@ use std::path::{Path, PathBuf};
 
 use flate2::{Decompress, FlushDecompress, Status};
 
-use super::{
-    checksum, complete_records, decode_trailer, unshuffle, Header, BLOCK_HEADER_LEN, BLOCK_HEADER_LEN_V2,
-    BLOCK_RECORDS, HEADER_LEN, MAGIC, RECORD_LEN, RECORD_LEN_TIMED,
-};
+use super::{checksum, complete_records, decode_trailer, unshuffle, Header, BLOCK_HEADER_LEN, BLOCK_HEADER_LEN_V2, BLOCK_RECORDS, HEADER_LEN, MAGIC, RECORD_LEN, RECORD_LEN_TIMED};
 use crate::{flags, Access, AccessSource, Error, ErrorKind, Result, TraceMeta};
 
 /// Streaming reader of a native trace file.
@@ -96,50 +93,28 @@ impl NativeReader {
             return Err(if got > 0 && h[..k] == MAGIC[..k] {
                 err(ErrorKind::Truncated { record: 0 })
             } else {
-                err(ErrorKind::BadHeader(format!(
-                    "{got} bytes, too short for a native trace header"
-                )))
+                err(ErrorKind::BadHeader(format!("{got} bytes, too short for a native trace header")))
             });
         }
         let header = Header::decode(&h).map_err(|s| err(ErrorKind::BadHeader(s)))?;
         let rec_len = header.record_len();
         let table_end = header.table_offset + header.table_len as u64;
         if file_len < header.table_offset {
-            let record = if header.compressed {
-                complete_blocks(&mut file, file_len, &header).map_err(io)?
-            } else {
-                complete_records(file_len, header.nr_records, rec_len)
-            };
+            let record = if header.compressed { complete_blocks(&mut file, file_len, &header).map_err(io)? } else { complete_records(file_len, header.nr_records, rec_len) };
             return Err(err(ErrorKind::Truncated { record }));
         }
         if file_len < table_end {
-            return Err(err(ErrorKind::Truncated {
-                record: header.nr_records,
-            }));
+            return Err(err(ErrorKind::Truncated { record: header.nr_records }));
         }
         if file_len > table_end {
-            return Err(err(ErrorKind::Corrupt {
-                record: header.nr_records,
-                what: format!(
-                    "{} bytes of trailing garbage after the cgroup table",
-                    file_len - table_end
-                ),
-            }));
+            return Err(err(ErrorKind::Corrupt { record: header.nr_records, what: format!("{} bytes of trailing garbage after the cgroup table", file_len - table_end) }));
         }
-        file.seek(SeekFrom::Start(header.table_offset))
-            .map_err(io)?;
+        file.seek(SeekFrom::Start(header.table_offset)).map_err(io)?;
         let mut table = vec![0u8; header.table_len as usize];
         if read_full(&mut file, &mut table).map_err(io)? < table.len() {
-            return Err(err(ErrorKind::Truncated {
-                record: header.nr_records,
-            }));
+            return Err(err(ErrorKind::Truncated { record: header.nr_records }));
         }
-        let corrupt_table = |what: String| {
-            err(ErrorKind::Corrupt {
-                record: header.nr_records,
-                what,
-            })
-        };
+        let corrupt_table = |what: String| err(ErrorKind::Corrupt { record: header.nr_records, what });
         if checksum(&table) != header.table_checksum {
             return Err(corrupt_table("cgroup table checksum mismatch".into()));
         }
@@ -154,11 +129,7 @@ impl NativeReader {
             files: trailer.files,
             ops: trailer.ops,
         };
-        let z = header.compressed.then(|| Inflate {
-            inflater: Decompress::new(true),
-            stored: Vec::new(),
-            shuffled: Vec::new(),
-        });
+        let z = header.compressed.then(|| Inflate { inflater: Decompress::new(true), stored: Vec::new(), shuffled: Vec::new() });
         let max_ticks = super::MAX_DURATION_PS.checked_div(header.tick_ps).unwrap_or(u64::MAX);
         Ok(NativeReader {
             path: path.into(),
@@ -185,8 +156,7 @@ impl NativeReader {
     /// How the records are stored: compressed or not, and their bytes on disk.
     pub fn storage(&self) -> Storage {
         let h = &self.header;
-        let headers = super::nr_blocks(h.nr_records)
-            * if h.compressed { BLOCK_HEADER_LEN_V2 } else { BLOCK_HEADER_LEN } as u64;
+        let headers = super::nr_blocks(h.nr_records) * if h.compressed { BLOCK_HEADER_LEN_V2 } else { BLOCK_HEADER_LEN } as u64;
         Storage {
             compressed: h.compressed,
             record_bytes: h.nr_records * self.rec_len as u64,
@@ -217,18 +187,14 @@ impl NativeReader {
     fn load_block_v1(&mut self, start: u64, expect: usize) -> Result<()> {
         let want = BLOCK_HEADER_LEN + expect * self.rec_len;
         self.raw.resize(want, 0);
-        let got = read_full(&mut self.file, &mut self.raw)
-            .map_err(|e| Error::new(Some(self.path.clone()), ErrorKind::Io(e)))?;
+        let got = read_full(&mut self.file, &mut self.raw).map_err(|e| Error::new(Some(self.path.clone()), ErrorKind::Io(e)))?;
         if got < want {
             let record = start + (got.saturating_sub(BLOCK_HEADER_LEN) / self.rec_len) as u64;
             return Err(self.err(ErrorKind::Truncated { record }));
         }
         let count = u32::from_le_bytes(self.raw[0..4].try_into().unwrap()) as usize;
         if count != expect {
-            return Err(self.err(ErrorKind::Corrupt {
-                record: start,
-                what: format!("block header says {count} records, the layout requires {expect}"),
-            }));
+            return Err(self.err(ErrorKind::Corrupt { record: start, what: format!("block header says {count} records, the layout requires {expect}") }));
         }
         let sum = u64::from_le_bytes(self.raw[4..12].try_into().unwrap());
         if checksum(&self.raw[BLOCK_HEADER_LEN..]) != sum {
@@ -236,7 +202,6 @@ impl NativeReader {
         }
         Ok(())
     }
-
 
     /// Version 2: read the block header and the stored bytes at `self.offset`, check the
     /// checksum of the stored bytes, and leave the block's records in `raw`.
@@ -254,10 +219,7 @@ impl NativeReader {
         if count != expect {
             return Err(Error::new(
                 Some(self.path.clone()),
-                ErrorKind::Corrupt {
-                    record: start,
-                    what: format!("block header says {count} records, the layout requires {expect}"),
-                },
+                ErrorKind::Corrupt { record: start, what: format!("block header says {count} records, the layout requires {expect}") },
             ));
         }
         let end = self.offset + (BLOCK_HEADER_LEN_V2 + stored_len) as u64;
@@ -267,10 +229,7 @@ impl NativeReader {
             return Err(damaged(&self.path, start, expect, &why));
         }
         if end > self.header.table_offset || (last && end != self.header.table_offset) {
-            let why = format!(
-                "block ends at byte {end}, but the blocks end at byte {}",
-                self.header.table_offset
-            );
+            let why = format!("block ends at byte {end}, but the blocks end at byte {}", self.header.table_offset);
             return Err(damaged(&self.path, start, expect, &why));
         }
         let z = self.z.as_mut().expect("version 2");
@@ -293,12 +252,8 @@ impl NativeReader {
         let (used, made) = (z.inflater.total_in(), z.inflater.total_out());
         let why = match status {
             Err(e) => Some(format!("compressed block does not inflate ({e})")),
-            Ok(Status::StreamEnd) if made != raw_len as u64 => {
-                Some(format!("compressed block inflates to {made} bytes, not {raw_len}"))
-            }
-            Ok(Status::StreamEnd) if used != stored_len as u64 => {
-                Some(format!("{} stray bytes after the compressed block", stored_len as u64 - used))
-            }
+            Ok(Status::StreamEnd) if made != raw_len as u64 => Some(format!("compressed block inflates to {made} bytes, not {raw_len}")),
+            Ok(Status::StreamEnd) if used != stored_len as u64 => Some(format!("{} stray bytes after the compressed block", stored_len as u64 - used)),
             Ok(Status::StreamEnd) => None,
             Ok(_) => Some(format!("compressed block inflates to more than {raw_len} bytes, or ends early")),
         };
@@ -320,12 +275,7 @@ impl NativeReader {
         let from = self.rec_base + self.pos * self.rec_len;
         let bytes = &self.raw[from..from + n * self.rec_len];
         let ok = if self.rec_len == RECORD_LEN_TIMED {
-            decode_into::<RECORD_LEN_TIMED>(
-                bytes,
-                buf,
-                self.header.nr_pages,
-                self.header.nr_cgroups,
-            )
+            decode_into::<RECORD_LEN_TIMED>(bytes, buf, self.header.nr_pages, self.header.nr_cgroups)
         } else {
             decode_into::<RECORD_LEN>(bytes, buf, self.header.nr_pages, self.header.nr_cgroups)
         };
@@ -368,25 +318,15 @@ impl NativeReader {
         let record = self.block_start + (self.pos + i) as u64;
         self.err(ErrorKind::Corrupt {
             record,
-            what: format!(
-                "the trace's clock passes {} ps (2^62, about 53 days) here: {t} ticks of {} ps",
-                super::MAX_DURATION_PS,
-                self.header.tick_ps
-            ),
+            what: format!("the trace's clock passes {} ps (2^62, about 53 days) here: {t} ticks of {} ps", super::MAX_DURATION_PS, self.header.tick_ps),
         })
     }
 
     fn field_error(&self, a: &Access, reserved: u8) -> Option<String> {
         if a.page >= self.header.nr_pages {
-            Some(format!(
-                "page {} >= nr_pages {}",
-                a.page, self.header.nr_pages
-            ))
+            Some(format!("page {} >= nr_pages {}", a.page, self.header.nr_pages))
         } else if a.cgroup >= self.header.nr_cgroups {
-            Some(format!(
-                "cgroup {} >= nr_cgroups {}",
-                a.cgroup, self.header.nr_cgroups
-            ))
+            Some(format!("cgroup {} >= nr_cgroups {}", a.cgroup, self.header.nr_cgroups))
         } else if a.flags & !flags::VALID != 0 {
             Some(format!("invalid flags {:#x}", a.flags))
         } else if reserved != 0 {
@@ -400,13 +340,7 @@ impl NativeReader {
 /// A damaged block: records `start..start + expect` named, `why` first.
 #[cold]
 fn damaged(path: &Path, start: u64, expect: usize, why: &str) -> Error {
-    Error::new(
-        Some(path.into()),
-        ErrorKind::Corrupt {
-            record: start,
-            what: format!("{why}: records {}..{} are damaged", start, start + expect as u64),
-        },
-    )
+    Error::new(Some(path.into()), ErrorKind::Corrupt { record: start, what: format!("{why}: records {}..{} are damaged", start, start + expect as u64) })
 }
 
 /// Version 2: how many records lie in blocks wholly inside the first `file_len` bytes,
@@ -432,33 +366,16 @@ fn complete_blocks(file: &mut File, file_len: u64, header: &Header) -> std::io::
 /// Append the records in `bytes` (a multiple of `RL`) to `buf`; false if any record has
 /// an invalid field (the records are appended anyway; the caller truncates).
 #[inline(always)]
-fn decode_into<const RL: usize>(
-    bytes: &[u8],
-    buf: &mut Vec<Access>,
-    nr_pages: u32,
-    nr_cgroups: u16,
-) -> bool {
+fn decode_into<const RL: usize>(bytes: &[u8], buf: &mut Vec<Access>, nr_pages: u32, nr_cgroups: u16) -> bool {
     let mut bad = 0u32;
     buf.extend(bytes.chunks_exact(RL).map(|c| {
         let page = u32::from_le_bytes([c[0], c[1], c[2], c[3]]);
         let fl = c[4];
         let reserved = c[5];
         let cgroup = u16::from_le_bytes([c[6], c[7]]);
-        let gap = if RL == RECORD_LEN_TIMED {
-            u32::from_le_bytes([c[8], c[9], c[10], c[11]])
-        } else {
-            0
-        };
-        bad |= (page >= nr_pages) as u32
-            | (cgroup >= nr_cgroups) as u32
-            | (fl & !flags::VALID) as u32
-            | reserved as u32;
-        Access {
-            page,
-            cgroup,
-            flags: fl,
-            gap,
-        }
+        let gap = if RL == RECORD_LEN_TIMED { u32::from_le_bytes([c[8], c[9], c[10], c[11]]) } else { 0 };
+        bad |= (page >= nr_pages) as u32 | (cgroup >= nr_cgroups) as u32 | (fl & !flags::VALID) as u32 | reserved as u32;
+        Access { page, cgroup, flags: fl, gap }
     }));
     bad == 0
 }
@@ -467,12 +384,7 @@ fn decode_into<const RL: usize>(
 /// `bytes` to `out` (one slot per record), with the same validation; also returns the
 /// records' gap ticks (0 without time). False if any record has an invalid field.
 #[inline(always)]
-fn pages_into<const RL: usize>(
-    bytes: &[u8],
-    out: &mut [std::mem::MaybeUninit<u32>],
-    nr_pages: u32,
-    nr_cgroups: u16,
-) -> (bool, u64) {
+fn pages_into<const RL: usize>(bytes: &[u8], out: &mut [std::mem::MaybeUninit<u32>], nr_pages: u32, nr_cgroups: u16) -> (bool, u64) {
     let mut bad = 0u32;
     let mut ticks = 0u64;
     for (c, slot) in bytes.chunks_exact(RL).zip(out.iter_mut()) {
@@ -481,10 +393,7 @@ fn pages_into<const RL: usize>(
         if RL == RECORD_LEN_TIMED {
             ticks += u32::from_le_bytes([c[8], c[9], c[10], c[11]]) as u64;
         }
-        bad |= (page >= nr_pages) as u32
-            | (cgroup >= nr_cgroups) as u32
-            | (c[4] & !flags::VALID) as u32
-            | c[5] as u32;
+        bad |= (page >= nr_pages) as u32 | (cgroup >= nr_cgroups) as u32 | (c[4] & !flags::VALID) as u32 | c[5] as u32;
         slot.write(page);
     }
     (bad == 0, ticks)
@@ -499,17 +408,14 @@ impl NativeReader {
         let total = self.header.nr_records;
         let n = usize::try_from(total).unwrap_or(usize::MAX).min(u32::MAX as usize * 4);
         let mut keys: Vec<u32> = Vec::new();
-        crate::mem::reserve(&mut keys, n, &|| format!("the trace's {n} requests' page ids"))
-            .map_err(|e| self.err(ErrorKind::InvalidArgument(e)))?;
+        crate::mem::reserve(&mut keys, n, &|| format!("the trace's {n} requests' page ids")).map_err(|e| self.err(ErrorKind::InvalidArgument(e)))?;
         crate::oracle::huge_pages(&mut keys);
         let (nr_pages, nr_cgroups) = (self.header.nr_pages, self.header.nr_cgroups);
         while self.block_start + (self.block_len as u64) < total {
             self.load_block()?;
             let len = self.block_len;
             if keys.capacity() - keys.len() < len {
-                return Err(self.err(ErrorKind::InvalidArgument(format!(
-                    "the trace's {total} requests' page ids: more than {n} fit"
-                ))));
+                return Err(self.err(ErrorKind::InvalidArgument(format!("the trace's {total} requests' page ids: more than {n} fit"))));
             }
             let bytes = &self.raw[self.rec_base..self.rec_base + len * self.rec_len];
             let out = &mut keys.spare_capacity_mut()[..len];
@@ -570,10 +476,6 @@ impl AccessSource for NativeReader {
 
     fn progress(&self) -> Option<f64> {
         let done = self.block_start + self.pos as u64;
-        Some(if self.header.nr_records == 0 {
-            1.0
-        } else {
-            done as f64 / self.header.nr_records as f64
-        })
+        Some(if self.header.nr_records == 0 { 1.0 } else { done as f64 / self.header.nr_records as f64 })
     }
 }

@@ -12,8 +12,8 @@ use std::path::{Path, PathBuf};
 use flate2::{Compress, Compression, FlushCompress, Status};
 
 use super::{
-    checksum, encode_files, encode_ops, encode_table, record_len, shuffle, Header, BLOCK_RECORDS, COMPRESS_LEVEL,
-    FLAG_HAS_FILES, FLAG_HAS_OPS, FLAG_HAS_TIME, HEADER_LEN, RECORD_LEN_TIMED,
+    checksum, encode_files, encode_ops, encode_table, record_len, shuffle, Header, BLOCK_RECORDS, COMPRESS_LEVEL, FLAG_HAS_FILES, FLAG_HAS_OPS, FLAG_HAS_TIME, HEADER_LEN,
+    RECORD_LEN_TIMED,
 };
 use crate::{flags, Access, Error, ErrorKind, FileRange, Result, TraceOp};
 
@@ -58,24 +58,12 @@ impl NativeWriter {
         if tick_ps > super::MAX_TICK_PS {
             return Err(Error::new(
                 Some(path.into()),
-                ErrorKind::InvalidArgument(format!(
-                    "tick_ps {tick_ps} is over the limit of {} ps (one second per tick)",
-                    super::MAX_TICK_PS
-                )),
+                ErrorKind::InvalidArgument(format!("tick_ps {tick_ps} is over the limit of {} ps (one second per tick)", super::MAX_TICK_PS)),
             ));
         }
-        let tmp = crate::tmp::temp_for(path).ok_or_else(|| {
-            Error::new(
-                Some(path.into()),
-                ErrorKind::InvalidArgument("output path has no file name".into()),
-            )
-        })?;
+        let tmp = crate::tmp::temp_for(path).ok_or_else(|| Error::new(Some(path.into()), ErrorKind::InvalidArgument("output path has no file name".into())))?;
         let io = |e| Error::new(Some(path.into()), ErrorKind::Io(e));
-        let file = OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .open(&tmp)
-            .map_err(io)?;
+        let file = OpenOptions::new().write(true).create_new(true).open(&tmp).map_err(io)?;
         let mut out = BufWriter::with_capacity(1 << 20, file);
         // Placeholder header, patched at finish().
         out.write_all(&[0u8; HEADER_LEN]).map_err(io)?;
@@ -108,15 +96,9 @@ impl NativeWriter {
     /// the default). Only before the first block is written, i.e. before 65536 records.
     pub fn set_compress(&mut self, compress: bool) -> Result<()> {
         if self.block_bytes != 0 {
-            return Err(self.err(ErrorKind::InvalidArgument(
-                "set_compress: blocks have already been written".into(),
-            )));
+            return Err(self.err(ErrorKind::InvalidArgument("set_compress: blocks have already been written".into())));
         }
-        self.z = compress.then(|| Deflate {
-            deflater: Compress::new(Compression::new(COMPRESS_LEVEL), true),
-            shuffled: Vec::new(),
-            out: Vec::new(),
-        });
+        self.z = compress.then(|| Deflate { deflater: Compress::new(Compression::new(COMPRESS_LEVEL), true), shuffled: Vec::new(), out: Vec::new() });
         Ok(())
     }
 
@@ -139,10 +121,7 @@ impl NativeWriter {
             return Err(self.err(ErrorKind::InvalidArgument("more than 65535 cgroups".into())));
         }
         if name.len() > u16::MAX as usize {
-            return Err(self.err(ErrorKind::InvalidArgument(format!(
-                "cgroup name longer than 65535 bytes: {:.40}…",
-                name
-            ))));
+            return Err(self.err(ErrorKind::InvalidArgument(format!("cgroup name longer than 65535 bytes: {:.40}…", name))));
         }
         let id = self.cgroups.len() as u16;
         self.cgroups.push(name.to_string());
@@ -154,16 +133,12 @@ impl NativeWriter {
     /// names must be unique; names already registered must keep their ids.
     pub fn set_cgroups(&mut self, names: &[String]) -> Result<()> {
         if names.first().map(String::as_str) != Some("") {
-            return Err(self.err(ErrorKind::InvalidArgument(
-                "cgroup table must start with the root \"\"".into(),
-            )));
+            return Err(self.err(ErrorKind::InvalidArgument("cgroup table must start with the root \"\"".into())));
         }
         for (i, n) in names.iter().enumerate() {
             let id = self.cgroup(n)?;
             if id as usize != i {
-                return Err(self.err(ErrorKind::InvalidArgument(format!(
-                    "cgroup {n:?} at position {i} is already registered as id {id}"
-                ))));
+                return Err(self.err(ErrorKind::InvalidArgument(format!("cgroup {n:?} at position {i} is already registered as id {id}"))));
             }
         }
         Ok(())
@@ -225,33 +200,12 @@ impl NativeWriter {
             self.block.resize(before + n * self.rec_len, 0);
             let out = &mut self.block[before..];
             if has_time {
-                encode::<12>(
-                    chunk,
-                    out,
-                    &mut bad,
-                    &mut max_page,
-                    &mut max_cg,
-                    &mut any_gap,
-                );
+                encode::<12>(chunk, out, &mut bad, &mut max_page, &mut max_cg, &mut any_gap);
             } else {
-                encode::<8>(
-                    chunk,
-                    out,
-                    &mut bad,
-                    &mut max_page,
-                    &mut max_cg,
-                    &mut any_gap,
-                );
+                encode::<8>(chunk, out, &mut bad, &mut max_page, &mut max_cg, &mut any_gap);
             }
             if bad != 0 || (!has_time && any_gap != 0) || max_page == u32::MAX {
-                let i = chunk
-                    .iter()
-                    .position(|a| {
-                        a.flags & !flags::VALID != 0
-                            || (!has_time && a.gap != 0)
-                            || a.page == u32::MAX
-                    })
-                    .unwrap_or(0);
+                let i = chunk.iter().position(|a| a.flags & !flags::VALID != 0 || (!has_time && a.gap != 0) || a.page == u32::MAX).unwrap_or(0);
                 let a = chunk[i];
                 self.block.truncate(before);
                 let what = if a.flags & !flags::VALID != 0 {
@@ -259,13 +213,9 @@ impl NativeWriter {
                 } else if a.page == u32::MAX {
                     "page id u32::MAX is reserved (nr_pages must fit in u32)".to_string()
                 } else {
-                    "record has a gap but the trace was created without time (tick_ps = 0)"
-                        .to_string()
+                    "record has a gap but the trace was created without time (tick_ps = 0)".to_string()
                 };
-                return Err(self.err(ErrorKind::InvalidArgument(format!(
-                    "record {}: {what}",
-                    self.nr_records + self.block_records as u64 + i as u64
-                ))));
+                return Err(self.err(ErrorKind::InvalidArgument(format!("record {}: {what}", self.nr_records + self.block_records as u64 + i as u64))));
             }
             if !chunk.is_empty() {
                 self.pages_seen = self.pages_seen.max(max_page as u64 + 1);
@@ -291,9 +241,7 @@ impl NativeWriter {
             None => {
                 let sum = checksum(&self.block);
                 self.block_bytes += (12 + self.block.len()) as u64;
-                out.write_all(&count)
-                    .and_then(|_| out.write_all(&sum.to_le_bytes()))
-                    .and_then(|_| out.write_all(&self.block))
+                out.write_all(&count).and_then(|_| out.write_all(&sum.to_le_bytes())).and_then(|_| out.write_all(&self.block))
             }
             Some(z) => {
                 let stored = z.compress(&self.block, self.rec_len);
@@ -317,11 +265,7 @@ impl NativeWriter {
     pub fn finish(mut self) -> Result<u64> {
         self.flush_block()?;
         if self.max_cgroup as usize >= self.cgroups.len() {
-            return Err(self.err(ErrorKind::InvalidArgument(format!(
-                "records use cgroup id {} but only {} cgroups are registered",
-                self.max_cgroup,
-                self.cgroups.len()
-            ))));
+            return Err(self.err(ErrorKind::InvalidArgument(format!("records use cgroup id {} but only {} cgroups are registered", self.max_cgroup, self.cgroups.len()))));
         }
         let nr_pages = self.pages_seen.max(self.declared_pages as u64) as u32;
         crate::check_ops(&self.ops, self.nr_records, self.cgroups.len()).map_err(|e| self.err(ErrorKind::InvalidArgument(e)))?;
@@ -332,13 +276,10 @@ impl NativeWriter {
         if !self.ops.is_empty() {
             table.extend_from_slice(&encode_ops(&self.ops));
         }
-        let table_len = u32::try_from(table.len())
-            .map_err(|_| self.err(ErrorKind::InvalidArgument("cgroup table too large".into())))?;
+        let table_len = u32::try_from(table.len()).map_err(|_| self.err(ErrorKind::InvalidArgument("cgroup table too large".into())))?;
         let header = Header {
             compressed: self.z.is_some(),
-            flags: if self.tick_ps != 0 { FLAG_HAS_TIME } else { 0 }
-                | if self.files.is_empty() { 0 } else { FLAG_HAS_FILES }
-                | if self.ops.is_empty() { 0 } else { FLAG_HAS_OPS },
+            flags: if self.tick_ps != 0 { FLAG_HAS_TIME } else { 0 } | if self.files.is_empty() { 0 } else { FLAG_HAS_FILES } | if self.ops.is_empty() { 0 } else { FLAG_HAS_OPS },
             nr_records: self.nr_records,
             nr_pages,
             nr_cgroups: self.cgroups.len() as u16,
@@ -388,14 +329,7 @@ impl Deflate {
 /// Encode `recs` into `out` (exactly `recs.len() * RL` bytes), folding the validation
 /// facts into the accumulators.
 #[inline(always)]
-fn encode<const RL: usize>(
-    recs: &[Access],
-    out: &mut [u8],
-    bad: &mut u8,
-    max_page: &mut u32,
-    max_cg: &mut u16,
-    any_gap: &mut u32,
-) {
+fn encode<const RL: usize>(recs: &[Access], out: &mut [u8], bad: &mut u8, max_page: &mut u32, max_cg: &mut u16, any_gap: &mut u32) {
     for (a, o) in recs.iter().zip(out.chunks_exact_mut(RL)) {
         *bad |= a.flags & !flags::VALID;
         *max_page = (*max_page).max(a.page);

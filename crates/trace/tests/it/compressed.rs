@@ -2,7 +2,6 @@
 //! writer, damaged and truncated compressed blocks (one error naming the file and the
 //! records, never a panic).
 
-
 use crate::common::{read_all, Scratch};
 use reclaimlab_trace::native::{self, NativeReader, NativeWriter, BLOCK_RECORDS, HEADER_LEN};
 use reclaimlab_trace::{flags, Access, AccessSource, ErrorKind, FileRange, OpKind, TraceMeta, TraceOp};
@@ -20,8 +19,7 @@ fn records(n: usize, timed: bool, cgroups: u16) -> Vec<Access> {
             Access {
                 page,
                 cgroup: rng.below(cgroups as u64) as u16,
-                flags: [0, flags::WRITE, flags::FILE | flags::SYSCALL, flags::FILE | flags::SYSCALL | flags::READ_CONT]
-                    [rng.below(4) as usize],
+                flags: [0, flags::WRITE, flags::FILE | flags::SYSCALL, flags::FILE | flags::SYSCALL | flags::READ_CONT][rng.below(4) as usize],
                 gap: if timed { rng.below(300) as u32 } else { 0 },
             }
         })
@@ -29,10 +27,7 @@ fn records(n: usize, timed: bool, cgroups: u16) -> Vec<Access> {
 }
 
 fn files() -> Vec<FileRange> {
-    vec![
-        FileRange { name: "/data/a".into(), first: 100, nr_pages: 50, advice: 2 },
-        FileRange { name: "/data/b".into(), first: 1000, nr_pages: 7, advice: 0 },
-    ]
+    vec![FileRange { name: "/data/a".into(), first: 100, nr_pages: 50, advice: 2 }, FileRange { name: "/data/b".into(), first: 1000, nr_pages: 7, advice: 0 }]
 }
 
 fn write(path: &std::path::Path, recs: &[Access], tick_ps: u64, compress: bool) -> u64 {
@@ -154,8 +149,7 @@ fn convert_with_compress_round_trips() {
 /// damaged in turn; the first block is a loop over 64 pages (it inflates quickly).
 fn two_blocks(s: &Scratch) -> (Vec<u8>, Vec<Access>) {
     let p = s.path("two.rcl");
-    let mut recs: Vec<Access> =
-        (0..BLOCK_RECORDS).map(|i| Access { page: i as u32 % 64, cgroup: 1, flags: 0, gap: 3 }).collect();
+    let mut recs: Vec<Access> = (0..BLOCK_RECORDS).map(|i| Access { page: i as u32 % 64, cgroup: 1, flags: 0, gap: 3 }).collect();
     recs.extend(records(300, true, 3));
     write(&p, &recs, 1000, true);
     (std::fs::read(&p).unwrap(), recs)
@@ -184,10 +178,7 @@ fn every_flipped_byte_of_a_compressed_block_is_corrupt_naming_its_records() {
             ErrorKind::Corrupt { record, what } => {
                 assert_eq!(*record, start, "byte {i}: {msg}");
                 // The count field names the layout; everything else names the range.
-                assert!(
-                    what.contains(&format!("records {start}..{end} are damaged")) || what.contains("block header says"),
-                    "byte {i}: {msg}"
-                );
+                assert!(what.contains(&format!("records {start}..{end} are damaged")) || what.contains("block header says"), "byte {i}: {msg}");
             }
             k => panic!("byte {i} ^ {bit:#x}: expected Corrupt, got {k:?}"),
         }
@@ -221,13 +212,19 @@ fn bad_zlib_streams_with_good_checksums_are_corrupt() {
     type Damage = Box<dyn Fn(&mut Vec<u8>)>;
     let cases: Vec<(&str, Damage)> = vec![
         ("does not inflate", Box::new(|v: &mut Vec<u8>| v[0] ^= 0xff)), // zlib header
-        ("does not inflate", Box::new(|v: &mut Vec<u8>| {
-            let n = v.len();
-            v[n - 1] ^= 1; // adler32 of the records
-        })),
-        ("inflates to more than", Box::new(|v: &mut Vec<u8>| {
-            v.truncate(v.len() - 6); // the stream ends early
-        })),
+        (
+            "does not inflate",
+            Box::new(|v: &mut Vec<u8>| {
+                let n = v.len();
+                v[n - 1] ^= 1; // adler32 of the records
+            }),
+        ),
+        (
+            "inflates to more than",
+            Box::new(|v: &mut Vec<u8>| {
+                v.truncate(v.len() - 6); // the stream ends early
+            }),
+        ),
         ("2 stray bytes", Box::new(|v: &mut Vec<u8>| v.extend_from_slice(&[0, 0]))),
         ("more than its 3600 bytes", Box::new(|v: &mut Vec<u8>| v.resize(3601, 0))),
     ];

@@ -1,6 +1,5 @@
 //! convert → native → info equals info of the source, for every source kind.
 
-
 use crate::common::{data_dir, Scratch};
 use reclaimlab_trace::gen::{generate, Program};
 use reclaimlab_trace::{convert, info, open, AccessKind, AccessSource, NativeReader, TraceInfo};
@@ -24,61 +23,22 @@ fn check(make: &dyn Fn() -> Box<dyn AccessSource>, s: &Scratch, name: &str) -> T
 #[test]
 fn convert_info_round_trip() {
     let s = Scratch::new("conv");
-    let lirs = check(
-        &|| open(&data_dir().join("lirs/multi2.trace.gz"), None, None).unwrap(),
-        &s,
-        "multi2",
-    );
+    let lirs = check(&|| open(&data_dir().join("lirs/multi2.trace.gz"), None, None).unwrap(), &s, "multi2");
     assert_eq!((lirs.records, lirs.pages), (26_311, 5_684));
-    assert_eq!(
-        (lirs.file, lirs.syscall, lirs.reads, lirs.has_time),
-        (26_311, 26_311, 26_311, false)
-    );
+    assert_eq!((lirs.file, lirs.syscall, lirs.reads, lirs.has_time), (26_311, 26_311, 26_311, false));
 
-    let addr = check(
-        &|| {
-            open(
-                &data_dir().join("spec2000-address/twolf.trace.gz"),
-                None,
-                None,
-            )
-            .unwrap()
-        },
-        &s,
-        "twolf",
-    );
-    assert_eq!(
-        (addr.records, addr.pages, addr.tick_ps, addr.has_time),
-        (482_824, 89, 333, true)
-    );
+    let addr = check(&|| open(&data_dir().join("spec2000-address/twolf.trace.gz"), None, None).unwrap(), &s, "twolf");
+    assert_eq!((addr.records, addr.pages, addr.tick_ps, addr.has_time), (482_824, 89, 333, true));
     assert_eq!(addr.anon, addr.records);
     assert!(addr.total_gap_ticks > addr.records && addr.writes > 0);
 
     let csv = s.path("c.csv");
-    std::fs::write(
-        &csv,
-        "page,op,cgroup,gap,type\n5,w,x,3,file\n6,r,,4,anon\n5,r,y,0,file\n",
-    )
-    .unwrap();
+    std::fs::write(&csv, "page,op,cgroup,gap,type\n5,w,x,3,file\n6,r,,4,anon\n5,r,y,0,file\n").unwrap();
     let c = check(&|| open(&csv, None, None).unwrap(), &s, "csv");
     assert_eq!(c.cgroups, ["", "x", "y"]);
-    assert_eq!(
-        (
-            c.records,
-            c.pages,
-            c.writes,
-            c.file,
-            c.total_gap_ticks,
-            c.tick_ps
-        ),
-        (3, 2, 1, 2, 7, 1000)
-    );
+    assert_eq!((c.records, c.pages, c.writes, c.file, c.total_gap_ticks, c.tick_ps), (3, 2, 1, 2, 7, 1000));
 
-    let g = check(
-        &|| generate(Program::zipf(5000, 300_000, 1.1, AccessKind::FileMapped), 4).unwrap(),
-        &s,
-        "gen",
-    );
+    let g = check(&|| generate(Program::zipf(5000, 300_000, 1.1, AccessKind::FileMapped), 4).unwrap(), &s, "gen");
     assert_eq!(g.records, 300_000);
     assert!(g.pages <= 5000 && g.pages > 1000);
 }
@@ -100,12 +60,8 @@ fn convert_and_info_keep_a_programs_reclaim_ops() {
     let s = Scratch::new("convert-ops");
     let mut region = Region::new("heap", 100, AccessKind::AnonMapped);
     region.cgroup = "app".into();
-    let phase = |name: &str, reclaims: Vec<Reclaim>| Phase {
-        name: name.into(),
-        accesses: 1000,
-        streams: vec![Stream { region: 0, pattern: Pattern::Uniform, weight: 1.0 }],
-        reclaims,
-    };
+    let phase =
+        |name: &str, reclaims: Vec<Reclaim>| Phase { name: name.into(), accesses: 1000, streams: vec![Stream { region: 0, pattern: Pattern::Uniform, weight: 1.0 }], reclaims };
     let r = Reclaim { cgroup: "app".into(), bytes: 64 << 10, swappiness: Some(10) };
     let prog = Program { regions: vec![region], phases: vec![phase("warm", vec![]), phase("cold", vec![r])], repeat: 2 };
     let src = generate(prog.clone(), 1).unwrap();

@@ -1,6 +1,5 @@
 //! CSV reader: columns, defaults, cgroups, errors.
 
-
 use crate::common::{read_all, write_gz, Scratch};
 use reclaimlab_trace::csv::CsvReader;
 use reclaimlab_trace::{flags, Access, AccessKind, AccessSource, ErrorKind};
@@ -25,30 +24,10 @@ fn all_columns_any_order() {
     assert_eq!(
         recs,
         [
-            Access {
-                page: 0,
-                cgroup: 1,
-                flags: flags::WRITE | flags::FILE | flags::SYSCALL,
-                gap: 5
-            },
-            Access {
-                page: 1,
-                cgroup: 0,
-                flags: 0,
-                gap: 0
-            },
-            Access {
-                page: 0,
-                cgroup: 2,
-                flags: 0,
-                gap: 7
-            },
-            Access {
-                page: 2,
-                cgroup: 1,
-                flags: flags::WRITE | flags::FILE,
-                gap: 1
-            },
+            Access { page: 0, cgroup: 1, flags: flags::WRITE | flags::FILE | flags::SYSCALL, gap: 5 },
+            Access { page: 1, cgroup: 0, flags: 0, gap: 0 },
+            Access { page: 0, cgroup: 2, flags: 0, gap: 7 },
+            Access { page: 2, cgroup: 1, flags: flags::WRITE | flags::FILE, gap: 1 },
         ]
     );
     assert_eq!(r.cgroups_seen(), ["", "web", "db"]);
@@ -73,10 +52,7 @@ fn unknown_column_is_named() {
     let p = s.path("t.csv");
     std::fs::write(&p, "page,colour\n1,red\n").unwrap();
     let e = CsvReader::open(&p, None, None).err().unwrap();
-    assert!(
-        matches!(&e.kind, ErrorKind::Parse { line: 1, what } if what.contains("unknown column \"colour\"")),
-        "{e:?}"
-    );
+    assert!(matches!(&e.kind, ErrorKind::Parse { line: 1, what } if what.contains("unknown column \"colour\"")), "{e:?}");
     std::fs::write(&p, "op,gap\nr,1\n").unwrap();
     let e = CsvReader::open(&p, None, None).err().unwrap();
     assert!(e.to_string().contains("no `page` column"), "{e}");

@@ -13,8 +13,7 @@ use reclaimlab_trace::{open, read_keys};
 /// (format, file name the reader is given, seeds).
 fn corpus() -> Vec<(&'static str, &'static str, Vec<Vec<u8>>)> {
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../fuzz/corpus");
-    [("native", "in.trace"), ("lirs", "in.lirs"), ("address", "in.addr"), ("csv", "in.csv"),
-     ("oracle", "in.oracleGeneral.bin")]
+    [("native", "in.trace"), ("lirs", "in.lirs"), ("address", "in.addr"), ("csv", "in.csv"), ("oracle", "in.oracleGeneral.bin")]
         .into_iter()
         .map(|(fmt, name)| {
             let mut seeds: Vec<(PathBuf, Vec<u8>)> = std::fs::read_dir(root.join(fmt))
@@ -43,17 +42,29 @@ enum Mutation {
 
 fn mutation() -> impl Strategy<Value = Mutation> {
     let interesting = prop::sample::select(vec![
-        0u64, 1, 0x7F, 0x80, 0xFF, 0xFFFF, 0x10000, 0x7FFF_FFFF, 0xFFFF_FFFF, 1 << 32, 1 << 62,
-        u64::MAX, u64::MAX - 1, 65536, 4_000_000_000, 1_000_000_000_000,
+        0u64,
+        1,
+        0x7F,
+        0x80,
+        0xFF,
+        0xFFFF,
+        0x10000,
+        0x7FFF_FFFF,
+        0xFFFF_FFFF,
+        1 << 32,
+        1 << 62,
+        u64::MAX,
+        u64::MAX - 1,
+        65536,
+        4_000_000_000,
+        1_000_000_000_000,
     ]);
     prop_oneof![
         (any::<usize>(), 0u8..8).prop_map(|(i, b)| Mutation::Flip(i, b)),
         (any::<usize>(), any::<u8>()).prop_map(|(i, v)| Mutation::Set(i, v)),
-        (any::<usize>(), prop::sample::select(vec![1u8, 2, 4, 8]), interesting)
-            .prop_map(|(i, w, v)| Mutation::Int(i, w, v)),
+        (any::<usize>(), prop::sample::select(vec![1u8, 2, 4, 8]), interesting).prop_map(|(i, w, v)| Mutation::Int(i, w, v)),
         (any::<usize>(), 1usize..64).prop_map(|(i, n)| Mutation::Delete(i, n)),
-        (any::<usize>(), prop::collection::vec(prop::sample::select(b"0123456789,\n -xls*\x00\xff".to_vec()), 1..12))
-            .prop_map(|(i, v)| Mutation::Insert(i, v)),
+        (any::<usize>(), prop::collection::vec(prop::sample::select(b"0123456789,\n -xls*\x00\xff".to_vec()), 1..12)).prop_map(|(i, v)| Mutation::Insert(i, v)),
         any::<usize>().prop_map(Mutation::Truncate),
     ]
 }

@@ -1,6 +1,5 @@
 //! Synthetic generators: determinism, distributions, patterns, phases, validation.
 
-
 use crate::common::read_all;
 use reclaimlab_trace::gen::{generate, Pattern, Phase, Program, Region, Stream};
 use reclaimlab_trace::{Access, AccessKind, ErrorKind};
@@ -21,18 +20,7 @@ fn mixed() -> Program {
         phases: vec![Phase {
             name: "mix".into(),
             accesses: 400_000,
-            streams: vec![
-                Stream {
-                    region: 0,
-                    pattern: Pattern::Zipf { alpha: 0.9 },
-                    weight: 3.0,
-                },
-                Stream {
-                    region: 1,
-                    pattern: Pattern::Uniform,
-                    weight: 1.0,
-                },
-            ],
+            streams: vec![Stream { region: 0, pattern: Pattern::Zipf { alpha: 0.9 }, weight: 3.0 }, Stream { region: 1, pattern: Pattern::Uniform, weight: 1.0 }],
             reclaims: Vec::new(),
         }],
         repeat: 1,
@@ -74,34 +62,24 @@ fn mix_proportions_flags_and_cgroups() {
     let wr = heap.iter().filter(|a| a.is_write()).count() as f64 / heap.len() as f64;
     assert!((wr - 0.3).abs() < 0.005, "write ratio {wr}");
     let cache: Vec<&Access> = recs.iter().filter(|a| a.page >= 500).collect();
-    assert!(cache
-        .iter()
-        .all(|a| a.page < 800 && a.cgroup == 2 && a.flags == AccessKind::FileRead.flags()));
+    assert!(cache.iter().all(|a| a.page < 800 && a.cgroup == 2 && a.flags == AccessKind::FileRead.flags()));
     // Uniform: each of the 300 cache pages gets ≈ 333 hits; all within ±40%.
     let mut hits = [0u32; 300];
     for a in &cache {
         hits[(a.page - 500) as usize] += 1;
     }
     let mean = cache.len() as f64 / 300.0;
-    assert!(
-        hits.iter().all(|&h| (h as f64 - mean).abs() < 0.4 * mean),
-        "{hits:?}"
-    );
+    assert!(hits.iter().all(|&h| (h as f64 - mean).abs() < 0.4 * mean), "{hits:?}");
 }
 
 /// Least-squares slope of ln(freq) against ln(rank) over ranks 1..=top.
 fn zipf_slope(pages: u32, alpha: f64, draws: u64, top: usize) -> f64 {
-    let recs = run(
-        Program::zipf(pages, draws, alpha, AccessKind::AnonMapped),
-        5,
-    );
+    let recs = run(Program::zipf(pages, draws, alpha, AccessKind::AnonMapped), 5);
     let mut freq = vec![0u64; pages as usize];
     for a in &recs {
         freq[a.page as usize] += 1;
     }
-    let pts: Vec<(f64, f64)> = (0..top)
-        .map(|i| (((i + 1) as f64).ln(), (freq[i] as f64).ln()))
-        .collect();
+    let pts: Vec<(f64, f64)> = (0..top).map(|i| (((i + 1) as f64).ln(), (freq[i] as f64).ln())).collect();
     let mx = pts.iter().map(|p| p.0).sum::<f64>() / top as f64;
     let my = pts.iter().map(|p| p.1).sum::<f64>() / top as f64;
     let sxy: f64 = pts.iter().map(|p| (p.0 - mx) * (p.1 - my)).sum();
@@ -156,41 +134,11 @@ fn loop_sweeps_forward_and_back() {
 #[test]
 fn phases_run_in_order_with_exact_counts_and_repeat() {
     let p = Program {
-        regions: vec![
-            Region::new("a", 10, AccessKind::AnonMapped),
-            Region::new("b", 20, AccessKind::FileRead),
-        ],
+        regions: vec![Region::new("a", 10, AccessKind::AnonMapped), Region::new("b", 20, AccessKind::FileRead)],
         phases: vec![
-            Phase {
-                name: "one".into(),
-                accesses: 1000,
-                streams: vec![Stream {
-                    region: 0,
-                    pattern: Pattern::Uniform,
-                    weight: 1.0,
-                }],
-                reclaims: Vec::new(),
-            },
-            Phase {
-                name: "empty".into(),
-                accesses: 0,
-                streams: vec![Stream {
-                    region: 0,
-                    pattern: Pattern::Uniform,
-                    weight: 1.0,
-                }],
-                reclaims: Vec::new(),
-            },
-            Phase {
-                name: "two".into(),
-                accesses: 2500,
-                streams: vec![Stream {
-                    region: 1,
-                    pattern: Pattern::Sequential,
-                    weight: 1.0,
-                }],
-                reclaims: Vec::new(),
-            },
+            Phase { name: "one".into(), accesses: 1000, streams: vec![Stream { region: 0, pattern: Pattern::Uniform, weight: 1.0 }], reclaims: Vec::new() },
+            Phase { name: "empty".into(), accesses: 0, streams: vec![Stream { region: 0, pattern: Pattern::Uniform, weight: 1.0 }], reclaims: Vec::new() },
+            Phase { name: "two".into(), accesses: 2500, streams: vec![Stream { region: 1, pattern: Pattern::Sequential, weight: 1.0 }], reclaims: Vec::new() },
         ],
         repeat: 2,
     };
@@ -209,29 +157,10 @@ fn phases_run_in_order_with_exact_counts_and_repeat() {
 
 #[test]
 fn sequential_cursor_persists_across_phases() {
-    let st = || {
-        vec![Stream {
-            region: 0,
-            pattern: Pattern::Sequential,
-            weight: 1.0,
-        }]
-    };
+    let st = || vec![Stream { region: 0, pattern: Pattern::Sequential, weight: 1.0 }];
     let p = Program {
         regions: vec![Region::new("a", 10, AccessKind::AnonMapped)],
-        phases: vec![
-            Phase {
-                name: "x".into(),
-                accesses: 7,
-                streams: st(),
-                reclaims: Vec::new(),
-            },
-            Phase {
-                name: "y".into(),
-                accesses: 5,
-                streams: st(),
-                reclaims: Vec::new(),
-            },
-        ],
+        phases: vec![Phase { name: "x".into(), accesses: 7, streams: st(), reclaims: Vec::new() }, Phase { name: "y".into(), accesses: 5, streams: st(), reclaims: Vec::new() }],
         repeat: 1,
     };
     let pages: Vec<u32> = run(p, 0).iter().map(|a| a.page).collect();
@@ -248,57 +177,30 @@ fn validation_names_the_problem() {
         assert!(e.to_string().contains(want), "{e} (wanted {want:?})");
         assert!(generate(p, 0).is_err());
     };
-    bad(
-        &|p| p.regions[1].pages = 0,
-        "region 1 (\"cache\") has zero pages",
-    );
+    bad(&|p| p.regions[1].pages = 0, "region 1 (\"cache\") has zero pages");
     bad(&|p| p.phases.clear(), "no phases");
-    bad(
-        &|p| p.phases[0].streams[1].weight = 0.0,
-        "weight 0 must be > 0",
-    );
-    bad(
-        &|p| p.phases[0].streams[1].weight = -1.0,
-        "weight -1 must be > 0",
-    );
-    bad(
-        &|p| p.phases[0].streams[0].region = 5,
-        "unknown region index 5",
-    );
-    bad(
-        &|p| p.phases[0].streams[0].pattern = Pattern::Zipf { alpha: 0.0 },
-        "alpha 0 must be > 0",
-    );
-    bad(
-        &|p| p.regions[0].write_ratio = 1.5,
-        "write_ratio 1.5 is outside [0, 1]",
-    );
+    bad(&|p| p.phases[0].streams[1].weight = 0.0, "weight 0 must be > 0");
+    bad(&|p| p.phases[0].streams[1].weight = -1.0, "weight -1 must be > 0");
+    bad(&|p| p.phases[0].streams[0].region = 5, "unknown region index 5");
+    bad(&|p| p.phases[0].streams[0].pattern = Pattern::Zipf { alpha: 0.0 }, "alpha 0 must be > 0");
+    bad(&|p| p.regions[0].write_ratio = 1.5, "write_ratio 1.5 is outside [0, 1]");
     bad(&|p| p.regions[0].write_ratio = -0.1, "outside [0, 1]");
     bad(&|p| p.phases[0].streams.clear(), "has no streams");
     bad(&|p| p.regions.clear(), "no regions");
     bad(&|p| p.repeat = 0, "repeat");
     bad(&|p| p.regions[0].pages = u32::MAX, "more than 2^32-1");
     mixed().validate().unwrap();
-    Program::zipf(10, 10, 1.0, AccessKind::AnonMapped)
-        .validate()
-        .unwrap();
+    Program::zipf(10, 10, 1.0, AccessKind::AnonMapped).validate().unwrap();
 }
 
 #[test]
 fn file_regions_become_the_traces_files() {
     use reclaimlab_trace::{generate, AccessKind, FileRange, Pattern, Phase, Program, Region, Stream};
     let p = Program {
-        regions: vec![
-            Region::new("heap", 10, AccessKind::AnonMapped),
-            Region::new("db", 20, AccessKind::FileRead),
-            Region::new("log", 5, AccessKind::FileMapped),
-        ],
+        regions: vec![Region::new("heap", 10, AccessKind::AnonMapped), Region::new("db", 20, AccessKind::FileRead), Region::new("log", 5, AccessKind::FileMapped)],
         phases: vec![Phase { name: "p".into(), accesses: 10, streams: vec![Stream { region: 1, pattern: Pattern::Uniform, weight: 1.0 }], reclaims: Vec::new() }],
         repeat: 1,
     };
     let src = generate(p, 1).unwrap();
-    assert_eq!(
-        src.meta().files,
-        vec![FileRange { name: "db".into(), first: 10, nr_pages: 20, advice: 0 }, FileRange { name: "log".into(), first: 30, nr_pages: 5, advice: 0 }]
-    );
+    assert_eq!(src.meta().files, vec![FileRange { name: "db".into(), first: 10, nr_pages: 20, advice: 0 }, FileRange { name: "log".into(), first: 30, nr_pages: 5, advice: 0 }]);
 }

@@ -1,6 +1,5 @@
 //! LIRS block-trace reader: counts on the real traces, parsing rules, errors.
 
-
 use crate::common::{data_dir, read_all, write_gz, Scratch};
 use reclaimlab_trace::lirs::LirsReader;
 use reclaimlab_trace::{flags, AccessKind, AccessSource, ErrorKind};
@@ -76,28 +75,18 @@ fn parsing_rules_and_kind() {
     let mut r = LirsReader::open(&g, None).unwrap();
     let recs2 = read_all(&mut r).unwrap();
     assert_eq!(recs2.iter().map(|a| a.page).collect::<Vec<_>>(), pages);
-    assert!(recs2
-        .iter()
-        .all(|a| a.flags == flags::FILE | flags::SYSCALL));
+    assert!(recs2.iter().all(|a| a.flags == flags::FILE | flags::SYSCALL));
 }
 
 #[test]
 fn malformed_line_is_parse_error_with_line_number() {
     let s = Scratch::new("lirsbad");
-    for (text, line) in [
-        ("1\n2\n\nx3\n", 4),
-        ("1\n-2\n", 2),
-        ("1 2\n", 1),
-        ("18446744073709551616\n", 1),
-    ] {
+    for (text, line) in [("1\n2\n\nx3\n", 4), ("1\n-2\n", 2), ("1 2\n", 1), ("18446744073709551616\n", 1)] {
         let p = s.path("bad.trace.gz");
         write_gz(&p, text);
         let mut r = LirsReader::open(&p, None).unwrap();
         let e = read_all(&mut r).unwrap_err();
-        assert!(
-            matches!(e.kind, ErrorKind::Parse { line: l, .. } if l == line),
-            "{text:?}: {e:?}"
-        );
+        assert!(matches!(e.kind, ErrorKind::Parse { line: l, .. } if l == line), "{text:?}: {e:?}");
         assert_eq!(e.path.as_deref(), Some(p.as_path()));
     }
 }

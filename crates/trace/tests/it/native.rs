@@ -1,6 +1,5 @@
 //! Native format: round trips, truncation, corruption, bad headers, atomic writes.
 
-
 use crate::common::{read_all, Scratch};
 use proptest::prelude::*;
 use reclaimlab_trace::native::{self, NativeReader, NativeWriter, BLOCK_RECORDS, HEADER_LEN};
@@ -9,12 +8,7 @@ use reclaimlab_trace::{flags, Access, AccessSource, ErrorKind};
 fn records(n: usize, timed: bool, cgroups: u16) -> Vec<Access> {
     let mut rng = reclaimlab_trace::Rng::new(n as u64);
     (0..n)
-        .map(|_| Access {
-            page: rng.below(5000) as u32,
-            cgroup: rng.below(cgroups as u64) as u16,
-            flags: rng.below(16) as u8,
-            gap: if timed { rng.next_u32() } else { 0 },
-        })
+        .map(|_| Access { page: rng.below(5000) as u32, cgroup: rng.below(cgroups as u64) as u16, flags: rng.below(16) as u8, gap: if timed { rng.next_u32() } else { 0 } })
         .collect()
 }
 
@@ -40,10 +34,7 @@ fn round_trip_without_time() {
     let m = r.meta().clone();
     assert_eq!(m.format, "native");
     assert_eq!(m.nr_records, Some(recs.len() as u64));
-    assert_eq!(
-        m.nr_pages,
-        Some(recs.iter().map(|a| a.page).max().unwrap() + 1)
-    );
+    assert_eq!(m.nr_pages, Some(recs.iter().map(|a| a.page).max().unwrap() + 1));
     assert_eq!(m.cgroups, vec!["", "web", "db"]);
     assert_eq!(m.tick_ps, 0);
     assert_eq!(read_all(&mut r).unwrap(), recs);
@@ -51,10 +42,7 @@ fn round_trip_without_time() {
     // File size is exactly the documented layout: 8-byte records.
     let len = std::fs::metadata(&p).unwrap().len();
     let table = 3 * 2 + 3 + 2;
-    assert_eq!(
-        len,
-        HEADER_LEN as u64 + 4 * 12 + recs.len() as u64 * 8 + table
-    );
+    assert_eq!(len, HEADER_LEN as u64 + 4 * 12 + recs.len() as u64 * 8 + table);
 }
 
 #[test]
@@ -68,10 +56,7 @@ fn round_trip_with_time() {
     assert_eq!(r.meta().cgroups.len(), 5);
     assert_eq!(read_all(&mut r).unwrap(), recs);
     let len = std::fs::metadata(&p).unwrap().len();
-    assert_eq!(
-        len,
-        HEADER_LEN as u64 + 12 + recs.len() as u64 * 12 + (5 * 2 + 4)
-    );
+    assert_eq!(len, HEADER_LEN as u64 + 12 + recs.len() as u64 * 12 + (5 * 2 + 4));
 }
 
 #[test]
@@ -90,13 +75,7 @@ fn declared_pages_and_late_cgroups() {
     let s = Scratch::new("late");
     let p = s.path("l.rcl");
     let mut w = NativeWriter::create(&p, 0).unwrap();
-    w.write(&Access {
-        page: 3,
-        cgroup: 1,
-        flags: 0,
-        gap: 0,
-    })
-    .unwrap();
+    w.write(&Access { page: 3, cgroup: 1, flags: 0, gap: 0 }).unwrap();
     w.set_nr_pages(100);
     // cgroup 1 registered after the record using it.
     assert_eq!(w.cgroup("late").unwrap(), 1);
@@ -111,13 +90,7 @@ fn writer_rejects_unregistered_cgroup_and_leaves_nothing() {
     let s = Scratch::new("unreg");
     let p = s.path("u.rcl");
     let mut w = NativeWriter::create(&p, 0).unwrap();
-    w.write(&Access {
-        page: 0,
-        cgroup: 2,
-        flags: 0,
-        gap: 0,
-    })
-    .unwrap();
+    w.write(&Access { page: 0, cgroup: 2, flags: 0, gap: 0 }).unwrap();
     let e = w.finish().unwrap_err();
     assert!(matches!(e.kind, ErrorKind::InvalidArgument(_)), "{e}");
     assert!(s.files().is_empty(), "{:?}", s.files());
@@ -127,26 +100,9 @@ fn writer_rejects_unregistered_cgroup_and_leaves_nothing() {
 fn writer_rejects_bad_flags_and_untimed_gaps() {
     let s = Scratch::new("badw");
     let mut w = NativeWriter::create(&s.path("x.rcl"), 0).unwrap();
-    let e = w
-        .write(&Access {
-            page: 0,
-            cgroup: 0,
-            flags: 0x80,
-            gap: 0,
-        })
-        .unwrap_err();
-    assert!(
-        e.to_string().contains("record 0: invalid flags 0x80"),
-        "{e}"
-    );
-    let e = w
-        .write(&Access {
-            page: 0,
-            cgroup: 0,
-            flags: 0,
-            gap: 5,
-        })
-        .unwrap_err();
+    let e = w.write(&Access { page: 0, cgroup: 0, flags: 0x80, gap: 0 }).unwrap_err();
+    assert!(e.to_string().contains("record 0: invalid flags 0x80"), "{e}");
+    let e = w.write(&Access { page: 0, cgroup: 0, flags: 0, gap: 5 }).unwrap_err();
     assert!(matches!(e.kind, ErrorKind::InvalidArgument(_)), "{e}");
 }
 
@@ -179,14 +135,8 @@ fn truncation_is_reported_with_record_index_never_panics() {
         (HEADER_LEN as u64, 0),
         (HEADER_LEN as u64 + 12 + 5 * rl + 7, 5),
         (HEADER_LEN as u64 + block, BLOCK_RECORDS as u64),
-        (
-            HEADER_LEN as u64 + block + 12 + 100 * rl,
-            BLOCK_RECORDS as u64 + 100,
-        ),
-        (
-            HEADER_LEN as u64 + 2 * block + 12 + 10 * rl,
-            recs.len() as u64,
-        ), // table cut off
+        (HEADER_LEN as u64 + block + 12 + 100 * rl, BLOCK_RECORDS as u64 + 100),
+        (HEADER_LEN as u64 + 2 * block + 12 + 10 * rl, recs.len() as u64), // table cut off
         (bytes.len() as u64 - 1, recs.len() as u64),
     ];
     for (cut, want) in cuts {
@@ -214,13 +164,9 @@ fn truncation_after_open_is_reported_while_reading() {
     write(&p, &recs, 0, &[]);
     let mut r = NativeReader::open(&p).unwrap();
     let f = std::fs::OpenOptions::new().write(true).open(&p).unwrap();
-    f.set_len((HEADER_LEN + 12 + BLOCK_RECORDS * 8 + 12 + 40 * 8 + 3) as u64)
-        .unwrap();
+    f.set_len((HEADER_LEN + 12 + BLOCK_RECORDS * 8 + 12 + 40 * 8 + 3) as u64).unwrap();
     let e = read_all(&mut r).unwrap_err();
-    assert!(
-        matches!(e.kind, ErrorKind::Truncated { record } if record == BLOCK_RECORDS as u64 + 40),
-        "{e:?}"
-    );
+    assert!(matches!(e.kind, ErrorKind::Truncated { record } if record == BLOCK_RECORDS as u64 + 40), "{e:?}");
 }
 
 #[test]
@@ -238,10 +184,7 @@ fn flipped_payload_byte_is_corrupt_with_block_range() {
     let mut r = NativeReader::open(&p).unwrap();
     let mut buf = Vec::new();
     // The first block still reads fine.
-    assert_eq!(
-        r.read_batch(&mut buf, BLOCK_RECORDS).unwrap(),
-        BLOCK_RECORDS
-    );
+    assert_eq!(r.read_batch(&mut buf, BLOCK_RECORDS).unwrap(), BLOCK_RECORDS);
     assert_eq!(buf[..], recs[..BLOCK_RECORDS]);
     let e = r.read_batch(&mut buf, 10).unwrap_err();
     match &e.kind {
@@ -260,14 +203,7 @@ fn invalid_record_fields_are_corrupt_with_record_index() {
     // only field validation can catch it.
     let s = Scratch::new("field");
     let p = s.path("x.rcl");
-    let recs: Vec<Access> = (0..100)
-        .map(|i| Access {
-            page: i,
-            cgroup: 0,
-            flags: flags::WRITE,
-            gap: 0,
-        })
-        .collect();
+    let recs: Vec<Access> = (0..100).map(|i| Access { page: i, cgroup: 0, flags: flags::WRITE, gap: 0 }).collect();
     write(&p, &recs, 0, &[]);
     let orig = std::fs::read(&p).unwrap();
     let payload = HEADER_LEN + 12;
@@ -304,10 +240,7 @@ fn trailing_garbage_is_corrupt() {
     b.extend_from_slice(b"junk");
     std::fs::write(&p, &b).unwrap();
     let e = NativeReader::open(&p).err().unwrap();
-    assert!(
-        matches!(&e.kind, ErrorKind::Corrupt { record: 10, what } if what.contains("4 bytes of trailing garbage")),
-        "{e:?}"
-    );
+    assert!(matches!(&e.kind, ErrorKind::Corrupt { record: 10, what } if what.contains("4 bytes of trailing garbage")), "{e:?}");
 }
 
 #[test]
@@ -316,13 +249,7 @@ fn bad_magic_version_and_header_fields() {
     let p = s.path("h.rcl");
     write(&p, &records(10, false, 1), 0, &[]);
     let orig = std::fs::read(&p).unwrap();
-    let cases: [(usize, u8, &str); 5] = [
-        (0, b'X', "bad magic"),
-        (8, 3, "unsupported version 3"),
-        (10, 32, "header_len"),
-        (12, 0x08, "unknown header flags"),
-        (30, 1, "reserved"),
-    ];
+    let cases: [(usize, u8, &str); 5] = [(0, b'X', "bad magic"), (8, 3, "unsupported version 3"), (10, 32, "header_len"), (12, 0x08, "unknown header flags"), (30, 1, "reserved")];
     for (at, val, want) in cases {
         let mut b = orig.clone();
         b[at] = val;
@@ -336,10 +263,7 @@ fn bad_magic_version_and_header_fields() {
     }
     // A text file is not a native trace.
     std::fs::write(&p, "1\n2\n3\n").unwrap();
-    assert!(matches!(
-        NativeReader::open(&p).err().unwrap().kind,
-        ErrorKind::BadHeader(_)
-    ));
+    assert!(matches!(NativeReader::open(&p).err().unwrap().kind, ErrorKind::BadHeader(_)));
 }
 
 #[test]
@@ -352,10 +276,7 @@ fn damaged_cgroup_table_is_corrupt() {
     b[n - 1] ^= 0x20; // "abc" → "abC"
     std::fs::write(&p, &b).unwrap();
     let e = NativeReader::open(&p).err().unwrap();
-    assert!(
-        matches!(&e.kind, ErrorKind::Corrupt { what, .. } if what.contains("cgroup table checksum")),
-        "{e:?}"
-    );
+    assert!(matches!(&e.kind, ErrorKind::Corrupt { what, .. } if what.contains("cgroup table checksum")), "{e:?}");
 }
 
 proptest! {
@@ -396,14 +317,9 @@ fn every_truncation_offset_of_a_small_file_is_truncated() {
     for cut in 1..bytes.len() {
         let t = s.path("cut.rcl");
         std::fs::write(&t, &bytes[..cut]).unwrap();
-        let e = NativeReader::open(&t)
-            .err()
-            .expect("truncated file must not open");
+        let e = NativeReader::open(&t).err().expect("truncated file must not open");
         let want = (cut.saturating_sub(HEADER_LEN + 12) / 12).min(5) as u64;
-        assert!(
-            matches!(e.kind, ErrorKind::Truncated { record } if record == want),
-            "cut {cut}: {e:?}"
-        );
+        assert!(matches!(e.kind, ErrorKind::Truncated { record } if record == want), "cut {cut}: {e:?}");
     }
 }
 
@@ -412,10 +328,7 @@ fn file_table_round_trips_and_is_checked() {
     use reclaimlab_trace::FileRange;
     let s = Scratch::new("files");
     let p = s.path("f.rcl");
-    let files = vec![
-        FileRange { name: "data/a.db".into(), first: 0, nr_pages: 100, advice: 0 },
-        FileRange { name: "b".into(), first: 150, nr_pages: 7, advice: 0 },
-    ];
+    let files = vec![FileRange { name: "data/a.db".into(), first: 0, nr_pages: 100, advice: 0 }, FileRange { name: "b".into(), first: 150, nr_pages: 7, advice: 0 }];
     let mut w = NativeWriter::create(&p, 0).unwrap();
     w.cgroup("wl").unwrap();
     w.set_files(&files).unwrap();

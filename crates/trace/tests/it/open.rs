@@ -1,6 +1,5 @@
 //! open(): auto-detection of every format, explicit format names, errors.
 
-
 use crate::common::{data_dir, read_all, write_gz, Scratch};
 use reclaimlab_trace::native::NativeWriter;
 use reclaimlab_trace::{detect, open, Access, AccessKind, ErrorKind};
@@ -10,13 +9,7 @@ fn detects_each_format() {
     let s = Scratch::new("open");
     let native = s.path("n.bin");
     let mut w = NativeWriter::create(&native, 0).unwrap();
-    w.write(&Access {
-        page: 4,
-        cgroup: 0,
-        flags: 0,
-        gap: 0,
-    })
-    .unwrap();
+    w.write(&Access { page: 4, cgroup: 0, flags: 0, gap: 0 }).unwrap();
     w.finish().unwrap();
     let csv_named = s.path("c.csv");
     std::fs::write(&csv_named, "op,page\nw,1\n").unwrap();
@@ -33,11 +26,7 @@ fn detects_each_format() {
         (lirs_plain, "lirs", 2),
         (addr_gz, "address", 2),
         (data_dir().join("lirs/cs.trace.gz"), "lirs", 6781),
-        (
-            data_dir().join("spec2000-address/swim.trace.gz"),
-            "address",
-            303_193,
-        ),
+        (data_dir().join("spec2000-address/swim.trace.gz"), "address", 303_193),
     ];
     for (p, fmt, n) in cases {
         assert_eq!(detect(&p).unwrap(), fmt, "{}", p.display());
@@ -54,22 +43,14 @@ fn explicit_format_and_kind() {
     std::fs::write(&p, "5\n6\n").unwrap();
     let mut src = open(&p, Some("lirs"), Some(AccessKind::FileMapped)).unwrap();
     let recs = read_all(src.as_mut()).unwrap();
-    assert!(recs
-        .iter()
-        .all(|a| a.flags == AccessKind::FileMapped.flags()));
+    assert!(recs.iter().all(|a| a.flags == AccessKind::FileMapped.flags()));
     // Forcing the wrong format gives that format's error.
-    let e = open(&p, Some("address"), None)
-        .unwrap()
-        .read_batch(&mut Vec::new(), 10)
-        .unwrap_err();
+    let e = open(&p, Some("address"), None).unwrap().read_batch(&mut Vec::new(), 10).unwrap_err();
     assert!(matches!(e.kind, ErrorKind::Parse { line: 1, .. }), "{e:?}");
     let e = open(&p, Some("native"), None).err().unwrap();
     assert!(matches!(e.kind, ErrorKind::BadHeader(_)), "{e:?}");
     let e = open(&p, Some("parquet"), None).err().unwrap();
-    assert!(
-        matches!(&e.kind, ErrorKind::InvalidArgument(m) if m.contains("parquet") && m.contains("lirs")),
-        "{e:?}"
-    );
+    assert!(matches!(&e.kind, ErrorKind::InvalidArgument(m) if m.contains("parquet") && m.contains("lirs")), "{e:?}");
 }
 
 #[test]
@@ -89,10 +70,7 @@ fn unknown_content_lists_formats() {
     assert_eq!(e.path.as_deref(), Some(p.as_path()));
     let empty = s.path("empty");
     std::fs::write(&empty, "").unwrap();
-    assert!(matches!(
-        open(&empty, None, None).err().unwrap().kind,
-        ErrorKind::BadHeader(_)
-    ));
+    assert!(matches!(open(&empty, None, None).err().unwrap().kind, ErrorKind::BadHeader(_)));
 }
 
 #[test]

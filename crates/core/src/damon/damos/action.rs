@@ -60,7 +60,15 @@ pub fn reclaim_pages<P: ReclaimPolicy>(mm: &mut Mm, p: &mut P, folios: &mut Vec<
 
 /// Apply `s.action` to the folios `folios` yields (in address order). Returns (bytes
 /// applied, bytes passing the ops filters, ns).
-pub fn damos_apply_folios<P: ReclaimPolicy>(mm: &mut Mm, p: &mut P, kind: OpsKind, s: &mut Damos, folios: impl Iterator<Item = Pfn>, buf: &mut Vec<Pfn>, region_sz: u64) -> (u64, u64, u64) {
+pub fn damos_apply_folios<P: ReclaimPolicy>(
+    mm: &mut Mm,
+    p: &mut P,
+    kind: OpsKind,
+    s: &mut Damos,
+    folios: impl Iterator<Item = Pfn>,
+    buf: &mut Vec<Pfn>,
+    region_sz: u64,
+) -> (u64, u64, u64) {
     let per_folio = mm.cfg.cost.rmap_ns + mm.cfg.cost.scan_ns;
     let (mut applied, mut passed, mut ns) = (0u64, 0u64, 0u64);
     let young = DamosFilter::new(DamosFilterType::Young, true, false);

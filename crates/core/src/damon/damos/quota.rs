@@ -52,11 +52,7 @@ pub fn damos_set_effective_quota(q: &mut DamosQuota, inp: &GoalInputs) {
     }
     if q.ms != 0 {
         // bytes per ms
-        let throughput = if q.total_charged_ns != 0 {
-            (q.total_charged_sz as u128 * 1_000_000 / q.total_charged_ns as u128) as u64
-        } else {
-            reclaimlab_trace::PAGE_SIZE * 1024
-        };
+        let throughput = if q.total_charged_ns != 0 { (q.total_charged_sz as u128 * 1_000_000 / q.total_charged_ns as u128) as u64 } else { reclaimlab_trace::PAGE_SIZE * 1024 };
         esz = esz.min(throughput.saturating_mul(q.ms));
     }
     if q.sz != 0 && q.sz < esz {
@@ -105,7 +101,7 @@ mod tests {
         let mut q = DamosQuota { ms: 10, sz: 128 << 20, reset_interval: 1000, ..Default::default() };
         damos_set_effective_quota(&mut q, &inp);
         assert_eq!(q.esz, 40 << 20); // 4 MiB/ms × 10 ms < 128 MiB
-        // 8 MiB charged in 4 ms → 2 MiB/ms × 10 ms = 20 MiB.
+                                     // 8 MiB charged in 4 ms → 2 MiB/ms × 10 ms = 20 MiB.
         q.total_charged_sz = 8 << 20;
         q.total_charged_ns = 4_000_000;
         damos_set_effective_quota(&mut q, &inp);
@@ -125,7 +121,11 @@ mod tests {
     #[test]
     fn goal_quota_grows_from_one_byte() {
         let inp = GoalInputs::default();
-        let mut q = DamosQuota { reset_interval: 1000, goals: vec![DamosQuotaGoal { current_value: 0, ..DamosQuotaGoal::new(DamosQuotaGoalMetric::UserInput, 10000) }], ..Default::default() };
+        let mut q = DamosQuota {
+            reset_interval: 1000,
+            goals: vec![DamosQuotaGoal { current_value: 0, ..DamosQuotaGoal::new(DamosQuotaGoalMetric::UserInput, 10000) }],
+            ..Default::default()
+        };
         let mut sizes = vec![];
         for _ in 0..4 {
             damos_set_effective_quota(&mut q, &inp);

@@ -125,8 +125,7 @@ impl ReclaimPolicy for CachePolicy {
         // (and move) an LRU folio.
         mm.lru_folios_migratable = false;
         let frames: u64 = mm.nodes.iter().map(|n| n.nr_pages as u64).sum();
-        let mut a = self.algo.build_evict(frames as usize + 1, self.nr_keys)
-            .unwrap_or_else(|| panic!("cache:{} cannot evict on demand", self.algo.name));
+        let mut a = self.algo.build_evict(frames as usize + 1, self.nr_keys).unwrap_or_else(|| panic!("cache:{} cannot evict on demand", self.algo.name));
         a.grow(self.nr_keys);
         self.lruvecs.push(a);
     }

@@ -76,12 +76,7 @@ pub struct RefaultDistanceRfcV3;
 /// `lru_test_refault` of patch 2/6 (= `workingset_test_recent` after 1/6): is a
 /// refault at `distance` recent, given the eviction lruvec's list sizes?
 /// `swap_available` is `mem_cgroup_get_nr_swap_pages(memcg) > 0`.
-pub fn rfc_refault_is_recent(
-    distance: u64,
-    file: bool,
-    l: &WorkingsetLists,
-    swap_available: bool,
-) -> bool {
+pub fn rfc_refault_is_recent(distance: u64, file: bool, l: &WorkingsetLists, swap_available: bool) -> bool {
     let mut active = l.active_file;
     let inactive_file = l.inactive_file;
     let inactive_anon = if swap_available {
@@ -152,12 +147,7 @@ mod tests {
     }
 
     fn lists(ia: u64, aa: u64, inf: u64, af: u64) -> WorkingsetLists {
-        WorkingsetLists {
-            inactive_anon: ia,
-            active_anon: aa,
-            inactive_file: inf,
-            active_file: af,
-        }
+        WorkingsetLists { inactive_anon: ia, active_anon: aa, inactive_file: inf, active_file: af }
     }
 
     /// The activation decision on hand-set sizes, worked from the patch text.
@@ -208,11 +198,7 @@ mod tests {
         m.lruvecs[lv].nonresident_age = 10_000;
         for (distance, recent) in [(0, true), (99, true), (100, false), (900, false)] {
             let shadow = pack_shadow(0, 0, 10_000 - distance, true);
-            assert_eq!(
-                workingset_test_recent(&m, shadow, true),
-                (recent, true),
-                "distance={distance}"
-            );
+            assert_eq!(workingset_test_recent(&m, shadow, true), (recent, true), "distance={distance}");
         }
         // Wrapped clock: distance modulo EVICTION_MASK as mainline.
         m.lruvecs[lv].nonresident_age = (1u64 << 36) + 5;
@@ -239,14 +225,8 @@ mod tests {
         assert!(m.frames.is_file(7));
         let shadow = pack_shadow(0, 0, 41, false);
         v.workingset_refault(&mut m, 7, shadow);
-        assert!(
-            m.frames.test(7, pg::ACTIVE),
-            "distance 0 < inactive 100 activates"
-        );
-        assert_eq!(
-            m.lruvecs[lv as usize].nonresident_age, 41,
-            "activated refault does not age"
-        );
+        assert!(m.frames.test(7, pg::ACTIVE), "distance 0 < inactive 100 activates");
+        assert_eq!(m.lruvecs[lv as usize].nonresident_age, 41, "activated refault does not age");
         // Mainline, for contrast, ages on each of those.
         let mut mainline = super::super::Mainline;
         mainline.workingset_activation(&mut m, lv, 1);

@@ -15,8 +15,7 @@ use crate::mm::page_alloc::Pfn;
 use crate::mm::vmstat::Ev;
 use crate::mm::Mm;
 use crate::vmscan::{
-    shrink_folio_list, shrink_node_memcgs, FolioReferences, Reclaimer, ScanControl, DEACTIVATE_ANON, DEACTIVATE_FILE,
-    DEF_PRIORITY, MAX_SWAPPINESS, SWAP_CLUSTER_MAX,
+    shrink_folio_list, shrink_node_memcgs, FolioReferences, Reclaimer, ScanControl, DEACTIVATE_ANON, DEACTIVATE_FILE, DEF_PRIORITY, MAX_SWAPPINESS, SWAP_CLUSTER_MAX,
 };
 
 /// `folio_referenced` for the single mapping: rmap walk cost, test-and-clear young. A
@@ -287,11 +286,7 @@ pub fn shrink_lruvec<V: ClassicVariant>(c: &mut Classic<V>, mm: &mut Mm, lv: Lru
         if nr_file == 0 || nr_anon == 0 {
             break;
         }
-        let (stop, percentage) = if nr_file > nr_anon {
-            (0, nr_anon * 100 / (targets[IA] + targets[AA] + 1))
-        } else {
-            (LRU_FILE, nr_file * 100 / (targets[IF] + targets[AF] + 1))
-        };
+        let (stop, percentage) = if nr_file > nr_anon { (0, nr_anon * 100 / (targets[IA] + targets[AA] + 1)) } else { (LRU_FILE, nr_file * 100 / (targets[IF] + targets[AF] + 1)) };
         nr[stop] = 0;
         nr[stop + LRU_ACTIVE] = 0;
         let other = if stop == LRU_FILE { 0 } else { LRU_FILE };

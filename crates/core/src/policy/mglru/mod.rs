@@ -26,10 +26,10 @@ pub mod memcg_lru;
 pub mod pid;
 pub mod refault_distance_2026;
 pub mod refault_distance_rfc_v3;
-pub mod v6_12;
-pub mod v6_6;
 #[cfg(test)]
 mod tests;
+pub mod v6_12;
+pub mod v6_6;
 
 use crate::mm::lruvec::LruvecId;
 use crate::mm::page::pg;

@@ -26,9 +26,7 @@ pub fn read_ctrl_pos(g: &LruGen, ty: usize, tier: usize, gain: u64) -> CtrlPos {
 /// `positive_ctrl_err`: the PV has few refaults, or a refault rate (gain-weighted) not
 /// above the SP's.
 pub fn positive_ctrl_err(sp: &CtrlPos, pv: &CtrlPos) -> bool {
-    pv.refaulted < MIN_LRU_BATCH
-        || (pv.refaulted as u128) * (sp.total + MIN_LRU_BATCH) as u128 * sp.gain as u128
-            <= (sp.refaulted + 1) as u128 * pv.total as u128 * pv.gain as u128
+    pv.refaulted < MIN_LRU_BATCH || (pv.refaulted as u128) * (sp.total + MIN_LRU_BATCH) as u128 * sp.gain as u128 <= (sp.refaulted + 1) as u128 * pv.total as u128 * pv.gain as u128
 }
 
 /// `get_tier_idx`: the highest tier whose refault rate is comparable to tier 0's

@@ -16,9 +16,9 @@ pub mod v5_5;
 pub mod v6_12;
 
 use super::compaction::{CompactResult, SkipHints};
-use super::gfp::{Gfp, ThpDefrag};
 #[allow(unused_imports)]
 use super::gfp::__GFP_NORETRY;
+use super::gfp::{Gfp, ThpDefrag};
 use crate::error::{Error, Result};
 use crate::mm::page_alloc::{Pfn, Zone};
 

@@ -45,8 +45,7 @@ impl ThpPolicy for V5_4 {
     fn costly_gives_up(&self, gfp: Gfp, order: u8, r: CompactResult) -> bool {
         // A THP fault's mask has __GFP_IO (GFP_USER) and never __GFP_RETRY_MAYFAIL.
         let skipped_or_deferred = r == CompactResult::Skipped || r == CompactResult::Deferred;
-        (order >= PAGEBLOCK_ORDER && gfp & __GFP_RETRY_MAYFAIL == 0 && skipped_or_deferred)
-            || (gfp & __GFP_NORETRY != 0 && r == CompactResult::Deferred)
+        (order >= PAGEBLOCK_ORDER && gfp & __GFP_RETRY_MAYFAIL == 0 && skipped_or_deferred) || (gfp & __GFP_NORETRY != 0 && r == CompactResult::Deferred)
     }
 
     fn isolate_free_page_min_wmark(&self, z: &Zone) -> u64 {

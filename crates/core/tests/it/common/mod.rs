@@ -48,12 +48,7 @@ pub fn region(name: &str, pages: u32, kind: AccessKind) -> Region {
 }
 
 pub fn phase(name: &str, accesses: u64, streams: &[(usize, Pattern, f64)]) -> Phase {
-    Phase {
-        name: name.into(),
-        accesses,
-        streams: streams.iter().map(|(r, p, w)| Stream { region: *r, pattern: p.clone(), weight: *w }).collect(),
-        reclaims: Vec::new(),
-    }
+    Phase { name: name.into(), accesses, streams: streams.iter().map(|(r, p, w)| Stream { region: *r, pattern: p.clone(), weight: *w }).collect(), reclaims: Vec::new() }
 }
 
 pub fn program(regions: Vec<Region>, phases: Vec<Phase>) -> Program {

@@ -13,12 +13,7 @@ pub struct Scratch(pub PathBuf);
 
 impl Scratch {
     pub fn new(tag: &str) -> Scratch {
-        let d = std::env::temp_dir().join(format!(
-            "reclaimlab-trace-test-{}-{}-{}",
-            std::process::id(),
-            tag,
-            N.fetch_add(1, Ordering::Relaxed)
-        ));
+        let d = std::env::temp_dir().join(format!("reclaimlab-trace-test-{}-{}-{}", std::process::id(), tag, N.fetch_add(1, Ordering::Relaxed)));
         let _ = std::fs::remove_dir_all(&d);
         std::fs::create_dir_all(&d).unwrap();
         Scratch(d)
@@ -27,10 +22,7 @@ impl Scratch {
         self.0.join(name)
     }
     pub fn files(&self) -> Vec<String> {
-        let mut v: Vec<String> = std::fs::read_dir(&self.0)
-            .unwrap()
-            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-            .collect();
+        let mut v: Vec<String> = std::fs::read_dir(&self.0).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
         v.sort();
         v
     }

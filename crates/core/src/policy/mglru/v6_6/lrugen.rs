@@ -7,8 +7,7 @@
 //! young PTE promotes its folio at once (no two strikes).
 
 use super::super::lrugen::{
-    folio_lru_gen, folio_type, lru_gen_del_folio, lru_gen_update_size, order_base_2, refs_counter, set_gen_bits, set_refs_counter, LruGen,
-    LRU_GEN_ANON, LRU_REFS_WIDTH, REFS_MASK,
+    folio_lru_gen, folio_type, lru_gen_del_folio, lru_gen_update_size, order_base_2, refs_counter, set_gen_bits, set_refs_counter, LruGen, LRU_GEN_ANON, LRU_REFS_WIDTH, REFS_MASK,
 };
 use super::super::MglruVariant;
 use super::{V66Hooks, V66};

@@ -31,9 +31,9 @@ pub mod eviction;
 pub mod fix_underprotected_page_cache;
 pub mod lrugen;
 pub mod pid;
-pub mod workingset;
 #[cfg(test)]
 mod tests;
+pub mod workingset;
 
 use super::lrugen::LruGen;
 use super::memcg_lru::{MemcgLruOp, Seg};

@@ -3,8 +3,8 @@
 
 use super::super::lrugen::*;
 use super::super::{Mglru, MglruVariant};
-use super::lrugen::{folio_inc_refs, folio_lru_refs, lru_tier_from_refs};
 use super::fix_underprotected_page_cache::FixUnderprotectedPageCache as Fix;
+use super::lrugen::{folio_inc_refs, folio_lru_refs, lru_tier_from_refs};
 use super::{workingset, Released, V66Hooks, V66};
 use crate::config::SimConfig;
 use crate::mm::page::pg;
