@@ -377,13 +377,12 @@ impl Mm {
     /// kept at the head, for a PMD-mapped THP; `pfn`'s own PTE's otherwise.
     #[inline]
     pub fn young_frame(&self, pfn: Pfn) -> Pfn {
-        if self.frames.test(pfn, pg::COMPOUND) {
-            let head = crate::thp::compaction::pageblock_start(pfn);
-            if self.frames.test(head, pg::HEAD) && !self.folio_pte_mapped(head) {
-                return head;
-            }
+        let folio = self.page_folio(pfn);
+        if self.folio_pte_mapped(folio) {
+            pfn
+        } else {
+            folio
         }
-        pfn
     }
 
     /// `folio_mapped`: a PTE-mapped THP always is (its last unmap frees it); any other

@@ -369,20 +369,7 @@ impl<P: ReclaimPolicy> Machine<P> {
                     // zap_huge_pmd → zap_deposited_table: the PMD is none again.
                     self.free_pgtable(slot_start >> HPAGE_PMD_ORDER);
                 }
-                if self.mm.frames.test(head, pg::HEAD) {
-                    // One folio: off the LRU once; its pages are freed one by one below.
-                    self.policy.folio_isolate_lru(&mut self.mm, head);
-                    self.mm.frames.clear(head, pg::HEAD);
-                }
-                split::folio_undo_large_rmappable(&mut self.mm, pb);
-                for f in head..head + HPAGE_PMD_NR {
-                    self.mm.frames.clear(f, pg::COMPOUND);
-                    if self.mm.frames.page(f) == NO_PAGE {
-                        // Unmapped earlier, charged until now.
-                        self.mm.uncharge_frame(f);
-                        self.mm.free_frame(f);
-                    }
-                }
+                self.free_thp(head);
                 for p in slot_start..cover_end {
                     if is_resident(self.mm.pages.pte[p as usize]) {
                         self.zap_page(p);
@@ -411,16 +398,8 @@ impl<P: ReclaimPolicy> Machine<P> {
                 }
                 if (head..head + HPAGE_PMD_NR).all(|f| self.mm.frames.page(f) == NO_PAGE) {
                     // The last mapping went: the folio's refcount drops to zero and it is
-                    // freed whole, leaving its LRU and the deferred split queue
-                    // (folio_undo_large_rmappable); the PTE table stays.
-                    self.policy.folio_isolate_lru(&mut self.mm, head);
-                    self.mm.frames.clear(head, pg::HEAD);
-                    split::folio_undo_large_rmappable(&mut self.mm, pb);
-                    for f in head..head + HPAGE_PMD_NR {
-                        self.mm.frames.clear(f, pg::COMPOUND);
-                        self.mm.uncharge_frame(f);
-                        self.mm.free_frame(f);
-                    }
+                    // freed whole; the PTE table stays.
+                    self.free_thp(head);
                 } else {
                     split::deferred_split_folio(&mut self.mm, head, true);
                 }
@@ -493,6 +472,23 @@ impl<P: ReclaimPolicy> Machine<P> {
             self.mm.free_frame(t);
         }
         self.mm.pages.pmd_populated[slot as usize] = false;
+    }
+
+    /// Free the THP at `head` whole (`zap_huge_pmd`, or the last unmap of a partly
+    /// unmapped one): off its LRU (one folio) and its deferred split queue
+    /// (`folio_undo_large_rmappable`), no longer compound, the subpages unmapped earlier
+    /// (charged until now) uncharged and freed; the caller zaps those still mapped.
+    fn free_thp(&mut self, head: Pfn) {
+        self.policy.folio_isolate_lru(&mut self.mm, head);
+        self.mm.frames.clear(head, pg::HEAD);
+        split::folio_undo_large_rmappable(&mut self.mm, (head >> PAGEBLOCK_ORDER) as usize);
+        for f in head..head + HPAGE_PMD_NR {
+            self.mm.frames.clear(f, pg::COMPOUND);
+            if self.mm.frames.page(f) == NO_PAGE {
+                self.mm.uncharge_frame(f);
+                self.mm.free_frame(f);
+            }
+        }
     }
 
     /// Unmap and free one resident page (not a THP subpage).

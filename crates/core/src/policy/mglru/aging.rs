@@ -81,9 +81,9 @@ fn pte_folio<V: MglruVariant>(mm: &Mm, page: usize, memcg: u16, node: u16, can_s
 #[inline(never)]
 #[cold]
 fn pte_mapped_thp_folio(mm: &Mm, pfn: Pfn, f: u32) -> (Pfn, u32) {
-    let head = crate::thp::compaction::pageblock_start(pfn);
-    if mm.folio_pte_mapped(head) {
-        (head, mm.frames.flags(head))
+    let folio = mm.page_folio(pfn);
+    if mm.folio_pte_mapped(folio) {
+        (folio, mm.frames.flags(folio))
     } else {
         (pfn, f)
     }
