@@ -66,13 +66,16 @@ pub(crate) fn get_page_from_freelist<C: AllocCtx>(c: &mut C, nodes: &[u16], orde
         for zi in 0..mm.nodes[node as usize].zones.len() {
             let z = mm.nodes[node as usize].zones[zi];
             // "Detect whether the number of free pages is below high watermark" (6.12):
-            // the per-CPU lists stop growing and give back more on free (pcp.rs).
-            if !mm.pcp.below_high(z) && !mm.buddy.zone_watermark_ok(z, order, mm.buddy.zones[z].high_wmark_pages()) {
+            // the per-CPU lists stop growing and give back more on free (pcp.rs). A zone
+            // above its high watermark is above every lower one: `goto try_this_zone`.
+            let above_high = !mm.pcp.below_high(z) && mm.buddy.zone_watermark_ok(z, order, mm.buddy.zones[z].high_wmark_pages());
+            if !above_high {
                 mm.pcp.set_below_high(z);
-            }
-            let mark = mm.buddy.zones[z].wmark_pages(wmark);
-            if !mm.buddy.zone_watermark_ok(z, order, mark) {
-                continue;
+                // check_alloc_wmark:
+                let mark = mm.buddy.zones[z].wmark_pages(wmark);
+                if !mm.buddy.zone_watermark_ok(z, order, mark) {
+                    continue;
+                }
             }
             // rmqueue: order 0 through this CPU's list (`rmqueue_pcplist`).
             let page = if order == 0 { mm.pcp.rmqueue(&mut mm.buddy, &mut mm.lists, z, mt) } else { mm.buddy.alloc(&mut mm.lists, z, order, mt) };
