@@ -503,10 +503,30 @@ impl Mm {
         self.nodes[node as usize].zones.iter().map(|&z| self.buddy.zones[z].high_wmark_pages()).sum()
     }
 
-    /// `pgdat_balanced`: some zone of the node meets `high_wmark_pages` (which adds
-    /// `watermark_boost`, spec A.5; the boost is 0 unless the machine enables boosting).
-    pub fn pgdat_balanced(&self, node: u16, order: u8) -> bool {
-        self.nodes[node as usize].zones.iter().any(|&z| self.buddy.zone_watermark_ok(z, order, self.buddy.zones[z].high_wmark_pages()))
+    /// `zone_idx(zone)`: its `enum zone_type` index.
+    #[inline]
+    pub fn zone_idx(&self, zone: usize) -> u8 {
+        self.buddy.zones[zone].zone_type as u8
+    }
+
+    /// The highest `zone_idx` of `node`'s zones: a reclaim whose `reclaim_idx` is below it
+    /// skips folios.
+    #[inline]
+    pub fn top_zone_idx(&self, node: u16) -> u8 {
+        self.nodes[node as usize].zones.iter().map(|&z| self.zone_idx(z)).max().unwrap_or(0)
+    }
+
+    /// The zones of `node` eligible for `highest_zoneidx` (`zone_idx` ≤ it).
+    pub fn eligible_zones(&self, node: u16, highest_zoneidx: u8) -> impl Iterator<Item = usize> + '_ {
+        self.nodes[node as usize].zones.iter().copied().filter(move |&z| self.zone_idx(z) <= highest_zoneidx)
+    }
+
+    /// `pgdat_balanced(pgdat, order, highest_zoneidx)` (mm/vmscan.c 6.12): some eligible
+    /// zone meets `high_wmark_pages` (which adds `watermark_boost`, spec A.5); a node with
+    /// no eligible zone is balanced.
+    pub fn pgdat_balanced(&self, node: u16, order: u8, highest_zoneidx: u8) -> bool {
+        let mut eligible = self.eligible_zones(node, highest_zoneidx).peekable();
+        eligible.peek().is_none() || eligible.any(|z| self.buddy.zone_watermark_ok_for(z, order, self.buddy.zones[z].high_wmark_pages(), highest_zoneidx))
     }
 
     /// `get_nr_swap_pages() > 0` (memcgs have no swap limit in the model).

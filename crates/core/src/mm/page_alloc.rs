@@ -113,6 +113,10 @@ pub enum ZoneType {
     Movable,
 }
 
+/// `zone_idx()` of a ZONE_MOVABLE zone: the `highest_zoneidx` of a user page's
+/// allocation (`gfp_zone(GFP_HIGHUSER_MOVABLE)`), for which every zone is eligible.
+pub const ZONE_MOVABLE: u8 = ZoneType::Movable as u8;
+
 /// `enum zone_watermarks`.
 pub const WMARK_MIN: usize = 0;
 pub const WMARK_LOW: usize = 1;
@@ -840,11 +844,21 @@ impl BuddyAllocator {
     /// `free_pages - ((1 << order) - 1) > mark + lowmem_reserve`, and for `order > 0` a free
     /// block of order ≥ `order` on an UNMOVABLE, MOVABLE or RECLAIMABLE list. Callers add
     /// `watermark_boost` to the mark themselves (`*_wmark_pages()`; see `Zone::*_wmark_pages`).
+    #[inline]
     pub fn zone_watermark_ok(&self, zone: usize, order: u8, mark: u64) -> bool {
+        self.zone_watermark_ok_for(zone, order, mark, ZONE_MOVABLE)
+    }
+
+    /// [`Self::zone_watermark_ok`] for an allocation whose highest eligible zone is
+    /// `highest_zoneidx`: `lowmem_reserve[highest_zoneidx]` is 0 when that is the zone
+    /// itself (or below it), else [`Zone::lowmem_reserve`] — the model's nodes have at
+    /// most two zones, so there is no class in between.
+    pub fn zone_watermark_ok_for(&self, zone: usize, order: u8, mark: u64, highest_zoneidx: u8) -> bool {
         let z = &self.zones[zone];
+        let lowmem_reserve = if highest_zoneidx <= z.zone_type as u8 { 0 } else { z.lowmem_reserve };
         // free_pages may go negative - that's OK
         let free_pages = z.free_pages as i64 - ((1i64 << order) - 1);
-        if free_pages <= (mark + z.lowmem_reserve) as i64 {
+        if free_pages <= (mark + lowmem_reserve) as i64 {
             return false;
         }
         if order == 0 {

@@ -338,8 +338,8 @@ impl Pcp {
     }
 
     /// `set_reclaim_active` / `clear_reclaim_active` (mm/vmscan.c 6.12) for `zones`.
-    pub fn set_reclaim_active(&mut self, zones: &[usize], active: bool) {
-        for &z in zones {
+    pub fn set_reclaim_active(&mut self, zones: impl IntoIterator<Item = usize>, active: bool) {
+        for z in zones {
             self.zone_flags[z].reclaim_active = active;
         }
     }
@@ -563,7 +563,7 @@ mod tests {
         let got: Vec<Pfn> = (0..500).map(|_| pcp.rmqueue(&mut buddy, &mut lists, 0, MOV).unwrap()).collect();
         pcp.drain_all_pages(&mut buddy, &mut lists, None);
         pcp.cpu = pcp.daemon_cpu();
-        pcp.set_reclaim_active(&[0], true);
+        pcp.set_reclaim_active([0], true);
         for (i, &pfn) in got.iter().enumerate() {
             pcp.free(&mut buddy, &mut lists, pfn);
             assert!(pcp.sets[1].count <= 60, "after {i} frees the daemon CPU holds {}", pcp.sets[1].count);

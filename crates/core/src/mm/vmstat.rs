@@ -34,6 +34,10 @@ vm_events! {
     PgallocDma => "pgalloc_dma",
     PgallocNormal => "pgalloc_normal",
     AllocstallNormal => "allocstall_normal",
+    PgskipDma => "pgskip_dma",
+    PgskipDma32 => "pgskip_dma32",
+    PgskipNormal => "pgskip_normal",
+    PgskipMovable => "pgskip_movable",
     Pgfree => "pgfree",
     Pgactivate => "pgactivate",
     Pgdeactivate => "pgdeactivate",
@@ -59,6 +63,12 @@ vm_events! {
 }
 
 impl Ev {
+    /// `PGSCAN_SKIP` of zone index `zone_idx` (`__count_zid_vm_events`).
+    #[inline]
+    pub fn pgskip(zone_idx: u8) -> Ev {
+        EV_FROM[Ev::PgskipDma as usize + zone_idx as usize]
+    }
+
     /// `base + file` indexing as the kernel's `WORKINGSET_REFAULT_BASE + file`.
     #[inline(always)]
     pub fn by_type(anon: Ev, file: bool) -> Ev {
@@ -88,6 +98,10 @@ const EV_FROM: [Ev; NR_EV] = {
         PgallocDma,
         PgallocNormal,
         AllocstallNormal,
+        PgskipDma,
+        PgskipDma32,
+        PgskipNormal,
+        PgskipMovable,
         Pgfree,
         Pgactivate,
         Pgdeactivate,

@@ -14,7 +14,7 @@
 //! per round.
 
 use crate::error::{Error, Result};
-use crate::mm::page_alloc::{MigrateType, Pfn, ZoneType, WMARK_LOW, WMARK_MIN};
+use crate::mm::page_alloc::{MigrateType, Pfn, ZoneType, WMARK_LOW, WMARK_MIN, ZONE_MOVABLE};
 use crate::mm::vmstat::Ev;
 use crate::mm::Mm;
 use crate::policy::ReclaimPolicy;
@@ -34,11 +34,12 @@ pub(crate) trait AllocCtx {
     fn task_now(&self) -> u64;
     /// The node `zone_statistics` counts as local (the allocating task's).
     fn local_node(&self, preferred: u16) -> u16;
-    /// `wakeup_kswapd` for an allocation of `order` that may reclaim directly or not
-    /// (which then wakes kcompactd when kswapd has nothing to do).
-    fn wakeup_kswapd(&mut self, node: u16, order: u8, direct_reclaim: bool);
+    /// `wakeup_kswapd` for an allocation of `order` that may use the zones up to
+    /// `highest_zoneidx` and may reclaim directly or not (which then wakes kcompactd when
+    /// kswapd has nothing to do).
+    fn wakeup_kswapd(&mut self, node: u16, order: u8, highest_zoneidx: u8, direct_reclaim: bool);
     /// `wakeup_kcompactd` (machines without kcompactd ignore it).
-    fn wakeup_kcompactd(&mut self, node: u16, order: u8);
+    fn wakeup_kcompactd(&mut self, node: u16, order: u8, highest_zoneidx: u8);
     /// The task spent `ns` of CPU in direct reclaim (`reclaim`) or direct compaction for
     /// an allocation preferring `node`.
     fn charge_work(&mut self, node: u16, ns: u64, reclaim: bool);
@@ -87,7 +88,8 @@ pub(crate) fn get_page_from_freelist<C: AllocCtx>(c: &mut C, nodes: &[u16], orde
                 numa::zone_statistics(c.mm(), nodes[0], node, local);
                 if boosted {
                     // rmqueue: wakeup_kswapd(zone, 0, 0, zone_idx(zone)).
-                    c.wakeup_kswapd(node, 0, false);
+                    let zone_idx = c.mm().zone_idx(z);
+                    c.wakeup_kswapd(node, 0, zone_idx, false);
                 }
                 return Some(pfn);
             }
@@ -187,7 +189,9 @@ pub(crate) fn alloc_pages_slowpath<C: AllocCtx>(c: &mut C, gfp: Gfp, order: u8, 
 /// `wake_all_kswapds`: `wakeup_kswapd` for every node of the zonelist.
 fn wake_all_kswapds<C: AllocCtx>(c: &mut C, gfp: Gfp, order: u8, nodes: &[u16]) {
     for &n in nodes {
-        c.wakeup_kswapd(n, order, gfp & __GFP_DIRECT_RECLAIM != 0);
+        // ac->highest_zoneidx: every zone (a user page's GFP_HIGHUSER_MOVABLE; the model's
+        // kernel allocations have no zone above theirs either).
+        c.wakeup_kswapd(n, order, ZONE_MOVABLE, gfp & __GFP_DIRECT_RECLAIM != 0);
     }
 }
 
@@ -245,7 +249,7 @@ fn throttle_direct_reclaim<C: AllocCtx>(c: &mut C, node: u16) -> Result<()> {
     c.mm().vmstat.count(Ev::PgscanDirectThrottle, 1);
     loop {
         // "kswapd must be awake if processes are being throttled".
-        c.wakeup_kswapd(node, 0, true);
+        c.wakeup_kswapd(node, 0, ZONE_MOVABLE, true);
         let Some(t) = c.kswapd_next_step(node) else { return Ok(()) };
         c.reclaim_sleep_until(t);
         c.catch_up()?;

@@ -444,15 +444,15 @@ impl<P: ReclaimPolicy> AllocCtx for Machine<P> {
     fn local_node(&self, preferred: u16) -> u16 {
         preferred
     }
-    fn wakeup_kswapd(&mut self, node: u16, order: u8, direct_reclaim: bool) {
-        let compact = self.kswapd[node as usize].wakeup(&mut self.mm, self.now, order, direct_reclaim);
+    fn wakeup_kswapd(&mut self, node: u16, order: u8, highest_zoneidx: u8, direct_reclaim: bool) {
+        let compact = self.kswapd[node as usize].wakeup(&mut self.mm, self.now, order, highest_zoneidx, direct_reclaim);
         if compact > 0 {
-            self.wakeup_kcompactd(node, compact);
+            self.wakeup_kcompactd(node, compact, highest_zoneidx);
         }
         self.next_event = self.next_event.min(self.now);
     }
-    fn wakeup_kcompactd(&mut self, node: u16, order: u8) {
-        self.kcompactd[node as usize].wakeup(&mut self.mm, order, self.now);
+    fn wakeup_kcompactd(&mut self, node: u16, order: u8, highest_zoneidx: u8) {
+        self.kcompactd[node as usize].wakeup(&mut self.mm, order, highest_zoneidx, self.now);
         self.next_event = self.next_event.min(self.now);
     }
     /// The work holds `node`'s zone/LRU lock for `thp.lock_share` of it, after waiting for

@@ -7,6 +7,7 @@
 //! modelled ([`kswapd_step`]).
 
 use super::{compaction, Tc};
+use crate::mm::page_alloc::ZONE_MOVABLE;
 use crate::mm::Mm;
 use crate::policy::ReclaimPolicy;
 use crate::vmscan::Kswapd;
@@ -22,6 +23,9 @@ pub struct Kcompactd {
     pub active: bool,
     pub clock: u64,
     pub max_order: u8,
+    /// `pgdat->kcompactd_highest_zoneidx`: the lowest zone index the wake-ups since the
+    /// last work asked for; the work compacts the zones up to it.
+    pub highest_zoneidx: u8,
     pub next_proactive: u64,
     pub proactive_defer: u32,
     pub cpu_ns: u64,
@@ -31,16 +35,18 @@ impl Kcompactd {
     /// kcompactd of `node`; its timeout (`HPAGE_FRAG_CHECK_INTERVAL_MSEC`) is a kernel
     /// timer, on the simulated clock `sim.time_dilation` times shorter ([`Mm::timer_ns`]).
     pub fn new(mm: &Mm, node: u16) -> Self {
-        Kcompactd { node, active: false, clock: 0, max_order: 0, next_proactive: Self::interval(mm), proactive_defer: 0, cpu_ns: 0 }
+        Kcompactd { node, active: false, clock: 0, max_order: 0, highest_zoneidx: ZONE_MOVABLE, next_proactive: Self::interval(mm), proactive_defer: 0, cpu_ns: 0 }
     }
 
     fn interval(mm: &Mm) -> u64 {
         mm.timer_ns(HPAGE_FRAG_CHECK_INTERVAL_NS).max(1)
     }
 
-    /// `wakeup_kcompactd`.
-    pub fn wakeup(&mut self, mm: &mut Mm, order: u8, now: u64) {
+    /// `wakeup_kcompactd(pgdat, order, highest_zoneidx)` (mm/compaction.c 6.12): the
+    /// order rises, the zone index falls to the lowest asked for.
+    pub fn wakeup(&mut self, mm: &mut Mm, order: u8, highest_zoneidx: u8, now: u64) {
         self.max_order = self.max_order.max(order);
+        self.highest_zoneidx = self.highest_zoneidx.min(highest_zoneidx);
         if !self.active {
             self.active = true;
             self.clock = self.clock.max(now);
@@ -62,18 +68,22 @@ impl Kcompactd {
         }
     }
 
-    /// `kcompactd_do_work`: compact every zone of the node for `max_order`.
+    /// `kcompactd_do_work`: compact the node's zones up to `highest_zoneidx` for
+    /// `max_order`, then reset both (the zone index to the node's highest).
     fn do_work(&mut self, mm: &mut Mm) {
         let order = self.max_order;
         let mut cost = 0;
         for i in 0..mm.nodes[self.node as usize].zones.len() {
             let z = mm.nodes[self.node as usize].zones[i];
-            cost += compaction::kcompactd_compact_zone(mm, z, Some(order));
+            if mm.zone_idx(z) <= self.highest_zoneidx {
+                cost += compaction::kcompactd_compact_zone(mm, z, Some(order));
+            }
         }
         self.clock += cost.max(MIN_STEP_NS);
         self.cpu_ns += cost;
         self.active = false;
         self.max_order = 0;
+        self.highest_zoneidx = ZONE_MOVABLE;
     }
 
     /// kcompactd's timeout path (v5.9): `should_proactive_compact_node` →
@@ -112,7 +122,7 @@ pub fn kswapd_step<P: ReclaimPolicy>(mm: &mut Mm, policy: &mut P, k: &mut Kswapd
     k.step(mm, policy);
     let order = std::mem::take(&mut k.kcompactd_order);
     if order > 0 {
-        kc.wakeup(mm, order, k.clock_ns);
+        kc.wakeup(mm, order, k.highest_zoneidx(), k.clock_ns);
     }
     if !k.active {
         compaction::reset_isolation_suitable(mm, k.node);

@@ -37,12 +37,16 @@
 //! reclaimed `compact_gap(order)` pages, then for order 0 (`kswapd_shrink_node`:
 //! "Fragmentation may mean that the system cannot be rebalanced for high-order
 //! allocations"); going to nap, kswapd wakes kcompactd for `alloc_order` ("We have freed
-//! the memory, now we should compact it"). Abstractions: one `highest_zoneidx` (every
-//! zone of the node). `pgdat_balanced` and `nr_to_reclaim` use `high_wmark_pages`,
+//! the memory, now we should compact it"). `highest_zoneidx` likewise (6.12
+//! `kswapd_highest_zoneidx`): a wake-up raises `pgdat->kswapd_highest_zoneidx`, a pass
+//! reads it (keeping its last one when no wake-up asked) and balances, boosts, marks
+//! `ZONE_RECLAIM_ACTIVE` and reclaims (`sc.reclaim_idx`) only the zones up to it — every
+//! zone for a user page's allocation, the zone alone when `rmqueue` wakes kswapd for a
+//! boosted watermark. `pgdat_balanced` and `nr_to_reclaim` use `high_wmark_pages`,
 //! which adds the boost (spec A.5).
 
 use super::{shrink_node, snapshot_refaults, Reclaimer, ScanControl, DEF_PRIORITY, MAX_RECLAIM_RETRIES, SWAP_CLUSTER_MAX};
-use crate::mm::page_alloc::PAGEBLOCK_ORDER;
+use crate::mm::page_alloc::{PAGEBLOCK_ORDER, ZONE_MOVABLE};
 use crate::mm::vmstat::Ev;
 use crate::mm::Mm;
 use crate::policy::ReclaimPolicy;
@@ -73,6 +77,12 @@ pub struct Kswapd {
     kswapd_order: u8,
     /// The order the current `balance_pgdat` was asked for (`alloc_order`).
     alloc_order: u8,
+    /// `pgdat->kswapd_highest_zoneidx`: the highest zone wake-ups asked for since kswapd
+    /// last read it (None: `MAX_NR_ZONES`, nobody asked).
+    kswapd_highest_zoneidx: Option<u8>,
+    /// The zone the current `balance_pgdat` balances up to (`kswapd()`'s `highest_zoneidx`,
+    /// kept from pass to pass).
+    highest_zoneidx: u8,
     /// The order the last `balance_pgdat` balanced for (`reclaim_order`; below
     /// `alloc_order` when it fell back to order 0).
     reclaim_order: u8,
@@ -96,6 +106,8 @@ impl Kswapd {
             kcompactd_order: 0,
             kswapd_order: 0,
             alloc_order: 0,
+            kswapd_highest_zoneidx: None,
+            highest_zoneidx: ZONE_MOVABLE,
             reclaim_order: 0,
             napping: false,
             step_end: 0,
@@ -109,7 +121,7 @@ impl Kswapd {
         if mm.nodes[self.node as usize].kswapd_failures >= MAX_RECLAIM_RETRIES {
             return true;
         }
-        if !mm.pgdat_balanced(self.node, order) {
+        if !mm.pgdat_balanced(self.node, order, self.highest_zoneidx) {
             return false;
         }
         let n = &mut mm.nodes[self.node as usize];
@@ -121,24 +133,32 @@ impl Kswapd {
         true
     }
 
+    /// The zone its current (or last) `balance_pgdat` balances up to.
+    pub fn highest_zoneidx(&self) -> u8 {
+        self.highest_zoneidx
+    }
+
     /// When its next `balance_pgdat` step runs: None while it sleeps or naps.
     pub fn next_step(&self) -> Option<u64> {
         (self.active && !self.napping).then_some(self.clock_ns)
     }
 
-    /// `wakeup_kswapd(zone, gfp, order)` (mm/vmscan.c 6.12) at time `now` for an
-    /// allocation of `order` that may (`direct_reclaim`) or may not reclaim itself.
-    /// Returns the order to wake kcompactd for instead when the node needs no reclaim
-    /// (0: none).
-    pub fn wakeup(&mut self, mm: &mut Mm, now: u64, order: u8, direct_reclaim: bool) -> u8 {
+    /// `wakeup_kswapd(zone, gfp, order, highest_zoneidx)` (mm/vmscan.c 6.12) at time
+    /// `now` for an allocation of `order` that may use the zones up to `highest_zoneidx`
+    /// and may (`direct_reclaim`) or may not reclaim itself. Returns the order to wake
+    /// kcompactd for instead when the node needs no reclaim (0: none).
+    pub fn wakeup(&mut self, mm: &mut Mm, now: u64, order: u8, highest_zoneidx: u8, direct_reclaim: bool) -> u8 {
+        if self.kswapd_highest_zoneidx.map_or(true, |curr| curr < highest_zoneidx) {
+            self.kswapd_highest_zoneidx = Some(highest_zoneidx);
+        }
         self.kswapd_order = self.kswapd_order.max(order);
         if self.active && !self.napping {
             // !waitqueue_active: it is running and will read kswapd_order.
             return 0;
         }
         // "Hopeless node" or balanced and not boosted (pgdat_watermark_boosted).
-        let boosted = mm.nodes[self.node as usize].zones.iter().any(|&z| mm.buddy.zones[z].watermark_boost > 0);
-        if mm.nodes[self.node as usize].kswapd_failures >= MAX_RECLAIM_RETRIES || (mm.pgdat_balanced(self.node, order) && !boosted) {
+        let boosted = mm.eligible_zones(self.node, highest_zoneidx).any(|z| mm.buddy.zones[z].watermark_boost > 0);
+        if mm.nodes[self.node as usize].kswapd_failures >= MAX_RECLAIM_RETRIES || (mm.pgdat_balanced(self.node, order, highest_zoneidx) && !boosted) {
             // "There may be plenty of free memory available, but it's too fragmented for
             // high-order allocations. Wake up kcompactd".
             return if direct_reclaim { 0 } else { order };
@@ -159,10 +179,12 @@ impl Kswapd {
         0
     }
 
-    /// The kswapd loop after `kswapd_try_to_sleep`: read and clear `kswapd_order`, run
-    /// `balance_pgdat` for it.
+    /// The kswapd loop after `kswapd_try_to_sleep`: read and clear `kswapd_order` and
+    /// `kswapd_highest_zoneidx` (`kswapd_highest_zoneidx()` keeps the last pass's zone
+    /// when none was asked), run `balance_pgdat` for them.
     fn begin_balance(&mut self, mm: &mut Mm) {
         self.alloc_order = std::mem::take(&mut self.kswapd_order);
+        self.highest_zoneidx = self.kswapd_highest_zoneidx.take().unwrap_or(self.highest_zoneidx);
         self.start_pass(mm, false);
     }
 
@@ -171,14 +193,18 @@ impl Kswapd {
     fn start_pass(&mut self, mm: &mut Mm, no_cache_trim_mode: bool) {
         self.sc = ScanControl::new(Reclaimer::Kswapd, 0);
         self.sc.order = self.alloc_order;
+        self.sc.reclaim_idx = self.highest_zoneidx;
         self.sc.no_cache_trim_mode = no_cache_trim_mode;
         if !no_cache_trim_mode {
             mm.vmstat.count(Ev::Pageoutrun, 1);
-            // set_reclaim_active: the CPUs keep fewer free pages on their lists (pcp.rs).
-            mm.pcp.set_reclaim_active(&mm.nodes[self.node as usize].zones, true);
-            // balance_pgdat: account for the reclaim boost.
+            // set_reclaim_active(pgdat, highest_zoneidx): the CPUs keep fewer free pages
+            // on those zones' lists (pcp.rs).
+            let eligible: Vec<usize> = mm.eligible_zones(self.node, self.highest_zoneidx).collect();
+            mm.pcp.set_reclaim_active(eligible, true);
+            // balance_pgdat: account for the reclaim boost of the eligible zones.
+            let idx = self.highest_zoneidx;
             self.zone_boosts.clear();
-            self.zone_boosts.extend(mm.nodes[self.node as usize].zones.iter().map(|&z| mm.buddy.zones[z].watermark_boost));
+            self.zone_boosts.extend(mm.nodes[self.node as usize].zones.iter().map(|&z| if mm.zone_idx(z) <= idx { mm.buddy.zones[z].watermark_boost } else { 0 }));
             self.nr_boost_reclaim = self.zone_boosts.iter().sum();
             if self.nr_boost_reclaim == 0 {
                 self.zone_boosts.clear();
@@ -194,7 +220,7 @@ impl Kswapd {
             return;
         }
         let node = self.node;
-        let balanced = mm.pgdat_balanced(node, self.sc.order);
+        let balanced = mm.pgdat_balanced(node, self.sc.order, self.highest_zoneidx);
         if !balanced && self.nr_boost_reclaim > 0 {
             // "If the pgdat is imbalanced then ignore boosting ... and restart."
             self.nr_boost_reclaim = 0;
@@ -214,8 +240,8 @@ impl Kswapd {
         p.kswapd_age_node(mm, node, sc);
         sc.nr_scanned = 0;
         let reclaimed_before = sc.nr_reclaimed;
-        // kswapd_shrink_node
-        sc.nr_to_reclaim = mm.nodes[node as usize].zones.iter().map(|&z| mm.buddy.zones[z].high_wmark_pages().max(SWAP_CLUSTER_MAX)).sum();
+        // kswapd_shrink_node: "Reclaim a number of pages proportional to the number of zones".
+        sc.nr_to_reclaim = mm.eligible_zones(node, sc.reclaim_idx).map(|z| mm.buddy.zones[z].high_wmark_pages().max(SWAP_CLUSTER_MAX)).sum();
         shrink_node(mm, p, node, sc);
         // "If twice the allocation size has been reclaimed then recheck watermarks only
         // at order-0 to prevent excessive reclaim."
@@ -278,13 +304,17 @@ impl Kswapd {
             self.kcompactd_order = self.kcompactd_order.max(PAGEBLOCK_ORDER);
         }
         snapshot_refaults(mm, None, self.node);
-        // clear_reclaim_active at balance_pgdat's end.
-        mm.pcp.set_reclaim_active(&mm.nodes[self.node as usize].zones, false);
+        // clear_reclaim_active(pgdat, highest_zoneidx) at balance_pgdat's end.
+        let eligible: Vec<usize> = mm.eligible_zones(self.node, self.highest_zoneidx).collect();
+        mm.pcp.set_reclaim_active(eligible, false);
         self.reclaim_order = self.sc.order;
         if self.reclaim_order >= self.alloc_order {
-            // The loop's top: alloc_order = reclaim_order = pgdat->kswapd_order.
+            // The loop's top: alloc_order = reclaim_order = pgdat->kswapd_order,
+            // highest_zoneidx = kswapd_highest_zoneidx(pgdat, highest_zoneidx) (read, not
+            // cleared).
             self.alloc_order = self.kswapd_order;
             self.reclaim_order = self.kswapd_order;
+            self.highest_zoneidx = self.kswapd_highest_zoneidx.unwrap_or(self.highest_zoneidx);
         }
         if self.can_sleep(mm, self.reclaim_order) {
             self.napping = true;

@@ -17,6 +17,7 @@ pub use memcgs::shrink_node_memcgs;
 pub use shrink_folio_list::{shrink_folio_list, ReclaimStat};
 
 use crate::mm::memcontrol::MemcgId;
+use crate::mm::page_alloc::ZONE_MOVABLE;
 use crate::mm::vmstat::Ev;
 use crate::mm::Mm;
 use crate::policy::ReclaimPolicy;
@@ -83,6 +84,9 @@ pub struct ScanControl {
     pub anon_cost: u64,
     pub file_cost: u64,
     pub order: u8,
+    /// `sc->reclaim_idx`: the highest zone (`enum zone_type` index) reclaim may take
+    /// folios from; [`ZONE_MOVABLE`] (every zone) but in kswapd's passes for a lower zone.
+    pub reclaim_idx: u8,
     /// `sc->compaction_ready`: a costly-order reclaim skipped a node ready for compaction.
     pub compaction_ready: bool,
     pub nr_scanned: u64,
@@ -123,6 +127,7 @@ impl ScanControl {
             anon_cost: 0,
             file_cost: 0,
             order: 0,
+            reclaim_idx: ZONE_MOVABLE,
             compaction_ready: false,
             nr_scanned: 0,
             nr_reclaimed: 0,

@@ -3,7 +3,7 @@
 //! out from mm/compaction.c, mm/huge_memory.c and mm/page_alloc.c rules.
 
 use reclaimlab_core::mm::page::pg;
-use reclaimlab_core::mm::page_alloc::{MigrateType, PAGEBLOCK_NR_PAGES};
+use reclaimlab_core::mm::page_alloc::{MigrateType, PAGEBLOCK_NR_PAGES, ZONE_MOVABLE};
 use reclaimlab_core::policy::ReclaimPolicy;
 use reclaimlab_core::sim::engine::Machine;
 use reclaimlab_core::sim::process::{program_machine, Fault};
@@ -1057,13 +1057,13 @@ fn boosted_watermark_wakes_kswapd_then_kcompactd() {
         let pfn = m.mm.pages.pte[p as usize];
         m.mm.frames.clear(pfn, pg::YOUNG | pg::MAPPED);
     }
-    assert!(m.mm.pgdat_balanced(0, 0) && !m.kswapd[0].active);
+    assert!(m.mm.pgdat_balanced(0, 0, ZONE_MOVABLE) && !m.kswapd[0].active);
     // Unboosted and balanced: wakeup_kswapd does nothing.
-    m.kswapd[0].wakeup(&mut m.mm, m.procs.tasks[t].clock, 0, true);
+    m.kswapd[0].wakeup(&mut m.mm, m.procs.tasks[t].clock, 0, ZONE_MOVABLE, true);
     assert!(!m.kswapd[0].active);
     let z = m.mm.nodes[0].zones[0];
     m.mm.buddy.zones[z].watermark_boost = PAGEBLOCK_NR_PAGES as u64;
-    m.kswapd[0].wakeup(&mut m.mm, m.procs.tasks[t].clock, 0, true);
+    m.kswapd[0].wakeup(&mut m.mm, m.procs.tasks[t].clock, 0, ZONE_MOVABLE, true);
     assert!(m.kswapd[0].active, "a boosted zone wakes kswapd on a balanced node");
     m.run_until(m.procs.tasks[t].clock + 10_000_000_000).unwrap();
     assert!(!m.kswapd[0].active);
@@ -1071,6 +1071,82 @@ fn boosted_watermark_wakes_kswapd_then_kcompactd() {
     assert_eq!(m.mm.vmstat.get(Ev::Pswpout), 0, "boosted reclaim does not swap");
     assert_eq!(m.mm.buddy.zones[z].watermark_boost, 0);
     assert_eq!(stat(&m, Tc::CompactDaemonWake), 1);
+    Engine::check_invariants(&m).unwrap();
+}
+
+/// kswapd woken for ZONE_DMA alone — `rmqueue` after a fallback boosted DMA's watermark
+/// (`wakeup_kswapd(zone, 0, 0, zone_idx(zone))`, mm/page_alloc.c 6.12) — balances, boosts
+/// and reclaims that zone only (`sc.reclaim_idx` 0): classic `isolate_lru_folios` passes
+/// over every folio of the zone above (the model's node 0 is ZONE_DMA and one Normal
+/// zone, which stands for the guest's DMA32), counting it in `pgscan_kswapd` and
+/// `pgskip_normal` but not in `sc->nr_scanned`, and puts it back at the list's head;
+/// only DMA frames are freed.
+#[test]
+fn kswapd_for_zone_dma_reclaims_it_alone_and_skips_the_zone_above() {
+    use reclaimlab_core::mm::page_alloc::ZoneType;
+    use reclaimlab_core::mm::vmstat::Ev;
+    let mut m = program_machine(&cfg("256M", 1, &[("transparent_hugepage.enabled", "never"), ("machine.zone_dma", "16M")])).unwrap();
+    let t = m.add_task(0);
+    // More clean page cache than memory: reclaim makes room and the allocator spills into
+    // ZONE_DMA once Normal is low, so both zones' folios sit on the inactive file list, and
+    // the page-table and slab allocations that fall back into DMA's movable pageblocks
+    // boost its watermark, which wakes kswapd for DMA alone.
+    let f = m.mmap(80_000, true, false).unwrap();
+    for p in m.procs.vmas[f].start..m.procs.vmas[f].start + 80_000 {
+        m.touch(t, p, false).unwrap();
+        let pfn = m.mm.pages.pte[p as usize];
+        m.mm.frames.clear(pfn, pg::YOUNG | pg::MAPPED);
+    }
+    let now = m.procs.tasks[t].clock + 10_000_000_000;
+    m.run_until(now).unwrap();
+    assert!(!m.kswapd[0].active);
+    let v = |m: &M, e| m.mm.vmstat.get(e);
+    let skipped = v(&m, Ev::PgskipNormal);
+    assert!(skipped > 0, "DMA-only passes passed over Normal's folios");
+    assert_eq!(v(&m, Ev::PgskipDma) + v(&m, Ev::PgskipDma32), 0);
+    // pgscan_kswapd counts the folios skipped besides those taken (≥ stolen).
+    assert!(v(&m, Ev::PgscanKswapd) >= v(&m, Ev::PgstealKswapd) + skipped, "{} < {} + {skipped}", v(&m, Ev::PgscanKswapd), v(&m, Ev::PgstealKswapd));
+    let zones = m.mm.nodes[0].zones.clone();
+    let dma = *zones.iter().find(|&&z| m.mm.buddy.zones[z].zone_type == ZoneType::Dma).unwrap();
+    let normal = *zones.iter().find(|&&z| m.mm.buddy.zones[z].zone_type == ZoneType::Normal).unwrap();
+    let on_lru_in = |m: &M, zone: usize| (0..m.mm.nr_frames).filter(|&pfn| m.mm.buddy.try_zone_of(pfn) == Some(zone) && m.mm.frames.test(pfn, pg::LRU)).count();
+    let dma_lru = on_lru_in(&m, dma);
+    assert!(dma_lru > 0 && on_lru_in(&m, normal) > 0, "both zones hold page cache");
+    // A wake-up that came while kswapd was running is still in `kswapd_highest_zoneidx`
+    // (it is read after the next sleep, and a wake-up only raises it): one more pass for
+    // every zone — Normal's boost — reads it, so that DMA's wake-up below is alone.
+    m.mm.buddy.zones[normal].watermark_boost = 32;
+    m.kswapd[0].wakeup(&mut m.mm, now, 0, ZONE_MOVABLE, false);
+    let now = now + 10_000_000_000;
+    m.run_until(now).unwrap();
+    assert!(!m.kswapd[0].active && m.mm.buddy.zones[normal].watermark_boost == 0);
+    m.mm.drain_all_pages(None);
+    let normal_free = m.mm.buddy.zones[normal].free_pages;
+    let stolen = v(&m, Ev::PgstealKswapd);
+    // Balanced (for DMA's own class: no lowmem_reserve) and unboosted: ignored.
+    m.kswapd[0].wakeup(&mut m.mm, now, 0, ZoneType::Dma as u8, false);
+    assert!(!m.kswapd[0].active);
+    // DMA below its high watermark: woken for DMA alone, kswapd reclaims it, lowering the
+    // priority until `lru_size(DMA) >> priority` folios are worth a scan, and passes over
+    // the Normal folios between them at the list's tail.
+    let mut held = Vec::new();
+    while m.mm.buddy.zones[dma].free_pages >= m.mm.buddy.zones[dma].high_wmark_pages() {
+        held.push(m.mm.buddy.alloc(&mut m.mm.lists, dma, 0, MigrateType::Movable).unwrap());
+    }
+    let skipped = v(&m, Ev::PgskipNormal);
+    m.kswapd[0].wakeup(&mut m.mm, now, 0, ZoneType::Dma as u8, false);
+    assert!(m.kswapd[0].active, "an unbalanced DMA wakes kswapd");
+    m.run_until(now + 10_000_000_000).unwrap();
+    assert!(!m.kswapd[0].active);
+    assert!(v(&m, Ev::PgstealKswapd) > stolen);
+    assert!(on_lru_in(&m, dma) < dma_lru, "DMA's folios reclaimed");
+    assert!(v(&m, Ev::PgskipNormal) > skipped, "Normal's folios skipped");
+    assert!(m.mm.pgdat_balanced(0, 0, ZoneType::Dma as u8));
+    m.mm.drain_all_pages(None);
+    assert_eq!(m.mm.buddy.zones[normal].free_pages, normal_free, "no Normal frame was freed");
+    for pfn in held {
+        m.mm.free_block(pfn, 0);
+    }
     Engine::check_invariants(&m).unwrap();
 }
 
@@ -1101,14 +1177,14 @@ fn watermark_boost_raises_every_watermark() {
     }
     let no_reclaim = GFP_TRANSHUGE_LIGHT & !__GFP_KSWAPD_RECLAIM;
     // Unboosted: 1000 > high (768), and an order-0 request passes the low watermark.
-    assert!(m.mm.pgdat_balanced(0, 0));
+    assert!(m.mm.pgdat_balanced(0, 0, ZONE_MOVABLE));
     let p = m.alloc_pages_node(no_reclaim, 0, 0, MigrateType::Movable).unwrap().expect("1000 free > low 640");
     m.mm.free_frame(p);
     m.mm.drain_all_pages(None); // the per-CPU refill's batch back to the free lists
     m.mm.buddy.zones[z].watermark_boost = 512;
     let zone = &m.mm.buddy.zones[z];
     assert_eq!((zone.wmark_pages(WMARK_MIN), zone.wmark_pages(WMARK_LOW), zone.wmark_pages(WMARK_HIGH)), (1024, 1152, 1280));
-    assert!(!m.mm.pgdat_balanced(0, 0), "1000 free < boosted high 1280");
+    assert!(!m.mm.pgdat_balanced(0, 0, ZONE_MOVABLE), "1000 free < boosted high 1280");
     assert_eq!(m.mm.node_high_wmark(0), 1280);
     // 1000 free pages <= boosted min 1024: without direct reclaim the request fails.
     assert_eq!(m.alloc_pages_node(no_reclaim, 0, 0, MigrateType::Movable).unwrap(), None);

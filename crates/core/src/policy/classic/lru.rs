@@ -7,7 +7,7 @@
 use super::{Classic, ClassicVariant};
 use crate::mm::lruvec::{LruList, LruvecId};
 use crate::mm::page::pg;
-use crate::mm::page_alloc::Pfn;
+use crate::mm::page_alloc::{Pfn, ZONE_MOVABLE};
 use crate::mm::vmstat::Ev;
 use crate::mm::Mm;
 
@@ -49,9 +49,12 @@ pub fn lruvec_del_folio<V: ClassicVariant>(c: &Classic<V>, mm: &mut Mm, lv: Lruv
 /// `isolate_lru_folios`: take folios from the tail of `lru` into `out` (oldest first)
 /// until `nr_to_scan` pages were scanned (`scan += nr_pages`: one THP may take the whole
 /// budget). Returns the pages scanned, all taken.
-pub fn isolate_lru_folios<V: ClassicVariant>(c: &Classic<V>, mm: &mut Mm, lv: LruvecId, lru: LruList, nr_to_scan: u64, out: &mut Vec<Pfn>) -> u64 {
+pub fn isolate_lru_folios<V: ClassicVariant>(c: &Classic<V>, mm: &mut Mm, lv: LruvecId, lru: LruList, nr_to_scan: u64, reclaim_idx: u8, out: &mut Vec<Pfn>) -> Isolated {
     out.clear();
     let h = c.head(lv, lru as usize);
+    if reclaim_idx < mm.top_zone_idx(mm.lruvecs[lv as usize].node) {
+        return isolate_lru_folios_skipping(mm, h, lv, lru, nr_to_scan, reclaim_idx, out);
+    }
     let mut n = 0;
     while n < nr_to_scan {
         let Some(pfn) = mm.lists.tail(h) else { break };
@@ -62,7 +65,67 @@ pub fn isolate_lru_folios<V: ClassicVariant>(c: &Classic<V>, mm: &mut Mm, lv: Lr
         out.push(pfn);
     }
     mm.update_lru_size(lv, lru, -(n as i64));
-    n
+    Isolated { taken: n, scanned: n }
+}
+
+/// `lruvec_lru_size(lruvec, lru, zone_idx)` (mm/vmscan.c 6.12): the pages of `lru` in
+/// zones up to `zone_idx`. The kernel keeps per-zone counts (`lru_zone_size`); the model
+/// keeps the lruvec's total and counts a lower zone's share by walking the list, which
+/// only kswapd's passes for a lower zone ask for.
+pub fn lruvec_lru_size<V: ClassicVariant>(c: &Classic<V>, mm: &Mm, lv: LruvecId, lru: LruList, zone_idx: u8) -> u64 {
+    let total = mm.lruvecs[lv as usize].lru_size[lru as usize];
+    if zone_idx >= mm.top_zone_idx(mm.lruvecs[lv as usize].node) {
+        return total;
+    }
+    let h = c.head(lv, lru as usize);
+    mm.lists.iter(h).filter(|&pfn| mm.zone_idx(mm.buddy.zone_of(pfn)) <= zone_idx).map(|pfn| pg::nr_pages(mm.frames.flags(pfn))).sum()
+}
+
+/// What [`isolate_lru_folios`] took and scanned (`nr_taken`, `*nr_scanned`: the taken
+/// pages and those skipped for a zone above `sc->reclaim_idx`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Isolated {
+    pub taken: u64,
+    pub scanned: u64,
+}
+
+/// `isolate_lru_folios` for a reclaim that may not take every zone's folios (kswapd
+/// balancing a lower zone, mm/vmscan.c 6.12): a folio of a zone above `reclaim_idx`
+/// counts in `total_scan` and PGSCAN_SKIP, not in `scan`, and is spliced back at the
+/// list's head with the others skipped, in their order ("this disrupts the LRU order
+/// when reclaiming for lower zones").
+#[cold]
+#[inline(never)]
+fn isolate_lru_folios_skipping(mm: &mut Mm, h: crate::mm::lists::ListHead, lv: LruvecId, lru: LruList, nr_to_scan: u64, reclaim_idx: u8, out: &mut Vec<Pfn>) -> Isolated {
+    let (mut scan, mut total_scan) = (0, 0);
+    let mut skipped: Vec<Pfn> = Vec::new();
+    let mut nr_skipped = [0u64; ZONE_MOVABLE as usize + 1];
+    while scan < nr_to_scan {
+        let Some(pfn) = mm.lists.tail(h) else { break };
+        mm.lists.del(h, pfn);
+        let nr_pages = pg::nr_pages(mm.frames.flags(pfn));
+        total_scan += nr_pages;
+        let zid = mm.zone_idx(mm.buddy.zone_of(pfn));
+        if zid > reclaim_idx {
+            nr_skipped[zid as usize] += nr_pages;
+            skipped.push(pfn);
+            continue;
+        }
+        scan += nr_pages;
+        mm.frames.clear(pfn, pg::LRU);
+        out.push(pfn);
+    }
+    // list_splice(&folios_skipped, src): the first skipped ends next to the old head.
+    for &pfn in &skipped {
+        mm.lists.add_head(h, pfn);
+    }
+    for (zid, &n) in nr_skipped.iter().enumerate() {
+        if n > 0 {
+            mm.vmstat.count(Ev::pgskip(zid as u8), n);
+        }
+    }
+    mm.update_lru_size(lv, lru, -(scan as i64));
+    Isolated { taken: scan, scanned: total_scan }
 }
 
 /// `move_folios_to_lru`: put survivors back at the heads of their lists, oldest first

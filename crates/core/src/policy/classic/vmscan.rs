@@ -6,7 +6,7 @@
 //! executable file folios never happens), one mapping per page (`referenced_ptes` ≤ 1),
 //! no offline memcgs.
 
-use super::lru::{isolate_lru_folios, move_folios_to_lru};
+use super::lru::{isolate_lru_folios, lruvec_lru_size, move_folios_to_lru, Isolated};
 use super::{Classic, ClassicVariant};
 use crate::mm::lruvec::{inactive_is_low, LruList, LruvecId, EVICTABLE_LRUS, LRU_ACTIVE, LRU_FILE};
 use crate::mm::memcontrol::{protected_scan_size, ROOT_MEMCG};
@@ -140,7 +140,7 @@ pub fn scan_fractions(anon_cost: u64, file_cost: u64, swappiness: u64) -> ([u64;
 }
 
 /// `get_scan_count`: how many folios of each evictable list to scan.
-pub fn get_scan_count(mm: &Mm, lv: LruvecId, sc: &mut ScanControl) -> [u64; 4] {
+pub fn get_scan_count<V: ClassicVariant>(c: &Classic<V>, mm: &Mm, lv: LruvecId, sc: &mut ScanControl) -> [u64; 4] {
     let swappiness = crate::vmscan::sc_swappiness(mm, sc) as u64;
     let balance = scan_balance(sc, swappiness, mm.can_reclaim_anon());
     let (fraction, denominator) = scan_fractions(sc.anon_cost, sc.file_cost, swappiness);
@@ -151,7 +151,7 @@ pub fn get_scan_count(mm: &Mm, lv: LruvecId, sc: &mut ScanControl) -> [u64; 4] {
     let mut nr = [0u64; 4];
     for (i, lru) in EVICTABLE_LRUS.iter().enumerate() {
         let file = lru.is_file();
-        let size = l.lru_size[*lru as usize];
+        let size = lruvec_lru_size(c, mm, lv, *lru, sc.reclaim_idx);
         let mut scan = if protected {
             let (s, low_skipped) = protected_scan_size(size, memcg.usage, memcg.min, memcg.low, sc.memcg_low_reclaim);
             sc.memcg_low_skipped |= low_skipped;
@@ -180,7 +180,7 @@ pub fn get_scan_count(mm: &Mm, lv: LruvecId, sc: &mut ScanControl) -> [u64; 4] {
 fn shrink_inactive_list<V: ClassicVariant>(c: &mut Classic<V>, mm: &mut Mm, nr_to_scan: u64, lv: LruvecId, lru: LruList, sc: &mut ScanControl) -> u64 {
     let file = lru.is_file();
     let mut folios = std::mem::take(&mut c.isolated);
-    let nr_scanned = isolate_lru_folios(c, mm, lv, lru, nr_to_scan, &mut folios);
+    let Isolated { taken: nr_taken, scanned: nr_scanned } = isolate_lru_folios(c, mm, lv, lru, nr_to_scan, sc.reclaim_idx, &mut folios);
     // mm/vmscan.c 6.12 shrink_inactive_list: the global event only outside cgroup
     // reclaim, the lruvec's memcg's always (PGSCAN_KSWAPD + reclaimer_offset()).
     let item = sc.pgscan_item();
@@ -190,7 +190,7 @@ fn shrink_inactive_list<V: ClassicVariant>(c: &mut Classic<V>, mm: &mut Mm, nr_t
     }
     mm.count_memcg_events(mm.lruvecs[lv as usize].memcg, item, nr_scanned);
     mm.vmstat.count(Ev::by_type(Ev::PgscanAnon, file), nr_scanned);
-    if nr_scanned == 0 {
+    if nr_taken == 0 {
         c.isolated = folios;
         return 0;
     }
@@ -199,7 +199,7 @@ fn shrink_inactive_list<V: ClassicVariant>(c: &mut Classic<V>, mm: &mut Mm, nr_t
     mm.lru_note_cost(lv, file, stat.nr_pageout, nr_scanned - stat.nr_reclaimed);
     // mm/vmscan.c 6.12: only unqueued dirty folios taken → the flushers are not doing
     // their job: wake them (cgroup v2 does not throttle here).
-    if stat.nr_unqueued_dirty == nr_scanned {
+    if stat.nr_unqueued_dirty == nr_taken {
         mm.wakeup_flusher_threads(mm.now);
     }
     sc.nr.dirty += stat.nr_dirty;
@@ -207,9 +207,9 @@ fn shrink_inactive_list<V: ClassicVariant>(c: &mut Classic<V>, mm: &mut Mm, nr_t
     sc.nr.unqueued_dirty += stat.nr_unqueued_dirty;
     sc.nr.writeback += stat.nr_writeback;
     sc.nr.immediate += stat.nr_immediate;
-    sc.nr.taken += nr_scanned;
+    sc.nr.taken += nr_taken;
     if file {
-        sc.nr.file_taken += nr_scanned;
+        sc.nr.file_taken += nr_taken;
     }
     c.isolated = folios;
     stat.nr_reclaimed
@@ -220,7 +220,7 @@ fn shrink_inactive_list<V: ClassicVariant>(c: &mut Classic<V>, mm: &mut Mm, nr_t
 pub fn shrink_active_list<V: ClassicVariant>(c: &mut Classic<V>, mm: &mut Mm, nr_to_scan: u64, lv: LruvecId, lru: LruList, sc: &mut ScanControl) {
     let file = lru.is_file();
     let mut folios = std::mem::take(&mut c.isolated);
-    let nr_scanned = isolate_lru_folios(c, mm, lv, lru, nr_to_scan, &mut folios);
+    let nr_scanned = isolate_lru_folios(c, mm, lv, lru, nr_to_scan, sc.reclaim_idx, &mut folios).scanned;
     if !sc.cgroup_reclaim() {
         mm.vmstat.count(Ev::Pgrefill, nr_scanned);
     }
@@ -261,7 +261,7 @@ fn shrink_list<V: ClassicVariant>(c: &mut Classic<V>, mm: &mut Mm, lru: LruList,
 /// `nr_to_reclaim` is met (except in proportional global direct reclaim at
 /// DEF_PRIORITY), stop the smaller type and scale the other to the share done.
 pub fn shrink_lruvec<V: ClassicVariant>(c: &mut Classic<V>, mm: &mut Mm, lv: LruvecId, sc: &mut ScanControl) {
-    let mut nr = get_scan_count(mm, lv, sc);
+    let mut nr = get_scan_count(c, mm, lv, sc);
     let targets = nr;
     let nr_to_reclaim = sc.nr_to_reclaim;
     let proportional_reclaim = !sc.cgroup_reclaim() && !sc.is_kswapd() && sc.priority == DEF_PRIORITY;
