@@ -38,6 +38,7 @@ __all__ = [
     "damon",
     "thp_policies",
     "thpscale",
+    "THPSCALE_THREADS",
     "usemem",
     "damon_snapshots",
     "__version__",
@@ -45,6 +46,7 @@ __all__ = [
 
 __version__: str
 damon: ModuleType
+THPSCALE_THREADS: list[int]
 
 _Path = str | PathLike[str]
 
