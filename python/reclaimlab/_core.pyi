@@ -42,11 +42,13 @@ __all__ = [
     "usemem",
     "damon_snapshots",
     "__version__",
+    "DEFAULT_CACHE_POLICIES",
 ]
 
 __version__: str
 damon: ModuleType
 THPSCALE_THREADS: list[int]
+DEFAULT_CACHE_POLICIES: list[str]
 
 _Path = str | PathLike[str]
 
