@@ -390,21 +390,17 @@ def run(
 # ---- comparing policies -------------------------------------------------------------------
 
 
-# The `cache:` reference algorithms a comparison that declares no policies runs (the
-# issue's five; all thirteen would double the run): `--policy cache:NAME` runs any other.
-DEFAULT_CACHE_POLICIES = ("cache:lru", "cache:clock", "cache:arc", "cache:s3fifo", "cache:lirs")
+#: The `cache:` reference algorithms a comparison that declares no policies runs
+#: (crates/core/src/scenario.rs): `--policy cache:NAME` runs any other.
+DEFAULT_CACHE_POLICIES = tuple(_core.DEFAULT_CACHE_POLICIES)
 
 
 def compare_policies(scenario: str) -> list[str]:
-    """The policies a comparison of ``scenario`` runs: those it declares that are
-    registered in this build (in its order), or, if it declares none, every registered
-    kernel model and of the ``cache:`` policies those in :data:`DEFAULT_CACHE_POLICIES`
-    (in registry order)."""
-    registered = [p[0] for p in _core.policies()]
-    declared = list(_core.scenario_info(scenario)["policies"])
-    if not declared:
-        return [p for p in registered if not p.startswith("cache:") or p in DEFAULT_CACHE_POLICIES]
-    return [p for p in declared if p in registered]
+    """The policies a comparison of ``scenario`` runs (its row in the scenario table,
+    ``Scenario::compared``): those it declares that are registered in this build (in its
+    order), or, if it declares none, every registered kernel model and of the ``cache:``
+    policies those in :data:`DEFAULT_CACHE_POLICIES` (in registry order)."""
+    return list(_core.scenario_info(scenario)["compared"])
 
 
 class Comparison:

@@ -38,13 +38,17 @@ __all__ = [
     "damon",
     "thp_policies",
     "thpscale",
+    "THPSCALE_THREADS",
     "usemem",
     "damon_snapshots",
     "__version__",
+    "DEFAULT_CACHE_POLICIES",
 ]
 
 __version__: str
 damon: ModuleType
+THPSCALE_THREADS: list[int]
+DEFAULT_CACHE_POLICIES: list[str]
 
 _Path = str | PathLike[str]
 

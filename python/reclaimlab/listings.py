@@ -30,13 +30,15 @@ def knob_records() -> list[dict[str, Any]]:
 
 def scenario_records() -> list[dict[str, Any]]:
     """Built-in scenarios (the scenario table, crates/core/src/scenario.rs), then the real
-    programs (``program:NAME``, :data:`reclaimlab.programs.PROGRAMS`)."""
+    programs (``program:NAME``, :data:`reclaimlab.programs.PROGRAMS`), each with the report
+    its comparison run prints (``policies``, ``damon-quota``, ``thp-policies``; None for a
+    real program, which is one run)."""
     from . import _core
     from .programs import PROGRAMS
 
-    rows = [(n, d) for n, d, *_ in _core.scenarios()]
-    rows += [(f"program:{p.name}", f"real program ({p.package}): {p.description}") for p in PROGRAMS.values()]
-    return [{"name": n, "description": d} for n, d in rows]
+    rows = list(_core.scenarios())
+    rows += [(f"program:{p.name}", f"real program ({p.package}): {p.description}", None) for p in PROGRAMS.values()]
+    return [{"name": n, "description": d, "report": r} for n, d, r in rows]
 
 
 def _frame(records: list[dict[str, Any]]) -> "polars.DataFrame":
@@ -56,5 +58,5 @@ def knobs() -> "polars.DataFrame":
 
 
 def scenarios() -> "polars.DataFrame":
-    """Columns name, description."""
+    """Columns name, description, report (null for a real program)."""
     return _frame(scenario_records())

@@ -15,13 +15,15 @@ from __future__ import annotations
 import math
 from typing import Any, Callable, Mapping, Sequence
 
+from . import _core
 from .stats.mmtests import pdiff, table, vmstat_table
 
 __all__ = ["THREADS", "USEMEM_THREADS", "run_thpscale", "run_usemem", "thpscale_report", "usemem_report",
            "scenario_config"]
 
-#: Mel Gorman's __GFP_THISNODE mmtests report's thread counts.
-THREADS = (1, 3, 5, 7, 12, 18, 24, 30, 32)
+#: Mel Gorman's __GFP_THISNODE mmtests report's thread counts, in the order mmtests runs
+#: them (crates/core/src/scenario/thp.rs ``THPSCALE_THREADS``).
+THREADS = tuple(_core.THPSCALE_THREADS)
 USEMEM_THREADS = (1, 3, 4)
 
 

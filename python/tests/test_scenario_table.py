@@ -26,9 +26,9 @@ REPORTS = {"policies", "damon-quota", "thp-policies"}
 def test_scenarios_json_lists_every_row_then_the_programs(capsys):
     assert main(["scenarios", "--json"]) == 0
     listed = json.loads(capsys.readouterr().out)["scenarios"]
-    assert [(s["name"], s["description"]) for s in listed] == (
-        [(n, d) for n, d, _ in ROWS] + [(f"program:{p}", listed[len(ROWS) + i]["description"])
-                                        for i, p in enumerate(PROGRAMS)])
+    assert [(s["name"], s["description"], s["report"]) for s in listed] == (
+        [(n, d, r) for n, d, r in ROWS] + [(f"program:{p}", listed[len(ROWS) + i]["description"], None)
+                                           for i, p in enumerate(PROGRAMS)])
 
 
 def test_docs_list_every_row_once():

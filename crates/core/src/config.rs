@@ -457,6 +457,10 @@ pub struct KnobAlias {
 }
 
 /// `reclaimlab run`'s shortcut flags and the common keys its help lists, in help order.
+/// `--policy` and `--scale` are not rows: `--policy` also takes a plugin
+/// (`python:MODULE:CLASS`, `rust:PATH:NAME`), which no knob value is, and turns a
+/// scenario's comparison into one run; `--scale` sizes a scenario (its table row says
+/// which), not a knob.
 pub static KNOB_ALIASES: &[KnobAlias] = &[
     KnobAlias { flag: "memory", metavar: "SIZE", keys: &["machine.memory"] },
     KnobAlias { flag: "swap", metavar: "DEV[:SIZE]", keys: &["swap.device", "swap.size"] },

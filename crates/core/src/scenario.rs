@@ -86,6 +86,11 @@ impl Report {
     }
 }
 
+/// The `cache:*` rows a comparison of a scenario that names no policies runs beside every
+/// kernel model (five of them: all would double the run; `--policy cache:NAME` runs any
+/// other).
+pub const DEFAULT_CACHE_POLICIES: &[&str] = &["cache:lru", "cache:clock", "cache:arc", "cache:s3fifo", "cache:lirs"];
+
 /// TeraSort parameters from a scale factor and workload parameters (name, value).
 pub type TeraSortFn = fn(f64, &[(&str, &str)]) -> Result<TeraSortParams>;
 
@@ -93,7 +98,8 @@ pub struct Scenario {
     pub name: &'static str,
     pub description: &'static str,
     /// Policies a comparison run compares, in table order; empty = every registered
-    /// policy. Names not registered in this build are skipped by callers. For a
+    /// kernel model and [`DEFAULT_CACHE_POLICIES`] ([`Scenario::compared`]). Names not
+    /// registered in this build are skipped. For a
     /// [`Report::DamonQuota`] or [`Report::ThpPolicies`] report, the one reclaim policy
     /// the report's own axis runs under.
     pub policies: &'static [&'static str],
@@ -128,6 +134,18 @@ impl Scenario {
             c.set(k, &format!("{kib}K"))?;
         }
         Ok(c)
+    }
+
+    /// The policies a comparison run of it runs, in order: those of [`Self::policies`]
+    /// registered in this build, or, if it names none, every registered kernel model and
+    /// the registered [`DEFAULT_CACHE_POLICIES`], in registry order.
+    pub fn compared(&self) -> Vec<&'static str> {
+        let registered = crate::sim::registry::table();
+        if self.policies.is_empty() {
+            registered.iter().map(|p| p.name.as_str()).filter(|n| !n.starts_with("cache:") || DEFAULT_CACHE_POLICIES.contains(n)).collect()
+        } else {
+            self.policies.iter().copied().filter(|n| registered.iter().any(|p| p.name == *n)).collect()
+        }
     }
 
     /// Whether `--scale` applies to this scenario.

@@ -167,7 +167,9 @@ fn scenario_source(py: Python<'_>, name: &str, seed: u64, scale: f64, params: Op
 }
 
 /// What a scenario declares besides its machine and workload: `{"name", "description",
-/// "report", "policies" (list; empty = all registered), "baseline", "transactions" and "clients"
+/// "report", "policies" (list as declared; empty = every kernel model and
+/// `DEFAULT_CACHE_POLICIES`), "compared" (the policies a comparison runs: those registered,
+/// in order), "baseline", "transactions" and "clients"
 /// (ints of a transactional scenario, else None), "scalable", "params" (list of (name, default, meaning) accepted by
 /// `scenario_source(..., params=...)`)}`.
 #[pyfunction]
@@ -178,6 +180,7 @@ fn scenario_info<'py>(py: Python<'py>, name: &str) -> PyResult<Bound<'py, PyDict
     d.set_item("description", s.description)?;
     d.set_item("report", s.report.name())?;
     d.set_item("policies", s.policies.to_vec())?;
+    d.set_item("compared", s.compared())?;
     d.set_item("baseline", s.baseline)?;
     d.set_item("transactions", s.transactions().map(|t| t.0))?;
     d.set_item("clients", s.transactions().map(|t| t.1))?;
@@ -291,5 +294,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     thp::register(m)?;
     damo::register(m)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    // The cache:* rows a comparison that names no policies runs (`reclaimlab.DEFAULT_CACHE_POLICIES`).
+    m.add("DEFAULT_CACHE_POLICIES", scenario::DEFAULT_CACHE_POLICIES.to_vec())?;
     Ok(())
 }

@@ -72,6 +72,8 @@ fn usemem<'py>(py: Python<'py>, config: &Config, threads: u32, cache_pct: u32, u
 }
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    // thpscale's thread counts, in the order mmtests runs them (`reclaimlab.thp.THREADS`).
+    m.add("THPSCALE_THREADS", scenarios::THPSCALE_THREADS.to_vec())?;
     m.add_function(wrap_pyfunction!(thp_policies, m)?)?;
     m.add_function(wrap_pyfunction!(thpscale, m)?)?;
     m.add_function(wrap_pyfunction!(usemem, m)?)?;

@@ -19,12 +19,11 @@ Replay a page-access trace (or a built-in scenario) through a reclaim policy mod
 simulated machine and print the kernel's vmstat counters and run metrics.
 
 A built-in scenario run without --policy (and without CONFIG, --timeseries or --plot)
-is a comparison: the scenario runs once per policy it compares (`default`: every
-registered kernel model and cache:lru, cache:clock, cache:arc, cache:s3fifo, cache:lirs;
-`tpcc-stock-level`: the classic, MGLRU and refault-distance RFC models
-registered in this build) in parallel worker processes, and one table compares them.
-With --policy (or a CONFIG file, a trace, --timeseries or --plot) it is one run with the
-detailed report.
+is a comparison: the scenario runs once per policy its row in the scenario table
+compares (those registered in this build; docs/scenarios.md lists them) in parallel
+worker processes, and one table compares them; `reclaimlab scenarios --json` gives each
+row's report. With --policy (or a CONFIG file, a trace, --timeseries or --plot) it is
+one run with the detailed report.
 
 Settings are applied in this order, later ones winning: the scenario's machine (or the
 defaults), the CONFIG file, the options below, then --set. Keys use the kernel's names;
@@ -78,12 +77,7 @@ def add_parser(sub) -> None:
     )
     w = p.add_argument_group("workload (default: scenario `default`)")
     vocab.add(w, "scenario")
-    w.add_argument(
-        "--scale",
-        metavar="F",
-        type=float,
-        help="grow a scalable scenario linearly (tpcc-stock-level: 1 = 1G machine, 32 = the RFC's 32G VM)",
-    )
+    w.add_argument("--scale", metavar="F", type=float, help=scale_help())
     vocab.add(w, "trace", "replay this trace file")
     vocab.add(w, "trace-format", "native | lirs | address | csv | oracle (libCacheSim oracleGeneral) | damo (a damo "
               "record, docs/damo.md) (default: detect)", choices=TRACE_FORMATS)
@@ -133,11 +127,7 @@ def add_parser(sub) -> None:
         "in damo's record format, for `damo report access|heatmap|wss -i OUT` (docs/damo.md)",
     )
     vocab.add(o, "quiet")
-    o.add_argument(
-        "--detail",
-        action="store_true",
-        help="damon-reclaim-parsec: also print the table of every workload",
-    )
+    o.add_argument("--detail", action="store_true", help=detail_help())
     vocab.add(
         o,
         "jobs",
@@ -145,6 +135,23 @@ def add_parser(sub) -> None:
         help="parallel worker processes of a comparison (default and maximum: the CPU count)",
     )
     p.set_defaults(func=main)
+
+
+def scale_help() -> str:
+    """``--scale``'s help, naming the scalable rows of the scenario table."""
+    from .. import _core
+
+    names = [n for n, _d, _r in _core.scenarios() if _core.scenario_info(n)["scalable"]]
+    return (f"grow a scalable scenario linearly ({', '.join(names)}; each one's description in "
+            "`reclaimlab scenarios` gives its machine at --scale 1)")
+
+
+def detail_help() -> str:
+    """``--detail``'s help, naming the scenarios whose report has per-workload tables."""
+    from .. import _core
+
+    names = [n for n, _d, r in _core.scenarios() if r == "damon-quota"]
+    return f"{', '.join(names)}: also print the table of every workload"
 
 
 def parse_set(items: list[str]) -> dict[str, str]:
