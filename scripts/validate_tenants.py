@@ -223,7 +223,24 @@ def main(doc=None, workloads=None, setup=None, default_out="validation-runs-tena
     ap.add_argument("--render-only", action="store_true")
     ap.add_argument("--resimulate", action="store_true")
     ap.add_argument("--doc", type=Path, default=Path(__file__).resolve().parent.parent / "docs" / "validation.md")
+    ap.add_argument("--only", metavar="NAME", action="append",
+                    help="only this workload (repeatable); its table is printed, the document is left alone")
+    ap.add_argument("--wb-sample", action="store_true",
+                    help="boot with the disk and writeback sampler (reclaimlab validate --wb-sample)")
     a = ap.parse_args()
+    workloads = workloads or WORKLOADS
+    if a.only:
+        unknown = set(a.only) - {w[0] for w in workloads}
+        if unknown:
+            ap.error(f"--only: no workload {', '.join(sorted(unknown))} (known: {', '.join(w[0] for w in workloads)})")
+        workloads = [w for w in workloads if w[0] in a.only]
+    if a.wb_sample:
+        base = setup or setup_of
+
+        def setup(out, name, mglru, boots, base=base):
+            s = base(out, name, mglru, boots)
+            s.wb_sample = True
+            return s
     if a.resimulate:
         resimulate(a.out, workloads, setup)
     elif not a.render_only:
@@ -231,7 +248,7 @@ def main(doc=None, workloads=None, setup=None, default_out="validation-runs-tena
     table = render(a.out, workloads) + (extra(a.out) if extra else "")
     text = a.doc.read_text()
     begin, end = markers
-    if begin in text and end in text:
+    if not a.only and begin in text and end in text:
         a.doc.write_text(_doc.place(text, table, begin, end))
         print(f"updated {a.doc}", file=sys.stderr)
     else:

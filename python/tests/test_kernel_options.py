@@ -92,7 +92,8 @@ def test_lab_settings_keep_the_key_boots_had_before_the_options(offline):
 @pytest.mark.parametrize("change", [
     {"read_ahead_kb": 128}, {"read_ahead_kb": 32}, {"fault_around_bytes": 65536}, {"thp": "always"},
     {"thp": "madvise"}, {"thp": None}, {"memory": "none"}, {"memory": "96M"}, {"guest_mb": 1024},
-    {"swappiness": 100}, {"swappiness": 0}, {"pcp_high_fraction": 0}, {"pcp_high_fraction": 8}, {"pin_cpus": True}])
+    {"swappiness": 100}, {"swappiness": 0}, {"pcp_high_fraction": 0}, {"pcp_high_fraction": 8}, {"pin_cpus": True},
+    {"wb_sample": True}])
 def test_every_guest_setting_changes_the_store_key_and_params(offline, change):
     lab = Setup(workload="seqloop:pages=100", memory="64M", **LAB)
     other = Setup(**{**lab.__dict__, **change})

@@ -52,6 +52,7 @@ pub struct CostModel {
     pub damon_region_ns: u64,
     pub damon_pfn_ns: u64,
     pub kswapd_wakeup_ns: u64,
+    pub flusher_page_ns: u64,
 }
 
 /// What `sim.damon_record` asks for.
@@ -361,6 +362,7 @@ pub static KNOBS: &[Knob] = &[
     cost_knob!("cost.free_ns", "100", "reclaim: free one folio back to the buddy allocator", free_ns),
     cost_knob!("cost.walk_pte_ns", "10", "MGLRU: examine one PTE in a page-table walk or look-around", walk_pte_ns),
     cost_knob!("cost.kswapd_wakeup_ns", "0", "from wakeup_kswapd to kswapd running (wake_up_interruptible of a thread that sleeps on another CPU: the scheduler's wake-up latency); 0: at once. validate --kswapd-wakeup measured sets the guest's", kswapd_wakeup_ns),
+    cost_knob!("cost.flusher_page_ns", "250", "the flusher's CPU time to put one dirty page under writeback (ext4_writepages: map, folio_start_writeback, add to the bio); it submits one page after another, the rest staying dirty meanwhile. 0: everything it is asked for at once", flusher_page_ns),
     knob!("lru_gen.enabled", "auto", "", "/sys/kernel/mm/lru_gen/enabled: y or n switches the policy to the same kernel's MGLRU or classic model; auto follows the policy name",
         |c, v| c.lru_gen_enabled = match v.trim() { "auto" => None, "y" | "Y" | "1" | "true" => Some(true), "n" | "N" | "0" | "false" => Some(false),
             o => return Err(format!("expected y, n or auto, got '{o}'")) },
@@ -510,6 +512,7 @@ impl Default for SimConfig {
                 damon_region_ns: 0,
                 damon_pfn_ns: 0,
                 kswapd_wakeup_ns: 0,
+                flusher_page_ns: 0,
             },
             sample_interval_ns: 0,
             time_dilation: 0.0,

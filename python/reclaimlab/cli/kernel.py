@@ -81,6 +81,9 @@ def _common(p: argparse.ArgumentParser) -> None:
                    help="sum reclaim's tracepoints per kswapd pass in the guest (@@vmpass lines in the console "
                         "log; the ring buffer takes 8 MiB of guest memory); 2: also the first 600 events as they are; 3: instead, "
                         "the sizes of the per-CPU lists' refills (12 MiB)")
+    p.add_argument("--wb-sample", action="store_true",
+                   help="sample the data disk's requests in flight, its writeback throttling (wbt) limits and the "
+                        "dirty and writeback pages every 50 ms while the workload runs (@@wbs lines in the console log)")
     p.add_argument("--boots", type=int, default=3, metavar="N", help="boots, one guest at a time (default 3)")
     vocab.add(p, "out-dir", dest="out", default="reclaimlab-kernel", aliases=("--out",),
               help="results store and console logs (default ./reclaimlab-kernel)")
@@ -157,7 +160,7 @@ def _setup(a: argparse.Namespace):
     from ..kernel.run import Setup, guest_mb_of
 
     return Setup(workload=a.workload, kernel=a.kernel, mglru=a.mglru, memory=a.memory, swap=a.swap,
-                 swappiness=a.swappiness, pcp_high_fraction=a.percpu_pagelist_high_fraction, pin_cpus=a.pin_cpus, vmscan_trace=getattr(a, "vmscan_trace", False), boots=a.boots, timeout=a.timeout, guest_mb=guest_mb_of(a.guest_memory),
+                 swappiness=a.swappiness, pcp_high_fraction=a.percpu_pagelist_high_fraction, pin_cpus=a.pin_cpus, vmscan_trace=getattr(a, "vmscan_trace", False), wb_sample=getattr(a, "wb_sample", False), boots=a.boots, timeout=a.timeout, guest_mb=guest_mb_of(a.guest_memory),
                  disk_size=a.disk_size, accel=a.accel, tick_us=a.tick, smp=a.smp, nodes=a.nodes,
                  read_ahead_kb=a.read_ahead_kb,
                  fault_around_bytes=a.fault_around_bytes, thp=a.thp, damon_reclaim=a.damon_reclaim,

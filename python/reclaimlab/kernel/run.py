@@ -57,6 +57,9 @@ class Setup:
     # Reclaim's tracepoints summed per kswapd pass (@@vmpass, guest/init.sh vmscan_trace); its
     # ring buffer takes 8 MiB of the guest's memory, so off by default.
     vmscan_trace: bool | int = False  # 2: also the first 600 events (@@vmraw); 3: pcp refill sizes only (@@refill)
+    # Sample the data disk's requests in flight, wbt's limits and the dirty and writeback pages
+    # every 50 ms while the workload runs (@@wbs, guest/init.sh wb_sample).
+    wb_sample: bool = False
     boots: int = 3
     timeout: float | None = None
     guest_mb: int = GUEST_MB
@@ -356,6 +359,8 @@ def kernel_args(p: Prepared, thp: str | None) -> list[str]:
         args.append("lab.pin=1")
     if setup.vmscan_trace:
         args.append(f"lab.vmtrace={int(setup.vmscan_trace)}")
+    if setup.wb_sample:
+        args.append("lab.wbsample=1")
     if p.damon_reclaim is not None:
         args += damon.kernel_args(p.damon_reclaim, p.damon_interface)
     elif setup.sample:

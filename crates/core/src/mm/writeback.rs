@@ -7,7 +7,15 @@
 //!   whenever NR_FILE_DIRTY exceeds the background threshold (`wb_over_bg_thresh`) it
 //!   writes back the oldest until below (`wb_check_background_flush`); reclaim that finds
 //!   only unqueued dirty file folios wakes it to write back everything
-//!   (`wakeup_flusher_threads(WB_REASON_VMSCAN)`, [`Mm::wakeup_flusher_threads`]).
+//!   (`wakeup_flusher_threads(WB_REASON_VMSCAN)`, [`Mm::wakeup_flusher_threads`]). It is a
+//!   kernel thread of its own: it puts one page under writeback per `cost.flusher_page_ns`
+//!   of its CPU (`ext4_writepages`: map the blocks, `folio_start_writeback`, add to the
+//!   bio), oldest first, from when it is given the work; the pages behind stay dirty until
+//!   their turn, so a reclaimer that woke it goes on meeting them dirty
+//!   ([`Mm::flusher_submit_due`]). The block layer holds none back: the guest's virtio disk
+//!   has 256 tags per hardware queue and takes requests of up to 1,280 KiB, and wbt's limit
+//!   (16 requests, scaled to 192) is never reached (docs/validation.md, "The writer's
+//!   flusher"), so the flusher's own pace is the only one modelled.
 //! - **Writeback.** Writing a folio back clears `PG_dirty` and sets `PG_writeback`
 //!   (NR_WRITEBACK; `pgpgout` at submission) and queues it on the disk, which writes one
 //!   page per `cost.file_write_ns`, in order. At completion (`folio_end_writeback`)
@@ -78,17 +86,40 @@ pub struct Writeback {
     pub next_run: u64,
     /// `current->dirty_paused_when`: the writer's last pause ended then (ns).
     dirty_paused_when: u64,
+    /// With `cost.flusher_page_ns`: what the flusher was asked to write and has not yet
+    /// written ([`Mm::flusher_submit_due`]).
+    work: FlushWork,
+    /// With `cost.flusher_page_ns`: when the flusher puts its next page under writeback
+    /// (u64::MAX: idle).
+    next_submit: u64,
+}
+
+/// The flusher's work in progress when it takes `cost.flusher_page_ns` a page: a
+/// `WB_start_all` work's pages left (`wb_check_start_all`: `nr_pages` the dirty pages when
+/// woken, fs/fs-writeback.c 6.12) and whether background (or periodic) writeback runs, with
+/// the memcg domain whose background threshold it also writes for.
+#[derive(Default, Clone, Copy)]
+struct FlushWork {
+    start_all: u64,
+    background: bool,
+    memcg_bg: Option<(super::memcontrol::MemcgId, u64)>,
 }
 
 impl Writeback {
     pub fn new(first_run: u64) -> Self {
-        Writeback { next_run: first_run, ..Default::default() }
+        Writeback { next_run: first_run, next_submit: u64::MAX, ..Default::default() }
     }
 
-    /// When the next queued write completes (u64::MAX: none in flight).
+    /// When the next queued write completes or the flusher submits its next page
+    /// (u64::MAX: neither).
     #[inline]
     pub fn next_done(&self) -> u64 {
-        self.inflight.front().map_or(u64::MAX, |&(_, t)| t)
+        self.inflight.front().map_or(u64::MAX, |&(_, t)| t).min(self.next_submit)
+    }
+
+    /// Pages under writeback whose write has not completed (what the disk holds).
+    pub fn in_flight(&self) -> usize {
+        self.inflight.len()
     }
 
     /// The folios whose writes complete by `end`, in completion order.
@@ -141,6 +172,9 @@ impl Mm {
     /// candidate for `folio_rotate_reclaimable` (on an LRU list, clean, evictable) — the
     /// caller moves it to the tail (the policy's `folio_rotate_reclaimable`).
     pub fn folio_end_writeback_due(&mut self, now: u64) -> Option<(Pfn, bool)> {
+        if self.wb.next_submit <= now {
+            self.flusher_submit_due(now);
+        }
         let &(pfn, done) = self.wb.inflight.front()?;
         if done > now {
             return None;
@@ -234,46 +268,114 @@ impl Mm {
     /// its domain's background threshold), until its own dirty pages are below that too
     /// (`wb_over_bg_thresh`). `periodic` advances the next periodic run. Abstraction: one
     /// queue in dirtying order, so a memcg's wb writes the oldest dirty pages of any memcg.
+    /// With `cost.flusher_page_ns` the flusher starts that work now and does it a page at a
+    /// time ([`Mm::flusher_submit_due`]).
     pub fn wb_writeback(&mut self, now: u64, periodic: bool, memcg_bg: Option<(super::memcontrol::MemcgId, u64)>) {
-        // dirty_expire_interval and dirty_writeback_interval are jiffies of the kernel's
-        // clock (`sim.time_dilation`).
-        let expire = self.timer_ns(self.cfg.dirty_expire_ns);
-        let thresh = self.dirty_limits().0;
-        while let Some(&(page, dirtied)) = self.wb.queue.front() {
-            let expired = dirtied + expire <= now;
-            // domain_over_bg_thresh of the memcg domain: its dirty pages as last flushed
-            // (mem_cgroup_wb_stats), or the wb's own reclaimable pages (WB_RECLAIMABLE, exact;
-            // the memcg's one wb takes the whole background threshold), above it.
-            let memcg_over = memcg_bg.is_some_and(|(m, bg)| {
-                let m = &self.memcgs[m as usize];
-                m.stat_nr_dirty > bg || m.nr_dirty > bg
-            });
-            if !expired && self.wb.nr_dirty <= thresh && !memcg_over {
-                break;
+        if self.cfg.cost.flusher_page_ns != 0 {
+            let w = &mut self.wb.work;
+            w.background = true;
+            w.memcg_bg = memcg_bg.or(w.memcg_bg);
+            self.flusher_start(now);
+        } else {
+            let limits = self.wb_limits();
+            while let Some(&(page, dirtied)) = self.wb.queue.front() {
+                if !self.wb_writes_on(dirtied, now, memcg_bg, limits) {
+                    break;
+                }
+                self.wb.queue.pop_front();
+                self.write_queued(page, now);
             }
-            self.wb.queue.pop_front();
-            self.write_queued(page, now);
         }
         if periodic {
             self.wb.next_run = if self.cfg.dirty_writeback_ns == 0 { u64::MAX } else { now + self.timer_ns(self.cfg.dirty_writeback_ns).max(1) };
         }
     }
 
+    /// Whether background or periodic writeback goes on at `now` with the oldest dirty page
+    /// dirtied at `dirtied`: it has expired, the global dirty pages are above the background
+    /// threshold, or (`memcg_bg`) the memcg domain is above its own (`wb_over_bg_thresh`).
+    /// `limits`: [`Mm::wb_limits`], which writing pages back does not change.
+    fn wb_writes_on(&self, dirtied: u64, now: u64, memcg_bg: Option<(super::memcontrol::MemcgId, u64)>, (expire, bg_thresh): (u64, u64)) -> bool {
+        let expired = dirtied + expire <= now;
+        // domain_over_bg_thresh of the memcg domain: its dirty pages as last flushed
+        // (mem_cgroup_wb_stats), or the wb's own reclaimable pages (WB_RECLAIMABLE, exact;
+        // the memcg's one wb takes the whole background threshold), above it.
+        let memcg_over = memcg_bg.is_some_and(|(m, bg)| {
+            let m = &self.memcgs[m as usize];
+            m.stat_nr_dirty > bg || m.nr_dirty > bg
+        });
+        expired || self.wb.nr_dirty > bg_thresh || memcg_over
+    }
+
+    /// The dirty expiry interval and the global background threshold: dirty_expire_interval
+    /// and dirty_writeback_interval are jiffies of the kernel's clock (`sim.time_dilation`).
+    fn wb_limits(&self) -> (u64, u64) {
+        (self.timer_ns(self.cfg.dirty_expire_ns), self.dirty_limits().0)
+    }
+
     /// `wakeup_flusher_threads(WB_REASON_VMSCAN)` (mm/vmscan.c 6.12): `wb_start_writeback`
-    /// with `WB_start_all` writes back every dirty page.
+    /// with `WB_start_all` writes back every dirty page — at once, or with
+    /// `cost.flusher_page_ns` a page at a time from `now`, as many as were dirty when woken.
     pub fn wakeup_flusher_threads(&mut self, now: u64) {
+        if self.cfg.cost.flusher_page_ns != 0 {
+            self.wb.work.start_all = self.wb.work.start_all.max(self.wb.nr_dirty);
+            self.flusher_start(now);
+            return;
+        }
         while let Some((page, _)) = self.wb.queue.pop_front() {
             self.write_queued(page, now);
         }
     }
 
+    /// The flusher, given work, starts at `now` unless already busy (then it goes on at its
+    /// own pace), and submits what is due.
+    fn flusher_start(&mut self, now: u64) {
+        if self.wb.next_submit == u64::MAX {
+            self.wb.next_submit = now;
+        }
+        self.flusher_submit_due(now);
+    }
+
+    /// The flusher's submissions due by `now` with `cost.flusher_page_ns` (0: none are
+    /// pending): one dirty page after another, oldest first, each `cost.flusher_page_ns`
+    /// after the last one it put under writeback, while a `WB_start_all` work has pages left
+    /// or background writeback goes on ([`Mm::wb_writeback`]'s test at that instant); the
+    /// pages behind stay dirty until their turn. Idle once its work is done. The kernel's
+    /// flusher (`wb_writeback` → `writeback_sb_inodes` → `ext4_writepages`, fs/fs-writeback.c
+    /// 6.12) marks each folio `PG_writeback` as it adds it to a bio; the block queue held none
+    /// of them back in the guest (docs/validation.md, "The writer's flusher").
+    pub fn flusher_submit_due(&mut self, now: u64) {
+        let cost = self.cfg.cost.flusher_page_ns.max(1);
+        while self.wb.next_submit <= now {
+            let t = self.wb.next_submit;
+            let w = self.wb.work;
+            let go = match self.wb.queue.front() {
+                Some(&(_, dirtied)) => w.start_all > 0 || (w.background && self.wb_writes_on(dirtied, t, w.memcg_bg, self.wb_limits())),
+                None => false,
+            };
+            if !go {
+                self.wb.work = FlushWork::default();
+                self.wb.next_submit = u64::MAX;
+                break;
+            }
+            let (page, _) = self.wb.queue.pop_front().expect("a dirty page queued");
+            if self.write_queued(page, t) {
+                self.wb.work.start_all = w.start_all.saturating_sub(1);
+                self.wb.next_submit = t + cost;
+            }
+        }
+    }
+
     /// Write a page popped from the dirty queue if it is still a dirty resident file page;
     /// one already under writeback is skipped (WB_SYNC_NONE) and requeued at completion.
-    fn write_queued(&mut self, page: u32, now: u64) {
+    /// Returns whether it was written.
+    fn write_queued(&mut self, page: u32, now: u64) -> bool {
         let pfn = self.pages.pte[page as usize];
-        if is_resident(pfn) && self.frames.is_file(pfn) && self.frames.flags(pfn) & (pg::DIRTY | pg::WRITEBACK) == pg::DIRTY {
+        let write = is_resident(pfn) && self.frames.is_file(pfn) && self.frames.flags(pfn) & (pg::DIRTY | pg::WRITEBACK) == pg::DIRTY;
+        if write {
             self.folio_start_writeback(pfn, now);
         }
+        write
     }
 
     /// `balance_dirty_pages` after the workload dirtied one page of `memcg` at `now`: how

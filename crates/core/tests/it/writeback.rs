@@ -19,16 +19,23 @@ const WRITTEN: u32 = 8 * MIB;
 /// writeback, thresholds above what is written): 8 MiB of a file written once with
 /// write(), so every file page is dirty when reclaim comes. Its disk takes `write_ns` per
 /// page.
+/// Its flusher writes everything it is asked for at once (`cost.flusher_page_ns` 0): these
+/// tests count on every dirty page being under writeback once reclaim has woken it.
 pub fn dirty_machine_with<P: ReclaimPolicy>(policy: P, write_ns: &str) -> Machine<P> {
-    let cfg = config(&[
+    dirty_machine_cfg(policy, &[("cost.file_write_ns", write_ns), ("cost.flusher_page_ns", "0")])
+}
+
+/// [`dirty_machine_with`] with more settings (`cost.file_write_ns` among them).
+fn dirty_machine_cfg<P: ReclaimPolicy>(policy: P, extra: &[(&str, &str)]) -> Machine<P> {
+    let base = [
         ("machine.memory", "16M"),
         ("swap.device", "none"),
         ("block.read_ahead_kb", "0"),
         ("vm.dirty_writeback_centisecs", "0"),
         ("vm.dirty_background_bytes", "12M"),
         ("vm.dirty_bytes", "14M"),
-        ("cost.file_write_ns", write_ns),
-    ]);
+    ];
+    let cfg = config(&[&base[..], extra].concat());
     let mut log = region("log", WRITTEN, AccessKind::FileRead);
     log.write_ratio = 1.0;
     let p = program(vec![log], vec![phase("write", WRITTEN as u64, &[(0, Pattern::Sequential, 1.0)])]);
@@ -107,6 +114,50 @@ fn mglru_6_12_rotates_dirty_folios_after_writeback() {
 #[test]
 fn mglru_6_15_rotates_dirty_folios_after_writeback() {
     dirty_folios_are_rotated_after_writeback(Mglru::new(mglru::Mainline), "mglru@6.15", false);
+}
+
+/// `cost.flusher_page_ns`: the flusher woken by reclaim (`wakeup_flusher_threads`) puts one
+/// page under writeback per `cost.flusher_page_ns`, oldest first, the rest staying dirty
+/// until their turn — never more than the time since it was woken allows, whatever the
+/// disk — so reclaim, which goes on meanwhile, meets dirty folios where an instant flusher
+/// has already put every one under writeback: it counts more `nr_vmscan_immediate_reclaim`
+/// (6.12: a dirty file folio met by reclaim) and marks fewer writeback folios. In the end
+/// every page is written once and the same invariants hold.
+fn a_paced_flusher_leaves_folios_dirty_for_reclaim<P: ReclaimPolicy>(policy: impl Fn() -> P, name: &str) {
+    const FLUSHER_NS: u64 = 1_000_000;
+    let disk = ("cost.file_write_ns", "50000000");
+    let mut instant = dirty_machine_cfg(policy(), &[disk, ("cost.flusher_page_ns", "0")]);
+    let mut paced = dirty_machine_cfg(policy(), &[disk, ("cost.flusher_page_ns", "1000000")]);
+    let woken = paced.mm.now;
+    let (r0, _) = try_to_free_pages(&mut instant.mm, &mut instant.policy, &[0]);
+    let (r1, _) = try_to_free_pages(&mut paced.mm, &mut paced.policy, &[0]);
+    assert_eq!((r0, r1), (0, 0), "{name}: a dirty folio was freed");
+    let v = |m: &Machine<P>, e| m.mm.vmstat.get(e);
+    assert_eq!(instant.mm.wb.nr_writeback, WRITTEN as u64, "{name}: the instant flusher wrote everything at once");
+    let submitted = paced.mm.wb.nr_writeback + v(&paced, Ev::NrWritten);
+    let allowed = (paced.mm.now - woken) / FLUSHER_NS + 1;
+    assert!(submitted > 0 && submitted <= allowed, "{name}: {submitted} pages submitted in {} ns", paced.mm.now - woken);
+    assert!(paced.mm.wb.nr_dirty >= WRITTEN as u64 - submitted, "{name}: the rest are still dirty");
+    assert!(paced.mm.wb.in_flight() as u64 == paced.mm.wb.nr_writeback);
+    let (i0, i1) = (v(&instant, Ev::NrVmscanImmediate), v(&paced, Ev::NrVmscanImmediate));
+    assert!(i1 > i0, "{name}: reclaim met more dirty folios behind a paced flusher ({i1} against {i0})");
+    eprintln!("{name}: nr_vmscan_immediate_reclaim {i0} (instant flusher) / {i1} (paced), {submitted} submitted");
+    // The flusher and the disk finish: every page written once, each PG_reclaim folio
+    // rotated once, nothing dirty.
+    paced.end_writeback_due(u64::MAX);
+    assert_eq!((paced.mm.wb.nr_dirty, paced.mm.wb.nr_writeback, v(&paced, Ev::NrWritten)), (0, 0, WRITTEN as u64), "{name}");
+    assert_eq!(paced.mm.wb.next_done(), u64::MAX, "{name}: the flusher is idle");
+    paced.check_invariants().unwrap();
+}
+
+#[test]
+fn classic_meets_dirty_folios_behind_a_paced_flusher() {
+    a_paced_flusher_leaves_folios_dirty_for_reclaim(|| Classic::new(Mainline), "classic@6.15");
+}
+
+#[test]
+fn mglru_6_12_meets_dirty_folios_behind_a_paced_flusher() {
+    a_paced_flusher_leaves_folios_dirty_for_reclaim(|| Mglru::new(mglru::v6_12::Mglru612::new()), "mglru@6.12");
 }
 
 /// balance_dirty_pages: a writer dirtying a 32 MiB file far faster than a 1 ms/page disk
@@ -331,7 +382,8 @@ fn writeback_throttle_waits_for_33_writes_or_hz_10() {
 fn a_held_writer_pauses_by_its_own_wb_dirty_pages() {
     const PAGES: u32 = 2048;
     fn held(other_writes: bool) -> (Machine<Classic<Mainline>>, u16, u64) {
-        let cfg = held_cgroup_config(&[("cost.file_write_ns", "200000000")]);
+        // The flusher puts every page under writeback as soon as the writer starts it.
+        let cfg = held_cgroup_config(&[("cost.file_write_ns", "200000000"), ("cost.flusher_page_ns", "0")]);
         let mut other = region("other", PAGES * 4096, AccessKind::FileRead);
         other.write_ratio = if other_writes { 1.0 } else { 0.0 };
         other.cgroup = "o".into();

@@ -329,9 +329,59 @@ damon_stop() {
     damon_stats "$mode" | sed 's/^/@@damon_reclaim /'
     if [ "$mode" = sysfs ]; then echo off > $KD/state; else echo N > $DAMON/enabled; fi
 }
+# The data disk's request queue (block/blk-sysfs.c, block/blk-wbt.c 6.12): "@@blkq KEY
+# VALUE" for its limits, scheduler, hardware queues, tags and writeback throttling (wbt)
+# as set up at boot.
+blkq() {
+    Q=/sys/block/vda/queue
+    [ -d $Q ] || return 0
+    for k in nr_requests max_sectors_kb max_hw_sectors_kb max_segments rotational write_cache wbt_lat_usec scheduler; do
+        [ -e $Q/$k ] && echo "@@blkq $k $(cat $Q/$k | tr ' ' _)"
+    done
+    echo "@@blkq nr_hw_queues $(ls -d /sys/block/vda/mq/[0-9]* 2>/dev/null | wc -l)"
+    [ -e /sys/block/vda/mq/0/nr_tags ] && echo "@@blkq nr_tags $(cat /sys/block/vda/mq/0/nr_tags)"
+    W=/sys/kernel/debug/block/vda/rqos/wbt
+    for k in wb_normal wb_background min_lat_nsec enabled; do [ -e $W/$k ] && echo "@@blkq wbt_$k $(cat $W/$k)"; done
+}
+# lab.wbsample=1 (validate --wb-sample): while the workload runs, every 50 ms, "@@wbs T_MS
+# READS_IN_FLIGHT WRITES_IN_FLIGHT WBT_INFLIGHT WBT_NORMAL WBT_BACKGROUND NR_DIRTY
+# NR_WRITEBACK NR_VMSCAN_IMMEDIATE_RECLAIM" (/sys/block/vda/inflight: requests issued to the
+# driver and not done; wbt's tracked background writes in flight and its current limits;
+# /proc/vmstat's global dirty and writeback pages and reclaim's count of dirty folios met,
+# which reading does not flush the memcg statistics as memory.stat would), printed at the
+# end. Shell builtins only: the 50 ms wait is a read with a timeout on a FIFO nobody
+# writes, so the sampler forks nothing while the workload runs.
+wb_sample() {
+    grep -q 'lab.wbsample=1' /proc/cmdline || return 0
+    W=/sys/kernel/debug/block/vda/rqos/wbt
+    mkfifo /run/wbs.fifo || return 0
+    (
+        exec 3<> /run/wbs.fifo
+        while :; do
+            read -r up _ < /proc/uptime
+            read -r ir iw < /sys/block/vda/inflight
+            wi=-1; wn=-1; wbg=-1
+            if [ -e $W/inflight ]; then
+                read -r _ _ wi < $W/inflight; read -r wn < $W/wb_normal; read -r wbg < $W/wb_background
+            fi
+            d=-1; w=-1; im=-1
+            while read -r k v; do
+                case "$k" in nr_dirty) d=$v ;; nr_writeback) w=$v ;; nr_vmscan_immediate_reclaim) im=$v; break ;; esac
+            done < /proc/vmstat
+            echo "@@wbs ${up%.*}${up#*.}0 $ir $iw $wi $wn $wbg $d $w $im"
+            read -t 0.05 -u 3 _
+        done > /run/wbs.log
+    ) &
+    echo $! > /run/wbs.pid
+}
+wb_sample_end() {
+    [ -e /run/wbs.pid ] || return 0
+    kill "$(cat /run/wbs.pid)"
+    cat /run/wbs.log
+}
 if [ "$1" = report ]; then
     report "$2"
-    [ "$2" = start ] && { damon_start || exit 1; }
+    [ "$2" = start ] && { wb_sample; damon_start || exit 1; }
     exit 0
 fi
 
@@ -391,6 +441,7 @@ rafile=/sys/block/vda/queue/read_ahead_kb
 [ "$ra" != keep ] && { echo "$ra" > $rafile || fail "read_ahead_kb $ra"; }
 ra=$(cat $rafile)
 echo "@@sysfs read_ahead_kb $ra"
+blkq
 # Read-only unless the workload writes (lab.rw=1; QEMU then keeps the writes in a
 # temporary overlay, so every boot starts from the same disk).
 if [ "$rw" = 1 ]; then
@@ -473,6 +524,7 @@ else
     rc=$?
 fi
 blkstat end
+wb_sample_end
 damon_stop
 [ "$zram" != 0 ] && echo "@@zram_mm_stat $(cat /sys/block/zram0/mm_stat)"
 echo "@@exit $rc"
