@@ -161,6 +161,11 @@ class Console:
     vmscan_direct: dict[str, int] = field(default_factory=dict)
     lru_activate: dict[str, int] = field(default_factory=dict)
     pcp_samples: list[tuple[int, int, int, int, int]] = field(default_factory=list)
+    #: (level 2) the shrinkers per scan function's address and node:
+    #: ``{(addr, nid): {"calls", "scanned", "freed"}}`` (``@@shrink``), and kernel symbols'
+    #: addresses the guest looked up (``@@ksym``: ``deferred_split_scan``).
+    shrinkers: dict[tuple[str, int], dict[str, int]] = field(default_factory=dict)
+    ksyms: dict[str, str] = field(default_factory=dict)
     #: (level 3) refills of the per-CPU lists: ``{(cpu, frames): refills}`` (``@@refill``).
     pcp_refills: dict[tuple[int, int], int] = field(default_factory=dict)
     #: DAMON_RECLAIM (``--damon-reclaim``): /sys/module/damon_reclaim/parameters/* after the
@@ -382,6 +387,10 @@ def parse(text: str) -> Console:
                 c.vmscan_direct = dict(zip(VMDIRECT_FIELDS, map(int, parts)))
             elif tag == "lru_activate" and len(parts) == 2:
                 c.lru_activate[parts[0]] = int(parts[1])
+            elif tag == "shrink" and len(parts) == 5:
+                c.shrinkers[(parts[0], int(parts[1]))] = dict(zip(("calls", "scanned", "freed"), map(int, parts[2:])))
+            elif tag == "ksym" and len(parts) == 2:
+                c.ksyms[parts[0]] = parts[1]
             elif tag == "refill" and len(parts) == 3:
                 c.pcp_refills[(int(parts[0]), int(parts[1]))] = int(parts[2])
             elif tag == "pcp" and len(parts) == 5:

@@ -75,7 +75,12 @@ wake_trace() {
 # shrink_inactive; TAKEN/SKIPPED from isolate). Direct reclaim summed over the run: "@@vmdirect
 # CALLS SCANNED TAKEN SKIPPED RECLAIMED ACT_FILE"; lru_activate (folio_mark_accessed's second
 # touch) by the task that drained the batch: "@@lru_activate COMM N"; "@@vmtrace_lost N".
+# Level 2 also traces the shrinkers (mm/shrinker.c 6.12 do_shrink_slab), per scan function and
+# node: "@@shrink ADDR NID CALLS SCANNED FREED" (SCANNED: the batches' objects, from
+# mm_shrink_slab_start's total_scan less the end's leftover; FREED: the scan functions'
+# returns, SHRINK_STOP left out), with "@@ksym NAME ADDR" for the THP deferred split scan.
 VMTRACE_EVENTS="vmscan/mm_vmscan_lru_isolate vmscan/mm_vmscan_lru_shrink_inactive vmscan/mm_vmscan_lru_shrink_active vmscan/mm_vmscan_kswapd_sleep vmscan/mm_vmscan_direct_reclaim_begin pagemap/mm_lru_activate"
+VMTRACE_SHRINK="vmscan/mm_shrink_slab_start vmscan/mm_shrink_slab_end"
 vmscan_trace() {
     grep -q 'lab.vmtrace=3' /proc/cmdline && { pcp_refill_trace "$1"; return 0; }
     grep -q 'lab.vmtrace=[12]' /proc/cmdline || return 0
@@ -89,6 +94,7 @@ vmscan_trace() {
         # lab.vmtrace=2: also DMA32's per-CPU lists every 20 ms (/proc/zoneinfo's pagesets):
         # "@@pcp T_MS CPU COUNT HIGH FREE" at the end.
         if grep -q 'lab.vmtrace=2' /proc/cmdline; then
+            for e in $VMTRACE_SHRINK; do echo 1 > $I/events/$e/enable; done
             ( while :; do awk -v t="$(cut -d' ' -f1 /proc/uptime)" '
                   $1 == "Node" { z = $4 } z == "DMA32" && $1 == "pages" && $2 == "free" { f = $3 }
                   z == "DMA32" && $1 == "cpu:" { c = $2 } z == "DMA32" && $1 == "count:" { n = $2 }
@@ -97,7 +103,7 @@ vmscan_trace() {
             echo $! > /run/pcp.pid
         fi ;;
     end)
-        for e in $VMTRACE_EVENTS; do echo 0 > $I/events/$e/enable; done
+        for e in $VMTRACE_EVENTS $VMTRACE_SHRINK; do echo 0 > $I/events/$e/enable 2>/dev/null; done
         awk 'function kv(k,   j, v) { for (j = i + 1; j <= NF; j++) if (index($j, k "=") == 1) {
                  v = substr($j, length(k) + 2); if (v ~ /^0x/) { v = $(j + 1); gsub(/[()]/, "", v) }; return v + 0 }; return 0 }
              function flush() { if (np) printf "@@vmpass %.0f %d %d %d %d %d %d %d %d %d %d %d %d %d %d %d\n", (pt - t0) * 1e6, pz, po, pw, pwz, c, sc, tk, sk, rc, ac, rk, uf, mp, at, dc }
@@ -118,6 +124,17 @@ vmscan_trace() {
                if (ev == "mm_vmscan_lru_shrink_active:" && k) { at += kv("nr_taken"); dc += kv("nr_deactivated") } }
              END { flush(); printf "@@vmdirect %d %d %d %d %d %d\n", dcalls, dsc, dtk, dsk, drc, dac
                    for (n in la) printf "@@lru_activate %s %d\n", n, la[n] }' $I/trace
+        awk 'function kv(k,   j, v) { for (j = i + 1; j <= NF; j++) if (index($j, k "=") == 1) {
+                 v = substr($j, length(k) + 2); if (v ~ /^0x/) { v = $(j + 1); gsub(/[()]/, "", v) }; return v + 0 }; return 0 }
+             function hex(k,   j) { for (j = i + 1; j <= NF; j++) if (index($j, k "=0x") == 1) return substr($j, length(k) + 4); return "?" }
+             { for (i = 2; i <= NF; i++) if ($i ~ /^mm_shrink_slab_(start|end):$/) break
+               if (i > NF) next
+               key = hex("shrink") " " kv("nid")
+               if ($i == "mm_shrink_slab_start:") { todo[key] = kv("total_scan"); next }
+               calls[key]++; done[key] += todo[key] - kv("total_scan"); todo[key] = 0
+               r = kv("retval"); if (r > 0) freed[key] += r }
+             END { for (k in calls) printf "@@shrink %s %d %d %d\n", k, calls[k], done[k], freed[k] }' $I/trace
+        awk '$3 == "deferred_split_scan" { printf "@@ksym deferred_split_scan %s\n", $1 }' /proc/kallsyms
         [ -e /run/pcp.pid ] && { kill $(cat /run/pcp.pid); cat /run/pcp.log; }
         # lab.vmtrace=2: also the first 600 of kswapd's and the allocator's events as they are.
         grep -q 'lab.vmtrace=2' /proc/cmdline && grep -E 'mm_vmscan_(kswapd_wake|wakeup_kswapd|lru_isolate|lru_shrink_inactive|lru_shrink_active|direct_reclaim_begin)' $I/trace |
