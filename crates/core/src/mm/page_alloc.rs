@@ -846,7 +846,7 @@ impl BuddyAllocator {
     /// `watermark_boost` to the mark themselves (`*_wmark_pages()`; see `Zone::*_wmark_pages`).
     #[inline]
     pub fn zone_watermark_ok(&self, zone: usize, order: u8, mark: u64) -> bool {
-        self.zone_watermark_ok_for(zone, order, mark, ZONE_MOVABLE)
+        self.watermark_ok_above(zone, order, mark, self.zones[zone].lowmem_reserve)
     }
 
     /// [`Self::zone_watermark_ok`] for an allocation whose highest eligible zone is
@@ -856,6 +856,13 @@ impl BuddyAllocator {
     pub fn zone_watermark_ok_for(&self, zone: usize, order: u8, mark: u64, highest_zoneidx: u8) -> bool {
         let z = &self.zones[zone];
         let lowmem_reserve = if highest_zoneidx <= z.zone_type as u8 { 0 } else { z.lowmem_reserve };
+        self.watermark_ok_above(zone, order, mark, lowmem_reserve)
+    }
+
+    /// `__zone_watermark_ok` with the class's `lowmem_reserve` given.
+    #[inline(always)]
+    fn watermark_ok_above(&self, zone: usize, order: u8, mark: u64, lowmem_reserve: u64) -> bool {
+        let z = &self.zones[zone];
         // free_pages may go negative - that's OK
         let free_pages = z.free_pages as i64 - ((1i64 << order) - 1);
         if free_pages <= (mark + lowmem_reserve) as i64 {

@@ -171,6 +171,7 @@ impl Mm {
     /// flusher again. Returns the folio and whether it had `PG_reclaim` and is still a
     /// candidate for `folio_rotate_reclaimable` (on an LRU list, clean, evictable) — the
     /// caller moves it to the tail (the policy's `folio_rotate_reclaimable`).
+    #[inline]
     pub fn folio_end_writeback_due(&mut self, now: u64) -> Option<(Pfn, bool)> {
         if self.wb.next_submit <= now {
             self.flusher_submit_due(now);
@@ -344,6 +345,8 @@ impl Mm {
     /// flusher (`wb_writeback` → `writeback_sb_inodes` → `ext4_writepages`, fs/fs-writeback.c
     /// 6.12) marks each folio `PG_writeback` as it adds it to a bio; the block queue held none
     /// of them back in the guest (docs/validation.md, "The writer's flusher").
+    #[cold]
+    #[inline(never)]
     pub fn flusher_submit_due(&mut self, now: u64) {
         let cost = self.cfg.cost.flusher_page_ns.max(1);
         while self.wb.next_submit <= now {
