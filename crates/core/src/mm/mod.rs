@@ -521,6 +521,14 @@ impl Mm {
         self.nodes[node as usize].zones.iter().copied().filter(move |&z| self.zone_idx(z) <= highest_zoneidx)
     }
 
+    /// `set_reclaim_active` / `clear_reclaim_active(pgdat, highest_zoneidx)` (mm/vmscan.c
+    /// 6.12): `ZONE_RECLAIM_ACTIVE` on `node`'s eligible zones (pcp.rs reads it).
+    pub fn set_reclaim_active(&mut self, node: u16, highest_zoneidx: u8, active: bool) {
+        let zones = &self.buddy.zones;
+        let eligible = self.nodes[node as usize].zones.iter().copied().filter(|&z| zones[z].zone_type as u8 <= highest_zoneidx);
+        self.pcp.set_reclaim_active(eligible, active);
+    }
+
     /// `pgdat_balanced(pgdat, order, highest_zoneidx)` (mm/vmscan.c 6.12): some eligible
     /// zone meets `high_wmark_pages` (which adds `watermark_boost`, spec A.5); a node with
     /// no eligible zone is balanced.

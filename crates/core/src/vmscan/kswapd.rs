@@ -199,8 +199,7 @@ impl Kswapd {
             mm.vmstat.count(Ev::Pageoutrun, 1);
             // set_reclaim_active(pgdat, highest_zoneidx): the CPUs keep fewer free pages
             // on those zones' lists (pcp.rs).
-            let eligible: Vec<usize> = mm.eligible_zones(self.node, self.highest_zoneidx).collect();
-            mm.pcp.set_reclaim_active(eligible, true);
+            mm.set_reclaim_active(self.node, self.highest_zoneidx, true);
             // balance_pgdat: account for the reclaim boost of the eligible zones.
             let idx = self.highest_zoneidx;
             self.zone_boosts.clear();
@@ -305,8 +304,7 @@ impl Kswapd {
         }
         snapshot_refaults(mm, None, self.node);
         // clear_reclaim_active(pgdat, highest_zoneidx) at balance_pgdat's end.
-        let eligible: Vec<usize> = mm.eligible_zones(self.node, self.highest_zoneidx).collect();
-        mm.pcp.set_reclaim_active(eligible, false);
+        mm.set_reclaim_active(self.node, self.highest_zoneidx, false);
         self.reclaim_order = self.sc.order;
         if self.reclaim_order >= self.alloc_order {
             // The loop's top: alloc_order = reclaim_order = pgdat->kswapd_order,

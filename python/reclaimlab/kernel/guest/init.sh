@@ -106,11 +106,16 @@ vmscan_trace() {
         for e in $VMTRACE_EVENTS $VMTRACE_SHRINK; do echo 0 > $I/events/$e/enable 2>/dev/null; done
         awk 'function kv(k,   j, v) { for (j = i + 1; j <= NF; j++) if (index($j, k "=") == 1) {
                  v = substr($j, length(k) + 2); if (v ~ /^0x/) { v = $(j + 1); gsub(/[()]/, "", v) }; return v + 0 }; return 0 }
+             function hex(k,   j) { for (j = i + 1; j <= NF; j++) if (index($j, k "=0x") == 1) return substr($j, length(k) + 4); return "?" }
              function flush() { if (np) printf "@@vmpass %.0f %d %d %d %d %d %d %d %d %d %d %d %d %d %d %d\n", (pt - t0) * 1e6, pz, po, pw, pwz, c, sc, tk, sk, rc, ac, rk, uf, mp, at, dc }
-             { for (i = 2; i <= NF; i++) if ($i ~ /^mm_(vmscan|lru)_[a-z_]*:$/) break
+             { for (i = 2; i <= NF; i++) if ($i ~ /^mm_(vmscan|lru|shrink_slab)_[a-z_]*:$/) break
                if (i > NF) next
+               ev = $i
+               if (ev == "mm_shrink_slab_start:") { todo[hex("shrink") " " kv("nid")] = kv("total_scan"); next }
+               if (ev == "mm_shrink_slab_end:") { key = hex("shrink") " " kv("nid"); calls[key]++; done[key] += todo[key] - kv("total_scan"); todo[key] = 0
+                   r = kv("retval"); if (r > 0) freed[key] += r; next }
                ts = $(i - 1); sub(/:$/, "", ts); if (t0 == "") t0 = ts
-               ev = $i; k = ($1 ~ /^kswapd/)
+               k = ($1 ~ /^kswapd/)
                if (ev == "mm_vmscan_wakeup_kswapd:") { w++; z = kv("zid"); if (w == 1 || z < wz) wz = z; next }
                if (ev == "mm_vmscan_kswapd_wake:") { flush(); np = 1; pt = ts; pz = kv("zid"); po = kv("order"); pw = w; pwz = (w ? wz : -1); w = 0
                    c = sc = tk = sk = rc = ac = rk = uf = at = dc = 0; mp = 99; next }
@@ -123,17 +128,8 @@ vmscan_trace() {
                    next }
                if (ev == "mm_vmscan_lru_shrink_active:" && k) { at += kv("nr_taken"); dc += kv("nr_deactivated") } }
              END { flush(); printf "@@vmdirect %d %d %d %d %d %d\n", dcalls, dsc, dtk, dsk, drc, dac
-                   for (n in la) printf "@@lru_activate %s %d\n", n, la[n] }' $I/trace
-        awk 'function kv(k,   j, v) { for (j = i + 1; j <= NF; j++) if (index($j, k "=") == 1) {
-                 v = substr($j, length(k) + 2); if (v ~ /^0x/) { v = $(j + 1); gsub(/[()]/, "", v) }; return v + 0 }; return 0 }
-             function hex(k,   j) { for (j = i + 1; j <= NF; j++) if (index($j, k "=0x") == 1) return substr($j, length(k) + 4); return "?" }
-             { for (i = 2; i <= NF; i++) if ($i ~ /^mm_shrink_slab_(start|end):$/) break
-               if (i > NF) next
-               key = hex("shrink") " " kv("nid")
-               if ($i == "mm_shrink_slab_start:") { todo[key] = kv("total_scan"); next }
-               calls[key]++; done[key] += todo[key] - kv("total_scan"); todo[key] = 0
-               r = kv("retval"); if (r > 0) freed[key] += r }
-             END { for (k in calls) printf "@@shrink %s %d %d %d\n", k, calls[k], done[k], freed[k] }' $I/trace
+                   for (n in la) printf "@@lru_activate %s %d\n", n, la[n]
+                   for (s in calls) printf "@@shrink %s %d %d %d\n", s, calls[s], done[s], freed[s] }' $I/trace
         awk '$3 == "deferred_split_scan" { printf "@@ksym deferred_split_scan %s\n", $1 }' /proc/kallsyms
         [ -e /run/pcp.pid ] && { kill $(cat /run/pcp.pid); cat /run/pcp.log; }
         # lab.vmtrace=2: also the first 600 of kswapd's and the allocator's events as they are.
