@@ -48,8 +48,8 @@ pub(crate) trait AllocCtx {
     fn catch_up(&mut self) -> Result<()>;
     /// When `node`'s kswapd runs its next `balance_pgdat` step (None: asleep or napping).
     fn kswapd_next_step(&self, node: u16) -> Option<u64>;
-    /// When `node`'s kswapd's last step ended.
-    fn kswapd_step_end(&self, node: u16) -> u64;
+    /// When `node`'s kswapd's last priority-loop iteration ended (None: one is under way).
+    fn kswapd_step_end(&self, node: u16) -> Option<u64>;
     /// The task sleeps in direct reclaim until `t` on its clock (a memory stall).
     fn reclaim_sleep_until(&mut self, t: u64);
     /// The error of an order-`order` request that failed after every retry.
@@ -253,11 +253,13 @@ fn throttle_direct_reclaim<C: AllocCtx>(c: &mut C, node: u16) -> Result<()> {
         let Some(t) = c.kswapd_next_step(node) else { return Ok(()) };
         c.reclaim_sleep_until(t);
         c.catch_up()?;
-        // balance_pgdat wakes the waiters once a step leaves the node allowing direct reclaim.
+        // balance_pgdat wakes the waiters once a step leaves the node allowing direct
+        // reclaim (at the end of a priority-loop iteration, not while one is under way).
         if vmscan::throttle::allow_direct_reclaim(c.mm(), node) {
-            let end = c.kswapd_step_end(node);
-            c.reclaim_sleep_until(end);
-            return Ok(());
+            if let Some(end) = c.kswapd_step_end(node) {
+                c.reclaim_sleep_until(end);
+                return Ok(());
+            }
         }
     }
 }

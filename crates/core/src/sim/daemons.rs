@@ -105,7 +105,7 @@ impl<P: ReclaimPolicy> Machine<P> {
         let cpu = self.mm.pcp.enter_daemon();
         for i in 0..self.kswapd.len() {
             while self.kswapd[i].active && self.kswapd[i].clock_ns <= self.now {
-                kswapd_step(&mut self.mm, &mut self.policy, &mut self.kswapd[i], &mut self.kcompactd[i]);
+                kswapd_step(&mut self.mm, &mut self.policy, &mut self.kswapd[i], &mut self.kcompactd[i], self.now);
             }
             if self.kcompactd[i].active || self.proactive {
                 let kswapd_active = self.kswapd[i].active;

@@ -471,8 +471,8 @@ impl<P: ReclaimPolicy> AllocCtx for Machine<P> {
     fn kswapd_next_step(&self, node: u16) -> Option<u64> {
         self.kswapd[node as usize].next_step()
     }
-    fn kswapd_step_end(&self, node: u16) -> u64 {
-        self.kswapd[node as usize].step_end
+    fn kswapd_step_end(&self, node: u16) -> Option<u64> {
+        self.kswapd[node as usize].step_end()
     }
     fn reclaim_sleep_until(&mut self, t: u64) {
         let ns = t.saturating_sub(self.now);

@@ -117,9 +117,9 @@ impl Kcompactd {
 /// pageblock skip bits reset when kswapd goes back to sleep (`kswapd_try_to_sleep` →
 /// `reset_isolation_suitable`).
 #[inline]
-pub fn kswapd_step<P: ReclaimPolicy>(mm: &mut Mm, policy: &mut P, k: &mut Kswapd, kc: &mut Kcompactd) {
+pub fn kswapd_step<P: ReclaimPolicy>(mm: &mut Mm, policy: &mut P, k: &mut Kswapd, kc: &mut Kcompactd, until: u64) {
     mm.now = k.clock_ns;
-    k.step(mm, policy);
+    k.step(mm, policy, until);
     let order = std::mem::take(&mut k.kcompactd_order);
     if order > 0 {
         kc.wakeup(mm, order, k.highest_zoneidx(), k.clock_ns);

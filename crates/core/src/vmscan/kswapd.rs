@@ -3,7 +3,10 @@
 //!
 //! Woken when an allocation finds a node below its low watermark; then it runs
 //! `balance_pgdat` one priority-loop iteration (one `shrink_node`) per step, each step
-//! advancing kswapd's clock by the reclaim work it did. The engine runs steps until
+//! advancing kswapd's clock by the reclaim work it did. A policy may end a step inside
+//! the iteration, at a batch boundary once kswapd's clock has passed the workload's
+//! (MGLRU's `cond_resched()`, [`ScanControl::preempted`](super::ScanControl)); the
+//! workload runs, and the next step goes on with the iteration. The engine runs steps until
 //! kswapd's clock catches up with the workload's, so a workload that faults faster than
 //! kswapd frees memory falls to the min watermark and enters direct reclaim — as on a
 //! real machine. kswapd's CPU time is accounted apart from the workload's.
@@ -67,6 +70,10 @@ pub struct Kswapd {
     sc: ScanControl,
     /// `nr_boost_reclaim` of the current pass (0: normal reclaim).
     nr_boost_reclaim: u64,
+    /// Whether the current iteration of the priority loop reclaims for a boost, and
+    /// `sc.nr_reclaimed` when it began (it may take several steps).
+    iteration_boosting: bool,
+    iteration_reclaimed: u64,
     /// `zone_boosts[]` of the current pass, per zone of the node (empty: not boosted).
     zone_boosts: Vec<u64>,
     /// The order kswapd asks kcompactd to compact for (`wakeup_kcompactd(pgdat, order)`;
@@ -90,7 +97,7 @@ pub struct Kswapd {
     napping: bool,
     /// When its last `balance_pgdat` step ended (`kswapd_shrink_node` done: tasks waiting on
     /// `pfmemalloc_wait` are woken then).
-    pub step_end: u64,
+    step_end: u64,
 }
 
 impl Kswapd {
@@ -102,6 +109,8 @@ impl Kswapd {
             cpu_ns: 0,
             sc: ScanControl::new(Reclaimer::Kswapd, 0),
             nr_boost_reclaim: 0,
+            iteration_boosting: false,
+            iteration_reclaimed: 0,
             zone_boosts: Vec::new(),
             kcompactd_order: 0,
             kswapd_order: 0,
@@ -136,6 +145,12 @@ impl Kswapd {
     /// The zone its current (or last) `balance_pgdat` balances up to.
     pub fn highest_zoneidx(&self) -> u8 {
         self.highest_zoneidx
+    }
+
+    /// When its last priority-loop iteration ended: None while one is under way (it
+    /// let the workload run before the end of its `shrink_node`).
+    pub fn step_end(&self) -> Option<u64> {
+        (!self.sc.preempted).then_some(self.step_end)
     }
 
     /// When its next `balance_pgdat` step runs: None while it sleeps or naps.
@@ -211,68 +226,56 @@ impl Kswapd {
         }
     }
 
-    /// One iteration of `balance_pgdat`'s priority loop.
-    pub fn step<P: ReclaimPolicy>(&mut self, mm: &mut Mm, p: &mut P) {
+    /// One iteration of `balance_pgdat`'s priority loop, or its part until kswapd's clock
+    /// passes `until` (the workload's clock) at a batch boundary of the policy's
+    /// `shrink_node` (MGLRU's `cond_resched()`; vmscan/mod.rs `ScanControl::preempted`): the
+    /// workload then runs to kswapd's clock and the next step goes on with the iteration.
+    /// kswapd and the workload run on different CPUs, so the workload's allocations during
+    /// the step are what its batch-by-batch watermark tests see.
+    pub fn step<P: ReclaimPolicy>(&mut self, mm: &mut Mm, p: &mut P, until: u64) {
         debug_assert!(self.active);
         if self.napping {
             self.end_nap(mm);
             return;
         }
         let node = self.node;
-        let balanced = mm.pgdat_balanced(node, self.sc.order, self.highest_zoneidx);
-        if !balanced && self.nr_boost_reclaim > 0 {
-            // "If the pgdat is imbalanced then ignore boosting ... and restart."
-            self.nr_boost_reclaim = 0;
-            self.sc.priority = DEF_PRIORITY;
-        }
-        if balanced && self.nr_boost_reclaim == 0 {
-            self.step_end = self.clock_ns;
-            self.finish_pass(mm);
+        let cost_before = self.sc.cost_ns;
+        if !self.sc.preempted && !self.begin_iteration(mm, p) {
             return;
         }
-        let boosting = self.nr_boost_reclaim > 0;
-        let cost_before = self.sc.cost_ns;
+        self.sc.preempt_at_ns = cost_before + until.saturating_sub(self.clock_ns);
+        shrink_node(mm, p, node, &mut self.sc);
+        // reclaim_throttle's sleep is on kswapd's clock, not its CPU.
+        let slept = std::mem::take(&mut self.sc.throttle_ns);
+        let spent = (self.sc.cost_ns - cost_before).max(MIN_STEP_NS);
+        self.clock_ns += spent + slept;
+        self.cpu_ns += spent;
+        if self.sc.preempted {
+            return;
+        }
+        self.step_end = self.clock_ns;
+        let boosting = self.iteration_boosting;
         let sc = &mut self.sc;
-        // "Do not writeback or swap pages for boosted reclaim."
-        sc.may_writepage = !boosting;
-        sc.may_swap = !boosting;
-        p.kswapd_age_node(mm, node, sc);
-        sc.nr_scanned = 0;
-        let reclaimed_before = sc.nr_reclaimed;
-        // kswapd_shrink_node: "Reclaim a number of pages proportional to the number of zones".
-        sc.nr_to_reclaim = mm.eligible_zones(node, sc.reclaim_idx).map(|z| mm.buddy.zones[z].high_wmark_pages().max(SWAP_CLUSTER_MAX)).sum();
-        shrink_node(mm, p, node, sc);
         // "If twice the allocation size has been reclaimed then recheck watermarks only
         // at order-0 to prevent excessive reclaim."
         if sc.order > 0 && sc.nr_reclaimed >= crate::thp::compaction::compact_gap(sc.order) {
             sc.order = 0;
         }
-        // reclaim_throttle's sleep is on kswapd's clock, not its CPU.
-        let slept = std::mem::take(&mut sc.throttle_ns);
         // "Limit the priority of boosting to avoid reclaim writeback."
         let raise_priority = sc.nr_scanned < sc.nr_to_reclaim && !(boosting && sc.priority == DEF_PRIORITY - 2);
-        let nr_reclaimed = sc.nr_reclaimed - reclaimed_before;
+        let nr_reclaimed = sc.nr_reclaimed - self.iteration_reclaimed;
         self.nr_boost_reclaim -= self.nr_boost_reclaim.min(nr_reclaimed);
         if boosting && nr_reclaimed == 0 {
             // "If reclaim made no progress for a boost, stop reclaim."
             if self.sc.nr_reclaimed == 0 {
                 mm.nodes[node as usize].kswapd_failures += 1;
             }
-            let spent = (self.sc.cost_ns - cost_before).max(MIN_STEP_NS);
-            self.clock_ns += spent + slept;
-            self.cpu_ns += spent;
-            self.step_end = self.clock_ns;
             self.finish_pass(mm);
             return;
         }
-        let sc = &mut self.sc;
         if raise_priority || nr_reclaimed == 0 {
-            sc.priority -= 1;
+            self.sc.priority -= 1;
         }
-        let spent = (self.sc.cost_ns - cost_before).max(MIN_STEP_NS);
-        self.clock_ns += spent + slept;
-        self.cpu_ns += spent;
-        self.step_end = self.clock_ns;
         if self.sc.priority < 1 {
             if self.sc.nr_reclaimed == 0 && !self.sc.no_cache_trim_mode && self.sc.cache_trim_mode_failed {
                 self.start_pass(mm, true);
@@ -283,6 +286,34 @@ impl Kswapd {
             }
             self.finish_pass(mm);
         }
+    }
+
+    /// The top of `balance_pgdat`'s loop: finish the pass if the node is balanced (false),
+    /// else set up `kswapd_shrink_node` (aging, `nr_to_reclaim`).
+    fn begin_iteration<P: ReclaimPolicy>(&mut self, mm: &mut Mm, p: &mut P) -> bool {
+        let node = self.node;
+        let balanced = mm.pgdat_balanced(node, self.sc.order, self.highest_zoneidx);
+        if !balanced && self.nr_boost_reclaim > 0 {
+            // "If the pgdat is imbalanced then ignore boosting ... and restart."
+            self.nr_boost_reclaim = 0;
+            self.sc.priority = DEF_PRIORITY;
+        }
+        if balanced && self.nr_boost_reclaim == 0 {
+            self.step_end = self.clock_ns;
+            self.finish_pass(mm);
+            return false;
+        }
+        self.iteration_boosting = self.nr_boost_reclaim > 0;
+        let sc = &mut self.sc;
+        // "Do not writeback or swap pages for boosted reclaim."
+        sc.may_writepage = !self.iteration_boosting;
+        sc.may_swap = !self.iteration_boosting;
+        p.kswapd_age_node(mm, node, sc);
+        sc.nr_scanned = 0;
+        self.iteration_reclaimed = sc.nr_reclaimed;
+        // kswapd_shrink_node: "Reclaim a number of pages proportional to the number of zones".
+        sc.nr_to_reclaim = mm.eligible_zones(node, sc.reclaim_idx).map(|z| mm.buddy.zones[z].high_wmark_pages().max(SWAP_CLUSTER_MAX)).sum();
+        true
     }
 
     /// End of `balance_pgdat` (it returns `sc.order` as `reclaim_order`): snapshot

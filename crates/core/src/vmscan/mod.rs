@@ -103,6 +103,14 @@ pub struct ScanControl {
     pub proactive: bool,
     /// `sc->proactive_swappiness`: its `swappiness=` (read through [`sc_swappiness`]).
     pub proactive_swappiness: Option<u32>,
+    /// kswapd's: the `cost_ns` at which its step lets the workload, which runs beside it,
+    /// catch up at the next batch boundary (`u64::MAX`: never; vmscan/kswapd.rs).
+    pub preempt_at_ns: u64,
+    /// Set by a policy whose `shrink_node` stopped at such a boundary: the next
+    /// [`shrink_node`] goes on where it stopped.
+    pub preempted: bool,
+    /// [`shrink_node`]'s `nr_reclaimed` on entry, kept while the call is preempted.
+    shrink_node_reclaimed: u64,
 }
 
 impl ScanControl {
@@ -137,6 +145,9 @@ impl ScanControl {
             throttle_ns: 0,
             proactive: false,
             proactive_swappiness: None,
+            preempt_at_ns: u64::MAX,
+            preempted: false,
+            shrink_node_reclaimed: 0,
         }
     }
 
@@ -204,10 +215,21 @@ pub fn sc_swappiness(mm: &Mm, sc: &ScanControl) -> u32 {
 /// the congestion flags and a task's `reclaim_throttle(VMSCAN_THROTTLE_CONGESTED)`
 /// (vmscan/throttle.rs); a node where anything was reclaimed resets `kswapd_failures`; a
 /// fruitless pass in cache-trim mode marks `cache_trim_mode_failed`.
+///
+/// A call that stopped to let the workload run (`sc.preempted`, MGLRU's kswapd) returns
+/// before the epilogue; the next call goes on with it (same `sc.nr`, same `before`).
 pub fn shrink_node<P: ReclaimPolicy>(mm: &mut Mm, p: &mut P, node: u16, sc: &mut ScanControl) {
-    let before = sc.nr_reclaimed;
-    sc.nr = ScanNr::default();
+    let before = if std::mem::take(&mut sc.preempted) {
+        sc.shrink_node_reclaimed
+    } else {
+        sc.nr = ScanNr::default();
+        sc.nr_reclaimed
+    };
     p.shrink_node(mm, node, sc);
+    if sc.preempted {
+        sc.shrink_node_reclaimed = before;
+        return;
+    }
     // mm/vmscan.c 6.12: "Tag a node/memcg as congested if all the dirty pages were marked
     // for writeback and immediate reclaim" (cgroup v2: writeback_throttling_sane), then
     // stall a task's reclaim while its target lruvec is tagged. MGLRU's root reclaim

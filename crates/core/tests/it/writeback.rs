@@ -453,7 +453,7 @@ fn direct_reclaim_waits_for_kswapd_below_half_the_pfmemalloc_reserve() {
         let (scanned, start) = (m.mm.vmstat.get(Ev::PgscanKswapd), m.now);
         m.run(src.as_mut(), 1).unwrap();
         let kswapd = m.mm.vmstat.get(Ev::PgscanKswapd) - scanned;
-        let woke_after_kswapd = m.kswapd[0].step_end > start && m.now >= m.kswapd[0].step_end;
+        let woke_after_kswapd = m.kswapd[0].step_end().is_some_and(|end| end > start && m.now >= end);
         (m.mm.vmstat.get(Ev::PgscanDirectThrottle), kswapd, woke_after_kswapd, allow_direct_reclaim(&m.mm, 0))
     }
     let (throttled, kswapd, woke_after_kswapd, allowed) = run(true);

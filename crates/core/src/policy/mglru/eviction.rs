@@ -60,6 +60,21 @@ fn lruvec_is_sizable(g: &LruGen, swappiness: u32, priority: i32) -> bool {
     total >> priority != 0
 }
 
+/// Where a kswapd step that let the workload run at a batch boundary goes on: the
+/// position of `lru_gen_shrink_node`'s walk (`shrink_many`'s generation, bins and memcg,
+/// `try_to_shrink_lruvec`'s swappiness and pages scanned) and kswapd's `nr_reclaimed`
+/// before the call (`reclaimed`, added back at its end).
+#[derive(Clone, Copy, Debug)]
+pub struct Resume {
+    gen: usize,
+    bin: usize,
+    first_bin: usize,
+    lv: LruvecId,
+    swappiness: u32,
+    scanned: i64,
+    reclaimed: u64,
+}
+
 impl<V: MglruVariant> Mglru<V> {
     /// `get_nr_to_scan`: how many to scan, or −1 to rotate (aged / below min), 0 to stop.
     fn get_nr_to_scan(&mut self, mm: &mut Mm, lv: LruvecId, sc: &mut ScanControl, swappiness: u32) -> i64 {
@@ -89,7 +104,16 @@ impl<V: MglruVariant> Mglru<V> {
     /// `should_abort_scan`. Returns whether the lruvec should rotate.
     pub(super) fn try_to_shrink_lruvec(&mut self, mm: &mut Mm, lv: LruvecId, sc: &mut ScanControl) -> bool {
         let swappiness = get_swappiness(mm, sc);
-        let mut scanned = 0i64;
+        self.try_to_shrink_lruvec_from(mm, lv, sc, swappiness, 0)
+    }
+
+    /// `try_to_shrink_lruvec` with `scanned` pages already scanned (a kswapd step going
+    /// on). At each batch boundary (`cond_resched()`, mm/vmscan.c 6.12) kswapd, which runs
+    /// beside the workload on another CPU, lets the workload catch up once its step has
+    /// used the time the workload ran ahead (`sc.preempt_at_ns`): it records where it
+    /// stopped ([`Resume`]) and sets `sc.preempted`; the next step goes on from there, so
+    /// `should_abort_scan`'s watermark test sees the workload's allocations of the step.
+    fn try_to_shrink_lruvec_from(&mut self, mm: &mut Mm, lv: LruvecId, sc: &mut ScanControl, swappiness: u32, mut scanned: i64) -> bool {
         let mut nr_to_scan;
         loop {
             nr_to_scan = self.get_nr_to_scan(mm, lv, sc, swappiness);
@@ -103,6 +127,13 @@ impl<V: MglruVariant> Mglru<V> {
             scanned += delta as i64;
             if scanned >= nr_to_scan || should_abort_scan::<V>(mm, lv, sc) {
                 break;
+            }
+            if sc.cost_ns >= sc.preempt_at_ns {
+                let node = mm.lruvecs[lv as usize].node as usize;
+                // shrink_many and lru_gen_shrink_node fill in their part on the way out.
+                self.kswapd_resume[node] = Some(Resume { lv, swappiness, scanned, gen: 0, bin: 0, first_bin: 0, reclaimed: 0 });
+                sc.preempted = true;
+                return false;
             }
         }
         // "If too many file cache in the coldest generation can't be evicted due to being
@@ -252,12 +283,28 @@ impl<V: MglruVariant> Mglru<V> {
             });
             return;
         }
-        set_initial_priority(mm, node, sc, V::MIN_INITIAL_PRIORITY);
-        let reclaimed = sc.nr_reclaimed;
-        if sc.is_kswapd() {
-            sc.nr_reclaimed = 0;
+        if self.kswapd_resume.len() <= node as usize {
+            self.kswapd_resume.resize(node as usize + 1, None);
         }
-        self.shrink_many(mm, node, sc);
+        // A kswapd step that let the workload run goes on where it stopped (a task's
+        // reclaim in the meantime walks on its own).
+        let resume = if sc.is_kswapd() { self.kswapd_resume[node as usize].take() } else { None };
+        let reclaimed = match resume {
+            Some(r) => r.reclaimed,
+            None => {
+                set_initial_priority(mm, node, sc, V::MIN_INITIAL_PRIORITY);
+                let reclaimed = sc.nr_reclaimed;
+                if sc.is_kswapd() {
+                    sc.nr_reclaimed = 0;
+                }
+                reclaimed
+            }
+        };
+        self.shrink_many(mm, node, sc, resume);
+        if sc.preempted {
+            self.kswapd_resume[node as usize].as_mut().expect("set by try_to_shrink_lruvec").reclaimed = reclaimed;
+            return;
+        }
         if sc.is_kswapd() {
             sc.nr_reclaimed += reclaimed;
         }
@@ -265,23 +312,35 @@ impl<V: MglruVariant> Mglru<V> {
 
     /// `shrink_many`: from a random bin of the old generation, each memcg in turn
     /// (`shrink_one`), applying its memcg-LRU operation once the walk has moved past it;
-    /// stop when `should_abort_scan`, else try the other bins.
-    fn shrink_many(&mut self, mm: &mut Mm, node: u16, sc: &mut ScanControl) {
-        let mut gen = self.memcg_lru.old_gen(node);
-        let first_bin = self.memcg_lru.random_bin();
-        let mut bin = first_bin;
+    /// stop when `should_abort_scan`, else try the other bins. With `resume`, a kswapd
+    /// step going on at the memcg and bin where it let the workload run.
+    fn shrink_many(&mut self, mm: &mut Mm, node: u16, sc: &mut ScanControl, mut resume: Option<Resume>) {
+        let (mut gen, first_bin) = match resume {
+            Some(r) => (r.gen, r.first_bin),
+            None => (self.memcg_lru.old_gen(node), self.memcg_lru.random_bin()),
+        };
+        let mut bin = resume.map_or(first_bin, |r| r.bin);
         loop {
-            if V::SHRINK_MANY_REREADS_GEN {
+            if V::SHRINK_MANY_REREADS_GEN && resume.is_none() {
                 gen = self.memcg_lru.old_gen(node);
             }
-            let mut next = self.memcg_lru.bin(node, gen, bin).first().copied();
+            let mut going_on = resume.take();
+            let mut next = going_on.map(|r| r.lv).or_else(|| self.memcg_lru.bin(node, gen, bin).first().copied());
             let mut pending = None;
             let mut aborted = false;
             while let Some(lv) = next {
                 if let Some((p, op)) = pending.take() {
                     self.memcg_lru.rotate(p, node, op);
                 }
-                let op = self.shrink_one(mm, lv, sc);
+                let op = match going_on.take() {
+                    Some(r) => self.shrink_one_from(mm, lv, sc, r.swappiness, r.scanned),
+                    None => self.shrink_one(mm, lv, sc),
+                };
+                if sc.preempted {
+                    let r = self.kswapd_resume[node as usize].as_mut().expect("set by try_to_shrink_lruvec");
+                    (r.gen, r.bin, r.first_bin) = (gen, bin, first_bin);
+                    return;
+                }
                 pending = (op != MemcgLruOp::Nop).then_some((lv, op));
                 if should_abort_scan::<V>(mm, lv, sc) {
                     aborted = true;
@@ -320,7 +379,18 @@ impl<V: MglruVariant> Mglru<V> {
         if below_low {
             mm.memcgs[memcg as usize].events.low += 1;
         }
-        let success = self.try_to_shrink_lruvec(mm, lv, sc);
+        self.shrink_one_from(mm, lv, sc, swappiness, 0)
+    }
+
+    /// `shrink_one` from `try_to_shrink_lruvec` on, with `scanned` pages already scanned
+    /// (a kswapd step going on): nothing after it while the step lets the workload run.
+    fn shrink_one_from(&mut self, mm: &mut Mm, lv: LruvecId, sc: &mut ScanControl, swappiness: u32, scanned: i64) -> MemcgLruOp {
+        let seg = self.memcg_lru.seg_of(lv);
+        let success = self.try_to_shrink_lruvec_from(mm, lv, sc, swappiness, scanned);
+        if sc.preempted {
+            return MemcgLruOp::Nop;
+        }
+        let memcg = mm.lruvecs[lv as usize].memcg;
         crate::mm::shrinker::shrink_slab(mm, self, mm.lruvecs[lv as usize].node, memcg, sc.priority);
         let sizable = lruvec_is_sizable(&self.lrugens[lv as usize], get_swappiness(mm, sc), sc.priority);
         V::shrink_one_op(success, sizable, seg)

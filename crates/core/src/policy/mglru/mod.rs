@@ -170,11 +170,22 @@ pub struct Mglru<V: MglruVariant> {
     isolated: Vec<Pfn>,
     /// The bin drawn for the memcg whose lruvecs are coming online.
     online_bin: usize,
+    /// Per node: where kswapd's `lru_gen_shrink_node`, which let the workload run at a
+    /// batch boundary, goes on (eviction.rs).
+    kswapd_resume: Vec<Option<eviction::Resume>>,
 }
 
 impl<V: MglruVariant> Mglru<V> {
     pub fn new(variant: V) -> Self {
-        Mglru { variant, lrugens: Vec::new(), stats: MglruStats::default(), memcg_lru: MemcgLru::new(0), isolated: Vec::with_capacity(MIN_LRU_BATCH as usize), online_bin: 0 }
+        Mglru {
+            variant,
+            lrugens: Vec::new(),
+            stats: MglruStats::default(),
+            memcg_lru: MemcgLru::new(0),
+            isolated: Vec::with_capacity(MIN_LRU_BATCH as usize),
+            online_bin: 0,
+            kswapd_resume: Vec::new(),
+        }
     }
 }
 
