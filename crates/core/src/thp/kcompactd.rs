@@ -7,7 +7,7 @@
 //! modelled ([`kswapd_step`]).
 
 use super::{compaction, Tc};
-use crate::mm::page_alloc::ZONE_MOVABLE;
+use crate::mm::page_alloc::{WMARK_MIN, ZONE_MOVABLE};
 use crate::mm::Mm;
 use crate::policy::ReclaimPolicy;
 use crate::vmscan::Kswapd;
@@ -43,27 +43,49 @@ impl Kcompactd {
     }
 
     /// `wakeup_kcompactd(pgdat, order, highest_zoneidx)` (mm/compaction.c 6.12): the
-    /// order rises, the zone index falls to the lowest asked for.
+    /// order rises, the zone index falls to the lowest asked for; a running kcompactd
+    /// reads them when its work ends (`!wq_has_sleeper`), a sleeping one is woken only if
+    /// some zone needs and allows compaction for them (`kcompactd_node_suitable`). A
+    /// request it was not woken for waits for its next timeout (`run_due`).
     pub fn wakeup(&mut self, mm: &mut Mm, order: u8, highest_zoneidx: u8, now: u64) {
         self.max_order = self.max_order.max(order);
         self.highest_zoneidx = self.highest_zoneidx.min(highest_zoneidx);
-        if !self.active {
-            self.active = true;
-            self.clock = self.clock.max(now);
-            mm.thp.stat.count(Tc::CompactDaemonWake, 1);
+        if self.active || !self.node_suitable(mm) {
+            return;
         }
+        self.active = true;
+        self.clock = self.clock.max(now);
+    }
+
+    /// `kcompactd_node_suitable`: a zone up to `highest_zoneidx` where an allocation of
+    /// `max_order` fails at the min watermark and compaction may run
+    /// (`compaction_suit_allocation_order` = COMPACT_CONTINUE).
+    fn node_suitable(&self, mm: &Mm) -> bool {
+        let th = mm.cfg.thp.extfrag_threshold as i32;
+        mm.nodes[self.node as usize]
+            .zones
+            .iter()
+            .any(|&z| mm.zone_idx(z) <= self.highest_zoneidx && compaction::compaction_suitable(mm, z, Some(self.max_order), WMARK_MIN, th) == compaction::CompactResult::Continue)
     }
 
     /// Run the work due by `t`: `kcompactd_do_work` while woken, and with `proactive`
-    /// the timeout path. `kswapd_active`: the node's kswapd is running (proactive
-    /// compaction waits for it).
+    /// the timeout path — which runs `kcompactd_do_work` instead when a request is
+    /// pending (`kcompactd_work_requested` is tested once more as the wait times out;
+    /// kcompactd() in mm/compaction.c 6.12). `kswapd_active`: the node's kswapd is running
+    /// (proactive compaction waits for it).
     pub fn run_due(&mut self, mm: &mut Mm, t: u64, kswapd_active: bool, proactive: bool) {
         while self.active && self.clock <= t {
             self.do_work(mm);
         }
         if proactive && mm.cfg.thp.compaction_proactiveness > 0 {
             while self.next_proactive <= t {
-                self.proactive_compact(mm, kswapd_active);
+                if self.max_order > 0 {
+                    self.clock = self.clock.max(self.next_proactive);
+                    self.next_proactive += Self::interval(mm);
+                    self.do_work(mm);
+                } else {
+                    self.proactive_compact(mm, kswapd_active);
+                }
             }
         }
     }
@@ -72,6 +94,7 @@ impl Kcompactd {
     /// `max_order`, then reset both (the zone index to the node's highest).
     fn do_work(&mut self, mm: &mut Mm) {
         let order = self.max_order;
+        mm.thp.stat.count(Tc::CompactDaemonWake, 1);
         let mut cost = 0;
         for i in 0..mm.nodes[self.node as usize].zones.len() {
             let z = mm.nodes[self.node as usize].zones[i];

@@ -3,7 +3,7 @@
 //! out from mm/compaction.c, mm/huge_memory.c and mm/page_alloc.c rules.
 
 use reclaimlab_core::mm::page::pg;
-use reclaimlab_core::mm::page_alloc::{MigrateType, PAGEBLOCK_NR_PAGES, ZONE_MOVABLE};
+use reclaimlab_core::mm::page_alloc::{MigrateType, PAGEBLOCK_NR_PAGES, PAGEBLOCK_ORDER, ZONE_MOVABLE};
 use reclaimlab_core::policy::ReclaimPolicy;
 use reclaimlab_core::sim::engine::Machine;
 use reclaimlab_core::sim::process::{program_machine, Fault};
@@ -1035,10 +1035,13 @@ fn scenarios_are_deterministic_and_keep_invariants() {
 
 /// Watermark boosting (1c30844d2dfe, in the seed's mmots kernels and v5.0+): a boosted zone
 /// wakes kswapd although the node is balanced; the boosted pass reclaims the boost without
-/// swapping (`may_swap = !nr_boost_reclaim`), lowers the boost and wakes kcompactd at
-/// `pageblock_order` (balance_pgdat's `out:`).
+/// swapping (`may_swap = !nr_boost_reclaim`), lowers the boost and asks kcompactd for
+/// `pageblock_order` (balance_pgdat's `out:`). A node with a free pageblock at the min
+/// watermark is not `kcompactd_node_suitable` (mm/compaction.c 6.12): kcompactd is not
+/// woken and the request waits (a fragmented node wakes it:
+/// `defrag_modes_decide_stall_wake_or_fallback`).
 #[test]
-fn boosted_watermark_wakes_kswapd_then_kcompactd() {
+fn boosted_watermark_wakes_kswapd_then_asks_kcompactd() {
     use reclaimlab_core::mm::vmstat::Ev;
     // 256 MiB: at DEF_PRIORITY a step scans lru_size >> 12 pages, and a boosted step that
     // reclaims nothing ends the pass, so the LRUs must hold more than 4096 pages.
@@ -1070,7 +1073,11 @@ fn boosted_watermark_wakes_kswapd_then_kcompactd() {
     assert!(m.mm.vmstat.get(Ev::PgstealKswapd) >= PAGEBLOCK_NR_PAGES as u64, "reclaims the boost");
     assert_eq!(m.mm.vmstat.get(Ev::Pswpout), 0, "boosted reclaim does not swap");
     assert_eq!(m.mm.buddy.zones[z].watermark_boost, 0);
-    assert_eq!(stat(&m, Tc::CompactDaemonWake), 1);
+    let fr = m.mm.buddy.nr_free_by_order(z);
+    assert!(fr[PAGEBLOCK_ORDER as usize..].iter().any(|&n| n > 0), "a free pageblock: {fr:?}");
+    assert_eq!(m.kcompactd[0].max_order, PAGEBLOCK_ORDER, "kcompactd asked for pageblock_order");
+    assert!(!m.kcompactd[0].active);
+    assert_eq!(stat(&m, Tc::CompactDaemonWake), 0, "not woken: no zone needs compaction");
     Engine::check_invariants(&m).unwrap();
 }
 
