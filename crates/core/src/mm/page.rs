@@ -290,24 +290,20 @@ impl Pages {
     }
 }
 
-/// Who owns a frame: the occupying page and the memcg it is charged to, kept in one
-/// word because reclaim reads both (`folio_lruvec`, eviction): the page complemented
-/// (`!page`, so [`NO_PAGE`] is 0) in the low 32 bits, the memcg id (`folio->memcg_data`)
-/// above. A free frame's word is 0, so the array comes from zeroed host memory and
-/// frames never used cost none. Flags live in their own array so the hit path strides 4
-/// bytes per frame.
-pub type Owner = u64;
-
-#[inline(always)]
-const fn owner(page: u32, memcg: u16) -> Owner {
-    (!page) as u64 | (memcg as u64) << 32
-}
+/// Who owns a frame: the occupying page, complemented (`!page`, so [`NO_PAGE`] is 0): a
+/// free frame's word is 0, so the array comes from zeroed host memory and frames never
+/// used cost none.
+pub type Owner = u32;
 
 pub struct Frames {
-    /// [`pg`] bits.
+    /// [`pg`] bits, in their own array so the hit path strides 4 bytes per frame.
     pub flags: Vec<u32>,
-    /// [`Owner`] words (read through [`Frames::page`] and [`Frames::memcg`]).
+    /// [`Owner`] words (read through [`Frames::page`]).
     pub owner: Vec<Owner>,
+    /// The memcg id each frame is charged to (`folio->memcg_data`; 0, the root, for a
+    /// free frame), written only when it changes: on a machine with no other memcg the
+    /// array is never written, so it costs no host memory and its reads hit one zero page.
+    memcg: Vec<u16>,
     /// One past the highest frame ever given a page: the frames from here up have never
     /// held one, so a lookup there (DAMON's random sampling addresses) need not touch
     /// their host memory.
@@ -316,7 +312,7 @@ pub struct Frames {
 
 impl Frames {
     pub fn new(nr: u32) -> Self {
-        Frames { flags: vec![0; nr as usize], owner: vec![owner(NO_PAGE, 0); nr as usize], installed_end: 0 }
+        Frames { flags: vec![0; nr as usize], owner: vec![!NO_PAGE; nr as usize], memcg: vec![0; nr as usize], installed_end: 0 }
     }
     /// Has the frame ever held a page (else it holds [`NO_PAGE`]; no memory read).
     #[inline(always)]
@@ -330,11 +326,19 @@ impl Frames {
     }
     #[inline(always)]
     pub fn page(&self, pfn: Pfn) -> u32 {
-        !(self.owner[pfn as usize] as u32)
+        !self.owner[pfn as usize]
     }
     #[inline(always)]
     pub fn memcg(&self, pfn: Pfn) -> u16 {
-        (self.owner[pfn as usize] >> 32) as u16
+        self.memcg[pfn as usize]
+    }
+    /// Charge the frame to `memcg`, writing only a change.
+    #[inline(always)]
+    fn set_memcg(&mut self, pfn: Pfn, memcg: u16) {
+        let m = &mut self.memcg[pfn as usize];
+        if *m != memcg {
+            *m = memcg;
+        }
     }
     #[inline(always)]
     pub fn flags(&self, pfn: Pfn) -> u32 {
@@ -343,7 +347,8 @@ impl Frames {
     /// Install a folio in the frame.
     #[inline(always)]
     pub fn install(&mut self, pfn: Pfn, page: u32, memcg: u16, flags: u32) {
-        self.owner[pfn as usize] = owner(page, memcg);
+        self.owner[pfn as usize] = !page;
+        self.set_memcg(pfn, memcg);
         self.installed_end = self.installed_end.max(pfn + 1);
         self.flags[pfn as usize] = flags;
     }
@@ -352,12 +357,13 @@ impl Frames {
     /// and the flags stay.
     #[inline(always)]
     pub fn zap_owner(&mut self, pfn: Pfn) {
-        self.owner[pfn as usize] = owner(NO_PAGE, self.memcg(pfn));
+        self.owner[pfn as usize] = !NO_PAGE;
     }
     /// The frame goes back to the allocator.
     #[inline(always)]
     pub fn release(&mut self, pfn: Pfn) {
-        self.owner[pfn as usize] = owner(NO_PAGE, 0);
+        self.owner[pfn as usize] = !NO_PAGE;
+        self.set_memcg(pfn, 0);
         self.flags[pfn as usize] = 0;
     }
     #[inline(always)]
@@ -383,5 +389,7 @@ impl Frames {
     pub fn is_file(&self, pfn: Pfn) -> bool {
         !self.test(pfn, pg::SWAPBACKED)
     }
-    pub const BYTES_PER_FRAME: usize = 4 + std::mem::size_of::<Owner>();
+    /// Host bytes per frame: flags, owner and memcg (whose array a machine with one memcg
+    /// never writes).
+    pub const BYTES_PER_FRAME: usize = 4 + std::mem::size_of::<Owner>() + 2;
 }
