@@ -301,9 +301,12 @@ pub struct Frames {
     /// [`Owner`] words (read through [`Frames::page`]).
     pub owner: Vec<Owner>,
     /// The memcg id each frame is charged to (`folio->memcg_data`; 0, the root, for a
-    /// free frame), written only when it changes: on a machine with no other memcg the
-    /// array is never written, so it costs no host memory and its reads hit one zero page.
+    /// free frame), written only when it changes, and read only once a frame was charged
+    /// to another memcg than the root ([`Self::other_memcgs`]): on a machine with one
+    /// memcg the array is neither read nor written, so it costs no host memory.
     memcg: Vec<u16>,
+    /// A frame was ever charged to a memcg other than the root.
+    other_memcgs: bool,
     /// One past the highest frame ever given a page: the frames from here up have never
     /// held one, so a lookup there (DAMON's random sampling addresses) need not touch
     /// their host memory.
@@ -312,7 +315,7 @@ pub struct Frames {
 
 impl Frames {
     pub fn new(nr: u32) -> Self {
-        Frames { flags: vec![0; nr as usize], owner: vec![!NO_PAGE; nr as usize], memcg: vec![0; nr as usize], installed_end: 0 }
+        Frames { flags: vec![0; nr as usize], owner: vec![!NO_PAGE; nr as usize], memcg: vec![0; nr as usize], other_memcgs: false, installed_end: 0 }
     }
     /// Has the frame ever held a page (else it holds [`NO_PAGE`]; no memory read).
     #[inline(always)]
@@ -330,11 +333,19 @@ impl Frames {
     }
     #[inline(always)]
     pub fn memcg(&self, pfn: Pfn) -> u16 {
-        self.memcg[pfn as usize]
+        if self.other_memcgs {
+            self.memcg[pfn as usize]
+        } else {
+            crate::mm::memcontrol::ROOT_MEMCG
+        }
     }
     /// Charge the frame to `memcg`, writing only a change.
     #[inline(always)]
     fn set_memcg(&mut self, pfn: Pfn, memcg: u16) {
+        if memcg == crate::mm::memcontrol::ROOT_MEMCG && !self.other_memcgs {
+            return;
+        }
+        self.other_memcgs = true;
         let m = &mut self.memcg[pfn as usize];
         if *m != memcg {
             *m = memcg;
