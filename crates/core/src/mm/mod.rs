@@ -188,6 +188,7 @@ impl Mm {
         };
         let slots = mm.swap.total;
         mm.shadow_nodes.set_swap_slots(slots);
+        mm.pages.set_swap_slots(slots);
         // The periodic flusher runs since boot, at no particular phase relative to the
         // workload's start: the first flush falls at a point of its period drawn from the seed.
         let period = mm.timer_ns(memcontrol::FLUSH_TIME_NS);
@@ -572,7 +573,8 @@ impl Mm {
     /// rest needs.
     pub fn swap_free(&mut self, page: u32) {
         let slot = self.pages.swap_slot(page as usize);
-        debug_assert!(self.swap.is_used(slot) && self.swap.owner(slot) == page);
+        debug_assert!(self.swap.is_used(slot));
+        self.pages.set_swap_shadow(slot, 0);
         if self.swap.release_slot(slot) {
             self.shadow_nodes.swap_node_emptied((slot >> workingset::XA_CHUNK_SHIFT) as usize);
         }
@@ -590,17 +592,17 @@ impl Mm {
         }
     }
 
-    /// `folio_alloc_swap` for `page`: a slot, kept beside the page's shadow. Returns it.
+    /// `folio_alloc_swap` for `page`: a slot, kept with the page. Returns it.
     pub fn swap_alloc(&mut self, page: u32) -> u32 {
-        let slot = self.swap.alloc_slot(page);
+        let slot = self.swap.alloc_slot();
         self.pages.set_swap_slot(page as usize, slot);
         slot
     }
 
     /// `folio_alloc_swap` of the THP of pages `first..first + 512`: a whole free swap
-    /// cluster ([`swap::Swap::alloc_cluster`]), each page's slot kept beside its shadow.
+    /// cluster ([`swap::Swap::alloc_cluster`]), each page's slot kept with the page.
     pub fn swap_alloc_cluster(&mut self, first: u32) -> Option<u32> {
-        let slot = self.swap.alloc_cluster(first)?;
+        let slot = self.swap.alloc_cluster()?;
         for i in 0..swap::SWAPFILE_CLUSTER as u32 {
             self.pages.set_swap_slot((first + i) as usize, slot + i);
         }

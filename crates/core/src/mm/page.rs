@@ -4,9 +4,10 @@
 //! - [`Pages`] is indexed by the trace's dense page id. Its `pte` word is what the
 //!   page-cache/swap slot holds in the kernel: the frame number of a resident page, or a
 //!   non-resident tag carrying the page's type and whether its content is in swap
-//!   ([`pinfo`]); the workingset shadow of an evicted page sits beside it, with the swap
-//!   slot of a swapped-out page ([`Evicted`]). One word per page on the hit path, one
-//!   more cache line on a fault.
+//!   ([`pinfo`]). One word per page on the hit path. The workingset shadow of an evicted
+//!   page is where the kernel keeps it: at the page for a file page, at its swap slot
+//!   for a swapped-out one, with the slot in an array of its own (a fault reads one more
+//!   line for a file page, two for a swapped one).
 //! - [`Frames`] is indexed by page frame number: which page occupies it, its folio
 //!   flags (`PG_*` plus the PTE young/mapped bits the hardware and rmap see) and the
 //!   memcg it is charged to (`folio->memcg_data`).
@@ -109,23 +110,57 @@ pub mod pinfo {
 /// them; fault-around never crosses one).
 pub const PTRS_PER_PTE: usize = 512;
 
-/// What an evicted page leaves behind: its workingset shadow (0: none), and while it is
-/// swapped out, its swap slot, which the kernel's swap PTE holds as the swap entry's
-/// offset (the `pte` word is too narrow for it). One record, so the swap-in that reads the
-/// shadow finds the slot in the same cache line; 12 bytes (shadow low word, shadow high
-/// word, slot), so two in sixteen records straddle a line. All zero is "nothing", so the
-/// array comes from zeroed host memory and a page never evicted costs no host memory.
-pub type Evicted = [u32; 3];
-
+/// The per-page and per-slot state of evicted pages, kept where the kernel keeps it:
+/// the shadow of an evicted page that is not in swap (a file page) at the page's own slot
+/// of its mapping's xarray (mm/workingset.c 6.15 `workingset_eviction` via
+/// `page_cache_delete`), the shadow of a swapped-out page at its swap slot, in the swap
+/// cache (mm/swap_state.c 6.12 `__delete_from_swap_cache`), and the slot itself where the
+/// kernel has it in the swap PTE (the `pte` word is too narrow for it: its own array).
+/// A swap-in reads the page's slot, then the shadow at it; the shadow-node shrinker
+/// clears a swap node's 64 shadows in one run of memory, with no slot→page map. All
+/// arrays come from zeroed host memory, so a page never evicted, and a slot never used,
+/// cost no host memory.
 #[derive(Default)]
 pub struct Pages {
     pub pte: Vec<u32>,
-    /// Per page: [`Evicted`] (read through [`Pages::shadow`] and [`Pages::swap_slot`]).
-    evicted: Vec<Evicted>,
+    /// Per page: the shadow of an evicted page not in swap (0: none). Read through
+    /// [`Pages::shadow`].
+    shadow: Vec<u64>,
+    /// Per page: the swap slot of a swapped-out page (the swap entry's offset).
+    slot: Vec<u32>,
+    /// Per swap slot: the shadow entry the swap cache holds there (0: none).
+    swap_shadow: Vec<u64>,
     /// Per 512 page ids (one PMD entry; a trace's page ids stand for one address space):
     /// not `pmd_none` — a page in it was ever faulted or the range holds file pages, so
     /// an anonymous fault there maps a base page, never a THP (sim/huge_memory.rs).
     pub pmd_populated: Vec<bool>,
+}
+
+/// A per-page or per-slot number whose zero is "nothing": `vec![0; n]` comes from zeroed
+/// host memory, mapped on first write.
+trait Zeroed: Copy + Sized {
+    fn zeroed(n: usize) -> Vec<Self>;
+}
+impl Zeroed for u32 {
+    fn zeroed(n: usize) -> Vec<u32> {
+        vec![0; n]
+    }
+}
+impl Zeroed for u64 {
+    fn zeroed(n: usize) -> Vec<u64> {
+        vec![0; n]
+    }
+}
+
+/// Grow `v` to at least `n` elements, the new ones zero: a fresh zeroed allocation with
+/// the old elements copied in, never `resize`, which would write every element; doubling
+/// keeps a trace that names its pages batch by batch from copying them each time.
+fn grow_zeroed<T: Zeroed>(v: &mut Vec<T>, n: usize) {
+    if n > v.len() {
+        let mut grown = T::zeroed(n.max(2 * v.len()));
+        grown[..v.len()].copy_from_slice(v);
+        *v = grown;
+    }
 }
 
 impl Pages {
@@ -141,91 +176,137 @@ impl Pages {
     pub fn ensure(&mut self, n: usize) -> crate::Result<()> {
         if n > self.pte.len() {
             let more = n - self.pte.len();
-            // Both arrays together within --max-memory, then each fallibly; the error
+            // The arrays together within --max-memory, then each fallibly; the error
             // names their combined size either way.
             let what = || format!("the trace names {n} page ids: their per-page state");
             let bytes = (n as u64).saturating_mul(Self::BYTES_PER_PAGE as u64);
             reclaimlab_trace::mem::check(bytes, &what)
                 .and_then(|_| {
-                    if self.pte.try_reserve_exact(more).is_err() || Vec::<Evicted>::new().try_reserve_exact(n).is_err() {
+                    if self.pte.try_reserve_exact(more).is_err() || Vec::<u64>::new().try_reserve_exact(n).is_err() || Vec::<u32>::new().try_reserve_exact(n).is_err() {
                         return Err(reclaimlab_trace::mem::cannot(bytes, &what));
                     }
                     Ok(())
                 })
                 .map_err(crate::Error::invalid)?;
             self.pte.resize(n, NOT_PRESENT);
-            if n > self.evicted.len() {
-                // A fresh zeroed allocation (mapped on first write), never `resize`, which
-                // would write every record; doubling keeps a trace that names its pages
-                // batch by batch from copying the records each time.
-                let mut grown = vec![Evicted::default(); n.max(2 * self.evicted.len())];
-                grown[..self.evicted.len()].copy_from_slice(&self.evicted);
-                self.evicted = grown;
-            }
+            grow_zeroed(&mut self.shadow, n);
+            grow_zeroed(&mut self.slot, n);
             self.pmd_populated.resize(n.div_ceil(PTRS_PER_PTE), false);
         }
         Ok(())
     }
-    pub const BYTES_PER_PAGE: usize = 4 + std::mem::size_of::<Evicted>();
+    pub const BYTES_PER_PAGE: usize = 4 + 8 + 4;
+
+    /// The machine's swap slots (once, before the first swap-out): their shadow array,
+    /// from zeroed host memory.
+    pub fn set_swap_slots(&mut self, nr: u64) {
+        self.swap_shadow = u64::zeroed(nr as usize);
+    }
+
+    /// Is non-resident `page`'s content in a swap slot.
+    #[inline(always)]
+    fn swapped(&self, page: usize) -> bool {
+        let pte = self.pte[page];
+        !is_resident(pte) && pte_info(pte) & pinfo::SWAPPED != 0
+    }
+
+    /// Where `page`'s shadow is kept: at its swap slot while it is swapped out, else at
+    /// the page.
+    #[inline(always)]
+    fn shadow_mut(&mut self, page: usize) -> &mut u64 {
+        if self.swapped(page) {
+            &mut self.swap_shadow[self.slot[page] as usize]
+        } else {
+            &mut self.shadow[page]
+        }
+    }
 
     /// The workingset shadow of `page` (0: none).
     #[inline(always)]
     pub fn shadow(&self, page: usize) -> u64 {
-        let e = &self.evicted[page];
-        e[0] as u64 | (e[1] as u64) << 32
+        if self.swapped(page) {
+            self.swap_shadow[self.slot[page] as usize]
+        } else {
+            self.shadow[page]
+        }
     }
 
     #[inline(always)]
     pub fn set_shadow(&mut self, page: usize, shadow: u64) {
-        let e = &mut self.evicted[page];
-        e[0] = shadow as u32;
-        e[1] = (shadow >> 32) as u32;
+        *self.shadow_mut(page) = shadow;
     }
 
     /// The shadow of `page`, leaving none.
     #[inline(always)]
     pub fn take_shadow(&mut self, page: usize) -> u64 {
-        let shadow = self.shadow(page);
-        self.set_shadow(page, 0);
-        shadow
+        std::mem::take(self.shadow_mut(page))
     }
 
     /// The swap slot of swapped-out `page`.
     #[inline(always)]
     pub fn swap_slot(&self, page: usize) -> u32 {
-        self.evicted[page][2]
+        self.slot[page]
     }
 
     #[inline(always)]
     pub fn set_swap_slot(&mut self, page: usize, slot: u32) {
-        self.evicted[page][2] = slot;
+        self.slot[page] = slot;
     }
 
-    /// Host prefetch hint for `page`'s [`Evicted`] record (no simulated effect).
+    /// The swap cache's shadow entry at `slot` (0: none).
     #[inline(always)]
-    pub fn prefetch_evicted(&self, page: usize) {
-        super::prefetch::prefetch(&self.evicted, page);
+    pub fn swap_shadow(&self, slot: u32) -> u64 {
+        self.swap_shadow[slot as usize]
+    }
+
+    /// `__delete_from_swap_cache`'s shadow entry at `slot` (0: none).
+    #[inline(always)]
+    pub fn set_swap_shadow(&mut self, slot: u32, shadow: u64) {
+        self.swap_shadow[slot as usize] = shadow;
+    }
+
+    /// Drop the shadow entries of `slots` (a swap-cache node freed by the shrinker, or a
+    /// slot freed: `clear_shadow_from_swap_cache`).
+    #[inline]
+    pub fn clear_swap_shadows(&mut self, slots: std::ops::Range<u32>) {
+        self.swap_shadow[slots.start as usize..slots.end as usize].fill(0);
+    }
+
+    /// Host prefetch hint for the record a fault of non-resident `page` reads first: its
+    /// swap slot if `swapped`, else its shadow (no simulated effect).
+    #[inline(always)]
+    pub fn prefetch_evicted(&self, page: usize, swapped: bool) {
+        if swapped {
+            super::prefetch::prefetch(&self.slot, page);
+        } else {
+            super::prefetch::prefetch(&self.shadow, page);
+        }
+    }
+
+    /// Host prefetch hint for the shadow at `slot`.
+    #[inline(always)]
+    pub fn prefetch_swap_shadow(&self, slot: u32) {
+        super::prefetch::prefetch(&self.swap_shadow, slot as usize);
     }
 }
 
-/// Who owns a frame: the occupying page and the memcg it is charged to, kept in one
-/// word because reclaim reads both (`folio_lruvec`, eviction): the page complemented
-/// (`!page`, so [`NO_PAGE`] is 0) in the low 32 bits, the memcg id (`folio->memcg_data`)
-/// above. A free frame's word is 0, so the array comes from zeroed host memory and
-/// frames never used cost none. Flags live in their own array so the hit path strides 4
-/// bytes per frame.
-pub type Owner = u64;
-
-#[inline(always)]
-const fn owner(page: u32, memcg: u16) -> Owner {
-    (!page) as u64 | (memcg as u64) << 32
-}
+/// Who owns a frame: the occupying page, complemented (`!page`, so [`NO_PAGE`] is 0): a
+/// free frame's word is 0, so the array comes from zeroed host memory and frames never
+/// used cost none.
+pub type Owner = u32;
 
 pub struct Frames {
-    /// [`pg`] bits.
+    /// [`pg`] bits, in their own array so the hit path strides 4 bytes per frame.
     pub flags: Vec<u32>,
-    /// [`Owner`] words (read through [`Frames::page`] and [`Frames::memcg`]).
+    /// [`Owner`] words (read through [`Frames::page`]).
     pub owner: Vec<Owner>,
+    /// The memcg id each frame is charged to (`folio->memcg_data`; 0, the root, for a
+    /// free frame), written only when it changes, and read only once a frame was charged
+    /// to another memcg than the root ([`Self::other_memcgs`]): on a machine with one
+    /// memcg the array is neither read nor written, so it costs no host memory.
+    memcg: Vec<u16>,
+    /// A frame was ever charged to a memcg other than the root.
+    other_memcgs: bool,
     /// One past the highest frame ever given a page: the frames from here up have never
     /// held one, so a lookup there (DAMON's random sampling addresses) need not touch
     /// their host memory.
@@ -234,7 +315,7 @@ pub struct Frames {
 
 impl Frames {
     pub fn new(nr: u32) -> Self {
-        Frames { flags: vec![0; nr as usize], owner: vec![owner(NO_PAGE, 0); nr as usize], installed_end: 0 }
+        Frames { flags: vec![0; nr as usize], owner: vec![!NO_PAGE; nr as usize], memcg: vec![0; nr as usize], other_memcgs: false, installed_end: 0 }
     }
     /// Has the frame ever held a page (else it holds [`NO_PAGE`]; no memory read).
     #[inline(always)]
@@ -248,11 +329,27 @@ impl Frames {
     }
     #[inline(always)]
     pub fn page(&self, pfn: Pfn) -> u32 {
-        !(self.owner[pfn as usize] as u32)
+        !self.owner[pfn as usize]
     }
     #[inline(always)]
     pub fn memcg(&self, pfn: Pfn) -> u16 {
-        (self.owner[pfn as usize] >> 32) as u16
+        if self.other_memcgs {
+            self.memcg[pfn as usize]
+        } else {
+            crate::mm::memcontrol::ROOT_MEMCG
+        }
+    }
+    /// Charge the frame to `memcg`, writing only a change.
+    #[inline(always)]
+    fn set_memcg(&mut self, pfn: Pfn, memcg: u16) {
+        if memcg == crate::mm::memcontrol::ROOT_MEMCG && !self.other_memcgs {
+            return;
+        }
+        self.other_memcgs = true;
+        let m = &mut self.memcg[pfn as usize];
+        if *m != memcg {
+            *m = memcg;
+        }
     }
     #[inline(always)]
     pub fn flags(&self, pfn: Pfn) -> u32 {
@@ -261,7 +358,8 @@ impl Frames {
     /// Install a folio in the frame.
     #[inline(always)]
     pub fn install(&mut self, pfn: Pfn, page: u32, memcg: u16, flags: u32) {
-        self.owner[pfn as usize] = owner(page, memcg);
+        self.owner[pfn as usize] = !page;
+        self.set_memcg(pfn, memcg);
         self.installed_end = self.installed_end.max(pfn + 1);
         self.flags[pfn as usize] = flags;
     }
@@ -270,12 +368,13 @@ impl Frames {
     /// and the flags stay.
     #[inline(always)]
     pub fn zap_owner(&mut self, pfn: Pfn) {
-        self.owner[pfn as usize] = owner(NO_PAGE, self.memcg(pfn));
+        self.owner[pfn as usize] = !NO_PAGE;
     }
     /// The frame goes back to the allocator.
     #[inline(always)]
     pub fn release(&mut self, pfn: Pfn) {
-        self.owner[pfn as usize] = owner(NO_PAGE, 0);
+        self.owner[pfn as usize] = !NO_PAGE;
+        self.set_memcg(pfn, 0);
         self.flags[pfn as usize] = 0;
     }
     #[inline(always)]
@@ -301,5 +400,7 @@ impl Frames {
     pub fn is_file(&self, pfn: Pfn) -> bool {
         !self.test(pfn, pg::SWAPBACKED)
     }
-    pub const BYTES_PER_FRAME: usize = 4 + std::mem::size_of::<Owner>();
+    /// Host bytes per frame: flags, owner and memcg (whose array a machine with one memcg
+    /// never writes).
+    pub const BYTES_PER_FRAME: usize = 4 + std::mem::size_of::<Owner>() + 2;
 }

@@ -29,14 +29,14 @@ const PTE_AHEAD: usize = 16;
 /// Accesses ahead whose frame flags it prefetches (their PTE, fetched earlier, says which
 /// frame; a PTE that changes meanwhile only makes the hint useless).
 const FLAGS_AHEAD: usize = 8;
-/// Accesses ahead whose swap slot word it prefetches: the slot number comes from the
-/// page's [`super::page::Evicted`] record, prefetched `FLAGS_AHEAD` accesses before.
+/// Accesses ahead whose swap slot word and slot shadow it prefetches: the slot number
+/// comes from the page's slot (`Pages::swap_slot`), prefetched `FLAGS_AHEAD` accesses before.
 const SLOT_AHEAD: usize = 4;
 
 /// The access loop's hint before replaying `batch[i]`: the PTE word of a later access,
-/// and for a nearer one the folio flags (resident) or the shadow slot the fault will
-/// read (evicted before) with a swapped page's swap slot beside it; for a nearer swapped
-/// page, the word of its slot's bits that the swap-in clears.
+/// and for a nearer one the folio flags (resident) or what the fault will read first
+/// (evicted before): a file page's shadow, a swapped page's slot; for a nearer swapped
+/// page, the shadow at its slot and the word of its slot's bits that the swap-in clears.
 #[inline(always)]
 pub fn prefetch_access(mm: &super::Mm, batch: &[reclaimlab_trace::Access], i: usize) {
     use super::page::{is_resident, pinfo, pte_info};
@@ -48,15 +48,16 @@ pub fn prefetch_access(mm: &super::Mm, batch: &[reclaimlab_trace::Access], i: us
             if is_resident(pte) {
                 prefetch(&mm.frames.flags, pte as usize);
             } else if pte_info(pte) & pinfo::TOUCHED != 0 {
-                // The shadow, and a swapped page's slot beside it (Mm::swap_free).
-                mm.pages.prefetch_evicted(a.page as usize);
+                mm.pages.prefetch_evicted(a.page as usize, pte_info(pte) & pinfo::SWAPPED != 0);
             }
         }
     }
     if let Some(a) = batch.get(i + SLOT_AHEAD) {
         if let Some(&pte) = mm.pages.pte.get(a.page as usize) {
             if !is_resident(pte) && pte_info(pte) & pinfo::SWAPPED != 0 {
-                mm.swap.prefetch_slot(mm.pages.swap_slot(a.page as usize));
+                let slot = mm.pages.swap_slot(a.page as usize);
+                mm.pages.prefetch_swap_shadow(slot);
+                mm.swap.prefetch_slot(slot);
             }
         }
     }

@@ -94,19 +94,14 @@ pub fn scan_shadow_nodes(mm: &mut Mm, lv: u32, nr_to_scan: u64) -> u64 {
     while freed < nr_to_scan {
         let Some((slots, swap)) = mm.shadow_nodes.isolate_head(lv) else { break };
         if swap {
+            // A swap-cache node's slots hold the shadows of the pages swapped out to them
+            // (a free slot's is 0 already).
             mm.swap.clear_node_shadows((slots.start >> crate::mm::workingset::XA_CHUNK_SHIFT) as usize);
-        }
-        for s in slots {
-            // A swap-cache node's slots hold the shadows of the pages swapped out to them.
-            let page = if swap {
-                if !mm.swap.is_used(s) {
-                    continue;
-                }
-                mm.swap.owner(s)
-            } else {
-                s
-            };
-            mm.pages.set_shadow(page as usize, 0);
+            mm.pages.clear_swap_shadows(slots);
+        } else {
+            for page in slots {
+                mm.pages.set_shadow(page as usize, 0);
+            }
         }
         mm.vmstat.count(Ev::WorkingsetNodereclaim, 1);
         mm.count_memcg_events(memcg, Ev::WorkingsetNodereclaim, 1);

@@ -9,7 +9,8 @@
 //!   (asynchronous; accounted as device time, not as a stall).
 //!
 //! Slots: a swapped-out page holds one slot, whose offset indexes the swap cache's xarray
-//! where its shadow entry lives (mm/workingset.rs `ShadowNodes`). Slots are taken by a
+//! where its shadow entry lives (mm/workingset.rs `ShadowNodes`; the shadows themselves
+//! per slot in mm/page.rs `Pages`, the page's slot beside its PTE there). Slots are taken by a
 //! next-fit scan from where the last one was taken, wrapping at the end, the order the
 //! kernel's per-CPU cluster allocator (mm/swapfile.c 6.12) gives one reclaimer filling
 //! free clusters; several reclaimers on several CPUs, each with its own cluster, are not
@@ -43,9 +44,6 @@ pub struct Swap {
     map: Vec<SlotWord>,
     /// Where the next slot search starts.
     cursor: u64,
-    /// Per slot: the page holding it. (The page's own slot sits beside its shadow,
-    /// `Pages::swap_slot`.)
-    owner: Vec<u32>,
 }
 
 /// 64 slots: in use (`swap_map[offset] != 0`, one bit each), and holding a shadow entry
@@ -61,17 +59,16 @@ struct SlotWord {
 impl Swap {
     pub fn new(cfg: &SimConfig) -> Self {
         let zram_page_bytes = (reclaimlab_trace::PAGE_SIZE as f64 / cfg.zram_compression_ratio).ceil() as u64;
-        Swap { device: cfg.swap_device, total: cfg.swap_pages(), used: 0, zram_page_bytes, zram_pool: Vec::new(), map: Vec::new(), cursor: 0, owner: Vec::new() }
+        Swap { device: cfg.swap_device, total: cfg.swap_pages(), used: 0, zram_page_bytes, zram_pool: Vec::new(), map: Vec::new(), cursor: 0 }
     }
 
-    /// `folio_alloc_swap` for `page` (the caller checked [`Self::has_free_slots`]): the
+    /// `folio_alloc_swap` for a page (the caller checked [`Self::has_free_slots`]): the
     /// first free slot from the cursor on. Returns its offset (the caller keeps it with
     /// the page).
-    pub fn alloc_slot(&mut self, page: u32) -> u32 {
+    pub fn alloc_slot(&mut self) -> u32 {
         debug_assert!(self.has_free_slots());
         if self.map.is_empty() {
             self.map = vec![SlotWord::default(); self.total.div_ceil(64) as usize];
-            self.owner = vec![0; self.total as usize];
         }
         let words = self.map.len();
         let mut w = (self.cursor / 64) as usize;
@@ -91,16 +88,15 @@ impl Swap {
         self.map[w].used |= 1 << (slot % 64);
         self.cursor = if slot + 1 == self.total { 0 } else { slot + 1 }; // no division per swap-out
         self.used += 1;
-        self.owner[slot as usize] = page;
         slot as u32
     }
 
     /// `folio_alloc_swap` of a THP (6.12 with `CONFIG_THP_SWAP`: `get_swap_pages` of order
-    /// 9 takes a whole free cluster, `SWAPFILE_CLUSTER` = 512 slots, mm/swapfile.c) for the
-    /// pages `first..first + 512`: the next wholly free cluster from the cursor on, or
-    /// `None` (then reclaim splits the THP: `thp_swpout_fallback`). Returns its first slot
-    /// (the caller keeps each page's slot with the page).
-    pub fn alloc_cluster(&mut self, first: u32) -> Option<u32> {
+    /// 9 takes a whole free cluster, `SWAPFILE_CLUSTER` = 512 slots, mm/swapfile.c) for a
+    /// THP's 512 pages: the next wholly free cluster from the cursor on, or `None` (then
+    /// reclaim splits the THP: `thp_swpout_fallback`). Returns its first slot (the caller
+    /// keeps each page's slot with the page).
+    pub fn alloc_cluster(&mut self) -> Option<u32> {
         const WORDS: usize = SWAPFILE_CLUSTER as usize / 64;
         let nr = (self.total / SWAPFILE_CLUSTER) as usize;
         if nr == 0 || self.total - self.used < SWAPFILE_CLUSTER {
@@ -108,7 +104,6 @@ impl Swap {
         }
         if self.map.is_empty() {
             self.map = vec![SlotWord::default(); self.total.div_ceil(64) as usize];
-            self.owner = vec![0; self.total as usize];
         }
         let start = (self.cursor / SWAPFILE_CLUSTER) as usize;
         let c = (0..nr).map(|k| (start + k) % nr).find(|&c| self.map[c * WORDS..(c + 1) * WORDS].iter().all(|w| w.used == 0))?;
@@ -118,9 +113,6 @@ impl Swap {
         let slot = c as u64 * SWAPFILE_CLUSTER;
         self.cursor = (slot + SWAPFILE_CLUSTER) % self.total;
         self.used += SWAPFILE_CLUSTER;
-        for i in 0..SWAPFILE_CLUSTER {
-            self.owner[(slot + i) as usize] = first + i as u32;
-        }
         Some(slot as u32)
     }
 
@@ -171,11 +163,6 @@ impl Swap {
         self.map.get(slot as usize / 64).is_some_and(|w| w.used & (1 << (slot % 64)) != 0)
     }
 
-    /// The page holding `slot` (meaningful while it is in use).
-    pub fn owner(&self, slot: u32) -> u32 {
-        self.owner[slot as usize]
-    }
-
     /// `get_nr_swap_pages() > 0`: free slots exist.
     #[inline]
     pub fn has_free_slots(&self) -> bool {
@@ -218,21 +205,20 @@ mod tests {
         let mut s = Swap::new(&cfg);
         assert_eq!(s.total, 130);
         for p in 0..130 {
-            assert_eq!(s.alloc_slot(1000 + p), p);
+            assert_eq!(s.alloc_slot(), p);
         }
         assert!(!s.has_free_slots());
         s.release_slot(5);
         s.release_slot(100);
         assert_eq!((s.used, s.is_used(5), s.is_used(6)), (128, false, true));
         // The cursor wrapped to 0: the next free slots are 5, then 100.
-        assert_eq!(s.alloc_slot(7), 5);
-        assert_eq!(s.alloc_slot(8), 100);
-        assert_eq!((s.owner(5), s.owner(100)), (7, 8));
+        assert_eq!(s.alloc_slot(), 5);
+        assert_eq!(s.alloc_slot(), 100);
         s.release_slot(5);
         s.release_slot(129);
         // From after 100: 129 comes before 5.
-        assert_eq!(s.alloc_slot(9), 129);
-        assert_eq!(s.alloc_slot(10), 5);
+        assert_eq!(s.alloc_slot(), 129);
+        assert_eq!(s.alloc_slot(), 5);
     }
 
     /// A slot's shadow bit lives with its used bit: storing the first shadow of 64 slots
@@ -244,8 +230,8 @@ mod tests {
         cfg.set("swap.device", "zram").unwrap();
         cfg.set("swap.size", "520K").unwrap();
         let mut s = Swap::new(&cfg);
-        for p in 0..130 {
-            s.alloc_slot(p);
+        for _ in 0..130 {
+            s.alloc_slot();
         }
         assert!(s.store_shadow(64));
         assert!(!s.store_shadow(70));

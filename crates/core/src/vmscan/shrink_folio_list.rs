@@ -292,13 +292,18 @@ fn evict<P: ReclaimPolicy>(mm: &mut Mm, p: &mut P, pfn: Pfn, slot: Option<u32>, 
     for i in 0..nr as u32 {
         let page = (page + i) as usize;
         mm.pages.pte[page] = nonres_pte(info);
-        mm.pages.set_shadow(page, shadow);
         if file {
+            mm.pages.set_shadow(page, shadow);
             // page_cache_delete stores the shadow in the xarray (workingset_update_node).
             mm.shadow_nodes.page_cache_delete(page as u32, shadow != 0);
-        } else if shadow != 0 {
+        } else {
             // __delete_from_swap_cache stores it at the slot, in a node no memcg is charged for.
-            mm.swap_cache_store(slot.expect("anon has a slot") + i, root);
+            // (A slot is taken without a shadow: freeing one clears it.)
+            if shadow != 0 {
+                let slot = slot.expect("anon has a slot") + i;
+                mm.pages.set_swap_shadow(slot, shadow);
+                mm.swap_cache_store(slot, root);
+            }
         }
     }
     mm.memcgs[memcg].usage -= nr;

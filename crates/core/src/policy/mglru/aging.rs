@@ -265,7 +265,7 @@ pub fn look_around_window(addr: usize, nr_pages: usize) -> (usize, usize) {
 }
 
 /// Host-side prefetch (no simulated effect) for a batch of isolated folios about to go
-/// through `shrink_folio_list`: each folio's PTE and shadow slot (written on eviction),
+/// through `shrink_folio_list`: each folio's PTE and its shadow or swap slot (written on eviction),
 /// its buddy's order (read when the frame is freed) and, for a mapped folio whose PTE is
 /// young, the PTEs its look-around will read.
 pub fn prefetch_isolated(mm: &Mm, folios: &[Pfn]) {
@@ -283,7 +283,8 @@ pub fn prefetch_isolated(mm: &Mm, folios: &[Pfn]) {
         } else {
             prefetch(&mm.pages.pte, page);
         }
-        mm.pages.prefetch_evicted(page);
+        // What eviction writes: a file page's shadow, an anon page's swap slot.
+        mm.pages.prefetch_evicted(page, !mm.frames.is_file(pfn));
         mm.buddy.prefetch_free(pfn);
     }
 }
