@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 from pathlib import Path
 
@@ -180,12 +181,52 @@ def cell(r: dict) -> str:
     return f"{r['real_mean']:,.0f} ± {r['real_sd']:,.0f} / {r['sim']:,.0f} ({err}){g}"
 
 
-def render(out: Path, workloads=None) -> str:
+#: A workload's section title in a rendered block: ``**LABEL** (`NAME`; ...``.
+TITLE = re.compile(r"^\*\*.+?\*\* \(`([^`]+)`;")
+#: A graded cell: ``KERNEL ± SD / SIM (ERROR) ✓`` (or ✗).
+GRADED = re.compile(r"([\d,.]+) ± [\d,.]+ / ([\d,.]+) \([^)]*\) ([✓✗])")
+
+
+def old_sections(block: str) -> dict[str, str]:
+    """Each workload's section of a block rendered before (its title line through its
+    table), by workload name."""
+    sections: dict[str, list[str]] = {}
+    name = None
+    for line in block.splitlines():
+        m = TITLE.match(line)
+        if m:
+            name = m.group(1)
+            sections[name] = [line]
+        elif name is not None:
+            if not line.strip() and any(x.startswith("|") for x in sections[name]):
+                name = None
+            else:
+                sections[name].append(line)
+    return {k: "\n".join(v).strip("\n") for k, v in sections.items()}
+
+
+def tally(section: str) -> tuple[int, int, int]:
+    """(met, graded, zero on both sides) of a rendered section's graded cells."""
+    cells = GRADED.findall(section)
+    num = lambda x: float(x.replace(",", ""))  # noqa: E731
+    return (sum(g == "✓" for *_, g in cells), len(cells),
+            sum(num(k) == 0 and num(m) == 0 for k, m, _ in cells))
+
+
+def render(out: Path, workloads=None, kept: dict[str, str] | None = None) -> str:
+    """The block: every workload with results in ``out``; one without keeps its section
+    of the previous render (``kept``, by name), counted as it stands and named at the top."""
     lines, met, graded, zeros = [], 0, 0, 0
+    carried = []
     for name, label, _, _ in workloads or WORKLOADS:
         res = {m: json.loads((out / f"{name}-mglru-{m}.json").read_text())
                for m in ("on", "off") if (out / f"{name}-mglru-{m}.json").exists()}
         if not res:
+            if kept and name in kept:
+                lines += [kept[name], ""]
+                m, g, z = tally(kept[name])
+                met, graded, zeros = met + m, graded + g, zeros + z
+                carried.append(name)
             continue
         any_res = next(iter(res.values()))
         lines += [f"**{label}** (`{name}`; kernel {any_res['kernel']}; kernel mean ± sd over "
@@ -207,8 +248,10 @@ def render(out: Path, workloads=None) -> str:
                         zeros += not row["real_mean"] and not row["sim"]
                 lines.append(f"| {title} | {counter} | " + " | ".join(cells) + " |")
         lines.append("")
+    note = "" if not carried else (
+        f" Not booted for this render, their rows as rendered before: {', '.join(f'`{c}`' for c in carried)}.")
     lines.insert(0, f"{met} of {graded} graded cells met, {zeros} of them zero on both sides (a counter the "
-                    f"workload never moves, e.g. an idle cgroup's refaults).\n")
+                    f"workload never moves, e.g. an idle cgroup's refaults).{note}\n")
     return "\n".join(lines)
 
 
@@ -245,9 +288,11 @@ def main(doc=None, workloads=None, setup=None, default_out="validation-runs-tena
         resimulate(a.out, workloads, setup)
     elif not a.render_only:
         run(a.out, a.boots, workloads, setup)
-    table = render(a.out, workloads) + (extra(a.out) if extra else "")
     text = a.doc.read_text()
     begin, end = markers
+    # A full render keeps the previous rows of a workload that has no results in --out.
+    kept = old_sections(text.split(begin, 1)[1].split(end, 1)[0]) if not a.only and begin in text and end in text else None
+    table = render(a.out, workloads, kept) + (extra(a.out) if extra else "")
     if not a.only and begin in text and end in text:
         a.doc.write_text(_doc.place(text, table, begin, end))
         print(f"updated {a.doc}", file=sys.stderr)
