@@ -145,3 +145,24 @@ def test_tenants_render_keeps_the_previous_rows_of_a_workload_not_booted(tmp_pat
     assert "Not booted for this render, their rows as rendered before: `a1`." in block
     assert kept["a1"] in block and "old rows" not in block  # b2 rendered anew
     assert block.index("`a1`") < block.index("`b2`")
+
+
+def test_tenants_render_keeps_the_other_mode_of_a_workload_booted_one_way(tmp_path):
+    """Results for MGLRU off only: the MGLRU on column keeps its previous cells (counted),
+    beside the new off column, row by row; the summary line names the kept column."""
+    import json
+
+    (tmp_path / "a1-mglru-off.json").write_text(json.dumps(
+        {"kernel": "6.12.117", "boots": 3, "policy": "q", "rows": [row("pgpgin", 1000, 5, 1300), row("pswpin", 10, 1, 10)]}))
+    before = "\n".join([
+        "**first** (`a1`; old)", "",
+        "| table | counter | MGLRU on (p) | MGLRU off (q) |", "|---|---|---|---|",
+        "| vmstat | pgpgin | 1,000 ± 3 / 1,050 (+5%) ✓ | 2,000 ± 1 / 2,010 (+0%) ✓ |",
+        "| vmstat | slabs | 7 ± 0 / 0 (-100%) |  |", ""])
+    block = tenants.render(tmp_path, [("a1", "first", None, {})], tenants.old_sections(before))
+    lines = block.splitlines()
+    assert lines[0].startswith("2 of 3 graded cells met, 0 of them zero") and lines[0].endswith("`a1` MGLRU on.")
+    assert "| table | counter | MGLRU on (p) | MGLRU off (q) |" in lines
+    assert "| vmstat | pgpgin | 1,000 ± 3 / 1,050 (+5%) ✓ | 1,000 ± 5 / 1,300 (+30%) ✗ |" in lines
+    assert "| vmstat | slabs | 7 ± 0 / 0 (-100%) |  |" in lines
+    assert "| vmstat | pswpin |  | 10 ± 1 / 10 (+0%) ✓ |" in lines
