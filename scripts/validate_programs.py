@@ -32,6 +32,7 @@ from reclaimlab.programs import PROGRAMS  # noqa: E402
 
 BEGIN, END = "<!-- BEGIN GENERATED: scripts/validate_programs.py -->", "<!-- END GENERATED: scripts/validate_programs.py -->"
 MEMORY = "32M"
+DOC = Path(__file__).resolve().parent.parent / "docs" / "validation.md"
 WORKLOADS = [(name, f"{name}: {p.description}", f"program:{name}", {}) for name, p in PROGRAMS.items()]
 
 
@@ -44,10 +45,27 @@ def setup_of(out: Path, name: str, mglru: str, boots: int) -> Setup:
 KERNEL_KEYS = ("slab_reclaimable", "slab_unreclaimable", "kernel")
 
 
+def previous_unseen_rows(doc: Path = DOC) -> dict[tuple[str, str], str]:
+    """The kernel-memory table's rows of the block as last rendered in ``doc``, by
+    (program, MGLRU mode)."""
+    text = doc.read_text() if doc.exists() else ""
+    if BEGIN not in text or END not in text:
+        return {}
+    block = text.split(BEGIN, 1)[1].split(END, 1)[0]
+    rows = {}
+    for line in block.splitlines():
+        parts = [p.strip() for p in line.strip().strip("|").split("|")]
+        if line.startswith("| ") and len(parts) == len(KERNEL_KEYS) + 3 and parts[0] in PROGRAMS:
+            rows[(parts[0], parts[1])] = line
+    return rows
+
+
 def unseen(out: Path) -> str:
     """What the recording cannot see, measured: each program's kernel memory charged to
-    its cgroup at the end of the run (memory.stat, mean over boots), against memory.max."""
+    its cgroup at the end of the run (memory.stat, mean over boots), against memory.max.
+    A program not booted into ``out`` keeps its rows of the previous render."""
     limit = parse_size(MEMORY, "memory")
+    previous = previous_unseen_rows()
     lines = ["", "Kernel memory charged to the program's cgroup when it has exited (memory.stat, mean over "
              f"boots; % of memory.max {MEMORY}), which the recording cannot see, beside the page cache:", "",
              "| program | MGLRU | " + " | ".join(KERNEL_KEYS) + " | file |", "|---|---|" + "---|" * (len(KERNEL_KEYS) + 1)]
@@ -55,6 +73,8 @@ def unseen(out: Path) -> str:
         for mglru in ("on", "off"):
             path = out / f"{name}-mglru-{mglru}.json"
             if not path.exists():
+                if (name, mglru) in previous:
+                    lines.append(previous[(name, mglru)])
                 continue
             stats = [console.parse(Path(log).read_text(errors="replace")).memstat().get("wl", {})
                      for log in json.loads(path.read_text())["logs"]["kernel"] if Path(log).exists()]

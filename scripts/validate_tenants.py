@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 from pathlib import Path
 
@@ -180,25 +181,97 @@ def cell(r: dict) -> str:
     return f"{r['real_mean']:,.0f} ± {r['real_sd']:,.0f} / {r['sim']:,.0f} ({err}){g}"
 
 
-def render(out: Path, workloads=None) -> str:
+#: A workload's section title in a rendered block: ``**LABEL** (`NAME`; ...``.
+TITLE = re.compile(r"^\*\*.+?\*\* \(`([^`]+)`;")
+#: A graded cell: ``KERNEL ± SD / SIM (ERROR) ✓`` (or ✗).
+GRADED = re.compile(r"([\d,.]+) ± [\d,.]+ / ([\d,.]+) \([^)]*\) ([✓✗])")
+
+
+def old_sections(block: str) -> dict[str, str]:
+    """Each workload's section of a block rendered before (its title line through its
+    table), by workload name."""
+    sections: dict[str, list[str]] = {}
+    name = None
+    for line in block.splitlines():
+        m = TITLE.match(line)
+        if m:
+            name = m.group(1)
+            sections[name] = [line]
+        elif name is not None:
+            if not line.strip() and any(x.startswith("|") for x in sections[name]):
+                name = None
+            else:
+                sections[name].append(line)
+    return {k: "\n".join(v).strip("\n") for k, v in sections.items()}
+
+
+def tally(section: str) -> tuple[int, int, int]:
+    """(met, graded, zero on both sides) of a rendered section's graded cells."""
+    cells = GRADED.findall(section)
+    num = lambda x: float(x.replace(",", ""))  # noqa: E731
+    return (sum(g == "✓" for *_, g in cells), len(cells),
+            sum(num(k) == 0 and num(m) == 0 for k, m, _ in cells))
+
+
+def kept_columns(section: str) -> dict[str, tuple[str, dict[tuple[str, str], str]]]:
+    """A rendered section's columns by MGLRU mode: (its header, {(table, counter): cell})."""
+    cols: dict[str, tuple[str, dict[tuple[str, str], str]]] = {}
+    modes: list[str] = []
+    for line in section.splitlines():
+        parts = [p.strip() for p in line.strip().strip("|").split("|")]
+        if line.startswith("| table | counter |"):
+            modes = [h.split()[1] for h in parts[2:]]
+            cols = {m: (h, {}) for m, h in zip(modes, parts[2:])}
+        elif line.startswith("| ") and modes and len(parts) == 2 + len(modes):
+            for m, c in zip(modes, parts[2:]):
+                if c:
+                    cols[m][1][(parts[0], parts[1])] = c
+    return cols
+
+
+def render(out: Path, workloads=None, kept: dict[str, str] | None = None) -> str:
+    """The block: every workload with results in ``out``. One without keeps its section of
+    the previous render (``kept``, by name), and one with results for one MGLRU mode only
+    keeps the other mode's column; kept cells are counted as they stand and named at the
+    top."""
     lines, met, graded, zeros = [], 0, 0, 0
+    carried = []
     for name, label, _, _ in workloads or WORKLOADS:
         res = {m: json.loads((out / f"{name}-mglru-{m}.json").read_text())
                for m in ("on", "off") if (out / f"{name}-mglru-{m}.json").exists()}
+        old = kept.get(name) if kept else None
         if not res:
+            if old:
+                lines += [old, ""]
+                m, g, z = tally(old)
+                met, graded, zeros = met + m, graded + g, zeros + z
+                carried.append(f"`{name}`")
             continue
+        cols = {m: c for m, c in kept_columns(old).items() if m not in res} if old else {}
+        carried += [f"`{name}` MGLRU {m}" for m in cols]
+        modes = [m for m in ("on", "off") if m in res or m in cols]
         any_res = next(iter(res.values()))
+        heads = [f"MGLRU {m} ({res[m]['policy']})" if m in res else cols[m][0] for m in modes]
         lines += [f"**{label}** (`{name}`; kernel {any_res['kernel']}; kernel mean ± sd over "
                   f"{any_res['boots']} boots / simulated (error), ✓/✗ against the target)", "",
-                  "| table | counter | " + " | ".join(f"MGLRU {m} ({r['policy']})" for m, r in res.items()) + " |",
-                  "|---|---|" + "---|" * len(res)]
+                  "| table | counter | " + " | ".join(heads) + " |",
+                  "|---|---|" + "---|" * len(modes)]
         tables = [("vmstat", "rows")] + [(f"cgroup {c}", c) for c in any_res.get("cgroup_rows", {})]
+        tables += [(t, None) for t in dict.fromkeys(t for _, cs in cols.values() for t, _ in cs)
+                   if t not in {t for t, _ in tables}]
         for title, key in tables:
-            per = {m: (r["rows"] if key == "rows" else r["cgroup_rows"][key]) for m, r in res.items()}
-            names = list(dict.fromkeys(x["counter"] for rows in per.values() for x in rows))
+            per = {m: (r["rows"] if key == "rows" else r.get("cgroup_rows", {}).get(key, [])) for m, r in res.items()}
+            names = list(dict.fromkeys(c for m in modes for c in (
+                [x["counter"] for x in per[m]] if m in res else [c for t, c in cols[m][1] if t == title])))
             for counter in names:
                 cells = []
-                for m in res:
+                for m in modes:
+                    if m not in res:
+                        text = cols[m][1].get((title, counter), "")
+                        cells.append(text)
+                        k, g, z = tally(text)
+                        met, graded, zeros = met + k, graded + g, zeros + z
+                        continue
                     row = next((x for x in per[m] if x["counter"] == counter), None)
                     cells.append(cell(row) if row else "")
                     if row and row.get("met") is not None:
@@ -207,8 +280,9 @@ def render(out: Path, workloads=None) -> str:
                         zeros += not row["real_mean"] and not row["sim"]
                 lines.append(f"| {title} | {counter} | " + " | ".join(cells) + " |")
         lines.append("")
+    note = "" if not carried else f" Not booted for this render, their rows as rendered before: {', '.join(carried)}."
     lines.insert(0, f"{met} of {graded} graded cells met, {zeros} of them zero on both sides (a counter the "
-                    f"workload never moves, e.g. an idle cgroup's refaults).\n")
+                    f"workload never moves, e.g. an idle cgroup's refaults).{note}\n")
     return "\n".join(lines)
 
 
@@ -245,9 +319,11 @@ def main(doc=None, workloads=None, setup=None, default_out="validation-runs-tena
         resimulate(a.out, workloads, setup)
     elif not a.render_only:
         run(a.out, a.boots, workloads, setup)
-    table = render(a.out, workloads) + (extra(a.out) if extra else "")
     text = a.doc.read_text()
     begin, end = markers
+    # A full render keeps the previous rows of a workload that has no results in --out.
+    kept = old_sections(text.split(begin, 1)[1].split(end, 1)[0]) if not a.only and begin in text and end in text else None
+    table = render(a.out, workloads, kept) + (extra(a.out) if extra else "")
     if not a.only and begin in text and end in text:
         a.doc.write_text(_doc.place(text, table, begin, end))
         print(f"updated {a.doc}", file=sys.stderr)

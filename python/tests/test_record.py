@@ -25,7 +25,7 @@ from reclaimlab import _core
 from reclaimlab.cli import main
 
 from conftest import PINNED
-from reclaimlab.record.stream import ANON, HEADER, T_ACCESS, T_ADVICE, T_FILE, T_FORK, T_PAGES, T_START, Spool
+from reclaimlab.record.stream import ANON, HEADER, T_ACCESS, T_ADVICE, T_FILE, T_FORK, T_FREE, T_PAGES, T_START, Spool
 
 WRITE, FILE, SYSCALL, READ_CONT = 1, 2, 4, 8
 PAGE = 4096
@@ -251,6 +251,55 @@ def test_children_and_file_io(recorder, tmp_path):
     assert any(f[0].endswith("/cat") for f in meta["files"])
 
 
+UNMAP = r"""
+#include <sys/mman.h>
+#include <unistd.h>
+int main(void) {
+    char *a = mmap(0, 64 * 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    for (int i = 0; i < 64; i++) a[i * 4096] = 1;
+    munmap(a + 16 * 4096, 8 * 4096);
+    char *b = mremap(a, 16 * 4096, 32 * 4096, MREMAP_MAYMOVE);
+    for (int i = 0; i < 32; i++) b[i * 4096] = 2;
+    munmap(b, 32 * 4096);
+    char *c = mmap(0, 4 * 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    for (int i = 0; i < 4; i++) c[i * 4096] = 3;
+    if (fork() == 0) { munmap(c, 4 * 4096); _exit(0); }
+    munmap(c, 4 * 4096);
+    return 0;
+}
+"""
+
+
+def test_munmap_frees_anonymous_pages(recorder, tmp_path):
+    """munmap frees the anonymous pages it unmaps (MADV_DONTNEED ops after the records
+    before it): the 8 pages unmapped first, then the 32 of the remapped range — the 16
+    that mremap moved (their identities go with them, nothing is freed at the old
+    address) and the 16 it added — and nothing of the 24 still mapped. Pages made before
+    a fork belong to parent and child: neither one's munmap frees them."""
+    (tmp_path / "unmap.c").write_text(UNMAP)
+    subprocess.run(["gcc", "-O1", "-D_GNU_SOURCE", "-o", str(tmp_path / "unmap"), str(tmp_path / "unmap.c")], check=True)
+    out = tmp_path / "unmap.trace"
+    assert main(["record", "-o", str(out), "--fold", "1", "--", str(tmp_path / "unmap")]) == 0
+    meta, recs = read_trace(out)
+    ops = meta["madvise"]
+    assert [advice for *_, advice in ops] == ["dontneed"] * len(ops)
+    freed = [set(range(first, first + n)) for _, first, n, _ in ops]
+    assert sum(map(len, freed)) == 8 + 32
+    # The first op frees 8 pages of the 64 the program wrote first, before anything of b.
+    at0, first0, n0, _ = ops[0]
+    assert n0 == 8
+    written = [r[0] for r in recs[:at0] if r[2] == WRITE]
+    a_pages = list(dict.fromkeys(p for p in written if not r_is_file(meta, p)))[-64:]
+    assert set(range(first0, first0 + 8)) <= set(a_pages)
+    later = set().union(*freed[1:])
+    assert len(later) == 32 and len(later & set(a_pages)) == 16  # a's first 16, moved to b
+    assert all(at >= at0 for at, *_ in ops[1:]) and ops[-1][0] < len(recs)
+
+
+def r_is_file(meta: dict, page: int) -> bool:
+    return file_of(meta, page) is not None
+
+
 def test_max_accesses(recorder, tmp_path):
     out = tmp_path / "cap.trace"
     assert main(["record", "-o", str(out), "--max-accesses", "100000", "--", "sh", "-c",
@@ -433,6 +482,27 @@ def test_spool_layout(tmp_path):
     assert meta["files"] == [("/a", 0, 3), ("/a", 3, 1)]
     assert [(p, f, g) for p, _, f, g in recs] == [(2, FILE, 5), (4, WRITE, 1), (4, 0, 2), (5, WRITE, 3),
                                                   (0, FILE, 4), (3, FILE | WRITE, 0)]
+
+
+def test_spool_free(tmp_path):
+    """A FREE chunk becomes MADV_DONTNEED ops of the pages' ids, one per run of
+    consecutive ids, placed after the records that came before it."""
+    stream = b"".join([
+        chunk(T_START, 10),
+        chunk(T_PAGES, 10, pages(0, (ANON, 0), (ANON, 0), (ANON, 0), (ANON, 0))),
+        chunk(T_ACCESS, 10, access((0, WRITE, 1), (1, WRITE, 1), (2, WRITE, 1), (3, WRITE, 1))),
+        chunk(T_FREE, 10, struct.pack("<III", 0, 1, 3)),
+        chunk(T_ACCESS, 10, access((2, 0, 1), (0, WRITE, 1))),
+    ])
+    with open(tmp_path / "spool", "wb") as f:
+        spool = Spool(f)
+        spool.feed(stream)
+        spool.close()
+    assert spool.frees == 3
+    assert spool.write(tmp_path / "spool", tmp_path / "t.trace") == 6
+    meta, recs = read_trace(tmp_path / "t.trace")
+    assert meta["madvise"] == [(4, 0, 2, "dontneed"), (4, 3, 1, "dontneed")]
+    assert [r[0] for r in recs] == [0, 1, 2, 3, 2, 0]
 
 
 def test_spool_limit(tmp_path):

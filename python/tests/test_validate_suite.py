@@ -1,5 +1,6 @@
-"""The validation suites' pure logic (scripts/validate_suite.py, scripts/validate_shipped.py):
-the MGLRU-vs-classic direction, the as-shipped summary and where its section goes. No boot."""
+"""The validation suites' pure logic (scripts/validate_suite.py, scripts/validate_shipped.py,
+scripts/validate_tenants.py): the MGLRU-vs-classic direction, the as-shipped summary and
+where its section goes, a tenants render that keeps a workload not booted. No boot."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ sys.path.insert(0, str(SCRIPTS))
 
 suite = pytest.importorskip("validate_suite")
 shipped = pytest.importorskip("validate_shipped")
+tenants = pytest.importorskip("validate_tenants")
 
 
 def row(counter, mean, sd, sim, target=0.10, comparable=True):
@@ -115,3 +117,52 @@ def test_held_back_configs_and_section():
     assert "| pgsteal_file | 30,000 ± 500 | 30,000 | +0.0% | 20,000 ± 100 | 19,000 | -5.0% | 0.67 | 0.63 |" in text
     assert "| pgmajfault | n/a | n/a | n/a | n/a | n/a | n/a | n/a | n/a |" in text
     assert shipped.held_section([]) == []
+
+
+def test_tenants_render_keeps_the_previous_rows_of_a_workload_not_booted(tmp_path):
+    """A full render of the tenants block with results for one workload only: the other
+    keeps its section of the previous render, its cells are counted as they stand, and the
+    summary line names it."""
+    import json
+
+    workloads = [("a1", "first", None, {}), ("b2", "second", None, {})]
+    for mode in ("on", "off"):
+        res = {"kernel": "6.12.117", "boots": 3, "policy": f"p-{mode}",
+               "rows": [row("pgpgin", 1000, 5, 1050), row("pgmajfault", 0, 0, 0)]}
+        (tmp_path / f"b2-mglru-{mode}.json").write_text(json.dumps(res))
+    before = "\n".join([
+        "9 of 9 graded cells met.", "",
+        "**first** (`a1`; kernel 6.12.117; kernel mean ± sd over 3 boots / simulated (error), ✓/✗ against the target)", "",
+        "| table | counter | MGLRU on (p) | MGLRU off (q) |", "|---|---|---|---|",
+        "| vmstat | pgpgin | 1,000 ± 3 / 1,500 (+50%) ✗ | 2,000 ± 1 / 2,010 (+0%) ✓ |",
+        "| vmstat | pgmajfault | 0 ± 0 / 0 (—) ✓ | |", "",
+        "**second** (`b2`; kernel 6.12.117; old rows)", "", "| table | counter |", "|---|---|", "| vmstat | x | 1 ± 0 / 9 (+800%) ✗ |", ""])
+    kept = tenants.old_sections(before)
+    assert set(kept) == {"a1", "b2"} and kept["a1"].endswith("| vmstat | pgmajfault | 0 ± 0 / 0 (—) ✓ | |")
+    assert tenants.tally(kept["a1"]) == (2, 3, 1)
+    block = tenants.render(tmp_path, workloads, kept)
+    assert block.startswith("6 of 7 graded cells met, 3 of them zero on both sides")
+    assert "Not booted for this render, their rows as rendered before: `a1`." in block
+    assert kept["a1"] in block and "old rows" not in block  # b2 rendered anew
+    assert block.index("`a1`") < block.index("`b2`")
+
+
+def test_tenants_render_keeps_the_other_mode_of_a_workload_booted_one_way(tmp_path):
+    """Results for MGLRU off only: the MGLRU on column keeps its previous cells (counted),
+    beside the new off column, row by row; the summary line names the kept column."""
+    import json
+
+    (tmp_path / "a1-mglru-off.json").write_text(json.dumps(
+        {"kernel": "6.12.117", "boots": 3, "policy": "q", "rows": [row("pgpgin", 1000, 5, 1300), row("pswpin", 10, 1, 10)]}))
+    before = "\n".join([
+        "**first** (`a1`; old)", "",
+        "| table | counter | MGLRU on (p) | MGLRU off (q) |", "|---|---|---|---|",
+        "| vmstat | pgpgin | 1,000 ± 3 / 1,050 (+5%) ✓ | 2,000 ± 1 / 2,010 (+0%) ✓ |",
+        "| vmstat | slabs | 7 ± 0 / 0 (-100%) |  |", ""])
+    block = tenants.render(tmp_path, [("a1", "first", None, {})], tenants.old_sections(before))
+    lines = block.splitlines()
+    assert lines[0].startswith("2 of 3 graded cells met, 0 of them zero") and lines[0].endswith("`a1` MGLRU on.")
+    assert "| table | counter | MGLRU on (p) | MGLRU off (q) |" in lines
+    assert "| vmstat | pgpgin | 1,000 ± 3 / 1,050 (+5%) ✓ | 1,000 ± 5 / 1,300 (+30%) ✗ |" in lines
+    assert "| vmstat | slabs | 7 ± 0 / 0 (-100%) |  |" in lines
+    assert "| vmstat | pswpin |  | 10 ± 1 / 10 (+0%) ✓ |" in lines

@@ -16,7 +16,9 @@ Chunks (at most 4096 bytes, so concurrent processes' writes to one FIFO never mi
 - FORK: ``u32 parent pid, u32 local pages, u32 file slots``: this pid is a fork child and
   inherits that many of its parent's pages and slots;
 - ADVICE: ``u32 slot, u32 advice`` (``posix_fadvise`` of the whole file);
-- STATS: ``u64 instructions, u64 references before folding, u64 records``.
+- STATS: ``u64 instructions, u64 references before folding, u64 records``;
+- FREE: ``u32`` local ids of anonymous pages the process unmapped (``munmap``), after
+  every record before it: the trace frees them there (``MADV_DONTNEED`` ops).
 """
 
 from __future__ import annotations
@@ -31,9 +33,11 @@ from typing import BinaryIO, Callable
 
 from ..exceptions import TraceError
 
-T_ACCESS, T_PAGES, T_FILE, T_START, T_FORK, T_ADVICE, T_STATS = range(1, 8)
+T_ACCESS, T_PAGES, T_FILE, T_START, T_FORK, T_ADVICE, T_STATS, T_FREE = range(1, 9)
 HEADER = struct.Struct("<HHI")
 SPOOL_HEADER = struct.Struct("<II")  # image, compressed payload bytes
+#: A spool entry of freed pages instead of records: ``u32 image`` + its local ids, raw.
+SPOOL_FREE = 0xFFFFFFFF
 RECORD = 12
 ANON = 0xFFFFFFFF
 #: Ticks of the trace's clock: one per guest instruction, at an assumed 1 instruction
@@ -77,6 +81,7 @@ class Spool:
         self.images: list[Image] = []
         self.current: dict[int, int] = {}  # pid -> its image
         self.anon = 0
+        self.frees = 0
         self._rest = b""
         self._pending_image = -1
         self._pending = bytearray()
@@ -160,6 +165,14 @@ class Spool:
         elif kind == T_ADVICE:
             slot, advice = struct.unpack_from("<II", p)
             self.files[self.images[self._image(pid)].slots[slot]].advice = advice
+        elif kind == T_FREE:
+            image = self._image(pid)
+            if not self.full:
+                self._flush()
+                payload = struct.pack("<I", image) + bytes(p)
+                self.out.write(SPOOL_HEADER.pack(SPOOL_FREE, len(payload)))
+                self.out.write(payload)
+                self.frees += len(p) // 4
         elif kind == T_STATS:
             instructions, references, _ = struct.unpack_from("<QQQ", p)
             self.instructions += instructions
@@ -217,15 +230,25 @@ class Spool:
         first = np.array(firsts + [0], dtype=np.int64)
         writer = _core.TraceWriter(str(out), TICK_PS, cgroup, table, anon_base + self.anon, compress)
         try:
+            maps = []
             for i, img in enumerate(self.images):
                 kind = np.frombuffer(img.kind, dtype=np.uint32).astype(np.int64)
                 value = np.frombuffer(img.value, dtype=np.uint32).astype(np.int64)
                 ids = np.where(kind > 0, first[kind - 1] + value, anon_base + value)
                 writer.set_map(i, ids.astype("<u4").tobytes())
+                maps.append(ids)
             done = 0
             with open(spool, "rb") as f:
                 while head := f.read(SPOOL_HEADER.size):
                     image, n = SPOOL_HEADER.unpack(head)
+                    if image == SPOOL_FREE:
+                        payload = f.read(n)
+                        img, = struct.unpack_from("<I", payload)
+                        freed = np.unique(maps[img][np.frombuffer(payload, dtype="<u4", offset=4).astype(np.int64)])
+                        # One MADV_DONTNEED per run of consecutive page ids.
+                        for run in np.split(freed, np.flatnonzero(np.diff(freed) != 1) + 1):
+                            writer.madvise(int(run[0]), len(run), "dontneed")
+                        continue
                     records = zlib.decompress(f.read(n))
                     writer.write(image, records)
                     done += len(records) // RECORD

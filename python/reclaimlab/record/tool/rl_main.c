@@ -6,7 +6,8 @@
    copy-on-write does) or anonymous (its own address space).  Instruction fetches are
    recorded by code page.  Repeats of a page among the last --rl-fold records are
    folded.  File I/O system calls become page-cache accesses of the file pages they
-   cover, in program order.  Time is the number of guest instructions executed.
+   cover, in program order.  An munmap frees the anonymous pages it unmaps (FREE chunks,
+   replayed as MADV_DONTNEED).  Time is the number of guest instructions executed.
 
    Output: chunks of at most PIPE_BUF bytes (so writes from concurrent processes into one
    FIFO never interleave), each `u16 type, u16 payload bytes, u32 pid` + payload.  Page
@@ -32,7 +33,7 @@
    client's range (where the client cannot close it) with close-on-exec set. */
 extern Int VG_(safe_fd)(Int oldfd);
 
-enum { T_ACCESS = 1, T_PAGES = 2, T_FILE = 3, T_START = 4, T_FORK = 5, T_ADVICE = 6, T_STATS = 7 };
+enum { T_ACCESS = 1, T_PAGES = 2, T_FILE = 3, T_START = 4, T_FORK = 5, T_ADVICE = 6, T_STATS = 7, T_FREE = 8 };
 enum { F_WRITE = 1, F_FILE = 2, F_SYSCALL = 4, F_READ_CONT = 8 };
 enum { K_ANON = 1, K_FILE_SHARED, K_FILE_PRIVATE };
 
@@ -199,7 +200,7 @@ static UInt file_page(UInt slot, ULong off)
 static UInt anon_page(Addr vpage)
 {
    Ent* e = tab_find(&anon, vpage, 0);
-   if (e) return e->v;
+   if (e && e->v != NO_ID) return e->v;
    UInt id = new_page(NO_ID, 0);
    tab_put(&anon, vpage, 0, id);
    return id;
@@ -620,8 +621,9 @@ static void rl_post_syscall(ThreadId tid, UInt no, UWord* args, UInt nargs, SysR
 /* ------------------------------------------------------------ mapping changes */
 
 /* Anonymous pages keep their identity by address: a new mapping over an old address
-   is the same simulated page (the trace format cannot free a page).  Private file pages
-   mapped anew are the file's again until written. */
+   is the same simulated page (freed when it was unmapped, so touched again it is a new
+   zero page, as in the kernel).  Private file pages mapped anew are the file's again until
+   written. */
 static void map_changed(Addr a, SizeT len)
 {
    tlb_flush();
@@ -638,14 +640,46 @@ static void map_changed(Addr a, SizeT len)
    }
 }
 
+/* Local ids below this may be a fork child's or parent's too (ids handed out before the
+   last fork, in either process): unmapping them here does not free the other's copy, so
+   they are not freed. */
+static UInt shared_below;
+
+/* munmap frees the anonymous pages of the range (zap_pte_range: the process's own pages
+   go back to the allocator; mm/memory.c): a FREE chunk of their local ids, after every
+   record before it, which the trace replays as MADV_DONTNEED of those pages.  Pages whose
+   identity moved away with mremap (NO_ID) and pages possibly shared with a fork are
+   left alone; a private file mapping's copied-on-write pages are anonymous and freed,
+   its other pages stay in the page cache. */
+static void free_anon(Addr a, SizeT len)
+{
+   if (anon.n == 0 || len == 0) return;
+   UInt ids[(CHUNK_MAX - HDR) / 4];
+   UInt n = 0;
+   Addr first = a >> 12, last = (a + len - 1) >> 12;
+   flush_all();
+   for (Addr p = first; p <= last; p++) {
+      Ent* e = tab_find(&anon, p, 0);
+      if (!e || e->v == NO_ID || e->v < shared_below) continue;
+      ids[n++] = e->v;
+      if (n == sizeof ids / sizeof ids[0]) { write_chunk(T_FREE, ids, 4 * n); n = 0; }
+   }
+   if (n) write_chunk(T_FREE, ids, 4 * n);
+}
+
 static void rl_new_mmap(Addr a, SizeT len, Bool rr, Bool ww, Bool xx, ULong di) { map_changed(a, len); }
-static void rl_die_munmap(Addr a, SizeT len) { unshare(a, len); map_changed(a, len); }
+static void rl_die_munmap(Addr a, SizeT len) { free_anon(a, len); unshare(a, len); map_changed(a, len); }
 static void rl_remap(Addr from, Addr to, SizeT len)
 {
-   /* mremap moves the pages: their identities follow them. */
+   /* mremap moves the pages: their identities follow them, and the old addresses, which
+      Valgrind then reports unmapped, hold none. */
    for (SizeT off = 0; off < len; off += 4096) {
       Ent* e = tab_find(&anon, (from + off) >> 12, 0);
-      if (e) tab_put(&anon, (to + off) >> 12, 0, e->v);
+      if (e && e->v != NO_ID) {
+         UInt id = e->v;
+         e->v = NO_ID;
+         tab_put(&anon, (to + off) >> 12, 0, id);
+      }
    }
    map_changed(to, len);
 }
@@ -658,11 +692,12 @@ static void start(void)
    write_chunk(T_START, NULL, 0);
 }
 
-static void rl_pre_fork(ThreadId tid) { flush_all(); }
+static void rl_pre_fork(ThreadId tid) { flush_all(); shared_below = nr_local; }
 
 static void rl_child_fork(ThreadId tid)
 {
    UInt b[3] = { (UInt)my_pid, nr_local, nr_slots };
+   shared_below = nr_local;
    my_pid = VG_(getpid)();
    write_chunk(T_FORK, b, sizeof b);
 }
