@@ -10,6 +10,13 @@ from pathlib import Path
 from typing import Any, Callable, Sequence
 
 
+def block(text: str, begin: str, end: str) -> str | None:
+    """What lies between ``begin`` and ``end`` in ``text`` (None without both markers)."""
+    if begin not in text or end not in text:
+        return None
+    return text.split(begin, 1)[1].split(end, 1)[0]
+
+
 def place(text: str, block: str, begin: str, end: str) -> str:
     """``text`` with what lies between ``begin`` and ``end`` replaced by ``block``."""
     if begin not in text or end not in text:

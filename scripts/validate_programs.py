@@ -32,7 +32,6 @@ from reclaimlab.programs import PROGRAMS  # noqa: E402
 
 BEGIN, END = "<!-- BEGIN GENERATED: scripts/validate_programs.py -->", "<!-- END GENERATED: scripts/validate_programs.py -->"
 MEMORY = "32M"
-DOC = Path(__file__).resolve().parent.parent / "docs" / "validation.md"
 WORKLOADS = [(name, f"{name}: {p.description}", f"program:{name}", {}) for name, p in PROGRAMS.items()]
 
 
@@ -45,13 +44,9 @@ def setup_of(out: Path, name: str, mglru: str, boots: int) -> Setup:
 KERNEL_KEYS = ("slab_reclaimable", "slab_unreclaimable", "kernel")
 
 
-def previous_unseen_rows(doc: Path = DOC) -> dict[tuple[str, str], str]:
-    """The kernel-memory table's rows of the block as last rendered in ``doc``, by
-    (program, MGLRU mode)."""
-    text = doc.read_text() if doc.exists() else ""
-    if BEGIN not in text or END not in text:
-        return {}
-    block = text.split(BEGIN, 1)[1].split(END, 1)[0]
+def previous_unseen_rows(block: str) -> dict[tuple[str, str], str]:
+    """The kernel-memory table's rows of the block as rendered before, by (program, MGLRU
+    mode)."""
     rows = {}
     for line in block.splitlines():
         parts = [p.strip() for p in line.strip().strip("|").split("|")]
@@ -60,12 +55,12 @@ def previous_unseen_rows(doc: Path = DOC) -> dict[tuple[str, str], str]:
     return rows
 
 
-def unseen(out: Path) -> str:
+def unseen(out: Path, previous_block: str) -> str:
     """What the recording cannot see, measured: each program's kernel memory charged to
     its cgroup at the end of the run (memory.stat, mean over boots), against memory.max.
     A program not booted into ``out`` keeps its rows of the previous render."""
     limit = parse_size(MEMORY, "memory")
-    previous = previous_unseen_rows()
+    previous = previous_unseen_rows(previous_block)
     lines = ["", "Kernel memory charged to the program's cgroup when it has exited (memory.stat, mean over "
              f"boots; % of memory.max {MEMORY}), which the recording cannot see, beside the page cache:", "",
              "| program | MGLRU | " + " | ".join(KERNEL_KEYS) + " | file |", "|---|---|" + "---|" * (len(KERNEL_KEYS) + 1)]

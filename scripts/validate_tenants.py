@@ -289,8 +289,9 @@ def render(out: Path, workloads=None, kept: dict[str, str] | None = None) -> str
 def main(doc=None, workloads=None, setup=None, default_out="validation-runs-tenants", markers=(BEGIN, END),
          extra=None) -> int:
     """The command line of this script and of those that reuse it with their own workloads
-    (``setup`` builds a configuration's Setup, ``markers`` delimit their block, ``extra(out)``
-    renders more markdown after the tables)."""
+    (``setup`` builds a configuration's Setup, ``markers`` delimit their block, ``extra(out,
+    previous)`` renders more markdown after the tables, given the block as rendered before
+    ("" if the doc has none)."""
     ap = argparse.ArgumentParser(description=(doc or __doc__).split("\n\n")[0])
     ap.add_argument("--out", type=Path, default=Path(default_out))
     ap.add_argument("--boots", type=int, default=3)
@@ -322,8 +323,9 @@ def main(doc=None, workloads=None, setup=None, default_out="validation-runs-tena
     text = a.doc.read_text()
     begin, end = markers
     # A full render keeps the previous rows of a workload that has no results in --out.
-    kept = old_sections(text.split(begin, 1)[1].split(end, 1)[0]) if not a.only and begin in text and end in text else None
-    table = render(a.out, workloads, kept) + (extra(a.out) if extra else "")
+    previous = _doc.block(text, begin, end)
+    kept = old_sections(previous) if previous is not None and not a.only else None
+    table = render(a.out, workloads, kept) + (extra(a.out, previous or "") if extra else "")
     if not a.only and begin in text and end in text:
         a.doc.write_text(_doc.place(text, table, begin, end))
         print(f"updated {a.doc}", file=sys.stderr)

@@ -510,24 +510,22 @@ impl Mm {
         self.buddy.zones[zone].zone_type as u8
     }
 
-    /// The highest `zone_idx` of `node`'s zones: a reclaim whose `reclaim_idx` is below it
-    /// skips folios.
+    /// Whether a reclaim of the zones up to `reclaim_idx` (`sc->reclaim_idx`) meets folios
+    /// of a zone above it on `node`: only kswapd's passes for a lower zone do.
     #[inline]
-    pub fn top_zone_idx(&self, node: u16) -> u8 {
-        self.nodes[node as usize].zones.iter().map(|&z| self.zone_idx(z)).max().unwrap_or(0)
+    pub fn reclaim_skips_zones(&self, node: u16, reclaim_idx: u8) -> bool {
+        reclaim_idx < page_alloc::ZONE_MOVABLE && self.nodes[node as usize].zones.iter().any(|&z| self.zone_idx(z) > reclaim_idx)
     }
 
     /// The zones of `node` eligible for `highest_zoneidx` (`zone_idx` ≤ it).
     pub fn eligible_zones(&self, node: u16, highest_zoneidx: u8) -> impl Iterator<Item = usize> + '_ {
-        self.nodes[node as usize].zones.iter().copied().filter(move |&z| self.zone_idx(z) <= highest_zoneidx)
+        eligible_zones(&self.nodes, &self.buddy, node, highest_zoneidx)
     }
 
     /// `set_reclaim_active` / `clear_reclaim_active(pgdat, highest_zoneidx)` (mm/vmscan.c
     /// 6.12): `ZONE_RECLAIM_ACTIVE` on `node`'s eligible zones (pcp.rs reads it).
     pub fn set_reclaim_active(&mut self, node: u16, highest_zoneidx: u8, active: bool) {
-        let zones = &self.buddy.zones;
-        let eligible = self.nodes[node as usize].zones.iter().copied().filter(|&z| zones[z].zone_type as u8 <= highest_zoneidx);
-        self.pcp.set_reclaim_active(eligible, active);
+        self.pcp.set_reclaim_active(eligible_zones(&self.nodes, &self.buddy, node, highest_zoneidx), active);
     }
 
     /// `pgdat_balanced(pgdat, order, highest_zoneidx)` (mm/vmscan.c 6.12): some eligible
@@ -633,4 +631,10 @@ impl Mm {
     pub fn folio_test_lru(&self, pfn: Pfn) -> bool {
         self.frames.test(pfn, pg::LRU)
     }
+}
+
+/// The zones of `node` whose `zone_idx` is at most `highest_zoneidx` ([`Mm::eligible_zones`];
+/// over the fields, so that a caller may hold another field of [`Mm`] mutably).
+fn eligible_zones<'a>(nodes: &'a [Node], buddy: &'a BuddyAllocator, node: u16, highest_zoneidx: u8) -> impl Iterator<Item = usize> + 'a {
+    nodes[node as usize].zones.iter().copied().filter(move |&z| buddy.zones[z].zone_type as u8 <= highest_zoneidx)
 }

@@ -62,10 +62,8 @@ impl Kcompactd {
     /// (`compaction_suit_allocation_order` = COMPACT_CONTINUE).
     fn node_suitable(&self, mm: &Mm) -> bool {
         let th = mm.cfg.thp.extfrag_threshold as i32;
-        mm.nodes[self.node as usize]
-            .zones
-            .iter()
-            .any(|&z| mm.zone_idx(z) <= self.highest_zoneidx && compaction::compaction_suitable(mm, z, Some(self.max_order), WMARK_MIN, th) == compaction::CompactResult::Continue)
+        mm.eligible_zones(self.node, self.highest_zoneidx)
+            .any(|z| compaction::compaction_suitable(mm, z, Some(self.max_order), WMARK_MIN, th) == compaction::CompactResult::Continue)
     }
 
     /// Run the work due by `t`: `kcompactd_do_work` while woken, and with `proactive`

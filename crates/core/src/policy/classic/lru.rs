@@ -52,7 +52,7 @@ pub fn lruvec_del_folio<V: ClassicVariant>(c: &Classic<V>, mm: &mut Mm, lv: Lruv
 pub fn isolate_lru_folios<V: ClassicVariant>(c: &Classic<V>, mm: &mut Mm, lv: LruvecId, lru: LruList, nr_to_scan: u64, reclaim_idx: u8, out: &mut Vec<Pfn>) -> Isolated {
     out.clear();
     let h = c.head(lv, lru as usize);
-    if reclaim_idx < ZONE_MOVABLE && reclaim_idx < mm.top_zone_idx(mm.lruvecs[lv as usize].node) {
+    if mm.reclaim_skips_zones(mm.lruvecs[lv as usize].node, reclaim_idx) {
         return isolate_lru_folios_skipping(mm, h, lv, lru, nr_to_scan, reclaim_idx, out);
     }
     let mut n = 0;
@@ -74,7 +74,7 @@ pub fn isolate_lru_folios<V: ClassicVariant>(c: &Classic<V>, mm: &mut Mm, lv: Lr
 /// only kswapd's passes for a lower zone ask for.
 pub fn lruvec_lru_size<V: ClassicVariant>(c: &Classic<V>, mm: &Mm, lv: LruvecId, lru: LruList, zone_idx: u8) -> u64 {
     let total = mm.lruvecs[lv as usize].lru_size[lru as usize];
-    if zone_idx >= ZONE_MOVABLE || zone_idx >= mm.top_zone_idx(mm.lruvecs[lv as usize].node) {
+    if !mm.reclaim_skips_zones(mm.lruvecs[lv as usize].node, zone_idx) {
         return total;
     }
     let h = c.head(lv, lru as usize);
