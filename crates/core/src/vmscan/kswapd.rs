@@ -5,7 +5,8 @@
 //! `balance_pgdat` one priority-loop iteration (one `shrink_node`) per step, each step
 //! advancing kswapd's clock by the reclaim work it did. A policy may end a step inside
 //! the iteration, at a batch boundary once kswapd's clock has passed the workload's
-//! (MGLRU's `cond_resched()`, [`ScanControl::preempted`](super::ScanControl)); the
+//! (the `cond_resched()` between MGLRU's batches and classic's `shrink_lruvec` rounds,
+//! [`ScanControl::preempted`](super::ScanControl)); the
 //! workload runs, and the next step goes on with the iteration. The engine runs steps until
 //! kswapd's clock catches up with the workload's, so a workload that faults faster than
 //! kswapd frees memory falls to the min watermark and enters direct reclaim — as on a
@@ -228,7 +229,7 @@ impl Kswapd {
 
     /// One iteration of `balance_pgdat`'s priority loop, or its part until kswapd's clock
     /// passes `until` (the workload's clock) at a batch boundary of the policy's
-    /// `shrink_node` (MGLRU's `cond_resched()`; vmscan/mod.rs `ScanControl::preempted`): the
+    /// `shrink_node` (its `cond_resched()`; vmscan/mod.rs `ScanControl::preempted`): the
     /// workload then runs to kswapd's clock and the next step goes on with the iteration.
     /// kswapd and the workload run on different CPUs, so the workload's allocations during
     /// the step are what its batch-by-batch watermark tests see.

@@ -13,7 +13,7 @@ pub mod throttle;
 
 pub use direct::{try_to_free_mem_cgroup_pages, try_to_free_mem_cgroup_pages_opts, try_to_free_pages, try_to_free_pages_order, ReclaimOptions};
 pub use kswapd::Kswapd;
-pub use memcgs::shrink_node_memcgs;
+pub use memcgs::{shrink_node_memcgs, shrink_node_memcgs_from};
 pub use shrink_folio_list::{shrink_folio_list, ReclaimStat};
 
 use crate::mm::memcontrol::MemcgId;
@@ -216,7 +216,7 @@ pub fn sc_swappiness(mm: &Mm, sc: &ScanControl) -> u32 {
 /// (vmscan/throttle.rs); a node where anything was reclaimed resets `kswapd_failures`; a
 /// fruitless pass in cache-trim mode marks `cache_trim_mode_failed`.
 ///
-/// A call that stopped to let the workload run (`sc.preempted`, MGLRU's kswapd) returns
+/// A call that stopped to let the workload run (`sc.preempted`, kswapd's) returns
 /// before the epilogue; the next call goes on with it (same `sc.nr`, same `before`).
 pub fn shrink_node<P: ReclaimPolicy>(mm: &mut Mm, p: &mut P, node: u16, sc: &mut ScanControl) {
     let before = if std::mem::take(&mut sc.preempted) {

@@ -188,13 +188,13 @@ fn refault_distance_2026_matches_the_2023_reconstruction() {
     assert_eq!(format!("{:?}", rfc.metrics), format!("{:?}", new.metrics));
 }
 
-/// kswapd runs beside the workload: 6.12's MGLRU kswapd evicts in batches with
-/// `cond_resched()` between them while the task allocates on another CPU, and stops once
-/// every zone is above high + MIN_LRU_BATCH (`should_abort_scan`). A step whose clock has
-/// passed the task's stops at a batch boundary without ending the priority-loop
-/// iteration; the task runs; the same iteration goes on, and its watermark stop counts
-/// what the task took meanwhile. Classic's `shrink_lruvec` has no such test: its iteration
-/// runs whole.
+/// kswapd runs beside the workload: 6.12's kswapd evicts in batches with `cond_resched()`
+/// between them (MGLRU's `try_to_shrink_lruvec`, classic's `shrink_lruvec` rounds) while
+/// the task allocates on another CPU. A step whose clock has passed the task's stops at a
+/// batch boundary without ending the priority-loop iteration; the task runs; the same
+/// iteration goes on. MGLRU stops once every zone is above high + MIN_LRU_BATCH
+/// (`should_abort_scan`), so its watermark stop counts what the task took meanwhile;
+/// classic's `shrink_lruvec` has no such test and reclaims its `nr_to_reclaim` either way.
 #[test]
 fn kswapd_iteration_lets_the_task_run_between_batches() {
     use reclaimlab_core::mm::page::pg;
@@ -202,11 +202,15 @@ fn kswapd_iteration_lets_the_task_run_between_batches() {
     use reclaimlab_core::mm::vmstat::Ev;
     use reclaimlab_core::policy::mglru::lrugen::MIN_LRU_BATCH;
     use reclaimlab_core::sim::process::program_machine;
-    for policy in ["mglru@6.12", "classic@6.15"] {
+    type M = reclaimlab_core::sim::engine::Machine<Box<dyn reclaimlab_core::policy::ReclaimPolicy>>;
+    // Clean, unreferenced page cache of twice the memory; then the task allocates to 100
+    // pages short of high + MIN_LRU_BATCH (a few batches of reclaim, fewer than the
+    // iteration's `nr_to_reclaim`, the high watermark, and its scan budget) and wakes
+    // kswapd. Returns the machine and the sum of the zones' high watermarks.
+    let setup = |policy: &str| -> (M, u64) {
         let cfg = config(&[("policy", policy), ("machine.memory", "64M"), ("swap.device", "none"), ("transparent_hugepage.enabled", "never"), ("vm.watermark_boost_factor", "0")]);
         let mut m = program_machine(&cfg).unwrap();
         let t = m.add_task(0);
-        // Clean, unreferenced page cache of twice the memory.
         let f = m.mmap(32_768, true, false).unwrap();
         for p in m.procs.vmas[f].start..m.procs.vmas[f].start + 32_768 {
             m.touch(t, p, false).unwrap();
@@ -217,43 +221,63 @@ fn kswapd_iteration_lets_the_task_run_between_batches() {
         m.run_until(now).unwrap();
         assert!(!m.kswapd[0].active);
         m.mm.drain_all_pages(None);
-        let zones = m.mm.nodes[0].zones.clone();
-        let above = |m: &reclaimlab_core::sim::engine::Machine<Box<dyn reclaimlab_core::policy::ReclaimPolicy>>| {
-            zones.iter().all(|&z| m.mm.buddy.zone_watermark_ok(z, 0, m.mm.buddy.zones[z].watermark[WMARK_HIGH] + MIN_LRU_BATCH))
-        };
-        // The task's allocations, from the zones' free lists.
-        let take = |m: &mut reclaimlab_core::sim::engine::Machine<Box<dyn reclaimlab_core::policy::ReclaimPolicy>>, n: u64| {
-            for _ in 0..n {
-                let z = *zones.iter().rev().find(|&&z| m.mm.buddy.zones[z].free_pages > 0).unwrap();
-                m.mm.buddy.alloc(&mut m.mm.lists, z, 0, MigrateType::Movable).unwrap();
-            }
-        };
-        // 100 pages short of high + MIN_LRU_BATCH: a few batches of reclaim, fewer than
-        // the iteration's `nr_to_reclaim` (the high watermark) and its scan budget
-        // (`get_nr_to_scan`: 16,384 file pages >> priority 6).
-        let high: u64 = zones.iter().map(|&z| m.mm.buddy.zones[z].high_wmark_pages()).sum();
+        let high: u64 = m.mm.nodes[0].zones.iter().map(|&z| m.mm.buddy.zones[z].high_wmark_pages()).sum();
         let free = m.mm.total_free_pages();
         take(&mut m, free - (high + MIN_LRU_BATCH - 100));
         m.kswapd[0].wakeup(&mut m.mm, now, 0, ZONE_MOVABLE, false);
         assert!(m.kswapd[0].active);
-        let (steal, runs) = (m.mm.vmstat.get(Ev::PgstealKswapd), m.mm.vmstat.get(Ev::Pageoutrun));
-        // The task is at kswapd's clock: the step may not run past it.
-        let clock = m.kswapd[0].clock_ns;
-        m.kswapd[0].step(&mut m.mm, &mut m.policy, clock);
-        let first = m.mm.vmstat.get(Ev::PgstealKswapd) - steal;
-        assert!(first > 0 && m.kswapd[0].clock_ns > clock, "{policy}: the step reclaimed and took time");
-        if policy == "classic@6.15" {
-            assert!(m.kswapd[0].step_end().is_some(), "classic: the iteration ran whole");
-            continue;
+        (m, high)
+    };
+    // The task's allocations, from the zones' free lists.
+    fn take(m: &mut M, n: u64) {
+        let zones = m.mm.nodes[0].zones.clone();
+        for _ in 0..n {
+            let z = *zones.iter().rev().find(|&&z| m.mm.buddy.zones[z].free_pages > 0).unwrap();
+            m.mm.buddy.alloc(&mut m.mm.lists, z, 0, MigrateType::Movable).unwrap();
         }
-        assert!(m.kswapd[0].step_end().is_none() && !above(&m), "{policy}: the iteration stopped at a batch boundary ({first} pages reclaimed)");
-        // The task takes 60 pages while kswapd is off the CPU; the iteration goes on.
-        take(&mut m, 60);
-        m.kswapd[0].step(&mut m.mm, &mut m.policy, u64::MAX);
-        assert!(m.kswapd[0].step_end().is_some(), "the rest of the iteration in one step");
-        assert_eq!(m.mm.vmstat.get(Ev::Pageoutrun), runs, "one pass");
-        let total = m.mm.vmstat.get(Ev::PgstealKswapd) - steal;
-        assert!(above(&m), "{policy}: every zone above high + MIN_LRU_BATCH after the task's allocations ({total} pages reclaimed)");
-        assert!(total >= 100 + 60, "{policy}: the iteration made up what the task took ({total} pages)");
     }
+    let above = |m: &M| m.mm.nodes[0].zones.iter().all(|&z| m.mm.buddy.zone_watermark_ok(z, 0, m.mm.buddy.zones[z].watermark[WMARK_HIGH] + MIN_LRU_BATCH));
+    let counts = |m: &M| [Ev::PgstealKswapd, Ev::PgscanKswapd, Ev::Pageoutrun].map(|e| m.mm.vmstat.get(e));
+    let policy = "mglru@6.12";
+    let (mut m, _) = setup(policy);
+    let before = counts(&m);
+    // The task is at kswapd's clock: the step may not run past it.
+    let clock = m.kswapd[0].clock_ns;
+    m.kswapd[0].step(&mut m.mm, &mut m.policy, clock);
+    let first = counts(&m)[0] - before[0];
+    assert!(first > 0 && m.kswapd[0].clock_ns > clock, "{policy}: the step reclaimed and took time");
+    assert!(m.kswapd[0].step_end().is_none() && !above(&m), "{policy}: the iteration stopped at a batch boundary ({first} pages reclaimed)");
+    // The task takes 60 pages while kswapd is off the CPU; the iteration goes on.
+    take(&mut m, 60);
+    m.kswapd[0].step(&mut m.mm, &mut m.policy, u64::MAX);
+    assert!(m.kswapd[0].step_end().is_some(), "the rest of the iteration in one step");
+    let after = counts(&m);
+    assert_eq!(after[2], before[2], "one pass");
+    let total = after[0] - before[0];
+    assert!(above(&m), "{policy}: every zone above high + MIN_LRU_BATCH after the task's allocations ({total} pages reclaimed)");
+    assert!(total >= 100 + 60, "{policy}: the iteration made up what the task took ({total} pages)");
+
+    // Classic: with no watermark test inside an iteration, a pass whose every step
+    // stops at the first batch boundary (the task always at kswapd's clock, allocating
+    // nothing) scans and reclaims what a pass of whole iterations does.
+    let policy = "classic@6.15";
+    let pass = |until_clock: bool| {
+        let (mut m, _) = setup(policy);
+        let before = counts(&m);
+        let (mut steps, mut stopped) = (0, 0);
+        while m.kswapd[0].next_step().is_some() {
+            let until = if until_clock { m.kswapd[0].clock_ns } else { u64::MAX };
+            m.kswapd[0].step(&mut m.mm, &mut m.policy, until);
+            steps += 1;
+            stopped += m.kswapd[0].step_end().is_none() as u32;
+        }
+        let after = counts(&m);
+        ([0, 1, 2].map(|i| after[i] - before[i]), steps, stopped)
+    };
+    let (batched, steps, stopped) = pass(true);
+    let (whole, whole_steps, whole_stopped) = pass(false);
+    assert_eq!(batched, whole, "{policy}: pgsteal, pgscan, pageoutrun of the pass");
+    assert!(batched[0] > 0 && batched[2] == 0, "{policy}: the pass (counted at the wake-up) reclaimed {batched:?}");
+    assert_eq!(whole_stopped, 0);
+    assert!(stopped > 0 && steps > whole_steps, "{policy}: {stopped} of {steps} steps stopped inside an iteration ({whole_steps} whole)");
 }

@@ -57,11 +57,13 @@ pub struct Classic<V: ClassicVariant> {
     heads: Vec<ListHead>,
     /// Reused isolation buffer (no allocation per reclaim batch).
     isolated: Vec<Pfn>,
+    /// Per node: where kswapd's `shrink_node` stopped to let the workload run.
+    kswapd_resume: Vec<Option<vmscan::Resume>>,
 }
 
 impl<V: ClassicVariant> Classic<V> {
     pub fn new(variant: V) -> Self {
-        Classic { variant, heads: Vec::new(), isolated: Vec::with_capacity(crate::vmscan::SWAP_CLUSTER_MAX as usize) }
+        Classic { variant, heads: Vec::new(), isolated: Vec::with_capacity(crate::vmscan::SWAP_CLUSTER_MAX as usize), kswapd_resume: Vec::new() }
     }
 
     #[inline(always)]

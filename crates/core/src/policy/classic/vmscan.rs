@@ -15,7 +15,7 @@ use crate::mm::page_alloc::Pfn;
 use crate::mm::vmstat::Ev;
 use crate::mm::Mm;
 use crate::vmscan::{
-    shrink_folio_list, shrink_node_memcgs, FolioReferences, Reclaimer, ScanControl, DEACTIVATE_ANON, DEACTIVATE_FILE, DEF_PRIORITY, MAX_SWAPPINESS, SWAP_CLUSTER_MAX,
+    shrink_folio_list, shrink_node_memcgs_from, FolioReferences, Reclaimer, ScanControl, DEACTIVATE_ANON, DEACTIVATE_FILE, DEF_PRIORITY, MAX_SWAPPINESS, SWAP_CLUSTER_MAX,
 };
 
 /// `folio_referenced` for the single mapping: rmap walk cost, test-and-clear young. A
@@ -257,25 +257,55 @@ fn shrink_list<V: ClassicVariant>(c: &mut Classic<V>, mm: &mut Mm, lru: LruList,
     shrink_inactive_list(c, mm, nr_to_scan, lv, lru, sc)
 }
 
+/// Where a kswapd step that let the workload run at a batch boundary goes on (the
+/// classic counterpart of MGLRU's `eviction::Resume`): `shrink_lruvec`'s scan counts,
+/// targets and `nr_reclaimed`, the memcg walk's position, and `shrink_node`'s
+/// `nr_reclaimed` when its reclaim/compaction loop began this round.
+#[derive(Clone, Copy, Debug)]
+pub struct Resume {
+    memcg_pos: usize,
+    nr: [u64; 4],
+    targets: [u64; 4],
+    nr_reclaimed: u64,
+    node_reclaimed: u64,
+}
+
 /// `shrink_lruvec` (A.4): scan the targets in 32-folio chunks round-robin; once
 /// `nr_to_reclaim` is met (except in proportional global direct reclaim at
 /// DEF_PRIORITY), stop the smaller type and scale the other to the share done.
-pub fn shrink_lruvec<V: ClassicVariant>(c: &mut Classic<V>, mm: &mut Mm, lv: LruvecId, sc: &mut ScanControl) {
-    let mut nr = get_scan_count(c, mm, lv, sc);
-    let targets = nr;
+///
+/// kswapd runs beside the workload on another CPU: at each round's `cond_resched()`
+/// (mm/vmscan.c 6.12) a step whose clock has passed the workload's (`sc.preempt_at_ns`)
+/// records its counts in `resume` and sets `sc.preempted`; the next step calls this
+/// again with them and goes on with the same round.
+pub fn shrink_lruvec<V: ClassicVariant>(c: &mut Classic<V>, mm: &mut Mm, lv: LruvecId, sc: &mut ScanControl, resume: &mut Option<Resume>) {
+    let (mut nr, targets, mut nr_reclaimed, mut going_on) = match resume.take() {
+        Some(r) => (r.nr, r.targets, r.nr_reclaimed, true),
+        None => {
+            let nr = get_scan_count(c, mm, lv, sc);
+            (nr, nr, 0, false)
+        }
+    };
     let nr_to_reclaim = sc.nr_to_reclaim;
     let proportional_reclaim = !sc.cgroup_reclaim() && !sc.is_kswapd() && sc.priority == DEF_PRIORITY;
-    let mut nr_reclaimed = 0;
     const IA: usize = 0;
     const AA: usize = 1;
     const IF: usize = 2;
     const AF: usize = 3;
-    while nr[IA] != 0 || nr[AF] != 0 || nr[IF] != 0 {
-        for (i, lru) in EVICTABLE_LRUS.iter().enumerate() {
-            if nr[i] != 0 {
-                let nr_to_scan = nr[i].min(SWAP_CLUSTER_MAX);
-                nr[i] -= nr_to_scan;
-                nr_reclaimed += shrink_list(c, mm, *lru, nr_to_scan, lv, sc);
+    while going_on || nr[IA] != 0 || nr[AF] != 0 || nr[IF] != 0 {
+        if !std::mem::take(&mut going_on) {
+            for (i, lru) in EVICTABLE_LRUS.iter().enumerate() {
+                if nr[i] != 0 {
+                    let nr_to_scan = nr[i].min(SWAP_CLUSTER_MAX);
+                    nr[i] -= nr_to_scan;
+                    nr_reclaimed += shrink_list(c, mm, *lru, nr_to_scan, lv, sc);
+                }
+            }
+            // cond_resched_tasks_rcu_qs()
+            if sc.cost_ns >= sc.preempt_at_ns {
+                *resume = Some(Resume { memcg_pos: 0, nr, targets, nr_reclaimed, node_reclaimed: 0 });
+                sc.preempted = true;
+                return;
             }
         }
         if nr_reclaimed < nr_to_reclaim || proportional_reclaim {
@@ -304,13 +334,30 @@ pub fn shrink_lruvec<V: ClassicVariant>(c: &mut Classic<V>, mm: &mut Mm, lv: Lru
 
 /// `shrink_node` body for the classic policy: `prepare_scan_control`, then every
 /// memcg's lruvec on the node, again while reclaim/compaction wants more
-/// (`should_continue_reclaim`).
+/// (`should_continue_reclaim`). A kswapd step that stopped inside a `shrink_lruvec`
+/// ([`Resume`]) goes on there, with the scan control as it was.
 pub fn shrink_node<V: ClassicVariant>(c: &mut Classic<V>, mm: &mut Mm, node: u16, sc: &mut ScanControl) {
+    let mut resume = if sc.is_kswapd() { c.kswapd_resume.get_mut(node as usize).and_then(Option::take) } else { None };
     loop {
-        let nr_reclaimed = sc.nr_reclaimed;
-        sc.nr = Default::default();
-        prepare_scan_control(mm, node, sc);
-        shrink_node_memcgs(mm, c, node, sc, |c, mm, lv, sc| shrink_lruvec(c, mm, lv, sc));
+        let nr_reclaimed = match resume {
+            Some(r) => r.node_reclaimed,
+            None => {
+                sc.nr = Default::default();
+                prepare_scan_control(mm, node, sc);
+                sc.nr_reclaimed
+            }
+        };
+        let memcg_pos = resume.map(|r| r.memcg_pos);
+        let stopped = shrink_node_memcgs_from(mm, c, node, sc, memcg_pos, |c, mm, lv, sc| shrink_lruvec(c, mm, lv, sc, &mut resume));
+        if let Some(memcg_pos) = stopped {
+            let r = resume.as_mut().expect("set by shrink_lruvec");
+            (r.memcg_pos, r.node_reclaimed) = (memcg_pos, nr_reclaimed);
+            if c.kswapd_resume.len() <= node as usize {
+                c.kswapd_resume.resize(node as usize + 1, None);
+            }
+            c.kswapd_resume[node as usize] = resume;
+            return;
+        }
         if sc.is_kswapd() {
             writeback_feedback(mm, node, sc);
         }
