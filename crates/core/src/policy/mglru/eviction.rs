@@ -20,7 +20,7 @@ use super::{Mglru, MglruVariant};
 use crate::mm::lruvec::{LruList, LruvecId};
 use crate::mm::memcontrol::ROOT_MEMCG;
 use crate::mm::page::pg;
-use crate::mm::page_alloc::{Pfn, WMARK_HIGH};
+use crate::mm::page_alloc::Pfn;
 use crate::mm::prefetch::prefetch;
 use crate::mm::vmstat::Ev;
 use crate::mm::Mm;
@@ -556,7 +556,10 @@ pub fn try_to_inc_min_seq(mm: &Mm, g: &mut LruGen, swappiness: u32) -> bool {
 }
 
 /// `should_abort_scan` (root reclaim only): enough reclaimed, or (v6.7+) for kswapd
-/// every zone above high + MIN_LRU_BATCH.
+/// every eligible zone (up to `sc->reclaim_idx`) above `wmark_pages(zone, WMARK_HIGH)`
+/// (the boost included) + MIN_LRU_BATCH, tested with the `lowmem_reserve` of
+/// `sc->reclaim_idx`'s class (`zone_watermark_ok(zone, 0, size, sc->reclaim_idx, 0)`,
+/// mm/vmscan.c 6.12).
 pub(super) fn should_abort_scan<V: MglruVariant>(mm: &Mm, lv: LruvecId, sc: &ScanControl) -> bool {
     if !sc.root_reclaim() {
         return false;
@@ -568,10 +571,7 @@ pub(super) fn should_abort_scan<V: MglruVariant>(mm: &Mm, lv: LruvecId, sc: &Sca
         return false;
     }
     let node = mm.lruvecs[lv as usize].node;
-    mm.nodes[node as usize].zones.iter().all(|&z| {
-        let zone = &mm.buddy.zones[z];
-        mm.buddy.zone_watermark_ok(z, 0, zone.watermark[WMARK_HIGH] + MIN_LRU_BATCH)
-    })
+    mm.eligible_zones(node, sc.reclaim_idx).all(|z| mm.buddy.zone_watermark_ok_for(z, 0, mm.buddy.zones[z].high_wmark_pages() + MIN_LRU_BATCH, sc.reclaim_idx))
 }
 
 /// `set_initial_priority` (root reclaim): from the inactive size and `nr_to_reclaim`,

@@ -230,3 +230,35 @@ fn look_around_counts_the_folio_itself_as_young() {
         assert_eq!(aging::bloom_test(g, g.max_seq, 0), dense, "{neighbours} young neighbours");
     }
 }
+
+/// 6.12's `should_abort_scan` for kswapd: every zone up to `sc->reclaim_idx` above
+/// `wmark_pages(zone, WMARK_HIGH)` — its boost included — plus MIN_LRU_BATCH. A pass for
+/// ZONE_DMA alone stops once DMA is there, whatever the zone above holds; a boosted zone
+/// keeps it going.
+#[test]
+fn kswapd_aborts_on_the_eligible_zones_boosts_included() {
+    use super::eviction::should_abort_scan;
+    use crate::mm::page_alloc::{MigrateType, ZONE_MOVABLE};
+    use crate::vmscan::{Reclaimer, ScanControl};
+    let mut c = SimConfig::default();
+    c.set("machine.memory", "64M").unwrap();
+    c.set("machine.zone_dma", "16M").unwrap();
+    let mut mm = Mm::new(&c);
+    let mut zones = mm.nodes[0].zones.clone();
+    zones.sort_by_key(|&z| mm.zone_idx(z));
+    let (dma, top) = (zones[0], zones[1]);
+    let dma_idx = mm.zone_idx(dma);
+    // The zone above DMA below its high watermark + MIN_LRU_BATCH, DMA well above it.
+    let keep = mm.buddy.zones[top].high_wmark_pages() + MIN_LRU_BATCH - 10;
+    while mm.buddy.zones[top].free_pages > keep {
+        mm.buddy.alloc(&mut mm.lists, top, 0, MigrateType::Movable).unwrap();
+    }
+    let mut sc = ScanControl::new(Reclaimer::Kswapd, u64::MAX);
+    sc.reclaim_idx = ZONE_MOVABLE;
+    assert!(!should_abort_scan::<Mainline>(&mm, 0, &sc), "a full pass goes on while the top zone is short");
+    sc.reclaim_idx = dma_idx;
+    assert!(should_abort_scan::<Mainline>(&mm, 0, &sc), "a pass for DMA alone stops on DMA");
+    let free = mm.buddy.zones[dma].free_pages;
+    mm.buddy.zones[dma].watermark_boost = free;
+    assert!(!should_abort_scan::<Mainline>(&mm, 0, &sc), "DMA's boost is part of its high watermark");
+}
