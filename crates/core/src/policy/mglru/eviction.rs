@@ -212,11 +212,45 @@ impl<V: MglruVariant> Mglru<V> {
 
     /// `scan_folios`: from the tail of the oldest generation, sort or isolate up to a
     /// batch; pgscan counts the pages isolated, pgrefill the pages sorted.
-    fn scan_folios(&mut self, mm: &mut Mm, lv: LruvecId, sc: &mut ScanControl, ty: usize, tier: usize, list: &mut Vec<Pfn>) -> u64 {
+    pub(super) fn scan_folios(&mut self, mm: &mut Mm, lv: LruvecId, sc: &mut ScanControl, ty: usize, tier: usize, list: &mut Vec<Pfn>) -> u64 {
         let g = &mut self.lrugens[lv as usize];
         if g.nr_gens(ty) == MIN_NR_GENS {
             return 0;
         }
+        let node = mm.lruvecs[lv as usize].node;
+        let (scanned, sorted, isolated, remaining) = if mm.reclaim_skips_zones(node, sc.reclaim_idx) {
+            Self::scan_folios_skipping(mm, g, lv, sc, ty, tier, list)
+        } else {
+            Self::scan_folios_batch(mm, g, lv, sc, ty, tier, list)
+        };
+        // mm/vmscan.c 6.12 scan_folios: global events outside cgroup reclaim, the
+        // memcg's always.
+        let item = sc.pgscan_item();
+        if !sc.cgroup_reclaim() {
+            mm.vmstat.count(item, isolated);
+            mm.vmstat.count(Ev::Pgrefill, sorted);
+        }
+        let memcg = mm.lruvecs[lv as usize].memcg;
+        mm.count_memcg_events(memcg, item, isolated);
+        mm.count_memcg_events(memcg, Ev::Pgrefill, sorted);
+        mm.vmstat.count(Ev::by_type(Ev::PgscanAnon, ty == LRU_GEN_FILE), isolated);
+        if ty == LRU_GEN_FILE {
+            sc.nr.file_taken += isolated;
+        }
+        // "There might not be eligible folios due to reclaim_idx. Check the remaining to
+        // prevent livelock if it's not making progress."
+        if isolated != 0 || remaining == 0 {
+            scanned
+        } else {
+            0
+        }
+    }
+
+    /// `scan_folios`' loop over the oldest generation of `ty` when every zone is eligible:
+    /// from the tail, sort or isolate up to a batch. Returns (scanned, sorted, isolated,
+    /// remaining).
+    #[inline(always)]
+    fn scan_folios_batch(mm: &mut Mm, g: &mut LruGen, lv: LruvecId, sc: &mut ScanControl, ty: usize, tier: usize, list: &mut Vec<Pfn>) -> (u64, u64, u64, u64) {
         let gen = gen_from_seq(g.min_seq[ty]);
         let head = g.head(gen, ty);
         // spec C.7: the budget is MAX_LRU_BATCH whatever get_nr_to_scan asked for (v6.6,
@@ -248,25 +282,55 @@ impl<V: MglruVariant> Mglru<V> {
                 break;
             }
         }
-        // mm/vmscan.c 6.12 scan_folios: global events outside cgroup reclaim, the
-        // memcg's always.
-        let item = sc.pgscan_item();
-        if !sc.cgroup_reclaim() {
-            mm.vmstat.count(item, isolated);
-            mm.vmstat.count(Ev::Pgrefill, sorted);
+        (scanned, sorted, isolated, remaining)
+    }
+
+    /// `scan_folios` for kswapd balancing a lower zone (`sc->reclaim_idx` below a zone of
+    /// the node; mm/vmscan.c 6.12). The kernel keeps a generation's folios on one list per
+    /// zone and takes the zones in the order `(reclaim_idx + i) % MAX_NR_ZONES`: the
+    /// eligible ones first; the zones above only when those gave fewer than
+    /// MIN_LRU_BATCH with budget left, and `sort_folio` moves each of their folios a
+    /// generation up as ineligible (`folio_inc_gen`, to the next generation's tail; counted
+    /// in PGREFILL). The model's generation list mixes zones, so it walks it twice: the
+    /// eligible folios in LRU order, then the others. *Abstraction:* within one generation
+    /// the kernel also takes a higher eligible zone's folios before a lower one's; the
+    /// model takes eligible zones' folios in LRU order.
+    #[cold]
+    #[inline(never)]
+    fn scan_folios_skipping(mm: &mut Mm, g: &mut LruGen, lv: LruvecId, sc: &mut ScanControl, ty: usize, tier: usize, list: &mut Vec<Pfn>) -> (u64, u64, u64, u64) {
+        let head = g.head(gen_from_seq(g.min_seq[ty]), ty);
+        let mut remaining = MAX_LRU_BATCH;
+        let (mut scanned, mut sorted, mut isolated) = (0u64, 0u64, 0u64);
+        for eligible in [true, false] {
+            let mut next = mm.lists.tail(head);
+            while let Some(pfn) = next {
+                next = mm.lists.prev_of(head, pfn);
+                if (mm.zone_idx(mm.buddy.zone_of(pfn)) <= sc.reclaim_idx) != eligible {
+                    continue;
+                }
+                let delta = mm.folio_nr_pages(pfn);
+                scanned += delta;
+                sc.cost_ns += mm.cfg.cost.scan_ns;
+                if V::sort_folio(mm, g, lv, pfn, tier, &mut sc.nr) {
+                    sorted += delta;
+                } else if !eligible {
+                    // ineligible: "gen = folio_inc_gen(lruvec, folio, false);
+                    // list_move_tail(...)"
+                    let new_gen = folio_inc_gen(mm, g, lv, pfn, false, LRU_REFS_FLAGS);
+                    list_move(mm, g, pfn, new_gen, ty, false);
+                    sorted += delta;
+                } else {
+                    V::isolate_folio(mm, g, lv, pfn);
+                    list.push(pfn);
+                    isolated += delta;
+                }
+                remaining -= 1;
+                if remaining == 0 || isolated >= MIN_LRU_BATCH {
+                    return (scanned, sorted, isolated, remaining);
+                }
+            }
         }
-        let memcg = mm.lruvecs[lv as usize].memcg;
-        mm.count_memcg_events(memcg, item, isolated);
-        mm.count_memcg_events(memcg, Ev::Pgrefill, sorted);
-        mm.vmstat.count(Ev::by_type(Ev::PgscanAnon, ty == LRU_GEN_FILE), isolated);
-        if ty == LRU_GEN_FILE {
-            sc.nr.file_taken += isolated;
-        }
-        if isolated != 0 || remaining == 0 {
-            scanned
-        } else {
-            0
-        }
+        (scanned, sorted, isolated, remaining)
     }
 
     /// `shrink_node` with MGLRU: root reclaim (global, or of the root memcg: a write to

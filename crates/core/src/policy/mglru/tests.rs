@@ -262,3 +262,55 @@ fn kswapd_aborts_on_the_eligible_zones_boosts_included() {
     mm.buddy.zones[dma].watermark_boost = free;
     assert!(!should_abort_scan::<Mainline>(&mm, 0, &sc), "DMA's boost is part of its high watermark");
 }
+
+/// 6.12's `scan_folios` for kswapd balancing ZONE_DMA alone: the eligible zone's folios
+/// are isolated, and when they give fewer than MIN_LRU_BATCH the other zones' folios of
+/// the oldest generation are moved a generation up as ineligible (PGREFILL), not taken.
+/// With every zone eligible the batch is taken in LRU order whatever the zone.
+#[test]
+fn dma_only_scan_takes_dma_and_ages_the_rest() {
+    use crate::mm::page_alloc::{MigrateType, ZONE_MOVABLE};
+    use crate::mm::vmstat::Ev;
+    use crate::vmscan::{Reclaimer, ScanControl};
+    for reclaim_idx in [None, Some(ZONE_MOVABLE)] {
+        let mut c = SimConfig::default();
+        c.set("machine.memory", "64M").unwrap();
+        c.set("machine.zone_dma", "16M").unwrap();
+        let mut mm = Mm::new(&c);
+        mm.pages.ensure(256).unwrap();
+        let mut p = Mglru::new(Mainline);
+        for lv in 0..mm.lruvecs.len() as u32 {
+            p.init_lruvec(&mut mm, lv);
+        }
+        let mut zones = mm.nodes[0].zones.clone();
+        zones.sort_by_key(|&z| mm.zone_idx(z));
+        let (dma, top) = (zones[0], zones[1]);
+        // 200 clean read() file pages: 190 from the zone above DMA, then 10 from DMA
+        // (the oldest generation; the first added is the list's tail).
+        let mut pfns = Vec::new();
+        for page in 0..200u32 {
+            let zone = if page < 190 { top } else { dma };
+            let pfn = mm.buddy.alloc(&mut mm.lists, zone, 0, MigrateType::Movable).unwrap();
+            mm.pages.pte[page as usize] = pfn;
+            mm.frames.install(pfn, page, 0, 0);
+            p.folio_add_lru(&mut mm, pfn);
+            pfns.push(pfn);
+        }
+        assert!(pfns.iter().all(|&pfn| folio_lru_gen(&mm, pfn) == Some(0)));
+        let mut sc = ScanControl::new(Reclaimer::Kswapd, 1 << 20);
+        sc.reclaim_idx = reclaim_idx.unwrap_or(mm.zone_idx(dma));
+        let mut list = Vec::new();
+        let refill = mm.vmstat.get(Ev::Pgrefill);
+        p.scan_folios(&mut mm, 0, &mut sc, LRU_GEN_FILE, 0, &mut list);
+        let sorted = mm.vmstat.get(Ev::Pgrefill) - refill;
+        if reclaim_idx.is_none() {
+            assert_eq!(list, pfns[190..], "DMA's 10 folios, tail first");
+            assert_eq!(sorted, 190, "the zone above: ineligible, a generation up");
+            assert!(pfns[..190].iter().all(|&pfn| folio_lru_gen(&mm, pfn) == Some(1)));
+        } else {
+            assert_eq!(list.len() as u64, MIN_LRU_BATCH, "a batch in LRU order");
+            assert_eq!(list[0], pfns[0]);
+            assert_eq!(sorted, 0);
+        }
+    }
+}
