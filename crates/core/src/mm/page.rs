@@ -3,11 +3,10 @@
 //!
 //! - [`Pages`] is indexed by the trace's dense page id. Its `pte` word is what the
 //!   page-cache/swap slot holds in the kernel: the frame number of a resident page, or a
-//!   non-resident tag carrying the page's type and whether its content is in swap
-//!   ([`pinfo`]). One word per page on the hit path. The workingset shadow of an evicted
-//!   page is where the kernel keeps it: at the page for a file page, at its swap slot
-//!   for a swapped-out one, with the slot in an array of its own (a fault reads one more
-//!   line for a file page, two for a swapped one).
+//!   non-resident tag carrying the page's type ([`pinfo`]), or, for a swapped-out page,
+//!   its swap entry (the kernel's swap PTE). One word per page on the hit path. The
+//!   workingset shadow of an evicted page is where the kernel keeps it: at the page for
+//!   a file page, at its swap slot for a swapped-out one (a fault reads one more line).
 //! - [`Frames`] is indexed by page frame number: which page occupies it, its folio
 //!   flags (`PG_*` plus the PTE young/mapped bits the hardware and rmap see) and the
 //!   memcg it is charged to (`folio->memcg_data`).
@@ -17,22 +16,55 @@
 
 use super::page_alloc::Pfn;
 
-/// `pte` values from here up are non-resident tags; below are frame numbers.
+/// `pte` values from here up are not frame numbers: swap entries ([`swp_entry_to_pte`]),
+/// then from [`NONRES`] up the tags of other non-resident pages. Frame numbers stay below
+/// (config.rs limits `machine.memory` to fit).
+pub const SWP_PTE: u32 = 0x8000_0000;
+/// `pte` values from here up are non-resident tags ([`nonres_pte`]).
 pub const NONRES: u32 = 0xFFFF_0000;
+/// Swap slots a swap PTE can name (config.rs limits `swap.size` to fit).
+pub const MAX_SWAP_SLOTS: u64 = (NONRES - SWP_PTE) as u64;
 /// `pte` value of a page never touched.
 pub const NOT_PRESENT: u32 = NONRES;
 
 /// Is this `pte` word a frame number.
 #[inline(always)]
 pub fn is_resident(pte: u32) -> bool {
-    pte < NONRES
+    pte < SWP_PTE
 }
 
-/// The [`pinfo`] bits of a non-resident `pte` word.
+/// `is_swap_pte`: the `pte` word of a swapped-out page, carrying its swap slot.
+#[inline(always)]
+pub fn is_swap_pte(pte: u32) -> bool {
+    (SWP_PTE..NONRES).contains(&pte)
+}
+
+/// `swp_entry_to_pte`: the `pte` word of a page swapped out to `slot` (as the kernel's
+/// non-present PTE holds the swap entry, arch/x86/include/asm/pgtable_64.h 6.12
+/// `__swp_entry`; one swap device here, so the entry is the offset alone).
+#[inline(always)]
+pub fn swp_entry_to_pte(slot: u32) -> u32 {
+    debug_assert!((slot as u64) < MAX_SWAP_SLOTS);
+    SWP_PTE + slot
+}
+
+/// `swp_offset(pte_to_swp_entry(pte))`: the swap slot of a swap `pte` word.
+#[inline(always)]
+pub fn pte_swap_slot(pte: u32) -> u32 {
+    debug_assert!(is_swap_pte(pte));
+    pte - SWP_PTE
+}
+
+/// The [`pinfo`] bits of a non-resident `pte` word (a swap PTE's are implied: a
+/// touched anonymous page in swap).
 #[inline(always)]
 pub fn pte_info(pte: u32) -> u8 {
     debug_assert!(!is_resident(pte));
-    pte as u8
+    if pte >= NONRES {
+        pte as u8
+    } else {
+        pinfo::TOUCHED | pinfo::SWAPPED
+    }
 }
 
 /// A non-resident `pte` word with [`pinfo`] bits.
@@ -102,7 +134,8 @@ pub mod pinfo {
     pub const TOUCHED: u8 = 1 << 0;
     /// File-backed page (fixed at first touch).
     pub const FILE: u8 = 1 << 1;
-    /// Non-resident anon page whose content is in a swap slot.
+    /// Non-resident anon page whose content is in a swap slot (never in a tag: implied by
+    /// a swap PTE, [`super::pte_info`]).
     pub const SWAPPED: u8 = 1 << 2;
 }
 
@@ -115,8 +148,8 @@ pub const PTRS_PER_PTE: usize = 512;
 /// of its mapping's xarray (mm/workingset.c 6.15 `workingset_eviction` via
 /// `page_cache_delete`), the shadow of a swapped-out page at its swap slot, in the swap
 /// cache (mm/swap_state.c 6.12 `__delete_from_swap_cache`), and the slot itself where the
-/// kernel has it in the swap PTE (the `pte` word is too narrow for it: its own array).
-/// A swap-in reads the page's slot, then the shadow at it; the shadow-node shrinker
+/// kernel has it, in the swap PTE ([`swp_entry_to_pte`]).
+/// A swap-in reads the page's `pte`, then the shadow at its slot; the shadow-node shrinker
 /// clears a swap node's 64 shadows in one run of memory, with no slot→page map. All
 /// arrays come from zeroed host memory, so a page never evicted, and a slot never used,
 /// cost no host memory.
@@ -126,8 +159,6 @@ pub struct Pages {
     /// Per page: the shadow of an evicted page not in swap (0: none). Read through
     /// [`Pages::shadow`].
     shadow: Vec<u64>,
-    /// Per page: the swap slot of a swapped-out page (the swap entry's offset).
-    slot: Vec<u32>,
     /// Per swap slot: the shadow entry the swap cache holds there (0: none).
     swap_shadow: Vec<u64>,
     /// Per 512 page ids (one PMD entry; a trace's page ids stand for one address space):
@@ -182,7 +213,7 @@ impl Pages {
             let bytes = (n as u64).saturating_mul(Self::BYTES_PER_PAGE as u64);
             reclaimlab_trace::mem::check(bytes, &what)
                 .and_then(|_| {
-                    if self.pte.try_reserve_exact(more).is_err() || Vec::<u64>::new().try_reserve_exact(n).is_err() || Vec::<u32>::new().try_reserve_exact(n).is_err() {
+                    if self.pte.try_reserve_exact(more).is_err() || Vec::<u64>::new().try_reserve_exact(n).is_err() {
                         return Err(reclaimlab_trace::mem::cannot(bytes, &what));
                     }
                     Ok(())
@@ -190,12 +221,11 @@ impl Pages {
                 .map_err(crate::Error::invalid)?;
             self.pte.resize(n, NOT_PRESENT);
             grow_zeroed(&mut self.shadow, n);
-            grow_zeroed(&mut self.slot, n);
             self.pmd_populated.resize(n.div_ceil(PTRS_PER_PTE), false);
         }
         Ok(())
     }
-    pub const BYTES_PER_PAGE: usize = 4 + 8 + 4;
+    pub const BYTES_PER_PAGE: usize = 4 + 8;
 
     /// The machine's swap slots (once, before the first swap-out): their shadow array,
     /// from zeroed host memory.
@@ -203,19 +233,13 @@ impl Pages {
         self.swap_shadow = u64::zeroed(nr as usize);
     }
 
-    /// Is non-resident `page`'s content in a swap slot.
-    #[inline(always)]
-    fn swapped(&self, page: usize) -> bool {
-        let pte = self.pte[page];
-        !is_resident(pte) && pte_info(pte) & pinfo::SWAPPED != 0
-    }
-
     /// Where `page`'s shadow is kept: at its swap slot while it is swapped out, else at
     /// the page.
     #[inline(always)]
     fn shadow_mut(&mut self, page: usize) -> &mut u64 {
-        if self.swapped(page) {
-            &mut self.swap_shadow[self.slot[page] as usize]
+        let pte = self.pte[page];
+        if is_swap_pte(pte) {
+            &mut self.swap_shadow[pte_swap_slot(pte) as usize]
         } else {
             &mut self.shadow[page]
         }
@@ -224,8 +248,9 @@ impl Pages {
     /// The workingset shadow of `page` (0: none).
     #[inline(always)]
     pub fn shadow(&self, page: usize) -> u64 {
-        if self.swapped(page) {
-            self.swap_shadow[self.slot[page] as usize]
+        let pte = self.pte[page];
+        if is_swap_pte(pte) {
+            self.swap_shadow[pte_swap_slot(pte) as usize]
         } else {
             self.shadow[page]
         }
@@ -242,15 +267,10 @@ impl Pages {
         std::mem::take(self.shadow_mut(page))
     }
 
-    /// The swap slot of swapped-out `page`.
+    /// The swap slot of swapped-out `page` (from its swap PTE).
     #[inline(always)]
     pub fn swap_slot(&self, page: usize) -> u32 {
-        self.slot[page]
-    }
-
-    #[inline(always)]
-    pub fn set_swap_slot(&mut self, page: usize, slot: u32) {
-        self.slot[page] = slot;
+        pte_swap_slot(self.pte[page])
     }
 
     /// The swap cache's shadow entry at `slot` (0: none).
@@ -272,15 +292,11 @@ impl Pages {
         self.swap_shadow[slots.start as usize..slots.end as usize].fill(0);
     }
 
-    /// Host prefetch hint for the record a fault of non-resident `page` reads first: its
-    /// swap slot if `swapped`, else its shadow (no simulated effect).
+    /// Host prefetch hint for the shadow a fault of non-resident, not swapped `page`
+    /// reads (no simulated effect).
     #[inline(always)]
-    pub fn prefetch_evicted(&self, page: usize, swapped: bool) {
-        if swapped {
-            super::prefetch::prefetch(&self.slot, page);
-        } else {
-            super::prefetch::prefetch(&self.shadow, page);
-        }
+    pub fn prefetch_shadow(&self, page: usize) {
+        super::prefetch::prefetch(&self.shadow, page);
     }
 
     /// Host prefetch hint for the shadow at `slot`.
