@@ -15,6 +15,7 @@ pub mod page_alloc;
 pub mod pcp;
 pub mod prefetch;
 pub mod readahead;
+pub mod shadows;
 pub mod shrinker;
 pub mod swap;
 pub mod vmstat;
@@ -162,7 +163,7 @@ impl Mm {
             buddy,
             pcp,
             nodes,
-            pages: Pages::default(),
+            pages: Pages::new(cfg.nr_nodes as usize),
             frames: Frames::new(nr_frames),
             lruvecs: Vec::new(),
             memcgs: Vec::new(),
@@ -588,7 +589,6 @@ impl Mm {
             }
         }
     }
-
 
     /// `__delete_from_swap_cache(folio, entry, shadow)`: the swapped-out page's shadow goes
     /// into its slot `slot` of the swap cache; a node that was empty is allocated on list

@@ -15,6 +15,7 @@
 //! finds at most one young PTE); base pages only (THP comes with the THP work).
 
 use super::page_alloc::Pfn;
+use super::shadows::Shadows;
 
 /// `pte` values from here up are not frame numbers: swap entries ([`swp_entry_to_pte`]),
 /// then from [`NONRES`] up the tags of other non-resident pages. Frame numbers stay below
@@ -152,49 +153,27 @@ pub const PTRS_PER_PTE: usize = 512;
 /// A swap-in reads the page's `pte`, then the shadow at its slot; the shadow-node shrinker
 /// clears a swap node's 64 shadows in one run of memory, with no slot→page map. All
 /// arrays come from zeroed host memory, so a page never evicted, and a slot never used,
-/// cost no host memory.
-#[derive(Default)]
+/// cost no host memory; a shadow takes 4 bytes while it fits ([`Shadows`]).
 pub struct Pages {
     pub pte: Vec<u32>,
     /// Per page: the shadow of an evicted page not in swap (0: none). Read through
     /// [`Pages::shadow`].
-    shadow: Vec<u64>,
+    shadow: Shadows,
     /// Per swap slot: the shadow entry the swap cache holds there (0: none).
-    swap_shadow: Vec<u64>,
+    swap_shadow: Shadows,
+    /// The machine's nodes (what a shadow's node id ranges over).
+    nr_nodes: usize,
     /// Per 512 page ids (one PMD entry; a trace's page ids stand for one address space):
     /// not `pmd_none` — a page in it was ever faulted or the range holds file pages, so
     /// an anonymous fault there maps a base page, never a THP (sim/huge_memory.rs).
     pub pmd_populated: Vec<bool>,
 }
 
-/// A per-page or per-slot number whose zero is "nothing": `vec![0; n]` comes from zeroed
-/// host memory, mapped on first write.
-trait Zeroed: Copy + Sized {
-    fn zeroed(n: usize) -> Vec<Self>;
-}
-impl Zeroed for u32 {
-    fn zeroed(n: usize) -> Vec<u32> {
-        vec![0; n]
-    }
-}
-impl Zeroed for u64 {
-    fn zeroed(n: usize) -> Vec<u64> {
-        vec![0; n]
-    }
-}
-
-/// Grow `v` to at least `n` elements, the new ones zero: a fresh zeroed allocation with
-/// the old elements copied in, never `resize`, which would write every element; doubling
-/// keeps a trace that names its pages batch by batch from copying them each time.
-fn grow_zeroed<T: Zeroed>(v: &mut Vec<T>, n: usize) {
-    if n > v.len() {
-        let mut grown = T::zeroed(n.max(2 * v.len()));
-        grown[..v.len()].copy_from_slice(v);
-        *v = grown;
-    }
-}
-
 impl Pages {
+    /// No pages yet, for a machine of `nr_nodes` nodes.
+    pub fn new(nr_nodes: usize) -> Self {
+        Pages { pte: Vec::new(), shadow: Shadows::new(0, nr_nodes), swap_shadow: Shadows::new(0, nr_nodes), nr_nodes, pmd_populated: Vec::new() }
+    }
     pub fn len(&self) -> usize {
         self.pte.len()
     }
@@ -213,58 +192,63 @@ impl Pages {
             let bytes = (n as u64).saturating_mul(Self::BYTES_PER_PAGE as u64);
             reclaimlab_trace::mem::check(bytes, &what)
                 .and_then(|_| {
-                    if self.pte.try_reserve_exact(more).is_err() || Vec::<u64>::new().try_reserve_exact(n).is_err() {
+                    if self.pte.try_reserve_exact(more).is_err() || Vec::<u32>::new().try_reserve_exact(n).is_err() {
                         return Err(reclaimlab_trace::mem::cannot(bytes, &what));
                     }
                     Ok(())
                 })
                 .map_err(crate::Error::invalid)?;
             self.pte.resize(n, NOT_PRESENT);
-            grow_zeroed(&mut self.shadow, n);
+            self.shadow.grow(n);
             self.pmd_populated.resize(n.div_ceil(PTRS_PER_PTE), false);
         }
         Ok(())
     }
-    pub const BYTES_PER_PAGE: usize = 4 + 8;
+    /// `pte` and a shadow while shadows are narrow ([`Shadows`]).
+    pub const BYTES_PER_PAGE: usize = 4 + 4;
 
     /// The machine's swap slots (once, before the first swap-out): their shadow array,
     /// from zeroed host memory.
     pub fn set_swap_slots(&mut self, nr: u64) {
-        self.swap_shadow = u64::zeroed(nr as usize);
+        self.swap_shadow = Shadows::new(nr as usize, self.nr_nodes);
     }
 
     /// Where `page`'s shadow is kept: at its swap slot while it is swapped out, else at
     /// the page.
     #[inline(always)]
-    fn shadow_mut(&mut self, page: usize) -> &mut u64 {
+    fn shadow_at(&self, page: usize) -> (bool, usize) {
         let pte = self.pte[page];
         if is_swap_pte(pte) {
-            &mut self.swap_shadow[pte_swap_slot(pte) as usize]
+            (true, pte_swap_slot(pte) as usize)
         } else {
-            &mut self.shadow[page]
+            (false, page)
         }
     }
 
     /// The workingset shadow of `page` (0: none).
     #[inline(always)]
     pub fn shadow(&self, page: usize) -> u64 {
-        let pte = self.pte[page];
-        if is_swap_pte(pte) {
-            self.swap_shadow[pte_swap_slot(pte) as usize]
-        } else {
-            self.shadow[page]
+        match self.shadow_at(page) {
+            (true, slot) => self.swap_shadow.get(slot),
+            (false, page) => self.shadow.get(page),
         }
     }
 
     #[inline(always)]
     pub fn set_shadow(&mut self, page: usize, shadow: u64) {
-        *self.shadow_mut(page) = shadow;
+        match self.shadow_at(page) {
+            (true, slot) => self.swap_shadow.set(slot, shadow),
+            (false, page) => self.shadow.set(page, shadow),
+        }
     }
 
     /// The shadow of `page`, leaving none.
     #[inline(always)]
     pub fn take_shadow(&mut self, page: usize) -> u64 {
-        std::mem::take(self.shadow_mut(page))
+        match self.shadow_at(page) {
+            (true, slot) => self.swap_shadow.take(slot),
+            (false, page) => self.shadow.take(page),
+        }
     }
 
     /// The swap slot of swapped-out `page` (from its swap PTE).
@@ -276,33 +260,33 @@ impl Pages {
     /// The swap cache's shadow entry at `slot` (0: none).
     #[inline(always)]
     pub fn swap_shadow(&self, slot: u32) -> u64 {
-        self.swap_shadow[slot as usize]
+        self.swap_shadow.get(slot as usize)
     }
 
     /// `__delete_from_swap_cache`'s shadow entry at `slot` (0: none).
     #[inline(always)]
     pub fn set_swap_shadow(&mut self, slot: u32, shadow: u64) {
-        self.swap_shadow[slot as usize] = shadow;
+        self.swap_shadow.set(slot as usize, shadow);
     }
 
     /// Drop the shadow entries of `slots` (a swap-cache node freed by the shrinker, or a
     /// slot freed: `clear_shadow_from_swap_cache`).
     #[inline]
     pub fn clear_swap_shadows(&mut self, slots: std::ops::Range<u32>) {
-        self.swap_shadow[slots.start as usize..slots.end as usize].fill(0);
+        self.swap_shadow.clear(slots.start as usize..slots.end as usize);
     }
 
     /// Host prefetch hint for the shadow a fault of non-resident, not swapped `page`
     /// reads (no simulated effect).
     #[inline(always)]
     pub fn prefetch_shadow(&self, page: usize) {
-        super::prefetch::prefetch(&self.shadow, page);
+        self.shadow.prefetch(page);
     }
 
     /// Host prefetch hint for the shadow at `slot`.
     #[inline(always)]
     pub fn prefetch_swap_shadow(&self, slot: u32) {
-        super::prefetch::prefetch(&self.swap_shadow, slot as usize);
+        self.swap_shadow.prefetch(slot as usize);
     }
 }
 
