@@ -366,7 +366,7 @@ impl BuddyAllocator {
         }
     }
 
-    /// An order byte not written since set-up.
+    /// An order nibble not written since set-up.
     #[cold]
     #[inline(never)]
     fn boot_order(&self, pfn: Pfn) -> u8 {
@@ -916,7 +916,8 @@ impl BuddyAllocator {
     }
 
     /// Host-side hint (no effect on the allocator): `pfn` is about to be freed; start
-    /// loading the order byte of its order-0 buddy, which the merge reads first.
+    /// loading the order nibble of its order-0 buddy (the byte they share), which the merge
+    /// reads first.
     #[inline(always)]
     pub fn prefetch_free(&self, pfn: Pfn) {
         super::prefetch::prefetch(&self.buddy_order, Self::nibble(pfn ^ 1).0);
