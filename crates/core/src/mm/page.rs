@@ -192,7 +192,8 @@ impl Pages {
             let bytes = (n as u64).saturating_mul(Self::BYTES_PER_PAGE as u64);
             reclaimlab_trace::mem::check(bytes, &what)
                 .and_then(|_| {
-                    if self.pte.try_reserve_exact(more).is_err() || Vec::<u32>::new().try_reserve_exact(n).is_err() {
+                    // The shadows as wide as they can get (Shadows widens to u64).
+                    if self.pte.try_reserve_exact(more).is_err() || Vec::<u64>::new().try_reserve_exact(n).is_err() {
                         return Err(reclaimlab_trace::mem::cannot(bytes, &what));
                     }
                     Ok(())
@@ -204,8 +205,9 @@ impl Pages {
         }
         Ok(())
     }
-    /// `pte` and a shadow while shadows are narrow ([`Shadows`]).
-    pub const BYTES_PER_PAGE: usize = 4 + 4;
+    /// At most: `pte` and a shadow, 4 bytes while shadows are narrow, 8 once widened
+    /// ([`Shadows`]).
+    pub const BYTES_PER_PAGE: usize = 4 + 8;
 
     /// The machine's swap slots (once, before the first swap-out): their shadow array,
     /// from zeroed host memory.

@@ -47,8 +47,9 @@ pub const PAGEBLOCK_NR_PAGES: u32 = 1 << PAGEBLOCK_ORDER;
 pub const BITS_PER_FRAME: usize = 4;
 
 /// Per-frame marker: this frame is not the head of a free buddy block (`!PageBuddy`).
-const NOT_BUDDY: u8 = 0xF;
-/// Added to a written buddy order nibble (`NOT_BUDDY` stays), so that no written value is 0.
+const NOT_BUDDY: u8 = 0xE;
+/// Added to a buddy order (or `NOT_BUDDY`) written to its nibble, so that no written
+/// value is 0.
 const ORDER_BIAS: u8 = 1;
 
 /// `watermark_boost_factor` default (sysctl `vm.watermark_boost_factor`).
@@ -233,8 +234,8 @@ pub struct BuddyAllocator {
     /// fewer than `pageblock_nr_pages * MIGRATE_TYPES` (512 × 6) pages.
     page_group_by_mobility_disabled: bool,
     /// Per frame, a nibble (frame `pfn` in the low half of byte `pfn / 2` if even, else the
-    /// high half): buddy order at the head of a free block plus [`ORDER_BIAS`], or
-    /// `NOT_BUDDY`; 0 is "as set up" (the order of a block of a boot run, else
+    /// high half): buddy order at the head of a free block, or `NOT_BUDDY`, plus
+    /// [`ORDER_BIAS`]; 0 is "as set up" (the order of a block of a boot run, else
     /// `NOT_BUDDY`), so the array comes from zeroed host memory and setting up the free
     /// lists writes none of it (read through [`Self::order_at`]).
     buddy_order: Vec<u8>,
@@ -361,7 +362,6 @@ impl BuddyAllocator {
         let (i, shift) = Self::nibble(pfn);
         match (self.buddy_order[i] >> shift) & 0xF {
             0 => self.boot_order(pfn),
-            NOT_BUDDY => NOT_BUDDY,
             o => o - ORDER_BIAS,
         }
     }
@@ -379,10 +379,9 @@ impl BuddyAllocator {
 
     #[inline(always)]
     fn set_order_at(&mut self, pfn: Pfn, order: u8) {
-        let v = if order == NOT_BUDDY { NOT_BUDDY } else { order + ORDER_BIAS };
         let (i, shift) = Self::nibble(pfn);
         let b = &mut self.buddy_order[i];
-        *b = (*b & !(0xF << shift)) | (v << shift);
+        *b = (*b & !(0xF << shift)) | ((order + ORDER_BIAS) << shift);
     }
 
     /// `__add_to_free_list` + `set_buddy_order`.
