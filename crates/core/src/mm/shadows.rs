@@ -1,6 +1,7 @@
-//! Workingset shadow entries (mm/workingset.c `pack_shadow`, an xarray value entry of 64
-//! bits) stored in 4 bytes while they fit: the host's half of the kernel's 32-bit
-//! layout, without its loss of precision.
+//! Workingset shadow entries (mm/workingset.c 6.12 `pack_shadow`, an xarray value entry
+//! of 64 bits) stored in 4 bytes while they fit. A 32-bit kernel's entry is that narrow
+//! too, but rounds the eviction clock (`bucket_order`); here a value that does not fit
+//! widens the array instead, so no entry loses a bit.
 //!
 //! A shadow is `[ eviction | memcg id (16) | node id (10) | workingset (1) | 1 ]`
 //! (workingset.rs). While every shadow stored has memcg id 0 (the root), a node id below
