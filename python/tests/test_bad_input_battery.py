@@ -170,7 +170,7 @@ BATTERY = [
      ("x.trace: ", "miss-ratio curve of 10 requests", "over the memory limit of 100 bytes")),
     ("run over --max-memory",
      lambda tp: (["--max-memory", "10M", "run", "--trace", _sparse_trace(tp), "--memory", "8M", "-q"], {}),
-     ("4000000000 page ids", "59.6 GiB", "over the memory limit of 10.0 MiB")),
+     ("4000000000 page ids", "44.7 GiB", "over the memory limit of 10.0 MiB")),
     ("--max-memory not a size",
      lambda tp: (["--max-memory", "lots", "policies"], {}),
      ("--max-memory: expected a size like 512M", "'lots'")),

@@ -152,7 +152,7 @@ fn main() {
 
     // Bytes per simulated frame: layout, and measured for a 256 GiB machine.
     use reclaimlab_core::mm::{lists::ListArena, page::Frames, page_alloc};
-    let layout = ListArena::BYTES_PER_FRAME + Frames::BYTES_PER_FRAME + page_alloc::BYTES_PER_FRAME;
+    let layout = (ListArena::BYTES_PER_FRAME + Frames::BYTES_PER_FRAME) as f64 + page_alloc::BITS_PER_FRAME as f64 / 8.0;
     let before = common::proc_status_bytes("VmRSS");
     let mut cfg = SimConfig::default();
     cfg.set("machine.memory", "256G").unwrap();
@@ -162,7 +162,9 @@ fn main() {
     let after = common::proc_status_bytes("VmRSS");
     let frames = 256u64 << 18;
     println!();
-    println!("host memory per simulated frame: {layout} bytes by layout (links 8, flags 4 + owner 8, buddy order 1, pageblock type 1/512)");
+    println!(
+        "host memory per simulated frame: {layout} bytes by layout (links 8, flags 4, owner 4, memcg 2 with other memcgs than the root, buddy order 1/2, pageblock type 1/512)"
+    );
     println!(
         "256 GiB machine ({frames} frames): {:.2} GiB resident = {:.1} bytes/frame, built in {built:.1} s",
         (after - before) as f64 / (1u64 << 30) as f64,

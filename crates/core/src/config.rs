@@ -621,7 +621,9 @@ impl SimConfig {
         crate::thp::policy::find(&self.thp.policy)?;
         let pages = self.memory_bytes >> reclaimlab_trace::PAGE_SHIFT;
         crate::ensure!(pages / self.nr_nodes as u64 >= 1024, Error::config("machine.memory", format!("{} is too small: at least 4M per node", format_size(self.memory_bytes))));
-        crate::ensure!(pages <= u32::MAX as u64 - (1 << 20), Error::config("machine.memory", "too large: at most 15T (frame numbers are 32-bit)"));
+        // A PTE word holds a frame number below SWP_PTE, or a swap entry (mm/page.rs).
+        crate::ensure!(pages <= crate::mm::page::SWP_PTE as u64 - (1 << 20), Error::config("machine.memory", "too large: at most 7T (frame numbers are 31-bit)"));
+        crate::ensure!(self.swap_pages() <= crate::mm::page::MAX_SWAP_SLOTS, Error::config("swap.size", "too large: at most 7T (a swap PTE holds the slot in 31 bits)"));
         let dma = self.zone_dma_bytes >> reclaimlab_trace::PAGE_SHIFT;
         crate::ensure!(
             pages / self.nr_nodes as u64 >= dma + 1024,

@@ -15,6 +15,7 @@ pub mod page_alloc;
 pub mod pcp;
 pub mod prefetch;
 pub mod readahead;
+pub mod shadows;
 pub mod shrinker;
 pub mod swap;
 pub mod vmstat;
@@ -162,7 +163,7 @@ impl Mm {
             buddy,
             pcp,
             nodes,
-            pages: Pages::default(),
+            pages: Pages::new(cfg.nr_nodes as usize),
             frames: Frames::new(nr_frames),
             lruvecs: Vec::new(),
             memcgs: Vec::new(),
@@ -565,12 +566,11 @@ impl Mm {
         self.vmstat.count(Ev::Pgfree, 1);
     }
 
-    /// `swap_free` of swapped-out `page`'s entry: its slot is freed with the shadow it
-    /// may still hold in the swap cache (`clear_shadow_from_swap_cache`); on zram the
+    /// `swap_free` of a swapped-out page's entry `slot`: the slot is freed with the shadow
+    /// it may still hold in the swap cache (`clear_shadow_from_swap_cache`); on zram the
     /// compressed copy goes (`zram_slot_free_notify`) and the pool shrinks to what the
     /// rest needs.
-    pub fn swap_free(&mut self, page: u32) {
-        let slot = self.pages.swap_slot(page as usize);
+    pub fn swap_free(&mut self, slot: u32) {
         debug_assert!(self.swap.is_used(slot));
         self.pages.set_swap_shadow(slot, 0);
         if self.swap.release_slot(slot) {
@@ -588,23 +588,6 @@ impl Mm {
                 self.free_frame(pfn);
             }
         }
-    }
-
-    /// `folio_alloc_swap` for `page`: a slot, kept with the page. Returns it.
-    pub fn swap_alloc(&mut self, page: u32) -> u32 {
-        let slot = self.swap.alloc_slot();
-        self.pages.set_swap_slot(page as usize, slot);
-        slot
-    }
-
-    /// `folio_alloc_swap` of the THP of pages `first..first + 512`: a whole free swap
-    /// cluster ([`swap::Swap::alloc_cluster`]), each page's slot kept with the page.
-    pub fn swap_alloc_cluster(&mut self, first: u32) -> Option<u32> {
-        let slot = self.swap.alloc_cluster()?;
-        for i in 0..swap::SWAPFILE_CLUSTER as u32 {
-            self.pages.set_swap_slot((first + i) as usize, slot + i);
-        }
-        Some(slot)
     }
 
     /// `__delete_from_swap_cache(folio, entry, shadow)`: the swapped-out page's shadow goes

@@ -3,11 +3,10 @@
 //!
 //! - [`Pages`] is indexed by the trace's dense page id. Its `pte` word is what the
 //!   page-cache/swap slot holds in the kernel: the frame number of a resident page, or a
-//!   non-resident tag carrying the page's type and whether its content is in swap
-//!   ([`pinfo`]). One word per page on the hit path. The workingset shadow of an evicted
-//!   page is where the kernel keeps it: at the page for a file page, at its swap slot
-//!   for a swapped-out one, with the slot in an array of its own (a fault reads one more
-//!   line for a file page, two for a swapped one).
+//!   non-resident tag carrying the page's type ([`pinfo`]), or, for a swapped-out page,
+//!   its swap entry (the kernel's swap PTE). One word per page on the hit path. The
+//!   workingset shadow of an evicted page is where the kernel keeps it: at the page for
+//!   a file page, at its swap slot for a swapped-out one (a fault reads one more line).
 //! - [`Frames`] is indexed by page frame number: which page occupies it, its folio
 //!   flags (`PG_*` plus the PTE young/mapped bits the hardware and rmap see) and the
 //!   memcg it is charged to (`folio->memcg_data`).
@@ -16,23 +15,57 @@
 //! finds at most one young PTE); base pages only (THP comes with the THP work).
 
 use super::page_alloc::Pfn;
+use super::shadows::Shadows;
 
-/// `pte` values from here up are non-resident tags; below are frame numbers.
+/// `pte` values from here up are not frame numbers: swap entries ([`swp_entry_to_pte`]),
+/// then from [`NONRES`] up the tags of other non-resident pages. Frame numbers stay below
+/// (config.rs limits `machine.memory` to fit).
+pub const SWP_PTE: u32 = 0x8000_0000;
+/// `pte` values from here up are non-resident tags ([`nonres_pte`]).
 pub const NONRES: u32 = 0xFFFF_0000;
+/// Swap slots a swap PTE can name (config.rs limits `swap.size` to fit).
+pub const MAX_SWAP_SLOTS: u64 = (NONRES - SWP_PTE) as u64;
 /// `pte` value of a page never touched.
 pub const NOT_PRESENT: u32 = NONRES;
 
 /// Is this `pte` word a frame number.
 #[inline(always)]
 pub fn is_resident(pte: u32) -> bool {
-    pte < NONRES
+    pte < SWP_PTE
 }
 
-/// The [`pinfo`] bits of a non-resident `pte` word.
+/// `is_swap_pte`: the `pte` word of a swapped-out page, carrying its swap slot.
+#[inline(always)]
+pub fn is_swap_pte(pte: u32) -> bool {
+    (SWP_PTE..NONRES).contains(&pte)
+}
+
+/// `swp_entry_to_pte`: the `pte` word of a page swapped out to `slot` (as the kernel's
+/// non-present PTE holds the swap entry, arch/x86/include/asm/pgtable_64.h 6.12
+/// `__swp_entry`; one swap device here, so the entry is the offset alone).
+#[inline(always)]
+pub fn swp_entry_to_pte(slot: u32) -> u32 {
+    debug_assert!((slot as u64) < MAX_SWAP_SLOTS);
+    SWP_PTE + slot
+}
+
+/// `swp_offset(pte_to_swp_entry(pte))`: the swap slot of a swap `pte` word.
+#[inline(always)]
+pub fn pte_swap_slot(pte: u32) -> u32 {
+    debug_assert!(is_swap_pte(pte));
+    pte - SWP_PTE
+}
+
+/// The [`pinfo`] bits of a non-resident `pte` word (a swap PTE's are implied: a
+/// touched anonymous page in swap).
 #[inline(always)]
 pub fn pte_info(pte: u32) -> u8 {
     debug_assert!(!is_resident(pte));
-    pte as u8
+    if pte >= NONRES {
+        pte as u8
+    } else {
+        pinfo::TOUCHED | pinfo::SWAPPED
+    }
 }
 
 /// A non-resident `pte` word with [`pinfo`] bits.
@@ -102,7 +135,8 @@ pub mod pinfo {
     pub const TOUCHED: u8 = 1 << 0;
     /// File-backed page (fixed at first touch).
     pub const FILE: u8 = 1 << 1;
-    /// Non-resident anon page whose content is in a swap slot.
+    /// Non-resident anon page whose content is in a swap slot (never in a tag: implied by
+    /// a swap PTE, [`super::pte_info`]).
     pub const SWAPPED: u8 = 1 << 2;
 }
 
@@ -115,55 +149,31 @@ pub const PTRS_PER_PTE: usize = 512;
 /// of its mapping's xarray (mm/workingset.c 6.15 `workingset_eviction` via
 /// `page_cache_delete`), the shadow of a swapped-out page at its swap slot, in the swap
 /// cache (mm/swap_state.c 6.12 `__delete_from_swap_cache`), and the slot itself where the
-/// kernel has it in the swap PTE (the `pte` word is too narrow for it: its own array).
-/// A swap-in reads the page's slot, then the shadow at it; the shadow-node shrinker
+/// kernel has it, in the swap PTE ([`swp_entry_to_pte`]).
+/// A swap-in reads the page's `pte`, then the shadow at its slot; the shadow-node shrinker
 /// clears a swap node's 64 shadows in one run of memory, with no slot→page map. All
 /// arrays come from zeroed host memory, so a page never evicted, and a slot never used,
-/// cost no host memory.
-#[derive(Default)]
+/// cost no host memory; a shadow takes 4 bytes while it fits ([`Shadows`]).
 pub struct Pages {
     pub pte: Vec<u32>,
     /// Per page: the shadow of an evicted page not in swap (0: none). Read through
     /// [`Pages::shadow`].
-    shadow: Vec<u64>,
-    /// Per page: the swap slot of a swapped-out page (the swap entry's offset).
-    slot: Vec<u32>,
+    shadow: Shadows,
     /// Per swap slot: the shadow entry the swap cache holds there (0: none).
-    swap_shadow: Vec<u64>,
+    swap_shadow: Shadows,
+    /// The machine's nodes (what a shadow's node id ranges over).
+    nr_nodes: usize,
     /// Per 512 page ids (one PMD entry; a trace's page ids stand for one address space):
     /// not `pmd_none` — a page in it was ever faulted or the range holds file pages, so
     /// an anonymous fault there maps a base page, never a THP (sim/huge_memory.rs).
     pub pmd_populated: Vec<bool>,
 }
 
-/// A per-page or per-slot number whose zero is "nothing": `vec![0; n]` comes from zeroed
-/// host memory, mapped on first write.
-trait Zeroed: Copy + Sized {
-    fn zeroed(n: usize) -> Vec<Self>;
-}
-impl Zeroed for u32 {
-    fn zeroed(n: usize) -> Vec<u32> {
-        vec![0; n]
-    }
-}
-impl Zeroed for u64 {
-    fn zeroed(n: usize) -> Vec<u64> {
-        vec![0; n]
-    }
-}
-
-/// Grow `v` to at least `n` elements, the new ones zero: a fresh zeroed allocation with
-/// the old elements copied in, never `resize`, which would write every element; doubling
-/// keeps a trace that names its pages batch by batch from copying them each time.
-fn grow_zeroed<T: Zeroed>(v: &mut Vec<T>, n: usize) {
-    if n > v.len() {
-        let mut grown = T::zeroed(n.max(2 * v.len()));
-        grown[..v.len()].copy_from_slice(v);
-        *v = grown;
-    }
-}
-
 impl Pages {
+    /// No pages yet, for a machine of `nr_nodes` nodes.
+    pub fn new(nr_nodes: usize) -> Self {
+        Pages { pte: Vec::new(), shadow: Shadows::new(0, nr_nodes), swap_shadow: Shadows::new(0, nr_nodes), nr_nodes, pmd_populated: Vec::new() }
+    }
     pub fn len(&self) -> usize {
         self.pte.len()
     }
@@ -182,111 +192,103 @@ impl Pages {
             let bytes = (n as u64).saturating_mul(Self::BYTES_PER_PAGE as u64);
             reclaimlab_trace::mem::check(bytes, &what)
                 .and_then(|_| {
-                    if self.pte.try_reserve_exact(more).is_err() || Vec::<u64>::new().try_reserve_exact(n).is_err() || Vec::<u32>::new().try_reserve_exact(n).is_err() {
+                    // The shadows as wide as they can get (Shadows widens to u64).
+                    if self.pte.try_reserve_exact(more).is_err() || Vec::<u64>::new().try_reserve_exact(n).is_err() {
                         return Err(reclaimlab_trace::mem::cannot(bytes, &what));
                     }
                     Ok(())
                 })
                 .map_err(crate::Error::invalid)?;
             self.pte.resize(n, NOT_PRESENT);
-            grow_zeroed(&mut self.shadow, n);
-            grow_zeroed(&mut self.slot, n);
+            self.shadow.grow(n);
             self.pmd_populated.resize(n.div_ceil(PTRS_PER_PTE), false);
         }
         Ok(())
     }
-    pub const BYTES_PER_PAGE: usize = 4 + 8 + 4;
+    /// At most: `pte` and a shadow, 4 bytes while shadows are narrow, 8 once widened
+    /// ([`Shadows`]).
+    pub const BYTES_PER_PAGE: usize = 4 + 8;
 
     /// The machine's swap slots (once, before the first swap-out): their shadow array,
     /// from zeroed host memory.
     pub fn set_swap_slots(&mut self, nr: u64) {
-        self.swap_shadow = u64::zeroed(nr as usize);
-    }
-
-    /// Is non-resident `page`'s content in a swap slot.
-    #[inline(always)]
-    fn swapped(&self, page: usize) -> bool {
-        let pte = self.pte[page];
-        !is_resident(pte) && pte_info(pte) & pinfo::SWAPPED != 0
+        self.swap_shadow = Shadows::new(nr as usize, self.nr_nodes);
     }
 
     /// Where `page`'s shadow is kept: at its swap slot while it is swapped out, else at
     /// the page.
     #[inline(always)]
-    fn shadow_mut(&mut self, page: usize) -> &mut u64 {
-        if self.swapped(page) {
-            &mut self.swap_shadow[self.slot[page] as usize]
+    fn shadow_at(&self, page: usize) -> (bool, usize) {
+        let pte = self.pte[page];
+        if is_swap_pte(pte) {
+            (true, pte_swap_slot(pte) as usize)
         } else {
-            &mut self.shadow[page]
+            (false, page)
         }
     }
 
     /// The workingset shadow of `page` (0: none).
     #[inline(always)]
     pub fn shadow(&self, page: usize) -> u64 {
-        if self.swapped(page) {
-            self.swap_shadow[self.slot[page] as usize]
-        } else {
-            self.shadow[page]
+        match self.shadow_at(page) {
+            (true, slot) => self.swap_shadow.get(slot),
+            (false, page) => self.shadow.get(page),
         }
     }
 
     #[inline(always)]
     pub fn set_shadow(&mut self, page: usize, shadow: u64) {
-        *self.shadow_mut(page) = shadow;
+        match self.shadow_at(page) {
+            (true, slot) => self.swap_shadow.set(slot, shadow),
+            (false, page) => self.shadow.set(page, shadow),
+        }
     }
 
     /// The shadow of `page`, leaving none.
     #[inline(always)]
     pub fn take_shadow(&mut self, page: usize) -> u64 {
-        std::mem::take(self.shadow_mut(page))
+        match self.shadow_at(page) {
+            (true, slot) => self.swap_shadow.take(slot),
+            (false, page) => self.shadow.take(page),
+        }
     }
 
-    /// The swap slot of swapped-out `page`.
+    /// The swap slot of swapped-out `page` (from its swap PTE).
     #[inline(always)]
     pub fn swap_slot(&self, page: usize) -> u32 {
-        self.slot[page]
-    }
-
-    #[inline(always)]
-    pub fn set_swap_slot(&mut self, page: usize, slot: u32) {
-        self.slot[page] = slot;
+        pte_swap_slot(self.pte[page])
     }
 
     /// The swap cache's shadow entry at `slot` (0: none).
     #[inline(always)]
     pub fn swap_shadow(&self, slot: u32) -> u64 {
-        self.swap_shadow[slot as usize]
+        self.swap_shadow.get(slot as usize)
     }
 
     /// `__delete_from_swap_cache`'s shadow entry at `slot` (0: none).
     #[inline(always)]
     pub fn set_swap_shadow(&mut self, slot: u32, shadow: u64) {
-        self.swap_shadow[slot as usize] = shadow;
+        self.swap_shadow.set(slot as usize, shadow);
     }
 
     /// Drop the shadow entries of `slots` (a swap-cache node freed by the shrinker, or a
     /// slot freed: `clear_shadow_from_swap_cache`).
     #[inline]
     pub fn clear_swap_shadows(&mut self, slots: std::ops::Range<u32>) {
-        self.swap_shadow[slots.start as usize..slots.end as usize].fill(0);
+        self.swap_shadow.clear(slots.start as usize..slots.end as usize);
     }
 
-    /// Host prefetch hint for the record a fault of non-resident `page` reads first: its
-    /// swap slot if `swapped`, else its shadow (no simulated effect).
+    /// Host prefetch hint for the shadow a fault of non-resident, not swapped `page`
+    /// reads (no simulated effect).
     #[inline(always)]
-    pub fn prefetch_evicted(&self, page: usize, swapped: bool) {
-        if swapped {
-            super::prefetch::prefetch(&self.slot, page);
-        } else {
-            super::prefetch::prefetch(&self.shadow, page);
-        }
+    pub fn prefetch_shadow(&self, page: usize) {
+        self.shadow.prefetch(page);
     }
 
     /// Host prefetch hint for the shadow at `slot`.
     #[inline(always)]
     pub fn prefetch_swap_shadow(&self, slot: u32) {
-        super::prefetch::prefetch(&self.swap_shadow, slot as usize);
+        self.swap_shadow.prefetch(slot as usize);
     }
 }
 

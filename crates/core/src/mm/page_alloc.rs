@@ -8,8 +8,9 @@
 //!   list, never both, like `page->lru`/`page->buddy_list`); only the first frame of a free
 //!   block is linked. Heads: `zones × NR_PAGE_ORDERS × MIGRATE_TYPES`, allocated in
 //!   [`BuddyAllocator::new`].
-//! - **Per-frame state** is one byte: the buddy order at the head frame of a free block
-//!   (`PageBuddy` + `buddy_order()`), `NOT_BUDDY` otherwise. Per pageblock (order 9, 512
+//! - **Per-frame state** is half a byte: the buddy order at the head frame of a free block
+//!   (`PageBuddy` + `buddy_order()`), `NOT_BUDDY` otherwise, two frames to a byte (a
+//!   frame and its order-0 buddy share it). Per pageblock (order 9, 512
 //!   frames) one byte of migrate type (`get/set_pageblock_migratetype`). The zone of a pfn is
 //!   found by binary search over the (few) zones, so no per-frame zone id is stored.
 //! - **Allocation** (`__rmqueue`, single-page mode `RMQUEUE_NORMAL`): `__rmqueue_smallest`,
@@ -40,15 +41,16 @@ pub const PAGEBLOCK_ORDER: u8 = 9;
 /// `pageblock_nr_pages`.
 pub const PAGEBLOCK_NR_PAGES: u32 = 1 << PAGEBLOCK_ORDER;
 
-/// Host bytes per frame used by the allocator: one `u8` buddy order per frame. (Plus one
+/// Host bits per frame used by the allocator: a 4-bit buddy order per frame. (Plus one
 /// byte per 512-frame pageblock for its migrate type, i.e. 1/512 byte per frame, and a fixed
 /// per-zone amount.) The free-list links are counted in `ListArena::BYTES_PER_FRAME`.
-pub const BYTES_PER_FRAME: usize = 1;
+pub const BITS_PER_FRAME: usize = 4;
 
 /// Per-frame marker: this frame is not the head of a free buddy block (`!PageBuddy`).
-const NOT_BUDDY: u8 = u8::MAX;
-/// Flipped in a written buddy order byte, so that no written value is 0.
-const ORDER_BIAS: u8 = 0x80;
+const NOT_BUDDY: u8 = 0xE;
+/// Added to a buddy order (or `NOT_BUDDY`) written to its nibble, so that no written
+/// value is 0.
+const ORDER_BIAS: u8 = 1;
 
 /// `watermark_boost_factor` default (sysctl `vm.watermark_boost_factor`).
 pub const DEFAULT_WATERMARK_BOOST_FACTOR: u64 = 15000;
@@ -231,11 +233,14 @@ pub struct BuddyAllocator {
     /// `page_group_by_mobility_disabled`: set like `build_all_zonelists` when the machine has
     /// fewer than `pageblock_nr_pages * MIGRATE_TYPES` (512 × 6) pages.
     page_group_by_mobility_disabled: bool,
-    /// Per frame: buddy order at the head of a free block, `NOT_BUDDY` otherwise, stored
-    /// with [`ORDER_BIAS`] flipped; 0 is "as set up" (the order of a block of a boot run,
-    /// else `NOT_BUDDY`), so the array comes from zeroed host memory and setting up the
-    /// free lists writes none of it (read through [`Self::order_at`]).
+    /// Per frame, a nibble (frame `pfn` in the low half of byte `pfn / 2` if even, else the
+    /// high half): buddy order at the head of a free block, or `NOT_BUDDY`, plus
+    /// [`ORDER_BIAS`]; 0 is "as set up" (the order of a block of a boot run, else
+    /// `NOT_BUDDY`), so the array comes from zeroed host memory and setting up the free
+    /// lists writes none of it (read through [`Self::order_at`]).
     buddy_order: Vec<u8>,
+    /// Frames the nibbles cover.
+    nr_frames: Pfn,
     /// The max-order blocks of each zone, freed at set-up as one [`BootRun`] each.
     boot: Vec<BootRun>,
     /// Per pageblock: migrate type.
@@ -252,8 +257,8 @@ fn mult_frac(x: u64, n: u64, d: u64) -> u64 {
 }
 
 impl BuddyAllocator {
-    /// Host bytes per frame (see the module-level [`BYTES_PER_FRAME`]).
-    pub const BYTES_PER_FRAME: usize = BYTES_PER_FRAME;
+    /// Host bits per frame (see the module-level [`BITS_PER_FRAME`]).
+    pub const BITS_PER_FRAME: usize = BITS_PER_FRAME;
 
     /// Build the zones and free all their memory into the buddy lists.
     ///
@@ -284,7 +289,8 @@ impl BuddyAllocator {
             watermark_boost_factor: DEFAULT_WATERMARK_BOOST_FACTOR,
             stats: BuddyStats::default(),
             page_group_by_mobility_disabled: disabled,
-            buddy_order: vec![0; max_end as usize],
+            buddy_order: vec![0; max_end.div_ceil(2) as usize],
+            nr_frames: max_end as Pfn,
             boot: Vec::new(),
             pageblock_mt: vec![init_mt; nr_pageblocks],
             zone_lookup: lookup,
@@ -344,16 +350,23 @@ impl BuddyAllocator {
 
     // ---------------------------------------------------------------- free-list primitives
 
-    /// The frame's buddy order byte (`NOT_BUDDY` unless it heads a free block).
+    /// Where frame `pfn`'s nibble is: its byte and the shift within it.
+    #[inline(always)]
+    fn nibble(pfn: Pfn) -> (usize, u32) {
+        ((pfn >> 1) as usize, (pfn & 1) * 4)
+    }
+
+    /// The frame's buddy order (`NOT_BUDDY` unless it heads a free block).
     #[inline(always)]
     fn order_at(&self, pfn: Pfn) -> u8 {
-        match self.buddy_order[pfn as usize] {
+        let (i, shift) = Self::nibble(pfn);
+        match (self.buddy_order[i] >> shift) & 0xF {
             0 => self.boot_order(pfn),
-            o => o ^ ORDER_BIAS,
+            o => o - ORDER_BIAS,
         }
     }
 
-    /// An order byte not written since set-up.
+    /// An order nibble not written since set-up.
     #[cold]
     #[inline(never)]
     fn boot_order(&self, pfn: Pfn) -> u8 {
@@ -366,7 +379,9 @@ impl BuddyAllocator {
 
     #[inline(always)]
     fn set_order_at(&mut self, pfn: Pfn, order: u8) {
-        self.buddy_order[pfn as usize] = order ^ ORDER_BIAS;
+        let (i, shift) = Self::nibble(pfn);
+        let b = &mut self.buddy_order[i];
+        *b = (*b & !(0xF << shift)) | ((order + ORDER_BIAS) << shift);
     }
 
     /// `__add_to_free_list` + `set_buddy_order`.
@@ -900,16 +915,17 @@ impl BuddyAllocator {
     }
 
     /// Host-side hint (no effect on the allocator): `pfn` is about to be freed; start
-    /// loading the order byte of its order-0 buddy, which the merge reads first.
+    /// loading the order nibble of its order-0 buddy (the byte they share), which the merge
+    /// reads first.
     #[inline(always)]
     pub fn prefetch_free(&self, pfn: Pfn) {
-        super::prefetch::prefetch(&self.buddy_order, (pfn ^ 1) as usize);
+        super::prefetch::prefetch(&self.buddy_order, Self::nibble(pfn ^ 1).0);
     }
 
     /// `Some(order)` if `pfn` is the first frame of a free block (`PageBuddy`).
     #[inline]
     pub fn buddy_order(&self, pfn: Pfn) -> Option<u8> {
-        if (pfn as usize) < self.buddy_order.len() {
+        if pfn < self.nr_frames {
             Some(self.order_at(pfn)).filter(|&o| o != NOT_BUDDY)
         } else {
             None
@@ -1022,7 +1038,7 @@ impl BuddyAllocator {
                 return Err(format!("zone {zi}: pageblock counts {:?}, recorded {:?}", counts, z.nr_pageblocks));
             }
         }
-        let marks = (0..self.buddy_order.len() as Pfn).filter(|&p| self.order_at(p) != NOT_BUDDY).count() as u64;
+        let marks = (0..self.nr_frames).filter(|&p| self.order_at(p) != NOT_BUDDY).count() as u64;
         if marks != total_blocks {
             return Err(format!("{marks} frames marked as free-block heads, {total_blocks} blocks on the free lists"));
         }
@@ -1126,7 +1142,7 @@ mod tests {
         assert_eq!(l.iter(h).collect::<Vec<_>>(), (0..16).map(|i| i * 1024).collect::<Vec<_>>());
         assert!(!a.page_group_by_mobility_disabled());
         assert_eq!(a.pageblock_migratetype(12345), MOV);
-        assert_eq!(BuddyAllocator::BYTES_PER_FRAME, 1);
+        assert_eq!(BuddyAllocator::BITS_PER_FRAME, 4);
     }
 
     #[test]

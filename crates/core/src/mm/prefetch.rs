@@ -26,20 +26,18 @@ pub fn prefetch_range<T>(slice: &[T], start: usize, end: usize) {
 
 /// Accesses ahead of the current one whose PTE the access loop prefetches.
 const PTE_AHEAD: usize = 16;
-/// Accesses ahead whose frame flags it prefetches (their PTE, fetched earlier, says which
-/// frame; a PTE that changes meanwhile only makes the hint useless).
+/// Accesses ahead whose frame flags it prefetches, or what their fault will read (their
+/// PTE, fetched earlier, says which frame or swap slot; a PTE that changes meanwhile only
+/// makes the hint useless).
 const FLAGS_AHEAD: usize = 8;
-/// Accesses ahead whose swap slot word and slot shadow it prefetches: the slot number
-/// comes from the page's slot (`Pages::swap_slot`), prefetched `FLAGS_AHEAD` accesses before.
-const SLOT_AHEAD: usize = 4;
 
 /// The access loop's hint before replaying `batch[i]`: the PTE word of a later access,
-/// and for a nearer one the folio flags (resident) or what the fault will read first
-/// (evicted before): a file page's shadow, a swapped page's slot; for a nearer swapped
-/// page, the shadow at its slot and the word of its slot's bits that the swap-in clears.
+/// and for a nearer one the folio flags (resident) or what the fault will read (evicted
+/// before): a file page's shadow; a swapped page's shadow at its slot, and the word of
+/// its slot's bits that the swap-in clears.
 #[inline(always)]
 pub fn prefetch_access(mm: &super::Mm, batch: &[reclaimlab_trace::Access], i: usize) {
-    use super::page::{is_resident, pinfo, pte_info};
+    use super::page::{is_resident, is_swap_pte, pinfo, pte_info, pte_swap_slot};
     if let Some(a) = batch.get(i + PTE_AHEAD) {
         prefetch(&mm.pages.pte, a.page as usize);
     }
@@ -47,17 +45,12 @@ pub fn prefetch_access(mm: &super::Mm, batch: &[reclaimlab_trace::Access], i: us
         if let Some(&pte) = mm.pages.pte.get(a.page as usize) {
             if is_resident(pte) {
                 prefetch(&mm.frames.flags, pte as usize);
-            } else if pte_info(pte) & pinfo::TOUCHED != 0 {
-                mm.pages.prefetch_evicted(a.page as usize, pte_info(pte) & pinfo::SWAPPED != 0);
-            }
-        }
-    }
-    if let Some(a) = batch.get(i + SLOT_AHEAD) {
-        if let Some(&pte) = mm.pages.pte.get(a.page as usize) {
-            if !is_resident(pte) && pte_info(pte) & pinfo::SWAPPED != 0 {
-                let slot = mm.pages.swap_slot(a.page as usize);
+            } else if is_swap_pte(pte) {
+                let slot = pte_swap_slot(pte);
                 mm.pages.prefetch_swap_shadow(slot);
                 mm.swap.prefetch_slot(slot);
+            } else if pte_info(pte) & pinfo::TOUCHED != 0 {
+                mm.pages.prefetch_shadow(a.page as usize);
             }
         }
     }

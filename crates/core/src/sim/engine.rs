@@ -24,7 +24,7 @@ use crate::config::SimConfig;
 use crate::error::{Error, Result};
 use crate::mm::lruvec::LruList;
 use crate::mm::memcontrol::MemcgId;
-use crate::mm::page::{is_resident, nonres_pte, pg, pinfo, pte_info};
+use crate::mm::page::{is_resident, is_swap_pte, nonres_pte, pg, pinfo, pte_info, pte_swap_slot};
 use crate::mm::page_alloc::{MigrateType, Pfn};
 use crate::mm::vmstat::Ev;
 use crate::mm::Mm;
@@ -372,10 +372,12 @@ impl<P: ReclaimPolicy> Machine<P> {
         }
         self.pte_alloc(a.page)?;
         let flags = pg::DAMON_ACCESSED | pg::SWAPBACKED | pg::MAPPED | pg::YOUNG;
+        // The swap entry, read from the PTE before the fault maps the new folio there.
+        let slot = (info & pinfo::SWAPPED != 0).then(|| self.mm.pages.swap_slot(page));
         let (_, restored) = self.add_folio(a.page, memcg, flags, a.flags & flags::WRITE != 0, false)?.expect("a retrying add returns a folio or an error");
         let cost = self.mm.cfg.cost.clone();
-        let (latency, major) = if info & pinfo::SWAPPED != 0 {
-            self.swap_in(a.page);
+        let (latency, major) = if let Some(slot) = slot {
+            self.swap_in(slot);
             self.count_fault(a, Ev::Pgfault);
             self.count_fault(a, Ev::Pgmajfault);
             let dev = if self.mm.swap.is_zram() { self.mm.cfg.zram_decompress_ns } else { self.mm.cfg.ssd_read_ns };
@@ -407,12 +409,12 @@ impl<P: ReclaimPolicy> Machine<P> {
         self.handle_over_high(memcg)
     }
 
-    /// Swap-in of `page`: count it, free its slot, and shrink the zram pool if it can.
-    fn swap_in(&mut self, page: u32) {
+    /// Swap-in from `slot`: count it, free the slot, and shrink the zram pool if it can.
+    fn swap_in(&mut self, slot: u32) {
         let mm = &mut self.mm;
         mm.vmstat.count(Ev::Pswpin, 1);
         mm.vmstat.count(Ev::Pgpgin, 4);
-        mm.swap_free(page);
+        mm.swap_free(slot);
     }
 
     /// `count_vm_event(e)` + `count_memcg_event_mm(mm, e)` for a fault of the task
@@ -590,7 +592,11 @@ impl<P: ReclaimPolicy> Engine for Machine<P> {
             if is_resident(p) && self.mm.frames.page(p) as usize != page {
                 return Err(format!("page {page} maps pfn {p} which belongs to page {}", self.mm.frames.page(p)));
             }
-            if !is_resident(p) && p != nonres_pte(pte_info(p)) {
+            if is_swap_pte(p) {
+                if !self.mm.swap.is_used(pte_swap_slot(p)) {
+                    return Err(format!("page {page}: swap pte {p:#x} names a free slot"));
+                }
+            } else if !is_resident(p) && p != nonres_pte(pte_info(p)) {
                 return Err(format!("page {page}: bad non-resident pte {p:#x}"));
             }
         }

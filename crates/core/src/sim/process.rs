@@ -29,7 +29,7 @@ use super::engine::Machine;
 use crate::config::SimConfig;
 use crate::error::{Error, Result};
 use crate::mm::memcontrol::ROOT_MEMCG;
-use crate::mm::page::{is_resident, nonres_pte, pg, pinfo, pte_info, NOT_PRESENT, NO_PAGE};
+use crate::mm::page::{is_resident, is_swap_pte, nonres_pte, pg, pinfo, pte_info, pte_swap_slot, NOT_PRESENT, NO_PAGE};
 use crate::mm::page_alloc::{MigrateType, Pfn, PAGEBLOCK_ORDER};
 use crate::policy::ReclaimPolicy;
 use crate::sim::alloc;
@@ -346,8 +346,8 @@ impl<P: ReclaimPolicy> Machine<P> {
                 continue;
             }
             if !is_resident(pte) {
-                if pte_info(pte) & pinfo::SWAPPED != 0 {
-                    self.mm.swap_free(page);
+                if is_swap_pte(pte) {
+                    self.mm.swap_free(pte_swap_slot(pte));
                 }
                 self.mm.pages.pte[page as usize] = NOT_PRESENT;
                 self.mm.pages.set_shadow(page as usize, 0);

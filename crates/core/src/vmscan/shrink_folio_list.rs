@@ -25,7 +25,7 @@
 //! the batch (the kernel takes them next).
 
 use super::{FolioReferences, Reclaimer, ScanControl};
-use crate::mm::page::{nonres_pte, pg, pinfo, NO_PAGE};
+use crate::mm::page::{nonres_pte, pg, pinfo, swp_entry_to_pte, NO_PAGE};
 use crate::mm::page_alloc::{MigrateType, Pfn};
 use crate::mm::vmstat::Ev;
 use crate::mm::Mm;
@@ -196,7 +196,7 @@ pub fn shrink_folio_list<P: ReclaimPolicy>(mm: &mut Mm, p: &mut P, folios: &mut 
                     }
                     let mut cluster = None;
                     if nr_pages > 1 && can_swap_out(mm, pfn, nr_pages, sc) {
-                        cluster = mm.swap_alloc_cluster(mm.frames.page(pfn));
+                        cluster = mm.swap.alloc_cluster();
                         if cluster.is_none() {
                             // The pool grew for 512 pages that will not come.
                             mm.zram_shrink_pool();
@@ -211,7 +211,7 @@ pub fn shrink_folio_list<P: ReclaimPolicy>(mm: &mut Mm, p: &mut P, folios: &mut 
                         sc.nr_scanned -= nr_pages - 1;
                         nr_pages = 1;
                     }
-                    if let Some(slot) = cluster.or_else(|| can_swap_out(mm, pfn, 1, sc).then(|| mm.swap_alloc(mm.frames.page(pfn)))) {
+                    if let Some(slot) = cluster.or_else(|| can_swap_out(mm, pfn, 1, sc).then(|| mm.swap.alloc_slot())) {
                         evict(mm, p, pfn, Some(slot), sc, &mut stat, &cost);
                         continue;
                     }
@@ -286,21 +286,22 @@ fn evict<P: ReclaimPolicy>(mm: &mut Mm, p: &mut P, pfn: Pfn, slot: Option<u32>, 
         sc.cost_ns += cost.unmap_ns;
     }
     let shadow = p.workingset_eviction(mm, pfn);
-    let info = pinfo::TOUCHED | if file { pinfo::FILE } else { pinfo::SWAPPED };
     let memcg = mm.frames.memcg(pfn) as usize;
     let root = mm.lruvec_id(crate::mm::memcontrol::ROOT_MEMCG, mm.node_of(pfn));
     for i in 0..nr as u32 {
         let page = (page + i) as usize;
-        mm.pages.pte[page] = nonres_pte(info);
         if file {
+            mm.pages.pte[page] = nonres_pte(pinfo::TOUCHED | pinfo::FILE);
             mm.pages.set_shadow(page, shadow);
             // page_cache_delete stores the shadow in the xarray (workingset_update_node).
             mm.shadow_nodes.page_cache_delete(page as u32, shadow != 0);
         } else {
-            // __delete_from_swap_cache stores it at the slot, in a node no memcg is charged for.
-            // (A slot is taken without a shadow: freeing one clears it.)
+            // try_to_unmap_one leaves the swap entry in the PTE; __delete_from_swap_cache
+            // stores the shadow at the slot, in a node no memcg is charged for. (A slot is
+            // taken without a shadow: freeing one clears it.)
+            let slot = slot.expect("anon has a slot") + i;
+            mm.pages.pte[page] = swp_entry_to_pte(slot);
             if shadow != 0 {
-                let slot = slot.expect("anon has a slot") + i;
                 mm.pages.set_swap_shadow(slot, shadow);
                 mm.swap_cache_store(slot, root);
             }

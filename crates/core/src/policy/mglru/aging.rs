@@ -283,8 +283,11 @@ pub fn prefetch_isolated(mm: &Mm, folios: &[Pfn]) {
         } else {
             prefetch(&mm.pages.pte, page);
         }
-        // What eviction writes: a file page's shadow, an anon page's swap slot.
-        mm.pages.prefetch_evicted(page, !mm.frames.is_file(pfn));
+        // What eviction writes besides the PTE: a file page's shadow (an anon page's swap
+        // entry goes into the PTE).
+        if mm.frames.is_file(pfn) {
+            mm.pages.prefetch_shadow(page);
+        }
         mm.buddy.prefetch_free(pfn);
     }
 }
