@@ -11,7 +11,9 @@
 //! per aggregation `cost.damon_region_ns` (merge, split, scheme matching), plus what
 //! the actions cost ([`super::damos::action`]). It never runs on the workload's clock
 //! and depends on the number of regions, not on memory size. The actions' time delays
-//! kdamond's own next sample, as in `kdamond_fn`'s single loop.
+//! kdamond's own next sample, as in `kdamond_fn`'s single loop, and lies outside the
+//! sampling window: the next `prepare_access_checks` comes after it, so accesses while
+//! kdamond works are not seen.
 
 use super::attrs::{kdamond_tune_intervals, DamonAttrs};
 use super::damos::action::{damos_apply_folios, OpsKind};
@@ -46,6 +48,8 @@ pub struct Kdamond {
     pub next_ns: u64,
     /// A sample interval is in flight (prepared, not yet checked).
     sampling: bool,
+    /// The iteration's work ends at `next_ns`; then `prepare_access_checks`.
+    preparing: bool,
     /// kdamond's simulated CPU time (ns), and its parts.
     pub cpu_ns: u64,
     pub sample_cpu_ns: u64,
@@ -113,6 +117,7 @@ impl Kdamond {
             rng: Rng::new(seed ^ 0xDA30_0000_0000_0001),
             next_ns: now_ns,
             sampling: false,
+            preparing: false,
             cpu_ns: 0,
             sample_cpu_ns: 0,
             aggr_cpu_ns: 0,
@@ -138,6 +143,13 @@ impl Kdamond {
         // next sleep, so they delay the next sample (`kdamond_fn`, mm/damon/core.c v6.12:
         // prepare → usleep → check → merge → apply → split). Sampling's own time is not
         // added (the model's per-region cost is an upper bound; see docs/damon.md).
+        if self.preparing {
+            // The loop's top once the work is done: the sampling window is the usleep.
+            self.preparing = false;
+            self.prepare_access_checks(mm);
+            self.next_ns = now_ns + self.attrs.sample_interval.max(1) * 1000;
+            return;
+        }
         let action_before = self.action_cpu_ns;
         let rmap2 = 2 * mm.cfg.cost.rmap_ns;
         let region_ns = mm.cfg.cost.damon_region_ns;
@@ -226,6 +238,17 @@ impl Kdamond {
             self.next_ns = now_ns + busy_ns + min_wait * 1000;
             return;
         }
+        if busy_ns > 0 {
+            self.preparing = true;
+            self.next_ns = now_ns + busy_ns;
+            return;
+        }
+        self.prepare_access_checks(mm);
+        self.next_ns = now_ns + self.attrs.sample_interval.max(1) * 1000;
+    }
+
+    /// `ops.prepare_access_checks`: a new sampling address per region, made old.
+    fn prepare_access_checks(&mut self, mm: &mut Mm) {
         for t in self.targets.iter_mut() {
             match self.ops {
                 OpsKind::Paddr => damon_pa_prepare_access_checks(mm, t, &mut self.rng),
@@ -233,7 +256,6 @@ impl Kdamond {
             }
         }
         self.sampling = true;
-        self.next_ns = now_ns + busy_ns + self.attrs.sample_interval.max(1) * 1000;
     }
 }
 

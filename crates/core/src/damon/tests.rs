@@ -269,3 +269,61 @@ fn watermarks_off_all_run_are_counted_by_side() {
     assert!(metric(&m, "damon_wmarks_above_high") > 10.0);
     assert_eq!(metric(&m, "damon_wmarks_below_low"), 0.0);
 }
+
+/// D.3: `kdamond_fn` (mm/damon/core.c v6.12) prepares the next sample after the
+/// iteration's work (prepare → usleep → check → merge → apply → split): a page the
+/// workload touches while kdamond pages out is made old by that prepare and not seen,
+/// one touched in the usleep is.
+#[test]
+fn accesses_during_kdamond_work_are_not_sampled() {
+    use crate::mm::page::{pg, NO_PAGE};
+    let c = cfg(
+        "1G",
+        &[
+            ("damon_reclaim.wmarks_high", "1000"),
+            ("damon_reclaim.wmarks_mid", "1000"),
+            ("damon_reclaim.wmarks_low", "0"),
+            ("damon_reclaim.min_age", "200000"),
+            ("damon_reclaim.quota_ms", "0"),
+            ("damon_reclaim.quota_sz", "0"),
+            ("transparent_hugepage.enabled", "never"),
+            ("swap.size", "1G"),
+        ],
+    );
+    let mut m = run(&c, Classic::new(Mainline), hot_in_cold(200, 4, 1000));
+    let mut d = m.damon.take().unwrap();
+    let sample_ns = d.attrs.sample_interval * 1000;
+    // The workload touches every resident page.
+    let touch_all = |mm: &mut crate::mm::Mm| {
+        for pfn in 0..mm.nr_frames {
+            if mm.frames.page(pfn) != NO_PAGE {
+                mm.frames.set(pfn, pg::DAMON_ACCESSED);
+            }
+        }
+    };
+    let accessed = |d: &crate::damon::Kdamond| d.targets[0].regions.iter().map(|r| r.nr_accesses).sum::<u32>();
+    // Step until an iteration works (applies the pageout scheme).
+    let (mut t, mut busy) = (d.next_ns.max(m.now), 0);
+    for _ in 0..10_000 {
+        let before = d.action_cpu_ns;
+        d.step(&mut m.mm, &mut m.policy, t, 0);
+        busy = d.action_cpu_ns - before;
+        if busy > 0 {
+            break;
+        }
+        t = d.next_ns;
+    }
+    assert!(busy > 0, "kdamond never applied its scheme");
+    touch_all(&mut m.mm);
+    // Its next check: one sample interval after the work.
+    while d.next_ns <= t + busy + sample_ns {
+        let s = d.next_ns;
+        d.step(&mut m.mm, &mut m.policy, s, 0);
+    }
+    assert_eq!(accessed(&d), 0, "accesses during kdamond's work were sampled");
+    // Touched within the sampling window: seen.
+    touch_all(&mut m.mm);
+    let s = d.next_ns;
+    d.step(&mut m.mm, &mut m.policy, s, 0);
+    assert!(accessed(&d) > 0, "accesses within the sampling window were not seen");
+}
