@@ -292,9 +292,10 @@ impl<V: MglruVariant> Mglru<V> {
     /// MIN_LRU_BATCH with budget left, and `sort_folio` moves each of their folios a
     /// generation up as ineligible (`folio_inc_gen`, to the next generation's tail; counted
     /// in PGREFILL). The model's generation list mixes zones, so it walks it twice: the
-    /// eligible folios in LRU order, then the others. *Abstraction:* within one generation
-    /// the kernel also takes a higher eligible zone's folios before a lower one's; the
-    /// model takes eligible zones' folios in LRU order.
+    /// eligible folios in LRU order, then the others. *Abstractions:* within one
+    /// generation the kernel also takes a higher eligible zone's folios before a lower
+    /// one's, the model in LRU order; where `sort_folio` has the writeback step (v6.6,
+    /// v6.15) the kernel tests ineligibility before it, the model after.
     #[cold]
     #[inline(never)]
     fn scan_folios_skipping(mm: &mut Mm, g: &mut LruGen, lv: LruvecId, sc: &mut ScanControl, ty: usize, tier: usize, list: &mut Vec<Pfn>) -> (u64, u64, u64, u64) {

@@ -15,15 +15,30 @@ fn machine() -> (Mm, Mglru<Mainline>) {
 
 /// A 16 MiB machine with 64 trace pages and `variant`'s lruvecs online.
 pub(super) fn machine_with<V: super::MglruVariant>(variant: V) -> (Mm, Mglru<V>) {
+    machine_of(variant, &[("machine.memory", "16M")], 64)
+}
+
+/// A machine of `settings` with `pages` trace pages and `variant`'s lruvecs online.
+fn machine_of<V: super::MglruVariant>(variant: V, settings: &[(&str, &str)], pages: usize) -> (Mm, Mglru<V>) {
     let mut c = SimConfig::default();
-    c.set("machine.memory", "16M").unwrap();
+    for (k, v) in settings {
+        c.set(k, v).unwrap();
+    }
     let mut mm = Mm::new(&c);
-    mm.pages.ensure(64).unwrap();
+    mm.pages.ensure(pages).unwrap();
     let mut p = Mglru::new(variant);
     for lv in 0..mm.lruvecs.len() as u32 {
         p.init_lruvec(&mut mm, lv);
     }
     (mm, p)
+}
+
+/// A 64 MiB machine with a 16 MiB ZONE_DMA, 256 trace pages; its zones lowest first.
+fn machine_with_dma() -> (Mm, Mglru<Mainline>, [usize; 2]) {
+    let (mm, p) = machine_of(Mainline, &[("machine.memory", "64M"), ("machine.zone_dma", "16M")], 256);
+    let mut zones = mm.nodes[0].zones.clone();
+    zones.sort_by_key(|&z| mm.zone_idx(z));
+    (mm, p, [zones[0], zones[1]])
 }
 
 /// Allocate a frame for page `page` (root memcg), install it with `flags`, then
@@ -240,13 +255,7 @@ fn kswapd_aborts_on_the_eligible_zones_boosts_included() {
     use super::eviction::should_abort_scan;
     use crate::mm::page_alloc::{MigrateType, ZONE_MOVABLE};
     use crate::vmscan::{Reclaimer, ScanControl};
-    let mut c = SimConfig::default();
-    c.set("machine.memory", "64M").unwrap();
-    c.set("machine.zone_dma", "16M").unwrap();
-    let mut mm = Mm::new(&c);
-    let mut zones = mm.nodes[0].zones.clone();
-    zones.sort_by_key(|&z| mm.zone_idx(z));
-    let (dma, top) = (zones[0], zones[1]);
+    let (mut mm, _, [dma, top]) = machine_with_dma();
     let dma_idx = mm.zone_idx(dma);
     // The zone above DMA below its high watermark + MIN_LRU_BATCH, DMA well above it.
     let keep = mm.buddy.zones[top].high_wmark_pages() + MIN_LRU_BATCH - 10;
@@ -273,18 +282,7 @@ fn dma_only_scan_takes_dma_and_ages_the_rest() {
     use crate::mm::vmstat::Ev;
     use crate::vmscan::{Reclaimer, ScanControl};
     for reclaim_idx in [None, Some(ZONE_MOVABLE)] {
-        let mut c = SimConfig::default();
-        c.set("machine.memory", "64M").unwrap();
-        c.set("machine.zone_dma", "16M").unwrap();
-        let mut mm = Mm::new(&c);
-        mm.pages.ensure(256).unwrap();
-        let mut p = Mglru::new(Mainline);
-        for lv in 0..mm.lruvecs.len() as u32 {
-            p.init_lruvec(&mut mm, lv);
-        }
-        let mut zones = mm.nodes[0].zones.clone();
-        zones.sort_by_key(|&z| mm.zone_idx(z));
-        let (dma, top) = (zones[0], zones[1]);
+        let (mut mm, mut p, [dma, top]) = machine_with_dma();
         // 200 clean read() file pages: 190 from the zone above DMA, then 10 from DMA
         // (the oldest generation; the first added is the list's tail).
         let mut pfns = Vec::new();
