@@ -511,6 +511,12 @@ impl Mm {
         self.buddy.zones[zone].zone_type as u8
     }
 
+    /// `folio_zonenum(folio)`: the `enum zone_type` index of the zone holding `pfn`.
+    #[inline]
+    pub fn folio_zonenum(&self, pfn: Pfn) -> u8 {
+        self.zone_idx(self.buddy.zone_of(pfn))
+    }
+
     /// Whether a reclaim of the zones up to `reclaim_idx` (`sc->reclaim_idx`) meets folios
     /// of a zone above it on `node`: only kswapd's passes for a lower zone do.
     #[inline]

@@ -78,7 +78,7 @@ pub fn lruvec_lru_size<V: ClassicVariant>(c: &Classic<V>, mm: &Mm, lv: LruvecId,
         return total;
     }
     let h = c.head(lv, lru as usize);
-    mm.lists.iter(h).filter(|&pfn| mm.zone_idx(mm.buddy.zone_of(pfn)) <= zone_idx).map(|pfn| pg::nr_pages(mm.frames.flags(pfn))).sum()
+    mm.lists.iter(h).filter(|&pfn| mm.folio_zonenum(pfn) <= zone_idx).map(|pfn| pg::nr_pages(mm.frames.flags(pfn))).sum()
 }
 
 /// What [`isolate_lru_folios`] took and scanned (`nr_taken`, `*nr_scanned`: the taken
@@ -105,7 +105,7 @@ fn isolate_lru_folios_skipping(mm: &mut Mm, h: crate::mm::lists::ListHead, lv: L
         mm.lists.del(h, pfn);
         let nr_pages = pg::nr_pages(mm.frames.flags(pfn));
         total_scan += nr_pages;
-        let zid = mm.zone_idx(mm.buddy.zone_of(pfn));
+        let zid = mm.folio_zonenum(pfn);
         if zid > reclaim_idx {
             nr_skipped[zid as usize] += nr_pages;
             skipped.push(pfn);

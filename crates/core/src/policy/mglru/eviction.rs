@@ -75,6 +75,32 @@ pub struct Resume {
     reclaimed: u64,
 }
 
+/// `scan_folios`' tallies: pages scanned, sorted away (PGREFILL) and isolated, and the
+/// folios left of its `MAX_LRU_BATCH` budget (spec C.7: that budget whatever
+/// `get_nr_to_scan` asked for, v6.6, v6.12, v6.15; `min(nr_to_scan, MAX_LRU_BATCH)` came
+/// after v6.15).
+#[derive(Clone, Copy, Debug)]
+struct ScanTally {
+    scanned: u64,
+    sorted: u64,
+    isolated: u64,
+    remaining: u64,
+}
+
+impl Default for ScanTally {
+    fn default() -> Self {
+        ScanTally { scanned: 0, sorted: 0, isolated: 0, remaining: MAX_LRU_BATCH }
+    }
+}
+
+impl ScanTally {
+    /// The batch ends: its budget spent, or MIN_LRU_BATCH pages isolated.
+    #[inline(always)]
+    fn done(&self) -> bool {
+        self.remaining == 0 || self.isolated >= MIN_LRU_BATCH
+    }
+}
+
 impl<V: MglruVariant> Mglru<V> {
     /// `get_nr_to_scan`: how many to scan, or −1 to rotate (aged / below min), 0 to stop.
     fn get_nr_to_scan(&mut self, mm: &mut Mm, lv: LruvecId, sc: &mut ScanControl, swappiness: u32) -> i64 {
@@ -218,7 +244,7 @@ impl<V: MglruVariant> Mglru<V> {
             return 0;
         }
         let node = mm.lruvecs[lv as usize].node;
-        let (scanned, sorted, isolated, remaining) = if mm.reclaim_skips_zones(node, sc.reclaim_idx) {
+        let ScanTally { scanned, sorted, isolated, remaining } = if mm.reclaim_skips_zones(node, sc.reclaim_idx) {
             Self::scan_folios_skipping(mm, g, lv, sc, ty, tier, list)
         } else {
             Self::scan_folios_batch(mm, g, lv, sc, ty, tier, list)
@@ -247,16 +273,11 @@ impl<V: MglruVariant> Mglru<V> {
     }
 
     /// `scan_folios`' loop over the oldest generation of `ty` when every zone is eligible:
-    /// from the tail, sort or isolate up to a batch. Returns (scanned, sorted, isolated,
-    /// remaining).
+    /// from the tail, sort or isolate up to a batch.
     #[inline(always)]
-    fn scan_folios_batch(mm: &mut Mm, g: &mut LruGen, lv: LruvecId, sc: &mut ScanControl, ty: usize, tier: usize, list: &mut Vec<Pfn>) -> (u64, u64, u64, u64) {
-        let gen = gen_from_seq(g.min_seq[ty]);
-        let head = g.head(gen, ty);
-        // spec C.7: the budget is MAX_LRU_BATCH whatever get_nr_to_scan asked for (v6.6,
-        // v6.12, v6.15; `min(nr_to_scan, MAX_LRU_BATCH)` came after v6.15).
-        let mut remaining = MAX_LRU_BATCH;
-        let (mut scanned, mut sorted, mut isolated) = (0u64, 0u64, 0u64);
+    fn scan_folios_batch(mm: &mut Mm, g: &mut LruGen, lv: LruvecId, sc: &mut ScanControl, ty: usize, tier: usize, list: &mut Vec<Pfn>) -> ScanTally {
+        let head = g.head(gen_from_seq(g.min_seq[ty]), ty);
+        let mut t = ScanTally::default();
         while let Some(pfn) = mm.lists.tail(head) {
             // Host-side: the folio before `pfn` is the next tail whether `pfn` is sorted
             // away or isolated; start loading its links and flags now.
@@ -264,25 +285,12 @@ impl<V: MglruVariant> Mglru<V> {
                 mm.lists.prefetch_links(next);
                 prefetch(&mm.frames.flags, next as usize);
             }
-            // scan_folios counts pages (`delta = folio_nr_pages`), `remaining` folios.
-            let delta = mm.folio_nr_pages(pfn);
-            scanned += delta;
-            sc.cost_ns += mm.cfg.cost.scan_ns;
-            if V::sort_folio(mm, g, lv, pfn, tier, &mut sc.nr) {
-                sorted += delta;
-            } else {
-                V::isolate_folio(mm, g, lv, pfn);
-                // Host-side: the owner (page id) is read next by prefetch_isolated.
-                prefetch(&mm.frames.owner, pfn as usize);
-                list.push(pfn);
-                isolated += delta;
-            }
-            remaining -= 1;
-            if remaining == 0 || isolated >= MIN_LRU_BATCH {
+            Self::scan_folio(mm, g, lv, sc, ty, tier, pfn, true, list, &mut t);
+            if t.done() {
                 break;
             }
         }
-        (scanned, sorted, isolated, remaining)
+        t
     }
 
     /// `scan_folios` for kswapd balancing a lower zone (`sc->reclaim_idx` below a zone of
@@ -298,40 +306,49 @@ impl<V: MglruVariant> Mglru<V> {
     /// v6.15) the kernel tests ineligibility before it, the model after.
     #[cold]
     #[inline(never)]
-    fn scan_folios_skipping(mm: &mut Mm, g: &mut LruGen, lv: LruvecId, sc: &mut ScanControl, ty: usize, tier: usize, list: &mut Vec<Pfn>) -> (u64, u64, u64, u64) {
+    fn scan_folios_skipping(mm: &mut Mm, g: &mut LruGen, lv: LruvecId, sc: &mut ScanControl, ty: usize, tier: usize, list: &mut Vec<Pfn>) -> ScanTally {
         let head = g.head(gen_from_seq(g.min_seq[ty]), ty);
-        let mut remaining = MAX_LRU_BATCH;
-        let (mut scanned, mut sorted, mut isolated) = (0u64, 0u64, 0u64);
+        let mut t = ScanTally::default();
         for eligible in [true, false] {
             let mut next = mm.lists.tail(head);
             while let Some(pfn) = next {
                 next = mm.lists.prev_of(head, pfn);
-                if (mm.zone_idx(mm.buddy.zone_of(pfn)) <= sc.reclaim_idx) != eligible {
+                if (mm.folio_zonenum(pfn) <= sc.reclaim_idx) != eligible {
                     continue;
                 }
-                let delta = mm.folio_nr_pages(pfn);
-                scanned += delta;
-                sc.cost_ns += mm.cfg.cost.scan_ns;
-                if V::sort_folio(mm, g, lv, pfn, tier, &mut sc.nr) {
-                    sorted += delta;
-                } else if !eligible {
-                    // ineligible: "gen = folio_inc_gen(lruvec, folio, false);
-                    // list_move_tail(...)"
-                    let new_gen = folio_inc_gen(mm, g, lv, pfn, false, LRU_REFS_FLAGS);
-                    list_move(mm, g, pfn, new_gen, ty, false);
-                    sorted += delta;
-                } else {
-                    V::isolate_folio(mm, g, lv, pfn);
-                    list.push(pfn);
-                    isolated += delta;
-                }
-                remaining -= 1;
-                if remaining == 0 || isolated >= MIN_LRU_BATCH {
-                    return (scanned, sorted, isolated, remaining);
+                Self::scan_folio(mm, g, lv, sc, ty, tier, pfn, eligible, list, &mut t);
+                if t.done() {
+                    return t;
                 }
             }
         }
-        (scanned, sorted, isolated, remaining)
+        t
+    }
+
+    /// One folio of `scan_folios`: `sort_folio` sorts it away, else it is isolated onto
+    /// `list` — or, of a zone above `sc->reclaim_idx` (not `eligible`), moved a generation
+    /// up ("ineligible": `folio_inc_gen(lruvec, folio, false)`, `list_move_tail`). The
+    /// batch counts pages (`delta = folio_nr_pages`) and folios (`remaining`).
+    #[inline(always)]
+    #[allow(clippy::too_many_arguments)]
+    fn scan_folio(mm: &mut Mm, g: &mut LruGen, lv: LruvecId, sc: &mut ScanControl, ty: usize, tier: usize, pfn: Pfn, eligible: bool, list: &mut Vec<Pfn>, t: &mut ScanTally) {
+        let delta = mm.folio_nr_pages(pfn);
+        t.scanned += delta;
+        sc.cost_ns += mm.cfg.cost.scan_ns;
+        if V::sort_folio(mm, g, lv, pfn, tier, &mut sc.nr) {
+            t.sorted += delta;
+        } else if !eligible {
+            let new_gen = folio_inc_gen(mm, g, lv, pfn, false, LRU_REFS_FLAGS);
+            list_move(mm, g, pfn, new_gen, ty, false);
+            t.sorted += delta;
+        } else {
+            V::isolate_folio(mm, g, lv, pfn);
+            // Host-side: the owner (page id) is read next by prefetch_isolated.
+            prefetch(&mm.frames.owner, pfn as usize);
+            list.push(pfn);
+            t.isolated += delta;
+        }
+        t.remaining -= 1;
     }
 
     /// `shrink_node` with MGLRU: root reclaim (global, or of the root memcg: a write to
