@@ -43,14 +43,23 @@ CONFIGS = [
     ("thpscale4", "thpscale, MADV_HUGEPAGE, 4 threads on a fresh boot", "thpscale:threads=4", "off", False),
     ("thpscale4-plain", "thpscale, no madvise, 4 threads on a fresh boot", "thpscale:threads=4,madvise=0", "off",
      False),
+    # The experiment for usemem's fallbacks: kswapd0 moved off node 0's one CPU (PINNED).
+    ("usemem1-pin", "usemem, 1 thread, kswapd and kcompactd on CPU 1", "usemem:threads=1", "off", False),
+    ("usemem4-pin", "usemem, 4 threads, kswapd and kcompactd on CPU 1", "usemem:threads=4", "off", False),
 ]
+#: Booted with ``--pin-cpus``: the workload on CPU 0, every kswapd and kcompactd on CPU 1. The
+#: kernel binds a node's kswapd to that node's CPUs (mm/vmscan.c 6.12 ``kswapd()``:
+#: ``set_cpus_allowed_ptr(tsk, cpumask_of_node(pgdat->node_id))``), which in this guest is
+#: one CPU per node, the one usemem's threads are pinned to; the model's kswapd runs on a CPU
+#: of its own.
+PINNED = {"usemem1-pin", "usemem4-pin"}
 BEGIN, END = "<!-- BEGIN GENERATED: scripts/validate_thp.py -->", "<!-- END GENERATED: scripts/validate_thp.py -->"
 SHOWN = (*TARGETS, *NUMA, "pgscan_kswapd", "pgscan_direct", "pswpout")
 TRACE_SHOWN = ("mm_compaction_end",)
 
 
-def setup_of(workload: str, mglru: str, boots: int = 3) -> Setup:
-    return Setup(workload=workload, mglru=mglru, boots=boots, **GUEST)
+def setup_of(name: str, workload: str, mglru: str, boots: int = 3) -> Setup:
+    return Setup(workload=workload, mglru=mglru, boots=boots, pin_cpus=name in PINNED, **GUEST)
 
 
 def run(out: Path, boots: int) -> None:
@@ -60,7 +69,7 @@ def run(out: Path, boots: int) -> None:
         if path.exists():
             continue
         print(f"{label}: {boots} boots", file=sys.stderr)
-        res = validate(setup_of(wl, mglru, boots), out, progress=True)
+        res = validate(setup_of(name, wl, mglru, boots), out, progress=True)
         res["label"], res["name"] = label, name
         path.write_text(json.dumps(res, indent=1, default=str))
 
@@ -73,7 +82,7 @@ def resimulate(out: Path) -> None:
             continue
         old = json.loads(path.read_text())
         consoles = [console.parse(Path(p).read_text(errors="replace")) for p in old["logs"]["kernel"]]
-        res = compare_boots(prepare(setup_of(wl, mglru, len(consoles))), consoles)
+        res = compare_boots(prepare(setup_of(name, wl, mglru, len(consoles))), consoles)
         for k in ("label", "name", "logs", "boot_wall_s", "mglru", "read_back"):
             if k in old:
                 res[k] = old[k]
