@@ -1,6 +1,11 @@
 """``kernel run --vmscan-trace``: the guest's per-pass reclaim sums as the console carries them."""
-from reclaimlab.kernel import console
+import shutil
+import subprocess
 from types import SimpleNamespace
+
+import pytest
+
+from reclaimlab.kernel import console
 
 from reclaimlab.kernel.run import Setup, kernel_args
 
@@ -30,3 +35,37 @@ def test_vmscan_trace_is_a_kernel_parameter_only_when_asked():
     assert "lab.vmtrace=1" in args(vmscan_trace=True)
     assert "lab.vmtrace=2" in args(vmscan_trace=2)
     assert "lab.vmtrace=3" in args(vmscan_trace=3)
+
+
+#: sched_switch events into and out of kswapd threads, as the guest's rl_sched instance has
+#: them: kswapd0 preempts the workload on its CPU twice (1.5 ms, then 40 µs, both ended by
+#: preemption), kswapd1 runs 10 ms on an idle CPU and goes to sleep.
+SCHED_TRACE = """# tracer: nop
+             thp-123     [000] d..2.   100.000100: sched_switch: prev_comm=thp prev_pid=123 prev_prio=120 prev_state=R+ ==> next_comm=kswapd0 next_pid=45 next_prio=120
+         kswapd0-45      [000] d..2.   100.001600: sched_switch: prev_comm=kswapd0 prev_pid=45 prev_prio=120 prev_state=R ==> next_comm=thp next_pid=123 next_prio=120
+          <idle>-0       [001] d..2.   100.002000: sched_switch: prev_comm=swapper/1 prev_pid=0 prev_prio=120 prev_state=R ==> next_comm=kswapd1 next_pid=46 next_prio=120
+             thp-123     [000] d..2.   100.005000: sched_switch: prev_comm=thp prev_pid=123 prev_prio=120 prev_state=R+ ==> next_comm=kswapd0 next_pid=45 next_prio=120
+         kswapd0-45      [000] d..2.   100.005040: sched_switch: prev_comm=kswapd0 prev_pid=45 prev_prio=120 prev_state=R ==> next_comm=thp next_pid=123 next_prio=120
+         kswapd1-46      [001] d..2.   100.012000: sched_switch: prev_comm=kswapd1 prev_pid=46 prev_prio=120 prev_state=S ==> next_comm=swapper/1 next_pid=0 next_prio=120
+"""
+
+
+def _sched_awk() -> str:
+    """The awk program guest/init.sh's ``sched_trace`` runs over its sched_switch events."""
+    from reclaimlab.kernel import initramfs
+
+    body = initramfs.INIT.read_text().split("sched_trace() {", 1)[1]
+    return body.split("awk '", 1)[1].split("' $S/trace", 1)[0]
+
+
+@pytest.mark.skipif(shutil.which("busybox") is None, reason="needs busybox (the guest's awk)")
+def test_the_guest_sums_who_had_kswapds_cpu(tmp_path):
+    (tmp_path / "trace").write_text(SCHED_TRACE)
+    out = subprocess.run(["busybox", "awk", _sched_awk(), str(tmp_path / "trace")],
+                         capture_output=True, text=True, check=True).stdout
+    c = console.parse(out)
+    assert c.ksched == {("kswapd0", 0): {"runs": 2, "run_us": 1540, "out_R": 2, "out_S": 0, "out_D": 0, "in_idle": 0},
+                        ("kswapd1", 1): {"runs": 1, "run_us": 10000, "out_R": 0, "out_S": 1, "out_D": 0, "in_idle": 1}}
+    # 1,500 µs in [1024, 2048), 40 µs in [32, 64), 10,000 µs in [8192, 16384)
+    assert c.ksched_runs == {("kswapd0", 10): 1, ("kswapd0", 5): 1, ("kswapd1", 13): 1}
+    assert c.ksched_in == {("kswapd0", "thp", "R"): 2}

@@ -153,6 +153,13 @@ class Console:
     #: Per kswapd pass a wake-up started during the workload: microseconds from the first
     #: wakeup_kswapd to the pass's start, and the wakeup_kswapd calls meanwhile (``@@kswapd_wake``).
     kswapd_wakes: list[tuple[int, int]] = field(default_factory=list)
+    #: Who had kswapd's CPU over the workload (guest/init.sh ``sched_trace``, sched_switch):
+    #: per (kswapd thread, CPU) ``{"runs", "run_us", "out_R", "out_S", "out_D", "in_idle"}``
+    #: (``@@ksched``); its runs' lengths as ``{(thread, log2 µs): n}`` (``@@ksched_run``);
+    #: and what it took the CPU from, ``{(thread, task, its state): n}`` (``@@ksched_in``).
+    ksched: dict[tuple[str, int], dict[str, int]] = field(default_factory=dict)
+    ksched_runs: dict[tuple[str, int], int] = field(default_factory=dict)
+    ksched_in: dict[tuple[str, str, str], int] = field(default_factory=dict)
     #: ``kernel run --vmscan-trace`` (guest/init.sh ``vmscan_trace``): per kswapd pass the
     #: reclaim tracepoints' sums (``@@vmpass``, keys :data:`VMPASS_FIELDS`), direct reclaim's
     #: over the run (``@@vmdirect``, :data:`VMDIRECT_FIELDS`), ``lru_activate`` by task, and
@@ -306,6 +313,9 @@ VMPASS_FIELDS = ("t_us", "zid", "order", "wakes", "wake_min_zid", "calls", "scan
                  "reclaimed", "activate_file", "ref_keep", "unmap_fail", "min_priority", "active_taken",
                  "deactivated")
 VMDIRECT_FIELDS = ("calls", "scanned", "taken", "skipped", "reclaimed", "activate_file")
+#: ``@@ksched COMM CPU ...``'s fields after the CPU: runs, their total µs, how they ended
+#: (preempted, asleep, in D state) and how many began on an idle CPU.
+KSCHED_FIELDS = ("runs", "run_us", "out_R", "out_S", "out_D", "in_idle")
 
 
 def clean(line: str) -> str:
@@ -381,6 +391,12 @@ def parse(text: str) -> Console:
                 c.kthread_ticks.setdefault(parts[0], {})[parts[1]] = int(parts[2])
             elif tag == "kswapd_wake" and len(parts) == 2:
                 c.kswapd_wakes.append((int(parts[0]), int(parts[1])))
+            elif tag == "ksched" and len(parts) == 8:
+                c.ksched[(parts[0], int(parts[1]))] = dict(zip(KSCHED_FIELDS, map(int, parts[2:])))
+            elif tag == "ksched_run" and len(parts) == 3:
+                c.ksched_runs[(parts[0], int(parts[1]))] = int(parts[2])
+            elif tag == "ksched_in" and len(parts) == 4:
+                c.ksched_in[(parts[0], parts[1], parts[2])] = int(parts[3])
             elif tag == "vmpass" and len(parts) == len(VMPASS_FIELDS):
                 c.vmscan_passes.append(dict(zip(VMPASS_FIELDS, map(int, parts))))
             elif tag == "vmdirect" and len(parts) == len(VMDIRECT_FIELDS):

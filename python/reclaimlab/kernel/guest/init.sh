@@ -29,6 +29,45 @@ blkstat() {
     if [ -e /sys/block/vda/stat ]; then echo "@@blkstat $1 $(cat /sys/block/vda/stat)"; fi
     cpustat "$1"
     wake_trace "$1"
+    sched_trace "$1"
+}
+# Who has kswapd's CPU: sched_switch events into and out of a kswapd thread, from the
+# workload's start to its end, in a tracefs instance of their own (2 MiB a CPU). Per kswapd
+# thread and CPU, "@@ksched COMM CPU RUNS RUN_US OUT_R OUT_S OUT_D IN_FROM_IDLE" (how often
+# it ran, for how long in all, how its runs ended: preempted (R), asleep (S), waiting on
+# I/O (D), and how many began on an idle CPU); "@@ksched_run COMM LOG2_US N" (the runs'
+# lengths, power-of-two buckets of microseconds); "@@ksched_in COMM PREV_COMM PREV_STATE N"
+# (what it took the CPU from: a task in state R was preempted by it); "@@ksched_lost N".
+sched_trace() {
+    S=/sys/kernel/tracing/instances/rl_sched
+    case "$1" in
+    start)
+        [ -d /sys/kernel/tracing/events/sched/sched_switch ] || return 0
+        mkdir -p $S 2>/dev/null || return 0
+        echo 2048 > $S/buffer_size_kb
+        echo 'prev_comm ~ "kswapd*" || next_comm ~ "kswapd*"' > $S/events/sched/sched_switch/filter || return 0
+        echo 1 > $S/events/sched/sched_switch/enable ;;
+    end)
+        [ -e $S/events/sched/sched_switch/enable ] || return 0
+        echo 0 > $S/events/sched/sched_switch/enable
+        awk 'function kv(k,   i) { for (i = 1; i <= NF; i++) if (index($i, k "=") == 1) return substr($i, length(k) + 2); return "" }
+             { for (i = 2; i <= NF; i++) if ($i == "sched_switch:") break
+               if (i > NF) next
+               ts = $(i - 1); sub(/:$/, "", ts); c = $(i - 3); gsub(/[][]/, "", c); c += 0
+               pc = kv("prev_comm"); nc = kv("next_comm"); st = substr(kv("prev_state"), 1, 1)
+               if (pc ~ /^kswapd/ && (pc SUBSEP c) in t0) {
+                   k = pc SUBSEP c; us = (ts - t0[k]) * 1e6; runs[k]++; tot[k] += us; out[k, st]++
+                   b = 0; for (w = 2; w <= us; w *= 2) b++; hist[pc, b]++; delete t0[k] }
+               if (nc ~ /^kswapd/) {
+                   k = nc SUBSEP c; t0[k] = ts; seen[k] = 1; if (pc ~ /^swapper/) idle[k]++
+                   else { sub(/\/.*/, "", pc); from[nc, pc, st]++ } } }
+             END { for (k in seen) { split(k, a, SUBSEP)
+                       printf "@@ksched %s %d %d %.0f %d %d %d %d\n", a[1], a[2], runs[k], tot[k], out[k, "R"], out[k, "S"], out[k, "D"], idle[k] }
+                   for (k in hist) { split(k, a, SUBSEP); printf "@@ksched_run %s %d %d\n", a[1], a[2], hist[k] }
+                   for (k in from) { split(k, a, SUBSEP); printf "@@ksched_in %s %s %s %d\n", a[1], a[2], a[3], from[k] } }' $S/trace
+        echo "@@ksched_lost $(awk '/^overrun:/ { s += $2 } END { print s + 0 }' $S/per_cpu/cpu*/stats)"
+        rmdir $S 2>/dev/null ;;
+    esac
 }
 # How long kswapd takes to start after an allocation wakes it: the vmscan tracepoints
 # mm_vmscan_wakeup_kswapd (wakeup_kswapd, before wake_up_interruptible) and
