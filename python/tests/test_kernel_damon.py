@@ -197,7 +197,7 @@ def test_the_comparison_grades_bytes_and_the_saving_in_points():
     base_series = {"time_s": [0.0, 1.0, 2.0], "memcg.wl.memory.current_bytes": [0.0, 1000.0, 1000.0]}
     sim = {"metrics": {"bytes_reclaim_tried_regions": 9900.0, "bytes_reclaimed_regions": 1000.0,
                        "nr_reclaim_tried_regions": 5.0, "damon_cpu_pct": 1.5}, "series": series}
-    res = damon_compare.compare([c], [base], sim, {"metrics": {}, "series": base_series}, "wl")
+    res = damon_compare.compare([c], [base], [sim], {"metrics": {}, "series": base_series}, "wl")
     rows = {r["counter"]: r for r in res["rows"]}
     assert rows["bytes_reclaim_tried_regions"]["met"] is True  # +10 %
     assert rows["bytes_reclaimed_regions"]["met"] is False  # +150 %
@@ -212,7 +212,7 @@ def test_the_comparison_grades_bytes_and_the_saving_in_points():
     # With DAMON's regions on both sides: the bytes it saw accessed, graded at 25 %.
     c.snapshots = [damon.Snapshot(1.0, 2, 600, 300, 100), damon.Snapshot(1.1, 2, 800, 200, 0)]
     sim["snapshots"] = [(0, 0, 10**8, [(0, 500, 0, 9), (500, 1000, 10, 0)])]  # 10 of 20 samples: hot
-    rows = {r["counter"]: r for r in damon_compare.compare([c], [base], sim, {"metrics": {}, "series": base_series},
+    rows = {r["counter"]: r for r in damon_compare.compare([c], [base], [sim], {"metrics": {}, "series": base_series},
                                                    "wl")["rows"]}
     assert (rows["damon_accessed_bytes"]["real_mean"], rows["damon_accessed_bytes"]["sim"]) == (300, 500)
     assert rows["damon_accessed_bytes"]["met"] is False and rows["damon_hot_bytes"]["target"] is None
@@ -339,3 +339,22 @@ def test_the_modules_scheme_reclaims_idle_memory_and_6_12s_module_does_not(kerne
     m = damon_compare.guest_stats(res["module"])
     assert m["nr_reclaim_tried_regions"] == 0 and m["bytes_reclaimed_regions"] == 0, m
     assert int(res["module"].damon_reclaim["kdamond_ticks"]) > 0  # its kdamond did run
+
+
+def test_the_model_side_is_the_mean_and_spread_over_seeds():
+    c = console.parse(LOG)  # one boot: 400 bytes reclaimed, 9000 tried, footprint mean 725
+    base = console.parse(LOG.replace("@@sample 5.5 600 400\n@@sample 6.0 600 400\n", "@@sample 5.5 1000 0\n@@sample 6.0 1000 0\n"))
+
+    def sim(reclaimed: int, mem: float) -> dict:
+        return {"metrics": {"bytes_reclaimed_regions": reclaimed, "bytes_reclaim_tried_regions": 9000, "damon_cpu_pct": 1.0},
+                "series": {"time_s": [0.0, 1.0], "memcg.wl.memory.current_bytes": [mem, mem]}}
+
+    base_sim = sim(0, 1000.0)
+    res = damon_compare.compare([c], [base], [sim(300, 600.0), sim(500, 800.0)], base_sim, "wl")
+    rows = {r["counter"]: r for r in res["rows"]}
+    r = rows["bytes_reclaimed_regions"]
+    assert (r["real_mean"], r["sim"]) == (400, 400) and r["sim_sd"] == pytest.approx(141.42, abs=0.01) and r["met"]
+    assert rows["bytes_reclaim_tried_regions"]["sim_sd"] == 0
+    s = rows["memory_saving_pct"]  # savings of the two seeds: 40 % and 20 %
+    assert s["sim"] == pytest.approx(30.0) and s["sim_sd"] == pytest.approx(14.142, abs=0.001)
+    assert res["sim_seeds"] == 2 and res["kdamond_cpu_pct"]["simulator"] == 1.0

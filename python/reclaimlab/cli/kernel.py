@@ -350,8 +350,9 @@ def cgroup_table(consoles) -> str:
 
 
 def _rows_table(rows_in: list[dict]) -> str:
-    """A comparison table: counter, kernel mean ± sd, simulated, relative error, target
-    (relative, or in percentage points for a row with ``target_pp``)."""
+    """A comparison table: counter, kernel mean ± sd, simulated (± its spread over seeds
+    where the row has ``sim_sd``), relative error, target (relative, or in percentage
+    points for a row with ``target_pp``)."""
     rows = []
     for r in rows_in:
         if not r.get("comparable", True):
@@ -361,7 +362,8 @@ def _rows_table(rows_in: list[dict]) -> str:
         else:
             tgt = "" if r["target"] is None else f"{'met' if r['met'] else 'MISSED'} (±{r['target']:.0%})"
         rows.append((r["counter"], f"{number(round(r['real_mean'], 1))} ± {number(round(r['real_sd'], 1))}",
-                     number(round(r["sim"], 1)), f"{r['rel_error']:+.1%}" if r["rel_error"] != float("inf") else "inf",
+                     number(round(r["sim"], 1)) + (f" ± {number(round(r['sim_sd'], 1))}" if "sim_sd" in r else ""),
+                     f"{r['rel_error']:+.1%}" if r["rel_error"] != float("inf") else "inf",
                      tgt))
     return table(rows, header=("counter", "kernel mean ± sd", "simulated", "rel. error", "target"), right=(1, 2, 3))
 

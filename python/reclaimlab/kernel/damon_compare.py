@@ -17,6 +17,12 @@ STAT_TARGETS = {"bytes_reclaim_tried_regions": 0.25, "bytes_reclaimed_regions": 
 #: over the run, within 25 %; the hot part and the number of regions are shown.
 SNAPSHOT_TARGETS = {"damon_accessed_bytes": 0.25}
 SAVING_TARGET_PP = 5.0
+#: Simulated runs per comparison, seeds 1..N. The guest's boots replay one trace and differ
+#: by DAMON's random sampling (`damon_rand`: a random address of each region per sample) and
+#: its timing; the simulator is deterministic per seed, which seeds its kdamond's sampling.
+#: So the kernel's mean over boots is compared with the model's mean over seeds, and each
+#: row carries the model's spread (``sim_sd``) beside the kernel's.
+SIM_SEEDS = 10
 #: Points of the footprint curves reported (progress 0, 1/N, ..., 1).
 CURVE_POINTS = 20
 
@@ -123,37 +129,58 @@ def saving(avg: float | None, base: float | None) -> float | None:
     return None if not avg or not base else 100.0 * (1.0 - avg / base)
 
 
-def compare(consoles: list, base_consoles: list, sim: dict, sim_base: dict, cgroup: str) -> dict:
+def _mean_sd(xs: list[float]) -> tuple[float, float]:
+    import statistics
+
+    return statistics.fmean(xs), (statistics.stdev(xs) if len(xs) > 1 else 0.0)
+
+
+def _with_sd(rows: list[dict], sds: dict[str, float]) -> list[dict]:
+    for r in rows:
+        if r["counter"] in sds:
+            r["sim_sd"] = sds[r["counter"]]
+    return rows
+
+
+def compare(consoles: list, base_consoles: list, sims: list[dict], sim_base: dict, cgroup: str) -> dict:
     """Kernel vs simulator for DAMON_RECLAIM: one row per statistic (the rows of
     :func:`.validate.compare`), a memory-saving row graded in percentage points, and the
-    footprint curves. ``sim``/``sim_base`` are :func:`.validate.simulate` results with and
-    without the module; ``base_consoles`` the guest's boots without it."""
+    footprint curves. ``sims`` are :func:`.validate.simulate` results with the module, one
+    per seed (:data:`SIM_SEEDS`): each row's ``sim`` is their mean and ``sim_sd`` their
+    spread; ``sim_base`` the run without it, ``base_consoles`` the guest's boots without
+    it. The curves are the first seed's."""
     from .validate import compare as compare_rows
 
-    rows = compare_rows([guest_stats(c) for c in consoles], {k: sim["metrics"].get(k, 0) for k in STATS},
-                        STAT_TARGETS, counters=list(STATS))
+    sim = sims[0]
+    stats = {k: _mean_sd([s["metrics"].get(k, 0) for s in sims]) for k in STATS}
+    rows = _with_sd(compare_rows([guest_stats(c) for c in consoles], {k: m for k, (m, _) in stats.items()},
+                                 STAT_TARGETS, counters=list(STATS)), {k: sd for k, (_, sd) in stats.items()})
     base = [time_average(*guest_footprint(c)) for c in base_consoles]
     base = [b for b in base if b]
     base_avg = sum(base) / len(base) if base else None
     real = [saving(time_average(*guest_footprint(c)), base_avg) for c in consoles]
     real = [r for r in real if r is not None]
-    sim_saving = saving(time_average(*sim_footprint(sim["series"], cgroup)),
-                        time_average(*sim_footprint(sim_base["series"], cgroup)))
-    if real and sim_saving is not None:
-        import statistics
-
-        mean = statistics.fmean(real)
-        rows.append({"counter": "memory_saving_pct", "real_mean": mean,
-                     "real_sd": statistics.stdev(real) if len(real) > 1 else 0.0, "boots": len(real),
-                     "sim": sim_saving, "rel_error": (sim_saving - mean) / mean if mean else float("inf"),
+    sim_base_avg = time_average(*sim_footprint(sim_base["series"], cgroup))
+    savings = [saving(time_average(*sim_footprint(s["series"], cgroup)), sim_base_avg) for s in sims]
+    if real and all(x is not None for x in savings):
+        mean, sd = _mean_sd(real)
+        sim_saving, sim_sd = _mean_sd(savings)
+        rows.append({"counter": "memory_saving_pct", "real_mean": mean, "real_sd": sd, "boots": len(real),
+                     "sim": sim_saving, "sim_sd": sim_sd,
+                     "rel_error": (sim_saving - mean) / mean if mean else float("inf"),
                      "target": None, "target_pp": SAVING_TARGET_PP,
                      "met": abs(sim_saving - mean) <= SAVING_TARGET_PP, "comparable": True})
     max_nr = max_nr_accesses(consoles[0])
     snaps = [snapshot_means(c.snapshots) for c in consoles if c.snapshots]
-    sim_snaps = [replace(split_of(regions, max_nr), t=end / 1e9) for _t, _s, end, regions in sim.get("snapshots") or []]
-    if snaps and sim_snaps:
-        rows += compare_rows(snaps, snapshot_means(sim_snaps), SNAPSHOT_TARGETS,
-                             counters=["damon_accessed_bytes", "damon_hot_bytes", "damon_nr_regions"])
+    snap_keys = ["damon_accessed_bytes", "damon_hot_bytes", "damon_nr_regions"]
+    per_seed = [[replace(split_of(regions, max_nr), t=end / 1e9) for _t, _s, end, regions in s.get("snapshots") or []]
+                for s in sims]
+    sim_snaps = per_seed[0]
+    if snaps and all(per_seed):
+        means = [snapshot_means(p) for p in per_seed]
+        ms = {k: _mean_sd([m[k] for m in means]) for k in snap_keys}
+        rows += _with_sd(compare_rows(snaps, {k: m for k, (m, _) in ms.items()}, SNAPSHOT_TARGETS, counters=snap_keys),
+                         {k: sd for k, (_, sd) in ms.items()})
     cpu = [int(c.damon_reclaim["kdamond_ticks"]) / 100 / max(1e-9, guest_footprint(c)[0][-1])
            for c in consoles if "kdamond_ticks" in c.damon_reclaim and len(c.samples) > 1]
     return {"rows": rows,
@@ -163,4 +190,6 @@ def compare(consoles: list, base_consoles: list, sim: dict, sim_base: dict, cgro
                           "simulator_baseline": curve(*sim_footprint(sim_base["series"], cgroup))},
             "accessed": {"kernel": [curve(*accessed_series(c.snapshots)) for c in consoles],
                          "simulator": curve(*accessed_series(sim_snaps))},
-            "kdamond_cpu_pct": {"kernel": [100 * x for x in cpu], "simulator": sim["metrics"].get("damon_cpu_pct")}}
+            "kdamond_cpu_pct": {"kernel": [100 * x for x in cpu],
+                                "simulator": _mean_sd([s["metrics"].get("damon_cpu_pct", 0.0) for s in sims])[0]},
+            "sim_seeds": len(sims)}
