@@ -69,13 +69,12 @@ def run(out: Path, boots: int) -> None:
 
 
 def cell(r: dict) -> str:
-    """Kernel mean ± sd over boots / model mean ± sd over seeds (damon_compare.SIM_SEEDS)."""
-    sd = r.get("sim_sd", 0.0)
-    if r["counter"] == "memory_saving_pct":
-        return f"{r['real_mean']:.1f} ± {r['real_sd']:.1f} / {r['sim']:.1f} ± {sd:.1f} %"
-    if r["counter"].startswith("bytes") or r["counter"].endswith("_bytes"):
-        return f"{r['real_mean'] / 2**20:,.1f} ± {r['real_sd'] / 2**20:,.1f} / {r['sim'] / 2**20:,.1f} ± {sd / 2**20:,.1f} MiB"
-    return f"{r['real_mean']:,.1f} ± {r['real_sd']:,.1f} / {r['sim']:,.1f} ± {sd:,.1f}"
+    """Kernel mean ± sd over boots / model mean ± sd over seeds (damon_compare.SIM_SEEDS; a
+    result stored before the seeds has one simulation, shown without a spread)."""
+    mib = r["counter"].startswith("bytes") or r["counter"].endswith("_bytes")
+    scale, unit, fmt = (2**20, " MiB", ",.1f") if mib else (1, " %" if r["counter"] == "memory_saving_pct" else "", ",.1f")
+    sd = f" ± {r['sim_sd'] / scale:{fmt}}" if "sim_sd" in r else ""
+    return f"{r['real_mean'] / scale:{fmt}} ± {r['real_sd'] / scale:{fmt}} / {r['sim'] / scale:{fmt}}{sd}{unit}"
 
 
 def grade(r: dict) -> str:
@@ -108,8 +107,10 @@ def render(results: list[dict]) -> str:
         cells.append(f"{sum(cpu['kernel']) / max(1, len(cpu['kernel'])):.1f} / {cpu['simulator'] or 0:.2f} %")
         lines.append(f"| {res['label']} | " + " | ".join(cells) + " |")
     k0 = results[0]
+    n = k0["damon_reclaim"].get("sim_seeds", 1)
+    seeds = f", mean ± sd over seeds 1–{n} of kdamond's sampling" if n > 1 else ", one simulation"
     lines += ["", f"Kernel {k0['kernel']} ({k0['damon_reclaim']['interface']} interface), {k0['boots']} boots per row "
-              f"(mean ± sd) / the simulator ({k0['policy']}, mean ± sd over seeds 1–{k0['damon_reclaim'].get('sim_seeds', 1)} of kdamond's sampling); workload `{WORKLOAD}`, `--memory none --tick 1000 "
+              f"(mean ± sd) / the simulator ({k0['policy']}{seeds}); workload `{WORKLOAD}`, `--memory none --tick 1000 "
               f"--thp never`, parameters `{COMMON}` plus the row's quota. Graded: {met} of {total} within the "
               f"targets (bytes ±25 %, saving ±5 pp). Seen accessed: the bytes of DAMON's regions with accesses, "
               f"per aggregation. pswpin and kdamond's CPU share (TCG time in the guest) are shown only."]
