@@ -292,7 +292,11 @@ DECOR = re.compile(r"^((?:\[[^\]]*\])+)\s?(.*)$")
 PAUSE = re.compile(r"GC\((\d+)\) Pause (Young|Full|Remark|Cleanup)((?: \([^)]*\))*) "
                    r"(\d+)M->(\d+)M\((\d+)M\) ([\d.]+)ms")
 REGIONS = re.compile(r"GC\((\d+)\) (Eden|Survivor|Old|Humongous|Archive) regions: (\d+)->(\d+)(?:\((\d+)\))?")
-ATTEMPT = re.compile(r"Attempt heap expansion \(([^)]*)\)(?:\. Allocation request: (\d+)B)?")
+# JDK 11: "Attempt heap expansion (<cause>)[. Allocation request: NB]"; JDK 17 also
+# "Heap expansion (humongous allocation request). Allocation request: NB" and, for the
+# GC-time rule, "Heap expansion: short term pause time ratio ..."
+ATTEMPT = re.compile(r"(?:Attempt heap expansion|Heap expansion) \(([^)]*)\)(?:\. Allocation request: (\d+) ?B)?")
+GC_TIME_17 = re.compile(r"Heap expansion: short term pause time ratio")
 EXPAND = re.compile(r"Expand the heap\. requested expansion amount: ?(\d+) ?B expansion amount: ?(\d+) ?B")
 SHRINK = re.compile(r"Shrink the heap\. requested shrinking amount: ?(\d+) ?B.*?(?:shrinking amount: ?(\d+) ?B)?$")
 REGION_SIZE = re.compile(r"Heap [Rr]egion [Ss]ize: (\d+)M")
@@ -363,6 +367,8 @@ def parse_gc_log(path: Path, start: float) -> dict[str, Any]:
                 expansions.append({"t": round(t, 3), "gc": int(g.group(1)) if g else None,
                                    "requested_b": int(m.group(2)), "bytes": n * region, "cause": attempt,
                                    "estimated": True})
+        elif GC_TIME_17.search(msg):
+            attempt = "pause time ratio over threshold after GC"
         elif m := EXPAND.search(msg):
             g = GCID.search(msg)
             if attempt and "humongous" in attempt and expansions and expansions[-1].get("estimated"):
@@ -522,6 +528,9 @@ def summarize(run_dir: Path) -> dict[str, Any]:
 
 
 SHORT_CAUSE = {"recent GC overhead higher than threshold after GC": "GC time",
+               "pause time ratio over threshold after GC": "GC time",
+               "humongous allocation request": "humongous alloc",
+               "capacity lower than min desired capacity": "MinHeapFreeRatio",
                "humongous allocation request failed": "humongous alloc",
                "allocation request failed": "alloc failed", "initial heap": "initial"}
 
