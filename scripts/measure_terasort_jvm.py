@@ -518,6 +518,13 @@ def summarize(run_dir: Path) -> dict[str, Any]:
         step = max(1, len(committed) // 60)
         res["committed_timeline"] = [(round(t, 1), c) for t, c in committed[::step]]
         res["expansion_events"] = gc["expansions"]
+    def at(series: list[tuple[float, float]], t: float) -> float | None:
+        before = [v for u, v in series if u <= t]
+        return before[-1] if before else None
+    # committed heap and RssAnon at every tenth of the run (the last value at or before)
+    res["deciles"] = [{"t": round(wall * i / 10, 1), "committed_mib": at(committed, wall * i / 10),
+                       "rss_anon_mib": (lambda v: None if v is None else round(v / 1024))(at(anon, wall * i / 10))}
+                      for i in range(1, 11)]
     step = max(1, len(anon) // 120)
     res["rss_anon_timeline_mib"] = [(round(t, 1), v // 1024) for t, v in anon[::step]]
     return res
@@ -553,8 +560,7 @@ def table(results: list[dict[str, Any]], markdown: bool = False) -> str:
                          f"{100 * ph['pause_cpu_share']:.1f}" if "pause_cpu_share" in ph else "-", ex,
                          f"{r['load_mean']:.1f}" if r.get("load_mean") is not None else "-"))
     if markdown:
-        return "\n".join(["| " + " | ".join(head) + " |", "|" + " --- |" * len(head)]
-                         + ["| " + " | ".join(row) + " |" for row in rows[1:]])
+        return "\n".join(_md(rows) + [""] + _md(region_rows(results)) + [""] + _md(decile_rows(results)))
     w = [max(len(row[i]) for row in rows) for i in range(len(head))]
     lines = ["  ".join(c.ljust(w[i]) for i, c in enumerate(row)).rstrip() for row in rows]
     lines.insert(1, "  ".join("-" * x for x in w))
@@ -570,6 +576,37 @@ def table(results: list[dict[str, Any]], markdown: bool = False) -> str:
                             f"(max {g['old_after'].get('max')}), humongous after {g['humongous_after'].get('mean')} "
                             f"(max {g['humongous_after'].get('max')})")
     return "\n".join(lines + ([""] + regs if regs else []))
+
+
+def _md(rows: list[tuple[str, ...]]) -> list[str]:
+    return (["| " + " | ".join(rows[0]) + " |", "|" + " --- |" * len(rows[0])]
+            + ["| " + " | ".join(row) + " |" for row in rows[1:]])
+
+
+def region_rows(results: list[dict[str, Any]]) -> list[tuple[str, ...]]:
+    """Region counts at young (and mixed) pauses, mean (max), per phase."""
+    rows = [("run", "phase", "region MiB", "eden before", "eden target", "survivor after", "old after",
+             "humongous after")]
+
+    def mm(d: dict[str, Any]) -> str:
+        return f"{d.get('mean', '-')} ({d.get('max', '-')})"
+    for r in results:
+        for name, ph in r["phases"].items():
+            g = ph.get("regions_at_young")
+            if g and name != "run":
+                rows.append((r["label"], name, str(r.get("region_mib")), mm(g["eden_before"]), mm(g["eden_target"]),
+                             mm(g["survivor_after"]), mm(g["old_after"]), mm(g["humongous_after"])))
+    return rows
+
+
+def decile_rows(results: list[dict[str, Any]]) -> list[tuple[str, ...]]:
+    """Committed heap / RssAnon (MiB) at each tenth of the run's wall time."""
+    rows = [("run (committed / RssAnon MiB)",) + tuple(f"{10 * i} %" for i in range(1, 11))]
+    for r in results:
+        rows.append((r["label"],) + tuple(f"{d['committed_mib'] if d['committed_mib'] is not None else '-'} / "
+                                          f"{d['rss_anon_mib'] if d['rss_anon_mib'] is not None else '-'}"
+                                          for d in r.get("deciles", [])))
+    return rows
 
 
 def parse_tasks(text: str) -> list[int]:
