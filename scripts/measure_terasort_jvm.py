@@ -560,7 +560,9 @@ def table(results: list[dict[str, Any]], markdown: bool = False) -> str:
                          f"{100 * ph['pause_cpu_share']:.1f}" if "pause_cpu_share" in ph else "-", ex,
                          f"{r['load_mean']:.1f}" if r.get("load_mean") is not None else "-"))
     if markdown:
-        return "\n".join(_md(rows) + [""] + _md(region_rows(results)) + [""] + _md(decile_rows(results)))
+        regions = region_rows(results)  # none with the Parallel collector
+        return "\n".join(_md(rows) + ([""] + _md(regions) if len(regions) > 1 else [])
+                         + [""] + _md(decile_rows(results)))
     w = [max(len(row[i]) for row in rows) for i in range(len(head))]
     lines = ["  ".join(c.ljust(w[i]) for i, c in enumerate(row)).rstrip() for row in rows]
     lines.insert(1, "  ".join("-" * x for x in w))
