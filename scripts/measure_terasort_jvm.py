@@ -181,7 +181,8 @@ def scaled(scale: float, swap: str, records: int | None) -> dict[str, int]:
 
 
 def terasort_command(java: str, jars: Path, work: Path, raw: Path, out: Path, tmp: Path, gc_log: Path,
-                     s: dict[str, int], tasks: int, gc: str, cpus: int, nmt: bool = False) -> list[str]:
+                     s: dict[str, int], tasks: int, gc: str, cpus: int, nmt: bool = False,
+                     extra: list[str] | None = None) -> list[str]:
     jvm = [
         f"-Xmx{s['xmx_mib']}m",
         # what the JVM picks by itself on the scaled machine (RAM/64); -Xms would also raise
@@ -196,6 +197,7 @@ def terasort_command(java: str, jars: Path, work: Path, raw: Path, out: Path, tm
         jvm.append("-XX:+UseParallelGC")
     else:
         jvm.append("-XX:+UseG1GC")
+    jvm += extra or []
     d = {
         "fs.local.block.size": s["local_block"],
         "file.stream-buffer-size": s["stream_buffer"],
@@ -637,6 +639,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--cpus", type=int, default=BENCH_CPUS, help="-XX:ActiveProcessorCount (the benchmark's 48)")
     ap.add_argument("--nmt", action="store_true",
                     help="also track native memory (-XX:NativeMemoryTracking=summary, printed at exit)")
+    ap.add_argument("--jvm-opt", action="append", default=[], metavar="OPT",
+                    help="one more JVM option, e.g. --jvm-opt=-XX:GCTimeRatio=1 (repeatable)")
     ap.add_argument("--label-suffix", default="", help="appended to each run's label (its directory name)")
     ap.add_argument("--sample-ms", type=int, default=150, help="/proc/PID/status sampling period")
     ap.add_argument("--max-rss-gib", type=float, default=6.0, help="kill a run whose VmRSS passes this")
@@ -667,6 +671,9 @@ def _main(a: argparse.Namespace) -> int:
         if a.records is not None and a.records < 1:
             raise UsageError(f"--records {a.records}: must be positive")
         tasks = parse_tasks(a.tasks)
+        bad = [o for o in a.jvm_opt if not o.startswith("-")]
+        if bad:
+            raise UsageError(f"--jvm-opt {bad[0]!r}: a JVM option starts with '-' (write --jvm-opt=-XX:...)")
         java = str(ensure_jdk11(a.cache_dir.parent)) if a.jdk11 else a.java
         if shutil.which(java) is None:
             raise UsageError(f"--java {java}: not found")
@@ -685,10 +692,11 @@ def _main(a: argparse.Namespace) -> int:
                 if p.exists():
                     shutil.rmtree(p)
             cmd = terasort_command(java, jars, a.work_dir, raw, out, tmp, run_dir.resolve() / "gc.log",
-                                   s, t, a.gc, a.cpus, a.nmt)
+                                   s, t, a.gc, a.cpus, a.nmt, a.jvm_opt)
             print(f"{label}: running (load {loadavg():.2f}) ...", file=sys.stderr)
             run_one(label, cmd, run_dir, {"java_version": version, "gc": a.gc, "tasks": t, "swap": a.swap,
-                                          "scale": a.scale, "scaled": s, "cpus": a.cpus}, a.sample_ms,
+                                          "scale": a.scale, "scaled": s, "cpus": a.cpus,
+                                          "jvm_opts": a.jvm_opt}, a.sample_ms,
                     int(a.max_rss_gib * 1024 * 1024))
             if not a.keep_output:
                 for p in (tmp, out):
