@@ -641,10 +641,11 @@ def main(argv: list[str] | None = None) -> int:
                     help="also track native memory (-XX:NativeMemoryTracking=summary, printed at exit)")
     ap.add_argument("--jvm-opt", action="append", default=[], metavar="OPT",
                     help="one more JVM option, e.g. --jvm-opt=-XX:GCTimeRatio=1 (repeatable)")
-    ap.add_argument("--label-suffix", default="", help="appended to each run's label (its directory name)")
+    ap.add_argument("--label-suffix", default="", help="appended to each run's label (its directory name); write --label-suffix=-x")
     ap.add_argument("--sample-ms", type=int, default=150, help="/proc/PID/status sampling period")
     ap.add_argument("--max-rss-gib", type=float, default=6.0, help="kill a run whose VmRSS passes this")
-    ap.add_argument("--cache-dir", type=Path, default=Path.home() / ".cache" / "reclaimlab" / "hadoop")
+    ap.add_argument("--cache-dir", type=Path, default=Path.home() / ".cache" / "reclaimlab" / "hadoop",
+                    help="Hadoop's jars (the JDK 11 of --jdk11 goes beside it, in ../jdk11)")
     ap.add_argument("--work-dir", type=Path, default=Path.home() / ".cache" / "reclaimlab" / "terasort-work",
                     help="TeraGen input, temporary and output files")
     ap.add_argument("--out-dir", type=Path, default=Path("terasort-jvm-runs"), help="one directory per run")
