@@ -261,3 +261,11 @@ def test_thpscale_on_two_nodes_of_the_real_kernel(kernel_tree, tmp_path):
     # Every stride of the madvised region is counted, huge or base, by both.
     assert res["per_run"][0]["huge_pct"]["kernel"] > 50
     assert abs(rows["thp_fault_alloc"]["rel_error"]) <= 0.25, rows["thp_fault_alloc"]
+
+
+def test_pinned_multi_node_guests_give_kswapd_a_cpu_of_its_own_in_the_model():
+    from reclaimlab.kernel.validate import model_cpus
+
+    assert model_cpus(2, 2, pinned=False) == 2  # one vCPU a node: kswapd shares it, as in the kernel
+    assert model_cpus(2, 2, pinned=True) == 4  # --pin-cpus moved kswapd off the workload's vCPU
+    assert model_cpus(2, 1, pinned=True) == 2  # one node, two vCPUs: kswapd has one already

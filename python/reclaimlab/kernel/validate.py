@@ -108,6 +108,14 @@ def held_settings(start: Any) -> dict[str, str]:
     return s
 
 
+def model_cpus(smp: int, nodes: int, pinned: bool) -> int:
+    """``machine.cpus`` for a guest of ``smp`` vCPUs over ``nodes``. The kernel binds a
+    node's kswapd to that node's CPUs, so with one vCPU a node kswapd shares it with the
+    workload there, as the model's does (sim/daemons.rs). ``--pin-cpus`` moves every kswapd
+    to a CPU the workload does not use: the model then gives each node a second CPU."""
+    return smp * 2 if pinned and nodes > 1 and smp < 2 * nodes else smp
+
+
 def sim_settings(p: Prepared, consoles: list[Console]) -> dict[str, str]:
     """The simulator configuration that matches the guest: the guest's MemTotal, the
     memory it held outside the workload just before it started (MemTotal - MemFree, and
@@ -123,7 +131,7 @@ def sim_settings(p: Prepared, consoles: list[Console]) -> dict[str, str]:
         "vm.min_free_kbytes": str(c.sysctl.get("min_free_kbytes", "auto")),
         "vm.watermark_scale_factor": str(c.sysctl.get("watermark_scale_factor", 10)),
         "vm.swappiness": str(c.sysctl.get("swappiness", 60)),
-        "machine.cpus": str(p.setup.smp),
+        "machine.cpus": str(model_cpus(p.setup.smp, p.nodes, p.setup.pin_cpus)),
         "block.read_ahead_kb": str(c.read_ahead_kb if c.read_ahead_kb is not None else p.read_ahead_kb),
         "fault_around_bytes": str(c.fault_around_bytes if c.fault_around_bytes is not None
                                   else p.fault_around_bytes),

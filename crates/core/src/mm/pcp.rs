@@ -70,6 +70,16 @@ pub const STAT_INTERVAL_NS: u64 = 1_000_000_000;
 /// The CPU the workload runs on.
 pub const TASK_CPU: u32 = 0;
 
+/// The CPUs of `node` when `nr_cpus` are split evenly over `nr_nodes` (the first
+/// `nr_cpus % nr_nodes` nodes one more), numbered node by node; empty for a node without
+/// CPUs. A program's tasks run on their node's CPUs (sim/process.rs), its kswapd on them
+/// too (sim/daemons.rs).
+pub fn cpus_of_node(nr_cpus: u32, nr_nodes: u32, node: u32) -> std::ops::Range<u32> {
+    let (per, extra) = (nr_cpus / nr_nodes.max(1), nr_cpus % nr_nodes.max(1));
+    let first = node * per + node.min(extra);
+    first..first + per + u32::from(node < extra)
+}
+
 /// One `pcp->lists[]` entry: the head is the back of the deque (`list_add`,
 /// `list_first_entry`), the tail its front (`list_add_tail`, `list_last_entry`).
 #[derive(Clone, Debug, Default)]
@@ -278,7 +288,7 @@ impl Pcp {
         let nr_cpus = nr_cpus.max(1);
         let mut sets = Vec::with_capacity(zones.len() * nr_cpus as usize);
         for z in zones {
-            let node_cpus = nr_cpus / nr_nodes + u32::from((z.node as u32) < nr_cpus % nr_nodes);
+            let node_cpus = cpus_of_node(nr_cpus, nr_nodes, z.node as u32).len() as u32;
             let split = if node_cpus == 0 { nr_cpus } else { node_cpus };
             // zone_set_pageset_high_and_batch
             let (batch, high_min, high_max) = if rules == PcpRules::V5_13 {
@@ -298,6 +308,11 @@ impl Pcp {
             }
         }
         Pcp { rules, sets, nr_cpus, zone_flags: vec![ZoneFlags::default(); zones.len()], cpu: TASK_CPU, next_update: 0 }
+    }
+
+    /// CPUs with per-CPU lists.
+    pub fn nr_cpus(&self) -> u32 {
+        self.nr_cpus
     }
 
     /// The CPU kswapd, kcompactd, khugepaged, kdamond and the flusher run on: another

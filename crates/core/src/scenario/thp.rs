@@ -303,7 +303,7 @@ pub fn usemem(cfg: &SimConfig, p: &UsememParams) -> Result<UsememResult> {
                 if !m.mm.frames.test(pte, pg::COMPOUND) {
                     cost += tlb;
                 }
-                m.procs.tasks[t].clock += cost;
+                m.run_task(t, cost);
             }
         })?;
     }

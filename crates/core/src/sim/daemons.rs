@@ -8,8 +8,12 @@
 
 use super::engine::Machine;
 use crate::error::Result;
+use crate::mm::pcp::TASK_CPU;
 use crate::policy::ReclaimPolicy;
 use crate::thp::kcompactd::kswapd_step;
+
+/// The scheduler tick, `TICK_NSEC` at `CONFIG_HZ=250` (Debian's kernels).
+const SCHED_TICK_NS: u64 = 4_000_000;
 
 /// One kernel thread or timed job of the simulated machine.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -99,11 +103,16 @@ impl<P: ReclaimPolicy> Machine<P> {
     }
 
     /// Let every active kswapd run until its clock passes the workload's (writes the
-    /// disk completed by then are applied first), and kcompactd's due work beside it.
+    /// disk completed by then are applied first), and kcompactd's due work beside it. A
+    /// kswapd that shares a task's CPU ([`Self::kswapd_shared_cpu`]) takes turns with it
+    /// instead ([`Self::kswapd_take_turns`]).
     pub(super) fn kswapd_catch_up(&mut self) {
         self.end_writeback_due(self.now);
         let cpu = self.mm.pcp.enter_daemon();
         for i in 0..self.kswapd.len() {
+            if let Some(c) = self.kswapd_shared_cpu(i) {
+                self.kswapd_take_turns(i, c);
+            }
             while self.kswapd[i].active && self.kswapd[i].clock_ns <= self.now {
                 kswapd_step(&mut self.mm, &mut self.policy, &mut self.kswapd[i], &mut self.kcompactd[i], self.now);
             }
@@ -114,6 +123,84 @@ impl<P: ReclaimPolicy> Machine<P> {
         }
         self.mm.pcp.cpu = cpu;
         self.mm.now = self.now;
+    }
+
+    /// The CPU node `node`'s kswapd shares with a task, if it does. 6.12 binds kswapd to
+    /// its node's CPUs (mm/vmscan.c `kswapd()`: `set_cpus_allowed_ptr(tsk,
+    /// cpumask_of_node(pgdat->node_id))`); `machine.cpus` are split evenly over the nodes
+    /// (mm/pcp.rs `cpus_of_node`) and a program's tasks run on their node's CPUs in turn
+    /// (sim/process.rs `add_task`), a trace's one task on CPU 0. A node with two CPUs or
+    /// more leaves kswapd one the task does not use; a node with one shares it with the task
+    /// running there, or with one that ran there within a tick (still runnable); a node
+    /// without CPUs leaves kswapd unbound.
+    fn kswapd_shared_cpu(&self, node: usize) -> Option<u32> {
+        let nr_cpus = self.mm.cfg.nr_cpus.max(1);
+        if nr_cpus as usize >= 2 * self.mm.nr_nodes() {
+            return None;
+        }
+        let cpus = crate::mm::pcp::cpus_of_node(nr_cpus, self.mm.nr_nodes() as u32, node as u32);
+        if cpus.len() != 1 {
+            return None;
+        }
+        let tick = self.sched_tick();
+        let busy = |c: u32| self.procs.cpu_free_at.get(c as usize).is_some_and(|&t| t + tick >= self.now);
+        (self.running_cpu() == Some(cpus.start) || busy(cpus.start)).then_some(cpus.start)
+    }
+
+    /// The scheduler tick on the simulated clock.
+    fn sched_tick(&self) -> u64 {
+        (SCHED_TICK_NS as f64 / self.mm.cfg.time_dilation) as u64
+    }
+
+    /// The CPU of the running task (a trace's: [`TASK_CPU`]); None for a kernel thread's
+    /// work (khugepaged's) or between tasks.
+    fn running_cpu(&self) -> Option<u32> {
+        if self.procs.tasks.is_empty() {
+            return Some(TASK_CPU);
+        }
+        self.procs.tasks.get(self.procs.cur).map(|t| t.cpu).filter(|&c| c != u32::MAX)
+    }
+
+    /// kswapd `i` and the tasks of CPU `cpu` (the kernel's CFS/EEVDF, kernel/sched/fair.c
+    /// 6.12): both runnable, they take turns of one scheduler tick each (`CONFIG_HZ` 250,
+    /// Debian's: a slice, `sysctl_sched_base_slice` of 0.75–3 ms, ends at the tick after it
+    /// runs out), kswapd first — a woken kswapd preempts the task
+    /// (`check_preempt_wakeup_fair`). The tick runs on the guest's clock
+    /// (`sim.time_dilation`), like kswapd's nap. A turn ends at a batch boundary
+    /// (`cond_resched()`, as kswapd beside the task does at the workload's clock) or when
+    /// kswapd naps or sleeps; its next turn comes a tick later. The running task, if it is
+    /// on `cpu`, waits for kswapd's CPU time; the CPU's other tasks wait for the CPU
+    /// (`cpu_free_at`); kswapd's frees go to `cpu`'s per-CPU lists. Abstracted: the wake-up
+    /// preempts at once (no wait for the task's tick), and a turn starts at the running
+    /// task's clock.
+    fn kswapd_take_turns(&mut self, i: usize, cpu: u32) {
+        let tick = self.sched_tick();
+        let mine = self.running_cpu() == Some(cpu);
+        let list_cpu = cpu.min(self.mm.pcp.nr_cpus() - 1);
+        let saved = std::mem::replace(&mut self.mm.pcp.cpu, list_cpu);
+        while self.kswapd[i].active && self.kswapd[i].clock_ns <= self.now {
+            let k = &mut self.kswapd[i];
+            if k.next_step().is_none() {
+                // The nap ends (on the guest's clock, without the CPU).
+                kswapd_step(&mut self.mm, &mut self.policy, k, &mut self.kcompactd[i], self.now);
+                continue;
+            }
+            k.clock_ns = self.now;
+            let (end, cpu0) = (self.now + tick, k.cpu_ns);
+            while k.next_step().is_some() && k.clock_ns < end {
+                kswapd_step(&mut self.mm, &mut self.policy, k, &mut self.kcompactd[i], end);
+            }
+            let ran = k.cpu_ns - cpu0;
+            if mine {
+                self.now += ran;
+            } else if let Some(free) = self.procs.cpu_free_at.get_mut(cpu as usize) {
+                *free = (*free).max(self.now) + ran;
+            }
+            if k.next_step().is_some() {
+                k.clock_ns = k.clock_ns.max(self.now + tick);
+            }
+        }
+        self.mm.pcp.cpu = saved;
     }
 
     /// Run kdamond's steps that are due. Memory in use is integrated up to now first:

@@ -105,7 +105,8 @@ pub fn khugepaged_scan<P: ReclaimPolicy>(m: &mut Machine<P>) -> Result<()> {
         let node = per_node.iter().enumerate().max_by_key(|&(i, &c)| (c, std::cmp::Reverse(i))).map(|(i, _)| i as u16).unwrap_or(0);
         let gfp = if cfg.khugepaged_defrag { GFP_TRANSHUGE } else { GFP_TRANSHUGE_LIGHT } | __GFP_THISNODE;
         let start = t + cost;
-        m.procs.tasks.push(Task { node, clock: start });
+        // khugepaged allocates as itself: a kthread on no node's CPUs (nobody takes turns with it).
+        m.procs.tasks.push(Task { node, clock: start, cpu: u32::MAX });
         m.procs.cur = m.procs.tasks.len() - 1;
         m.now = start;
         let head = crate::sim::alloc::alloc_pages_node(m, gfp, HPAGE_PMD_ORDER, node, MigrateType::Movable).ok().flatten();

@@ -63,6 +63,8 @@ pub struct Vma {
 pub struct Task {
     pub node: u16,
     pub clock: u64,
+    /// The CPU it runs on: its node's CPUs in turn (mm/pcp.rs `cpus_of_node`).
+    pub cpu: u32,
 }
 
 /// How an access was served.
@@ -93,6 +95,9 @@ pub struct Procs {
     pub cur: usize,
     /// Per node: when its zone/LRU lock is free again.
     lock_free_at: Vec<u64>,
+    /// Per CPU: when the task that last ran there (or a kswapd that took its turn,
+    /// sim/daemons.rs) left it. Tasks on one CPU run one at a time.
+    pub(super) cpu_free_at: Vec<u64>,
     next_page: u32,
     /// A trace's `MADV_HUGEPAGE`/`MADV_NOHUGEPAGE` ops, in order: `(first, end, advice)`
     /// (a trace declares no VMAs: its ids are one mapping that madvise splits).
@@ -179,10 +184,32 @@ pub fn program_machine(cfg: &SimConfig) -> Result<Machine<Box<dyn ReclaimPolicy>
 }
 
 impl<P: ReclaimPolicy> Machine<P> {
-    /// A task on `node` (modulo the nodes), its clock at 0.
+    /// A task on `node` (modulo the nodes), its clock at 0, on the next of the node's CPUs
+    /// (any CPU for a node without one: its tasks are not bound).
     pub fn add_task(&mut self, node: u16) -> usize {
-        self.procs.tasks.push(Task { node: node % self.mm.nr_nodes() as u16, clock: 0 });
+        let node = node % self.mm.nr_nodes() as u16;
+        let nr_cpus = self.mm.cfg.nr_cpus.max(1);
+        let cpus = crate::mm::pcp::cpus_of_node(nr_cpus, self.mm.nr_nodes() as u32, node as u32);
+        let nth = self.procs.tasks.iter().filter(|t| t.node == node).count() as u32;
+        let cpu = if cpus.is_empty() { nth % nr_cpus } else { cpus.start + nth % cpus.len() as u32 };
+        if self.procs.cpu_free_at.len() < nr_cpus as usize {
+            self.procs.cpu_free_at.resize(nr_cpus as usize, 0);
+        }
+        self.procs.tasks.push(Task { node, clock: 0, cpu });
         self.procs.tasks.len() - 1
+    }
+
+    /// When task `t` can next run: at its clock, once its CPU is free.
+    pub fn task_start(&self, t: usize) -> u64 {
+        let task = &self.procs.tasks[t];
+        task.clock.max(self.procs.cpu_free_at[task.cpu as usize])
+    }
+
+    /// Task `t` runs `ns` of its own work (no fault) from [`Self::task_start`].
+    pub fn run_task(&mut self, t: usize, ns: u64) {
+        let end = self.task_start(t) + ns;
+        self.procs.tasks[t].clock = end;
+        self.procs.cpu_free_at[self.procs.tasks[t].cpu as usize] = end;
     }
 
     /// `mmap` of `nr_pages` (rounded up to a PMD), with `MADV_HUGEPAGE` if `hugepage`. A
@@ -224,7 +251,7 @@ impl<P: ReclaimPolicy> Machine<P> {
     /// engine's fault path; advances the clock by the latency. Returns how it was served
     /// and the latency (ns).
     pub fn touch(&mut self, t: usize, page: u32, write: bool) -> Result<(Fault, u64)> {
-        let start = self.procs.tasks[t].clock;
+        let start = self.task_start(t);
         self.procs.cur = t;
         self.now = start;
         self.catch_up_events()?;
@@ -247,6 +274,7 @@ impl<P: ReclaimPolicy> Machine<P> {
         };
         let lat = self.now - start;
         self.procs.tasks[t].clock = self.now;
+        self.procs.cpu_free_at[self.procs.tasks[t].cpu as usize] = self.now;
         Ok((kind, lat))
     }
 

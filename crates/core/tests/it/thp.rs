@@ -1273,3 +1273,66 @@ fn costly_direct_reclaim_stops_where_compaction_can_run() {
     let gap = m.mm.buddy.zones[z].low_wmark_pages() + compaction::compact_gap(9);
     assert!(m.mm.node_free_pages(0) < gap + r / 2, "free {} against {gap}, reclaimed {r}", m.mm.node_free_pages(0));
 }
+
+/// A task reads a 24 MiB mapped file on a 16 MiB machine until kswapd wakes, then works
+/// `step` ns at a time, touching one resident page between steps, until kswapd sleeps
+/// again. Returns (the task's clock advance over that phase, the work it did, kswapd's CPU
+/// time in it).
+fn kswapd_phase(cpus: &str) -> (u64, u64, u64) {
+    let mut m = program_machine(&cfg("16M", 1, &[("transparent_hugepage.enabled", "never"), ("machine.cpus", cpus)])).unwrap();
+    let t = m.add_task(0);
+    let v = m.mmap(6144, true, false).unwrap();
+    let start = m.procs.vmas[v].start;
+    let mut p = start;
+    while !m.kswapd[0].active {
+        m.touch(t, p, false).unwrap();
+        p += 1;
+    }
+    let (c0, k0) = (m.procs.tasks[t].clock, m.kswapd[0].cpu_ns);
+    let step = 50_000;
+    let mut work = 0;
+    while m.kswapd[0].active {
+        m.run_task(t, step);
+        work += step;
+        assert_eq!(m.touch(t, p - 1, false).unwrap().0, Fault::Hit);
+        assert!(work < 10_000_000_000, "kswapd never slept");
+    }
+    (m.procs.tasks[t].clock - c0, work, m.kswapd[0].cpu_ns - k0)
+}
+
+#[test]
+fn kswapd_on_the_tasks_only_cpu_takes_the_task_time() {
+    // 6.12 binds kswapd to its node's CPUs (cpumask_of_node): with one CPU it shares the
+    // task's, which waits for every ns of kswapd's CPU time; with two it runs beside it.
+    let (shared, work, kswapd) = kswapd_phase("1");
+    assert!(kswapd > 0);
+    assert_eq!(shared, work + kswapd);
+    let (beside, work, kswapd) = kswapd_phase("2");
+    assert!(kswapd > 0);
+    assert_eq!(beside, work);
+}
+
+#[test]
+fn tasks_on_one_cpu_run_one_at_a_time() {
+    // Two tasks of node 0 fault a page each at clock 0: on one CPU the second starts when
+    // the first is done; on two CPUs both start at 0.
+    for (cpus, shared) in [("1", true), ("2", false)] {
+        let mut m = program_machine(&cfg("16M", 1, &[("transparent_hugepage.enabled", "never"), ("machine.cpus", cpus)])).unwrap();
+        let (a, b) = (m.add_task(0), m.add_task(0));
+        assert_eq!((m.procs.tasks[a].cpu, m.procs.tasks[b].cpu), (0, if shared { 0 } else { 1 }));
+        let v = m.mmap(2, false, false).unwrap();
+        let start = m.procs.vmas[v].start;
+        let (_, la) = m.touch(a, start, true).unwrap();
+        let (_, lb) = m.touch(b, start + 1, true).unwrap();
+        assert!(la > 0 && lb > 0);
+        assert_eq!(m.procs.tasks[b].clock, if shared { la + lb } else { lb });
+    }
+}
+
+#[test]
+fn cpus_are_split_over_the_nodes_node_by_node() {
+    use reclaimlab_core::mm::pcp::cpus_of_node;
+    assert_eq!((0..2).map(|n| cpus_of_node(2, 2, n)).collect::<Vec<_>>(), [0..1, 1..2]);
+    assert_eq!((0..2).map(|n| cpus_of_node(5, 2, n)).collect::<Vec<_>>(), [0..3, 3..5]);
+    assert_eq!((0..3).map(|n| cpus_of_node(2, 3, n)).collect::<Vec<_>>(), [0..1, 1..2, 2..2]);
+}
