@@ -281,8 +281,10 @@ pub static KNOBS: &[Knob] = &[
         |c, v| c.memory_bytes = parse_size(v)?, |c| format_size(c.memory_bytes)),
     knob!("machine.nodes", "1", "", "NUMA nodes (one kswapd and one lruvec per memcg on each)", range(1, 64),
         |c, v| c.nr_nodes = u16::try_from(uint(v)?).map_err(|_| "too many nodes".to_string())?, |c| c.nr_nodes.to_string()),
-    knob!("machine.cpus", "2", "", "CPUs, split evenly across nodes: the workload runs on one, kswapd and the other kernel \
-        threads on another (1: all on one); each keeps per-CPU page lists of every zone, whose high mark is split over the \
+    knob!("machine.cpus", "2", "", "CPUs, split evenly across nodes, node by node: a trace's task runs on CPU 0, a program's \
+        tasks on their node's CPUs in turn, one at a time on a CPU; kswapd on its node's CPUs (cpumask_of_node): beside the \
+        tasks when the node has two or more, taking turns of a scheduler tick with them when it has one; the other kernel \
+        threads on CPU 1 (1: all on one); each keeps per-CPU page lists of every zone, whose high mark is split over the \
         node's CPUs", range(1, 8192),
         |c, v| c.nr_cpus = u32::try_from(uint(v)?).map_err(|_| "out of range".to_string())?, |c| c.nr_cpus.to_string()),
     knob!("machine.pcp_lists", "6.12", "", "the per-CPU page lists' rules: 6.12 (pcp->high tuned between the low watermark \
