@@ -18,7 +18,11 @@
 //! - per node, one zone/LRU lock: a task's direct reclaim and compaction hold it for
 //!   `thp.lock_share` of their work, and a task arriving while another holds it waits
 //!   (the wait is part of its fault's latency). One task never waits for itself, so a
-//!   trace (one clock) is unaffected.
+//!   trace (one clock) is unaffected;
+//! - CPUs: a task runs on its node's CPUs in turn (mm/pcp.rs `cpus_of_node`), and tasks on
+//!   one CPU run one at a time, a task starting when the CPU is free ([`Machine::task_start`];
+//!   the wait is not part of its fault's latency); a kswapd on the same CPU takes turns with
+//!   them (sim/daemons.rs).
 //!
 //! The tasks run by the caller's schedule (the scenarios always run the task with the
 //! earliest clock), so the machine's clock is the running task's. Abstractions: the slab
