@@ -130,6 +130,17 @@ impl Links {
         prefetch_neighbours(&self.pn, 0, k);
     }
 
+    /// Prefetch the links of the key next to `l`'s tail (towards the head): what taking
+    /// the tail off writes. The tail's own links are cached already (written when the
+    /// previous tail went), so this is one cached load; without it each eviction writes
+    /// to a line still in memory, and the stores behind it wait.
+    #[inline(always)]
+    pub fn prefetch_tail(&self, l: &List) {
+        if let Some(&[p, _]) = self.pn.get(l.tail as usize) {
+            prefetch(&self.pn, p as usize);
+        }
+    }
+
     /// The neighbour towards the head (NIL at the head).
     #[inline(always)]
     pub fn prev(&self, k: u32) -> u32 {

@@ -48,6 +48,7 @@ impl Cache for Lru {
     #[inline(always)]
     fn prefetch_neighbours(&self, k: u32) {
         self.links.prefetch_neighbours(k);
+        self.links.prefetch_tail(&self.list);
     }
 }
 
