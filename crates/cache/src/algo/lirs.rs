@@ -76,7 +76,7 @@ impl Lirs {
             lirs_count: 0,
             hirs_count: 0,
             occupied: 0,
-            r: vec![EMPTY; nr_keys],
+            r: list::per_key(nr_keys, EMPTY),
             s: List::default(),
             q: List::default(),
             nh: List::default(),
