@@ -6,7 +6,8 @@
 //! still in S, oldest first, used to bound S). Sizes: HIR limit = max(1, trunc(0.01·c)),
 //! LIR limit = c − HIR limit. S is bounded to 2c entries by dropping the oldest
 //! non-resident HIR entries (after every request). A key may be in S, Q and NH at once;
-//! each list here is its own intrusive list over the key space.
+//! each list here is its own intrusive list over the key space, its links kept with the
+//! others and the key's flags in one record per key (`Rec`).
 //!
 //! Compared with the paper: the 1% HIR share and the warm-up (every block is LIR until
 //! the LIR set is full) are the paper's; bounding S to 2c by dropping the oldest
