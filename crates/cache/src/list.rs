@@ -1,10 +1,105 @@
-//! Intrusive doubly linked lists over dense keys: `prev`/`next` arrays shared by several
-//! list heads (a key is on at most one list at a time). `NIL` ends a list.
+//! Intrusive doubly linked lists over dense keys: each key's `[prev, next]` links live in
+//! a per-key record, shared by several list heads. `NIL` ends a list.
 //! Head = most recently inserted, tail = oldest.
+//!
+//! [`Links`] holds one pair per key (a key is on at most one of its lists at a time).
+//! An algorithm whose key can be on several lists at once (LIRS: S, Q and NH) keeps all
+//! its pairs and its flags in one record of its own ([`Node`]), so that a request reads
+//! one cache line for the key instead of one per list and one for the flags; the list
+//! operations below work on either, for the pair numbered `list`.
 
 pub const NIL: u32 = u32::MAX;
 
 pub use reclaimlab_trace::prefetch::prefetch;
+
+/// `vec![fill; n]` for per-key state read at random, under transparent huge pages where
+/// the host has them (`MADV_HUGEPAGE` before the first touch; a hint, results unchanged).
+/// With 4 KiB pages a million keys' 32-byte LIRS records span 8 K pages, far past the
+/// TLB, and nearly every request's lines each cost a page walk (on a VM, a two-level
+/// one); with 2 MiB pages they span 16. (Measured: LIRS zipf 6–16% faster; LRU's and
+/// ARC's 8 MiB of links no faster, so they keep ordinary pages.)
+pub fn per_key<T: Clone>(n: usize, fill: T) -> Vec<T> {
+    let mut v = Vec::with_capacity(n);
+    reclaimlab_trace::oracle::huge_pages(&mut v);
+    v.resize(n, fill);
+    v
+}
+
+/// A per-key record holding the `[prev, next]` links of one or more lists, numbered from
+/// 0 (a constant at every call site, so the choice costs nothing).
+pub trait Node {
+    fn pn(&self, list: usize) -> [u32; 2];
+    fn pn_mut(&mut self, list: usize) -> &mut [u32; 2];
+}
+
+impl Node for [u32; 2] {
+    #[inline(always)]
+    fn pn(&self, _list: usize) -> [u32; 2] {
+        *self
+    }
+    #[inline(always)]
+    fn pn_mut(&mut self, _list: usize) -> &mut [u32; 2] {
+        self
+    }
+}
+
+/// Put `k` at the head of `l` (pair `list` of the records `nodes`).
+#[inline(always)]
+pub fn push_head<N: Node>(nodes: &mut [N], list: usize, l: &mut List, k: u32) {
+    *nodes[k as usize].pn_mut(list) = [NIL, l.head];
+    if l.head != NIL {
+        nodes[l.head as usize].pn_mut(list)[0] = k;
+    } else {
+        l.tail = k;
+    }
+    l.head = k;
+    l.len += 1;
+}
+
+/// Take `k` off `l` (its own links are left as they were).
+#[inline(always)]
+pub fn unlink<N: Node>(nodes: &mut [N], list: usize, l: &mut List, k: u32) {
+    let [p, n] = nodes[k as usize].pn(list);
+    if p != NIL {
+        nodes[p as usize].pn_mut(list)[1] = n;
+    } else {
+        l.head = n;
+    }
+    if n != NIL {
+        nodes[n as usize].pn_mut(list)[0] = p;
+    } else {
+        l.tail = p;
+    }
+    l.len -= 1;
+}
+
+#[inline(always)]
+pub fn move_to_head<N: Node>(nodes: &mut [N], list: usize, l: &mut List, k: u32) {
+    if l.head != k {
+        unlink(nodes, list, l, k);
+        push_head(nodes, list, l, k);
+    }
+}
+
+/// Remove and return the tail of `l` (NIL if empty).
+#[inline(always)]
+pub fn pop_tail<N: Node>(nodes: &mut [N], list: usize, l: &mut List) -> u32 {
+    let t = l.tail;
+    if t != NIL {
+        unlink(nodes, list, l, t);
+    }
+    t
+}
+
+/// Prefetch the records of `k`'s neighbours on list `list` (what unlinking `k` writes).
+#[inline(always)]
+pub fn prefetch_neighbours<N: Node>(nodes: &[N], list: usize, k: u32) {
+    if let Some(r) = nodes.get(k as usize) {
+        let [p, n] = r.pn(list);
+        prefetch(nodes, p as usize);
+        prefetch(nodes, n as usize);
+    }
+}
 
 pub struct Links {
     /// `[prev, next]` of each key, side by side: one cache line per list operation.
@@ -45,9 +140,17 @@ impl Links {
     /// Prefetch the links of `k`'s neighbours (what unlinking `k` writes).
     #[inline(always)]
     pub fn prefetch_neighbours(&self, k: u32) {
-        if let Some(&[p, n]) = self.pn.get(k as usize) {
+        prefetch_neighbours(&self.pn, 0, k);
+    }
+
+    /// Prefetch the links of the key next to `l`'s tail (towards the head): what taking
+    /// the tail off writes. The tail's own links are cached already (written when the
+    /// previous tail went), so this is one cached load; without it each eviction writes
+    /// to a line still in memory, and the stores behind it wait.
+    #[inline(always)]
+    pub fn prefetch_tail(&self, l: &List) {
+        if let Some(&[p, _]) = self.pn.get(l.tail as usize) {
             prefetch(&self.pn, p as usize);
-            prefetch(&self.pn, n as usize);
         }
     }
 
@@ -65,48 +168,38 @@ impl Links {
 
     #[inline(always)]
     pub fn push_head(&mut self, l: &mut List, k: u32) {
-        self.pn[k as usize] = [NIL, l.head];
-        if l.head != NIL {
-            self.pn[l.head as usize][0] = k;
-        } else {
-            l.tail = k;
-        }
-        l.head = k;
-        l.len += 1;
+        push_head(&mut self.pn, 0, l, k);
     }
 
     #[inline(always)]
     pub fn unlink(&mut self, l: &mut List, k: u32) {
-        let [p, n] = self.pn[k as usize];
-        if p != NIL {
-            self.pn[p as usize][1] = n;
-        } else {
-            l.head = n;
-        }
-        if n != NIL {
-            self.pn[n as usize][0] = p;
-        } else {
-            l.tail = p;
-        }
-        l.len -= 1;
+        unlink(&mut self.pn, 0, l, k);
     }
 
     #[inline(always)]
     pub fn move_to_head(&mut self, l: &mut List, k: u32) {
-        if l.head != k {
-            self.unlink(l, k);
-            self.push_head(l, k);
-        }
+        move_to_head(&mut self.pn, 0, l, k);
     }
 
     /// Remove and return the tail (NIL if empty).
     #[inline(always)]
     pub fn pop_tail(&mut self, l: &mut List) -> u32 {
-        let t = l.tail;
-        if t != NIL {
-            self.unlink(l, t);
-        }
-        t
+        pop_tail(&mut self.pn, 0, l)
+    }
+
+    /// Whether `k` is on `l`, for an owner with one list that calls [`Links::detach`] on
+    /// every key it takes off: a key on no list has `[NIL, NIL]`, and of the keys on `l`
+    /// only a lone one (its head) has. Saves a separate membership array, and with it a
+    /// cache line per request.
+    #[inline(always)]
+    pub fn on(&self, l: &List, k: u32) -> bool {
+        self.pn[k as usize] != [NIL, NIL] || l.head == k
+    }
+
+    /// Reset the links of `k`, just taken off its list (see [`Links::on`]).
+    #[inline(always)]
+    pub fn detach(&mut self, k: u32) {
+        self.pn[k as usize] = [NIL, NIL];
     }
 }
 

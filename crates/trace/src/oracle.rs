@@ -79,7 +79,7 @@ const PREFETCH_AHEAD: usize = 32;
 /// key vector is otherwise 20 K page faults on first write, and a 4 MiB lookup table
 /// 1 K TLB entries: on a VM each fault and TLB miss costs more than the work done per
 /// request.
-pub(crate) fn huge_pages<T>(v: &mut Vec<T>) {
+pub fn huge_pages<T>(v: &mut Vec<T>) {
     #[cfg(all(target_os = "linux", any(target_arch = "x86_64", target_arch = "aarch64")))]
     {
         extern "C" {

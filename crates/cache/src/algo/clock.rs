@@ -23,6 +23,9 @@ pub struct Clock {
 
 const HOLE: u32 = u32::MAX;
 
+/// Slots ahead of the hand whose key's state the hand's sweep prefetches.
+const HAND_AHEAD: usize = 8;
+
 const RES: u8 = 1;
 const REF: u8 = 2;
 
@@ -57,6 +60,11 @@ impl Cache for Clock {
             return false;
         }
         loop {
+            // The hand visits keys in slot order, each at random in `state`: ask for
+            // the state of the key HAND_AHEAD slots on at every step.
+            if let Some(&a) = self.slots.get(self.hand + HAND_AHEAD) {
+                crate::list::prefetch(&self.state, a as usize);
+            }
             let v = self.slots[self.hand] as usize;
             if self.state[v] & REF == 0 {
                 self.state[v] = 0;
@@ -81,6 +89,10 @@ impl Cache for Clock {
     }
     fn capacity(&self) -> usize {
         self.cap
+    }
+    #[inline(always)]
+    fn prefetch(&self, k: u32) {
+        crate::list::prefetch(&self.state, k as usize);
     }
 }
 

@@ -6,14 +6,43 @@
 //! still in S, oldest first, used to bound S). Sizes: HIR limit = max(1, trunc(0.01·c)),
 //! LIR limit = c − HIR limit. S is bounded to 2c entries by dropping the oldest
 //! non-resident HIR entries (after every request). A key may be in S, Q and NH at once;
-//! each list here is its own intrusive list over the key space.
+//! each list here is its own intrusive list over the key space, its links kept with the
+//! others and the key's flags in one record per key (`Rec`).
 //!
 //! Compared with the paper: the 1% HIR share and the warm-up (every block is LIR until
 //! the LIR set is full) are the paper's; bounding S to 2c by dropping the oldest
 //! non-resident HIR entries is libCacheSim's choice (the paper leaves the bound open).
 //! See docs/cachesim.md.
-use crate::list::{Links, List, NIL};
+use crate::list::{self, List, Node, NIL};
 use crate::Cache;
+
+/// The lists' numbers in a [`Rec`].
+const S: usize = 0;
+const Q: usize = 1;
+const NH: usize = 2;
+
+/// All LIRS keeps per key: its links on S, Q and NH and its flags, in one record (25
+/// bytes, aligned to 32 so that a record never straddles two cache lines): a request
+/// reads one line for its key where separate arrays cost four.
+#[derive(Clone, Copy)]
+#[repr(C, align(32))]
+struct Rec {
+    pn: [[u32; 2]; 3],
+    st: u8,
+}
+
+const EMPTY: Rec = Rec { pn: [[NIL, NIL]; 3], st: 0 };
+
+impl Node for Rec {
+    #[inline(always)]
+    fn pn(&self, l: usize) -> [u32; 2] {
+        self.pn[l]
+    }
+    #[inline(always)]
+    fn pn_mut(&mut self, l: usize) -> &mut [u32; 2] {
+        &mut self.pn[l]
+    }
+}
 
 const S_IN: u8 = 1;
 const S_LIR: u8 = 2;
@@ -28,13 +57,11 @@ pub struct Lirs {
     lirs_count: usize,
     hirs_count: usize,
     occupied: usize,
-    ls: Links,
-    lq: Links,
-    lnh: Links,
+    /// Per key: links and flags.
+    r: Vec<Rec>,
     s: List,
     q: List,
     nh: List,
-    st: Vec<u8>,
     /// On demand: the size the LIR limit follows.
     run: crate::evict::RunSize,
 }
@@ -50,29 +77,26 @@ impl Lirs {
             lirs_count: 0,
             hirs_count: 0,
             occupied: 0,
-            ls: Links::new(nr_keys),
-            lq: Links::new(nr_keys),
-            lnh: Links::new(nr_keys),
+            r: list::per_key(nr_keys, EMPTY),
             s: List::default(),
             q: List::default(),
             nh: List::default(),
-            st: vec![0; nr_keys],
             run: Default::default(),
         }
     }
 
     #[inline]
     fn nh_remove(&mut self, k: u32) {
-        if self.st[k as usize] & NH_IN != 0 {
-            self.lnh.unlink(&mut self.nh, k);
-            self.st[k as usize] &= !NH_IN;
+        if self.r[k as usize].st & NH_IN != 0 {
+            list::unlink(&mut self.r, NH, &mut self.nh, k);
+            self.r[k as usize].st &= !NH_IN;
         }
     }
 
     #[inline]
     fn s_remove(&mut self, k: u32) {
-        self.ls.unlink(&mut self.s, k);
-        self.st[k as usize] &= !(S_IN | S_LIR | S_RES);
+        list::unlink(&mut self.r, S, &mut self.s, k);
+        self.r[k as usize].st &= !(S_IN | S_LIR | S_RES);
     }
 
     /// Drop HIR entries from the bottom of S until an LIR block is at the bottom
@@ -80,7 +104,7 @@ impl Lirs {
     #[inline(always)]
     fn prune(&mut self) {
         let t = self.s.tail;
-        if t == self.s.head || self.st[t as usize] & S_LIR != 0 {
+        if t == self.s.head || self.r[t as usize].st & S_LIR != 0 {
             return;
         }
         self.prune_slow();
@@ -93,7 +117,7 @@ impl Lirs {
             if t == self.s.head {
                 break;
             }
-            let f = self.st[t as usize];
+            let f = self.r[t as usize].st;
             if f & S_LIR != 0 {
                 break;
             }
@@ -106,13 +130,13 @@ impl Lirs {
 
     /// Evict the resident HIR block at the bottom of Q.
     fn evict_hir(&mut self) {
-        let v = self.lq.pop_tail(&mut self.q);
-        self.st[v as usize] &= !Q_IN;
+        let v = list::pop_tail(&mut self.r, Q, &mut self.q);
+        self.r[v as usize].st &= !Q_IN;
         self.hirs_count -= 1;
-        if self.st[v as usize] & S_IN != 0 {
-            self.st[v as usize] &= !S_RES;
-            self.lnh.push_head(&mut self.nh, v);
-            self.st[v as usize] |= NH_IN;
+        if self.r[v as usize].st & S_IN != 0 {
+            self.r[v as usize].st &= !S_RES;
+            list::push_head(&mut self.r, NH, &mut self.nh, v);
+            self.r[v as usize].st |= NH_IN;
         }
         self.occupied -= 1;
     }
@@ -127,8 +151,8 @@ impl Lirs {
             while self.hirs_count + 1 > self.hirs_limit {
                 self.evict_hir();
             }
-            self.lq.push_head(&mut self.q, v);
-            self.st[v as usize] |= Q_IN;
+            list::push_head(&mut self.r, Q, &mut self.q, v);
+            self.r[v as usize].st |= Q_IN;
             self.hirs_count += 1;
             self.occupied += 1;
         }
@@ -150,20 +174,20 @@ impl Lirs {
                 break;
             }
             self.s_remove(t);
-            self.lnh.pop_tail(&mut self.nh);
-            self.st[t as usize] &= !NH_IN;
+            list::pop_tail(&mut self.r, NH, &mut self.nh);
+            self.r[t as usize].st &= !NH_IN;
         }
     }
 
     /// The lookup with promotion; true on a hit.
-    #[inline]
+    #[inline(always)]
     fn find(&mut self, k: u32) -> bool {
-        let f = self.st[k as usize];
+        let f = self.r[k as usize].st;
         if f & S_IN != 0 {
-            self.ls.move_to_head(&mut self.s, k);
+            list::move_to_head(&mut self.r, S, &mut self.s, k);
         }
         if f & Q_IN != 0 {
-            self.lq.move_to_head(&mut self.q, k);
+            list::move_to_head(&mut self.r, Q, &mut self.q, k);
         }
         if f & S_IN != 0 {
             if f & S_LIR != 0 {
@@ -173,14 +197,14 @@ impl Lirs {
                 // hit_RD_HIRinS
                 if f & Q_IN != 0 {
                     self.hirs_count -= 1;
-                    self.lq.unlink(&mut self.q, k);
-                    self.st[k as usize] &= !Q_IN;
+                    list::unlink(&mut self.r, Q, &mut self.q, k);
+                    self.r[k as usize].st &= !Q_IN;
                     self.occupied -= 1;
                 }
                 while self.lirs_count + 1 > self.lirs_limit {
                     self.evict_lir();
                 }
-                self.st[k as usize] |= S_LIR;
+                self.r[k as usize].st |= S_LIR;
                 self.lirs_count += 1;
                 self.occupied += 1;
                 true
@@ -192,8 +216,8 @@ impl Lirs {
             while self.lirs_count + 1 > self.lirs_limit {
                 self.evict_lir();
             }
-            self.ls.push_head(&mut self.s, k);
-            self.st[k as usize] = (self.st[k as usize] & !S_LIR) | S_IN | S_RES;
+            list::push_head(&mut self.r, S, &mut self.s, k);
+            self.r[k as usize].st = (self.r[k as usize].st & !S_LIR) | S_IN | S_RES;
             true
         } else {
             false
@@ -206,7 +230,7 @@ impl Lirs {
             return;
         }
         // can_insert
-        let f = self.st[k as usize];
+        let f = self.r[k as usize].st;
         let nr_hir_in_s = f & S_IN != 0 && f & S_LIR == 0 && f & S_RES == 0;
         if nr_hir_in_s {
             while self.lirs_count + 1 > self.lirs_limit {
@@ -227,7 +251,7 @@ impl Lirs {
         }
         // evict while full
         while self.occupied + 1 > self.cap {
-            let f = self.st[k as usize];
+            let f = self.r[k as usize].st;
             let mut progressed = false;
             if f & S_IN != 0 && f & S_LIR == 0 && f & S_RES == 0 {
                 while self.hirs_count >= self.hirs_limit {
@@ -236,7 +260,7 @@ impl Lirs {
                 self.evict_lir();
                 progressed = true;
             }
-            let f = self.st[k as usize];
+            let f = self.r[k as usize].st;
             if f & (S_IN | Q_IN) == 0 && self.lirs_count + 1 > self.lirs_limit && self.hirs_count + 1 > self.hirs_limit {
                 self.evict_hir();
                 progressed = true;
@@ -247,20 +271,20 @@ impl Lirs {
             }
         }
         // insert
-        let f = self.st[k as usize];
+        let f = self.r[k as usize].st;
         if f & S_IN != 0 && f & S_LIR == 0 && f & S_RES == 0 {
-            self.st[k as usize] |= S_LIR | S_RES;
+            self.r[k as usize].st |= S_LIR | S_RES;
             self.lirs_count += 1;
             self.occupied += 1;
         } else if f & (S_IN | Q_IN) == 0 {
             if self.lirs_count < self.lirs_limit {
-                self.ls.push_head(&mut self.s, k);
-                self.st[k as usize] |= S_IN | S_LIR | S_RES;
+                list::push_head(&mut self.r, S, &mut self.s, k);
+                self.r[k as usize].st |= S_IN | S_LIR | S_RES;
                 self.lirs_count += 1;
             } else {
-                self.ls.push_head(&mut self.s, k);
-                self.lq.push_head(&mut self.q, k);
-                self.st[k as usize] = (self.st[k as usize] & !S_LIR) | S_IN | S_RES | Q_IN;
+                list::push_head(&mut self.r, S, &mut self.s, k);
+                list::push_head(&mut self.r, Q, &mut self.q, k);
+                self.r[k as usize].st = (self.r[k as usize].st & !S_LIR) | S_IN | S_RES | Q_IN;
                 self.hirs_count += 1;
             }
             self.occupied += 1;
@@ -272,7 +296,7 @@ impl Cache for Lirs {
     fn name(&self) -> &'static str {
         "lirs"
     }
-    #[inline]
+    #[inline(always)]
     fn access(&mut self, k: u32) -> bool {
         let hit = self.find(k);
         if !hit {
@@ -286,6 +310,14 @@ impl Cache for Lirs {
     }
     fn capacity(&self) -> usize {
         self.cap
+    }
+    #[inline(always)]
+    fn prefetch(&self, k: u32) {
+        list::prefetch(&self.r, k as usize);
+    }
+    #[inline(always)]
+    fn prefetch_neighbours(&self, k: u32) {
+        list::prefetch_neighbours(&self.r, S, k);
     }
 }
 
@@ -341,11 +373,8 @@ impl crate::evict::Evict for Lirs {
         }
     }
     fn grow(&mut self, n: usize) {
-        self.ls.grow(n);
-        self.lq.grow(n);
-        self.lnh.grow(n);
-        if n > self.st.len() {
-            self.st.resize(n, 0);
+        if n > self.r.len() {
+            self.r.resize(n, EMPTY);
         }
     }
 }
@@ -359,7 +388,7 @@ impl Lirs {
         let mut victim = NIL;
         while self.s.tail != NIL {
             let t = self.s.tail;
-            if self.st[t as usize] & S_LIR != 0 {
+            if self.r[t as usize].st & S_LIR != 0 {
                 victim = t;
             }
             self.nh_remove(t);

@@ -1,4 +1,5 @@
 //! LRU (libCacheSim `LRU.c`): hit moves to the head; a miss evicts the tail when full.
+//! A key is resident iff it is on the list ([`Links::on`]: no membership array).
 use crate::list::{Links, List};
 use crate::Cache;
 
@@ -6,12 +7,11 @@ pub struct Lru {
     cap: usize,
     links: Links,
     list: List,
-    resident: Vec<bool>,
 }
 
 impl Lru {
     pub fn new(cap: usize, nr_keys: usize) -> Self {
-        Lru { cap, links: Links::new(nr_keys), list: List::default(), resident: vec![false; nr_keys] }
+        Lru { cap, links: Links::new(nr_keys), list: List::default() }
     }
 }
 
@@ -21,7 +21,7 @@ impl Cache for Lru {
     }
     #[inline(always)]
     fn access(&mut self, k: u32) -> bool {
-        if self.resident[k as usize] {
+        if self.links.on(&self.list, k) {
             self.links.move_to_head(&mut self.list, k);
             return true;
         }
@@ -30,10 +30,9 @@ impl Cache for Lru {
         }
         if self.list.len >= self.cap {
             let t = self.links.pop_tail(&mut self.list);
-            self.resident[t as usize] = false;
+            self.links.detach(t);
         }
         self.links.push_head(&mut self.list, k);
-        self.resident[k as usize] = true;
         false
     }
     fn len(&self) -> usize {
@@ -44,12 +43,12 @@ impl Cache for Lru {
     }
     #[inline(always)]
     fn prefetch(&self, k: u32) {
-        crate::list::prefetch(&self.resident, k as usize);
         self.links.prefetch(k);
     }
     #[inline(always)]
     fn prefetch_neighbours(&self, k: u32) {
         self.links.prefetch_neighbours(k);
+        self.links.prefetch_tail(&self.list);
     }
 }
 
@@ -65,14 +64,11 @@ impl crate::evict::Evict for Lru {
                 continue;
             }
             self.links.pop_tail(&mut self.list);
-            self.resident[t as usize] = false;
+            self.links.detach(t);
             return Some(t);
         }
     }
     fn grow(&mut self, n: usize) {
         self.links.grow(n);
-        if n > self.resident.len() {
-            self.resident.resize(n, false);
-        }
     }
 }

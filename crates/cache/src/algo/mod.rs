@@ -364,8 +364,8 @@ impl AlgoEntry {
         self.online.is_none()
     }
     /// An upper bound of the bytes one run keeps for `nr_keys` ids, `size` objects and
-    /// `requests` requests: 32 bytes per id (the largest per-id state is LIRS's three
-    /// link pairs and a state byte, 25), 8 per cached object (rings, slots) and, offline,
+    /// `requests` requests: 32 bytes per id (the largest per-id state is LIRS's record: three
+    /// link pairs and a state byte, aligned to 32), 8 per cached object (rings, slots) and, offline,
     /// 16 per request and 8 per id (next-access times). What `cachesim` checks against
     /// `--max-memory` and the host before it starts a run.
     pub fn memory_estimate(&self, size: usize, nr_keys: u32, requests: usize) -> u64 {
