@@ -226,19 +226,14 @@ def idle_reason(c) -> str:
     return " ".join(why) or "(its regions never matched the scheme's access pattern)"
 
 
-def _mean_sd(vals: list[float]) -> tuple[float, float]:
-    import statistics
-
-    return statistics.fmean(vals), (statistics.stdev(vals) if len(vals) > 1 else 0.0)
-
-
 def cmd_run(a: argparse.Namespace) -> int:
     from ..kernel.experiment import record
+    from ..kernel.validate import mean_sd
 
     prep, consoles = record(_setup(a), Path(a.out), progress=not a.json)
     per_boot = [c.vmstat() for c in consoles]
     names = sorted({k for v in per_boot for k in v})
-    stats = {n: _mean_sd([float(v.get(n, 0)) for v in per_boot]) for n in names}
+    stats = {n: mean_sd([float(v.get(n, 0)) for v in per_boot]) for n in names}
     if a.json:
         print(json.dumps({"workload": prep.wl.spec, "kernel": consoles[0].release, "lru_gen": consoles[0].lru_gen,
                           "boots": [{"wall_s": b.wall_s, "vmstat": c.vmstat(), "read_back": c.read_back(),
@@ -271,6 +266,7 @@ def cmd_run(a: argparse.Namespace) -> int:
 
 def cmd_validate(a: argparse.Namespace) -> int:
     from ..kernel.experiment import validate
+    from ..kernel.validate import mean_sd
 
     res = validate(_setup(a), Path(a.out), progress=not a.json)
     if a.json:
@@ -320,7 +316,7 @@ def cmd_validate(a: argparse.Namespace) -> int:
         print(_rows_table(dr["rows"]))
         k = dr["kdamond_cpu_pct"]
         if k["kernel"] and k["simulator"] is not None:
-            print(f"kdamond CPU: kernel {_mean_sd(k['kernel'])[0]:.2f}% (TCG), simulator {k['simulator']:.2f}%")
+            print(f"kdamond CPU: kernel {mean_sd(k['kernel'])[0]:.2f}% (TCG), simulator {k['simulator']:.2f}%")
     shown = {r["counter"] for r in res["rows"]}
     for counter, note in res["notes"].items():
         if counter in shown:
@@ -338,13 +334,15 @@ CGROUP_KEYS = ("memory.current", "anon", "file", "pgscan", "pgsteal", "workingse
 def cgroup_table(consoles) -> str:
     """Each cgroup's memory.stat at the end of the last phase and its memory.events, mean
     over boots: one row per cgroup."""
+    from ..kernel.validate import mean_sd
+
     names = [cg.name for _, cg in sorted(consoles[0].cgroups.items()) if cg.name]
     rows = []
     for n in names:
         stats = [c.memstat().get(n, {}) for c in consoles]
         events = [cg.events if (cg := c.cgroup(n)) else {} for c in consoles]
-        mean = {k: _mean_sd([float(s.get(k, 0)) for s in stats])[0] for k in CGROUP_KEYS}
-        ev = " ".join(f"{k} {_mean_sd([float(e.get(k, 0)) for e in events])[0]:g}" for k in ("low", "high", "max", "oom"))
+        mean = {k: mean_sd([float(s.get(k, 0)) for s in stats])[0] for k in CGROUP_KEYS}
+        ev = " ".join(f"{k} {mean_sd([float(e.get(k, 0)) for e in events])[0]:g}" for k in ("low", "high", "max", "oom"))
         rows.append((n, *(number(round(mean[k])) for k in CGROUP_KEYS), ev))
     return table(rows, header=("cgroup", *CGROUP_KEYS, "memory.events"), right=tuple(range(1, len(CGROUP_KEYS) + 1)))
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from .damon import STATS, Snapshot
+from .validate import mean_sd
 
 
 #: Targets of the comparison (issue 18): bytes tried and reclaimed within 25 %, the memory
@@ -129,12 +130,6 @@ def saving(avg: float | None, base: float | None) -> float | None:
     return None if not avg or not base else 100.0 * (1.0 - avg / base)
 
 
-def _mean_sd(xs: list[float]) -> tuple[float, float]:
-    import statistics
-
-    return statistics.fmean(xs), (statistics.stdev(xs) if len(xs) > 1 else 0.0)
-
-
 def _with_sd(rows: list[dict], sds: dict[str, float]) -> list[dict]:
     for r in rows:
         if r["counter"] in sds:
@@ -152,7 +147,7 @@ def compare(consoles: list, base_consoles: list, sims: list[dict], sim_base: dic
     from .validate import compare as compare_rows
 
     sim = sims[0]
-    stats = {k: _mean_sd([s["metrics"].get(k, 0) for s in sims]) for k in STATS}
+    stats = {k: mean_sd([s["metrics"].get(k, 0) for s in sims]) for k in STATS}
     rows = _with_sd(compare_rows([guest_stats(c) for c in consoles], {k: m for k, (m, _) in stats.items()},
                                  STAT_TARGETS, counters=list(STATS)), {k: sd for k, (_, sd) in stats.items()})
     base = [time_average(*guest_footprint(c)) for c in base_consoles]
@@ -163,8 +158,8 @@ def compare(consoles: list, base_consoles: list, sims: list[dict], sim_base: dic
     sim_base_avg = time_average(*sim_footprint(sim_base["series"], cgroup))
     savings = [saving(time_average(*sim_footprint(s["series"], cgroup)), sim_base_avg) for s in sims]
     if real and all(x is not None for x in savings):
-        mean, sd = _mean_sd(real)
-        sim_saving, sim_sd = _mean_sd(savings)
+        mean, sd = mean_sd(real)
+        sim_saving, sim_sd = mean_sd(savings)
         rows.append({"counter": "memory_saving_pct", "real_mean": mean, "real_sd": sd, "boots": len(real),
                      "sim": sim_saving, "sim_sd": sim_sd,
                      "rel_error": (sim_saving - mean) / mean if mean else float("inf"),
@@ -178,7 +173,7 @@ def compare(consoles: list, base_consoles: list, sims: list[dict], sim_base: dic
     sim_snaps = per_seed[0]
     if snaps and all(per_seed):
         means = [snapshot_means(p) for p in per_seed]
-        ms = {k: _mean_sd([m[k] for m in means]) for k in snap_keys}
+        ms = {k: mean_sd([m[k] for m in means]) for k in snap_keys}
         rows += _with_sd(compare_rows(snaps, {k: m for k, (m, _) in ms.items()}, SNAPSHOT_TARGETS, counters=snap_keys),
                          {k: sd for k, (_, sd) in ms.items()})
     cpu = [int(c.damon_reclaim["kdamond_ticks"]) / 100 / max(1e-9, guest_footprint(c)[0][-1])
@@ -191,5 +186,5 @@ def compare(consoles: list, base_consoles: list, sims: list[dict], sim_base: dic
             "accessed": {"kernel": [curve(*accessed_series(c.snapshots)) for c in consoles],
                          "simulator": curve(*accessed_series(sim_snaps))},
             "kdamond_cpu_pct": {"kernel": [100 * x for x in cpu],
-                                "simulator": _mean_sd([s["metrics"].get("damon_cpu_pct", 0.0) for s in sims])[0]},
+                                "simulator": mean_sd([s["metrics"].get("damon_cpu_pct", 0.0) for s in sims])[0]},
             "sim_seeds": len(sims)}

@@ -10,7 +10,7 @@ from typing import Any
 
 from .console import Console
 from .run import Prepared
-from .validate import at_guest_dilation, compare, sim_settings
+from .validate import at_guest_dilation, compare, mean_sd, sim_settings
 
 #: The THP allocation policy of 6.12: v5.5's alloc_pages_mpol (mm/mempolicy.c), but the local
 #: __GFP_THISNODE | __GFP_NORETRY attempt never reclaims (9c9828d3ead6, 6.12.75), v5.1's
@@ -172,10 +172,9 @@ def compare_boots(p: Prepared, consoles: list[Console]) -> dict[str, Any]:
     per_run = []
     for i, m in enumerate(sim["phases"]):
         r = compare([_derived(k[i]["vmstat"]) for k in kernel], _derived(m["vmstat"]), TARGETS, list(COUNTERS))
-        hp = [k[i]["huge_pct"] for k in kernel]
+        hp, hp_sd = mean_sd([k[i]["huge_pct"] for k in kernel])
         per_run.append({"threads": m["threads"], "rows": r,
-                        "huge_pct": {"kernel": statistics.fmean(hp), "kernel_sd": statistics.stdev(hp) if len(hp) > 1 else 0.0,
-                                     "model": m["huge_pct"]}})
+                        "huge_pct": {"kernel": hp, "kernel_sd": hp_sd, "model": m["huge_pct"]}})
     c = consoles[0]
     return {"workload": p.wl.spec, "kind": p.wl.thp["kind"], "kernel": c.release, "policy": POLICY,
             "settings": sim["settings"], "boots": len(consoles), "nodes": c.thp_nodes, "memtotal_kb": c.thp_memtotal_kb,

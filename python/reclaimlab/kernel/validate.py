@@ -394,6 +394,12 @@ def mark_not_comparable(rows: list[dict[str, Any]], real: list[dict[str, int]], 
     return note
 
 
+def mean_sd(xs: list[float]) -> tuple[float, float]:
+    """Mean and sample standard deviation (0 for one value) of a non-empty list: boots,
+    or the simulator's seeds."""
+    return statistics.fmean(xs), (statistics.stdev(xs) if len(xs) > 1 else 0.0)
+
+
 def compare(real: list[dict[str, int]], sim: dict[str, int], targets: dict[str, float],
             counters: list[str] | None = None) -> list[dict[str, Any]]:
     """One row per counter: name, real mean, sd, n, simulated, relative error, target, met.

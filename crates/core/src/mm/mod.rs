@@ -511,6 +511,12 @@ impl Mm {
         self.buddy.zones[zone].zone_type as u8
     }
 
+    /// The CPUs of `node` (`cpumask_of_node`): `machine.cpus` split node by node
+    /// ([`pcp::cpus_of_node`]).
+    pub fn cpus_of_node(&self, node: u16) -> std::ops::Range<u32> {
+        pcp::cpus_of_node(self.pcp.nr_cpus(), self.nr_nodes() as u32, node as u32)
+    }
+
     /// `folio_zonenum(folio)`: the `enum zone_type` index of the zone holding `pfn`.
     #[inline]
     pub fn folio_zonenum(&self, pfn: Pfn) -> u8 {

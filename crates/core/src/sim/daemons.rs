@@ -134,11 +134,10 @@ impl<P: ReclaimPolicy> Machine<P> {
     /// running there, or with one that ran there within a tick (still runnable); a node
     /// without CPUs leaves kswapd unbound.
     fn kswapd_shared_cpu(&self, node: usize) -> Option<u32> {
-        let nr_cpus = self.mm.cfg.nr_cpus.max(1);
-        if nr_cpus as usize >= 2 * self.mm.nr_nodes() {
+        if self.mm.pcp.nr_cpus() as usize >= 2 * self.mm.nr_nodes() {
             return None;
         }
-        let cpus = crate::mm::pcp::cpus_of_node(nr_cpus, self.mm.nr_nodes() as u32, node as u32);
+        let cpus = self.mm.cpus_of_node(node as u16);
         if cpus.len() != 1 {
             return None;
         }
@@ -158,7 +157,7 @@ impl<P: ReclaimPolicy> Machine<P> {
         if self.procs.tasks.is_empty() {
             return Some(TASK_CPU);
         }
-        self.procs.tasks.get(self.procs.cur).map(|t| t.cpu).filter(|&c| c != u32::MAX)
+        self.procs.tasks.get(self.procs.cur).map(|t| t.cpu).filter(|&c| c != crate::sim::process::NO_CPU)
     }
 
     /// kswapd `i` and the tasks of CPU `cpu` (the kernel's CFS/EEVDF, kernel/sched/fair.c

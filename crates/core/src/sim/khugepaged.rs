@@ -22,7 +22,7 @@ use crate::mm::page::{is_resident, pg, pinfo, pte_info};
 use crate::mm::page_alloc::MigrateType;
 use crate::policy::ReclaimPolicy;
 use crate::sim::engine::Machine;
-use crate::sim::process::{Task, NO_TASK};
+use crate::sim::process::{Task, NO_CPU, NO_TASK};
 use crate::thp::gfp::*;
 use crate::thp::{Tc, HPAGE_PMD_NR, HPAGE_PMD_ORDER};
 
@@ -105,8 +105,7 @@ pub fn khugepaged_scan<P: ReclaimPolicy>(m: &mut Machine<P>) -> Result<()> {
         let node = per_node.iter().enumerate().max_by_key(|&(i, &c)| (c, std::cmp::Reverse(i))).map(|(i, _)| i as u16).unwrap_or(0);
         let gfp = if cfg.khugepaged_defrag { GFP_TRANSHUGE } else { GFP_TRANSHUGE_LIGHT } | __GFP_THISNODE;
         let start = t + cost;
-        // khugepaged allocates as itself: a kthread on no node's CPUs (nobody takes turns with it).
-        m.procs.tasks.push(Task { node, clock: start, cpu: u32::MAX });
+        m.procs.tasks.push(Task { node, clock: start, cpu: NO_CPU });
         m.procs.cur = m.procs.tasks.len() - 1;
         m.now = start;
         let head = crate::sim::alloc::alloc_pages_node(m, gfp, HPAGE_PMD_ORDER, node, MigrateType::Movable).ok().flatten();

@@ -45,6 +45,9 @@ use reclaimlab_trace::{flags, Access, FileRange};
 pub const NO_PFN: Pfn = u32::MAX;
 /// No task is running (a trace replays).
 pub const NO_TASK: usize = usize::MAX;
+/// [`Task::cpu`] of a kernel thread's stand-in task (khugepaged allocating as itself):
+/// on no node's CPUs, so no kswapd takes turns with it.
+pub const NO_CPU: u32 = u32::MAX;
 /// xarray nodes (576 bytes, `radix_tree_node_cachep`, `SLAB_RECLAIM_ACCOUNT`) hold 64
 /// slots; 7 fit a 4 KiB slab page: one reclaimable slab page per 448 page-cache pages.
 pub const FILE_PAGES_PER_SLAB_PAGE: u32 = 448;
@@ -192,8 +195,8 @@ impl<P: ReclaimPolicy> Machine<P> {
     /// (any CPU for a node without one: its tasks are not bound).
     pub fn add_task(&mut self, node: u16) -> usize {
         let node = node % self.mm.nr_nodes() as u16;
-        let nr_cpus = self.mm.cfg.nr_cpus.max(1);
-        let cpus = crate::mm::pcp::cpus_of_node(nr_cpus, self.mm.nr_nodes() as u32, node as u32);
+        let nr_cpus = self.mm.pcp.nr_cpus();
+        let cpus = self.mm.cpus_of_node(node);
         let nth = self.procs.tasks.iter().filter(|t| t.node == node).count() as u32;
         let cpu = if cpus.is_empty() { nth % nr_cpus } else { cpus.start + nth % cpus.len() as u32 };
         if self.procs.cpu_free_at.len() < nr_cpus as usize {
