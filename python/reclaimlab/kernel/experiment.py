@@ -192,13 +192,12 @@ def compare_boots(setup: Setup, prep: Prepared, consoles: list[Console], out: Pa
                     **damon_compare.guest_schedule(consoles, prep.damon_reclaim)}
     disk, write_wall_ns = disk_for(setup, consoles)
     reads, read_wall_ns = read_disk_for(setup, consoles)
-    sim = simulate(prep.wl, settings, out, guest_wall_s(consoles), write_wall_ns, read_wall_ns,
-                   wakeup_for(setup, consoles))
+    wall, wakeup = guest_wall_s(consoles), wakeup_for(setup, consoles)
+    sim = simulate(prep.wl, settings, out, wall, write_wall_ns, read_wall_ns, wakeup)
     sims = [sim]
     if prep.damon_reclaim is not None:
         # More seeds of kdamond's sampling (damon_compare.SIM_SEEDS); the counters' rows stay the first's.
-        sims += [simulate(prep.wl, {**settings, "seed": str(seed)}, out, guest_wall_s(consoles), write_wall_ns,
-                          read_wall_ns, wakeup_for(setup, consoles))
+        sims += [simulate(prep.wl, {**settings, "seed": str(seed)}, out, wall, write_wall_ns, read_wall_ns, wakeup)
                  for seed in range(2, damon_compare.SIM_SEEDS + 1)]
     if disk is not None:
         disk = {**disk, "disk_write": setup.disk_write, "sim_file_write_ns": int(sim["config"]["cost.file_write_ns"])}

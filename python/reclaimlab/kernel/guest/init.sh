@@ -31,6 +31,10 @@ blkstat() {
     wake_trace "$1"
     sched_trace "$1"
 }
+# The events a tracefs instance's ring buffer dropped, over its CPUs.
+overruns() {
+    awk '/^overrun:/ { s += $2 } END { print s + 0 }' "$1"/per_cpu/cpu*/stats
+}
 # Who has kswapd's CPU: sched_switch events into and out of a kswapd thread, from the
 # workload's start to its end, in a tracefs instance of their own (2 MiB a CPU). Per kswapd
 # thread and CPU, "@@ksched COMM CPU RUNS RUN_US OUT_R OUT_S OUT_D IN_FROM_IDLE" (how often
@@ -65,7 +69,7 @@ sched_trace() {
                        printf "@@ksched %s %d %d %.0f %d %d %d %d\n", a[1], a[2], runs[k], tot[k], out[k, "R"], out[k, "S"], out[k, "D"], idle[k] }
                    for (k in hist) { split(k, a, SUBSEP); printf "@@ksched_run %s %d %d\n", a[1], a[2], hist[k] }
                    for (k in from) { split(k, a, SUBSEP); printf "@@ksched_in %s %s %s %d\n", a[1], a[2], a[3], from[k] } }' $S/trace
-        echo "@@ksched_lost $(awk '/^overrun:/ { s += $2 } END { print s + 0 }' $S/per_cpu/cpu*/stats)"
+        echo "@@ksched_lost $(overruns $S)"
         rmdir $S 2>/dev/null ;;
     esac
 }
@@ -98,7 +102,7 @@ wake_trace() {
                    if ($i == "mm_vmscan_wakeup_kswapd:") { if (!n) t0 = ts; n++ }
                    else { if (n) printf "@@kswapd_wake %.0f %d\n", (ts - t0) * 1e6, n; n = 0 }
                    break } }' $I/trace
-        echo "@@kswapd_wake_lost $(awk '/^overrun:/ { s += $2 } END { print s + 0 }' $I/per_cpu/cpu*/stats)"
+        echo "@@kswapd_wake_lost $(overruns $I)"
         rmdir $I 2>/dev/null ;;
     esac
 }
@@ -174,7 +178,7 @@ vmscan_trace() {
         # lab.vmtrace=2: also the first 600 of kswapd's and the allocator's events as they are.
         grep -q 'lab.vmtrace=2' /proc/cmdline && grep -E 'mm_vmscan_(kswapd_wake|wakeup_kswapd|lru_isolate|lru_shrink_inactive|lru_shrink_active|direct_reclaim_begin)' $I/trace |
             head -n 600 | sed 's/^ */@@vmraw /'
-        echo "@@vmtrace_lost $(awk '/^overrun:/ { s += $2 } END { print s + 0 }' $I/per_cpu/cpu*/stats)" ;;
+        echo "@@vmtrace_lost $(overruns $I)" ;;
     esac
 }
 # lab.vmtrace=3 (instead of the above): the sizes of the per-CPU lists' refills from the
@@ -209,7 +213,7 @@ pcp_refill_trace() {
         for e in mm_page_alloc_zone_locked mm_page_free; do
             grep '^{' $P/events/kmem/$e/hist 2>/dev/null | head -n 20 | sed "s/^/@@hist $e /" | tr -s ' '
         done
-        echo "@@refill_lost $(awk '/^overrun:/ { s += $2 } END { print s + 0 }' $P/per_cpu/cpu*/stats)"
+        echo "@@refill_lost $(overruns $P)"
         rmdir $P 2>/dev/null ;;
     esac
 }
