@@ -298,7 +298,8 @@ fn tpcc_with(mut p: TpccParams, params: &[(&str, &str)]) -> Result<TpccParams> {
 }
 
 /// Seed 002 at `scale` (1 = 1/8 of the seed's 256 GB machine; docs/scenarios.md) with
-/// workload parameters `tasks_per_cpu`, `cpus`, `jobs`, `sort_mb`, `heap_mb`, `heap_init_mb`.
+/// workload parameters `tasks_per_cpu`, `cpus`, `jobs`, `sort_mb`, `heap_mb`, `heap_init_mb`,
+/// `reduces`, `conc_cycle_maps`.
 fn terasort_params(scale: f64, params: &[(&str, &str)]) -> Result<TeraSortParams> {
     let n = |x: f64| (x * scale).round().max(1.0);
     let d = TeraSortParams::default();
@@ -311,6 +312,8 @@ fn terasort_params(scale: f64, params: &[(&str, &str)]) -> Result<TeraSortParams
     // InitialHeapSize (-Xms) in the same MiB: the benchmark gives none, so OpenJDK's
     // default, 1/64 of physical memory (256 GiB / 64 = 4096).
     let mut heap_init_mb = 4096.0;
+    // G1's concurrent cycle, in map tasks of one thread (crates/trace/src/gen/terasort.rs).
+    p.conc_cycle_maps = 2.0;
     for &(k, v) in params {
         let num = |v: &str| -> Result<f64> {
             v.trim()
@@ -334,6 +337,9 @@ fn terasort_params(scale: f64, params: &[(&str, &str)]) -> Result<TeraSortParams
             "heap_mb" if v.trim() == "0" => heap_mb = 0.0,
             "heap_mb" => heap_mb = num(v)?,
             "heap_init_mb" => heap_init_mb = num(v)?,
+            "reduces" => p.reduces = int(v)?,
+            "conc_cycle_maps" if v.trim() == "0" => p.conc_cycle_maps = 0.0,
+            "conc_cycle_maps" => p.conc_cycle_maps = num(v)?,
             _ => unreachable!("checked by Scenario::check_params"),
         }
     }
@@ -431,6 +437,12 @@ static SCENARIOS: &[Scenario] = &[
                 "heap_init_mb",
                 "4096",
                 "InitialHeapSize (-Xms) of each job's G1 heap in MiB, scaled like memory (the benchmark gives none: OpenJDK's default, 1/64 of its 256 GiB; at most heap_mb)",
+            ),
+            ("reduces", "1", "mapreduce.job.reduces: reduce tasks per job (Hadoop's default, which the benchmark keeps)"),
+            (
+                "conc_cycle_maps",
+                "2",
+                "how long G1's concurrent cycle runs, in map tasks of one thread (set from the real TeraSort heap at 2 tasks; docs/terasort-jvm.md); 0: before the next allocation",
             ),
         ],
         workload: Workload::TeraSort(terasort_params),

@@ -28,7 +28,10 @@
 //!   (`attempt_allocation_humongous` → `G1Policy::need_to_start_conc_mark`): when the
 //!   old-generation occupancy (the regions of live and dead buffers) plus the request
 //!   exceeds `InitiatingHeapOccupancyPercent` (45) % of the committed heap, an
-//!   initial-mark young pause runs. At that pause dead humongous primitive arrays are
+//!   initial-mark young pause runs — unless the concurrent cycle an earlier one started is
+//!   still running (`need_to_start_conc_mark` is false while
+//!   `mark_or_rebuild_in_progress`): then the allocation goes ahead without a pause, so
+//!   dead buffers stay and new ones go to free runs above them or expand the heap. At that pause dead humongous primitive arrays are
 //!   reclaimed eagerly (`G1EagerReclaimHumongousObjects`, default on: JDK 11 GC tuning
 //!   guide, "Garbage-First Garbage Collector Tuning", §"Humongous Objects"); a `byte[]`
 //!   whose task finished is such an array. The model frees every dead buffer at the pause.
@@ -47,11 +50,11 @@
 //! pause copies nothing the model knows of (humongous objects are never evacuated), so the
 //! TeraSort generator passes a pause work of 0 and the GC-time rule never grows its heaps;
 //! the small objects whose copying makes a real pause (records, the 8 MB stream buffers)
-//! are not modelled. The concurrent cycle is taken to finish before the next allocation
-//! (it marks a small live set; the buffers' contents are not scanned), so at most one
-//! pause per allocation. The IHOP is the static 45 %: JDK 11's adaptive IHOP uses it
-//! until 3 cycles have been measured and then predicts from marking times the model does
-//! not have. The heap never shrinks: JDK 11 resizes by `MinHeapFreeRatio` (40) /
+//! are not modelled. How long a concurrent cycle runs is the caller's
+//! ([`JvmHeap::set_conc_cycle`], on the JVM's clock: [`JvmHeap::tick`]'s work over its
+//! threads); 0 ends it before the next allocation, so at most one pause per allocation.
+//! The IHOP is the static 45 %: JDK 11's adaptive IHOP uses it until 3 cycles have been
+//! measured and then predicts from marking times the model does not have. The heap never shrinks: JDK 11 resizes by `MinHeapFreeRatio` (40) /
 //! `MaxHeapFreeRatio` (70) only after a full collection, which the model never needs (the
 //! caller sizes `-Xmx` for its buffers); uncommitting regions is not modelled. Young
 //! (eden) regions, which G1 takes from the top of the committed free regions
@@ -110,6 +113,12 @@ pub struct JvmHeap {
     pauses_since_start: usize,
     /// Pause work of each collection the heap starts itself (see the module comment).
     pause_work: u64,
+    /// The JVM's elapsed time: its mutator work over the threads doing it.
+    clock: f64,
+    /// How long a concurrent cycle runs, on that clock (0: done before the next allocation).
+    conc_cycle: f64,
+    /// When the running concurrent cycle ends.
+    marking_until: f64,
 }
 
 impl JvmHeap {
@@ -134,7 +143,16 @@ impl JvmHeap {
             over_sum: 0.0,
             pauses_since_start: 0,
             pause_work: 0,
+            clock: 0.0,
+            conc_cycle: 0.0,
+            marking_until: 0.0,
         }
+    }
+
+    /// How long each concurrent cycle runs, in the units of [`JvmHeap::tick`]'s elapsed
+    /// time (default 0: a cycle ends before the next allocation).
+    pub fn set_conc_cycle(&mut self, t: f64) {
+        self.conc_cycle = t;
     }
 
     /// Pages per region.
@@ -168,9 +186,16 @@ impl JvmHeap {
         self.pause_work = work;
     }
 
-    /// `work` units of mutator work (accesses) ran in this JVM.
-    pub fn tick(&mut self, work: u64) {
+    /// `work` units of mutator work (accesses) ran in this JVM by `threads` threads at
+    /// once: its clock advances by `work / threads`.
+    pub fn tick(&mut self, work: u64, threads: u32) {
         self.mutator += work;
+        self.clock += work as f64 / threads.max(1) as f64;
+    }
+
+    /// Whether a concurrent cycle is running (`G1CollectorState::mark_or_rebuild_in_progress`).
+    pub fn marking(&self) -> bool {
+        self.clock < self.marking_until
     }
 
     /// The GC-time target in percent for the current size (`expansion_amount`'s threshold).
@@ -287,8 +312,10 @@ impl JvmHeap {
     pub fn alloc(&mut self, n: u32) -> Option<u32> {
         let k = n.div_ceil(self.region).max(1);
         let used = self.used() as u64;
-        if (used + n as u64) * 100 > IHOP_PERCENT * self.committed() as u64 {
+        // `G1Policy::need_to_start_conc_mark` is false while a cycle runs.
+        if !self.marking() && (used + n as u64) * 100 > IHOP_PERCENT * self.committed() as u64 {
             self.collect(self.pause_work);
+            self.marking_until = self.clock + self.conc_cycle;
         }
         let first = match self.find_contiguous(k, false) {
             Some(f) => f,
@@ -398,7 +425,7 @@ mod tests {
         // time, many of them: no expansion.
         assert!((h.gc_overhead_threshold() - 100.0 / 13.0).abs() < 1e-9);
         for _ in 0..50 {
-            h.tick(95);
+            h.tick(95, 1);
             assert_eq!(h.collect(5), 0);
         }
         assert_eq!(h.committed(), 60 * 256);
@@ -412,7 +439,7 @@ mod tests {
         // 20 − 7.7 = 12.3 points over, above 1.5 × 7.7, so × (1 + (12.3 − 11.5) / 15.4).
         let grown: Vec<u32> = (0..4)
             .map(|_| {
-                h.tick(80);
+                h.tick(80, 1);
                 h.collect(20)
             })
             .collect();
@@ -427,10 +454,39 @@ mod tests {
         // At the maximum there is nothing left to commit.
         let mut h = heap(100, 100);
         for _ in 0..20 {
-            h.tick(50);
+            h.tick(50, 1);
             assert_eq!(h.collect(50), 0);
         }
         assert_eq!(h.committed(), 100 * 256);
+    }
+
+    #[test]
+    fn no_pause_starts_while_a_concurrent_cycle_runs() {
+        // 10 regions committed of 100, a cycle lasting 100 units of elapsed time.
+        let mut h = heap(10, 100);
+        h.set_conc_cycle(100.0);
+        assert_eq!(h.alloc(3 * 256), Some(0));
+        h.free(0);
+        // 3 + 3 > 4.5 regions: a pause frees the dead buffer and starts a cycle.
+        assert_eq!(h.alloc(3 * 256), Some(0));
+        assert_eq!(h.collections(), 1);
+        assert!(h.marking());
+        // While it runs, dead buffers stay and the heap expands for the next ones.
+        for i in 1..5u32 {
+            h.free((i - 1) * 3 * 256);
+            assert_eq!(h.alloc(3 * 256), Some(i * 3 * 256));
+            h.tick(40, 2);
+        }
+        assert_eq!(h.collections(), 1);
+        assert_eq!(h.committed(), 15 * 256);
+        // 4 × 40 units over 2 threads = 80 < 100: still marking; 40 more end the cycle,
+        // and the next allocation's pause reclaims the four dead buffers.
+        assert!(h.marking());
+        h.tick(40, 1);
+        assert!(!h.marking());
+        h.free(12 * 256);
+        assert_eq!(h.alloc(3 * 256), Some(0));
+        assert_eq!((h.collections(), h.used()), (2, 3 * 256));
     }
 
     #[test]
