@@ -23,6 +23,20 @@ def test_vmpass_lines_parse():
     assert c.pcp_samples == [(48310, 0, 35, 267, 845)]
     assert c.pcp_refills == {(0, 480): 23, (0, 15): 153}
     assert c.shrinkers[(c.ksyms["deferred_split_scan"], 1)] == {"calls": 12, "scanned": 256, "freed": 0}
+    # Guests before the last three fields read them as 0.
+    assert c.vmscan_passes[0]["sorted"] == c.vmscan_passes[0]["extfrag_low"] == 0
+
+
+def test_sorted_wakes_fallbacks_and_free_lists_parse():
+    c = console.parse("@@vmpass 10529765 0 0 1 0 9 11634 464 0 464 0 0 0 2 0 0 24888 1 16\n"
+                      "@@extfrag DMA 1 0 4 0 wl 6\n@@extfrag DMA32 1 2 0 0 kswapd0 1\n"
+                      "@@freelist start 0 DMA Unmovable 0 0 0 0 0 1 1 1 0 0 0\n@@zoneblocks start 0 DMA 1 7 0 0 0\n")
+    p = c.vmscan_passes[0]
+    assert (p["zid"], p["min_priority"], p["sorted"], p["gfp0_wakes"], p["extfrag_low"]) == (0, 2, 24888, 1, 16)
+    assert c.extfrag == {("DMA", 1, 0, 4, 0, "wl"): 6, ("DMA32", 1, 2, 0, 0, "kswapd0"): 1}
+    assert c.freelists["start"][(0, "DMA", "Unmovable")] == [0, 0, 0, 0, 0, 1, 1, 1, 0, 0, 0]
+    assert c.zoneblocks["start"][(0, "DMA")] == [1, 7, 0, 0, 0]
+    assert not c.pageblocks, "THP's own @@pageblocks stay apart"
 
 
 def test_vmscan_trace_is_a_kernel_parameter_only_when_asked():
@@ -69,3 +83,36 @@ def test_the_guest_sums_who_had_kswapds_cpu(tmp_path):
     # 1,500 µs in [1024, 2048), 40 µs in [32, 64), 10,000 µs in [8192, 16384)
     assert c.ksched_runs == {("kswapd0", 10): 1, ("kswapd0", 5): 1, ("kswapd1", 13): 1}
     assert c.ksched_in == {("kswapd0", "thp", "R"): 2}
+
+
+#: A DMA-only kswapd pass as the guest's rl_kswapd instance has it (options/fields): a
+#: movable allocation falls back into DMA's unmovable block at order 5 (pfn 0x120), rmqueue
+#: wakes kswapd for zid 0 with gfp_flags 0, and the pass's one isolate scans 4,096 folios of
+#: the zone above, taking none (sort_folio's "ineligible" moves).
+VMSCAN_TRACE = """# tracer: nop
+              wl-123     [000] .....   100.000050: mm_page_alloc_extfrag: pfn=0x120 (288) alloc_order=0x0 (0) fallback_order=0x5 (5) alloc_migratetype=0x1 (1) fallback_migratetype=0x0 (0) change_ownership=0x0 (0)
+              wl-123     [000] .....   100.000100: mm_vmscan_wakeup_kswapd: nid=0x0 (0) zid=0x0 (0) order=0x0 (0) gfp_flags=0x0 (0)
+         kswapd0-45      [001] .....   100.000200: mm_vmscan_kswapd_wake: nid=0x0 (0) zid=0x0 (0) order=0x0 (0)
+         kswapd0-45      [001] .....   100.000300: mm_vmscan_lru_isolate: highest_zoneidx=0x0 (0) order=0x0 (0) nr_requested=0x1000 (4096) nr_scanned=0x1000 (4096) nr_skipped=0x0 (0) nr_taken=0x0 (0) lru=0x2 (2)
+              wl-123     [000] .....   100.000400: mm_page_alloc_extfrag: pfn=0x2000 (8192) alloc_order=0x0 (0) fallback_order=0x0 (0) alloc_migratetype=0x1 (1) fallback_migratetype=0x2 (2) change_ownership=0x0 (0)
+"""
+
+
+def _vmscan_awk() -> str:
+    """The awk program guest/init.sh's ``vmscan_trace`` runs over the rl_kswapd instance."""
+    from reclaimlab.kernel import initramfs
+
+    body = initramfs.INIT.read_text().split("vmscan_trace() {", 1)[1]
+    return body.split("'function kv(", 1)[1].split("' $I/trace", 1)[0].join(["function kv(", ""])
+
+
+@pytest.mark.skipif(shutil.which("busybox") is None, reason="needs busybox (the guest's awk)")
+def test_the_guest_counts_sorted_folios_boosted_wakes_and_fallbacks_per_pass(tmp_path):
+    (tmp_path / "trace").write_text(VMSCAN_TRACE)
+    out = subprocess.run(["busybox", "awk", "-v", "zs=1:DMA 4096:DMA32 ", _vmscan_awk(), str(tmp_path / "trace")],
+                         capture_output=True, text=True, check=True).stdout
+    c = console.parse(out)
+    [p] = c.vmscan_passes
+    assert (p["t_us"], p["zid"], p["wakes"], p["wake_min_zid"]) == (150, 0, 1, 0)
+    assert (p["sorted"], p["taken"], p["gfp0_wakes"], p["extfrag_low"]) == (4096, 0, 1, 1)
+    assert c.extfrag == {("DMA", 1, 0, 5, 0, "wl"): 1, ("DMA32", 1, 2, 0, 0, "wl"): 1}

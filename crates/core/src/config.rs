@@ -305,7 +305,9 @@ pub static KNOBS: &[Knob] = &[
         |c, v| c.kernel_mlocked_bytes = parse_size(v)?, |c| format_size(c.kernel_mlocked_bytes)),
     knob!("machine.zone_dma", "0", "bytes", "managed memory of ZONE_DMA, the lowest zone of node 0 (x86-64: the first \
         16 MiB, about 15M managed), part of machine.memory; allocations fall back to it last and leave it \
-        lowmem_reserve (1/256 of the zones above it, vm.lowmem_reserve_ratio's default); 0 = none, one Normal zone per node",
+        lowmem_reserve (1/256 of the zones above it, vm.lowmem_reserve_ratio's default); it ends at a pageblock boundary, \
+        so a size that is not a multiple of 2M leaves its first pageblock partly outside it (x86-64's reserved first MiB), \
+        MIGRATE_UNMOVABLE and never claimed; 0 = none, one Normal zone per node",
         |c, v| c.zone_dma_bytes = parse_size(v)?, |c| format_size(c.zone_dma_bytes)),
     knob!("vm.swappiness", "60", "", "vm.swappiness: relative IO cost of swapping vs. file refaults", range(0, 200),
         |c, v| c.swappiness = u32::try_from(uint(v)?).map_err(|_| "out of range".to_string())?, |c| c.swappiness.to_string()),

@@ -166,6 +166,9 @@ class Console:
     #: (level 2) DMA32's per-CPU lists sampled as ``(t_ms, cpu, count, high, free)``.
     vmscan_passes: list[dict[str, int]] = field(default_factory=list)
     vmscan_direct: dict[str, int] = field(default_factory=dict)
+    #: Fallbacks to another migrate type's free lists over the run (``@@extfrag``), by
+    #: :data:`EXTFRAG_FIELDS`: ``{(zone, alloc_mt, fallback_mt, fallback_order, ownership, comm): n}``.
+    extfrag: dict[tuple[str, int, int, int, int, str], int] = field(default_factory=dict)
     lru_activate: dict[str, int] = field(default_factory=dict)
     pcp_samples: list[tuple[int, int, int, int, int]] = field(default_factory=list)
     #: (level 2) the shrinkers per scan function's address and node:
@@ -194,6 +197,12 @@ class Console:
     #: after each phase ("0", "1", ...): WHEN -> [(node, zone, [unmovable, movable,
     #: reclaimable, highatomic, isolate])].
     pageblocks: dict[str, list[tuple[int, str, list[int]]]] = field(default_factory=dict)
+    #: Every guest's free lists and pageblocks by migrate type (/proc/pagetypeinfo) at boot and
+    #: at the workload's start (``@@freelist``, ``@@zoneblocks``): WHEN -> {(node, zone, type):
+    #: free blocks per order 0..10} and WHEN -> {(node, zone): [unmovable, movable,
+    #: reclaimable, highatomic, isolate]}.
+    freelists: dict[str, dict[tuple[int, str, str], list[int]]] = field(default_factory=dict)
+    zoneblocks: dict[str, dict[tuple[int, str], list[int]]] = field(default_factory=dict)
     usemem: dict[str, int] = field(default_factory=dict)
     #: Where the anon pages sat after the first phase: present, min, p10, p50, p90, max PFN.
     pfns: list[int] = field(default_factory=list)
@@ -308,10 +317,17 @@ def parse_zone(parts: list[str]) -> Zone:
 #: pass's mm_vmscan_lru_shrink_inactive calls (scanned, reclaimed, activated file, kept for
 #: references, unmap failures), mm_vmscan_lru_isolate (taken, skipped for a higher zone), the
 #: lowest priority (99: no shrink call, the node was balanced when the pass began) and
-#: mm_vmscan_lru_shrink_active (taken, deactivated).
+#: mm_vmscan_lru_shrink_active (taken, deactivated); then the folios isolate scanned but
+#: neither took nor skipped (MGLRU's ``sort_folio`` moves, PGREFILL), the wake-ups since the
+#: previous pass with gfp_flags 0 (``rmqueue``'s for a boosted zone) and the fallbacks
+#: (``mm_page_alloc_extfrag``) from the node's lowest zone since the previous pass. Lines
+#: of guests before these three read them as 0.
 VMPASS_FIELDS = ("t_us", "zid", "order", "wakes", "wake_min_zid", "calls", "scanned", "taken", "skipped",
                  "reclaimed", "activate_file", "ref_keep", "unmap_fail", "min_priority", "active_taken",
-                 "deactivated")
+                 "deactivated", "sorted", "gfp0_wakes", "extfrag_low")
+#: ``@@extfrag``'s key fields: the zone, the migrate types allocated and fallen back to, the
+#: fallback's order, whether the block changed owner, and the allocating task.
+EXTFRAG_FIELDS = ("zone", "alloc_mt", "fallback_mt", "fallback_order", "ownership", "comm")
 VMDIRECT_FIELDS = ("calls", "scanned", "taken", "skipped", "reclaimed", "activate_file")
 #: ``@@ksched COMM CPU ...``'s fields after the CPU: runs, their total µs, how they ended
 #: (preempted, asleep, in D state) and how many began on an idle CPU.
@@ -397,8 +413,11 @@ def parse(text: str) -> Console:
                 c.ksched_runs[(parts[0], int(parts[1]))] = int(parts[2])
             elif tag == "ksched_in" and len(parts) == 4:
                 c.ksched_in[(parts[0], parts[1], parts[2])] = int(parts[3])
-            elif tag == "vmpass" and len(parts) == len(VMPASS_FIELDS):
-                c.vmscan_passes.append(dict(zip(VMPASS_FIELDS, map(int, parts))))
+            elif tag == "vmpass" and len(parts) in (len(VMPASS_FIELDS) - 3, len(VMPASS_FIELDS)):
+                c.vmscan_passes.append(dict(zip(VMPASS_FIELDS, [*map(int, parts), 0, 0, 0])))
+            elif tag == "extfrag" and len(parts) == len(EXTFRAG_FIELDS) + 1:
+                z, amt, fmt, order, own, comm, n = parts
+                c.extfrag[(z, int(amt), int(fmt), int(order), int(own), comm)] = int(n)
             elif tag == "vmdirect" and len(parts) == len(VMDIRECT_FIELDS):
                 c.vmscan_direct = dict(zip(VMDIRECT_FIELDS, map(int, parts)))
             elif tag == "lru_activate" and len(parts) == 2:
@@ -419,6 +438,10 @@ def parse(text: str) -> Console:
                 c.damon_reclaim[parts[0]] = parts[1]
             elif tag == "nodes" and len(parts) == 2:
                 c.thp_nodes, c.thp_memtotal_kb = int(parts[0]), int(parts[1])
+            elif tag == "freelist" and len(parts) == 15:
+                c.freelists.setdefault(parts[0], {})[(int(parts[1]), parts[2], parts[3])] = [int(x) for x in parts[4:]]
+            elif tag == "zoneblocks" and len(parts) == 8:
+                c.zoneblocks.setdefault(parts[0], {})[(int(parts[1]), parts[2])] = [int(x) for x in parts[3:]]
             elif tag == "pageblocks" and len(parts) == 8:
                 c.pageblocks.setdefault(parts[0], []).append((int(parts[1]), parts[2], [int(x) for x in parts[3:]]))
             elif tag == "thp_defrag" and parts:

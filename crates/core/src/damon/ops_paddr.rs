@@ -90,7 +90,7 @@ pub fn damon_pa_folios(mm: &Mm, start: u64, end: u64) -> impl Iterator<Item = Pf
     })
 }
 
-/// The largest "System RAM" resource: all of the machine's frames.
+/// The largest "System RAM" resource: all of the machine's frames (the hole below ZONE_DMA included).
 pub fn damon_pa_system_ram(mm: &Mm) -> (u64, u64) {
-    (0, (mm.nr_frames as u64) << PAGE_SHIFT)
+    (0, (mm.pfn_end as u64) << PAGE_SHIFT)
 }

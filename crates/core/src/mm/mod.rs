@@ -69,7 +69,11 @@ pub struct Mm {
     /// against a memcg ([`Mm::count_memcg_events`]). The memcg hierarchy is flat, so a
     /// child's counts are its own; the root's slot holds what is charged to the root.
     pub memcg_vmstats: Vec<VmStat>,
+    /// The machine's frames (`machine.memory`: every zone's managed pages).
     pub nr_frames: u32,
+    /// One past the highest pfn: `nr_frames` and the hole below ZONE_DMA ([`dma_hole`]),
+    /// frames in no zone. Per-frame arrays and pfn walks span `0..pfn_end`.
+    pub pfn_end: u32,
     /// Frames taken at boot for memory held outside the workload (`machine.kernel_used`).
     pub nr_kernel_used: u64,
     /// Per node: the root memcg's own LRU pages among them, which its statistics count
@@ -109,12 +113,14 @@ pub struct Mm {
 
 /// The zones of `nr_nodes` nodes of `per_node` frames: one Normal zone per node, and with
 /// `dma_pages` > 0 a ZONE_DMA of that many frames at the start of node 0 (x86-64 has it below
-/// 16 MiB). Returns the specs and each node's zone indices, highest zone first.
-fn zone_specs(nr_nodes: u16, per_node: u32, dma_pages: u32) -> (Vec<ZoneSpec>, Vec<Vec<usize>>) {
+/// 16 MiB). Returns the specs, each node's zone indices (highest zone first) and the hole
+/// below ZONE_DMA ([`dma_hole`]): node 0's frames start after it.
+fn zone_specs(nr_nodes: u16, per_node: u32, dma_pages: u32) -> (Vec<ZoneSpec>, Vec<Vec<usize>>, u32) {
+    let hole = dma_hole(dma_pages);
     let mut specs = Vec::new();
     let mut node_zones = Vec::new();
     for n in 0..nr_nodes {
-        let start = n as u32 * per_node;
+        let start = hole + n as u32 * per_node;
         let dma = if n == 0 { dma_pages } else { 0 };
         let mut zones = Vec::new();
         if dma > 0 {
@@ -126,7 +132,20 @@ fn zone_specs(nr_nodes: u16, per_node: u32, dma_pages: u32) -> (Vec<ZoneSpec>, V
         zones.reverse();
         node_zones.push(zones);
     }
-    (specs, node_zones)
+    (specs, node_zones, hole)
+}
+
+/// The frames below ZONE_DMA that are no zone's: x86-64's DMA zone ends at 16 MiB, a pageblock
+/// boundary, and its managed pages begin inside its first pageblock (the zone starts at pfn 1
+/// and the first MiB is reserved, `reserve_real_mode`/`x86_reserve_low`, so a 6.12 guest's
+/// DMA manages pfns 0x100-0xfff: 3,840 pages). The model keeps the managed frames and puts
+/// the rest of that first pageblock before them, in no zone; that pageblock's first pfn is
+/// then outside the zone's memory, so it stays `MIGRATE_UNMOVABLE` (page_alloc.rs,
+/// `BuddyAllocator::new`), and its other type's pages can never be claimed
+/// (`prep_move_freepages_block`: the block is not inside the zone). 0 when `dma_pages` is
+/// a whole number of pageblocks.
+pub fn dma_hole(dma_pages: u32) -> u32 {
+    dma_pages.next_multiple_of(crate::mm::page_alloc::PAGEBLOCK_NR_PAGES) - dma_pages
 }
 
 impl Mm {
@@ -134,8 +153,9 @@ impl Mm {
         let total = (cfg.memory_bytes >> reclaimlab_trace::PAGE_SHIFT) as u32;
         let per_node = total / cfg.nr_nodes as u32;
         let nr_frames = per_node * cfg.nr_nodes as u32;
-        let mut lists = ListArena::new(nr_frames);
-        let (specs, node_zones) = zone_specs(cfg.nr_nodes, per_node, (cfg.zone_dma_bytes >> reclaimlab_trace::PAGE_SHIFT) as u32);
+        let (specs, node_zones, hole) = zone_specs(cfg.nr_nodes, per_node, (cfg.zone_dma_bytes >> reclaimlab_trace::PAGE_SHIFT) as u32);
+        let pfn_end = hole + nr_frames;
+        let mut lists = ListArena::new(pfn_end);
         let mut buddy = BuddyAllocator::new(&specs, &mut lists);
         buddy.watermark_boost_factor = cfg.watermark_boost_factor;
         let nodes = node_zones
@@ -143,7 +163,7 @@ impl Mm {
             .enumerate()
             .map(|(n, zones)| Node {
                 id: n as u16,
-                start_pfn: n as u32 * per_node,
+                start_pfn: hole + n as u32 * per_node,
                 nr_pages: per_node,
                 zones,
                 kswapd_failures: 0,
@@ -164,13 +184,14 @@ impl Mm {
             pcp,
             nodes,
             pages: Pages::new(cfg.nr_nodes as usize),
-            frames: Frames::new(nr_frames),
+            frames: Frames::new(pfn_end),
             lruvecs: Vec::new(),
             memcgs: Vec::new(),
             swap: swap::Swap::new(cfg),
             vmstat: VmStat::default(),
             memcg_vmstats: Vec::new(),
             nr_frames,
+            pfn_end,
             nr_kernel_used: 0,
             root_kernel_lru: Vec::new(),
             lru_folios_migratable: true,
@@ -343,7 +364,7 @@ impl Mm {
         if self.nodes.len() == 1 {
             0
         } else {
-            (pfn / self.nodes[0].nr_pages) as u16
+            (pfn.saturating_sub(self.nodes[0].start_pfn) / self.nodes[0].nr_pages) as u16
         }
     }
 

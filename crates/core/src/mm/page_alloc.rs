@@ -262,7 +262,11 @@ impl BuddyAllocator {
 
     /// Build the zones and free all their memory into the buddy lists.
     ///
-    /// Pageblocks start `MIGRATE_MOVABLE` (`memmap_init_range` → `init_pageblock_migratetype`).
+    /// Pageblocks start `MIGRATE_MOVABLE` (`memmap_init_range` → `init_pageblock_migratetype`),
+    /// set at each pageblock-aligned pfn of a zone's memory (mm/mm_init.c 6.12: "if
+    /// (pageblock_aligned(pfn)) set_pageblock_migratetype(page, migratetype)"); a pageblock
+    /// whose first pfn is in no zone (a zone that begins inside it: ZONE_DMA after its hole,
+    /// mm/mod.rs `dma_hole`) keeps the bitmap's 0, `MIGRATE_UNMOVABLE`.
     /// Memory is released like `memblock_free_all` → `__free_pages_memory`: from each zone's
     /// start, the largest naturally aligned block (≤ `MAX_PAGE_ORDER`) that fits, each freed
     /// with `FPI_TO_TAIL` (`__free_pages_core`), so free lists start in ascending pfn order.
@@ -295,13 +299,20 @@ impl BuddyAllocator {
             pageblock_mt: vec![init_mt; nr_pageblocks],
             zone_lookup: lookup,
         };
+        for pb in 0..nr_pageblocks {
+            if a.try_zone_of((pb as Pfn) << PAGEBLOCK_ORDER).is_none() {
+                a.pageblock_mt[pb] = MigrateType::Unmovable as u8;
+            }
+        }
         for s in zones {
             let mut z = Zone::detached(s);
             z.free_area = lists.alloc_heads((NR_PAGE_ORDERS * MIGRATE_TYPES) as u32);
             if s.nr_pages > 0 {
                 let first_pb = s.start_pfn >> PAGEBLOCK_ORDER;
                 let last_pb = (z.end_pfn - 1) >> PAGEBLOCK_ORDER;
-                z.nr_pageblocks[init_mt as usize] = (last_pb - first_pb + 1) as u64;
+                for pb in first_pb..=last_pb {
+                    z.nr_pageblocks[a.pageblock_mt[pb as usize] as usize] += 1;
+                }
             }
             a.zones.push(z);
         }
@@ -1169,8 +1180,10 @@ mod tests {
         assert_eq!(a.zone_of(1003), 1);
         assert_eq!(a.try_zone_of(6003), None);
         assert_eq!(a.try_zone_of(0), None);
-        // Pageblock 1 ([512,1024)) straddles both zones and is counted in both.
-        assert_eq!(a.zones[0].nr_pageblocks, [0, 2, 0, 0]);
+        // Pageblock 1 ([512,1024)) straddles both zones and is counted in both. Pageblock 0
+        // begins at pfn 0, in no zone: memmap_init_range never marks it movable.
+        assert_eq!(a.zones[0].nr_pageblocks, [1, 1, 0, 0]);
+        assert_eq!(a.pageblock_migratetype(3), MigrateType::Unmovable);
         assert_eq!(a.zones[1].nr_pageblocks, [0, 11, 0, 0]); // pageblocks 1..=11
         check(&a, &l);
     }

@@ -106,7 +106,7 @@ impl<P: ReclaimPolicy> Machine<P> {
         let Some(mut k) = r.kdamond.take() else { return };
         if k.next_ns <= self.now {
             let end = match r.mode {
-                DamonRecordMode::Paddr => (self.mm.nr_frames as u64) << PAGE_SHIFT,
+                DamonRecordMode::Paddr => (self.mm.pfn_end as u64) << PAGE_SHIFT,
                 _ => (self.mm.pages.pte.len() as u64) << PAGE_SHIFT,
             };
             DamonRecorder::set_range(&mut k, &mut r.range_end, end);

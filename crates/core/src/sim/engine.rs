@@ -573,7 +573,7 @@ impl<P: ReclaimPolicy> Engine for Machine<P> {
         // Subpages of a THP partly unmapped (MADV_DONTNEED): still in the folio, on its
         // LRU and charged, until it is split.
         let unmapped_subpage = |f: Pfn| self.mm.frames.test(f, pg::COMPOUND) && self.mm.frames.page(f) == crate::mm::page::NO_PAGE;
-        let queued = (0..self.mm.nr_frames).filter(|&f| unmapped_subpage(f)).count() as u64;
+        let queued = (0..self.mm.pfn_end).filter(|&f| unmapped_subpage(f)).count() as u64;
         if lru != resident + queued {
             return Err(format!("{lru} pages on LRU lists but {resident} resident pages and {queued} unmapped THP subpages"));
         }
@@ -602,7 +602,7 @@ impl<P: ReclaimPolicy> Engine for Machine<P> {
         }
         for (i, m) in self.mm.memcgs.iter().enumerate() {
             let charged = self.mm.pages.pte.iter().filter(|&&p| is_resident(p) && self.mm.frames.memcg(p) as usize == i).count() as u64
-                + (0..self.mm.nr_frames).filter(|&f| unmapped_subpage(f) && self.mm.frames.memcg(f) as usize == i).count() as u64;
+                + (0..self.mm.pfn_end).filter(|&f| unmapped_subpage(f) && self.mm.frames.memcg(f) as usize == i).count() as u64;
             if charged != m.usage {
                 return Err(format!("memcg '{}' usage {} but {charged} resident pages charged", m.name, m.usage));
             }
@@ -637,7 +637,7 @@ impl<P: ReclaimPolicy> Engine for Machine<P> {
             if huge && !self.mm.frames.test(head, pg::HEAD) {
                 return Err(format!("pageblock {pb}: a THP that is not one folio (no PG_head) but not split"));
             }
-            for f in head..(head + HPAGE_PMD_NR).min(self.mm.nr_frames) {
+            for f in head..(head + HPAGE_PMD_NR).min(self.mm.pfn_end) {
                 if self.mm.frames.test(f, pg::COMPOUND) != huge {
                     return Err(format!("pfn {f}: PG_compound {} but pageblock huge {huge}", !huge));
                 }

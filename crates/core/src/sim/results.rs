@@ -15,7 +15,8 @@
 //!   `major_faults` (every access that waited for storage or swap, including read()
 //!   misses that the kernel does not count as faults), `refaults_per_s`,
 //!   `zram_pool_bytes`, `swap_used_bytes` (at the end of the run); `proactive_reclaim_s`
-//!   (the CPU time of the trace's `memory.reclaim` writes).
+//!   (the CPU time of the trace's `memory.reclaim` writes); `kswapd_dma_passes` (kswapd
+//!   passes for ZONE_DMA alone, `rmqueue`'s wake-up for a boosted DMA; only when some ran).
 //! - Per cgroup whose `memory.reclaim` the trace wrote (the root's as `memcg..`):
 //!   `memcg.<name>.memory.reclaim.{writes,eagain,requested_bytes,reclaimed_bytes}`.
 //! - Per non-root cgroup: `memcg.<name>.memory.current_bytes` (at the end, and — for
@@ -243,6 +244,10 @@ impl Recorder {
         .into_iter()
         .map(|(k, v)| (k.to_string(), v))
         .collect();
+        let dma_passes: u64 = kswapd.iter().map(|k| k.dma_passes).sum();
+        if dma_passes > 0 {
+            metrics.push(("kswapd_dma_passes".to_string(), dma_passes as f64));
+        }
         if mm.memcgs.iter().any(|m| m.reclaim.writes > 0) {
             metrics.push(("proactive_reclaim_s".to_string(), secs(self.proactive_reclaim_ns)));
         }

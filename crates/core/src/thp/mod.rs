@@ -167,7 +167,7 @@ pub struct ThpState {
 impl ThpState {
     /// Size the per-zone and per-pageblock state for `mm` (called once per machine).
     pub fn init(mm: &mut Mm) {
-        let nr_pb = (mm.nr_frames as usize).div_ceil(1 << PAGEBLOCK_ORDER);
+        let nr_pb = (mm.pfn_end as usize).div_ceil(1 << PAGEBLOCK_ORDER);
         let zones = mm
             .buddy
             .zones

@@ -96,6 +96,9 @@ pub struct Kswapd {
     reclaim_order: u8,
     /// In the nap, which ends at `clock_ns` (`active` stays set so that the owner steps it then).
     napping: bool,
+    /// `balance_pgdat` passes for ZONE_DMA alone (`highest_zoneidx` 0: `rmqueue`'s wake-up for
+    /// a boosted DMA), what the guest's `@@vmpass` lines show with zid 0.
+    pub dma_passes: u64,
     /// When its last `balance_pgdat` step ended (`kswapd_shrink_node` done: tasks waiting on
     /// `pfmemalloc_wait` are woken then).
     step_end: u64,
@@ -121,6 +124,7 @@ impl Kswapd {
             reclaim_order: 0,
             napping: false,
             step_end: 0,
+            dma_passes: 0,
         }
     }
 
@@ -213,6 +217,7 @@ impl Kswapd {
         self.sc.no_cache_trim_mode = no_cache_trim_mode;
         if !no_cache_trim_mode {
             mm.vmstat.count(Ev::Pageoutrun, 1);
+            self.dma_passes += u64::from(self.highest_zoneidx == crate::mm::page_alloc::ZoneType::Dma as u8);
             // set_reclaim_active(pgdat, highest_zoneidx): the CPUs keep fewer free pages
             // on those zones' lists (pcp.rs).
             mm.set_reclaim_active(self.node, self.highest_zoneidx, true);

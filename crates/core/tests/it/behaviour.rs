@@ -236,6 +236,39 @@ fn zone_dma_is_used_last_and_keeps_its_lowmem_reserve() {
     assert_eq!(a_dma + a_normal, 2 * file as u64, "every access of the loop allocates one page");
 }
 
+/// x86-64's ZONE_DMA manages pfns 0x100-0xfff: the first MiB is reserved, so the zone's
+/// first pageblock holds only 256 of its pages (mm/mod.rs `dma_hole`). memmap_init_range
+/// sets MIGRATE_MOVABLE at the pageblock-aligned pfns of a zone's memory only (mm/mm_init.c
+/// 6.12), so that block stays MIGRATE_UNMOVABLE, its free pages on the unmovable lists, and
+/// prep_move_freepages_block never lets another type claim it (it is not inside the zone).
+/// A file loop that fills DMA takes DMA's movable pages, then falls back into that block
+/// (`__rmqueue_fallback`); a fallback from order ≥ pageblock_order / 2 boosts DMA
+/// (try_to_steal_block → boost_watermark) and the next rmqueue from DMA wakes kswapd for
+/// DMA alone (mm/page_alloc.c 6.12 `rmqueue`: wakeup_kswapd(zone, 0, 0, zone_idx(zone))),
+/// whose pass passes over Normal's folios (`pgskip_normal`). With every DMA pageblock
+/// movable (the model before 27 Nov 2026) no allocation of a trace ever fell back, and no
+/// pass was for DMA alone.
+#[test]
+fn zone_dma_first_pageblock_is_unmovable_and_its_fallbacks_wake_kswapd_for_dma_alone() {
+    use reclaimlab_core::mm::page_alloc::{MigrateType, ZoneType};
+    let cfg = config(&[("machine.memory", "64M"), ("machine.zone_dma", "15M"), ("swap.device", "none")]);
+    let mut m = Machine::new(&cfg, Classic::new(Mainline));
+    let dma = *m.mm.nodes[0].zones.iter().find(|&&z| m.mm.buddy.zones[z].zone_type == ZoneType::Dma).unwrap();
+    let z = &m.mm.buddy.zones[dma];
+    assert_eq!((z.start_pfn, z.end_pfn()), (256, 4096), "DMA ends at 16 MiB, its managed pages begin inside its first pageblock");
+    assert_eq!(z.nr_pageblocks[MigrateType::Unmovable as usize], 1);
+    assert_eq!(z.nr_pageblocks[MigrateType::Movable as usize], 7);
+    assert_eq!(m.mm.buddy.pageblock_migratetype(z.start_pfn), MigrateType::Unmovable);
+    let file = 96 * MIB;
+    let p = program(vec![region("f", file, AccessKind::FileRead)], vec![phase("p", 2 * file as u64, &[(0, Pattern::Sequential, 1.0)])]);
+    m.run(generate(p, 1).unwrap().as_mut(), u64::MAX).unwrap();
+    m.check_invariants().unwrap();
+    assert!(m.mm.buddy.stats.fallback_steals > 0, "movable allocations fell back into DMA's unmovable block");
+    assert_eq!(m.mm.buddy.pageblock_migratetype(256), MigrateType::Unmovable, "never claimed");
+    let r = Box::new(m).finish();
+    assert!(vm(&r, "pgskip_normal") > 0, "a kswapd pass for DMA alone passed over Normal's folios");
+}
+
 /// Without swap, get_scan_count scans file only (SCAN_FILE, A.6 step 1): anon is never
 /// scanned or reclaimed, however hot the file pages are.
 #[test]

@@ -533,7 +533,7 @@ fn a_thp_is_one_lru_folio_aged_by_its_pmd() {
     assert_eq!(m.mm.folio_nr_pages(head), 512);
     // One list entry stands for 512 pages.
     let lv = m.mm.folio_lruvec(head) as usize;
-    let entries: usize = (0..m.mm.nr_frames).filter(|&f| m.mm.frames.test(f, pg::LRU)).count();
+    let entries: usize = (0..m.mm.pfn_end).filter(|&f| m.mm.frames.test(f, pg::LRU)).count();
     assert_eq!(entries, 1);
     assert_eq!(m.mm.lruvecs[lv].lru_size.iter().sum::<u64>(), 512);
     // A touch of any subpage sets the PMD's accessed bit, kept at the head.
@@ -1116,7 +1116,7 @@ fn kswapd_for_zone_dma_reclaims_it_alone_and_skips_the_zone_above() {
     let zones = m.mm.nodes[0].zones.clone();
     let dma = *zones.iter().find(|&&z| m.mm.buddy.zones[z].zone_type == ZoneType::Dma).unwrap();
     let normal = *zones.iter().find(|&&z| m.mm.buddy.zones[z].zone_type == ZoneType::Normal).unwrap();
-    let on_lru_in = |m: &M, zone: usize| (0..m.mm.nr_frames).filter(|&pfn| m.mm.buddy.try_zone_of(pfn) == Some(zone) && m.mm.frames.test(pfn, pg::LRU)).count();
+    let on_lru_in = |m: &M, zone: usize| (0..m.mm.pfn_end).filter(|&pfn| m.mm.buddy.try_zone_of(pfn) == Some(zone) && m.mm.frames.test(pfn, pg::LRU)).count();
     let dma_lru = on_lru_in(&m, dma);
     assert!(dma_lru > 0 && on_lru_in(&m, normal) > 0, "both zones hold page cache");
     // A wake-up that came while kswapd was running is still in `kswapd_highest_zoneidx`
@@ -1258,7 +1258,7 @@ fn costly_direct_reclaim_stops_where_compaction_can_run() {
         m.touch(t, p, false).unwrap();
         // Unmapped, no accessed bit: each page is reclaimed on its first scan.
         let pfn = m.mm.pages.pte[p as usize];
-        if pfn < m.mm.nr_frames {
+        if pfn < m.mm.pfn_end {
             m.mm.frames.clear(pfn, pg::YOUNG | pg::MAPPED);
         }
     }

@@ -20,7 +20,21 @@ report() {
     grep -E '^(MemTotal|MemFree|MemAvailable|Cached|Shmem|Mlocked|Slab|PageTables|KernelStack|AnonPages):' /proc/meminfo |
         while read -r k v u; do echo "@@meminfo $1 ${k%:} $v"; done
     echo "@@min_free_kbytes $1 $(cat /proc/sys/vm/min_free_kbytes)"
+    pagetypes "$1"
     blkstat "$1"
+}
+# The free lists by migrate type (/proc/pagetypeinfo): per zone and migrate type, free blocks
+# per order 0..10, "@@freelist WHEN NODE ZONE TYPE N0 .. N10"; and the pageblocks per migrate
+# type, "@@zoneblocks WHEN NODE ZONE UNMOVABLE MOVABLE RECLAIMABLE HIGHATOMIC ISOLATE" (guest/thp.c's
+# @@pageblocks, for every workload). Which zones hold free pages of another type than Movable decides
+# where the workload's allocations fall back (__rmqueue_fallback, mm/page_alloc.c 6.12).
+pagetypes() {
+    [ -r /proc/pagetypeinfo ] || return 0
+    awk -v when="$1" '
+        $1 == "Node" && $5 == "type" { n = $2; sub(/,/, "", n); z = $4; sub(/,/, "", z); t = $6
+            if (NF == 17) { printf "@@freelist %s %s %s %s", when, n, z, t; for (i = 7; i <= 17; i++) printf " %s", $i; print "" } }
+        $1 == "Number" { blocks = 1; next }
+        blocks && $1 == "Node" && NF >= 9 { z = $4; n = $2; sub(/,/, "", n); printf "@@zoneblocks %s %s %s %s %s %s %s %s\n", when, n, z, $5, $6, $7, $8, $9 }' /proc/pagetypeinfo
 }
 # The data disk's I/O statistics (/sys/block/vda/stat: reads, merges, sectors, ms; the
 # same for writes; in flight, busy ms, queue ms, ...): "@@blkstat WHEN FIELDS" at the
@@ -113,16 +127,25 @@ wake_trace() {
 # mm/swap.c lru_activate: mm_lru_activate), summed in the guest. Per kswapd pass (from its
 # mm_vmscan_kswapd_wake to the next): "@@vmpass T_US ZID ORDER WAKES WAKE_MINZID CALLS
 # SCANNED TAKEN SKIPPED RECLAIMED ACT_FILE REF_KEEP UNMAP_FAIL MIN_PRIORITY ACTIVE_TAKEN
-# DEACTIVATED" (T_US from the first event; WAKES the wakeup_kswapd calls since the previous
-# pass and the lowest zid they asked for; SCANNED/RECLAIMED/ACT_FILE/REF_KEEP from
-# shrink_inactive; TAKEN/SKIPPED from isolate). Direct reclaim summed over the run: "@@vmdirect
+# DEACTIVATED SORTED GFP0_WAKES EXTFRAG_LOW" (T_US from the first event; WAKES the wakeup_kswapd
+# calls since the previous pass and the lowest zid they asked for; SCANNED/RECLAIMED/ACT_FILE/
+# REF_KEEP from shrink_inactive; TAKEN/SKIPPED from isolate; SORTED: isolate's nr_scanned less
+# taken and skipped, MGLRU's sort_folio moves (counted as PGREFILL: promoted, protected, or a
+# zone above the pass's reclaim_idx); GFP0_WAKES: the wake-ups since the previous pass with
+# gfp_flags 0, rmqueue's for a boosted zone (mm/page_alloc.c 6.12; a wake-up while kswapd runs
+# is not traced, wakeup_kswapd returns before its tracepoint); EXTFRAG_LOW: kmem's
+# mm_page_alloc_extfrag fallbacks since the previous pass from the node's lowest zone, DMA).
+# The fallbacks summed over the run (__rmqueue_fallback: a page of FALLBACK_MT's free lists
+# taken for ALLOC_MT, the whole block claimed or not; try_to_steal_block boosts the zone's
+# watermark first): "@@extfrag ZONE ALLOC_MT FALLBACK_MT FALLBACK_ORDER OWNERSHIP COMM N".
+# Direct reclaim summed over the run: "@@vmdirect
 # CALLS SCANNED TAKEN SKIPPED RECLAIMED ACT_FILE"; lru_activate (folio_mark_accessed's second
 # touch) by the task that drained the batch: "@@lru_activate COMM N"; "@@vmtrace_lost N".
 # Level 2 also traces the shrinkers (mm/shrinker.c 6.12 do_shrink_slab), per scan function and
 # node: "@@shrink ADDR NID CALLS SCANNED FREED" (SCANNED: the batches' objects, from
 # mm_shrink_slab_start's total_scan less the end's leftover; FREED: the scan functions'
 # returns, SHRINK_STOP left out), with "@@ksym NAME ADDR" for the THP deferred split scan.
-VMTRACE_EVENTS="vmscan/mm_vmscan_lru_isolate vmscan/mm_vmscan_lru_shrink_inactive vmscan/mm_vmscan_lru_shrink_active vmscan/mm_vmscan_kswapd_sleep vmscan/mm_vmscan_direct_reclaim_begin pagemap/mm_lru_activate"
+VMTRACE_EVENTS="vmscan/mm_vmscan_lru_isolate vmscan/mm_vmscan_lru_shrink_inactive vmscan/mm_vmscan_lru_shrink_active vmscan/mm_vmscan_kswapd_sleep vmscan/mm_vmscan_direct_reclaim_begin pagemap/mm_lru_activate kmem/mm_page_alloc_extfrag"
 VMTRACE_SHRINK="vmscan/mm_shrink_slab_start vmscan/mm_shrink_slab_end"
 vmscan_trace() {
     grep -q 'lab.vmtrace=3' /proc/cmdline && { pcp_refill_trace "$1"; return 0; }
@@ -147,11 +170,15 @@ vmscan_trace() {
         fi ;;
     end)
         for e in $VMTRACE_EVENTS $VMTRACE_SHRINK; do echo 0 > $I/events/$e/enable 2>/dev/null; done
-        awk 'function kv(k,   j, v) { for (j = i + 1; j <= NF; j++) if (index($j, k "=") == 1) {
+        # The zones' first pfns ("START:NAME ..."), lowest first, for the fallbacks' zone.
+        awk -v zs="$(awk '$1 == "Node" { z = $4 } $1 == "start_pfn:" { print $2 ":" z }' /proc/zoneinfo | sort -n | tr '\n' ' ')" \
+            'function kv(k,   j, v) { for (j = i + 1; j <= NF; j++) if (index($j, k "=") == 1) {
                  v = substr($j, length(k) + 2); if (v ~ /^0x/) { v = $(j + 1); gsub(/[()]/, "", v) }; return v + 0 }; return 0 }
              function hex(k,   j) { for (j = i + 1; j <= NF; j++) if (index($j, k "=0x") == 1) return substr($j, length(k) + 4); return "?" }
-             function flush() { if (np) printf "@@vmpass %.0f %d %d %d %d %d %d %d %d %d %d %d %d %d %d %d\n", (pt - t0) * 1e6, pz, po, pw, pwz, c, sc, tk, sk, rc, ac, rk, uf, mp, at, dc }
-             { for (i = 2; i <= NF; i++) if ($i ~ /^mm_(vmscan|lru|shrink_slab)_[a-z_]*:$/) break
+             function flush() { if (np) printf "@@vmpass %.0f %d %d %d %d %d %d %d %d %d %d %d %d %d %d %d %d %d %d\n", (pt - t0) * 1e6, pz, po, pw, pwz, c, sc, tk, sk, rc, ac, rk, uf, mp, at, dc, so, pg0, pel }
+             function zone(pfn,   j, a, b, z) { z = "?"; for (j = 1; j <= nz; j++) { split(zl[j], a, ":"); if (pfn >= a[1] + 0) z = a[2] }; return z }
+             BEGIN { nz = split(zs, zl, " ") }
+             { for (i = 2; i <= NF; i++) if ($i ~ /^mm_(vmscan|lru|shrink_slab|page_alloc)_[a-z_]*:$/) break
                if (i > NF) next
                ev = $i
                if (ev == "mm_shrink_slab_start:") { todo[hex("shrink") " " kv("nid")] = kv("total_scan"); next }
@@ -159,12 +186,16 @@ vmscan_trace() {
                    r = kv("retval"); if (r > 0) freed[key] += r; next }
                ts = $(i - 1); sub(/:$/, "", ts); if (t0 == "") t0 = ts
                k = ($1 ~ /^kswapd/)
-               if (ev == "mm_vmscan_wakeup_kswapd:") { w++; z = kv("zid"); if (w == 1 || z < wz) wz = z; next }
+               if (ev == "mm_page_alloc_extfrag:") { z = zone(kv("pfn")); n = $1; sub(/-[0-9]+$/, "", n)
+                   ef[z " " kv("alloc_migratetype") " " kv("fallback_migratetype") " " kv("fallback_order") " " kv("change_ownership") " " n]++
+                   if (nz && z == substr(zl[1], index(zl[1], ":") + 1)) el++; next }
+               if (ev == "mm_vmscan_wakeup_kswapd:") { w++; z = kv("zid"); if (w == 1 || z < wz) wz = z; if (kv("gfp_flags") == 0) g0++; next }
                if (ev == "mm_vmscan_kswapd_wake:") { flush(); np = 1; pt = ts; pz = kv("zid"); po = kv("order"); pw = w; pwz = (w ? wz : -1); w = 0
-                   c = sc = tk = sk = rc = ac = rk = uf = at = dc = 0; mp = 99; next }
+                   pg0 = g0; g0 = 0; pel = el; el = 0
+                   c = sc = tk = sk = rc = ac = rk = uf = at = dc = so = 0; mp = 99; next }
                if (ev == "mm_lru_activate:") { n = $1; sub(/-[0-9]+$/, "", n); la[n]++; next }
                if (ev == "mm_vmscan_direct_reclaim_begin:") { if (!k) dcalls++; next }
-               if (ev == "mm_vmscan_lru_isolate:") { if (k) { tk += kv("nr_taken"); sk += kv("nr_skipped") } else { dtk += kv("nr_taken"); dsk += kv("nr_skipped") }; next }
+               if (ev == "mm_vmscan_lru_isolate:") { if (k) { tk += kv("nr_taken"); sk += kv("nr_skipped"); so += kv("nr_scanned") - kv("nr_taken") - kv("nr_skipped") } else { dtk += kv("nr_taken"); dsk += kv("nr_skipped") }; next }
                if (ev == "mm_vmscan_lru_shrink_inactive:") {
                    if (k) { c++; sc += kv("nr_scanned"); rc += kv("nr_reclaimed"); ac += kv("nr_activate_file") + kv("nr_activate1"); rk += kv("nr_ref_keep"); uf += kv("nr_unmap_fail"); p = kv("priority"); if (p < mp) mp = p }
                    else { dc2++; dsc += kv("nr_scanned"); drc += kv("nr_reclaimed"); dac += kv("nr_activate_file") + kv("nr_activate1") + kv("nr_activate1") }
@@ -172,7 +203,8 @@ vmscan_trace() {
                if (ev == "mm_vmscan_lru_shrink_active:" && k) { at += kv("nr_taken"); dc += kv("nr_deactivated") } }
              END { flush(); printf "@@vmdirect %d %d %d %d %d %d\n", dcalls, dsc, dtk, dsk, drc, dac
                    for (n in la) printf "@@lru_activate %s %d\n", n, la[n]
-                   for (s in calls) printf "@@shrink %s %d %d %d\n", s, calls[s], done[s], freed[s] }' $I/trace
+                   for (s in calls) printf "@@shrink %s %d %d %d\n", s, calls[s], done[s], freed[s]
+                   for (e in ef) printf "@@extfrag %s %d\n", e, ef[e] }' $I/trace
         awk '$3 == "deferred_split_scan" { printf "@@ksym deferred_split_scan %s\n", $1 }' /proc/kallsyms
         [ -e /run/pcp.pid ] && { kill $(cat /run/pcp.pid); cat /run/pcp.log; }
         # lab.vmtrace=2: also the first 600 of kswapd's and the allocator's events as they are.

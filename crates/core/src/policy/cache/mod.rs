@@ -249,7 +249,7 @@ pub(crate) fn reclaim_batch<P: ReclaimPolicy>(mm: &mut Mm, policy: &mut P, lv: L
 /// `held(lv)` folios `who` holds (a THP's head stands for 512 pages).
 pub(crate) fn check_lru_accounting(mm: &Mm, who: &str, held: impl Fn(usize) -> u64, nr_lruvecs: usize) -> Result<(), String> {
     let mut large = vec![0u64; nr_lruvecs];
-    for pfn in 0..mm.nr_frames {
+    for pfn in 0..mm.pfn_end {
         if mm.frames.test(pfn, pg::LRU) && mm.frames.test(pfn, pg::HEAD) {
             large[mm.folio_lruvec(pfn) as usize] += mm.folio_nr_pages(pfn) - 1;
         }
