@@ -209,10 +209,14 @@ def prepare(
     swappiness: int | str | None = None,
     seed: int | None = None,
     set: Mapping[str, Any] | None = None,
+    params: Mapping[str, Any] | None = None,
 ) -> Prepared:
     """Like :func:`build`, returning a :class:`Prepared` that also names the scenario,
-    its scale and its accesses per transaction."""
+    its scale and its accesses per transaction. ``params`` are the scenario's workload
+    parameters (``scenario_info(name)["params"]``); ``set`` may carry them too, as
+    ``workload.NAME``."""
     origin = None
+    set, params = _split_workload_params(set, params)
     settings: dict[str, Any] = {}
     if isinstance(config, (str, os.PathLike)):
         origin = _config.load(config)
@@ -278,10 +282,12 @@ def prepare(
 
     if scenario is not None:
         run_seed = int(cfg.get("seed"))
-        source = _core.scenario_source(scenario, run_seed, 1.0 if scale is None else scale)
+        source = _scenario_source(scenario, run_seed, scale, params)
         at = "" if scale is None or scale == 1.0 else f", scale {scale:g}"
-        workload = f"scenario {scenario} (seed {run_seed}{at})"
+        workload = f"scenario {scenario} (seed {run_seed}{at})" + "".join(f" {k}={v}" for k, v in params.items())
     else:
+        if params:
+            raise ConfigError(f"workload parameters ({', '.join(params)}) apply to a built-in scenario, not to a trace file")
         if trace_format == "damo":  # a damo record: DAMON's region pattern as page accesses
             from .damo_workload import source as damo_source
 
@@ -290,6 +296,29 @@ def prepare(
             source = _core.open_trace(os.fspath(trace), trace_format, trace_kind)
         workload = f"trace {os.fspath(trace)} ({source.meta()['format']})"
     return Prepared(cfg, source, workload, scenario, scale, policy_obj)
+
+
+def _split_workload_params(set: Mapping[str, Any] | None, params: Mapping[str, Any] | None) -> tuple[dict[str, Any], dict[str, Any]]:
+    """``set`` without its ``workload.NAME`` keys, and those keys' values (by NAME) over
+    ``params``."""
+    knobs, wp = {}, dict(params or {})
+    for k, v in (set or {}).items():
+        if k.startswith("workload."):
+            wp[k.removeprefix("workload.")] = v
+        else:
+            knobs[k] = v
+    return knobs, wp
+
+
+def _scenario_source(scenario: str, seed: int, scale: float | None, params: Mapping[str, Any]) -> "_core.Source":
+    """A built-in scenario's source with workload parameters, each checked against the
+    names the scenario declares."""
+    known = [p[0] for p in _core.scenario_info(scenario).get("params", [])]
+    for k in params:
+        if k not in known:
+            raise ConfigError(f"scenario {scenario}: unknown workload parameter '{k}' (known: {', '.join(known) or 'none'})",
+                              key=f"workload.{k}")
+    return _core.scenario_source(scenario, seed, 1.0 if scale is None else scale, {k: str(v) for k, v in params.items()} or None)
 
 
 def _check_policy(name: str | None) -> None:
@@ -352,6 +381,7 @@ def run(
     swappiness: int | str | None = None,
     seed: int | None = None,
     set: Mapping[str, Any] | None = None,
+    params: Mapping[str, Any] | None = None,
     progress: bool = False,
 ) -> Result:
     """Run one simulation and return its :class:`Result`.
@@ -363,8 +393,10 @@ def run(
     A transactional scenario adds the metrics ``transactions`` and ``tps``
     (see :func:`transaction_metrics`). Keyword overrides map to knobs: ``policy``, ``memory``
     (machine.memory), ``swap`` (``"zram:2G"``, ``"ssd:8G"``, ``"none"``), ``swappiness``
-    (vm.swappiness), ``seed``; ``set`` holds any other ``key -> value``. ``progress``
-    draws a tqdm bar on stderr for runs longer than about two seconds.
+    (vm.swappiness), ``seed``; ``set`` holds any other ``key -> value``; ``params`` the
+    scenario's workload parameters (``{"tasks_per_cpu": 2}``; in ``set`` as
+    ``workload.tasks_per_cpu``). ``progress`` draws a tqdm bar on stderr for runs longer
+    than about two seconds.
     """
     p = prepare(
         config,
@@ -379,6 +411,7 @@ def run(
         swappiness=swappiness,
         seed=seed,
         set=set,
+        params=params,
     )
     from .progress import Progress
 
@@ -457,18 +490,20 @@ def compare(
     swappiness: int | str | None = None,
     seed: int | None = None,
     set: Mapping[str, Any] | None = None,
+    params: Mapping[str, Any] | None = None,
     workers: int | None = None,
     on_done: Callable[[str, Result], None] | None = None,
 ) -> Comparison:
     """Run the built-in ``scenario`` once per policy (default: :func:`compare_policies`),
-    in parallel worker processes (at most ``workers``, default ``os.cpu_count()``), and
-    return a :class:`Comparison`. The baseline is ``mglru@6.15`` (the scenario's declared
+    in parallel worker processes (at most ``workers``, default ``os.cpu_count()``), with
+    the scenario's workload ``params``, and return a :class:`Comparison`. The baseline is ``mglru@6.15`` (the scenario's declared
     baseline) when it ran, else the first policy. Results do not depend on ``workers``:
     each run is deterministic and reported in policy order."""
     names = list(policies) if policies is not None else compare_policies(scenario)
     if not names:
         raise ConfigError(f"scenario {scenario}: none of its policies is registered")
-    common = dict(scenario=scenario, scale=scale, memory=memory, swap=swap, swappiness=swappiness, seed=seed, set=dict(set or {}))
+    common = dict(scenario=scenario, scale=scale, memory=memory, swap=swap, swappiness=swappiness, seed=seed, set=dict(set or {}),
+                  params=dict(params or {}))
     jobs = {name: {**common, "policy": name} for name in names}
     # Validate every run's input here, so a bad setting is one error, not one per worker.
     for kw in jobs.values():

@@ -110,3 +110,32 @@ def test_truncated_trace_mid_run_leaves_no_timeseries(gen_trace, tmp_path):
     ts = tmp_path / "ts.csv"
     assert_user_error(cli("run", "--trace", cut, *SMALL, "--timeseries", ts), "cut.trace")
     assert not ts.exists()
+
+
+def test_workload_params_reach_a_scenario_from_the_cli_and_the_api():
+    # hadoop-terasort at 1/32 (a 1 GiB machine): ½ against 2 tasks per CPU is another
+    # workload (4× the live sort buffers), the same parameters the same run.
+    args = ("run", "hadoop-terasort", "--scale", "0.03125", "--policy", "classic@6.15", "--quiet")
+    lo = cli(*args, "--workload-param", "tasks_per_cpu=0.5", "--json")
+    hi = cli(*args, "--workload-param", "tasks_per_cpu=2", "--json")
+    assert lo.returncode == 0 and hi.returncode == 0, lo.stderr + hi.stderr
+    a, b = json.loads(lo.stdout), json.loads(hi.stdout)
+    assert a["metrics"]["runtime_s"] != b["metrics"]["runtime_s"]
+    text = cli(*args, "--workload-param", "tasks_per_cpu=2")
+    assert "tasks_per_cpu=2" in next(line for line in text.stdout.splitlines() if line.startswith("workload"))
+    # The API takes them as params= or as workload.NAME in set=, with the same result.
+    r1 = reclaimlab.run(scenario="hadoop-terasort", scale=0.03125, policy="classic@6.15", params={"tasks_per_cpu": 2})
+    r2 = reclaimlab.run(scenario="hadoop-terasort", scale=0.03125, policy="classic@6.15", set={"workload.tasks_per_cpu": "2"})
+    assert r1.metrics["runtime_s"] == r2.metrics["runtime_s"] == b["metrics"]["runtime_s"]
+    assert "tasks_per_cpu=2" in r1.workload
+
+
+def test_bad_workload_params_are_one_line_errors(gen_trace):
+    assert_user_error(cli("run", "hadoop-terasort", "--policy", "classic@6.15", "--workload-param", "tasks=2"),
+                      "unknown workload parameter 'tasks' (known: tasks_per_cpu")
+    assert_user_error(cli("run", "hadoop-terasort", "--policy", "classic@6.15", "--workload-param", "tasks_per_cpu"),
+                      "KEY=VALUE")
+    assert_user_error(cli("run", "--trace", gen_trace(*LOOP), "--workload-param", "tasks_per_cpu=2"),
+                      "--workload-param needs a built-in scenario")
+    assert_user_error(cli("run", "hadoop-terasort", "--policy", "classic@6.15", "--workload-param", "tasks_per_cpu=-1"),
+                      "tasks_per_cpu")

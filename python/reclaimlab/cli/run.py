@@ -78,6 +78,9 @@ def add_parser(sub) -> None:
     w = p.add_argument_group("workload (default: scenario `default`)")
     vocab.add(w, "scenario")
     w.add_argument("--scale", metavar="F", type=float, help=scale_help())
+    vocab.add(w, "workload-param", action="append", default=[],
+              help="a built-in scenario's workload parameter, e.g. --workload-param tasks_per_cpu=2 for "
+              "hadoop-terasort (`reclaimlab scenarios NAME` lists them; repeatable)")
     vocab.add(w, "trace", "replay this trace file")
     vocab.add(w, "trace-format", "native | lirs | address | csv | oracle (libCacheSim oracleGeneral) | damo (a damo "
               "record, docs/damo.md) (default: detect)", choices=TRACE_FORMATS)
@@ -187,12 +190,17 @@ def main(args: argparse.Namespace) -> int:
         require_matplotlib()
 
     settings = parse_set(args.set)
+    params = parse_set(args.workload_param)
+    if params and (args.trace or args.program):
+        raise ConfigError("--workload-param needs a built-in scenario (--scenario NAME), not a trace or program")
     if args.program:
         from ..programs.scenario import prepare_run
 
         rec, args.memory, args.swap = prepare_run(args.program, settings, args.memory, args.swap,
                                                   progress=not args.quiet)
         args.trace, args.trace_format = str(rec.trace), "native"
+    if params and report_of(args.scenario) in ("thp-policies", "damon-quota") and not args.policy:
+        raise ConfigError(f"--workload-param: the {args.scenario} comparison runs its own workloads; give --policy NAME for one run")
     if report_of(args.scenario) == "thp-policies":
         from . import run_thp
 
@@ -200,7 +208,7 @@ def main(args: argparse.Namespace) -> int:
     if args.damo_record:
         settings.setdefault("sim.damon_record", "vaddr")
     if is_comparison(args, settings):
-        return compare_main(args, settings)
+        return compare_main(args, settings, params)
 
     prep = reclaimlab.prepare(
         args.config,
@@ -212,6 +220,7 @@ def main(args: argparse.Namespace) -> int:
         policy=args.policy,
         **vocab.shortcut_values(args),
         set=settings,
+        params=params,
     )
     vocab.flush_notes(args)
     with Progress(enabled=not args.quiet) as bar:
@@ -319,7 +328,7 @@ def is_comparison(args: argparse.Namespace, settings: dict[str, str]) -> bool:
     )
 
 
-def compare_main(args: argparse.Namespace, settings: dict[str, str]) -> int:
+def compare_main(args: argparse.Namespace, settings: dict[str, str], params: dict[str, str] | None = None) -> int:
     import os
     import time
 
@@ -346,6 +355,7 @@ def compare_main(args: argparse.Namespace, settings: dict[str, str]) -> int:
         scale=args.scale,
         **vocab.shortcut_values(args),
         set=settings,
+        params=params,
         workers=min(args.jobs or os.cpu_count() or 1, os.cpu_count() or 1),
         on_done=on_done,
     )

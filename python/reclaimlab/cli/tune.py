@@ -45,9 +45,9 @@ def add_parser(sub) -> None:
                    help="what records lacking it are (file-read, file-mapped, anon)")
     vocab.add(w, "scenario", help="a built-in scenario (`reclaimlab scenarios`)")
     w.add_argument("--scale", metavar="F", type=float, help="grow a scalable scenario")
-    w.add_argument("--workload-param", metavar="KEY=VALUE", action="append", default=[],
-                   help="a scenario's workload parameter, e.g. workload=canneal for damon-reclaim-parsec "
-                   "(`reclaimlab scenarios`; repeatable)")
+    vocab.add(w, "workload-param", action="append", default=[],
+              help="a scenario's workload parameter, e.g. workload=canneal for damon-reclaim-parsec "
+              "(`reclaimlab scenarios NAME`; repeatable)")
     m = d.add_argument_group("machine (the same for every point and the baseline)")
     vocab.add(m, "policy", help="reclaim policy model (default: the config's)")
     vocab.add(m, "memory", help="machine.memory, e.g. 1G")

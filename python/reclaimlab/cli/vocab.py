@@ -34,6 +34,8 @@ VOCAB: dict[str, Concept] = {c.name: c for c in (
     Concept("trace-kind", ("--trace-kind",), "K", "what records lacking it are: file-read, file-mapped, anon",
             ("--kind",)),
     Concept("scenario", ("--scenario",), "NAME", "a built-in scenario (`reclaimlab scenarios`)"),
+    Concept("workload-param", ("--workload-param",), "NAME=VALUE",
+            "a built-in scenario's workload parameter (`reclaimlab scenarios NAME` lists them); repeatable"),
     Concept("policy", ("--policy",), "NAME", "a reclaim policy model (`reclaimlab policies`), python:MODULE:CLASS or rust:PATH:NAME (docs/plugins.md)"),
     Concept("memory", ("--memory",), "SIZE", "the simulated machine's physical memory (`machine.memory`)"),
     Concept("memory-max", ("--memory-max",), "SIZE", "a cgroup's `memory.max` (kernel runs: the workload's cgroup)",

@@ -44,12 +44,8 @@ def execute(job: dict[str, Any]) -> dict[str, Any]:
         source = _core.generate(job["program"], seed)
         workload, apt = f"generator (seed {seed})", None
     else:
-        p = prepare(**kw, seed=seed)
+        p = prepare(**kw, seed=seed, params=job.get("workload_params"))
         cfg, source, workload, apt = p.cfg, p.source, p.workload, p.transactions
-        wp = job.get("workload_params") or {}
-        if wp:
-            source = _scenario_source(p.scenario, seed, p.scale, wp)
-            workload += " " + " ".join(f"{k}={v}" for k, v in wp.items())
     # This repetition's machine: the noise model's draw for this run (none: no change).
     noise = Noise(**job["noise"]) if job.get("noise") else NOISE_NONE
     for k, v in noise.overrides(dict(cfg.items()), job["run_id"]).items():
@@ -65,23 +61,6 @@ def execute(job: dict[str, Any]) -> dict[str, Any]:
         "metrics": metrics, "vmstat": dict(raw["vmstat"]),
         "timeseries": {k: list(v) for k, v in raw["timeseries"].items()} if job.get("timeseries", True) else {},
     }
-
-
-def _scenario_source(scenario: str | None, seed: int, scale: float | None, params: dict[str, Any]) -> Any:
-    """A built-in scenario's source with workload parameters (checked against the names the
-    scenario declares)."""
-    from .. import _core
-    from ..exceptions import ConfigError
-
-    if scenario is None:
-        raise ConfigError(f"workload parameters ({', '.join(params)}) need a built-in scenario workload")
-    known = [p[0] for p in _core.scenario_info(scenario).get("params", [])]
-    for k in params:
-        if k not in known:
-            raise ConfigError(f"scenario {scenario}: unknown workload parameter '{k}' "
-                              f"(known: {', '.join(known) or 'none'})")
-    return _core.scenario_source(scenario, seed, 1.0 if scale is None else scale,
-                                 {k: str(v) for k, v in params.items()})
 
 
 def _validate(jobs: list[dict[str, Any]]) -> None:
@@ -101,9 +80,7 @@ def _validate(jobs: list[dict[str, Any]]) -> None:
             _config.apply(cfg, {**job["kwargs"].get("set", {}), **({"policy": job["kwargs"]["policy"]} if "policy" in job["kwargs"] else {})})
             _config.validate(cfg)
         else:
-            p = prepare(**job["kwargs"], seed=job["seed"])
-            if job.get("workload_params"):
-                _scenario_source(p.scenario, job["seed"], p.scale, job["workload_params"])
+            prepare(**job["kwargs"], seed=job["seed"], params=job.get("workload_params"))
 
 
 def run_experiment(

@@ -187,25 +187,12 @@ def measure(raw: Mapping[str, Any], base: Mapping[str, float]) -> tuple[dict[str
     return out, counters
 
 
-def _prepared(kwargs: Mapping[str, Any], workload_params: Mapping[str, str] | None):
-    """:func:`reclaimlab.prepare`, with a built-in scenario's workload parameters
-    (checked against the names it declares, as the experiment harness does)."""
-    from .. import prepare
-    from ..experiment.runner import _scenario_source
-
-    p = prepare(**kwargs)
-    if workload_params:
-        p.source = _scenario_source(p.scenario, int(p.cfg.get("seed")), p.scale, dict(workload_params))
-        p.workload += " " + " ".join(f"{k}={v}" for k, v in workload_params.items())
-    return p
-
-
 def run_point(job: dict[str, Any]) -> dict[str, Any]:
     """Worker: one run (``job["kwargs"]`` for :func:`reclaimlab.prepare`, plus
     ``job["workload_params"]``); returns its metrics and vmstat."""
-    from .. import replay
+    from .. import prepare, replay
 
-    p = _prepared(job["kwargs"], job.get("workload_params"))
+    p = prepare(**job["kwargs"], params=job.get("workload_params"))
     raw = replay(p.cfg, p.source)
     return {"run_id": job["run_id"], "metrics": dict(raw["metrics"]), "vmstat": dict(raw["vmstat"]),
             "workload": p.workload}
@@ -241,8 +228,10 @@ def run_sweep(
         jobs_list.append({"run_id": i, "kwargs": {**common, "set": settings}, "workload_params": wp})
     # Bad input is one error here, before any worker starts: the baseline, and each
     # distinct point configuration (cheap: no replay).
+    from .. import prepare
+
     for job in jobs_list:
-        _prepared(job["kwargs"], wp)
+        prepare(**job["kwargs"], params=wp)
 
     from tqdm import tqdm
 
