@@ -3,6 +3,7 @@ under SIGKILL), worker death, and the Dask path giving the local pool's numbers.
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import sqlite3
@@ -357,3 +358,19 @@ def test_dask_worker_death_is_retried_elsewhere(tmp_path):
     runner._run_dask(jobs, "local:2", got.append, fn=die_once)
     assert (tmp_path / "mark-swapoff").exists() and (tmp_path / "mark-swapon").exists(), "a worker died twice"
     assert sorted(r["run_id"] for r in got) == sorted(j["run_id"] for j in jobs)
+
+
+def test_run_set_fixes_a_knob_for_every_run_and_keys_the_store(tmp_path):
+    exp = tiny(tmp_path, reps=1, accesses=20000)
+    out = tmp_path / "o"
+    p = cli("experiment", "run", exp, "--out-dir", out, "--jobs", "1", "--set", "vm.swappiness=7")
+    assert p.returncode == 0, p.stderr
+    with sqlite3.connect(out / "results.sqlite") as c:
+        swappiness = {json.loads(cfg)["vm.swappiness"] for (cfg,) in c.execute("select config from runs")}
+    assert swappiness == {"7"}
+    # The same directory without it is another experiment: refused, nothing mixed.
+    assert_user_error(cli("experiment", "run", exp, "--out-dir", out, "--jobs", "1"), str(out), "differs")
+    # A key an axis sets, or an unknown one, is one line.
+    assert_user_error(cli("experiment", "run", exp, "--out-dir", tmp_path / "o2", "--set", "swap.device=ssd"),
+                      "--set swap.device", "axis 'swap'")
+    assert_user_error(cli("experiment", "run", exp, "--out-dir", tmp_path / "o3", "--set", "vm.no_such=1"), "vm.no_such")

@@ -41,6 +41,8 @@ def add_parser(sub) -> None:
     r.add_argument("experiment", metavar="EXP.toml|NAME", help="experiment file or built-in experiment name")
     vocab.add(r, "out-dir", "results directory (default: ./NAME)", dest="out")
     vocab.add(r, "jobs", "local worker processes (default: CPUs)", type=int)
+    vocab.add(r, "set", "a knob (or workload.NAME, a workload parameter) for every run, over the experiment's "
+              "[settings], e.g. --set cost.access_ns=5900; not a key an axis sets (repeatable)", action="append", default=[])
     r.add_argument("--scheduler", metavar="ADDRESS",
                    help="run on a Dask cluster (tcp://HOST:PORT), or `local[:N]` for a LocalCluster of N workers")
     r.add_argument("--noise", choices=("default", "none"),
@@ -74,6 +76,10 @@ def run_main(args: argparse.Namespace) -> int:
     from ..experiment import resolve, run_experiment
 
     exp = resolve(args.experiment)
+    if args.set:
+        from .run import parse_set
+
+        exp.override(parse_set(args.set))
     if args.noise is not None:
         from ..experiment.noise import by_name
 

@@ -103,6 +103,20 @@ class Experiment:
                 "variant": self.variant, "timeseries": self.timeseries, "noise": self.noise.spec(),
                 "axes": [{"name": a.name, "key": a.key, "values": a.values, "labels": a.labels} for a in self.axes]}
 
+    def override(self, settings: dict[str, str]) -> None:
+        """Fixed settings for every run from the command line (``experiment run --set``):
+        a knob joins ``[settings]``, ``workload.NAME`` the workload's parameters; a key an
+        axis sets is an error. They are part of :meth:`identity`, so a store holding the
+        runs without them refuses these."""
+        axis_of = {k: a.name for a in self.axes for k in (a.key if isinstance(a.key, list) else [a.key])}
+        for k, v in settings.items():
+            if k in axis_of:
+                raise ConfigError(f"--set {k}: experiment {self.name}'s axis '{axis_of[k]}' sets it")
+            if k.startswith("workload."):
+                self.workload.setdefault("params", {})[k[len("workload."):]] = v
+            else:
+                self.settings[k] = v
+
     def configurations(self) -> list[dict[str, tuple[str, Any]]]:
         """Every point of the matrix: axis name -> (label, value), axes in file order."""
         if not self.axes:
