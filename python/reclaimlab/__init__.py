@@ -298,11 +298,11 @@ def prepare(
     return Prepared(cfg, source, workload, scenario, scale, policy_obj)
 
 
-def _split_workload_params(set: Mapping[str, Any] | None, params: Mapping[str, Any] | None) -> tuple[dict[str, Any], dict[str, Any]]:
-    """``set`` without its ``workload.NAME`` keys, and those keys' values (by NAME) over
-    ``params``."""
+def _split_workload_params(settings: Mapping[str, Any] | None, params: Mapping[str, Any] | None) -> tuple[dict[str, Any], dict[str, Any]]:
+    """``settings`` without its ``workload.NAME`` keys, and those keys' values (by NAME)
+    over ``params``."""
     knobs, wp = {}, dict(params or {})
-    for k, v in (set or {}).items():
+    for k, v in (settings or {}).items():
         if k.startswith("workload."):
             wp[k.removeprefix("workload.")] = v
         else:
