@@ -312,16 +312,30 @@ impl TeraSortParams {
 
     /// Pages of reduce `r`'s map outputs that in-memory merges write to disk.
     pub fn reduce_merged(&self, r: u32) -> u32 {
-        let (mut committed, mut held, mut merged) = (0, 0, 0);
+        self.shuffle_plan(r).0
+    }
+
+    /// Reduce `r`'s shuffle replayed by its rules alone ([`Shuffle`] runs the same ones):
+    /// the pages its in-memory merges write to disk, and the most regions its humongous
+    /// segments hold at once (until a merge drops them, or to the end).
+    fn shuffle_plan(&self, r: u32) -> (u32, u64) {
+        let region = self.region();
+        let (mut committed, mut held, mut held_regions, mut merged, mut most) = (0, 0, 0u64, 0, 0u64);
         for m in 0..self.maps() {
-            held += self.partition(m, r).len() as u32;
+            let n = self.partition(m, r).len() as u32;
+            held += n;
+            if self.humongous(n) {
+                held_regions += n.div_ceil(region) as u64;
+            }
+            most = most.max(held_regions);
             let (merge, c) = self.merges_after(committed, m, r);
             committed = c;
             if merge {
                 merged += std::mem::take(&mut held);
+                held_regions = 0;
             }
         }
-        merged
+        (merged, most)
     }
 
     /// Accesses of one job.
@@ -379,21 +393,7 @@ impl TeraSortParams {
     /// The most regions reduce `r` holds at once: its humongous segments held in memory
     /// until an in-memory merge (or the end), and the run of its small ones.
     fn reduce_regions(&self, r: u32) -> u64 {
-        let region = self.region();
-        let (mut committed, mut held, mut most) = (0, 0u64, 0u64);
-        for m in 0..self.maps() {
-            let n = self.partition(m, r).len() as u32;
-            if self.humongous(n) {
-                held += n.div_ceil(region) as u64;
-            }
-            most = most.max(held);
-            let (merge, c) = self.merges_after(committed, m, r);
-            committed = c;
-            if merge {
-                held = 0;
-            }
-        }
-        most + self.reduce_small(r).div_ceil(region) as u64
+        self.shuffle_plan(r).1 + self.reduce_small(r).div_ceil(self.region()) as u64
     }
 
     /// The heap the buffers need so that one always fits after a collection, in whole G1
@@ -601,8 +601,15 @@ struct Shuffle {
 
 impl Task {
     fn new(job: u32, map: bool, slot: u32, heap_buf: Option<u32>, ops: Vec<Op>) -> Task {
-        let ops = ops.into_iter().filter(|o| o.len() > 0).collect();
-        Task { job, map, slot, heap_buf, shuffle: None, ops, op: 0, i: 0 }
+        let mut t = Task { job, map, slot, heap_buf, shuffle: None, ops: Vec::new(), op: 0, i: 0 };
+        t.load(ops);
+        t
+    }
+
+    /// Run `ops` next (those with no accesses dropped), from their start.
+    fn load(&mut self, ops: Vec<Op>) {
+        self.ops = ops.into_iter().filter(|o| o.len() > 0).collect();
+        (self.op, self.i) = (0, 0);
     }
 
     /// Append up to `n` accesses; returns true when the task is done.
@@ -784,8 +791,7 @@ impl TeraSortSource {
             }
             sh.done = true;
         }
-        task.ops = ops.into_iter().filter(|o| o.len() > 0).collect();
-        (task.op, task.i) = (0, 0);
+        task.load(ops);
         true
     }
 
@@ -794,18 +800,18 @@ impl TeraSortSource {
         loop {
             let job = &self.jobs[j as usize];
             let Some(&k) = job.free_slots.last() else { return };
-            let (map, n) = if job.next_map < self.l.maps {
-                (true, self.p.sort_buffer_pages)
+            let map = if job.next_map < self.l.maps {
+                true
             } else if job.maps_done == self.l.maps && job.next_reduce < self.p.reduces {
-                (false, 0)
+                false
             } else {
                 return;
             };
             let job = &mut self.jobs[j as usize];
             job.free_slots.pop();
             if map {
-                // The sort buffer: in the job's JVM heap (`new byte[n]`), or the slot's region.
-                let heap_buf = job.heap.as_mut().map(|h| h.alloc(n).expect("terasort: validate() sizes the heap for every slot's sort buffer"));
+                // The sort buffer: in the job's JVM heap (`new byte[io.sort.mb]`), or the slot's region.
+                let heap_buf = job.heap.as_mut().map(|h| h.alloc(self.p.sort_buffer_pages).expect("terasort: validate() sizes the heap for every slot's sort buffer"));
                 let buf = heap_buf.map_or(self.l.slot_base(j, k), |off| self.l.heap_base(j) + off);
                 let m = job.next_map;
                 job.next_map += 1;
