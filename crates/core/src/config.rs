@@ -147,6 +147,8 @@ pub struct SimConfig {
     /// `/sys/block/<dev>/queue/read_ahead_kb` of the device every file lives on (0 = no
     /// readahead; a syscall read then reads the one page it needs).
     pub read_ahead_kb: u64,
+    /// `block.parallel_reads`: read requests the disk serves at once.
+    pub parallel_reads: u32,
     /// `/sys/kernel/debug/fault_around_bytes` (4096 = no fault-around).
     pub fault_around_bytes: u64,
     /// DAMON_RECLAIM's module parameters (`damon_reclaim.*`).
@@ -336,6 +338,8 @@ pub static KNOBS: &[Knob] = &[
         |c, v| c.dirty_writeback_ns = uint(v)?.saturating_mul(10_000_000), |c| (c.dirty_writeback_ns / 10_000_000).to_string()),
     knob!("block.read_ahead_kb", "128", "KiB", "/sys/block/<dev>/queue/read_ahead_kb of the disk every file is on: the readahead window's maximum (0 = no readahead or read-around)",
         |c, v| c.read_ahead_kb = read_ahead_kb(v)?, |c| c.read_ahead_kb.to_string()),
+    knob!("block.parallel_reads", "1", "", "read requests the disk every file is on serves at once, each taking cost.file_read_ns (a device's internal parallelism: an NVMe SSD serves tens; 1: one after another)",
+        |c, v| c.parallel_reads = u32::try_from(uint(v)?).ok().filter(|&n| (1..=4096).contains(&n)).ok_or("expected 1..4096")?, |c| c.parallel_reads.to_string()),
     knob!("fault_around_bytes", "65536", "bytes", "/sys/kernel/debug/fault_around_bytes: a file fault maps the cached pages of this aligned window too (4096 = only the faulting page); a power of two, 4096..2097152",
         |c, v| c.fault_around_bytes = fault_around_bytes(v)?, |c| c.fault_around_bytes.to_string()),
     knob!("swap.device", "zram", "", "swap backend: zram, ssd or none",
@@ -530,6 +534,7 @@ impl Default for SimConfig {
             dirty_expire_ns: 0,
             dirty_writeback_ns: 0,
             read_ahead_kb: 0,
+            parallel_reads: 0,
             fault_around_bytes: 0,
             damon_reclaim: crate::damon::DamonReclaimParams::default(),
             thp: crate::thp::knobs::ThpConfig::zeroed(),

@@ -50,4 +50,6 @@ pub use open::{detect, open, FORMATS};
 pub use oracle::{read_keys, write_oracle, OracleReader};
 pub use record::{flags, Access, AccessKind, PAGE_SHIFT, PAGE_SIZE};
 pub use rng::Rng;
-pub use source::{check_files, check_ops, madvise_name, madvise_parse, AccessSource, FileRange, OpKind, TraceMeta, TraceOp, MADV_DONTNEED, MADV_HUGEPAGE, MADV_NOHUGEPAGE};
+pub use source::{
+    check_files, check_ops, madvise_name, madvise_parse, AccessSource, FileRange, OpKind, TaskSource, TraceMeta, TraceOp, MADV_DONTNEED, MADV_HUGEPAGE, MADV_NOHUGEPAGE,
+};

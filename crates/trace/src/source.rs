@@ -208,4 +208,30 @@ pub trait AccessSource: Send {
     fn position(&self) -> Option<u64> {
         None
     }
+    /// The stream as tasks the replaying engine schedules by their own clocks
+    /// ([`TaskSource`]), if this source is one; `None` (the default): one stream on one
+    /// clock, read with `read_batch`.
+    fn tasks(&mut self) -> Option<&mut dyn TaskSource> {
+        None
+    }
+}
+
+/// A workload of concurrent tasks (threads of a program), each with its own stream of
+/// accesses, which the engine runs in the order of their clocks on the machine's CPUs
+/// (crates/core/src/sim/tasks.rs) instead of replaying one interleaving on one clock: a
+/// task that stalls on I/O or reclaim delays itself, not the others. Task ids are dense
+/// slots (`0..nr_tasks()`): when a task ends, the next one started in its slot (a thread
+/// pool's next job) continues under the same id.
+pub trait TaskSource {
+    /// Task slots (dense ids).
+    fn nr_tasks(&self) -> usize;
+    /// Whether slot `t` has work now.
+    fn is_runnable(&self, t: usize) -> bool;
+    /// Incremented whenever a slot's work starts or ends (the engine then looks at which
+    /// slots are runnable: a slot's new work starts no earlier than the task whose
+    /// progress started it, e.g. a reduce once its job's last map ended).
+    fn changes(&self) -> u64;
+    /// Clear `buf` and append up to `max` accesses of slot `t` (runnable), in its order.
+    /// A record's `gap` is the task's own time before the access (its CPU work).
+    fn run_task(&mut self, t: usize, buf: &mut Vec<Access>, max: usize) -> Result<usize>;
 }

@@ -113,9 +113,11 @@ pub struct Machine<P: ReclaimPolicy> {
     paced: bool,
     due: u64,
     pub(super) next_event: u64,
-    buf: Vec<Access>,
+    pub(super) buf: Vec<Access>,
     /// The source's ops after its last record have run (reset by the next batch read).
     end_ops_done: bool,
+    /// A source of tasks' clocks (sim/tasks.rs).
+    pub(super) tasks: super::tasks::TaskClocks,
     /// DAMON_RECLAIM's kdamond (`damon_reclaim.enabled`), on its own clock.
     pub damon: Option<crate::damon::Kdamond>,
     /// The monitoring-only kdamond of `sim.damon_record` and its snapshots.
@@ -149,7 +151,7 @@ impl<P: ReclaimPolicy> Machine<P> {
             now: 0,
             accesses: 0,
             cgroup_map: Vec::new(),
-            filemap: super::filemap::Filemap::new(cfg.read_ahead_kb, cfg.fault_around_bytes),
+            filemap: super::filemap::Filemap::new(cfg.read_ahead_kb, cfg.fault_around_bytes, cfg.parallel_reads),
             tick_ps: 0,
             access_ns: cfg.cost.access_ns,
             paced: false,
@@ -157,6 +159,7 @@ impl<P: ReclaimPolicy> Machine<P> {
             next_event: 0,
             buf: Vec::with_capacity(BATCH),
             end_ops_done: false,
+            tasks: Default::default(),
         }
     }
 
@@ -180,13 +183,22 @@ impl<P: ReclaimPolicy> Machine<P> {
         }
     }
 
+    /// The workload's own time before access `a`: a timed trace's gap (the time since the
+    /// previous access; 0 is 0), or `cost.access_ns` for an untimed trace.
+    #[inline(always)]
+    pub(super) fn access_dt(&self, a: Access) -> u64 {
+        if self.tick_ps != 0 {
+            a.gap as u64 * self.tick_ps / 1000
+        } else {
+            self.access_ns
+        }
+    }
+
     /// Replay one access; `rest` is the rest of the batch (a read() of several pages
     /// continues there: [`Access::request_pages`]).
     #[inline(always)]
-    fn access(&mut self, a: Access, rest: &[Access]) -> Result<()> {
-        // A timed trace's gap is the time since the previous access (0 is 0); an
-        // untimed trace charges `cost.access_ns` per access.
-        let dt = if self.tick_ps != 0 { a.gap as u64 * self.tick_ps / 1000 } else { self.access_ns };
+    pub(super) fn access(&mut self, a: Access, rest: &[Access]) -> Result<()> {
+        let dt = self.access_dt(a);
         if self.paced {
             // sim.trace_pacing=schedule: the access is due at the sum of the gaps; a stall
             // before it only delays it until then (the program slept less).
@@ -499,6 +511,9 @@ impl<P: ReclaimPolicy> Engine for Machine<P> {
     fn run(&mut self, src: &mut dyn AccessSource, max_accesses: u64) -> Result<bool> {
         self.tick_ps = src.meta().tick_ps;
         self.paced = self.mm.cfg.trace_pacing_schedule && self.tick_ps != 0;
+        if src.tasks().is_some() {
+            return self.run_tasks(src, max_accesses);
+        }
         let mut done = 0u64;
         let mut buf = std::mem::take(&mut self.buf);
         let result = (|| {

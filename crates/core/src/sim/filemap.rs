@@ -68,8 +68,9 @@ pub(crate) struct Filemap {
     ra: Vec<FileRaState>,
     /// The last asynchronous windows of each file (a ring).
     windows: Vec<[Window; WINDOWS]>,
-    /// When the disk has served every read submitted so far (one queue, ns).
-    io_busy_until: u64,
+    /// Per read the disk serves at once (`block.parallel_reads`): when it has served
+    /// every read it was given so far (ns).
+    io_free: Vec<u64>,
     ra_pages: u64,
     fault_around_pages: u64,
     loaded: bool,
@@ -81,12 +82,12 @@ pub(crate) struct Filemap {
 }
 
 impl Filemap {
-    pub fn new(read_ahead_kb: u64, fault_around_bytes: u64) -> Self {
+    pub fn new(read_ahead_kb: u64, fault_around_bytes: u64, parallel_reads: u32) -> Self {
         Filemap {
             files: Vec::new(),
             ra: Vec::new(),
             windows: Vec::new(),
-            io_busy_until: 0,
+            io_free: vec![0; parallel_reads.max(1) as usize],
             ra_pages: read_ahead_kb >> (reclaimlab_trace::PAGE_SHIFT - 10),
             fault_around_pages: fault_around_bytes / PAGE_SIZE,
             loaded: false,
@@ -112,11 +113,15 @@ impl Filemap {
         self.files.iter().filter(|f| f.nr_pages != u32::MAX).map(FileRange::end).max().unwrap_or(0)
     }
 
-    /// Submit one read request to the disk at `now`: it starts when the disk is free and
-    /// takes `latency`. Returns its completion time.
+    /// Submit one read request to the disk at `now`: it takes `latency` on one of the
+    /// disk's parallel reads, the one free at `now` that freed last (tasks on their own
+    /// clocks, sim/tasks.rs, submit out of time order: the others stay free for a task
+    /// behind), or else the first to free. Returns its completion time.
     fn submit_read(&mut self, now: u64, latency: u64) -> u64 {
-        self.io_busy_until = self.io_busy_until.max(now) + latency;
-        self.io_busy_until
+        let idle = self.io_free.iter().enumerate().filter(|&(_, &f)| f <= now).max_by_key(|&(i, &f)| (f, std::cmp::Reverse(i))).map(|(i, _)| i);
+        let i = idle.unwrap_or_else(|| self.io_free.iter().enumerate().min_by_key(|&(i, &f)| (f, i)).map_or(0, |(i, _)| i));
+        self.io_free[i] = self.io_free[i].max(now) + latency;
+        self.io_free[i]
     }
 
     /// Remember an asynchronous window of `file` completing at `done`.
@@ -468,7 +473,7 @@ mod tests {
 
     #[test]
     fn locate_finds_the_file_and_offset() {
-        let mut m = Filemap::new(128, 65536);
+        let mut m = Filemap::new(128, 65536, 1);
         let end = m.load(&[FileRange { name: "a".into(), first: 10, nr_pages: 5, advice: 0 }, FileRange { name: "b".into(), first: 20, nr_pages: u32::MAX, advice: 0 }]);
         assert_eq!(end, 15);
         assert!(m.locate(9, 100).is_none());

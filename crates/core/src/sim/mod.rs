@@ -1,6 +1,7 @@
 //! The simulation: the one machine's access loop and fault path ([`engine`]),
 //! `__alloc_pages` and its slow path ([`alloc`]), anonymous THP faults ([`huge_memory`]),
-//! a program's tasks and mappings ([`process`]), memcg charging with limit and high
+//! a program's tasks and mappings ([`process`]), a workload of tasks on the machine's CPUs
+//! ([`tasks`]), memcg charging with limit and high
 //! reclaim ([`charge`]), the kernel threads and timed jobs the run loop drives
 //! ([`daemons`]), and what a run reports ([`results`]).
 
@@ -15,6 +16,7 @@ pub mod khugepaged;
 pub mod process;
 pub mod registry;
 pub mod results;
+pub mod tasks;
 
 use crate::config::SimConfig;
 use crate::error::Result;

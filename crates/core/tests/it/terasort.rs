@@ -1,7 +1,7 @@
 //! The `hadoop-terasort` scenario (seed 002) end to end: both declared policies, swap on
 //! (zram) and off, the seed's three concurrency levels (½, 1, 2 tasks per CPU), at a tiny
-//! scale; invariants hold, the work is fixed, and more concurrency means more pressure
-//! (without the JVM heap model); the JVM heaps, sized as G1 sizes them, stay far below
+//! scale; invariants hold, the work is fixed, and more concurrency means more pressure and
+//! longer stalls (without the JVM heap model); the JVM heaps, sized as G1 sizes them, stay far below
 //! their `-Xmx` and are not swapped at `vm.swappiness=1`.
 
 use reclaimlab_core::scenario;
@@ -25,6 +25,7 @@ fn runs_for_both_policies_swap_on_and_off_at_three_concurrency_levels() {
         for swap in ["zram", "none"] {
             let mut pressure = Vec::new();
             let mut runtimes = Vec::new();
+            let mut baselines = Vec::new();
             for tpc in ["0.5", "1", "2"] {
                 // The slot-buffer model (no JVM heap), its reduces' buffers small (100 a
                 // job): the concurrency gradient alone.
@@ -57,10 +58,17 @@ fn runs_for_both_policies_swap_on_and_off_at_three_concurrency_levels() {
                 eprintln!("{policy} swap={swap} tpc={tpc}: runtime {rt:.2}s pgscan+pswpout {pr} refault {}", vm(&r, "workingset_refault_file"));
                 pressure.push(pr);
                 runtimes.push(rt);
+                baselines.push(metric(&r, "baseline_runtime_s"));
             }
             assert!(pressure[2] > pressure[0], "{policy} swap={swap}: 2 tasks/CPU must press harder than ½: {pressure:?}");
             assert!(pressure[1] >= pressure[0], "{policy} swap={swap}: {pressure:?}");
-            assert!(runtimes[2] > runtimes[0], "{policy} swap={swap}: more pressure, longer job: {runtimes:?}");
+            // The tasks run on the machine's CPUs: at ½ task per CPU half of them idle, so
+            // the work alone (the baseline) finishes sooner at 1; memory pressure adds its
+            // stalls on top, more of them at 2 tasks per CPU than at ½.
+            assert!(baselines[1] < baselines[0], "{policy} swap={swap}: more tasks at work: {baselines:?}");
+            let stalls: Vec<f64> = runtimes.iter().zip(&baselines).map(|(r, b)| r - b).collect();
+            assert!(stalls.iter().all(|&x| x >= 0.0), "{policy} swap={swap}: {runtimes:?} under {baselines:?}");
+            assert!(stalls[2] > stalls[0], "{policy} swap={swap}: more pressure, longer stalls: {stalls:?}");
         }
     }
 }

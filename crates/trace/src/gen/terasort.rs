@@ -74,20 +74,24 @@
 //! the seed ran the jobs as plain processes with no memory cgroups, the jobs share the
 //! input's page cache, and one cgroup keeps reclaim's memcg iteration as on that machine.
 //!
-//! **Interleaving**: the running tasks (over all jobs) share one workload clock; a
-//! scheduler picks a running task uniformly at random and runs `quantum` accesses of it
-//! (or the rest of the task). Concurrency changes the interleaving and the number of
-//! buffers alive at once, never the work: the file accesses are the same multiset and the
-//! total number of accesses is [`TeraSortParams::nr_accesses`] whatever `tasks_per_cpu`.
-//! The job finishes after that fixed amount of work, so the simulated runtime is the
-//! metric, as the seed's job wall time.
+//! **Tasks and time**: the engine runs the source as tasks ([`TaskSource`]): one slot per
+//! thread of each job (`job × slots + slot`), each on its own clock on the machine's CPUs
+//! (crates/core/src/sim/tasks.rs), so a task that stalls delays itself only. Every record
+//! carries the JVM's CPU time before it (`gap`, [`TeraSortParams::cpu_ns_per_record`]: the
+//! measured CPU time of the real program per 100-byte record, spread evenly over a job's
+//! accesses). Read as one stream (`read_batch`: a trace file), a scheduler picks a running
+//! task uniformly at random and runs `quantum` accesses of it (or the rest of the task).
+//! Concurrency changes the interleaving and the number of buffers alive at once, never
+//! the work: the file accesses are the same multiset and the total number of accesses is
+//! [`TeraSortParams::nr_accesses`] whatever `tasks_per_cpu`. The run ends when the last
+//! job does, so the simulated runtime is the metric, as the benchmark's wall time.
 //!
 //! Everything is drawn from one xoshiro256** stream seeded by the seed.
 
 use super::chunk::Chunk;
 use super::jvmheap::{self, JvmHeap};
 use crate::rng::Rng;
-use crate::{flags, Access, AccessSource, Error, FileRange, Result, TraceMeta};
+use crate::{flags, Access, AccessSource, Error, FileRange, Result, TaskSource, TraceMeta};
 
 const FILE_READ: u8 = flags::FILE | flags::SYSCALL;
 const FILE_WRITE: u8 = flags::FILE | flags::SYSCALL | flags::WRITE;
@@ -141,6 +145,10 @@ pub struct TeraSortParams {
     /// How long G1's concurrent cycle runs after the pause that starts it, in map tasks
     /// of one thread (see the module comment); 0: it ends before the next allocation.
     pub conc_cycle_maps: f64,
+    /// The JVM's CPU time per 100-byte record of the input, in ns, spread evenly over a
+    /// job's accesses as each record's `gap` (a timed trace, 1 ns ticks); 0: untimed (the
+    /// engine charges its `cost.access_ns`).
+    pub cpu_ns_per_record: f64,
 }
 
 impl Default for TeraSortParams {
@@ -163,6 +171,7 @@ impl Default for TeraSortParams {
             heap_pages: 0,
             heap_init_pages: 0,
             conc_cycle_maps: 0.0,
+            cpu_ns_per_record: 0.0,
         }
     }
 }
@@ -420,6 +429,13 @@ impl TeraSortParams {
         self.jobs as u64 * (2 * self.input_pages as u64 + merged + shuffle)
     }
 
+    /// The CPU time before each access (ns; 0 if untimed): a job's records' CPU time
+    /// ([`Self::cpu_ns_per_record`]) over its accesses.
+    pub fn access_cpu_ns(&self) -> u32 {
+        let records = self.input_pages as f64 * crate::PAGE_SIZE as f64 / RECORD_BYTES as f64;
+        (self.cpu_ns_per_record * records / self.job_accesses() as f64).round() as u32
+    }
+
     /// cgroup names: root, then `hadoop` (every task).
     pub fn cgroups(&self) -> Vec<String> {
         vec![String::new(), "hadoop".into()]
@@ -443,6 +459,9 @@ impl TeraSortParams {
         }
         if !self.tasks_per_cpu.is_finite() || self.tasks_per_cpu <= 0.0 || self.tasks_per_cpu > 1024.0 {
             return Err(Error::invalid(format!("terasort: tasks_per_cpu {} must be in (0, 1024]", self.tasks_per_cpu)));
+        }
+        if !(self.cpu_ns_per_record.is_finite() && (0.0..=1e9).contains(&self.cpu_ns_per_record)) {
+            return Err(Error::invalid(format!("terasort: cpu_ns_per_record {} must be in [0, 1e9]", self.cpu_ns_per_record)));
         }
         if !self.conc_cycle_maps.is_finite() || self.conc_cycle_maps < 0.0 {
             return Err(Error::invalid(format!("terasort: conc_cycle_maps {} must be a number ≥ 0", self.conc_cycle_maps)));
@@ -613,7 +632,7 @@ impl Task {
     }
 
     /// Append up to `n` accesses; returns true when the task is done.
-    fn run(&mut self, n: u64, cg: u16, rng: &mut Rng, out: &mut Vec<Access>) -> bool {
+    fn run(&mut self, n: u64, cg: u16, gap: u32, rng: &mut Rng, out: &mut Vec<Access>) -> bool {
         let mut left = n;
         while left > 0 && self.op < self.ops.len() {
             let op = self.ops[self.op];
@@ -630,7 +649,7 @@ impl Task {
                     }
                     Op::Rand { base, len, f, .. } => (base + rng.below(len as u64) as u32, f),
                 };
-                out.push(Access { page, cgroup: cg, flags: f, gap: 0 });
+                out.push(Access { page, cgroup: cg, flags: f, gap });
             }
             self.i += take;
             left -= take;
@@ -660,10 +679,19 @@ pub struct TeraSortSource {
     rng: Rng,
     jobs: Vec<Job>,
     running: Vec<Task>,
+    /// Per task slot (`job × slots + slot`): its index in `running`, or [`IDLE`].
+    by_slot: Vec<u32>,
+    /// Tasks started or ended so far ([`TaskSource::changes`]).
+    changes: u64,
+    /// Each record's `gap`: [`TeraSortParams::access_cpu_ns`].
+    gap: u32,
     /// The quantum being emitted.
     chunk: Chunk,
     meta: TraceMeta,
 }
+
+/// [`TeraSortSource::by_slot`] of a slot with no running task.
+const IDLE: u32 = u32::MAX;
 
 const CG: u16 = 1;
 
@@ -675,7 +703,7 @@ impl TeraSortSource {
             nr_records: Some(p.nr_accesses()),
             nr_pages: Some(p.nr_pages() as u32),
             cgroups: p.cgroups(),
-            tick_ps: 0,
+            tick_ps: if p.cpu_ns_per_record > 0.0 { 1000 } else { 0 },
             files: p.files(),
             ops: Vec::new(),
         };
@@ -697,6 +725,9 @@ impl TeraSortSource {
                 })
                 .collect(),
             running: Vec::new(),
+            by_slot: vec![IDLE; (p.jobs * slots) as usize],
+            changes: 0,
+            gap: p.access_cpu_ns(),
             chunk: Chunk::default(),
             meta,
             p,
@@ -816,7 +847,7 @@ impl TeraSortSource {
                 let m = job.next_map;
                 job.next_map += 1;
                 let ops = self.map_ops(j, buf, m);
-                self.running.push(Task::new(j, true, k, heap_buf, ops));
+                self.push_task(Task::new(j, true, k, heap_buf, ops));
             } else {
                 let r = job.next_reduce;
                 job.next_reduce += 1;
@@ -825,44 +856,89 @@ impl TeraSortSource {
                 let run = run_off.map_or(self.l.slot_base(j, k), |off| self.l.heap_base(j) + off);
                 let mut task = Task::new(j, false, k, None, Vec::new());
                 task.shuffle = Some(Box::new(Shuffle { r, next_map: 0, held: Vec::new(), committed: 0, run, run_off, run_pos: 0, merged: 0, dead: Vec::new(), done: false }));
-                self.running.push(task);
-                let t = self.running.len() - 1;
+                let t = self.push_task(task);
                 self.shuffle_step(t);
             }
         }
     }
 
-    /// Run one scheduling quantum into the chunk; false when every task finished.
+    /// Add a started task to `running`; its index.
+    fn push_task(&mut self, task: Task) -> usize {
+        self.by_slot[(task.job * self.l.slots + task.slot) as usize] = self.running.len() as u32;
+        self.running.push(task);
+        self.changes += 1;
+        self.running.len() - 1
+    }
+
+    /// Run up to `n` accesses of running task `t` into `out`; a task that finished ends
+    /// (its slot freed, its buffer dropped) and its job starts what it can.
+    fn advance(&mut self, t: usize, n: u64, out: &mut Vec<Access>) {
+        let before = out.len();
+        let done = self.running[t].run(n, CG, self.gap, &mut self.rng, out);
+        // The JVM's mutator work, G1's clock for its GC-time goal.
+        let ran = (out.len() - before) as u64;
+        let job = &mut self.jobs[self.running[t].job as usize];
+        let threads = self.l.slots - job.free_slots.len() as u32;
+        if let Some(h) = job.heap.as_mut() {
+            h.tick(ran, threads);
+        }
+        if done && !self.shuffle_step(t) {
+            let task = self.running.swap_remove(t);
+            self.by_slot[(task.job * self.l.slots + task.slot) as usize] = IDLE;
+            self.changes += 1;
+            if let Some(moved) = self.running.get(t) {
+                self.by_slot[(moved.job * self.l.slots + moved.slot) as usize] = t as u32;
+            }
+            let job = &mut self.jobs[task.job as usize];
+            job.free_slots.push(task.slot);
+            if let (Some(h), Some(off)) = (job.heap.as_mut(), task.heap_buf) {
+                h.free(off);
+            }
+            if task.map {
+                job.maps_done += 1;
+            }
+            self.start_tasks(task.job);
+        }
+    }
+
+    /// Run one scheduling quantum into the chunk (a running task drawn at random); false
+    /// when every task finished.
     fn step(&mut self) -> bool {
         self.chunk.restart();
-        while self.chunk.pending.is_empty() {
-            if self.running.is_empty() {
-                return false;
-            }
+        let mut out = std::mem::take(&mut self.chunk.pending);
+        while out.is_empty() && !self.running.is_empty() {
             let t = self.rng.below(self.running.len() as u64) as usize;
-            let before = self.chunk.pending.len();
-            let done = self.running[t].run(self.p.quantum as u64, CG, &mut self.rng, &mut self.chunk.pending);
-            // The JVM's mutator work, G1's clock for its GC-time goal.
-            let ran = (self.chunk.pending.len() - before) as u64;
-            let job = &mut self.jobs[self.running[t].job as usize];
-            let threads = self.l.slots - job.free_slots.len() as u32;
-            if let Some(h) = job.heap.as_mut() {
-                h.tick(ran, threads);
-            }
-            if done && !self.shuffle_step(t) {
-                let task = self.running.swap_remove(t);
-                let job = &mut self.jobs[task.job as usize];
-                job.free_slots.push(task.slot);
-                if let (Some(h), Some(off)) = (job.heap.as_mut(), task.heap_buf) {
-                    h.free(off);
-                }
-                if task.map {
-                    job.maps_done += 1;
-                }
-                self.start_tasks(task.job);
-            }
+            self.advance(t, self.p.quantum as u64, &mut out);
         }
-        true
+        self.chunk.pending = out;
+        !self.chunk.pending.is_empty()
+    }
+}
+
+/// The engine's view: a task slot per job thread (`mapreduce.local.*.tasks.maximum`), each
+/// running its job's maps, then its reduce, on its own clock.
+impl TaskSource for TeraSortSource {
+    fn nr_tasks(&self) -> usize {
+        self.by_slot.len()
+    }
+
+    fn is_runnable(&self, t: usize) -> bool {
+        self.by_slot[t] != IDLE
+    }
+
+    fn changes(&self) -> u64 {
+        self.changes
+    }
+
+    fn run_task(&mut self, t: usize, buf: &mut Vec<Access>, max: usize) -> Result<usize> {
+        buf.clear();
+        let i = self.by_slot[t];
+        if i == IDLE {
+            return Err(Error::invalid(format!("terasort: task slot {t} has no running task")));
+        }
+        self.advance(i as usize, max as u64, buf);
+        self.chunk.emitted += buf.len() as u64;
+        Ok(buf.len())
     }
 }
 
@@ -889,6 +965,10 @@ impl AccessSource for TeraSortSource {
 
     fn progress(&self) -> Option<f64> {
         self.chunk.progress(self.meta.nr_records)
+    }
+
+    fn tasks(&mut self) -> Option<&mut dyn TaskSource> {
+        Some(self)
     }
 }
 
@@ -919,6 +999,7 @@ mod tests {
             heap_pages: 0,
             heap_init_pages: 0,
             conc_cycle_maps: 0.0,
+            cpu_ns_per_record: 0.0,
         }
     }
 
@@ -959,6 +1040,48 @@ mod tests {
             assert_eq!(reads, p.jobs as u64 * p.input_pages as u64);
             assert!(v.iter().all(|a| (a.page as u64) < p.nr_pages() && a.cgroup == 1));
         }
+    }
+
+    /// The task view run to the end, `chunk` accesses at a time of the next runnable slot
+    /// in turn: every access, and each slot's.
+    fn by_tasks(p: TeraSortParams, seed: u64, chunk: usize) -> (Vec<Access>, Vec<Vec<Access>>) {
+        let mut s = TeraSortSource::new(p, seed).unwrap();
+        let ts = s.tasks().unwrap();
+        let (mut all, mut per, mut buf) = (Vec::new(), vec![Vec::new(); ts.nr_tasks()], Vec::new());
+        let mut turn = 0;
+        while let Some(t) = (0..ts.nr_tasks()).map(|k| (turn + k) % ts.nr_tasks()).find(|&t| ts.is_runnable(t)) {
+            ts.run_task(t, &mut buf, chunk).unwrap();
+            all.extend_from_slice(&buf);
+            per[t].extend_from_slice(&buf);
+            turn = t + 1;
+        }
+        (all, per)
+    }
+
+    #[test]
+    fn the_task_view_runs_the_same_work_a_slot_per_job_thread() {
+        let p = TeraSortParams { cpu_ns_per_record: 5800.0, ..small() };
+        let (v, per) = by_tasks(p.clone(), 3, 5);
+        let stream = all(p.clone(), 3);
+        assert_eq!(v.len(), stream.len());
+        assert_eq!(file_multiset(&v), file_multiset(&stream));
+        // jobs × slots task slots; a slot's accesses are its own job's (its files and heap).
+        assert_eq!(per.len() as u32, p.jobs * p.slots());
+        let l = Layout::new(&p);
+        for (t, acc) in per.iter().enumerate() {
+            let j = t as u32 / p.slots();
+            let job_files = l.job_base(&p, j) as u64..l.job_base(&p, j) as u64 + l.job_file_pages;
+            assert!(acc.iter().filter(|a| a.is_file() && a.page >= p.input_pages).all(|a| job_files.contains(&(a.page as u64))), "slot {t}");
+            assert!(!acc.is_empty(), "slot {t} never ran");
+        }
+        // Every record carries the JVM's CPU time before it: a job's records' worth in all.
+        let gap = p.access_cpu_ns();
+        assert!(gap > 0 && v.iter().all(|a| a.gap == gap));
+        let records = p.input_pages as f64 * 4096.0 / 100.0;
+        let job_ns = gap as f64 * p.job_accesses() as f64;
+        assert!((job_ns / (records * 5800.0) - 1.0).abs() < 0.01, "{job_ns} ns for {records} records");
+        assert_eq!(TeraSortSource::new(p, 3).unwrap().meta().tick_ps, 1000);
+        assert_eq!(TeraSortSource::new(small(), 3).unwrap().meta().tick_ps, 0);
     }
 
     #[test]

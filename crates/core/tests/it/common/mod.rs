@@ -119,3 +119,100 @@ impl AccessSource for VecSource {
         None
     }
 }
+
+/// Tasks with fixed streams (a [`reclaimlab_trace::TaskSource`]): task `t` runs
+/// `streams[t]`, once task `after[t]` (if any) has finished its own.
+pub struct TaskVecSource {
+    streams: Vec<Vec<reclaimlab_trace::Access>>,
+    pos: Vec<usize>,
+    after: Vec<Option<usize>>,
+    changes: u64,
+    meta: reclaimlab_trace::TraceMeta,
+}
+
+impl TaskVecSource {
+    /// Timed in 1 ns ticks (each record's gap is its task's CPU time before it).
+    pub fn new(streams: Vec<Vec<reclaimlab_trace::Access>>, after: Vec<Option<usize>>, files: Vec<reclaimlab_trace::FileRange>) -> Self {
+        let all = || streams.iter().flatten();
+        let meta = reclaimlab_trace::TraceMeta {
+            format: "test".into(),
+            nr_records: Some(all().count() as u64),
+            nr_pages: Some(all().map(|a| a.page + 1).max().unwrap_or(0)),
+            cgroups: vec![String::new()],
+            tick_ps: 1000,
+            files,
+            ops: Vec::new(),
+        };
+        let n = streams.len();
+        TaskVecSource { streams, pos: vec![0; n], after, changes: 0, meta }
+    }
+
+    fn finished(&self, t: usize) -> bool {
+        self.pos[t] == self.streams[t].len()
+    }
+}
+
+impl reclaimlab_trace::TaskSource for TaskVecSource {
+    fn nr_tasks(&self) -> usize {
+        self.streams.len()
+    }
+    fn is_runnable(&self, t: usize) -> bool {
+        !self.finished(t) && self.after[t].map_or(true, |a| self.finished(a))
+    }
+    fn changes(&self) -> u64 {
+        self.changes
+    }
+    fn run_task(&mut self, t: usize, buf: &mut Vec<reclaimlab_trace::Access>, max: usize) -> reclaimlab_trace::Result<usize> {
+        buf.clear();
+        let n = max.min(self.streams[t].len() - self.pos[t]);
+        buf.extend_from_slice(&self.streams[t][self.pos[t]..self.pos[t] + n]);
+        self.pos[t] += n;
+        if self.finished(t) {
+            self.changes += 1;
+        }
+        Ok(n)
+    }
+}
+
+impl AccessSource for TaskVecSource {
+    fn meta(&self) -> &reclaimlab_trace::TraceMeta {
+        &self.meta
+    }
+    /// The tasks one after another (what a replay on one clock would see).
+    fn read_batch(&mut self, buf: &mut Vec<reclaimlab_trace::Access>, max: usize) -> reclaimlab_trace::Result<usize> {
+        buf.clear();
+        for t in 0..self.streams.len() {
+            let n = (max - buf.len()).min(self.streams[t].len() - self.pos[t]);
+            buf.extend_from_slice(&self.streams[t][self.pos[t]..self.pos[t] + n]);
+            self.pos[t] += n;
+        }
+        Ok(buf.len())
+    }
+    fn nr_pages_seen(&self) -> u32 {
+        self.meta.nr_pages.unwrap()
+    }
+    fn progress(&self) -> Option<f64> {
+        None
+    }
+    fn tasks(&mut self) -> Option<&mut dyn reclaimlab_trace::TaskSource> {
+        Some(self)
+    }
+}
+
+/// The same tasks replayed as one stream (the engine never sees them as tasks).
+pub struct Serial(pub TaskVecSource);
+
+impl AccessSource for Serial {
+    fn meta(&self) -> &reclaimlab_trace::TraceMeta {
+        self.0.meta()
+    }
+    fn read_batch(&mut self, buf: &mut Vec<reclaimlab_trace::Access>, max: usize) -> reclaimlab_trace::Result<usize> {
+        self.0.read_batch(buf, max)
+    }
+    fn nr_pages_seen(&self) -> u32 {
+        self.0.nr_pages_seen()
+    }
+    fn progress(&self) -> Option<f64> {
+        None
+    }
+}
