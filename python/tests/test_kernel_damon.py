@@ -166,6 +166,23 @@ def test_the_guest_bins_each_aggregations_regions(tmp_path):
                                            "damon_hot_bytes": (489565632 + 1048576) / 2, "damon_nr_regions": 2.5}
 
 
+@pytest.mark.skipif(shutil.which("busybox") is None, reason="needs busybox (the guest's awk)")
+def test_an_aggregation_the_trace_buffer_cut_is_left_out(tmp_path):
+    # The guest reads the events after the run from a buffer that overwrites its oldest: the
+    # first aggregation kept may lack its first regions, one per CPU buffer in the middle
+    # too. Each aggregation lists its regions in address order, so a lower start begins
+    # the next; one with fewer regions than it says is left out, and the rest still bin.
+    cut = TRACE.splitlines(keepends=True)
+    (tmp_path / "trace").write_text("".join(cut[1:3]) + TRACE + "".join(cut[:1] + cut[2:3]) + "".join(cut[3:]))
+    out = subprocess.run(["busybox", "awk", "-v", "max=20", _snapshot_awk(), str(tmp_path / "trace")],
+                         capture_output=True, text=True, check=True).stdout
+    c = console.parse(out + "@@snap_lost 3\n")
+    a, b = damon.Snapshot(12.85513, 3, 45113344, 1000000, 489565632), damon.Snapshot(12.959199, 2, 534630400, 0, 1048576)
+    assert c.snapshots == [a, b, b]  # the cut first aggregation and the one cut in its middle: left out
+    assert [line.split()[2:] for line in out.splitlines() if line.startswith("@@regs")][1] == ["256:512:20", "512:131037:0"]
+    assert c.snap_lost == 3
+
+
 def _shell_function(name: str) -> str:
     """One shell function of guest/init.sh, as written."""
     text = initramfs.INIT.read_text()

@@ -387,21 +387,28 @@ damon_trace() {
         [ -e $DT/events/damon/damon_aggregated/enable ] || return 0
         echo 0 > $DT/events/damon/damon_aggregated/enable
         awk -v max=$(($(cat $DAMON/aggr_interval) / $(cat $DAMON/sample_interval))) '
-            / damon_aggregated: / {
-                for (i = 1; i <= NF; i++) {
-                    if ($i == "damon_aggregated:") t = $(i - 1)
-                    if ($i ~ /^nr_regions=/) { n = substr($i, 12) + 0; split($(i + 1), r, "-"); nr = $(i + 2) + 0 }
-                }
-                sz = r[2] - r[1]
-                regs = regs " " int(r[1] / 4096) ":" int((r[2] + 0) / 4096) ":" nr
-                if (nr == 0) idle += sz; else if (nr * 4 < max) warm += sz; else hot += sz
-                if (++cnt >= n) {
+            function flush() {
+                if (cnt == n) {
                     sub(/:$/, "", t)
                     printf "@@snap %s %d %.0f %.0f %.0f\n", t, n, idle, warm, hot
                     printf "@@regs %s%s\n", t, regs
-                    cnt = idle = warm = hot = 0; regs = ""
                 }
-            }' $DT/trace
+                cnt = idle = warm = hot = 0; regs = ""
+            }
+            / damon_aggregated: / {
+                for (i = 1; i <= NF; i++) {
+                    if ($i == "damon_aggregated:") tt = $(i - 1)
+                    if ($i ~ /^nr_regions=/) { m = substr($i, 12) + 0; split($(i + 1), r, "-"); nr = $(i + 2) + 0 }
+                }
+                # an aggregation lists its regions in address order: a lower start begins
+                # the next one (an aggregation the buffer lost part of is left out)
+                if (cnt && r[1] + 0 <= last) flush()
+                n = m; t = tt; last = r[1] + 0; cnt++
+                sz = r[2] - r[1]
+                regs = regs " " int(r[1] / 4096) ":" int((r[2] + 0) / 4096) ":" nr
+                if (nr == 0) idle += sz; else if (nr * 4 < max) warm += sz; else hot += sz
+            }
+            END { if (cnt) flush() }' $DT/trace
         echo "@@snap_lost $(overruns $DT)"
         rmdir $DT 2>/dev/null ;;
     esac
