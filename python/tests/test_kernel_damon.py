@@ -146,7 +146,7 @@ TRACE = """\
 def _snapshot_awk() -> str:
     """The awk program guest/init.sh runs over the damon_aggregated tracepoint."""
     text = initramfs.INIT.read_text()
-    body = text.split("awk -v max=", 1)[1].split("' $T/trace_pipe", 1)[0]
+    body = text.split("awk -v max=", 1)[1].split("' $DT/trace", 1)[0]
     return body.split("'", 1)[1]
 
 
@@ -164,6 +164,52 @@ def test_the_guest_bins_each_aggregations_regions(tmp_path):
     assert (sim.idle, sim.warm, sim.hot, sim.nr_regions) == (45113344, 1000000, 489565632, 3)
     assert damon_compare.snapshot_means(snaps) == {"damon_accessed_bytes": (1000000 + 489565632 + 1048576) / 2,
                                            "damon_hot_bytes": (489565632 + 1048576) / 2, "damon_nr_regions": 2.5}
+
+
+@pytest.mark.skipif(shutil.which("busybox") is None, reason="needs busybox (the guest's awk)")
+def test_an_aggregation_the_trace_buffer_cut_is_left_out(tmp_path):
+    # The guest reads the events after the run from a buffer that overwrites its oldest: the
+    # first aggregation kept may lack its first regions, one per CPU buffer in the middle
+    # too. Each aggregation lists its regions in address order, so a lower start begins
+    # the next; one with fewer regions than it says is left out, and the rest still bin.
+    cut = TRACE.splitlines(keepends=True)
+    (tmp_path / "trace").write_text("".join(cut[1:3]) + TRACE + "".join(cut[:1] + cut[2:3]) + "".join(cut[3:]))
+    out = subprocess.run(["busybox", "awk", "-v", "max=20", _snapshot_awk(), str(tmp_path / "trace")],
+                         capture_output=True, text=True, check=True).stdout
+    c = console.parse(out + "@@snap_lost 3\n")
+    a, b = damon.Snapshot(12.85513, 3, 45113344, 1000000, 489565632), damon.Snapshot(12.959199, 2, 534630400, 0, 1048576)
+    assert c.snapshots == [a, b, b]  # the cut first aggregation and the one cut in its middle: left out
+    assert [line.split()[2:] for line in out.splitlines() if line.startswith("@@regs")][1] == ["256:512:20", "512:131037:0"]
+    assert c.snap_lost == 3
+
+
+def _shell_function(name: str) -> str:
+    """One shell function of guest/init.sh, as written."""
+    text = initramfs.INIT.read_text()
+    return name + "() {" + text.split(f"\n{name}() {{", 1)[1].split("\n}\n", 1)[0] + "\n}\n"
+
+
+@pytest.mark.skipif(shutil.which("busybox") is None or shutil.which("strace") is None,
+                    reason="needs busybox (the guest's shell) and strace")
+def test_the_guests_sampler_forks_nothing_while_damon_watches(tmp_path):
+    # Every page a forked and executed command touches is a fresh LRU folio, not idle and
+    # young: DAMON's paddr sampling counts it as accessed (damon_folio_young, mm/damon/
+    # paddr.c 6.12), which the simulator, replaying the workload alone, cannot see.
+    run_dir, cg, stats = tmp_path / "run", tmp_path / "cg", tmp_path / "kd/contexts/0/schemes/0/stats"
+    for d in (run_dir, cg, stats):
+        d.mkdir(parents=True)
+    (run_dir / "cg0").write_text(f"{cg}\n")
+    (cg / "memory.current").write_text("4096\n")
+    (stats / "sz_applied").write_text("8192\n")
+    (tmp_path / "kd/state").write_text("on\n")
+    os.mkfifo(run_dir / "pause")
+    script = _shell_function("sampler").replace("/run/", f"{run_dir}/") + f"KD={tmp_path}/kd\nsampler sysfs\n"
+    r = subprocess.run(["timeout", "-s", "INT", "1.3", "strace", "-f", "-qq", "-e", "trace=process", "busybox", "sh",
+                        "-c", script], capture_output=True, text=True)
+    samples = [line.split() for line in r.stdout.splitlines() if line.startswith("@@sample")]
+    assert len(samples) >= 2 and all(x[2:] == ["4096", "8192"] for x in samples)
+    calls = [line for line in r.stderr.splitlines() if re.search(r"\b(clone3?|v?fork|execve)\(", line)]
+    assert len(calls) == 1 and "busybox" in calls[0]  # strace's own exec of the shell, nothing after
 
 
 def test_the_simulators_kdamond_gets_the_guests_measured_schedule():

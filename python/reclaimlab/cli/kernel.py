@@ -317,6 +317,9 @@ def cmd_validate(a: argparse.Namespace) -> int:
         k = dr["kdamond_cpu_pct"]
         if k["kernel"] and k["simulator"] is not None:
             print(f"kdamond CPU: kernel {mean_sd(k['kernel'])[0]:.2f}% (TCG), simulator {k['simulator']:.2f}%")
+        if any(dr.get("snap_lost") or []):
+            print(f"note: damon_*: the guest's trace buffer overwrote {sum(dr['snap_lost'])} region events before they "
+                  f"were read (per boot {dr['snap_lost']}); the aggregations they cut are left out")
     shown = {r["counter"] for r in res["rows"]}
     for counter, note in res["notes"].items():
         if counter in shown:

@@ -183,8 +183,10 @@ class Console:
     #: the footprint samples taken while it ran.
     damon_reclaim: dict[str, str] = field(default_factory=dict)
     samples: list[Sample] = field(default_factory=list)
-    #: Its regions summarised after every aggregation (``@@snap``).
+    #: Its regions summarised after every aggregation (``@@snap``), and the tracepoint's
+    #: events the guest's trace buffer overwrote before they were read (``@@snap_lost``).
     snapshots: list[Snapshot] = field(default_factory=list)
+    snap_lost: int | None = None
     #: THP workloads (guest/thp.c): NUMA nodes and MemTotal (KiB) it saw, the defrag mode
     #: read back (``always defer [madvise] ...``), per thpscale thread count
     #: ``{threads, huge, base, sum_huge_us, sum_base_us}``, usemem's
@@ -455,6 +457,8 @@ def parse(text: str) -> Console:
                 c.pfns = [int(x) for x in parts]
             elif tag == "snap" and len(parts) == 5:
                 c.snapshots.append(Snapshot(float(parts[0]), *(int(x) for x in parts[1:])))
+            elif tag == "snap_lost" and len(parts) == 1:
+                c.snap_lost = int(parts[0])
             elif tag == "sample" and len(parts) == 3:
                 c.samples.append(Sample(float(parts[0]), int(parts[1]), int(parts[2])))
             elif tag == "phase" and len(parts) == 2:

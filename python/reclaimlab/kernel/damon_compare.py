@@ -185,6 +185,7 @@ def compare(consoles: list, base_consoles: list, sims: list[dict], sim_base: dic
                           "simulator_baseline": curve(*sim_footprint(sim_base["series"], cgroup))},
             "accessed": {"kernel": [curve(*accessed_series(c.snapshots)) for c in consoles],
                          "simulator": curve(*accessed_series(sim_snaps))},
+            "snap_lost": [c.snap_lost or 0 for c in consoles],
             "kdamond_cpu_pct": {"kernel": [100 * x for x in cpu],
                                 "simulator": mean_sd([s["metrics"].get("damon_cpu_pct", 0.0) for s in sims])[0]},
             "sim_seeds": len(sims)}

@@ -359,35 +359,83 @@ damon_start() {
     elif [ "$mode" = module ]; then
         echo Y > $DAMON/enabled || { echo "@@error damon_reclaim enabled"; return 1; }
     fi
-    [ -n "$mode" ] && echo "@@damon_reclaim interface $mode" && damon_snapshots
+    [ -n "$mode" ] && echo "@@damon_reclaim interface $mode" && damon_trace start
     grep -q 'lab.sample=1' /proc/cmdline || [ -n "$mode" ] || return 0
-    (
-        while :; do sample "$mode"; sleep 0.5; done
-    ) &
+    mkfifo /run/pause
+    sampler "$mode" &
     echo $! > /run/sampler.pid
 }
-# Its regions after every aggregation (the damon_aggregated tracepoint), summarised in the
-# guest as "@@snap TIME NR_REGIONS IDLE WARM HOT": bytes of regions with no access, with
-# accesses in under a quarter of the aggregation's samples, and in at least a quarter.
-damon_snapshots() {
-    T=/sys/kernel/tracing
-    [ -d $T/events ] || mount -t tracefs none $T || return 0
-    echo 1 > $T/events/damon/damon_aggregated/enable || return 0
-    awk -v max=$(($(cat $DAMON/aggr_interval) / $(cat $DAMON/sample_interval))) '
-        / damon_aggregated: / {
-            for (i = 1; i <= NF; i++) {
-                if ($i == "damon_aggregated:") t = $(i - 1)
-                if ($i ~ /^nr_regions=/) { n = substr($i, 12) + 0; split($(i + 1), r, "-"); nr = $(i + 2) + 0 }
+# DAMON's regions after every aggregation (the damon_aggregated tracepoint,
+# include/trace/events/damon.h 6.12: one event per region from kdamond_reset_aggregated),
+# kept in a tracefs instance of their own (2 MiB a CPU, made before the workload's start
+# report so the simulator counts it as the kernel's memory) and read only after the
+# workload: a reader running beside it would be guest memory DAMON samples too (its
+# pages are LRU folios). Summarised as "@@snap TIME NR_REGIONS IDLE WARM HOT": bytes of
+# regions with no access, with accesses in under a quarter of the aggregation's samples,
+# and in at least a quarter; "@@regs TIME START:END:NR_ACCESSES ..." the regions
+# themselves (page frame numbers); then "@@snap_lost N" (events the buffer overwrote).
+DT=/sys/kernel/tracing/instances/rl_damon
+damon_trace() {
+    case "$1" in
+    prepare)
+        [ -n "$(damon_mode)" ] || return 0
+        [ -d /sys/kernel/tracing/events ] || mount -t tracefs none /sys/kernel/tracing 2>/dev/null || return 0
+        mkdir -p $DT 2>/dev/null && echo 2048 > $DT/buffer_size_kb ;;
+    start)
+        [ -e $DT/events/damon/damon_aggregated/enable ] && echo 1 > $DT/events/damon/damon_aggregated/enable ;;
+    end)
+        [ -e $DT/events/damon/damon_aggregated/enable ] || return 0
+        echo 0 > $DT/events/damon/damon_aggregated/enable
+        awk -v max=$(($(cat $DAMON/aggr_interval) / $(cat $DAMON/sample_interval))) '
+            function flush() {
+                if (cnt == n) {
+                    sub(/:$/, "", t)
+                    printf "@@snap %s %d %.0f %.0f %.0f\n", t, n, idle, warm, hot
+                    printf "@@regs %s%s\n", t, regs
+                }
+                cnt = idle = warm = hot = 0; regs = ""
             }
-            sz = r[2] - r[1]
-            if (nr == 0) idle += sz; else if (nr * 4 < max) warm += sz; else hot += sz
-            if (++cnt >= n) {
-                sub(/:$/, "", t)
-                printf "@@snap %s %d %.0f %.0f %.0f\n", t, n, idle, warm, hot; fflush()
-                cnt = idle = warm = hot = 0
+            / damon_aggregated: / {
+                for (i = 1; i <= NF; i++) {
+                    if ($i == "damon_aggregated:") tt = $(i - 1)
+                    if ($i ~ /^nr_regions=/) { m = substr($i, 12) + 0; split($(i + 1), r, "-"); nr = $(i + 2) + 0 }
+                }
+                # an aggregation lists its regions in address order: a lower start begins
+                # the next one (an aggregation the buffer lost part of is left out)
+                if (cnt && r[1] + 0 <= last) flush()
+                n = m; t = tt; last = r[1] + 0; cnt++
+                sz = r[2] - r[1]
+                regs = regs " " int(r[1] / 4096) ":" int((r[2] + 0) / 4096) ":" nr
+                if (nr == 0) idle += sz; else if (nr * 4 < max) warm += sz; else hot += sz
             }
-        }' $T/trace_pipe &
-    echo $! > /run/snap.pid
+            END { if (cnt) flush() }' $DT/trace
+        echo "@@snap_lost $(overruns $DT)"
+        rmdir $DT 2>/dev/null ;;
+    esac
+}
+# "@@sample UPTIME MEMORY_CURRENT BYTES_RECLAIMED" every 0.5 s while the workload runs
+# ($1 the DAMON_RECLAIM interface, "" without it), with shell built-ins only (read, echo,
+# and read -t on a FIFO nobody writes, /run/pause, for the pause): a command it forked and
+# executed would give DAMON freshly allocated, young pages to sample every half second.
+sampler() {
+    read -r cg < /run/cg0
+    case "$1" in
+        sysfs) stat=$KD/contexts/0/schemes/0/stats/sz_applied ;;
+        module) stat=$DAMON/bytes_reclaimed_regions ;;
+        *) stat= ;;
+    esac
+    exec 3<> /run/pause
+    while :; do
+        read -r up _ < /proc/uptime
+        read -r cur < "$cg/memory.current"
+        rec=0
+        if [ -n "$stat" ]; then
+            [ "$1" = sysfs ] && echo update_schemes_stats > $KD/state
+            read -r rec < "$stat"
+        fi
+        echo "@@sample $up $cur $rec"
+        read -t 0.5 _ <&3
+    done
 }
 # One "@@sample" line; $1 the DAMON_RECLAIM interface ("" without it).
 sample() {
@@ -398,16 +446,12 @@ sample() {
     echo "@@sample $up $cur $rec"
 }
 # After the workload: the last sample, kdamond's CPU time (clock ticks, from
-# /proc/PID/stat), every parameter and statistic; then off.
+# /proc/PID/stat), every parameter and statistic; then off, and its regions (damon_trace).
 damon_stop() {
     [ -e /run/sampler.pid ] || return 0
     kill "$(cat /run/sampler.pid)"
     mode=$(damon_mode)
     sample "$mode"
-    if [ -e /run/snap.pid ]; then
-        echo 0 > /sys/kernel/tracing/events/damon/damon_aggregated/enable
-        kill "$(cat /run/snap.pid)"
-    fi
     [ -n "$mode" ] || return 0
     pid=$(damon_pid "$mode")
     [ "$pid" -gt 0 ] 2>/dev/null && echo "@@damon_reclaim kdamond_ticks $(awk '{print $14 + $15}' /proc/$pid/stat)"
@@ -416,6 +460,7 @@ damon_stop() {
     done
     damon_stats "$mode" | sed 's/^/@@damon_reclaim /'
     if [ "$mode" = sysfs ]; then echo off > $KD/state; else echo N > $DAMON/enabled; fi
+    damon_trace end
 }
 # The data disk's request queue (block/blk-sysfs.c, block/blk-wbt.c 6.12): "@@blkq KEY
 # VALUE" for its limits, scheduler, hardware queues, tags and writeback throttling (wbt)
@@ -590,6 +635,7 @@ if [ "$pin" = 1 ]; then
 fi
 # wl merges consecutive preads into reads of up to 64 KiB only without readahead: with it,
 # the request size steers readahead, and the simulator reads 4 KiB per access.
+damon_trace prepare
 if [ -e /data/program ]; then
     # A real program (python/reclaimlab/programs): /data/program holds its working
     # directory, then its argv, one per line; it runs chrooted in /data/root, which holds
