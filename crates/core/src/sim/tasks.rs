@@ -7,13 +7,14 @@
 //! path, on the CPU that frees first (`machine.cpus`, one pool: a work-conserving
 //! scheduler, as CFS's load balancing is over time), starting when both are ready, until
 //! its clock is [`TASK_QUANTUM_NS`] past the next task's (or a task starts or ends). The
-//! task's clock then stands at the end of its slice, stalls included; the CPU is busy only for the slice's CPU work — the
-//! records' gaps (the task's own computation) and its direct reclaim — so a task waiting
-//! for I/O or throttled leaves its CPU to another. Work that a task's progress starts in
-//! another slot (a job's reduce after its last map) starts no earlier than that task's
-//! clock. The machine's clock is the running task's, so it steps back by up to a quantum
-//! (and one access's stall) between tasks, as a program's does (sim/process.rs); daemons run on their own clocks.
-//! The run ends at the latest task's clock (the last job's end).
+//! task's clock then stands at the end of its slice, stalls included; the CPU is busy only
+//! for the slice's CPU work — the records' gaps (the task's own computation) and its direct
+//! reclaim — so a task waiting for I/O or throttled leaves its CPU to another. Work that a
+//! task's progress starts in another slot (a job's reduce after its last map) starts no
+//! earlier than that task's clock. The machine's clock is the running task's, so it steps
+//! back by up to a quantum (and one access's stall) between tasks, as a program's does
+//! (sim/process.rs); daemons run on their own clocks. The run ends at the latest task's
+//! clock (the last job's end).
 //!
 //! The baseline (`baseline_runtime_s`, the run with unlimited memory: the CPU work and the
 //! first touches) schedules the same slices, in the same order, each on the CPU that frees
@@ -21,7 +22,9 @@
 //!
 //! Abstractions: the per-CPU page lists are the trace's one task's (`TASK_CPU`) whatever
 //! CPU a task runs on; a kswapd never waits for the tasks' CPUs unless the machine has one
-//! CPU per node (sim/daemons.rs, as for a trace); a slice is never preempted.
+//! CPU per node (sim/daemons.rs, as for a trace); a slice is never preempted;
+//! `balance_dirty_pages` keeps one writer's pause state (mm/writeback.rs), so the tasks
+//! share it and its rate limit is the disk's bandwidth, not the kernel's share per dirtier.
 
 use super::engine::Machine;
 use crate::error::{Error, Result};
