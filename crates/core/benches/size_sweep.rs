@@ -5,7 +5,12 @@
 //! some), classic@6.15 and mglru@6.15 replay the same generated trace at a fixed ~30 %
 //! fault ratio: one anonymous region of 4/3 of the machine's frames, touched once in order
 //! (the fill: untimed), then `SIZE_SWEEP_ACCESSES` (default 4 M) uniform accesses over it
-//! (timed), SSD swap, base pages. Each policy runs in a child process of its own, so the
+//! (timed), SSD swap, base pages. `SIZE_SWEEP_PASSES=N` times at least N passes over the
+//! region (N × its pages, a number that grows with the size; still at least
+//! `SIZE_SWEEP_ACCESSES`): 4 M accesses are 12 passes at 1 GiB, where reclaim has reached
+//! its steady state (refaults activated, the active list scanned), but a twentieth of one
+//! at 256 GiB, still in the wake of the in-order fill; two passes or more compare the
+//! sizes in the same state. Each policy runs in a child process of its own, so the
 //! peak resident memory (`VmHWM`) it reports is that machine's alone, with the time to
 //! build the machine. The plain-LRU peer of the same capacity replays the same trace in
 //! this process before them; the ratio is engine / peer.
@@ -64,18 +69,23 @@ fn child(gib: u64, policy: &str, accesses: u64) {
 
 fn main() {
     let env_u64 = |k: &str, d: u64| std::env::var(k).ok().map_or(d, |v| v.parse().unwrap());
-    let accesses = env_u64("SIZE_SWEEP_ACCESSES", 4_000_000);
+    let fixed = env_u64("SIZE_SWEEP_ACCESSES", 4_000_000);
+    let passes = env_u64("SIZE_SWEEP_PASSES", 0);
+    // The timed accesses on a machine of `gib` GiB.
+    let accesses = |gib: u64| fixed.max(passes * (gib * FRAMES_PER_GIB * 4 / 3));
     let args: Vec<String> = std::env::args().collect();
     if let Some(i) = args.iter().position(|a| a == "--child") {
-        child(args[i + 1].parse().unwrap(), &args[i + 2], accesses);
+        let gib = args[i + 1].parse().unwrap();
+        child(gib, &args[i + 2], accesses(gib));
         return;
     }
     let sizes: Vec<u64> = std::env::var("SIZE_SWEEP_GIB").unwrap_or_else(|_| "1,16,128,256".into()).split(',').map(|s| s.trim().parse().unwrap()).collect();
     let exe = std::env::current_exe().unwrap();
-    println!("reclaimlab size sweep: uniform over 4/3 of the frames after an in-order fill, {accesses} timed accesses, one core");
+    let timed = if passes > 0 { format!("at least {passes} passes and {fixed}") } else { format!("{fixed}") };
+    println!("reclaimlab size sweep: uniform over 4/3 of the frames after an in-order fill, {timed} timed accesses, one core");
     println!("{:>8} {:<14} {:>12} {:>8} {:>12} {:>10} {:>10}", "machine", "policy", "accesses/s", "faults", "vs plain LRU", "peak", "build");
     for gib in sizes {
-        let (mut src, fill) = trace(gib, accesses);
+        let (mut src, fill) = trace(gib, accesses(gib));
         let (lru, miss) = common::lru_rate(&mut *src, (gib * FRAMES_PER_GIB) as u32, fill);
         drop(src);
         for policy in ["classic@6.15", "mglru@6.15"] {

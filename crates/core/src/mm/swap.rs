@@ -40,21 +40,22 @@ pub struct Swap {
     pub zram_page_bytes: u64,
     /// Frames held by the zram pool.
     pub zram_pool: Vec<Pfn>,
-    /// Per 64 slots: which are in use and which hold a shadow entry in the swap cache.
+    /// Per 64 slots: which are in use and which hold a shadow entry in the swap cache
+    /// (a [`SlotWord`]); a zeroed allocation, so slots the cursor never reached cost no
+    /// host memory.
     map: Vec<SlotWord>,
     /// Where the next slot search starts.
     cursor: u64,
 }
 
-/// 64 slots: in use (`swap_map[offset] != 0`, one bit each), and holding a shadow entry
-/// (the swap cache's xarray leaf node of these 64 offsets, mm/workingset.rs
-/// `ShadowNodes`). Together in one cache line, since a swap-in clears a bit of each.
-#[derive(Clone, Copy, Default)]
-#[repr(C, align(16))]
-struct SlotWord {
-    used: u64,
-    shadow: u64,
-}
+/// 64 slots: in use (`swap_map[offset] != 0`, one bit each: `[USED]`), and holding a
+/// shadow entry (the swap cache's xarray leaf node of these 64 offsets, mm/workingset.rs
+/// `ShadowNodes`: `[SHADOW]`). Together in one cache line, since a swap-in clears a bit
+/// of each (16 bytes at 16-byte offsets, in one line as glibc aligns its blocks to 16).
+/// An array of integers, so `vec![[0; 2]; n]` is a zeroed allocation (a struct's is not).
+type SlotWord = [u64; 2];
+const USED: usize = 0;
+const SHADOW: usize = 1;
 
 impl Swap {
     pub fn new(cfg: &SimConfig) -> Self {
@@ -68,12 +69,12 @@ impl Swap {
     pub fn alloc_slot(&mut self) -> u32 {
         debug_assert!(self.has_free_slots());
         if self.map.is_empty() {
-            self.map = vec![SlotWord::default(); self.total.div_ceil(64) as usize];
+            self.map = vec![[0; 2]; self.total.div_ceil(64) as usize];
         }
         let words = self.map.len();
         let mut w = (self.cursor / 64) as usize;
         // The cursor's own word: only the bits at and after it.
-        let mut free = !self.map[w].used & (!0u64 << (self.cursor % 64));
+        let mut free = !self.map[w][USED] & (!0u64 << (self.cursor % 64));
         for _ in 0..=words {
             let valid = if w + 1 == words && self.total % 64 != 0 { (1u64 << (self.total % 64)) - 1 } else { !0 };
             free &= valid;
@@ -81,11 +82,11 @@ impl Swap {
                 break;
             }
             w = (w + 1) % words;
-            free = !self.map[w].used;
+            free = !self.map[w][USED];
         }
         let slot = w as u64 * 64 + free.trailing_zeros() as u64;
-        debug_assert!(slot < self.total && self.map[w].used & (1 << (slot % 64)) == 0, "no free slot found");
-        self.map[w].used |= 1 << (slot % 64);
+        debug_assert!(slot < self.total && self.map[w][USED] & (1 << (slot % 64)) == 0, "no free slot found");
+        self.map[w][USED] |= 1 << (slot % 64);
         self.cursor = if slot + 1 == self.total { 0 } else { slot + 1 }; // no division per swap-out
         self.used += 1;
         slot as u32
@@ -103,12 +104,12 @@ impl Swap {
             return None;
         }
         if self.map.is_empty() {
-            self.map = vec![SlotWord::default(); self.total.div_ceil(64) as usize];
+            self.map = vec![[0; 2]; self.total.div_ceil(64) as usize];
         }
         let start = (self.cursor / SWAPFILE_CLUSTER) as usize;
-        let c = (0..nr).map(|k| (start + k) % nr).find(|&c| self.map[c * WORDS..(c + 1) * WORDS].iter().all(|w| w.used == 0))?;
+        let c = (0..nr).map(|k| (start + k) % nr).find(|&c| self.map[c * WORDS..(c + 1) * WORDS].iter().all(|w| w[USED] == 0))?;
         for w in &mut self.map[c * WORDS..(c + 1) * WORDS] {
-            w.used = !0;
+            w[USED] = !0;
         }
         let slot = c as u64 * SWAPFILE_CLUSTER;
         self.cursor = (slot + SWAPFILE_CLUSTER) % self.total;
@@ -123,12 +124,12 @@ impl Swap {
     pub fn release_slot(&mut self, slot: u32) -> bool {
         let w = &mut self.map[slot as usize / 64];
         let bit = 1u64 << (slot % 64);
-        debug_assert!(w.used & bit != 0);
-        w.used &= !bit;
-        let had = w.shadow;
-        w.shadow &= !bit;
+        debug_assert!(w[USED] & bit != 0);
+        w[USED] &= !bit;
+        let had = w[SHADOW];
+        w[SHADOW] &= !bit;
         self.used -= 1;
-        had != 0 && w.shadow == 0
+        had != 0 && w[SHADOW] == 0
     }
 
     /// `__delete_from_swap_cache` leaves a shadow entry at `slot`. Returns whether its
@@ -136,20 +137,20 @@ impl Swap {
     #[inline]
     pub fn store_shadow(&mut self, slot: u32) -> bool {
         let w = &mut self.map[slot as usize / 64];
-        let was = w.shadow;
+        let was = w[SHADOW];
         debug_assert!(was & (1 << (slot % 64)) == 0);
-        w.shadow = was | 1 << (slot % 64);
+        w[SHADOW] = was | 1 << (slot % 64);
         was == 0
     }
 
     /// The shadow entries of slots `64 * node ..` (one bit each).
     pub fn node_shadows(&self, node: usize) -> u64 {
-        self.map.get(node).map_or(0, |w| w.shadow)
+        self.map.get(node).map_or(0, |w| w[SHADOW])
     }
 
     /// Drop every shadow entry of swap-cache node `node` (`shadow_lru_isolate`).
     pub fn clear_node_shadows(&mut self, node: usize) {
-        self.map[node].shadow = 0;
+        self.map[node][SHADOW] = 0;
     }
 
     /// Host prefetch hint for the word of `slot`'s bits (no simulated effect).
@@ -160,7 +161,7 @@ impl Swap {
 
     /// Whether `slot` is in use.
     pub fn is_used(&self, slot: u32) -> bool {
-        self.map.get(slot as usize / 64).is_some_and(|w| w.used & (1 << (slot % 64)) != 0)
+        self.map.get(slot as usize / 64).is_some_and(|w| w[USED] & (1 << (slot % 64)) != 0)
     }
 
     /// `get_nr_swap_pages() > 0`: free slots exist.

@@ -92,6 +92,29 @@ pub const XA_NODE_CHARGED_BYTES: u64 = 576 + 8;
 /// End of a list / no node.
 const NIL: u32 = u32::MAX;
 
+/// Per node, a node or list id, [`NIL`] for none, stored complemented: a zeroed
+/// allocation reads as `NIL` throughout, so a node never put on a list (most of a large
+/// swap device's) costs no host memory.
+#[derive(Default)]
+struct NodeIds(Vec<u32>);
+
+impl NodeIds {
+    /// `n` entries, all `NIL`.
+    fn new(n: usize) -> Self {
+        NodeIds(vec![0; n])
+    }
+
+    #[inline(always)]
+    fn get(&self, i: usize) -> u32 {
+        !self.0[i]
+    }
+
+    #[inline(always)]
+    fn set(&mut self, i: usize, id: u32) {
+        self.0[i] = !id;
+    }
+}
+
 /// The page cache's xarray leaf nodes of the trace's files and the `shadow_nodes`
 /// list_lru (mm/workingset.c, lib/xarray.c, mm/list_lru.c 6.12; later kernels change only
 /// list_lru's locking).
@@ -117,6 +140,11 @@ const NIL: u32 = u32::MAX;
 /// the root memcg's list of their node and count in no memcg's slab, and only reclaim
 /// that shrinks the root's list (global reclaim, which walks every memcg) drops them,
 /// limited by the root memcg's own pages (`count_shadow_nodes`).
+///
+/// Host memory: the per-node arrays come from zeroed allocations whose zero is a node's
+/// state before first use (empty, on no list), and a swap node's slots follow from its
+/// index, so setting up the nodes of a swap device writes nothing per node; a node costs
+/// host memory from its first entry.
 #[derive(Default)]
 pub struct ShadowNodes {
     loaded: bool,
@@ -133,13 +161,14 @@ pub struct ShadowNodes {
     nr_values: Vec<u8>,
     /// Per node: on its list (`!list_empty(&node->private_list)`).
     on_list: Vec<bool>,
-    /// Per node: page id of its slot 0 and its number of slots within the file.
+    /// Per file node: page id of its slot 0 and its number of slots within the file (a
+    /// swap node's are its index's: [`Self::slots_of`]).
     start: Vec<u32>,
     slots: Vec<u8>,
     /// Per node while allocated: its list (lruvec id of its memcg and node).
-    list: Vec<u32>,
-    prev: Vec<u32>,
-    next: Vec<u32>,
+    list: NodeIds,
+    prev: NodeIds,
+    next: NodeIds,
     /// Per list (lruvec id): head, tail, length, allocated nodes (slab objects), and the
     /// shrinker's `nr_deferred` for that (memcg, node).
     head: Vec<u32>,
@@ -172,19 +201,24 @@ impl ShadowNodes {
             nodes += n;
         }
         self.swap_base = nodes as usize;
-        for k in 0..self.nr_swap_slots.div_ceil(1 << XA_CHUNK_SHIFT) {
-            let start = (k << XA_CHUNK_SHIFT) as u32;
-            self.start.push(start);
-            self.slots.push((self.nr_swap_slots - start as u64).min(1 << XA_CHUNK_SHIFT) as u8);
-            nodes += 1;
-        }
-        let n = nodes as usize;
+        let n = self.swap_base + self.nr_swap_slots.div_ceil(1 << XA_CHUNK_SHIFT) as usize;
         self.count = vec![0; n];
         self.nr_values = vec![0; n];
         self.on_list = vec![false; n];
-        self.list = vec![NIL; n];
-        self.prev = vec![NIL; n];
-        self.next = vec![NIL; n];
+        self.list = NodeIds::new(n);
+        self.prev = NodeIds::new(n);
+        self.next = NodeIds::new(n);
+    }
+
+    /// Node `n`'s slots: page ids of a file node, swap slots of a swap node.
+    #[inline]
+    fn slots_of(&self, n: usize) -> std::ops::Range<u32> {
+        if self.is_swap(n) {
+            let start = ((n - self.swap_base) as u64) << XA_CHUNK_SHIFT;
+            start as u32..(start + (1 << XA_CHUNK_SHIFT)).min(self.nr_swap_slots) as u32
+        } else {
+            self.start[n]..self.start[n] + self.slots[n] as u32
+        }
     }
 
     /// The machine's swap slots (before [`Self::load`]).
@@ -214,7 +248,7 @@ impl ShadowNodes {
     pub fn swap_node_filled(&mut self, node: usize, lv: u32) {
         let n = self.swap_base + node;
         self.ensure_list(lv);
-        self.list[n] = lv;
+        self.list.set(n, lv);
         self.list_add(n);
     }
 
@@ -224,7 +258,7 @@ impl ShadowNodes {
     pub fn swap_node_emptied(&mut self, node: usize) {
         let n = self.swap_base + node;
         self.list_del(n);
-        self.list[n] = NIL;
+        self.list.set(n, NIL);
     }
 
     /// The leaf node of `page`, if its file has nodes.
@@ -257,12 +291,12 @@ impl ShadowNodes {
 
     /// `list_lru_add_obj`: at the tail.
     fn list_add(&mut self, n: usize) {
-        let lv = self.list[n] as usize;
-        self.prev[n] = self.tail[lv];
-        self.next[n] = NIL;
+        let lv = self.list.get(n) as usize;
+        self.prev.set(n, self.tail[lv]);
+        self.next.set(n, NIL);
         match self.tail[lv] {
             NIL => self.head[lv] = n as u32,
-            t => self.next[t as usize] = n as u32,
+            t => self.next.set(t as usize, n as u32),
         }
         self.tail[lv] = n as u32;
         self.len[lv] += 1;
@@ -272,18 +306,18 @@ impl ShadowNodes {
 
     /// `list_lru_del_obj` / `list_lru_isolate`.
     fn list_del(&mut self, n: usize) {
-        let lv = self.list[n] as usize;
-        let (p, x) = (self.prev[n], self.next[n]);
+        let lv = self.list.get(n) as usize;
+        let (p, x) = (self.prev.get(n), self.next.get(n));
         match p {
             NIL => self.head[lv] = x,
-            p => self.next[p as usize] = x,
+            p => self.next.set(p as usize, x),
         }
         match x {
             NIL => self.tail[lv] = p,
-            x => self.prev[x as usize] = p,
+            x => self.prev.set(x as usize, p),
         }
-        self.prev[n] = NIL;
-        self.next[n] = NIL;
+        self.prev.set(n, NIL);
+        self.next.set(n, NIL);
         self.len[lv] -= 1;
         self.on_list[n] = false;
         self.workingset_nodes -= 1;
@@ -317,7 +351,7 @@ impl ShadowNodes {
         } else {
             if self.count[n] == 0 {
                 self.ensure_list(lv);
-                self.list[n] = lv;
+                self.list.set(n, lv);
                 self.allocated[lv as usize] += 1;
             }
             self.count[n] += 1;
@@ -338,8 +372,8 @@ impl ShadowNodes {
         }
         self.update_node(n);
         if self.count[n] == 0 {
-            self.allocated[self.list[n] as usize] -= 1;
-            self.list[n] = NIL;
+            self.allocated[self.list.get(n) as usize] -= 1;
+            self.list.set(n, NIL);
         }
     }
 
@@ -366,8 +400,8 @@ impl ShadowNodes {
         }
         let n = n as usize;
         self.list_del(n);
-        self.list[n] = NIL;
-        let range = self.start[n]..self.start[n] + self.slots[n] as u32;
+        self.list.set(n, NIL);
+        let range = self.slots_of(n);
         let swap = self.is_swap(n);
         if !swap {
             debug_assert!(self.count[n] != 0 && self.count[n] == self.nr_values[n]);
@@ -386,11 +420,11 @@ impl ShadowNodes {
         let mut on = 0u64;
         let mut allocated = vec![0u32; self.allocated.len()];
         for n in 0..self.count.len() {
-            let r = self.start[n]..self.start[n] + self.slots[n] as u32;
+            let r = self.slots_of(n);
             if self.is_swap(n) {
                 // count = nr_values = the word's population: allocated and listed iff not 0.
                 let word = swap_shadows(n - self.swap_base);
-                if self.on_list[n] != (word != 0) || (word != 0 && self.list[n] == NIL) {
+                if self.on_list[n] != (word != 0) || (word != 0 && self.list.get(n) == NIL) {
                     return Err(format!("swap node {n}: on list {} with shadow word {word:#x}", self.on_list[n]));
                 }
                 on += (word != 0) as u64;
@@ -406,7 +440,7 @@ impl ShadowNodes {
             }
             on += shadow_only as u64;
             if self.count[n] != 0 {
-                allocated[self.list[n] as usize] += 1;
+                allocated[self.list.get(n) as usize] += 1;
             }
         }
         if on != self.workingset_nodes {
@@ -418,10 +452,10 @@ impl ShadowNodes {
         for lv in 0..self.head.len() {
             let (mut n, mut k, mut prev) = (self.head[lv], 0u32, NIL);
             while n != NIL {
-                if self.list[n as usize] as usize != lv || !self.on_list[n as usize] || self.prev[n as usize] != prev {
+                if self.list.get(n as usize) as usize != lv || !self.on_list[n as usize] || self.prev.get(n as usize) != prev {
                     return Err(format!("shadow list {lv}: node {n} misplaced"));
                 }
-                (prev, n, k) = (n, self.next[n as usize], k + 1);
+                (prev, n, k) = (n, self.next.get(n as usize), k + 1);
             }
             if k != self.len[lv] || self.tail[lv] != prev {
                 return Err(format!("shadow list {lv}: {k} nodes linked, length {}", self.len[lv]));
@@ -447,6 +481,34 @@ mod tests {
         // the clock is truncated to 36 bits like the kernel's
         let (_, _, e, _) = unpack_shadow(pack_shadow(1, 0, (1u64 << 36) + 5, false));
         assert_eq!(e, 5);
+    }
+
+    /// Swap-cache nodes set up without a write per node: one never filled is on no list
+    /// and its links read as none; a filled one goes on its list in order and the shrinker
+    /// takes it back with its own slots (the last node's partial range included), behind
+    /// a file's nodes.
+    #[test]
+    fn swap_nodes_are_set_up_lazily() {
+        let mut s = ShadowNodes::default();
+        s.set_swap_slots(200); // 4 swap nodes: 64, 64, 64, 8 slots
+        s.load(&[reclaimlab_trace::FileRange { name: "f".into(), first: 10, nr_pages: 100, advice: 0 }]);
+        assert_eq!((s.swap_base, s.count.len()), (2, 6));
+        assert!((0..6).all(|n| !s.on_list[n] && s.list.get(n) == NIL && s.prev.get(n) == NIL && s.next.get(n) == NIL));
+        assert_eq!((s.slots_of(1), s.slots_of(2), s.slots_of(5)), (74..110, 0..64, 192..200));
+        s.swap_node_filled(3, 0);
+        s.swap_node_filled(1, 0);
+        assert_eq!((s.list_len(0), s.workingset_nodes), (2, 2));
+        let bits = |node: usize| if node == 1 || node == 3 { 1 } else { 0 };
+        assert_eq!(s.check(|_| false, |_| false, bits), Ok(()));
+        assert_eq!(s.isolate_head(0), Some((192..200, true)));
+        assert_eq!(s.isolate_head(0), Some((64..128, true)));
+        assert_eq!((s.isolate_head(0), s.list_len(0)), (None, 0));
+        assert!((0..6).all(|n| !s.on_list[n] && s.list.get(n) == NIL));
+        // A node emptied in place leaves its list too.
+        s.swap_node_filled(0, 0);
+        s.swap_node_emptied(0);
+        assert_eq!((s.list_len(0), s.workingset_nodes), (0, 0));
+        assert_eq!(s.check(|_| false, |_| false, |_| 0), Ok(()));
     }
 
     #[test]
