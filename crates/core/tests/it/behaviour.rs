@@ -210,6 +210,26 @@ fn a_late_kswapd_leaves_reclaim_to_the_allocator() {
     assert!(vm(&late, "pgsteal_kswapd") * total(&at_once) < vm(&at_once, "pgsteal_kswapd") * total(&late));
 }
 
+/// `kswapd_empty_passes`: a pass whose `balance_pgdat` finds the node balanced at its
+/// first check counts PAGEOUTRUN and scans nothing (the guest's `@@vmpass` with no shrink
+/// call). kswapd started 20 ms after its wake-up (`cost.kswapd_wakeup_ns`) finds the node
+/// rebalanced by the task's direct reclaim, which the allocation that woke it entered
+/// meanwhile, in some passes; every empty pass is one PAGEOUTRUN that reclaimed nothing.
+#[test]
+fn a_pass_that_finds_the_node_balanced_is_counted_empty() {
+    let file = 3 * 16 * MIB / 2;
+    let prog = || program(vec![region("f", file, AccessKind::FileRead)], vec![phase("p", 2 * file as u64, &[(0, Pattern::Sequential, 1.0)])]);
+    let kv = [("machine.memory", "16M"), ("swap.device", "none"), ("block.read_ahead_kb", "0")];
+    let at_once = run_checked(&config(&kv), generate(prog(), 1).unwrap().as_mut(), 20_000);
+    let late = run_checked(&config(&[&kv[..], &[("cost.kswapd_wakeup_ns", "20000000")]].concat()), generate(prog(), 1).unwrap().as_mut(), 20_000);
+    let empty = |r: &reclaimlab_core::RunResult| r.metrics.iter().find(|(k, _)| k == "kswapd_empty_passes").map_or(0, |m| m.1 as u64);
+    eprintln!("at once: empty {} of {}; late: empty {} of {}", empty(&at_once), vm(&at_once, "pageoutrun"), empty(&late), vm(&late, "pageoutrun"));
+    assert!(empty(&late) > 0, "a late kswapd finds some nodes rebalanced");
+    for r in [&at_once, &late] {
+        assert!(empty(r) < vm(r, "pageoutrun"));
+    }
+}
+
 /// machine.zone_dma: node 0's lowest 15 MiB are ZONE_DMA. Allocations take it last (the
 /// zonelist runs highest zone first) and leave it its lowmem_reserve, 1/256 of the zone
 /// above (setup_per_zone_lowmem_reserve, vm.lowmem_reserve_ratio 256): a file loop through
