@@ -25,7 +25,7 @@ from reclaimlab.kernel import LAB, console, store
 from reclaimlab.kernel.experiment import params_of, record
 from reclaimlab.kernel.run import Setup, prepare, workload_room
 from reclaimlab.kernel.validate import (ANON_TARGETS, FILE_TARGETS, compare, held_settings, mark_not_comparable, mglru_model,
-                                       simulate, targets_for, with_derived)
+                                       simulate, targets_for, with_derived, zone_settings)
 from reclaimlab.kernel.workload import build
 
 MEMORY = "64M"
@@ -101,12 +101,14 @@ def evaluate_configs(out: Path, configs: list[dict], mglru_policy: str | None = 
             settings = {**(sim_defaults or {}), **{k: v for k, v in boots[0]["config"].items()
                                                     if not k.startswith("kernel.") and k != "workload"}}
             # The memory the guest held at the workload's start, from the first boot's console
-            # (boots stored before validate passed kernel_shmem / kernel_mlocked lack them).
+            # (boots stored before validate passed kernel_shmem / kernel_mlocked / ZONE_DMA's
+            # protection lack them).
             log = boots[0]["config"].get("kernel.console_log")
             for path in ((Path(log), out / "boots" / Path(log).name) if log else ()):
                 if path.exists():
-                    start = console.parse(path.read_text(errors="replace")).layouts.get("start")
-                    for k, v in held_settings(start).items():
+                    first = console.parse(path.read_text(errors="replace"))
+                    zones = zone_settings(first) if "machine.zone_dma" in settings else {}
+                    for k, v in {**held_settings(first.layouts.get("start")), **zones}.items():
                         settings.setdefault(k, v)
                     break
             if mglru == "on":  # the variant of the guest's kernel version, unless told otherwise

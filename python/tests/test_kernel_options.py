@@ -151,6 +151,7 @@ def test_sim_settings_of_a_whole_machine_run(offline):
     assert s["machine.memory"] == "488804K"
     assert s["machine.kernel_used"] == "76000K"  # MemTotal - MemFree just before the workload
     assert s["machine.zone_dma"] == f"{3977 * 4}K"  # the guest's ZONE_DMA (reported at boot only here)
+    assert s["machine.zone_dma_lowmem_reserve"] == "461"  # its protection as the guest computed it at init
     assert (s["block.read_ahead_kb"], s["fault_around_bytes"]) == ("128", "65536")  # as read back
     assert s["vm.min_free_kbytes"] == "2739"
     assert s["machine.cpus"] == "2"  # the guest's vCPUs: the per-CPU page lists' split

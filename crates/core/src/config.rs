@@ -99,6 +99,9 @@ pub struct SimConfig {
     pub kernel_mlocked_bytes: u64,
     /// `machine.zone_dma`: managed memory of node 0's ZONE_DMA (bytes; 0 = no such zone).
     pub zone_dma_bytes: u64,
+    /// `machine.zone_dma_lowmem_reserve`: ZONE_DMA's `lowmem_reserve` for allocations that
+    /// may use the zones above it (pages); None = computed from the managed pages above.
+    pub zone_dma_lowmem_reserve: Option<u64>,
     pub nr_nodes: u16,
     /// `machine.cpus`: CPUs, split evenly over the nodes (sizes the per-CPU page lists).
     pub nr_cpus: u32,
@@ -311,6 +314,12 @@ pub static KNOBS: &[Knob] = &[
         so a size that is not a multiple of 2M leaves its first pageblock partly outside it (x86-64's reserved first MiB), \
         MIGRATE_UNMOVABLE and never claimed; 0 = none, one Normal zone per node",
         |c, v| c.zone_dma_bytes = parse_size(v)?, |c| format_size(c.zone_dma_bytes)),
+    knob!("machine.zone_dma_lowmem_reserve", "auto", "pages", "ZONE_DMA's lowmem_reserve for allocations that may use the \
+        zones above it (/proc/zoneinfo's protection); 'auto' computes it from the managed pages of the zones above as \
+        setup_per_zone_lowmem_reserve does. A booted kernel computed it at init, before the init memory and initrd were \
+        freed to the zones above, so its value is smaller than 'auto' gives from the managed pages it reports later",
+        |c, v| c.zone_dma_lowmem_reserve = if v.trim() == "auto" { None } else { Some(uint(v)?) },
+        |c| c.zone_dma_lowmem_reserve.map_or("auto".into(), |k| k.to_string())),
     knob!("vm.swappiness", "60", "", "vm.swappiness: relative IO cost of swapping vs. file refaults", range(0, 200),
         |c, v| c.swappiness = u32::try_from(uint(v)?).map_err(|_| "out of range".to_string())?, |c| c.swappiness.to_string()),
     knob!("vm.watermark_scale_factor", "10", "1/10000 of zone", "vm.watermark_scale_factor: kswapd wake/sleep gap", range(1, 3000),
@@ -490,6 +499,7 @@ impl Default for SimConfig {
             kernel_shmem_bytes: 0,
             kernel_mlocked_bytes: 0,
             zone_dma_bytes: 0,
+            zone_dma_lowmem_reserve: None,
             nr_nodes: 0,
             nr_cpus: 0,
             percpu_pagelist_high_fraction: 0,

@@ -177,6 +177,11 @@ impl Mm {
         let min_free_kbytes = cfg.min_free_kbytes.unwrap_or_else(|| watermarks::calculate_min_free_kbytes(lowmem_kbytes));
         watermarks::setup_per_zone_wmarks(&mut buddy.zones, min_free_kbytes, cfg.watermark_scale_factor as u64);
         watermarks::setup_per_zone_lowmem_reserve(&mut buddy.zones);
+        if let Some(r) = cfg.zone_dma_lowmem_reserve {
+            // As the booted kernel computed it (/proc/zoneinfo's protection): at init, from
+            // the managed pages of that time (mm/page_alloc.c 6.12 init_per_zone_wmark_min).
+            buddy.zones.iter_mut().filter(|z| z.zone_type == ZoneType::Dma).for_each(|z| z.lowmem_reserve = r);
+        }
         let pcp = pcp::Pcp::new(&buddy.zones, cfg.nr_cpus, cfg.nr_nodes as u32, cfg.percpu_pagelist_high_fraction, cfg.pcp_rules);
         let mut mm = Mm {
             lists,

@@ -16,7 +16,9 @@
 //!   misses that the kernel does not count as faults), `refaults_per_s`,
 //!   `zram_pool_bytes`, `swap_used_bytes` (at the end of the run); `proactive_reclaim_s`
 //!   (the CPU time of the trace's `memory.reclaim` writes); `kswapd_dma_passes` (kswapd
-//!   passes for ZONE_DMA alone, `rmqueue`'s wake-up for a boosted DMA; only when some ran).
+//!   passes for ZONE_DMA alone, `rmqueue`'s wake-up for a boosted DMA; only when some ran),
+//!   `kswapd_empty_passes` (passes that found the node balanced before any shrink: the
+//!   guest's `@@vmpass` lines with lowest priority 99; only when some ran).
 //! - Per cgroup whose `memory.reclaim` the trace wrote (the root's as `memcg..`):
 //!   `memcg.<name>.memory.reclaim.{writes,eagain,requested_bytes,reclaimed_bytes}`.
 //! - Per non-root cgroup: `memcg.<name>.memory.current_bytes` (at the end, and — for
@@ -247,6 +249,10 @@ impl Recorder {
         let dma_passes: u64 = kswapd.iter().map(|k| k.dma_passes).sum();
         if dma_passes > 0 {
             metrics.push(("kswapd_dma_passes".to_string(), dma_passes as f64));
+        }
+        let empty_passes: u64 = kswapd.iter().map(|k| k.empty_passes).sum();
+        if empty_passes > 0 {
+            metrics.push(("kswapd_empty_passes".to_string(), empty_passes as f64));
         }
         if mm.memcgs.iter().any(|m| m.reclaim.writes > 0) {
             metrics.push(("proactive_reclaim_s".to_string(), secs(self.proactive_reclaim_ns)));

@@ -99,6 +99,12 @@ pub struct Kswapd {
     /// `balance_pgdat` passes for ZONE_DMA alone (`highest_zoneidx` 0: `rmqueue`'s wake-up for
     /// a boosted DMA), what the guest's `@@vmpass` lines show with zid 0.
     pub dma_passes: u64,
+    /// `balance_pgdat` passes that found the node balanced before their first
+    /// `kswapd_shrink_node` (PAGEOUTRUN counted, nothing scanned): the guest's `@@vmpass`
+    /// lines with no shrink call (lowest priority 99).
+    pub empty_passes: u64,
+    /// Whether the current pass has called `kswapd_shrink_node`.
+    shrunk: bool,
     /// When its last `balance_pgdat` step ended (`kswapd_shrink_node` done: tasks waiting on
     /// `pfmemalloc_wait` are woken then).
     step_end: u64,
@@ -125,6 +131,8 @@ impl Kswapd {
             napping: false,
             step_end: 0,
             dma_passes: 0,
+            empty_passes: 0,
+            shrunk: false,
         }
     }
 
@@ -217,6 +225,7 @@ impl Kswapd {
         self.sc.no_cache_trim_mode = no_cache_trim_mode;
         if !no_cache_trim_mode {
             mm.vmstat.count(Ev::Pageoutrun, 1);
+            self.shrunk = false;
             self.dma_passes += u64::from(self.highest_zoneidx == crate::mm::page_alloc::ZoneType::Dma as u8);
             // set_reclaim_active(pgdat, highest_zoneidx): the CPUs keep fewer free pages
             // on those zones' lists (pcp.rs).
@@ -250,6 +259,7 @@ impl Kswapd {
             return;
         }
         self.sc.preempt_at_ns = cost_before + until.saturating_sub(self.clock_ns);
+        self.shrunk = true;
         shrink_node(mm, p, node, &mut self.sc);
         // reclaim_throttle's sleep is on kswapd's clock, not its CPU.
         let slept = std::mem::take(&mut self.sc.throttle_ns);
@@ -327,6 +337,7 @@ impl Kswapd {
     /// fell back to order 0, else for the order wake-ups asked since (the loop's top) —
     /// naps if balanced or hopeless, else goes around again.
     fn finish_pass(&mut self, mm: &mut Mm) {
+        self.empty_passes += u64::from(!self.shrunk);
         if !self.zone_boosts.is_empty() {
             // out: "account for the reclaim done in this pass", then "as there is now
             // likely space, wakeup kcompactd to defragment pageblocks".
