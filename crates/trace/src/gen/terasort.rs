@@ -77,9 +77,9 @@
 //! **Tasks and time**: the engine runs the source as tasks ([`TaskSource`]): one slot per
 //! thread of each job (`job × slots + slot`), each on its own clock on the machine's CPUs
 //! (crates/core/src/sim/tasks.rs), so a task that stalls delays itself only. Every record
-//! carries the JVM's CPU time before it (`gap`, [`TeraSortParams::cpu_ns_per_record`]: the
-//! measured CPU time of the real program per 100-byte record, spread evenly over a job's
-//! accesses). Read as one stream (`read_batch`: a trace file), a scheduler picks a running
+//! carries the JVM's CPU time before it (`gap`: the real program's measured CPU time per
+//! 100-byte record in the map and in the reduce phase, [`TeraSortParams::map_cpu_ns_per_record`],
+//! spread over that phase's accesses that handle records). Read as one stream (`read_batch`: a trace file), a scheduler picks a running
 //! task uniformly at random and runs `quantum` accesses of it (or the rest of the task).
 //! Concurrency changes the interleaving and the number of buffers alive at once, never
 //! the work: the file accesses are the same multiset and the total number of accesses is
@@ -145,10 +145,14 @@ pub struct TeraSortParams {
     /// How long G1's concurrent cycle runs after the pause that starts it, in map tasks
     /// of one thread (see the module comment); 0: it ends before the next allocation.
     pub conc_cycle_maps: f64,
-    /// The JVM's CPU time per 100-byte record of the input, in ns, spread evenly over a
-    /// job's accesses as each record's `gap` (a timed trace, 1 ns ticks); 0: untimed (the
-    /// engine charges its `cost.access_ns`).
-    pub cpu_ns_per_record: f64,
+    /// The JVM's CPU time in the map phase per 100-byte record of the input, in ns: each
+    /// map access that handles records carries its share as its `gap` (a timed trace, 1 ns
+    /// ticks; the zeroing of a new sort buffer carries none, its time is in the share).
+    /// 0 with `reduce_cpu_ns_per_record` 0: untimed (the engine's `cost.access_ns`).
+    pub map_cpu_ns_per_record: f64,
+    /// The same in the reduce phase, spread over the reduce's accesses without in-memory
+    /// merges (fetch and final merge); a merge to disk costs its accesses at that rate.
+    pub reduce_cpu_ns_per_record: f64,
 }
 
 impl Default for TeraSortParams {
@@ -171,7 +175,8 @@ impl Default for TeraSortParams {
             heap_pages: 0,
             heap_init_pages: 0,
             conc_cycle_maps: 0.0,
-            cpu_ns_per_record: 0.0,
+            map_cpu_ns_per_record: 0.0,
+            reduce_cpu_ns_per_record: 0.0,
         }
     }
 }
@@ -429,11 +434,19 @@ impl TeraSortParams {
         self.jobs as u64 * (2 * self.input_pages as u64 + merged + shuffle)
     }
 
-    /// The CPU time before each access (ns; 0 if untimed): a job's records' CPU time
-    /// ([`Self::cpu_ns_per_record`]) over its accesses.
-    pub fn access_cpu_ns(&self) -> u32 {
+    /// The CPU time (ns) before each map access that handles records, and before each
+    /// reduce access: a job's records' CPU time in that phase over those accesses.
+    pub fn access_cpu_ns(&self) -> (u32, u32) {
         let records = self.input_pages as f64 * crate::PAGE_SIZE as f64 / RECORD_BYTES as f64;
-        (self.cpu_ns_per_record * records / self.job_accesses() as f64).round() as u32
+        let map = (0..self.maps()).map(|m| self.map_accesses(m) - self.sort_buffer_pages as u64).sum::<u64>();
+        let reduce = 4 * self.input_pages as u64;
+        let per = |ns: f64, n: u64| (ns * records / n.max(1) as f64).round() as u32;
+        (per(self.map_cpu_ns_per_record, map), per(self.reduce_cpu_ns_per_record, reduce))
+    }
+
+    /// Whether records carry CPU time.
+    fn timed(&self) -> bool {
+        self.map_cpu_ns_per_record > 0.0 || self.reduce_cpu_ns_per_record > 0.0
     }
 
     /// cgroup names: root, then `hadoop` (every task).
@@ -460,8 +473,10 @@ impl TeraSortParams {
         if !self.tasks_per_cpu.is_finite() || self.tasks_per_cpu <= 0.0 || self.tasks_per_cpu > 1024.0 {
             return Err(Error::invalid(format!("terasort: tasks_per_cpu {} must be in (0, 1024]", self.tasks_per_cpu)));
         }
-        if !(self.cpu_ns_per_record.is_finite() && (0.0..=1e9).contains(&self.cpu_ns_per_record)) {
-            return Err(Error::invalid(format!("terasort: cpu_ns_per_record {} must be in [0, 1e9]", self.cpu_ns_per_record)));
+        for (k, v) in [("map_cpu_ns_per_record", self.map_cpu_ns_per_record), ("reduce_cpu_ns_per_record", self.reduce_cpu_ns_per_record)] {
+            if !(v.is_finite() && (0.0..=1e6).contains(&v)) {
+                return Err(Error::invalid(format!("terasort: {k} {v} must be in [0, 1e6]")));
+            }
         }
         if !self.conc_cycle_maps.is_finite() || self.conc_cycle_maps < 0.0 {
             return Err(Error::invalid(format!("terasort: conc_cycle_maps {} must be a number ≥ 0", self.conc_cycle_maps)));
@@ -557,7 +572,8 @@ impl Layout {
 /// One run of accesses.
 #[derive(Clone, Copy, Debug)]
 enum Op {
-    /// `base..base+len`, each with `f`.
+    /// `base..base+len`, each with `f`: the JVM zeroing a new array, no CPU time of its
+    /// own (`gap` 0).
     Seq { base: u32, len: u32, f: u8 },
     /// `a+i` (flags `af`) then `b+i` (flags `bf`) for i in 0..len: a copy.
     Pair { a: u32, af: u8, b: u32, bf: u8, len: u32 },
@@ -580,6 +596,8 @@ struct Task {
     job: u32,
     map: bool,
     slot: u32,
+    /// The CPU time before each of its accesses that handles records (ns).
+    gap: u32,
     /// The map's sort buffer's offset in its JVM heap (with the heap model).
     heap_buf: Option<u32>,
     /// A reduce's shuffle, whose ops are made a fetch at a time.
@@ -619,8 +637,8 @@ struct Shuffle {
 }
 
 impl Task {
-    fn new(job: u32, map: bool, slot: u32, heap_buf: Option<u32>, ops: Vec<Op>) -> Task {
-        let mut t = Task { job, map, slot, heap_buf, shuffle: None, ops: Vec::new(), op: 0, i: 0 };
+    fn new(job: u32, map: bool, slot: u32, gap: u32, heap_buf: Option<u32>, ops: Vec<Op>) -> Task {
+        let mut t = Task { job, map, slot, gap, heap_buf, shuffle: None, ops: Vec::new(), op: 0, i: 0 };
         t.load(ops);
         t
     }
@@ -632,22 +650,22 @@ impl Task {
     }
 
     /// Append up to `n` accesses; returns true when the task is done.
-    fn run(&mut self, n: u64, cg: u16, gap: u32, rng: &mut Rng, out: &mut Vec<Access>) -> bool {
+    fn run(&mut self, n: u64, cg: u16, rng: &mut Rng, out: &mut Vec<Access>) -> bool {
         let mut left = n;
         while left > 0 && self.op < self.ops.len() {
             let op = self.ops[self.op];
             let take = left.min(op.len() - self.i);
             for k in self.i..self.i + take {
-                let (page, f) = match op {
-                    Op::Seq { base, f, .. } => (base + k as u32, f),
+                let (page, f, gap) = match op {
+                    Op::Seq { base, f, .. } => (base + k as u32, f, 0),
                     Op::Pair { a, af, b, bf, .. } => {
                         if k % 2 == 0 {
-                            (a + (k / 2) as u32, af)
+                            (a + (k / 2) as u32, af, self.gap)
                         } else {
-                            (b + (k / 2) as u32, bf)
+                            (b + (k / 2) as u32, bf, self.gap)
                         }
                     }
-                    Op::Rand { base, len, f, .. } => (base + rng.below(len as u64) as u32, f),
+                    Op::Rand { base, len, f, .. } => (base + rng.below(len as u64) as u32, f, self.gap),
                 };
                 out.push(Access { page, cgroup: cg, flags: f, gap });
             }
@@ -683,8 +701,8 @@ pub struct TeraSortSource {
     by_slot: Vec<u32>,
     /// Tasks started or ended so far ([`TaskSource::changes`]).
     changes: u64,
-    /// Each record's `gap`: [`TeraSortParams::access_cpu_ns`].
-    gap: u32,
+    /// The map and reduce tasks' `gap`: [`TeraSortParams::access_cpu_ns`].
+    gap: (u32, u32),
     /// The quantum being emitted.
     chunk: Chunk,
     meta: TraceMeta,
@@ -703,7 +721,7 @@ impl TeraSortSource {
             nr_records: Some(p.nr_accesses()),
             nr_pages: Some(p.nr_pages() as u32),
             cgroups: p.cgroups(),
-            tick_ps: if p.cpu_ns_per_record > 0.0 { 1000 } else { 0 },
+            tick_ps: if p.timed() { 1000 } else { 0 },
             files: p.files(),
             ops: Vec::new(),
         };
@@ -847,14 +865,14 @@ impl TeraSortSource {
                 let m = job.next_map;
                 job.next_map += 1;
                 let ops = self.map_ops(j, buf, m);
-                self.push_task(Task::new(j, true, k, heap_buf, ops));
+                self.push_task(Task::new(j, true, k, self.gap.0, heap_buf, ops));
             } else {
                 let r = job.next_reduce;
                 job.next_reduce += 1;
                 let small = self.p.reduce_small(r);
                 let run_off = job.heap.as_mut().filter(|_| small > 0).map(|h| h.alloc(small).expect("terasort: validate() sizes the heap for the shuffle's segments"));
                 let run = run_off.map_or(self.l.slot_base(j, k), |off| self.l.heap_base(j) + off);
-                let mut task = Task::new(j, false, k, None, Vec::new());
+                let mut task = Task::new(j, false, k, self.gap.1, None, Vec::new());
                 task.shuffle = Some(Box::new(Shuffle { r, next_map: 0, held: Vec::new(), committed: 0, run, run_off, run_pos: 0, merged: 0, dead: Vec::new(), done: false }));
                 let t = self.push_task(task);
                 self.shuffle_step(t);
@@ -874,7 +892,7 @@ impl TeraSortSource {
     /// (its slot freed, its buffer dropped) and its job starts what it can.
     fn advance(&mut self, t: usize, n: u64, out: &mut Vec<Access>) {
         let before = out.len();
-        let done = self.running[t].run(n, CG, self.gap, &mut self.rng, out);
+        let done = self.running[t].run(n, CG, &mut self.rng, out);
         // The JVM's mutator work, G1's clock for its GC-time goal.
         let ran = (out.len() - before) as u64;
         let job = &mut self.jobs[self.running[t].job as usize];
@@ -999,7 +1017,8 @@ mod tests {
             heap_pages: 0,
             heap_init_pages: 0,
             conc_cycle_maps: 0.0,
-            cpu_ns_per_record: 0.0,
+            map_cpu_ns_per_record: 0.0,
+            reduce_cpu_ns_per_record: 0.0,
         }
     }
 
@@ -1060,7 +1079,7 @@ mod tests {
 
     #[test]
     fn the_task_view_runs_the_same_work_a_slot_per_job_thread() {
-        let p = TeraSortParams { cpu_ns_per_record: 5800.0, ..small() };
+        let p = TeraSortParams { map_cpu_ns_per_record: 4010.0, reduce_cpu_ns_per_record: 1720.0, ..small() };
         let (v, per) = by_tasks(p.clone(), 3, 5);
         let stream = all(p.clone(), 3);
         assert_eq!(v.len(), stream.len());
@@ -1074,12 +1093,17 @@ mod tests {
             assert!(acc.iter().filter(|a| a.is_file() && a.page >= p.input_pages).all(|a| job_files.contains(&(a.page as u64))), "slot {t}");
             assert!(!acc.is_empty(), "slot {t} never ran");
         }
-        // Every record carries the JVM's CPU time before it: a job's records' worth in all.
-        let gap = p.access_cpu_ns();
-        assert!(gap > 0 && v.iter().all(|a| a.gap == gap));
+        // Every record carries its phase's CPU time before it, a job's records' worth in
+        // each phase; the zeroing of new sort buffers none.
+        let (map_gap, reduce_gap) = p.access_cpu_ns();
+        assert!(map_gap > reduce_gap && reduce_gap > 0);
         let records = p.input_pages as f64 * 4096.0 / 100.0;
-        let job_ns = gap as f64 * p.job_accesses() as f64;
-        assert!((job_ns / (records * 5800.0) - 1.0).abs() < 0.01, "{job_ns} ns for {records} records");
+        let phase_ns = |gap: u32| v.iter().filter(|a| a.gap == gap).count() as f64 * gap as f64 / p.jobs as f64;
+        for (gap, ns) in [(map_gap, 4010.0), (reduce_gap, 1720.0)] {
+            assert!((phase_ns(gap) / (records * ns) - 1.0).abs() < 0.01, "{} ns a job for {records} records at {ns}", phase_ns(gap));
+        }
+        let zeroing = v.iter().filter(|a| a.gap == 0).count() as u64;
+        assert_eq!(zeroing, (p.jobs * p.maps() * p.sort_buffer_pages) as u64);
         assert_eq!(TeraSortSource::new(p, 3).unwrap().meta().tick_ps, 1000);
         assert_eq!(TeraSortSource::new(small(), 3).unwrap().meta().tick_ps, 0);
     }
