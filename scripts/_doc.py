@@ -26,11 +26,12 @@ def place(text: str, block: str, begin: str, end: str) -> str:
     return f"{head}{begin}\n{block}\n{end}{tail}"
 
 
-def main(description: str, names: Sequence[str], run: Callable[[Path, int], None], resimulate: Callable[[Path], None],
+def main(description: str, names: Sequence[str], run: Callable[..., None], resimulate: Callable[..., None],
          render: Callable[[list[dict[str, Any]]], str], begin: str, end: str) -> int:
-    """``--out DIR [--boots N] [--render-only | --resimulate] [--doc FILE]``: boot what is
-    missing (``run``) or simulate the stored boots again, then render OUT/NAME.json of every
-    configuration ``names`` into the doc between the markers."""
+    """``--out DIR [--boots N] [--render-only | --resimulate] [--doc FILE] [--kswapd-wakeup
+    MODE]``: boot what is missing (``run(out, boots, kswapd_wakeup=MODE)``) or simulate the
+    stored boots again (``resimulate(out, kswapd_wakeup=MODE)``), then render OUT/NAME.json
+    of every configuration ``names`` into the doc between the markers."""
     ap = argparse.ArgumentParser(description=description)
     ap.add_argument("--out", type=Path, required=True, help="results directory (git-ignored)")
     ap.add_argument("--boots", type=int, default=3)
@@ -38,11 +39,14 @@ def main(description: str, names: Sequence[str], run: Callable[[Path, int], None
     ap.add_argument("--resimulate", action="store_true",
                     help="simulate the stored configurations again against their boots; boot nothing")
     ap.add_argument("--doc", type=Path, default=Path(__file__).resolve().parents[1] / "docs" / "validation.md")
+    ap.add_argument("--kswapd-wakeup", choices=("model", "measured"), default="model",
+                    help="kswapd's wake-up latency in the simulator: cost.kswapd_wakeup_ns (model) or the guest's "
+                         "traced one (measured), as reclaimlab validate --kswapd-wakeup")
     a = ap.parse_args()
     if a.resimulate:
-        resimulate(a.out)
+        resimulate(a.out, kswapd_wakeup=a.kswapd_wakeup)
     elif not a.render_only:
-        run(a.out, a.boots)
+        run(a.out, a.boots, kswapd_wakeup=a.kswapd_wakeup)
     results = [json.loads(p.read_text()) for p in (a.out / f"{n}.json" for n in names) if p.exists()]
     if not results:
         raise SystemExit(f"{a.out}: no results")

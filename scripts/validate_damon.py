@@ -39,23 +39,24 @@ SHOWN = ("bytes_reclaim_tried_regions", "bytes_reclaimed_regions", "nr_quota_exc
          "damon_accessed_bytes")
 
 
-def setup_of(params: str, boots: int = 3) -> Setup:
-    return Setup(workload=WORKLOAD, memory="none", thp="never", tick_us=1000, boots=boots, damon_reclaim=params)
+def setup_of(params: str, boots: int = 3, kswapd_wakeup: str = "model") -> Setup:
+    return Setup(workload=WORKLOAD, memory="none", thp="never", tick_us=1000, boots=boots, damon_reclaim=params,
+                 kswapd_wakeup=kswapd_wakeup)
 
 
-def resimulate(out: Path) -> None:
+def resimulate(out: Path, kswapd_wakeup: str = "model") -> None:
     """Simulate every stored configuration again against its boots (a model change)."""
     for name, label, _ in CONFIGS:
         path = out / f"{name}.json"
         if path.exists():
             old = json.loads(path.read_text())
             print(f"{label}: simulating again", file=sys.stderr)
-            res = revalidate(setup_of(old["params"], old["boots"]), out, old["logs"])
+            res = revalidate(setup_of(old["params"], old["boots"], kswapd_wakeup), out, old["logs"])
             res["label"], res["params"] = label, old["params"]
             path.write_text(json.dumps(res, indent=1))
 
 
-def run(out: Path, boots: int) -> None:
+def run(out: Path, boots: int, kswapd_wakeup: str = "model") -> None:
     out.mkdir(parents=True, exist_ok=True)
     for name, label, extra in CONFIGS:
         path = out / f"{name}.json"
@@ -63,7 +64,7 @@ def run(out: Path, boots: int) -> None:
             continue
         params = ",".join(x for x in (COMMON, extra) if x)
         print(f"{label}: {boots} boots + 1 without DAMON_RECLAIM", file=sys.stderr)
-        res = validate(setup_of(params, boots), out, progress=True)
+        res = validate(setup_of(params, boots, kswapd_wakeup), out, progress=True)
         res["label"], res["params"] = label, params
         path.write_text(json.dumps(res, indent=1))
 

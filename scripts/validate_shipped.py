@@ -285,6 +285,9 @@ def main() -> int:
     ap.add_argument("--doc", default=str(REPO / "docs" / "validation.md"))
     ap.add_argument("--json", help="also write the results as JSON here")
     ap.add_argument("--mglru-policy", help="simulate MGLRU-on boots with this policy instead of the guest's variant")
+    ap.add_argument("--kswapd-wakeup", choices=("model", "measured"), default="model",
+                    help="kswapd's wake-up latency in the simulator: cost.kswapd_wakeup_ns (model) or each "
+                         "configuration's boots' traced one (measured), as reclaimlab validate --kswapd-wakeup")
     a = ap.parse_args()
     out, doc = Path(a.out).resolve(), Path(a.doc).resolve()
     json_out = Path(a.json).resolve() if a.json else None
@@ -294,7 +297,7 @@ def main() -> int:
         run_configs(out, a.boots, configs(tuple(a.part or PARTS)))
     if a.no_render:
         return 0
-    results = evaluate_configs(out, configs(), a.mglru_policy)
+    results = evaluate_configs(out, configs(), a.mglru_policy, kswapd_wakeup=a.kswapd_wakeup)
     have = {(r["part"], r["label"], r["mglru"]) for r in results}
     missing = [f"{PARTS[c['part']]}, {c['label']}, MGLRU {c['mglru']}" for c in configs()
                if (c["part"], c["label"], c["mglru"]) not in have]

@@ -22,7 +22,7 @@ import time
 from pathlib import Path
 
 from reclaimlab.kernel import LAB, console, store
-from reclaimlab.kernel.experiment import params_of, record
+from reclaimlab.kernel.experiment import kswapd_wakeups, params_of, record
 from reclaimlab.kernel.run import Setup, prepare, workload_room
 from reclaimlab.kernel.validate import (ANON_TARGETS, FILE_TARGETS, compare, held_settings, mark_not_comparable, mglru_model,
                                        simulate, targets_for, with_derived, zone_settings)
@@ -85,10 +85,13 @@ CONTEXT_COUNTERS = ("pgmajfault", "pgpgin", "pgscan_file", "pgscan_anon", "pgste
 
 
 def evaluate_configs(out: Path, configs: list[dict], mglru_policy: str | None = None,
-                     sim_defaults: dict[str, str] | None = None) -> list[dict]:
+                     sim_defaults: dict[str, str] | None = None, kswapd_wakeup: str = "model") -> list[dict]:
     """Re-simulate the stored boots of each configuration with the current model and compare.
     Configurations without a stored boot are left out. Without a memory.max (``memory``
-    none) the whole-machine counters are graded too (``targets_for``)."""
+    none) the whole-machine counters are graded too (``targets_for``). ``kswapd_wakeup``
+    "measured": kswapd's wake-up latency is the boots' traced one (``@@kswapd_wake`` in
+    their console logs; ``reclaimlab validate --kswapd-wakeup measured``); a configuration
+    whose boots never woke kswapd (memcg reclaim) keeps ``cost.kswapd_wakeup_ns``."""
     results = []
     with tempfile.TemporaryDirectory() as tmp:
         for c in configs:
@@ -103,14 +106,14 @@ def evaluate_configs(out: Path, configs: list[dict], mglru_policy: str | None = 
             # The memory the guest held at the workload's start, from the first boot's console
             # (boots stored before validate passed kernel_shmem / kernel_mlocked / ZONE_DMA's
             # protection lack them).
-            log = boots[0]["config"].get("kernel.console_log")
-            for path in ((Path(log), out / "boots" / Path(log).name) if log else ()):
-                if path.exists():
-                    first = console.parse(path.read_text(errors="replace"))
-                    zones = zone_settings(first) if "machine.zone_dma" in settings else {}
-                    for k, v in {**held_settings(first.layouts.get("start")), **zones}.items():
-                        settings.setdefault(k, v)
-                    break
+            consoles = [x for x in (boot_console(out, b) for b in boots) if x is not None]
+            if consoles:
+                first = consoles[0]
+                zones = zone_settings(first) if "machine.zone_dma" in settings else {}
+                for k, v in {**held_settings(first.layouts.get("start")), **zones}.items():
+                    settings.setdefault(k, v)
+            wakes = kswapd_wakeups(consoles) if kswapd_wakeup == "measured" else None
+            wakeup = wakes["wakeup_wall_ns"] if wakes else None
             if mglru == "on":  # the variant of the guest's kernel version, unless told otherwise
                 settings["policy"] = mglru_policy or mglru_model(boots[0]["config"]["kernel.release"])
             ratios = [b["metrics"]["zram.compression_ratio"] for b in boots if "zram.compression_ratio" in b["metrics"]]
@@ -120,7 +123,7 @@ def evaluate_configs(out: Path, configs: list[dict], mglru_policy: str | None = 
             whole_machine = p.memory_max is None
             t = time.time()
             walls = [b["metrics"]["wall_s"] for b in boots if b["metrics"].get("wall_s")]
-            sim = simulate(wl, settings, Path(tmp), statistics.fmean(walls) if walls else None)
+            sim = simulate(wl, settings, Path(tmp), statistics.fmean(walls) if walls else None, wakeup_wall_ns=wakeup)
             targets = targets_for(wl, whole_machine)
             counters = list(targets) + [x for x in CONTEXT_COUNTERS if x not in targets]
             real = [with_derived(b["vmstat"]) for b in boots]
@@ -129,8 +132,25 @@ def evaluate_configs(out: Path, configs: list[dict], mglru_policy: str | None = 
                             "boots": len(boots), "sim_s": round(time.time() - t, 2),
                             "wall_s": [round(b["metrics"].get("wall_s", 0), 1) for b in boots],
                             "whole_machine": whole_machine, "thp_note": mark_not_comparable(rows, real, whole_machine, sim["vmstat"]),
-                            "settings": settings, "rows": rows})
+                            "settings": settings, "rows": rows,
+                            "sim_metrics": {k: sim["metrics"][k] for k in SIM_METRICS if k in sim["metrics"]},
+                            "sim_config": {k: sim["config"][k] for k in ("cost.kswapd_wakeup_ns", "sim.time_dilation")
+                                           if k in sim["config"]}})
     return results
+
+
+#: The simulator's own figures kept beside the compared counters (kswapd's passes).
+SIM_METRICS = ("kswapd_dma_passes", "kswapd_empty_passes", "kswapd_cpu_s")
+
+
+def boot_console(out: Path, boot: dict) -> console.Console | None:
+    """A stored boot's console, from its log where it was written or under OUT/boots (None:
+    not on this machine)."""
+    log = boot["config"].get("kernel.console_log")
+    for path in ((Path(log), out / "boots" / Path(log).name) if log else ()):
+        if path.exists():
+            return console.parse(path.read_text(errors="replace"))
+    return None
 
 
 def evaluate(out: Path, mglru_policy: str | None = None) -> list[dict]:

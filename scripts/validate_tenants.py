@@ -302,6 +302,8 @@ def main(doc=None, workloads=None, setup=None, default_out="validation-runs-tena
                     help="only this workload (repeatable); its table is printed, the document is left alone")
     ap.add_argument("--wb-sample", action="store_true",
                     help="boot with the disk and writeback sampler (reclaimlab validate --wb-sample)")
+    ap.add_argument("--kswapd-wakeup", choices=("model", "measured"), default="model",
+                    help="kswapd's wake-up latency in the simulator (reclaimlab validate --kswapd-wakeup)")
     a = ap.parse_args()
     workloads = workloads or WORKLOADS
     if a.only:
@@ -309,12 +311,13 @@ def main(doc=None, workloads=None, setup=None, default_out="validation-runs-tena
         if unknown:
             ap.error(f"--only: no workload {', '.join(sorted(unknown))} (known: {', '.join(w[0] for w in workloads)})")
         workloads = [w for w in workloads if w[0] in a.only]
-    if a.wb_sample:
+    if a.wb_sample or a.kswapd_wakeup != "model":
         base = setup or setup_of
 
         def setup(out, name, mglru, boots, base=base):
             s = base(out, name, mglru, boots)
-            s.wb_sample = True
+            s.wb_sample = s.wb_sample or a.wb_sample
+            s.kswapd_wakeup = a.kswapd_wakeup
             return s
     if a.resimulate:
         resimulate(a.out, workloads, setup)

@@ -20,7 +20,7 @@ import sys
 from pathlib import Path
 
 from reclaimlab.kernel import console
-from reclaimlab.kernel.experiment import validate
+from reclaimlab.kernel.experiment import validate, wakeup_for
 from reclaimlab.kernel.run import Setup, prepare
 from reclaimlab.kernel.thp_compare import NUMA, TARGETS, compare_boots
 import _doc
@@ -58,23 +58,24 @@ SHOWN = (*TARGETS, *NUMA, "pgscan_kswapd", "pgscan_direct", "pswpout")
 TRACE_SHOWN = ("mm_compaction_end",)
 
 
-def setup_of(name: str, workload: str, mglru: str, boots: int = 3) -> Setup:
-    return Setup(workload=workload, mglru=mglru, boots=boots, pin_cpus=name in PINNED, **GUEST)
+def setup_of(name: str, workload: str, mglru: str, boots: int = 3, kswapd_wakeup: str = "model") -> Setup:
+    return Setup(workload=workload, mglru=mglru, boots=boots, pin_cpus=name in PINNED, kswapd_wakeup=kswapd_wakeup,
+                 **GUEST)
 
 
-def run(out: Path, boots: int) -> None:
+def run(out: Path, boots: int, kswapd_wakeup: str = "model") -> None:
     out.mkdir(parents=True, exist_ok=True)
     for name, label, wl, mglru, _ in CONFIGS:
         path = out / f"{name}.json"
         if path.exists():
             continue
         print(f"{label}: {boots} boots", file=sys.stderr)
-        res = validate(setup_of(name, wl, mglru, boots), out, progress=True)
+        res = validate(setup_of(name, wl, mglru, boots, kswapd_wakeup), out, progress=True)
         res["label"], res["name"] = label, name
         path.write_text(json.dumps(res, indent=1, default=str))
 
 
-def resimulate(out: Path) -> None:
+def resimulate(out: Path, kswapd_wakeup: str = "model") -> None:
     """The model again against the stored boots (a model change); nothing boots."""
     for name, label, wl, mglru, _ in CONFIGS:
         path = out / f"{name}.json"
@@ -82,7 +83,8 @@ def resimulate(out: Path) -> None:
             continue
         old = json.loads(path.read_text())
         consoles = [console.parse(Path(p).read_text(errors="replace")) for p in old["logs"]["kernel"]]
-        res = compare_boots(prepare(setup_of(name, wl, mglru, len(consoles))), consoles)
+        setup = setup_of(name, wl, mglru, len(consoles), kswapd_wakeup)
+        res = compare_boots(prepare(setup), consoles, wakeup_for(setup, consoles))
         for k in ("label", "name", "logs", "boot_wall_s", "mglru", "read_back"):
             if k in old:
                 res[k] = old[k]

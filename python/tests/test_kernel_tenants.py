@@ -418,6 +418,10 @@ def test_the_console_gives_reads_and_kswapds_cpu():
     assert wakeup_for(Setup(workload="x"), [c]) is None
     with pytest.raises(KernelError, match="--kswapd-wakeup measured: no boot traced a kswapd wake-up"):
         wakeup_for(Setup(workload="x", kswapd_wakeup="measured"), [console.parse("@@blkstat start 0 0 0 0 0 0 0 0 0 0 0\n")])
+    # A boot that read nothing from the data disk (a THP workload) still traced its wake-ups.
+    no_disk = console.parse("@@kswapd_wake 300 1\n@@kswapd_wake 100 4\n")
+    assert disk_reads([no_disk]) is None
+    assert wakeup_for(Setup(workload="x", kswapd_wakeup="measured"), [no_disk]) == 200_000
     assert read_disk_for(Setup(workload="x", disk_read="measured"), [c])[1] == 3_000_000
     assert read_disk_for(Setup(workload="x"), [c])[1] is None
     with pytest.raises(KernelError, match="--disk-read measured: a boot has no data-disk statistics"):

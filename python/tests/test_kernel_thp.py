@@ -269,3 +269,24 @@ def test_pinned_multi_node_guests_give_kswapd_a_cpu_of_its_own_in_the_model():
     assert model_cpus(2, 2, pinned=False) == 2  # one vCPU a node: kswapd shares it, as in the kernel
     assert model_cpus(2, 2, pinned=True) == 4  # --pin-cpus moved kswapd off the workload's vCPU
     assert model_cpus(2, 1, pinned=True) == 2  # one node, two vCPUs: kswapd has one already
+
+
+def test_the_measured_kswapd_wakeup_runs_on_the_models_clock(monkeypatch):
+    """``thp_compare.simulate(wakeup_wall_ns=...)`` (``--kswapd-wakeup measured``):
+    cost.kswapd_wakeup_ns is the guest's wake-up latency over each run's time dilation, as
+    for the trace workloads (validate.simulate)."""
+    seen = []
+
+    def fake_run(t, settings):
+        seen.append((settings.get("sim.time_dilation"), settings.get("cost.kswapd_wakeup_ns")))
+        return [], 4.0
+
+    monkeypatch.setattr(thp_compare, "model_settings", lambda p, consoles: {})
+    monkeypatch.setattr(thp_compare, "guest_wall_s", lambda p, consoles: 20.0)
+    monkeypatch.setattr(thp_compare, "run_model", fake_run)
+    p = type("P", (), {"wl": type("W", (), {"thp": {}})()})()
+    thp_compare.simulate(p, [], wakeup_wall_ns=2_000_000)
+    assert seen == [(None, "2000000"), ("5.000", "400000")]
+    seen.clear()
+    thp_compare.simulate(p, [])
+    assert seen == [(None, None), ("5.000", None)]

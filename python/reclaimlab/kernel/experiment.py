@@ -132,10 +132,7 @@ def disk_reads(consoles: list[Console]) -> dict[str, float] | None:
     ticks = [c.kswapd_ticks() for c in consoles]
     if all(t is not None for t in ticks):
         out["kswapd_ticks"] = mean(ticks)
-    wakes = [w for c in consoles for w, _ in c.kswapd_wakes]
-    if wakes:
-        out["kswapd_wakes"] = len(wakes) / len(consoles)
-        out["wakeup_wall_ns"] = mean(wakes) * 1e3
+    out.update(kswapd_wakeups(consoles) or {})
     return out
 
 
@@ -166,9 +163,18 @@ def read_disk_for(setup: Setup, consoles: list[Console]) -> tuple[dict[str, floa
                      "or read nothing")
 
 
+def kswapd_wakeups(consoles: list[Console]) -> dict[str, float] | None:
+    """kswapd's traced wake-ups (``@@kswapd_wake``) over the boots, whether or not the boots
+    read the data disk: how many a boot and their mean latency (wall ns); None without one."""
+    wakes = [w for c in consoles for w, _ in c.kswapd_wakes]
+    if not wakes:
+        return None
+    return {"kswapd_wakes": len(wakes) / len(consoles), "wakeup_wall_ns": statistics.fmean(wakes) * 1e3}
+
+
 def wakeup_for(setup: Setup, consoles: list[Console]) -> float | None:
     """With ``--kswapd-wakeup measured``: the guest's mean kswapd wake-up latency (wall ns)."""
-    return _measured(setup.kswapd_wakeup, "--kswapd-wakeup", disk_reads(consoles), "wakeup_wall_ns",
+    return _measured(setup.kswapd_wakeup, "--kswapd-wakeup", kswapd_wakeups(consoles), "wakeup_wall_ns",
                      "no boot traced a kswapd wake-up (@@kswapd_wake, from a guest before it was recorded, "
                      "or kswapd never woke)")[1]
 
@@ -181,7 +187,7 @@ def compare_boots(setup: Setup, prep: Prepared, consoles: list[Console], out: Pa
     if prep.wl.thp is not None:
         from . import thp_compare
 
-        res = thp_compare.compare_boots(prep, consoles)
+        res = thp_compare.compare_boots(prep, consoles, wakeup_for(setup, consoles))
         return {**res, "mglru": setup.mglru or "default", "notes": {}, "not_comparable": None,
                 "read_back": consoles[0].read_back(), "time_dilation": 1.0}
     settings = sim_settings(prep, consoles)
