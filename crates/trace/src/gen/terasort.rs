@@ -78,8 +78,9 @@
 //! thread of each job (`job × slots + slot`), each on its own clock on the machine's CPUs
 //! (crates/core/src/sim/tasks.rs), so a task that stalls delays itself only. Every record
 //! carries the JVM's CPU time before it (`gap`: the real program's measured CPU time per
-//! 100-byte record in the map and in the reduce phase, [`TeraSortParams::map_cpu_ns_per_record`],
-//! spread over that phase's accesses that handle records). Read as one stream (`read_batch`: a trace file), a scheduler picks a running
+//! 100-byte record in the map and in the reduce phase,
+//! [`TeraSortParams::map_cpu_ns_per_record`], spread over that phase's accesses that handle
+//! records). Read as one stream (`read_batch`: a trace file), a scheduler picks a running
 //! task uniformly at random and runs `quantum` accesses of it (or the rest of the task).
 //! Concurrency changes the interleaving and the number of buffers alive at once, never
 //! the work: the file accesses are the same multiset and the total number of accesses is
