@@ -183,6 +183,16 @@ impl<P: ReclaimPolicy> Machine<P> {
         }
     }
 
+    /// What `src` declares so far, before its records replay: its files (readahead state,
+    /// shadow nodes), its page ids and its cgroups.
+    pub(super) fn take_layout(&mut self, src: &dyn AccessSource) -> Result<()> {
+        let files_end = self.filemap.load(&src.meta().files);
+        self.mm.shadow_nodes.load(&src.meta().files);
+        self.mm.pages.ensure((src.nr_pages_seen() as u64).max(files_end) as usize)?;
+        self.sync_cgroups(src.cgroups_seen());
+        Ok(())
+    }
+
     /// The workload's own time before access `a`: a timed trace's gap (the time since the
     /// previous access; 0 is 0), or `cost.access_ns` for an untimed trace.
     #[inline(always)]
@@ -531,10 +541,7 @@ impl<P: ReclaimPolicy> Engine for Machine<P> {
                     return self.policy.take_error().map_or(Ok(true), Err);
                 }
                 self.end_ops_done = false;
-                let files_end = self.filemap.load(&src.meta().files);
-                self.mm.shadow_nodes.load(&src.meta().files);
-                self.mm.pages.ensure((src.nr_pages_seen() as u64).max(files_end) as usize)?;
-                self.sync_cgroups(src.cgroups_seen());
+                self.take_layout(src)?;
                 // The trace's ops (memory.reclaim writes) split the batch: each runs
                 // before the record it names. No ops: one segment, the whole batch.
                 let ops = &src.meta().ops;

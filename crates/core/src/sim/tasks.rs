@@ -109,10 +109,7 @@ impl<P: ReclaimPolicy> Machine<P> {
         if !src.meta().ops.is_empty() {
             return Err(Error::invalid("a workload of tasks carries no trace ops (memory.reclaim writes, madvise)"));
         }
-        let files_end = self.filemap.load(&src.meta().files);
-        self.mm.shadow_nodes.load(&src.meta().files);
-        self.mm.pages.ensure((src.nr_pages_seen() as u64).max(files_end) as usize)?;
-        self.sync_cgroups(src.cgroups_seen());
+        self.take_layout(src)?;
         let ts = src.tasks().expect("run_tasks is called for a source of tasks");
         let mut c = std::mem::take(&mut self.tasks);
         c.init(ts.nr_tasks(), self.mm.pcp.nr_cpus() as usize);
