@@ -562,6 +562,10 @@ impl Layout {
     fn merge_base(&self, p: &TeraSortParams, j: u32) -> u32 {
         self.job_base(p, j) + (2 + p.multi_spill() as u32) * p.input_pages
     }
+    /// A task's slot id for the engine: `job × slots + slot`.
+    fn task_slot(&self, task: &Task) -> usize {
+        (task.job * self.slots + task.slot) as usize
+    }
     fn slot_base(&self, j: u32, k: u32) -> u32 {
         (self.anon_base + (j as u64 * self.slots as u64 + k as u64) * self.slot_pages as u64) as u32
     }
@@ -883,7 +887,7 @@ impl TeraSortSource {
 
     /// Add a started task to `running`; its index.
     fn push_task(&mut self, task: Task) -> usize {
-        self.by_slot[(task.job * self.l.slots + task.slot) as usize] = self.running.len() as u32;
+        self.by_slot[self.l.task_slot(&task)] = self.running.len() as u32;
         self.running.push(task);
         self.changes += 1;
         self.running.len() - 1
@@ -903,10 +907,10 @@ impl TeraSortSource {
         }
         if done && !self.shuffle_step(t) {
             let task = self.running.swap_remove(t);
-            self.by_slot[(task.job * self.l.slots + task.slot) as usize] = IDLE;
+            self.by_slot[self.l.task_slot(&task)] = IDLE;
             self.changes += 1;
             if let Some(moved) = self.running.get(t) {
-                self.by_slot[(moved.job * self.l.slots + moved.slot) as usize] = t as u32;
+                self.by_slot[self.l.task_slot(moved)] = t as u32;
             }
             let job = &mut self.jobs[task.job as usize];
             job.free_slots.push(task.slot);
