@@ -106,7 +106,9 @@ def evaluate_configs(out: Path, configs: list[dict], mglru_policy: str | None = 
             # The memory the guest held at the workload's start, from the first boot's console
             # (boots stored before validate passed kernel_shmem / kernel_mlocked / ZONE_DMA's
             # protection lack them).
-            consoles = [x for x in (boot_console(out, b) for b in boots) if x is not None]
+            # Every boot's console for their wake-up latencies, else the first one found.
+            found = (x for x in (boot_console(out, b) for b in boots) if x is not None)
+            consoles = list(found) if kswapd_wakeup == "measured" else [x for x in [next(found, None)] if x is not None]
             if consoles:
                 first = consoles[0]
                 zones = zone_settings(first) if "machine.zone_dma" in settings else {}
