@@ -485,19 +485,50 @@ impl BuddyAllocator {
         if self.page_group_by_mobility_disabled && migratetype_is_mergeable(smallest_mt) {
             smallest_mt = MigrateType::Unmovable as u8;
         }
-        for i in 0..count {
+        let mut i = 0;
+        while i < count {
             // __rmqueue's first step, inlined; when it finds nothing (and changed nothing)
             // the whole of __rmqueue, whose own first step finds nothing again.
-            let pfn = match self.rmqueue_smallest(lists, zone, 0, smallest_mt) {
-                Some(pfn) => pfn,
+            let (pfn, n) = match self.rmqueue_smallest_run(lists, zone, smallest_mt, count - i) {
+                Some(run) => run,
                 None => match self.rmqueue(lists, zone, 0, mt, ALLOC_KSWAPD) {
-                    Some(pfn) => pfn,
+                    Some(pfn) => (pfn, 1),
                     None => return i,
                 },
             };
-            add(pfn);
+            for pfn in pfn..pfn + n {
+                add(pfn);
+            }
+            i += n;
         }
         count
+    }
+
+    /// `__rmqueue_smallest` for order 0, called up to `max` times in a row. When the
+    /// smallest free block of `mt` has order k, every order below holds nothing of `mt`, so
+    /// `expand` puts the block's upper halves at the heads of those orders and the next
+    /// 2^k − 1 calls take them back in pfn order, leaving the lists as they were without
+    /// the block. Such a run is done as one `del_page_from_free_list` when `max` covers it;
+    /// otherwise one frame is split off as the kernel does. Returns (first pfn, frames).
+    #[inline(always)]
+    fn rmqueue_smallest_run(&mut self, lists: &mut ListArena, zone: usize, mt: u8, max: u32) -> Option<(Pfn, u32)> {
+        for current_order in 0..=MAX_PAGE_ORDER {
+            let z = &self.zones[zone];
+            if z.nr_free[current_order as usize] == 0 {
+                continue;
+            }
+            if let Some(pfn) = lists.head(z.free_list(current_order, mt)) {
+                let n = 1u32 << current_order;
+                if n <= max {
+                    self.del_from_free_list(lists, zone, pfn, current_order, mt);
+                    self.zones[zone].free_pages -= n as u64;
+                    return Some((pfn, n));
+                }
+                self.page_del_and_expand(lists, zone, pfn, 0, current_order, mt);
+                return Some((pfn, 1));
+            }
+        }
+        None
     }
 
     /// `__rmqueue` with explicit `alloc_flags` ([`ALLOC_NOFRAGMENT`], [`ALLOC_KSWAPD`]).
@@ -777,7 +808,6 @@ impl BuddyAllocator {
         let mt = self.pb_mt(pfn);
         self.free_one_page(lists, zone, pfn, 0, mt, false);
     }
-
     /// `split_large_buddy`: blocks above `pageblock_order` are freed pageblock by pageblock,
     /// each with its own pageblock's migrate type.
     fn free_pages_ok(&mut self, lists: &mut ListArena, zone: usize, pfn: Pfn, order: u8, to_tail: bool) {
@@ -1126,6 +1156,37 @@ mod tests {
     fn check(a: &BuddyAllocator, l: &ListArena) {
         a.check_invariants(l).unwrap();
         l.check_invariants().unwrap();
+    }
+
+    #[test]
+    fn a_refill_hands_out_what_one_rmqueue_a_frame_would() {
+        // The same fragmented zone twice: free blocks of orders 0 to 6 and the untouched
+        // rest. rmqueue_bulk takes a smallest block whole when the count covers it.
+        let fragmented = || {
+            let (mut a, mut l) = one_zone(1 << 14);
+            let got: Vec<Pfn> = (0..6000).map(|_| a.alloc(&mut l, 0, 0, MigrateType::Movable).unwrap()).collect();
+            for (i, &pfn) in got.iter().enumerate() {
+                if i % 7 < 3 || (i / 64) % 3 == 0 {
+                    a.free(&mut l, pfn, 0);
+                }
+            }
+            (a, l)
+        };
+        for count in [1, 2, 5, 31, 200, 3000] {
+            let ((mut a, mut l), (mut b, mut m)) = (fragmented(), fragmented());
+            let mut bulk = Vec::new();
+            assert_eq!(a.rmqueue_bulk(&mut l, 0, MigrateType::Movable, count, |pfn| bulk.push(pfn)), count);
+            let each: Vec<Pfn> = (0..count).map(|_| b.alloc(&mut m, 0, 0, MigrateType::Movable).unwrap()).collect();
+            assert_eq!(bulk, each, "count {count}");
+            check(&a, &l);
+            assert_eq!(a.zones[0].free_pages, b.zones[0].free_pages);
+            for order in 0..=MAX_PAGE_ORDER {
+                for mt in 0..MIGRATE_TYPES as u8 {
+                    let (x, y): (Vec<Pfn>, Vec<Pfn>) = (l.iter(a.zones[0].free_list(order, mt)).collect(), m.iter(b.zones[0].free_list(order, mt)).collect());
+                    assert_eq!(x, y, "count {count}: order {order} type {mt}");
+                }
+            }
+        }
     }
 
     /// Set watermarks like `__setup_per_zone_wmarks` with min_free_kbytes 4096 for one zone.
