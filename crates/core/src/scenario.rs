@@ -22,7 +22,7 @@
 //! `hadoop-terasort` — seed 002 (the MGLRU Hadoop TeraSort benchmark): 12 concurrent
 //! TeraSort jobs in local mode sharing one TeraGen input, map tasks with `io.sort.mb`
 //! sort buffers (anonymous), spills, shuffle and sorted output through the page cache
-//! ([`reclaimlab_trace::gen::terasort`]). Scale 1 is the seed at 1/8 (a 32 GiB machine,
+//! ([`reclaimlab_trace::gen::terasort`](mod@reclaimlab_trace::gen::terasort)). Scale 1 is the seed at 1/8 (a 32 GiB machine,
 //! 48 CPUs); scale 8 is the seed's machine. Its workload takes parameters (`tasks_per_cpu` = ½, 1, 2 — the seed's
 //! concurrency — and `cpus`, `jobs`, `sort_mb`) through [`Scenario::source_with`].
 //!

@@ -11,7 +11,7 @@
 //!   sharing [`text`] (lines, gunzip, progress) and [`pagemap`] (dense remapping).
 //! - [`open()`]: open any trace by format name or auto-detection.
 //! - [`gen`]: masim-style synthetic programs (regions, phases, Zipf/uniform/scan streams);
-//!   [`gen::tpcc`]: the py-tpcc STOCK_LEVEL mimic of seed 001; [`gen::terasort`]: the
+//!   [`gen::tpcc`]: the py-tpcc STOCK_LEVEL mimic of seed 001; [`gen::terasort`](mod@gen::terasort): the
 //!   Hadoop TeraSort mimic of seed 002;
 //!   [`rng`]: the seeded xoshiro256** generator they (and the engine) use.
 //! - [`convert()`]: any source → native file; [`info()`]: whole-trace statistics.

@@ -7,7 +7,7 @@ use crate::Cache;
 pub struct Lfu {
     cap: usize,
     links: Links,
-    /// buckets[f] = objects with frequency f (head = newest arrival).
+    /// `buckets[f]`: objects with frequency f (head = newest arrival).
     buckets: Vec<List>,
     freq: Vec<u32>,
     min_freq: usize,

@@ -30,7 +30,7 @@ pub struct ThpConfig {
 
 impl ThpConfig {
     /// `transparent_hugepage/enabled` on a machine of `memory_bytes`: as written, or the
-    /// boot default. `hugepage_init` (mm/huge_memory.c 6.12) "disable[s] transparent
+    /// boot default. `hugepage_init` (mm/huge_memory.c 6.12) "disable\[s\] transparent
     /// hugepages on smaller systems", below 512 MiB of `totalram_pages()`; the model counts
     /// `machine.memory` less its memory map (64 bytes of `struct page` per 4 KiB page, never
     /// part of totalram), so a 512 MiB machine boots with THP off, as Debian's kernel does.

@@ -22,7 +22,7 @@
 //! when balanced; a pass that starts boosted reclaims `Σ watermark_boost` pages without
 //! swap or writeback (or, if the node is below its high watermark, normally), then
 //! lowers the boosts and asks for `wakeup_kcompactd(pgdat, pageblock_order)`
-//! ([`Kswapd::kcompactd_wake`]).
+//! ([`Kswapd::kcompactd_order`]).
 //! `kswapd_try_to_sleep` (mm/vmscan.c 6.12 and v6.15): after each pass, a node that
 //! `prepare_kswapd_sleep` finds balanced (or hopeless) makes kswapd nap `HZ/10`; a
 //! `wakeup_kswapd` during the nap (an allocation below the low watermark) counts

@@ -31,7 +31,7 @@
 //!   (`reduce.input.buffer.percent=1.0` keeps every held segment in memory) reads that file
 //!   and the held segments and writes the sorted output (dirty page-cache writes). With
 //!   the benchmark's sizes the 22G heap holds all 298 map outputs to the end, the 20G heap
-//!   merges 285 of them to disk, as the real program did ([`Shuffle`]). The job's output
+//!   merges 285 of them to disk, as the real program did (`Shuffle`). The job's output
 //!   is as large as its input.
 //!
 //! **JVM heap** (`heap_pages` > 0, the scenario's default): in local mode a job is one

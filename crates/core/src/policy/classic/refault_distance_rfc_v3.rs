@@ -3,7 +3,7 @@
 //!
 //! - Series: `[RFC PATCH v3 0/6] Refault distance update with MGLRU support`, Kairui Song
 //!   <kasong@tencent.com>, 21 Sep 2023, Message-ID
-//!   `<20230920190244.16839-1-ryncsn@gmail.com>`, https://lwn.net/Articles/945266/.
+//!   `<20230920190244.16839-1-ryncsn@gmail.com>`, <https://lwn.net/Articles/945266/>.
 //!   Not merged.
 //! - Patches modelled: 1/6 `workingset: simplify and use a more intuitive model` and
 //!   2/6 `workingset: move refault distance checking into to a helper` (2/6 is "no

@@ -1,6 +1,6 @@
 //! `mglru+refault-distance-rfc-v3` — Kairui Song's RFC "Refault distance update with
 //! MGLRU support" v3 (21 Sep 2023, Message-ID
-//! `<20230920190244.16839-1-ryncsn@gmail.com>`, https://lwn.net/Articles/945266/; not
+//! `<20230920190244.16839-1-ryncsn@gmail.com>`, <https://lwn.net/Articles/945266/>; not
 //! merged), patch 6/6 `workingset, lru_gen: apply refault-distance based
 //! re-activation`, on top of `mglru@6.15` (spec B.6).
 //!

@@ -1,5 +1,5 @@
 //! v6.6's eviction-side functions (mm/vmscan.c v6.6, rmap's `folio_referenced_one`;
-//! spec C.5, C.7 **[version]**) where their code differs from v6.15: `sort_folio`,
+//! spec C.5, C.7 **\[version\]**) where their code differs from v6.15: `sort_folio`,
 //! `isolate_folio`, the classic `folio_check_references` MGLRU ran through,
 //! `evict_folios`' rejected folios, `should_run_aging`, `try_to_inc_min_seq`,
 //! `inc_min_seq`, `shrink_one`'s memcg-LRU decisions.

@@ -1,5 +1,5 @@
 //! v6.6's folio reference bits and generation moves (include/linux/mm_inline.h,
-//! mm/swap.c, mm/vmscan.c v6.6; spec C.3, C.4, C.6 **[version]**).
+//! mm/swap.c, mm/vmscan.c v6.6; spec C.3, C.4, C.6 **\[version\]**).
 //!
 //! The refs representation before v6.14: an fd access sets PG_referenced, then
 //! PG_workingset, then counts up the 2-bit counter; `folio_lru_refs` = counter +

@@ -1,6 +1,6 @@
 //! `mglru@6.6` — MGLRU as v6.6 had it, before Yu Zhao's December 2023 fixes: a base of
 //! its own. [`V66`] implements every [`MglruVariant`] hook with v6.6's function (spec C
-//! **[version]** notes), calling the shared code (generations, lists, the page-table
+//! **\[version\]** notes), calling the shared code (generations, lists, the page-table
 //! walk, look-around's window, the PID arithmetic, scan_folios, memcg iteration) where
 //! both kernels have the same; no v6.15 default reaches it. A patch on v6.6 implements
 //! [`V66Hooks`] (defaults: v6.6 as released) overriding only what it changes, and runs

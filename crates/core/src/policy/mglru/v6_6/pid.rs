@@ -1,5 +1,5 @@
 //! v6.6's choices of type and tier (mm/vmscan.c v6.6, `isolate_folios`,
-//! `get_type_to_scan`, `get_tier_idx`; spec C.8 **[version]**). The controller's
+//! `get_type_to_scan`, `get_tier_idx`; spec C.8 **\[version\]**). The controller's
 //! arithmetic (`read_ctrl_pos` of one tier, `positive_ctrl_err`, `reset_ctrl_pos`) is
 //! the shared v6.15 code, which is the same.
 

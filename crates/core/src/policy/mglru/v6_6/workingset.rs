@@ -1,4 +1,4 @@
-//! v6.6's MGLRU workingset hooks (mm/workingset.c v6.6; spec C.10 **[version]**): the
+//! v6.6's MGLRU workingset hooks (mm/workingset.c v6.6; spec C.10 **\[version\]**): the
 //! eviction token carries `refs` = counter + PG_workingset and the shadow's workingset
 //! bit is `refs != 0`; a refault is recent only if it was evicted from the generation
 //! that is still the oldest; every recent refault counts as an activation.
