@@ -282,7 +282,7 @@ def prepare(
 
     if scenario is not None:
         run_seed = int(cfg.get("seed"))
-        source = _scenario_source(scenario, run_seed, scale, params)
+        source = _scenario_source(scenario, run_seed, scale, params, cfg)
         at = "" if scale is None or scale == 1.0 else f", scale {scale:g}"
         workload = f"scenario {scenario} (seed {run_seed}{at})" + "".join(f" {k}={v}" for k, v in params.items())
     else:
@@ -310,14 +310,18 @@ def _split_workload_params(settings: Mapping[str, Any] | None, params: Mapping[s
     return knobs, wp
 
 
-def _scenario_source(scenario: str, seed: int, scale: float | None, params: Mapping[str, Any]) -> "_core.Source":
+def _scenario_source(scenario: str, seed: int, scale: float | None, params: Mapping[str, Any],
+                     cfg: "_core.Config") -> "_core.Source":
     """A built-in scenario's source with workload parameters, each checked against the
-    names the scenario declares."""
+    names the scenario declares. A workload sized by CPUs (parameter ``cpus``) gets the
+    machine's, ``machine.cpus`` of the run's configuration, unless told otherwise."""
     known = [p[0] for p in _core.scenario_info(scenario).get("params", [])]
     for k in params:
         if k not in known:
             raise ConfigError(f"scenario {scenario}: unknown workload parameter '{k}' (known: {', '.join(known) or 'none'})",
                               key=f"workload.{k}")
+    if "cpus" in known and "cpus" not in params:
+        params = {**params, "cpus": cfg.get("machine.cpus")}
     return _core.scenario_source(scenario, seed, 1.0 if scale is None else scale, {k: str(v) for k, v in params.items()} or None)
 
 

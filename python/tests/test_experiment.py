@@ -346,6 +346,26 @@ def test_scenario_workload_parameters_as_an_axis(tmp_path):
     assert_user_error(cli("experiment", "run", bad, "--out-dir", tmp_path / "o2"), "nosuch", "tasks_per_cpu")
 
 
+def test_terasort_slots_follow_the_machines_cpus():
+    """hadoop-terasort sizes its jobs' task slots by CPUs: a run's `machine.cpus` is the
+    workload's `cpus` unless that is given (one source for both)."""
+    import reclaimlab
+
+    if "hadoop-terasort" not in reclaimlab.scenarios()["name"].to_list():
+        pytest.skip("this build has no hadoop-terasort scenario")
+
+    def head(prepared_or_source, n=3000):
+        src = getattr(prepared_or_source, "source", prepared_or_source)
+        return src.take(n)
+
+    kw = {"scenario": "hadoop-terasort", "scale": 0.02, "seed": 3}
+    on8 = head(reclaimlab.prepare(set={"machine.cpus": 8}, **kw))
+    assert on8 == head(reclaimlab.scenario_source("hadoop-terasort", 3, 0.02, {"cpus": 8}))
+    assert on8 != head(reclaimlab.prepare(**kw))  # the scenario's 48
+    # Given explicitly, the parameter wins over the machine.
+    assert head(reclaimlab.prepare(set={"machine.cpus": 8, "workload.cpus": 48}, **kw)) == head(reclaimlab.prepare(**kw))
+
+
 def test_dask_worker_death_is_retried_elsewhere(tmp_path):
     """A Dask worker process that dies mid-run (os._exit) loses nothing: the scheduler
     reschedules its run on a worker (retries), and every run is delivered exactly once."""

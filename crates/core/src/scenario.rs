@@ -448,7 +448,7 @@ static SCENARIOS: &[Scenario] = &[
         scaled_sizes: &[("machine.memory", 32768.0), ("swap.size", 8192.0)],
         params: &[
             ("tasks_per_cpu", "1", "concurrency: average tasks per CPU (the seed: 0.5, 1, 2)"),
-            ("cpus", "48", "CPUs the jobs' task slots are sized for (the machine's, machine.cpus, on which the engine runs the tasks: the scenario sets both to 48)"),
+            ("cpus", "48", "CPUs the jobs' task slots are sized for (`reclaimlab run`/`experiment`: the run's machine.cpus, on which the engine runs the tasks, unless given)"),
             ("jobs", "12", "concurrent TeraSort jobs, each running round(cpus × tasks_per_cpu / jobs) tasks at once"),
             ("sort_mb", "1000", "mapreduce.task.io.sort.mb in the seed's MB (scaled like memory: 1/8 at scale 1)"),
             ("heap_mb", "22528", "HADOOP_HEAPSIZE_MAX (-Xmx) of each job's G1 heap in MiB, scaled like memory (the benchmark: 20480 swap off, 22528 swap on; 0: no heap model)"),
