@@ -494,9 +494,14 @@ def test_the_measured_cost_runs_the_model_again_at_the_guests_speed(monkeypatch,
                                  tmp_path, [c])
 
 
-def test_damon_cost_measured_needs_damon_reclaim(tmp_path):
+def test_damon_cost_measured_needs_damon_reclaim(tmp_path, offline):
+    from reclaimlab.kernel.experiment import baseline_setup
+
     with pytest.raises(KernelError, match="--damon-cost measured: needs --damon-reclaim"):
         prepare(Setup(workload="hotcold:duration_s=1", memory="none", damon_cost="measured"))
+    # the comparison's baseline boot (without the module) is not asked for it
+    setup = Setup(workload="hotcold:duration_s=1", memory="none", damon_reclaim=KEEP_ACTIVE, damon_cost="measured")
+    assert prepare(setup).damon_reclaim and prepare(baseline_setup(setup)).damon_reclaim is None
     p = cli("validate", "hotcold:duration_s=1", "--memory-max", "none", "--damon-cost", "measured",
             "--out-dir", tmp_path / "out")
     assert_user_error(p, "--damon-cost measured: needs --damon-reclaim")

@@ -75,6 +75,12 @@ def record(setup: Setup, out: Path, progress: bool = True,
     return prep, consoles
 
 
+def baseline_setup(setup: Setup) -> Setup:
+    """The DAMON_RECLAIM comparison's baseline: the same workload without the module, one
+    boot, sampled (``--damon-cost`` is the module's: not asked of it)."""
+    return replace(setup, damon_reclaim=None, damon_interface=None, sample=True, boots=1, damon_cost="model")
+
+
 def validate(setup: Setup, out: Path, progress: bool = True) -> dict[str, Any]:
     """Boot, simulate, compare. Returns ``{"workload", "kernel", "policy", "settings",
     "boots", "rows", "notes", "not_comparable", "read_back", "time_dilation", "logs"}``
@@ -86,8 +92,7 @@ def validate(setup: Setup, out: Path, progress: bool = True) -> dict[str, Any]:
     base_prep, base_consoles = None, None
     if prep.damon_reclaim is not None:
         # The same workload without the module, once: the memory saving's baseline.
-        base_prep, base_consoles = record(replace(setup, damon_reclaim=None, damon_interface=None, sample=True,
-                                                  boots=1), out, progress)
+        base_prep, base_consoles = record(baseline_setup(setup), out, progress)
     res = compare_boots(setup, prep, consoles, out, base_consoles)
     res["boot_wall_s"] = [round(b.wall_s, 2) for b, _ in prep.boots]
     res["logs"] = {"kernel": [str(b.log) for b, _ in prep.boots],
