@@ -129,6 +129,9 @@ pub struct SimConfig {
     /// `sim.time_dilation`: how many times faster the kernel's wall clock runs than the
     /// simulated clock's work (1 on hardware the cost model describes).
     pub time_dilation: f64,
+    /// `sim.kdamond_slowdown`: how many times longer kdamond's DAMOS actions take than the
+    /// cost model says, as the time quota measures them (`total_charged_ns` only).
+    pub kdamond_slowdown: f64,
     /// `sim.trace_pacing=schedule`: a timed trace's gaps say when each access is due,
     /// and time lost to stalls is made up by the next think time (false: gaps add up).
     pub trace_pacing_schedule: bool,
@@ -451,6 +454,8 @@ pub static KNOBS: &[Knob] = &[
         |c, v| c.sample_interval_ns = uint(v)?.saturating_mul(1_000_000), |c| (c.sample_interval_ns / 1_000_000).to_string()),
     knob!("sim.time_dilation", "1", "", "kernel timers (the memcg statistics flush, kswapd's HZ/10 nap, the flusher, kcompactd's proactive-compaction period, khugepaged's scan sleep, DAMON_RECLAIM's intervals, pageout age and time quota) run this many times faster than the simulated work: a slow guest under QEMU TCG has a wall clock that outruns its CPU; `validate` sets it from the guest's wall time",
         |c, v| c.time_dilation = float(v)?, |c| c.time_dilation.to_string()),
+    knob!("sim.kdamond_slowdown", "1", "", "kdamond's DAMOS actions take this many times longer than their cost.* charges as the time quota measures them: only the scheme's total_charged_ns (damos_set_effective_quota's throughput) is scaled, not kdamond's CPU time or its loop; `validate --damon-cost measured` sets it from the guest's kdamond",
+        |c, v| c.kdamond_slowdown = float(v)?, |c| c.kdamond_slowdown.to_string()),
     knob!("sim.trace_pacing", "gaps", "", "a timed trace's gaps: gaps (each access comes its gap after the previous one ends, stalls included) or schedule (each access is due at the sum of the gaps so far, as a program that sleeps until its next deadline: a stall delays the accesses only until their schedule catches up)",
         |c, v| c.trace_pacing_schedule = match v.trim() { "gaps" => false, "schedule" => true, o => return Err(format!("expected gaps or schedule, got '{o}'")) },
         |c| if c.trace_pacing_schedule { "schedule" } else { "gaps" }.into()),
@@ -534,6 +539,7 @@ impl Default for SimConfig {
             },
             sample_interval_ns: 0,
             time_dilation: 0.0,
+            kdamond_slowdown: 0.0,
             trace_pacing_schedule: false,
             lru_gen_enabled: None,
             lru_gen_min_ttl_ms: 0,
@@ -685,6 +691,7 @@ impl SimConfig {
         crate::ensure!(self.zram_compression_ratio >= 1.0, Error::config("swap.zram.compression_ratio", "must be >= 1.0"));
         crate::ensure!(self.sample_interval_ns > 0, Error::config("sim.sample_interval_ms", "must be > 0"));
         crate::ensure!(self.time_dilation > 0.0 && self.time_dilation <= 1e6, Error::config("sim.time_dilation", "must be > 0 (and at most 1e6)"));
+        crate::ensure!(self.kdamond_slowdown > 0.0 && self.kdamond_slowdown <= 1e6, Error::config("sim.kdamond_slowdown", "must be > 0 (and at most 1e6)"));
         self.damon_reclaim.validate().map_err(|(k, m)| Error::config(k, m))?;
         crate::ensure!(
             self.damon_record != DamonRecordMode::Reclaim || self.damon_reclaim.enabled,

@@ -153,6 +153,10 @@ def add_parser(sub) -> None:
     v.add_argument("--kswapd-wakeup", choices=("model", "measured"), default="model",
                    help="kswapd's wake-up latency in the simulator: model (cost.kswapd_wakeup_ns, default) or measured "
                         "(the guest's mean time from wakeup_kswapd to kswapd's pass, traced, divided by the time dilation)")
+    v.add_argument("--damon-cost", choices=("model", "measured"), default="model",
+                   help="with --damon-reclaim, the time kdamond's actions charge to a time quota in the simulator: "
+                        "model (the cost.* of docs/model.md, default) or measured (times kdamond's slowdown in the "
+                        "guest: its CPU time over the model's for the same run; sim.kdamond_slowdown)")
     v.set_defaults(func=cmd_validate)
 
 
@@ -166,7 +170,7 @@ def _setup(a: argparse.Namespace):
                  fault_around_bytes=a.fault_around_bytes, thp=a.thp, damon_reclaim=a.damon_reclaim,
                  damon_interface=a.damon_interface, cgroup_set=tuple(a.cgroup_set),
                  disk_write=getattr(a, "disk_write", "model"), disk_read=getattr(a, "disk_read", "model"),
-                 kswapd_wakeup=getattr(a, "kswapd_wakeup", "model"))
+                 kswapd_wakeup=getattr(a, "kswapd_wakeup", "model"), damon_cost=getattr(a, "damon_cost", "model"))
 
 
 def guest_lines(c) -> list[str]:
@@ -317,6 +321,13 @@ def cmd_validate(a: argparse.Namespace) -> int:
         k = dr["kdamond_cpu_pct"]
         if k["kernel"] and k["simulator"] is not None:
             print(f"kdamond CPU: kernel {mean_sd(k['kernel'])[0]:.2f}% (TCG), simulator {k['simulator']:.2f}%")
+        q = dr.get("quota") or {}
+        kq, sq = q.get("kernel") or {}, q.get("simulator") or {}
+        if kq.get("bytes_per_ms") and sq.get("bytes_per_ms"):
+            print(f"time quota's throughput (bytes per charged ms): kernel {kq['bytes_per_ms'] / 2**20:,.2f} MiB/ms, "
+                  f"simulator {sq['bytes_per_ms'] / 2**20:,.2f} MiB/ms")
+        if dr.get("kdamond_slowdown"):
+            print(f"kdamond's measured slowdown (--damon-cost measured): {dr['kdamond_slowdown']:.2f}")
         if any(dr.get("snap_lost") or []):
             print(f"note: damon_*: the guest's trace buffer overwrote {sum(dr['snap_lost'])} region events before they "
                   f"were read (per boot {dr['snap_lost']}); the aggregations they cut are left out")

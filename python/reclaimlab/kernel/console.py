@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from .damon import Sample, Snapshot
+from .damon import QuotaSample, Sample, Snapshot
 
 #: errno of a memory.reclaim write that could not reclaim the amount (mm/memcontrol.c).
 EAGAIN = 11
@@ -183,6 +183,9 @@ class Console:
     #: the footprint samples taken while it ran.
     damon_reclaim: dict[str, str] = field(default_factory=dict)
     samples: list[Sample] = field(default_factory=list)
+    #: The scheme's effective size quota, tried bytes and kdamond's CPU time sampled while
+    #: it ran (``@@quota``, sysfs interface).
+    quota_samples: list[QuotaSample] = field(default_factory=list)
     #: Its regions summarised after every aggregation (``@@snap``), and the tracepoint's
     #: events the guest's trace buffer overwrote before they were read (``@@snap_lost``).
     snapshots: list[Snapshot] = field(default_factory=list)
@@ -459,6 +462,8 @@ def parse(text: str) -> Console:
                 c.snapshots.append(Snapshot(float(parts[0]), *(int(x) for x in parts[1:])))
             elif tag == "snap_lost" and len(parts) == 1:
                 c.snap_lost = int(parts[0])
+            elif tag == "quota" and len(parts) == 5:
+                c.quota_samples.append(QuotaSample(float(parts[0]), *(int(x) for x in parts[1:])))
             elif tag == "sample" and len(parts) == 3:
                 c.samples.append(Sample(float(parts[0]), int(parts[1]), int(parts[2])))
             elif tag == "phase" and len(parts) == 2:

@@ -141,3 +141,17 @@ class Snapshot:
     idle: int
     warm: int
     hot: int
+
+
+@dataclass
+class QuotaSample:
+    """One ``@@quota`` line (sysfs interface): guest uptime (s), the scheme's effective size
+    quota (``quotas/effective_bytes``: ``damos_quota.esz``, bytes), its tried bytes and
+    quota exceeds so far, and kdamond's CPU time so far (clock ticks)."""
+
+    t: float
+    esz: int
+    sz_tried: int
+    qt_exceeds: int
+    kdamond_ticks: int
+

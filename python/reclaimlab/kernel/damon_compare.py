@@ -125,6 +125,60 @@ def guest_schedule(consoles: list, params: dict[str, str]) -> dict[str, str]:
     return {f"damon_reclaim.{k}": str(round(v * stretch)) for k, v in value.items()}
 
 
+def guest_cpu_pct(consoles: list) -> list[float]:
+    """kdamond's CPU share per boot, in per cent of the guest's wall time over the samples
+    (``kdamond_ticks``, USER_HZ 100)."""
+    return [100 * int(c.damon_reclaim["kdamond_ticks"]) / 100 / max(1e-9, guest_footprint(c)[0][-1])
+            for c in consoles if "kdamond_ticks" in c.damon_reclaim and len(c.samples) > 1]
+
+
+def kdamond_slowdown(consoles: list, sim_cpu_pct: float | None) -> float | None:
+    """How many times longer the guest's kdamond takes for the run's work than the model's
+    kdamond at its cost.* (``--damon-cost measured``): the guest's mean CPU share over the
+    boots (:func:`guest_cpu_pct`, wall clock) over the model's ``damon_cpu_pct`` for the
+    same run (its simulated clock; the DAMON rows run at a time dilation of about 1).
+    Measured on monitoring and actions together, at the model's cost.* speed; None
+    without both."""
+    cpu = guest_cpu_pct(consoles)
+    if not cpu or not sim_cpu_pct or sim_cpu_pct <= 0:
+        return None
+    return sum(cpu) / len(cpu) / sim_cpu_pct
+
+
+def guest_quota(consoles: list, quota_ms: int) -> dict[str, float] | None:
+    """The guest scheme's effective size quota (``@@quota``: ``damos_quota.esz``) over the
+    boots: per boot the mean of its samples once set (6.12.117 runs its first charge window
+    with esz 0) and the last; with a time quota, the last over ``quota_ms``: the lifetime
+    throughput (bytes per charged ms) ``damos_set_effective_quota`` measured, unless
+    ``quota_sz`` capped it. None without samples (a guest before they were recorded, or the module interface)."""
+    per = [[q.esz for q in c.quota_samples if q.esz] for c in consoles]
+    if not per or not all(per):
+        return None
+    avg, avg_sd = mean_sd([sum(p) / len(p) for p in per])
+    last, last_sd = mean_sd([float(p[-1]) for p in per])
+    out = {"esz_avg": avg, "esz_avg_sd": avg_sd, "esz_last": last, "esz_last_sd": last_sd}
+    sz = [int(c.damon_reclaim.get("quota_sz", 0) or 0) for c in consoles]
+    if quota_ms and not any(s and p[-1] >= s for s, p in zip(sz, per)):  # a quota_sz cap hides the throughput
+        out["bytes_per_ms"], out["bytes_per_ms_sd"] = mean_sd([p[-1] / quota_ms for p in per])
+    return out
+
+
+def sim_quota(sims: list[dict], quota_ms: int) -> dict[str, float] | None:
+    """The model's effective size quota over seeds: ``damon_quota_esz_bytes_avg`` (mean
+    over its charge windows), ``_last``, and with a time quota the lifetime throughput
+    ``damon_quota_bytes_per_ms`` (not capped by ``quota_sz`` as esz is)."""
+    ms = [s["metrics"] for s in sims if "damon_quota_esz_bytes_avg" in s["metrics"]]
+    if not ms:
+        return None
+    avg, avg_sd = mean_sd([m["damon_quota_esz_bytes_avg"] for m in ms])
+    last, last_sd = mean_sd([m["damon_quota_esz_bytes_last"] for m in ms])
+    out = {"esz_avg": avg, "esz_avg_sd": avg_sd, "esz_last": last, "esz_last_sd": last_sd}
+    bpm = [m["damon_quota_bytes_per_ms"] for m in ms if "damon_quota_bytes_per_ms" in m]
+    if quota_ms and bpm:
+        out["bytes_per_ms"], out["bytes_per_ms_sd"] = mean_sd(bpm)
+    return out
+
+
 def saving(avg: float | None, base: float | None) -> float | None:
     """1 - avg / base in percent: how much less memory the workload held on average."""
     return None if not avg or not base else 100.0 * (1.0 - avg / base)
@@ -176,8 +230,8 @@ def compare(consoles: list, base_consoles: list, sims: list[dict], sim_base: dic
         ms = {k: mean_sd([m[k] for m in means]) for k in snap_keys}
         rows += _with_sd(compare_rows(snaps, {k: m for k, (m, _) in ms.items()}, SNAPSHOT_TARGETS, counters=snap_keys),
                          {k: sd for k, (_, sd) in ms.items()})
-    cpu = [int(c.damon_reclaim["kdamond_ticks"]) / 100 / max(1e-9, guest_footprint(c)[0][-1])
-           for c in consoles if "kdamond_ticks" in c.damon_reclaim and len(c.samples) > 1]
+    cpu = guest_cpu_pct(consoles)
+    quota_ms = int(consoles[0].damon_reclaim.get("quota_ms", 0) or 0)
     return {"rows": rows,
             "footprint": {"kernel": [curve(*guest_footprint(c)) for c in consoles],
                           "kernel_baseline": [curve(*guest_footprint(c)) for c in base_consoles],
@@ -186,6 +240,8 @@ def compare(consoles: list, base_consoles: list, sims: list[dict], sim_base: dic
             "accessed": {"kernel": [curve(*accessed_series(c.snapshots)) for c in consoles],
                          "simulator": curve(*accessed_series(sim_snaps))},
             "snap_lost": [c.snap_lost or 0 for c in consoles],
-            "kdamond_cpu_pct": {"kernel": [100 * x for x in cpu],
+            "quota": {"quota_ms": quota_ms, "kernel": guest_quota(consoles, quota_ms),
+                      "simulator": sim_quota(sims, quota_ms)},
+            "kdamond_cpu_pct": {"kernel": cpu,
                                 "simulator": mean_sd([s["metrics"].get("damon_cpu_pct", 0.0) for s in sims])[0]},
             "sim_seeds": len(sims)}

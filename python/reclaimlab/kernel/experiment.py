@@ -75,6 +75,12 @@ def record(setup: Setup, out: Path, progress: bool = True,
     return prep, consoles
 
 
+def baseline_setup(setup: Setup) -> Setup:
+    """The DAMON_RECLAIM comparison's baseline: the same workload without the module, one
+    boot, sampled (``--damon-cost`` is the module's: not asked of it)."""
+    return replace(setup, damon_reclaim=None, damon_interface=None, sample=True, boots=1, damon_cost="model")
+
+
 def validate(setup: Setup, out: Path, progress: bool = True) -> dict[str, Any]:
     """Boot, simulate, compare. Returns ``{"workload", "kernel", "policy", "settings",
     "boots", "rows", "notes", "not_comparable", "read_back", "time_dilation", "logs"}``
@@ -86,8 +92,7 @@ def validate(setup: Setup, out: Path, progress: bool = True) -> dict[str, Any]:
     base_prep, base_consoles = None, None
     if prep.damon_reclaim is not None:
         # The same workload without the module, once: the memory saving's baseline.
-        base_prep, base_consoles = record(replace(setup, damon_reclaim=None, damon_interface=None, sample=True,
-                                                  boots=1), out, progress)
+        base_prep, base_consoles = record(baseline_setup(setup), out, progress)
     res = compare_boots(setup, prep, consoles, out, base_consoles)
     res["boot_wall_s"] = [round(b.wall_s, 2) for b, _ in prep.boots]
     res["logs"] = {"kernel": [str(b.log) for b, _ in prep.boots],
@@ -200,6 +205,16 @@ def compare_boots(setup: Setup, prep: Prepared, consoles: list[Console], out: Pa
     reads, read_wall_ns = read_disk_for(setup, consoles)
     wall, wakeup = guest_wall_s(consoles), wakeup_for(setup, consoles)
     sim = simulate(prep.wl, settings, out, wall, write_wall_ns, read_wall_ns, wakeup)
+    slowdown = None
+    if prep.damon_reclaim is not None and setup.damon_cost == "measured":
+        # kdamond's slowdown in the guest against this run at the model's cost.*; then
+        # the run again with the time quota charged at the guest's speed.
+        slowdown = damon_compare.kdamond_slowdown(consoles, sim["metrics"].get("damon_cpu_pct"))
+        if slowdown is None:
+            raise KernelError("--damon-cost measured: no boot reported kdamond's CPU time (@@damon_reclaim "
+                              "kdamond_ticks, from a guest before it was recorded) or the model's kdamond did no work")
+        settings = {**settings, "sim.kdamond_slowdown": f"{slowdown:.4g}"}
+        sim = simulate(prep.wl, settings, out, wall, write_wall_ns, read_wall_ns, wakeup)
     sims = [sim]
     if prep.damon_reclaim is not None:
         # More seeds of kdamond's sampling (damon_compare.SIM_SEEDS); the counters' rows stay the first's.
@@ -214,6 +229,8 @@ def compare_boots(setup: Setup, prep: Prepared, consoles: list[Console], out: Pa
                  "sim_kswapd_wakeup_ns": int(sim["config"]["cost.kswapd_wakeup_ns"])}
     if prep.damon_reclaim is not None:
         damon_res = damon_compare.compare(consoles, base_consoles, sims, sim_base, CGROUP)
+        damon_res = {**damon_res, "damon_cost": setup.damon_cost,
+                     **({"kdamond_slowdown": slowdown} if slowdown is not None else {})}
     whole_machine = prep.memory_max is None
     real = [with_derived(c.vmstat()) for c in consoles]
     rows = compare(real, with_derived(sim["vmstat"]), targets_for(prep.wl, whole_machine))

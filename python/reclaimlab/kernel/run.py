@@ -93,6 +93,10 @@ class Setup:
     # kswapd's wake-up latency: "model" (cost.kswapd_wakeup_ns) or "measured" (the guest's
     # mean time from wakeup_kswapd to the pass, @@kswapd_wake, on the simulated clock).
     kswapd_wakeup: str = "model"
+    # The time quota's clock for kdamond's actions: "model" (the cost.* kdamond charges) or
+    # "measured" (those charges times kdamond's measured slowdown in the guest,
+    # sim.kdamond_slowdown: damon_compare.kdamond_slowdown; validate --damon-reclaim only).
+    damon_cost: str = "model"
 
     @property
     def limited(self) -> bool:
@@ -315,6 +319,10 @@ def prepare(setup: Setup) -> Prepared:
                           f"got {setup.pcp_high_fraction}")
     if setup.pin_cpus and setup.smp < 2:
         raise KernelError(f"--pin-cpus needs at least 2 guest CPUs (--smp), got {setup.smp}")
+    if setup.damon_cost not in ("model", "measured"):
+        raise KernelError(f"--damon-cost must be model or measured, got {setup.damon_cost!r}")
+    if setup.damon_cost == "measured" and setup.damon_reclaim is None:
+        raise KernelError("--damon-cost measured: needs --damon-reclaim (it measures kdamond in the guest)")
     ra, fab, thp = guest_options(setup)
     memory_max = memory_limit(setup)
     nodes = nodes_of(setup)

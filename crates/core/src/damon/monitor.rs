@@ -180,6 +180,7 @@ impl Kdamond {
                     min_region_sz: self.min_region_sz,
                     now_ns,
                     goal_inputs: GoalInputs { psi_some_total_us, node_free_pages: mm.total_free_pages(), node_total_pages: mm.nr_frames as u64 },
+                    charge_scale: mm.cfg.kdamond_slowdown,
                 };
                 let due = self.schemes.iter().any(|s| self.passed_sample_intervals >= s.next_apply_sis && s.wmarks.activated);
                 let mut ops = Ops { mm, p, kind: self.ops, folios: &mut self.folios, buf: &mut self.buf };
@@ -278,6 +279,14 @@ pub fn damon_metrics(d: &Kdamond, runtime_ns: u64) -> Vec<(String, f64)> {
     if let Some(s) = d.schemes.first() {
         for (k, x) in super::reclaim::damon_reclaim_counters(&s.stat) {
             v.push((k.into(), x as f64));
+        }
+        let q = &s.quota;
+        if q.nr_windows > 0 {
+            v.push(("damon_quota_esz_bytes_avg".into(), q.sum_esz as f64 / q.nr_windows as f64));
+            v.push(("damon_quota_esz_bytes_last".into(), q.esz as f64));
+        }
+        if q.total_charged_ns > 0 {
+            v.push(("damon_quota_bytes_per_ms".into(), q.total_charged_sz as f64 * 1e6 / q.total_charged_ns as f64));
         }
     }
     v

@@ -109,6 +109,48 @@ fn pageout_respects_size_quota() {
     assert_eq!(m.mm.vmstat.get(crate::mm::vmstat::Ev::Pswpout) * 4096, reclaimed);
 }
 
+/// E.3: a time quota's size is the lifetime throughput × `quota_ms`; a run reports it
+/// (`damon_quota_esz_bytes_avg`, `_last`, `damon_quota_bytes_per_ms`), and
+/// `sim.kdamond_slowdown` divides the throughput the quota measures, and so the bytes it
+/// tries, without changing kdamond's own CPU accounting or a size quota's run.
+#[test]
+fn time_quota_size_follows_the_measured_throughput() {
+    let kv = |slow: &'static str, ms: &'static str, sz: &'static str| {
+        let mut c = cfg(
+            "1G",
+            &[
+                ("damon_reclaim.wmarks_high", "1000"),
+                ("damon_reclaim.wmarks_mid", "1000"),
+                ("damon_reclaim.wmarks_low", "0"),
+                ("damon_reclaim.min_age", "1000000"),
+                ("damon_reclaim.quota_ms", ms),
+                ("damon_reclaim.quota_sz", sz),
+                ("swap.size", "1G"),
+                ("sim.kdamond_slowdown", slow),
+            ],
+        );
+        c.set("transparent_hugepage.enabled", "never").unwrap();
+        c
+    };
+    let prog = || hot_in_cold(400, 4, 2_500_000);
+    let fast = run(&kv("1", "1", "0"), Classic::new(Mainline), prog());
+    let slow = run(&kv("8", "1", "0"), Classic::new(Mainline), prog());
+    let (bpm_fast, bpm_slow) = (metric(&fast, "damon_quota_bytes_per_ms"), metric(&slow, "damon_quota_bytes_per_ms"));
+    assert!(bpm_slow > 0.0 && bpm_fast > 4.0 * bpm_slow, "{bpm_fast} vs {bpm_slow} bytes per charged ms");
+    let last = metric(&slow, "damon_quota_esz_bytes_last");
+    assert!((last - bpm_slow).abs() <= 0.2 * bpm_slow, "esz {last} for 1 ms at {bpm_slow} bytes/ms");
+    assert!(metric(&slow, "damon_quota_esz_bytes_avg") > 0.0);
+    let tried = |m: &Machine<Classic<Mainline>>| metric(m, "bytes_reclaim_tried_regions");
+    assert!(tried(&fast) > 2.0 * tried(&slow), "tried {} vs {}", tried(&fast), tried(&slow));
+    // A size quota's run is the same whatever the slowdown.
+    let a = run(&kv("1", "0", "16777216"), Classic::new(Mainline), prog());
+    let b = run(&kv("8", "0", "16777216"), Classic::new(Mainline), prog());
+    for k in ["bytes_reclaim_tried_regions", "bytes_reclaimed_regions", "damon_cpu_ns", "damon_quota_esz_bytes_avg"] {
+        assert_eq!(metric(&a, k), metric(&b, k), "{k}");
+    }
+    assert_eq!(metric(&a, "damon_quota_esz_bytes_last"), 16777216.0);
+}
+
 /// E.8: with free memory above the high watermark kdamond never samples; below mid it
 /// runs.
 #[test]

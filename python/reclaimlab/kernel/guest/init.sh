@@ -424,18 +424,37 @@ sampler() {
         module) stat=$DAMON/bytes_reclaimed_regions ;;
         *) stat= ;;
     esac
+    mode=$1 kpid=
+    [ "$mode" = sysfs ] && read -r kpid < $KD/pid
     exec 3<> /run/pause
     while :; do
         read -r up _ < /proc/uptime
         read -r cur < "$cg/memory.current"
         rec=0
         if [ -n "$stat" ]; then
-            [ "$1" = sysfs ] && echo update_schemes_stats > $KD/state
+            [ "$mode" = sysfs ] && echo update_schemes_stats > $KD/state
             read -r rec < "$stat"
         fi
         echo "@@sample $up $cur $rec"
+        [ -n "$kpid" ] && quota_sample
         read -t 0.5 _ <&3
     done
+}
+# "@@quota UPTIME EFFECTIVE_BYTES SZ_TRIED QT_EXCEEDS KDAMOND_TICKS" (sysfs interface):
+# the scheme's effective size quota (quotas/effective_bytes, refreshed by the
+# update_schemes_effective_quotas command: mm/damon/sysfs.c 6.12; a time quota's is
+# damos_set_effective_quota's throughput x ms), its tried bytes and quota exceeds so far
+# (refreshed by the sampler's update_schemes_stats just before), and kdamond's CPU time
+# (utime + stime of /proc/PID/stat, clock ticks). Built-ins only, like the sampler.
+quota_sample() {
+    Sq=$KD/contexts/0/schemes/0
+    echo update_schemes_effective_quotas > $KD/state
+    read -r esz < $Sq/quotas/effective_bytes
+    read -r tried < $Sq/stats/sz_tried
+    read -r qx < $Sq/stats/qt_exceeds
+    read -r kst < /proc/$kpid/stat
+    set -- $kst
+    echo "@@quota $up $esz $tried $qx $((${14} + ${15}))"
 }
 # One "@@sample" line; $1 the DAMON_RECLAIM interface ("" without it).
 sample() {

@@ -28,6 +28,10 @@ pub struct DamosQuota {
     pub charge_target_from: Option<usize>,
     pub charge_addr_from: u64,
     pub min_score: u32,
+    /// Charge windows begun and the sum of their `esz` (what a run reports as
+    /// `damon_quota_esz_bytes_avg`; not kernel state).
+    pub nr_windows: u64,
+    pub sum_esz: u64,
 }
 
 impl DamosQuota {
@@ -75,6 +79,8 @@ pub fn damos_charge_window(q: &mut DamosQuota, now_ns: u64, inp: &GoalInputs) ->
     if q.total_charged_sz == 0 && q.charged_from.is_none() {
         q.charged_from = Some(now_ns);
         damos_set_effective_quota(q, inp);
+        q.nr_windows += 1;
+        q.sum_esz = q.sum_esz.saturating_add(q.esz);
     }
     let from = q.charged_from.unwrap();
     if now_ns >= from + q.reset_interval * 1_000_000 {
@@ -83,6 +89,8 @@ pub fn damos_charge_window(q: &mut DamosQuota, now_ns: u64, inp: &GoalInputs) ->
         q.charged_from = Some(now_ns);
         q.charged_sz = 0;
         damos_set_effective_quota(q, inp);
+        q.nr_windows += 1;
+        q.sum_esz = q.sum_esz.saturating_add(q.esz);
         return (true, exceeded);
     }
     (false, false)

@@ -134,6 +134,8 @@ pub struct ApplyCtx<'a> {
     pub min_region_sz: u64,
     pub now_ns: u64,
     pub goal_inputs: GoalInputs,
+    /// `sim.kdamond_slowdown`: what an action's ns count for the time quota's throughput.
+    pub charge_scale: f64,
 }
 
 /// `damos_adjust_quota` (E.3, E.5): charge window, then the score histogram and
@@ -237,7 +239,7 @@ fn damos_apply_scheme<O: DamosOps>(c: &ApplyCtx, t: &mut DamonTarget, ti: usize,
     let r = t.regions[i];
     let (sz_applied, sz_passed, ns) = ops.apply_scheme(ti, r.start, r.end, s);
     let q = &mut s.quota;
-    q.total_charged_ns += ns;
+    q.total_charged_ns += if c.charge_scale == 1.0 { ns } else { (ns as f64 * c.charge_scale).round() as u64 };
     q.charged_sz += sz;
     if q.esz != 0 && q.charged_sz >= q.esz {
         q.charge_target_from = Some(ti);
