@@ -31,7 +31,9 @@
 //! until woken. A pass that ends unbalanced goes round at once and counts
 //! KSWAPD_HIGH_WMARK_HIT_QUICKLY. The nap is on the simulated clock.
 //! A wake-up starts kswapd `cost.kswapd_wakeup_ns` after the allocation that woke it (the
-//! scheduler's latency for a thread woken on another CPU; 0 by default).
+//! scheduler's latency for a thread woken on another CPU; 0 by default), and only then does
+//! it read the wake-ups' order and zone (6.12 `kswapd()`): those that came meanwhile widen
+//! its pass.
 //! `reclaim_throttle(VMSCAN_THROTTLE_WRITEBACK)` (see policy/classic/vmscan.rs
 //! `writeback_feedback`) sleeps on kswapd's clock without CPU.
 //! High orders (mm/vmscan.c 6.12 `kswapd`, `wakeup_kswapd`, `kswapd_try_to_sleep`): a
@@ -91,6 +93,8 @@ pub struct Kswapd {
     /// The zone the current `balance_pgdat` balances up to (`kswapd()`'s `highest_zoneidx`,
     /// kept from pass to pass).
     highest_zoneidx: u8,
+    /// Woken, not yet running: its first step reads the wake-ups' order and zone.
+    begin_pending: bool,
     /// The order the last `balance_pgdat` balanced for (`reclaim_order`; below
     /// `alloc_order` when it fell back to order 0).
     reclaim_order: u8,
@@ -127,6 +131,7 @@ impl Kswapd {
             alloc_order: 0,
             kswapd_highest_zoneidx: None,
             highest_zoneidx: ZONE_MOVABLE,
+            begin_pending: false,
             reclaim_order: 0,
             napping: false,
             step_end: 0,
@@ -201,9 +206,11 @@ impl Kswapd {
         }
         self.active = true;
         // wake_up_interruptible (mm/vmscan.c 6.12 wakeup_kswapd) makes kswapd runnable; it
-        // starts `cost.kswapd_wakeup_ns` later.
+        // starts `cost.kswapd_wakeup_ns` later, and only then, back in `kswapd()`'s loop
+        // after `kswapd_try_to_sleep`, reads `kswapd_order` and `kswapd_highest_zoneidx`:
+        // the wake-ups until then (a Normal zone's after a DMA-only one) widen the pass.
         self.clock_ns = self.clock_ns.max(now + mm.cfg.cost.kswapd_wakeup_ns);
-        self.begin_balance(mm);
+        self.begin_pending = true;
         0
     }
 
@@ -252,6 +259,9 @@ impl Kswapd {
         if self.napping {
             self.end_nap(mm);
             return;
+        }
+        if std::mem::take(&mut self.begin_pending) {
+            self.begin_balance(mm);
         }
         let node = self.node;
         let cost_before = self.sc.cost_ns;
