@@ -9,6 +9,8 @@ import json
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
+from reclaimlab.kernel.experiment import KSWAPD_WAKEUP_HELP, KSWAPD_WAKEUP_MODES
+
 
 def block(text: str, begin: str, end: str) -> str | None:
     """What lies between ``begin`` and ``end`` in ``text`` (None without both markers)."""
@@ -39,9 +41,7 @@ def main(description: str, names: Sequence[str], run: Callable[..., None], resim
     ap.add_argument("--resimulate", action="store_true",
                     help="simulate the stored configurations again against their boots; boot nothing")
     ap.add_argument("--doc", type=Path, default=Path(__file__).resolve().parents[1] / "docs" / "validation.md")
-    ap.add_argument("--kswapd-wakeup", choices=("model", "measured"), default="model",
-                    help="kswapd's wake-up latency in the simulator: cost.kswapd_wakeup_ns (model) or the guest's "
-                         "traced one (measured), as reclaimlab validate --kswapd-wakeup")
+    ap.add_argument("--kswapd-wakeup", choices=KSWAPD_WAKEUP_MODES, default="model", help=KSWAPD_WAKEUP_HELP)
     a = ap.parse_args()
     if a.resimulate:
         resimulate(a.out, kswapd_wakeup=a.kswapd_wakeup)

@@ -43,7 +43,7 @@ from pathlib import Path
 import numpy as np
 
 from reclaimlab import _core
-from reclaimlab.kernel.experiment import revalidate, validate
+from reclaimlab.kernel.experiment import KSWAPD_WAKEUP_HELP, KSWAPD_WAKEUP_MODES, revalidate, validate
 from reclaimlab.kernel.run import Setup
 
 import _doc
@@ -302,8 +302,7 @@ def main(doc=None, workloads=None, setup=None, default_out="validation-runs-tena
                     help="only this workload (repeatable); its table is printed, the document is left alone")
     ap.add_argument("--wb-sample", action="store_true",
                     help="boot with the disk and writeback sampler (reclaimlab validate --wb-sample)")
-    ap.add_argument("--kswapd-wakeup", choices=("model", "measured"), default="model",
-                    help="kswapd's wake-up latency in the simulator (reclaimlab validate --kswapd-wakeup)")
+    ap.add_argument("--kswapd-wakeup", choices=KSWAPD_WAKEUP_MODES, default="model", help=KSWAPD_WAKEUP_HELP)
     a = ap.parse_args()
     workloads = workloads or WORKLOADS
     if a.only:

@@ -1179,12 +1179,27 @@ fn kswapd_for_zone_dma_reclaims_it_alone_and_skips_the_zone_above() {
 /// `!waitqueue_active`). `rmqueue`'s wake-up for ZONE_DMA alone, overtaken before kswapd
 /// runs (`cost.kswapd_wakeup_ns` later) by an allocation's wake-up for every zone, gives one
 /// `balance_pgdat` over both zones: not a pass for DMA alone and then another (the model
-/// before 28 Nov 2026, which read them at the wake-up).
+/// before 28 Nov 2026, which read them at the wake-up). The same with the latency drawn from
+/// a distribution (the guests' are spread: 1–3 ms here), each wake-up's from kswapd's own
+/// generator, so that the same seed starts it at the same time.
 #[test]
 fn a_wakeup_overtaken_before_kswapd_runs_widens_its_pass() {
+    let constant = overtaken_wakeup(&[("cost.kswapd_wakeup_ns", "2000000")]);
+    assert_eq!(constant, 2_000_000);
+    let spread = [("cost.kswapd_wakeup_ns", "1000000,1500000,2000000,3000000")];
+    let drawn = overtaken_wakeup(&spread);
+    assert!((1_000_000..=3_000_000).contains(&drawn), "{drawn}");
+    assert_eq!(overtaken_wakeup(&spread), drawn, "same seed, same latency");
+    let others: Vec<u64> = (2..6).map(|seed| overtaken_wakeup(&[spread[0], ("seed", &seed.to_string())])).collect();
+    assert!(others.iter().any(|&x| x != drawn), "another seed draws another latency: {drawn} {others:?}");
+}
+
+/// [`a_wakeup_overtaken_before_kswapd_runs_widens_its_pass`] with `extra`'s keys; returns the
+/// latency kswapd was woken with.
+fn overtaken_wakeup(extra: &[(&str, &str)]) -> u64 {
     use reclaimlab_core::mm::page_alloc::ZoneType;
     use reclaimlab_core::mm::vmstat::Ev;
-    let (mut m, now, dma, normal) = page_cache_in_both_zones(&[("cost.kswapd_wakeup_ns", "2000000")]);
+    let (mut m, now, dma, normal) = page_cache_in_both_zones(extra);
     let now = read_the_wakeup_left(&mut m, now, normal);
     // Both zones below their high watermark.
     let mut held = Vec::new();
@@ -1198,8 +1213,10 @@ fn a_wakeup_overtaken_before_kswapd_runs_widens_its_pass() {
     // rmqueue's wake-up for DMA alone (gfp 0: no direct reclaim) ...
     m.kswapd[0].wakeup(&mut m.mm, now, 0, ZoneType::Dma as u8, false);
     assert!(m.kswapd[0].active, "an unbalanced DMA wakes kswapd");
-    // ... and 1 ms later, before kswapd runs, a user page's for every zone.
-    m.kswapd[0].wakeup(&mut m.mm, now + 1_000_000, 0, ZONE_MOVABLE, true);
+    let latency = m.kswapd[0].next_step().unwrap() - now;
+    // ... and 0.9 ms later, before kswapd runs, a user page's for every zone.
+    m.kswapd[0].wakeup(&mut m.mm, now + 900_000, 0, ZONE_MOVABLE, true);
+    assert_eq!(m.kswapd[0].next_step(), Some(now + latency), "the later wake-up draws nothing");
     m.run_until(now + 10_000_000_000).unwrap();
     assert!(!m.kswapd[0].active);
     assert_eq!(m.kswapd[0].dma_passes, dma_passes, "no pass for DMA alone");
@@ -1211,6 +1228,7 @@ fn a_wakeup_overtaken_before_kswapd_runs_widens_its_pass() {
         m.mm.free_block(pfn, 0);
     }
     Engine::check_invariants(&m).unwrap();
+    latency
 }
 
 /// Every `*_wmark_pages()` adds `watermark_boost` (spec A.5), and so do the checks built on
