@@ -423,6 +423,8 @@ def test_the_console_gives_reads_and_kswapds_cpu():
     for mode in ("mean", "measured"):
         with pytest.raises(KernelError, match=f"--kswapd-wakeup {mode}: no boot traced a kswapd wake-up"):
             wakeup_for(Setup(workload="x", kswapd_wakeup=mode), [console.parse("@@blkstat start 0 0 0 0 0 0 0 0 0 0 0\n")])
+    # Traced, and kswapd never woke (memcg reclaim): the model's latency stays.
+    assert wakeup_for(Setup(workload="x", kswapd_wakeup="measured"), [console.parse("@@kswapd_wake_lost 0\n")]) is None
     # A boot that read nothing from the data disk (a THP workload) still traced its wake-ups.
     no_disk = console.parse("@@kswapd_wake 300 1\n@@kswapd_wake 100 4\n")
     assert disk_reads([no_disk]) is None

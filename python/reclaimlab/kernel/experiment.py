@@ -211,11 +211,15 @@ def wakeup_of(mode: str, wakes: dict[str, Any] | None) -> float | list[float] | 
 
 def wakeup_for(setup: Setup, consoles: list[Console]) -> float | list[float] | None:
     """With ``--kswapd-wakeup mean|measured``: the guest's kswapd wake-up latency (wall ns;
-    :func:`wakeup_of`); a :class:`KernelError` if no boot traced one."""
+    :func:`wakeup_of`); None if the boots traced the wake-ups and kswapd never woke (memcg
+    reclaim: the model's ``cost.kswapd_wakeup_ns`` stays); a :class:`KernelError` if a boot
+    did not trace them."""
     mode = setup.kswapd_wakeup
     if mode == "model":
         return None
     wakes = kswapd_wakeups(consoles)
+    if wakes is None and consoles and all(c.kswapd_wake_lost is not None for c in consoles):
+        return None
     if wakes is None:
         raise KernelError(f"--kswapd-wakeup {mode}: no boot traced a kswapd wake-up (@@kswapd_wake, from a guest "
                           "before it was recorded, or kswapd never woke)")
