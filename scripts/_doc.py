@@ -29,9 +29,9 @@ def place(text: str, block: str, begin: str, end: str) -> str:
 
 
 def main(description: str, names: Sequence[str], run: Callable[..., None], resimulate: Callable[..., None],
-         render: Callable[[list[dict[str, Any]]], str], begin: str, end: str) -> int:
+         render: Callable[[list[dict[str, Any]]], str], begin: str, end: str, kswapd_wakeup: str = "model") -> int:
     """``--out DIR [--boots N] [--render-only | --resimulate] [--doc FILE] [--kswapd-wakeup
-    MODE]``: boot what is missing (``run(out, boots, kswapd_wakeup=MODE)``) or simulate the
+    MODE]`` (``kswapd_wakeup`` its default): boot what is missing (``run(out, boots, kswapd_wakeup=MODE)``) or simulate the
     stored boots again (``resimulate(out, kswapd_wakeup=MODE)``), then render OUT/NAME.json
     of every configuration ``names`` into the doc between the markers."""
     ap = argparse.ArgumentParser(description=description)
@@ -41,7 +41,7 @@ def main(description: str, names: Sequence[str], run: Callable[..., None], resim
     ap.add_argument("--resimulate", action="store_true",
                     help="simulate the stored configurations again against their boots; boot nothing")
     ap.add_argument("--doc", type=Path, default=Path(__file__).resolve().parents[1] / "docs" / "validation.md")
-    ap.add_argument("--kswapd-wakeup", choices=KSWAPD_WAKEUP_MODES, default="model", help=KSWAPD_WAKEUP_HELP)
+    ap.add_argument("--kswapd-wakeup", choices=KSWAPD_WAKEUP_MODES, default=kswapd_wakeup, help=KSWAPD_WAKEUP_HELP)
     a = ap.parse_args()
     if a.resimulate:
         resimulate(a.out, kswapd_wakeup=a.kswapd_wakeup)

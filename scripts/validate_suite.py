@@ -135,6 +135,7 @@ def evaluate_configs(out: Path, configs: list[dict], mglru_policy: str | None = 
                             "wall_s": [round(b["metrics"].get("wall_s", 0), 1) for b in boots],
                             "whole_machine": whole_machine, "thp_note": mark_not_comparable(rows, real, whole_machine, sim["vmstat"]),
                             "settings": settings, "rows": rows,
+                            "kswapd_wakeup": kswapd_wakeup if wakeup is not None else "model",
                             "sim_metrics": {k: sim["metrics"][k] for k in SIM_METRICS if k in sim["metrics"]},
                             "sim_config": {k: sim["config"][k] for k in ("cost.kswapd_wakeup_ns", "sim.time_dilation")
                                            if k in sim["config"]}})

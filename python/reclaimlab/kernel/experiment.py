@@ -200,6 +200,20 @@ def kswapd_wakeups(consoles: list[Console]) -> dict[str, Any] | None:
             "wakeup_wall_ns_quantiles": [q * 1e3 for q in quantiles(wakes)]}
 
 
+def wakeup_note(modes) -> str:
+    """A generated table's sentence on the kswapd wake-up latency its rows were simulated with
+    (their ``kswapd_wakeup`` modes; "" for the model's alone)."""
+    modes = set(modes) - {"model", None}
+    if not modes:
+        return ""
+    if modes == {"mean"}:
+        return ("kswapd's wake-up latency in the model: the boots' traced mean (`@@kswapd_wake`, wakeup_kswapd to "
+                "kswapd's pass) over the time dilation, at every wake-up (`--kswapd-wakeup mean`).")
+    return ("kswapd's wake-up latency in the model: each wake-up draws one from the boots' traced latencies "
+            "(`@@kswapd_wake`, wakeup_kswapd to kswapd's pass; their quantiles over the time dilation, "
+            "`--kswapd-wakeup measured`); configurations whose boots never woke kswapd keep the model's 0.")
+
+
 def wakeup_of(mode: str, wakes: dict[str, Any] | None) -> float | list[float] | None:
     """The latency ``--kswapd-wakeup MODE`` gives the simulator from :func:`kswapd_wakeups`
     (wall ns): None ("model", or no wake-up traced), the mean ("mean"), the quantiles
@@ -236,6 +250,7 @@ def compare_boots(setup: Setup, prep: Prepared, consoles: list[Console], out: Pa
 
         res = thp_compare.compare_boots(prep, consoles, wakeup_for(setup, consoles))
         return {**res, "mglru": setup.mglru or "default", "notes": {}, "not_comparable": None,
+                "kswapd_wakeup": setup.kswapd_wakeup,
                 "read_back": consoles[0].read_back(), "time_dilation": 1.0}
     settings = sim_settings(prep, consoles)
     damon_res = None
@@ -289,6 +304,7 @@ def compare_boots(setup: Setup, prep: Prepared, consoles: list[Console], out: Pa
             "notes": definition_notes(consoles[0].release, settings["policy"]),
             "not_comparable": thp_note, "read_back": consoles[0].read_back(),
             "time_dilation": float(sim["config"].get("sim.time_dilation", 1)),
+            "kswapd_wakeup": setup.kswapd_wakeup,
             **({"access_ns": round(sim["access_ns"], 1)} if sim.get("access_ns") else {}),
             **({"disk": disk} if disk else {}), **({"disk_reads": reads} if reads else {}),
             **({"damon_reclaim": {"interface": prep.damon_interface, **damon_res}} if damon_res else {})}
