@@ -10,7 +10,7 @@ from typing import Any
 
 from .console import Console
 from .run import Prepared
-from .validate import at_guest_dilation, compare, mean_sd, sim_settings, wakeup_setting
+from .validate import at_guest_dilation, compare, mean_sd, sim_settings, simulated_ns
 
 #: The THP allocation policy of 6.12: v5.5's alloc_pages_mpol (mm/mempolicy.c), but the local
 #: __GFP_THISNODE | __GFP_NORETRY attempt never reclaims (9c9828d3ead6, 6.12.75), v5.1's
@@ -101,14 +101,14 @@ def simulate(p: Prepared, consoles: list[Console], wakeup_wall_ns: float | list[
     (``sim.time_dilation``), found as a fixed point of its own simulated time.
     ``wakeup_wall_ns`` (``--kswapd-wakeup mean|measured``): the guest's kswapd wake-up latency
     (or its distribution's quantiles), on the simulated clock of each run as
-    ``cost.kswapd_wakeup_ns`` (:func:`validate.wakeup_setting`)."""
+    ``cost.kswapd_wakeup_ns`` (:func:`validate.simulated_ns`)."""
     settings = model_settings(p, consoles)
 
     def run(dilation: float | None) -> tuple[list[dict[str, Any]], float]:
         if dilation is not None:
             settings["sim.time_dilation"] = f"{dilation:.3f}"
         if wakeup_wall_ns is not None:
-            settings["cost.kswapd_wakeup_ns"] = wakeup_setting(wakeup_wall_ns, dilation or 1.0)
+            settings["cost.kswapd_wakeup_ns"] = simulated_ns(wakeup_wall_ns, dilation or 1.0)
         return run_model(p.wl.thp, settings)
 
     return {"settings": settings, "phases": at_guest_dilation(guest_wall_s(p, consoles), run)}

@@ -224,9 +224,10 @@ def at_guest_dilation(guest_wall: float | None, run: Callable[[float | None], tu
     return result
 
 
-def wakeup_setting(wall_ns: float | list[float], dilation: float) -> str:
-    """A wall-clock time (or a distribution's quantiles, ``cost.kswapd_wakeup_ns``'s list
-    form) on the simulated clock of a run at ``dilation``: each over it, at least 1 ns."""
+def simulated_ns(wall_ns: float | list[float], dilation: float) -> str:
+    """A cost knob's value from a wall-clock time (or a distribution's quantiles,
+    ``cost.kswapd_wakeup_ns``'s list form) on the simulated clock of a run at ``dilation``:
+    each over it, at least 1 ns."""
     xs = wall_ns if isinstance(wall_ns, list) else [wall_ns]
     return ",".join(str(max(1, round(x / (dilation or 1.0)))) for x in xs)
 
@@ -258,7 +259,7 @@ def simulate(wl: Workload, settings: dict[str, str], trace_dir: Path, guest_wall
     ``cost.file_write_ns`` is it divided by that replay's time dilation; ``read_wall_ns``
     (``--disk-read measured``) the same for a read and ``cost.file_read_ns``, and
     ``wakeup_wall_ns`` (``--kswapd-wakeup mean|measured``: one latency, or the quantiles of
-    their distribution) for ``cost.kswapd_wakeup_ns`` (:func:`wakeup_setting`)."""
+    their distribution) for ``cost.kswapd_wakeup_ns`` (:func:`simulated_ns`)."""
     from .. import run as sim_run
 
     wall = {k: v for k, v in (("cost.file_write_ns", write_wall_ns), ("cost.file_read_ns", read_wall_ns),
@@ -266,7 +267,7 @@ def simulate(wl: Workload, settings: dict[str, str], trace_dir: Path, guest_wall
 
     def disk(dilation: float) -> None:
         for k, v in wall.items():
-            settings[k] = wakeup_setting(v, dilation)
+            settings[k] = simulated_ns(v, dilation)
 
     trace = trace_dir / "sim-trace.rcl"
     sleeps = 0.0 if wl.sleep_us is None else float(wl.sleep_us.sum()) / 1e6
