@@ -9,6 +9,8 @@ import json
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
+from reclaimlab.kernel.experiment import KSWAPD_WAKEUP_HELP, KSWAPD_WAKEUP_MODES
+
 
 def block(text: str, begin: str, end: str) -> str | None:
     """What lies between ``begin`` and ``end`` in ``text`` (None without both markers)."""
@@ -27,9 +29,9 @@ def place(text: str, block: str, begin: str, end: str) -> str:
 
 
 def main(description: str, names: Sequence[str], run: Callable[..., None], resimulate: Callable[..., None],
-         render: Callable[[list[dict[str, Any]]], str], begin: str, end: str) -> int:
+         render: Callable[[list[dict[str, Any]]], str], begin: str, end: str, kswapd_wakeup: str = "model") -> int:
     """``--out DIR [--boots N] [--render-only | --resimulate] [--doc FILE] [--kswapd-wakeup
-    MODE]``: boot what is missing (``run(out, boots, kswapd_wakeup=MODE)``) or simulate the
+    MODE]`` (``kswapd_wakeup`` its default): boot what is missing (``run(out, boots, kswapd_wakeup=MODE)``) or simulate the
     stored boots again (``resimulate(out, kswapd_wakeup=MODE)``), then render OUT/NAME.json
     of every configuration ``names`` into the doc between the markers."""
     ap = argparse.ArgumentParser(description=description)
@@ -39,9 +41,7 @@ def main(description: str, names: Sequence[str], run: Callable[..., None], resim
     ap.add_argument("--resimulate", action="store_true",
                     help="simulate the stored configurations again against their boots; boot nothing")
     ap.add_argument("--doc", type=Path, default=Path(__file__).resolve().parents[1] / "docs" / "validation.md")
-    ap.add_argument("--kswapd-wakeup", choices=("model", "measured"), default="model",
-                    help="kswapd's wake-up latency in the simulator: cost.kswapd_wakeup_ns (model) or the guest's "
-                         "traced one (measured), as reclaimlab validate --kswapd-wakeup")
+    ap.add_argument("--kswapd-wakeup", choices=KSWAPD_WAKEUP_MODES, default=kswapd_wakeup, help=KSWAPD_WAKEUP_HELP)
     a = ap.parse_args()
     if a.resimulate:
         resimulate(a.out, kswapd_wakeup=a.kswapd_wakeup)

@@ -29,6 +29,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from validate_suite import config_table, direction, evaluate_configs, fmt, run_configs  # noqa: E402
 
 from reclaimlab.kernel import KERNEL_DEFAULT_FAULT_AROUND_BYTES, KERNEL_DEFAULT_READ_AHEAD_KB  # noqa: E402
+from reclaimlab.kernel.experiment import KSWAPD_WAKEUP_HELP, KSWAPD_WAKEUP_MODES, wakeup_note  # noqa: E402
 
 REPO = Path(__file__).resolve().parent.parent
 #: As shipped: readahead and fault-around at the kernel's defaults, given explicitly so that
@@ -184,7 +185,8 @@ def render(results: list[dict], missing: list[str]) -> str:
              f"Simulator `{policy}` (MGLRU on: the variant of the guest's kernel version, `mglru_model`) or "
              "`classic@6.15` (off) with the guest's parameters as read back. Kernel: mean ± sd over the boots. "
              "Error: (simulated − kernel mean) / kernel mean. Target: file ±10 %, anon ±25 %, and without a "
-             "memory.max the whole-machine counters ±25 % (`allocstall` is the sum over the zones).", ""]
+             "memory.max the whole-machine counters ±25 % (`allocstall` is the sum over the zones). "
+             + wakeup_note(r.get("kswapd_wakeup") for r in results), ""]
     if missing:
         lines += ["Not booted yet (no stored boot): " + "; ".join(missing) + ".", ""]
     c = s["counts"]
@@ -285,9 +287,7 @@ def main() -> int:
     ap.add_argument("--doc", default=str(REPO / "docs" / "validation.md"))
     ap.add_argument("--json", help="also write the results as JSON here")
     ap.add_argument("--mglru-policy", help="simulate MGLRU-on boots with this policy instead of the guest's variant")
-    ap.add_argument("--kswapd-wakeup", choices=("model", "measured"), default="model",
-                    help="kswapd's wake-up latency in the simulator: cost.kswapd_wakeup_ns (model) or each "
-                         "configuration's boots' traced one (measured), as reclaimlab validate --kswapd-wakeup")
+    ap.add_argument("--kswapd-wakeup", choices=KSWAPD_WAKEUP_MODES, default="measured", help=KSWAPD_WAKEUP_HELP)
     a = ap.parse_args()
     out, doc = Path(a.out).resolve(), Path(a.doc).resolve()
     json_out = Path(a.json).resolve() if a.json else None

@@ -22,7 +22,7 @@ import time
 from pathlib import Path
 
 from reclaimlab.kernel import LAB, console, store
-from reclaimlab.kernel.experiment import kswapd_wakeups, params_of, record
+from reclaimlab.kernel.experiment import kswapd_wakeups, params_of, record, wakeup_of
 from reclaimlab.kernel.run import Setup, prepare, workload_room
 from reclaimlab.kernel.validate import (ANON_TARGETS, FILE_TARGETS, compare, held_settings, mark_not_comparable, mglru_model,
                                        simulate, targets_for, with_derived, zone_settings)
@@ -89,9 +89,10 @@ def evaluate_configs(out: Path, configs: list[dict], mglru_policy: str | None = 
     """Re-simulate the stored boots of each configuration with the current model and compare.
     Configurations without a stored boot are left out. Without a memory.max (``memory``
     none) the whole-machine counters are graded too (``targets_for``). ``kswapd_wakeup``
-    "measured": kswapd's wake-up latency is the boots' traced one (``@@kswapd_wake`` in
-    their console logs; ``reclaimlab validate --kswapd-wakeup measured``); a configuration
-    whose boots never woke kswapd (memcg reclaim) keeps ``cost.kswapd_wakeup_ns``."""
+    "measured": kswapd's wake-up latency is drawn from the boots' traced ones (``@@kswapd_wake``
+    in their console logs; ``reclaimlab validate --kswapd-wakeup measured``), "mean" their
+    mean; a configuration whose boots never woke kswapd (memcg reclaim) keeps
+    ``cost.kswapd_wakeup_ns``."""
     results = []
     with tempfile.TemporaryDirectory() as tmp:
         for c in configs:
@@ -108,14 +109,13 @@ def evaluate_configs(out: Path, configs: list[dict], mglru_policy: str | None = 
             # protection lack them).
             # Every boot's console for their wake-up latencies, else the first one found.
             found = (x for x in (boot_console(out, b) for b in boots) if x is not None)
-            consoles = list(found) if kswapd_wakeup == "measured" else [x for x in [next(found, None)] if x is not None]
+            consoles = list(found) if kswapd_wakeup != "model" else [x for x in [next(found, None)] if x is not None]
             if consoles:
                 first = consoles[0]
                 zones = zone_settings(first) if "machine.zone_dma" in settings else {}
                 for k, v in {**held_settings(first.layouts.get("start")), **zones}.items():
                     settings.setdefault(k, v)
-            wakes = kswapd_wakeups(consoles) if kswapd_wakeup == "measured" else None
-            wakeup = wakes["wakeup_wall_ns"] if wakes else None
+            wakeup = wakeup_of(kswapd_wakeup, kswapd_wakeups(consoles) if kswapd_wakeup != "model" else None)
             if mglru == "on":  # the variant of the guest's kernel version, unless told otherwise
                 settings["policy"] = mglru_policy or mglru_model(boots[0]["config"]["kernel.release"])
             ratios = [b["metrics"]["zram.compression_ratio"] for b in boots if "zram.compression_ratio" in b["metrics"]]
@@ -135,6 +135,7 @@ def evaluate_configs(out: Path, configs: list[dict], mglru_policy: str | None = 
                             "wall_s": [round(b["metrics"].get("wall_s", 0), 1) for b in boots],
                             "whole_machine": whole_machine, "thp_note": mark_not_comparable(rows, real, whole_machine, sim["vmstat"]),
                             "settings": settings, "rows": rows,
+                            "kswapd_wakeup": kswapd_wakeup if wakeup is not None else "model",
                             "sim_metrics": {k: sim["metrics"][k] for k in SIM_METRICS if k in sim["metrics"]},
                             "sim_config": {k: sim["config"][k] for k in ("cost.kswapd_wakeup_ns", "sim.time_dilation")
                                            if k in sim["config"]}})

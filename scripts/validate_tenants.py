@@ -43,7 +43,7 @@ from pathlib import Path
 import numpy as np
 
 from reclaimlab import _core
-from reclaimlab.kernel.experiment import revalidate, validate
+from reclaimlab.kernel.experiment import KSWAPD_WAKEUP_HELP, KSWAPD_WAKEUP_MODES, revalidate, validate, wakeup_note
 from reclaimlab.kernel.run import Setup
 
 import _doc
@@ -281,13 +281,15 @@ def render(out: Path, workloads=None, kept: dict[str, str] | None = None) -> str
                 lines.append(f"| {title} | {counter} | " + " | ".join(cells) + " |")
         lines.append("")
     note = "" if not carried else f" Not booted for this render, their rows as rendered before: {', '.join(carried)}."
+    modes = [json.loads(p.read_text()).get("kswapd_wakeup") for p in out.glob("*-mglru-*.json")]
+    note += (" " + wakeup_note(modes)) if wakeup_note(modes) else ""
     lines.insert(0, f"{met} of {graded} graded cells met, {zeros} of them zero on both sides (a counter the "
                     f"workload never moves, e.g. an idle cgroup's refaults).{note}\n")
     return "\n".join(lines)
 
 
 def main(doc=None, workloads=None, setup=None, default_out="validation-runs-tenants", markers=(BEGIN, END),
-         extra=None) -> int:
+         extra=None, kswapd_wakeup="model") -> int:
     """The command line of this script and of those that reuse it with their own workloads
     (``setup`` builds a configuration's Setup, ``markers`` delimit their block, ``extra(out,
     previous)`` renders more markdown after the tables, given the block as rendered before
@@ -302,8 +304,7 @@ def main(doc=None, workloads=None, setup=None, default_out="validation-runs-tena
                     help="only this workload (repeatable); its table is printed, the document is left alone")
     ap.add_argument("--wb-sample", action="store_true",
                     help="boot with the disk and writeback sampler (reclaimlab validate --wb-sample)")
-    ap.add_argument("--kswapd-wakeup", choices=("model", "measured"), default="model",
-                    help="kswapd's wake-up latency in the simulator (reclaimlab validate --kswapd-wakeup)")
+    ap.add_argument("--kswapd-wakeup", choices=KSWAPD_WAKEUP_MODES, default=kswapd_wakeup, help=KSWAPD_WAKEUP_HELP)
     a = ap.parse_args()
     workloads = workloads or WORKLOADS
     if a.only:
@@ -338,4 +339,4 @@ def main(doc=None, workloads=None, setup=None, default_out="validation-runs-tena
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    raise SystemExit(main(kswapd_wakeup="measured"))

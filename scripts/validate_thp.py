@@ -20,7 +20,7 @@ import sys
 from pathlib import Path
 
 from reclaimlab.kernel import console
-from reclaimlab.kernel.experiment import validate, wakeup_for
+from reclaimlab.kernel.experiment import validate, wakeup_for, wakeup_note
 from reclaimlab.kernel.run import Setup, prepare
 from reclaimlab.kernel.thp_compare import NUMA, TARGETS, compare_boots
 import _doc
@@ -84,7 +84,7 @@ def resimulate(out: Path, kswapd_wakeup: str = "model") -> None:
         old = json.loads(path.read_text())
         consoles = [console.parse(Path(p).read_text(errors="replace")) for p in old["logs"]["kernel"]]
         setup = setup_of(name, wl, mglru, len(consoles), kswapd_wakeup)
-        res = compare_boots(prepare(setup), consoles, wakeup_for(setup, consoles))
+        res = {**compare_boots(prepare(setup), consoles, wakeup_for(setup, consoles)), "kswapd_wakeup": kswapd_wakeup}
         for k in ("label", "name", "logs", "boot_wall_s", "mglru", "read_back"):
             if k in old:
                 res[k] = old[k]
@@ -178,12 +178,14 @@ def render(results: list[dict]) -> str:
               f"same MemTotal, nodes, memory in use before the workload (`machine.kernel_used` "
               f"{s.get('machine.kernel_used')}), ZONE_DMA, watermarks, zram and THP modes. Cells: kernel mean ± sd "
               f"over boots / model (relative error). ¹ graded within ±25 %: {met} of {total} met (each thread count of the two-count rows on its own: {per_met} of {per_total}). Directions between "
-              f"the thread counts (graded rows): {dir_ok} of {dir_total} agree."]
+              f"the thread counts (graded rows): {dir_ok} of {dir_total} agree."
+              + (" " + note if (note := wakeup_note(r.get("kswapd_wakeup") for r in results)) else "")]
     return "\n".join(lines)
 
 
 def main() -> int:
-    return _doc.main(__doc__.split("\n\n")[0], [c[0] for c in CONFIGS], run, resimulate, render, BEGIN, END)
+    return _doc.main(__doc__.split("\n\n")[0], [c[0] for c in CONFIGS], run, resimulate, render, BEGIN, END,
+                     kswapd_wakeup="measured")
 
 
 if __name__ == "__main__":

@@ -411,17 +411,24 @@ def test_the_console_gives_reads_and_kswapds_cpu():
 
     assert c.kswapd_wakes == [(300, 1), (100, 4)]
     assert disk_reads([c, c]) == {"reads": 100, "wall_ns_per_read": 3_000_000, "kswapd_ticks": 200,
-                                  "kswapd_wakes": 2, "wakeup_wall_ns": 200_000}
+                                  "kswapd_wakes": 2, "wakeup_wall_ns": 200_000,
+                                  "wakeup_wall_ns_quantiles": [100_000, 100_000, 300_000, 300_000]}
     from reclaimlab.kernel.experiment import wakeup_for
 
-    assert wakeup_for(Setup(workload="x", kswapd_wakeup="measured"), [c]) == 200_000
+    # mean: the traced latencies' mean; measured: their distribution (the sorted sample, at
+    # most WAKEUP_QUANTILES + 1 quantiles).
+    assert wakeup_for(Setup(workload="x", kswapd_wakeup="mean"), [c]) == 200_000
+    assert wakeup_for(Setup(workload="x", kswapd_wakeup="measured"), [c]) == [100_000, 300_000]
     assert wakeup_for(Setup(workload="x"), [c]) is None
-    with pytest.raises(KernelError, match="--kswapd-wakeup measured: no boot traced a kswapd wake-up"):
-        wakeup_for(Setup(workload="x", kswapd_wakeup="measured"), [console.parse("@@blkstat start 0 0 0 0 0 0 0 0 0 0 0\n")])
+    for mode in ("mean", "measured"):
+        with pytest.raises(KernelError, match=f"--kswapd-wakeup {mode}: no boot traced a kswapd wake-up"):
+            wakeup_for(Setup(workload="x", kswapd_wakeup=mode), [console.parse("@@blkstat start 0 0 0 0 0 0 0 0 0 0 0\n")])
+    # Traced, and kswapd never woke (memcg reclaim): the model's latency stays.
+    assert wakeup_for(Setup(workload="x", kswapd_wakeup="measured"), [console.parse("@@kswapd_wake_lost 0\n")]) is None
     # A boot that read nothing from the data disk (a THP workload) still traced its wake-ups.
     no_disk = console.parse("@@kswapd_wake 300 1\n@@kswapd_wake 100 4\n")
     assert disk_reads([no_disk]) is None
-    assert wakeup_for(Setup(workload="x", kswapd_wakeup="measured"), [no_disk]) == 200_000
+    assert wakeup_for(Setup(workload="x", kswapd_wakeup="mean"), [no_disk]) == 200_000
     assert read_disk_for(Setup(workload="x", disk_read="measured"), [c])[1] == 3_000_000
     assert read_disk_for(Setup(workload="x"), [c])[1] is None
     with pytest.raises(KernelError, match="--disk-read measured: a boot has no data-disk statistics"):
@@ -443,7 +450,7 @@ def test_the_measured_read_cost_runs_on_the_guests_clock(tmp_path, monkeypatch):
             return {"timeseries": {}}
 
     def fake_run(trace, trace_format, policy, set):
-        seen.append((set.get("sim.time_dilation"), set["cost.file_read_ns"], set["cost.kswapd_wakeup_ns"]))
+        seen.append((set.get("sim.time_dilation"), set.get("cost.file_read_ns"), set["cost.kswapd_wakeup_ns"]))
         return R()
 
     monkeypatch.setattr("reclaimlab.run", fake_run)
@@ -452,3 +459,30 @@ def test_the_measured_read_cost_runs_on_the_guests_clock(tmp_path, monkeypatch):
     validate.simulate(wl, {"policy": "classic@6.15"}, tmp_path, guest_wall=20.0, read_wall_ns=500_000,
                       wakeup_wall_ns=2_000_000)
     assert seen == [(None, "500000", "2000000"), ("5.000", "100000", "400000")]
+    # A distribution's quantiles: each over the dilation.
+    seen.clear()
+    validate.simulate(wl, {"policy": "classic@6.15"}, tmp_path, guest_wall=20.0, wakeup_wall_ns=[1_000_000, 2_000_000, 9_000_000])
+    assert [s[2] for s in seen] == ["1000000,2000000,9000000", "200000,400000,1800000"]
+    assert validate.wakeup_mean("200000,400000,1800000") == 700_000
+    assert validate.wakeup_mean("400000") == 400_000
+
+
+def test_the_wakeup_quantiles_stand_for_the_traced_latencies():
+    """``experiment.quantiles``: K + 1 quantiles at 0, 1/K, ..., 1, linear between order
+    statistics (numpy's default); their trapezoid mean (what kswapd's draws average) is the
+    sample's within a few percent for a skewed sample like the guests'."""
+    import random
+    import statistics
+
+    from reclaimlab.kernel.experiment import quantiles
+
+    assert quantiles([3, 1, 2]) == [1, 2, 3]
+    assert quantiles(list(range(201)), 4) == [0, 50, 100, 150, 200]
+    assert quantiles([0, 10], 1) == [0, 10]
+    rng = random.Random(1)
+    xs = [rng.lognormvariate(7.8, 0.7) for _ in range(1000)]  # µs: median 2.4 ms, a long tail
+    q = quantiles(xs)
+    assert len(q) == 101 and q[0] == min(xs) and q[-1] == max(xs) and q == sorted(q)
+    assert abs(q[50] / statistics.median(xs) - 1) < 1e-9
+    trapezoid = sum(a + b for a, b in zip(q, q[1:])) / 2 / (len(q) - 1)
+    assert abs(trapezoid / statistics.fmean(xs) - 1) < 0.03

@@ -288,5 +288,8 @@ def test_the_measured_kswapd_wakeup_runs_on_the_models_clock(monkeypatch):
     thp_compare.simulate(p, [], wakeup_wall_ns=2_000_000)
     assert seen == [(None, "2000000"), ("5.000", "400000")]
     seen.clear()
+    thp_compare.simulate(p, [], wakeup_wall_ns=[1_000_000, 3_000_000])
+    assert seen == [(None, "1000000,3000000"), ("5.000", "200000,600000")]
+    seen.clear()
     thp_compare.simulate(p, [])
     assert seen == [(None, None), ("5.000", None)]

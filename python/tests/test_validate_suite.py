@@ -75,6 +75,10 @@ def test_summary_counts_figures_and_directions_per_part():
     assert c["all"] == {"figures": 9, "met": 5, "directions": 4, "right": 4, "ungraded": 1}
     text = shipped.render(results, ["whole-machine reclaim, seqloop, MGLRU off"])
     assert text.startswith(shipped.BEGIN) and text.endswith(shipped.END)
+    assert "kswapd's wake-up latency" not in text  # the model's, said nowhere
+    results[2]["kswapd_wakeup"] = "measured"
+    assert "each wake-up draws one from the boots' traced latencies" in shipped.render(results, [])
+    del results[2]["kswapd_wakeup"]
     assert "whole-machine reclaim, seqloop, MGLRU off" in text
     assert "| memcg | zipf pread | pgsteal_file | +20.0% | missed | +2.5% | met | + | + | right |" in text
     assert "| whole-machine | zipf pread | pgscan_kswapd | +33.3% | not comparable | +0.0% | met | + | + | right |" \
@@ -143,7 +147,13 @@ def test_tenants_render_keeps_the_previous_rows_of_a_workload_not_booted(tmp_pat
     block = tenants.render(tmp_path, workloads, kept)
     assert block.startswith("6 of 7 graded cells met, 3 of them zero on both sides")
     assert "Not booted for this render, their rows as rendered before: `a1`." in block
+    assert "kswapd's wake-up latency" not in block
     assert kept["a1"] in block and "old rows" not in block  # b2 rendered anew
+    # Results simulated with the boots' wake-up latencies say so.
+    for mode in ("on", "off"):
+        p = tmp_path / f"b2-mglru-{mode}.json"
+        p.write_text(json.dumps({**json.loads(p.read_text()), "kswapd_wakeup": "measured"}))
+    assert "(`@@kswapd_wake`, wakeup_kswapd to kswapd's pass; their quantiles" in tenants.render(tmp_path, workloads, kept)
     assert block.index("`a1`") < block.index("`b2`")
 
 

@@ -51,8 +51,70 @@ pub struct CostModel {
     pub walk_pte_ns: u64,
     pub damon_region_ns: u64,
     pub damon_pfn_ns: u64,
-    pub kswapd_wakeup_ns: u64,
+    pub kswapd_wakeup_ns: WakeupLatency,
     pub flusher_page_ns: u64,
+}
+
+/// `cost.kswapd_wakeup_ns`: from `wakeup_kswapd` to kswapd running, one latency or a
+/// distribution given by its quantiles at 0, 1/(k-1), …, 1 (ascending). Each wake-up draws
+/// from it (kswapd's own generator, [`WakeupLatency::draw`]); a single value is waited at
+/// every wake-up and draws nothing.
+#[derive(Clone, Debug, PartialEq)]
+pub struct WakeupLatency {
+    quantiles: Vec<u64>,
+}
+
+impl WakeupLatency {
+    /// Every wake-up waits `ns`.
+    pub fn constant(ns: u64) -> Self {
+        WakeupLatency { quantiles: vec![ns] }
+    }
+
+    /// `"NS"` or `"Q0,Q1,...,QK"` (non-decreasing): the distribution's quantiles at 0,
+    /// 1/K, …, 1.
+    pub fn parse(v: &str) -> std::result::Result<Self, String> {
+        let quantiles = v.split(',').map(uint).collect::<std::result::Result<Vec<_>, _>>()?;
+        if let Some(w) = quantiles.windows(2).find(|w| w[0] > w[1]) {
+            return Err(format!("quantiles must not decrease: {} before {}", w[0], w[1]));
+        }
+        Ok(WakeupLatency { quantiles })
+    }
+
+    /// The quantiles (one value: the constant).
+    pub fn quantiles(&self) -> &[u64] {
+        &self.quantiles
+    }
+
+    /// One latency: the inverse of the piecewise-linear distribution function through the
+    /// quantiles at a uniform draw from `rng` (none for a constant).
+    #[inline]
+    pub fn draw(&self, rng: &mut reclaimlab_trace::Rng) -> u64 {
+        let q = &self.quantiles;
+        if q.len() == 1 {
+            return q[0];
+        }
+        let x = rng.next_f64() * (q.len() - 1) as f64;
+        let i = x as usize;
+        q[i] + ((q[i + 1] - q[i]) as f64 * (x - i as f64)) as u64
+    }
+
+    /// The distribution's mean (the trapezoids between the quantiles).
+    pub fn mean(&self) -> f64 {
+        let q = &self.quantiles;
+        if q.len() == 1 {
+            return q[0] as f64;
+        }
+        q.windows(2).map(|w| (w[0] + w[1]) as f64 / 2.0).sum::<f64>() / (q.len() - 1) as f64
+    }
+}
+
+impl std::fmt::Display for WakeupLatency {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        for (i, q) in self.quantiles.iter().enumerate() {
+            write!(f, "{}{q}", if i > 0 { "," } else { "" })?;
+        }
+        Ok(())
+    }
 }
 
 /// What `sim.damon_record` asks for.
@@ -381,7 +443,12 @@ pub static KNOBS: &[Knob] = &[
     cost_knob!("cost.unmap_ns", "500", "reclaim: unmap a mapped folio (try_to_unmap, TLB flush)", unmap_ns),
     cost_knob!("cost.free_ns", "100", "reclaim: free one folio back to the buddy allocator", free_ns),
     cost_knob!("cost.walk_pte_ns", "10", "MGLRU: examine one PTE in a page-table walk or look-around", walk_pte_ns),
-    cost_knob!("cost.kswapd_wakeup_ns", "0", "from wakeup_kswapd to kswapd running (wake_up_interruptible of a thread that sleeps on another CPU: the scheduler's wake-up latency); 0: at once. validate --kswapd-wakeup measured sets the guest's", kswapd_wakeup_ns),
+    knob!("cost.kswapd_wakeup_ns", "0", "ns", "from wakeup_kswapd to kswapd running (wake_up_interruptible of a thread that \
+        sleeps on another CPU: the scheduler's wake-up latency); 0: at once. One value, waited at every wake-up, or the \
+        latency's quantiles at 0, 1/K, ..., 1 as Q0,Q1,...,QK (non-decreasing): each wake-up draws one from kswapd's \
+        generator (seeded by seed), interpolating between neighbouring quantiles. validate --kswapd-wakeup measured \
+        sets the guest's traced distribution",
+        |c, v| c.cost.kswapd_wakeup_ns = WakeupLatency::parse(v)?, |c| c.cost.kswapd_wakeup_ns.to_string()),
     cost_knob!("cost.flusher_page_ns", "250", "the flusher's CPU time to put one dirty page under writeback (ext4_writepages: map, folio_start_writeback, add to the bio); it submits one page after another, the rest staying dirty meanwhile. 0: everything it is asked for at once", flusher_page_ns),
     knob!("lru_gen.enabled", "auto", "", "/sys/kernel/mm/lru_gen/enabled: y or n switches the policy to the same kernel's MGLRU or classic model; auto follows the policy name",
         |c, v| c.lru_gen_enabled = match v.trim() { "auto" => None, "y" | "Y" | "1" | "true" => Some(true), "n" | "N" | "0" | "false" => Some(false),
@@ -534,7 +601,7 @@ impl Default for SimConfig {
                 walk_pte_ns: 0,
                 damon_region_ns: 0,
                 damon_pfn_ns: 0,
-                kswapd_wakeup_ns: 0,
+                kswapd_wakeup_ns: WakeupLatency::constant(0),
                 flusher_page_ns: 0,
             },
             sample_interval_ns: 0,
@@ -805,5 +872,41 @@ mod tests {
         let mut c = SimConfig::default();
         c.set("vm.min_free_kbytes", "1048576").unwrap();
         assert!(c.validate().unwrap_err().to_string().contains("min_free_kbytes"));
+    }
+
+    /// `cost.kswapd_wakeup_ns` as a distribution: read back as written; the same generator
+    /// draws the same latencies; every draw lies between the first and the last quantile;
+    /// the mean of many draws is the distribution's (a skewed one, as the guests' are: median
+    /// 2 ms, a tail to 20 ms); a single value is a constant and draws nothing.
+    #[test]
+    fn kswapd_wakeup_latency_draws_from_its_quantiles() {
+        use reclaimlab_trace::Rng;
+        let mut c = SimConfig::default();
+        assert_eq!(c.cost.kswapd_wakeup_ns, WakeupLatency::constant(0));
+        let q = "500000,1200000,2000000,3000000,7000000,20000000";
+        c.set("cost.kswapd_wakeup_ns", q).unwrap();
+        assert_eq!(c.get("cost.kswapd_wakeup_ns").unwrap(), q);
+        let w = &c.cost.kswapd_wakeup_ns;
+        assert_eq!(w.quantiles().len(), 6);
+        assert!((w.mean() - 4_690_000.0).abs() < 1.0, "{}", w.mean());
+        let draws = |seed| {
+            let mut rng = Rng::new(seed);
+            (0..100_000).map(|_| w.draw(&mut rng)).collect::<Vec<_>>()
+        };
+        let (a, b) = (draws(1), draws(1));
+        assert_eq!(a, b, "same seed, same draws");
+        assert_ne!(a, draws(2));
+        assert!(a.iter().all(|&x| (500_000..=20_000_000).contains(&x)));
+        let mean = a.iter().sum::<u64>() as f64 / a.len() as f64;
+        assert!((mean / w.mean() - 1.0).abs() < 0.01, "mean of the draws {mean} against {}", w.mean());
+        // A fifth of the draws between each pair of neighbouring quantiles.
+        let below = a.iter().filter(|&&x| x < 2_000_000).count() as f64 / a.len() as f64;
+        assert!((below - 0.4).abs() < 0.01, "{below} below the median");
+        let mut rng = Rng::new(1);
+        let before = rng.clone().next_u64();
+        assert_eq!(WakeupLatency::constant(7).draw(&mut rng), 7);
+        assert_eq!(rng.next_u64(), before, "a constant draws nothing");
+        assert!(c.set("cost.kswapd_wakeup_ns", "2000,1000").unwrap_err().to_string().contains("must not decrease"));
+        assert!(c.set("cost.kswapd_wakeup_ns", "1000,").is_err());
     }
 }

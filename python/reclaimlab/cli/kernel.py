@@ -150,9 +150,11 @@ def add_parser(sub) -> None:
     v.add_argument("--disk-read", choices=("model", "measured"), default="model",
                    help="the simulator's disk for reads: model (its cost.file_read_ns, default) or measured (the "
                         "guest disk's busy time per read request, divided by the time dilation)")
-    v.add_argument("--kswapd-wakeup", choices=("model", "measured"), default="model",
-                   help="kswapd's wake-up latency in the simulator: model (cost.kswapd_wakeup_ns, default) or measured "
-                        "(the guest's mean time from wakeup_kswapd to kswapd's pass, traced, divided by the time dilation)")
+    v.add_argument("--kswapd-wakeup", choices=("model", "mean", "measured"), default="model",
+                   help="kswapd's wake-up latency in the simulator: model (cost.kswapd_wakeup_ns, default); mean (the "
+                        "guest's mean time from wakeup_kswapd to kswapd's pass, traced, divided by the time dilation, "
+                        "waited at every wake-up); measured (those times' distribution, its quantiles over the dilation "
+                        "as cost.kswapd_wakeup_ns: each wake-up draws one)")
     v.add_argument("--damon-cost", choices=("model", "measured"), default="model",
                    help="with --damon-reclaim, the time kdamond's actions charge to a time quota in the simulator: "
                         "model (the cost.* of docs/model.md, default) or measured (times kdamond's slowdown in the "
@@ -299,7 +301,8 @@ def cmd_validate(a: argparse.Namespace) -> int:
                   f"model {us('sim_kswapd_wall_ns_per_scan')}")
         if "wakeup_wall_ns" in r:
             print(f"kswapd wake-up (wakeup_kswapd to its pass): guest {r['wakeup_wall_ns'] / 1e3:,.0f} us (wall, mean of "
-                  f"{r['kswapd_wakes']:.0f} a boot); simulator cost.kswapd_wakeup_ns {number(r['sim_kswapd_wakeup_ns'])}")
+                  f"{r['kswapd_wakes']:.0f} a boot); simulator cost.kswapd_wakeup_ns {number(r['sim_kswapd_wakeup_ns'])} "
+                  f"(mean)")
     for run in res.get("per_run", []) if len(res.get("per_run", [])) > 1 else []:
         print(f"{run['threads']} thread(s)")
         print(_rows_table(run["rows"]))

@@ -153,6 +153,9 @@ class Console:
     #: Per kswapd pass a wake-up started during the workload: microseconds from the first
     #: wakeup_kswapd to the pass's start, and the wakeup_kswapd calls meanwhile (``@@kswapd_wake``).
     kswapd_wakes: list[tuple[int, int]] = field(default_factory=list)
+    #: Events the wake-up trace's ring buffer lost (``@@kswapd_wake_lost``; None: the boot did
+    #: not trace kswapd's wake-ups, a guest from before they were recorded).
+    kswapd_wake_lost: int | None = None
     #: Who had kswapd's CPU over the workload (guest/init.sh ``sched_trace``, sched_switch):
     #: per (kswapd thread, CPU) ``{"runs", "run_us", "out_R", "out_S", "out_D", "in_idle"}``
     #: (``@@ksched``); its runs' lengths as ``{(thread, log2 µs): n}`` (``@@ksched_run``);
@@ -412,6 +415,8 @@ def parse(text: str) -> Console:
                 c.kthread_ticks.setdefault(parts[0], {})[parts[1]] = int(parts[2])
             elif tag == "kswapd_wake" and len(parts) == 2:
                 c.kswapd_wakes.append((int(parts[0]), int(parts[1])))
+            elif tag == "kswapd_wake_lost" and len(parts) == 1 and parts[0].isdigit():
+                c.kswapd_wake_lost = int(parts[0])
             elif tag == "ksched" and len(parts) == 8:
                 c.ksched[(parts[0], int(parts[1]))] = dict(zip(KSCHED_FIELDS, map(int, parts[2:])))
             elif tag == "ksched_run" and len(parts) == 3:

@@ -16,7 +16,7 @@ from .ops import CGROUP
 from .console import Console
 from .run import GUEST_MB, Prepared, Setup, prepare, run
 from .validate import (cgroup_rows, compare, definition_notes, guest_wall_s, kernel_config, mark_not_comparable, policy_of,
-                       sim_settings, simulate, targets_for, with_derived)
+                       sim_settings, simulate, targets_for, wakeup_mean, with_derived)
 
 
 def key_of(setup: Setup, p: Prepared) -> dict[str, str]:
@@ -168,20 +168,81 @@ def read_disk_for(setup: Setup, consoles: list[Console]) -> tuple[dict[str, floa
                      "or read nothing")
 
 
-def kswapd_wakeups(consoles: list[Console]) -> dict[str, float] | None:
+#: ``--kswapd-wakeup``: the model's ``cost.kswapd_wakeup_ns``; the guest's traced latencies'
+#: mean, waited at every wake-up; their distribution (quantiles), drawn at each wake-up.
+KSWAPD_WAKEUP_MODES = ("model", "mean", "measured")
+#: The scripts' ``--kswapd-wakeup`` help (``reclaimlab validate --kswapd-wakeup``'s).
+KSWAPD_WAKEUP_HELP = ("kswapd's wake-up latency in the simulator: model (cost.kswapd_wakeup_ns), mean (the boots' "
+                      "traced latencies' mean, wakeup_kswapd to kswapd's pass, over the time dilation, waited at every "
+                      "wake-up) or measured (their distribution: each wake-up draws one), as reclaimlab validate "
+                      "--kswapd-wakeup")
+#: How many quantiles (at 0, 1/K, ..., 1) stand for the traced latencies' distribution.
+WAKEUP_QUANTILES = 100
+
+
+def quantiles(xs: list[float], k: int = WAKEUP_QUANTILES) -> list[float]:
+    """``xs``'s quantiles at 0, 1/k, ..., 1 (linear between the order statistics: numpy's
+    default); at most ``len(xs)`` of them: a shorter sample is its sorted self."""
+    s = sorted(xs)
+    if len(s) <= k + 1:
+        return [float(x) for x in s]
+    out = []
+    for i in range(k + 1):
+        pos = i * (len(s) - 1) / k
+        j = min(int(pos), len(s) - 2)
+        out.append(s[j] + (s[j + 1] - s[j]) * (pos - j))
+    return out
+
+
+def kswapd_wakeups(consoles: list[Console]) -> dict[str, Any] | None:
     """kswapd's traced wake-ups (``@@kswapd_wake``) over the boots, whether or not the boots
-    read the data disk: how many a boot and their mean latency (wall ns); None without one."""
+    read the data disk: how many a boot, their mean latency and its quantiles over the boots'
+    wake-ups pooled (wall ns, :func:`quantiles`); None without one."""
     wakes = [w for c in consoles for w, _ in c.kswapd_wakes]
     if not wakes:
         return None
-    return {"kswapd_wakes": len(wakes) / len(consoles), "wakeup_wall_ns": statistics.fmean(wakes) * 1e3}
+    return {"kswapd_wakes": len(wakes) / len(consoles), "wakeup_wall_ns": statistics.fmean(wakes) * 1e3,
+            "wakeup_wall_ns_quantiles": [q * 1e3 for q in quantiles(wakes)]}
 
 
-def wakeup_for(setup: Setup, consoles: list[Console]) -> float | None:
-    """With ``--kswapd-wakeup measured``: the guest's mean kswapd wake-up latency (wall ns)."""
-    return _measured(setup.kswapd_wakeup, "--kswapd-wakeup", kswapd_wakeups(consoles), "wakeup_wall_ns",
-                     "no boot traced a kswapd wake-up (@@kswapd_wake, from a guest before it was recorded, "
-                     "or kswapd never woke)")[1]
+def wakeup_note(modes) -> str:
+    """A generated table's sentence on the kswapd wake-up latency its rows were simulated with
+    (their ``kswapd_wakeup`` modes; "" for the model's alone)."""
+    modes = set(modes) - {"model", None}
+    if not modes:
+        return ""
+    if modes == {"mean"}:
+        return ("kswapd's wake-up latency in the model: the boots' traced mean (`@@kswapd_wake`, wakeup_kswapd to "
+                "kswapd's pass) over the time dilation, at every wake-up (`--kswapd-wakeup mean`).")
+    return ("kswapd's wake-up latency in the model: each wake-up draws one from the boots' traced latencies "
+            "(`@@kswapd_wake`, wakeup_kswapd to kswapd's pass; their quantiles over the time dilation, "
+            "`--kswapd-wakeup measured`); configurations whose boots never woke kswapd keep the model's 0.")
+
+
+def wakeup_of(mode: str, wakes: dict[str, Any] | None) -> float | list[float] | None:
+    """The latency ``--kswapd-wakeup MODE`` gives the simulator from :func:`kswapd_wakeups`
+    (wall ns): None ("model", or no wake-up traced), the mean ("mean"), the quantiles
+    ("measured")."""
+    if mode == "model" or wakes is None:
+        return None
+    return wakes["wakeup_wall_ns"] if mode == "mean" else wakes["wakeup_wall_ns_quantiles"]
+
+
+def wakeup_for(setup: Setup, consoles: list[Console]) -> float | list[float] | None:
+    """With ``--kswapd-wakeup mean|measured``: the guest's kswapd wake-up latency (wall ns;
+    :func:`wakeup_of`); None if the boots traced the wake-ups and kswapd never woke (memcg
+    reclaim: the model's ``cost.kswapd_wakeup_ns`` stays); a :class:`KernelError` if a boot
+    did not trace them."""
+    mode = setup.kswapd_wakeup
+    if mode == "model":
+        return None
+    wakes = kswapd_wakeups(consoles)
+    if wakes is None and consoles and all(c.kswapd_wake_lost is not None for c in consoles):
+        return None
+    if wakes is None:
+        raise KernelError(f"--kswapd-wakeup {mode}: no boot traced a kswapd wake-up (@@kswapd_wake, from a guest "
+                          "before it was recorded, or kswapd never woke)")
+    return wakeup_of(mode, wakes)
 
 
 def compare_boots(setup: Setup, prep: Prepared, consoles: list[Console], out: Path,
@@ -194,6 +255,7 @@ def compare_boots(setup: Setup, prep: Prepared, consoles: list[Console], out: Pa
 
         res = thp_compare.compare_boots(prep, consoles, wakeup_for(setup, consoles))
         return {**res, "mglru": setup.mglru or "default", "notes": {}, "not_comparable": None,
+                "kswapd_wakeup": setup.kswapd_wakeup,
                 "read_back": consoles[0].read_back(), "time_dilation": 1.0}
     settings = sim_settings(prep, consoles)
     damon_res = None
@@ -226,7 +288,7 @@ def compare_boots(setup: Setup, prep: Prepared, consoles: list[Console], out: Pa
         reads = {**reads, "disk_read": setup.disk_read, "sim_file_read_ns": int(sim["config"]["cost.file_read_ns"]),
                  "time_dilation": float(sim["config"].get("sim.time_dilation", 1)),
                  "sim_kswapd_cpu_s": sim["metrics"].get("kswapd_cpu_s", 0.0),
-                 "sim_kswapd_wakeup_ns": int(sim["config"]["cost.kswapd_wakeup_ns"])}
+                 "sim_kswapd_wakeup_ns": wakeup_mean(sim["config"]["cost.kswapd_wakeup_ns"])}
     if prep.damon_reclaim is not None:
         damon_res = damon_compare.compare(consoles, base_consoles, sims, sim_base, CGROUP)
         damon_res = {**damon_res, "damon_cost": setup.damon_cost,
@@ -259,6 +321,7 @@ def compare_boots(setup: Setup, prep: Prepared, consoles: list[Console], out: Pa
             "notes": definition_notes(consoles[0].release, settings["policy"]),
             "not_comparable": thp_note, "read_back": consoles[0].read_back(),
             "time_dilation": float(sim["config"].get("sim.time_dilation", 1)),
+            "kswapd_wakeup": setup.kswapd_wakeup,
             **({"access_ns": round(sim["access_ns"], 1)} if sim.get("access_ns") else {}),
             **({"disk": disk} if disk else {}), **({"disk_reads": reads} if reads else {}),
             **({"damon_reclaim": {"interface": prep.damon_interface, **damon_res}} if damon_res else {})}

@@ -90,8 +90,9 @@ class Setup:
     # The same for reads: "model" (cost.file_read_ns) or "measured" (the guest disk's busy
     # time per read request on the simulated clock; validate only).
     disk_read: str = "model"
-    # kswapd's wake-up latency: "model" (cost.kswapd_wakeup_ns) or "measured" (the guest's
-    # mean time from wakeup_kswapd to the pass, @@kswapd_wake, on the simulated clock).
+    # kswapd's wake-up latency: "model" (cost.kswapd_wakeup_ns), "mean" (the guest's mean time
+    # from wakeup_kswapd to the pass, @@kswapd_wake, on the simulated clock) or "measured"
+    # (the distribution of those times, drawn at each wake-up; validate only).
     kswapd_wakeup: str = "model"
     # The time quota's clock for kdamond's actions: "model" (the cost.* kdamond charges) or
     # "measured" (those charges times kdamond's measured slowdown in the guest,

@@ -10,7 +10,7 @@ from typing import Any
 
 from .console import Console
 from .run import Prepared
-from .validate import at_guest_dilation, compare, mean_sd, sim_settings
+from .validate import at_guest_dilation, compare, mean_sd, sim_settings, simulated_ns
 
 #: The THP allocation policy of 6.12: v5.5's alloc_pages_mpol (mm/mempolicy.c), but the local
 #: __GFP_THISNODE | __GFP_NORETRY attempt never reclaims (9c9828d3ead6, 6.12.75), v5.1's
@@ -89,7 +89,7 @@ def guest_wall_s(p: Prepared, consoles: list[Console]) -> float | None:
     return statistics.mean(walls) / 1e9 if walls else None
 
 
-def simulate(p: Prepared, consoles: list[Console], wakeup_wall_ns: float | None = None) -> dict[str, Any]:
+def simulate(p: Prepared, consoles: list[Console], wakeup_wall_ns: float | list[float] | None = None) -> dict[str, Any]:
     """The model's run of the workload: ``{"settings", "phases": [{"vmstat", ...}]}``, one
     phase per thpscale thread count (its counter increments) or usemem's one run (its
     counters from boot, cache fill included, as the guest's two phases summed).
@@ -99,15 +99,16 @@ def simulate(p: Prepared, consoles: list[Console], wakeup_wall_ns: float | None 
     tens of times longer than the model's simulated work; as for the trace workloads
     (:func:`validate.simulate`), the model runs with the guest's time dilation
     (``sim.time_dilation``), found as a fixed point of its own simulated time.
-    ``wakeup_wall_ns`` (``--kswapd-wakeup measured``): the guest's kswapd wake-up latency,
-    on the simulated clock of each run as ``cost.kswapd_wakeup_ns`` (:func:`validate.simulate`)."""
+    ``wakeup_wall_ns`` (``--kswapd-wakeup mean|measured``): the guest's kswapd wake-up latency
+    (or its distribution's quantiles), on the simulated clock of each run as
+    ``cost.kswapd_wakeup_ns`` (:func:`validate.simulated_ns`)."""
     settings = model_settings(p, consoles)
 
     def run(dilation: float | None) -> tuple[list[dict[str, Any]], float]:
         if dilation is not None:
             settings["sim.time_dilation"] = f"{dilation:.3f}"
         if wakeup_wall_ns is not None:
-            settings["cost.kswapd_wakeup_ns"] = str(max(1, round(wakeup_wall_ns / (dilation or 1.0))))
+            settings["cost.kswapd_wakeup_ns"] = simulated_ns(wakeup_wall_ns, dilation or 1.0)
         return run_model(p.wl.thp, settings)
 
     return {"settings": settings, "phases": at_guest_dilation(guest_wall_s(p, consoles), run)}
@@ -154,7 +155,7 @@ def directions(kernel: list[list[dict]], model: list[dict], names: tuple[str, ..
     return out
 
 
-def compare_boots(p: Prepared, consoles: list[Console], wakeup_wall_ns: float | None = None) -> dict[str, Any]:
+def compare_boots(p: Prepared, consoles: list[Console], wakeup_wall_ns: float | list[float] | None = None) -> dict[str, Any]:
     """Kernel (mean ± sd over boots) against the model, summed over the workload's runs
     (``rows``) and per thpscale thread count (``per_run``), the NUMA and compaction
     counters' direction from the first thread count to the last (``directions``), and

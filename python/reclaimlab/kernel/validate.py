@@ -224,9 +224,24 @@ def at_guest_dilation(guest_wall: float | None, run: Callable[[float | None], tu
     return result
 
 
+def simulated_ns(wall_ns: float | list[float], dilation: float) -> str:
+    """A cost knob's value from a wall-clock time (or a distribution's quantiles,
+    ``cost.kswapd_wakeup_ns``'s list form) on the simulated clock of a run at ``dilation``:
+    each over it, at least 1 ns."""
+    xs = wall_ns if isinstance(wall_ns, list) else [wall_ns]
+    return ",".join(str(max(1, round(x / (dilation or 1.0)))) for x in xs)
+
+
+def wakeup_mean(setting: str) -> float:
+    """The mean of a ``cost.kswapd_wakeup_ns`` value: the one latency, or the distribution's
+    through its quantiles (linear between them, as kswapd draws it)."""
+    q = [int(x) for x in setting.split(",")]
+    return float(q[0]) if len(q) == 1 else sum(a + b for a, b in zip(q, q[1:])) / 2 / (len(q) - 1)
+
+
 def simulate(wl: Workload, settings: dict[str, str], trace_dir: Path, guest_wall: float | None = None,
              write_wall_ns: float | None = None, read_wall_ns: float | None = None,
-             wakeup_wall_ns: float | None = None) -> dict[str, Any]:
+             wakeup_wall_ns: float | list[float] | None = None) -> dict[str, Any]:
     """Replay ``wl`` in the simulator; returns the run dict (policy, vmstat, metrics, ...).
     With the guest's wall time the replay runs with the guest's time dilation
     (:func:`time_dilation`), found as a fixed point: the simulated runtime depends on the
@@ -243,7 +258,8 @@ def simulate(wl: Workload, settings: dict[str, str], trace_dir: Path, guest_wall
     written; the disk runs on the guest's wall clock like its timers, so each replay's
     ``cost.file_write_ns`` is it divided by that replay's time dilation; ``read_wall_ns``
     (``--disk-read measured``) the same for a read and ``cost.file_read_ns``, and
-    ``wakeup_wall_ns`` (``--kswapd-wakeup measured``) for ``cost.kswapd_wakeup_ns``."""
+    ``wakeup_wall_ns`` (``--kswapd-wakeup mean|measured``: one latency, or the quantiles of
+    their distribution) for ``cost.kswapd_wakeup_ns`` (:func:`simulated_ns`)."""
     from .. import run as sim_run
 
     wall = {k: v for k, v in (("cost.file_write_ns", write_wall_ns), ("cost.file_read_ns", read_wall_ns),
@@ -251,7 +267,7 @@ def simulate(wl: Workload, settings: dict[str, str], trace_dir: Path, guest_wall
 
     def disk(dilation: float) -> None:
         for k, v in wall.items():
-            settings[k] = str(max(1, round(v / dilation)))
+            settings[k] = simulated_ns(v, dilation)
 
     trace = trace_dir / "sim-trace.rcl"
     sleeps = 0.0 if wl.sleep_us is None else float(wl.sleep_us.sum()) / 1e6

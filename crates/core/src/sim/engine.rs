@@ -133,7 +133,7 @@ impl<P: ReclaimPolicy> Machine<P> {
         for lv in 0..mm.lruvecs.len() as u32 {
             policy.init_lruvec(&mut mm, lv);
         }
-        let kswapd = (0..mm.nr_nodes() as u16).map(Kswapd::new).collect();
+        let kswapd = (0..mm.nr_nodes() as u16).map(|n| Kswapd::new(n, cfg.seed)).collect();
         let kcompactd = (0..mm.nr_nodes() as u16).map(|n| Kcompactd::new(&mm, n)).collect();
         let damon = cfg.damon_reclaim.enabled.then(|| cfg.damon_reclaim.on_clock(cfg.time_dilation).start(crate::damon::ops_paddr::damon_pa_system_ram(&mm), cfg.seed, 0));
         Machine {

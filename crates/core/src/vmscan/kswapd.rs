@@ -31,7 +31,10 @@
 //! until woken. A pass that ends unbalanced goes round at once and counts
 //! KSWAPD_HIGH_WMARK_HIT_QUICKLY. The nap is on the simulated clock.
 //! A wake-up starts kswapd `cost.kswapd_wakeup_ns` after the allocation that woke it (the
-//! scheduler's latency for a thread woken on another CPU; 0 by default).
+//! scheduler's latency for a thread woken on another CPU; 0 by default; given as a
+//! distribution, each wake-up draws its latency from kswapd's own generator), and only then
+//! does it read the wake-ups' order and zone (mm/vmscan.c 6.12 `kswapd()`, after
+//! `kswapd_try_to_sleep`): those that came meanwhile widen its pass.
 //! `reclaim_throttle(VMSCAN_THROTTLE_WRITEBACK)` (see policy/classic/vmscan.rs
 //! `writeback_feedback`) sleeps on kswapd's clock without CPU.
 //! High orders (mm/vmscan.c 6.12 `kswapd`, `wakeup_kswapd`, `kswapd_try_to_sleep`): a
@@ -91,6 +94,8 @@ pub struct Kswapd {
     /// The zone the current `balance_pgdat` balances up to (`kswapd()`'s `highest_zoneidx`,
     /// kept from pass to pass).
     highest_zoneidx: u8,
+    /// Woken, not yet running: its first step reads the wake-ups' order and zone.
+    begin_pending: bool,
     /// The order the last `balance_pgdat` balanced for (`reclaim_order`; below
     /// `alloc_order` when it fell back to order 0).
     reclaim_order: u8,
@@ -108,10 +113,14 @@ pub struct Kswapd {
     /// When its last `balance_pgdat` step ended (`kswapd_shrink_node` done: tasks waiting on
     /// `pfmemalloc_wait` are woken then).
     step_end: u64,
+    /// Draws the wake-up latencies of a `cost.kswapd_wakeup_ns` distribution (seeded by
+    /// `seed` and the node; untouched for a single value).
+    rng: reclaimlab_trace::Rng,
 }
 
 impl Kswapd {
-    pub fn new(node: u16) -> Self {
+    /// kswapd of `node`; `seed` (the `seed` knob) seeds its wake-up latencies' draws.
+    pub fn new(node: u16, seed: u64) -> Self {
         Kswapd {
             node,
             active: false,
@@ -127,12 +136,14 @@ impl Kswapd {
             alloc_order: 0,
             kswapd_highest_zoneidx: None,
             highest_zoneidx: ZONE_MOVABLE,
+            begin_pending: false,
             reclaim_order: 0,
             napping: false,
             step_end: 0,
             dma_passes: 0,
             empty_passes: 0,
             shrunk: false,
+            rng: reclaimlab_trace::Rng::new(seed ^ 0x6B73_7761_7064_0000 ^ u64::from(node)),
         }
     }
 
@@ -201,9 +212,12 @@ impl Kswapd {
         }
         self.active = true;
         // wake_up_interruptible (mm/vmscan.c 6.12 wakeup_kswapd) makes kswapd runnable; it
-        // starts `cost.kswapd_wakeup_ns` later.
-        self.clock_ns = self.clock_ns.max(now + mm.cfg.cost.kswapd_wakeup_ns);
-        self.begin_balance(mm);
+        // starts `cost.kswapd_wakeup_ns` later (one draw of it a wake-up), and only then,
+        // back in `kswapd()`'s loop after `kswapd_try_to_sleep`, reads `kswapd_order` and
+        // `kswapd_highest_zoneidx`: the wake-ups until then (a Normal zone's after a
+        // DMA-only one) widen the pass.
+        self.clock_ns = self.clock_ns.max(now + mm.cfg.cost.kswapd_wakeup_ns.draw(&mut self.rng));
+        self.begin_pending = true;
         0
     }
 
@@ -252,6 +266,9 @@ impl Kswapd {
         if self.napping {
             self.end_nap(mm);
             return;
+        }
+        if std::mem::take(&mut self.begin_pending) {
+            self.begin_balance(mm);
         }
         let node = self.node;
         let cost_before = self.sc.cost_ns;

@@ -189,9 +189,11 @@ fn kswapd_naps_before_sleeping_and_counts_watermarks_hit_quickly() {
 /// keeps a fast file loop above the min watermark (no direct reclaim); started 20 ms later (250 page reads),
 /// the loop's allocations meanwhile reach min and reclaim directly (allocstall), kswapd's
 /// passes are fewer and it reclaims less of the total.
-/// Some of its passes then find the node rebalanced by the task's direct reclaim: their
-/// `balance_pgdat` counts PAGEOUTRUN and scans nothing (`kswapd_empty_passes`, the guest's
-/// `@@vmpass` with no shrink call); woken at once, none does.
+/// A pass that finds the node rebalanced by the task's direct reclaim counts PAGEOUTRUN and
+/// scans nothing (`kswapd_empty_passes`, the guest's `@@vmpass` with no shrink call). Woken
+/// at once, none does; late, with the pass begun when kswapd runs (6.12 `kswapd()`: the
+/// wake-ups are read then), none of this loop's does either (0 of 29; 14 of 29 when the
+/// model began the pass at the wake-up).
 #[test]
 fn a_late_kswapd_leaves_reclaim_to_the_allocator() {
     let file = 3 * 16 * MIB / 2;
@@ -213,7 +215,7 @@ fn a_late_kswapd_leaves_reclaim_to_the_allocator() {
     assert!(vm(&late, "pgsteal_kswapd") * total(&at_once) < vm(&at_once, "pgsteal_kswapd") * total(&late));
     let empty = |r: &reclaimlab_core::RunResult| r.metrics.iter().find(|(k, _)| k == "kswapd_empty_passes").map_or(0, |m| m.1 as u64);
     assert_eq!(empty(&at_once), 0);
-    assert!(empty(&late) > 0 && empty(&late) < vm(&late, "pageoutrun"), "late: {} empty of {}", empty(&late), vm(&late, "pageoutrun"));
+    assert!(empty(&late) < vm(&late, "pageoutrun"), "late: {} empty of {}", empty(&late), vm(&late, "pageoutrun"));
 }
 
 /// machine.zone_dma: node 0's lowest 15 MiB are ZONE_DMA. Allocations take it last (the
@@ -287,7 +289,9 @@ fn zone_dma_lowmem_reserve_as_the_guest_reports_it() {
 #[test]
 fn zone_dma_first_pageblock_is_unmovable_and_its_fallbacks_wake_kswapd_for_dma_alone() {
     use reclaimlab_core::mm::page_alloc::{MigrateType, ZoneType};
-    let cfg = config(&[("machine.memory", "64M"), ("machine.zone_dma", "15M"), ("swap.device", "none")]);
+    // One page a fault (no readahead): kswapd, woken for DMA at once, reads the wake-up's
+    // zone before the task's next allocation can widen it (kswapd.rs `begin_pending`).
+    let cfg = config(&[("machine.memory", "64M"), ("machine.zone_dma", "15M"), ("swap.device", "none"), ("block.read_ahead_kb", "0")]);
     let mut m = Machine::new(&cfg, Classic::new(Mainline));
     let dma = *m.mm.nodes[0].zones.iter().find(|&&z| m.mm.buddy.zones[z].zone_type == ZoneType::Dma).unwrap();
     let z = &m.mm.buddy.zones[dma];

@@ -1081,6 +1081,45 @@ fn boosted_watermark_wakes_kswapd_then_asks_kcompactd() {
     Engine::check_invariants(&m).unwrap();
 }
 
+/// A 256 MiB machine with a 16 MiB ZONE_DMA (and `extra` keys) after a task read 80,000
+/// pages of a mapped file once, their accessed bits cleared: more clean page cache than
+/// memory, so reclaim makes room and the allocator spills into ZONE_DMA once Normal is low,
+/// and both zones' folios sit on the inactive file list; the page-table and slab
+/// allocations that fall back into DMA's movable pageblocks boost its watermark, which
+/// wakes kswapd for DMA alone. Returns it 10 s later, kswapd asleep, with the time and the
+/// DMA and Normal zones.
+fn page_cache_in_both_zones(extra: &[(&str, &str)]) -> (M, u64, usize, usize) {
+    use reclaimlab_core::mm::page_alloc::ZoneType;
+    let mut m = program_machine(&cfg("256M", 1, &[&[("transparent_hugepage.enabled", "never"), ("machine.zone_dma", "16M")], extra].concat())).unwrap();
+    let t = m.add_task(0);
+    let f = m.mmap(80_000, true, false).unwrap();
+    for p in m.procs.vmas[f].start..m.procs.vmas[f].start + 80_000 {
+        m.touch(t, p, false).unwrap();
+        let pfn = m.mm.pages.pte[p as usize];
+        m.mm.frames.clear(pfn, pg::YOUNG | pg::MAPPED);
+    }
+    let now = m.procs.tasks[t].clock + 10_000_000_000;
+    m.run_until(now).unwrap();
+    assert!(!m.kswapd[0].active);
+    let zone = |m: &M, ty: ZoneType| *m.mm.nodes[0].zones.iter().find(|&&z| m.mm.buddy.zones[z].zone_type == ty).unwrap();
+    let (dma, normal) = (zone(&m, ZoneType::Dma), zone(&m, ZoneType::Normal));
+    (m, now, dma, normal)
+}
+
+/// A wake-up that came while kswapd was running is still in `kswapd_highest_zoneidx` (it
+/// is read after the next sleep, and a wake-up only raises it): one more pass for every
+/// zone — Normal's boost — reads it, so that the next wake-up is alone. Returns the time
+/// after it, the CPUs' lists drained.
+fn read_the_wakeup_left(m: &mut M, now: u64, normal: usize) -> u64 {
+    m.mm.buddy.zones[normal].watermark_boost = 32;
+    m.kswapd[0].wakeup(&mut m.mm, now, 0, ZONE_MOVABLE, false);
+    let now = now + 10_000_000_000;
+    m.run_until(now).unwrap();
+    assert!(!m.kswapd[0].active && m.mm.buddy.zones[normal].watermark_boost == 0);
+    m.mm.drain_all_pages(None);
+    now
+}
+
 /// kswapd woken for ZONE_DMA alone — `rmqueue` after a fallback boosted DMA's watermark
 /// (`wakeup_kswapd(zone, 0, 0, zone_idx(zone))`, mm/page_alloc.c 6.12) — balances, boosts
 /// and reclaims that zone only (`sc.reclaim_idx` 0): classic `isolate_lru_folios` passes
@@ -1092,42 +1131,18 @@ fn boosted_watermark_wakes_kswapd_then_asks_kcompactd() {
 fn kswapd_for_zone_dma_reclaims_it_alone_and_skips_the_zone_above() {
     use reclaimlab_core::mm::page_alloc::ZoneType;
     use reclaimlab_core::mm::vmstat::Ev;
-    let mut m = program_machine(&cfg("256M", 1, &[("transparent_hugepage.enabled", "never"), ("machine.zone_dma", "16M")])).unwrap();
-    let t = m.add_task(0);
-    // More clean page cache than memory: reclaim makes room and the allocator spills into
-    // ZONE_DMA once Normal is low, so both zones' folios sit on the inactive file list, and
-    // the page-table and slab allocations that fall back into DMA's movable pageblocks
-    // boost its watermark, which wakes kswapd for DMA alone.
-    let f = m.mmap(80_000, true, false).unwrap();
-    for p in m.procs.vmas[f].start..m.procs.vmas[f].start + 80_000 {
-        m.touch(t, p, false).unwrap();
-        let pfn = m.mm.pages.pte[p as usize];
-        m.mm.frames.clear(pfn, pg::YOUNG | pg::MAPPED);
-    }
-    let now = m.procs.tasks[t].clock + 10_000_000_000;
-    m.run_until(now).unwrap();
-    assert!(!m.kswapd[0].active);
+    let (mut m, now, dma, normal) = page_cache_in_both_zones(&[]);
     let v = |m: &M, e| m.mm.vmstat.get(e);
+    // (Whether the fallbacks' DMA-only wake-ups stay DMA-only depends on what wakes kswapd
+    // before it runs and reads them; the explicit one below is.)
     let skipped = v(&m, Ev::PgskipNormal);
-    assert!(skipped > 0, "DMA-only passes passed over Normal's folios");
     assert_eq!(v(&m, Ev::PgskipDma) + v(&m, Ev::PgskipDma32), 0);
     // pgscan_kswapd counts the folios skipped besides those taken (≥ stolen).
     assert!(v(&m, Ev::PgscanKswapd) >= v(&m, Ev::PgstealKswapd) + skipped, "{} < {} + {skipped}", v(&m, Ev::PgscanKswapd), v(&m, Ev::PgstealKswapd));
-    let zones = m.mm.nodes[0].zones.clone();
-    let dma = *zones.iter().find(|&&z| m.mm.buddy.zones[z].zone_type == ZoneType::Dma).unwrap();
-    let normal = *zones.iter().find(|&&z| m.mm.buddy.zones[z].zone_type == ZoneType::Normal).unwrap();
     let on_lru_in = |m: &M, zone: usize| (0..m.mm.pfn_end).filter(|&pfn| m.mm.buddy.try_zone_of(pfn) == Some(zone) && m.mm.frames.test(pfn, pg::LRU)).count();
     let dma_lru = on_lru_in(&m, dma);
     assert!(dma_lru > 0 && on_lru_in(&m, normal) > 0, "both zones hold page cache");
-    // A wake-up that came while kswapd was running is still in `kswapd_highest_zoneidx`
-    // (it is read after the next sleep, and a wake-up only raises it): one more pass for
-    // every zone — Normal's boost — reads it, so that DMA's wake-up below is alone.
-    m.mm.buddy.zones[normal].watermark_boost = 32;
-    m.kswapd[0].wakeup(&mut m.mm, now, 0, ZONE_MOVABLE, false);
-    let now = now + 10_000_000_000;
-    m.run_until(now).unwrap();
-    assert!(!m.kswapd[0].active && m.mm.buddy.zones[normal].watermark_boost == 0);
-    m.mm.drain_all_pages(None);
+    let now = read_the_wakeup_left(&mut m, now, normal);
     let normal_free = m.mm.buddy.zones[normal].free_pages;
     let stolen = v(&m, Ev::PgstealKswapd);
     // Balanced (for DMA's own class: no lowmem_reserve) and unboosted: ignored.
@@ -1155,6 +1170,65 @@ fn kswapd_for_zone_dma_reclaims_it_alone_and_skips_the_zone_above() {
         m.mm.free_block(pfn, 0);
     }
     Engine::check_invariants(&m).unwrap();
+}
+
+/// kswapd reads the wake-ups' zone and order when it runs, not when it is woken (mm/vmscan.c
+/// 6.12 `kswapd()`: `kswapd_highest_zoneidx(pgdat, highest_zoneidx)` and `kswapd_order` are
+/// read after `kswapd_try_to_sleep` returns; `wakeup_kswapd` only raises them, and once
+/// `wake_up_interruptible` has taken kswapd off its wait queue a later wake-up returns at
+/// `!waitqueue_active`). `rmqueue`'s wake-up for ZONE_DMA alone, overtaken before kswapd
+/// runs (`cost.kswapd_wakeup_ns` later) by an allocation's wake-up for every zone, gives one
+/// `balance_pgdat` over both zones: not a pass for DMA alone and then another (the model
+/// before 28 Nov 2026, which read them at the wake-up). The same with the latency drawn from
+/// a distribution (the guests' are spread: 1–3 ms here), each wake-up's from kswapd's own
+/// generator, so that the same seed starts it at the same time.
+#[test]
+fn a_wakeup_overtaken_before_kswapd_runs_widens_its_pass() {
+    let constant = overtaken_wakeup(&[("cost.kswapd_wakeup_ns", "2000000")]);
+    assert_eq!(constant, 2_000_000);
+    let spread = [("cost.kswapd_wakeup_ns", "1000000,1500000,2000000,3000000")];
+    let drawn = overtaken_wakeup(&spread);
+    assert!((1_000_000..=3_000_000).contains(&drawn), "{drawn}");
+    assert_eq!(overtaken_wakeup(&spread), drawn, "same seed, same latency");
+    let others: Vec<u64> = (2..6).map(|seed| overtaken_wakeup(&[spread[0], ("seed", &seed.to_string())])).collect();
+    assert!(others.iter().any(|&x| x != drawn), "another seed draws another latency: {drawn} {others:?}");
+}
+
+/// [`a_wakeup_overtaken_before_kswapd_runs_widens_its_pass`] with `extra`'s keys; returns the
+/// latency kswapd was woken with.
+fn overtaken_wakeup(extra: &[(&str, &str)]) -> u64 {
+    use reclaimlab_core::mm::page_alloc::ZoneType;
+    use reclaimlab_core::mm::vmstat::Ev;
+    let (mut m, now, dma, normal) = page_cache_in_both_zones(extra);
+    let now = read_the_wakeup_left(&mut m, now, normal);
+    // Both zones below their high watermark.
+    let mut held = Vec::new();
+    for z in [dma, normal] {
+        while m.mm.buddy.zones[z].free_pages >= m.mm.buddy.zones[z].high_wmark_pages() {
+            held.push(m.mm.buddy.alloc(&mut m.mm.lists, z, 0, MigrateType::Movable).unwrap());
+        }
+    }
+    let v = |m: &M, e| m.mm.vmstat.get(e);
+    let (runs, dma_passes, quickly) = (v(&m, Ev::Pageoutrun), m.kswapd[0].dma_passes, v(&m, Ev::KswapdHighWmarkHitQuickly));
+    // rmqueue's wake-up for DMA alone (gfp 0: no direct reclaim) ...
+    m.kswapd[0].wakeup(&mut m.mm, now, 0, ZoneType::Dma as u8, false);
+    assert!(m.kswapd[0].active, "an unbalanced DMA wakes kswapd");
+    let latency = m.kswapd[0].next_step().unwrap() - now;
+    // ... and 0.9 ms later, before kswapd runs, a user page's for every zone.
+    m.kswapd[0].wakeup(&mut m.mm, now + 900_000, 0, ZONE_MOVABLE, true);
+    assert_eq!(m.kswapd[0].next_step(), Some(now + latency), "the later wake-up draws nothing");
+    m.run_until(now + 10_000_000_000).unwrap();
+    assert!(!m.kswapd[0].active);
+    assert_eq!(m.kswapd[0].dma_passes, dma_passes, "no pass for DMA alone");
+    assert_eq!(m.kswapd[0].highest_zoneidx(), ZONE_MOVABLE, "the pass balanced every zone");
+    assert_eq!(v(&m, Ev::Pageoutrun), runs + 1, "one pass");
+    assert_eq!(v(&m, Ev::KswapdHighWmarkHitQuickly), quickly, "not a second pass at once");
+    assert!(m.mm.pgdat_balanced(0, 0, ZONE_MOVABLE));
+    for pfn in held {
+        m.mm.free_block(pfn, 0);
+    }
+    Engine::check_invariants(&m).unwrap();
+    latency
 }
 
 /// Every `*_wmark_pages()` adds `watermark_boost` (spec A.5), and so do the checks built on
