@@ -260,7 +260,10 @@ def wakeup_of(mode: str, wakes: dict[str, Any] | None) -> float | list[float] | 
     if mode == "model" or wakes is None:
         return None
     if mode == "progress":
-        return wakes.get("progress_wall_ns_quantiles")
+        if "progress_wall_ns_quantiles" not in wakes:
+            raise KernelError("--kswapd-wakeup progress: a boot did not count the pages allocated in its wake-up "
+                              "windows (@@kswapd_wake PAGES, from a guest before 28 Nov 2026) or its pgalloc_*")
+        return wakes["progress_wall_ns_quantiles"]
     return wakes["wakeup_wall_ns"] if mode == "mean" else wakes["wakeup_wall_ns_quantiles"]
 
 
@@ -278,9 +281,6 @@ def wakeup_for(setup: Setup, consoles: list[Console]) -> float | list[float] | N
     if wakes is None:
         raise KernelError(f"--kswapd-wakeup {mode}: no boot traced a kswapd wake-up (@@kswapd_wake, from a guest "
                           "before it was recorded, or kswapd never woke)")
-    if mode == "progress" and "progress_wall_ns_quantiles" not in wakes:
-        raise KernelError("--kswapd-wakeup progress: a boot did not count the pages allocated in its wake-up "
-                          "windows (@@kswapd_wake PAGES, from a guest before 28 Nov 2026) or its pgalloc_*")
     return wakeup_of(mode, wakes)
 
 

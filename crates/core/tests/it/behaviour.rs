@@ -239,6 +239,10 @@ fn kswapd_wake_windows_count_the_pages_allocated_before_kswapd_runs() {
     assert!(late_mean > 4.0 * once.max(1.0) && late_mean <= 260.0, "late: {late_mean}");
     let (p50, p90, max) = (m(&late, "kswapd_wake_window_pages_p50").unwrap(), m(&late, "kswapd_wake_window_pages_p90").unwrap(), m(&late, "kswapd_wake_window_pages_max").unwrap());
     assert!(p50 <= p90 && p90 <= max);
+    // Woken at once the loop never reclaims directly; 20 ms late some windows end in it.
+    let stalled = |r: &reclaimlab_core::RunResult| m(r, "kswapd_wake_windows_stalled").unwrap();
+    assert_eq!(stalled(&at_once), 0.0);
+    assert!(stalled(&late) > 0.0 && stalled(&late) <= n_late.min(vm(&late, "allocstall_normal") as f64));
 }
 
 /// machine.zone_dma: node 0's lowest 15 MiB are ZONE_DMA. Allocations take it last (the
