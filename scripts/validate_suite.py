@@ -147,7 +147,8 @@ def evaluate_configs(out: Path, configs: list[dict], mglru_policy: str | None = 
 
 #: The simulator's own figures kept beside the compared counters (kswapd's passes).
 SIM_METRICS = ("kswapd_dma_passes", "kswapd_empty_passes", "kswapd_cpu_s", "kswapd_wake_windows",
-               "kswapd_wake_window_pages_mean", "kswapd_wake_window_pages_p50", "kswapd_wake_window_pages_p90")
+               "kswapd_wake_window_pages_mean", "kswapd_wake_window_pages_p50", "kswapd_wake_window_pages_p90",
+               "kswapd_wake_windows_stalled")
 
 
 def boot_console(out: Path, boot: dict) -> console.Console | None:
