@@ -433,6 +433,11 @@ def test_the_console_gives_reads_and_kswapds_cpu():
     paged = console.parse("@@kswapd_wake 300 1 40 32\n@@kswapd_wake 100 4 7 7\n@@kswapd_wake 5 1 2\n")
     assert paged.kswapd_wakes == [(300, 1), (100, 4)]
     assert paged.kswapd_wake_pages == [(40, 32), (7, 7)]
+    assert paged.kswapd_wake_stalls == []
+    # Since 03:30 UTC the direct reclaims begun in each window follow.
+    stalled = console.parse("@@kswapd_wake 300 1 40 32 2\n@@kswapd_wake 100 4 7 7 0\n")
+    assert (stalled.kswapd_wakes, stalled.kswapd_wake_pages, stalled.kswapd_wake_stalls) == (
+        [(300, 1), (100, 4)], [(40, 32), (7, 7)], [2, 0])
     # progress: each window's pages at the boot's wall time per page allocated (1 s over
     # 100 + 900 pages: 1 ms a page), not its wall-clock length.
     timed = console.parse("@@phase 0 1000000000\n@@vm pgalloc_dma32 100\n@@vm pgalloc_normal 900\n@@phase-end 0\n"
