@@ -115,7 +115,8 @@ def evaluate_configs(out: Path, configs: list[dict], mglru_policy: str | None = 
                 zones = zone_settings(first) if "machine.zone_dma" in settings else {}
                 for k, v in {**held_settings(first.layouts.get("start")), **zones}.items():
                     settings.setdefault(k, v)
-            wakeup = wakeup_of(kswapd_wakeup, kswapd_wakeups(consoles) if kswapd_wakeup != "model" else None)
+            wakes = kswapd_wakeups(consoles) if kswapd_wakeup != "model" else None
+            wakeup = wakeup_of(kswapd_wakeup, wakes)
             if mglru == "on":  # the variant of the guest's kernel version, unless told otherwise
                 settings["policy"] = mglru_policy or mglru_model(boots[0]["config"]["kernel.release"])
             ratios = [b["metrics"]["zram.compression_ratio"] for b in boots if "zram.compression_ratio" in b["metrics"]]
@@ -137,13 +138,17 @@ def evaluate_configs(out: Path, configs: list[dict], mglru_policy: str | None = 
                             "settings": settings, "rows": rows,
                             "kswapd_wakeup": kswapd_wakeup if wakeup is not None else "model",
                             "sim_metrics": {k: sim["metrics"][k] for k in SIM_METRICS if k in sim["metrics"]},
+                            # The guest's pages allocated per wake-up window (boots since 28 Nov 2026).
+                            "guest_window_pages": {k: v for k, v in (wakes or {}).items() if k.startswith("window_")},
                             "sim_config": {k: sim["config"][k] for k in ("cost.kswapd_wakeup_ns", "sim.time_dilation")
                                            if k in sim["config"]}})
     return results
 
 
 #: The simulator's own figures kept beside the compared counters (kswapd's passes).
-SIM_METRICS = ("kswapd_dma_passes", "kswapd_empty_passes", "kswapd_cpu_s")
+SIM_METRICS = ("kswapd_dma_passes", "kswapd_empty_passes", "kswapd_cpu_s", "kswapd_wake_windows",
+               "kswapd_wake_window_pages_mean", "kswapd_wake_window_pages_p50", "kswapd_wake_window_pages_p90",
+               "kswapd_wake_windows_stalled")
 
 
 def boot_console(out: Path, boot: dict) -> console.Console | None:

@@ -427,6 +427,30 @@ def test_the_console_gives_reads_and_kswapds_cpu():
     assert wakeup_for(Setup(workload="x", kswapd_wakeup="measured"), [console.parse("@@kswapd_wake_lost 0\n")]) is None
     # A boot that read nothing from the data disk (a THP workload) still traced its wake-ups.
     no_disk = console.parse("@@kswapd_wake 300 1\n@@kswapd_wake 100 4\n")
+    assert no_disk.kswapd_wake_pages == []
+    # Boots since 28 Nov 2026 add the pages allocated in each window (all tasks but kswapd,
+    # the first caller's comm); the latencies parse as before.
+    paged = console.parse("@@kswapd_wake 300 1 40 32\n@@kswapd_wake 100 4 7 7\n@@kswapd_wake 5 1 2\n")
+    assert paged.kswapd_wakes == [(300, 1), (100, 4)]
+    assert paged.kswapd_wake_pages == [(40, 32), (7, 7)]
+    assert paged.kswapd_wake_stalls == []
+    # Since 03:30 UTC the direct reclaims begun in each window follow.
+    stalled = console.parse("@@kswapd_wake 300 1 40 32 2\n@@kswapd_wake 100 4 7 7 0\n")
+    assert (stalled.kswapd_wakes, stalled.kswapd_wake_pages, stalled.kswapd_wake_stalls) == (
+        [(300, 1), (100, 4)], [(40, 32), (7, 7)], [2, 0])
+    # progress: each window's pages at the boot's wall time per page allocated (1 s over
+    # 100 + 900 pages: 1 ms a page), not its wall-clock length.
+    timed = console.parse("@@phase 0 1000000000\n@@vm pgalloc_dma32 100\n@@vm pgalloc_normal 900\n@@phase-end 0\n"
+                          "@@kswapd_wake 300 1 40 32\n@@kswapd_wake 100 4 7 7\n@@kswapd_wake_lost 0\n")
+    from reclaimlab.kernel.experiment import kswapd_wakeups
+
+    w = kswapd_wakeups([timed])
+    assert (w["window_pages_mean"], w["window_waker_pages_mean"]) == (23.5, 19.5)
+    assert w["progress_wall_ns_quantiles"] == [7_000_000, 40_000_000]
+    assert wakeup_for(Setup(workload="x", kswapd_wakeup="progress"), [timed]) == [7_000_000, 40_000_000]
+    assert wakeup_for(Setup(workload="x", kswapd_wakeup="measured"), [timed]) == [100_000, 300_000]
+    with pytest.raises(KernelError, match="--kswapd-wakeup progress: a boot did not count the pages"):
+        wakeup_for(Setup(workload="x", kswapd_wakeup="progress"), [timed, c])
     assert disk_reads([no_disk]) is None
     assert wakeup_for(Setup(workload="x", kswapd_wakeup="mean"), [no_disk]) == 200_000
     assert read_disk_for(Setup(workload="x", disk_read="measured"), [c])[1] == 3_000_000

@@ -150,11 +150,13 @@ def add_parser(sub) -> None:
     v.add_argument("--disk-read", choices=("model", "measured"), default="model",
                    help="the simulator's disk for reads: model (its cost.file_read_ns, default) or measured (the "
                         "guest disk's busy time per read request, divided by the time dilation)")
-    v.add_argument("--kswapd-wakeup", choices=("model", "mean", "measured"), default="model",
+    v.add_argument("--kswapd-wakeup", choices=("model", "mean", "measured", "progress"), default="model",
                    help="kswapd's wake-up latency in the simulator: model (cost.kswapd_wakeup_ns, default); mean (the "
                         "guest's mean time from wakeup_kswapd to kswapd's pass, traced, divided by the time dilation, "
                         "waited at every wake-up); measured (those times' distribution, its quantiles over the dilation "
-                        "as cost.kswapd_wakeup_ns: each wake-up draws one)")
+                        "as cost.kswapd_wakeup_ns: each wake-up draws one); progress (the same, each window's "
+                        "length the pages allocated in it, traced, times the boot's wall time per page allocated: the "
+                        "window in the task's progress, not in the guest's wall time)")
     v.add_argument("--damon-cost", choices=("model", "measured"), default="model",
                    help="with --damon-reclaim, the time kdamond's actions charge to a time quota in the simulator: "
                         "model (the cost.* of docs/model.md, default) or measured (times kdamond's slowdown in the "
@@ -303,6 +305,12 @@ def cmd_validate(a: argparse.Namespace) -> int:
             print(f"kswapd wake-up (wakeup_kswapd to its pass): guest {r['wakeup_wall_ns'] / 1e3:,.0f} us (wall, mean of "
                   f"{r['kswapd_wakes']:.0f} a boot); simulator cost.kswapd_wakeup_ns {number(r['sim_kswapd_wakeup_ns'])} "
                   f"(mean)")
+        if "window_pages_mean" in r or "sim_window_pages_mean" in r:
+            pg = (lambda k: f"{r[k]:,.1f}" if k in r else "n/a")
+            print(f"pages allocated per wake-up window (wakeup_kswapd to kswapd's pass), mean / p50 / p90: guest "
+                  f"{pg('window_pages_mean')} / {pg('window_pages_p50')} / {pg('window_pages_p90')} (the first "
+                  f"caller's comm {pg('window_waker_pages_mean')}), model {pg('sim_window_pages_mean')} / "
+                  f"{pg('sim_window_pages_p50')} / {pg('sim_window_pages_p90')}")
     for run in res.get("per_run", []) if len(res.get("per_run", [])) > 1 else []:
         print(f"{run['threads']} thread(s)")
         print(_rows_table(run["rows"]))

@@ -153,6 +153,13 @@ class Console:
     #: Per kswapd pass a wake-up started during the workload: microseconds from the first
     #: wakeup_kswapd to the pass's start, and the wakeup_kswapd calls meanwhile (``@@kswapd_wake``).
     kswapd_wakes: list[tuple[int, int]] = field(default_factory=list)
+    #: Per entry of ``kswapd_wakes`` (boots since 28 Nov 2026; empty before): the pages
+    #: (2^order each, kmem's mm_page_alloc) every task but kswapd allocated in that window, and
+    #: those the first caller's comm allocated.
+    kswapd_wake_pages: list[tuple[int, int]] = field(default_factory=list)
+    #: Per entry of ``kswapd_wakes`` (boots since 28 Nov 2026, 03:30 UTC): the direct reclaims
+    #: (mm_vmscan_direct_reclaim_begin) that began in that window.
+    kswapd_wake_stalls: list[int] = field(default_factory=list)
     #: Events the wake-up trace's ring buffer lost (``@@kswapd_wake_lost``; None: the boot did
     #: not trace kswapd's wake-ups, a guest from before they were recorded).
     kswapd_wake_lost: int | None = None
@@ -413,8 +420,12 @@ def parse(text: str) -> Console:
                 c.blkstat[parts[0]] = [int(x) for x in parts[1:]]
             elif tag == "kthread" and len(parts) == 3:
                 c.kthread_ticks.setdefault(parts[0], {})[parts[1]] = int(parts[2])
-            elif tag == "kswapd_wake" and len(parts) == 2:
+            elif tag == "kswapd_wake" and len(parts) in (2, 4, 5):
                 c.kswapd_wakes.append((int(parts[0]), int(parts[1])))
+                if len(parts) >= 4:
+                    c.kswapd_wake_pages.append((int(parts[2]), int(parts[3])))
+                if len(parts) == 5:
+                    c.kswapd_wake_stalls.append(int(parts[4]))
             elif tag == "kswapd_wake_lost" and len(parts) == 1 and parts[0].isdigit():
                 c.kswapd_wake_lost = int(parts[0])
             elif tag == "ksched" and len(parts) == 8:

@@ -170,12 +170,13 @@ def read_disk_for(setup: Setup, consoles: list[Console]) -> tuple[dict[str, floa
 
 #: ``--kswapd-wakeup``: the model's ``cost.kswapd_wakeup_ns``; the guest's traced latencies'
 #: mean, waited at every wake-up; their distribution (quantiles), drawn at each wake-up.
-KSWAPD_WAKEUP_MODES = ("model", "mean", "measured")
+KSWAPD_WAKEUP_MODES = ("model", "mean", "measured", "progress")
 #: The scripts' ``--kswapd-wakeup`` help (``reclaimlab validate --kswapd-wakeup``'s).
 KSWAPD_WAKEUP_HELP = ("kswapd's wake-up latency in the simulator: model (cost.kswapd_wakeup_ns), mean (the boots' "
                       "traced latencies' mean, wakeup_kswapd to kswapd's pass, over the time dilation, waited at every "
-                      "wake-up) or measured (their distribution: each wake-up draws one), as reclaimlab validate "
-                      "--kswapd-wakeup")
+                      "wake-up), measured (their distribution: each wake-up draws one) or progress (the same "
+                      "draw, each window timed by the pages allocated in it at the boot's mean wall time per "
+                      "page allocated), as reclaimlab validate --kswapd-wakeup")
 #: How many quantiles (at 0, 1/K, ..., 1) stand for the traced latencies' distribution.
 WAKEUP_QUANTILES = 100
 
@@ -201,8 +202,36 @@ def kswapd_wakeups(consoles: list[Console]) -> dict[str, Any] | None:
     wakes = [w for c in consoles for w, _ in c.kswapd_wakes]
     if not wakes:
         return None
-    return {"kswapd_wakes": len(wakes) / len(consoles), "wakeup_wall_ns": statistics.fmean(wakes) * 1e3,
-            "wakeup_wall_ns_quantiles": [q * 1e3 for q in quantiles(wakes)]}
+    out = {"kswapd_wakes": len(wakes) / len(consoles), "wakeup_wall_ns": statistics.fmean(wakes) * 1e3,
+           "wakeup_wall_ns_quantiles": [q * 1e3 for q in quantiles(wakes)]}
+    if all(c.kswapd_wake_pages and len(c.kswapd_wake_pages) == len(c.kswapd_wakes) for c in consoles):
+        out.update(window_pages(p for c in consoles for p, _ in c.kswapd_wake_pages))
+        out["window_waker_pages_mean"] = statistics.fmean(w for c in consoles for _, w in c.kswapd_wake_pages)
+        per_page = [wall_ns_per_page(c) for c in consoles]
+        if all(x is not None for x in per_page):
+            progress = [p * x for c, x in zip(consoles, per_page) for p, _ in c.kswapd_wake_pages]
+            out["progress_wall_ns"] = statistics.fmean(progress)
+            out["progress_wall_ns_quantiles"] = quantiles(progress)
+    return out
+
+
+def wall_ns_per_page(c: Console) -> float | None:
+    """The boot's workload wall time (its phases) over the pages allocated meanwhile
+    (``pgalloc_*`` summed over the zones, every task's, as ``@@kswapd_wake``'s PAGES); None
+    without either."""
+    wall = sum(ph.wall_ns for ph in c.phases)
+    pages = sum(v for k, v in c.vmstat().items() if k.startswith("pgalloc_"))
+    return wall / pages if wall > 0 and pages > 0 else None
+
+
+def window_pages(pages) -> dict[str, float]:
+    """The pages allocated per wake-up window (the guest's ``@@kswapd_wake`` PAGES pooled over
+    the boots): their mean and the 50th and 90th percentiles, as the model's
+    ``kswapd_wake_window_pages_*`` metrics name them."""
+    s = sorted(pages)
+    q = quantiles(s)
+    at = (lambda f: q[round(f * (len(q) - 1))])
+    return {"window_pages_mean": statistics.fmean(s), "window_pages_p50": at(0.5), "window_pages_p90": at(0.9)}
 
 
 def wakeup_note(modes) -> str:
@@ -211,6 +240,11 @@ def wakeup_note(modes) -> str:
     modes = set(modes) - {"model", None}
     if not modes:
         return ""
+    if modes == {"progress"}:
+        return ("kswapd's wake-up latency in the model: each wake-up draws one from the boots' traced windows "
+                "(`@@kswapd_wake`, wakeup_kswapd to kswapd's pass), each timed by the pages allocated in it at "
+                "the boot's wall time per page allocated, over the time dilation (`--kswapd-wakeup progress`); "
+                "configurations whose boots never woke kswapd keep the model's 0.")
     if modes == {"mean"}:
         return ("kswapd's wake-up latency in the model: the boots' traced mean (`@@kswapd_wake`, wakeup_kswapd to "
                 "kswapd's pass) over the time dilation, at every wake-up (`--kswapd-wakeup mean`).")
@@ -225,6 +259,11 @@ def wakeup_of(mode: str, wakes: dict[str, Any] | None) -> float | list[float] | 
     ("measured")."""
     if mode == "model" or wakes is None:
         return None
+    if mode == "progress":
+        if "progress_wall_ns_quantiles" not in wakes:
+            raise KernelError("--kswapd-wakeup progress: a boot did not count the pages allocated in its wake-up "
+                              "windows (@@kswapd_wake PAGES, from a guest before 28 Nov 2026) or its pgalloc_*")
+        return wakes["progress_wall_ns_quantiles"]
     return wakes["wakeup_wall_ns"] if mode == "mean" else wakes["wakeup_wall_ns_quantiles"]
 
 
@@ -288,7 +327,9 @@ def compare_boots(setup: Setup, prep: Prepared, consoles: list[Console], out: Pa
         reads = {**reads, "disk_read": setup.disk_read, "sim_file_read_ns": int(sim["config"]["cost.file_read_ns"]),
                  "time_dilation": float(sim["config"].get("sim.time_dilation", 1)),
                  "sim_kswapd_cpu_s": sim["metrics"].get("kswapd_cpu_s", 0.0),
-                 "sim_kswapd_wakeup_ns": wakeup_mean(sim["config"]["cost.kswapd_wakeup_ns"])}
+                 "sim_kswapd_wakeup_ns": wakeup_mean(sim["config"]["cost.kswapd_wakeup_ns"]),
+                 **{f"sim_{k[len('kswapd_wake_'):]}": v for k, v in sim["metrics"].items()
+                    if k.startswith("kswapd_wake_window")}}
     if prep.damon_reclaim is not None:
         damon_res = damon_compare.compare(consoles, base_consoles, sims, sim_base, CGROUP)
         damon_res = {**damon_res, "damon_cost": setup.damon_cost,

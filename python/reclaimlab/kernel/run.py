@@ -92,7 +92,8 @@ class Setup:
     disk_read: str = "model"
     # kswapd's wake-up latency: "model" (cost.kswapd_wakeup_ns), "mean" (the guest's mean time
     # from wakeup_kswapd to the pass, @@kswapd_wake, on the simulated clock) or "measured"
-    # (the distribution of those times, drawn at each wake-up; validate only).
+    # (the distribution of those times, drawn at each wake-up; validate only) or "progress"
+    # (as measured, each window the pages allocated in it at the boot's wall time per page).
     kswapd_wakeup: str = "model"
     # The time quota's clock for kdamond's actions: "model" (the cost.* kdamond charges) or
     # "measured" (those charges times kdamond's measured slowdown in the guest,

@@ -18,7 +18,11 @@
 //!   (the CPU time of the trace's `memory.reclaim` writes); `kswapd_dma_passes` (kswapd
 //!   passes for ZONE_DMA alone, `rmqueue`'s wake-up for a boosted DMA; only when some ran),
 //!   `kswapd_empty_passes` (passes that found the node balanced before any shrink: the
-//!   guest's `@@vmpass` lines with lowest priority 99; only when some ran).
+//!   guest's `@@vmpass` lines with lowest priority 99; only when some ran);
+//!   `kswapd_wake_windows` and `kswapd_wake_window_pages_{mean,p50,p90,max}` (per pass a
+//!   wake-up started, the pages every task allocated, `pgalloc_*`, between the wake-up and
+//!   kswapd's first step: the guest's `@@kswapd_wake` PAGES; only when kswapd was woken),
+//!   `kswapd_wake_windows_stalled` (those windows with a direct reclaim in them, STALLS).
 //! - Per cgroup whose `memory.reclaim` the trace wrote (the root's as `memcg..`):
 //!   `memcg.<name>.memory.reclaim.{writes,eagain,requested_bytes,reclaimed_bytes}`.
 //! - Per non-root cgroup: `memcg.<name>.memory.current_bytes` (at the end, and — for
@@ -253,6 +257,17 @@ impl Recorder {
         let empty_passes: u64 = kswapd.iter().map(|k| k.empty_passes).sum();
         if empty_passes > 0 {
             metrics.push(("kswapd_empty_passes".to_string(), empty_passes as f64));
+        }
+        let mut window: Vec<u64> = kswapd.iter().flat_map(|k| k.wake_window_pages.iter().copied()).collect();
+        if !window.is_empty() {
+            window.sort_unstable();
+            let q = |f: f64| window[((window.len() - 1) as f64 * f).round() as usize] as f64;
+            metrics.push(("kswapd_wake_windows".to_string(), window.len() as f64));
+            metrics.push(("kswapd_wake_windows_stalled".to_string(), kswapd.iter().map(|k| k.wake_windows_stalled).sum::<u64>() as f64));
+            metrics.push(("kswapd_wake_window_pages_mean".to_string(), window.iter().sum::<u64>() as f64 / window.len() as f64));
+            for (k, f) in [("p50", 0.5), ("p90", 0.9), ("max", 1.0)] {
+                metrics.push((format!("kswapd_wake_window_pages_{k}"), q(f)));
+            }
         }
         if mm.memcgs.iter().any(|m| m.reclaim.writes > 0) {
             metrics.push(("proactive_reclaim_s".to_string(), secs(self.proactive_reclaim_ns)));

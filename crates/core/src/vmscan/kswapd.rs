@@ -116,6 +116,20 @@ pub struct Kswapd {
     /// Draws the wake-up latencies of a `cost.kswapd_wakeup_ns` distribution (seeded by
     /// `seed` and the node; untouched for a single value).
     rng: reclaimlab_trace::Rng,
+    /// `pgalloc_*` summed and `allocstall` when the pending wake-up woke it (None: no wake-up
+    /// pending).
+    wake_pgalloc: Option<(u64, u64)>,
+    /// Per pass a wake-up started: the pages allocated (`pgalloc_*`, every task) between the
+    /// wake-up and kswapd's first step, what the guest's `@@kswapd_wake` PAGES field counts
+    /// (kmem's mm_page_alloc over the same window).
+    pub wake_window_pages: Vec<u64>,
+    /// Of those windows, how many saw a direct reclaim (`allocstall`; the guest's STALLS).
+    pub wake_windows_stalled: u64,
+}
+
+/// `pgalloc_dma` + `pgalloc_normal` so far.
+fn pgalloc(mm: &Mm) -> u64 {
+    mm.vmstat.get(Ev::PgallocDma) + mm.vmstat.get(Ev::PgallocNormal)
 }
 
 impl Kswapd {
@@ -144,6 +158,9 @@ impl Kswapd {
             empty_passes: 0,
             shrunk: false,
             rng: reclaimlab_trace::Rng::new(seed ^ 0x6B73_7761_7064_0000 ^ u64::from(node)),
+            wake_pgalloc: None,
+            wake_window_pages: Vec::new(),
+            wake_windows_stalled: 0,
         }
     }
 
@@ -218,6 +235,7 @@ impl Kswapd {
         // DMA-only one) widen the pass.
         self.clock_ns = self.clock_ns.max(now + mm.cfg.cost.kswapd_wakeup_ns.draw(&mut self.rng));
         self.begin_pending = true;
+        self.wake_pgalloc = Some((pgalloc(mm), mm.vmstat.get(Ev::AllocstallNormal)));
         0
     }
 
@@ -268,6 +286,10 @@ impl Kswapd {
             return;
         }
         if std::mem::take(&mut self.begin_pending) {
+            if let Some((pages, stalls)) = self.wake_pgalloc.take() {
+                self.wake_window_pages.push(pgalloc(mm) - pages);
+                self.wake_windows_stalled += u64::from(mm.vmstat.get(Ev::AllocstallNormal) > stalls);
+            }
             self.begin_balance(mm);
         }
         let node = self.node;

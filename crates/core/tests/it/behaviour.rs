@@ -218,6 +218,33 @@ fn a_late_kswapd_leaves_reclaim_to_the_allocator() {
     assert!(empty(&late) < vm(&late, "pageoutrun"), "late: {} empty of {}", empty(&late), vm(&late, "pageoutrun"));
 }
 
+/// `kswapd_wake_window_pages_*`: the pages allocated between a wake-up and kswapd's first
+/// step (the guest's `@@kswapd_wake` PAGES). Woken at once, a window holds at most the
+/// allocation that woke it and the refill it was part of; 20 ms late, the loop's reads meanwhile.
+#[test]
+fn kswapd_wake_windows_count_the_pages_allocated_before_kswapd_runs() {
+    let file = 3 * 16 * MIB / 2;
+    let prog = || program(vec![region("f", file, AccessKind::FileRead)], vec![phase("p", 2 * file as u64, &[(0, Pattern::Sequential, 1.0)])]);
+    let kv = [("machine.memory", "16M"), ("swap.device", "none"), ("block.read_ahead_kb", "0")];
+    let at_once = run_checked(&config(&kv), generate(prog(), 1).unwrap().as_mut(), 20_000);
+    let late = run_checked(&config(&[&kv[..], &[("cost.kswapd_wakeup_ns", "20000000")]].concat()), generate(prog(), 1).unwrap().as_mut(), 20_000);
+    let m = |r: &reclaimlab_core::RunResult, k: &str| r.metrics.iter().find(|(n, _)| n == k).map(|m| m.1);
+    let (n_once, n_late) = (m(&at_once, "kswapd_wake_windows").unwrap(), m(&late, "kswapd_wake_windows").unwrap());
+    assert!(n_once >= 1.0 && n_late >= 1.0);
+    assert!(n_late <= vm(&late, "pageoutrun") as f64);
+    let (once, late_mean) = (m(&at_once, "kswapd_wake_window_pages_mean").unwrap(), m(&late, "kswapd_wake_window_pages_mean").unwrap());
+    eprintln!("window pages: at once {once} ({n_once} windows), 20 ms late {late_mean} ({n_late})");
+    assert!(once <= 64.0, "at once: {once}");
+    // 20 ms at 80 µs a read (cost.file_read_ns) is about 250 pages; direct reclaim slows it.
+    assert!(late_mean > 4.0 * once.max(1.0) && late_mean <= 260.0, "late: {late_mean}");
+    let (p50, p90, max) = (m(&late, "kswapd_wake_window_pages_p50").unwrap(), m(&late, "kswapd_wake_window_pages_p90").unwrap(), m(&late, "kswapd_wake_window_pages_max").unwrap());
+    assert!(p50 <= p90 && p90 <= max);
+    // Woken at once the loop never reclaims directly; 20 ms late some windows end in it.
+    let stalled = |r: &reclaimlab_core::RunResult| m(r, "kswapd_wake_windows_stalled").unwrap();
+    assert_eq!(stalled(&at_once), 0.0);
+    assert!(stalled(&late) > 0.0 && stalled(&late) <= n_late.min(vm(&late, "allocstall_normal") as f64));
+}
+
 /// machine.zone_dma: node 0's lowest 15 MiB are ZONE_DMA. Allocations take it last (the
 /// zonelist runs highest zone first) and leave it its lowmem_reserve, 1/256 of the zone
 /// above (setup_per_zone_lowmem_reserve, vm.lowmem_reserve_ratio 256): a file loop through

@@ -91,10 +91,15 @@ sched_trace() {
 # mm_vmscan_wakeup_kswapd (wakeup_kswapd, before wake_up_interruptible) and
 # mm_vmscan_kswapd_wake (kswapd, before each balance_pgdat; mm/vmscan.c 6.12), enabled from
 # the workload's start to its end in a tracefs instance of their own (DAMON's snapshots
-# read the top-level buffer). Per pass that a wake-up started: "@@kswapd_wake LATENCY_US
-# CALLS" (from the first wakeup_kswapd after the previous pass to the pass's start, and
-# the wakeup_kswapd calls in between); then "@@kswapd_wake_lost N" (events the ring buffer
-# dropped).
+# read the top-level buffer). kmem's mm_page_alloc (__alloc_pages, mm/page_alloc.c 6.12) is
+# recorded only inside the windows: an enable_event trigger on mm_vmscan_wakeup_kswapd
+# turns it on, a disable_event trigger on mm_vmscan_kswapd_wake off (no per-event work
+# outside them); mm_vmscan_direct_reclaim_begin as well. Per pass that a wake-up started:
+# "@@kswapd_wake LATENCY_US CALLS PAGES WAKER_PAGES STALLS" (from the first wakeup_kswapd
+# after the previous pass to the pass's start, the wakeup_kswapd calls in between, the pages
+# (2^order each) every task but kswapd allocated in between, those the first caller's comm
+# allocated, and the direct reclaims that began in between); then "@@kswapd_wake_lost N"
+# (events the ring buffer dropped).
 wake_trace() {
     T=/sys/kernel/tracing
     I=$T/instances/rl_kswapd
@@ -105,16 +110,25 @@ wake_trace() {
         mkdir -p $I 2>/dev/null || return 0
         echo 1 > $I/events/vmscan/mm_vmscan_wakeup_kswapd/enable
         echo 1 > $I/events/vmscan/mm_vmscan_kswapd_wake/enable
+        echo 1 > $I/events/vmscan/mm_vmscan_direct_reclaim_begin/enable
+        echo 'enable_event:kmem:mm_page_alloc' > $I/events/vmscan/mm_vmscan_wakeup_kswapd/trigger 2>/dev/null
+        echo 'disable_event:kmem:mm_page_alloc' > $I/events/vmscan/mm_vmscan_kswapd_wake/trigger 2>/dev/null
         vmscan_trace start ;;
     end)
         [ -e $I/events/vmscan/mm_vmscan_kswapd_wake/enable ] || return 0
         echo 0 > $I/events/vmscan/mm_vmscan_wakeup_kswapd/enable
         echo 0 > $I/events/vmscan/mm_vmscan_kswapd_wake/enable
+        echo 0 > $I/events/vmscan/mm_vmscan_direct_reclaim_begin/enable
+        echo '!enable_event:kmem:mm_page_alloc' > $I/events/vmscan/mm_vmscan_wakeup_kswapd/trigger 2>/dev/null
+        echo '!disable_event:kmem:mm_page_alloc' > $I/events/vmscan/mm_vmscan_kswapd_wake/trigger 2>/dev/null
         vmscan_trace end
-        awk '{ for (i = 2; i <= NF; i++) if ($i ~ /^mm_vmscan_(wakeup_kswapd|kswapd_wake):$/) {
-                   ts = $(i - 1); sub(/:$/, "", ts)
-                   if ($i == "mm_vmscan_wakeup_kswapd:") { if (!n) t0 = ts; n++ }
-                   else { if (n) printf "@@kswapd_wake %.0f %d\n", (ts - t0) * 1e6, n; n = 0 }
+        awk 'function kv(k,   j) { for (j = 1; j <= NF; j++) if (index($j, k "=") == 1) return substr($j, length(k) + 2); return "" }
+             { for (i = 2; i <= NF; i++) if ($i ~ /^mm_(vmscan_wakeup_kswapd|vmscan_kswapd_wake|vmscan_direct_reclaim_begin|page_alloc):$/) {
+                   ts = $(i - 1); sub(/:$/, "", ts); c = $1; sub(/-[0-9]+$/, "", c)
+                   if ($i == "mm_page_alloc:") { if (n && c !~ /^kswapd/) { for (o = kv("order") + 0, k = 1; o > 0; o--) k *= 2; pg += k; if (c == wc) wp += k } }
+                   else if ($i == "mm_vmscan_direct_reclaim_begin:") { if (n) st++ }
+                   else if ($i == "mm_vmscan_wakeup_kswapd:") { if (!n) { t0 = ts; wc = c; pg = 0; wp = 0; st = 0 }; n++ }
+                   else { if (n) printf "@@kswapd_wake %.0f %d %d %d %d\n", (ts - t0) * 1e6, n, pg, wp, st; n = 0 }
                    break } }' $I/trace
         echo "@@kswapd_wake_lost $(overruns $I)"
         rmdir $I 2>/dev/null ;;
