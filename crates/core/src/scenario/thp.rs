@@ -170,8 +170,10 @@ fn counter_delta(before: &[(String, u64)], after: Vec<(String, u64)>) -> Vec<(St
 /// 5. wait at a barrier, then fault `nr_hpages = total / nr_threads / 2 MiB / 2` strides
 ///    of the second region: store one byte, `mincore` (huge or base), `memset` the 2 MiB,
 ///    each timed;
-/// 6. `munmap` everything (the process exits); the file's page cache stays until the
-///    next `drop_caches`.
+/// 6. `munmap` its regions. The file's mapping is made once and stays from one count to
+///    the next, as guest/thp.c's `data_map` does (mmtests' `thpscale.c` maps it in each
+///    count's process), so the next `drop_caches` leaves the page-cache pages it maps
+///    (6.12's `mapping_evict_folio`; [`Machine::drop_caches`]).
 ///
 /// Nothing else is reset between thread counts: pageblock migrate types, compaction
 /// deferral and cached scanner positions, skip bits, kswapd/kcompactd/khugepaged state
