@@ -12,7 +12,8 @@
 //!   faults in, deposited with a THP too; freed by `munmap` (`free_pgtables`) and by
 //!   `zap_huge_pmd` (the deposited table);
 //! - the mapped file's xarray nodes: one slab-reclaimable page per
-//!   [`FILE_PAGES_PER_SLAB_PAGE`] pages entering its page cache, freed by `drop_caches`;
+//!   [`FILE_PAGES_PER_SLAB_PAGE`] pages entering its page cache, freed by `drop_caches`
+//!   but for one per that many pages it leaves (those a live mapping maps);
 //! - the VMA's `VM_HUGEPAGE`/`VM_NOHUGEPAGE` for the THP decision, and khugepaged's
 //!   scan (crate::sim::khugepaged);
 //! - per node, one zone/LRU lock: a task's direct reclaim and compaction hold it for
