@@ -1451,3 +1451,22 @@ fn drop_caches_keeps_the_pages_a_live_mapping_maps() {
     assert_eq!(m.procs.slab_pages.len(), left.len().div_ceil(448));
     Engine::check_invariants(&m).unwrap();
 }
+
+/// thpscale with the work file kept mapped from count to count (`file_stays_mapped`, as the
+/// validation guest's guest/thp.c does): `drop_caches` leaves what the first count mapped,
+/// so a second 1-thread count, reading the same quarter of the file, reads far less of it
+/// from disk than when each count's process unmapped the file on exit (mmtests).
+#[test]
+fn thpscale_file_kept_mapped_survives_drop_caches() {
+    use reclaimlab_core::scenario::thp::{thpscale, ThpscaleParams};
+    let c = cfg("256M", 2, &[("swap.device", "zram")]);
+    let pgpgin = |stays: bool| {
+        let runs = thpscale(&c, &ThpscaleParams { threads: vec![1, 1], madvise: false, file_stays_mapped: stays, ..Default::default() }).unwrap();
+        let get = |i: usize| runs[i].counters.iter().find(|(k, _)| k == "pgpgin").map_or(0, |&(_, v)| v);
+        (get(0), get(1))
+    };
+    let (first, again) = pgpgin(false);
+    assert!(first > 0 && again * 10 > first * 9, "every count reads the file anew: {first} then {again}");
+    let (first, again) = pgpgin(true);
+    assert!(again * 2 < first, "the pages the first count mapped are still cached: {first} then {again}");
+}
