@@ -39,6 +39,19 @@ def test_sorted_wakes_fallbacks_and_free_lists_parse():
     assert not c.pageblocks, "THP's own @@pageblocks stay apart"
 
 
+def test_thpscale_count_snapshot_parses():
+    c = console.parse("@@freelist count1 1 DMA32 Movable 0 1 1 1 1 1 1 0 1 1 107\n"
+                      "@@zoneblocks count1 1 DMA32 34 220 2 0 0\n"
+                      "@@nodemem count1 1 MemFree 401236\n@@nodemem count1 1 Inactive(anon) 1024\n"
+                      "@@zram_at count1  5328896  2737175  4317184        0  4317184        0        0       20       20\n"
+                      "@@meminfo start MemFree 925492\n")
+    assert c.freelists["count1"][(1, "DMA32", "Movable")][-1] == 107
+    assert c.zoneblocks["count1"][(1, "DMA32")] == [34, 220, 2, 0, 0]
+    assert c.nodemem["count1"][1] == {"MemFree": 401236, "Inactive(anon)": 1024}
+    assert c.zram_at["count1"][:3] == [5328896, 2737175, 4317184]
+    assert c.meminfo == {"MemFree": 925492}, "a count's snapshot leaves the workload's start alone"
+
+
 def test_vmscan_trace_is_a_kernel_parameter_only_when_asked():
     def args(**kw):
         p = SimpleNamespace(setup=Setup(workload="seqloop", **kw), zram=0, read_ahead_kb=128, fault_around_bytes=65536,

@@ -25,17 +25,19 @@ fn counters<'py>(py: Python<'py>, c: &[(String, u64)]) -> PyResult<Bound<'py, Py
 
 /// One thpscale benchmark: the thread counts `threads` one after another on one machine.
 /// A list of {threads, fault_base_us, fault_huge_us, huge_pct, elapsed_s, count_s, vmstat} (vmstat:
-/// the counters' increments during that thread count), in order.
+/// the counters' increments during that thread count), in order. `file_stays_mapped`: the work
+/// file stays mapped from count to count, as the validation guest's does (mmtests: one process
+/// per count).
 #[pyfunction]
-#[pyo3(signature = (config, threads, madvise=true, mapsize_pct=80))]
-fn thpscale<'py>(py: Python<'py>, config: &Config, threads: Vec<u32>, madvise: bool, mapsize_pct: u32) -> PyResult<Vec<Bound<'py, PyDict>>> {
+#[pyo3(signature = (config, threads, madvise=true, mapsize_pct=80, file_stays_mapped=false))]
+fn thpscale<'py>(py: Python<'py>, config: &Config, threads: Vec<u32>, madvise: bool, mapsize_pct: u32, file_stays_mapped: bool) -> PyResult<Vec<Bound<'py, PyDict>>> {
     if threads.is_empty() || threads.contains(&0) {
         return Err(crate::error::invalid("threads: give thread counts of at least 1"));
     }
     if !(1..=100).contains(&mapsize_pct) {
         return Err(crate::error::invalid(format!("mapsize_pct {mapsize_pct}: give 1..100 (% of memory)")));
     }
-    let p = scenarios::ThpscaleParams { threads, madvise, mapsize_pct };
+    let p = scenarios::ThpscaleParams { threads, madvise, mapsize_pct, file_stays_mapped };
     let cfg = config.inner.clone();
     let runs = py.detach(|| scenarios::thpscale(&cfg, &p)).map_err(core_err)?;
     runs.iter()

@@ -216,8 +216,15 @@ class Console:
     #: at the workload's start (``@@freelist``, ``@@zoneblocks``): WHEN -> {(node, zone, type):
     #: free blocks per order 0..10} and WHEN -> {(node, zone): [unmovable, movable,
     #: reclaimable, highatomic, isolate]}.
+    #: thpscale also prints both as each count begins, after its drop_caches (WHEN "count0",
+    #: "count1", ...; guest/thp.c ``snapshot``).
     freelists: dict[str, dict[tuple[int, str, str], list[int]]] = field(default_factory=dict)
     zoneblocks: dict[str, dict[tuple[int, str], list[int]]] = field(default_factory=dict)
+    #: Per node meminfo (KiB; /sys/devices/system/node/nodeN/meminfo) as each thpscale count
+    #: begins (``@@nodemem WHEN NODE KEY KB``): WHEN -> {node: {key: KiB}}.
+    nodemem: dict[str, dict[int, dict[str, int]]] = field(default_factory=dict)
+    #: zram's mm_stat at the same moments (``@@zram_at WHEN FIELDS``): WHEN -> fields.
+    zram_at: dict[str, list[int]] = field(default_factory=dict)
     usemem: dict[str, int] = field(default_factory=dict)
     #: Where the anon pages sat after the first phase: present, min, p10, p50, p90, max PFN.
     pfns: list[int] = field(default_factory=list)
@@ -453,6 +460,10 @@ def parse(text: str) -> Console:
                 c.pcp_samples.append(tuple(int(x) for x in parts))
             elif tag == "cpustat" and len(parts) >= 5:
                 c.cpustat[parts[0]] = [int(x) for x in parts[1:]]
+            elif tag == "nodemem" and len(parts) == 4:
+                c.nodemem.setdefault(parts[0], {}).setdefault(int(parts[1]), {})[parts[2]] = int(parts[3])
+            elif tag == "zram_at" and len(parts) >= 2:
+                c.zram_at[parts[0]] = [int(x) for x in parts[1:]]
             elif tag == "zram_mm_stat":
                 c.zram_mm_stat = [int(x) for x in parts]
             elif tag == "damon_reclaim" and len(parts) == 2:

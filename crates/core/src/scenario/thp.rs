@@ -41,11 +41,16 @@ pub struct ThpscaleParams {
     pub madvise: bool,
     /// `THPSCALE_MAPSIZE` in % of memory (`config-workload-thpscale`: `MEMTOTAL_BYTES*8/10`).
     pub mapsize_pct: u32,
+    /// The work file stays mapped from one thread count to the next, as the validation
+    /// guest's `guest/thp.c` keeps its `data_map`, so `drop_caches` leaves the pages the
+    /// previous count mapped. `false` (mmtests): each count's `thpscale.c` process maps the
+    /// file and exits, and `drop_caches` finds it unmapped.
+    pub file_stays_mapped: bool,
 }
 
 impl Default for ThpscaleParams {
     fn default() -> Self {
-        ThpscaleParams { threads: THPSCALE_THREADS.to_vec(), madvise: true, mapsize_pct: 80 }
+        ThpscaleParams { threads: THPSCALE_THREADS.to_vec(), madvise: true, mapsize_pct: 80, file_stays_mapped: false }
     }
 }
 
@@ -170,8 +175,10 @@ fn counter_delta(before: &[(String, u64)], after: Vec<(String, u64)>) -> Vec<(St
 /// 5. wait at a barrier, then fault `nr_hpages = total / nr_threads / 2 MiB / 2` strides
 ///    of the second region: store one byte, `mincore` (huge or base), `memset` the 2 MiB,
 ///    each timed;
-/// 6. `munmap` everything (the process exits); the file's page cache stays until the
-///    next `drop_caches`.
+/// 6. `munmap` everything (the process exits). With
+///    [`ThpscaleParams::file_stays_mapped`] the file's mapping instead stays from one count
+///    to the next, as guest/thp.c's `data_map` does, and the next `drop_caches` leaves the
+///    page-cache pages it maps (6.12's `mapping_evict_folio`; [`Machine::drop_caches`]).
 ///
 /// Nothing else is reset between thread counts: pageblock migrate types, compaction
 /// deferral and cached scanner positions, skip bits, kswapd/kcompactd/khugepaged state
@@ -238,6 +245,11 @@ pub fn thpscale(cfg: &SimConfig, p: &ThpscaleParams) -> Result<Vec<ThpscaleResul
         r.count_s = (end - t_start) as f64 / 1e9;
         r.counters = counter_delta(&before, m.counters());
         out.push(r);
+        if !p.file_stays_mapped {
+            // The process exits: nothing maps the file's pages any more (the program's one
+            // file VMA stays, for the next count's process to map; its page tables too).
+            m.madv_dontneed(fstart, m.procs.vmas[file].nr_pages);
+        }
     }
     debug_assert_eq!(Engine::check_invariants(&m), Ok(()));
     Ok(out)

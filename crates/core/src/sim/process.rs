@@ -12,7 +12,8 @@
 //!   faults in, deposited with a THP too; freed by `munmap` (`free_pgtables`) and by
 //!   `zap_huge_pmd` (the deposited table);
 //! - the mapped file's xarray nodes: one slab-reclaimable page per
-//!   [`FILE_PAGES_PER_SLAB_PAGE`] pages entering its page cache, freed by `drop_caches`;
+//!   [`FILE_PAGES_PER_SLAB_PAGE`] pages entering its page cache, freed by `drop_caches`
+//!   but for one per that many pages it leaves (those a live mapping maps);
 //! - the VMA's `VM_HUGEPAGE`/`VM_NOHUGEPAGE` for the THP decision, and khugepaged's
 //!   scan (crate::sim::khugepaged);
 //! - per node, one zone/LRU lock: a task's direct reclaim and compaction hold it for
@@ -459,27 +460,34 @@ impl<P: ReclaimPolicy> Machine<P> {
     }
 
     /// `echo 3 > /proc/sys/vm/drop_caches` (`drop_pagecache_sb` → `invalidate_mapping_pages`,
-    /// then `drop_slab`) for the program's file: every clean, unlocked page-cache page is
-    /// removed without a shadow entry (`remove_mapping(..., reclaimed = false)`), shadow
-    /// entries of evicted pages are cleared (`clear_shadow_entry`), and the xarray's slab
-    /// pages, now empty, are freed. Dirty pages, pages under writeback and pages whose read
-    /// is in flight stay (no `sync` first). Returns the pages freed. Abstractions: SLUB
-    /// keeps up to `min_partial` (5) empty slabs per node; here all go. The kernel skips
-    /// pages still mapped; file pages here keep `PG_mapped` after `munmap`, so they are not
-    /// told apart: call it only when no task maps the file (as thpscale does, between
-    /// thread counts).
+    /// then `drop_slab`) for the program's file: every clean, unlocked page-cache page no
+    /// task maps is removed without a shadow entry (`remove_mapping(..., reclaimed =
+    /// false)`), shadow entries of evicted pages are cleared (`clear_shadow_entry`), and the
+    /// xarray's slab pages that no longer hold entries are freed. Dirty pages, pages under
+    /// writeback, pages whose read is in flight (no `sync` first) and pages still mapped stay:
+    /// 6.12's `mapping_evict_folio` (mm/truncate.c) gives up on a folio whose refcount a
+    /// mapping raised, and `deactivate_file_folio` leaves a mapped folio where it is
+    /// (`lru_deactivate_file`, mm/swap.c). A page is mapped while its VMA is (not
+    /// `munmap`ped) and its frame has `PG_mapped` (a fault or fault-around mapped it; pages
+    /// only read ahead have not). Returns the pages freed. Abstractions: the xarray keeps one
+    /// slab page per [`FILE_PAGES_PER_SLAB_PAGE`] pages that stay (the kernel's depends on
+    /// how they are spread); SLUB keeps up to `min_partial` (5) empty slabs per node, here
+    /// all go.
     pub fn drop_caches(&mut self) -> u64 {
         self.end_writeback_due(self.now);
         let mut freed = 0;
+        let mut kept = 0u32;
         for v in 0..self.procs.vmas.len() {
-            let Vma { start, nr_pages, file, .. } = self.procs.vmas[v];
+            let Vma { start, nr_pages, file, unmapped, .. } = self.procs.vmas[v];
             if !file {
                 continue;
             }
             for page in start..start + nr_pages {
                 let pte = self.mm.pages.pte[page as usize];
                 if is_resident(pte) {
-                    if self.mm.frames.flags(pte) & (pg::DIRTY | pg::WRITEBACK | pg::INFLIGHT) != 0 {
+                    let flags = self.mm.frames.flags(pte);
+                    if flags & (pg::DIRTY | pg::WRITEBACK | pg::INFLIGHT) != 0 || (!unmapped && flags & pg::MAPPED != 0) {
+                        kept += 1;
                         continue;
                     }
                     self.mm.shadow_nodes.page_cache_delete(page, false);
@@ -491,11 +499,15 @@ impl<P: ReclaimPolicy> Machine<P> {
                 }
             }
         }
-        for s in std::mem::take(&mut self.procs.slab_pages) {
+        let keep = kept.div_ceil(FILE_PAGES_PER_SLAB_PAGE) as usize;
+        let slab = std::mem::take(&mut self.procs.slab_pages);
+        for &s in &slab[keep.min(slab.len())..] {
             self.mm.free_frame(s);
             freed += 1;
         }
-        self.procs.file_since_slab = 0;
+        self.procs.slab_pages = slab;
+        self.procs.slab_pages.truncate(keep);
+        self.procs.file_since_slab = kept % FILE_PAGES_PER_SLAB_PAGE;
         freed
     }
 

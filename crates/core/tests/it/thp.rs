@@ -1410,3 +1410,63 @@ fn cpus_are_split_over_the_nodes_node_by_node() {
     assert_eq!((0..2).map(|n| cpus_of_node(5, 2, n)).collect::<Vec<_>>(), [0..3, 3..5]);
     assert_eq!((0..3).map(|n| cpus_of_node(2, 3, n)).collect::<Vec<_>>(), [0..1, 1..2, 2..2]);
 }
+
+/// `drop_caches` (mm/truncate.c 6.12 `mapping_evict_folio`) leaves the page-cache pages a
+/// live mapping maps, and the xarray's slab pages that hold them;
+/// pages `MADV_DONTNEED` unmapped, and every page once the mapping is gone, are dropped. thpscale's file stays mapped from one
+/// thread count to the next, so what a count mapped is still cached when the next begins.
+#[test]
+fn drop_caches_keeps_the_pages_a_live_mapping_maps() {
+    use reclaimlab_core::mm::page::is_resident;
+    let mut m = program_machine(&cfg("64M", 1, &[])).unwrap();
+    let t = m.add_task(0);
+    let f = m.mmap(4096, true, false).unwrap();
+    let fs = m.procs.vmas[f].start;
+    for p in fs..fs + 2048 {
+        m.touch(t, p, false).unwrap();
+    }
+    m.run_until(m.procs.tasks[t].clock + 1_000_000_000).unwrap();
+    let resident = |m: &M| (fs..fs + 4096).filter(|&p| is_resident(m.mm.pages.pte[p as usize])).collect::<Vec<_>>();
+    // MADV_DONTNEED of the first 1,024: unmapped, they stay in the page cache.
+    m.madv_dontneed(fs, 1024);
+    let before = resident(&m);
+    let flags = |m: &M, p: u32| m.mm.frames.flags(m.mm.pages.pte[p as usize]);
+    let mapped = before.iter().filter(|&&p| flags(&m, p) & pg::MAPPED != 0).count();
+    assert!(mapped >= 1024, "every page touched and not unmapped is mapped");
+    // Mapped, or (the pages read ahead last) with their read still in flight.
+    let stay: Vec<u32> = before.iter().copied().filter(|&p| flags(&m, p) & (pg::MAPPED | pg::INFLIGHT | pg::DIRTY | pg::WRITEBACK) != 0).collect();
+    assert!(before.len() >= stay.len() + 1024, "the unmapped pages are cached");
+    let slab = m.procs.slab_pages.len();
+    let freed = m.drop_caches();
+    assert_eq!(resident(&m), stay, "the mapped pages stay, the others go");
+    let keep = stay.len().div_ceil(448);
+    assert_eq!(m.procs.slab_pages.len(), keep);
+    assert_eq!(freed as usize, before.len() - stay.len() + slab - keep);
+    Engine::check_invariants(&m).unwrap();
+    // munmap: nothing maps the file any more, so all but the reads in flight go.
+    m.munmap(f);
+    m.drop_caches();
+    let left = resident(&m);
+    assert!(left.iter().all(|&p| flags(&m, p) & pg::INFLIGHT != 0), "{left:?}");
+    assert_eq!(m.procs.slab_pages.len(), left.len().div_ceil(448));
+    Engine::check_invariants(&m).unwrap();
+}
+
+/// thpscale with the work file kept mapped from count to count (`file_stays_mapped`, as the
+/// validation guest's guest/thp.c does): `drop_caches` leaves what the first count mapped,
+/// so a second 1-thread count, reading the same quarter of the file, reads far less of it
+/// from disk than when each count's process unmapped the file on exit (mmtests).
+#[test]
+fn thpscale_file_kept_mapped_survives_drop_caches() {
+    use reclaimlab_core::scenario::thp::{thpscale, ThpscaleParams};
+    let c = cfg("256M", 2, &[("swap.device", "zram")]);
+    let pgpgin = |stays: bool| {
+        let runs = thpscale(&c, &ThpscaleParams { threads: vec![1, 1], madvise: false, file_stays_mapped: stays, ..Default::default() }).unwrap();
+        let get = |i: usize| runs[i].counters.iter().find(|(k, _)| k == "pgpgin").map_or(0, |&(_, v)| v);
+        (get(0), get(1))
+    };
+    let (first, again) = pgpgin(false);
+    assert!(first > 0 && again * 10 > first * 9, "every count reads the file anew: {first} then {again}");
+    let (first, again) = pgpgin(true);
+    assert!(again * 2 < first, "the pages the first count mapped are still cached: {first} then {again}");
+}

@@ -161,6 +161,57 @@ static void pageblocks(const char *when) {
     fclose(f);
 }
 
+/* The memory as a count begins, after its drop_caches ("count0", "count1", ...): the free
+ * lists per zone and migrate type, free blocks per order 0..10 ("@@freelist WHEN NODE ZONE
+ * TYPE N0 .. N10", as init.sh prints them at boot and start), the pageblocks per type
+ * ("@@zoneblocks WHEN NODE ZONE UNMOVABLE MOVABLE RECLAIMABLE HIGHATOMIC ISOLATE"), each
+ * node's meminfo ("@@nodemem WHEN NODE KEY KB", /sys/devices/system/node/nodeN/meminfo) and
+ * zram's mm_stat ("@@zram_at WHEN ORIG COMPR MEM_USED ..."), so what one count leaves to the
+ * next can be compared with the model's state at the same point. */
+static void snapshot(const char *when) {
+    FILE *f = fopen("/proc/pagetypeinfo", "r");
+    char line[512];
+    if (f) {
+        /* Per node: its free lists, then its "Number of blocks type" table. */
+        while (fgets(line, sizeof line, f)) {
+            int node;
+            char zone[32], type[32];
+            unsigned long v[11];
+            if (sscanf(line, "Node %d, zone %31s type %31s %lu %lu %lu %lu %lu %lu %lu %lu %lu %lu %lu", &node, zone,
+                                  type, &v[0], &v[1], &v[2], &v[3], &v[4], &v[5], &v[6], &v[7], &v[8], &v[9], &v[10]) == 14) {
+                zone[strcspn(zone, ",")] = 0;
+                printf("@@freelist %s %d %s %s", when, node, zone, type);
+                for (int i = 0; i < 11; i++) printf(" %lu", v[i]);
+                printf("\n");
+            } else if (sscanf(line, "Node %d, zone %31s %lu %lu %lu %lu %lu", &node, zone, &v[0], &v[1], &v[2], &v[3], &v[4]) == 7)
+                printf("@@zoneblocks %s %d %s %lu %lu %lu %lu %lu\n", when, node, zone, v[0], v[1], v[2], v[3], v[4]);
+        }
+        fclose(f);
+    }
+    for (int n = 0; n < MAXN; n++) {
+        char path[96];
+        snprintf(path, sizeof path, "/sys/devices/system/node/node%d/meminfo", n);
+        FILE *m = fopen(path, "r");
+        if (!m) break;
+        while (fgets(line, sizeof line, m)) {
+            int node;
+            char key[64];
+            unsigned long kb;
+            if (sscanf(line, "Node %d %63s %lu", &node, key, &kb) == 3) {
+                key[strcspn(key, ":")] = 0;
+                printf("@@nodemem %s %d %s %lu\n", when, node, key, kb);
+            }
+        }
+        fclose(m);
+    }
+    FILE *z = fopen("/sys/block/zram0/mm_stat", "r");
+    if (z) {
+        if (fgets(line, sizeof line, z)) printf("@@zram_at %s %s", when, line);
+        fclose(z);
+    }
+    fflush(stdout);
+}
+
 static void phase_start(void) {
     if (tracing) {
         int fd = open(TRACING "/trace", O_WRONLY | O_TRUNC);
@@ -340,6 +391,9 @@ static int thpscale(char **argv) {
         phase_start();
         sync();
         if (write_file("/proc/sys/vm/drop_caches", "3")) die("drop_caches");
+        char when[16];
+        snprintf(when, sizeof when, "count%u", idx);
+        snapshot(when);
         struct tjob jobs[MAXT];
         pthread_t th[MAXT];
         pthread_barrier_t bar;
