@@ -9,7 +9,8 @@ import json
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
-from reclaimlab.kernel.experiment import KSWAPD_WAKEUP_HELP, KSWAPD_WAKEUP_MODES
+from reclaimlab.kernel import KSWAPD_WAKEUP_MODES
+from reclaimlab.kernel.experiment import KSWAPD_WAKEUP_HELP
 
 
 def block(text: str, begin: str, end: str) -> str | None:

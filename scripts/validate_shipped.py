@@ -29,7 +29,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from validate_suite import config_table, direction, evaluate_configs, fmt, run_configs  # noqa: E402
 
 from reclaimlab.kernel import KERNEL_DEFAULT_FAULT_AROUND_BYTES, KERNEL_DEFAULT_READ_AHEAD_KB  # noqa: E402
-from reclaimlab.kernel.experiment import KSWAPD_WAKEUP_HELP, KSWAPD_WAKEUP_MODES, wakeup_note  # noqa: E402
+from reclaimlab.kernel import KSWAPD_WAKEUP_MODES  # noqa: E402
+from reclaimlab.kernel.experiment import KSWAPD_WAKEUP_HELP, wakeup_note  # noqa: E402
 
 REPO = Path(__file__).resolve().parent.parent
 #: As shipped: readahead and fault-around at the kernel's defaults, given explicitly so that

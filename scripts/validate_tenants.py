@@ -43,7 +43,8 @@ from pathlib import Path
 import numpy as np
 
 from reclaimlab import _core
-from reclaimlab.kernel.experiment import KSWAPD_WAKEUP_HELP, KSWAPD_WAKEUP_MODES, revalidate, validate, wakeup_note
+from reclaimlab.kernel import KSWAPD_WAKEUP_MODES
+from reclaimlab.kernel.experiment import KSWAPD_WAKEUP_HELP, revalidate, validate, wakeup_note
 from reclaimlab.kernel.run import Setup
 
 import _doc

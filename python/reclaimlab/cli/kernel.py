@@ -9,7 +9,7 @@ from dataclasses import asdict
 from pathlib import Path
 
 from . import vocab
-from ..kernel import KERNEL_DEFAULT_FAULT_AROUND_BYTES, KERNEL_DEFAULT_READ_AHEAD_KB
+from ..kernel import KERNEL_DEFAULT_FAULT_AROUND_BYTES, KERNEL_DEFAULT_READ_AHEAD_KB, KSWAPD_WAKEUP_MODES
 from ._table import number, table
 
 HELP = "run a workload on a real Linux kernel under QEMU (ground truth for the model)"
@@ -150,7 +150,7 @@ def add_parser(sub) -> None:
     v.add_argument("--disk-read", choices=("model", "measured"), default="model",
                    help="the simulator's disk for reads: model (its cost.file_read_ns, default) or measured (the "
                         "guest disk's busy time per read request, divided by the time dilation)")
-    v.add_argument("--kswapd-wakeup", choices=("model", "mean", "measured", "progress"), default="model",
+    v.add_argument("--kswapd-wakeup", choices=KSWAPD_WAKEUP_MODES, default="model",
                    help="kswapd's wake-up latency in the simulator: model (cost.kswapd_wakeup_ns, default); mean (the "
                         "guest's mean time from wakeup_kswapd to kswapd's pass, traced, divided by the time dilation, "
                         "waited at every wake-up); measured (those times' distribution, its quantiles over the dilation "

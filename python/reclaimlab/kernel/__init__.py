@@ -13,7 +13,8 @@ from __future__ import annotations
 
 from ..exceptions import ReclaimlabError
 
-__all__ = ["KernelError", "GuestError", "LAB", "KERNEL_DEFAULT_READ_AHEAD_KB", "KERNEL_DEFAULT_FAULT_AROUND_BYTES"]
+__all__ = ["KernelError", "GuestError", "LAB", "KERNEL_DEFAULT_READ_AHEAD_KB", "KERNEL_DEFAULT_FAULT_AROUND_BYTES",
+           "KSWAPD_WAKEUP_MODES"]
 
 #: What the kernel ships with (6.12): the data disk's /sys/block/<dev>/queue/read_ahead_kb
 #: (VM_READAHEAD_PAGES, 128 KiB) and /sys/kernel/debug/fault_around_bytes (mm/memory.c, 64 KiB).
@@ -23,6 +24,10 @@ KERNEL_DEFAULT_FAULT_AROUND_BYTES = 65536
 #: one-page mapped faults, no THP. Store keys name these settings only when they differ
 #: from it, so boots stored before the options existed (which ran with it) keep their key.
 LAB = {"read_ahead_kb": 0, "fault_around_bytes": 4096, "thp": "never"}
+#: ``validate --kswapd-wakeup``: the model's ``cost.kswapd_wakeup_ns``; the guest's traced
+#: latencies' mean, waited at every wake-up; their distribution (quantiles), drawn at each
+#: wake-up; the same, each window timed by the pages allocated in it (kernel.experiment).
+KSWAPD_WAKEUP_MODES = ("model", "mean", "measured", "progress")
 
 
 class KernelError(ReclaimlabError):

@@ -154,4 +154,3 @@ class QuotaSample:
     sz_tried: int
     qt_exceeds: int
     kdamond_ticks: int
-

@@ -168,9 +168,6 @@ def read_disk_for(setup: Setup, consoles: list[Console]) -> tuple[dict[str, floa
                      "or read nothing")
 
 
-#: ``--kswapd-wakeup``: the model's ``cost.kswapd_wakeup_ns``; the guest's traced latencies'
-#: mean, waited at every wake-up; their distribution (quantiles), drawn at each wake-up.
-KSWAPD_WAKEUP_MODES = ("model", "mean", "measured", "progress")
 #: The scripts' ``--kswapd-wakeup`` help (``reclaimlab validate --kswapd-wakeup``'s).
 KSWAPD_WAKEUP_HELP = ("kswapd's wake-up latency in the simulator: model (cost.kswapd_wakeup_ns), mean (the boots' "
                       "traced latencies' mean, wakeup_kswapd to kswapd's pass, over the time dilation, waited at every "
@@ -228,7 +225,7 @@ def window_pages(pages) -> dict[str, float]:
     """The pages allocated per wake-up window (the guest's ``@@kswapd_wake`` PAGES pooled over
     the boots): their mean and the 50th and 90th percentiles, as the model's
     ``kswapd_wake_window_pages_*`` metrics name them."""
-    s = sorted(pages)
+    s = list(pages)
     q = quantiles(s)
     at = (lambda f: q[round(f * (len(q) - 1))])
     return {"window_pages_mean": statistics.fmean(s), "window_pages_p50": at(0.5), "window_pages_p90": at(0.9)}

@@ -94,8 +94,6 @@ pub struct Kswapd {
     /// The zone the current `balance_pgdat` balances up to (`kswapd()`'s `highest_zoneidx`,
     /// kept from pass to pass).
     highest_zoneidx: u8,
-    /// Woken, not yet running: its first step reads the wake-ups' order and zone.
-    begin_pending: bool,
     /// The order the last `balance_pgdat` balanced for (`reclaim_order`; below
     /// `alloc_order` when it fell back to order 0).
     reclaim_order: u8,
@@ -116,9 +114,9 @@ pub struct Kswapd {
     /// Draws the wake-up latencies of a `cost.kswapd_wakeup_ns` distribution (seeded by
     /// `seed` and the node; untouched for a single value).
     rng: reclaimlab_trace::Rng,
-    /// `pgalloc_*` summed and `allocstall` when the pending wake-up woke it (None: no wake-up
-    /// pending).
-    wake_pgalloc: Option<(u64, u64)>,
+    /// Woken, not yet running (its first step reads the wake-ups' order and zone): `pgalloc_*`
+    /// summed and `allocstall` at the wake-up. None: no wake-up pending.
+    pending_wake: Option<(u64, u64)>,
     /// Per pass a wake-up started: the pages allocated (`pgalloc_*`, every task) between the
     /// wake-up and kswapd's first step, what the guest's `@@kswapd_wake` PAGES field counts
     /// (kmem's mm_page_alloc over the same window).
@@ -150,7 +148,6 @@ impl Kswapd {
             alloc_order: 0,
             kswapd_highest_zoneidx: None,
             highest_zoneidx: ZONE_MOVABLE,
-            begin_pending: false,
             reclaim_order: 0,
             napping: false,
             step_end: 0,
@@ -158,7 +155,7 @@ impl Kswapd {
             empty_passes: 0,
             shrunk: false,
             rng: reclaimlab_trace::Rng::new(seed ^ 0x6B73_7761_7064_0000 ^ u64::from(node)),
-            wake_pgalloc: None,
+            pending_wake: None,
             wake_window_pages: Vec::new(),
             wake_windows_stalled: 0,
         }
@@ -234,8 +231,7 @@ impl Kswapd {
         // `kswapd_highest_zoneidx`: the wake-ups until then (a Normal zone's after a
         // DMA-only one) widen the pass.
         self.clock_ns = self.clock_ns.max(now + mm.cfg.cost.kswapd_wakeup_ns.draw(&mut self.rng));
-        self.begin_pending = true;
-        self.wake_pgalloc = Some((pgalloc(mm), mm.vmstat.get(Ev::AllocstallNormal)));
+        self.pending_wake = Some((pgalloc(mm), mm.vmstat.get(Ev::AllocstallNormal)));
         0
     }
 
@@ -285,11 +281,9 @@ impl Kswapd {
             self.end_nap(mm);
             return;
         }
-        if std::mem::take(&mut self.begin_pending) {
-            if let Some((pages, stalls)) = self.wake_pgalloc.take() {
-                self.wake_window_pages.push(pgalloc(mm) - pages);
-                self.wake_windows_stalled += u64::from(mm.vmstat.get(Ev::AllocstallNormal) > stalls);
-            }
+        if let Some((pages, stalls)) = self.pending_wake.take() {
+            self.wake_window_pages.push(pgalloc(mm) - pages);
+            self.wake_windows_stalled += u64::from(mm.vmstat.get(Ev::AllocstallNormal) > stalls);
             self.begin_balance(mm);
         }
         let node = self.node;

@@ -185,6 +185,17 @@ fn kswapd_naps_before_sleeping_and_counts_watermarks_hit_quickly() {
     assert!(vm(&slow, "kswapd_low_wmark_hit_quickly") > 0);
 }
 
+/// A file loop 1.5 × a 16 MiB machine, twice through, with kswapd woken at once and 20 ms
+/// late (`cost.kswapd_wakeup_ns`).
+fn kswapd_at_once_and_late() -> (reclaimlab_core::RunResult, reclaimlab_core::RunResult) {
+    let file = 3 * 16 * MIB / 2;
+    let prog = || program(vec![region("f", file, AccessKind::FileRead)], vec![phase("p", 2 * file as u64, &[(0, Pattern::Sequential, 1.0)])]);
+    let kv = [("machine.memory", "16M"), ("swap.device", "none"), ("block.read_ahead_kb", "0")];
+    let at_once = run_checked(&config(&kv), generate(prog(), 1).unwrap().as_mut(), 20_000);
+    let late = run_checked(&config(&[&kv[..], &[("cost.kswapd_wakeup_ns", "20000000")]].concat()), generate(prog(), 1).unwrap().as_mut(), 20_000);
+    (at_once, late)
+}
+
 /// cost.kswapd_wakeup_ns: kswapd starts that long after wakeup_kswapd. Woken at once it
 /// keeps a fast file loop above the min watermark (no direct reclaim); started 20 ms later (250 page reads),
 /// the loop's allocations meanwhile reach min and reclaim directly (allocstall), kswapd's
@@ -196,11 +207,7 @@ fn kswapd_naps_before_sleeping_and_counts_watermarks_hit_quickly() {
 /// model began the pass at the wake-up).
 #[test]
 fn a_late_kswapd_leaves_reclaim_to_the_allocator() {
-    let file = 3 * 16 * MIB / 2;
-    let prog = || program(vec![region("f", file, AccessKind::FileRead)], vec![phase("p", 2 * file as u64, &[(0, Pattern::Sequential, 1.0)])]);
-    let kv = [("machine.memory", "16M"), ("swap.device", "none"), ("block.read_ahead_kb", "0")];
-    let at_once = run_checked(&config(&kv), generate(prog(), 1).unwrap().as_mut(), 20_000);
-    let late = run_checked(&config(&[&kv[..], &[("cost.kswapd_wakeup_ns", "20000000")]].concat()), generate(prog(), 1).unwrap().as_mut(), 20_000);
+    let (at_once, late) = kswapd_at_once_and_late();
     let total = |r: &reclaimlab_core::RunResult| vm(r, "pgsteal_kswapd") + vm(r, "pgsteal_direct");
     eprintln!(
         "at once: direct {} runs {}; late: direct {} runs {}",
@@ -223,24 +230,19 @@ fn a_late_kswapd_leaves_reclaim_to_the_allocator() {
 /// allocation that woke it and the refill it was part of; 20 ms late, the loop's reads meanwhile.
 #[test]
 fn kswapd_wake_windows_count_the_pages_allocated_before_kswapd_runs() {
-    let file = 3 * 16 * MIB / 2;
-    let prog = || program(vec![region("f", file, AccessKind::FileRead)], vec![phase("p", 2 * file as u64, &[(0, Pattern::Sequential, 1.0)])]);
-    let kv = [("machine.memory", "16M"), ("swap.device", "none"), ("block.read_ahead_kb", "0")];
-    let at_once = run_checked(&config(&kv), generate(prog(), 1).unwrap().as_mut(), 20_000);
-    let late = run_checked(&config(&[&kv[..], &[("cost.kswapd_wakeup_ns", "20000000")]].concat()), generate(prog(), 1).unwrap().as_mut(), 20_000);
-    let m = |r: &reclaimlab_core::RunResult, k: &str| r.metrics.iter().find(|(n, _)| n == k).map(|m| m.1);
-    let (n_once, n_late) = (m(&at_once, "kswapd_wake_windows").unwrap(), m(&late, "kswapd_wake_windows").unwrap());
+    let (at_once, late) = kswapd_at_once_and_late();
+    let (n_once, n_late) = (metric(&at_once, "kswapd_wake_windows"), metric(&late, "kswapd_wake_windows"));
     assert!(n_once >= 1.0 && n_late >= 1.0);
     assert!(n_late <= vm(&late, "pageoutrun") as f64);
-    let (once, late_mean) = (m(&at_once, "kswapd_wake_window_pages_mean").unwrap(), m(&late, "kswapd_wake_window_pages_mean").unwrap());
+    let (once, late_mean) = (metric(&at_once, "kswapd_wake_window_pages_mean"), metric(&late, "kswapd_wake_window_pages_mean"));
     eprintln!("window pages: at once {once} ({n_once} windows), 20 ms late {late_mean} ({n_late})");
     assert!(once <= 64.0, "at once: {once}");
     // 20 ms at 80 µs a read (cost.file_read_ns) is about 250 pages; direct reclaim slows it.
     assert!(late_mean > 4.0 * once.max(1.0) && late_mean <= 260.0, "late: {late_mean}");
-    let (p50, p90, max) = (m(&late, "kswapd_wake_window_pages_p50").unwrap(), m(&late, "kswapd_wake_window_pages_p90").unwrap(), m(&late, "kswapd_wake_window_pages_max").unwrap());
+    let (p50, p90, max) = (metric(&late, "kswapd_wake_window_pages_p50"), metric(&late, "kswapd_wake_window_pages_p90"), metric(&late, "kswapd_wake_window_pages_max"));
     assert!(p50 <= p90 && p90 <= max);
     // Woken at once the loop never reclaims directly; 20 ms late some windows end in it.
-    let stalled = |r: &reclaimlab_core::RunResult| m(r, "kswapd_wake_windows_stalled").unwrap();
+    let stalled = |r: &reclaimlab_core::RunResult| metric(r, "kswapd_wake_windows_stalled");
     assert_eq!(stalled(&at_once), 0.0);
     assert!(stalled(&late) > 0.0 && stalled(&late) <= n_late.min(vm(&late, "allocstall_normal") as f64));
 }
@@ -317,7 +319,7 @@ fn zone_dma_lowmem_reserve_as_the_guest_reports_it() {
 fn zone_dma_first_pageblock_is_unmovable_and_its_fallbacks_wake_kswapd_for_dma_alone() {
     use reclaimlab_core::mm::page_alloc::{MigrateType, ZoneType};
     // One page a fault (no readahead): kswapd, woken for DMA at once, reads the wake-up's
-    // zone before the task's next allocation can widen it (kswapd.rs `begin_pending`).
+    // zone before the task's next allocation can widen it (kswapd.rs `pending_wake`).
     let cfg = config(&[("machine.memory", "64M"), ("machine.zone_dma", "15M"), ("swap.device", "none"), ("block.read_ahead_kb", "0")]);
     let mut m = Machine::new(&cfg, Classic::new(Mainline));
     let dma = *m.mm.nodes[0].zones.iter().find(|&&z| m.mm.buddy.zones[z].zone_type == ZoneType::Dma).unwrap();
