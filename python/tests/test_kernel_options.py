@@ -153,6 +153,7 @@ def test_sim_settings_of_a_whole_machine_run(offline):
     assert s["machine.zone_dma"] == f"{3977 * 4}K"  # the guest's ZONE_DMA (reported at boot only here)
     assert s["machine.zone_dma_lowmem_reserve"] == "461"  # its protection as the guest computed it at init
     assert (s["block.read_ahead_kb"], s["fault_around_bytes"]) == ("128", "65536")  # as read back
+    assert s["block.fs_block_size"] == "1024"  # the data disk's ext4, under 512 MiB
     assert s["vm.min_free_kbytes"] == "2739"
     assert s["machine.cpus"] == "2"  # the guest's vCPUs: the per-CPU page lists' split
     assert "vm.percpu_pagelist_high_fraction" not in s  # 0, the kernel's default, or not read back

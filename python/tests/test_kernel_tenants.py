@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 
 from reclaimlab.kernel import KernelError, console, guest
+from reclaimlab.kernel import disk
 from reclaimlab.kernel.disk import write_data
 from reclaimlab.kernel.ops import OP_CGROUP, OP_MAPWRITE, OP_PHASE, OP_PWRITE, OP_RECLAIM, op_words, write_ops, write_sim_trace
 from reclaimlab.kernel.run import Setup, cgroups_file, prepare
@@ -510,3 +511,16 @@ def test_the_wakeup_quantiles_stand_for_the_traced_latencies():
     assert abs(q[50] / statistics.median(xs) - 1) < 1e-9
     trapezoid = sum(a + b for a, b in zip(q, q[1:])) / 2 / (len(q) - 1)
     assert abs(trapezoid / statistics.fmean(xs) - 1) < 0.03
+
+
+@pytest.mark.skipif(shutil.which("mkfs.ext4") is None, reason="needs e2fsprogs")
+@pytest.mark.parametrize("disk_size, block", [(None, 1024), (600 * MIB, 4096)])
+def test_the_data_disk_has_the_block_size_the_model_is_given(tmp_path, disk_size, block):
+    """The image's ext4 block size (its superblock's s_log_block_size) is the one
+    sim_settings gives the simulator as block.fs_block_size: buffer heads per written page."""
+    wl = build("seqloop:pages=64", 1 << 20)
+    image = disk.build(wl, tmp_path / "data.img", disk_size)
+    with open(image, "rb") as fh:
+        fh.seek(1024 + 24)
+        assert 1024 << int.from_bytes(fh.read(4), "little") == block
+    assert disk.block_size(disk.fs_size(wl, disk_size)) == block

@@ -219,6 +219,10 @@ pub struct SimConfig {
     pub parallel_reads: u32,
     /// `/sys/kernel/debug/fault_around_bytes` (4096 = no fault-around).
     pub fault_around_bytes: u64,
+    /// `block.fs_block_size`: the block size of the ext4 file system every file lives on
+    /// (`mke2fs -b`); a page written gets `PAGE_SIZE / fs_block_size` buffer heads (0 =
+    /// a file system without them).
+    pub fs_block_size: u64,
     /// DAMON_RECLAIM's module parameters (`damon_reclaim.*`).
     pub damon_reclaim: crate::damon::DamonReclaimParams,
     /// THP, compaction and NUMA (crate::thp).
@@ -289,6 +293,15 @@ fn fault_around_bytes(v: &str) -> std::result::Result<u64, String> {
     if !(reclaimlab_trace::PAGE_SIZE..=MAX).contains(&b) || !b.is_power_of_two() {
         let hint = if b > reclaimlab_trace::PAGE_SIZE && b < MAX { format!(" (the kernel would round it down to {})", 1u64 << b.ilog2()) } else { String::new() };
         return Err(format!("{b} is not a power of two from 4096 to {MAX} (one page table){hint}"));
+    }
+    Ok(b)
+}
+
+/// `block.fs_block_size`: 0 or a power of two from 1 KiB (ext4's smallest) to a page.
+fn fs_block_size(v: &str) -> std::result::Result<u64, String> {
+    let b = uint(v)?;
+    if b != 0 && (!b.is_power_of_two() || !(1024..=reclaimlab_trace::PAGE_SIZE).contains(&b)) {
+        return Err(format!("{b} is not 0 or a power of two from 1024 to 4096"));
     }
     Ok(b)
 }
@@ -414,6 +427,8 @@ pub static KNOBS: &[Knob] = &[
         |c, v| c.read_ahead_kb = read_ahead_kb(v)?, |c| c.read_ahead_kb.to_string()),
     knob!("block.parallel_reads", "1", "", "read requests the disk every file is on serves at once, each taking cost.file_read_ns (a device's internal parallelism: an NVMe SSD serves tens; 1: one after another)",
         |c, v| c.parallel_reads = u32::try_from(uint(v)?).ok().filter(|&n| (1..=4096).contains(&n)).ok_or("expected 1..4096")?, |c| c.parallel_reads.to_string()),
+    knob!("block.fs_block_size", "4096", "bytes", "block size of the ext4 file system every file is on (mke2fs -b: 1024, 2048 or 4096; mke2fs makes 1024 below 512 MiB): a written page gets 4096 / this many buffer heads, slab charged to its memcg until the page is freed; 0 = a file system without buffer heads (XFS, btrfs)",
+        |c, v| c.fs_block_size = fs_block_size(v)?, |c| c.fs_block_size.to_string()),
     knob!("fault_around_bytes", "65536", "bytes", "/sys/kernel/debug/fault_around_bytes: a file fault maps the cached pages of this aligned window too (4096 = only the faulting page); a power of two, 4096..2097152",
         |c, v| c.fault_around_bytes = fault_around_bytes(v)?, |c| c.fault_around_bytes.to_string()),
     knob!("swap.device", "zram", "", "swap backend: zram, ssd or none",
@@ -619,6 +634,7 @@ impl Default for SimConfig {
             read_ahead_kb: 0,
             parallel_reads: 0,
             fault_around_bytes: 0,
+            fs_block_size: 0,
             damon_reclaim: crate::damon::DamonReclaimParams::default(),
             thp: crate::thp::knobs::ThpConfig::zeroed(),
             damon_record: Default::default(),

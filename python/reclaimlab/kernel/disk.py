@@ -33,6 +33,19 @@ def image_size(wl: Workload) -> int:
     return -(-need // (1 << 20)) << 20
 
 
+def fs_size(wl: Workload, disk_size: int | None = None) -> int:
+    """The image's size: what the workload needs, or ``--disk-size`` if larger."""
+    return max(image_size(wl), disk_size or 0)
+
+
+def block_size(size: int) -> int:
+    """The file system's block size: 1 KiB below 512 MiB, as mke2fs.conf's ``small`` and
+    ``floppy`` types make it (e2fsprogs 1.47), else 4 KiB. Passed to mkfs explicitly, so the
+    host's mke2fs.conf cannot change it, and given to the simulator (``block.fs_block_size``:
+    a written page carries 4096 / this many buffer heads, charged to its memcg)."""
+    return 1024 if size < 512 << 20 else 4096
+
+
 def check_fits(wl: Workload, directory: Path, disk_size: int | None = None) -> int:
     """The image size, or a :class:`KernelError` if the workload does not fit ``disk_size``
     (``--disk-size``) or the free space of ``directory``."""
@@ -45,7 +58,7 @@ def check_fits(wl: Workload, directory: Path, disk_size: int | None = None) -> i
     if 2 * size > free:
         raise KernelError(f"workload {wl.spec!r} does not fit the disk: the data image needs {size >> 20} MiB "
                           f"(twice that while building) and {directory} has {free >> 20} MiB free")
-    return max(size, disk_size or 0)
+    return fs_size(wl, disk_size)
 
 
 def write_data(path: Path, pages: int) -> None:
@@ -79,7 +92,7 @@ def build(wl: Workload, out: Path, disk_size: int | None = None, cgroups: str = 
             write_ops(wl, root / "ops")
         (root / "cgroups").write_text(cgroups)
         part = Path(tmp) / "image"
-        r = subprocess.run(["mkfs.ext4", "-q", "-F", "-O", "^has_journal", "-E", "root_owner=0:0",
+        r = subprocess.run(["mkfs.ext4", "-q", "-F", "-b", str(block_size(size)), "-O", "^has_journal", "-E", "root_owner=0:0",
                             "-d", str(root), str(part), str(size >> 10)], capture_output=True, text=True)
         if r.returncode != 0:
             raise KernelError(f"mkfs.ext4 -d failed: {r.stderr.strip()}")

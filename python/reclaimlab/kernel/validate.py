@@ -9,6 +9,7 @@ import time
 from pathlib import Path
 from typing import Any, Callable, TypeVar
 
+from . import disk
 from .console import Console
 from .ops import default_access_ns, write_sim_trace
 from .run import Prepared
@@ -37,7 +38,7 @@ WRITEBACK_TARGETS = {"nr_dirtied": 0.25, "nr_written": 0.25, "nr_vmscan_write": 
 #: a cgroup's swap-ins show as workingset_refault_anon.
 CGROUP_FILE_TARGETS = {"workingset_refault_file": 0.10, "workingset_activate_file": 0.10, "pgmajfault": 0.10}
 CGROUP_ANON_TARGETS = {"workingset_refault_anon": 0.25}
-CGROUP_CONTEXT = ("memory.peak", "memory.current", "pgscan", "pgsteal", "pgscan_direct", "pgsteal_direct", "pgrefill", "pgactivate",
+CGROUP_CONTEXT = ("memory.peak", "memory.current", "slab_reclaimable", "pgscan", "pgsteal", "pgscan_direct", "pgsteal_direct", "pgrefill", "pgactivate",
                   "pgdeactivate", "workingset_activate_anon", "workingset_nodereclaim", "zswpin", "zswpout", "events.low",
                   "events.high", "events.max", "events.oom", "memory.reclaim.writes", "memory.reclaim.eagain",
                   "memory.reclaim.requested")
@@ -134,7 +135,7 @@ def sim_settings(p: Prepared, consoles: list[Console]) -> dict[str, str]:
     memory it held outside the workload just before it started (MemTotal - MemFree, and
     of it the root memcg's shmem) and its ZONE_DMA, each cgroup's memory.max/high/low/min, the sysctls, readahead
     and fault-around as the guest read them back, the zram size and its measured compression
-    ratio."""
+    ratio, the data disk's file-system block size."""
     c = consoles[0]
     start = c.layouts.get("start")
     s = {
@@ -149,6 +150,7 @@ def sim_settings(p: Prepared, consoles: list[Console]) -> dict[str, str]:
         "fault_around_bytes": str(c.fault_around_bytes if c.fault_around_bytes is not None
                                   else p.fault_around_bytes),
         "swap.device": "zram" if p.zram else "none",
+        "block.fs_block_size": str(disk.block_size(disk.fs_size(p.wl, p.disk_size))),
     }
     if c.sysctl.get("percpu_pagelist_high_fraction"):  # read back by guests since 26 Nov 2026
         s["vm.percpu_pagelist_high_fraction"] = str(c.sysctl["percpu_pagelist_high_fraction"])

@@ -77,6 +77,9 @@ pub struct Lruvec {
     pub cgroup_congested: bool,
     /// `LRUVEC_NODE_CONGESTED`: kswapd found the same on this node (set on the root lruvec).
     pub node_congested: bool,
+    /// Bytes of the buffer heads of its folios (its NR_SLAB_RECLAIMABLE_B beside the
+    /// xarray nodes: [`crate::mm::Mm::attach_buffers`]).
+    pub buffer_heads_b: u64,
 }
 
 /// A lruvec's memcg statistics as reclaim reads them (`pn->lruvec_stats->state`), which
@@ -86,7 +89,8 @@ pub struct LruvecStat {
     pub size: [u64; NR_LRU_LISTS],
     /// The lruvec's own list sizes (`lruvec_page_state_local`).
     pub size_local: [u64; NR_LRU_LISTS],
-    /// Its own NR_SLAB_RECLAIMABLE_B: the xarray nodes charged to it (mm/workingset.rs).
+    /// Its own NR_SLAB_RECLAIMABLE_B: the xarray nodes charged to it (mm/workingset.rs)
+    /// and its folios' buffer heads.
     pub slab_reclaimable_b: u64,
     pub workingset_activate: [u64; 2],
 }
@@ -105,6 +109,7 @@ impl Lruvec {
             refaults: [0; 2],
             workingset_activate: [0; 2],
             stat: LruvecStat::default(),
+            buffer_heads_b: 0,
             cgroup_congested: false,
             node_congested: false,
         }

@@ -1,6 +1,12 @@
 //! Memory cgroups (mm/memcontrol.c): usage charged in pages, `memory.max/high/low/min`,
 //! effective protection, and the events the kernel counts in `memory.events`.
 //!
+//! Usage counts LRU pages and the pages behind the slab objects charged to the memcg
+//! (`obj_cgroup_charge`: the page cache's xarray nodes and buffer heads). Abstractions:
+//! one object stock per memcg where the kernel has one per CPU; the objects take no
+//! frames of their own (the kernel's slab pages hold them), and a charge that takes
+//! usage over `memory.max` is forced, the next page charge reclaiming the excess.
+//!
 //! The hierarchy is flat: every configured cgroup is a child of the root, for which
 //! the kernel's effective protection (`emin`/`elow`) equals the configured value
 //! (`mem_cgroup_calculate_protection` for children of the root). The root has no limit.
@@ -65,6 +71,11 @@ pub struct Memcg {
     pub stat_nr_writeback: u64,
     /// Its `memory.reclaim` writes.
     pub reclaim: MemoryReclaimStats,
+    /// Bytes of slab objects charged to it (`NR_SLAB_RECLAIMABLE_B` summed over its
+    /// nodes: each object's `obj_full_size`), and the bytes left of the pages charged for
+    /// them (`memcg_stock`'s `nr_bytes`): together a whole number of pages within `usage`.
+    pub slab_reclaimable_b: u64,
+    pub obj_stock_b: u64,
 }
 
 impl Memcg {
@@ -84,7 +95,41 @@ impl Memcg {
             stat_nr_dirty: 0,
             stat_nr_writeback: 0,
             reclaim: MemoryReclaimStats::default(),
+            slab_reclaimable_b: 0,
+            obj_stock_b: 0,
         }
+    }
+
+    /// `obj_cgroup_charge(objcg, gfp, size)` (mm/memcontrol.c 6.12): take `size` bytes
+    /// from the stock (`consume_obj_stock`), else charge the pages the rest needs and keep
+    /// what is left of them (`obj_cgroup_charge_pages`, `refill_obj_stock`). Forced: see
+    /// the module comment.
+    pub fn obj_charge(&mut self, size: u64) {
+        if self.obj_stock_b >= size {
+            self.obj_stock_b -= size;
+        } else {
+            let pages = (size - self.obj_stock_b).div_ceil(reclaimlab_trace::PAGE_SIZE);
+            self.usage += pages;
+            self.peak = self.peak.max(self.usage);
+            self.obj_stock_b = self.obj_stock_b + (pages << reclaimlab_trace::PAGE_SHIFT) - size;
+        }
+        self.slab_reclaimable_b += size;
+    }
+
+    /// `obj_cgroup_uncharge` → `refill_obj_stock`: the bytes go back to the stock, which
+    /// uncharges its whole pages once it holds more than one.
+    pub fn obj_uncharge(&mut self, size: u64) {
+        self.slab_reclaimable_b -= size;
+        self.obj_stock_b += size;
+        if self.obj_stock_b > reclaimlab_trace::PAGE_SIZE {
+            self.usage -= self.obj_stock_b >> reclaimlab_trace::PAGE_SHIFT;
+            self.obj_stock_b &= reclaimlab_trace::PAGE_SIZE - 1;
+        }
+    }
+
+    /// The pages of `usage` that back slab objects.
+    pub fn kmem_pages(&self) -> u64 {
+        (self.slab_reclaimable_b + self.obj_stock_b) >> reclaimlab_trace::PAGE_SHIFT
     }
 
     /// `mem_cgroup_below_min`: usage within the hard protection.
@@ -167,6 +212,7 @@ impl super::Mm {
                     ("inactive_file", lru(LruList::InactiveFile)),
                     ("active_file", lru(LruList::ActiveFile)),
                     ("unevictable", lru(LruList::Unevictable)),
+                    ("slab_reclaimable", self.memcgs[memcg].slab_reclaimable_b),
                 ];
                 let ev = &self.memcg_vmstats[memcg];
                 for &e in MEMORY_STAT_EVENTS {

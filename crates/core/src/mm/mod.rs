@@ -31,6 +31,11 @@ use page::{pg, Frames, Pages};
 use page_alloc::{BuddyAllocator, MigrateType, Pfn, ZoneSpec, ZoneType};
 use vmstat::{Ev, VmStat};
 
+/// What one buffer head costs its memcg: `sizeof(struct buffer_head)`, 104 bytes on x86-64
+/// (`KMEM_CACHE(buffer_head, SLAB_RECLAIM_ACCOUNT)`, fs/buffer.c 6.12), plus the
+/// obj_cgroup pointer (`obj_full_size`).
+pub const BH_CHARGED_BYTES: u64 = 104 + 8;
+
 /// One NUMA node (`pglist_data`): a contiguous pfn range and its zones.
 #[derive(Clone, Debug)]
 pub struct Node {
@@ -316,7 +321,7 @@ impl Mm {
             m.stat_nr_writeback = m.nr_writeback;
         }
         for (lv, l) in self.lruvecs.iter_mut().enumerate() {
-            let slab_reclaimable_b = self.shadow_nodes.allocated(lv as u32) * workingset::XA_NODE_CHARGED_BYTES;
+            let slab_reclaimable_b = self.shadow_nodes.allocated(lv as u32) * workingset::XA_NODE_CHARGED_BYTES + l.buffer_heads_b;
             l.stat = lruvec::LruvecStat { size: l.hier_size, size_local: l.lru_size, slab_reclaimable_b, workingset_activate: l.workingset_activate };
             if l.memcg == memcontrol::ROOT_MEMCG {
                 for (local, kernel) in l.stat.size_local.iter_mut().zip(self.root_kernel_lru[l.node as usize]) {
@@ -418,6 +423,94 @@ impl Mm {
     #[inline]
     pub fn folio_mapped(&self, pfn: Pfn) -> bool {
         self.frames.test(pfn, pg::MAPPED) || (self.frames.test(pfn, pg::HEAD) && self.folio_pte_mapped(pfn))
+    }
+
+    /// `__filemap_add_folio`'s `xas_store` of `page` ([`workingset::ShadowNodes::page_cache_insert`]),
+    /// charging a node it allocates to `lv`'s memcg: a mapping's xarray is
+    /// XA_FLAGS_ACCOUNT (fs/inode.c 6.12), so `xas_alloc` charges `current`'s memcg.
+    #[inline]
+    pub fn page_cache_insert(&mut self, page: u32, replaces_shadow: bool, lv: LruvecId) {
+        if self.shadow_nodes.page_cache_insert(page, replaces_shadow, lv) {
+            self.obj_charge(lv, workingset::XA_NODE_CHARGED_BYTES);
+        }
+    }
+
+    /// `page_cache_delete` of `page`, leaving a shadow or not
+    /// ([`workingset::ShadowNodes::page_cache_delete`]); a node it frees is uncharged.
+    #[inline]
+    pub fn page_cache_delete(&mut self, page: u32, shadow: bool) {
+        if let Some(lv) = self.shadow_nodes.page_cache_delete(page, shadow) {
+            self.obj_uncharge(lv, workingset::XA_NODE_CHARGED_BYTES);
+        }
+    }
+
+    /// `clear_shadow_entry` of `page`'s slot; a node it frees is uncharged.
+    pub fn clear_shadow_entry(&mut self, page: u32) {
+        if let Some(lv) = self.shadow_nodes.clear_shadow_entry(page) {
+            self.obj_uncharge(lv, workingset::XA_NODE_CHARGED_BYTES);
+        }
+    }
+
+    /// Charge a slab object of `bytes` (its `obj_full_size`) to the memcg of lruvec `lv`
+    /// (memcontrol.rs `Memcg::obj_charge`). The root memcg has no objcg, so nothing is
+    /// charged to it (mm/memcontrol.c 6.12 `__get_obj_cgroup_from_memcg` stops there).
+    #[inline]
+    pub fn obj_charge(&mut self, lv: LruvecId, bytes: u64) {
+        let memcg = self.lruvecs[lv as usize].memcg;
+        if memcg != ROOT_MEMCG {
+            self.memcgs[memcg as usize].obj_charge(bytes);
+        }
+    }
+
+    /// Uncharge what [`Self::obj_charge`] charged.
+    #[inline]
+    pub fn obj_uncharge(&mut self, lv: LruvecId, bytes: u64) {
+        let memcg = self.lruvecs[lv as usize].memcg;
+        if memcg != ROOT_MEMCG {
+            self.memcgs[memcg as usize].obj_uncharge(bytes);
+        }
+    }
+
+    /// The buffer heads of a page-cache folio in bytes: `PAGE_SIZE / block.fs_block_size`
+    /// of them.
+    #[inline]
+    fn folio_buffers_b(&self) -> u64 {
+        match self.cfg.fs_block_size {
+            0 => 0,
+            b => (reclaimlab_trace::PAGE_SIZE / b) * BH_CHARGED_BYTES,
+        }
+    }
+
+    /// A write to page-cache folio `pfn` without buffers attaches them: ext4's
+    /// `ext4_block_write_begin` (write) and `block_page_mkwrite` (a write fault through a
+    /// mapping) call `create_empty_buffers` (fs/ext4/inode.c, fs/buffer.c 6.12), whose
+    /// `GFP_NOFS | __GFP_ACCOUNT` allocation charges the folio's memcg
+    /// (`folio_alloc_buffers` sets it active). A read does not: `ext4_mpage_readpages`
+    /// reads a page whose blocks are contiguous without them. `PG_private` marks them.
+    #[inline]
+    pub fn attach_buffers(&mut self, pfn: Pfn) {
+        let bytes = self.folio_buffers_b();
+        if bytes == 0 || self.frames.test(pfn, pg::PRIVATE) {
+            return;
+        }
+        self.frames.set(pfn, pg::PRIVATE);
+        let lv = self.folio_lruvec(pfn);
+        self.lruvecs[lv as usize].buffer_heads_b += bytes;
+        self.obj_charge(lv, bytes);
+    }
+
+    /// Folio `pfn` leaves the page cache: its buffers go first (`filemap_release_folio` →
+    /// `try_to_free_buffers` in `shrink_folio_list`; `truncate_cleanup_folio` and
+    /// `mapping_evict_folio` likewise), uncharged from its memcg.
+    #[inline]
+    pub fn release_buffers(&mut self, pfn: Pfn) {
+        if !self.frames.test(pfn, pg::PRIVATE) {
+            return;
+        }
+        self.frames.clear(pfn, pg::PRIVATE);
+        let (lv, bytes) = (self.folio_lruvec(pfn), self.folio_buffers_b());
+        self.lruvecs[lv as usize].buffer_heads_b -= bytes;
+        self.obj_uncharge(lv, bytes);
     }
 
     /// `mem_cgroup_uncharge` of one frame's page.

@@ -76,7 +76,7 @@ pub fn nonres_pte(info: u8) -> u32 {
 /// `frames.page` value of a frame no trace page occupies (free or kernel-owned).
 pub const NO_PAGE: u32 = u32::MAX;
 
-/// Folio flags (`frames.flags`). Bits 16..=30 are private to the policy (MGLRU keeps its
+/// Folio flags (`frames.flags`). Bits 16..=29 are private to the policy (MGLRU keeps its
 /// generation and reference counts there, as the kernel does in `folio->flags`).
 pub mod pg {
     pub const LRU: u32 = 1 << 0;
@@ -112,6 +112,10 @@ pub mod pg {
     pub const WRITEBACK: u32 = 1 << 14;
     /// First policy-private bit.
     pub const POLICY_SHIFT: u32 = 16;
+    /// `PG_private` of a page-cache folio: buffer heads are attached (fs/buffer.c
+    /// `folio_create_empty_buffers` at its first write), freed with the folio
+    /// (`filemap_release_folio`). See [`crate::mm::Mm::attach_buffers`].
+    pub const PRIVATE: u32 = 1 << 30;
     /// `PG_head`: the first frame of a THP, which stands on the LRU for the whole folio
     /// of order 9 (`folio_nr_pages` 512; its tails are on no list) until the THP is
     /// split (thp/split.rs), mapped by its PMD or, once part of it was unmapped, by PTEs

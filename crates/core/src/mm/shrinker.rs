@@ -102,6 +102,7 @@ pub fn scan_shadow_nodes(mm: &mut Mm, lv: u32, nr_to_scan: u64) -> u64 {
             for page in slots {
                 mm.pages.set_shadow(page as usize, 0);
             }
+            mm.obj_uncharge(lv, crate::mm::workingset::XA_NODE_CHARGED_BYTES);
         }
         mm.vmstat.count(Ev::WorkingsetNodereclaim, 1);
         mm.count_memcg_events(memcg, Ev::WorkingsetNodereclaim, 1);

@@ -341,10 +341,12 @@ impl ShadowNodes {
     /// A page enters the page cache (`__filemap_add_folio` → `xas_store`): it replaces the
     /// shadow in its slot (`nr_values - 1`) or fills an empty slot (`count + 1`, allocating
     /// the node for list `lv` — the inserting task's memcg, the folio's node — if it was
-    /// empty). Pages outside the files with nodes are ignored.
+    /// empty). Pages outside the files with nodes are ignored. True: a node was allocated
+    /// (the caller charges it: [`crate::mm::Mm::page_cache_insert`]).
     #[inline]
-    pub fn page_cache_insert(&mut self, page: u32, replaces_shadow: bool, lv: u32) {
-        let Some(n) = self.node_of(page) else { return };
+    pub fn page_cache_insert(&mut self, page: u32, replaces_shadow: bool, lv: u32) -> bool {
+        let Some(n) = self.node_of(page) else { return false };
+        let mut allocated = false;
         if replaces_shadow {
             debug_assert!(self.nr_values[n] > 0);
             self.nr_values[n] -= 1;
@@ -353,38 +355,43 @@ impl ShadowNodes {
                 self.ensure_list(lv);
                 self.list.set(n, lv);
                 self.allocated[lv as usize] += 1;
+                allocated = true;
             }
             self.count[n] += 1;
         }
         self.update_node(n);
+        allocated
     }
 
     /// A page leaves the page cache (`page_cache_delete` → `xas_store(shadow)`): with a
     /// shadow the slot now holds a value (`nr_values + 1`); without one it is empty
-    /// (`count - 1`), and an empty node is freed (`xas_delete_node`).
+    /// (`count - 1`), and an empty node is freed (`xas_delete_node`). Returns the freed
+    /// node's list (the caller uncharges it).
     #[inline]
-    pub fn page_cache_delete(&mut self, page: u32, shadow: bool) {
-        let Some(n) = self.node_of(page) else { return };
+    pub fn page_cache_delete(&mut self, page: u32, shadow: bool) -> Option<u32> {
+        let n = self.node_of(page)?;
         if shadow {
             self.nr_values[n] += 1;
         } else {
             self.count[n] -= 1;
         }
         self.update_node(n);
-        if self.count[n] == 0 {
-            self.allocated[self.list.get(n) as usize] -= 1;
+        (self.count[n] == 0).then(|| {
+            let lv = self.list.get(n);
+            self.allocated[lv as usize] -= 1;
             self.list.set(n, NIL);
-        }
+            lv
+        })
     }
 
     /// A shadow entry is erased (`clear_shadow_entry`, as `invalidate_mapping_pages` does
     /// for the value entries in its range): the slot is empty (`nr_values - 1`,
-    /// `count - 1`), and an empty node is freed.
-    pub fn clear_shadow_entry(&mut self, page: u32) {
-        let Some(n) = self.node_of(page) else { return };
+    /// `count - 1`), and an empty node is freed (returned as by [`Self::page_cache_delete`]).
+    pub fn clear_shadow_entry(&mut self, page: u32) -> Option<u32> {
+        let n = self.node_of(page)?;
         debug_assert!(self.nr_values[n] > 0);
         self.nr_values[n] -= 1;
-        self.page_cache_delete(page, false);
+        self.page_cache_delete(page, false)
     }
 
     /// `shadow_lru_isolate` of the node at the head of list `lv` (`list_lru_walk_one`

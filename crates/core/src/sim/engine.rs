@@ -291,8 +291,8 @@ impl<P: ReclaimPolicy> Machine<P> {
         }
     }
 
-    /// A write to a clean page: anon pages are dirty by nature; a file page is accounted
-    /// for the flusher, and the writer goes through `balance_dirty_pages` (which wakes
+    /// A write to a clean page: anon pages are dirty by nature; a file page gets its
+    /// buffers (`Mm::attach_buffers`) and is accounted for the flusher, and the writer goes through `balance_dirty_pages` (which wakes
     /// the flusher above the background threshold and may pause the writer: mm/writeback.rs).
     #[inline(never)]
     pub(super) fn mark_dirty(&mut self, pfn: Pfn) {
@@ -300,6 +300,8 @@ impl<P: ReclaimPolicy> Machine<P> {
             self.mm.frames.set(pfn, pg::DIRTY);
             return;
         }
+        // write_begin attaches the folio's buffers, write_end dirties it.
+        self.mm.attach_buffers(pfn);
         self.mm.account_dirtied(pfn, self.now);
         let memcg = self.mm.frames.memcg(pfn);
         loop {
@@ -625,8 +627,25 @@ impl<P: ReclaimPolicy> Engine for Machine<P> {
         for (i, m) in self.mm.memcgs.iter().enumerate() {
             let charged = self.mm.pages.pte.iter().filter(|&&p| is_resident(p) && self.mm.frames.memcg(p) as usize == i).count() as u64
                 + (0..self.mm.pfn_end).filter(|&f| unmapped_subpage(f) && self.mm.frames.memcg(f) as usize == i).count() as u64;
-            if charged != m.usage {
-                return Err(format!("memcg '{}' usage {} but {charged} resident pages charged", m.name, m.usage));
+            // The pages behind its slab objects: the xarray nodes and buffer heads charged
+            // to it, and what is left of their pages (memcontrol.rs obj_charge).
+            let lvs = || self.mm.lruvecs.iter().enumerate().filter(|(_, l)| l.memcg as usize == i);
+            let xa = lvs().map(|(lv, _)| self.mm.shadow_nodes.allocated(lv as u32)).sum::<u64>() * crate::mm::workingset::XA_NODE_CHARGED_BYTES;
+            let bh = lvs().map(|(_, l)| l.buffer_heads_b).sum::<u64>();
+            let with_buffers = self.mm.pages.pte.iter().filter(|&&p| is_resident(p) && self.mm.frames.memcg(p) as usize == i && self.mm.frames.test(p, pg::PRIVATE)).count() as u64;
+            let per_folio = match self.mm.cfg.fs_block_size {
+                0 => 0,
+                b => reclaimlab_trace::PAGE_SIZE / b * crate::mm::BH_CHARGED_BYTES,
+            };
+            let slab = if i == crate::mm::memcontrol::ROOT_MEMCG as usize { 0 } else { xa + bh };
+            if bh != with_buffers * per_folio || m.slab_reclaimable_b != slab || (m.slab_reclaimable_b + m.obj_stock_b) % reclaimlab_trace::PAGE_SIZE != 0 {
+                return Err(format!(
+                    "memcg '{}': slab {} B (stock {} B) but {xa} B of xarray nodes and {bh} B of buffer heads ({with_buffers} folios with buffers)",
+                    m.name, m.slab_reclaimable_b, m.obj_stock_b
+                ));
+            }
+            if charged + m.kmem_pages() != m.usage {
+                return Err(format!("memcg '{}' usage {} but {charged} resident pages and {} slab pages charged", m.name, m.usage, m.kmem_pages()));
             }
             let of_memcg = |flag: u32| {
                 self.mm.pages.pte.iter().filter(|&&p| is_resident(p) && self.mm.frames.memcg(p) as usize == i && self.mm.frames.is_file(p) && self.mm.frames.test(p, flag)).count()

@@ -455,7 +455,7 @@ impl<P: ReclaimPolicy> Machine<P> {
             // __filemap_add_folio's xas_store: the folio replaces the shadow or fills an
             // empty slot; a new node is charged to the task's memcg (workingset_update_node).
             let lv = self.mm.lruvec_id(memcg, self.mm.node_of(pfn));
-            self.mm.shadow_nodes.page_cache_insert(page, shadow != 0, lv);
+            self.mm.page_cache_insert(page, shadow != 0, lv);
             self.procs.page_cache_inserted(page);
         }
         if write {

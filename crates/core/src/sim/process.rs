@@ -490,12 +490,13 @@ impl<P: ReclaimPolicy> Machine<P> {
                         kept += 1;
                         continue;
                     }
-                    self.mm.shadow_nodes.page_cache_delete(page, false);
+                    self.mm.release_buffers(pte);
+                    self.mm.page_cache_delete(page, false);
                     self.zap_page(page);
                     self.mm.pages.pte[page as usize] = nonres_pte(pinfo::TOUCHED | pinfo::FILE);
                     freed += 1;
                 } else if self.mm.pages.take_shadow(page as usize) != 0 {
-                    self.mm.shadow_nodes.clear_shadow_entry(page);
+                    self.mm.clear_shadow_entry(page);
                 }
             }
         }

@@ -285,6 +285,10 @@ fn evict<P: ReclaimPolicy>(mm: &mut Mm, p: &mut P, pfn: Pfn, slot: Option<u32>, 
     if mm.frames.test(pfn, pg::MAPPED) {
         sc.cost_ns += cost.unmap_ns;
     }
+    if file {
+        // filemap_release_folio before __remove_mapping (the folio is clean here).
+        mm.release_buffers(pfn);
+    }
     let shadow = p.workingset_eviction(mm, pfn);
     let memcg = mm.frames.memcg(pfn) as usize;
     let root = mm.lruvec_id(crate::mm::memcontrol::ROOT_MEMCG, mm.node_of(pfn));
@@ -294,7 +298,7 @@ fn evict<P: ReclaimPolicy>(mm: &mut Mm, p: &mut P, pfn: Pfn, slot: Option<u32>, 
             mm.pages.pte[page] = nonres_pte(pinfo::TOUCHED | pinfo::FILE);
             mm.pages.set_shadow(page, shadow);
             // page_cache_delete stores the shadow in the xarray (workingset_update_node).
-            mm.shadow_nodes.page_cache_delete(page as u32, shadow != 0);
+            mm.page_cache_delete(page as u32, shadow != 0);
         } else {
             // try_to_unmap_one leaves the swap entry in the PTE; __delete_from_swap_cache
             // stores the shadow at the slot, in a node no memcg is charged for. (A slot is

@@ -46,15 +46,28 @@ fn reclaim(cgroup: &str, bytes: u64, swappiness: Option<u8>) -> Reclaim {
 
 const PAGE: u64 = 4096;
 
+/// A cgroup's LRU pages in bytes (memory.stat's `anon` + `file`): memory.current less the
+/// pages behind its slab (the xarray nodes of its files).
+fn lru(r: &RunResult, name: &str) -> u64 {
+    cg(r, name, "anon") + cg(r, name, "file")
+}
+
 #[test]
 fn reclaims_at_least_the_request_from_that_cgroup_only() {
     for policy in POLICIES {
         let base = run_with(policy, "zram", vec![]);
         // Everything fits: 3072 pages of a, 2048 of b, nothing reclaimed.
-        assert_eq!(cg(&base, "a", "memory.current_bytes"), 3072 * PAGE, "{policy}");
+        assert_eq!(lru(&base, "a"), 3072 * PAGE, "{policy}");
         assert_eq!(cg(&base, "a", "pgsteal"), 0, "{policy}");
+        // memory.current adds the xarray nodes charged to the cgroup (b: 2048 pages of fb,
+        // 32 leaf nodes of 584 bytes) rounded up to pages, with at most a page of stock.
+        assert_eq!(cg(&base, "b", "slab_reclaimable"), 32 * 584, "{policy}");
+        for who in ["a", "b"] {
+            let kmem = cg(&base, who, "memory.current_bytes") - lru(&base, who);
+            assert!((cg(&base, who, "slab_reclaimable")..=cg(&base, who, "slab_reclaimable") + PAGE).contains(&kmem), "{policy}: {who} {kmem}");
+        }
         let r = run_with(policy, "zram", vec![reclaim("a", 4 << 20, None)]);
-        let freed = (cg(&base, "a", "memory.current_bytes") - cg(&r, "a", "memory.current_bytes")) / PAGE;
+        let freed = (lru(&base, "a") - lru(&r, "a")) / PAGE;
         // 1024 pages asked: batches of a quarter of what is left (256, 192, 144, ...), each
         // raised to SWAP_CLUSTER_MAX and overshooting by at most one round's reclaim.
         assert!((1024..=1024 + 64).contains(&freed), "{policy}: freed {freed} pages");
@@ -62,7 +75,7 @@ fn reclaims_at_least_the_request_from_that_cgroup_only() {
         assert_eq!(cg(&r, "a", "pgsteal_direct"), freed, "{policy}: memcg reclaim counts as a task's");
         assert!(cg(&r, "a", "pgscan") >= freed, "{policy}");
         // b is untouched.
-        assert_eq!(cg(&r, "b", "memory.current_bytes"), 2048 * PAGE, "{policy}");
+        assert_eq!(lru(&r, "b"), 2048 * PAGE, "{policy}");
         assert_eq!((cg(&r, "b", "pgscan"), cg(&r, "b", "pgsteal")), (0, 0), "{policy}");
         // cgroup_reclaim(sc): no global pgscan_direct/pgsteal_direct, but pgsteal_anon+file.
         assert_eq!((vm(&r, "pgscan_direct"), vm(&r, "pgsteal_direct"), vm(&r, "allocstall_normal")), (0, 0, 0), "{policy}");
@@ -102,7 +115,7 @@ fn nothing_reclaimable_returns_eagain() {
         let r = run_with(policy, "none", vec![reclaim("a", 64 << 20, None)]);
         assert_eq!(cg(&r, "a", "memory.reclaim.eagain"), 1, "{policy}");
         assert_eq!(cg(&r, "a", "memory.reclaim.reclaimed_bytes"), 2048 * PAGE, "{policy}");
-        assert_eq!(cg(&r, "a", "memory.current_bytes"), 1024 * PAGE, "{policy}: the anon pages stay");
+        assert_eq!(lru(&r, "a"), 1024 * PAGE, "{policy}: the anon pages stay");
         // A second write to the now file-less cgroup reclaims nothing: -EAGAIN again.
         let r = run_with(policy, "none", vec![reclaim("a", 64 << 20, None), reclaim("a", 4096 * 8, None)]);
         assert_eq!((cg(&r, "a", "memory.reclaim.writes"), cg(&r, "a", "memory.reclaim.eagain")), (2, 2), "{policy}");
@@ -116,8 +129,8 @@ fn root_write_reclaims_from_every_cgroup() {
         let r = run_with(policy, "zram", vec![reclaim("", 16 << 20, None)]);
         let root_freed = cg(&r, "", "memory.reclaim.reclaimed_bytes") / PAGE;
         assert!(root_freed >= 4096, "{policy}: {root_freed}");
-        let a = 3072 - cg(&r, "a", "memory.current_bytes") / PAGE;
-        let b = 2048 - cg(&r, "b", "memory.current_bytes") / PAGE;
+        let a = 3072 - lru(&r, "a") / PAGE;
+        let b = 2048 - lru(&r, "b") / PAGE;
         assert_eq!(a + b, root_freed, "{policy}");
         assert!(a > 0 && b > 0, "{policy}: a {a} b {b}");
     }
@@ -138,8 +151,8 @@ fn an_op_mid_trace_runs_before_its_record_whatever_the_steps() {
     let whole = run(&cfg, generate(p, 1).unwrap().as_mut());
     for r in [&stepped, &whole] {
         assert_eq!(cg(r, "a", "memory.reclaim.writes"), 1);
-        assert_eq!(cg(r, "a", "memory.current_bytes"), 2048 * PAGE - cg(r, "a", "memory.reclaim.reclaimed_bytes"));
-        assert_eq!(cg(r, "b", "memory.current_bytes"), 2048 * PAGE);
+        assert_eq!(lru(r, "a"), 2048 * PAGE - cg(r, "a", "memory.reclaim.reclaimed_bytes"));
+        assert_eq!(lru(r, "b"), 2048 * PAGE);
     }
     assert_eq!(stepped.vmstat, whole.vmstat);
 }
@@ -162,5 +175,5 @@ fn ops_after_the_last_record_run_once_however_often_run_is_called() {
     // 16 pages asked: one round, its batch (4) raised to SWAP_CLUSTER_MAX.
     let freed = cg(&r, "a", "memory.reclaim.reclaimed_bytes") / PAGE;
     assert!((32..=64).contains(&freed), "{freed}");
-    assert_eq!(cg(&r, "a", "memory.current_bytes"), (MIB as u64 - freed) * PAGE);
+    assert_eq!(lru(&r, "a"), (MIB as u64 - freed) * PAGE);
 }
