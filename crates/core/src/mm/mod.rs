@@ -474,7 +474,7 @@ impl Mm {
     /// The buffer heads of a page-cache folio in bytes: `PAGE_SIZE / block.fs_block_size`
     /// of them.
     #[inline]
-    fn folio_buffers_b(&self) -> u64 {
+    pub fn folio_buffers_b(&self) -> u64 {
         match self.cfg.fs_block_size {
             0 => 0,
             b => (reclaimlab_trace::PAGE_SIZE / b) * BH_CHARGED_BYTES,

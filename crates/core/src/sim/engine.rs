@@ -633,10 +633,7 @@ impl<P: ReclaimPolicy> Engine for Machine<P> {
             let xa = lvs().map(|(lv, _)| self.mm.shadow_nodes.allocated(lv as u32)).sum::<u64>() * crate::mm::workingset::XA_NODE_CHARGED_BYTES;
             let bh = lvs().map(|(_, l)| l.buffer_heads_b).sum::<u64>();
             let with_buffers = self.mm.pages.pte.iter().filter(|&&p| is_resident(p) && self.mm.frames.memcg(p) as usize == i && self.mm.frames.test(p, pg::PRIVATE)).count() as u64;
-            let per_folio = match self.mm.cfg.fs_block_size {
-                0 => 0,
-                b => reclaimlab_trace::PAGE_SIZE / b * crate::mm::BH_CHARGED_BYTES,
-            };
+            let per_folio = self.mm.folio_buffers_b();
             let slab = if i == crate::mm::memcontrol::ROOT_MEMCG as usize { 0 } else { xa + bh };
             if bh != with_buffers * per_folio || m.slab_reclaimable_b != slab || (m.slab_reclaimable_b + m.obj_stock_b) % reclaimlab_trace::PAGE_SIZE != 0 {
                 return Err(format!(
