@@ -289,6 +289,9 @@ def main() -> int:
     ap.add_argument("--json", help="also write the results as JSON here")
     ap.add_argument("--mglru-policy", help="simulate MGLRU-on boots with this policy instead of the guest's variant")
     ap.add_argument("--kswapd-wakeup", choices=KSWAPD_WAKEUP_MODES, default="measured", help=KSWAPD_WAKEUP_HELP)
+    ap.add_argument("--start-layout", choices=("guest", "none"), default="guest",
+                    help="guest: the model starts with the first boot's free lists and pageblocks per migrate type "
+                         "(machine.start_layout); none: a fresh buddy allocator less machine.kernel_used")
     a = ap.parse_args()
     out, doc = Path(a.out).resolve(), Path(a.doc).resolve()
     json_out = Path(a.json).resolve() if a.json else None
@@ -298,7 +301,8 @@ def main() -> int:
         run_configs(out, a.boots, configs(tuple(a.part or PARTS)))
     if a.no_render:
         return 0
-    results = evaluate_configs(out, configs(), a.mglru_policy, kswapd_wakeup=a.kswapd_wakeup)
+    results = evaluate_configs(out, configs(), a.mglru_policy, kswapd_wakeup=a.kswapd_wakeup,
+                               start_layout=a.start_layout == "guest")
     have = {(r["part"], r["label"], r["mglru"]) for r in results}
     missing = [f"{PARTS[c['part']]}, {c['label']}, MGLRU {c['mglru']}" for c in configs()
                if (c["part"], c["label"], c["mglru"]) not in have]

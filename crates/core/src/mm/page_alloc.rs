@@ -223,6 +223,9 @@ pub struct BuddyStats {
     pub fallback_steals: u64,
     /// Pageblocks whose migrate type was changed by allocation fallbacks.
     pub pageblocks_claimed: u64,
+    /// Watermark boosts (`boost_watermark` returning true: a claim attempt below
+    /// `pageblock_order`).
+    pub watermark_boosts: u64,
 }
 
 pub struct BuddyAllocator {
@@ -782,6 +785,7 @@ impl BuddyAllocator {
         }
         let max_boost = max_boost.max(PAGEBLOCK_NR_PAGES as u64);
         z.watermark_boost = (z.watermark_boost + PAGEBLOCK_NR_PAGES as u64).min(max_boost);
+        self.stats.watermark_boosts += 1;
         true
     }
 
