@@ -275,7 +275,7 @@ fn plan_zone(zl: &ZoneLayout, specs: &[ZoneSpec], zi: usize) -> Result<ZonePlan,
                         let (lo, hi) = span(b);
                         let mut p = lo.next_multiple_of(size);
                         while p + size <= hi {
-                            let clear = placed.range(..p + size).next_back().is_none_or(|(&q, &o)| q + (1 << o) <= p);
+                            let clear = placed.range(..p + size).next_back().map_or(true, |(&q, &o)| q + (1 << o) <= p);
                             if clear && !buddy_free(&placed, p) {
                                 return Some(p);
                             }

@@ -65,9 +65,9 @@ fn start_layout_reproduces_the_guests_free_lists() {
         assert_eq!(m.mm.buddy.zones[dma].zone_type, ZoneType::Dma);
         for (z, zi) in [(0, dma), (1, dma32)] {
             for (t, mt) in TYPES.iter().enumerate() {
-                for o in 0..NR_PAGE_ORDERS {
+                for (o, &n) in want[z][t].iter().enumerate() {
                     let got = m.mm.buddy.free_blocks_mt(&m.mm.lists, zi, o as u8, *mt);
-                    assert_eq!(got, want[z][t][o], "{memory}: zone {zi} {mt:?} order {o}");
+                    assert_eq!(got, n, "{memory}: zone {zi} {mt:?} order {o}");
                 }
             }
         }
