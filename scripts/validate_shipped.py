@@ -187,7 +187,10 @@ def render(results: list[dict], missing: list[str]) -> str:
              "`classic@6.15` (off) with the guest's parameters as read back. Kernel: mean ± sd over the boots. "
              "Error: (simulated − kernel mean) / kernel mean. Target: file ±10 %, anon ±25 %, and without a "
              "memory.max the whole-machine counters ±25 % (`allocstall` is the sum over the zones). "
-             + wakeup_note(r.get("kswapd_wakeup") for r in results), ""]
+             + wakeup_note(r.get("kswapd_wakeup") for r in results)
+             + (" The model's machine starts with the first boot's free lists and pageblocks per migrate type "
+                "(`machine.start_layout`, `--start-layout guest`)."
+                if any("machine.start_layout" in r["settings"] for r in results) else ""), ""]
     if missing:
         lines += ["Not booted yet (no stored boot): " + "; ".join(missing) + ".", ""]
     c = s["counts"]
