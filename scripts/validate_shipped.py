@@ -190,7 +190,7 @@ def render(results: list[dict], missing: list[str]) -> str:
              + wakeup_note(r.get("kswapd_wakeup") for r in results)
              + (" The model's machine starts with the first boot's free lists and pageblocks per migrate type "
                 "(`machine.start_layout`, `--start-layout guest`)."
-                if any("machine.start_layout" in r["settings"] for r in results) else ""), ""]
+                if any("machine.start_layout" in r.get("settings", {}) for r in results) else ""), ""]
     if missing:
         lines += ["Not booted yet (no stored boot): " + "; ".join(missing) + ".", ""]
     c = s["counts"]
