@@ -187,7 +187,10 @@ def render(results: list[dict], missing: list[str]) -> str:
              "`classic@6.15` (off) with the guest's parameters as read back. Kernel: mean ± sd over the boots. "
              "Error: (simulated − kernel mean) / kernel mean. Target: file ±10 %, anon ±25 %, and without a "
              "memory.max the whole-machine counters ±25 % (`allocstall` is the sum over the zones). "
-             + wakeup_note(r.get("kswapd_wakeup") for r in results), ""]
+             + wakeup_note(r.get("kswapd_wakeup") for r in results)
+             + (" The model's machine starts with the first boot's free lists and pageblocks per migrate type "
+                "(`machine.start_layout`, `--start-layout guest`)."
+                if any("machine.start_layout" in r.get("settings", {}) for r in results) else ""), ""]
     if missing:
         lines += ["Not booted yet (no stored boot): " + "; ".join(missing) + ".", ""]
     c = s["counts"]
@@ -289,6 +292,9 @@ def main() -> int:
     ap.add_argument("--json", help="also write the results as JSON here")
     ap.add_argument("--mglru-policy", help="simulate MGLRU-on boots with this policy instead of the guest's variant")
     ap.add_argument("--kswapd-wakeup", choices=KSWAPD_WAKEUP_MODES, default="measured", help=KSWAPD_WAKEUP_HELP)
+    ap.add_argument("--start-layout", choices=("guest", "none"), default="guest",
+                    help="guest: the model starts with the first boot's free lists and pageblocks per migrate type "
+                         "(machine.start_layout); none: a fresh buddy allocator less machine.kernel_used")
     a = ap.parse_args()
     out, doc = Path(a.out).resolve(), Path(a.doc).resolve()
     json_out = Path(a.json).resolve() if a.json else None
@@ -298,7 +304,8 @@ def main() -> int:
         run_configs(out, a.boots, configs(tuple(a.part or PARTS)))
     if a.no_render:
         return 0
-    results = evaluate_configs(out, configs(), a.mglru_policy, kswapd_wakeup=a.kswapd_wakeup)
+    results = evaluate_configs(out, configs(), a.mglru_policy, kswapd_wakeup=a.kswapd_wakeup,
+                               start_layout=a.start_layout == "guest")
     have = {(r["part"], r["label"], r["mglru"]) for r in results}
     missing = [f"{PARTS[c['part']]}, {c['label']}, MGLRU {c['mglru']}" for c in configs()
                if (c["part"], c["label"], c["mglru"]) not in have]

@@ -25,7 +25,7 @@ from reclaimlab.kernel import LAB, console, store
 from reclaimlab.kernel.experiment import kswapd_wakeups, params_of, record, wakeup_of
 from reclaimlab.kernel.run import Setup, prepare, workload_room
 from reclaimlab.kernel.validate import (ANON_TARGETS, FILE_TARGETS, compare, held_settings, mark_not_comparable, mglru_model,
-                                       simulate, targets_for, with_derived, zone_settings)
+                                       simulate, start_layout_settings, targets_for, with_derived, zone_settings)
 from reclaimlab.kernel.workload import build
 
 MEMORY = "64M"
@@ -85,14 +85,17 @@ CONTEXT_COUNTERS = ("pgmajfault", "pgpgin", "pgscan_file", "pgscan_anon", "pgste
 
 
 def evaluate_configs(out: Path, configs: list[dict], mglru_policy: str | None = None,
-                     sim_defaults: dict[str, str] | None = None, kswapd_wakeup: str = "model") -> list[dict]:
+                     sim_defaults: dict[str, str] | None = None, kswapd_wakeup: str = "model",
+                     start_layout: bool = True) -> list[dict]:
     """Re-simulate the stored boots of each configuration with the current model and compare.
     Configurations without a stored boot are left out. Without a memory.max (``memory``
     none) the whole-machine counters are graded too (``targets_for``). ``kswapd_wakeup``
     "measured": kswapd's wake-up latency is drawn from the boots' traced ones (``@@kswapd_wake``
     in their console logs; ``reclaimlab validate --kswapd-wakeup measured``), "mean" their
     mean; a configuration whose boots never woke kswapd (memcg reclaim) keeps
-    ``cost.kswapd_wakeup_ns``."""
+    ``cost.kswapd_wakeup_ns``. ``start_layout``: the machine starts with the first boot's free
+    lists and pageblocks (``machine.start_layout``, where its console has them; boots stored
+    before validate passed it lack it in their configuration)."""
     results = []
     with tempfile.TemporaryDirectory() as tmp:
         for c in configs:
@@ -115,6 +118,9 @@ def evaluate_configs(out: Path, configs: list[dict], mglru_policy: str | None = 
                 zones = zone_settings(first) if "machine.zone_dma" in settings else {}
                 for k, v in {**held_settings(first.layouts.get("start")), **zones}.items():
                     settings.setdefault(k, v)
+                settings.pop("machine.start_layout", None)
+                if start_layout:  # with the machine.kernel_used it implies
+                    settings.update(start_layout_settings(first, settings))
             wakes = kswapd_wakeups(consoles) if kswapd_wakeup != "model" else None
             wakeup = wakeup_of(kswapd_wakeup, wakes)
             if mglru == "on":  # the variant of the guest's kernel version, unless told otherwise
@@ -148,7 +154,7 @@ def evaluate_configs(out: Path, configs: list[dict], mglru_policy: str | None = 
 #: The simulator's own figures kept beside the compared counters (kswapd's passes).
 SIM_METRICS = ("kswapd_dma_passes", "kswapd_empty_passes", "kswapd_cpu_s", "kswapd_wake_windows",
                "kswapd_wake_window_pages_mean", "kswapd_wake_window_pages_p50", "kswapd_wake_window_pages_p90",
-               "kswapd_wake_windows_stalled")
+               "kswapd_wake_windows_stalled", "extfrag_claims", "extfrag_steals", "watermark_boosts")
 
 
 def boot_console(out: Path, boot: dict) -> console.Console | None:

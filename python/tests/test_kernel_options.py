@@ -18,7 +18,7 @@ from reclaimlab.kernel.experiment import key_of, params_of
 from reclaimlab.kernel.ops import write_ops
 from reclaimlab.kernel.run import Setup, cgroups_file, guest_mb_of, prepare
 from reclaimlab.kernel.validate import (WHOLE_MACHINE_TARGETS, compare, mark_not_comparable,
-                                        sim_settings, targets_for, with_derived)
+                                        sim_settings, start_layout_settings, targets_for, with_derived)
 from reclaimlab.kernel.workload import build
 
 from conftest import FAKE_RELEASE as REL, assert_user_error, cli, fake_kernel
@@ -169,6 +169,49 @@ def test_sim_settings_of_a_whole_machine_run(offline):
     lab = prepare(Setup(workload="seqloop:pages=100", memory="64M", **LAB))
     s = sim_settings(lab, [console.parse(LOG.replace("read_ahead_kb 128", "read_ahead_kb 0"))])
     assert s["cgroup.wl.memory.max"] == str(64 << 20) and s["block.read_ahead_kb"] == "0"
+
+
+#: The 256 MiB whole-machine guest at its workload's start (first seqloop boot, 27 Nov 2026):
+#: /proc/zoneinfo, meminfo and /proc/pagetypeinfo's free lists and pageblocks.
+START_256 = ("@@zone start 0 DMA free=3808 min=32 low=40 high=48 spanned=4095 present=3998 managed=3840 "
+             "protection=0,186,186,186,186\n"
+             "@@zone start 0 DMA32 free=41217 min=428 low=535 high=642 spanned=61405 present=61405 managed=50032 "
+             "protection=0,0,0,0,0\n"
+             "@@meminfo start MemTotal 215488\n@@meminfo start MemFree 180100\n"
+             "@@freelist start 0 DMA Unmovable 0 0 0 0 0 1 1 1 0 0 0\n"
+             "@@freelist start 0 DMA Movable 0 0 0 0 0 0 0 0 0 1 3\n"
+             "@@freelist start 0 DMA Reclaimable 0 0 0 0 0 0 0 0 0 0 0\n"
+             "@@freelist start 0 DMA HighAtomic 0 0 0 0 0 0 0 0 0 0 0\n"
+             "@@freelist start 0 DMA32 Unmovable 0 0 1 1 0 1 0 1 0 1 0\n"
+             "@@freelist start 0 DMA32 Movable 0 1 1 1 4 3 3 4 2 1 37\n"
+             "@@freelist start 0 DMA32 Reclaimable 1 1 0 0 0 1 1 1 0 1 0\n"
+             "@@zoneblocks start 0 DMA 1 7 0 0 0\n@@zoneblocks start 0 DMA32 12 106 2 0 0\n")
+
+
+def test_sim_settings_start_the_machine_with_the_guests_free_lists(offline):
+    from reclaimlab import _core
+
+    p = prepare(Setup(workload="seqloop:pages=100", memory="none", guest_mb=256))
+    head, tail = LOG.split("@@zone start", 1)[0], "@@phase 0 1\n@@phase-end 0\n@@done 0\n@@exit 0\n"
+    c = console.parse(head + START_256 + tail)
+    s = sim_settings(p, [c])
+    assert s["machine.start_layout"] == (
+        "0 DMA blocks=1,7,0 unmovable=0,0,0,0,0,1,1,1,0,0,0 movable=0,0,0,0,0,0,0,0,0,1,3 "
+        "reclaimable=0,0,0,0,0,0,0,0,0,0,0; 0 DMA32 blocks=12,106,2 unmovable=0,0,1,1,0,1,0,1,0,1,0 "
+        "movable=0,1,1,1,4,3,3,4,2,1,37 reclaimable=1,1,0,0,0,1,1,1,0,1,0")
+    # The zones' 53,872 managed pages less the 45,021 free pages listed, not MemTotal -
+    # MemFree (35,388K) read a moment apart: the model's key agrees with the layout to the page.
+    assert s["machine.kernel_used"] == "35404K"
+    cfg = _core.Config()
+    for k, v in s.items():
+        cfg.set(k, v)
+    cfg.validate()  # the model lays it out
+    off = sim_settings(p, [c], start_layout=False)
+    assert "machine.start_layout" not in off and off["machine.kernel_used"] == "35388K"
+    # Zones of other sizes than the guest's (the model splits memory evenly over two nodes):
+    # no layout; nor without the records.
+    assert start_layout_settings(c, {**s, "machine.nodes": "2"}) == {}
+    assert "machine.start_layout" not in sim_settings(p, [console.parse(LOG)])
 
 
 def test_whole_machine_runs_grade_kswapd_and_direct_reclaim():

@@ -164,6 +164,9 @@ pub struct SimConfig {
     /// `machine.zone_dma_lowmem_reserve`: ZONE_DMA's `lowmem_reserve` for allocations that
     /// may use the zones above it (pages); None = computed from the managed pages above.
     pub zone_dma_lowmem_reserve: Option<u64>,
+    /// `machine.start_layout`: every zone's pageblock types and free blocks at the start
+    /// (mm/start_layout.rs); None = a fresh buddy allocator less `machine.kernel_used`.
+    pub start_layout: Option<crate::mm::start_layout::StartLayout>,
     pub nr_nodes: u16,
     /// `machine.cpus`: CPUs, split evenly over the nodes (sizes the per-CPU page lists).
     pub nr_cpus: u32,
@@ -398,6 +401,15 @@ pub static KNOBS: &[Knob] = &[
         freed to the zones above, so its value is smaller than 'auto' gives from the managed pages it reports later",
         |c, v| c.zone_dma_lowmem_reserve = if v.trim() == "auto" { None } else { Some(uint(v)?) },
         |c| c.zone_dma_lowmem_reserve.map_or("auto".into(), |k| k.to_string())),
+    knob!("machine.start_layout", "none", "", "where the free pages are when the workload starts, as /proc/pagetypeinfo \
+        reports them: per zone 'NODE ZONE blocks=U,M,R unmovable=C0,..,C10 movable=.. reclaimable=..' (pageblocks per \
+        migrate type; free blocks per type and order 0..10), zones separated by ';', every zone of the machine listed \
+        (ZONE DMA, or DMA32/Normal for the node's zone above it). Unmovable pageblocks are placed from the zone's lowest \
+        pfn, then the reclaimable ones, the rest movable (a guest's movable count includes reserved memory the model's \
+        zone does not have); every frame not listed free is in use outside the workload, so machine.kernel_used must \
+        equal the zones' frames less the free pages listed. 'none': a fresh buddy allocator less machine.kernel_used",
+        |c, v| c.start_layout = crate::mm::start_layout::StartLayout::parse(v)?,
+        |c| c.start_layout.as_ref().map_or("none".into(), |l| l.to_string())),
     knob!("vm.swappiness", "60", "", "vm.swappiness: relative IO cost of swapping vs. file refaults", range(0, 200),
         |c, v| c.swappiness = u32::try_from(uint(v)?).map_err(|_| "out of range".to_string())?, |c| c.swappiness.to_string()),
     knob!("vm.watermark_scale_factor", "10", "1/10000 of zone", "vm.watermark_scale_factor: kswapd wake/sleep gap", range(1, 3000),
@@ -587,6 +599,7 @@ impl Default for SimConfig {
             kernel_mlocked_bytes: 0,
             zone_dma_bytes: 0,
             zone_dma_lowmem_reserve: None,
+            start_layout: None,
             nr_nodes: 0,
             nr_cpus: 0,
             percpu_pagelist_high_fraction: 0,
@@ -761,6 +774,22 @@ impl SimConfig {
                 )
             )
         );
+        if let Some(layout) = &self.start_layout {
+            let (specs, ..) = crate::mm::machine_zone_specs(self);
+            let plans = crate::mm::start_layout::plan(layout, &specs).map_err(|m| Error::config("machine.start_layout", m))?;
+            let used: u64 = plans.iter().map(|p| p.used).sum();
+            crate::ensure!(
+                used == self.kernel_used_bytes >> reclaimlab_trace::PAGE_SHIFT,
+                Error::config(
+                    "machine.start_layout",
+                    format!(
+                        "leaves {}K in use (the zones' frames less the free pages listed), but machine.kernel_used is {}K",
+                        used << (reclaimlab_trace::PAGE_SHIFT - 10),
+                        self.kernel_used_bytes >> 10
+                    )
+                )
+            );
+        }
         if let Some(k) = self.min_free_kbytes {
             let min_pages = k >> (reclaimlab_trace::PAGE_SHIFT - 10);
             crate::ensure!(

@@ -10,7 +10,7 @@ from typing import Any
 
 from .console import Console
 from .run import Prepared
-from .validate import at_guest_dilation, compare, mean_sd, sim_settings, simulated_ns
+from .validate import at_guest_dilation, compare, mean_sd, sim_settings, simulated_ns, start_layout_settings
 
 #: The THP allocation policy of 6.12: v5.5's alloc_pages_mpol (mm/mempolicy.c), but the local
 #: __GFP_THISNODE | __GFP_NORETRY attempt never reclaims (9c9828d3ead6, 6.12.75), v5.1's
@@ -39,11 +39,14 @@ def model_settings(p: Prepared, consoles: list[Console]) -> dict[str, str]:
     watermarks, swappiness, zram, readahead and fault-around, THP modes as read back, and
     the THP policy of 6.12 (thp@6.12)."""
     c = consoles[0]
-    s = {k: v for k, v in sim_settings(p, consoles).items()
+    s = {k: v for k, v in sim_settings(p, consoles, start_layout=False).items()
          if not k.startswith("cgroup.")}
     if c.thp_memtotal_kb:
         s["machine.memory"] = f"{c.thp_memtotal_kb}K"
     s["machine.nodes"] = str(c.thp_nodes or len(c.nodes()) or p.nodes)
+    # Where the free pages were, if the model's zones are the guest's sizes (its two nodes
+    # are not: the model splits MemTotal evenly, validate.start_layout_settings).
+    s.update(start_layout_settings(c, s))
     if c.thp_mode:
         s["transparent_hugepage.enabled"] = c.thp_mode
     defrag = _selected(c.thp_defrag)

@@ -122,6 +122,54 @@ def zone_settings(c: Console) -> dict[str, str]:
     return {"machine.zone_dma_lowmem_reserve": str(max(zones[0].protection))} if zones else {}
 
 
+#: /proc/pagetypeinfo's migrate types in ``machine.start_layout``'s order, and its key for each.
+LAYOUT_TYPES = (("Unmovable", "unmovable"), ("Movable", "movable"), ("Reclaimable", "reclaimable"))
+
+
+def _kib(v: str) -> int:
+    """A size setting (``215488K``, ``15M``, ``1G``, bytes) in KiB."""
+    units = {"K": 1, "M": 1 << 10, "G": 1 << 20}
+    v = v.strip()
+    return int(v[:-1]) * units[v[-1].upper()] if v and v[-1].upper() in units else int(v) >> 10
+
+
+def start_layout_settings(c: Console, settings: dict[str, str]) -> dict[str, str]:
+    """``machine.start_layout``: the guest's free lists and pageblocks per migrate type at the
+    workload's start (``@@freelist start``, ``@@zoneblocks start``: /proc/pagetypeinfo), and
+    the ``machine.kernel_used`` they imply (the zones' managed pages less the free pages
+    listed: MemTotal − MemFree read a moment apart differs by a few pages, and the model's
+    key must agree with the layout to the page). From the console given (the first boot's,
+    as :func:`held_settings`): a layout is a structure of whole blocks, which an average over
+    boots would not be. Empty when the console lacks the records or when the model's zones
+    (``settings``' ``machine.memory`` split evenly over ``machine.nodes``, ZONE_DMA on node 0)
+    are not the sizes the guest manages (two nodes of unequal size, the THP guest): a layout
+    of other zones would not fit."""
+    free, blocks, lay = c.freelists.get("start"), c.zoneblocks.get("start"), c.layouts.get("start")
+    if not free or not blocks or not lay:
+        return {}
+    managed = {(z.node, z.name): z.managed for z in lay.zones if z.managed}
+    nodes = int(settings.get("machine.nodes", "1"))
+    per_node = _kib(settings["machine.memory"]) // 4 // nodes
+    dma = _kib(settings.get("machine.zone_dma", "0")) // 4
+    model = {**({(0, "DMA"): dma} if dma else {}),
+             **{(n, "upper"): per_node - (dma if n == 0 else 0) for n in range(nodes)}}
+    listed = sorted(((n, z) for (n, z) in blocks if sum(blocks[(n, z)][:3])),
+                    key=lambda k: (k[0], ("DMA", "DMA32", "Normal").index(k[1]) if k[1] in ("DMA", "DMA32", "Normal") else 9))
+    if sorted((n, "DMA" if z == "DMA" else "upper") for n, z in listed) != sorted(model):
+        return {}
+    parts, free_pages = [], 0
+    for n, z in listed:
+        if managed.get((n, z)) != model[(n, "DMA" if z == "DMA" else "upper")]:
+            return {}
+        u, m, r = blocks[(n, z)][:3]
+        lists = {key: free.get((n, z, name), [0] * 11) for name, key in LAYOUT_TYPES}
+        free_pages += sum(cnt << o for counts in lists.values() for o, cnt in enumerate(counts))
+        parts.append(f"{n} {z} blocks={u},{m},{r} "
+                     + " ".join(f"{key}={','.join(map(str, lists[key]))}" for _, key in LAYOUT_TYPES))
+    used = sum(model.values()) - free_pages
+    return {"machine.start_layout": "; ".join(parts), "machine.kernel_used": f"{used * 4}K"}
+
+
 def model_cpus(smp: int, nodes: int, pinned: bool) -> int:
     """``machine.cpus`` for a guest of ``smp`` vCPUs over ``nodes``. The kernel binds a
     node's kswapd to that node's CPUs, so with one vCPU a node kswapd shares it with the
@@ -130,12 +178,13 @@ def model_cpus(smp: int, nodes: int, pinned: bool) -> int:
     return smp * 2 if pinned and nodes > 1 and smp < 2 * nodes else smp
 
 
-def sim_settings(p: Prepared, consoles: list[Console]) -> dict[str, str]:
+def sim_settings(p: Prepared, consoles: list[Console], start_layout: bool = True) -> dict[str, str]:
     """The simulator configuration that matches the guest: the guest's MemTotal, the
     memory it held outside the workload just before it started (MemTotal - MemFree, and
     of it the root memcg's shmem) and its ZONE_DMA, each cgroup's memory.max/high/low/min, the sysctls, readahead
     and fault-around as the guest read them back, the zram size and its measured compression
-    ratio, the data disk's file-system block size."""
+    ratio, the data disk's file-system block size; with ``start_layout``, where its free pages were
+    (:func:`start_layout_settings`)."""
     c = consoles[0]
     start = c.layouts.get("start")
     s = {
@@ -163,6 +212,8 @@ def sim_settings(p: Prepared, consoles: list[Console]) -> dict[str, str]:
         s.update(zone_settings(c))
     if p.nodes > 1:  # as many nodes as the guest reported zones of
         s["machine.nodes"] = str(len(c.nodes()) or p.nodes)
+    if start_layout:
+        s.update(start_layout_settings(c, s))
     if p.zram:
         s["swap.size"] = str(p.zram)
         ratio = compression_ratio(consoles)

@@ -17,6 +17,7 @@ pub mod prefetch;
 pub mod readahead;
 pub mod shadows;
 pub mod shrinker;
+pub mod start_layout;
 pub mod swap;
 pub mod vmstat;
 pub mod watermarks;
@@ -120,7 +121,7 @@ pub struct Mm {
 /// `dma_pages` > 0 a ZONE_DMA of that many frames at the start of node 0 (x86-64 has it below
 /// 16 MiB). Returns the specs, each node's zone indices (highest zone first) and the hole
 /// below ZONE_DMA ([`dma_hole`]): node 0's frames start after it.
-fn zone_specs(nr_nodes: u16, per_node: u32, dma_pages: u32) -> (Vec<ZoneSpec>, Vec<Vec<usize>>, u32) {
+pub(crate) fn zone_specs(nr_nodes: u16, per_node: u32, dma_pages: u32) -> (Vec<ZoneSpec>, Vec<Vec<usize>>, u32) {
     let hole = dma_hole(dma_pages);
     let mut specs = Vec::new();
     let mut node_zones = Vec::new();
@@ -140,6 +141,15 @@ fn zone_specs(nr_nodes: u16, per_node: u32, dma_pages: u32) -> (Vec<ZoneSpec>, V
     (specs, node_zones, hole)
 }
 
+/// The machine's zones as [`zone_specs`] builds them from `cfg` (memory split evenly over the
+/// nodes), with the frames per node.
+pub(crate) fn machine_zone_specs(cfg: &SimConfig) -> (Vec<ZoneSpec>, Vec<Vec<usize>>, u32, u32) {
+    let total = (cfg.memory_bytes >> reclaimlab_trace::PAGE_SHIFT) as u32;
+    let per_node = total / cfg.nr_nodes as u32;
+    let (specs, node_zones, hole) = zone_specs(cfg.nr_nodes, per_node, (cfg.zone_dma_bytes >> reclaimlab_trace::PAGE_SHIFT) as u32);
+    (specs, node_zones, hole, per_node)
+}
+
 /// The frames below ZONE_DMA that are no zone's: x86-64's DMA zone ends at 16 MiB, a pageblock
 /// boundary, and its managed pages begin inside its first pageblock (the zone starts at pfn 1
 /// and the first MiB is reserved, `reserve_real_mode`/`x86_reserve_low`, so a 6.12 guest's
@@ -155,10 +165,8 @@ pub fn dma_hole(dma_pages: u32) -> u32 {
 
 impl Mm {
     pub fn new(cfg: &SimConfig) -> Mm {
-        let total = (cfg.memory_bytes >> reclaimlab_trace::PAGE_SHIFT) as u32;
-        let per_node = total / cfg.nr_nodes as u32;
+        let (specs, node_zones, hole, per_node) = machine_zone_specs(cfg);
         let nr_frames = per_node * cfg.nr_nodes as u32;
-        let (specs, node_zones, hole) = zone_specs(cfg.nr_nodes, per_node, (cfg.zone_dma_bytes >> reclaimlab_trace::PAGE_SHIFT) as u32);
         let pfn_end = hole + nr_frames;
         let mut lists = ListArena::new(pfn_end);
         let mut buddy = BuddyAllocator::new(&specs, &mut lists);
@@ -228,7 +236,10 @@ impl Mm {
         // vmstat_update likewise (the per-CPU pagesets' decay).
         let period = mm.timer_ns(pcp::STAT_INTERVAL_NS);
         mm.pcp.next_update = reclaimlab_trace::Rng::new(cfg.seed ^ 0x7653_7A70_0000_0003).below(period.max(1)) + 1;
-        mm.take_kernel_used(cfg.kernel_used_bytes >> reclaimlab_trace::PAGE_SHIFT);
+        match &cfg.start_layout {
+            Some(layout) => mm.lay_out(&start_layout::plan(layout, &specs).expect("SimConfig::validate checks machine.start_layout")),
+            None => mm.take_kernel_used(cfg.kernel_used_bytes >> reclaimlab_trace::PAGE_SHIFT),
+        }
         let n = mm.nodes.len() as u64;
         let per_node = |bytes: u64, i: u64| (bytes >> reclaimlab_trace::PAGE_SHIFT) / n + u64::from(i < (bytes >> reclaimlab_trace::PAGE_SHIFT) % n);
         mm.root_kernel_lru = (0..n)
@@ -266,6 +277,25 @@ impl Mm {
             }
         }
         self.nr_kernel_used = pages;
+    }
+
+    /// `machine.start_layout`: every zone's free lists and pageblock types as the kernel
+    /// reported them at the workload's start (start_layout.rs). The zone's frames are all
+    /// taken off the free lists, its pageblocks get their types, the listed free blocks go
+    /// back, in ascending pfn at the tail of their lists (as `memblock_free_all` leaves a
+    /// zone's blocks), and every other frame stays in use outside the workload, as
+    /// [`Self::take_kernel_used`]'s do. Nothing is counted as an allocation or a fallback.
+    fn lay_out(&mut self, plans: &[start_layout::ZonePlan]) {
+        for zp in plans {
+            self.buddy.take_all_free(&mut self.lists, zp.zone);
+            for &(pfn, mt) in &zp.pageblocks {
+                self.buddy.set_pageblock_type(pfn, mt);
+            }
+            for &(pfn, order, mt) in &zp.free {
+                self.buddy.place_free_block(&mut self.lists, zp.zone, pfn, order, mt);
+            }
+        }
+        self.nr_kernel_used = plans.iter().map(|p| p.used).sum();
     }
 
     pub fn nr_nodes(&self) -> usize {

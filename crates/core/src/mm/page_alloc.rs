@@ -223,6 +223,9 @@ pub struct BuddyStats {
     pub fallback_steals: u64,
     /// Pageblocks whose migrate type was changed by allocation fallbacks.
     pub pageblocks_claimed: u64,
+    /// Watermark boosts (`boost_watermark` returning true: a claim attempt below
+    /// `pageblock_order`).
+    pub watermark_boosts: u64,
 }
 
 pub struct BuddyAllocator {
@@ -352,6 +355,33 @@ impl BuddyAllocator {
         let run = BootRun { head: z.free_list(MAX_PAGE_ORDER, mt), first, last: first + ((n - 1) << MAX_PAGE_ORDER), stride: 1 << MAX_PAGE_ORDER };
         lists.add_boot_run(run);
         self.boot.push(run);
+    }
+
+    /// Take every free block of `zone` off its free list, leaving the zone with no free page
+    /// (machine construction: `machine.start_layout`, mm/start_layout.rs).
+    pub(crate) fn take_all_free(&mut self, lists: &mut ListArena, zone: usize) {
+        for order in 0..=MAX_PAGE_ORDER {
+            for mt in 0..MIGRATE_TYPES as u8 {
+                while let Some(pfn) = lists.head(self.zones[zone].free_list(order, mt)) {
+                    self.del_from_free_list(lists, zone, pfn, order, mt);
+                    self.zones[zone].free_pages -= 1u64 << order;
+                }
+            }
+        }
+    }
+
+    /// Set the migrate type of the pageblock holding `pfn` (machine construction).
+    pub(crate) fn set_pageblock_type(&mut self, pfn: Pfn, mt: MigrateType) {
+        self.set_pageblock_migratetype(pfn, mt as u8);
+    }
+
+    /// Put a free block of `2^order` frames at `pfn` at the tail of `mt`'s list, without
+    /// merging (machine construction: the caller places no two free buddies of one order).
+    pub(crate) fn place_free_block(&mut self, lists: &mut ListArena, zone: usize, pfn: Pfn, order: u8, mt: MigrateType) {
+        debug_assert!(self.order_at(pfn) == NOT_BUDDY && !lists.is_linked(pfn), "pfn {pfn} is already free");
+        debug_assert!(order >= PAGEBLOCK_ORDER || self.pb_mt(pfn) == mt as u8, "free block {pfn} on another type's list");
+        self.add_to_free_list(lists, zone, pfn, order, mt as u8, true);
+        self.zones[zone].free_pages += 1u64 << order;
     }
 
     /// Whether mobility grouping is off (`page_group_by_mobility_disabled`).
@@ -755,6 +785,7 @@ impl BuddyAllocator {
         }
         let max_boost = max_boost.max(PAGEBLOCK_NR_PAGES as u64);
         z.watermark_boost = (z.watermark_boost + PAGEBLOCK_NR_PAGES as u64).min(max_boost);
+        self.stats.watermark_boosts += 1;
         true
     }
 

@@ -22,7 +22,11 @@
 //!   `kswapd_wake_windows` and `kswapd_wake_window_pages_{mean,p50,p90,max}` (per pass a
 //!   wake-up started, the pages every task allocated, `pgalloc_*`, between the wake-up and
 //!   kswapd's first step: the guest's `@@kswapd_wake` PAGES; only when kswapd was woken),
-//!   `kswapd_wake_windows_stalled` (those windows with a direct reclaim in them, STALLS).
+//!   `kswapd_wake_windows_stalled` (those windows with a direct reclaim in them, STALLS);
+//!   `extfrag_claims`, `extfrag_steals` (allocations served by claiming another migrate
+//!   type's pageblock, or by a page from it that keeps its type: the guest's
+//!   `mm_page_alloc_extfrag` events) and `watermark_boosts` (`boost_watermark`'s boosts:
+//!   claim attempts below `pageblock_order`; only when some allocation fell back).
 //! - Per cgroup whose `memory.reclaim` the trace wrote (the root's as `memcg..`):
 //!   `memcg.<name>.memory.reclaim.{writes,eagain,requested_bytes,reclaimed_bytes}`.
 //! - Per non-root cgroup: `memcg.<name>.memory.current_bytes` (at the end, and — for
@@ -250,6 +254,15 @@ impl Recorder {
         .into_iter()
         .map(|(k, v)| (k.to_string(), v))
         .collect();
+        // Allocations served from another migrate type's free lists, and the watermark
+        // boosts their claim attempts made (the guest's mm_page_alloc_extfrag; only when some
+        // fell back).
+        let b = mm.buddy.stats;
+        if b.fallback_claims + b.fallback_steals > 0 {
+            metrics.push(("extfrag_claims".to_string(), b.fallback_claims as f64));
+            metrics.push(("extfrag_steals".to_string(), b.fallback_steals as f64));
+            metrics.push(("watermark_boosts".to_string(), b.watermark_boosts as f64));
+        }
         let dma_passes: u64 = kswapd.iter().map(|k| k.dma_passes).sum();
         if dma_passes > 0 {
             metrics.push(("kswapd_dma_passes".to_string(), dma_passes as f64));

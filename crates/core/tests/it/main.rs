@@ -17,6 +17,7 @@ mod readahead;
 mod real_traces;
 mod rfc_classic;
 mod shadow_nodes;
+mod start_layout;
 mod tasks;
 mod terasort;
 mod thp;

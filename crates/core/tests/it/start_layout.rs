@@ -1,0 +1,164 @@
+//! `machine.start_layout` (mm/start_layout.rs): the machine starts with the free lists and
+//! pageblock types a booted kernel reports in /proc/pagetypeinfo, and its allocations fall
+//! back into the unmovable blocks' free pages as 6.12.117's do.
+
+use crate::common::*;
+use reclaimlab_core::mm::page_alloc::{MigrateType, ZoneType, NR_PAGE_ORDERS};
+use reclaimlab_core::policy::classic::{Classic, Mainline};
+use reclaimlab_core::sim::engine::Machine;
+
+const TYPES: [MigrateType; 3] = [MigrateType::Unmovable, MigrateType::Movable, MigrateType::Reclaimable];
+
+/// The 256 MiB validation guest at a whole-machine workload's start (`@@freelist start`,
+/// `@@zoneblocks start` of its first seqloop boot, 27 Nov 2026): ZONE_DMA 3,840 managed
+/// pages, DMA32 50,032; 1,423 of DMA32's free pages in its 12 unmovable and 2 reclaimable
+/// pageblocks.
+const GUEST: &str = "0 DMA blocks=1,7,0 unmovable=0,0,0,0,0,1,1,1,0,0,0 movable=0,0,0,0,0,0,0,0,0,1,3 reclaimable=0,0,0,0,0,0,0,0,0,0,0; \
+    0 DMA32 blocks=12,106,2 unmovable=0,0,1,1,0,1,0,1,0,1,0 movable=0,1,1,1,4,3,3,4,2,1,37 reclaimable=1,1,0,0,0,1,1,1,0,1,0";
+
+/// The 512 MiB guest of the memcg tables at a workload's start (the same day's first seqloop
+/// boot): DMA32 manages 114,447 pages and lists 38 unmovable pageblocks with 9,147 pages in
+/// use in the whole machine.
+const GUEST_512: &str = "0 DMA blocks=1,7,0 unmovable=0,0,0,0,0,1,1,1,0,0,0 movable=0,0,0,0,0,0,0,0,0,1,3 reclaimable=0,0,0,0,0,0,0,0,0,0,0; \
+    0 DMA32 blocks=38,208,2 unmovable=1,0,1,1,0,1,0,1,0,1,0 movable=1,1,0,0,0,1,0,0,0,1,101 reclaimable=0,0,1,0,0,1,0,1,0,1,0";
+
+fn guest_config(layout: &str, kernel_used_kb: u64) -> reclaimlab_core::config::SimConfig {
+    sized_config("215488K", layout, kernel_used_kb)
+}
+
+fn sized_config(memory: &str, layout: &str, kernel_used_kb: u64) -> reclaimlab_core::config::SimConfig {
+    let used = format!("{kernel_used_kb}K");
+    config(&[("machine.memory", memory), ("machine.zone_dma", "15360K"), ("swap.device", "none"), ("machine.kernel_used", used.as_str()), ("machine.start_layout", layout)])
+}
+
+fn parse(v: &str) -> [[[u64; NR_PAGE_ORDERS]; 3]; 2] {
+    let mut out = [[[0; NR_PAGE_ORDERS]; 3]; 2];
+    for (z, zone) in v.split(';').enumerate() {
+        for w in zone.split_whitespace().filter_map(|w| w.split_once('=')) {
+            if let Some(t) = ["unmovable", "movable", "reclaimable"].iter().position(|&n| n == w.0) {
+                for (o, n) in w.1.split(',').enumerate() {
+                    out[z][t][o] = n.parse().unwrap();
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Built from the guest's report, every zone has its free blocks per migrate type and order
+/// exactly as listed, the listed pageblock types (DMA32's 106 movable blocks include reserved
+/// memory the model's zone does not have: 98 pageblocks, 84 of them movable), and every other
+/// frame in use outside the workload (53,872 − 45,021 free = 8,851 pages). The 512 MiB
+/// guest's DMA32 lists 38 unmovable pageblocks for 9,082 pages in use: the model's 224
+/// pageblocks keep 204 movable ones for its 104,985 free movable pages and 18 unmovable.
+#[test]
+fn start_layout_reproduces_the_guests_free_lists() {
+    // (machine.memory, layout, pages in use, DMA32's pageblocks per type, DMA32's free pages)
+    for (memory, layout, used, blocks, free) in [("215488K", GUEST, 8851, [12, 84, 2], 41213), ("473148K", GUEST_512, 9147, [18, 204, 2], 105332)] {
+        let cfg = sized_config(memory, layout, used * 4);
+        cfg.validate().unwrap();
+        let m = Machine::new(&cfg, Classic::new(Mainline));
+        m.mm.buddy.check_invariants(&m.mm.lists).unwrap();
+        let want = parse(layout);
+        let zones = &m.mm.nodes[0].zones; // highest first: DMA32 (the model's Normal), DMA
+        let (dma32, dma) = (zones[0], zones[1]);
+        assert_eq!(m.mm.buddy.zones[dma].zone_type, ZoneType::Dma);
+        for (z, zi) in [(0, dma), (1, dma32)] {
+            for (t, mt) in TYPES.iter().enumerate() {
+                for (o, &n) in want[z][t].iter().enumerate() {
+                    let got = m.mm.buddy.free_blocks_mt(&m.mm.lists, zi, o as u8, *mt);
+                    assert_eq!(got, n, "{memory}: zone {zi} {mt:?} order {o}");
+                }
+            }
+        }
+        let pb = |zi: usize| {
+            let n = m.mm.buddy.zones[zi].nr_pageblocks;
+            [n[MigrateType::Unmovable as usize], n[MigrateType::Movable as usize], n[MigrateType::Reclaimable as usize]]
+        };
+        assert_eq!(pb(dma), [1, 7, 0]);
+        assert_eq!(pb(dma32), blocks, "{memory}");
+        assert_eq!((m.mm.buddy.zones[dma].free_pages, m.mm.buddy.zones[dma32].free_pages), (3808, free));
+        assert_eq!(m.mm.nr_kernel_used, used);
+    }
+    let cfg = guest_config(GUEST, 8851 * 4);
+    let dma32 = Machine::new(&cfg, Classic::new(Mainline)).mm.nodes[0].zones[0];
+    // Without the layout the same machine holds kernel_used in whole unmovable blocks and
+    // keeps no free page in them: the difference this key makes.
+    let mut plain = cfg.clone();
+    plain.set("machine.start_layout", "none").unwrap();
+    let m = Machine::new(&plain, Classic::new(Mainline));
+    let unmovable_free: u64 = (0..NR_PAGE_ORDERS).map(|o| m.mm.buddy.free_blocks_mt(&m.mm.lists, dma32, o as u8, MigrateType::Unmovable) << o).sum();
+    assert!(unmovable_free < 512, "a fresh buddy less kernel_used keeps less than a pageblock free in unmovable blocks: {unmovable_free}");
+}
+
+/// A layout that does not fit the machine, or disagrees with machine.kernel_used, is refused
+/// naming the key.
+#[test]
+fn start_layout_that_does_not_fit_is_refused() {
+    let err = |layout: &str, used_kb: u64| guest_config(layout, used_kb).validate().unwrap_err().to_string();
+    let e = err(GUEST, 8000 * 4);
+    assert!(e.contains("machine.start_layout") && e.contains("35404K") && e.contains("machine.kernel_used is 32000K"), "{e}");
+    let e = err(&GUEST.replace("blocks=12,106,2", "blocks=12,80,2"), 8851 * 4);
+    assert!(e.contains("machine.start_layout") && e.contains("94 pageblocks listed, but the zone has 98"), "{e}");
+    // 60 free order-10 blocks need 120 pageblocks of the 98.
+    let e = err(&GUEST.replace("movable=0,1,1,1,4,3,3,4,2,1,37", "movable=0,1,1,1,4,3,3,4,2,1,60"), 0);
+    assert!(e.contains("machine.start_layout") && e.contains("need more pageblocks than the zone's 98"), "{e}");
+    let e = err(GUEST.split(';').next().unwrap(), 8851 * 4);
+    assert!(e.contains("machine.start_layout") && e.contains("zone is not listed"), "{e}");
+}
+
+/// A 64 MiB machine whose 4 unmovable pageblocks hold the only free pages (movable lists
+/// empty), as listed; a movable order-0 allocation then falls back (mm/page_alloc.c
+/// 6.12.117 `__rmqueue`: `__rmqueue_claim`, then `__rmqueue_steal`).
+fn fallback_machine(unmovable: &str, blocks: &str) -> Machine<Classic<Mainline>> {
+    // 16,384 frames, 32 pageblocks; the free pages listed, the rest in use.
+    let free: u64 = unmovable.split(',').enumerate().map(|(o, n)| n.parse::<u64>().unwrap() << o).sum();
+    let layout = format!("0 Normal blocks={blocks} unmovable={unmovable}");
+    let used = format!("{}K", (16384 - free) * 4);
+    // (Not validated: machine.kernel_used leaves less than the 4M a run needs.)
+    let cfg = config(&[("machine.memory", "64M"), ("swap.device", "none"), ("machine.kernel_used", used.as_str()), ("machine.start_layout", layout.as_str())]);
+    let m = Machine::new(&cfg, Classic::new(Mainline));
+    m.mm.buddy.check_invariants(&m.mm.lists).unwrap();
+    m
+}
+
+/// 6.12.117's fallback for a movable page, from unmovable blocks with free pages:
+/// - the largest fallback block of order ≥ pageblock_order / 2 is tried for a claim
+///   (`try_to_steal_block`), which boosts the zone's watermark first (`boost_watermark`:
+///   one pageblock, and ZONE_BOOSTED_WATERMARK, so `rmqueue` wakes kswapd) and claims the
+///   block only if half of it is free (here 128 of 512 are not), then the page is stolen
+///   from the *smallest* fallback block (`__rmqueue_steal`), the block keeping its type;
+/// - with only blocks below order 4 there is no claim attempt and no boost;
+/// - a block half free is claimed: it turns movable and serves the page.
+#[test]
+fn a_movable_fallback_into_unmovable_blocks_boosts_only_when_it_tries_a_claim() {
+    // An order-7 block (pageblock 0) and an order-2 block (pageblock 1: the layout puts
+    // each block in the unmovable pageblock with the fewest free pages so far).
+    let mut m = fallback_machine("0,0,1,0,0,0,0,1,0,0,0", "4,28,0");
+    let z = m.mm.nodes[0].zones[0];
+    let pfn = m.mm.buddy.alloc(&mut m.mm.lists, z, 0, MigrateType::Movable).unwrap();
+    assert_eq!(pfn >> 9, 1, "stolen from the order-2 block's pageblock, not split from the order-7 block");
+    assert_eq!(m.mm.buddy.free_blocks_mt(&m.mm.lists, z, 7, MigrateType::Unmovable), 1, "the order-7 block is left whole");
+    assert_eq!(m.mm.buddy.zones[z].watermark_boost, 512, "the claim attempt boosted the watermark by a pageblock");
+    assert!(m.mm.buddy.take_boosted_watermark(z), "and asks rmqueue to wake kswapd");
+    assert_eq!((m.mm.buddy.stats.fallback_claims, m.mm.buddy.stats.fallback_steals), (0, 1));
+    assert_eq!(m.mm.buddy.zones[z].nr_pageblocks[MigrateType::Unmovable as usize], 4, "no block changed type");
+    m.mm.buddy.check_invariants(&m.mm.lists).unwrap();
+
+    // Orders 3 and 2 only: nothing to claim, the smallest is stolen without a boost.
+    let mut m = fallback_machine("0,0,1,1,0,0,0,0,0,0,0", "4,28,0");
+    let pfn = m.mm.buddy.alloc(&mut m.mm.lists, z, 0, MigrateType::Movable).unwrap();
+    assert_eq!(m.mm.buddy.pageblock_migratetype(pfn), MigrateType::Unmovable);
+    assert_eq!(m.mm.buddy.free_blocks_mt(&m.mm.lists, z, 3, MigrateType::Unmovable), 1, "the order-2 block served it");
+    assert_eq!(m.mm.buddy.zones[z].watermark_boost, 0, "no claim attempt, no boost");
+    assert!(!m.mm.buddy.take_boosted_watermark(z));
+
+    // One unmovable pageblock with an order-8 and an order-7 block: 384 of 512 free, claimed.
+    let mut m = fallback_machine("0,0,0,0,0,0,0,1,1,0,0", "1,31,0");
+    let pfn = m.mm.buddy.alloc(&mut m.mm.lists, z, 0, MigrateType::Movable).unwrap();
+    assert_eq!(m.mm.buddy.pageblock_migratetype(pfn), MigrateType::Movable, "the block was claimed for movable pages");
+    assert_eq!(m.mm.buddy.zones[z].nr_pageblocks[MigrateType::Unmovable as usize], 0);
+    assert_eq!(m.mm.buddy.stats.fallback_claims, 1);
+    assert_eq!(m.mm.buddy.zones[z].watermark_boost, 512, "try_to_steal_block boosts before it claims");
+    m.mm.buddy.check_invariants(&m.mm.lists).unwrap();
+}
