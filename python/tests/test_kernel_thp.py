@@ -197,6 +197,7 @@ class _Prep:
         self.setup = Setup(workload=spec, memory="none", guest_mb=1024, nodes=2)
         self.nodes, self.zram, self.cgroup_limits = 2, 1 << 30, {}
         self.read_ahead_kb, self.fault_around_bytes = 128, 65536
+        self.disk_size = None
 
 
 def test_the_model_is_sized_to_the_guest_and_compared_per_thread_count():
