@@ -236,16 +236,17 @@ impl<V: MglruVariant> Mglru<V> {
         (0, last)
     }
 
-    /// `scan_folios`: from the tail of the oldest generation, sort or isolate up to a
-    /// batch; pgscan counts the pages isolated, pgrefill the pages sorted.
+    /// `scan_folios`: from the tail of the oldest generation, zone by zone (the highest
+    /// eligible first) when the node has several, sort or isolate up to a batch; pgscan
+    /// counts the pages isolated, pgrefill the pages sorted.
     pub(super) fn scan_folios(&mut self, mm: &mut Mm, lv: LruvecId, sc: &mut ScanControl, ty: usize, tier: usize, list: &mut Vec<Pfn>) -> u64 {
         let g = &mut self.lrugens[lv as usize];
         if g.nr_gens(ty) == MIN_NR_GENS {
             return 0;
         }
         let node = mm.lruvecs[lv as usize].node;
-        let ScanTally { scanned, sorted, isolated, remaining } = if mm.reclaim_skips_zones(node, sc.reclaim_idx) {
-            Self::scan_folios_skipping(mm, g, lv, sc, ty, tier, list)
+        let ScanTally { scanned, sorted, isolated, remaining } = if mm.reclaim_skips_zones(node, sc.reclaim_idx) || mm.eligible_zones(node, sc.reclaim_idx).nth(1).is_some() {
+            Self::scan_folios_by_zone(mm, g, lv, sc, ty, tier, list)
         } else {
             Self::scan_folios_batch(mm, g, lv, sc, ty, tier, list)
         };
@@ -272,8 +273,8 @@ impl<V: MglruVariant> Mglru<V> {
         }
     }
 
-    /// `scan_folios`' loop over the oldest generation of `ty` when every zone is eligible:
-    /// from the tail, sort or isolate up to a batch.
+    /// `scan_folios`' loop over the oldest generation of `ty` on a node with one zone, every
+    /// zone eligible: from the tail, sort or isolate up to a batch.
     #[inline(always)]
     fn scan_folios_batch(mm: &mut Mm, g: &mut LruGen, lv: LruvecId, sc: &mut ScanControl, ty: usize, tier: usize, list: &mut Vec<Pfn>) -> ScanTally {
         let head = g.head(gen_from_seq(g.min_seq[ty]), ty);
@@ -293,33 +294,53 @@ impl<V: MglruVariant> Mglru<V> {
         t
     }
 
-    /// `scan_folios` for kswapd balancing a lower zone (`sc->reclaim_idx` below a zone of
-    /// the node; mm/vmscan.c 6.12). The kernel keeps a generation's folios on one list per
-    /// zone and takes the zones in the order `(reclaim_idx + i) % MAX_NR_ZONES`: the
-    /// eligible ones first; the zones above only when those gave fewer than
-    /// MIN_LRU_BATCH with budget left, and `sort_folio` moves each of their folios a
-    /// generation up as ineligible (`folio_inc_gen`, to the next generation's tail; counted
-    /// in PGREFILL). The model's generation list mixes zones, so it walks it twice: the
-    /// eligible folios in LRU order, then the others. *Abstractions:* within one
-    /// generation the kernel also takes a higher eligible zone's folios before a lower
-    /// one's, the model in LRU order; where `sort_folio` has the writeback step (v6.6,
+    /// `scan_folios` on a node of several zones (mm/vmscan.c 6.12). The kernel keeps a
+    /// generation's folios on one list per zone (`lrugen->folios[gen][type][zone]`) and
+    /// takes the zones in the order `(sc->reclaim_idx + i) % MAX_NR_ZONES`, i from
+    /// MAX_NR_ZONES down: the eligible ones from `reclaim_idx` down to ZONE_DMA, each until
+    /// the batch is full, so a lower zone's folios go only when the zones above it gave
+    /// fewer than MIN_LRU_BATCH; then the zones above `reclaim_idx` (kswapd balancing a
+    /// lower zone), whose folios `sort_folio` moves a generation up as ineligible
+    /// (`folio_inc_gen`, to the next generation's tail; counted in PGREFILL). The model's
+    /// generation list mixes zones, so it walks it once per eligible zone, highest first,
+    /// taking that zone's folios in LRU order (the order of the kernel's list for the
+    /// zone), then once for the others. *Abstractions:* the zones above `reclaim_idx` are
+    /// walked together in LRU order; where `sort_folio` has the writeback step (v6.6,
     /// v6.15) the kernel tests ineligibility before it, the model after.
     #[cold]
     #[inline(never)]
-    fn scan_folios_skipping(mm: &mut Mm, g: &mut LruGen, lv: LruvecId, sc: &mut ScanControl, ty: usize, tier: usize, list: &mut Vec<Pfn>) -> ScanTally {
+    fn scan_folios_by_zone(mm: &mut Mm, g: &mut LruGen, lv: LruvecId, sc: &mut ScanControl, ty: usize, tier: usize, list: &mut Vec<Pfn>) -> ScanTally {
         let head = g.head(gen_from_seq(g.min_seq[ty]), ty);
+        let node = mm.lruvecs[lv as usize].node;
+        let mut zones: Vec<u8> = mm.eligible_zones(node, sc.reclaim_idx).map(|z| mm.zone_idx(z)).collect();
+        zones.sort_unstable_by(|a, b| b.cmp(a));
+        zones.dedup();
         let mut t = ScanTally::default();
-        for eligible in [true, false] {
+        for zone in zones {
             let mut next = mm.lists.tail(head);
             while let Some(pfn) = next {
                 next = mm.lists.prev_of(head, pfn);
-                if (mm.folio_zonenum(pfn) <= sc.reclaim_idx) != eligible {
+                if mm.folio_zonenum(pfn) != zone {
                     continue;
                 }
-                Self::scan_folio(mm, g, lv, sc, ty, tier, pfn, eligible, list, &mut t);
+                Self::scan_folio(mm, g, lv, sc, ty, tier, pfn, true, list, &mut t);
                 if t.done() {
                     return t;
                 }
+            }
+        }
+        if !mm.reclaim_skips_zones(node, sc.reclaim_idx) {
+            return t;
+        }
+        let mut next = mm.lists.tail(head);
+        while let Some(pfn) = next {
+            next = mm.lists.prev_of(head, pfn);
+            if mm.folio_zonenum(pfn) <= sc.reclaim_idx {
+                continue;
+            }
+            Self::scan_folio(mm, g, lv, sc, ty, tier, pfn, false, list, &mut t);
+            if t.done() {
+                return t;
             }
         }
         t
