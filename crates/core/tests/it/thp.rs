@@ -1033,6 +1033,26 @@ fn scenarios_are_deterministic_and_keep_invariants() {
     assert_eq!(a.pages_per_node, b.pages_per_node);
 }
 
+/// usemem's page cache as the validation guest fills it (guest/thp.c `reader`): one reader
+/// per node loads its contiguous share of the file through the shared mapping, so the page
+/// cache is clean (nothing dirtied or written back) and each node holds its reader's share.
+/// The scenario used to store to every page, and to hand the readers alternate pages: on the
+/// guest's sizes its reclaim then waited on writeback and swapped (docs/validation.md, THP).
+#[test]
+fn usemem_readers_load_their_share_of_the_page_cache() {
+    use reclaimlab_core::scenario::thp::{usemem, UsememParams};
+    let c = cfg("256M", 2, &[("transparent_hugepage.defrag", "always"), ("swap.device", "zram")]);
+    // A region of 10 % and no passes: nothing is reclaimed, the fill stays as it was made.
+    let r = usemem(&c, &UsememParams { threads: 1, cache_pct: 50, usemem_pct: 10, passes: 0 }).unwrap();
+    let v = |k: &str| r.counters.iter().find(|(n, _)| n == k).unwrap().1;
+    assert_eq!((v("nr_dirtied"), v("nr_written"), v("pgsteal_file")), (0, 0, 0));
+    // Each node holds its reader's half, give or take the read-around window (128 KiB,
+    // `ra_pages / 2` of it before the faulting page) reader 1 reads first, at its share's start.
+    let file = 65536 / 2;
+    assert_eq!(r.cache_pages_per_node.iter().sum::<u64>(), file);
+    assert!(r.cache_pages_per_node.iter().all(|&n| n.abs_diff(file / 2) <= 32), "{:?}", r.cache_pages_per_node);
+}
+
 /// Watermark boosting (1c30844d2dfe, in the seed's mmots kernels and v5.0+): a boosted zone
 /// wakes kswapd although the node is balanced; the boosted pass reclaims the boost without
 /// swapping (`may_swap = !nr_boost_reclaim`), lowers the boost and asks kcompactd for
