@@ -55,7 +55,9 @@ fn thpscale<'py>(py: Python<'py>, config: &Config, threads: Vec<u32>, madvise: b
         .collect()
 }
 
-/// One usemem-stress-numa-compact run: {elapsed_s, huge_pct, pages_per_node, vmstat}.
+/// One usemem-stress-numa-compact run: {elapsed_s, huge_pct, pages_per_node,
+/// cache_pages_per_node, vmstat} (cache_pages_per_node: the page cache per node once the
+/// readers are done).
 #[pyfunction]
 #[pyo3(signature = (config, threads, cache_pct=50, usemem_pct=70, passes=10))]
 fn usemem<'py>(py: Python<'py>, config: &Config, threads: u32, cache_pct: u32, usemem_pct: u32, passes: u32) -> PyResult<Bound<'py, PyDict>> {
@@ -69,6 +71,7 @@ fn usemem<'py>(py: Python<'py>, config: &Config, threads: u32, cache_pct: u32, u
     d.set_item("elapsed_s", r.elapsed_s)?;
     d.set_item("huge_pct", r.huge_pct)?;
     d.set_item("pages_per_node", r.pages_per_node.clone())?;
+    d.set_item("cache_pages_per_node", r.cache_pages_per_node.clone())?;
     d.set_item("vmstat", counters(py, &r.counters)?)?;
     Ok(d)
 }

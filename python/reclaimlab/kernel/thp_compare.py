@@ -82,7 +82,8 @@ def run_model(t: dict[str, Any], settings: dict[str, str]) -> tuple[list[dict[st
         return phases, sum(r["count_s"] for r in runs)
     r = _core.usemem(cfg, t["threads"], t["cache_pct"], t["usemem_pct"], t["passes"])
     return [{"threads": t["threads"], "vmstat": dict(r["vmstat"]), "huge_pct": r["huge_pct"],
-             "pages_per_node": list(r["pages_per_node"]), "elapsed_s": r["elapsed_s"]}], r["elapsed_s"]
+             "pages_per_node": list(r["pages_per_node"]), "cache_pages_per_node": list(r["cache_pages_per_node"]),
+             "elapsed_s": r["elapsed_s"]}], r["elapsed_s"]
 
 
 def guest_wall_s(p: Prepared, consoles: list[Console]) -> float | None:

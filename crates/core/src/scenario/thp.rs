@@ -10,7 +10,8 @@
 //! `fault-huge`/`fault-base`, in µs). See [`thpscale`].
 //!
 //! `usemem-stress-numa-compact` (mmtests `global-dhp__workload_usemem-stress-numa-compact`):
-//! page cache fills `cache_pct` of every node, then `threads` usemem tasks on node 0 each
+//! page cache fills `cache_pct` of every node (one reader per node loads its contiguous
+//! share of a file through a shared mapping, as guest/thp.c does), then `threads` usemem tasks on node 0 each
 //! fault their share of an anonymous region larger than a node (`usemem_pct` of memory)
 //! and write it `passes` times; each write of a page costs `cost.access_ns`, plus
 //! `numa.remote_access_ns` on a remote node and `cost.tlb_miss_ns` when not under a THP.
@@ -133,15 +134,16 @@ fn run_programs(m: &mut M, tasks: &[usize], progs: &[Vec<Op>]) -> Result<Vec<Vec
     }
 }
 
-/// Run tasks `tasks` over their page lists, always the task with the earliest clock next.
-/// `on_fault(task, fault, latency)` sees every access.
-fn interleave(m: &mut M, tasks: &[usize], work: &[Vec<u32>], mut on_fault: impl FnMut(&mut M, usize, u32, Fault, u64)) -> Result<()> {
+/// Run tasks `tasks` over their page lists, always the task with the earliest clock next:
+/// a store to each page if `write`, else a load. `on_fault(task, fault, latency)` sees
+/// every access.
+fn interleave(m: &mut M, tasks: &[usize], work: &[Vec<u32>], write: bool, mut on_fault: impl FnMut(&mut M, usize, u32, Fault, u64)) -> Result<()> {
     let mut pos = vec![0usize; tasks.len()];
     loop {
         let Some(i) = earliest(m, tasks, |i| pos[i] < work[i].len()) else { return Ok(()) };
         let page = work[i][pos[i]];
         pos[i] += 1;
-        let (f, lat) = m.touch(tasks[i], page, true)?;
+        let (f, lat) = m.touch(tasks[i], page, write)?;
         on_fault(m, i, page, f, lat);
     }
 }
@@ -276,6 +278,8 @@ pub struct UsememResult {
     pub counters: Vec<(String, u64)>,
     /// Pages of the usemem region per node at the end.
     pub pages_per_node: Vec<u64>,
+    /// Page-cache pages per node once the readers are done, before the usemem tasks start.
+    pub cache_pages_per_node: Vec<u64>,
     pub huge_pct: f64,
 }
 
@@ -287,9 +291,19 @@ pub fn usemem(cfg: &SimConfig, p: &UsememParams) -> Result<UsememResult> {
     let cache_pages = (total as u64 * p.cache_pct as u64 / 100) as u32;
     let file = m.mmap(cache_pages, true, false)?;
     let fstart = m.procs.vmas[file].start;
+    // One reader per node loads its share of the file through the shared mapping, page
+    // by page: reader n the n-th contiguous share, the last one the rest (guest/thp.c's
+    // `reader`). Loads: the page cache stays clean.
     let readers: Vec<usize> = (0..nodes).map(|n| m.add_task(n as u16)).collect();
-    let work: Vec<Vec<u32>> = (0..nodes).map(|n| (0..cache_pages).filter(|i| i % nodes == n).map(|i| fstart + i).collect()).collect();
-    interleave(&mut m, &readers, &work, |_, _, _, _, _| {})?;
+    let share = cache_pages / nodes;
+    let work: Vec<Vec<u32>> = (0..nodes)
+        .map(|n| {
+            let end = if n == nodes - 1 { cache_pages } else { share * (n + 1) };
+            (fstart + share * n..fstart + end).collect()
+        })
+        .collect();
+    interleave(&mut m, &readers, &work, false, |_, _, _, _, _| {})?;
+    let cache_pages_per_node = m.pages_per_node(fstart, cache_pages);
     let t0 = barrier(&mut m);
     let pages = ((total as u64 * p.usemem_pct as u64 / 100) as u32 / HPAGE_PMD_NR).max(p.threads) * HPAGE_PMD_NR;
     let region = m.mmap(pages, false, false)?;
@@ -301,13 +315,13 @@ pub fn usemem(cfg: &SimConfig, p: &UsememParams) -> Result<UsememResult> {
     }
     let ranges: Vec<(u32, u32)> = (0..p.threads).map(|i| (rstart + i * per, (rstart + (i + 1) * per).min(rstart + pages))).collect();
     let work: Vec<Vec<u32>> = ranges.iter().map(|&(a, b)| (a..b).collect()).collect();
-    interleave(&mut m, &tasks, &work, |_, _, _, _, _| {})?;
+    interleave(&mut m, &tasks, &work, true, |_, _, _, _, _| {})?;
     // The write passes: per page the access cost plus the remote and TLB penalties; a
     // page evicted meanwhile faults again.
     let access = m.mm.cfg.cost.access_ns;
     let tlb = m.mm.cfg.thp.tlb_miss_ns;
     for _ in 0..p.passes {
-        interleave(&mut m, &tasks, &work, |m, i, page, _, _| {
+        interleave(&mut m, &tasks, &work, true, |m, i, page, _, _| {
             let t = tasks[i];
             let pte = m.mm.pages.pte[page as usize];
             if is_resident(pte) {
@@ -332,6 +346,7 @@ pub fn usemem(cfg: &SimConfig, p: &UsememParams) -> Result<UsememResult> {
         elapsed_s: (end - t0) as f64 / 1e9,
         counters: m.counters(),
         pages_per_node: m.pages_per_node(rstart, pages),
+        cache_pages_per_node,
         huge_pct: if resident == 0 { 0.0 } else { 100.0 * huge as f64 / resident as f64 },
     })
 }

@@ -1033,19 +1033,32 @@ fn scenarios_are_deterministic_and_keep_invariants() {
     assert_eq!(a.pages_per_node, b.pages_per_node);
 }
 
-/// Watermark boosting (1c30844d2dfe, in the seed's mmots kernels and v5.0+): a boosted zone
-/// wakes kswapd although the node is balanced; the boosted pass reclaims the boost without
-/// swapping (`may_swap = !nr_boost_reclaim`), lowers the boost and asks kcompactd for
-/// `pageblock_order` (balance_pgdat's `out:`). A node with a free pageblock at the min
-/// watermark is not `kcompactd_node_suitable` (mm/compaction.c 6.12): kcompactd is not
-/// woken and the request waits (a fragmented node wakes it:
-/// `defrag_modes_decide_stall_wake_or_fallback`).
+/// usemem's page cache as the validation guest fills it (guest/thp.c `reader`): one reader
+/// per node loads its contiguous share of the file through the shared mapping, so the page
+/// cache is clean (nothing dirtied or written back) and each node holds its reader's share.
+/// The scenario used to store to every page, and to hand the readers alternate pages: on the
+/// guest's sizes its reclaim then waited on writeback and swapped (docs/validation.md, THP).
 #[test]
-fn boosted_watermark_wakes_kswapd_then_asks_kcompactd() {
-    use reclaimlab_core::mm::vmstat::Ev;
-    // 256 MiB: at DEF_PRIORITY a step scans lru_size >> 12 pages, and a boosted step that
-    // reclaims nothing ends the pass, so the LRUs must hold more than 4096 pages.
-    let mut m = program_machine(&cfg("256M", 1, &[("transparent_hugepage.enabled", "never"), ("swap.device", "zram")])).unwrap();
+fn usemem_readers_load_their_share_of_the_page_cache() {
+    use reclaimlab_core::scenario::thp::{usemem, UsememParams};
+    let c = cfg("256M", 2, &[("transparent_hugepage.defrag", "always"), ("swap.device", "zram")]);
+    // A region of 10 % and no passes: nothing is reclaimed, the fill stays as it was made.
+    let r = usemem(&c, &UsememParams { threads: 1, cache_pct: 50, usemem_pct: 10, passes: 0 }).unwrap();
+    let v = |k: &str| r.counters.iter().find(|(n, _)| n == k).unwrap().1;
+    assert_eq!((v("nr_dirtied"), v("nr_written"), v("pgsteal_file")), (0, 0, 0));
+    // Each node holds its reader's half, give or take the read-around window (128 KiB,
+    // `ra_pages / 2` of it before the faulting page) reader 1 reads first, at its share's start.
+    let file = 65536 / 2;
+    assert_eq!(r.cache_pages_per_node.iter().sum::<u64>(), file);
+    assert!(r.cache_pages_per_node.iter().all(|&n| n.abs_diff(file / 2) <= 32), "{:?}", r.cache_pages_per_node);
+}
+
+/// 256 MiB, one node, THP off, zram: a task's 20,000 anonymous pages and 30,000 pages of
+/// clean page cache, balanced and kswapd asleep. 256 MiB: at DEF_PRIORITY a step scans
+/// lru_size >> 12 pages, and a boosted step that reclaims nothing ends the pass, so the LRUs
+/// must hold more than 4096 pages.
+fn anon_and_clean_cache(extra: &[(&str, &str)]) -> (M, usize) {
+    let mut m = program_machine(&cfg("256M", 1, &[&[("transparent_hugepage.enabled", "never"), ("swap.device", "zram")], extra].concat())).unwrap();
     let t = m.add_task(0);
     let a = m.mmap(20_000, false, false).unwrap();
     let f = m.mmap(30_000, true, false).unwrap();
@@ -1061,6 +1074,45 @@ fn boosted_watermark_wakes_kswapd_then_asks_kcompactd() {
         m.mm.frames.clear(pfn, pg::YOUNG | pg::MAPPED);
     }
     assert!(m.mm.pgdat_balanced(0, 0, ZONE_MOVABLE) && !m.kswapd[0].active);
+    (m, t)
+}
+
+/// MGLRU's root reclaim does nothing without `may_writepage` (`lru_gen_shrink_node`,
+/// mm/vmscan.c 6.12: "Unmapped clean folios are already prioritized ... goto done"), which a
+/// boosted kswapd pass clears ("Do not writeback or swap pages for boosted reclaim"). Two
+/// identical machines, root reclaim's `shrink_node` four times at priority 4 with swap off:
+/// with `may_writepage` it reclaims clean page cache, without it nothing is even scanned.
+#[test]
+fn mglru_root_reclaim_needs_may_writepage() {
+    use reclaimlab_core::mm::vmstat::Ev;
+    use reclaimlab_core::vmscan::{shrink_node, Reclaimer, ScanControl};
+    let steal = |may_writepage: bool| {
+        let (mut m, _) = anon_and_clean_cache(&[("policy", "mglru@6.12")]);
+        let mut sc = ScanControl::new(Reclaimer::Direct, 1024);
+        (sc.priority, sc.may_swap, sc.may_writepage) = (4, false, may_writepage);
+        // The first calls age (the page cache sits in the youngest generation), the next evict.
+        for _ in 0..4 {
+            shrink_node(&mut m.mm, &mut m.policy, 0, &mut sc);
+        }
+        Engine::check_invariants(&m).unwrap();
+        (m.mm.vmstat.get(Ev::PgscanDirect), sc.nr_reclaimed)
+    };
+    let (scanned, reclaimed) = steal(true);
+    assert!(scanned > 0 && reclaimed > 0, "{scanned} {reclaimed}");
+    assert_eq!(steal(false), (0, 0));
+}
+
+/// Watermark boosting (1c30844d2dfe, in the seed's mmots kernels and v5.0+): a boosted zone
+/// wakes kswapd although the node is balanced; the boosted pass reclaims the boost without
+/// swapping (`may_swap = !nr_boost_reclaim`), lowers the boost and asks kcompactd for
+/// `pageblock_order` (balance_pgdat's `out:`). A node with a free pageblock at the min
+/// watermark is not `kcompactd_node_suitable` (mm/compaction.c 6.12): kcompactd is not
+/// woken and the request waits (a fragmented node wakes it:
+/// `defrag_modes_decide_stall_wake_or_fallback`).
+#[test]
+fn boosted_watermark_wakes_kswapd_then_asks_kcompactd() {
+    use reclaimlab_core::mm::vmstat::Ev;
+    let (mut m, t) = anon_and_clean_cache(&[]);
     // Unboosted and balanced: wakeup_kswapd does nothing.
     m.kswapd[0].wakeup(&mut m.mm, m.procs.tasks[t].clock, 0, ZONE_MOVABLE, true);
     assert!(!m.kswapd[0].active);

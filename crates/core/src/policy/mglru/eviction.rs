@@ -386,6 +386,14 @@ impl<V: MglruVariant> Mglru<V> {
             });
             return;
         }
+        // lru_gen_shrink_node (mm/vmscan.c 6.12, since v6.5's per-node memcg LRU; 6.15 the
+        // same): "Unmapped clean folios are already prioritized. Scanning for more of them
+        // is likely futile": without `may_writepage` or `may_unmap` — a boosted kswapd
+        // pass ("Do not writeback or swap pages for boosted reclaim") — it goes straight to
+        // `done`, reclaiming nothing (nor shrinking slab, which `shrink_one` does).
+        if !sc.may_writepage || !sc.may_unmap {
+            return;
+        }
         if self.kswapd_resume.len() <= node as usize {
             self.kswapd_resume.resize(node as usize + 1, None);
         }
