@@ -131,6 +131,7 @@ impl<P: ReclaimPolicy> Machine<P> {
             let start = c.clock[t].max(c.cpu_free[cpu]);
             let horizon = c.others_clock(t).map_or(u64::MAX, |o| o.max(start) + TASK_QUANTUM_NS);
             self.now = start;
+            self.current_task = t;
             let (reclaim0, base0) = (self.rec.direct_reclaim_ns, self.rec.baseline_ns);
             let mut work = 0;
             loop {

@@ -275,9 +275,9 @@ fn the_memcg_dirty_domain_reads_flushed_statistics() {
     assert_eq!((c.nr_dirty, c.stat_nr_dirty), (pages as u64, 0), "every page dirty, none flushed");
     assert_eq!(m.mm.vmstat.get(Ev::NrWritten), 0, "the writer was never held: no writeback started");
     let now = m.mm.now;
-    assert_eq!(m.mm.balance_dirty_pages(w, now).ns, 0, "stale statistics: free running");
+    assert_eq!(m.mm.balance_dirty_pages(w, 0, now).ns, 0, "stale statistics: free running");
     m.mm.flush_memcg_stats();
-    let pause = m.mm.balance_dirty_pages(w, now).ns;
+    let pause = m.mm.balance_dirty_pages(w, 0, now).ns;
     assert!(pause > 0, "after the flush the domain is over its limit");
     assert!(m.mm.wb.nr_writeback > 0, "and background writeback started");
 }
@@ -404,7 +404,7 @@ fn a_held_writer_pauses_by_its_own_wb_dirty_pages() {
         let (mut m, w, now) = held(other_writes);
         let global = m.mm.wb.nr_dirty + m.mm.wb.nr_writeback;
         assert_eq!(global, if other_writes { 2 * PAGES } else { PAGES } as u64);
-        let pause = m.mm.balance_dirty_pages(w, now);
+        let pause = m.mm.balance_dirty_pages(w, 0, now);
         assert_eq!(pause.ns, expected, "other cgroup writing: {other_writes}");
         assert!(pause.again, "2,048 pages of its wb dirty or under writeback: round again");
         // Every write completes: its wb is clean, and the next pause ends the loop.
@@ -413,7 +413,7 @@ fn a_held_writer_pauses_by_its_own_wb_dirty_pages() {
         m.mm.now = done;
         let c = &m.mm.memcgs[w as usize];
         assert!(c.nr_dirty + c.nr_writeback <= 32, "{} left", c.nr_dirty + c.nr_writeback);
-        let pause = m.mm.balance_dirty_pages(w, done);
+        let pause = m.mm.balance_dirty_pages(w, 0, done);
         assert_eq!((pause.ns, pause.again), (jiffy_ns, false), "one jiffy, then out of the loop");
     }
 }
