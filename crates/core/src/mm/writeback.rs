@@ -27,13 +27,20 @@
 //!   freerun ceiling `(thresh + bg_thresh) / 2`, a writer pauses per page it dirties
 //!   `1 / task_ratelimit`, `task_ratelimit = dirty_ratelimit × pos_ratio` with the global
 //!   control line's `pos_ratio_polynom` (1 at the setpoint halfway between freerun and the
-//!   limit, 0 at the limit) and `dirty_ratelimit` the disk's write bandwidth (what the
-//!   kernel's estimate converges to for one dirtier), less the time it ran since its last
-//!   pause (`dirty_paused_when`), each pause capped at `wb_max_pause` (from the writer's
+//!   limit, 0 at the limit) and `dirty_ratelimit` the wb's rate limit, less the time the
+//!   writer ran since its own last pause (`current->dirty_paused_when`: each task of a
+//!   source of tasks has its own, sim/tasks.rs), each pause capped at `wb_max_pause` (from the writer's
 //!   own wb's dirty + writeback pages); at or above the global limit it sleeps until
 //!   enough writes complete; held at its memcg domain's limit it sleeps `wb_max_pause` and
 //!   goes round again until its wb has at most `wb_stat_error()` such pages. Pauses and
 //!   the flusher's intervals are jiffies of the kernel's clock (`sim.time_dilation`).
+//! - **Rate limit** (`wb_update_dirty_ratelimit`): every `BANDWIDTH_INTERVAL` (200 ms) a
+//!   throttled writer measures the wb's dirty rate since the last stamp; the balanced rate
+//!   `task_ratelimit × write_bw / dirty_rate` is `write_bw / N` with N writers each at
+//!   their limit, and `dirty_ratelimit` follows it in the kernel's filtered steps. It
+//!   starts at the disk's bandwidth (one dirtier's balanced rate; the kernel starts at
+//!   `INIT_BW`, 100 MB/s, and estimates the bandwidth), so a single writer is paced as
+//!   before; stamps move on in free run as the writeback paths' `wb_update_bandwidth` do.
 //!
 //! Thresholds (`domain_dirty_limits`): `vm.dirty_bytes` / `vm.dirty_background_bytes` if
 //! set, else `vm.dirty_ratio` / `vm.dirty_background_ratio` of `global_dirtyable_memory`
@@ -47,10 +54,10 @@
 //! disk's write queue is separate from its read queue (sim/filemap.rs) and from swap. A
 //! non-root memcg's writer is also throttled against its own domain (`mdtc`, cgroup
 //! writeback), but its wb writes the oldest dirty pages of any memcg (one queue). No
-//! per-wb share of the thresholds (`wb_position_ratio`'s wb part), no bandwidth
-//! estimation (`dirty_ratelimit` is the disk's bandwidth), and `balance_dirty_pages` runs
-//! on every page dirtied rather than every `nr_dirtied_pause` pages (the same pauses in
-//! total).
+//! per-wb share of the thresholds (`wb_position_ratio`'s wb part), no write bandwidth
+//! estimation (`avg_write_bandwidth` is the disk's), `hard_dirty_limit` is the threshold
+//! (no slowly following `dom->dirty_limit`), and `balance_dirty_pages` runs on every page
+//! dirtied rather than every `nr_dirtied_pause` pages (the same pauses in total).
 
 use super::page::{is_resident, pg};
 use super::page_alloc::Pfn;
