@@ -56,8 +56,10 @@
 //! writeback), but its wb writes the oldest dirty pages of any memcg (one queue). No
 //! per-wb share of the thresholds (`wb_position_ratio`'s wb part), no write bandwidth
 //! estimation (`avg_write_bandwidth` is the disk's), `hard_dirty_limit` is the threshold
-//! (no slowly following `dom->dirty_limit`), and `balance_dirty_pages` runs on every page
-//! dirtied rather than every `nr_dirtied_pause` pages (the same pauses in total).
+//! (no slowly following `dom->dirty_limit`), `balance_dirty_pages` runs on every page
+//! dirtied rather than every `nr_dirtied_pause` pages (the same pauses in total), and a
+//! task's first page dirtied above the freerun ceiling counts its think time from 0 (the
+//! kernel, with no `dirty_paused_when` yet, pauses it one period).
 
 use super::page::{is_resident, pg};
 use super::page_alloc::Pfn;

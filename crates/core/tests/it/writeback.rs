@@ -462,3 +462,43 @@ fn direct_reclaim_waits_for_kswapd_below_half_the_pfmemalloc_reserve() {
     let (throttled, _, _, _) = run(false);
     assert_eq!(throttled, 0, "above half the reserve: no throttling");
 }
+
+/// Each task has its own `current->dirty_paused_when` (mm/page-writeback.c 6.12
+/// `balance_dirty_pages`): with the dirty pages between the freerun ceiling and the limit,
+/// a task paused just now is paused again, while a task that last paused half a second
+/// ago has thought longer than its period and is not paused, even right after another
+/// task was — one pause state shared by the tasks would pause it too.
+#[test]
+fn each_task_is_paced_against_its_own_last_pause() {
+    use reclaimlab_core::mm::writeback::DirtyPause;
+    // 8 MiB written to a disk that takes 50 ms a page: most of it dirty or under
+    // writeback, between the freerun ceiling (1,792) and the limit (3,072); no completion
+    // is applied below.
+    let cfg = config(&[
+        ("machine.memory", "256M"),
+        ("swap.device", "none"),
+        ("block.read_ahead_kb", "0"),
+        ("vm.dirty_writeback_centisecs", "0"),
+        ("vm.dirty_background_bytes", "2M"),
+        ("vm.dirty_bytes", "12M"),
+        ("cost.file_write_ns", "50000000"),
+        ("cost.flusher_page_ns", "0"),
+    ]);
+    let mut log = region("log", WRITTEN, AccessKind::FileRead);
+    log.write_ratio = 1.0;
+    let p = program(vec![log], vec![phase("write", WRITTEN as u64, &[(0, Pattern::Sequential, 1.0)])]);
+    let mut m = Machine::new(&cfg, Classic::new(Mainline));
+    m.run(generate(p, 1).unwrap().as_mut(), u64::MAX).unwrap();
+    let dirty = m.mm.wb.nr_dirty + m.mm.wb.nr_writeback;
+    assert!(dirty > 1792 && dirty < 3072, "{dirty}");
+    let t = m.mm.now + 10_000_000_000;
+    // A task's first page here is not paused: its think time counts from 0 (the kernel,
+    // with no last pause, would pause it one period; mm/writeback.rs).
+    assert_eq!(m.mm.balance_dirty_pages(0, 1, t), DirtyPause::NONE, "task 1's first page");
+    assert!(m.mm.balance_dirty_pages(0, 1, t).ns > 0, "task 1 again at the same instant");
+    let later = t + 500_000_000;
+    assert_eq!(m.mm.balance_dirty_pages(0, 2, later), DirtyPause::NONE, "task 2's first page");
+    assert!(m.mm.balance_dirty_pages(0, 2, later).ns > 0, "task 2 again at the same instant");
+    assert_eq!(m.mm.balance_dirty_pages(0, 1, later), DirtyPause::NONE, "task 1 thought 0.5 s");
+    assert!(m.mm.balance_dirty_pages(0, 2, later).ns > 0, "task 2 still paced");
+}
