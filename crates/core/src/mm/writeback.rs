@@ -27,13 +27,20 @@
 //!   freerun ceiling `(thresh + bg_thresh) / 2`, a writer pauses per page it dirties
 //!   `1 / task_ratelimit`, `task_ratelimit = dirty_ratelimit × pos_ratio` with the global
 //!   control line's `pos_ratio_polynom` (1 at the setpoint halfway between freerun and the
-//!   limit, 0 at the limit) and `dirty_ratelimit` the disk's write bandwidth (what the
-//!   kernel's estimate converges to for one dirtier), less the time it ran since its last
-//!   pause (`dirty_paused_when`), each pause capped at `wb_max_pause` (from the writer's
+//!   limit, 0 at the limit) and `dirty_ratelimit` the wb's rate limit, less the time the
+//!   writer ran since its own last pause (`current->dirty_paused_when`: each task of a
+//!   source of tasks has its own, sim/tasks.rs), each pause capped at `wb_max_pause` (from the writer's
 //!   own wb's dirty + writeback pages); at or above the global limit it sleeps until
 //!   enough writes complete; held at its memcg domain's limit it sleeps `wb_max_pause` and
 //!   goes round again until its wb has at most `wb_stat_error()` such pages. Pauses and
 //!   the flusher's intervals are jiffies of the kernel's clock (`sim.time_dilation`).
+//! - **Rate limit** (`wb_update_dirty_ratelimit`): every `BANDWIDTH_INTERVAL` (200 ms) a
+//!   throttled writer measures the wb's dirty rate since the last stamp; the balanced rate
+//!   `task_ratelimit × write_bw / dirty_rate` is `write_bw / N` with N writers each at
+//!   their limit, and `dirty_ratelimit` follows it in the kernel's filtered steps. It
+//!   starts at the disk's bandwidth (one dirtier's balanced rate; the kernel starts at
+//!   `INIT_BW`, 100 MB/s, and estimates the bandwidth), so a single writer is paced as
+//!   before; stamps move on in free run as the writeback paths' `wb_update_bandwidth` do.
 //!
 //! Thresholds (`domain_dirty_limits`): `vm.dirty_bytes` / `vm.dirty_background_bytes` if
 //! set, else `vm.dirty_ratio` / `vm.dirty_background_ratio` of `global_dirtyable_memory`
@@ -47,10 +54,12 @@
 //! disk's write queue is separate from its read queue (sim/filemap.rs) and from swap. A
 //! non-root memcg's writer is also throttled against its own domain (`mdtc`, cgroup
 //! writeback), but its wb writes the oldest dirty pages of any memcg (one queue). No
-//! per-wb share of the thresholds (`wb_position_ratio`'s wb part), no bandwidth
-//! estimation (`dirty_ratelimit` is the disk's bandwidth), and `balance_dirty_pages` runs
-//! on every page dirtied rather than every `nr_dirtied_pause` pages (the same pauses in
-//! total).
+//! per-wb share of the thresholds (`wb_position_ratio`'s wb part), no write bandwidth
+//! estimation (`avg_write_bandwidth` is the disk's), `hard_dirty_limit` is the threshold
+//! (no slowly following `dom->dirty_limit`), `balance_dirty_pages` runs on every page
+//! dirtied rather than every `nr_dirtied_pause` pages (the same pauses in total), and a
+//! task's first page dirtied above the freerun ceiling counts its think time from 0 (the
+//! kernel, with no `dirty_paused_when` yet, pauses it one period).
 
 use super::page::{is_resident, pg};
 use super::page_alloc::Pfn;
@@ -69,6 +78,8 @@ const JIFFY_NS: u64 = 1_000_000_000 / HZ;
 const WB_STAT_ERROR: u64 = 2 * 8 * (1 + 1);
 /// `RATELIMIT_CALC_SHIFT`.
 const RATELIMIT_CALC_SHIFT: u32 = 10;
+/// `BANDWIDTH_INTERVAL` in jiffies (`max(HZ/5, 1)`): how often the rate limit is updated.
+const BANDWIDTH_INTERVAL: u64 = HZ / 5;
 
 #[derive(Default)]
 pub struct Writeback {
@@ -84,8 +95,18 @@ pub struct Writeback {
     busy_until: u64,
     /// When the periodic flusher runs next (ns).
     pub next_run: u64,
-    /// `current->dirty_paused_when`: the writer's last pause ended then (ns).
-    dirty_paused_when: u64,
+    /// `current->dirty_paused_when` of each writing task (indexed by the task: a trace's
+    /// one task is 0): its last pause ended then (ns). Grown when a task first dirties.
+    dirty_paused_when: Vec<u64>,
+    /// `wb->dirty_ratelimit`, `wb->balanced_dirty_ratelimit` (pages per second of the
+    /// kernel's clock; 0 until the first throttled call sets both to the disk's bandwidth)
+    /// and the bandwidth estimate's stamps: `bw_time_stamp` (ns) and `dirtied_stamp`
+    /// against `dirtied`, the wb's `WB_DIRTIED` ([`Mm::wb_update_dirty_ratelimit`]).
+    dirty_ratelimit: u64,
+    balanced_dirty_ratelimit: u64,
+    bw_time_stamp: u64,
+    dirtied_stamp: u64,
+    dirtied: u64,
     /// With `cost.flusher_page_ns`: what the flusher was asked to write and has not yet
     /// written ([`Mm::flusher_submit_due`]).
     work: FlushWork,
@@ -144,6 +165,7 @@ impl Mm {
         let node = self.node_of(pfn);
         self.nodes[node as usize].nr_write_pending += 1;
         self.vmstat.count(Ev::NrDirtied, 1);
+        self.wb.dirtied += 1;
         self.wb.queue.push_back((self.frames.page(pfn), now));
     }
 
@@ -395,7 +417,7 @@ impl Mm {
     /// domains: mm/page-writeback.c 6.12 `wb_dirty_limits`), and a writer held at a limit
     /// (`task_ratelimit` 0) sleeps `max_pause` and goes round again until its wb has no
     /// more than `wb_stat_error()` such pages (`again`).
-    pub fn balance_dirty_pages(&mut self, memcg: super::memcontrol::MemcgId, now: u64) -> DirtyPause {
+    pub fn balance_dirty_pages(&mut self, memcg: super::memcontrol::MemcgId, task: usize, now: u64) -> DirtyPause {
         let global = self.global_dirty_domain();
         let mdtc = self.memcg_dirty_domain(memcg);
         let domains = [Some(global), mdtc];
@@ -408,17 +430,41 @@ impl Mm {
         if self.wb.nr_dirty > global.bg_thresh || !all_freerun {
             self.wb_writeback(now, false, mdtc.map(|d| (memcg, d.bg_thresh)));
         }
+        if self.wb.dirty_paused_when.len() <= task {
+            self.wb.dirty_paused_when.resize(task + 1, 0);
+        }
+        // wb's write bandwidth in pages per second of the kernel's clock (the disk's,
+        // `sim.time_dilation` times slower than on the simulated clock).
+        let write_ns = self.cfg.cost.file_write_ns.max(1);
+        let bw = ((1e9 / (write_ns as f64 * self.cfg.time_dilation)) as u64).max(1);
+        let interval = self.timer_ns(BANDWIDTH_INTERVAL * JIFFY_NS).max(1);
         if all_freerun {
-            self.wb.dirty_paused_when = now;
+            self.wb.dirty_paused_when[task] = now;
+            // The writeback paths' `wb_update_bandwidth` (no rate limit update) keep the
+            // stamps within an interval of now.
+            if now >= self.wb.bw_time_stamp + interval {
+                self.wb.bw_time_stamp = now;
+                self.wb.dirtied_stamp = self.wb.dirtied;
+            }
             return DirtyPause::NONE;
+        }
+        if self.wb.dirty_ratelimit == 0 {
+            self.wb.dirty_ratelimit = bw;
+            self.wb.balanced_dirty_ratelimit = bw;
+        }
+        if now >= self.wb.bw_time_stamp + interval {
+            // __wb_update_bandwidth(gdtc, mdtc, true): the global domain, then the memcg's.
+            let elapsed = now - self.wb.bw_time_stamp;
+            for d in domains.iter().flatten() {
+                self.wb_update_dirty_ratelimit(d, bw, elapsed);
+            }
+            self.wb.bw_time_stamp = now;
+            self.wb.dirtied_stamp = self.wb.dirtied;
         }
         // wb_max_pause (6.12): wb_dirty / (1 + bw / roundup_pow_of_two(1 + HZ/8)) + 1
         // jiffies, at most MAX_PAUSE; bw is the wb's write bandwidth in pages per second of
-        // the kernel's clock (the disk's, `sim.time_dilation` times slower than on the
-        // simulated clock) and wb_dirty the writer's wb's WB_RECLAIMABLE + WB_WRITEBACK:
+        // the kernel's clock and wb_dirty the writer's wb's WB_RECLAIMABLE + WB_WRITEBACK:
         // the pages of the memcg whose inodes it writes (cgroup writeback), exact.
-        let write_ns = self.cfg.cost.file_write_ns.max(1);
-        let bw = (1e9 / (write_ns as f64 * self.cfg.time_dilation)) as u64;
         let hz8 = (1 + HZ / 8).next_power_of_two();
         let m = &self.memcgs[memcg as usize];
         let wb_dirty = m.nr_dirty + m.nr_writeback;
@@ -427,7 +473,7 @@ impl Mm {
         // unless wb_dirty is within wb_stat_error(). A memcg domain reads flushed
         // statistics, which completions do not change before the next flush.
         if domains.iter().flatten().any(|d| d.memcg && d.dirty >= d.limit()) {
-            self.wb.dirty_paused_when = now + max_pause;
+            self.wb.dirty_paused_when[task] = now + max_pause;
             return DirtyPause { ns: max_pause, again: wb_dirty > WB_STAT_ERROR };
         }
         // The global domain's counts are exact: sleep until writeback has brought it below
@@ -438,23 +484,73 @@ impl Mm {
                 Some(t) => t.saturating_sub(now).max(1),
                 None => max_pause,
             };
-            self.wb.dirty_paused_when = now + pause;
+            self.wb.dirty_paused_when[task] = now + pause;
             return DirtyPause { ns: pause, again: false };
         }
         let pos = domains.iter().flatten().map(DirtyDomain::pos_ratio).min().expect("the global domain");
-        let period = if pos == 0 { max_pause } else { (write_ns << RATELIMIT_CALC_SHIFT) / pos as u64 };
-        // period = HZ * pages_dirtied / task_ratelimit (task_ratelimit = bw * pos_ratio),
-        // less the time the writer spent since its last pause; a writer slower than that
-        // is not paused, its virtual pause time moves on (or is reset after 1 s behind).
-        let think = now.saturating_sub(self.wb.dirty_paused_when);
+        // period = HZ * pages_dirtied / task_ratelimit, task_ratelimit = dirty_ratelimit *
+        // pos_ratio: one page's worth at the wb's rate limit, on the simulated clock (the
+        // disk's write time per page when the rate limit is its bandwidth), less the time
+        // the writer spent since its own last pause; a writer slower than that is not
+        // paused, its virtual pause time moves on (or is reset after 1 s behind).
+        let period = if pos == 0 {
+            max_pause
+        } else {
+            (((write_ns as u128) << RATELIMIT_CALC_SHIFT) * bw as u128 / (self.wb.dirty_ratelimit as u128 * pos as u128)).min(u64::MAX as u128) as u64
+        };
+        let paused_when = self.wb.dirty_paused_when[task];
+        let think = now.saturating_sub(paused_when);
         if period <= think {
-            self.wb.dirty_paused_when = if think - period > self.timer_ns(1_000_000_000) { now } else { self.wb.dirty_paused_when + period };
+            self.wb.dirty_paused_when[task] = if think - period > self.timer_ns(1_000_000_000) { now } else { paused_when + period };
             return DirtyPause::NONE;
         }
         let pause = (period - think).min(max_pause);
-        self.wb.dirty_paused_when = now + pause;
+        self.wb.dirty_paused_when[task] = now + pause;
         DirtyPause { ns: pause, again: false }
     }
+
+    /// `wb_update_dirty_ratelimit` (mm/page-writeback.c 6.12) for domain `d`, `elapsed` ns
+    /// of the simulated clock after the last stamp ([`update_dirty_ratelimit`]). `bw`: the
+    /// disk's bandwidth in pages per second of the kernel's clock.
+    fn wb_update_dirty_ratelimit(&mut self, d: &DirtyDomain, bw: u64, elapsed: u64) {
+        // dirty_rate = dirtied * HZ / elapsed jiffies, on the kernel's clock.
+        let kernel_ns = (elapsed as f64 * self.cfg.time_dilation).max(1.0);
+        let dirty_rate = ((self.wb.dirtied - self.wb.dirtied_stamp) as f64 * 1e9 / kernel_ns) as u64;
+        let (rate, balanced) = update_dirty_ratelimit(self.wb.dirty_ratelimit, self.wb.balanced_dirty_ratelimit, d, bw, dirty_rate);
+        self.wb.dirty_ratelimit = rate;
+        self.wb.balanced_dirty_ratelimit = balanced;
+    }
+}
+
+/// `wb_update_dirty_ratelimit`'s arithmetic (mm/page-writeback.c 6.12): from the wb's
+/// `dirty_ratelimit` and last `balanced_dirty_ratelimit`, domain `d`'s position, the write
+/// bandwidth `write_bw` and the dirty rate measured since the last update (pages per
+/// second), the next (`dirty_ratelimit`, `balanced_dirty_ratelimit`). The balanced rate is
+/// `task_ratelimit × write_bw / dirty_rate` (`task_ratelimit = dirty_ratelimit × pos_ratio`):
+/// with N tasks each throttled at it the wb dirties N × task_ratelimit, so it is
+/// `write_bw / N`; `dirty_ratelimit` follows it in filtered steps, only while the dirty
+/// pages are on the side of the setpoint that the step also corrects.
+fn update_dirty_ratelimit(dirty_ratelimit: u64, last_balanced: u64, d: &DirtyDomain, write_bw: u64, dirty_rate: u64) -> (u64, u64) {
+    let setpoint = (d.freerun() + d.limit()) / 2;
+    let task_ratelimit = ((dirty_ratelimit as u128 * d.pos_ratio() as u128) >> RATELIMIT_CALC_SHIFT) as u64 + 1;
+    let balanced = ((task_ratelimit as u128 * write_bw as u128 / (dirty_rate | 1) as u128) as u64).min(write_bw);
+    let mut step = 0;
+    if d.dirty < setpoint {
+        let x = last_balanced.min(balanced).min(task_ratelimit);
+        if dirty_ratelimit < x {
+            step = x - dirty_ratelimit;
+        }
+    } else {
+        let x = last_balanced.max(balanced).max(task_ratelimit);
+        if dirty_ratelimit > x {
+            step = dirty_ratelimit - x;
+        }
+    }
+    // Slow down near the target: step >> (dirty_ratelimit / (2 step + 1)), / 8.
+    let shift = dirty_ratelimit / (2 * step + 1);
+    step = if shift < 64 { (step >> shift).div_ceil(8) } else { 0 };
+    let next = if dirty_ratelimit < balanced { dirty_ratelimit + step } else { dirty_ratelimit - step.min(dirty_ratelimit) };
+    (next.max(1), balanced)
 }
 
 /// What `balance_dirty_pages` asks of the writer: sleep `ns`, then, if `again`, go
@@ -505,5 +601,47 @@ impl DirtyDomain {
         pos = (pos * x) >> RATELIMIT_CALC_SHIFT;
         pos = (pos * x) >> RATELIMIT_CALC_SHIFT;
         (pos + (1 << RATELIMIT_CALC_SHIFT)).clamp(0, 2 << RATELIMIT_CALC_SHIFT)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// N writers that each dirty as fast as `balance_dirty_pages` lets them (dd), in 1 ms
+    /// steps: the wb's dirty pages grow by what they dirtied less what the disk wrote, and
+    /// `wb_update_dirty_ratelimit` runs every 200 ms (`BANDWIDTH_INTERVAL`) on the rate
+    /// they dirtied at meanwhile. From the
+    /// disk's bandwidth (one writer's rate) the rate limit settles at `write_bw / N`
+    /// ("around (write_bw / N) when there are N dd tasks", mm/page-writeback.c 6.12), and
+    /// the dirty pages between the freerun ceiling and the limit, so that N writers
+    /// together dirty what the disk writes.
+    #[test]
+    fn the_rate_limit_settles_at_the_bandwidth_shared_by_the_dirtiers() {
+        let write_bw = 25_600u64; // 100 MB/s in pages
+        for n in [1u64, 4, 16, 96] {
+            let mut d = DirtyDomain { dirty: 16_000, bg_thresh: 10_000, thresh: 20_000, memcg: false };
+            let (mut rate, mut balanced) = (write_bw, write_bw);
+            let mut dirty = d.dirty as f64;
+            let mut last_rate = 0.0;
+            for _ in 0..1500 {
+                // 200 steps of 1 ms: the writers dirty at their current task_ratelimit.
+                let mut dirtied = 0.0;
+                for _ in 0..200 {
+                    let task_ratelimit = (rate * d.pos_ratio() as u64) >> RATELIMIT_CALC_SHIFT;
+                    dirtied += (n * task_ratelimit) as f64 * 0.001;
+                    dirty = (dirty + ((n * task_ratelimit) as f64 - write_bw as f64) * 0.001).max(0.0);
+                    d.dirty = dirty as u64;
+                }
+                last_rate = dirtied / 0.2;
+                (rate, balanced) = update_dirty_ratelimit(rate, balanced, &d, write_bw, last_rate as u64);
+            }
+            let share = write_bw / n;
+            // Not exactly: the kernel stops stepping near the balanced rate ("Don't pursue
+            // 100% rate matching") and pos_ratio makes up the rest.
+            assert!(rate.abs_diff(share) * 100 <= share * 15, "{n} writers: rate limit {rate}, write_bw / N {share}");
+            assert!((last_rate - write_bw as f64).abs() <= write_bw as f64 * 0.03, "{n} writers dirty {last_rate} pages/s");
+            assert!(d.dirty > d.freerun() && d.dirty < d.limit(), "{n} writers: {} dirty", d.dirty);
+        }
     }
 }

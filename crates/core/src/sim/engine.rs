@@ -118,6 +118,9 @@ pub struct Machine<P: ReclaimPolicy> {
     end_ops_done: bool,
     /// A source of tasks' clocks (sim/tasks.rs).
     pub(super) tasks: super::tasks::TaskClocks,
+    /// The task of a source of tasks that runs now (`current`: its own
+    /// `balance_dirty_pages` state, mm/writeback.rs); 0 for a trace.
+    pub(super) current_task: usize,
     /// DAMON_RECLAIM's kdamond (`damon_reclaim.enabled`), on its own clock.
     pub damon: Option<crate::damon::Kdamond>,
     /// The monitoring-only kdamond of `sim.damon_record` and its snapshots.
@@ -160,6 +163,7 @@ impl<P: ReclaimPolicy> Machine<P> {
             buf: Vec::with_capacity(BATCH),
             end_ops_done: false,
             tasks: Default::default(),
+            current_task: 0,
         }
     }
 
@@ -305,7 +309,7 @@ impl<P: ReclaimPolicy> Machine<P> {
         self.mm.account_dirtied(pfn, self.now);
         let memcg = self.mm.frames.memcg(pfn);
         loop {
-            let pause = self.mm.balance_dirty_pages(memcg, self.now);
+            let pause = self.mm.balance_dirty_pages(memcg, self.current_task, self.now);
             self.now += pause.ns;
             self.rec.dirty_throttle_ns += pause.ns;
             if !pause.again {

@@ -22,9 +22,9 @@
 //!
 //! Abstractions: the per-CPU page lists are the trace's one task's (`TASK_CPU`) whatever
 //! CPU a task runs on; a kswapd never waits for the tasks' CPUs unless the machine has one
-//! CPU per node (sim/daemons.rs, as for a trace); a slice is never preempted;
-//! `balance_dirty_pages` keeps one writer's pause state (mm/writeback.rs), so the tasks
-//! share it and its rate limit is the disk's bandwidth, not the kernel's share per dirtier.
+//! CPU per node (sim/daemons.rs, as for a trace); a slice is never preempted. Each task
+//! has its own `balance_dirty_pages` pause state (`current->dirty_paused_when`), and the
+//! wb's rate limit is estimated from all of them (mm/writeback.rs).
 
 use super::engine::Machine;
 use crate::error::{Error, Result};
@@ -131,6 +131,7 @@ impl<P: ReclaimPolicy> Machine<P> {
             let start = c.clock[t].max(c.cpu_free[cpu]);
             let horizon = c.others_clock(t).map_or(u64::MAX, |o| o.max(start) + TASK_QUANTUM_NS);
             self.now = start;
+            self.current_task = t;
             let (reclaim0, base0) = (self.rec.direct_reclaim_ns, self.rec.baseline_ns);
             let mut work = 0;
             loop {

@@ -275,9 +275,9 @@ fn the_memcg_dirty_domain_reads_flushed_statistics() {
     assert_eq!((c.nr_dirty, c.stat_nr_dirty), (pages as u64, 0), "every page dirty, none flushed");
     assert_eq!(m.mm.vmstat.get(Ev::NrWritten), 0, "the writer was never held: no writeback started");
     let now = m.mm.now;
-    assert_eq!(m.mm.balance_dirty_pages(w, now).ns, 0, "stale statistics: free running");
+    assert_eq!(m.mm.balance_dirty_pages(w, 0, now).ns, 0, "stale statistics: free running");
     m.mm.flush_memcg_stats();
-    let pause = m.mm.balance_dirty_pages(w, now).ns;
+    let pause = m.mm.balance_dirty_pages(w, 0, now).ns;
     assert!(pause > 0, "after the flush the domain is over its limit");
     assert!(m.mm.wb.nr_writeback > 0, "and background writeback started");
 }
@@ -404,7 +404,7 @@ fn a_held_writer_pauses_by_its_own_wb_dirty_pages() {
         let (mut m, w, now) = held(other_writes);
         let global = m.mm.wb.nr_dirty + m.mm.wb.nr_writeback;
         assert_eq!(global, if other_writes { 2 * PAGES } else { PAGES } as u64);
-        let pause = m.mm.balance_dirty_pages(w, now);
+        let pause = m.mm.balance_dirty_pages(w, 0, now);
         assert_eq!(pause.ns, expected, "other cgroup writing: {other_writes}");
         assert!(pause.again, "2,048 pages of its wb dirty or under writeback: round again");
         // Every write completes: its wb is clean, and the next pause ends the loop.
@@ -413,7 +413,7 @@ fn a_held_writer_pauses_by_its_own_wb_dirty_pages() {
         m.mm.now = done;
         let c = &m.mm.memcgs[w as usize];
         assert!(c.nr_dirty + c.nr_writeback <= 32, "{} left", c.nr_dirty + c.nr_writeback);
-        let pause = m.mm.balance_dirty_pages(w, done);
+        let pause = m.mm.balance_dirty_pages(w, 0, done);
         assert_eq!((pause.ns, pause.again), (jiffy_ns, false), "one jiffy, then out of the loop");
     }
 }
@@ -461,4 +461,44 @@ fn direct_reclaim_waits_for_kswapd_below_half_the_pfmemalloc_reserve() {
     assert!(kswapd > 0 && woke_after_kswapd && allowed, "kswapd reclaimed ({kswapd} scanned) and the task went on after its step");
     let (throttled, _, _, _) = run(false);
     assert_eq!(throttled, 0, "above half the reserve: no throttling");
+}
+
+/// Each task has its own `current->dirty_paused_when` (mm/page-writeback.c 6.12
+/// `balance_dirty_pages`): with the dirty pages between the freerun ceiling and the limit,
+/// a task paused just now is paused again, while a task that last paused half a second
+/// ago has thought longer than its period and is not paused, even right after another
+/// task was — one pause state shared by the tasks would pause it too.
+#[test]
+fn each_task_is_paced_against_its_own_last_pause() {
+    use reclaimlab_core::mm::writeback::DirtyPause;
+    // 8 MiB written to a disk that takes 50 ms a page: most of it dirty or under
+    // writeback, between the freerun ceiling (1,792) and the limit (3,072); no completion
+    // is applied below.
+    let cfg = config(&[
+        ("machine.memory", "256M"),
+        ("swap.device", "none"),
+        ("block.read_ahead_kb", "0"),
+        ("vm.dirty_writeback_centisecs", "0"),
+        ("vm.dirty_background_bytes", "2M"),
+        ("vm.dirty_bytes", "12M"),
+        ("cost.file_write_ns", "50000000"),
+        ("cost.flusher_page_ns", "0"),
+    ]);
+    let mut log = region("log", WRITTEN, AccessKind::FileRead);
+    log.write_ratio = 1.0;
+    let p = program(vec![log], vec![phase("write", WRITTEN as u64, &[(0, Pattern::Sequential, 1.0)])]);
+    let mut m = Machine::new(&cfg, Classic::new(Mainline));
+    m.run(generate(p, 1).unwrap().as_mut(), u64::MAX).unwrap();
+    let dirty = m.mm.wb.nr_dirty + m.mm.wb.nr_writeback;
+    assert!(dirty > 1792 && dirty < 3072, "{dirty}");
+    let t = m.mm.now + 10_000_000_000;
+    // A task's first page here is not paused: its think time counts from 0 (the kernel,
+    // with no last pause, would pause it one period; mm/writeback.rs).
+    assert_eq!(m.mm.balance_dirty_pages(0, 1, t), DirtyPause::NONE, "task 1's first page");
+    assert!(m.mm.balance_dirty_pages(0, 1, t).ns > 0, "task 1 again at the same instant");
+    let later = t + 500_000_000;
+    assert_eq!(m.mm.balance_dirty_pages(0, 2, later), DirtyPause::NONE, "task 2's first page");
+    assert!(m.mm.balance_dirty_pages(0, 2, later).ns > 0, "task 2 again at the same instant");
+    assert_eq!(m.mm.balance_dirty_pages(0, 1, later), DirtyPause::NONE, "task 1 thought 0.5 s");
+    assert!(m.mm.balance_dirty_pages(0, 2, later).ns > 0, "task 2 still paced");
 }
