@@ -312,11 +312,10 @@ impl<V: MglruVariant> Mglru<V> {
     fn scan_folios_by_zone(mm: &mut Mm, g: &mut LruGen, lv: LruvecId, sc: &mut ScanControl, ty: usize, tier: usize, list: &mut Vec<Pfn>) -> ScanTally {
         let head = g.head(gen_from_seq(g.min_seq[ty]), ty);
         let node = mm.lruvecs[lv as usize].node;
-        let mut zones: Vec<u8> = mm.eligible_zones(node, sc.reclaim_idx).map(|z| mm.zone_idx(z)).collect();
-        zones.sort_unstable_by(|a, b| b.cmp(a));
-        zones.dedup();
         let mut t = ScanTally::default();
-        for zone in zones {
+        // The node's eligible zone indices as a bit mask, taken from reclaim_idx down.
+        let eligible = mm.eligible_zones(node, sc.reclaim_idx).fold(0u32, |m, z| m | 1 << mm.zone_idx(z));
+        for zone in (0..=sc.reclaim_idx).rev().filter(|&z| eligible & 1 << z != 0) {
             let mut next = mm.lists.tail(head);
             while let Some(pfn) = next {
                 next = mm.lists.prev_of(head, pfn);
