@@ -272,28 +272,34 @@ fn kswapd_aborts_on_the_eligible_zones_boosts_included() {
     assert!(!should_abort_scan::<Mainline>(&mm, 0, &sc), "DMA's boost is part of its high watermark");
 }
 
+/// Pages `0..n` as clean read() file folios added to the LRU in order (the first is the
+/// oldest generation's tail), page `i` allocated from zone `zone_of(i)`.
+fn add_file_pages(mm: &mut Mm, p: &mut Mglru<Mainline>, n: u32, zone_of: impl Fn(u32) -> usize) -> Vec<crate::mm::page_alloc::Pfn> {
+    (0..n)
+        .map(|page| {
+            let pfn = mm.buddy.alloc(&mut mm.lists, zone_of(page), 0, crate::mm::page_alloc::MigrateType::Movable).unwrap();
+            mm.pages.pte[page as usize] = pfn;
+            mm.frames.install(pfn, page, 0, 0);
+            p.folio_add_lru(mm, pfn);
+            pfn
+        })
+        .collect()
+}
+
 /// 6.12's `scan_folios` for kswapd balancing ZONE_DMA alone: the eligible zone's folios
 /// are isolated, and when they give fewer than MIN_LRU_BATCH the other zones' folios of
 /// the oldest generation are moved a generation up as ineligible (PGREFILL), not taken.
 /// With every zone eligible the zone above DMA comes first, in LRU order.
 #[test]
 fn dma_only_scan_takes_dma_and_ages_the_rest() {
-    use crate::mm::page_alloc::{MigrateType, ZONE_MOVABLE};
+    use crate::mm::page_alloc::ZONE_MOVABLE;
     use crate::mm::vmstat::Ev;
     use crate::vmscan::{Reclaimer, ScanControl};
     for reclaim_idx in [None, Some(ZONE_MOVABLE)] {
         let (mut mm, mut p, [dma, top]) = machine_with_dma();
         // 200 clean read() file pages: 190 from the zone above DMA, then 10 from DMA
         // (the oldest generation; the first added is the list's tail).
-        let mut pfns = Vec::new();
-        for page in 0..200u32 {
-            let zone = if page < 190 { top } else { dma };
-            let pfn = mm.buddy.alloc(&mut mm.lists, zone, 0, MigrateType::Movable).unwrap();
-            mm.pages.pte[page as usize] = pfn;
-            mm.frames.install(pfn, page, 0, 0);
-            p.folio_add_lru(&mut mm, pfn);
-            pfns.push(pfn);
-        }
+        let pfns = add_file_pages(&mut mm, &mut p, 200, |page| if page < 190 { top } else { dma });
         assert!(pfns.iter().all(|&pfn| folio_lru_gen(&mm, pfn) == Some(0)));
         let mut sc = ScanControl::new(Reclaimer::Kswapd, 1 << 20);
         sc.reclaim_idx = reclaim_idx.unwrap_or(mm.zone_idx(dma));
@@ -322,20 +328,12 @@ fn dma_only_scan_takes_dma_and_ages_the_rest() {
 /// the model in LRU order 113,608, in zone order 2,761; docs/validation.md.)
 #[test]
 fn scan_takes_the_highest_eligible_zone_first() {
-    use crate::mm::page_alloc::{MigrateType, ZONE_MOVABLE};
+    use crate::mm::page_alloc::ZONE_MOVABLE;
     use crate::vmscan::{Reclaimer, ScanControl};
     let (mut mm, mut p, [dma, top]) = machine_with_dma();
     // 100 clean read() file pages of the oldest generation: 20 from DMA first (the
     // list's tail), then 80 from the zone above.
-    let mut pfns = Vec::new();
-    for page in 0..100u32 {
-        let zone = if page < 20 { dma } else { top };
-        let pfn = mm.buddy.alloc(&mut mm.lists, zone, 0, MigrateType::Movable).unwrap();
-        mm.pages.pte[page as usize] = pfn;
-        mm.frames.install(pfn, page, 0, 0);
-        p.folio_add_lru(&mut mm, pfn);
-        pfns.push(pfn);
-    }
+    let pfns = add_file_pages(&mut mm, &mut p, 100, |page| if page < 20 { dma } else { top });
     let mut sc = ScanControl::new(Reclaimer::Kswapd, 1 << 20);
     sc.reclaim_idx = ZONE_MOVABLE;
     let mut list = Vec::new();
