@@ -12,7 +12,7 @@ from typing import Any, Callable, TypeVar
 from . import disk
 from .console import Console
 from .ops import default_access_ns, write_sim_trace
-from .run import Prepared
+from .run import Prepared, parse_size
 from .workload import Workload
 
 #: Headline counters and their targets (relative error of the simulator vs the kernel
@@ -126,13 +126,6 @@ def zone_settings(c: Console) -> dict[str, str]:
 LAYOUT_TYPES = (("Unmovable", "unmovable"), ("Movable", "movable"), ("Reclaimable", "reclaimable"))
 
 
-def _kib(v: str) -> int:
-    """A size setting (``215488K``, ``15M``, ``1G``, bytes) in KiB."""
-    units = {"K": 1, "M": 1 << 10, "G": 1 << 20}
-    v = v.strip()
-    return int(v[:-1]) * units[v[-1].upper()] if v and v[-1].upper() in units else int(v) >> 10
-
-
 def start_layout_settings(c: Console, settings: dict[str, str]) -> dict[str, str]:
     """``machine.start_layout``: the guest's free lists and pageblocks per migrate type at the
     workload's start (``@@freelist start``, ``@@zoneblocks start``: /proc/pagetypeinfo), and
@@ -149,8 +142,8 @@ def start_layout_settings(c: Console, settings: dict[str, str]) -> dict[str, str
         return {}
     managed = {(z.node, z.name): z.managed for z in lay.zones if z.managed}
     nodes = int(settings.get("machine.nodes", "1"))
-    per_node = _kib(settings["machine.memory"]) // 4 // nodes
-    dma = _kib(settings.get("machine.zone_dma", "0")) // 4
+    per_node = parse_size(settings["machine.memory"], "machine.memory") // 4096 // nodes
+    dma = parse_size(settings.get("machine.zone_dma", "0"), "machine.zone_dma") // 4096
     model = {**({(0, "DMA"): dma} if dma else {}),
              **{(n, "upper"): per_node - (dma if n == 0 else 0) for n in range(nodes)}}
     listed = sorted(((n, z) for (n, z) in blocks if sum(blocks[(n, z)][:3])),
