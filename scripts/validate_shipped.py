@@ -216,13 +216,22 @@ def render(results: list[dict], missing: list[str]) -> str:
         lines.append(f"### {PARTS[r['part']][0].upper() + PARTS[r['part']][1:]}: {r['label']} (`{r['workload']}`), "
                      f"MGLRU {r['mglru']} → `{r['policy']}`")
         lines.append("")
-        lines.append(f"{r['boots']} boots; workload wall time in the guest {', '.join(f'{w} s' for w in r['wall_s'])}."
-                     + (f" {r['thp_note']}." if r.get("thp_note") else ""))
+        lines.append(f"{r['boots']} boots; workload wall time in the guest {', '.join(f'{w} s' for w in r['wall_s'])}"
+                     + host_load(r) + "." + (f" {r['thp_note']}." if r.get("thp_note") else ""))
         lines.append("")
         lines += config_table(r)
         lines.append("")
     lines.append(END)
     return "\n".join(lines)
+
+
+def host_load(r: dict) -> str:
+    """"; other host load ..." where every boot has the figure (boots since 28 Nov 2026): the
+    host CPUs busy with other work while it ran (docs/validation.md, "The host's load")."""
+    loads = r.get("host_other_cpus") or []
+    if not loads or any(x is None for x in loads):
+        return ""
+    return f"; other host load {', '.join(f'{x:.2f}' for x in loads)} CPUs"
 
 
 #: The held-back check's counters: the anon/file balance (swap-outs and file steals) and

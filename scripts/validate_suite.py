@@ -140,6 +140,8 @@ def evaluate_configs(out: Path, configs: list[dict], mglru_policy: str | None = 
             results.append({**{k: v for k, v in c.items() if k != "setup"}, "policy": settings["policy"],
                             "boots": len(boots), "sim_s": round(time.time() - t, 2),
                             "wall_s": [round(b["metrics"].get("wall_s", 0), 1) for b in boots],
+                            # Boots since 28 Nov 2026: the host CPUs other work kept busy.
+                            "host_other_cpus": [b["metrics"].get("host.other_cpus") for b in boots],
                             "whole_machine": whole_machine, "thp_note": mark_not_comparable(rows, real, whole_machine, sim["vmstat"]),
                             "settings": settings, "rows": rows,
                             "kswapd_wakeup": kswapd_wakeup if wakeup is not None else "model",

@@ -76,3 +76,19 @@ def test_only_a_panic_that_measured_nothing_is_retried():
     assert retryable_panic(parse("@@boot 6.12.117 3\n" + gpf))
     assert not retryable_panic(parse("@@boot 6.12.117 3\n@@error mount /dev/vda\n"))
 
+
+
+def test_slab_caches_and_the_layout_at_the_end():
+    """``@@slab WHEN NAME ACTIVE_OBJS OBJSIZE OBJPERSLAB PAGESPERSLAB SLABS`` (guest/init.sh's
+    slabs, /proc/slabinfo) and the free lists after the workload (``@@freelist end``)."""
+    log = ("@@boot 6.12.117+deb12-amd64 2.9\n"
+           "@@slab start radix_tree_node 364 576 28 4 13\n@@slab end radix_tree_node 1428 576 28 4 51\n"
+           "@@meminfo end SReclaimable 1776\n"
+           "@@freelist end 0 DMA32 Unmovable 84 43 42 23 19 13 5 5 2 1 0\n@@zoneblocks end 0 DMA32 16 102 2 0 0\n"
+           "@@done 0\n@@exit 0\n")
+    c = parse(log)
+    assert c.slabs["start"]["radix_tree_node"] == [364, 576, 28, 4, 13]
+    assert c.slabs["end"]["radix_tree_node"][-1] * c.slabs["end"]["radix_tree_node"][3] == 204  # pages
+    assert c.layouts["end"].meminfo["SReclaimable"] == 1776
+    assert c.freelists["end"][(0, "DMA32", "Unmovable")][0] == 84
+    assert c.zoneblocks["end"][(0, "DMA32")] == [16, 102, 2, 0, 0]

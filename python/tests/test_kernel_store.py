@@ -52,3 +52,14 @@ def test_load_boots_filters_by_params(tmp_path):
     assert got[0]["config"]["kernel.console_log"] == "/x/boot0.console.log"
     assert store.load_boots(tmp_path, {"source": "kernel", "mglru": "off", "workload": "seqloop"}) == []
     assert store.load_boots(tmp_path, {"mglru": "on"}) == []  # exact params, not a subset
+
+
+def test_the_hosts_load_while_a_boot_ran_is_kept_with_its_metrics(tmp_path):
+    run = store.boot_run(parse(LOG), key=KEY, params={"source": "kernel", "mglru": "on", "workload": "seqloop"},
+                         config={}, repetition=0, workload="seqloop:passes=2", policy="kernel", started=1.0,
+                         finished=20.0, host={"host.other_cpus": 0.75, "host.qemu_cpu_s": None})
+    assert run["metrics"]["host.other_cpus"] == 0.75
+    assert "host.qemu_cpu_s" not in run["metrics"]  # unknown: not stored as a number
+    store.add_boot(tmp_path, run)
+    assert store.load_boots(tmp_path, {"source": "kernel", "mglru": "on", "workload": "seqloop"})[0]["metrics"][
+        "host.other_cpus"] == 0.75

@@ -92,3 +92,33 @@ def test_time_dilation_follows_the_guests_wall_time():
     assert time_dilation(32.0, 2.0) == 16.0
     # Never below 1 (a guest as fast as the cost model), and 1 without a wall time.
     assert time_dilation(1.0, 2.0) == 1.0 and time_dilation(None, 2.0) == 1.0
+
+
+def test_the_hosts_busy_time_counts_this_process_cpu():
+    """qemu.host_busy_s (the host's busy CPU seconds, /proc/stat), from which a boot's
+    other_cpus is its busy time less QEMU's: burning 0.3 s of CPU here raises it by at least
+    that much, less a clock tick."""
+    import resource
+
+    from reclaimlab.kernel import qemu
+
+    def own() -> float:
+        r = resource.getrusage(resource.RUSAGE_SELF)
+        return r.ru_utime + r.ru_stime
+
+    b0, c0 = qemu.host_busy_s(), own()
+    while own() - c0 < 0.3:
+        pass
+    b1 = qemu.host_busy_s()
+    assert b0 is not None and b1 is not None
+    assert b1 - b0 >= own() - c0 - 0.05
+
+
+def test_validate_warns_when_the_host_was_busy_during_a_boot():
+    """The kswapd/direct split moves with the host's load under TCG (docs/validation.md,
+    "The host's load"): a boot with another CPU's worth of work on the host is named."""
+    from reclaimlab.cli.kernel import host_busy_note
+
+    assert host_busy_note([0.0, 0.17, None]) == ""
+    note = host_busy_note([0.0, 1.03, 0.4])
+    assert "boot 1: 1.03" in note and "boot 2: 0.40" in note and "boot 0" not in note

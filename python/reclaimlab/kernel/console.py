@@ -212,14 +212,17 @@ class Console:
     #: after each phase ("0", "1", ...): WHEN -> [(node, zone, [unmovable, movable,
     #: reclaimable, highatomic, isolate])].
     pageblocks: dict[str, list[tuple[int, str, list[int]]]] = field(default_factory=dict)
-    #: Every guest's free lists and pageblocks by migrate type (/proc/pagetypeinfo) at boot and
-    #: at the workload's start (``@@freelist``, ``@@zoneblocks``): WHEN -> {(node, zone, type):
+    #: Every guest's free lists and pageblocks by migrate type (/proc/pagetypeinfo) at boot,
+    #: the workload's start and its end (``@@freelist``, ``@@zoneblocks``): WHEN -> {(node, zone, type):
     #: free blocks per order 0..10} and WHEN -> {(node, zone): [unmovable, movable,
     #: reclaimable, highatomic, isolate]}.
     #: thpscale also prints both as each count begins, after its drop_caches (WHEN "count0",
     #: "count1", ...; guest/thp.c ``snapshot``).
     freelists: dict[str, dict[tuple[int, str, str], list[int]]] = field(default_factory=dict)
     zoneblocks: dict[str, dict[tuple[int, str], list[int]]] = field(default_factory=dict)
+    #: The slab caches of 8 pages or more at the same moments (``@@slab``, /proc/slabinfo):
+    #: WHEN -> {cache: [active_objs, objsize, objperslab, pagesperslab, slabs]}.
+    slabs: dict[str, dict[str, list[int]]] = field(default_factory=dict)
     #: Per node meminfo (KiB; /sys/devices/system/node/nodeN/meminfo) as each thpscale count
     #: begins (``@@nodemem WHEN NODE KEY KB``): WHEN -> {node: {key: KiB}}.
     nodemem: dict[str, dict[int, dict[str, int]]] = field(default_factory=dict)
@@ -472,6 +475,8 @@ def parse(text: str) -> Console:
                 c.thp_nodes, c.thp_memtotal_kb = int(parts[0]), int(parts[1])
             elif tag == "freelist" and len(parts) == 15:
                 c.freelists.setdefault(parts[0], {})[(int(parts[1]), parts[2], parts[3])] = [int(x) for x in parts[4:]]
+            elif tag == "slab" and len(parts) == 7:
+                c.slabs.setdefault(parts[0], {})[parts[1]] = [int(x) for x in parts[2:]]
             elif tag == "zoneblocks" and len(parts) == 8:
                 c.zoneblocks.setdefault(parts[0], {})[(int(parts[1]), parts[2])] = [int(x) for x in parts[3:]]
             elif tag == "pageblocks" and len(parts) == 8:

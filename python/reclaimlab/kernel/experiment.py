@@ -68,7 +68,8 @@ def record(setup: Setup, out: Path, progress: bool = True,
         runrec = store.boot_run(c, key=key, params=params_of(setup, prep), config=cfg, repetition=first + i,
                                 workload=prep.wl.spec, policy=f"kernel {c.release} ({policy_of(c)})",
                                 started=finished - b.wall_s, finished=finished, worker=f"qemu-{b.accel}",
-                                phase_names=prep.wl.phases, log=str(b.log))
+                                phase_names=prep.wl.phases, log=str(b.log),
+                                host={"host.other_cpus": b.other_cpus, "host.qemu_cpu_s": b.qemu_cpu_s})
         store.add_boot(out, runrec)
 
     run(prep, out, progress=progress, on_boot=on_boot)
@@ -95,6 +96,7 @@ def validate(setup: Setup, out: Path, progress: bool = True) -> dict[str, Any]:
         base_prep, base_consoles = record(baseline_setup(setup), out, progress)
     res = compare_boots(setup, prep, consoles, out, base_consoles)
     res["boot_wall_s"] = [round(b.wall_s, 2) for b, _ in prep.boots]
+    res["host_other_cpus"] = [b.other_cpus for b, _ in prep.boots]
     res["logs"] = {"kernel": [str(b.log) for b, _ in prep.boots],
                    "baseline": [str(b.log) for b, _ in base_prep.boots] if base_prep else []}
     return res

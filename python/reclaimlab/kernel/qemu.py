@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import resource
 import shutil
 import signal
 import subprocess
@@ -43,16 +44,39 @@ def qemu_binary() -> str:
     return q
 
 
+def host_busy_s() -> float | None:
+    """The host's busy CPU time since its boot, in seconds (/proc/stat's ``cpu`` line: user,
+    nice, system, irq, softirq and steal; not idle or iowait), or None where there is none."""
+    try:
+        with open("/proc/stat") as f:
+            v = [int(x) for x in f.readline().split()[1:9]]
+    except (OSError, ValueError):
+        return None
+    return (sum(v) - v[3] - v[4]) / os.sysconf("SC_CLK_TCK")
+
+
+def children_cpu_s() -> float:
+    """User + system CPU seconds of this process's waited-for children (QEMU, once waited)."""
+    r = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return r.ru_utime + r.ru_stime
+
+
 @dataclass
 class Boot:
     """How a boot ended: ``status`` is ``ok`` (QEMU exited by itself), ``timeout`` (killed)
-    or ``error`` (QEMU failed to start); ``log`` is the kept console log."""
+    or ``error`` (QEMU failed to start); ``log`` is the kept console log. ``qemu_cpu_s`` is
+    QEMU's CPU time, ``other_cpus`` the host CPUs everything else kept busy on average while
+    it ran (the host's busy time less QEMU's, over the wall time; None without /proc/stat):
+    under TCG a guest's threads share the host's cores with them, which slows kswapd against
+    the workload (docs/validation.md, "The host's load")."""
 
     status: str
     returncode: int | None
     wall_s: float
     log: Path
     accel: str
+    qemu_cpu_s: float | None = None
+    other_cpus: float | None = None
 
     def text(self) -> str:
         return self.log.read_text(errors="replace") if self.log.exists() else ""
@@ -96,7 +120,7 @@ def boot(vmlinuz: Path, initrd: Path, disk: Path, append: str, log: Path, memory
     accel = accel or "tcg"
     cmd = command(vmlinuz, initrd, disk, append, memory_mb, smp, log, accel, writable, nodes)
     log.parent.mkdir(parents=True, exist_ok=True)
-    t0 = time.monotonic()
+    t0, busy0, cpu0 = time.monotonic(), host_busy_s(), children_cpu_s()
     errlog = log.with_suffix(".qemu-stderr")
     with open(errlog, "wb") as err, _terminate_as_interrupt():
         proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=err, stderr=err, start_new_session=True)
@@ -112,6 +136,8 @@ def boot(vmlinuz: Path, initrd: Path, disk: Path, append: str, log: Path, memory
             proc.wait()
             raise
     wall = time.monotonic() - t0
+    busy1, qemu_cpu = host_busy_s(), children_cpu_s() - cpu0
+    other = max(0.0, (busy1 - busy0 - qemu_cpu) / wall) if busy0 is not None and busy1 is not None and wall > 0 else None
     if status == "ok" and rc != 0:
         status = "error"
-    return Boot(status, rc, wall, log, accel)
+    return Boot(status, rc, wall, log, accel, round(qemu_cpu, 2), None if other is None else round(other, 3))

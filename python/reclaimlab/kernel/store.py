@@ -19,8 +19,11 @@ VARIANT = "kernel"
 def boot_run(console: Console, *, key: Mapping[str, str], params: Mapping[str, str], config: Mapping[str, str],
              repetition: int,
              workload: str, policy: str, started: float, finished: float, worker: str = "",
-             phase_names: list[str] | None = None, log: str = "") -> dict[str, Any]:
-    """The run dict :meth:`Store.add_run` takes for one finished boot."""
+             phase_names: list[str] | None = None, log: str = "",
+             host: Mapping[str, float | None] | None = None) -> dict[str, Any]:
+    """The run dict :meth:`Store.add_run` takes for one finished boot; ``host``: figures of
+    the host while it ran (``host.other_cpus``, ``host.qemu_cpu_s``: :class:`.qemu.Boot`),
+    kept with the metrics where known."""
     cfg = dict(config)
     cfg["kernel.console_log"] = log
     names = phase_names or []
@@ -34,6 +37,7 @@ def boot_run(console: Console, *, key: Mapping[str, str], params: Mapping[str, s
         metrics["memory.peak"] = float(console.memory_peak)
     if console.zram_ratio():
         metrics["zram.compression_ratio"] = float(console.zram_ratio())
+    metrics.update({k: float(v) for k, v in (host or {}).items() if v is not None})
     counters = sorted({k for ph in console.phases for k in ph.vmstat})
     ts: dict[str, list[float]] = {"phase": [], "wall_s": []}
     for k in counters:

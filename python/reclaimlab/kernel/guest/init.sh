@@ -6,10 +6,12 @@
 # "/init report WHEN" only prints the memory layout and the data disk's I/O statistics
 # (wl runs it just before the workload).
 
-# The memory layout, tagged WHEN (boot, start): per zone of /proc/zoneinfo one line
+# The memory layout, tagged WHEN (boot, start, end): per zone of /proc/zoneinfo one line
 # "@@zone WHEN NODE ZONE free=.. min=.. low=.. high=.. spanned=.. present=.. managed=..
-# protection=a,b,.." (pages), then "@@meminfo WHEN KEY KB" and "@@min_free_kbytes WHEN N".
-report() {
+# protection=a,b,.." (pages), then "@@meminfo WHEN KEY KB", "@@min_free_kbytes WHEN N" and
+# the slab caches that hold 8 pages or more (slabs); "report" adds the disk's statistics and
+# the traces' (blkstat), which at the end are taken first, as the workload stops.
+layout() {
     awk -v when="$1" '
         function flush() { if (zone != "") print "@@zone", when, node, zone, line }
         $1 == "Node" { flush(); node = $2; sub(/,/, "", node); zone = $4; line = "" }
@@ -17,11 +19,22 @@ report() {
         $1 ~ /^(min|low|high|spanned|present|managed)$/ && NF == 2 { line = line " " $1 "=" $2 }
         $1 == "protection:" { p = $0; sub(/.*\(/, "", p); sub(/\).*/, "", p); gsub(/ /, "", p); line = line " protection=" p }
         END { flush() }' /proc/zoneinfo
-    grep -E '^(MemTotal|MemFree|MemAvailable|Cached|Shmem|Mlocked|Slab|PageTables|KernelStack|AnonPages):' /proc/meminfo |
+    grep -E '^(MemTotal|MemFree|MemAvailable|Cached|Shmem|Mlocked|Slab|SReclaimable|SUnreclaim|PageTables|KernelStack|AnonPages):' /proc/meminfo |
         while read -r k v u; do echo "@@meminfo $1 ${k%:} $v"; done
     echo "@@min_free_kbytes $1 $(cat /proc/sys/vm/min_free_kbytes)"
+    slabs "$1"
     pagetypes "$1"
+}
+report() {
+    layout "$1"
     blkstat "$1"
+}
+# The slab caches (/proc/slabinfo, mm/slab_common.c): "@@slab WHEN NAME ACTIVE_OBJS OBJSIZE
+# OBJPERSLAB PAGESPERSLAB SLABS" for each cache whose slabs hold 8 pages or more; what the
+# kernel's own allocations take from the free lists while the workload runs.
+slabs() {
+    [ -r /proc/slabinfo ] || return 0
+    awk -v when="$1" 'NR > 2 && $15 * $6 >= 8 { print "@@slab", when, $1, $2, $4, $5, $6, $15 }' /proc/slabinfo
 }
 # The free lists by migrate type (/proc/pagetypeinfo): per zone and migrate type, free blocks
 # per order 0..10, "@@freelist WHEN NODE ZONE TYPE N0 .. N10"; and the pageblocks per migrate
@@ -691,6 +704,7 @@ else
     rc=$?
 fi
 blkstat end
+layout end
 wb_sample_end
 damon_stop
 [ "$zram" != 0 ] && echo "@@zram_mm_stat $(cat /sys/block/zram0/mm_stat)"
