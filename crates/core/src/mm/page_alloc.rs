@@ -16,7 +16,8 @@
 //! - **Allocation** (`__rmqueue`, single-page mode `RMQUEUE_NORMAL`): `__rmqueue_smallest`,
 //!   then `__rmqueue_claim` (largest fallback block first; claim a whole pageblock via
 //!   `try_to_claim_block`), then `__rmqueue_steal` (smallest fallback block, pageblock type left
-//!   alone). This is the v6.15 split of the older `__rmqueue_fallback`.
+//!   alone). This is the v6.15 split of the older `__rmqueue_fallback`. A per-CPU list's
+//!   refill (`rmqueue_bulk`) remembers a steal and steals the rest (`RMQUEUE_STEAL`).
 //! - **Freeing**: `__free_pages_ok` → `free_one_page` → `split_large_buddy` →
 //!   `__free_one_page` with buddy merging and the `buddy_merge_likely` tail placement.
 //! - **Watermark check**: `__zone_watermark_ok` (`lowmem_reserve` of the highest zone index, no highatomic/CMA
@@ -509,20 +510,43 @@ impl BuddyAllocator {
     /// `rmqueue_bulk` for order 0: up to `count` frames of `zone` for a per-CPU list of `mt`,
     /// each by `__rmqueue` (as [`Self::alloc`]) in turn, handed to `add` in that order
     /// (`list_add_tail`). Returns how many (fewer when the zone runs out).
+    ///
+    /// The refill remembers where `__rmqueue` found pages (`enum rmqueue_mode`, 6.12.117's
+    /// mm/page_alloc.c, mainline's "speed up fallbacks in rmqueue_bulk()" of v6.15): once a
+    /// page had to be stolen (`RMQUEUE_STEAL`), the rest of the refill is stolen too, without
+    /// looking at `mt`'s own lists or trying to claim a pageblock again (the zone lock is
+    /// held, so neither can have changed) — and so without boosting the watermark again for
+    /// every page (`try_to_claim_block`'s `boost_watermark`); a claim returns it to
+    /// `RMQUEUE_NORMAL`.
     #[inline]
     pub(crate) fn rmqueue_bulk(&mut self, lists: &mut ListArena, zone: usize, mt: MigrateType, count: u32, mut add: impl FnMut(Pfn)) -> u32 {
         let mut smallest_mt = mt as u8;
         if self.page_group_by_mobility_disabled && migratetype_is_mergeable(smallest_mt) {
             smallest_mt = MigrateType::Unmovable as u8;
         }
+        let mut stealing = false;
         let mut i = 0;
         while i < count {
+            if stealing {
+                match self.rmqueue_steal(lists, zone, 0, smallest_mt) {
+                    Some(pfn) => {
+                        self.stats.fallback_steals += 1;
+                        add(pfn);
+                        i += 1;
+                        continue;
+                    }
+                    None => return i,
+                }
+            }
             // __rmqueue's first step, inlined; when it finds nothing (and changed nothing)
-            // the whole of __rmqueue, whose own first step finds nothing again.
+            // the rest of __rmqueue.
             let (pfn, n) = match self.rmqueue_smallest_run(lists, zone, smallest_mt, count - i) {
                 Some(run) => run,
-                None => match self.rmqueue(lists, zone, 0, mt, ALLOC_KSWAPD) {
-                    Some(pfn) => (pfn, 1),
+                None => match self.rmqueue_fallback(lists, zone, 0, smallest_mt, ALLOC_KSWAPD) {
+                    Some((pfn, stolen)) => {
+                        stealing = stolen;
+                        (pfn, 1)
+                    }
                     None => return i,
                 },
             };
@@ -575,18 +599,25 @@ impl BuddyAllocator {
         if let Some(p) = self.rmqueue_smallest(lists, zone, order, mt) {
             return Some(p);
         }
+        self.rmqueue_fallback(lists, zone, order, mt, alloc_flags).map(|(p, _)| p)
+    }
+
+    /// `__rmqueue` after `__rmqueue_smallest` found nothing of `mt` (already
+    /// `gfp_migratetype`'s): `__rmqueue_claim`, then, unless `ALLOC_NOFRAGMENT`,
+    /// `__rmqueue_steal`. Returns the block and whether it was stolen (`RMQUEUE_STEAL`).
+    fn rmqueue_fallback(&mut self, lists: &mut ListArena, zone: usize, order: u8, mt: u8, alloc_flags: u32) -> Option<(Pfn, bool)> {
         if !migratetype_is_mergeable(mt) {
             // HighAtomic has no fallbacks (and no reserve in this model).
             return None;
         }
         if let Some(p) = self.rmqueue_claim(lists, zone, order, mt, alloc_flags) {
             self.stats.fallback_claims += 1;
-            return Some(p);
+            return Some((p, false));
         }
         if alloc_flags & ALLOC_NOFRAGMENT == 0 {
             if let Some(p) = self.rmqueue_steal(lists, zone, order, mt) {
                 self.stats.fallback_steals += 1;
-                return Some(p);
+                return Some((p, true));
             }
         }
         None
@@ -1550,6 +1581,46 @@ mod tests {
         assert_eq!(a.pageblock_migratetype(0), MOV);
         assert_eq!(a.stats.fallback_claims, 1 + 1); // the first unmovable alloc + this one
         check(&a, &l);
+    }
+
+    #[test]
+    fn a_refill_that_had_to_steal_steals_the_rest_without_boosting_again() {
+        // Pageblocks 0-1 unmovable, everything allocated; then 64 unmovable frames free as one
+        // order-6 block, and 8 more in order-0 blocks. No movable frame is free.
+        let zone = || {
+            let (mut a, mut l) = one_zone(4096);
+            set_wmarks(&mut a);
+            for mt in [UNMOV; 1024].into_iter().chain([MOV; 3072]) {
+                a.alloc(&mut l, 0, 0, mt).unwrap();
+            }
+            for p in (0..64).chain((100..116).step_by(2)) {
+                a.free(&mut l, p, 0);
+            }
+            assert_eq!(a.buddy_order(0), Some(6));
+            let boosts = a.stats.watermark_boosts;
+            (a, l, boosts)
+        };
+        // One refill of 31 (rmqueue_bulk, 6.12.117): the first frame tries to claim the order-6
+        // block (a boost; 64 + 8 free + 0 on an LRU < 256) and is stolen from the smallest
+        // unmovable block; the other 30 are stolen without another claim attempt.
+        let (mut a, mut l, boosts) = zone();
+        let mut bulk = Vec::new();
+        assert_eq!(a.rmqueue_bulk(&mut l, 0, MOV, 31, |pfn| bulk.push(pfn)), 31);
+        assert_eq!(a.stats.watermark_boosts - boosts, 1);
+        assert_eq!(a.stats.fallback_steals, 31);
+        assert_eq!(a.pageblock_migratetype(0), UNMOV);
+        check(&a, &l);
+        // The same 31 frames one __rmqueue each: a claim attempt, and a boost, every time
+        // an order >= 4 unmovable block is left (the smallest-first steals keep the order-6
+        // block whole for the first 8 frames and split it after).
+        let (mut b, mut m, boosts) = zone();
+        let each: Vec<Pfn> = (0..31).map(|_| b.alloc(&mut m, 0, 0, MOV).unwrap()).collect();
+        assert_eq!(bulk, each);
+        assert!(b.stats.watermark_boosts - boosts > 20, "{} boosts", b.stats.watermark_boosts - boosts);
+        // With nothing left to steal the refill ends short.
+        let (mut c, mut n, _) = zone();
+        assert_eq!(c.rmqueue_bulk(&mut n, 0, MOV, 200, |_| ()), 72);
+        check(&c, &n);
     }
 
     #[test]
