@@ -188,8 +188,9 @@ def render(results: list[dict], missing: list[str]) -> str:
              "Error: (simulated − kernel mean) / kernel mean. Target: file ±10 %, anon ±25 %, and without a "
              "memory.max the whole-machine counters ±25 % (`allocstall` is the sum over the zones). "
              + wakeup_note(r.get("kswapd_wakeup") for r in results)
-             + (" The model's machine starts with the first boot's free lists and pageblocks per migrate type "
-                "(`machine.start_layout`, `--start-layout guest`)."
+             + (" The model's machine starts with a boot's free lists and pageblocks per migrate type "
+                "(`machine.start_layout`, `--start-layout guest`): the first boot's under a memory.max; without "
+                "one the model runs once per boot, from that boot's and at its wall time, and shows their mean."
                 if any("machine.start_layout" in r.get("settings", {}) for r in results) else ""), ""]
     if missing:
         lines += ["Not booted yet (no stored boot): " + "; ".join(missing) + ".", ""]
@@ -303,7 +304,8 @@ def main() -> int:
     ap.add_argument("--kswapd-wakeup", choices=KSWAPD_WAKEUP_MODES, default="measured", help=KSWAPD_WAKEUP_HELP)
     ap.add_argument("--start-layout", choices=("guest", "none"), default="guest",
                     help="guest: the model starts with the first boot's free lists and pageblocks per migrate type "
-                         "(machine.start_layout); none: a fresh buddy allocator less machine.kernel_used")
+                         "(machine.start_layout), without a memory.max each boot's in a run of its own (the mean "
+                         "is compared); none: a fresh buddy allocator less machine.kernel_used")
     a = ap.parse_args()
     out, doc = Path(a.out).resolve(), Path(a.doc).resolve()
     json_out = Path(a.json).resolve() if a.json else None

@@ -110,8 +110,9 @@ def evaluate_configs(out: Path, configs: list[dict], mglru_policy: str | None = 
             # The memory the guest held at the workload's start, from the first boot's console
             # (boots stored before validate passed kernel_shmem / kernel_mlocked / ZONE_DMA's
             # protection lack them).
-            # Every boot's console for their wake-up latencies, else the first one found.
-            found = (x for x in (boot_console(out, b) for b in boots) if x is not None)
+            # Every boot's console for their wake-up latencies and start layouts, else the first one found.
+            per_console = [boot_console(out, b) for b in boots]
+            found = (x for x in per_console if x is not None)
             consoles = list(found) if kswapd_wakeup != "model" else [x for x in [next(found, None)] if x is not None]
             if consoles:
                 first = consoles[0]
@@ -132,20 +133,31 @@ def evaluate_configs(out: Path, configs: list[dict], mglru_policy: str | None = 
             whole_machine = p.memory_max is None
             t = time.time()
             walls = [b["metrics"]["wall_s"] for b in boots if b["metrics"].get("wall_s")]
-            sim = simulate(wl, settings, Path(tmp), statistics.fmean(walls) if walls else None, wakeup_wall_ns=wakeup)
+            runs = [(settings, statistics.fmean(walls) if walls else None)]
+            if start_layout and whole_machine and consoles and all(x is not None for x in per_console):
+                # Without a limit the machine's free lists at the start decide where the
+                # workload's allocations fall back, and they differ from boot to boot: each boot
+                # is simulated from its own (and at its own wall time), and the model's figure
+                # is the mean over them.
+                runs = [({**settings, **start_layout_settings(x, settings)}, b["metrics"].get("wall_s"))
+                        for b, x in zip(boots, per_console)]
+            sims = [simulate(wl, dict(st), Path(tmp), wall, wakeup_wall_ns=wakeup) for st, wall in runs]
+            sim = sims[0]
+            sim_vm = mean_vmstat([with_derived(x["vmstat"]) for x in sims])
             targets = targets_for(wl, whole_machine)
             counters = list(targets) + [x for x in CONTEXT_COUNTERS if x not in targets]
             real = [with_derived(b["vmstat"]) for b in boots]
-            rows = compare(real, with_derived(sim["vmstat"]), targets, counters)
+            rows = compare(real, sim_vm, targets, counters)
             results.append({**{k: v for k, v in c.items() if k != "setup"}, "policy": settings["policy"],
                             "boots": len(boots), "sim_s": round(time.time() - t, 2),
                             "wall_s": [round(b["metrics"].get("wall_s", 0), 1) for b in boots],
                             # Boots since 28 Nov 2026: the host CPUs other work kept busy.
                             "host_other_cpus": [b["metrics"].get("host.other_cpus") for b in boots],
-                            "whole_machine": whole_machine, "thp_note": mark_not_comparable(rows, real, whole_machine, sim["vmstat"]),
-                            "settings": settings, "rows": rows,
+                            "whole_machine": whole_machine, "thp_note": mark_not_comparable(rows, real, whole_machine, sim_vm),
+                            "settings": settings, "rows": rows, "sim_runs": len(sims),
                             "kswapd_wakeup": kswapd_wakeup if wakeup is not None else "model",
-                            "sim_metrics": {k: sim["metrics"][k] for k in SIM_METRICS if k in sim["metrics"]},
+                            "sim_metrics": {k: statistics.fmean(x["metrics"][k] for x in sims) for k in SIM_METRICS
+                                            if all(k in x["metrics"] for x in sims)},
                             # The guest's pages allocated per wake-up window (boots since 28 Nov 2026).
                             "guest_window_pages": {k: v for k, v in (wakes or {}).items() if k.startswith("window_")},
                             "sim_config": {k: sim["config"][k] for k in ("cost.kswapd_wakeup_ns", "sim.time_dilation")
@@ -153,10 +165,18 @@ def evaluate_configs(out: Path, configs: list[dict], mglru_policy: str | None = 
     return results
 
 
+def mean_vmstat(runs: list[dict[str, int]]) -> dict[str, float]:
+    """Each counter's mean over simulated runs (a counter a run lacks counts 0)."""
+    names = {k for r in runs for k in r}
+    return {k: statistics.fmean(r.get(k, 0) for r in runs) for k in names}
+
+
 #: The simulator's own figures kept beside the compared counters (kswapd's passes).
 SIM_METRICS = ("kswapd_dma_passes", "kswapd_empty_passes", "kswapd_cpu_s", "kswapd_wake_windows",
                "kswapd_wake_window_pages_mean", "kswapd_wake_window_pages_p50", "kswapd_wake_window_pages_p90",
-               "kswapd_wake_windows_stalled", "extfrag_claims", "extfrag_steals", "watermark_boosts")
+               "kswapd_wake_windows_stalled", "extfrag_claims", "extfrag_steals", "watermark_boosts",
+               "free_pages_end_unmovable", "free_pages_end_movable", "free_pages_end_reclaimable",
+               "pageblocks_end_unmovable", "pageblocks_end_movable", "pageblocks_end_reclaimable")
 
 
 def boot_console(out: Path, boot: dict) -> console.Console | None:

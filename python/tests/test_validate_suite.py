@@ -176,3 +176,38 @@ def test_tenants_render_keeps_the_other_mode_of_a_workload_booted_one_way(tmp_pa
     assert "| vmstat | pgpgin | 1,000 ± 3 / 1,050 (+5%) ✓ | 1,000 ± 5 / 1,300 (+30%) ✗ |" in lines
     assert "| vmstat | slabs | 7 ± 0 / 0 (-100%) |  |" in lines
     assert "| vmstat | pswpin |  | 10 ± 1 / 10 (+0%) ✓ |" in lines
+
+
+def test_whole_machine_boots_are_simulated_each_from_its_own_start_layout(tmp_path, monkeypatch):
+    """Without a memory.max the start layout decides the fallbacks and differs per boot: one
+    simulation per boot, from that boot's layout and at its wall time, compared by their mean;
+    under a memory.max one simulation from the first boot's."""
+    from types import SimpleNamespace
+
+    (tmp_path / "results.sqlite").touch()
+    boots = [{"config": {"kernel.release": "6.12.117+deb12-amd64", "policy": "classic@6.15"},
+              "metrics": {"wall_s": w}, "vmstat": {"pgpgin": 100, "pgsteal_kswapd": 10}} for w in (2.0, 4.0)]
+    layouts = iter(["A", "B", "A", "B"])
+    monkeypatch.setattr(suite.store, "load_boots", lambda out, params: boots)
+    monkeypatch.setattr(suite, "boot_console", lambda out, b: SimpleNamespace(layouts={}, name=next(layouts)))
+    monkeypatch.setattr(suite, "held_settings", lambda layout: {})
+    monkeypatch.setattr(suite, "start_layout_settings", lambda c, s: {"machine.start_layout": c.name})
+    calls = []
+
+    def simulate(wl, settings, tmp, wall, wakeup_wall_ns=None):
+        calls.append((settings.get("machine.start_layout"), wall))
+        steal = {"A": 8, "B": 12}[settings["machine.start_layout"]]
+        return {"vmstat": {"pgpgin": 100, "pgsteal_kswapd": steal}, "metrics": {"extfrag_steals": steal},
+                "config": {"sim.time_dilation": "1"}}
+
+    monkeypatch.setattr(suite, "simulate", simulate)
+    machine = {"part": "machine", "label": "m", "workload": "seqloop:pages=4096", "mglru": "off",
+               "setup": {"memory": "none", "guest_mb": 256}}
+    [r] = suite.evaluate_configs(tmp_path, [machine])
+    assert calls == [("A", 2.0), ("B", 4.0)] and r["sim_runs"] == 2
+    assert {x["counter"]: x["sim"] for x in r["rows"]}["pgsteal_kswapd"] == 10.0  # the mean of 8 and 12
+    assert r["sim_metrics"]["extfrag_steals"] == 10.0
+    calls.clear()
+    memcg = {**machine, "setup": {"memory": "64M", "guest_mb": 512}}
+    [r] = suite.evaluate_configs(tmp_path, [memcg])
+    assert calls == [("A", 3.0)] and r["sim_runs"] == 1

@@ -132,8 +132,9 @@ def start_layout_settings(c: Console, settings: dict[str, str]) -> dict[str, str
     the ``machine.kernel_used`` they imply (the zones' managed pages less the free pages
     listed: MemTotal − MemFree read a moment apart differs by a few pages, and the model's
     key must agree with the layout to the page). From the console given (the first boot's,
-    as :func:`held_settings`): a layout is a structure of whole blocks, which an average over
-    boots would not be. Empty when the console lacks the records or when the model's zones
+    as :func:`held_settings`, or each boot's in a simulation of its own: the as-shipped
+    whole-machine rows, scripts/validate_suite.py): a layout is a structure of whole blocks,
+    which an average over boots would not be. Empty when the console lacks the records or when the model's zones
     (``settings``' ``machine.memory`` split evenly over ``machine.nodes``, ZONE_DMA on node 0)
     are not the sizes the guest manages (two nodes of unequal size, the THP guest): a layout
     of other zones would not fit."""

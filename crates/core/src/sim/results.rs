@@ -26,7 +26,9 @@
 //!   `extfrag_claims`, `extfrag_steals` (allocations served by claiming another migrate
 //!   type's pageblock, or by a page from it that keeps its type: the guest's
 //!   `mm_page_alloc_extfrag` events) and `watermark_boosts` (`boost_watermark`'s boosts:
-//!   claim attempts below `pageblock_order`; only when some allocation fell back).
+//!   claim attempts below `pageblock_order`; only when some allocation fell back), with
+//!   `free_pages_end_{unmovable,movable,reclaimable}` and `pageblocks_end_*` (the free lists
+//!   and pageblocks per migrate type at the end: the guest's `@@freelist end`).
 //! - Per cgroup whose `memory.reclaim` the trace wrote (the root's as `memcg..`):
 //!   `memcg.<name>.memory.reclaim.{writes,eagain,requested_bytes,reclaimed_bytes}`.
 //! - Per non-root cgroup: `memcg.<name>.memory.current_bytes` (at the end, and — for
@@ -39,6 +41,7 @@
 
 use crate::config::SimConfig;
 use crate::mm::lruvec::LruList;
+use crate::mm::page_alloc::{MigrateType, MAX_PAGE_ORDER};
 use crate::mm::vmstat::Ev;
 use crate::mm::Mm;
 use crate::vmscan::Kswapd;
@@ -262,6 +265,15 @@ impl Recorder {
             metrics.push(("extfrag_claims".to_string(), b.fallback_claims as f64));
             metrics.push(("extfrag_steals".to_string(), b.fallback_steals as f64));
             metrics.push(("watermark_boosts".to_string(), b.watermark_boosts as f64));
+            // Where the free pages are at the end, per migrate type over the zones (the
+            // guest's /proc/pagetypeinfo after the workload, `@@freelist end`).
+            for (name, mt) in [("unmovable", MigrateType::Unmovable), ("movable", MigrateType::Movable), ("reclaimable", MigrateType::Reclaimable)] {
+                let free: u64 =
+                    (0..mm.buddy.zones.len()).flat_map(|z| (0..=MAX_PAGE_ORDER).map(move |o| (z, o))).map(|(z, o)| mm.buddy.free_blocks_mt(&mm.lists, z, o, mt) << o).sum();
+                let blocks: u64 = mm.buddy.zones.iter().map(|z| z.nr_pageblocks[mt as usize]).sum();
+                metrics.push((format!("free_pages_end_{name}"), free as f64));
+                metrics.push((format!("pageblocks_end_{name}"), blocks as f64));
+            }
         }
         let dma_passes: u64 = kswapd.iter().map(|k| k.dma_passes).sum();
         if dma_passes > 0 {

@@ -162,3 +162,24 @@ fn a_movable_fallback_into_unmovable_blocks_boosts_only_when_it_tries_a_claim() 
     assert_eq!(m.mm.buddy.zones[z].watermark_boost, 512, "try_to_steal_block boosts before it claims");
     m.mm.buddy.check_invariants(&m.mm.lists).unwrap();
 }
+
+/// A run whose allocations fell back reports where its free pages are at the end, per
+/// migrate type, as the guest's `@@freelist end` lists them (`free_pages_end_*`): together
+/// every free page of the buddy lists (`nr_free_pages`), and the pageblocks per type
+/// (`pageblocks_end_*`) together the zones' (DMA's 8 and DMA32's 98 here). A cyclic read()
+/// of 256 MiB on the 256 MiB guest's layout reclaims, and its refills steal from the
+/// unmovable pageblocks' free pages.
+#[test]
+fn the_free_pages_at_the_end_are_reported_per_migrate_type() {
+    use reclaimlab_trace::{flags, Access, FileRange};
+    let pages = 65_536u32;
+    let recs: Vec<Access> = (0..2).flat_map(|_| 0..pages).map(|page| Access { page, cgroup: 0, flags: flags::FILE | flags::SYSCALL, gap: 0 }).collect();
+    let files = vec![FileRange { name: "f".into(), first: 0, nr_pages: pages, advice: 0 }];
+    let r = run_checked(&guest_config(GUEST, 8851 * 4), &mut VecSource::new(recs, files), 50_000);
+    assert!(metric(&r, "extfrag_steals") > 0.0);
+    let free: f64 = ["unmovable", "movable", "reclaimable"].iter().map(|t| metric(&r, &format!("free_pages_end_{t}"))).sum();
+    assert_eq!(free, vm(&r, "nr_free_pages") as f64);
+    assert!(metric(&r, "free_pages_end_unmovable") > 0.0, "the unmovable blocks keep free pages");
+    let blocks: f64 = ["unmovable", "movable", "reclaimable"].iter().map(|t| metric(&r, &format!("pageblocks_end_{t}"))).sum();
+    assert_eq!(blocks, 8.0 + 98.0);
+}
