@@ -21,10 +21,12 @@ use std::time::Instant;
 
 const FRAMES: u32 = 1 << 18; // 1 GiB
 
-fn zone() -> (BuddyAllocator, ListArena) {
+/// A zone's allocator, list arena and frame owner words (which hold the buddy orders).
+fn zone() -> (BuddyAllocator, ListArena, Vec<u32>) {
     let mut l = ListArena::new(FRAMES);
-    let a = BuddyAllocator::new(&[ZoneSpec { node: 0, zone_type: ZoneType::Normal, start_pfn: 0, nr_pages: FRAMES }], &mut l);
-    (a, l)
+    let mut w = vec![0; FRAMES as usize];
+    let a = BuddyAllocator::new(&[ZoneSpec { node: 0, zone_type: ZoneType::Normal, start_pfn: 0, nr_pages: FRAMES }], &mut l, &mut w);
+    (a, l, w)
 }
 
 fn best_of<F: FnMut() -> f64>(n: usize, mut f: F) -> f64 {
@@ -34,25 +36,25 @@ fn best_of<F: FnMut() -> f64>(n: usize, mut f: F) -> f64 {
 /// Alloc/free operations per second: a working set of `live` blocks of the given orders is
 /// kept; each step frees the oldest and allocates a new one.
 fn buddy_rate(orders: &[u8], steps: usize) -> f64 {
-    let (mut a, mut l) = zone();
+    let (mut a, mut l, mut w) = zone();
     // Half the zone in scattered order-0 pages: free every other page of the first half.
-    let mut held: Vec<u32> = (0..FRAMES).map(|_| a.alloc(&mut l, 0, 0, MigrateType::Movable).unwrap()).collect();
+    let mut held: Vec<u32> = (0..FRAMES).map(|_| a.alloc(&mut l, &mut w, 0, 0, MigrateType::Movable).unwrap()).collect();
     for p in held.drain(..).filter(|p| p % 2 == 0 || *p >= FRAMES / 2) {
-        a.free(&mut l, p, 0);
+        a.free(&mut l, &mut w, p, 0);
     }
     let max_order = *orders.iter().max().unwrap();
     let live = ((FRAMES as usize / 4) >> max_order).min(4096);
     let mut ring: std::collections::VecDeque<(u32, u8)> = std::collections::VecDeque::with_capacity(live + 1);
     for i in 0..live {
         let o = orders[i % orders.len()];
-        ring.push_back((a.alloc(&mut l, 0, o, MigrateType::Movable).unwrap(), o));
+        ring.push_back((a.alloc(&mut l, &mut w, 0, o, MigrateType::Movable).unwrap(), o));
     }
     let t = Instant::now();
     for i in 0..steps {
         let (p, o) = ring.pop_front().unwrap();
-        a.free(&mut l, p, o);
+        a.free(&mut l, &mut w, p, o);
         let o = orders[i % orders.len()];
-        ring.push_back((a.alloc(&mut l, 0, o, MigrateType::Movable).unwrap(), o));
+        ring.push_back((a.alloc(&mut l, &mut w, 0, o, MigrateType::Movable).unwrap(), o));
     }
     let r = 2.0 * steps as f64 / t.elapsed().as_secs_f64();
     std::hint::black_box(&ring);

@@ -77,7 +77,7 @@ pub fn damon_pa_folios(mm: &Mm, start: u64, end: u64) -> impl Iterator<Item = Pf
         while pfn < e {
             let p = pfn;
             if mm.frames.page(p as Pfn) == NO_PAGE && !mm.frames.test(p as Pfn, pg::COMPOUND) {
-                pfn += mm.buddy.buddy_order(p as Pfn).map_or(1, |o| 1u64 << o);
+                pfn += mm.buddy.buddy_order(&mm.frames.owner, p as Pfn).map_or(1, |o| 1u64 << o);
                 continue;
             }
             pfn += 1;

@@ -169,7 +169,8 @@ impl Mm {
         let nr_frames = per_node * cfg.nr_nodes as u32;
         let pfn_end = hole + nr_frames;
         let mut lists = ListArena::new(pfn_end);
-        let mut buddy = BuddyAllocator::new(&specs, &mut lists);
+        let mut frames = Frames::new(pfn_end);
+        let mut buddy = BuddyAllocator::new(&specs, &mut lists, &mut frames.owner);
         buddy.watermark_boost_factor = cfg.watermark_boost_factor;
         let nodes = node_zones
             .into_iter()
@@ -202,7 +203,7 @@ impl Mm {
             pcp,
             nodes,
             pages: Pages::new(cfg.nr_nodes as usize),
-            frames: Frames::new(pfn_end),
+            frames,
             lruvecs: Vec::new(),
             memcgs: Vec::new(),
             swap: swap::Swap::new(cfg),
@@ -272,7 +273,7 @@ impl Mm {
             let share = pages / nr_nodes + u64::from(n < pages % nr_nodes);
             for _ in 0..share {
                 let zones = &self.nodes[n as usize].zones;
-                let pfn = zones.iter().find_map(|&z| self.buddy.alloc(&mut self.lists, z, 0, MigrateType::Unmovable));
+                let pfn = zones.iter().find_map(|&z| self.buddy.alloc(&mut self.lists, &mut self.frames.owner, z, 0, MigrateType::Unmovable));
                 pfn.expect("validate() leaves free frames");
             }
         }
@@ -287,12 +288,12 @@ impl Mm {
     /// [`Self::take_kernel_used`]'s do. Nothing is counted as an allocation or a fallback.
     fn lay_out(&mut self, plans: &[start_layout::ZonePlan]) {
         for zp in plans {
-            self.buddy.take_all_free(&mut self.lists, zp.zone);
+            self.buddy.take_all_free(&mut self.lists, &mut self.frames.owner, zp.zone);
             for &(pfn, mt) in &zp.pageblocks {
                 self.buddy.set_pageblock_type(pfn, mt);
             }
             for &(pfn, order, mt) in &zp.free {
-                self.buddy.place_free_block(&mut self.lists, zp.zone, pfn, order, mt);
+                self.buddy.place_free_block(&mut self.lists, &mut self.frames.owner, zp.zone, pfn, order, mt);
             }
         }
         self.nr_kernel_used = plans.iter().map(|p| p.used).sum();
@@ -315,19 +316,19 @@ impl Mm {
         }
         let period = self.timer_ns(pcp::STAT_INTERVAL_NS).max(1);
         while self.pcp.next_update <= now {
-            self.pcp.decay_pcp_high(&mut self.buddy, &mut self.lists);
+            self.pcp.decay_pcp_high(&mut self.buddy, &mut self.lists, &mut self.frames.owner);
             self.pcp.next_update += period;
         }
     }
 
     /// `drain_all_pages(zone)` (every zone for None): the CPUs' lists back to the buddy lists.
     pub fn drain_all_pages(&mut self, zone: Option<usize>) {
-        self.pcp.drain_all_pages(&mut self.buddy, &mut self.lists, zone);
+        self.pcp.drain_all_pages(&mut self.buddy, &mut self.lists, &mut self.frames.owner, zone);
     }
 
     /// `drain_local_pages(zone)`: the running CPU's lists of `zone`.
     pub fn drain_local_pages(&mut self, zone: usize) {
-        self.pcp.drain_local_pages(&mut self.buddy, &mut self.lists, zone);
+        self.pcp.drain_local_pages(&mut self.buddy, &mut self.lists, &mut self.frames.owner, zone);
     }
 
     /// `flush_memcg_stats_dwork` when due at `now`: every lruvec's [`lruvec::LruvecStat`]
@@ -707,7 +708,7 @@ impl Mm {
     /// Take one frame of a zone (no watermark check): `rmqueue` → `rmqueue_pcplist`, this
     /// CPU's list refilled from the free lists in a batch when empty.
     pub fn rmqueue(&mut self, zone: usize, mt: MigrateType) -> Option<Pfn> {
-        let pfn = self.pcp.rmqueue(&mut self.buddy, &mut self.lists, zone, mt)?;
+        let pfn = self.pcp.rmqueue(&mut self.buddy, &mut self.lists, &mut self.frames.owner, zone, mt)?;
         let ev = if self.buddy.zones[zone].zone_type == ZoneType::Dma { Ev::PgallocDma } else { Ev::PgallocNormal };
         self.vmstat.count(ev, 1);
         Some(pfn)
@@ -715,7 +716,7 @@ impl Mm {
 
     /// Give back a block of `2^order` frames that was allocated but never installed.
     pub fn free_block(&mut self, pfn: Pfn, order: u8) {
-        self.buddy.free(&mut self.lists, pfn, order);
+        self.buddy.free(&mut self.lists, &mut self.frames.owner, pfn, order);
         self.vmstat.count(Ev::Pgfree, 1 << order);
     }
 
@@ -723,7 +724,7 @@ impl Mm {
     /// the buddy allocator in batches.
     pub fn free_frame(&mut self, pfn: Pfn) {
         self.frames.release(pfn);
-        self.pcp.free(&mut self.buddy, &mut self.lists, pfn);
+        self.pcp.free(&mut self.buddy, &mut self.lists, &mut self.frames.owner, pfn);
         self.vmstat.count(Ev::Pgfree, 1);
     }
 

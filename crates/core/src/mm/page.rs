@@ -14,7 +14,7 @@
 //! Abstractions: one mapping per page (no shared anon/COW, so `folio_referenced`
 //! finds at most one young PTE); base pages only (THP comes with the THP work).
 
-use super::page_alloc::Pfn;
+use super::page_alloc::{Pfn, OWNER_NOT_BUDDY};
 use super::shadows::Shadows;
 
 /// `pte` values from here up are not frame numbers: swap entries ([`swp_entry_to_pte`]),
@@ -193,6 +193,9 @@ impl Pages {
             // The arrays together within --max-memory, then each fallibly; the error
             // names their combined size either way.
             let what = || format!("the trace names {n} page ids: their per-page state");
+            if n as u64 > MAX_PAGES {
+                return Err(crate::Error::invalid(format!("the trace names {n} page ids; at most {MAX_PAGES} fit the frame owner word")));
+            }
             let bytes = (n as u64).saturating_mul(Self::BYTES_PER_PAGE as u64);
             reclaimlab_trace::mem::check(bytes, &what)
                 .and_then(|_| {
@@ -296,10 +299,18 @@ impl Pages {
     }
 }
 
-/// Who owns a frame: the occupying page, complemented (`!page`, so [`NO_PAGE`] is 0): a
-/// free frame's word is 0, so the array comes from zeroed host memory and frames never
-/// used cost none.
+/// Who owns a frame: the occupying page, complemented (`!page`, at least [`OWNER_TAGS`]);
+/// a word below [`OWNER_TAGS`] is a frame without a page, and its value is the buddy
+/// allocator's (mm/page_alloc.rs: the frame's buddy order while it heads a free block,
+/// as the kernel keeps it in `page->private` of a page no one owns). A word of 0 is "as
+/// set up", so the array comes from zeroed host memory and frames never used cost none.
 pub type Owner = u32;
+/// Owner words below this are a frame without a page ([`NO_PAGE`]); page ids stop below
+/// `!OWNER_TAGS` ([`MAX_PAGES`]).
+pub const OWNER_TAGS: Owner = 16;
+/// Page ids a trace may name: `0..MAX_PAGES` (a page's owner word `!page` must stay at or
+/// above [`OWNER_TAGS`]).
+pub const MAX_PAGES: u64 = (!OWNER_TAGS) as u64 + 1;
 
 pub struct Frames {
     /// [`pg`] bits, in their own array so the hit path strides 4 bytes per frame.
@@ -333,9 +344,15 @@ impl Frames {
     pub fn installed_end(&self) -> Pfn {
         self.installed_end
     }
+    /// The frame's page, or [`NO_PAGE`].
     #[inline(always)]
     pub fn page(&self, pfn: Pfn) -> u32 {
-        !self.owner[pfn as usize]
+        let w = self.owner[pfn as usize];
+        if w < OWNER_TAGS {
+            NO_PAGE
+        } else {
+            !w
+        }
     }
     #[inline(always)]
     pub fn memcg(&self, pfn: Pfn) -> u16 {
@@ -364,6 +381,7 @@ impl Frames {
     /// Install a folio in the frame.
     #[inline(always)]
     pub fn install(&mut self, pfn: Pfn, page: u32, memcg: u16, flags: u32) {
+        debug_assert!(page != NO_PAGE, "frame {pfn}: a folio without a page is installed by migrate_folio's zap_owner");
         self.owner[pfn as usize] = !page;
         self.set_memcg(pfn, memcg);
         self.installed_end = self.installed_end.max(pfn + 1);
@@ -374,12 +392,12 @@ impl Frames {
     /// and the flags stay.
     #[inline(always)]
     pub fn zap_owner(&mut self, pfn: Pfn) {
-        self.owner[pfn as usize] = !NO_PAGE;
+        self.owner[pfn as usize] = OWNER_NOT_BUDDY;
     }
     /// The frame goes back to the allocator.
     #[inline(always)]
     pub fn release(&mut self, pfn: Pfn) {
-        self.owner[pfn as usize] = !NO_PAGE;
+        self.owner[pfn as usize] = OWNER_NOT_BUDDY;
         self.set_memcg(pfn, 0);
         self.flags[pfn as usize] = 0;
     }
@@ -406,7 +424,40 @@ impl Frames {
     pub fn is_file(&self, pfn: Pfn) -> bool {
         !self.test(pfn, pg::SWAPBACKED)
     }
-    /// Host bytes per frame: flags, owner and memcg (whose array a machine with one memcg
-    /// never writes).
+    /// Host bytes per frame: flags, owner (also a free frame's buddy order) and memcg
+    /// (whose array a machine with one memcg never writes).
     pub const BYTES_PER_FRAME: usize = 4 + std::mem::size_of::<Owner>() + 2;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_frame_without_a_page_reads_no_page_whatever_the_allocator_keeps_in_its_word() {
+        let mut f = Frames::new(4);
+        assert_eq!(f.page(0), NO_PAGE, "as set up");
+        f.install(1, 5, 0, pg::LRU);
+        assert_eq!(f.page(1), 5);
+        f.release(1);
+        assert_eq!((f.page(1), f.owner[1]), (NO_PAGE, OWNER_NOT_BUDDY));
+        for tag in 1..OWNER_TAGS {
+            f.owner[2] = tag; // a free block's head: its buddy order + 1
+            assert_eq!(f.page(2), NO_PAGE);
+        }
+        // The highest page id there is; a frame of a large folio whose page is unmapped
+        // keeps the not-a-buddy word.
+        f.install(3, (MAX_PAGES - 1) as u32, 0, pg::COMPOUND);
+        assert_eq!(f.page(3), (MAX_PAGES - 1) as u32);
+        f.zap_owner(3);
+        assert_eq!((f.page(3), f.owner[3], f.flags(3)), (NO_PAGE, OWNER_NOT_BUDDY, pg::COMPOUND));
+    }
+
+    #[test]
+    fn page_ids_stop_below_the_owner_words_tags() {
+        let mut p = Pages::new(1);
+        let err = p.ensure(MAX_PAGES as usize + 1).unwrap_err();
+        assert!(err.to_string().contains("fit the frame owner word"), "{err}");
+        assert!(p.is_empty());
+    }
 }

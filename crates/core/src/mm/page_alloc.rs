@@ -8,9 +8,12 @@
 //!   list, never both, like `page->lru`/`page->buddy_list`); only the first frame of a free
 //!   block is linked. Heads: `zones × NR_PAGE_ORDERS × MIGRATE_TYPES`, allocated in
 //!   [`BuddyAllocator::new`].
-//! - **Per-frame state** is half a byte: the buddy order at the head frame of a free block
-//!   (`PageBuddy` + `buddy_order()`), `NOT_BUDDY` otherwise, two frames to a byte (a
-//!   frame and its order-0 buddy share it). Per pageblock (order 9, 512
+//! - **Per-frame state** is none of the allocator's own: the buddy order at the head frame
+//!   of a free block (`PageBuddy` + `buddy_order()`), `NOT_BUDDY` otherwise, is kept in
+//!   the frame's owner word ([`Owner`], mm/page.rs), which a frame without a page does not
+//!   otherwise use (as the kernel keeps it in `page->private` and `PageBuddy` in
+//!   `page->page_type`, fields a free page does not use); so the allocator's functions
+//!   take the owner words beside the list arena. Per pageblock (order 9, 512
 //!   frames) one byte of migrate type (`get/set_pageblock_migratetype`). The zone of a pfn is
 //!   found by binary search over the (few) zones, so no per-frame zone id is stored.
 //! - **Allocation** (`__rmqueue`, single-page mode `RMQUEUE_NORMAL`): `__rmqueue_smallest`,
@@ -34,6 +37,7 @@
 //! default off; callers can still pass [`ALLOC_NOFRAGMENT`] to [`BuddyAllocator::rmqueue`]).
 
 use super::lists::{BootRun, ListArena, ListHead};
+use super::page::{Owner, OWNER_TAGS};
 
 pub type Pfn = u32;
 pub const MAX_PAGE_ORDER: u8 = 10;
@@ -42,16 +46,21 @@ pub const PAGEBLOCK_ORDER: u8 = 9;
 /// `pageblock_nr_pages`.
 pub const PAGEBLOCK_NR_PAGES: u32 = 1 << PAGEBLOCK_ORDER;
 
-/// Host bits per frame used by the allocator: a 4-bit buddy order per frame. (Plus one
-/// byte per 512-frame pageblock for its migrate type, i.e. 1/512 byte per frame, and a fixed
-/// per-zone amount.) The free-list links are counted in `ListArena::BYTES_PER_FRAME`.
-pub const BITS_PER_FRAME: usize = 4;
+/// Host bits per frame used by the allocator itself: none (the buddy order is in the
+/// frame's owner word, counted in `Frames::BYTES_PER_FRAME`). Plus one byte per 512-frame
+/// pageblock for its migrate type, i.e. 1/512 byte per frame, and a fixed per-zone
+/// amount. The free-list links are counted in `ListArena::BYTES_PER_FRAME`.
+pub const BITS_PER_FRAME: usize = 0;
 
 /// Per-frame marker: this frame is not the head of a free buddy block (`!PageBuddy`).
 const NOT_BUDDY: u8 = 0xE;
-/// Added to a buddy order (or `NOT_BUDDY`) written to its nibble, so that no written
-/// value is 0.
+/// Added to a buddy order (or `NOT_BUDDY`) written to a free frame's owner word, so that
+/// no written value is 0 (a word never written since set-up).
 const ORDER_BIAS: u8 = 1;
+/// The owner word of a frame with no page that heads no free block (`NOT_BUDDY` as
+/// written): what [`super::page::Frames`] writes when a frame loses its page.
+pub const OWNER_NOT_BUDDY: Owner = (NOT_BUDDY + ORDER_BIAS) as Owner;
+const _: () = assert!(OWNER_NOT_BUDDY < OWNER_TAGS && MAX_PAGE_ORDER < NOT_BUDDY);
 
 /// `watermark_boost_factor` default (sysctl `vm.watermark_boost_factor`).
 pub const DEFAULT_WATERMARK_BOOST_FACTOR: u64 = 15000;
@@ -237,13 +246,11 @@ pub struct BuddyAllocator {
     /// `page_group_by_mobility_disabled`: set like `build_all_zonelists` when the machine has
     /// fewer than `pageblock_nr_pages * MIGRATE_TYPES` (512 × 6) pages.
     page_group_by_mobility_disabled: bool,
-    /// Per frame, a nibble (frame `pfn` in the low half of byte `pfn / 2` if even, else the
-    /// high half): buddy order at the head of a free block, or `NOT_BUDDY`, plus
-    /// [`ORDER_BIAS`]; 0 is "as set up" (the order of a block of a boot run, else
-    /// `NOT_BUDDY`), so the array comes from zeroed host memory and setting up the free
-    /// lists writes none of it (read through [`Self::order_at`]).
-    buddy_order: Vec<u8>,
-    /// Frames the nibbles cover.
+    /// Frames the allocator's zones cover (one past the highest pfn). A frame's buddy
+    /// order is in its owner word, passed to each call ([`Self::order_at`]): 0 is "as set
+    /// up" (the order of a block of a boot run, else `NOT_BUDDY`), the buddy order or
+    /// `NOT_BUDDY` plus [`ORDER_BIAS`] once written, a page's word (≥ [`OWNER_TAGS`])
+    /// `NOT_BUDDY`. So setting up the free lists writes no owner word.
     nr_frames: Pfn,
     /// The max-order blocks of each zone, freed at set-up as one [`BootRun`] each.
     boot: Vec<BootRun>,
@@ -278,9 +285,10 @@ impl BuddyAllocator {
     /// Model deviation: with `page_group_by_mobility_disabled` (tiny machines, < 3072 pages)
     /// pageblocks start `MIGRATE_UNMOVABLE` directly instead of being converted on first use
     /// (the kernel forces every request and every pageblock type change to UNMOVABLE then).
-    pub fn new(zones: &[ZoneSpec], lists: &mut ListArena) -> Self {
+    pub fn new(zones: &[ZoneSpec], lists: &mut ListArena, owner: &mut [Owner]) -> Self {
         let max_end: u64 = zones.iter().map(|s| s.start_pfn as u64 + s.nr_pages as u64).max().unwrap_or(0);
         assert!(max_end <= lists.nr_frames() as u64, "zones end at pfn {max_end} but the list arena has {} frames", lists.nr_frames());
+        assert!(max_end <= owner.len() as u64, "zones end at pfn {max_end} but there are {} owner words", owner.len());
         let total: u64 = zones.iter().map(|s| s.nr_pages as u64).sum();
         let disabled = total < PAGEBLOCK_NR_PAGES as u64 * KERNEL_MIGRATE_TYPES;
         let init_mt = if disabled { MigrateType::Unmovable } else { MigrateType::Movable } as u8;
@@ -297,7 +305,6 @@ impl BuddyAllocator {
             watermark_boost_factor: DEFAULT_WATERMARK_BOOST_FACTOR,
             stats: BuddyStats::default(),
             page_group_by_mobility_disabled: disabled,
-            buddy_order: vec![0; max_end.div_ceil(2) as usize],
             nr_frames: max_end as Pfn,
             boot: Vec::new(),
             pageblock_mt: vec![init_mt; nr_pageblocks],
@@ -336,7 +343,7 @@ impl BuddyAllocator {
                     start += n << MAX_PAGE_ORDER;
                     continue;
                 }
-                a.free_pages_ok(lists, zi, start, order, true);
+                a.free_pages_ok(lists, owner, zi, start, order, true);
                 start += 1 << order;
             }
         }
@@ -360,11 +367,11 @@ impl BuddyAllocator {
 
     /// Take every free block of `zone` off its free list, leaving the zone with no free page
     /// (machine construction: `machine.start_layout`, mm/start_layout.rs).
-    pub(crate) fn take_all_free(&mut self, lists: &mut ListArena, zone: usize) {
+    pub(crate) fn take_all_free(&mut self, lists: &mut ListArena, owner: &mut [Owner], zone: usize) {
         for order in 0..=MAX_PAGE_ORDER {
             for mt in 0..MIGRATE_TYPES as u8 {
                 while let Some(pfn) = lists.head(self.zones[zone].free_list(order, mt)) {
-                    self.del_from_free_list(lists, zone, pfn, order, mt);
+                    self.del_from_free_list(lists, owner, zone, pfn, order, mt);
                     self.zones[zone].free_pages -= 1u64 << order;
                 }
             }
@@ -378,10 +385,10 @@ impl BuddyAllocator {
 
     /// Put a free block of `2^order` frames at `pfn` at the tail of `mt`'s list, without
     /// merging (machine construction: the caller places no two free buddies of one order).
-    pub(crate) fn place_free_block(&mut self, lists: &mut ListArena, zone: usize, pfn: Pfn, order: u8, mt: MigrateType) {
-        debug_assert!(self.order_at(pfn) == NOT_BUDDY && !lists.is_linked(pfn), "pfn {pfn} is already free");
+    pub(crate) fn place_free_block(&mut self, lists: &mut ListArena, owner: &mut [Owner], zone: usize, pfn: Pfn, order: u8, mt: MigrateType) {
+        debug_assert!(self.order_at(owner, pfn) == NOT_BUDDY && !lists.is_linked(pfn), "pfn {pfn} is already free");
         debug_assert!(order >= PAGEBLOCK_ORDER || self.pb_mt(pfn) == mt as u8, "free block {pfn} on another type's list");
-        self.add_to_free_list(lists, zone, pfn, order, mt as u8, true);
+        self.add_to_free_list(lists, owner, zone, pfn, order, mt as u8, true);
         self.zones[zone].free_pages += 1u64 << order;
     }
 
@@ -392,23 +399,17 @@ impl BuddyAllocator {
 
     // ---------------------------------------------------------------- free-list primitives
 
-    /// Where frame `pfn`'s nibble is: its byte and the shift within it.
+    /// The frame's buddy order (`NOT_BUDDY` unless it heads a free block), from its owner
+    /// word: a page's word (≥ [`OWNER_TAGS`]) reads as `NOT_BUDDY`.
     #[inline(always)]
-    fn nibble(pfn: Pfn) -> (usize, u32) {
-        ((pfn >> 1) as usize, (pfn & 1) * 4)
-    }
-
-    /// The frame's buddy order (`NOT_BUDDY` unless it heads a free block).
-    #[inline(always)]
-    fn order_at(&self, pfn: Pfn) -> u8 {
-        let (i, shift) = Self::nibble(pfn);
-        match (self.buddy_order[i] >> shift) & 0xF {
+    fn order_at(&self, owner: &[Owner], pfn: Pfn) -> u8 {
+        match owner[pfn as usize] {
             0 => self.boot_order(pfn),
-            o => o - ORDER_BIAS,
+            w => (w - ORDER_BIAS as Owner).min(NOT_BUDDY as Owner) as u8,
         }
     }
 
-    /// An order nibble not written since set-up.
+    /// The order of a frame whose owner word was not written since set-up.
     #[cold]
     #[inline(never)]
     fn boot_order(&self, pfn: Pfn) -> u8 {
@@ -420,15 +421,14 @@ impl BuddyAllocator {
     }
 
     #[inline(always)]
-    fn set_order_at(&mut self, pfn: Pfn, order: u8) {
-        let (i, shift) = Self::nibble(pfn);
-        let b = &mut self.buddy_order[i];
-        *b = (*b & !(0xF << shift)) | ((order + ORDER_BIAS) << shift);
+    fn set_order_at(&self, owner: &mut [Owner], pfn: Pfn, order: u8) {
+        owner[pfn as usize] = (order + ORDER_BIAS) as Owner;
     }
 
     /// `__add_to_free_list` + `set_buddy_order`.
+    #[allow(clippy::too_many_arguments)] // the list arena and the owner words beside the block
     #[inline(always)]
-    fn add_to_free_list(&mut self, lists: &mut ListArena, zone: usize, pfn: Pfn, order: u8, mt: u8, tail: bool) {
+    fn add_to_free_list(&mut self, lists: &mut ListArena, owner: &mut [Owner], zone: usize, pfn: Pfn, order: u8, mt: u8, tail: bool) {
         let z = &mut self.zones[zone];
         let h = z.free_list(order, mt);
         if tail {
@@ -437,22 +437,22 @@ impl BuddyAllocator {
             lists.add_head(h, pfn);
         }
         z.nr_free[order as usize] += 1;
-        self.set_order_at(pfn, order);
+        self.set_order_at(owner, pfn, order);
     }
 
     /// `__del_page_from_free_list` (clears `PageBuddy`).
     #[inline(always)]
-    fn del_from_free_list(&mut self, lists: &mut ListArena, zone: usize, pfn: Pfn, order: u8, mt: u8) {
+    fn del_from_free_list(&mut self, lists: &mut ListArena, owner: &mut [Owner], zone: usize, pfn: Pfn, order: u8, mt: u8) {
         let z = &mut self.zones[zone];
         lists.del(z.free_list(order, mt), pfn);
         z.nr_free[order as usize] -= 1;
-        self.set_order_at(pfn, NOT_BUDDY);
+        self.set_order_at(owner, pfn, NOT_BUDDY);
     }
 
     /// `page_is_buddy` via `find_buddy_page_pfn`: free, same order, same zone.
     #[inline(always)]
-    fn page_is_buddy(&self, zone: usize, pfn: Pfn, order: u8) -> bool {
-        self.zones[zone].spans(pfn) && self.order_at(pfn) == order
+    fn page_is_buddy(&self, owner: &[Owner], zone: usize, pfn: Pfn, order: u8) -> bool {
+        self.zones[zone].spans(pfn) && self.order_at(owner, pfn) == order
     }
 
     // ---------------------------------------------------------------- pageblocks
@@ -503,8 +503,8 @@ impl BuddyAllocator {
     /// (`__rmqueue` with `ALLOC_KSWAPD`, no `ALLOC_NOFRAGMENT`). Watermarks are not checked.
     /// O(MAX_PAGE_ORDER) list operations, no host allocation.
     #[inline]
-    pub fn alloc(&mut self, lists: &mut ListArena, zone: usize, order: u8, mt: MigrateType) -> Option<Pfn> {
-        self.rmqueue(lists, zone, order, mt, ALLOC_KSWAPD)
+    pub fn alloc(&mut self, lists: &mut ListArena, owner: &mut [Owner], zone: usize, order: u8, mt: MigrateType) -> Option<Pfn> {
+        self.rmqueue(lists, owner, zone, order, mt, ALLOC_KSWAPD)
     }
 
     /// `rmqueue_bulk` for order 0: up to `count` frames of `zone` for a per-CPU list of `mt`,
@@ -519,7 +519,7 @@ impl BuddyAllocator {
     /// every page (`try_to_claim_block`'s `boost_watermark`); a claim returns it to
     /// `RMQUEUE_NORMAL`.
     #[inline]
-    pub(crate) fn rmqueue_bulk(&mut self, lists: &mut ListArena, zone: usize, mt: MigrateType, count: u32, mut add: impl FnMut(Pfn)) -> u32 {
+    pub(crate) fn rmqueue_bulk(&mut self, lists: &mut ListArena, owner: &mut [Owner], zone: usize, mt: MigrateType, count: u32, mut add: impl FnMut(Pfn)) -> u32 {
         let mut smallest_mt = mt as u8;
         if self.page_group_by_mobility_disabled && migratetype_is_mergeable(smallest_mt) {
             smallest_mt = MigrateType::Unmovable as u8;
@@ -528,7 +528,7 @@ impl BuddyAllocator {
         let mut i = 0;
         while i < count {
             if stealing {
-                match self.rmqueue_steal(lists, zone, 0, smallest_mt) {
+                match self.rmqueue_steal(lists, owner, zone, 0, smallest_mt) {
                     Some(pfn) => {
                         self.stats.fallback_steals += 1;
                         add(pfn);
@@ -540,9 +540,9 @@ impl BuddyAllocator {
             }
             // __rmqueue's first step, inlined; when it finds nothing (and changed nothing)
             // the rest of __rmqueue.
-            let (pfn, n) = match self.rmqueue_smallest_run(lists, zone, smallest_mt, count - i) {
+            let (pfn, n) = match self.rmqueue_smallest_run(lists, owner, zone, smallest_mt, count - i) {
                 Some(run) => run,
-                None => match self.rmqueue_fallback(lists, zone, 0, smallest_mt, ALLOC_KSWAPD) {
+                None => match self.rmqueue_fallback(lists, owner, zone, 0, smallest_mt, ALLOC_KSWAPD) {
                     Some((pfn, stolen)) => {
                         stealing = stolen;
                         (pfn, 1)
@@ -565,7 +565,7 @@ impl BuddyAllocator {
     /// the block. Such a run is done as one `del_page_from_free_list` when `max` covers it;
     /// otherwise one frame is split off as the kernel does. Returns (first pfn, frames).
     #[inline(always)]
-    fn rmqueue_smallest_run(&mut self, lists: &mut ListArena, zone: usize, mt: u8, max: u32) -> Option<(Pfn, u32)> {
+    fn rmqueue_smallest_run(&mut self, lists: &mut ListArena, owner: &mut [Owner], zone: usize, mt: u8, max: u32) -> Option<(Pfn, u32)> {
         for current_order in 0..=MAX_PAGE_ORDER {
             let z = &self.zones[zone];
             if z.nr_free[current_order as usize] == 0 {
@@ -574,11 +574,11 @@ impl BuddyAllocator {
             if let Some(pfn) = lists.head(z.free_list(current_order, mt)) {
                 let n = 1u32 << current_order;
                 if n <= max {
-                    self.del_from_free_list(lists, zone, pfn, current_order, mt);
+                    self.del_from_free_list(lists, owner, zone, pfn, current_order, mt);
                     self.zones[zone].free_pages -= n as u64;
                     return Some((pfn, n));
                 }
-                self.page_del_and_expand(lists, zone, pfn, 0, current_order, mt);
+                self.page_del_and_expand(lists, owner, zone, pfn, 0, current_order, mt);
                 return Some((pfn, 1));
             }
         }
@@ -589,33 +589,33 @@ impl BuddyAllocator {
     ///
     /// Order of attempts (v6.15, `RMQUEUE_NORMAL` mode): `__rmqueue_smallest` on the requested
     /// type; `__rmqueue_claim`; unless `ALLOC_NOFRAGMENT`, `__rmqueue_steal`.
-    pub fn rmqueue(&mut self, lists: &mut ListArena, zone: usize, order: u8, mt: MigrateType, alloc_flags: u32) -> Option<Pfn> {
+    pub fn rmqueue(&mut self, lists: &mut ListArena, owner: &mut [Owner], zone: usize, order: u8, mt: MigrateType, alloc_flags: u32) -> Option<Pfn> {
         assert!(order <= MAX_PAGE_ORDER, "order {order} > MAX_PAGE_ORDER");
         let mut mt = mt as u8;
         // gfp_migratetype(): everything is UNMOVABLE without mobility grouping.
         if self.page_group_by_mobility_disabled && migratetype_is_mergeable(mt) {
             mt = MigrateType::Unmovable as u8;
         }
-        if let Some(p) = self.rmqueue_smallest(lists, zone, order, mt) {
+        if let Some(p) = self.rmqueue_smallest(lists, owner, zone, order, mt) {
             return Some(p);
         }
-        self.rmqueue_fallback(lists, zone, order, mt, alloc_flags).map(|(p, _)| p)
+        self.rmqueue_fallback(lists, owner, zone, order, mt, alloc_flags).map(|(p, _)| p)
     }
 
     /// `__rmqueue` after `__rmqueue_smallest` found nothing of `mt` (already
     /// `gfp_migratetype`'s): `__rmqueue_claim`, then, unless `ALLOC_NOFRAGMENT`,
     /// `__rmqueue_steal`. Returns the block and whether it was stolen (`RMQUEUE_STEAL`).
-    fn rmqueue_fallback(&mut self, lists: &mut ListArena, zone: usize, order: u8, mt: u8, alloc_flags: u32) -> Option<(Pfn, bool)> {
+    fn rmqueue_fallback(&mut self, lists: &mut ListArena, owner: &mut [Owner], zone: usize, order: u8, mt: u8, alloc_flags: u32) -> Option<(Pfn, bool)> {
         if !migratetype_is_mergeable(mt) {
             // HighAtomic has no fallbacks (and no reserve in this model).
             return None;
         }
-        if let Some(p) = self.rmqueue_claim(lists, zone, order, mt, alloc_flags) {
+        if let Some(p) = self.rmqueue_claim(lists, owner, zone, order, mt, alloc_flags) {
             self.stats.fallback_claims += 1;
             return Some((p, false));
         }
         if alloc_flags & ALLOC_NOFRAGMENT == 0 {
-            if let Some(p) = self.rmqueue_steal(lists, zone, order, mt) {
+            if let Some(p) = self.rmqueue_steal(lists, owner, zone, order, mt) {
                 self.stats.fallback_steals += 1;
                 return Some((p, true));
             }
@@ -626,7 +626,7 @@ impl BuddyAllocator {
     /// `__rmqueue_smallest`: first block of order ≥ `order` on the `mt` lists, split by
     /// `page_del_and_expand`.
     #[inline(always)]
-    fn rmqueue_smallest(&mut self, lists: &mut ListArena, zone: usize, order: u8, mt: u8) -> Option<Pfn> {
+    fn rmqueue_smallest(&mut self, lists: &mut ListArena, owner: &mut [Owner], zone: usize, order: u8, mt: u8) -> Option<Pfn> {
         for current_order in order..=MAX_PAGE_ORDER {
             let z = &self.zones[zone];
             if z.nr_free[current_order as usize] == 0 {
@@ -634,7 +634,7 @@ impl BuddyAllocator {
             }
             // get_page_from_free_area: list_first_entry_or_null.
             if let Some(pfn) = lists.head(z.free_list(current_order, mt)) {
-                self.page_del_and_expand(lists, zone, pfn, order, current_order, mt);
+                self.page_del_and_expand(lists, owner, zone, pfn, order, current_order, mt);
                 return Some(pfn);
             }
         }
@@ -642,23 +642,25 @@ impl BuddyAllocator {
     }
 
     /// `page_del_and_expand` + `account_freepages`.
+    #[allow(clippy::too_many_arguments)] // the list arena and the owner words beside the block
     #[inline(always)]
-    fn page_del_and_expand(&mut self, lists: &mut ListArena, zone: usize, pfn: Pfn, low: u8, high: u8, mt: u8) {
-        self.del_from_free_list(lists, zone, pfn, high, mt);
-        let nr_added = self.expand(lists, zone, pfn, low, high, mt);
+    fn page_del_and_expand(&mut self, lists: &mut ListArena, owner: &mut [Owner], zone: usize, pfn: Pfn, low: u8, high: u8, mt: u8) {
+        self.del_from_free_list(lists, owner, zone, pfn, high, mt);
+        let nr_added = self.expand(lists, owner, zone, pfn, low, high, mt);
         self.zones[zone].free_pages -= (1u64 << high) - nr_added as u64;
     }
 
     /// `expand`: keep the low half, put each high half back (at the list head) at decreasing
     /// orders. Returns the number of pages put back.
+    #[allow(clippy::too_many_arguments)] // the list arena and the owner words beside the block
     #[inline]
-    fn expand(&mut self, lists: &mut ListArena, zone: usize, pfn: Pfn, low: u8, mut high: u8, mt: u8) -> u32 {
+    fn expand(&mut self, lists: &mut ListArena, owner: &mut [Owner], zone: usize, pfn: Pfn, low: u8, mut high: u8, mt: u8) -> u32 {
         let mut size = 1u32 << high;
         let mut nr_added = 0;
         while high > low {
             high -= 1;
             size >>= 1;
-            self.add_to_free_list(lists, zone, pfn + size, high, mt, false);
+            self.add_to_free_list(lists, owner, zone, pfn + size, high, mt, false);
             nr_added += size;
         }
         nr_added
@@ -690,7 +692,7 @@ impl BuddyAllocator {
     /// fallback block. Since `should_try_claim_block` is monotone in the order, the loop stops
     /// at the first order too low to claim (the kernel's "Advanced into orders too low to
     /// claim, abort"; v6.15 scans on but cannot claim below it either, same result).
-    fn rmqueue_claim(&mut self, lists: &mut ListArena, zone: usize, order: u8, start_mt: u8, alloc_flags: u32) -> Option<Pfn> {
+    fn rmqueue_claim(&mut self, lists: &mut ListArena, owner: &mut [Owner], zone: usize, order: u8, start_mt: u8, alloc_flags: u32) -> Option<Pfn> {
         let min_order = if order < PAGEBLOCK_ORDER && alloc_flags & ALLOC_NOFRAGMENT != 0 { PAGEBLOCK_ORDER } else { order };
         let mut current_order = MAX_PAGE_ORDER;
         loop {
@@ -699,7 +701,7 @@ impl BuddyAllocator {
             }
             if let Some(fallback_mt) = self.find_suitable_fallback(lists, zone, current_order, start_mt) {
                 let pfn = lists.head(self.zones[zone].free_list(current_order, fallback_mt)).unwrap();
-                if let Some(p) = self.try_to_claim_block(lists, zone, pfn, current_order, order, start_mt, fallback_mt, alloc_flags) {
+                if let Some(p) = self.try_to_claim_block(lists, owner, zone, pfn, current_order, order, start_mt, fallback_mt, alloc_flags) {
                     return Some(p);
                 }
             }
@@ -724,11 +726,22 @@ impl BuddyAllocator {
     ///   UNMOVABLE/RECLAIMABLE request falling back to a MOVABLE block, the non-free,
     ///   non-movable pages; between UNMOVABLE and RECLAIMABLE, 0.
     #[allow(clippy::too_many_arguments)]
-    fn try_to_claim_block(&mut self, lists: &mut ListArena, zone: usize, pfn: Pfn, current_order: u8, order: u8, start_mt: u8, block_mt: u8, alloc_flags: u32) -> Option<Pfn> {
+    fn try_to_claim_block(
+        &mut self,
+        lists: &mut ListArena,
+        owner: &mut [Owner],
+        zone: usize,
+        pfn: Pfn,
+        current_order: u8,
+        order: u8,
+        start_mt: u8,
+        block_mt: u8,
+        alloc_flags: u32,
+    ) -> Option<Pfn> {
         if current_order >= PAGEBLOCK_ORDER {
-            self.del_from_free_list(lists, zone, pfn, current_order, block_mt);
+            self.del_from_free_list(lists, owner, zone, pfn, current_order, block_mt);
             self.change_pageblock_range(pfn, current_order, start_mt);
-            let nr_added = self.expand(lists, zone, pfn, order, current_order, start_mt);
+            let nr_added = self.expand(lists, owner, zone, pfn, order, current_order, start_mt);
             self.zones[zone].free_pages -= (1u64 << current_order) - nr_added as u64;
             return Some(pfn);
         }
@@ -748,7 +761,7 @@ impl BuddyAllocator {
         let (mut free_pages, mut movable_pages) = (0u32, 0u32);
         let mut p = start;
         while p < end {
-            let o = self.order_at(p);
+            let o = self.order_at(owner, p);
             if o != NOT_BUDDY {
                 free_pages += 1 << o;
                 p += 1 << o;
@@ -772,22 +785,22 @@ impl BuddyAllocator {
         };
 
         if free_pages + alike_pages >= (1 << (PAGEBLOCK_ORDER - 1)) || self.page_group_by_mobility_disabled {
-            self.move_freepages_block(lists, zone, start, block_mt, start_mt);
+            self.move_freepages_block(lists, owner, zone, start, block_mt, start_mt);
             self.set_pageblock_migratetype(start, start_mt);
             self.stats.pageblocks_claimed += 1;
-            return self.rmqueue_smallest(lists, zone, order, start_mt);
+            return self.rmqueue_smallest(lists, owner, zone, order, start_mt);
         }
         None
     }
 
     /// `__move_freepages_block`: move every free block of the pageblock from the `old_mt` to
     /// the `new_mt` lists (`move_to_free_list` uses `list_move_tail`).
-    fn move_freepages_block(&mut self, lists: &mut ListArena, zone: usize, start: Pfn, old_mt: u8, new_mt: u8) {
+    fn move_freepages_block(&mut self, lists: &mut ListArena, owner: &mut [Owner], zone: usize, start: Pfn, old_mt: u8, new_mt: u8) {
         let end = start + PAGEBLOCK_NR_PAGES;
         let z = &self.zones[zone];
         let mut p = start;
         while p < end {
-            let o = self.order_at(p);
+            let o = self.order_at(owner, p);
             if o == NOT_BUDDY {
                 p += 1;
                 continue;
@@ -822,11 +835,11 @@ impl BuddyAllocator {
 
     /// `__rmqueue_steal`: smallest fallback block of order ≥ `order`; split it on its own
     /// (foreign) type's lists, leaving the pageblock type alone.
-    fn rmqueue_steal(&mut self, lists: &mut ListArena, zone: usize, order: u8, start_mt: u8) -> Option<Pfn> {
+    fn rmqueue_steal(&mut self, lists: &mut ListArena, owner: &mut [Owner], zone: usize, order: u8, start_mt: u8) -> Option<Pfn> {
         for current_order in order..=MAX_PAGE_ORDER {
             if let Some(fallback_mt) = self.find_suitable_fallback(lists, zone, current_order, start_mt) {
                 let pfn = lists.head(self.zones[zone].free_list(current_order, fallback_mt)).unwrap();
-                self.page_del_and_expand(lists, zone, pfn, order, current_order, fallback_mt);
+                self.page_del_and_expand(lists, owner, zone, pfn, order, current_order, fallback_mt);
                 return Some(pfn);
             }
         }
@@ -845,40 +858,40 @@ impl BuddyAllocator {
     /// same order): `__free_pages_ok` → `free_one_page` → `split_large_buddy` →
     /// `__free_one_page`. O(MAX_PAGE_ORDER), no host allocation.
     #[inline]
-    pub fn free(&mut self, lists: &mut ListArena, pfn: Pfn, order: u8) {
+    pub fn free(&mut self, lists: &mut ListArena, owner: &mut [Owner], pfn: Pfn, order: u8) {
         let zone = self.zone_of(pfn);
         debug_assert!(order <= MAX_PAGE_ORDER);
         debug_assert!(pfn & ((1u32 << order) - 1) == 0, "free of unaligned block {pfn} order {order}");
         debug_assert!(pfn as u64 + (1u64 << order) <= self.zones[zone].end_pfn as u64, "free of block {pfn} order {order} past its zone");
-        debug_assert!(self.order_at(pfn) == NOT_BUDDY, "double free of pfn {pfn}");
+        debug_assert!(self.order_at(owner, pfn) == NOT_BUDDY, "double free of pfn {pfn}");
         debug_assert!(!lists.is_linked(pfn), "freeing pfn {pfn} that is still on a list");
-        self.free_pages_ok(lists, zone, pfn, order, false);
+        self.free_pages_ok(lists, owner, zone, pfn, order, false);
     }
 
     /// Whether `pfn` heads a free block (`PageBuddy`; invariant checks).
-    pub(crate) fn is_free_block_head(&self, pfn: Pfn) -> bool {
-        self.order_at(pfn) != NOT_BUDDY
+    pub(crate) fn is_free_block_head(&self, owner: &[Owner], pfn: Pfn) -> bool {
+        self.order_at(owner, pfn) != NOT_BUDDY
     }
 
     /// `free_pcppages_bulk`'s `__free_one_page`: an order-0 frame of `zone` leaves a per-CPU
     /// page list for the buddy lists ([`Self::free`] without looking the zone up).
     #[inline(always)]
-    pub(crate) fn free_pcp_frame(&mut self, lists: &mut ListArena, zone: usize, pfn: Pfn) {
+    pub(crate) fn free_pcp_frame(&mut self, lists: &mut ListArena, owner: &mut [Owner], zone: usize, pfn: Pfn) {
         debug_assert_eq!(self.try_zone_of(pfn), Some(zone));
-        debug_assert!(self.order_at(pfn) == NOT_BUDDY, "double free of pfn {pfn}");
+        debug_assert!(self.order_at(owner, pfn) == NOT_BUDDY, "double free of pfn {pfn}");
         debug_assert!(!lists.is_linked(pfn), "freeing pfn {pfn} that is still on a list");
         let mt = self.pb_mt(pfn);
-        self.free_one_page(lists, zone, pfn, 0, mt, false);
+        self.free_one_page(lists, owner, zone, pfn, 0, mt, false);
     }
     /// `split_large_buddy`: blocks above `pageblock_order` are freed pageblock by pageblock,
     /// each with its own pageblock's migrate type.
-    fn free_pages_ok(&mut self, lists: &mut ListArena, zone: usize, pfn: Pfn, order: u8, to_tail: bool) {
+    fn free_pages_ok(&mut self, lists: &mut ListArena, owner: &mut [Owner], zone: usize, pfn: Pfn, order: u8, to_tail: bool) {
         let end = pfn as u64 + (1u64 << order);
         let order = order.min(PAGEBLOCK_ORDER);
         let mut p = pfn;
         loop {
             let mt = self.pb_mt(p);
-            self.free_one_page(lists, zone, p, order, mt, to_tail);
+            self.free_one_page(lists, owner, zone, p, order, mt, to_tail);
             let next = p as u64 + (1u64 << order);
             if next == end {
                 break;
@@ -892,14 +905,15 @@ impl BuddyAllocator {
     /// only if both types are mergeable (`migratetype_is_mergeable`), and its pageblock then
     /// takes our type. The result goes to the list head, or the tail if
     /// `buddy_merge_likely` (or `FPI_TO_TAIL`).
+    #[allow(clippy::too_many_arguments)] // the list arena and the owner words beside the block
     #[inline(always)]
-    fn free_one_page(&mut self, lists: &mut ListArena, zone: usize, mut pfn: Pfn, mut order: u8, mt: u8, to_tail: bool) {
+    fn free_one_page(&mut self, lists: &mut ListArena, owner: &mut [Owner], zone: usize, mut pfn: Pfn, mut order: u8, mt: u8, to_tail: bool) {
         self.zones[zone].free_pages += 1u64 << order; // account_freepages
         let mut buddy_pfn = 0;
         while order < MAX_PAGE_ORDER {
             let mut buddy_mt = mt;
             buddy_pfn = pfn ^ (1u32 << order);
-            if !self.page_is_buddy(zone, buddy_pfn, order) {
+            if !self.page_is_buddy(owner, zone, buddy_pfn, order) {
                 break;
             }
             if order >= PAGEBLOCK_ORDER {
@@ -908,7 +922,7 @@ impl BuddyAllocator {
                     break;
                 }
             }
-            self.del_from_free_list(lists, zone, buddy_pfn, order, buddy_mt);
+            self.del_from_free_list(lists, owner, zone, buddy_pfn, order, buddy_mt);
             if buddy_mt != mt {
                 // "Match buddy type. This ensures that an expand() down the line puts the
                 // sub-blocks on the right freelists."
@@ -917,21 +931,21 @@ impl BuddyAllocator {
             pfn &= buddy_pfn;
             order += 1;
         }
-        let to_tail = to_tail || self.buddy_merge_likely(zone, pfn, buddy_pfn, order);
-        self.add_to_free_list(lists, zone, pfn, order, mt, to_tail);
+        let to_tail = to_tail || self.buddy_merge_likely(owner, zone, pfn, buddy_pfn, order);
+        self.add_to_free_list(lists, owner, zone, pfn, order, mt, to_tail);
     }
 
     /// `buddy_merge_likely`: is the buddy of the next-higher-order block free? Then this block
     /// will probably merge soon, so put it at the tail where it is less likely to be allocated.
     #[inline]
-    fn buddy_merge_likely(&self, zone: usize, pfn: Pfn, buddy_pfn: Pfn, order: u8) -> bool {
+    fn buddy_merge_likely(&self, owner: &[Owner], zone: usize, pfn: Pfn, buddy_pfn: Pfn, order: u8) -> bool {
         if order >= MAX_PAGE_ORDER - 1 {
             return false;
         }
         let higher = buddy_pfn & pfn;
         // find_buddy_page_pfn(higher_page, ..., order + 1): page_is_buddy compares the zones of
         // higher_page and its buddy.
-        self.zones[zone].spans(higher) && self.page_is_buddy(zone, higher ^ (1u32 << (order + 1)), order + 1)
+        self.zones[zone].spans(higher) && self.page_is_buddy(owner, zone, higher ^ (1u32 << (order + 1)), order + 1)
     }
 
     // ---------------------------------------------------------------- queries
@@ -1017,19 +1031,11 @@ impl BuddyAllocator {
         self.zones[zone].free_list(order, mt as u8)
     }
 
-    /// Host-side hint (no effect on the allocator): `pfn` is about to be freed; start
-    /// loading the order nibble of its order-0 buddy (the byte they share), which the merge
-    /// reads first.
-    #[inline(always)]
-    pub fn prefetch_free(&self, pfn: Pfn) {
-        super::prefetch::prefetch(&self.buddy_order, Self::nibble(pfn ^ 1).0);
-    }
-
     /// `Some(order)` if `pfn` is the first frame of a free block (`PageBuddy`).
     #[inline]
-    pub fn buddy_order(&self, pfn: Pfn) -> Option<u8> {
+    pub fn buddy_order(&self, owner: &[Owner], pfn: Pfn) -> Option<u8> {
         if pfn < self.nr_frames {
-            Some(self.order_at(pfn)).filter(|&o| o != NOT_BUDDY)
+            Some(self.order_at(owner, pfn)).filter(|&o| o != NOT_BUDDY)
         } else {
             None
         }
@@ -1037,14 +1043,14 @@ impl BuddyAllocator {
 
     /// Whether frame `pfn` lies inside a free block (walks up the possible block heads:
     /// O(MAX_PAGE_ORDER)).
-    pub fn is_free(&self, pfn: Pfn) -> bool {
+    pub fn is_free(&self, owner: &[Owner], pfn: Pfn) -> bool {
         let Some(zone) = self.try_zone_of(pfn) else {
             return false;
         };
         let z = &self.zones[zone];
         (0..=MAX_PAGE_ORDER).any(|o| {
             let head = pfn & !((1u32 << o) - 1);
-            z.spans(head) && self.order_at(head) != NOT_BUDDY && self.order_at(head) >= o
+            z.spans(head) && self.order_at(owner, head) != NOT_BUDDY && self.order_at(owner, head) >= o
         })
     }
 
@@ -1063,7 +1069,7 @@ impl BuddyAllocator {
     /// is fully merged (its buddy is not a free block of the same order); per-order counts and
     /// `free_pages` match the lists; no stray `PageBuddy` markers; interior frames of free
     /// blocks are neither markers nor linked; pageblock counts match the pageblock types.
-    pub fn check_invariants(&self, lists: &ListArena) -> Result<(), String> {
+    pub fn check_invariants(&self, lists: &ListArena, owner: &[Owner]) -> Result<(), String> {
         let mut total_blocks = 0u64;
         for (zi, z) in self.zones.iter().enumerate() {
             let mut free = 0u64;
@@ -1079,8 +1085,8 @@ impl BuddyAllocator {
                         if pfn as u64 & (size - 1) != 0 {
                             return Err(format!("zone {zi}: free block {pfn} not aligned to order {order}"));
                         }
-                        if self.order_at(pfn) != order {
-                            return Err(format!("zone {zi}: block {pfn} on order-{order} list has order marker {}", self.order_at(pfn)));
+                        if self.order_at(owner, pfn) != order {
+                            return Err(format!("zone {zi}: block {pfn} on order-{order} list has order marker {}", self.order_at(owner, pfn)));
                         }
                         let nr_pb = if order >= PAGEBLOCK_ORDER { 1u32 << (order - PAGEBLOCK_ORDER) } else { 1 };
                         for i in 0..nr_pb {
@@ -1091,7 +1097,7 @@ impl BuddyAllocator {
                         }
                         if order < MAX_PAGE_ORDER {
                             let b = pfn ^ (1u32 << order);
-                            if self.page_is_buddy(zi, b, order) && (order < PAGEBLOCK_ORDER || (migratetype_is_mergeable(mt) && migratetype_is_mergeable(self.pb_mt(b)))) {
+                            if self.page_is_buddy(owner, zi, b, order) && (order < PAGEBLOCK_ORDER || (migratetype_is_mergeable(mt) && migratetype_is_mergeable(self.pb_mt(b)))) {
                                 return Err(format!("zone {zi}: free buddies {pfn} and {b} of order {order} not merged"));
                             }
                         }
@@ -1112,7 +1118,7 @@ impl BuddyAllocator {
             // Interior frames of free blocks.
             let mut p = z.start_pfn;
             while p < z.end_pfn {
-                let o = self.order_at(p);
+                let o = self.order_at(owner, p);
                 if o == NOT_BUDDY {
                     p += 1;
                     continue;
@@ -1121,7 +1127,7 @@ impl BuddyAllocator {
                     return Err(format!("zone {zi}: pfn {p} has order marker {o}"));
                 }
                 for q in p + 1..p + (1u32 << o) {
-                    if self.order_at(q) != NOT_BUDDY {
+                    if self.order_at(owner, q) != NOT_BUDDY {
                         return Err(format!("zone {zi}: pfn {q} inside free block {p} order {o} is marked free"));
                     }
                     if lists.is_linked(q) {
@@ -1141,7 +1147,7 @@ impl BuddyAllocator {
                 return Err(format!("zone {zi}: pageblock counts {:?}, recorded {:?}", counts, z.nr_pageblocks));
             }
         }
-        let marks = (0..self.nr_frames).filter(|&p| self.order_at(p) != NOT_BUDDY).count() as u64;
+        let marks = (0..self.nr_frames).filter(|&p| self.order_at(owner, p) != NOT_BUDDY).count() as u64;
         if marks != total_blocks {
             return Err(format!("{marks} frames marked as free-block heads, {total_blocks} blocks on the free lists"));
         }
@@ -1156,12 +1162,12 @@ impl BuddyAllocator {
     /// block headed by `pfn` off its list and return its order. The caller has checked the
     /// watermark. "Set the pageblock if the isolated page is at least half of a pageblock":
     /// a mergeable pageblock of another type becomes MOVABLE with its other free blocks.
-    pub fn isolate_free_block(&mut self, lists: &mut ListArena, pfn: Pfn) -> u8 {
+    pub fn isolate_free_block(&mut self, lists: &mut ListArena, owner: &mut [Owner], pfn: Pfn) -> u8 {
         let zone = self.zone_of(pfn);
-        let order = self.order_at(pfn);
+        let order = self.order_at(owner, pfn);
         assert!(order != NOT_BUDDY, "pfn {pfn} is not the head of a free block");
         let mt = self.pb_mt(pfn);
-        self.del_from_free_list(lists, zone, pfn, order, mt);
+        self.del_from_free_list(lists, owner, zone, pfn, order, mt);
         self.zones[zone].free_pages -= 1u64 << order;
         if order + 1 >= PAGEBLOCK_ORDER {
             let mov = MigrateType::Movable as u8;
@@ -1171,7 +1177,7 @@ impl BuddyAllocator {
                 let t = self.pb_mt(pb);
                 let z = &self.zones[zone];
                 if t != mov && migratetype_is_mergeable(t) && z.spans(pb) && z.spans(pb + PAGEBLOCK_NR_PAGES - 1) {
-                    self.move_freepages_block(lists, zone, pb, t, mov);
+                    self.move_freepages_block(lists, owner, zone, pb, t, mov);
                     self.set_pageblock_migratetype(pb, mov);
                 }
             }
@@ -1201,22 +1207,24 @@ mod tests {
         ZoneSpec { node: 0, zone_type, start_pfn, nr_pages }
     }
 
-    fn machine(specs: &[ZoneSpec]) -> (BuddyAllocator, ListArena) {
+    /// The allocator, its list arena and the frames' owner words (as `Frames` starts them).
+    fn machine(specs: &[ZoneSpec]) -> (BuddyAllocator, ListArena, Vec<Owner>) {
         let end = specs.iter().map(|s| s.start_pfn + s.nr_pages).max().unwrap();
         let mut lists = ListArena::new(end);
-        let a = BuddyAllocator::new(specs, &mut lists);
-        a.check_invariants(&lists).unwrap();
+        let mut owner = vec![0; end as usize];
+        let a = BuddyAllocator::new(specs, &mut lists, &mut owner);
+        a.check_invariants(&lists, &owner).unwrap();
         lists.check_invariants().unwrap();
-        (a, lists)
+        (a, lists, owner)
     }
 
     /// One Normal zone of `n` pages at pfn 0.
-    fn one_zone(n: u32) -> (BuddyAllocator, ListArena) {
+    fn one_zone(n: u32) -> (BuddyAllocator, ListArena, Vec<Owner>) {
         machine(&[spec(ZoneType::Normal, 0, n)])
     }
 
-    fn check(a: &BuddyAllocator, l: &ListArena) {
-        a.check_invariants(l).unwrap();
+    fn check(a: &BuddyAllocator, l: &ListArena, o: &[Owner]) {
+        a.check_invariants(l, o).unwrap();
         l.check_invariants().unwrap();
     }
 
@@ -1225,22 +1233,22 @@ mod tests {
         // The same fragmented zone twice: free blocks of orders 0 to 6 and the untouched
         // rest. rmqueue_bulk takes a smallest block whole when the count covers it.
         let fragmented = || {
-            let (mut a, mut l) = one_zone(1 << 14);
-            let got: Vec<Pfn> = (0..6000).map(|_| a.alloc(&mut l, 0, 0, MigrateType::Movable).unwrap()).collect();
+            let (mut a, mut l, mut w) = one_zone(1 << 14);
+            let got: Vec<Pfn> = (0..6000).map(|_| a.alloc(&mut l, &mut w, 0, 0, MigrateType::Movable).unwrap()).collect();
             for (i, &pfn) in got.iter().enumerate() {
                 if i % 7 < 3 || (i / 64) % 3 == 0 {
-                    a.free(&mut l, pfn, 0);
+                    a.free(&mut l, &mut w, pfn, 0);
                 }
             }
-            (a, l)
+            (a, l, w)
         };
         for count in [1, 2, 5, 31, 200, 3000] {
-            let ((mut a, mut l), (mut b, mut m)) = (fragmented(), fragmented());
+            let ((mut a, mut l, mut w), (mut b, mut m, mut p)) = (fragmented(), fragmented());
             let mut bulk = Vec::new();
-            assert_eq!(a.rmqueue_bulk(&mut l, 0, MigrateType::Movable, count, |pfn| bulk.push(pfn)), count);
-            let each: Vec<Pfn> = (0..count).map(|_| b.alloc(&mut m, 0, 0, MigrateType::Movable).unwrap()).collect();
+            assert_eq!(a.rmqueue_bulk(&mut l, &mut w, 0, MigrateType::Movable, count, |pfn| bulk.push(pfn)), count);
+            let each: Vec<Pfn> = (0..count).map(|_| b.alloc(&mut m, &mut p, 0, 0, MigrateType::Movable).unwrap()).collect();
             assert_eq!(bulk, each, "count {count}");
-            check(&a, &l);
+            check(&a, &l, &w);
             assert_eq!(a.zones[0].free_pages, b.zones[0].free_pages);
             for order in 0..=MAX_PAGE_ORDER {
                 for mt in 0..MIGRATE_TYPES as u8 {
@@ -1263,7 +1271,7 @@ mod tests {
 
     #[test]
     fn initial_state_aligned_zone() {
-        let (a, l) = one_zone(16 * 1024);
+        let (a, l, w) = one_zone(16 * 1024);
         let z = &a.zones[0];
         assert_eq!(z.free_pages, 16384);
         assert_eq!(z.managed_pages, 16384);
@@ -1276,7 +1284,33 @@ mod tests {
         assert_eq!(l.iter(h).collect::<Vec<_>>(), (0..16).map(|i| i * 1024).collect::<Vec<_>>());
         assert!(!a.page_group_by_mobility_disabled());
         assert_eq!(a.pageblock_migratetype(12345), MOV);
-        assert_eq!(BuddyAllocator::BITS_PER_FRAME, 4);
+        assert_eq!(BuddyAllocator::BITS_PER_FRAME, 0);
+        assert!(w.iter().all(|&x| x == 0), "setting up the free lists writes no owner word");
+    }
+
+    #[test]
+    fn a_free_blocks_order_is_in_its_head_frames_owner_word() {
+        let (mut a, mut l, mut w) = one_zone(4096);
+        // Splitting the first max-order block for one frame: the frame taken is marked
+        // not-a-buddy, the upper halves expand puts back carry their orders.
+        assert_eq!(a.alloc(&mut l, &mut w, 0, 0, MOV), Some(0));
+        assert_eq!(w[0], OWNER_NOT_BUDDY);
+        for o in 0..MAX_PAGE_ORDER {
+            assert_eq!(w[1 << o], o as Owner + 1, "the order-{o} half");
+            assert_eq!(a.buddy_order(&w, 1 << o), Some(o));
+        }
+        assert_eq!(a.buddy_order(&w, 1024), Some(MAX_PAGE_ORDER), "an untouched block of the boot run");
+        // A page's owner word (Frames::install: the page complemented) is no buddy; giving
+        // the frame back (Frames::release) and freeing it merges the block whole again.
+        w[0] = !7;
+        assert_eq!(a.buddy_order(&w, 0), None);
+        check(&a, &l, &w);
+        w[0] = OWNER_NOT_BUDDY;
+        a.free(&mut l, &mut w, 0, 0);
+        assert_eq!(a.buddy_order(&w, 0), Some(MAX_PAGE_ORDER));
+        assert_eq!(w[0], MAX_PAGE_ORDER as Owner + 1);
+        assert!((1..1024).all(|p| a.buddy_order(&w, p).is_none()));
+        check(&a, &l, &w);
     }
 
     #[test]
@@ -1284,11 +1318,11 @@ mod tests {
         // Zone [3, 1003) (`__free_pages_memory`): pfn 3 order 0, 4 order 2, 8 order 3, ...,
         // 256 order 8; at 512 an order-9 block would end at 1024 > 1003, so 512 order 8,
         // 768 order 7, 896 order 6, 960 order 5, 992 order 3, 1000 order 1, 1002 order 0.
-        let (a, l) = machine(&[spec(ZoneType::Dma, 3, 1000), spec(ZoneType::Dma32, 1003, 5000)]);
+        let (a, l, w) = machine(&[spec(ZoneType::Dma, 3, 1000), spec(ZoneType::Dma32, 1003, 5000)]);
         let z0: Vec<(u32, u8)> = {
             let mut v = vec![];
             for p in 3..1003 {
-                if let Some(o) = a.buddy_order(p) {
+                if let Some(o) = a.buddy_order(&w, p) {
                     v.push((p, o));
                 }
             }
@@ -1298,7 +1332,7 @@ mod tests {
         assert_eq!(a.zones[0].free_pages, 1000);
         assert_eq!(a.zones[1].free_pages, 5000);
         // pfn 1002 (zone 0) and 1003 (zone 1) are order-0 buddies in different zones: unmerged.
-        assert_eq!(a.buddy_order(1003), Some(0));
+        assert_eq!(a.buddy_order(&w, 1003), Some(0));
         assert_eq!(a.zone_of(1002), 0);
         assert_eq!(a.zone_of(1003), 1);
         assert_eq!(a.try_zone_of(6003), None);
@@ -1308,15 +1342,15 @@ mod tests {
         assert_eq!(a.zones[0].nr_pageblocks, [1, 1, 0, 0]);
         assert_eq!(a.pageblock_migratetype(3), MigrateType::Unmovable);
         assert_eq!(a.zones[1].nr_pageblocks, [0, 11, 0, 0]); // pageblocks 1..=11
-        check(&a, &l);
+        check(&a, &l, &w);
     }
 
     #[test]
     fn odd_zone_alloc_everything_and_back() {
-        let (mut a, mut l) = machine(&[spec(ZoneType::Dma, 3, 1000), spec(ZoneType::Dma32, 1003, 5000)]);
+        let (mut a, mut l, mut w) = machine(&[spec(ZoneType::Dma, 3, 1000), spec(ZoneType::Dma32, 1003, 5000)]);
         let before: Vec<_> = (0..2).map(|z| a.nr_free_by_order(z)).collect();
         let mut got = vec![];
-        while let Some(p) = a.alloc(&mut l, 0, 0, MOV) {
+        while let Some(p) = a.alloc(&mut l, &mut w, 0, 0, MOV) {
             assert!((3..1003).contains(&p), "pfn {p} outside zone 0");
             got.push(p);
         }
@@ -1326,100 +1360,100 @@ mod tests {
         assert_eq!(got.len(), 1000);
         assert_eq!(a.zones[0].free_pages, 0);
         assert!(!a.zone_watermark_ok(0, 0, 0));
-        check(&a, &l);
+        check(&a, &l, &w);
         for p in got.iter().rev() {
-            a.free(&mut l, *p, 0);
+            a.free(&mut l, &mut w, *p, 0);
         }
-        check(&a, &l);
+        check(&a, &l, &w);
         assert_eq!(a.nr_free_by_order(0), before[0]);
         assert_eq!(a.nr_free_by_order(1), before[1]);
         // A hole between zones.
-        let (mut a, mut l) = machine(&[spec(ZoneType::Dma32, 0, 1000), spec(ZoneType::Normal, 2048, 1952)]);
+        let (mut a, mut l, mut w) = machine(&[spec(ZoneType::Dma32, 0, 1000), spec(ZoneType::Normal, 2048, 1952)]);
         assert_eq!(a.try_zone_of(1500), None);
-        let p = a.alloc(&mut l, 1, 10, MOV).unwrap();
+        let p = a.alloc(&mut l, &mut w, 1, 10, MOV).unwrap();
         assert_eq!(p, 2048);
-        a.free(&mut l, p, 10);
-        check(&a, &l);
+        a.free(&mut l, &mut w, p, 10);
+        check(&a, &l, &w);
     }
 
     #[test]
     fn split_keeps_low_half_and_frees_high_halves() {
-        let (mut a, l0) = one_zone(4096);
+        let (mut a, l0, mut w) = one_zone(4096);
         let mut l = l0;
-        let p = a.alloc(&mut l, 0, 0, MOV).unwrap();
+        let p = a.alloc(&mut l, &mut w, 0, 0, MOV).unwrap();
         assert_eq!(p, 0);
         let mut expect = [1u64; NR_PAGE_ORDERS];
         expect[10] = 3;
         assert_eq!(a.nr_free_by_order(0), expect);
         for o in 0..10u8 {
-            assert_eq!(a.buddy_order(1 << o), Some(o));
+            assert_eq!(a.buddy_order(&w, 1 << o), Some(o));
             assert_eq!(l.head(a.free_list_head(0, o, MOV)), Some(1 << o));
         }
         assert_eq!(a.zones[0].free_pages, 4095);
-        check(&a, &l);
+        check(&a, &l, &w);
         // order-3 request next: the order-3 block at 8 is taken unsplit.
-        assert_eq!(a.alloc(&mut l, 0, 3, MOV), Some(8));
+        assert_eq!(a.alloc(&mut l, &mut w, 0, 3, MOV), Some(8));
         // order-2 next: 4.
-        assert_eq!(a.alloc(&mut l, 0, 2, MOV), Some(4));
+        assert_eq!(a.alloc(&mut l, &mut w, 0, 2, MOV), Some(4));
         // order-2 again: split the order-4 block at 16 -> 16 kept, 20@2 freed.
-        assert_eq!(a.alloc(&mut l, 0, 2, MOV), Some(16));
-        assert_eq!(a.buddy_order(20), Some(2));
+        assert_eq!(a.alloc(&mut l, &mut w, 0, 2, MOV), Some(16));
+        assert_eq!(a.buddy_order(&w, 20), Some(2));
         assert_eq!(a.zones[0].free_pages, 4096 - 1 - 8 - 4 - 4);
-        check(&a, &l);
+        check(&a, &l, &w);
     }
 
     #[test]
     fn buddy_merging_restores_max_order() {
-        let (mut a, mut l) = one_zone(4096);
+        let (mut a, mut l, mut w) = one_zone(4096);
         let initial = a.nr_free_by_order(0);
-        let p0 = a.alloc(&mut l, 0, 0, MOV).unwrap();
-        let p1 = a.alloc(&mut l, 0, 0, MOV).unwrap();
+        let p0 = a.alloc(&mut l, &mut w, 0, 0, MOV).unwrap();
+        let p1 = a.alloc(&mut l, &mut w, 0, 0, MOV).unwrap();
         assert_eq!((p0, p1), (0, 1));
-        a.free(&mut l, p0, 0);
+        a.free(&mut l, &mut w, p0, 0);
         // buddy 1 allocated: stays an order-0 block.
-        assert_eq!(a.buddy_order(0), Some(0));
-        check(&a, &l);
-        a.free(&mut l, p1, 0);
-        assert_eq!(a.buddy_order(0), Some(10));
-        assert_eq!(a.buddy_order(1), None);
+        assert_eq!(a.buddy_order(&w, 0), Some(0));
+        check(&a, &l, &w);
+        a.free(&mut l, &mut w, p1, 0);
+        assert_eq!(a.buddy_order(&w, 0), Some(10));
+        assert_eq!(a.buddy_order(&w, 1), None);
         assert_eq!(a.nr_free_by_order(0), initial);
-        check(&a, &l);
+        check(&a, &l, &w);
     }
 
     #[test]
     fn buddy_merge_likely_puts_block_at_tail() {
-        let (mut a, mut l) = one_zone(4096);
-        let pages: Vec<_> = (0..8).map(|_| a.alloc(&mut l, 0, 0, MOV).unwrap()).collect();
+        let (mut a, mut l, mut w) = one_zone(4096);
+        let pages: Vec<_> = (0..8).map(|_| a.alloc(&mut l, &mut w, 0, 0, MOV).unwrap()).collect();
         assert_eq!(pages, (0..8).collect::<Vec<_>>());
-        a.free(&mut l, 7, 0); // buddy 6 busy; higher 6's order-1 buddy 4 busy -> head
-        a.free(&mut l, 2, 0); // buddy 3 busy; higher 2's order-1 buddy 0 busy -> head
+        a.free(&mut l, &mut w, 7, 0); // buddy 6 busy; higher 6's order-1 buddy 4 busy -> head
+        a.free(&mut l, &mut w, 2, 0); // buddy 3 busy; higher 2's order-1 buddy 0 busy -> head
         let h0 = a.free_list_head(0, 0, MOV);
         assert_eq!(l.iter(h0).collect::<Vec<_>>(), vec![2, 7]);
-        a.free(&mut l, 3, 0); // merges with 2 -> order-1 block at 2
-        assert_eq!(a.buddy_order(2), Some(1));
+        a.free(&mut l, &mut w, 3, 0); // merges with 2 -> order-1 block at 2
+        assert_eq!(a.buddy_order(&w, 2), Some(1));
         assert_eq!(l.iter(h0).collect::<Vec<_>>(), vec![7]);
         // free 0: buddy 1 busy, but the order-1 buddy of block [0,2) (= 2) is free -> tail.
-        a.free(&mut l, 0, 0);
+        a.free(&mut l, &mut w, 0, 0);
         assert_eq!(l.iter(h0).collect::<Vec<_>>(), vec![7, 0]);
-        check(&a, &l);
+        check(&a, &l, &w);
         // and the next order-0 allocation takes 7, not 0
-        assert_eq!(a.alloc(&mut l, 0, 0, MOV), Some(7));
+        assert_eq!(a.alloc(&mut l, &mut w, 0, 0, MOV), Some(7));
     }
 
     #[test]
     fn round_trip_mixed_orders_restores_initial() {
-        let (mut a, mut l) = machine(&[spec(ZoneType::Dma32, 0, 8192), spec(ZoneType::Normal, 8192, 7000)]);
+        let (mut a, mut l, mut w) = machine(&[spec(ZoneType::Dma32, 0, 8192), spec(ZoneType::Normal, 8192, 7000)]);
         let initial: Vec<_> = (0..2).map(|z| a.nr_free_by_order(z)).collect();
         let mut held = vec![];
         for i in 0..500u32 {
             let order = (i % 5) as u8;
             let mt = MigrateType::from_u8((i % 3) as u8);
             let zone = (i % 2) as usize;
-            if let Some(p) = a.alloc(&mut l, zone, order, mt) {
+            if let Some(p) = a.alloc(&mut l, &mut w, zone, order, mt) {
                 held.push((p, order));
             }
         }
-        check(&a, &l);
+        check(&a, &l, &w);
         let used: u64 = held.iter().map(|&(_, o)| 1u64 << o).sum();
         assert_eq!(a.nr_free_pages() + used, 15192);
         // free in a scrambled order
@@ -1428,9 +1462,9 @@ mod tests {
         idx.sort_by_key(|&i| (i * 7919) % n);
         for i in idx {
             let (p, o) = held[i];
-            a.free(&mut l, p, o);
+            a.free(&mut l, &mut w, p, o);
         }
-        check(&a, &l);
+        check(&a, &l, &w);
         assert_eq!(a.nr_free_by_order(0), initial[0]);
         assert_eq!(a.nr_free_by_order(1), initial[1]);
         assert_eq!(a.nr_free_pages(), 15192);
@@ -1438,9 +1472,9 @@ mod tests {
 
     #[test]
     fn unmovable_claims_whole_max_order_block() {
-        let (mut a, mut l) = one_zone(8192);
+        let (mut a, mut l, mut w) = one_zone(8192);
         set_wmarks(&mut a);
-        let p = a.alloc(&mut l, 0, 0, UNMOV).unwrap();
+        let p = a.alloc(&mut l, &mut w, 0, 0, UNMOV).unwrap();
         // __rmqueue_claim starts at MAX_PAGE_ORDER: the first order-10 block (pfn 0) is taken,
         // both its pageblocks become UNMOVABLE and the remainder goes to the UNMOVABLE lists.
         assert_eq!(p, 0);
@@ -1455,70 +1489,70 @@ mod tests {
         // No boost for claims of whole pageblocks.
         assert_eq!(a.zones[0].watermark_boost, 0);
         // Further unmovable allocations come from that block.
-        assert_eq!(a.alloc(&mut l, 0, 0, UNMOV), Some(1));
-        check(&a, &l);
+        assert_eq!(a.alloc(&mut l, &mut w, 0, 0, UNMOV), Some(1));
+        check(&a, &l, &w);
         // Freeing restores the orders; the pageblocks stay UNMOVABLE (as in the kernel).
-        a.free(&mut l, 0, 0);
-        a.free(&mut l, 1, 0);
+        a.free(&mut l, &mut w, 0, 0);
+        a.free(&mut l, &mut w, 1, 0);
         assert_eq!(a.nr_free_by_order(0)[10], 8);
         assert_eq!(a.free_blocks_mt(&l, 0, 10, UNMOV), 1);
-        check(&a, &l);
+        check(&a, &l, &w);
     }
 
     #[test]
     fn isolate_free_block_for_compaction_converts_half_pageblocks() {
-        let (mut a, mut l) = one_zone(8192);
+        let (mut a, mut l, mut w) = one_zone(8192);
         set_wmarks(&mut a);
         // An unmovable allocation claims the order-10 block at 0 (pageblocks 0 and 1); the
         // remainder sits on the UNMOVABLE lists: 512@512 (order 9), 256@256, ..., 1@1.
-        assert_eq!(a.alloc(&mut l, 0, 0, UNMOV), Some(0));
+        assert_eq!(a.alloc(&mut l, &mut w, 0, 0, UNMOV), Some(0));
         assert_eq!(a.zones[0].nr_pageblocks, [2, 14, 0, 0]);
         let free0 = a.zones[0].free_pages;
         // __isolate_free_page of the order-9 block: taken off its list; being at least half
         // a pageblock, its (mergeable) pageblock becomes MOVABLE.
-        assert_eq!(a.isolate_free_block(&mut l, 512), 9);
+        assert_eq!(a.isolate_free_block(&mut l, &mut w, 512), 9);
         assert_eq!(a.zones[0].free_pages, free0 - 512);
-        assert_eq!(a.buddy_order(512), None);
+        assert_eq!(a.buddy_order(&w, 512), None);
         assert_eq!(a.pageblock_migratetype(512), MOV);
         assert_eq!(a.zones[0].nr_pageblocks, [1, 15, 0, 0]);
-        check(&a, &l);
+        check(&a, &l, &w);
         // The order-8 block at 256 is exactly half of pageblock 0: the pageblock and its other
         // free blocks (128@128 ... 1@1) move to MOVABLE.
-        assert_eq!(a.isolate_free_block(&mut l, 256), 8);
+        assert_eq!(a.isolate_free_block(&mut l, &mut w, 256), 8);
         assert_eq!(a.pageblock_migratetype(0), MOV);
         assert_eq!(a.free_blocks_mt(&l, 0, 7, MOV), 1);
         assert_eq!(a.free_blocks_mt(&l, 0, 7, UNMOV), 0);
-        check(&a, &l);
+        check(&a, &l, &w);
         // A smaller block leaves its pageblock's type alone.
-        let u = a.alloc(&mut l, 0, 0, UNMOV).unwrap();
+        let u = a.alloc(&mut l, &mut w, 0, 0, UNMOV).unwrap();
         let pb = u & !(PAGEBLOCK_NR_PAGES - 1);
         assert_eq!(a.pageblock_migratetype(pb), UNMOV);
-        let small = (pb..pb + PAGEBLOCK_NR_PAGES).find(|&p| matches!(a.buddy_order(p), Some(o) if o < 8)).unwrap();
-        a.isolate_free_block(&mut l, small);
+        let small = (pb..pb + PAGEBLOCK_NR_PAGES).find(|&p| matches!(a.buddy_order(&w, p), Some(o) if o < 8)).unwrap();
+        a.isolate_free_block(&mut l, &mut w, small);
         assert_eq!(a.pageblock_migratetype(pb), UNMOV);
-        check(&a, &l);
+        check(&a, &l, &w);
         // Freed back, the isolated blocks merge again.
-        a.free(&mut l, 512, 9);
-        a.free(&mut l, 256, 8);
-        check(&a, &l);
+        a.free(&mut l, &mut w, 512, 9);
+        a.free(&mut l, &mut w, 256, 8);
+        check(&a, &l, &w);
     }
 
     #[test]
     fn claim_partial_pageblock_when_half_free() {
-        let (mut a, mut l) = one_zone(4096);
+        let (mut a, mut l, mut w) = one_zone(4096);
         set_wmarks(&mut a);
         // Fill everything with movable order-0 pages (ascending pfns).
-        let all: Vec<_> = (0..4096).map(|_| a.alloc(&mut l, 0, 0, MOV).unwrap()).collect();
+        let all: Vec<_> = (0..4096).map(|_| a.alloc(&mut l, &mut w, 0, 0, MOV).unwrap()).collect();
         assert_eq!(all, (0..4096).collect::<Vec<_>>());
-        assert!(a.alloc(&mut l, 0, 0, MOV).is_none());
+        assert!(a.alloc(&mut l, &mut w, 0, 0, MOV).is_none());
         // Free 300 pages of pageblock 0: 256@0, 32@256, 8@288, 4@296.
         for p in 0..300 {
-            a.free(&mut l, p, 0);
+            a.free(&mut l, &mut w, p, 0);
         }
-        assert_eq!(a.buddy_order(0), Some(8));
-        check(&a, &l);
+        assert_eq!(a.buddy_order(&w, 0), Some(8));
+        check(&a, &l, &w);
         // Unmovable request: claim from order 8 (pfn 0): free 300, alike = 512-300 = 212 -> claim.
-        let p = a.alloc(&mut l, 0, 0, UNMOV).unwrap();
+        let p = a.alloc(&mut l, &mut w, 0, 0, UNMOV).unwrap();
         assert_eq!(a.pageblock_migratetype(0), UNMOV);
         assert_eq!(a.zones[0].nr_pageblocks, [1, 7, 0, 0]);
         // __rmqueue_smallest(UNMOVABLE) after the move: the order-2 block at 296 is the smallest.
@@ -1529,58 +1563,58 @@ mod tests {
         assert_eq!(a.zones[0].watermark_boost, 512);
         assert!(a.take_boosted_watermark(0));
         assert!(!a.take_boosted_watermark(0));
-        check(&a, &l);
+        check(&a, &l, &w);
     }
 
     #[test]
     fn movable_claim_counts_lru_pages_and_steal_without_claim() {
         // Pageblock 0 UNMOVABLE (claimed by an unmovable allocation), all else movable & used.
-        let (mut a, mut l) = one_zone(4096);
+        let (mut a, mut l, mut w) = one_zone(4096);
         let lru = l.alloc_heads(1);
-        let mut unmov: Vec<_> = (0..1024).map(|_| a.alloc(&mut l, 0, 0, UNMOV).unwrap()).collect();
+        let mut unmov: Vec<_> = (0..1024).map(|_| a.alloc(&mut l, &mut w, 0, 0, UNMOV).unwrap()).collect();
         unmov.sort_unstable();
         assert_eq!(unmov, (0..1024).collect::<Vec<_>>());
         for _ in 0..3072 {
-            a.alloc(&mut l, 0, 0, MOV).unwrap();
+            a.alloc(&mut l, &mut w, 0, 0, MOV).unwrap();
         }
         assert_eq!(a.zones[0].free_pages, 0);
         // Free 16 unmovable pages: an order-4 block at 0 on the UNMOVABLE list.
         for p in 0..16 {
-            a.free(&mut l, p, 0);
+            a.free(&mut l, &mut w, p, 0);
         }
-        assert_eq!(a.buddy_order(0), Some(4));
+        assert_eq!(a.buddy_order(&w, 0), Some(4));
         // Movable request: claim attempt at order 4 fails (16 free + 0 LRU < 256), orders < 4
         // are too low to claim -> __rmqueue_steal takes pfn 0, pageblock stays UNMOVABLE and
         // the split remainders stay on the UNMOVABLE lists.
-        let p = a.alloc(&mut l, 0, 0, MOV).unwrap();
+        let p = a.alloc(&mut l, &mut w, 0, 0, MOV).unwrap();
         assert_eq!(p, 0);
         assert_eq!(a.pageblock_migratetype(0), UNMOV);
         assert_eq!(a.stats.fallback_steals, 1);
         assert_eq!(a.free_blocks_mt(&l, 0, 3, UNMOV), 1);
-        check(&a, &l);
+        check(&a, &l, &w);
         // With ALLOC_NOFRAGMENT no steal happens.
-        assert_eq!(a.rmqueue(&mut l, 0, 0, MOV, ALLOC_NOFRAGMENT), None);
+        assert_eq!(a.rmqueue(&mut l, &mut w, 0, 0, MOV, ALLOC_NOFRAGMENT), None);
         // Only orders >= pageblock_order / 2 = 4 may claim for a movable request: free 16..32
         // (an order-4 block). 15 + 16 = 31 free pages alone are not enough...
         for p in 16..32 {
-            a.free(&mut l, p, 0);
+            a.free(&mut l, &mut w, p, 0);
         }
-        assert_eq!(a.buddy_order(16), Some(4));
-        let q = a.alloc(&mut l, 0, 0, MOV).unwrap();
+        assert_eq!(a.buddy_order(&w, 16), Some(4));
+        let q = a.alloc(&mut l, &mut w, 0, 0, MOV).unwrap();
         assert_eq!(a.pageblock_migratetype(0), UNMOV);
         assert_eq!(a.stats.fallback_steals, 2);
-        a.free(&mut l, q, 0);
+        a.free(&mut l, &mut w, q, 0);
         // ...but with 300 allocated frames of pageblock 0 on an "LRU" list (PageLRU) a movable
         // claim sees 31 free + 300 movable >= 256 and claims the pageblock; the request is then
         // served by __rmqueue_smallest(MOVABLE): the order-0 block at pfn 1.
         for p in 100..400 {
             l.add_head(lru, p);
         }
-        let p = a.alloc(&mut l, 0, 0, MOV).unwrap();
+        let p = a.alloc(&mut l, &mut w, 0, 0, MOV).unwrap();
         assert_eq!(p, 1);
         assert_eq!(a.pageblock_migratetype(0), MOV);
         assert_eq!(a.stats.fallback_claims, 1 + 1); // the first unmovable alloc + this one
-        check(&a, &l);
+        check(&a, &l, &w);
     }
 
     #[test]
@@ -1588,82 +1622,82 @@ mod tests {
         // Pageblocks 0-1 unmovable, everything allocated; then 64 unmovable frames free as one
         // order-6 block, and 8 more in order-0 blocks. No movable frame is free.
         let zone = || {
-            let (mut a, mut l) = one_zone(4096);
+            let (mut a, mut l, mut w) = one_zone(4096);
             set_wmarks(&mut a);
             for mt in [UNMOV; 1024].into_iter().chain([MOV; 3072]) {
-                a.alloc(&mut l, 0, 0, mt).unwrap();
+                a.alloc(&mut l, &mut w, 0, 0, mt).unwrap();
             }
             for p in (0..64).chain((100..116).step_by(2)) {
-                a.free(&mut l, p, 0);
+                a.free(&mut l, &mut w, p, 0);
             }
-            assert_eq!(a.buddy_order(0), Some(6));
+            assert_eq!(a.buddy_order(&w, 0), Some(6));
             let boosts = a.stats.watermark_boosts;
-            (a, l, boosts)
+            (a, l, w, boosts)
         };
         // One refill of 31 (rmqueue_bulk, 6.12.117): the first frame tries to claim the order-6
         // block (a boost; 64 + 8 free + 0 on an LRU < 256) and is stolen from the smallest
         // unmovable block; the other 30 are stolen without another claim attempt.
-        let (mut a, mut l, boosts) = zone();
+        let (mut a, mut l, mut w, boosts) = zone();
         let mut bulk = Vec::new();
-        assert_eq!(a.rmqueue_bulk(&mut l, 0, MOV, 31, |pfn| bulk.push(pfn)), 31);
+        assert_eq!(a.rmqueue_bulk(&mut l, &mut w, 0, MOV, 31, |pfn| bulk.push(pfn)), 31);
         assert_eq!(a.stats.watermark_boosts - boosts, 1);
         assert_eq!(a.stats.fallback_steals, 31);
         assert_eq!(a.pageblock_migratetype(0), UNMOV);
-        check(&a, &l);
+        check(&a, &l, &w);
         // The same 31 frames one __rmqueue each: a claim attempt, and a boost, every time
         // an order >= 4 unmovable block is left (the smallest-first steals keep the order-6
         // block whole for the first 8 frames and split it after).
-        let (mut b, mut m, boosts) = zone();
-        let each: Vec<Pfn> = (0..31).map(|_| b.alloc(&mut m, 0, 0, MOV).unwrap()).collect();
+        let (mut b, mut m, mut p, boosts) = zone();
+        let each: Vec<Pfn> = (0..31).map(|_| b.alloc(&mut m, &mut p, 0, 0, MOV).unwrap()).collect();
         assert_eq!(bulk, each);
         assert!(b.stats.watermark_boosts - boosts > 20, "{} boosts", b.stats.watermark_boosts - boosts);
         // With nothing left to steal the refill ends short.
-        let (mut c, mut n, _) = zone();
-        assert_eq!(c.rmqueue_bulk(&mut n, 0, MOV, 200, |_| ()), 72);
-        check(&c, &n);
+        let (mut c, mut n, mut q, _) = zone();
+        assert_eq!(c.rmqueue_bulk(&mut n, &mut q, 0, MOV, 200, |_| ()), 72);
+        check(&c, &n, &q);
     }
 
     #[test]
     fn unmovable_scatter_fragments_high_orders_and_freeing_heals() {
-        let (mut a, mut l) = one_zone(16384);
+        let (mut a, mut l, mut w) = one_zone(16384);
         let initial = a.nr_free_by_order(0);
         assert_eq!(initial[10], 16);
         // Movable fills the first half; every 64th allocation is unmovable.
         let mut held = vec![];
         for i in 0..8192u32 {
             let mt = if i % 64 == 63 { UNMOV } else { MOV };
-            held.push(a.alloc(&mut l, 0, 0, mt).unwrap());
+            held.push(a.alloc(&mut l, &mut w, 0, 0, mt).unwrap());
         }
         let after_alloc = a.nr_free_by_order(0)[10];
         assert!(after_alloc < 8, "order-10 blocks left: {after_alloc}");
         // Free all the movable pages: the pinned unmovable pages keep blocks from merging.
         for (i, &p) in held.iter().enumerate() {
             if i % 64 != 63 {
-                a.free(&mut l, p, 0);
+                a.free(&mut l, &mut w, p, 0);
             }
         }
-        check(&a, &l);
+        check(&a, &l, &w);
         let frag = a.nr_free_by_order(0)[10];
         assert!(frag < 16, "still {frag} order-10 blocks");
         assert!(a.zones[0].free_pages > 16384 - 200);
         // Freeing the unmovable pages heals it.
         for (i, &p) in held.iter().enumerate() {
             if i % 64 == 63 {
-                a.free(&mut l, p, 0);
+                a.free(&mut l, &mut w, p, 0);
             }
         }
-        check(&a, &l);
+        check(&a, &l, &w);
         assert_eq!(a.nr_free_by_order(0), initial);
     }
 
     #[test]
     fn movable_fragmentation_then_heal() {
-        let (mut a, mut l) = one_zone(8192);
-        let all: Vec<_> = (0..8192).map(|_| a.alloc(&mut l, 0, 0, MOV).unwrap()).collect();
+        let (mut a, mut l, mut w) = one_zone(8192);
+        let all: Vec<_> = (0..8192).map(|_| a.alloc(&mut l, &mut w, 0, 0, MOV).unwrap()).collect();
         // Keep one page per pageblock: 8176 pages free, yet no order-9 or order-10 block.
         for &p in &all {
             if p % 512 != 0 {
-                a.free(&mut l, p, 0);
+                a.free(&mut l, &mut w, p, 0);
             }
         }
         assert_eq!(a.zones[0].free_pages, 8192 - 16);
@@ -1674,31 +1708,31 @@ mod tests {
         assert!(!a.zone_watermark_ok(0, 9, 100));
         for &p in &all {
             if p % 512 == 0 {
-                a.free(&mut l, p, 0);
+                a.free(&mut l, &mut w, p, 0);
             }
         }
         assert_eq!(a.nr_free_by_order(0)[10], 8);
-        check(&a, &l);
+        check(&a, &l, &w);
     }
 
     #[test]
     fn watermark_ok_boundaries() {
-        let (mut a, mut l) = one_zone(4096);
+        let (mut a, mut l, mut w) = one_zone(4096);
         assert!(a.zone_watermark_ok(0, 0, 4095)); // 4096 > 4095
         assert!(!a.zone_watermark_ok(0, 0, 4096)); // free == mark fails
         assert!(a.zone_watermark_ok(0, 10, 4096 - 1024)); // 4096 - 1023 = 3073 > 3072
         assert!(!a.zone_watermark_ok(0, 10, 4096 - 1023)); // 3073 <= 3073
-        let all: Vec<_> = (0..4096).map(|_| a.alloc(&mut l, 0, 0, MOV).unwrap()).collect();
+        let all: Vec<_> = (0..4096).map(|_| a.alloc(&mut l, &mut w, 0, 0, MOV).unwrap()).collect();
         for p in [0, 2, 4] {
-            a.free(&mut l, all[p], 0);
+            a.free(&mut l, &mut w, all[p], 0);
         }
         assert_eq!(a.zones[0].free_pages, 3);
         assert!(a.zone_watermark_ok(0, 0, 2)); // 3 > 2
         assert!(!a.zone_watermark_ok(0, 0, 3)); // 3 == 3
                                                 // order 1: 3 - 1 = 2 > 0, but no free block of order >= 1
         assert!(!a.zone_watermark_ok(0, 1, 0));
-        a.free(&mut l, all[1], 0); // 0+1 merge into an order-1 block
-        assert_eq!(a.buddy_order(0), Some(1));
+        a.free(&mut l, &mut w, all[1], 0); // 0+1 merge into an order-1 block
+        assert_eq!(a.buddy_order(&w, 0), Some(1));
         assert!(a.zone_watermark_ok(0, 1, 2)); // 4 - 1 = 3 > 2, order-1 block present
         assert!(!a.zone_watermark_ok(0, 1, 3)); // 3 <= 3
         assert!(!a.zone_watermark_ok(0, 2, 0)); // no order-2 block
@@ -1706,15 +1740,15 @@ mod tests {
 
     #[test]
     fn tiny_machine_disables_mobility_grouping() {
-        let (mut a, mut l) = one_zone(2048); // < 512 * 6
+        let (mut a, mut l, mut w) = one_zone(2048); // < 512 * 6
         assert!(a.page_group_by_mobility_disabled());
         assert_eq!(a.pageblock_migratetype(0), UNMOV);
         assert_eq!(a.zones[0].nr_pageblocks, [4, 0, 0, 0]);
-        let p = a.alloc(&mut l, 0, 0, MOV).unwrap();
+        let p = a.alloc(&mut l, &mut w, 0, 0, MOV).unwrap();
         assert_eq!(p, 0);
         assert_eq!(a.free_blocks_mt(&l, 0, 0, UNMOV), 1);
-        a.free(&mut l, p, 0);
-        check(&a, &l);
+        a.free(&mut l, &mut w, p, 0);
+        check(&a, &l, &w);
     }
 
     #[test]
@@ -1722,35 +1756,35 @@ mod tests {
         // Make pageblocks 0 and 1 of different types and free an order-10 block over them:
         // split_large_buddy frees each pageblock with its own type; the merge makes the
         // buddy's pageblock take the freeing block's type.
-        let (mut a, mut l) = one_zone(4096);
-        let p = a.alloc(&mut l, 0, 10, MOV).unwrap();
+        let (mut a, mut l, mut w) = one_zone(4096);
+        let p = a.alloc(&mut l, &mut w, 0, 10, MOV).unwrap();
         assert_eq!(p, 0);
         a.set_pageblock_migratetype(512, MigrateType::Reclaimable as u8);
-        a.free(&mut l, 0, 10);
-        assert_eq!(a.buddy_order(0), Some(10));
+        a.free(&mut l, &mut w, 0, 10);
+        assert_eq!(a.buddy_order(&w, 0), Some(10));
         // pageblock 0 (MOVABLE) went first; pageblock 1 (RECLAIMABLE) merged into it and
         // the buddy (pageblock 0) took RECLAIMABLE.
         assert_eq!(a.pageblock_migratetype(0), MigrateType::Reclaimable);
         assert_eq!(a.pageblock_migratetype(512), MigrateType::Reclaimable);
         assert_eq!(a.free_blocks_mt(&l, 0, 10, MigrateType::Reclaimable), 1);
-        check(&a, &l);
+        check(&a, &l, &w);
     }
 
     #[test]
     fn highatomic_request_has_no_fallback() {
-        let (mut a, mut l) = one_zone(4096);
-        assert_eq!(a.alloc(&mut l, 0, 0, MigrateType::HighAtomic), None);
-        check(&a, &l);
+        let (mut a, mut l, mut w) = one_zone(4096);
+        assert_eq!(a.alloc(&mut l, &mut w, 0, 0, MigrateType::HighAtomic), None);
+        check(&a, &l, &w);
     }
 
     #[test]
     fn is_free_walks_block_heads() {
-        let (mut a, mut l) = one_zone(4096);
-        let p = a.alloc(&mut l, 0, 3, MOV).unwrap();
+        let (mut a, mut l, mut w) = one_zone(4096);
+        let p = a.alloc(&mut l, &mut w, 0, 3, MOV).unwrap();
         assert_eq!(p, 0);
-        assert!(!a.is_free(0) && !a.is_free(7));
-        assert!(a.is_free(8) && a.is_free(4095) && a.is_free(1500));
-        assert!(!a.is_free(5000));
+        assert!(!a.is_free(&w, 0) && !a.is_free(&w, 7));
+        assert!(a.is_free(&w, 8) && a.is_free(&w, 4095) && a.is_free(&w, 1500));
+        assert!(!a.is_free(&w, 5000));
     }
 
     mod proptests {
@@ -1782,7 +1816,7 @@ mod tests {
                     spec(ZoneType::Dma32, 3001, 5999),
                     spec(ZoneType::Normal, 9216, 5001),
                 ];
-                let (mut a, mut l) = machine(&specs);
+                let (mut a, mut l, mut w) = machine(&specs);
                 let initial: Vec<_> = (0..3).map(|z| a.nr_free_by_order(z)).collect();
                 let total = a.total_pages();
                 let mut busy = vec![false; l.nr_frames() as usize];
@@ -1791,12 +1825,12 @@ mod tests {
                 for (i, op) in ops.into_iter().enumerate() {
                     match op {
                         Op::Alloc { zone, order, mt } => {
-                            if let Some(p) = a.alloc(&mut l, zone, order, MigrateType::from_u8(mt)) {
+                            if let Some(p) = a.alloc(&mut l, &mut w, zone, order, MigrateType::from_u8(mt)) {
                                 prop_assert_eq!(a.zone_of(p), zone);
                                 prop_assert_eq!(p % (1 << order), 0);
                                 for f in p..p + (1 << order) {
                                     prop_assert!(!busy[f as usize], "frame {} handed out twice", f);
-                                    prop_assert!(!a.is_free(f));
+                                    prop_assert!(!a.is_free(&w, f));
                                     busy[f as usize] = true;
                                 }
                                 held.push((p, order));
@@ -1813,21 +1847,21 @@ mod tests {
                                 for f in p..p + (1 << o) {
                                     busy[f as usize] = false;
                                 }
-                                a.free(&mut l, p, o);
+                                a.free(&mut l, &mut w, p, o);
                                 used -= 1 << o;
                             }
                         }
                     }
                     prop_assert_eq!(a.nr_free_pages() + used, total, "step {}", i);
-                    if let Err(e) = a.check_invariants(&l) {
+                    if let Err(e) = a.check_invariants(&l, &w) {
                         prop_assert!(false, "step {}: {}", i, e);
                     }
                 }
                 l.check_invariants().unwrap();
                 for (p, o) in held.drain(..) {
-                    a.free(&mut l, p, o);
+                    a.free(&mut l, &mut w, p, o);
                 }
-                a.check_invariants(&l).unwrap();
+                a.check_invariants(&l, &w).unwrap();
                 for (z, init) in initial.iter().enumerate() {
                     prop_assert_eq!(&a.nr_free_by_order(z), init);
                 }

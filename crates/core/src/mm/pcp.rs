@@ -34,6 +34,7 @@ mod v5_13;
 use std::collections::VecDeque;
 
 use super::lists::ListArena;
+use super::page::Owner;
 use super::page_alloc::{BuddyAllocator, MigrateType, Pfn, Zone, MIGRATE_PCPTYPES};
 
 /// Whose per-CPU page list rules a machine runs (`machine.pcp_lists`).
@@ -145,12 +146,13 @@ struct PerCpuPages {
 impl PerCpuPages {
     /// `rmqueue_pcplist`'s refill of empty list `mt`: `rmqueue_bulk` of `nr_pcp_alloc`
     /// frames (5.13: one `batch`), each added at the tail.
+    #[allow(clippy::too_many_arguments)] // the list arena and the owner words beside the block
     #[inline(never)]
-    fn refill(&mut self, buddy: &mut BuddyAllocator, lists: &mut ListArena, zone: usize, mt: MigrateType, rules: PcpRules, below_high: bool) {
+    fn refill(&mut self, buddy: &mut BuddyAllocator, lists: &mut ListArena, owner: &mut [Owner], zone: usize, mt: MigrateType, rules: PcpRules, below_high: bool) {
         let batch = if rules == PcpRules::V5_13 { self.batch } else { self.nr_pcp_alloc(below_high) };
         let list = &mut self.lists[mt as usize];
         list.0.reserve(batch as usize);
-        self.count += buddy.rmqueue_bulk(lists, zone, mt, batch, |pfn| list.add_tail(pfn));
+        self.count += buddy.rmqueue_bulk(lists, owner, zone, mt, batch, |pfn| list.add_tail(pfn));
     }
 
     /// `nr_pcp_alloc` for order 0.
@@ -362,16 +364,16 @@ impl Pcp {
     /// `rmqueue_pcplist` → `__rmqueue_pcplist`: an order-0 frame of `zone` from this CPU's
     /// list for `mt`, refilled by `rmqueue_bulk` when empty. None when the zone has no
     /// free frame.
-    pub fn rmqueue(&mut self, buddy: &mut BuddyAllocator, lists: &mut ListArena, zone: usize, mt: MigrateType) -> Option<Pfn> {
+    pub fn rmqueue(&mut self, buddy: &mut BuddyAllocator, lists: &mut ListArena, owner: &mut [Owner], zone: usize, mt: MigrateType) -> Option<Pfn> {
         let rules = self.rules;
         if rules == PcpRules::None {
-            return buddy.alloc(lists, zone, 0, mt);
+            return buddy.alloc(lists, owner, zone, 0, mt);
         }
         let p = &mut self.sets[zone * self.nr_cpus as usize + self.cpu as usize];
         // "On allocation, reduce the number of pages that are batch freed."
         p.free_count >>= 1;
         if p.lists[mt as usize].is_empty() {
-            p.refill(buddy, lists, zone, mt, rules, self.zone_flags[zone].below_high);
+            p.refill(buddy, lists, owner, zone, mt, rules, self.zone_flags[zone].below_high);
         }
         let pfn = p.lists[mt as usize].take_head()?;
         p.count -= 1;
@@ -379,10 +381,10 @@ impl Pcp {
     }
 
     /// `free_unref_page` → `free_unref_page_commit` for an order-0 frame on this CPU.
-    pub fn free(&mut self, buddy: &mut BuddyAllocator, lists: &mut ListArena, pfn: Pfn) {
+    pub fn free(&mut self, buddy: &mut BuddyAllocator, lists: &mut ListArena, owner: &mut [Owner], pfn: Pfn) {
         match self.rules {
-            PcpRules::None => return buddy.free(lists, pfn, 0),
-            PcpRules::V5_13 => return v5_13::free_unref_page_commit(self, buddy, lists, pfn),
+            PcpRules::None => return buddy.free(lists, owner, pfn, 0),
+            PcpRules::V5_13 => return v5_13::free_unref_page_commit(self, buddy, lists, owner, pfn),
             PcpRules::V6_12 => {}
         }
         let (zone, mt) = (buddy.zone_of(pfn), pcp_migratetype(buddy, pfn));
@@ -397,18 +399,19 @@ impl Pcp {
         }
         let high = p.nr_pcp_high(flags.reclaim_active, flags.below_high);
         if p.count >= high {
-            self.free_high(buddy, lists, zone, cpu, high, mt);
+            self.free_high(buddy, lists, owner, zone, cpu, high, mt);
         }
     }
 
     /// `free_unref_page_commit` once the list reached `high`: `nr_pcp_free` frames back
     /// from `pindex` on, and `ZONE_BELOW_HIGH` cleared when the zone is above its high
     /// watermark again.
+    #[allow(clippy::too_many_arguments)] // the list arena and the owner words beside the block
     #[cold]
     #[inline(never)]
-    fn free_high(&mut self, buddy: &mut BuddyAllocator, lists: &mut ListArena, zone: usize, cpu: u32, high: u32, pindex: usize) {
+    fn free_high(&mut self, buddy: &mut BuddyAllocator, lists: &mut ListArena, owner: &mut [Owner], zone: usize, cpu: u32, high: u32, pindex: usize) {
         let n = self.set(zone, cpu).nr_pcp_free(high);
-        self.free_pcppages_bulk(buddy, lists, zone, cpu, n, pindex);
+        self.free_pcppages_bulk(buddy, lists, owner, zone, cpu, n, pindex);
         if self.zone_flags[zone].below_high && buddy.zone_watermark_ok(zone, 0, buddy.zones[zone].high_wmark_pages()) {
             self.zone_flags[zone].below_high = false;
         }
@@ -417,7 +420,8 @@ impl Pcp {
     /// `free_pcppages_bulk`: `count` frames back to the buddy lists, from the tails of the
     /// lists in turn starting at `pindex`, each list emptied (or `count` reached) before
     /// the next.
-    fn free_pcppages_bulk(&mut self, buddy: &mut BuddyAllocator, lists: &mut ListArena, zone: usize, cpu: u32, count: u32, pindex: usize) {
+    #[allow(clippy::too_many_arguments)] // the list arena and the owner words beside the block
+    fn free_pcppages_bulk(&mut self, buddy: &mut BuddyAllocator, lists: &mut ListArena, owner: &mut [Owner], zone: usize, cpu: u32, count: u32, pindex: usize) {
         let p = self.set(zone, cpu);
         let mut count = count.min(p.count);
         let mut pindex = pindex + MIGRATE_PCPTYPES - 1;
@@ -432,13 +436,13 @@ impl Pcp {
                 let Some(pfn) = list.take_tail() else { break };
                 count -= 1;
                 p.count -= 1;
-                buddy.free_pcp_frame(lists, zone, pfn);
+                buddy.free_pcp_frame(lists, owner, zone, pfn);
             }
         }
     }
 
     /// `drain_pages_zone(cpu, zone)`.
-    fn drain_pages_zone(&mut self, buddy: &mut BuddyAllocator, lists: &mut ListArena, zone: usize, cpu: u32) {
+    fn drain_pages_zone(&mut self, buddy: &mut BuddyAllocator, lists: &mut ListArena, owner: &mut [Owner], zone: usize, cpu: u32) {
         loop {
             let p = self.set(zone, cpu);
             let count = p.count;
@@ -446,32 +450,32 @@ impl Pcp {
                 return;
             }
             let to_drain = count.min(p.batch << PCP_BATCH_SCALE_MAX);
-            self.free_pcppages_bulk(buddy, lists, zone, cpu, to_drain, 0);
+            self.free_pcppages_bulk(buddy, lists, owner, zone, cpu, to_drain, 0);
         }
     }
 
     /// `drain_all_pages(zone)`; every zone when `zone` is None.
-    pub fn drain_all_pages(&mut self, buddy: &mut BuddyAllocator, lists: &mut ListArena, zone: Option<usize>) {
+    pub fn drain_all_pages(&mut self, buddy: &mut BuddyAllocator, lists: &mut ListArena, owner: &mut [Owner], zone: Option<usize>) {
         let zones = match zone {
             Some(z) => z..z + 1,
             None => 0..self.zone_flags.len(),
         };
         for z in zones {
             for cpu in 0..self.nr_cpus {
-                self.drain_pages_zone(buddy, lists, z, cpu);
+                self.drain_pages_zone(buddy, lists, owner, z, cpu);
             }
         }
     }
 
     /// `drain_local_pages(zone)`: this CPU's lists of `zone`.
-    pub fn drain_local_pages(&mut self, buddy: &mut BuddyAllocator, lists: &mut ListArena, zone: usize) {
+    pub fn drain_local_pages(&mut self, buddy: &mut BuddyAllocator, lists: &mut ListArena, owner: &mut [Owner], zone: usize) {
         let cpu = self.cpu;
-        self.drain_pages_zone(buddy, lists, zone, cpu);
+        self.drain_pages_zone(buddy, lists, owner, zone, cpu);
     }
 
     /// Every pageset's `count` is the length of its lists; every frame on a list is in the
     /// list's zone, on no other list (pcp, buddy or LRU) and not free.
-    pub fn check_invariants(&self, buddy: &BuddyAllocator, lists: &ListArena) -> Result<(), String> {
+    pub fn check_invariants(&self, buddy: &BuddyAllocator, lists: &ListArena, owner: &[Owner]) -> Result<(), String> {
         let n = self.nr_cpus as usize;
         let mut seen = std::collections::HashSet::new();
         for (i, p) in self.sets.iter().enumerate() {
@@ -484,7 +488,7 @@ impl Pcp {
                 if buddy.try_zone_of(pfn) != Some(zone) {
                     return Err(format!("pcp zone {zone} cpu {cpu}: pfn {pfn} is in zone {:?}", buddy.try_zone_of(pfn)));
                 }
-                if !seen.insert(pfn) || lists.is_linked(pfn) || buddy.is_free_block_head(pfn) {
+                if !seen.insert(pfn) || lists.is_linked(pfn) || buddy.is_free_block_head(owner, pfn) {
                     return Err(format!("pcp zone {zone} cpu {cpu}: pfn {pfn} is also on another list or free"));
                 }
             }
@@ -495,7 +499,7 @@ impl Pcp {
     /// `vmstat_update` → `refresh_cpu_vm_stats` → `decay_pcp_high` on every CPU and zone:
     /// `high` falls by an eighth towards `high_min` and what exceeds it goes back in
     /// batches.
-    pub fn decay_pcp_high(&mut self, buddy: &mut BuddyAllocator, lists: &mut ListArena) {
+    pub fn decay_pcp_high(&mut self, buddy: &mut BuddyAllocator, lists: &mut ListArena, owner: &mut [Owner]) {
         for zone in 0..self.zone_flags.len() {
             for cpu in 0..self.nr_cpus {
                 let p = self.set(zone, cpu);
@@ -507,7 +511,7 @@ impl Pcp {
                 let batch = p.batch;
                 while to_drain > 0 {
                     let n = to_drain.min(batch);
-                    self.free_pcppages_bulk(buddy, lists, zone, cpu, n, 0);
+                    self.free_pcppages_bulk(buddy, lists, owner, zone, cpu, n, 0);
                     to_drain -= n;
                 }
             }
@@ -523,11 +527,13 @@ mod tests {
 
     const MOV: MigrateType = MigrateType::Movable;
 
-    fn zone_of(pages: u32) -> (BuddyAllocator, ListArena) {
+    /// A zone's allocator, list arena and owner words.
+    fn zone_of(pages: u32) -> (BuddyAllocator, ListArena, Vec<Owner>) {
         let mut lists = ListArena::new(pages);
-        let mut buddy = BuddyAllocator::new(&[ZoneSpec { node: 0, zone_type: ZoneType::Normal, start_pfn: 0, nr_pages: pages }], &mut lists);
+        let mut owner = vec![0; pages as usize];
+        let mut buddy = BuddyAllocator::new(&[ZoneSpec { node: 0, zone_type: ZoneType::Normal, start_pfn: 0, nr_pages: pages }], &mut lists, &mut owner);
         watermarks::setup_per_zone_wmarks(&mut buddy.zones, 1845, 10);
-        (buddy, lists)
+        (buddy, lists, owner)
     }
 
     #[test]
@@ -535,7 +541,7 @@ mod tests {
         // 6.12.117 in a 256 MiB guest, 2 vCPUs: DMA32 about 50,000 managed pages.
         assert_eq!(zone_batchsize(50_000), 15);
         assert_eq!(zone_batchsize(1 << 20), 63);
-        let (buddy, _lists) = zone_of(50_000);
+        let (buddy, _lists, _owner) = zone_of(50_000);
         let pcp = Pcp::new(&buddy.zones, 2, 1, 0, PcpRules::V6_12);
         let p = &pcp.sets[0];
         assert_eq!(p.batch, 15);
@@ -547,15 +553,15 @@ mod tests {
 
     #[test]
     fn an_allocating_cpu_takes_growing_batches_and_a_free_shrinks_them() {
-        let (mut buddy, mut lists) = zone_of(50_000);
+        let (mut buddy, mut lists, mut owner) = zone_of(50_000);
         let mut pcp = Pcp::new(&buddy.zones, 2, 1, 0, PcpRules::V6_12);
         let free0 = buddy.zones[0].free_pages;
-        pcp.rmqueue(&mut buddy, &mut lists, 0, MOV).unwrap();
+        pcp.rmqueue(&mut buddy, &mut lists, &mut owner, 0, MOV).unwrap();
         assert_eq!(free0 - buddy.zones[0].free_pages, 15, "the first refill is one batch");
         let mut refills = vec![];
         for _ in 0..2000 {
             let before = buddy.zones[0].free_pages;
-            pcp.rmqueue(&mut buddy, &mut lists, 0, MOV).unwrap();
+            pcp.rmqueue(&mut buddy, &mut lists, &mut owner, 0, MOV).unwrap();
             if buddy.zones[0].free_pages != before {
                 refills.push(before - buddy.zones[0].free_pages);
             }
@@ -564,31 +570,31 @@ mod tests {
         assert_eq!(&refills[..3], &[30, 60, 120]);
         assert!(refills.iter().all(|&r| r <= 15 << PCP_BATCH_SCALE_MAX));
         let factor = pcp.sets[0].alloc_factor;
-        let pfn = pcp.rmqueue(&mut buddy, &mut lists, 0, MOV).unwrap();
-        pcp.free(&mut buddy, &mut lists, pfn);
+        let pfn = pcp.rmqueue(&mut buddy, &mut lists, &mut owner, 0, MOV).unwrap();
+        pcp.free(&mut buddy, &mut lists, &mut owner, pfn);
         assert_eq!(pcp.sets[0].alloc_factor, factor >> 1);
-        assert_eq!(pcp.rmqueue(&mut buddy, &mut lists, 0, MOV), Some(pfn), "a freed page is reused first (list head)");
+        assert_eq!(pcp.rmqueue(&mut buddy, &mut lists, &mut owner, 0, MOV), Some(pfn), "a freed page is reused first (list head)");
     }
 
     #[test]
     fn frees_under_reclaim_keep_at_most_four_batches_and_drains_return_everything() {
-        let (mut buddy, mut lists) = zone_of(50_000);
+        let (mut buddy, mut lists, mut owner) = zone_of(50_000);
         let mut pcp = Pcp::new(&buddy.zones, 2, 1, 0, PcpRules::V6_12);
         let free0 = buddy.zones[0].free_pages;
-        let got: Vec<Pfn> = (0..500).map(|_| pcp.rmqueue(&mut buddy, &mut lists, 0, MOV).unwrap()).collect();
-        pcp.drain_all_pages(&mut buddy, &mut lists, None);
+        let got: Vec<Pfn> = (0..500).map(|_| pcp.rmqueue(&mut buddy, &mut lists, &mut owner, 0, MOV).unwrap()).collect();
+        pcp.drain_all_pages(&mut buddy, &mut lists, &mut owner, None);
         pcp.cpu = pcp.daemon_cpu();
         pcp.set_reclaim_active([0], true);
         for (i, &pfn) in got.iter().enumerate() {
-            pcp.free(&mut buddy, &mut lists, pfn);
+            pcp.free(&mut buddy, &mut lists, &mut owner, pfn);
             assert!(pcp.sets[1].count <= 60, "after {i} frees the daemon CPU holds {}", pcp.sets[1].count);
         }
         assert_eq!(pcp.nr_pages(0), pcp.sets[1].count as u64);
-        pcp.drain_all_pages(&mut buddy, &mut lists, Some(0));
+        pcp.drain_all_pages(&mut buddy, &mut lists, &mut owner, Some(0));
         assert_eq!(pcp.nr_pages(0), 0);
         assert_eq!(buddy.zones[0].free_pages, free0);
         lists.check_invariants().unwrap();
-        pcp.check_invariants(&buddy, &lists).unwrap();
+        pcp.check_invariants(&buddy, &lists, &owner).unwrap();
     }
 
     /// Head to tail, the frames of `cpu`'s list `mt` of zone 0.
@@ -599,57 +605,57 @@ mod tests {
     #[test]
     fn the_lists_use_the_kernels_ends() {
         // high fixed at 60 (4 batches of 15): every refill is one batch.
-        let (mut buddy, mut lists) = zone_of(50_000);
+        let (mut buddy, mut lists, mut owner) = zone_of(50_000);
         let mut pcp = Pcp::new(&buddy.zones, 2, 1, 1_000_000, PcpRules::V6_12);
         // What rmqueue_bulk's __rmqueue calls hand out, in order, on an identical zone.
-        let (mut buddy2, mut lists2) = zone_of(50_000);
-        let e: Vec<Pfn> = (0..15).map(|_| buddy2.alloc(&mut lists2, 0, 0, MOV).unwrap()).collect();
+        let (mut buddy2, mut lists2, mut owner2) = zone_of(50_000);
+        let e: Vec<Pfn> = (0..15).map(|_| buddy2.alloc(&mut lists2, &mut owner2, 0, 0, MOV).unwrap()).collect();
         // rmqueue_bulk adds at the tail (list_add_tail), __rmqueue_pcplist takes the head.
-        let a = pcp.rmqueue(&mut buddy, &mut lists, 0, MOV).unwrap();
+        let a = pcp.rmqueue(&mut buddy, &mut lists, &mut owner, 0, MOV).unwrap();
         assert_eq!(a, e[0]);
         assert_eq!(listed(&pcp, 0, MOV), e[1..]);
         // free_unref_page_commit adds at the head (list_add).
-        let b = pcp.rmqueue(&mut buddy, &mut lists, 0, MOV).unwrap();
+        let b = pcp.rmqueue(&mut buddy, &mut lists, &mut owner, 0, MOV).unwrap();
         assert_eq!(b, e[1]);
-        pcp.free(&mut buddy, &mut lists, a);
-        pcp.free(&mut buddy, &mut lists, b);
+        pcp.free(&mut buddy, &mut lists, &mut owner, a);
+        pcp.free(&mut buddy, &mut lists, &mut owner, b);
         assert_eq!(listed(&pcp, 0, MOV), [&[b, a], &e[2..]].concat());
-        pcp.check_invariants(&buddy, &lists).unwrap();
+        pcp.check_invariants(&buddy, &lists, &owner).unwrap();
         // free_pcppages_bulk takes from the tail (list_last_entry).
-        pcp.free_pcppages_bulk(&mut buddy, &mut lists, 0, 0, 3, MOV as usize);
+        pcp.free_pcppages_bulk(&mut buddy, &mut lists, &mut owner, 0, 0, 3, MOV as usize);
         assert_eq!(listed(&pcp, 0, MOV), [&[b, a], &e[2..12]].concat());
         assert_eq!(pcp.sets[0].count, 12);
         // An UNMOVABLE list (its refill claims a pageblock), then a bulk free of more than
         // the MOVABLE list holds: that list is emptied first, then the next in turn
         // (pindex wraps from MOVABLE to UNMOVABLE), again from the tail.
-        let u = pcp.rmqueue(&mut buddy, &mut lists, 0, MigrateType::Unmovable).unwrap();
+        let u = pcp.rmqueue(&mut buddy, &mut lists, &mut owner, 0, MigrateType::Unmovable).unwrap();
         let unmovable = listed(&pcp, 0, MigrateType::Unmovable);
         assert_eq!(unmovable.len(), 14);
         assert!(!unmovable.contains(&u));
-        pcp.free_pcppages_bulk(&mut buddy, &mut lists, 0, 0, 12 + 4, MOV as usize);
+        pcp.free_pcppages_bulk(&mut buddy, &mut lists, &mut owner, 0, 0, 12 + 4, MOV as usize);
         assert!(listed(&pcp, 0, MOV).is_empty());
         assert_eq!(listed(&pcp, 0, MigrateType::Unmovable), unmovable[..10]);
-        pcp.check_invariants(&buddy, &lists).unwrap();
-        pcp.drain_all_pages(&mut buddy, &mut lists, None);
-        pcp.check_invariants(&buddy, &lists).unwrap();
+        pcp.check_invariants(&buddy, &lists, &owner).unwrap();
+        pcp.drain_all_pages(&mut buddy, &mut lists, &mut owner, None);
+        pcp.check_invariants(&buddy, &lists, &owner).unwrap();
         assert_eq!(pcp.nr_pages_all(), 0);
     }
 
     #[test]
     fn decay_lowers_high_towards_high_min_and_frees_the_excess() {
-        let (mut buddy, mut lists) = zone_of(50_000);
+        let (mut buddy, mut lists, mut owner) = zone_of(50_000);
         let mut pcp = Pcp::new(&buddy.zones, 2, 1, 0, PcpRules::V6_12);
-        let got: Vec<Pfn> = (0..3000).map(|_| pcp.rmqueue(&mut buddy, &mut lists, 0, MOV).unwrap()).collect();
+        let got: Vec<Pfn> = (0..3000).map(|_| pcp.rmqueue(&mut buddy, &mut lists, &mut owner, 0, MOV).unwrap()).collect();
         for &pfn in &got {
-            pcp.free(&mut buddy, &mut lists, pfn);
+            pcp.free(&mut buddy, &mut lists, &mut owner, pfn);
         }
         let (high_min, before) = (pcp.sets[0].high_min, pcp.sets[0].count);
         assert!(pcp.sets[0].high > high_min && before > high_min, "frees alone grow high: {} {}", pcp.sets[0].high, before);
         for _ in 0..100 {
-            pcp.decay_pcp_high(&mut buddy, &mut lists);
+            pcp.decay_pcp_high(&mut buddy, &mut lists, &mut owner);
         }
         assert_eq!(pcp.sets[0].high, high_min);
         assert!(pcp.sets[0].count <= high_min);
-        pcp.check_invariants(&buddy, &lists).unwrap();
+        pcp.check_invariants(&buddy, &lists, &owner).unwrap();
     }
 }

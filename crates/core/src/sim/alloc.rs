@@ -79,7 +79,11 @@ pub(crate) fn get_page_from_freelist<C: AllocCtx>(c: &mut C, nodes: &[u16], orde
                 }
             }
             // rmqueue: order 0 through this CPU's list (`rmqueue_pcplist`).
-            let page = if order == 0 { mm.pcp.rmqueue(&mut mm.buddy, &mut mm.lists, z, mt) } else { mm.buddy.alloc(&mut mm.lists, z, order, mt) };
+            let page = if order == 0 {
+                mm.pcp.rmqueue(&mut mm.buddy, &mut mm.lists, &mut mm.frames.owner, z, mt)
+            } else {
+                mm.buddy.alloc(&mut mm.lists, &mut mm.frames.owner, z, order, mt)
+            };
             if let Some(pfn) = page {
                 let ev = if mm.buddy.zones[z].zone_type == ZoneType::Dma { Ev::PgallocDma } else { Ev::PgallocNormal };
                 mm.vmstat.count(ev, 1 << order);

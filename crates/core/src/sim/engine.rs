@@ -593,8 +593,8 @@ impl<P: ReclaimPolicy> Engine for Machine<P> {
 
     fn check_invariants(&self) -> std::result::Result<(), String> {
         self.mm.lists.check_invariants()?;
-        self.mm.buddy.check_invariants(&self.mm.lists)?;
-        self.mm.pcp.check_invariants(&self.mm.buddy, &self.mm.lists)?;
+        self.mm.buddy.check_invariants(&self.mm.lists, &self.mm.frames.owner)?;
+        self.mm.pcp.check_invariants(&self.mm.buddy, &self.mm.lists, &self.mm.frames.owner)?;
         self.policy.check_invariants(&self.mm)?;
         let lru: u64 = self.mm.lruvecs.iter().map(|l| l.lru_size.iter().sum::<u64>()).sum();
         let resident = self.mm.pages.pte.iter().filter(|&&p| is_resident(p)).count() as u64;

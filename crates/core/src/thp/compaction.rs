@@ -397,7 +397,7 @@ fn reset_isolation_pfn(mm: &mut Mm, zone: usize, pfn: Pfn, check_source: bool, c
     let last = (pageblock_start(pfn) + PAGEBLOCK_NR_PAGES - 1).min(zend - 1);
     let mut p = block;
     while p <= last {
-        if (check_source && mm.frames.flags(p) & pg::LRU != 0) || (check_target && mm.buddy.buddy_order(p).is_some()) {
+        if (check_source && mm.frames.flags(p) & pg::LRU != 0) || (check_target && mm.buddy.buddy_order(&mm.frames.owner, p).is_some()) {
             mm.thp.skip[pb] = false;
             return true;
         }
@@ -507,7 +507,7 @@ fn isolate_migratepages_block(mm: &mut Mm, cc: &mut CompactControl, mut low_pfn:
     let mut claim = cc.skip_hints == SkipHints::V5_1 && !cc.ignore_skip_hint && valid_page;
     while low_pfn < end_pfn {
         nr_scanned += 1;
-        if let Some(o) = mm.buddy.buddy_order(low_pfn) {
+        if let Some(o) = mm.buddy.buddy_order(&mm.frames.owner, low_pfn) {
             low_pfn += 1 << o;
             continue;
         }
@@ -578,7 +578,7 @@ fn isolate_migratepages(mm: &mut Mm, cc: &mut CompactControl) -> bool {
 /// `suitable_migration_target`: not a free block of ≥ pageblock order, and a MOVABLE
 /// pageblock.
 fn suitable_migration_target(mm: &Mm, pfn: Pfn) -> bool {
-    if let Some(o) = mm.buddy.buddy_order(pfn) {
+    if let Some(o) = mm.buddy.buddy_order(&mm.frames.owner, pfn) {
         if o >= PAGEBLOCK_ORDER {
             return false;
         }
@@ -592,7 +592,7 @@ fn isolate_freepages_block(mm: &mut Mm, cc: &mut CompactControl, mut pfn: Pfn, e
     let mut total_isolated = 0usize;
     while pfn < end_pfn {
         nr_scanned += 1;
-        let Some(order) = mm.buddy.buddy_order(pfn) else {
+        let Some(order) = mm.buddy.buddy_order(&mm.frames.owner, pfn) else {
             pfn += 1;
             continue;
         };
@@ -603,7 +603,7 @@ fn isolate_freepages_block(mm: &mut Mm, cc: &mut CompactControl, mut pfn: Pfn, e
         if !mm.buddy.zone_watermark_ok(cc.zone, 0, min + (1u64 << order)) {
             break;
         }
-        mm.buddy.isolate_free_block(&mut mm.lists, pfn);
+        mm.buddy.isolate_free_block(&mut mm.lists, &mut mm.frames.owner, pfn);
         let n = 1u32 << order;
         cc.freepages.extend(pfn..pfn + n);
         total_isolated += n as usize;
@@ -738,7 +738,7 @@ pub fn compact_zone(mm: &mut Mm, cc: &mut CompactControl) -> CompactResult {
     // Release free pages; the free scanner restarts from the highest one released.
     if let Some(&max_free) = cc.freepages.iter().max() {
         for &p in &cc.freepages {
-            mm.buddy.free(&mut mm.lists, p, 0);
+            mm.buddy.free(&mut mm.lists, &mut mm.frames.owner, p, 0);
         }
         cc.freepages.clear();
         let free_pfn = pageblock_start(max_free);

@@ -12,7 +12,13 @@ use crate::mm::Mm;
 pub fn migrate_folio(mm: &mut Mm, src: Pfn, dst: Pfn) {
     debug_assert_eq!(mm.node_of(src), mm.node_of(dst));
     let (page, flags) = (mm.frames.page(src), mm.frames.flags(src));
-    mm.frames.install(dst, page, mm.frames.memcg(src), flags);
+    if page == NO_PAGE {
+        // A frame of a THP whose own page was unmapped: the folio's memcg and flags, no page.
+        mm.frames.install(dst, 0, mm.frames.memcg(src), flags);
+        mm.frames.zap_owner(dst);
+    } else {
+        mm.frames.install(dst, page, mm.frames.memcg(src), flags);
+    }
     if mm.lists.is_linked(src) {
         mm.lists.replace(src, dst);
     }

@@ -233,7 +233,7 @@ fn kswapd_iteration_lets_the_task_run_between_batches() {
         let zones = m.mm.nodes[0].zones.clone();
         for _ in 0..n {
             let z = *zones.iter().rev().find(|&&z| m.mm.buddy.zones[z].free_pages > 0).unwrap();
-            m.mm.buddy.alloc(&mut m.mm.lists, z, 0, MigrateType::Movable).unwrap();
+            m.mm.buddy.alloc(&mut m.mm.lists, &mut m.mm.frames.owner, z, 0, MigrateType::Movable).unwrap();
         }
     }
     let above = |m: &M| m.mm.nodes[0].zones.iter().all(|&z| m.mm.buddy.zone_watermark_ok(z, 0, m.mm.buddy.zones[z].watermark[WMARK_HIGH] + MIN_LRU_BATCH));

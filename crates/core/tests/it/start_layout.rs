@@ -58,7 +58,7 @@ fn start_layout_reproduces_the_guests_free_lists() {
         let cfg = sized_config(memory, layout, used * 4);
         cfg.validate().unwrap();
         let m = Machine::new(&cfg, Classic::new(Mainline));
-        m.mm.buddy.check_invariants(&m.mm.lists).unwrap();
+        m.mm.buddy.check_invariants(&m.mm.lists, &m.mm.frames.owner).unwrap();
         let want = parse(layout);
         let zones = &m.mm.nodes[0].zones; // highest first: DMA32 (the model's Normal), DMA
         let (dma32, dma) = (zones[0], zones[1]);
@@ -118,7 +118,7 @@ fn fallback_machine(unmovable: &str, blocks: &str) -> Machine<Classic<Mainline>>
     // (Not validated: machine.kernel_used leaves less than the 4M a run needs.)
     let cfg = config(&[("machine.memory", "64M"), ("swap.device", "none"), ("machine.kernel_used", used.as_str()), ("machine.start_layout", layout.as_str())]);
     let m = Machine::new(&cfg, Classic::new(Mainline));
-    m.mm.buddy.check_invariants(&m.mm.lists).unwrap();
+    m.mm.buddy.check_invariants(&m.mm.lists, &m.mm.frames.owner).unwrap();
     m
 }
 
@@ -136,18 +136,18 @@ fn a_movable_fallback_into_unmovable_blocks_boosts_only_when_it_tries_a_claim() 
     // each block in the unmovable pageblock with the fewest free pages so far).
     let mut m = fallback_machine("0,0,1,0,0,0,0,1,0,0,0", "4,28,0");
     let z = m.mm.nodes[0].zones[0];
-    let pfn = m.mm.buddy.alloc(&mut m.mm.lists, z, 0, MigrateType::Movable).unwrap();
+    let pfn = m.mm.buddy.alloc(&mut m.mm.lists, &mut m.mm.frames.owner, z, 0, MigrateType::Movable).unwrap();
     assert_eq!(pfn >> 9, 1, "stolen from the order-2 block's pageblock, not split from the order-7 block");
     assert_eq!(m.mm.buddy.free_blocks_mt(&m.mm.lists, z, 7, MigrateType::Unmovable), 1, "the order-7 block is left whole");
     assert_eq!(m.mm.buddy.zones[z].watermark_boost, 512, "the claim attempt boosted the watermark by a pageblock");
     assert!(m.mm.buddy.take_boosted_watermark(z), "and asks rmqueue to wake kswapd");
     assert_eq!((m.mm.buddy.stats.fallback_claims, m.mm.buddy.stats.fallback_steals), (0, 1));
     assert_eq!(m.mm.buddy.zones[z].nr_pageblocks[MigrateType::Unmovable as usize], 4, "no block changed type");
-    m.mm.buddy.check_invariants(&m.mm.lists).unwrap();
+    m.mm.buddy.check_invariants(&m.mm.lists, &m.mm.frames.owner).unwrap();
 
     // Orders 3 and 2 only: nothing to claim, the smallest is stolen without a boost.
     let mut m = fallback_machine("0,0,1,1,0,0,0,0,0,0,0", "4,28,0");
-    let pfn = m.mm.buddy.alloc(&mut m.mm.lists, z, 0, MigrateType::Movable).unwrap();
+    let pfn = m.mm.buddy.alloc(&mut m.mm.lists, &mut m.mm.frames.owner, z, 0, MigrateType::Movable).unwrap();
     assert_eq!(m.mm.buddy.pageblock_migratetype(pfn), MigrateType::Unmovable);
     assert_eq!(m.mm.buddy.free_blocks_mt(&m.mm.lists, z, 3, MigrateType::Unmovable), 1, "the order-2 block served it");
     assert_eq!(m.mm.buddy.zones[z].watermark_boost, 0, "no claim attempt, no boost");
@@ -155,12 +155,12 @@ fn a_movable_fallback_into_unmovable_blocks_boosts_only_when_it_tries_a_claim() 
 
     // One unmovable pageblock with an order-8 and an order-7 block: 384 of 512 free, claimed.
     let mut m = fallback_machine("0,0,0,0,0,0,0,1,1,0,0", "1,31,0");
-    let pfn = m.mm.buddy.alloc(&mut m.mm.lists, z, 0, MigrateType::Movable).unwrap();
+    let pfn = m.mm.buddy.alloc(&mut m.mm.lists, &mut m.mm.frames.owner, z, 0, MigrateType::Movable).unwrap();
     assert_eq!(m.mm.buddy.pageblock_migratetype(pfn), MigrateType::Movable, "the block was claimed for movable pages");
     assert_eq!(m.mm.buddy.zones[z].nr_pageblocks[MigrateType::Unmovable as usize], 0);
     assert_eq!(m.mm.buddy.stats.fallback_claims, 1);
     assert_eq!(m.mm.buddy.zones[z].watermark_boost, 512, "try_to_steal_block boosts before it claims");
-    m.mm.buddy.check_invariants(&m.mm.lists).unwrap();
+    m.mm.buddy.check_invariants(&m.mm.lists, &m.mm.frames.owner).unwrap();
 }
 
 /// A run whose allocations fell back reports where its free pages are at the end, per

@@ -105,7 +105,7 @@ fn async_direct_compaction_skips_unmovable_source_blocks() {
     }
     // An unmovable allocation claims a half-free movable pageblock (free 256 >= 256);
     // its LRU pages must stay put in async direct compaction (suitable_migration_source).
-    let u = m.mm.buddy.alloc(&mut m.mm.lists, 0, 0, MigrateType::Unmovable).unwrap();
+    let u = m.mm.buddy.alloc(&mut m.mm.lists, &mut m.mm.frames.owner, 0, 0, MigrateType::Unmovable).unwrap();
     let pb = u / 512 * 512;
     assert_eq!(m.mm.buddy.pageblock_migratetype(pb), MigrateType::Unmovable);
     let lru_in_pb: Vec<u32> = (pb..pb + 512).filter(|&f| m.mm.frames.test(f, pg::LRU)).collect();
@@ -124,13 +124,13 @@ fn fully_fragmented_zone_fails_and_defers() {
     // Pin one unmovable page at the start of every pageblock (page tables), free the rest.
     let n = m.mm.nr_frames;
     let mut all = vec![];
-    while let Some(p) = m.mm.buddy.alloc(&mut m.mm.lists, 0, 0, MigrateType::Unmovable) {
+    while let Some(p) = m.mm.buddy.alloc(&mut m.mm.lists, &mut m.mm.frames.owner, 0, 0, MigrateType::Unmovable) {
         all.push(p);
     }
     assert_eq!(all.len() as u32, n);
     for &p in &all {
         if p % PAGEBLOCK_NR_PAGES != 0 {
-            m.mm.buddy.free(&mut m.mm.lists, p, 0);
+            m.mm.buddy.free(&mut m.mm.lists, &mut m.mm.frames.owner, p, 0);
         }
     }
     let zones = [0usize];
@@ -793,12 +793,12 @@ fn pinned_and_half_free(policy: &str) -> (M, usize, u32) {
     let mut m = program_machine(&c).unwrap();
     m.mm.buddy.watermark_boost_factor = 0;
     let mut all = vec![];
-    while let Some(p) = m.mm.buddy.alloc(&mut m.mm.lists, 0, 0, MigrateType::Unmovable) {
+    while let Some(p) = m.mm.buddy.alloc(&mut m.mm.lists, &mut m.mm.frames.owner, 0, 0, MigrateType::Unmovable) {
         all.push(p);
     }
     for &p in &all {
         if p % PAGEBLOCK_NR_PAGES != 0 {
-            m.mm.buddy.free(&mut m.mm.lists, p, 0);
+            m.mm.buddy.free(&mut m.mm.lists, &mut m.mm.frames.owner, p, 0);
         }
     }
     let t = m.add_task(0);
@@ -1205,7 +1205,7 @@ fn kswapd_for_zone_dma_reclaims_it_alone_and_skips_the_zone_above() {
     // the Normal folios between them at the list's tail.
     let mut held = Vec::new();
     while m.mm.buddy.zones[dma].free_pages >= m.mm.buddy.zones[dma].high_wmark_pages() {
-        held.push(m.mm.buddy.alloc(&mut m.mm.lists, dma, 0, MigrateType::Movable).unwrap());
+        held.push(m.mm.buddy.alloc(&mut m.mm.lists, &mut m.mm.frames.owner, dma, 0, MigrateType::Movable).unwrap());
     }
     let skipped = v(&m, Ev::PgskipNormal);
     m.kswapd[0].wakeup(&mut m.mm, now, 0, ZoneType::Dma as u8, false);
@@ -1257,7 +1257,7 @@ fn overtaken_wakeup(extra: &[(&str, &str)]) -> u64 {
     let mut held = Vec::new();
     for z in [dma, normal] {
         while m.mm.buddy.zones[z].free_pages >= m.mm.buddy.zones[z].high_wmark_pages() {
-            held.push(m.mm.buddy.alloc(&mut m.mm.lists, z, 0, MigrateType::Movable).unwrap());
+            held.push(m.mm.buddy.alloc(&mut m.mm.lists, &mut m.mm.frames.owner, z, 0, MigrateType::Movable).unwrap());
         }
     }
     let v = |m: &M, e| m.mm.vmstat.get(e);
@@ -1300,7 +1300,7 @@ fn watermark_boost_raises_every_watermark() {
     // Take every free page, then give back 1000 even pfns: single free pages whose buddies
     // stay allocated, so no free block of order > 0 exists.
     let mut even = Vec::new();
-    while let Some(p) = m.mm.buddy.alloc(&mut m.mm.lists, z, 0, MigrateType::Movable) {
+    while let Some(p) = m.mm.buddy.alloc(&mut m.mm.lists, &mut m.mm.frames.owner, z, 0, MigrateType::Movable) {
         if p % 2 == 0 {
             even.push(p);
         }

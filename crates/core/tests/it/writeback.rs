@@ -442,7 +442,7 @@ fn direct_reclaim_waits_for_kswapd_below_half_the_pfmemalloc_reserve() {
         for &z in &zones {
             while m.mm.buddy.zones.iter().map(|z| z.free_pages).sum::<u64>() > target {
                 // From the free lists directly: a per-CPU refill would take a batch.
-                match m.mm.buddy.alloc(&mut m.mm.lists, z, 0, MigrateType::Movable) {
+                match m.mm.buddy.alloc(&mut m.mm.lists, &mut m.mm.frames.owner, z, 0, MigrateType::Movable) {
                     Some(pfn) => held.push(pfn),
                     None => break,
                 }

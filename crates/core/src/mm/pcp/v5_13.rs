@@ -10,6 +10,7 @@
 
 use super::{pcp_migratetype, zone_batchsize, Pcp, PerCpuPages};
 use crate::mm::lists::ListArena;
+use crate::mm::page::Owner;
 use crate::mm::page_alloc::{BuddyAllocator, Pfn};
 
 /// `zone_set_pageset_high_and_batch` (v5.13): `(high, batch)` of every CPU's pageset.
@@ -27,14 +28,14 @@ pub(super) fn high_and_batch(managed: u64, fraction: u64) -> (u32, u32) {
 
 /// `free_unref_page_commit` (v5.13): onto the head of this CPU's list; at `high`, one
 /// `batch` goes back to the buddy lists (`free_pcppages_bulk`).
-pub(super) fn free_unref_page_commit(pcp: &mut Pcp, buddy: &mut BuddyAllocator, lists: &mut ListArena, pfn: Pfn) {
+pub(super) fn free_unref_page_commit(pcp: &mut Pcp, buddy: &mut BuddyAllocator, lists: &mut ListArena, owner: &mut [Owner], pfn: Pfn) {
     let (zone, mt, cpu) = (buddy.zone_of(pfn), pcp_migratetype(buddy, pfn), pcp.cpu);
     let p: &mut PerCpuPages = pcp.set(zone, cpu);
     p.lists[mt].add_head(pfn);
     p.count += 1;
     if p.count >= p.high_max {
         let batch = p.batch;
-        pcp.free_pcppages_bulk(buddy, lists, zone, cpu, batch, mt);
+        pcp.free_pcppages_bulk(buddy, lists, owner, zone, cpu, batch, mt);
     }
 }
 
@@ -48,7 +49,8 @@ mod tests {
     #[test]
     fn six_batches_of_high_and_one_batch_in_and_out() {
         let mut lists = ListArena::new(50_000);
-        let mut buddy = BuddyAllocator::new(&[ZoneSpec { node: 0, zone_type: ZoneType::Normal, start_pfn: 0, nr_pages: 50_000 }], &mut lists);
+        let mut owner = vec![0; 50_000];
+        let mut buddy = BuddyAllocator::new(&[ZoneSpec { node: 0, zone_type: ZoneType::Normal, start_pfn: 0, nr_pages: 50_000 }], &mut lists, &mut owner);
         watermarks::setup_per_zone_wmarks(&mut buddy.zones, 1845, 10);
         let mut pcp = Pcp::new(&buddy.zones, 2, 1, 0, PcpRules::V5_13);
         assert_eq!((pcp.sets[0].high_max, pcp.sets[0].batch), (90, 15));
@@ -56,19 +58,19 @@ mod tests {
         let free0 = buddy.zones[0].free_pages;
         let mut got = vec![];
         for i in 0..200 {
-            got.push(pcp.rmqueue(&mut buddy, &mut lists, 0, MigrateType::Movable).unwrap());
+            got.push(pcp.rmqueue(&mut buddy, &mut lists, &mut owner, 0, MigrateType::Movable).unwrap());
             // refills are always one batch: never more than 15 frames ahead of the allocations
             assert_eq!((free0 - buddy.zones[0].free_pages) as usize, (i / 15 + 1) * 15);
         }
         for (i, &pfn) in got.iter().enumerate() {
-            pcp.free(&mut buddy, &mut lists, pfn);
+            pcp.free(&mut buddy, &mut lists, &mut owner, pfn);
             assert!(pcp.sets[0].count < 90, "after {} frees the list holds {}", i + 1, pcp.sets[0].count);
         }
         // 200 frees onto the 10 left over: at 90, 15 go back, each time
         assert_eq!(pcp.nr_pages(0), 10 + 200 - 15 * ((10 + 200 - 90) / 15 + 1) as u64);
-        pcp.drain_all_pages(&mut buddy, &mut lists, None);
+        pcp.drain_all_pages(&mut buddy, &mut lists, &mut owner, None);
         assert_eq!(buddy.zones[0].free_pages, free0);
         lists.check_invariants().unwrap();
-        pcp.check_invariants(&buddy, &lists).unwrap();
+        pcp.check_invariants(&buddy, &lists, &owner).unwrap();
     }
 }

@@ -265,9 +265,10 @@ pub fn look_around_window(addr: usize, nr_pages: usize) -> (usize, usize) {
 }
 
 /// Host-side prefetch (no simulated effect) for a batch of isolated folios about to go
-/// through `shrink_folio_list`: each folio's PTE and its shadow or swap slot (written on eviction),
-/// its buddy's order (read when the frame is freed) and, for a mapped folio whose PTE is
-/// young, the PTEs its look-around will read.
+/// through `shrink_folio_list`: each folio's PTE and its shadow or swap slot (written on eviction)
+/// and, for a mapped folio whose PTE is young, the PTEs its look-around will read. (The
+/// order-0 buddy's order, read when the frame is freed, is in the owner word beside the
+/// folio's own, which this reads.)
 pub fn prefetch_isolated(mm: &Mm, folios: &[Pfn]) {
     use crate::mm::prefetch::{prefetch, prefetch_range};
     for &pfn in folios {
@@ -288,7 +289,6 @@ pub fn prefetch_isolated(mm: &Mm, folios: &[Pfn]) {
         if mm.frames.is_file(pfn) {
             mm.pages.prefetch_shadow(page);
         }
-        mm.buddy.prefetch_free(pfn);
     }
 }
 

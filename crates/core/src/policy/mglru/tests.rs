@@ -260,7 +260,7 @@ fn kswapd_aborts_on_the_eligible_zones_boosts_included() {
     // The zone above DMA below its high watermark + MIN_LRU_BATCH, DMA well above it.
     let keep = mm.buddy.zones[top].high_wmark_pages() + MIN_LRU_BATCH - 10;
     while mm.buddy.zones[top].free_pages > keep {
-        mm.buddy.alloc(&mut mm.lists, top, 0, MigrateType::Movable).unwrap();
+        mm.buddy.alloc(&mut mm.lists, &mut mm.frames.owner, top, 0, MigrateType::Movable).unwrap();
     }
     let mut sc = ScanControl::new(Reclaimer::Kswapd, u64::MAX);
     sc.reclaim_idx = ZONE_MOVABLE;
@@ -277,7 +277,7 @@ fn kswapd_aborts_on_the_eligible_zones_boosts_included() {
 fn add_file_pages(mm: &mut Mm, p: &mut Mglru<Mainline>, n: u32, zone_of: impl Fn(u32) -> usize) -> Vec<crate::mm::page_alloc::Pfn> {
     (0..n)
         .map(|page| {
-            let pfn = mm.buddy.alloc(&mut mm.lists, zone_of(page), 0, crate::mm::page_alloc::MigrateType::Movable).unwrap();
+            let pfn = mm.buddy.alloc(&mut mm.lists, &mut mm.frames.owner, zone_of(page), 0, crate::mm::page_alloc::MigrateType::Movable).unwrap();
             mm.pages.pte[page as usize] = pfn;
             mm.frames.install(pfn, page, 0, 0);
             p.folio_add_lru(mm, pfn);

@@ -170,7 +170,7 @@ fn kswapd_stops_above_the_high_watermarks() {
             let target = (mm.buddy.zones[z].watermark[WMARK_HIGH] + MIN_LRU_BATCH) as i64 + above;
             while mm.buddy.zones[z].free_pages as i64 > target {
                 // From the free lists directly: a per-CPU refill would take a batch.
-                mm.buddy.alloc(&mut mm.lists, z, 0, MigrateType::Movable).unwrap();
+                mm.buddy.alloc(&mut mm.lists, &mut mm.frames.owner, z, 0, MigrateType::Movable).unwrap();
             }
             assert_eq!(mm.buddy.zones[z].free_pages as i64, target);
         }
