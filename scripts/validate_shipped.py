@@ -31,6 +31,7 @@ from validate_suite import config_table, direction, evaluate_configs, fmt, run_c
 from reclaimlab.kernel import KERNEL_DEFAULT_FAULT_AROUND_BYTES, KERNEL_DEFAULT_READ_AHEAD_KB  # noqa: E402
 from reclaimlab.kernel import KSWAPD_WAKEUP_MODES  # noqa: E402
 from reclaimlab.kernel.experiment import KSWAPD_WAKEUP_HELP, wakeup_note  # noqa: E402
+from reclaimlab.kernel.qemu import other_load_text  # noqa: E402
 
 REPO = Path(__file__).resolve().parent.parent
 #: As shipped: readahead and fault-around at the kernel's defaults, given explicitly so that
@@ -218,21 +219,12 @@ def render(results: list[dict], missing: list[str]) -> str:
                      f"MGLRU {r['mglru']} → `{r['policy']}`")
         lines.append("")
         lines.append(f"{r['boots']} boots; workload wall time in the guest {', '.join(f'{w} s' for w in r['wall_s'])}"
-                     + host_load(r) + "." + (f" {r['thp_note']}." if r.get("thp_note") else ""))
+                     + other_load_text(r.get("host_other_cpus") or []) + "." + (f" {r['thp_note']}." if r.get("thp_note") else ""))
         lines.append("")
         lines += config_table(r)
         lines.append("")
     lines.append(END)
     return "\n".join(lines)
-
-
-def host_load(r: dict) -> str:
-    """"; other host load ..." where every boot has the figure (boots since 28 Nov 2026): the
-    host CPUs busy with other work while it ran (docs/validation.md, "The host's load")."""
-    loads = r.get("host_other_cpus") or []
-    if not loads or any(x is None for x in loads):
-        return ""
-    return f"; other host load {', '.join(f'{x:.2f}' for x in loads)} CPUs"
 
 
 #: The held-back check's counters: the anon/file balance (swap-outs and file steals) and

@@ -117,8 +117,11 @@ def test_the_hosts_busy_time_counts_this_process_cpu():
 def test_validate_warns_when_the_host_was_busy_during_a_boot():
     """The kswapd/direct split moves with the host's load under TCG (docs/validation.md,
     "The host's load"): a boot with another CPU's worth of work on the host is named."""
-    from reclaimlab.cli.kernel import host_busy_note
+    from reclaimlab.kernel.qemu import host_busy_note, other_load_text
 
     assert host_busy_note([0.0, 0.17, None]) == ""
     note = host_busy_note([0.0, 1.03, 0.4])
     assert "boot 1: 1.03" in note and "boot 2: 0.40" in note and "boot 0" not in note
+    # The figures as kernel run and the as-shipped block print them: only when every boot has one.
+    assert other_load_text([0.0, 1.03]) == "; other host load 0.00, 1.03 CPUs"
+    assert other_load_text([0.0, None]) == "" and other_load_text([]) == ""

@@ -236,6 +236,7 @@ def idle_reason(c) -> str:
 
 def cmd_run(a: argparse.Namespace) -> int:
     from ..kernel.experiment import record
+    from ..kernel.qemu import other_load_text
     from ..kernel.validate import mean_sd
 
     prep, consoles = record(_setup(a), Path(a.out), progress=not a.json)
@@ -261,8 +262,7 @@ def cmd_run(a: argparse.Namespace) -> int:
     c = consoles[0]
     print(f"kernel {c.release}  lru_gen {c.lru_gen}  memory.max {c.memory_max}  workload {prep.wl.spec}  "
           f"{len(consoles)} boot(s), {', '.join(f'{b.wall_s:.0f} s' for b, _ in prep.boots)}"
-          + (f"; other host load {', '.join(f'{b.other_cpus:.2f}' for b, _ in prep.boots)} CPUs"
-             if all(b.other_cpus is not None for b, _ in prep.boots) else ""))
+          + other_load_text([b.other_cpus for b, _ in prep.boots]))
     print("\n".join(guest_lines(c)))
     rows = [(n, number(m), number(round(s, 1)), f"{100 * s / m:.1f}%" if m else "-") for n, (m, s) in stats.items()
             if not n.startswith("nr_")]
@@ -351,25 +351,12 @@ def cmd_validate(a: argparse.Namespace) -> int:
             print(f"note: {counter}: {note}")
     if res.get("not_comparable"):
         print(f"note: anon counters {res['not_comparable']}")
+    from ..kernel.qemu import host_busy_note
+
     busy = host_busy_note(res.get("host_other_cpus") or [])
     if busy:
         print(f"note: {busy}")
     return 0
-
-
-#: Other host CPUs busy during a boot above which ``validate`` warns (docs/validation.md,
-#: "The host's load": at 0.9–1.0 the kswapd/direct split moved up to ten times).
-HOST_BUSY_CPUS = 0.25
-
-
-def host_busy_note(loads: list[float | None]) -> str:
-    """A warning when other work kept the host busy during some boot (or "")."""
-    busy = [f"boot {i}: {x:.2f}" for i, x in enumerate(loads) if x is not None and x >= HOST_BUSY_CPUS]
-    if not busy:
-        return ""
-    return (f"other work kept host CPUs busy while the guest ran ({', '.join(busy)} CPUs): under TCG the "
-            "kswapd/direct split (pgscan_/pgsteal_kswapd and _direct, allocstall, pageoutrun) moves with "
-            "the host's load; boot on an idle host to compare it")
 
 
 #: memory.stat keys ``kernel run`` shows per cgroup (mean over boots).

@@ -61,6 +61,29 @@ def children_cpu_s() -> float:
     return r.ru_utime + r.ru_stime
 
 
+#: Other host CPUs busy during a boot above which ``validate`` warns (docs/validation.md,
+#: "The host's load": at 0.9–1.0 the kswapd/direct split moved up to ten times).
+HOST_BUSY_CPUS = 0.25
+
+
+def other_load_text(loads: list[float | None]) -> str:
+    """"; other host load A, B, ... CPUs" for the boots' :attr:`Boot.other_cpus`, or "" when
+    a boot lacks the figure (boots stored before 28 Nov 2026)."""
+    if not loads or any(x is None for x in loads):
+        return ""
+    return f"; other host load {', '.join(f'{x:.2f}' for x in loads)} CPUs"
+
+
+def host_busy_note(loads: list[float | None]) -> str:
+    """A warning when other work kept the host busy during some boot (or "")."""
+    busy = [f"boot {i}: {x:.2f}" for i, x in enumerate(loads) if x is not None and x >= HOST_BUSY_CPUS]
+    if not busy:
+        return ""
+    return (f"other work kept host CPUs busy while the guest ran ({', '.join(busy)} CPUs): under TCG the "
+            "kswapd/direct split (pgscan_/pgsteal_kswapd and _direct, allocstall, pageoutrun) moves with "
+            "the host's load; boot on an idle host to compare it")
+
+
 @dataclass
 class Boot:
     """How a boot ended: ``status`` is ``ok`` (QEMU exited by itself), ``timeout`` (killed)
