@@ -530,7 +530,6 @@ impl BuddyAllocator {
             if stealing {
                 match self.rmqueue_steal(lists, owner, zone, 0, smallest_mt) {
                     Some(pfn) => {
-                        self.stats.fallback_steals += 1;
                         add(pfn);
                         i += 1;
                         continue;
@@ -616,7 +615,6 @@ impl BuddyAllocator {
         }
         if alloc_flags & ALLOC_NOFRAGMENT == 0 {
             if let Some(p) = self.rmqueue_steal(lists, owner, zone, order, mt) {
-                self.stats.fallback_steals += 1;
                 return Some((p, true));
             }
         }
@@ -834,12 +832,14 @@ impl BuddyAllocator {
     }
 
     /// `__rmqueue_steal`: smallest fallback block of order ≥ `order`; split it on its own
-    /// (foreign) type's lists, leaving the pageblock type alone.
+    /// (foreign) type's lists, leaving the pageblock type alone. Counted where the kernel
+    /// traces it (`mm_page_alloc_extfrag`).
     fn rmqueue_steal(&mut self, lists: &mut ListArena, owner: &mut [Owner], zone: usize, order: u8, start_mt: u8) -> Option<Pfn> {
         for current_order in order..=MAX_PAGE_ORDER {
             if let Some(fallback_mt) = self.find_suitable_fallback(lists, zone, current_order, start_mt) {
                 let pfn = lists.head(self.zones[zone].free_list(current_order, fallback_mt)).unwrap();
                 self.page_del_and_expand(lists, owner, zone, pfn, order, current_order, fallback_mt);
+                self.stats.fallback_steals += 1;
                 return Some(pfn);
             }
         }
