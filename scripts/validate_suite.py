@@ -141,7 +141,7 @@ def evaluate_configs(out: Path, configs: list[dict], mglru_policy: str | None = 
                 # is the mean over them.
                 runs = [({**settings, **start_layout_settings(x, settings)}, b["metrics"].get("wall_s"))
                         for b, x in zip(boots, per_console)]
-            sims = [simulate(wl, dict(st), Path(tmp), wall, wakeup_wall_ns=wakeup) for st, wall in runs]
+            sims = [simulate(wl, st, Path(tmp), wall, wakeup_wall_ns=wakeup) for st, wall in runs]
             sim = sims[0]
             sim_vm = mean_vmstat([with_derived(x["vmstat"]) for x in sims])
             targets = targets_for(wl, whole_machine)
