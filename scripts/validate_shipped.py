@@ -102,12 +102,13 @@ HEADER = "## Results as shipped"
 LAB_BEGIN = "<!-- BEGIN GENERATED: scripts/validate_suite.py -->"
 
 
-def configs(parts: tuple[str, ...] = tuple(PARTS)) -> list[dict]:
+def configs(parts: tuple[str, ...] = tuple(PARTS), pin_cpus: bool = False) -> list[dict]:
+    pin = {"pin_cpus": True} if pin_cpus else {}
     return ([{"part": part, "label": label, "workload": spec, "mglru": mglru,
-              "setup": {"memory": memory, "guest_mb": guest_mb, **SHIPPED}}
+              "setup": {"memory": memory, "guest_mb": guest_mb, **SHIPPED, **pin}}
              for part, label, spec, memory, guest_mb in SUITE if part in parts for mglru in ("on", "off")]
             + [{"part": part, "label": label, "workload": spec, "mglru": "off",
-                "setup": {"memory": memory, "guest_mb": guest_mb, "swap": "zram:128M", "swappiness": sw, **SHIPPED}}
+                "setup": {"memory": memory, "guest_mb": guest_mb, "swap": "zram:128M", "swappiness": sw, **SHIPPED, **pin}}
                for part, label, spec, memory, guest_mb, sw in HELD if part in parts])
 
 
@@ -298,19 +299,22 @@ def main() -> int:
                     help="guest: the model starts with the first boot's free lists and pageblocks per migrate type "
                          "(machine.start_layout), without a memory.max each boot's in a run of its own (the mean "
                          "is compared); none: a fresh buddy allocator less machine.kernel_used")
+    ap.add_argument("--pin-cpus", action="store_true",
+                    help="boot and compare with the workload on CPU 0 and kswapd/kcompactd on CPU 1, as the model "
+                         "places them (kernel run --pin-cpus; its own boots in the store)")
     a = ap.parse_args()
     out, doc = Path(a.out).resolve(), Path(a.doc).resolve()
     json_out = Path(a.json).resolve() if a.json else None
     os.chdir(REPO)  # the LIRS traces' paths are relative to the repository
     make_mixed_trace()
     if not a.render_only:
-        run_configs(out, a.boots, configs(tuple(a.part or PARTS)))
+        run_configs(out, a.boots, configs(tuple(a.part or PARTS), a.pin_cpus))
     if a.no_render:
         return 0
-    results = evaluate_configs(out, configs(), a.mglru_policy, kswapd_wakeup=a.kswapd_wakeup,
+    results = evaluate_configs(out, configs(pin_cpus=a.pin_cpus), a.mglru_policy, kswapd_wakeup=a.kswapd_wakeup,
                                start_layout=a.start_layout == "guest")
     have = {(r["part"], r["label"], r["mglru"]) for r in results}
-    missing = [f"{PARTS[c['part']]}, {c['label']}, MGLRU {c['mglru']}" for c in configs()
+    missing = [f"{PARTS[c['part']]}, {c['label']}, MGLRU {c['mglru']}" for c in configs(pin_cpus=a.pin_cpus)
                if (c["part"], c["label"], c["mglru"]) not in have]
     if json_out:
         json_out.write_text(json.dumps(results, indent=1, default=str))

@@ -27,6 +27,20 @@ def test_vmpass_lines_parse():
     assert c.vmscan_passes[0]["sorted"] == c.vmscan_passes[0]["extfrag_low"] == 0
 
 
+def test_level3_histograms_migrations_and_caches_parse():
+    c = console.parse("@@hist mm_page_pcpu_drain { common_pid: wl [ 238], migratetype: 0 } hitcount: 4981\n"
+                      "@@hist mm_page_pcpu_drain { common_pid: kswapd0 [ 51], migratetype: 1 } hitcount: 138890\n"
+                      "@@hist mm_page_free { common_pid: kswapd0 [ 51] } hitcount: 139591\n"
+                      "@@hist mm_page_alloc_extfrag { common_pid: wl [ 238], fallback_migratetype: 2 } hitcount: 2039\n"
+                      "@@migrate 3063875 wl 1 0\n@@migrate 6188489 kswapd0 0 1\n@@migrate_lost 0\n"
+                      "@@cpu_cache 0 3 Unified 0-1\n@@cpu_cache 1 1 Data 1\n")
+    assert c.hists["mm_page_pcpu_drain"] == {("wl", "0"): 4981, ("kswapd0", "1"): 138890}
+    assert c.hists["mm_page_free"] == {("kswapd0",): 139591}
+    assert c.hists["mm_page_alloc_extfrag"] == {("wl", "2"): 2039}
+    assert c.migrations == [(3063875, "wl", 1, 0), (6188489, "kswapd0", 0, 1)]
+    assert c.cpu_caches == {(0, 3, "Unified"): "0-1", (1, 1, "Data"): "1"}
+
+
 def test_sorted_wakes_fallbacks_and_free_lists_parse():
     c = console.parse("@@vmpass 10529765 0 0 1 0 9 11634 464 0 464 0 0 0 2 0 0 24888 1 16\n"
                       "@@extfrag DMA 1 0 4 0 wl 6\n@@extfrag DMA32 1 2 0 0 kswapd0 1\n"

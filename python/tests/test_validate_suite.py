@@ -101,6 +101,15 @@ def test_place_inserts_before_the_lab_section_then_replaces_in_place():
     assert rest.split(suite.END, 1)[0] == "\nlab\n"
 
 
+def test_pinned_configs_are_the_same_boots_with_the_workload_and_kswapd_apart():
+    """--pin-cpus: every configuration asks for the pinned placement (its own store key),
+    and nothing else changes."""
+    plain, pinned = shipped.configs(("machine",)), shipped.configs(("machine",), pin_cpus=True)
+    assert [c["setup"].get("pin_cpus") for c in pinned] == [True] * len(plain)
+    assert not any("pin_cpus" in c["setup"] for c in plain)
+    assert [({**c["setup"], "pin_cpus": True}, c["workload"]) for c in plain] == [(c["setup"], c["workload"]) for c in pinned]
+
+
 def test_held_back_configs_and_section():
     """The held-back check: classic only, one configuration per swappiness with zram and its
     swappiness in the Setup; outside the on/off summary; its own table with the kernel's and

@@ -188,6 +188,17 @@ class Console:
     ksyms: dict[str, str] = field(default_factory=dict)
     #: (level 3) refills of the per-CPU lists: ``{(cpu, frames): refills}`` (``@@refill``).
     pcp_refills: dict[tuple[int, int], int] = field(default_factory=dict)
+    #: (level 3) the histogram triggers' counts per event and key values, the task as its
+    #: name: ``{event: {("wl", "1"): n}}`` (``@@hist``: mm_page_alloc_zone_locked's refills
+    #: and mm_page_pcpu_drain's frames by task and migrate type, mm_page_free's by task,
+    #: mm_page_alloc_extfrag's fallbacks by task and fallback type).
+    hists: dict[str, dict[tuple[str, ...], int]] = field(default_factory=dict)
+    #: (level 3) the scheduler's moves of the workload and kswapd: ``[(t_us, comm, from, to)]``
+    #: on the trace clock (``@@migrate``).
+    migrations: list[tuple[int, str, int, int]] = field(default_factory=list)
+    #: The CPUs' caches as the guest sees them: ``{(cpu, level, type): shared_cpu_list}``
+    #: (``@@cpu_cache``).
+    cpu_caches: dict[tuple[int, int, str], str] = field(default_factory=dict)
     #: DAMON_RECLAIM (``--damon-reclaim``): /sys/module/damon_reclaim/parameters/* after the
     #: workload (parameters, statistics, ``kdamond_ticks``: its CPU time in clock ticks), and
     #: the footprint samples taken while it ran.
@@ -359,6 +370,20 @@ VMDIRECT_FIELDS = ("calls", "scanned", "taken", "skipped", "reclaimed", "activat
 KSCHED_FIELDS = ("runs", "run_us", "out_R", "out_S", "out_D", "in_idle")
 
 
+#: One histogram trigger's line: ``{ common_pid: wl [ 238], migratetype: 1 } hitcount: 5``.
+HIST_LINE = re.compile(r"\{(.*)\}\s*hitcount:\s*(\d+)")
+
+
+def parse_hist(c: Console, event: str, text: str) -> None:
+    """One ``@@hist EVENT {...} hitcount: N`` line into ``c.hists[event]``, keyed by the key
+    fields' values (a ``common_pid`` by its task name)."""
+    m = HIST_LINE.search(text)
+    if not m:
+        return
+    key = tuple(v.split("[")[0].strip() for v in (kv.split(":", 1)[-1] for kv in m.group(1).split(",")))
+    c.hists.setdefault(event, {})[key] = int(m.group(2))
+
+
 def clean(line: str) -> str:
     return ESCAPE.sub("", line).rstrip()
 
@@ -459,6 +484,12 @@ def parse(text: str) -> Console:
                 c.ksyms[parts[0]] = parts[1]
             elif tag == "refill" and len(parts) == 3:
                 c.pcp_refills[(int(parts[0]), int(parts[1]))] = int(parts[2])
+            elif tag == "hist" and len(parts) >= 2:
+                parse_hist(c, parts[0], " ".join(parts[1:]))
+            elif tag == "migrate" and len(parts) == 4:
+                c.migrations.append((int(parts[0]), parts[1], int(parts[2]), int(parts[3])))
+            elif tag == "cpu_cache" and len(parts) == 4:
+                c.cpu_caches[(int(parts[0]), int(parts[1]), parts[2])] = parts[3]
             elif tag == "pcp" and len(parts) == 5:
                 c.pcp_samples.append(tuple(int(x) for x in parts))
             elif tag == "cpustat" and len(parts) >= 5:

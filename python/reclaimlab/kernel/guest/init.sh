@@ -244,7 +244,10 @@ vmscan_trace() {
 # buddy lists (rmqueue_bulk: one kmem/mm_page_alloc_zone_locked event with percpu_refill
 # per frame, mm/page_alloc.c 6.12; a refill is a run of them on one CPU less than 50 us
 # apart), in an instance of their own that keeps the run's last 6 MiB a CPU:
-# "@@refill CPU FRAMES N" (N refills of FRAMES frames), "@@refill_lost N".
+# "@@refill CPU FRAMES N" (N refills of FRAMES frames), "@@refill_lost N"; histogram
+# triggers' counts by task, "@@hist EVENT {KEYS} hitcount: N"; the workload's and kswapd's
+# moves between CPUs, "@@migrate T_US COMM ORIG_CPU DEST_CPU" (T_US: the trace clock),
+# "@@migrate_lost N".
 pcp_refill_trace() {
     P=/sys/kernel/tracing/instances/rl_pcp
     case "$1" in
@@ -258,10 +261,36 @@ pcp_refill_trace() {
             > $P/events/kmem/mm_page_alloc_zone_locked/trigger 2>/dev/null
         echo 'hist:keys=common_pid.execname:vals=hitcount:sort=hitcount.descending if order == 0' \
             > $P/events/kmem/mm_page_free/trigger 2>/dev/null
+        # The frames the lists give back to the buddy lists, by their pageblock's type
+        # (free_pcppages_bulk), and the fallbacks, by who allocated and from which type: a
+        # stolen frame a refill put at a list's tail and a drain gave back unused shows as
+        # both (mm_page_pcpu_drain migratetype 0/2 beside mm_page_alloc_extfrag).
+        echo 'hist:keys=common_pid.execname,migratetype:vals=hitcount:sort=hitcount.descending if order == 0' \
+            > $P/events/kmem/mm_page_pcpu_drain/trigger 2>/dev/null
+        echo 'hist:keys=common_pid.execname,fallback_migratetype:vals=hitcount:sort=hitcount.descending' \
+            > $P/events/kmem/mm_page_alloc_extfrag/trigger 2>/dev/null
+        # The scheduler's moves of the workload and of kswapd between CPUs (set_task_cpu:
+        # a wake-up placed on another CPU, or a load balance), kernel/sched/core.c 6.12.
+        M=/sys/kernel/tracing/instances/rl_migrate
+        mkdir -p $M 2>/dev/null && echo 256 > $M/buffer_size_kb &&
+            echo 'comm == "wl" || comm == "kswapd0"' > $M/events/sched/sched_migrate_task/filter &&
+            echo 1 > $M/events/sched/sched_migrate_task/enable
         echo 1 > $P/events/kmem/mm_page_alloc_zone_locked/enable ;;
     end)
         [ -e $P/events/kmem/mm_page_alloc_zone_locked/enable ] || return 0
         echo 0 > $P/events/kmem/mm_page_alloc_zone_locked/enable
+        M=/sys/kernel/tracing/instances/rl_migrate
+        if [ -d $M ]; then
+            echo 0 > $M/events/sched/sched_migrate_task/enable
+            awk '{ for (i = 2; i <= NF; i++) if ($i == "sched_migrate_task:") break
+                   if (i > NF) next
+                   ts = $(i - 1); sub(/:$/, "", ts); c = ""; o = ""; d = ""
+                   for (j = i + 1; j <= NF; j++) { split($j, kv, "=")
+                       if (kv[1] == "comm") c = kv[2]; else if (kv[1] == "orig_cpu") o = kv[2]; else if (kv[1] == "dest_cpu") d = kv[2] }
+                   printf "@@migrate %.0f %s %s %s\n", ts * 1e6, c, o, d }' $M/trace
+            echo "@@migrate_lost $(overruns $M)"
+            rmdir $M 2>/dev/null
+        fi
         awk '{ for (i = 2; i <= NF; i++) if ($i == "mm_page_alloc_zone_locked:") break
                if (i > NF) next
                ts = $(i - 1); sub(/:$/, "", ts); c = $(i - 3); gsub(/[][]/, "", c); c += 0
@@ -269,7 +298,7 @@ pcp_refill_trace() {
                n[c]++; t[c] = ts }
              END { for (c in n) if (n[c]) h[c " " n[c]]++
                    for (k in h) printf "@@refill %s %d\n", k, h[k] }' $P/trace
-        for e in mm_page_alloc_zone_locked mm_page_free; do
+        for e in mm_page_alloc_zone_locked mm_page_free mm_page_pcpu_drain mm_page_alloc_extfrag; do
             grep '^{' $P/events/kmem/$e/hist 2>/dev/null | head -n 20 | sed "s/^/@@hist $e /" | tr -s ' '
         done
         echo "@@refill_lost $(overruns $P)"
@@ -679,6 +708,14 @@ if [ "$pin" = 1 ]; then
     pinned="taskset 1"
     echo "@@pin workload 1"
 fi
+# The CPUs' caches as the guest sees them (QEMU's -smp topology): a wake-up looks for an
+# idle CPU only among those sharing the waker's last-level cache (select_idle_sibling,
+# kernel/sched/fair.c 6.12). "@@cpu_cache CPU LEVEL TYPE SHARED_CPUS".
+for c in /sys/devices/system/cpu/cpu[0-9]*; do
+    for i in $c/cache/index*; do
+        [ -e $i/level ] && echo "@@cpu_cache ${c##*cpu} $(cat $i/level) $(cat $i/type) $(cat $i/shared_cpu_list)"
+    done
+done
 # wl merges consecutive preads into reads of up to 64 KiB only without readahead: with it,
 # the request size steers readahead, and the simulator reads 4 KiB per access.
 damon_trace prepare
