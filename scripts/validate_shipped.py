@@ -299,6 +299,10 @@ def main() -> int:
                     help="guest: the model starts with the first boot's free lists and pageblocks per migrate type "
                          "(machine.start_layout), without a memory.max each boot's in a run of its own (the mean "
                          "is compared); none: a fresh buddy allocator less machine.kernel_used")
+    ap.add_argument("--cpu-placement", choices=("model", "measured"), default="model",
+                    help="model: kswapd on a CPU of its own; measured: each whole-machine boot simulated with kswapd "
+                         "on the workload's CPU where the guest's scheduler put it (@@migrate, "
+                         "machine.kswapd_shares_cpu)")
     ap.add_argument("--pin-cpus", action="store_true",
                     help="boot and compare with the workload on CPU 0 and kswapd/kcompactd on CPU 1, as the model "
                          "places them (kernel run --pin-cpus; its own boots in the store)")
@@ -312,7 +316,7 @@ def main() -> int:
     if a.no_render:
         return 0
     results = evaluate_configs(out, configs(pin_cpus=a.pin_cpus), a.mglru_policy, kswapd_wakeup=a.kswapd_wakeup,
-                               start_layout=a.start_layout == "guest")
+                               start_layout=a.start_layout == "guest", cpu_placement=a.cpu_placement)
     have = {(r["part"], r["label"], r["mglru"]) for r in results}
     missing = [f"{PARTS[c['part']]}, {c['label']}, MGLRU {c['mglru']}" for c in configs(pin_cpus=a.pin_cpus)
                if (c["part"], c["label"], c["mglru"]) not in have]

@@ -22,7 +22,7 @@ import time
 from pathlib import Path
 
 from reclaimlab.kernel import LAB, console, store
-from reclaimlab.kernel.experiment import kswapd_wakeups, params_of, record, wakeup_of
+from reclaimlab.kernel.experiment import kswapd_wakeups, params_of, placement_settings, record, wakeup_of
 from reclaimlab.kernel.run import Setup, prepare, workload_room
 from reclaimlab.kernel.validate import (ANON_TARGETS, FILE_TARGETS, compare, held_settings, mark_not_comparable, mglru_model,
                                        simulate, start_layout_settings, targets_for, with_derived, zone_settings)
@@ -86,7 +86,7 @@ CONTEXT_COUNTERS = ("pgmajfault", "pgpgin", "pgscan_file", "pgscan_anon", "pgste
 
 def evaluate_configs(out: Path, configs: list[dict], mglru_policy: str | None = None,
                      sim_defaults: dict[str, str] | None = None, kswapd_wakeup: str = "model",
-                     start_layout: bool = True) -> list[dict]:
+                     start_layout: bool = True, cpu_placement: str = "model") -> list[dict]:
     """Re-simulate the stored boots of each configuration with the current model and compare.
     Configurations without a stored boot are left out. Without a memory.max (``memory``
     none) the whole-machine counters are graded too (``targets_for``). ``kswapd_wakeup``
@@ -95,7 +95,9 @@ def evaluate_configs(out: Path, configs: list[dict], mglru_policy: str | None = 
     mean; a configuration whose boots never woke kswapd (memcg reclaim) keeps
     ``cost.kswapd_wakeup_ns``. ``start_layout``: the machine starts with the first boot's free
     lists and pageblocks (``machine.start_layout``, where its console has them; boots stored
-    before validate passed it lack it in their configuration)."""
+    before validate passed it lack it in their configuration). ``cpu_placement`` "measured":
+    each whole-machine boot's run shares the workload's CPU with kswapd where the guest's
+    scheduler put them on one (``machine.kswapd_shares_cpu`` from its ``@@migrate`` record)."""
     results = []
     with tempfile.TemporaryDirectory() as tmp:
         for c in configs:
@@ -139,8 +141,8 @@ def evaluate_configs(out: Path, configs: list[dict], mglru_policy: str | None = 
                 # workload's allocations fall back, and they differ from boot to boot: each boot
                 # is simulated from its own (and at its own wall time), and the model's figure
                 # is the mean over them.
-                runs = [({**settings, **start_layout_settings(x, settings)}, b["metrics"].get("wall_s"))
-                        for b, x in zip(boots, per_console)]
+                runs = [({**settings, **start_layout_settings(x, settings), **placement_settings(x, cpu_placement)},
+                         b["metrics"].get("wall_s")) for b, x in zip(boots, per_console)]
             sims = [simulate(wl, st, Path(tmp), wall, wakeup_wall_ns=wakeup) for st, wall in runs]
             sim = sims[0]
             sim_vm = mean_vmstat([with_derived(x["vmstat"]) for x in sims])

@@ -32,13 +32,32 @@ def test_level3_histograms_migrations_and_caches_parse():
                       "@@hist mm_page_pcpu_drain { common_pid: kswapd0 [ 51], migratetype: 1 } hitcount: 138890\n"
                       "@@hist mm_page_free { common_pid: kswapd0 [ 51] } hitcount: 139591\n"
                       "@@hist mm_page_alloc_extfrag { common_pid: wl [ 238], fallback_migratetype: 2 } hitcount: 2039\n"
-                      "@@migrate 3063875 wl 1 0\n@@migrate 6188489 kswapd0 0 1\n@@migrate_lost 0\n"
                       "@@cpu_cache 0 3 Unified 0-1\n@@cpu_cache 1 1 Data 1\n")
     assert c.hists["mm_page_pcpu_drain"] == {("wl", "0"): 4981, ("kswapd0", "1"): 138890}
     assert c.hists["mm_page_free"] == {("kswapd0",): 139591}
     assert c.hists["mm_page_alloc_extfrag"] == {("wl", "2"): 2039}
-    assert c.migrations == [(3063875, "wl", 1, 0), (6188489, "kswapd0", 0, 1)]
     assert c.cpu_caches == {(0, 3, "Unified"): "0-1", (1, 1, "Data"): "1"}
+
+
+def test_the_stretches_the_workload_and_kswapd_shared_a_cpu():
+    """/wl on CPU 1 and kswapd0 on CPU 0 at the start; /wl moves to 0 (shared), kswapd0 to
+    1 (apart), /wl to 1 (shared to the end); seconds from the workload's start mark, a move
+    before it ignored."""
+    c = console.parse("@@migrate 900000 kswapd0 1 0\n@@migrate_mark 1000000 start\n@@migrate_cpu wl 1\n"
+                      "@@migrate_cpu kswapd0 0\n@@migrate 3000000 wl 1 0\n@@migrate 6000000 kswapd0 0 1\n"
+                      "@@migrate 6500000 wl 0 1\n@@migrate_mark 9000000 end\n@@migrate_lost 0\n")
+    assert c.migrations[1] == (3000000, "wl", 1, 0)
+    assert c.kswapd_shared_spans() == [(2.0, 5.0), (5.5, 8.0)]
+    assert console.parse("@@migrate_mark 1 start\n@@migrate_mark 2 end\n@@migrate_cpu wl 0\n"
+                         "@@migrate_cpu kswapd0 0\n").kswapd_shared_spans() == [(0.0, 1e-6)]
+    assert console.parse("@@migrate 3000000 wl 1 0\n").kswapd_shared_spans() is None
+    # validate --cpu-placement measured gives them to the model.
+    from reclaimlab.kernel import KernelError
+    from reclaimlab.kernel.experiment import placement_settings
+    assert placement_settings(c, "measured") == {"machine.kswapd_shares_cpu": "2.000000-5.000000,5.500000-8.000000"}
+    assert placement_settings(c, "model") == {}
+    with pytest.raises(KernelError, match="--cpu-placement measured"):
+        placement_settings(console.parse(""), "measured")
 
 
 def test_sorted_wakes_fallbacks_and_free_lists_parse():

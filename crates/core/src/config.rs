@@ -168,6 +168,10 @@ pub struct SimConfig {
     /// (mm/start_layout.rs); None = a fresh buddy allocator less `machine.kernel_used`.
     pub start_layout: Option<crate::mm::start_layout::StartLayout>,
     pub nr_nodes: u16,
+    /// `machine.kswapd_shares_cpu`: the stretches of the run, in seconds on the kernel's clock
+    /// from the workload's start, in which a one-node machine's kswapd runs on the
+    /// workload's CPU (a guest's scheduler placed it there); empty = never.
+    pub kswapd_shares_cpu: Vec<(f64, f64)>,
     /// `machine.cpus`: CPUs, split evenly over the nodes (sizes the per-CPU page lists).
     pub nr_cpus: u32,
     /// `vm.percpu_pagelist_high_fraction` (0: `pcp->high` tuned automatically).
@@ -276,6 +280,32 @@ fn float(v: &str) -> std::result::Result<f64, String> {
     v.trim().parse::<f64>().ok().filter(|x| x.is_finite()).ok_or_else(|| format!("expected a number, got '{v}'"))
 }
 
+/// `machine.kswapd_shares_cpu`: 'none' or 'START-END,...' (seconds, each span non-empty,
+/// in order, not overlapping).
+fn parse_spans(v: &str) -> std::result::Result<Vec<(f64, f64)>, String> {
+    let v = v.trim();
+    if v == "none" || v.is_empty() {
+        return Ok(Vec::new());
+    }
+    let mut out: Vec<(f64, f64)> = Vec::new();
+    for part in v.split(',') {
+        let (a, b) = part.split_once('-').ok_or_else(|| format!("expected START-END, got '{part}'"))?;
+        let (a, b) = (float(a)?, float(b)?);
+        if !(0.0 <= a && a < b) || out.last().is_some_and(|&(_, e)| a < e) {
+            return Err(format!("'{part}' is not a span after the previous one (0 <= START < END)"));
+        }
+        out.push((a, b));
+    }
+    Ok(out)
+}
+
+fn format_spans(spans: &[(f64, f64)]) -> String {
+    if spans.is_empty() {
+        return "none".into();
+    }
+    spans.iter().map(|(a, b)| format!("{a}-{b}")).collect::<Vec<_>>().join(",")
+}
+
 /// `read_ahead_kb`: any page count the readahead code can index (mm/readahead.c keeps
 /// `ra_pages` in an unsigned int).
 fn read_ahead_kb(v: &str) -> std::result::Result<u64, String> {
@@ -373,6 +403,12 @@ pub static KNOBS: &[Knob] = &[
         threads on CPU 1 (1: all on one); each keeps per-CPU page lists of every zone, whose high mark is split over the \
         node's CPUs", range(1, 8192),
         |c, v| c.nr_cpus = u32::try_from(uint(v)?).map_err(|_| "out of range".to_string())?, |c| c.nr_cpus.to_string()),
+    knob!("machine.kswapd_shares_cpu", "none", "", "stretches of the run in which kswapd runs on the workload's CPU of a \
+        one-node machine, as a guest's scheduler placed them (validate --cpu-placement measured): 'START-END,...' in \
+        seconds from the workload's start on the kernel's clock (sim.time_dilation applies), each taking turns of a \
+        scheduler tick with the workload and freeing into its per-CPU lists as on a one-CPU node; 'none': kswapd always \
+        on a CPU of its own",
+        |c, v| c.kswapd_shares_cpu = parse_spans(v)?, |c| format_spans(&c.kswapd_shares_cpu)),
     knob!("machine.pcp_lists", "6.12", "", "the per-CPU page lists' rules: 6.12 (pcp->high tuned between the low watermark \
         and an eighth of the zone, allocation batches that grow, limits while kswapd runs) or 5.13 (every kernel up to \
         5.13: high fixed at six batches, one batch in and out); 'none' gives every frame straight to and from the free lists",
@@ -600,6 +636,7 @@ impl Default for SimConfig {
             zone_dma_bytes: 0,
             zone_dma_lowmem_reserve: None,
             start_layout: None,
+            kswapd_shares_cpu: Vec::new(),
             nr_nodes: 0,
             nr_cpus: 0,
             percpu_pagelist_high_fraction: 0,

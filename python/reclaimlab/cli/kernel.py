@@ -157,6 +157,11 @@ def add_parser(sub) -> None:
                         "as cost.kswapd_wakeup_ns: each wake-up draws one); progress (the same, each window's "
                         "length the pages allocated in it, traced, times the boot's wall time per page allocated: the "
                         "window in the task's progress, not in the guest's wall time)")
+    v.add_argument("--cpu-placement", choices=("model", "measured"), default="model",
+                   help="where kswapd runs in the simulator: model (a CPU of its own, default) or measured (on the "
+                        "workload's CPU in the stretches the first boot's scheduler put them on one, traced: "
+                        "machine.kswapd_shares_cpu; docs/validation.md, \"Classic's excess of fallbacks is the CPU "
+                        "kswapd shares\")")
     v.add_argument("--damon-cost", choices=("model", "measured"), default="model",
                    help="with --damon-reclaim, the time kdamond's actions charge to a time quota in the simulator: "
                         "model (the cost.* of docs/model.md, default) or measured (times kdamond's slowdown in the "
@@ -174,7 +179,8 @@ def _setup(a: argparse.Namespace):
                  fault_around_bytes=a.fault_around_bytes, thp=a.thp, damon_reclaim=a.damon_reclaim,
                  damon_interface=a.damon_interface, cgroup_set=tuple(a.cgroup_set),
                  disk_write=getattr(a, "disk_write", "model"), disk_read=getattr(a, "disk_read", "model"),
-                 kswapd_wakeup=getattr(a, "kswapd_wakeup", "model"), damon_cost=getattr(a, "damon_cost", "model"))
+                 kswapd_wakeup=getattr(a, "kswapd_wakeup", "model"), damon_cost=getattr(a, "damon_cost", "model"),
+                 cpu_placement=getattr(a, "cpu_placement", "model"))
 
 
 def guest_lines(c) -> list[str]:

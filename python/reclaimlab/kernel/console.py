@@ -193,9 +193,12 @@ class Console:
     #: and mm_page_pcpu_drain's frames by task and migrate type, mm_page_free's by task,
     #: mm_page_alloc_extfrag's fallbacks by task and fallback type).
     hists: dict[str, dict[tuple[str, ...], int]] = field(default_factory=dict)
-    #: (level 3) the scheduler's moves of the workload and kswapd: ``[(t_us, comm, from, to)]``
-    #: on the trace clock (``@@migrate``).
+    #: The scheduler's moves of the workload and kswapd: ``[(t_us, comm, from, to)]`` on the
+    #: trace clock (``@@migrate``); their CPUs at the start (``@@migrate_cpu``) and the
+    #: workload's start and end (``@@migrate_mark``).
     migrations: list[tuple[int, str, int, int]] = field(default_factory=list)
+    migrate_cpus: dict[str, int] = field(default_factory=dict)
+    migrate_marks: dict[str, int] = field(default_factory=dict)
     #: The CPUs' caches as the guest sees them: ``{(cpu, level, type): shared_cpu_list}``
     #: (``@@cpu_cache``).
     cpu_caches: dict[tuple[int, int, str], str] = field(default_factory=dict)
@@ -309,6 +312,26 @@ class Console:
         # writes, in_flight, io_ticks (ms busy), time_in_queue (ms), ...
         return DiskWrites(reads=d[0], read_ticks_ms=d[3], writes=d[4], write_sectors=d[6], write_ticks_ms=d[7],
                           busy_ms=d[9])
+
+    def kswapd_shared_spans(self) -> list[tuple[float, float]] | None:
+        """The stretches of the workload's run, in seconds from its start on the guest's
+        clock, in which /wl and kswapd0 were on one CPU: from their CPUs at the start through
+        their moves (``@@migrate*``); None if the boot did not record them (a guest before
+        28 Nov 2026, or not a /wl workload)."""
+        start, end = self.migrate_marks.get("start"), self.migrate_marks.get("end")
+        if start is None or end is None or not {"wl", "kswapd0"} <= self.migrate_cpus.keys():
+            return None
+        cpu = {k: self.migrate_cpus[k] for k in ("wl", "kswapd0")}
+        spans: list[tuple[float, float]] = []
+        t_prev = start
+        for t, comm, _, to in sorted(m for m in self.migrations if m[1] in cpu and start <= m[0] <= end) + [(end, "", 0, 0)]:
+            if t > t_prev and cpu["wl"] == cpu["kswapd0"]:
+                a, b = (t_prev - start) / 1e6, (t - start) / 1e6
+                spans[-1:] = [(spans[-1][0], b)] if spans and spans[-1][1] == a else [*spans[-1:], (a, b)]
+            if comm:
+                cpu[comm] = to
+            t_prev = t
+        return spans
 
     def kswapd_ticks(self) -> int | None:
         """Clock ticks (USER_HZ) every kswapd ran during the workload (None without both
@@ -488,6 +511,10 @@ def parse(text: str) -> Console:
                 parse_hist(c, parts[0], " ".join(parts[1:]))
             elif tag == "migrate" and len(parts) == 4:
                 c.migrations.append((int(parts[0]), parts[1], int(parts[2]), int(parts[3])))
+            elif tag == "migrate_cpu" and len(parts) == 2:
+                c.migrate_cpus[parts[0]] = int(parts[1])
+            elif tag == "migrate_mark" and len(parts) == 2:
+                c.migrate_marks[parts[1]] = int(parts[0])
             elif tag == "cpu_cache" and len(parts) == 4:
                 c.cpu_caches[(int(parts[0]), int(parts[1]), parts[2])] = parts[3]
             elif tag == "pcp" and len(parts) == 5:

@@ -170,6 +170,20 @@ def read_disk_for(setup: Setup, consoles: list[Console]) -> tuple[dict[str, floa
                      "or read nothing")
 
 
+def placement_settings(c: Console, mode: str) -> dict[str, str]:
+    """``machine.kswapd_shares_cpu`` for a boot with ``--cpu-placement measured`` (nothing
+    with "model"): the stretches its workload and kswapd shared a CPU
+    (:meth:`Console.kswapd_shared_spans`); a :class:`KernelError` if the boot did not record
+    where they ran."""
+    if mode == "model":
+        return {}
+    spans = c.kswapd_shared_spans()
+    if spans is None:
+        raise KernelError("--cpu-placement measured: a boot did not record where the workload and kswapd ran "
+                          "(@@migrate, a /wl workload booted since 28 Nov 2026)")
+    return {"machine.kswapd_shares_cpu": ",".join(f"{a:.6f}-{b:.6f}" for a, b in spans) or "none"}
+
+
 #: The scripts' ``--kswapd-wakeup`` help (``reclaimlab validate --kswapd-wakeup``'s).
 KSWAPD_WAKEUP_HELP = ("kswapd's wake-up latency in the simulator: model (cost.kswapd_wakeup_ns), mean (the boots' "
                       "traced latencies' mean, wakeup_kswapd to kswapd's pass, over the time dilation, waited at every "
@@ -295,7 +309,7 @@ def compare_boots(setup: Setup, prep: Prepared, consoles: list[Console], out: Pa
         return {**res, "mglru": setup.mglru or "default", "notes": {}, "not_comparable": None,
                 "kswapd_wakeup": setup.kswapd_wakeup,
                 "read_back": consoles[0].read_back(), "time_dilation": 1.0}
-    settings = sim_settings(prep, consoles)
+    settings = {**sim_settings(prep, consoles), **placement_settings(consoles[0], setup.cpu_placement)}
     damon_res = None
     if prep.damon_reclaim is not None:
         sim_base = simulate(prep.wl, settings, out, guest_wall_s(base_consoles))

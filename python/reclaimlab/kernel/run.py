@@ -95,6 +95,10 @@ class Setup:
     # (the distribution of those times, drawn at each wake-up; validate only) or "progress"
     # (as measured, each window the pages allocated in it at the boot's wall time per page).
     kswapd_wakeup: str = "model"
+    # Where kswapd runs in the simulator: "model" (a CPU of its own) or "measured" (on the
+    # workload's in the stretches the first boot's scheduler put them on one, @@migrate:
+    # machine.kswapd_shares_cpu; validate only).
+    cpu_placement: str = "model"
     # The time quota's clock for kdamond's actions: "model" (the cost.* kdamond charges) or
     # "measured" (those charges times kdamond's measured slowdown in the guest,
     # sim.kdamond_slowdown: damon_compare.kdamond_slowdown; validate --damon-reclaim only).

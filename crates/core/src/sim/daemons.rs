@@ -133,7 +133,16 @@ impl<P: ReclaimPolicy> Machine<P> {
     /// more leaves kswapd one the task does not use; a node with one shares it with the task
     /// running there, or with one that ran there within a tick (still runnable); a node
     /// without CPUs leaves kswapd unbound.
+    /// With `machine.kswapd_shares_cpu` a one-node machine's trace shares its CPU with
+    /// kswapd in the stretches a guest's scheduler did (kernel/sched/fair.c 6.12: on a busy
+    /// two-CPU guest `SIS_UTIL` skips `select_idle_cpu`'s scan and a woken kswapd stays on
+    /// its previous CPU, the workload's too, for seconds).
     fn kswapd_shared_cpu(&self, node: usize) -> Option<u32> {
+        let spans = &self.mm.cfg.kswapd_shares_cpu;
+        if !spans.is_empty() && self.mm.nr_nodes() == 1 && self.procs.tasks.is_empty() {
+            let t = self.now as f64 * self.mm.cfg.time_dilation / 1e9;
+            return spans.iter().any(|&(a, b)| a <= t && t < b).then_some(TASK_CPU);
+        }
         if self.mm.pcp.nr_cpus() as usize >= 2 * self.mm.nr_nodes() {
             return None;
         }

@@ -63,3 +63,31 @@ fn work_another_task_starts_begins_after_it() {
     let (c, s) = (metric(&run(&machine("2"), &mut { chain }), "runtime_s"), metric(&run(&machine("2"), &mut { side }), "runtime_s"));
     assert!((c / s - 2.0).abs() < 0.05, "task 1 after task 0: {c} s; side by side: {s} s");
 }
+
+/// `machine.kswapd_shares_cpu`: in the spans a guest's scheduler put kswapd on the trace's
+/// CPU, kswapd takes turns with it (the trace waits for kswapd's CPU time) and frees into
+/// its per-CPU lists, whose refills then stay small; outside them kswapd runs beside it.
+#[test]
+fn kswapd_on_the_traces_cpu_in_the_measured_spans_takes_the_traces_time() {
+    use crate::common::VecSource;
+    let pages = 3 * 4096; // a file three times a 16 MiB machine, read twice in order
+    let recs: Vec<Access> = (0..2).flat_map(|_| reads(0, pages)).collect();
+    let file = vec![FileRange { name: "f".into(), first: 0, nr_pages: pages, advice: 0 }];
+    let cfg = |spans: &str| config(&[("machine.memory", "16M"), ("swap.device", "none"), ("block.read_ahead_kb", "0"), ("machine.kswapd_shares_cpu", spans)]);
+    let apart = run(&cfg("none"), &mut VecSource::new(recs.clone(), file.clone()));
+    let shared = run(&cfg("0-1000"), &mut VecSource::new(recs.clone(), file.clone()));
+    let kswapd_s = metric(&shared, "kswapd_cpu_s");
+    assert!(kswapd_s > 0.0 && metric(&apart, "kswapd_cpu_s") > 0.0);
+    // The workload's clock carries kswapd's CPU time when they share (the work itself is
+    // the same reads).
+    let slower = metric(&shared, "runtime_s") - metric(&apart, "runtime_s");
+    assert!(slower > 0.5 * kswapd_s, "shared {slower} s slower, kswapd ran {kswapd_s} s");
+    // A span that ended before the run is no span.
+    let early = run(&cfg("0-0.000000001"), &mut VecSource::new(recs.clone(), file.clone()));
+    assert!((metric(&early, "runtime_s") - metric(&apart, "runtime_s")).abs() < 0.01 * metric(&apart, "runtime_s"));
+    let bad = reclaimlab_core::config::SimConfig::default().set("machine.kswapd_shares_cpu", "2-1").unwrap_err().to_string();
+    assert!(bad.contains("machine.kswapd_shares_cpu"), "{bad}");
+    let mut c = reclaimlab_core::config::SimConfig::default();
+    c.set("machine.kswapd_shares_cpu", "0.5-1.25,3-4").unwrap();
+    assert_eq!(c.kswapd_shares_cpu, [(0.5, 1.25), (3.0, 4.0)]);
+}

@@ -58,6 +58,42 @@ blkstat() {
     wake_trace "$1"
     sched_trace "$1"
 }
+# Which CPU the workload and kswapd run on (a trace's workload: /wl): the scheduler's moves
+# of either (sched_migrate_task, set_task_cpu: a wake-up placed on another CPU, or a load
+# balance; kernel/sched/core.c 6.12) and their last CPUs at the start (/wl asks for the
+# start report), in an instance of their own, with the workload's start and end marked on
+# the same clock: "@@migrate T_US COMM ORIG_CPU DEST_CPU", "@@migrate_cpu COMM CPU",
+# "@@migrate_mark T_US start|end" (T_US: the trace clock), "@@migrate_lost N". Where the two share a CPU, kswapd takes turns with the
+# workload and frees into its per-CPU lists (docs/validation.md, "Classic's excess of
+# fallbacks is the CPU kswapd shares").
+migrate_trace() {
+    M=/sys/kernel/tracing/instances/rl_migrate
+    case "$1" in
+    start)
+        mkdir -p $M 2>/dev/null || return 0
+        echo 256 > $M/buffer_size_kb
+        echo 'comm == "wl" || comm == "kswapd0"' > $M/events/sched/sched_migrate_task/filter || return 0
+        echo 1 > $M/events/sched/sched_migrate_task/enable
+        echo "lab start" > $M/trace_marker
+        for d in /proc/[0-9]*; do
+            case "$(cat $d/comm 2>/dev/null)" in
+                wl|kswapd0) echo "@@migrate_cpu $(cat $d/comm) $(awk '{ print $39 }' $d/stat)" ;;
+            esac
+        done ;;
+    end)
+        [ -e $M/events/sched/sched_migrate_task/enable ] || return 0
+        echo "lab end" > $M/trace_marker
+        echo 0 > $M/events/sched/sched_migrate_task/enable
+        awk 'function kv(k,   i) { for (i = 1; i <= NF; i++) if (index($i, k "=") == 1) return substr($i, length(k) + 2); return "" }
+             { for (i = 2; i <= NF; i++) if ($i ~ /^(sched_migrate_task|tracing_mark_write):$/) break
+               if (i > NF) next
+               ts = $(i - 1); sub(/:$/, "", ts); us = ts * 1e6
+               if ($i == "sched_migrate_task:") printf "@@migrate %.0f %s %s %s\n", us, kv("comm"), kv("orig_cpu"), kv("dest_cpu")
+               else if ($(i + 1) == "lab") printf "@@migrate_mark %.0f %s\n", us, $(i + 2) }' $M/trace
+        echo "@@migrate_lost $(overruns $M)"
+        rmdir $M 2>/dev/null ;;
+    esac
+}
 # The events a tracefs instance's ring buffer dropped, over its CPUs.
 overruns() {
     awk '/^overrun:/ { s += $2 } END { print s + 0 }' "$1"/per_cpu/cpu*/stats
@@ -77,10 +113,12 @@ sched_trace() {
         mkdir -p $S 2>/dev/null || return 0
         echo 2048 > $S/buffer_size_kb
         echo 'prev_comm ~ "kswapd*" || next_comm ~ "kswapd*"' > $S/events/sched/sched_switch/filter || return 0
-        echo 1 > $S/events/sched/sched_switch/enable ;;
+        echo 1 > $S/events/sched/sched_switch/enable
+        migrate_trace start ;;
     end)
         [ -e $S/events/sched/sched_switch/enable ] || return 0
         echo 0 > $S/events/sched/sched_switch/enable
+        migrate_trace end
         awk 'function kv(k,   i) { for (i = 1; i <= NF; i++) if (index($i, k "=") == 1) return substr($i, length(k) + 2); return "" }
              { for (i = 2; i <= NF; i++) if ($i == "sched_switch:") break
                if (i > NF) next
@@ -245,9 +283,7 @@ vmscan_trace() {
 # per frame, mm/page_alloc.c 6.12; a refill is a run of them on one CPU less than 50 us
 # apart), in an instance of their own that keeps the run's last 6 MiB a CPU:
 # "@@refill CPU FRAMES N" (N refills of FRAMES frames), "@@refill_lost N"; histogram
-# triggers' counts by task, "@@hist EVENT {KEYS} hitcount: N"; the workload's and kswapd's
-# moves between CPUs, "@@migrate T_US COMM ORIG_CPU DEST_CPU" (T_US: the trace clock),
-# "@@migrate_lost N".
+# triggers' counts by task, "@@hist EVENT {KEYS} hitcount: N".
 pcp_refill_trace() {
     P=/sys/kernel/tracing/instances/rl_pcp
     case "$1" in
@@ -269,28 +305,10 @@ pcp_refill_trace() {
             > $P/events/kmem/mm_page_pcpu_drain/trigger 2>/dev/null
         echo 'hist:keys=common_pid.execname,fallback_migratetype:vals=hitcount:sort=hitcount.descending' \
             > $P/events/kmem/mm_page_alloc_extfrag/trigger 2>/dev/null
-        # The scheduler's moves of the workload and of kswapd between CPUs (set_task_cpu:
-        # a wake-up placed on another CPU, or a load balance), kernel/sched/core.c 6.12.
-        M=/sys/kernel/tracing/instances/rl_migrate
-        mkdir -p $M 2>/dev/null && echo 256 > $M/buffer_size_kb &&
-            echo 'comm == "wl" || comm == "kswapd0"' > $M/events/sched/sched_migrate_task/filter &&
-            echo 1 > $M/events/sched/sched_migrate_task/enable
         echo 1 > $P/events/kmem/mm_page_alloc_zone_locked/enable ;;
     end)
         [ -e $P/events/kmem/mm_page_alloc_zone_locked/enable ] || return 0
         echo 0 > $P/events/kmem/mm_page_alloc_zone_locked/enable
-        M=/sys/kernel/tracing/instances/rl_migrate
-        if [ -d $M ]; then
-            echo 0 > $M/events/sched/sched_migrate_task/enable
-            awk '{ for (i = 2; i <= NF; i++) if ($i == "sched_migrate_task:") break
-                   if (i > NF) next
-                   ts = $(i - 1); sub(/:$/, "", ts); c = ""; o = ""; d = ""
-                   for (j = i + 1; j <= NF; j++) { split($j, kv, "=")
-                       if (kv[1] == "comm") c = kv[2]; else if (kv[1] == "orig_cpu") o = kv[2]; else if (kv[1] == "dest_cpu") d = kv[2] }
-                   printf "@@migrate %.0f %s %s %s\n", ts * 1e6, c, o, d }' $M/trace
-            echo "@@migrate_lost $(overruns $M)"
-            rmdir $M 2>/dev/null
-        fi
         awk '{ for (i = 2; i <= NF; i++) if ($i == "mm_page_alloc_zone_locked:") break
                if (i > NF) next
                ts = $(i - 1); sub(/:$/, "", ts); c = $(i - 3); gsub(/[][]/, "", c); c += 0
