@@ -63,9 +63,9 @@ blkstat() {
 # balance; kernel/sched/core.c 6.12) and their last CPUs at the start (/wl asks for the
 # start report), in an instance of their own, with the workload's start and end marked on
 # the same clock: "@@migrate T_US COMM ORIG_CPU DEST_CPU", "@@migrate_cpu COMM CPU",
-# "@@migrate_mark T_US start|end" (T_US: the trace clock), "@@migrate_lost N". Where the two share a CPU, kswapd takes turns with the
-# workload and frees into its per-CPU lists (docs/validation.md, "Classic's excess of
-# fallbacks is the CPU kswapd shares").
+# "@@migrate_mark T_US start|end" (T_US: the trace clock), "@@migrate_lost N". Where the
+# two share a CPU, kswapd takes turns with the workload and frees into its per-CPU lists
+# (docs/validation.md, "Classic's excess of fallbacks is the CPU kswapd shares").
 migrate_trace() {
     M=/sys/kernel/tracing/instances/rl_migrate
     case "$1" in
