@@ -237,6 +237,23 @@ def test_the_model_runs_at_the_guests_time_dilation():
     assert d > 10 and d == pytest.approx(thp_compare.guest_wall_s(p, [c]) / sim_s, rel=0.1)
 
 
+def test_the_model_runs_once_per_boot_and_shows_the_mean():
+    """Each boot's inputs (free lists, wall time, wake-up latencies) give a model run of
+    its own; the compared figures are the mean over them, phase by phase."""
+    runs = [[{"threads": 1, "vmstat": {"a": 10, "b": 1}, "huge_pct": 50.0, "pages_per_node": [2, 4]},
+             {"threads": 4, "vmstat": {"a": 20}, "huge_pct": 10.0, "pages_per_node": [0, 8]}],
+            [{"threads": 1, "vmstat": {"a": 30}, "huge_pct": 70.0, "pages_per_node": [4, 6]},
+             {"threads": 4, "vmstat": {"a": 40, "b": 4}, "huge_pct": 30.0, "pages_per_node": [2, 2]}]]
+    m = thp_compare.mean_phases(runs)
+    assert [x["threads"] for x in m] == [1, 4]
+    assert m[0]["vmstat"] == {"a": 20, "b": 0.5} and m[1]["vmstat"] == {"a": 30, "b": 2}
+    assert (m[0]["huge_pct"], m[0]["pages_per_node"], m[1]["pages_per_node"]) == (60, [3, 5], [1, 5])
+    p, c = _Prep("thpscale:threads=1+4"), console.parse(CONSOLE)
+    one, two = thp_compare.compare_boots(p, [c]), thp_compare.compare_boots(p, [c, console.parse(CONSOLE)])
+    assert (one["sim_runs"], two["sim_runs"]) == (1, 2)
+    assert [r["sim"] for r in two["rows"]] == [r["sim"] for r in one["rows"]], "the same boot twice: the same mean"
+
+
 def test_usemem_runs_the_model_once_with_the_workloads_sizes():
     c = console.parse(CONSOLE.replace("always defer defer+madvise [madvise]", "[always] defer defer+madvise madvise"))
     c.thpscale, c.usemem = [], {"threads": 1, "elapsed_ns": 1, "anon_huge_kb": 50, "anon_kb": 100}
