@@ -65,8 +65,8 @@ fn work_another_task_starts_begins_after_it() {
 }
 
 /// `machine.kswapd_shares_cpu`: in the spans a guest's scheduler put kswapd on the trace's
-/// CPU, kswapd takes turns with it (the trace waits for kswapd's CPU time) and frees into
-/// its per-CPU lists, whose refills then stay small; outside them kswapd runs beside it.
+/// CPU, kswapd takes turns with it (the trace waits for kswapd's CPU time); outside them
+/// kswapd runs beside it.
 #[test]
 fn kswapd_on_the_traces_cpu_in_the_measured_spans_takes_the_traces_time() {
     use crate::common::VecSource;
