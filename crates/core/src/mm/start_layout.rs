@@ -169,7 +169,14 @@ pub fn plan(layout: &StartLayout, specs: &[ZoneSpec]) -> Result<Vec<ZonePlan>, S
     Ok(plans)
 }
 
+/// [`plan_zone_with`] cutting each type's pageblocks down to what its free blocks need, and
+/// if those do not fit there (the runs of whole pageblocks are not aligned, or end in the
+/// zone's partial last pageblock), once more leaving that room.
 fn plan_zone(zl: &ZoneLayout, specs: &[ZoneSpec], zi: usize) -> Result<ZonePlan, String> {
+    plan_zone_with(zl, specs, zi, false).or_else(|_| plan_zone_with(zl, specs, zi, true))
+}
+
+fn plan_zone_with(zl: &ZoneLayout, specs: &[ZoneSpec], zi: usize, slack: bool) -> Result<ZonePlan, String> {
     let s = &specs[zi];
     let (start, end) = (s.start_pfn, s.start_pfn + s.nr_pages);
     let name = format!("node {} {}", zl.node, zl.zone);
@@ -193,10 +200,17 @@ fn plan_zone(zl: &ZoneLayout, specs: &[ZoneSpec], zi: usize) -> Result<ZonePlan,
     // range's whole pageblocks keep the type memmap_init_range gave them, movable; the
     // partly reserved ones at its edges count as unmovable to an early unmovable fallback,
     // `try_to_steal_block`'s alike_pages, and are claimed).
+    // With `slack`: a type's pageblocks are one run (unmovable from the zone's start, then
+    // reclaimable, then movable to its end), so free blocks above `pageblock_order` need the
+    // run aligned, which may cost its first pageblock, and whole pageblocks, which the
+    // zone's last one (movable's) is not when the zone ends inside it.
+    let partial_end = end % PAGEBLOCK_NR_PAGES != 0;
     let need = |t: usize| {
         let whole: u64 = (PAGEBLOCK_ORDER..=MAX_PAGE_ORDER).map(|o| zl.free[t][o as usize] << (o - PAGEBLOCK_ORDER)).sum();
         let small: u64 = (0..PAGEBLOCK_ORDER).map(|o| zl.free[t][o as usize] << o).sum();
-        whole + small.div_ceil(PAGEBLOCK_NR_PAGES as u64 / 2)
+        let runs = (PAGEBLOCK_ORDER + 1..=MAX_PAGE_ORDER).any(|o| zl.free[t][o as usize] > 0);
+        let extra = if slack { u64::from(runs) + u64::from(whole > 0 && t == 1 && partial_end) } else { 0 };
+        whole + small.div_ceil(PAGEBLOCK_NR_PAGES as u64 / 2) + extra
     };
     let mut count = zl.blocks;
     let mut excess = listed - nb;

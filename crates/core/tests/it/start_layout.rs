@@ -107,6 +107,22 @@ fn start_layout_that_does_not_fit_is_refused() {
     assert!(e.contains("machine.start_layout") && e.contains("zone is not listed"), "{e}");
 }
 
+/// A 512 MiB guest of the DAMON_RECLAIM table (28 Nov 2026, a boot of its second set) with
+/// 97 free order-10 blocks: the guest's DMA32 spans 248 pageblocks, the model's zone its
+/// 114,448 managed pages (223.5), so movable is cut to what its free blocks need — which
+/// must leave room to align the pairs of pageblocks and to skip the zone's partial last one.
+#[test]
+fn a_layout_of_many_order_10_blocks_fits_a_zone_that_ends_inside_a_pageblock() {
+    let layout = "0 DMA blocks=1,7,0 unmovable=0,0,0,0,0,1,1,1,0,0,0 movable=0,0,0,0,0,0,0,0,0,1,3 reclaimable=0,0,0,0,0,0,0,0,0,0,0; \
+        0 DMA32 blocks=40,206,2 unmovable=1,0,1,0,1,0,1,1,0,1,0 movable=1,1,1,1,0,1,1,1,0,0,97 reclaimable=0,1,0,0,1,0,0,1,0,1,0";
+    let cfg =
+        config(&[("machine.memory", "473152K"), ("machine.zone_dma", "15360K"), ("swap.device", "none"), ("machine.kernel_used", "54120K"), ("machine.start_layout", layout)]);
+    cfg.validate().unwrap();
+    let m = Machine::new(&cfg, Classic::new(Mainline));
+    let free = m.mm.buddy.free_blocks_mt(&m.mm.lists, 1, 10, MigrateType::Movable);
+    assert_eq!(free, 97, "every order-10 block of the guest's listed");
+}
+
 /// A 64 MiB machine whose 4 unmovable pageblocks hold the only free pages (movable lists
 /// empty), as listed; a movable order-0 allocation then falls back (mm/page_alloc.c
 /// 6.12.117 `__rmqueue`: `__rmqueue_claim`, then `__rmqueue_steal`).
