@@ -129,6 +129,8 @@ def test_the_guest_sums_who_had_kswapds_cpu(tmp_path):
     # 1,500 µs in [1024, 2048), 40 µs in [32, 64), 10,000 µs in [8192, 16384)
     assert c.ksched_runs == {("kswapd0", 10): 1, ("kswapd0", 5): 1, ("kswapd1", 13): 1}
     assert c.ksched_in == {("kswapd0", "thp", "R"): 2}
+    # Both of kswapd0's runs ended preempted, the CPU going back to thp; kswapd1 slept.
+    assert c.ksched_out == {("kswapd0", "thp"): 2}
 
 
 #: A DMA-only kswapd pass as the guest's rl_kswapd instance has it (options/fields): a

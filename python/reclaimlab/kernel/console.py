@@ -166,10 +166,12 @@ class Console:
     #: Who had kswapd's CPU over the workload (guest/init.sh ``sched_trace``, sched_switch):
     #: per (kswapd thread, CPU) ``{"runs", "run_us", "out_R", "out_S", "out_D", "in_idle"}``
     #: (``@@ksched``); its runs' lengths as ``{(thread, log2 µs): n}`` (``@@ksched_run``);
-    #: and what it took the CPU from, ``{(thread, task, its state): n}`` (``@@ksched_in``).
+    #: what it took the CPU from, ``{(thread, task, its state): n}`` (``@@ksched_in``); and
+    #: who took the CPU from it when it was preempted, ``{(thread, task): n}`` (``@@ksched_out``).
     ksched: dict[tuple[str, int], dict[str, int]] = field(default_factory=dict)
     ksched_runs: dict[tuple[str, int], int] = field(default_factory=dict)
     ksched_in: dict[tuple[str, str, str], int] = field(default_factory=dict)
+    ksched_out: dict[tuple[str, str], int] = field(default_factory=dict)
     #: ``kernel run --vmscan-trace`` (guest/init.sh ``vmscan_trace``): per kswapd pass the
     #: reclaim tracepoints' sums (``@@vmpass``, keys :data:`VMPASS_FIELDS`), direct reclaim's
     #: over the run (``@@vmdirect``, :data:`VMDIRECT_FIELDS`), ``lru_activate`` by task, and
@@ -492,6 +494,8 @@ def parse(text: str) -> Console:
                 c.ksched_runs[(parts[0], int(parts[1]))] = int(parts[2])
             elif tag == "ksched_in" and len(parts) == 4:
                 c.ksched_in[(parts[0], parts[1], parts[2])] = int(parts[3])
+            elif tag == "ksched_out" and len(parts) == 3:
+                c.ksched_out[(parts[0], parts[1])] = int(parts[2])
             elif tag == "vmpass" and len(parts) in (len(VMPASS_FIELDS) - 3, len(VMPASS_FIELDS)):
                 c.vmscan_passes.append(dict(zip(VMPASS_FIELDS, [*map(int, parts), 0, 0, 0])))
             elif tag == "extfrag" and len(parts) == len(EXTFRAG_FIELDS) + 1:

@@ -104,7 +104,10 @@ overruns() {
 # it ran, for how long in all, how its runs ended: preempted (R), asleep (S), waiting on
 # I/O (D), and how many began on an idle CPU); "@@ksched_run COMM LOG2_US N" (the runs'
 # lengths, power-of-two buckets of microseconds); "@@ksched_in COMM PREV_COMM PREV_STATE N"
-# (what it took the CPU from: a task in state R was preempted by it); "@@ksched_lost N".
+# (what it took the CPU from: a task in state R was preempted by it); "@@ksched_out COMM
+# NEXT_COMM N" (who took the CPU from a preempted kswapd, its whole name: a kworker's pool,
+# "kworker/0:1H" a high-priority one such as kblockd's), and the work items kworkers ran,
+# "@@hist workqueue_execute_start { function: NAME } hitcount: N"; "@@ksched_lost N".
 sched_trace() {
     S=/sys/kernel/tracing/instances/rl_sched
     case "$1" in
@@ -114,6 +117,9 @@ sched_trace() {
         echo 2048 > $S/buffer_size_kb
         echo 'prev_comm ~ "kswapd*" || next_comm ~ "kswapd*"' > $S/events/sched/sched_switch/filter || return 0
         echo 1 > $S/events/sched/sched_switch/enable
+        # The work items kworkers ran meanwhile (what a kworker that preempted kswapd did).
+        echo 'hist:keys=function.sym:vals=hitcount:sort=hitcount.descending' \
+            > $S/events/workqueue/workqueue_execute_start/trigger 2>/dev/null
         migrate_trace start ;;
     end)
         [ -e $S/events/sched/sched_switch/enable ] || return 0
@@ -126,6 +132,7 @@ sched_trace() {
                pc = kv("prev_comm"); nc = kv("next_comm"); st = substr(kv("prev_state"), 1, 1)
                if (pc ~ /^kswapd/ && (pc SUBSEP c) in t0) {
                    k = pc SUBSEP c; us = (ts - t0[k]) * 1e6; runs[k]++; tot[k] += us; out[k, st]++
+                   if (st == "R") to[pc, nc]++
                    b = 0; for (w = 2; w <= us; w *= 2) b++; hist[pc, b]++; delete t0[k] }
                if (nc ~ /^kswapd/) {
                    k = nc SUBSEP c; t0[k] = ts; seen[k] = 1; if (pc ~ /^swapper/) idle[k]++
@@ -133,7 +140,10 @@ sched_trace() {
              END { for (k in seen) { split(k, a, SUBSEP)
                        printf "@@ksched %s %d %d %.0f %d %d %d %d\n", a[1], a[2], runs[k], tot[k], out[k, "R"], out[k, "S"], out[k, "D"], idle[k] }
                    for (k in hist) { split(k, a, SUBSEP); printf "@@ksched_run %s %d %d\n", a[1], a[2], hist[k] }
-                   for (k in from) { split(k, a, SUBSEP); printf "@@ksched_in %s %s %s %d\n", a[1], a[2], a[3], from[k] } }' $S/trace
+                   for (k in from) { split(k, a, SUBSEP); printf "@@ksched_in %s %s %s %d\n", a[1], a[2], a[3], from[k] }
+                   for (k in to) { split(k, a, SUBSEP); printf "@@ksched_out %s %s %d\n", a[1], a[2], to[k] } }' $S/trace
+        grep '^{' $S/events/workqueue/workqueue_execute_start/hist 2>/dev/null | head -n 12 |
+            sed 's/^/@@hist workqueue_execute_start /' | tr -s ' '
         echo "@@ksched_lost $(overruns $S)"
         rmdir $S 2>/dev/null ;;
     esac
