@@ -32,11 +32,15 @@ def test_level3_histograms_migrations_and_caches_parse():
                       "@@hist mm_page_pcpu_drain { common_pid: kswapd0 [ 51], migratetype: 1 } hitcount: 138890\n"
                       "@@hist mm_page_free { common_pid: kswapd0 [ 51] } hitcount: 139591\n"
                       "@@hist mm_page_alloc_extfrag { common_pid: wl [ 238], fallback_migratetype: 2 } hitcount: 2039\n"
+                      "@@hist workqueue_execute_start { function: [ffffffff87e2dc00] vmpressure_work_fn } "
+                      "hitcount: 233\n@@ksched_out kswapd0 kworker/0:1 146\n"
                       "@@cpu_cache 0 3 Unified 0-1\n@@cpu_cache 1 1 Data 1\n")
     assert c.hists["mm_page_pcpu_drain"] == {("wl", "0"): 4981, ("kswapd0", "1"): 138890}
     assert c.hists["mm_page_free"] == {("kswapd0",): 139591}
     assert c.hists["mm_page_alloc_extfrag"] == {("wl", "2"): 2039}
     assert c.cpu_caches == {(0, 3, "Unified"): "0-1", (1, 1, "Data"): "1"}
+    assert c.hists["workqueue_execute_start"] == {("vmpressure_work_fn",): 233}
+    assert c.ksched_out == {("kswapd0", "kworker/0:1"): 146}
 
 
 def test_the_stretches_the_workload_and_kswapd_shared_a_cpu():

@@ -401,11 +401,16 @@ HIST_LINE = re.compile(r"\{(.*)\}\s*hitcount:\s*(\d+)")
 
 def parse_hist(c: Console, event: str, text: str) -> None:
     """One ``@@hist EVENT {...} hitcount: N`` line into ``c.hists[event]``, keyed by the key
-    fields' values (a ``common_pid`` by its task name)."""
+    fields' values (a ``common_pid`` by its task name, ``wl [ 238]``; a ``.sym`` key by its
+    symbol, ``[ffffffff87e2dc00] vmpressure_work_fn``)."""
+    def value(v: str) -> str:
+        v = v.strip()
+        return v.split("]", 1)[1].strip() if v.startswith("[") else v.split("[")[0].strip()
+
     m = HIST_LINE.search(text)
     if not m:
         return
-    key = tuple(v.split("[")[0].strip() for v in (kv.split(":", 1)[-1] for kv in m.group(1).split(",")))
+    key = tuple(value(kv.split(":", 1)[-1]) for kv in m.group(1).split(","))
     c.hists.setdefault(event, {})[key] = int(m.group(2))
 
 
