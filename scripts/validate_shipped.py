@@ -315,10 +315,11 @@ def main() -> int:
         run_configs(out, a.boots, configs(tuple(a.part or PARTS), a.pin_cpus))
     if a.no_render:
         return 0
-    results = evaluate_configs(out, configs(pin_cpus=a.pin_cpus), a.mglru_policy, kswapd_wakeup=a.kswapd_wakeup,
+    every = configs(pin_cpus=a.pin_cpus)
+    results = evaluate_configs(out, every, a.mglru_policy, kswapd_wakeup=a.kswapd_wakeup,
                                start_layout=a.start_layout == "guest", cpu_placement=a.cpu_placement)
     have = {(r["part"], r["label"], r["mglru"]) for r in results}
-    missing = [f"{PARTS[c['part']]}, {c['label']}, MGLRU {c['mglru']}" for c in configs(pin_cpus=a.pin_cpus)
+    missing = [f"{PARTS[c['part']]}, {c['label']}, MGLRU {c['mglru']}" for c in every
                if (c["part"], c["label"], c["mglru"]) not in have]
     if json_out:
         json_out.write_text(json.dumps(results, indent=1, default=str))

@@ -329,7 +329,10 @@ class Console:
         for t, comm, _, to in sorted(m for m in self.migrations if m[1] in cpu and start <= m[0] <= end) + [(end, "", 0, 0)]:
             if t > t_prev and cpu["wl"] == cpu["kswapd0"]:
                 a, b = (t_prev - start) / 1e6, (t - start) / 1e6
-                spans[-1:] = [(spans[-1][0], b)] if spans and spans[-1][1] == a else [*spans[-1:], (a, b)]
+                if spans and spans[-1][1] == a:  # a move that kept them together
+                    spans[-1] = (spans[-1][0], b)
+                else:
+                    spans.append((a, b))
             if comm:
                 cpu[comm] = to
             t_prev = t

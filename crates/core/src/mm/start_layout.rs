@@ -171,9 +171,10 @@ pub fn plan(layout: &StartLayout, specs: &[ZoneSpec]) -> Result<Vec<ZonePlan>, S
 
 /// [`plan_zone_with`] cutting each type's pageblocks down to what its free blocks need, and
 /// if those do not fit there (the runs of whole pageblocks are not aligned, or end in the
-/// zone's partial last pageblock), once more leaving that room.
+/// zone's partial last pageblock), once more leaving that room; a layout that fits neither
+/// way is refused with the first attempt's reason.
 fn plan_zone(zl: &ZoneLayout, specs: &[ZoneSpec], zi: usize) -> Result<ZonePlan, String> {
-    plan_zone_with(zl, specs, zi, false).or_else(|_| plan_zone_with(zl, specs, zi, true))
+    plan_zone_with(zl, specs, zi, false).or_else(|e| plan_zone_with(zl, specs, zi, true).map_err(|_| e))
 }
 
 fn plan_zone_with(zl: &ZoneLayout, specs: &[ZoneSpec], zi: usize, slack: bool) -> Result<ZonePlan, String> {
