@@ -300,9 +300,9 @@ def main() -> int:
                          "(machine.start_layout), without a memory.max each boot's in a run of its own (the mean "
                          "is compared); none: a fresh buddy allocator less machine.kernel_used")
     ap.add_argument("--cpu-placement", choices=("model", "measured"), default="model",
-                    help="model: kswapd on a CPU of its own; measured: each whole-machine boot simulated with kswapd "
-                         "on the workload's CPU where the guest's scheduler put it (@@migrate, "
-                         "machine.kswapd_shares_cpu)")
+                    help="model: the workload on CPU 0, kswapd on CPU 1; measured: each whole-machine boot simulated "
+                         "with the workload on the CPUs the guest's scheduler ran it on, kswapd on the other (@@swcpu, "
+                         "machine.task_cpus; boots since 28 Nov 2026, 13:40 UTC)")
     ap.add_argument("--pin-cpus", action="store_true",
                     help="boot and compare with the workload on CPU 0 and kswapd/kcompactd on CPU 1, as the model "
                          "places them (kernel run --pin-cpus; its own boots in the store)")

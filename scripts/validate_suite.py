@@ -96,8 +96,8 @@ def evaluate_configs(out: Path, configs: list[dict], mglru_policy: str | None = 
     ``cost.kswapd_wakeup_ns``. ``start_layout``: the machine starts with the first boot's free
     lists and pageblocks (``machine.start_layout``, where its console has them; boots stored
     before validate passed it lack it in their configuration). ``cpu_placement`` "measured":
-    each whole-machine boot's run shares the workload's CPU with kswapd where the guest's
-    scheduler put them on one (``machine.kswapd_shares_cpu`` from its ``@@migrate`` record)."""
+    each whole-machine boot's run puts the workload on the CPUs the guest's scheduler ran it
+    on (``machine.task_cpus`` from its ``@@swcpu`` record), kswapd on the other."""
     results = []
     with tempfile.TemporaryDirectory() as tmp:
         for c in configs:

@@ -43,22 +43,19 @@ def test_level3_histograms_migrations_and_caches_parse():
     assert c.ksched_out == {("kswapd0", "kworker/0:1"): 146}
 
 
-def test_the_stretches_the_workload_and_kswapd_shared_a_cpu():
-    """/wl on CPU 1 and kswapd0 on CPU 0 at the start; /wl moves to 0 (shared), kswapd0 to
-    1 (apart), /wl to 1 (shared to the end); seconds from the workload's start mark, a move
-    before it ignored."""
-    c = console.parse("@@migrate 900000 kswapd0 1 0\n@@migrate_mark 1000000 start\n@@migrate_cpu wl 1\n"
-                      "@@migrate_cpu kswapd0 0\n@@migrate 3000000 wl 1 0\n@@migrate 6000000 kswapd0 0 1\n"
-                      "@@migrate 6500000 wl 0 1\n@@migrate_mark 9000000 end\n@@migrate_lost 0\n")
-    assert c.migrations[1] == (3000000, "wl", 1, 0)
-    assert c.kswapd_shared_spans() == [(2.0, 5.0), (5.5, 8.0)]
-    assert console.parse("@@migrate_mark 1 start\n@@migrate_mark 2 end\n@@migrate_cpu wl 0\n"
-                         "@@migrate_cpu kswapd0 0\n").kswapd_shared_spans() == [(0.0, 1e-6)]
-    assert console.parse("@@migrate 3000000 wl 1 0\n").kswapd_shared_spans() is None
+def test_where_the_workload_ran_is_given_to_the_model():
+    """/wl on CPU 1 at the start, then runs begun on CPU 0 at 2 s and on CPU 1 at 5.5 s (seconds
+    from the workload's start mark); kswapd0's moves and a run before the start are not
+    the workload's placement."""
+    c = console.parse("@@migrate_cpu wl 1\n@@migrate_cpu kswapd0 0\n@@swcpu 900000 wl 0\n"
+                      "@@swcpu 3000000 wl 0\n@@swcpu 3500000 kswapd0 1\n@@swcpu 6500000 wl 1\n"
+                      "@@migrate_mark 1000000 start\n@@migrate_mark 9000000 end\n")
+    assert c.task_cpus() == [(0.0, 1), (2.0, 0), (5.5, 1)]
+    assert console.parse("@@migrate_mark 1 start\n@@migrate_mark 2 end\n@@migrate_cpu wl 0\n").task_cpus() is None
     # validate --cpu-placement measured gives them to the model.
     from reclaimlab.kernel import KernelError
     from reclaimlab.kernel.experiment import placement_settings
-    assert placement_settings(c, "measured") == {"machine.kswapd_shares_cpu": "2.000000-5.000000,5.500000-8.000000"}
+    assert placement_settings(c, "measured") == {"machine.task_cpus": "0.000000:1,2.000000:0,5.500000:1"}
     assert placement_settings(c, "model") == {}
     with pytest.raises(KernelError, match="--cpu-placement measured"):
         placement_settings(console.parse(""), "measured")
@@ -113,13 +110,29 @@ SCHED_TRACE = """# tracer: nop
          kswapd1-46      [001] d..2.   100.012000: sched_switch: prev_comm=kswapd1 prev_pid=46 prev_prio=120 prev_state=S ==> next_comm=swapper/1 next_pid=0 next_prio=120
 """
 
+#: The workload's side (task "wl", its sched_wakeup events too): it sleeps on I/O and is
+#: woken while kswapd0 runs, waits 700 µs for it; then a kworker preempts it and it runs
+#: again 20 µs later; then it sleeps and is woken on an idle CPU (5 µs).
+WL_SCHED_TRACE = """# tracer: nop
+              sh-70      [001] .....   199.999000: tracing_mark_write: lab start
+              wl-77      [000] d..2.   200.000000: sched_switch: prev_comm=wl prev_pid=77 prev_prio=120 prev_state=D ==> next_comm=kswapd0 next_pid=45 next_prio=120
+          <idle>-0       [001] dNh2.   200.000300: sched_wakeup: comm=wl pid=77 prio=120 target_cpu=000
+         kswapd0-45      [000] d..2.   200.001000: sched_switch: prev_comm=kswapd0 prev_pid=45 prev_prio=120 prev_state=S ==> next_comm=wl next_pid=77 next_prio=120
+              wl-77      [000] d..2.   200.002000: sched_switch: prev_comm=wl prev_pid=77 prev_prio=120 prev_state=R+ ==> next_comm=kworker/0:1 next_pid=9 next_prio=120
+     kworker/0:1-9       [000] d..2.   200.002020: sched_switch: prev_comm=kworker/0:1 prev_pid=9 prev_prio=120 prev_state=I ==> next_comm=wl next_pid=77 next_prio=120
+              wl-77      [000] d..2.   200.003000: sched_switch: prev_comm=wl prev_pid=77 prev_prio=120 prev_state=S ==> next_comm=swapper/0 next_pid=0 next_prio=120
+          <idle>-0       [000] dNh2.   200.004000: sched_wakeup: comm=wl pid=77 prio=120 target_cpu=000
+          <idle>-0       [000] d..2.   200.004005: sched_switch: prev_comm=swapper/0 prev_pid=0 prev_prio=120 prev_state=R ==> next_comm=wl next_pid=77 next_prio=120
+              sh-70      [001] .....   200.005000: tracing_mark_write: lab end
+"""
+
 
 def _sched_awk() -> str:
     """The awk program guest/init.sh's ``sched_trace`` runs over its sched_switch events."""
     from reclaimlab.kernel import initramfs
 
     body = initramfs.INIT.read_text().split("sched_trace() {", 1)[1]
-    return body.split("awk '", 1)[1].split("' $S/trace", 1)[0]
+    return "function kv" + body.split("awk 'function kv", 1)[1].split("' $S/trace", 1)[0]
 
 
 @pytest.mark.skipif(shutil.which("busybox") is None, reason="needs busybox (the guest's awk)")
@@ -135,6 +148,21 @@ def test_the_guest_sums_who_had_kswapds_cpu(tmp_path):
     assert c.ksched_in == {("kswapd0", "thp", "R"): 2}
     # Both of kswapd0's runs ended preempted, the CPU going back to thp; kswapd1 slept.
     assert c.ksched_out == {("kswapd0", "thp"): 2}
+
+
+@pytest.mark.skipif(shutil.which("busybox") is None, reason="needs busybox (the guest's awk)")
+def test_the_guest_sums_how_long_the_workload_waited_and_for_whom(tmp_path):
+    (tmp_path / "trace").write_text(WL_SCHED_TRACE)
+    out = subprocess.run(["busybox", "awk", _sched_awk(), str(tmp_path / "trace")],
+                         capture_output=True, text=True, check=True).stdout
+    c = console.parse(out)
+    assert c.wsched_out == {("D", "kswapd"): 1, ("R", "kworker"): 1, ("S", "idle"): 1}
+    # Woken at .0003, ran at .001 after kswapd0: 700 µs; preempted at .002, back at .00202.
+    assert c.wwait == {"kswapd": (1, 700, 700), "kworker": (1, 20, 20), "idle": (1, 5, 5)}
+    assert c.ksched_in == {("kswapd0", "wl", "D"): 1}
+    # Each one's first run, on CPU 0 (later runs on the same CPU are not repeated).
+    assert c.switch_cpus == [(200_000_000, "kswapd0", 0), (200_001_000, "wl", 0)]
+    assert c.migrate_marks == {"start": 199_999_000, "end": 200_005_000}
 
 
 #: A DMA-only kswapd pass as the guest's rl_kswapd instance has it (options/fields): a

@@ -168,10 +168,9 @@ pub struct SimConfig {
     /// (mm/start_layout.rs); None = a fresh buddy allocator less `machine.kernel_used`.
     pub start_layout: Option<crate::mm::start_layout::StartLayout>,
     pub nr_nodes: u16,
-    /// `machine.kswapd_shares_cpu`: the stretches of the run, in seconds on the kernel's clock
-    /// from the workload's start, in which a one-node machine's kswapd runs on the
-    /// workload's CPU (a guest's scheduler placed it there); empty = never.
-    pub kswapd_shares_cpu: Vec<(f64, f64)>,
+    /// `machine.task_cpus`: where a trace's task runs from when, `(seconds on the kernel's
+    /// clock from the workload's start, CPU)` in order; empty = `TASK_CPU` throughout.
+    pub task_cpus: Vec<(f64, u32)>,
     /// `machine.cpus`: CPUs, split evenly over the nodes (sizes the per-CPU page lists).
     pub nr_cpus: u32,
     /// `vm.percpu_pagelist_high_fraction` (0: `pcp->high` tuned automatically).
@@ -280,30 +279,29 @@ fn float(v: &str) -> std::result::Result<f64, String> {
     v.trim().parse::<f64>().ok().filter(|x| x.is_finite()).ok_or_else(|| format!("expected a number, got '{v}'"))
 }
 
-/// `machine.kswapd_shares_cpu`: 'none' or 'START-END,...' (seconds, each span non-empty,
-/// in order, not overlapping).
-fn parse_spans(v: &str) -> std::result::Result<Vec<(f64, f64)>, String> {
+/// `machine.task_cpus`: 'none' or 'T:CPU,...' (seconds, in order).
+fn parse_task_cpus(v: &str) -> std::result::Result<Vec<(f64, u32)>, String> {
     let v = v.trim();
     if v == "none" || v.is_empty() {
         return Ok(Vec::new());
     }
-    let mut out: Vec<(f64, f64)> = Vec::new();
+    let mut out: Vec<(f64, u32)> = Vec::new();
     for part in v.split(',') {
-        let (a, b) = part.split_once('-').ok_or_else(|| format!("expected START-END, got '{part}'"))?;
-        let (a, b) = (float(a)?, float(b)?);
-        if !(0.0 <= a && a < b) || out.last().is_some_and(|&(_, e)| a < e) {
-            return Err(format!("'{part}' is not a span after the previous one (0 <= START < END)"));
+        let (t, c) = part.split_once(':').ok_or_else(|| format!("expected T:CPU, got '{part}'"))?;
+        let (t, c) = (float(t)?, c.trim().parse::<u32>().map_err(|_| format!("expected a CPU number, got '{c}'"))?);
+        if t < 0.0 || out.last().is_some_and(|&(p, _)| t < p) {
+            return Err(format!("'{part}' is not a time at or after the previous one (T >= 0)"));
         }
-        out.push((a, b));
+        out.push((t, c));
     }
     Ok(out)
 }
 
-fn format_spans(spans: &[(f64, f64)]) -> String {
-    if spans.is_empty() {
+fn format_task_cpus(moves: &[(f64, u32)]) -> String {
+    if moves.is_empty() {
         return "none".into();
     }
-    spans.iter().map(|(a, b)| format!("{a}-{b}")).collect::<Vec<_>>().join(",")
+    moves.iter().map(|(t, c)| format!("{t}:{c}")).collect::<Vec<_>>().join(",")
 }
 
 /// `read_ahead_kb`: any page count the readahead code can index (mm/readahead.c keeps
@@ -403,12 +401,11 @@ pub static KNOBS: &[Knob] = &[
         threads on CPU 1 (1: all on one); each keeps per-CPU page lists of every zone, whose high mark is split over the \
         node's CPUs", range(1, 8192),
         |c, v| c.nr_cpus = u32::try_from(uint(v)?).map_err(|_| "out of range".to_string())?, |c| c.nr_cpus.to_string()),
-    knob!("machine.kswapd_shares_cpu", "none", "", "stretches of the run in which kswapd runs on the workload's CPU of a \
-        one-node machine, as a guest's scheduler placed them (validate --cpu-placement measured): 'START-END,...' in \
-        seconds from the workload's start on the kernel's clock (sim.time_dilation applies), each taking turns of a \
-        scheduler tick with the workload and freeing into its per-CPU lists as on a one-CPU node; 'none': kswapd always \
-        on a CPU of its own",
-        |c, v| c.kswapd_shares_cpu = parse_spans(v)?, |c| format_spans(&c.kswapd_shares_cpu)),
+    knob!("machine.task_cpus", "none", "", "where a trace's task runs, as a guest's scheduler placed it (validate \
+        --cpu-placement measured): 'T:CPU,...', from T seconds after the workload's start on the kernel's clock \
+        (sim.time_dilation applies) on CPU; kswapd and the other kernel threads run on the next CPU up (wrapping), as a \
+        woken kswapd is placed on the idle CPU the task left; 'none': CPU 0 throughout",
+        |c, v| c.task_cpus = parse_task_cpus(v)?, |c| format_task_cpus(&c.task_cpus)),
     knob!("machine.pcp_lists", "6.12", "", "the per-CPU page lists' rules: 6.12 (pcp->high tuned between the low watermark \
         and an eighth of the zone, allocation batches that grow, limits while kswapd runs) or 5.13 (every kernel up to \
         5.13: high fixed at six batches, one batch in and out); 'none' gives every frame straight to and from the free lists",
@@ -636,7 +633,7 @@ impl Default for SimConfig {
             zone_dma_bytes: 0,
             zone_dma_lowmem_reserve: None,
             start_layout: None,
-            kswapd_shares_cpu: Vec::new(),
+            task_cpus: Vec::new(),
             nr_nodes: 0,
             nr_cpus: 0,
             percpu_pagelist_high_fraction: 0,
@@ -777,6 +774,9 @@ impl SimConfig {
             Error::config("vm.percpu_pagelist_high_fraction", "must be 0 or at least 8 (the sysctl's range)")
         );
         crate::thp::policy::find(&self.thp.policy)?;
+        if let Some(&(_, c)) = self.task_cpus.iter().find(|&&(_, c)| c >= self.nr_cpus) {
+            return Err(Error::config("machine.task_cpus", format!("CPU {c} is not one of the machine's {} (machine.cpus)", self.nr_cpus)));
+        }
         let pages = self.memory_bytes >> reclaimlab_trace::PAGE_SHIFT;
         crate::ensure!(pages / self.nr_nodes as u64 >= 1024, Error::config("machine.memory", format!("{} is too small: at least 4M per node", format_size(self.memory_bytes))));
         // A PTE word holds a frame number below SWP_PTE, or a swap entry (mm/page.rs).

@@ -158,10 +158,10 @@ def add_parser(sub) -> None:
                         "length the pages allocated in it, traced, times the boot's wall time per page allocated: the "
                         "window in the task's progress, not in the guest's wall time)")
     v.add_argument("--cpu-placement", choices=("model", "measured"), default="model",
-                   help="where kswapd runs in the simulator: model (a CPU of its own, default) or measured (on the "
-                        "workload's CPU in the stretches the first boot's scheduler put them on one, traced: "
-                        "machine.kswapd_shares_cpu; docs/validation.md, \"Classic's excess of fallbacks is the CPU "
-                        "kswapd shares\")")
+                   help="where the workload runs in the simulator: model (CPU 0 throughout, default) or measured "
+                        "(the CPUs the first boot's scheduler ran it on, traced with sched_switch: machine.task_cpus); "
+                        "kswapd runs on the other CPU either way, as in the guest (docs/validation.md, \"Where the "
+                        "workload and kswapd run\")")
     v.add_argument("--damon-cost", choices=("model", "measured"), default="model",
                    help="with --damon-reclaim, the time kdamond's actions charge to a time quota in the simulator: "
                         "model (the cost.* of docs/model.md, default) or measured (times kdamond's slowdown in the "

@@ -172,6 +172,15 @@ class Console:
     ksched_runs: dict[tuple[str, int], int] = field(default_factory=dict)
     ksched_in: dict[tuple[str, str, str], int] = field(default_factory=dict)
     ksched_out: dict[tuple[str, str], int] = field(default_factory=dict)
+    #: The workload's side of it (boots since 28 Nov 2026, 13:40 UTC): how its runs ended,
+    #: ``{(state, next task's class): n}`` (``@@wsched_out``), and its waits to run, by the
+    #: class of the task it got the CPU from, ``{class: (n, total µs, longest µs)}``
+    #: (``@@wwait``); classes kswapd, kworker, idle, other.
+    wsched_out: dict[tuple[str, str], int] = field(default_factory=dict)
+    wwait: dict[str, tuple[int, int, int]] = field(default_factory=dict)
+    #: Where the workload and kswapd0 ran, from sched_switch: ``[(t_us, comm, cpu)]`` each
+    #: time one began a run on another CPU than its last (``@@swcpu``, trace clock).
+    switch_cpus: list[tuple[int, str, int]] = field(default_factory=list)
     #: ``kernel run --vmscan-trace`` (guest/init.sh ``vmscan_trace``): per kswapd pass the
     #: reclaim tracepoints' sums (``@@vmpass``, keys :data:`VMPASS_FIELDS`), direct reclaim's
     #: over the run (``@@vmdirect``, :data:`VMDIRECT_FIELDS`), ``lru_activate`` by task, and
@@ -195,10 +204,10 @@ class Console:
     #: and mm_page_pcpu_drain's frames by task and migrate type, mm_page_free's by task,
     #: mm_page_alloc_extfrag's fallbacks by task and fallback type).
     hists: dict[str, dict[tuple[str, ...], int]] = field(default_factory=dict)
-    #: The scheduler's moves of the workload and kswapd: ``[(t_us, comm, from, to)]`` on the
-    #: trace clock (``@@migrate``); their CPUs at the start (``@@migrate_cpu``) and the
-    #: workload's start and end (``@@migrate_mark``).
-    migrations: list[tuple[int, str, int, int]] = field(default_factory=list)
+    #: The workload's and kswapd0's CPUs at the start (``@@migrate_cpu``) and the workload's
+    #: start and end on the trace clock, µs (``@@migrate_mark``). (Boots of 28 Nov 2026,
+    #: 10:40–13:40 UTC also have ``@@migrate``, sched_migrate_task's moves: incomplete, some
+    #: moves sched_switch shows are missing; not read.)
     migrate_cpus: dict[str, int] = field(default_factory=dict)
     migrate_marks: dict[str, int] = field(default_factory=dict)
     #: The CPUs' caches as the guest sees them: ``{(cpu, level, type): shared_cpu_list}``
@@ -315,28 +324,19 @@ class Console:
         return DiskWrites(reads=d[0], read_ticks_ms=d[3], writes=d[4], write_sectors=d[6], write_ticks_ms=d[7],
                           busy_ms=d[9])
 
-    def kswapd_shared_spans(self) -> list[tuple[float, float]] | None:
-        """The stretches of the workload's run, in seconds from its start on the guest's
-        clock, in which /wl and kswapd0 were on one CPU: from their CPUs at the start through
-        their moves (``@@migrate*``); None if the boot did not record them (a guest before
-        28 Nov 2026, or not a /wl workload)."""
+    def task_cpus(self) -> list[tuple[float, int]] | None:
+        """Where the workload ran over its run: ``[(seconds from its start on the guest's
+        clock, CPU)]``, its CPU at the start (``@@migrate_cpu``) and each CPU it later began a
+        run on (``@@swcpu``, from sched_switch); None if the boot did not record them (a guest
+        before 28 Nov 2026, 13:40 UTC, or not a /wl workload)."""
         start, end = self.migrate_marks.get("start"), self.migrate_marks.get("end")
-        if start is None or end is None or not {"wl", "kswapd0"} <= self.migrate_cpus.keys():
+        if start is None or end is None or "wl" not in self.migrate_cpus or not self.switch_cpus:
             return None
-        cpu = {k: self.migrate_cpus[k] for k in ("wl", "kswapd0")}
-        spans: list[tuple[float, float]] = []
-        t_prev = start
-        for t, comm, _, to in sorted(m for m in self.migrations if m[1] in cpu and start <= m[0] <= end) + [(end, "", 0, 0)]:
-            if t > t_prev and cpu["wl"] == cpu["kswapd0"]:
-                a, b = (t_prev - start) / 1e6, (t - start) / 1e6
-                if spans and spans[-1][1] == a:  # a move that kept them together
-                    spans[-1] = (spans[-1][0], b)
-                else:
-                    spans.append((a, b))
-            if comm:
-                cpu[comm] = to
-            t_prev = t
-        return spans
+        out = [(0.0, self.migrate_cpus["wl"])]
+        for t, comm, cpu in self.switch_cpus:
+            if comm == "wl" and start < t <= end and cpu != out[-1][1]:
+                out.append(((t - start) / 1e6, cpu))
+        return out
 
     def kswapd_ticks(self) -> int | None:
         """Clock ticks (USER_HZ) every kswapd ran during the workload (None without both
@@ -504,6 +504,12 @@ def parse(text: str) -> Console:
                 c.ksched_in[(parts[0], parts[1], parts[2])] = int(parts[3])
             elif tag == "ksched_out" and len(parts) == 3:
                 c.ksched_out[(parts[0], parts[1])] = int(parts[2])
+            elif tag == "wsched_out" and len(parts) == 3:
+                c.wsched_out[(parts[0], parts[1])] = int(parts[2])
+            elif tag == "swcpu" and len(parts) == 3:
+                c.switch_cpus.append((int(parts[0]), parts[1], int(parts[2])))
+            elif tag == "wwait" and len(parts) == 4:
+                c.wwait[parts[0]] = (int(parts[1]), int(parts[2]), int(parts[3]))
             elif tag == "vmpass" and len(parts) in (len(VMPASS_FIELDS) - 3, len(VMPASS_FIELDS)):
                 c.vmscan_passes.append(dict(zip(VMPASS_FIELDS, [*map(int, parts), 0, 0, 0])))
             elif tag == "extfrag" and len(parts) == len(EXTFRAG_FIELDS) + 1:
@@ -521,8 +527,6 @@ def parse(text: str) -> Console:
                 c.pcp_refills[(int(parts[0]), int(parts[1]))] = int(parts[2])
             elif tag == "hist" and len(parts) >= 2:
                 parse_hist(c, parts[0], " ".join(parts[1:]))
-            elif tag == "migrate" and len(parts) == 4:
-                c.migrations.append((int(parts[0]), parts[1], int(parts[2]), int(parts[3])))
             elif tag == "migrate_cpu" and len(parts) == 2:
                 c.migrate_cpus[parts[0]] = int(parts[1])
             elif tag == "migrate_mark" and len(parts) == 2:

@@ -171,17 +171,16 @@ def read_disk_for(setup: Setup, consoles: list[Console]) -> tuple[dict[str, floa
 
 
 def placement_settings(c: Console, mode: str) -> dict[str, str]:
-    """``machine.kswapd_shares_cpu`` for a boot with ``--cpu-placement measured`` (nothing
-    with "model"): the stretches its workload and kswapd shared a CPU
-    (:meth:`Console.kswapd_shared_spans`); a :class:`KernelError` if the boot did not record
-    where they ran."""
+    """``machine.task_cpus`` for a boot with ``--cpu-placement measured`` (nothing with
+    "model"): the CPUs its workload ran on and when (:meth:`Console.task_cpus`); a
+    :class:`KernelError` if the boot did not record them."""
     if mode == "model":
         return {}
-    spans = c.kswapd_shared_spans()
-    if spans is None:
-        raise KernelError("--cpu-placement measured: a boot did not record where the workload and kswapd ran "
-                          "(@@migrate, a /wl workload booted since 28 Nov 2026)")
-    return {"machine.kswapd_shares_cpu": ",".join(f"{a:.6f}-{b:.6f}" for a, b in spans) or "none"}
+    moves = c.task_cpus()
+    if moves is None:
+        raise KernelError("--cpu-placement measured: a boot did not record where the workload ran "
+                          "(@@swcpu, a /wl workload booted since 28 Nov 2026, 13:40 UTC)")
+    return {"machine.task_cpus": ",".join(f"{t:.6f}:{cpu}" for t, cpu in moves)}
 
 
 #: The scripts' ``--kswapd-wakeup`` help (``reclaimlab validate --kswapd-wakeup``'s).

@@ -95,9 +95,9 @@ class Setup:
     # (the distribution of those times, drawn at each wake-up; validate only) or "progress"
     # (as measured, each window the pages allocated in it at the boot's wall time per page).
     kswapd_wakeup: str = "model"
-    # Where kswapd runs in the simulator: "model" (a CPU of its own) or "measured" (on the
-    # workload's in the stretches the first boot's scheduler put them on one, @@migrate:
-    # machine.kswapd_shares_cpu; validate only).
+    # Where the workload runs in the simulator: "model" (CPU 0 throughout) or "measured" (the
+    # CPUs the first boot's scheduler ran it on, @@swcpu: machine.task_cpus; validate only);
+    # kswapd on the other CPU either way.
     cpu_placement: str = "model"
     # The time quota's clock for kdamond's actions: "model" (the cost.* kdamond charges) or
     # "measured" (those charges times kdamond's measured slowdown in the guest,

@@ -68,7 +68,7 @@ pub const PCP_BATCH_SCALE_MAX: u32 = 5;
 pub const MIN_PERCPU_PAGELIST_HIGH_FRACTION: u64 = 8;
 /// `vmstat_update`'s period, `sysctl_stat_interval` = HZ (ns).
 pub const STAT_INTERVAL_NS: u64 = 1_000_000_000;
-/// The CPU the workload runs on.
+/// The CPU the workload runs on at the start (`machine.task_cpus` may move it).
 pub const TASK_CPU: u32 = 0;
 
 /// The CPUs of `node` when `nr_cpus` are split evenly over `nr_nodes` (the first
@@ -238,6 +238,8 @@ pub struct Pcp {
     zone_flags: Vec<ZoneFlags>,
     /// The CPU the running code is on (`smp_processor_id()`).
     pub cpu: u32,
+    /// The CPU a trace's task runs on (`TASK_CPU`, or where `machine.task_cpus` moved it).
+    pub task_cpu: u32,
     /// When `vmstat_update` next decays the pagesets (ns, simulated clock).
     pub next_update: u64,
 }
@@ -309,7 +311,7 @@ impl Pcp {
                 sets.push(PerCpuPages { count: 0, high: 0, high_min, high_max, batch, alloc_factor: 0, free_count: 0, lists: Default::default() });
             }
         }
-        Pcp { rules, sets, nr_cpus, zone_flags: vec![ZoneFlags::default(); zones.len()], cpu: TASK_CPU, next_update: 0 }
+        Pcp { rules, sets, nr_cpus, zone_flags: vec![ZoneFlags::default(); zones.len()], cpu: TASK_CPU, task_cpu: TASK_CPU, next_update: 0 }
     }
 
     /// CPUs with per-CPU lists.
@@ -318,9 +320,13 @@ impl Pcp {
     }
 
     /// The CPU kswapd, kcompactd, khugepaged, kdamond and the flusher run on: another
-    /// CPU than the workload's when there is one.
+    /// CPU than the workload's when there is one (the next one up, wrapping).
     pub fn daemon_cpu(&self) -> u32 {
-        (TASK_CPU + 1).min(self.nr_cpus - 1)
+        if self.nr_cpus < 2 {
+            0
+        } else {
+            (self.task_cpu + 1) % self.nr_cpus
+        }
     }
 
     /// Run on the daemons' CPU; returns the CPU to go back to.

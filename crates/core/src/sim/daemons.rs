@@ -8,7 +8,6 @@
 
 use super::engine::Machine;
 use crate::error::Result;
-use crate::mm::pcp::TASK_CPU;
 use crate::policy::ReclaimPolicy;
 use crate::thp::kcompactd::kswapd_step;
 
@@ -18,6 +17,8 @@ const SCHED_TICK_NS: u64 = 4_000_000;
 /// One kernel thread or timed job of the simulated machine.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Daemon {
+    /// A trace's task moving to another CPU (`machine.task_cpus`), before the others run.
+    TaskCpu,
     /// kswapd and kcompactd of every node (mm/vmscan.c `kswapd`, mm/compaction.c
     /// `kcompactd`, proactive compaction), after the writes the disk completed.
     Kswapd,
@@ -40,8 +41,18 @@ pub enum Daemon {
 }
 
 /// The order [`Machine::run_events`] runs them in.
-pub const DAEMONS: [Daemon; 9] =
-    [Daemon::Kswapd, Daemon::Khugepaged, Daemon::Kdamond, Daemon::DamonRecord, Daemon::Flusher, Daemon::WritebackDone, Daemon::StatsFlush, Daemon::VmstatUpdate, Daemon::Sampler];
+pub const DAEMONS: [Daemon; 10] = [
+    Daemon::TaskCpu,
+    Daemon::Kswapd,
+    Daemon::Khugepaged,
+    Daemon::Kdamond,
+    Daemon::DamonRecord,
+    Daemon::Flusher,
+    Daemon::WritebackDone,
+    Daemon::StatsFlush,
+    Daemon::VmstatUpdate,
+    Daemon::Sampler,
+];
 
 impl<P: ReclaimPolicy> Machine<P> {
     /// Run every daemon's work that is due, then set the next wake-up.
@@ -56,6 +67,7 @@ impl<P: ReclaimPolicy> Machine<P> {
     /// When `d` next has work (`u64::MAX`: asleep until woken).
     pub fn daemon_next_event(&self, d: Daemon) -> u64 {
         match d {
+            Daemon::TaskCpu => self.next_task_cpu().map_or(u64::MAX, |(t, _)| t),
             Daemon::Kswapd => {
                 let kswapd = self.kswapd.iter().filter(|k| k.active).map(|k| k.clock_ns);
                 let kcompactd = self.kcompactd.iter().flat_map(|k| [k.active.then_some(k.clock), self.proactive.then_some(k.next_proactive)]).flatten();
@@ -76,6 +88,13 @@ impl<P: ReclaimPolicy> Machine<P> {
     /// invoked the OOM killer.
     pub fn daemon_run_due(&mut self, d: Daemon) -> Result<()> {
         match d {
+            Daemon::TaskCpu => {
+                while let Some((_, cpu)) = self.next_task_cpu().filter(|&(t, _)| t <= self.now) {
+                    self.task_cpu_moves += 1;
+                    self.mm.pcp.task_cpu = cpu;
+                    self.mm.pcp.cpu = cpu;
+                }
+            }
             Daemon::Kswapd => {
                 self.kswapd_catch_up();
                 self.check_oom()?;
@@ -132,17 +151,10 @@ impl<P: ReclaimPolicy> Machine<P> {
     /// (sim/process.rs `add_task`), a trace's one task on CPU 0. A node with two CPUs or
     /// more leaves kswapd one the task does not use; a node with one shares it with the task
     /// running there, or with one that ran there within a tick (still runnable); a node
-    /// without CPUs leaves kswapd unbound.
-    /// With `machine.kswapd_shares_cpu` a one-node machine's trace shares its CPU with
-    /// kswapd in the stretches a guest's scheduler did (kernel/sched/fair.c 6.12: on a busy
-    /// two-CPU guest `SIS_UTIL` skips `select_idle_cpu`'s scan and a woken kswapd stays on
-    /// its previous CPU, the workload's too, for seconds).
+    /// without CPUs leaves kswapd unbound. (A two-CPU guest's scheduler keeps kswapd off a
+    /// busy workload's CPU too: the workload waited for kswapd at most three times a run on
+    /// the traced boots, docs/validation.md.)
     fn kswapd_shared_cpu(&self, node: usize) -> Option<u32> {
-        let spans = &self.mm.cfg.kswapd_shares_cpu;
-        if !spans.is_empty() && self.mm.nr_nodes() == 1 && self.procs.tasks.is_empty() {
-            let t = self.now as f64 * self.mm.cfg.time_dilation / 1e9;
-            return spans.iter().any(|&(a, b)| a <= t && t < b).then_some(TASK_CPU);
-        }
         if self.mm.pcp.nr_cpus() as usize >= 2 * self.mm.nr_nodes() {
             return None;
         }
@@ -155,16 +167,26 @@ impl<P: ReclaimPolicy> Machine<P> {
         (self.running_cpu() == Some(cpus.start) || busy(cpus.start)).then_some(cpus.start)
     }
 
+    /// The next of `machine.task_cpus` (a trace's task only): when on the workload's
+    /// clock, and the CPU.
+    fn next_task_cpu(&self) -> Option<(u64, u32)> {
+        if !self.procs.tasks.is_empty() {
+            return None;
+        }
+        let &(t, cpu) = self.mm.cfg.task_cpus.get(self.task_cpu_moves)?;
+        Some(((t * 1e9 / self.mm.cfg.time_dilation) as u64, cpu))
+    }
+
     /// The scheduler tick on the simulated clock.
     fn sched_tick(&self) -> u64 {
         (SCHED_TICK_NS as f64 / self.mm.cfg.time_dilation) as u64
     }
 
-    /// The CPU of the running task (a trace's: [`TASK_CPU`]); None for a kernel thread's
+    /// The CPU of the running task (a trace's: `Pcp::task_cpu`); None for a kernel thread's
     /// work (khugepaged's) or between tasks.
     fn running_cpu(&self) -> Option<u32> {
         if self.procs.tasks.is_empty() {
-            return Some(TASK_CPU);
+            return Some(self.mm.pcp.task_cpu);
         }
         self.procs.tasks.get(self.procs.cur).map(|t| t.cpu).filter(|&c| c != crate::sim::process::NO_CPU)
     }

@@ -125,6 +125,8 @@ pub struct Machine<P: ReclaimPolicy> {
     pub damon: Option<crate::damon::Kdamond>,
     /// The monitoring-only kdamond of `sim.damon_record` and its snapshots.
     pub(crate) damon_rec: Option<super::damon_snapshots::DamonRecorder>,
+    /// The moves of `machine.task_cpus` made so far.
+    pub(super) task_cpu_moves: usize,
 }
 
 impl<P: ReclaimPolicy> Machine<P> {
@@ -138,6 +140,12 @@ impl<P: ReclaimPolicy> Machine<P> {
         }
         let kswapd = (0..mm.nr_nodes() as u16).map(|n| Kswapd::new(n, cfg.seed)).collect();
         let kcompactd = (0..mm.nr_nodes() as u16).map(|n| Kcompactd::new(&mm, n)).collect();
+        // Where `machine.task_cpus` puts a trace's task at the start (its later moves are a
+        // daemon's, sim/daemons.rs).
+        let task_cpu_moves = cfg.task_cpus.iter().take_while(|&&(t, _)| t <= 0.0).count();
+        if let Some(&(_, cpu)) = cfg.task_cpus[..task_cpu_moves].last() {
+            (mm.pcp.task_cpu, mm.pcp.cpu) = (cpu, cpu);
+        }
         let damon = cfg.damon_reclaim.enabled.then(|| cfg.damon_reclaim.on_clock(cfg.time_dilation).start(crate::damon::ops_paddr::damon_pa_system_ram(&mm), cfg.seed, 0));
         Machine {
             damon,
@@ -164,6 +172,7 @@ impl<P: ReclaimPolicy> Machine<P> {
             end_ops_done: false,
             tasks: Default::default(),
             current_task: 0,
+            task_cpu_moves,
         }
     }
 

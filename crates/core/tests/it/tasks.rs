@@ -64,30 +64,32 @@ fn work_another_task_starts_begins_after_it() {
     assert!((c / s - 2.0).abs() < 0.05, "task 1 after task 0: {c} s; side by side: {s} s");
 }
 
-/// `machine.kswapd_shares_cpu`: in the spans a guest's scheduler put kswapd on the trace's
-/// CPU, kswapd takes turns with it (the trace waits for kswapd's CPU time); outside them
-/// kswapd runs beside it.
+/// `machine.task_cpus`: the trace's task runs where a guest's scheduler put it, kswapd on
+/// the CPU it left. Which CPU is which does not matter; moving does (the per-CPU lists
+/// the task allocates from are then the ones kswapd freed into).
 #[test]
-fn kswapd_on_the_traces_cpu_in_the_measured_spans_takes_the_traces_time() {
-    use crate::common::VecSource;
+fn the_traces_task_moves_between_cpus_and_kswapd_takes_the_other() {
+    use crate::common::{vm, VecSource};
     let pages = 3 * 4096; // a file three times a 16 MiB machine, read twice in order
     let recs: Vec<Access> = (0..2).flat_map(|_| reads(0, pages)).collect();
     let file = vec![FileRange { name: "f".into(), first: 0, nr_pages: pages, advice: 0 }];
-    let cfg = |spans: &str| config(&[("machine.memory", "16M"), ("swap.device", "none"), ("block.read_ahead_kb", "0"), ("machine.kswapd_shares_cpu", spans)]);
-    let apart = run(&cfg("none"), &mut VecSource::new(recs.clone(), file.clone()));
-    let shared = run(&cfg("0-1000"), &mut VecSource::new(recs.clone(), file.clone()));
-    let kswapd_s = metric(&shared, "kswapd_cpu_s");
-    assert!(kswapd_s > 0.0 && metric(&apart, "kswapd_cpu_s") > 0.0);
-    // The workload's clock carries kswapd's CPU time when they share (the work itself is
-    // the same reads).
-    let slower = metric(&shared, "runtime_s") - metric(&apart, "runtime_s");
-    assert!(slower > 0.5 * kswapd_s, "shared {slower} s slower, kswapd ran {kswapd_s} s");
-    // A span that ended before the run is no span.
-    let early = run(&cfg("0-0.000000001"), &mut VecSource::new(recs.clone(), file.clone()));
-    assert!((metric(&early, "runtime_s") - metric(&apart, "runtime_s")).abs() < 0.01 * metric(&apart, "runtime_s"));
-    let bad = reclaimlab_core::config::SimConfig::default().set("machine.kswapd_shares_cpu", "2-1").unwrap_err().to_string();
-    assert!(bad.contains("machine.kswapd_shares_cpu"), "{bad}");
+    let cfg = |moves: &str| config(&[("machine.memory", "16M"), ("swap.device", "none"), ("block.read_ahead_kb", "0"), ("machine.task_cpus", moves)]);
+    let counters = ["pgsteal_kswapd", "pgsteal_direct", "allocstall_normal", "pgscan_kswapd", "pageoutrun"];
+    let of = |r: &reclaimlab_core::RunResult| counters.map(|c| vm(r, c));
+    let on_0 = of(&run(&cfg("none"), &mut VecSource::new(recs.clone(), file.clone())));
+    assert!(on_0[0] > 0, "kswapd reclaimed nothing: {on_0:?}");
+    let on_1 = of(&run(&cfg("0:1"), &mut VecSource::new(recs.clone(), file.clone())));
+    assert_eq!(on_0, on_1, "the task on CPU 1 and kswapd on CPU 0 is the same machine");
+    let t_end = metric(&run(&cfg("none"), &mut VecSource::new(recs.clone(), file.clone())), "runtime_s");
+    let moves: Vec<String> = (1..200).map(|i| format!("{}:{}", t_end * i as f64 / 200.0, i % 2)).collect();
+    let moving = of(&run(&cfg(&moves.join(",")), &mut VecSource::new(recs.clone(), file.clone())));
+    assert_ne!(on_0, moving, "199 moves changed nothing");
+    let bad = reclaimlab_core::config::SimConfig::default().set("machine.task_cpus", "1:0,0.5:1").unwrap_err().to_string();
+    assert!(bad.contains("machine.task_cpus") && bad.contains("0.5:1"), "{bad}");
     let mut c = reclaimlab_core::config::SimConfig::default();
-    c.set("machine.kswapd_shares_cpu", "0.5-1.25,3-4").unwrap();
-    assert_eq!(c.kswapd_shares_cpu, [(0.5, 1.25), (3.0, 4.0)]);
+    c.set("machine.task_cpus", "0:1,2.5:0").unwrap();
+    assert_eq!(c.task_cpus, [(0.0, 1), (2.5, 0)]);
+    c.set("machine.task_cpus", "0:2").unwrap();
+    let err = c.validate().unwrap_err().to_string();
+    assert!(err.contains("machine.task_cpus") && err.contains("CPU 2"), "{err}");
 }

@@ -58,42 +58,6 @@ blkstat() {
     wake_trace "$1"
     sched_trace "$1"
 }
-# Which CPU the workload and kswapd run on (a trace's workload: /wl): the scheduler's moves
-# of either (sched_migrate_task, set_task_cpu: a wake-up placed on another CPU, or a load
-# balance; kernel/sched/core.c 6.12) and their last CPUs at the start (/wl asks for the
-# start report), in an instance of their own, with the workload's start and end marked on
-# the same clock: "@@migrate T_US COMM ORIG_CPU DEST_CPU", "@@migrate_cpu COMM CPU",
-# "@@migrate_mark T_US start|end" (T_US: the trace clock), "@@migrate_lost N". Where the
-# two share a CPU, kswapd takes turns with the workload and frees into its per-CPU lists
-# (docs/validation.md, "Classic's excess of fallbacks is the CPU kswapd shares").
-migrate_trace() {
-    M=/sys/kernel/tracing/instances/rl_migrate
-    case "$1" in
-    start)
-        mkdir -p $M 2>/dev/null || return 0
-        echo 256 > $M/buffer_size_kb
-        echo 'comm == "wl" || comm == "kswapd0"' > $M/events/sched/sched_migrate_task/filter || return 0
-        echo 1 > $M/events/sched/sched_migrate_task/enable
-        echo "lab start" > $M/trace_marker
-        for d in /proc/[0-9]*; do
-            case "$(cat $d/comm 2>/dev/null)" in
-                wl|kswapd0) echo "@@migrate_cpu $(cat $d/comm) $(awk '{ print $39 }' $d/stat)" ;;
-            esac
-        done ;;
-    end)
-        [ -e $M/events/sched/sched_migrate_task/enable ] || return 0
-        echo "lab end" > $M/trace_marker
-        echo 0 > $M/events/sched/sched_migrate_task/enable
-        awk 'function kv(k,   i) { for (i = 1; i <= NF; i++) if (index($i, k "=") == 1) return substr($i, length(k) + 2); return "" }
-             { for (i = 2; i <= NF; i++) if ($i ~ /^(sched_migrate_task|tracing_mark_write):$/) break
-               if (i > NF) next
-               ts = $(i - 1); sub(/:$/, "", ts); us = ts * 1e6
-               if ($i == "sched_migrate_task:") printf "@@migrate %.0f %s %s %s\n", us, kv("comm"), kv("orig_cpu"), kv("dest_cpu")
-               else if ($(i + 1) == "lab") printf "@@migrate_mark %.0f %s\n", us, $(i + 2) }' $M/trace
-        echo "@@migrate_lost $(overruns $M)"
-        rmdir $M 2>/dev/null ;;
-    esac
-}
 # The events a tracefs instance's ring buffer dropped, over its CPUs.
 overruns() {
     awk '/^overrun:/ { s += $2 } END { print s + 0 }' "$1"/per_cpu/cpu*/stats
@@ -108,28 +72,51 @@ overruns() {
 # NEXT_COMM N" (who took the CPU from a preempted kswapd, its whole name: a kworker's pool,
 # "kworker/0:1H" a high-priority one such as kblockd's), and the work items kworkers ran,
 # "@@hist workqueue_execute_start { function: NAME } hitcount: N"; "@@ksched_lost N".
+# The workload's side (its task "wl", with sched_wakeup): "@@wsched_out STATE NEXT N" (how
+# its runs ended and who ran next, NEXT a class: kswapd, kworker, idle, other) and "@@wwait
+# PREV N WAIT_US MAX_US" (its waits from becoming runnable, woken or preempted, to running
+# again, by who had the CPU at their end); "@@swcpu T_US COMM CPU" each time the workload or
+# kswapd0 begins a run on another CPU than its last, their CPUs at the start ("@@migrate_cpu
+# COMM CPU", /wl asks for the start report) and the workload's start and end on the same
+# clock ("@@migrate_mark T_US start|end"; T_US: the trace clock). The two run apart: a woken
+# kswapd is placed on the idle CPU (docs/validation.md, "Where the workload and kswapd run").
 sched_trace() {
     S=/sys/kernel/tracing/instances/rl_sched
     case "$1" in
     start)
         [ -d /sys/kernel/tracing/events/sched/sched_switch ] || return 0
         mkdir -p $S 2>/dev/null || return 0
-        echo 2048 > $S/buffer_size_kb
-        echo 'prev_comm ~ "kswapd*" || next_comm ~ "kswapd*"' > $S/events/sched/sched_switch/filter || return 0
+        echo 4096 > $S/buffer_size_kb
+        echo 'prev_comm ~ "kswapd*" || next_comm ~ "kswapd*" || prev_comm == "wl" || next_comm == "wl"' \
+            > $S/events/sched/sched_switch/filter || return 0
         echo 1 > $S/events/sched/sched_switch/enable
+        echo 'comm == "wl"' > $S/events/sched/sched_wakeup/filter && echo 1 > $S/events/sched/sched_wakeup/enable
         # The work items kworkers ran meanwhile (what a kworker that preempted kswapd did).
         echo 'hist:keys=function.sym:vals=hitcount:sort=hitcount.descending' \
             > $S/events/workqueue/workqueue_execute_start/trigger 2>/dev/null
-        migrate_trace start ;;
+        echo "lab start" > $S/trace_marker
+        for d in /proc/[0-9]*; do
+            case "$(cat $d/comm 2>/dev/null)" in
+                wl|kswapd0) echo "@@migrate_cpu $(cat $d/comm) $(awk '{ print $39 }' $d/stat)" ;;
+            esac
+        done ;;
     end)
         [ -e $S/events/sched/sched_switch/enable ] || return 0
+        echo "lab end" > $S/trace_marker
         echo 0 > $S/events/sched/sched_switch/enable
-        migrate_trace end
+        echo 0 > $S/events/sched/sched_wakeup/enable 2>/dev/null
         awk 'function kv(k,   i) { for (i = 1; i <= NF; i++) if (index($i, k "=") == 1) return substr($i, length(k) + 2); return "" }
-             { for (i = 2; i <= NF; i++) if ($i == "sched_switch:") break
+             function cls(t) { return t ~ /^kswapd/ ? "kswapd" : t ~ /^kworker/ ? "kworker" : t ~ /^swapper/ ? "idle" : "other" }
+             { for (i = 2; i <= NF; i++) if ($i ~ /^(sched_switch|sched_wakeup|tracing_mark_write):$/) break
                if (i > NF) next
                ts = $(i - 1); sub(/:$/, "", ts); c = $(i - 3); gsub(/[][]/, "", c); c += 0
+               if ($i == "tracing_mark_write:") { if ($(i + 1) == "lab") printf "@@migrate_mark %.0f %s\n", ts * 1e6, $(i + 2); next }
+               if ($i == "sched_wakeup:") { if (!(wr > 0)) wr = ts; next }
                pc = kv("prev_comm"); nc = kv("next_comm"); st = substr(kv("prev_state"), 1, 1)
+               if (pc == "wl") { wout[st, cls(nc)]++; if (st == "R") wr = ts }
+               if ((nc == "wl" || nc == "kswapd0") && last[nc] != c "") { printf "@@swcpu %.0f %s %d\n", ts * 1e6, nc, c; last[nc] = c "" }
+               if (nc == "wl" && wr > 0) { k = cls(pc); us = (ts - wr) * 1e6; wn[k]++; wsum[k] += us
+                   if (us > wmax[k]) wmax[k] = us; wr = 0 }
                if (pc ~ /^kswapd/ && (pc SUBSEP c) in t0) {
                    k = pc SUBSEP c; us = (ts - t0[k]) * 1e6; runs[k]++; tot[k] += us; out[k, st]++
                    if (st == "R") to[pc, nc]++
@@ -141,7 +128,9 @@ sched_trace() {
                        printf "@@ksched %s %d %d %.0f %d %d %d %d\n", a[1], a[2], runs[k], tot[k], out[k, "R"], out[k, "S"], out[k, "D"], idle[k] }
                    for (k in hist) { split(k, a, SUBSEP); printf "@@ksched_run %s %d %d\n", a[1], a[2], hist[k] }
                    for (k in from) { split(k, a, SUBSEP); printf "@@ksched_in %s %s %s %d\n", a[1], a[2], a[3], from[k] }
-                   for (k in to) { split(k, a, SUBSEP); printf "@@ksched_out %s %s %d\n", a[1], a[2], to[k] } }' $S/trace
+                   for (k in to) { split(k, a, SUBSEP); printf "@@ksched_out %s %s %d\n", a[1], a[2], to[k] }
+                   for (k in wout) { split(k, a, SUBSEP); printf "@@wsched_out %s %s %d\n", a[1], a[2], wout[k] }
+                   for (k in wn) printf "@@wwait %s %d %.0f %.0f\n", k, wn[k], wsum[k], wmax[k] }' $S/trace
         grep '^{' $S/events/workqueue/workqueue_execute_start/hist 2>/dev/null | head -n 12 |
             sed 's/^/@@hist workqueue_execute_start /' | tr -s ' '
         echo "@@ksched_lost $(overruns $S)"
