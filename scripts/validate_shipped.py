@@ -29,7 +29,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from validate_suite import config_table, direction, evaluate_configs, fmt, run_configs  # noqa: E402
 
 from reclaimlab.kernel import KERNEL_DEFAULT_FAULT_AROUND_BYTES, KERNEL_DEFAULT_READ_AHEAD_KB  # noqa: E402
-from reclaimlab.kernel import KSWAPD_WAKEUP_MODES  # noqa: E402
+from reclaimlab.kernel import KSWAPD_WAKEUP_MODES, KernelError  # noqa: E402
 from reclaimlab.kernel.experiment import KSWAPD_WAKEUP_HELP, wakeup_note  # noqa: E402
 from reclaimlab.kernel.qemu import other_load_text  # noqa: E402
 
@@ -316,8 +316,12 @@ def main() -> int:
     if a.no_render:
         return 0
     every = configs(pin_cpus=a.pin_cpus)
-    results = evaluate_configs(out, every, a.mglru_policy, kswapd_wakeup=a.kswapd_wakeup,
-                               start_layout=a.start_layout == "guest", cpu_placement=a.cpu_placement)
+    try:
+        results = evaluate_configs(out, every, a.mglru_policy, kswapd_wakeup=a.kswapd_wakeup,
+                                   start_layout=a.start_layout == "guest", cpu_placement=a.cpu_placement)
+    except KernelError as e:  # e.g. --cpu-placement measured on boots that did not record it
+        print(f"reclaimlab: error: {e}", file=sys.stderr)
+        return 2
     have = {(r["part"], r["label"], r["mglru"]) for r in results}
     missing = [f"{PARTS[c['part']]}, {c['label']}, MGLRU {c['mglru']}" for c in every
                if (c["part"], c["label"], c["mglru"]) not in have]
