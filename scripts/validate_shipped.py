@@ -302,7 +302,7 @@ def main() -> int:
     ap.add_argument("--cpu-placement", choices=("model", "measured"), default="model",
                     help="model: the workload on CPU 0, kswapd on CPU 1; measured: each whole-machine boot simulated "
                          "with the workload on the CPUs the guest's scheduler ran it on, kswapd on the other (@@swcpu, "
-                         "machine.task_cpus; boots since 28 Nov 2026, 13:40 UTC)")
+                         "machine.task_cpus; boots since 28 Nov 2026, 13:21 UTC)")
     ap.add_argument("--pin-cpus", action="store_true",
                     help="boot and compare with the workload on CPU 0 and kswapd/kcompactd on CPU 1, as the model "
                          "places them (kernel run --pin-cpus; its own boots in the store)")

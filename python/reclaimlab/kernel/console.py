@@ -172,7 +172,7 @@ class Console:
     ksched_runs: dict[tuple[str, int], int] = field(default_factory=dict)
     ksched_in: dict[tuple[str, str, str], int] = field(default_factory=dict)
     ksched_out: dict[tuple[str, str], int] = field(default_factory=dict)
-    #: The workload's side of it (boots since 28 Nov 2026, 13:40 UTC): how its runs ended,
+    #: The workload's side of it (boots since 28 Nov 2026, 13:20 UTC): how its runs ended,
     #: ``{(state, next task's class): n}`` (``@@wsched_out``), and its waits to run, by the
     #: class of the task it got the CPU from, ``{class: (n, total µs, longest µs)}``
     #: (``@@wwait``); classes kswapd, kworker, idle, other.
@@ -206,7 +206,7 @@ class Console:
     hists: dict[str, dict[tuple[str, ...], int]] = field(default_factory=dict)
     #: The workload's and kswapd0's CPUs at the start (``@@migrate_cpu``) and the workload's
     #: start and end on the trace clock, µs (``@@migrate_mark``). (Boots of 28 Nov 2026,
-    #: 10:40–13:40 UTC also have ``@@migrate``, sched_migrate_task's moves: incomplete, some
+    #: 10:40–13:30 UTC also have ``@@migrate``, sched_migrate_task's moves: incomplete, some
     #: moves sched_switch shows are missing; not read.)
     migrate_cpus: dict[str, int] = field(default_factory=dict)
     migrate_marks: dict[str, int] = field(default_factory=dict)
@@ -328,7 +328,7 @@ class Console:
         """Where the workload ran over its run: ``[(seconds from its start on the guest's
         clock, CPU)]``, its CPU at the start (``@@migrate_cpu``) and each CPU it later began a
         run on (``@@swcpu``, from sched_switch); None if the boot did not record them (a guest
-        before 28 Nov 2026, 13:40 UTC, or not a /wl workload)."""
+        before 28 Nov 2026, 13:21 UTC, or not a /wl workload)."""
         start, end = self.migrate_marks.get("start"), self.migrate_marks.get("end")
         if start is None or end is None or "wl" not in self.migrate_cpus or not self.switch_cpus:
             return None

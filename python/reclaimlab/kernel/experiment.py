@@ -179,7 +179,7 @@ def placement_settings(c: Console, mode: str) -> dict[str, str]:
     moves = c.task_cpus()
     if moves is None:
         raise KernelError("--cpu-placement measured: a boot did not record where the workload ran "
-                          "(@@swcpu, a /wl workload booted since 28 Nov 2026, 13:40 UTC)")
+                          "(@@swcpu, a /wl workload booted since 28 Nov 2026, 13:21 UTC)")
     return {"machine.task_cpus": ",".join(f"{t:.6f}:{cpu}" for t, cpu in moves)}
 
 
