@@ -177,6 +177,7 @@ def mean_vmstat(runs: list[dict[str, int]]) -> dict[str, float]:
 SIM_METRICS = ("kswapd_dma_passes", "kswapd_empty_passes", "kswapd_cpu_s", "kswapd_wake_windows",
                "kswapd_wake_window_pages_mean", "kswapd_wake_window_pages_p50", "kswapd_wake_window_pages_p90",
                "kswapd_wake_windows_stalled", "extfrag_claims", "extfrag_steals", "watermark_boosts",
+               "pcp_refills", "pcp_refill_frames", "pcp_refills_stealing",
                "free_pages_end_unmovable", "free_pages_end_movable", "free_pages_end_reclaimable",
                "pageblocks_end_unmovable", "pageblocks_end_movable", "pageblocks_end_reclaimable")
 

@@ -236,6 +236,11 @@ pub struct BuddyStats {
     /// Watermark boosts (`boost_watermark` returning true: a claim attempt below
     /// `pageblock_order`).
     pub watermark_boosts: u64,
+    /// The per-CPU lists' refills (`rmqueue_bulk` from `rmqueue_pcplist`, the guest's
+    /// `@@refill`), the frames they took, and those that stole some (mm/pcp.rs).
+    pub pcp_refills: u64,
+    pub pcp_refill_frames: u64,
+    pub pcp_refills_stealing: u64,
 }
 
 pub struct BuddyAllocator {

@@ -152,7 +152,12 @@ impl PerCpuPages {
         let batch = if rules == PcpRules::V5_13 { self.batch } else { self.nr_pcp_alloc(below_high) };
         let list = &mut self.lists[mt as usize];
         list.0.reserve(batch as usize);
-        self.count += buddy.rmqueue_bulk(lists, owner, zone, mt, batch, |pfn| list.add_tail(pfn));
+        let steals = buddy.stats.fallback_steals;
+        let n = buddy.rmqueue_bulk(lists, owner, zone, mt, batch, |pfn| list.add_tail(pfn));
+        self.count += n;
+        let s = &mut buddy.stats;
+        (s.pcp_refills, s.pcp_refill_frames) = (s.pcp_refills + 1, s.pcp_refill_frames + n as u64);
+        s.pcp_refills_stealing += (s.fallback_steals > steals) as u64;
     }
 
     /// `nr_pcp_alloc` for order 0.
@@ -575,6 +580,9 @@ mod tests {
         // batch << alloc_factor: 30, 60, 120, ... while high grows by each batch.
         assert_eq!(&refills[..3], &[30, 60, 120]);
         assert!(refills.iter().all(|&r| r <= 15 << PCP_BATCH_SCALE_MAX));
+        // Counted as the guest's @@refill: every refill and its frames, none stealing.
+        let s = buddy.stats;
+        assert_eq!((s.pcp_refills, s.pcp_refill_frames, s.pcp_refills_stealing), (1 + refills.len() as u64, 15 + refills.iter().sum::<u64>(), 0));
         let factor = pcp.sets[0].alloc_factor;
         let pfn = pcp.rmqueue(&mut buddy, &mut lists, &mut owner, 0, MOV).unwrap();
         pcp.free(&mut buddy, &mut lists, &mut owner, pfn);

@@ -27,6 +27,8 @@
 //!   type's pageblock, or by a page from it that keeps its type: the guest's
 //!   `mm_page_alloc_extfrag` events) and `watermark_boosts` (`boost_watermark`'s boosts:
 //!   claim attempts below `pageblock_order`; only when some allocation fell back), with
+//!   `pcp_refills`, `pcp_refill_frames`, `pcp_refills_stealing` (the per-CPU lists'
+//!   `rmqueue_bulk` refills, their frames, those that stole: the guest's `@@refill`), and
 //!   `free_pages_end_{unmovable,movable,reclaimable}` and `pageblocks_end_*` (the free lists
 //!   and pageblocks per migrate type at the end: the guest's `@@freelist end`).
 //! - Per cgroup whose `memory.reclaim` the trace wrote (the root's as `memcg..`):
@@ -265,6 +267,9 @@ impl Recorder {
             metrics.push(("extfrag_claims".to_string(), b.fallback_claims as f64));
             metrics.push(("extfrag_steals".to_string(), b.fallback_steals as f64));
             metrics.push(("watermark_boosts".to_string(), b.watermark_boosts as f64));
+            metrics.push(("pcp_refills".to_string(), b.pcp_refills as f64));
+            metrics.push(("pcp_refill_frames".to_string(), b.pcp_refill_frames as f64));
+            metrics.push(("pcp_refills_stealing".to_string(), b.pcp_refills_stealing as f64));
             // Where the free pages are at the end, per migrate type over the zones (the
             // guest's /proc/pagetypeinfo after the workload, `@@freelist end`).
             for (name, mt) in [("unmovable", MigrateType::Unmovable), ("movable", MigrateType::Movable), ("reclaimable", MigrateType::Reclaimable)] {
