@@ -191,7 +191,13 @@ class Console:
     #: :data:`EXTFRAG_FIELDS`: ``{(zone, alloc_mt, fallback_mt, fallback_order, ownership, comm): n}``.
     extfrag: dict[tuple[str, int, int, int, int, str], int] = field(default_factory=dict)
     lru_activate: dict[str, int] = field(default_factory=dict)
-    pcp_samples: list[tuple[int, int, int, int, int]] = field(default_factory=list)
+    #: (level 2: ``(t_ms, cpu, count, high, free)``, and the zone's watermark boost after
+    #: them in boots since 28 Nov 2026, 14:50 UTC.)
+    pcp_samples: list[tuple[int, ...]] = field(default_factory=list)
+    #: (level 2, boots since 28 Nov 2026, 14:10 UTC) DMA32's non-movable free blocks per
+    #: order, every fifth sample: ``[(t_ms, "Unmovable"|"Reclaimable", (n0, .., n10))]``
+    #: (``@@ptfree``).
+    ptfree_samples: list[tuple[int, str, tuple[int, ...]]] = field(default_factory=list)
     #: (level 2) the shrinkers per scan function's address and node:
     #: ``{(addr, nid): {"calls", "scanned", "freed"}}`` (``@@shrink``), and kernel symbols'
     #: addresses the guest looked up (``@@ksym``: ``deferred_split_scan``).
@@ -533,7 +539,9 @@ def parse(text: str) -> Console:
                 c.migrate_marks[parts[1]] = int(parts[0])
             elif tag == "cpu_cache" and len(parts) == 4:
                 c.cpu_caches[(int(parts[0]), int(parts[1]), parts[2])] = parts[3]
-            elif tag == "pcp" and len(parts) == 5:
+            elif tag == "ptfree" and len(parts) == 13:
+                c.ptfree_samples.append((int(parts[0]), parts[1], tuple(int(x) for x in parts[2:])))
+            elif tag == "pcp" and len(parts) in (5, 6):
                 c.pcp_samples.append(tuple(int(x) for x in parts))
             elif tag == "cpustat" and len(parts) >= 5:
                 c.cpustat[parts[0]] = [int(x) for x in parts[1:]]

@@ -222,13 +222,21 @@ vmscan_trace() {
         echo 1 > $I/options/fields 2>/dev/null
         for e in $VMTRACE_EVENTS; do echo 1 > $I/events/$e/enable; done
         # lab.vmtrace=2: also DMA32's per-CPU lists every 20 ms (/proc/zoneinfo's pagesets):
-        # "@@pcp T_MS CPU COUNT HIGH FREE" at the end.
+        # "@@pcp T_MS CPU COUNT HIGH FREE BOOST" at the end (BOOST: zone->watermark_boost,
+        # which boost_watermark raises and a boosted kswapd pass takes back; mm/vmstat.c
+        # zoneinfo_show_print's "boost" line). Every fifth sample also DMA32's non-movable
+        # free blocks per order, "@@ptfree T_MS TYPE N0 .. N10" (/proc/pagetypeinfo: where a
+        # refill's claim attempt can find a block of order >= 4, pageblock_order / 2, and
+        # boost).
         if grep -q 'lab.vmtrace=2' /proc/cmdline; then
             for e in $VMTRACE_SHRINK; do echo 1 > $I/events/$e/enable; done
-            ( while :; do awk -v t="$(cut -d' ' -f1 /proc/uptime)" '
+            ( k=0; while :; do t="$(cut -d' ' -f1 /proc/uptime)"; awk -v t="$t" '
                   $1 == "Node" { z = $4 } z == "DMA32" && $1 == "pages" && $2 == "free" { f = $3 }
+                  z == "DMA32" && $1 == "boost" { b = $2 }
                   z == "DMA32" && $1 == "cpu:" { c = $2 } z == "DMA32" && $1 == "count:" { n = $2 }
-                  z == "DMA32" && $1 == "high:" { printf "@@pcp %.0f %d %d %d %d\n", t * 1000, c, n, $2, f }' /proc/zoneinfo
+                  z == "DMA32" && $1 == "high:" { printf "@@pcp %.0f %d %d %d %d %d\n", t * 1000, c, n, $2, f, b }' /proc/zoneinfo
+                  k=$((k + 1)); if [ $((k % 5)) = 0 ]; then awk -v t="$t" '$1 == "Node" && $4 == "DMA32," && ($6 == "Unmovable" || $6 == "Reclaimable") {
+                      printf "@@ptfree %.0f %s", t * 1000, $6; for (i = 7; i <= 17; i++) printf " %s", $i; printf "\n" }' /proc/pagetypeinfo; fi
                   usleep 20000; done > /run/pcp.log ) &
             echo $! > /run/pcp.pid
         fi ;;
@@ -689,7 +697,7 @@ fi
 [ "$swappiness" != keep ] && echo "$swappiness" > /proc/sys/vm/swappiness
 [ "$wsf" != keep ] && echo "$wsf" > /proc/sys/vm/watermark_scale_factor
 [ "$minfree" != keep ] && echo "$minfree" > /proc/sys/vm/min_free_kbytes
-for k in min_free_kbytes watermark_scale_factor swappiness percpu_pagelist_high_fraction; do echo "@@sysctl $k $(cat /proc/sys/vm/$k)"; done
+for k in min_free_kbytes watermark_scale_factor watermark_boost_factor swappiness percpu_pagelist_high_fraction; do echo "@@sysctl $k $(cat /proc/sys/vm/$k)"; done
 
 echo +memory > /sys/fs/cgroup/cgroup.subtree_control
 # The cgroups, flat under the root as the simulator's: "@@cgroup INDEX NAME MAX HIGH LOW
