@@ -129,20 +129,22 @@ WL_SCHED_TRACE = """# tracer: nop
 """
 
 
-def _sched_awk() -> str:
-    """The awk program guest/init.sh's ``sched_trace`` runs over its sched_switch events."""
+def _sched_trace(tmp_path, trace: str) -> console.Console:
+    """What guest/init.sh's ``sched_trace`` reports of ``trace`` (its awk program, run by
+    busybox as in the guest), parsed."""
     from reclaimlab.kernel import initramfs
 
     body = initramfs.INIT.read_text().split("sched_trace() {", 1)[1]
-    return "function kv" + body.split("awk 'function kv", 1)[1].split("' $S/trace", 1)[0]
+    program = "function kv" + body.split("awk 'function kv", 1)[1].split("' $S/trace", 1)[0]
+    (tmp_path / "trace").write_text(trace)
+    out = subprocess.run(["busybox", "awk", program, str(tmp_path / "trace")],
+                         capture_output=True, text=True, check=True).stdout
+    return console.parse(out)
 
 
 @pytest.mark.skipif(shutil.which("busybox") is None, reason="needs busybox (the guest's awk)")
 def test_the_guest_sums_who_had_kswapds_cpu(tmp_path):
-    (tmp_path / "trace").write_text(SCHED_TRACE)
-    out = subprocess.run(["busybox", "awk", _sched_awk(), str(tmp_path / "trace")],
-                         capture_output=True, text=True, check=True).stdout
-    c = console.parse(out)
+    c = _sched_trace(tmp_path, SCHED_TRACE)
     assert c.ksched == {("kswapd0", 0): {"runs": 2, "run_us": 1540, "out_R": 2, "out_S": 0, "out_D": 0, "in_idle": 0},
                         ("kswapd1", 1): {"runs": 1, "run_us": 10000, "out_R": 0, "out_S": 1, "out_D": 0, "in_idle": 1}}
     # 1,500 µs in [1024, 2048), 40 µs in [32, 64), 10,000 µs in [8192, 16384)
@@ -154,10 +156,7 @@ def test_the_guest_sums_who_had_kswapds_cpu(tmp_path):
 
 @pytest.mark.skipif(shutil.which("busybox") is None, reason="needs busybox (the guest's awk)")
 def test_the_guest_sums_how_long_the_workload_waited_and_for_whom(tmp_path):
-    (tmp_path / "trace").write_text(WL_SCHED_TRACE)
-    out = subprocess.run(["busybox", "awk", _sched_awk(), str(tmp_path / "trace")],
-                         capture_output=True, text=True, check=True).stdout
-    c = console.parse(out)
+    c = _sched_trace(tmp_path, WL_SCHED_TRACE)
     assert c.wsched_out == {("D", "kswapd"): 1, ("R", "kworker"): 1, ("S", "idle"): 1}
     # Woken at .0003, ran at .001 after kswapd0: 700 µs; preempted at .002, back at .00202.
     assert c.wwait == {"kswapd": (1, 700, 700), "kworker": (1, 20, 20), "idle": (1, 5, 5)}

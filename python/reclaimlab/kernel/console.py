@@ -192,9 +192,9 @@ class Console:
     extfrag: dict[tuple[str, int, int, int, int, str], int] = field(default_factory=dict)
     lru_activate: dict[str, int] = field(default_factory=dict)
     #: (level 2: ``(t_ms, cpu, count, high, free)``, and the zone's watermark boost after
-    #: them in boots since 28 Nov 2026, 14:50 UTC.)
+    #: them in boots since 28 Nov 2026, 14:00 UTC.)
     pcp_samples: list[tuple[int, ...]] = field(default_factory=list)
-    #: (level 2, boots since 28 Nov 2026, 14:10 UTC) DMA32's non-movable free blocks per
+    #: (level 2, boots since 28 Nov 2026, 14:05 UTC) DMA32's non-movable free blocks per
     #: order, every fifth sample: ``[(t_ms, "Unmovable"|"Reclaimable", (n0, .., n10))]``
     #: (``@@ptfree``).
     ptfree_samples: list[tuple[int, str, tuple[int, ...]]] = field(default_factory=list)

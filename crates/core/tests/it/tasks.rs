@@ -76,11 +76,12 @@ fn the_traces_task_moves_between_cpus_and_kswapd_takes_the_other() {
     let cfg = |moves: &str| config(&[("machine.memory", "16M"), ("swap.device", "none"), ("block.read_ahead_kb", "0"), ("machine.task_cpus", moves)]);
     let counters = ["pgsteal_kswapd", "pgsteal_direct", "allocstall_normal", "pgscan_kswapd", "pageoutrun"];
     let of = |r: &reclaimlab_core::RunResult| counters.map(|c| vm(r, c));
-    let on_0 = of(&run(&cfg("none"), &mut VecSource::new(recs.clone(), file.clone())));
+    let base = run(&cfg("none"), &mut VecSource::new(recs.clone(), file.clone()));
+    let on_0 = of(&base);
     assert!(on_0[0] > 0, "kswapd reclaimed nothing: {on_0:?}");
     let on_1 = of(&run(&cfg("0:1"), &mut VecSource::new(recs.clone(), file.clone())));
     assert_eq!(on_0, on_1, "the task on CPU 1 and kswapd on CPU 0 is the same machine");
-    let t_end = metric(&run(&cfg("none"), &mut VecSource::new(recs.clone(), file.clone())), "runtime_s");
+    let t_end = metric(&base, "runtime_s");
     let moves: Vec<String> = (1..200).map(|i| format!("{}:{}", t_end * i as f64 / 200.0, i % 2)).collect();
     let moving = of(&run(&cfg(&moves.join(",")), &mut VecSource::new(recs.clone(), file.clone())));
     assert_ne!(on_0, moving, "199 moves changed nothing");

@@ -86,7 +86,7 @@ sched_trace() {
     start)
         [ -d /sys/kernel/tracing/events/sched/sched_switch ] || return 0
         mkdir -p $S 2>/dev/null || return 0
-        echo 4096 > $S/buffer_size_kb
+        echo 2048 > $S/buffer_size_kb
         echo 'prev_comm ~ "kswapd*" || next_comm ~ "kswapd*" || prev_comm == "wl" || next_comm == "wl"' \
             > $S/events/sched/sched_switch/filter || return 0
         echo 1 > $S/events/sched/sched_switch/enable
