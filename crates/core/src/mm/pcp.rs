@@ -334,6 +334,13 @@ impl Pcp {
         }
     }
 
+    /// A trace's task now runs on `cpu` (`machine.task_cpus`): its allocations and frees
+    /// use that CPU's lists, the daemons the next one up ([`Self::daemon_cpu`]). Called in
+    /// the task's context.
+    pub fn move_task(&mut self, cpu: u32) {
+        (self.task_cpu, self.cpu) = (cpu, cpu);
+    }
+
     /// Run on the daemons' CPU; returns the CPU to go back to.
     pub fn enter_daemon(&mut self) -> u32 {
         let daemon = self.daemon_cpu();

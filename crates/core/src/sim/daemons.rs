@@ -91,8 +91,7 @@ impl<P: ReclaimPolicy> Machine<P> {
             Daemon::TaskCpu => {
                 while let Some((_, cpu)) = self.next_task_cpu().filter(|&(t, _)| t <= self.now) {
                     self.task_cpu_moves += 1;
-                    self.mm.pcp.task_cpu = cpu;
-                    self.mm.pcp.cpu = cpu;
+                    self.mm.pcp.move_task(cpu);
                 }
             }
             Daemon::Kswapd => {

@@ -144,7 +144,7 @@ impl<P: ReclaimPolicy> Machine<P> {
         // daemon's, sim/daemons.rs).
         let task_cpu_moves = cfg.task_cpus.iter().take_while(|&&(t, _)| t <= 0.0).count();
         if let Some(&(_, cpu)) = cfg.task_cpus[..task_cpu_moves].last() {
-            (mm.pcp.task_cpu, mm.pcp.cpu) = (cpu, cpu);
+            mm.pcp.move_task(cpu);
         }
         let damon = cfg.damon_reclaim.enabled.then(|| cfg.damon_reclaim.on_clock(cfg.time_dilation).start(crate::damon::ops_paddr::damon_pa_system_ram(&mm), cfg.seed, 0));
         Machine {
