@@ -415,8 +415,10 @@ pub static KNOBS: &[Knob] = &[
         boot (split evenly across nodes) and never freed or reclaimed; part of machine.memory, in no memcg",
         |c, v| c.kernel_used_bytes = parse_size(v)?, |c| format_size(c.kernel_used_bytes)),
     knob!("machine.kernel_shmem", "0", "bytes", "of machine.kernel_used, the shmem/tmpfs pages the root memcg owns before the \
-        workload (an initramfs root on tmpfs: /proc/meminfo Shmem): counted as the root memcg's own LRU pages where the \
-        model reads them (count_shadow_nodes' limit for the swap cache's shadow nodes), never reclaimed",
+        workload (an initramfs root on tmpfs: /proc/meminfo Shmem): dirty swap-backed folios on the root memcg's anon LRU, \
+        never touched by the trace, which whole-machine reclaim may swap out (and with them goes the root's bound on the \
+        swap cache's shadow nodes, count_shadow_nodes); a trace whose page ids are not known up front (text formats) keeps \
+        them counted on the root's LRU, never reclaimed",
         |c, v| c.kernel_shmem_bytes = parse_size(v)?, |c| format_size(c.kernel_shmem_bytes)),
     knob!("machine.kernel_mlocked", "0", "bytes", "of machine.kernel_used, the mlocked pages the root memcg owns before the \
         workload (/proc/meminfo Mlocked: the validation guest's ops buffer): counted as the root memcg's own unevictable \

@@ -14,7 +14,7 @@ use reclaimlab_trace::{Rng, PAGE_SHIFT};
 pub fn damon_va_vmas(mm: &Mm) -> Vec<(u64, u64)> {
     let mut v: Vec<(u64, u64)> = Vec::new();
     let mut start = None;
-    for (i, &pte) in mm.pages.pte.iter().enumerate() {
+    for (i, &pte) in mm.pages.pte[..mm.pages.trace_len()].iter().enumerate() {
         match (pte != NOT_PRESENT, start) {
             (true, None) => start = Some(i as u64),
             (false, Some(s)) => {
@@ -25,7 +25,7 @@ pub fn damon_va_vmas(mm: &Mm) -> Vec<(u64, u64)> {
         }
     }
     if let Some(s) = start {
-        v.push((s << PAGE_SHIFT, (mm.pages.pte.len() as u64) << PAGE_SHIFT));
+        v.push((s << PAGE_SHIFT, (mm.pages.trace_len() as u64) << PAGE_SHIFT));
     }
     v
 }
@@ -104,7 +104,7 @@ pub fn damon_va_check_accesses(mm: &Mm, t: &mut DamonTarget, len_window: u32) ->
 /// The resident folios mapped in `[start, end)`, in address order; a THP's (its head)
 /// once per run of its pages.
 pub fn damon_va_folios(mm: &Mm, start: u64, end: u64) -> impl Iterator<Item = Pfn> + '_ {
-    let e = (end.div_ceil(1 << PAGE_SHIFT)).min(mm.pages.pte.len() as u64);
+    let e = (end.div_ceil(1 << PAGE_SHIFT)).min(mm.pages.trace_len() as u64);
     let mut last = None;
     ((start >> PAGE_SHIFT)..e).filter_map(move |p| {
         let pte = mm.pages.pte[p as usize];

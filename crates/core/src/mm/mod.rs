@@ -86,6 +86,9 @@ pub struct Mm {
     /// (`flush_memcg_stats`): shmem on the inactive anon list (`machine.kernel_shmem`),
     /// mlocked pages on the unevictable list (`machine.kernel_mlocked`).
     root_kernel_lru: Vec<[u64; lruvec::NR_LRU_LISTS]>,
+    /// `machine.kernel_shmem`'s frames, in use outside the workload until the engine gives
+    /// them pages (sim/kernel_shmem.rs); empty after that.
+    pub kernel_shmem_frames: Vec<Pfn>,
     /// The policy's `folio_isolate_lru` can take any LRU folio off its list, so
     /// compaction may migrate LRU folios (false for `cache:*`, whose lists live in its
     /// algorithm).
@@ -213,6 +216,7 @@ impl Mm {
             pfn_end,
             nr_kernel_used: 0,
             root_kernel_lru: Vec::new(),
+            kernel_shmem_frames: Vec::new(),
             lru_folios_migratable: true,
             min_free_kbytes,
             bucket_order: workingset::bucket_order(nr_frames as u64),
@@ -237,9 +241,17 @@ impl Mm {
         // vmstat_update likewise (the per-CPU pagesets' decay).
         let period = mm.timer_ns(pcp::STAT_INTERVAL_NS);
         mm.pcp.next_update = reclaimlab_trace::Rng::new(cfg.seed ^ 0x7653_7A70_0000_0003).below(period.max(1)) + 1;
+        let shmem = cfg.kernel_shmem_bytes >> reclaimlab_trace::PAGE_SHIFT;
         match &cfg.start_layout {
-            Some(layout) => mm.lay_out(&start_layout::plan(layout, &specs).expect("SimConfig::validate checks machine.start_layout")),
-            None => mm.take_kernel_used(cfg.kernel_used_bytes >> reclaimlab_trace::PAGE_SHIFT),
+            Some(layout) => {
+                mm.lay_out(&start_layout::plan(layout, &specs).expect("SimConfig::validate checks machine.start_layout"));
+                mm.kernel_shmem_frames = mm.used_movable_frames(shmem);
+            }
+            None => {
+                mm.take_kernel_used((cfg.kernel_used_bytes >> reclaimlab_trace::PAGE_SHIFT) - shmem);
+                mm.kernel_shmem_frames = mm.take_movable_frames(shmem);
+                mm.nr_kernel_used += shmem;
+            }
         }
         let n = mm.nodes.len() as u64;
         let per_node = |bytes: u64, i: u64| (bytes >> reclaimlab_trace::PAGE_SHIFT) / n + u64::from(i < (bytes >> reclaimlab_trace::PAGE_SHIFT) % n);
@@ -299,6 +311,41 @@ impl Mm {
         self.nr_kernel_used = plans.iter().map(|p| p.used).sum();
     }
 
+    /// `machine.kernel_shmem`'s frames without a layout: `pages` order-0 movable frames
+    /// from the free lists, split evenly across nodes (the page cache of a tmpfs is
+    /// movable: `mapping_gfp_mask` `GFP_HIGHUSER_MOVABLE`, mm/shmem.c 6.12).
+    fn take_movable_frames(&mut self, pages: u64) -> Vec<Pfn> {
+        let nr_nodes = self.nodes.len() as u64;
+        let mut frames = Vec::with_capacity(pages as usize);
+        for n in 0..nr_nodes {
+            for _ in 0..pages / nr_nodes + u64::from(n < pages % nr_nodes) {
+                let zones = &self.nodes[n as usize].zones;
+                let pfn = zones.iter().rev().find_map(|&z| self.buddy.alloc(&mut self.lists, &mut self.frames.owner, z, 0, MigrateType::Movable));
+                frames.push(pfn.expect("validate() leaves free frames"));
+            }
+        }
+        frames
+    }
+
+    /// `machine.kernel_shmem`'s frames after [`Self::lay_out`]: `pages` frames in use
+    /// outside the workload and in movable pageblocks, the highest zone's first and lowest
+    /// pfn first within a zone (where the kernel put them is not recorded), split evenly
+    /// across nodes; fewer if the layout has fewer.
+    fn used_movable_frames(&self, pages: u64) -> Vec<Pfn> {
+        let nr_nodes = self.nodes.len() as u64;
+        let mut frames = Vec::with_capacity(pages as usize);
+        for (n, node) in self.nodes.iter().enumerate() {
+            let share = pages / nr_nodes + u64::from((n as u64) < pages % nr_nodes);
+            let used = |&pfn: &Pfn| {
+                self.buddy.pageblock_migratetype(pfn) == MigrateType::Movable && self.frames.page(pfn) == page::NO_PAGE && !self.buddy.is_free(&self.frames.owner, pfn)
+            };
+            // The highest zone first, as a `GFP_HIGHUSER_MOVABLE` allocation prefers it.
+            let zone_frames = node.zones.iter().rev().flat_map(|&z| self.buddy.zones[z].start_pfn..self.buddy.zones[z].end_pfn());
+            frames.extend(zone_frames.filter(used).take(share as usize));
+        }
+        frames
+    }
+
     pub fn nr_nodes(&self) -> usize {
         self.nodes.len()
     }
@@ -343,6 +390,13 @@ impl Mm {
         while self.next_stats_flush <= now {
             self.next_stats_flush += period;
         }
+    }
+
+    /// One of the root memcg's pages on `node` counted on `list` without a folio
+    /// (`machine.kernel_shmem`, `machine.kernel_mlocked`) now has one (sim/kernel_shmem.rs).
+    pub fn root_kernel_lru_take(&mut self, node: u16, list: LruList) {
+        let n = &mut self.root_kernel_lru[node as usize][list as usize];
+        *n = n.saturating_sub(1);
     }
 
     /// `do_flush_stats` (rstat flush of every memcg).

@@ -171,15 +171,23 @@ pub struct Pages {
     /// not `pmd_none` — a page in it was ever faulted or the range holds file pages, so
     /// an anonymous fault there maps a base page, never a THP (sim/huge_memory.rs).
     pub pmd_populated: Vec<bool>,
+    /// The first page id that is not the trace's (`machine.kernel_shmem`'s folios,
+    /// sim/kernel_shmem.rs), if any.
+    pub kernel_first: Option<usize>,
 }
 
 impl Pages {
     /// No pages yet, for a machine of `nr_nodes` nodes.
     pub fn new(nr_nodes: usize) -> Self {
-        Pages { pte: Vec::new(), shadow: Shadows::new(0, nr_nodes), swap_shadow: Shadows::new(0, nr_nodes), nr_nodes, pmd_populated: Vec::new() }
+        Pages { pte: Vec::new(), shadow: Shadows::new(0, nr_nodes), swap_shadow: Shadows::new(0, nr_nodes), nr_nodes, pmd_populated: Vec::new(), kernel_first: None }
     }
     pub fn len(&self) -> usize {
         self.pte.len()
+    }
+    /// Page ids of the trace's address space (a process's VMAs lie below): `len()` less
+    /// the kernel's folios after them.
+    pub fn trace_len(&self) -> usize {
+        self.kernel_first.unwrap_or(self.pte.len())
     }
     pub fn is_empty(&self) -> bool {
         self.pte.is_empty()

@@ -107,7 +107,7 @@ impl<P: ReclaimPolicy> Machine<P> {
         if k.next_ns <= self.now {
             let end = match r.mode {
                 DamonRecordMode::Paddr => (self.mm.pfn_end as u64) << PAGE_SHIFT,
-                _ => (self.mm.pages.pte.len() as u64) << PAGE_SHIFT,
+                _ => (self.mm.pages.trace_len() as u64) << PAGE_SHIFT,
             };
             DamonRecorder::set_range(&mut k, &mut r.range_end, end);
             while k.next_ns <= self.now {

@@ -203,6 +203,9 @@ impl<P: ReclaimPolicy> Machine<P> {
         self.mm.shadow_nodes.load(&src.meta().files);
         self.mm.pages.ensure((src.nr_pages_seen() as u64).max(files_end) as usize)?;
         self.sync_cgroups(src.cgroups_seen());
+        if !self.mm.kernel_shmem_frames.is_empty() {
+            self.place_kernel_shmem(src.meta().nr_pages)?;
+        }
         Ok(())
     }
 

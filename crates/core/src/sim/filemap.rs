@@ -110,6 +110,11 @@ impl Filemap {
             self.windows = vec![[Window::default(); WINDOWS]; files.len()];
             self.loaded = true;
         }
+        self.files_end()
+    }
+
+    /// One past the highest page id a bounded file declares (0 without files).
+    pub(super) fn files_end(&self) -> u64 {
         self.files.iter().filter(|f| f.nr_pages != u32::MAX).map(FileRange::end).max().unwrap_or(0)
     }
 

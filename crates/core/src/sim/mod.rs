@@ -12,6 +12,7 @@ pub mod damon_snapshots;
 pub mod engine;
 pub mod filemap;
 pub(crate) mod huge_memory;
+mod kernel_shmem;
 pub mod khugepaged;
 pub mod process;
 pub mod registry;

@@ -7,6 +7,7 @@ mod behaviour;
 mod cache_policy;
 mod ext_policy;
 mod invariants;
+mod kernel_shmem;
 mod kmem;
 mod layers;
 mod madvise;

@@ -62,6 +62,7 @@ pub struct VecSource {
     recs: Vec<reclaimlab_trace::Access>,
     pos: usize,
     meta: reclaimlab_trace::TraceMeta,
+    nr_pages: u32,
 }
 
 impl VecSource {
@@ -76,7 +77,13 @@ impl VecSource {
             files,
             ops: Vec::new(),
         };
-        VecSource { recs, pos: 0, meta }
+        VecSource { recs, pos: 0, meta, nr_pages }
+    }
+
+    /// Page ids not known up front, as a text format's reader learns them.
+    pub fn unknown_size(mut self) -> Self {
+        self.meta.nr_pages = None;
+        self
     }
 
     /// The trace's cgroup table after the root (records name them by index).
@@ -110,7 +117,7 @@ impl AccessSource for VecSource {
         Ok(n)
     }
     fn nr_pages_seen(&self) -> u32 {
-        self.meta.nr_pages.unwrap()
+        self.nr_pages
     }
     fn position(&self) -> Option<u64> {
         Some(self.pos as u64)
