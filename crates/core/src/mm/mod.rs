@@ -83,7 +83,8 @@ pub struct Mm {
     /// Frames taken at boot for memory held outside the workload (`machine.kernel_used`).
     pub nr_kernel_used: u64,
     /// Per node: the root memcg's own LRU pages among them, which its statistics count
-    /// (`flush_memcg_stats`): shmem on the inactive anon list (`machine.kernel_shmem`),
+    /// (`flush_memcg_stats`) without folios: shmem on the inactive anon list
+    /// (`machine.kernel_shmem`, until the engine makes them folios: sim/kernel_shmem.rs),
     /// mlocked pages on the unevictable list (`machine.kernel_mlocked`).
     root_kernel_lru: Vec<[u64; lruvec::NR_LRU_LISTS]>,
     /// `machine.kernel_shmem`'s frames, in use outside the workload until the engine gives
