@@ -254,9 +254,8 @@ impl Mm {
                 mm.nr_kernel_used += shmem;
             }
         }
-        let n = mm.nodes.len() as u64;
-        let per_node = |bytes: u64, i: u64| (bytes >> reclaimlab_trace::PAGE_SHIFT) / n + u64::from(i < (bytes >> reclaimlab_trace::PAGE_SHIFT) % n);
-        mm.root_kernel_lru = (0..n)
+        let per_node = |bytes: u64, i: usize| mm.node_share(bytes >> reclaimlab_trace::PAGE_SHIFT, i);
+        mm.root_kernel_lru = (0..mm.nodes.len())
             .map(|i| {
                 let mut lru = [0; lruvec::NR_LRU_LISTS];
                 // Shmem sits on the anon LRU (shmem_add_to_page_cache → folio_add_lru);
@@ -281,11 +280,9 @@ impl Mm {
     /// down. They stay in use: not on an LRU, in no memcg, never reclaimed. Watermarks are
     /// computed before, from the managed pages, as the kernel computes them at boot.
     fn take_kernel_used(&mut self, pages: u64) {
-        let nr_nodes = self.nodes.len() as u64;
-        for n in 0..nr_nodes {
-            let share = pages / nr_nodes + u64::from(n < pages % nr_nodes);
-            for _ in 0..share {
-                let zones = &self.nodes[n as usize].zones;
+        for n in 0..self.nodes.len() {
+            for _ in 0..self.node_share(pages, n) {
+                let zones = &self.nodes[n].zones;
                 let pfn = zones.iter().find_map(|&z| self.buddy.alloc(&mut self.lists, &mut self.frames.owner, z, 0, MigrateType::Unmovable));
                 pfn.expect("validate() leaves free frames");
             }
@@ -316,11 +313,10 @@ impl Mm {
     /// from the free lists, split evenly across nodes (the page cache of a tmpfs is
     /// movable: `mapping_gfp_mask` `GFP_HIGHUSER_MOVABLE`, mm/shmem.c 6.12).
     fn take_movable_frames(&mut self, pages: u64) -> Vec<Pfn> {
-        let nr_nodes = self.nodes.len() as u64;
         let mut frames = Vec::with_capacity(pages as usize);
-        for n in 0..nr_nodes {
-            for _ in 0..pages / nr_nodes + u64::from(n < pages % nr_nodes) {
-                let zones = &self.nodes[n as usize].zones;
+        for n in 0..self.nodes.len() {
+            for _ in 0..self.node_share(pages, n) {
+                let zones = &self.nodes[n].zones;
                 let pfn = zones.iter().rev().find_map(|&z| self.buddy.alloc(&mut self.lists, &mut self.frames.owner, z, 0, MigrateType::Movable));
                 frames.push(pfn.expect("validate() leaves free frames"));
             }
@@ -331,20 +327,25 @@ impl Mm {
     /// `machine.kernel_shmem`'s frames after [`Self::lay_out`]: `pages` frames in use
     /// outside the workload and in movable pageblocks, the highest zone's first and lowest
     /// pfn first within a zone (where the kernel put them is not recorded), split evenly
-    /// across nodes; fewer if the layout has fewer.
+    /// across nodes; fewer if the layout has fewer. (No frame holds a page yet: every frame
+    /// not free is the kernel's.)
     fn used_movable_frames(&self, pages: u64) -> Vec<Pfn> {
-        let nr_nodes = self.nodes.len() as u64;
         let mut frames = Vec::with_capacity(pages as usize);
         for (n, node) in self.nodes.iter().enumerate() {
-            let share = pages / nr_nodes + u64::from((n as u64) < pages % nr_nodes);
-            let used = |&pfn: &Pfn| {
-                self.buddy.pageblock_migratetype(pfn) == MigrateType::Movable && self.frames.page(pfn) == page::NO_PAGE && !self.buddy.is_free(&self.frames.owner, pfn)
-            };
+            let share = self.node_share(pages, n);
+            let used = |&pfn: &Pfn| self.buddy.pageblock_migratetype(pfn) == MigrateType::Movable && !self.buddy.is_free(&self.frames.owner, pfn);
             // The highest zone first, as a `GFP_HIGHUSER_MOVABLE` allocation prefers it.
             let zone_frames = node.zones.iter().rev().flat_map(|&z| self.buddy.zones[z].start_pfn..self.buddy.zones[z].end_pfn());
             frames.extend(zone_frames.filter(used).take(share as usize));
         }
         frames
+    }
+
+    /// Node `n`'s share of `pages` split evenly across the nodes (the first ones take the
+    /// remainder).
+    fn node_share(&self, pages: u64, n: usize) -> u64 {
+        let nr = self.nodes.len() as u64;
+        pages / nr + u64::from((n as u64) < pages % nr)
     }
 
     pub fn nr_nodes(&self) -> usize {

@@ -34,7 +34,8 @@ impl<P: ReclaimPolicy> Machine<P> {
     /// Give `machine.kernel_shmem`'s frames pages after the trace's page ids (`nr_pages`,
     /// None when not known up front): unmapped tmpfs folios ([`SHMEM_FLAGS`]) of the
     /// root memcg on its anon LRU. Nothing is counted as a fault, an allocation or a footprint:
-    /// they were there before the workload. Runs once, at the first batch.
+    /// they were there before the workload. Runs once, at the first batch (the caller's
+    /// `kernel_shmem_frames` is not empty).
     pub(super) fn place_kernel_shmem(&mut self, nr_pages: Option<u32>) -> Result<()> {
         let frames = std::mem::take(&mut self.mm.kernel_shmem_frames);
         // From a page-table boundary on: no PTE table (look-around, the aging walk) holds
@@ -43,7 +44,7 @@ impl<P: ReclaimPolicy> Machine<P> {
             return Ok(());
         };
         let end = first + frames.len() as u64;
-        if frames.is_empty() || end > u32::MAX as u64 || self.filemap.overlaps(first as u32, end as u32) {
+        if end > u32::MAX as u64 || self.filemap.overlaps(first as u32, end as u32) {
             return Ok(());
         }
         self.mm.pages.ensure(end as usize)?;
