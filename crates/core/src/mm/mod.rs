@@ -310,14 +310,14 @@ impl Mm {
     }
 
     /// `machine.kernel_shmem`'s frames without a layout: `pages` order-0 movable frames
-    /// from the free lists, split evenly across nodes (the page cache of a tmpfs is
-    /// movable: `mapping_gfp_mask` `GFP_HIGHUSER_MOVABLE`, mm/shmem.c 6.12).
+    /// from the free lists, split evenly across nodes, the highest zone first (the page cache
+    /// of a tmpfs is movable: `mapping_gfp_mask` `GFP_HIGHUSER_MOVABLE`, mm/shmem.c 6.12).
     fn take_movable_frames(&mut self, pages: u64) -> Vec<Pfn> {
         let mut frames = Vec::with_capacity(pages as usize);
         for n in 0..self.nodes.len() {
             for _ in 0..self.node_share(pages, n) {
                 let zones = &self.nodes[n].zones;
-                let pfn = zones.iter().rev().find_map(|&z| self.buddy.alloc(&mut self.lists, &mut self.frames.owner, z, 0, MigrateType::Movable));
+                let pfn = zones.iter().find_map(|&z| self.buddy.alloc(&mut self.lists, &mut self.frames.owner, z, 0, MigrateType::Movable));
                 frames.push(pfn.expect("validate() leaves free frames"));
             }
         }
@@ -334,8 +334,9 @@ impl Mm {
         for (n, node) in self.nodes.iter().enumerate() {
             let share = self.node_share(pages, n);
             let used = |&pfn: &Pfn| self.buddy.pageblock_migratetype(pfn) == MigrateType::Movable && !self.buddy.is_free(&self.frames.owner, pfn);
-            // The highest zone first, as a `GFP_HIGHUSER_MOVABLE` allocation prefers it.
-            let zone_frames = node.zones.iter().rev().flat_map(|&z| self.buddy.zones[z].start_pfn..self.buddy.zones[z].end_pfn());
+            // The highest zone first (`zones`' order), as a `GFP_HIGHUSER_MOVABLE` allocation
+            // prefers it.
+            let zone_frames = node.zones.iter().flat_map(|&z| self.buddy.zones[z].start_pfn..self.buddy.zones[z].end_pfn());
             frames.extend(zone_frames.filter(used).take(share as usize));
         }
         frames
