@@ -92,7 +92,7 @@ def grade(r: dict) -> str:
 
 def render(results: list[dict]) -> str:
     head = ["quota", "bytes tried", "bytes reclaimed", "quota exceeds", "memory saving", "seen accessed",
-            "pswpin", "kdamond CPU"]
+            "pswpin", "tmpfs paged out", "kdamond CPU"]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     met = total = 0
     for res in results:
@@ -108,6 +108,8 @@ def render(results: list[dict]) -> str:
                 met += bool(r["met"])
         sw = main.get("pswpin")
         cells.append("—" if sw is None else f"{sw['real_mean']:,.0f} / {sw['sim']:,.0f}")
+        sh = rows.get("shmem_paged_out")
+        cells.append("—" if sh is None else f"{sh['real_mean']:,.0f} ± {sh['real_sd']:,.0f} / {sh['sim']:,.0f} ± {sh.get('sim_sd', 0):,.0f}")
         cpu = d["kdamond_cpu_pct"]
         cells.append(f"{sum(cpu['kernel']) / max(1, len(cpu['kernel'])):.1f} / {cpu['simulator'] or 0:.2f} %")
         lines.append(f"| {res['label']} | " + " | ".join(cells) + " |")
@@ -128,7 +130,9 @@ def render(results: list[dict]) -> str:
               f"(mean ± sd) / the simulator ({k0['policy']}{seeds}); workload `{WORKLOAD}`, `--memory none --tick 1000 "
               f"--thp never`, parameters `{COMMON}` plus the row's quota. Graded: {met} of {total} within the "
               f"targets (bytes ±25 %, saving ±5 pp). Seen accessed: the bytes of DAMON's regions with accesses, "
-              f"per aggregation. pswpin and kdamond's CPU share (TCG time in the guest) are shown only."
+              f"per aggregation. Tmpfs paged out: pages of the root's tmpfs (the guest's initramfs, `nr_shmem`'s fall over the "
+              f"workload; `machine.kernel_shmem` in the model) paged out beside the workload. pswpin, the tmpfs and "
+              f"kdamond's CPU share (TCG time in the guest) are shown only."
               + (" The simulator charges kdamond's actions to a time quota at kdamond's measured slowdown in the "
                  "guest (`validate --damon-cost measured`: the guest's kdamond CPU share over the model's for the "
                  "same run). The time quota's throughput, `quotas/effective_bytes` over `quota_ms` at the run's "

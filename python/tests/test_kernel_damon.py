@@ -271,6 +271,15 @@ def test_the_comparison_grades_bytes_and_the_saving_in_points():
                                                    "wl")["rows"]}
     assert (rows["damon_accessed_bytes"]["real_mean"], rows["damon_accessed_bytes"]["sim"]) == (300, 500)
     assert rows["damon_accessed_bytes"]["met"] is False and rows["damon_hot_bytes"]["target"] is None
+    assert "shmem_paged_out" not in rows  # no nr_shmem from the model: no row
+    # The root's tmpfs paged out beside the workload: the guest's nr_shmem fall over the
+    # phases, against the model's machine.kernel_shmem less its nr_shmem at the end; shown only.
+    c.phases[0].vmstat["nr_shmem"] = -300
+    sims = [{**sim, "vmstat": {"nr_shmem": left}, "config": {"machine.kernel_shmem": "4M"}} for left in (724, 824)]
+    rows = {r["counter"]: r for r in damon_compare.compare([c], [base], sims, {"metrics": {}, "series": base_series},
+                                                   "wl")["rows"]}
+    sh = rows["shmem_paged_out"]
+    assert (sh["real_mean"], sh["sim"], sh["sim_sd"], sh["met"]) == (300, 250, pytest.approx(70.71, abs=0.01), None)
 
 
 # ---------------------------------------------------------------- the hotcold workload

@@ -18,7 +18,7 @@ from reclaimlab.kernel.experiment import key_of, params_of
 from reclaimlab.kernel.ops import write_ops
 from reclaimlab.kernel.run import Setup, cgroups_file, guest_mb_of, prepare
 from reclaimlab.kernel.validate import (WHOLE_MACHINE_TARGETS, compare, mark_not_comparable,
-                                        sim_settings, start_layout_settings, targets_for, with_derived)
+                                        sim_settings, sim_vmstat, start_layout_settings, targets_for, with_derived)
 from reclaimlab.kernel.workload import build
 
 from conftest import FAKE_RELEASE as REL, assert_user_error, cli, fake_kernel
@@ -225,6 +225,19 @@ def test_whole_machine_runs_grade_kswapd_and_direct_reclaim():
     assert real["allocstall"] == 4
     rows = {r["counter"]: r for r in compare([real], with_derived({"allocstall_normal": 5}), targets_for(wl, True))}
     assert rows["allocstall"]["sim"] == 5 and rows["allocstall"]["met"] is True  # +25 %
+
+
+def test_the_roots_shmem_is_compared_as_its_change_over_the_workload():
+    # The guest's @@vm rows give every item as a change over the phases; the model's
+    # nr_shmem is its gauge at the end, from machine.kernel_shmem's 1,820 pages.
+    sim = {"vmstat": {"nr_shmem": 1_427, "allocstall_normal": 2}, "config": {"machine.kernel_shmem": "7280K"}}
+    vm = sim_vmstat(sim)
+    assert vm["nr_shmem"] == -393 and vm["allocstall"] == 2
+    assert sim["vmstat"]["nr_shmem"] == 1_427  # the run's own output is left alone
+    # Shown beside the headline counters when either side moved it.
+    rows = {r["counter"]: r for r in compare([{"nr_shmem": -400}], vm, {})}
+    assert rows["nr_shmem"]["sim"] == -393 and rows["nr_shmem"]["met"] is None
+    assert "nr_shmem" not in {r["counter"] for r in compare([{"nr_shmem": 0}], {"nr_shmem": 0}, {})}
 
 
 def test_anon_thps_the_simulator_did_not_make_are_not_comparable():

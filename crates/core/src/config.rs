@@ -441,8 +441,9 @@ pub static KNOBS: &[Knob] = &[
         migrate type; free blocks per type and order 0..10), zones separated by ';', every zone of the machine listed \
         (ZONE DMA, or DMA32/Normal for the node's zone above it). Unmovable pageblocks are placed from the zone's lowest \
         pfn, then the reclaimable ones, the rest movable (a guest's movable count includes reserved memory the model's \
-        zone does not have); every frame not listed free is in use outside the workload, so machine.kernel_used must \
-        equal the zones' frames less the free pages listed. 'none': a fresh buddy allocator less machine.kernel_used",
+        zone does not have: it is cut, but no further than its free pages and machine.kernel_shmem and \
+        machine.kernel_mlocked, movable allocations, need); every frame not listed free is in use outside the \
+        workload, so machine.kernel_used must equal the zones' frames less the free pages listed. 'none': a fresh buddy allocator less machine.kernel_used",
         |c, v| c.start_layout = crate::mm::start_layout::StartLayout::parse(v)?,
         |c| c.start_layout.as_ref().map_or("none".into(), |l| l.to_string())),
     knob!("vm.swappiness", "60", "", "vm.swappiness: relative IO cost of swapping vs. file refaults", range(0, 200),
@@ -815,7 +816,8 @@ impl SimConfig {
         );
         if let Some(layout) = &self.start_layout {
             let (specs, ..) = crate::mm::machine_zone_specs(self);
-            let plans = crate::mm::start_layout::plan(layout, &specs).map_err(|m| Error::config("machine.start_layout", m))?;
+            let held = (self.kernel_shmem_bytes + self.kernel_mlocked_bytes) >> reclaimlab_trace::PAGE_SHIFT;
+            let plans = crate::mm::start_layout::plan(layout, &specs, held).map_err(|m| Error::config("machine.start_layout", m))?;
             let used: u64 = plans.iter().map(|p| p.used).sum();
             crate::ensure!(
                 used == self.kernel_used_bytes >> reclaimlab_trace::PAGE_SHIFT,

@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from .damon import STATS, Snapshot
-from .validate import mean_sd
+from .validate import mean_sd, sim_vmstat
 
 
 #: Targets of the comparison (issue 18): bytes tried and reclaimed within 25 %, the memory
@@ -230,6 +230,13 @@ def compare(consoles: list, base_consoles: list, sims: list[dict], sim_base: dic
         ms = {k: mean_sd([m[k] for m in means]) for k in snap_keys}
         rows += _with_sd(compare_rows(snaps, {k: m for k, (m, _) in ms.items()}, SNAPSHOT_TARGETS, counters=snap_keys),
                          {k: sd for k, (_, sd) in ms.items()})
+    if sims and all("nr_shmem" in s.get("vmstat", {}) for s in sims):
+        # The root's tmpfs (the guest's initramfs, machine.kernel_shmem) kdamond paged out
+        # beside the workload, in pages: shown only.
+        m, sd = mean_sd([-sim_vmstat(s)["nr_shmem"] for s in sims])
+        real_out = [{"shmem_paged_out": -c.vmstat().get("nr_shmem", 0)} for c in consoles]
+        rows += _with_sd(compare_rows(real_out, {"shmem_paged_out": m}, {}, counters=["shmem_paged_out"]),
+                         {"shmem_paged_out": sd})
     cpu = guest_cpu_pct(consoles)
     quota_ms = int(consoles[0].damon_reclaim.get("quota_ms", 0) or 0)
     return {"rows": rows,

@@ -16,7 +16,7 @@ from .ops import CGROUP
 from .console import Console
 from .run import GUEST_MB, Prepared, Setup, prepare, run
 from .validate import (cgroup_rows, compare, definition_notes, guest_wall_s, kernel_config, mark_not_comparable, policy_of,
-                       sim_settings, simulate, targets_for, wakeup_mean, with_derived)
+                       sim_settings, sim_vmstat, simulate, targets_for, wakeup_mean, with_derived)
 
 
 def key_of(setup: Setup, p: Prepared) -> dict[str, str]:
@@ -348,7 +348,7 @@ def compare_boots(setup: Setup, prep: Prepared, consoles: list[Console], out: Pa
                      **({"kdamond_slowdown": slowdown} if slowdown is not None else {})}
     whole_machine = prep.memory_max is None
     real = [with_derived(c.vmstat()) for c in consoles]
-    rows = compare(real, with_derived(sim["vmstat"]), targets_for(prep.wl, whole_machine))
+    rows = compare(real, sim_vmstat(sim), targets_for(prep.wl, whole_machine))
     thp_note = mark_not_comparable(rows, real, whole_machine, sim["vmstat"])
     if reads is not None:
         # kswapd's CPU per page it scanned, both on the guest's wall clock (USER_HZ 100; the

@@ -13,7 +13,7 @@ from . import disk
 from .console import Console
 from .ops import default_access_ns, write_sim_trace
 from .run import Prepared, parse_size
-from .workload import Workload
+from .workload import PAGE, Workload
 
 #: Headline counters and their targets (relative error of the simulator vs the kernel
 #: mean), per workload class.
@@ -46,7 +46,8 @@ ALLOCSTALL_ZONES = ("allocstall_dma", "allocstall_dma32", "allocstall_normal", "
 #: Shown beside the headline counters.
 CONTEXT = ("pgscan_file", "pgscan_anon", "pgsteal_anon", "workingset_activate_anon", "pgactivate", "pgdeactivate",
            "nr_vmscan_immediate_reclaim", "workingset_nodereclaim", "slabs_scanned",
-           "thp_fault_alloc", "thp_fault_fallback", "thp_fault_fallback_charge", "thp_split_page", "thp_swpout")
+           "thp_fault_alloc", "thp_fault_fallback", "thp_fault_fallback_charge", "thp_split_page", "thp_swpout",
+           "nr_shmem")
 #: Anon THPs made by faults or khugepaged (the simulator's trace engine makes the former).
 THP_ANON_COUNTERS = ("thp_fault_alloc", "thp_collapse_alloc")
 
@@ -442,6 +443,17 @@ def with_derived(vmstat: dict[str, int]) -> dict[str, int]:
     """``vmstat`` plus ``allocstall``, the sum of the per-zone allocstall_* counters (the
     kernel counts the reclaim's highest zone index, the model allocstall_normal)."""
     return {**vmstat, "allocstall": sum(vmstat.get(k, 0) for k in ALLOCSTALL_ZONES)}
+
+
+def sim_vmstat(sim: dict[str, Any]) -> dict[str, int]:
+    """A simulated run's vmstat as a guest's ``@@vm`` rows give theirs: :func:`with_derived`,
+    and ``nr_shmem`` (the model's gauge at the end) as its change over the run, from
+    ``machine.kernel_shmem`` (the guest reports every item as a change over the workload's
+    phases)."""
+    vm = with_derived(sim["vmstat"])
+    if "nr_shmem" in vm:
+        vm["nr_shmem"] -= parse_size(sim.get("config", {}).get("machine.kernel_shmem", "0"), "machine.kernel_shmem") // PAGE
+    return vm
 
 
 def thp_allocated(real: list[dict[str, int]]) -> int:

@@ -245,7 +245,8 @@ impl Mm {
         let shmem = cfg.kernel_shmem_bytes >> reclaimlab_trace::PAGE_SHIFT;
         match &cfg.start_layout {
             Some(layout) => {
-                mm.lay_out(&start_layout::plan(layout, &specs).expect("SimConfig::validate checks machine.start_layout"));
+                let held = shmem + (cfg.kernel_mlocked_bytes >> reclaimlab_trace::PAGE_SHIFT);
+                mm.lay_out(&start_layout::plan(layout, &specs, held).expect("SimConfig::validate checks machine.start_layout"));
                 mm.kernel_shmem_frames = mm.used_movable_frames(shmem);
             }
             None => {
@@ -400,6 +401,19 @@ impl Mm {
     pub fn root_kernel_lru_take(&mut self, node: u16, list: LruList) {
         let n = &mut self.root_kernel_lru[node as usize][list as usize];
         *n = n.saturating_sub(1);
+    }
+
+    /// `NR_SHMEM`: the root's tmpfs pages in memory — those counted without a folio and
+    /// `machine.kernel_shmem`'s folios not swapped out (`shmem_writepage` takes a folio it
+    /// swaps out of the page cache and `NR_SHMEM` with it, `shmem_delete_from_page_cache`,
+    /// mm/shmem.c 6.12). Read at report time: a scan of those few page ids.
+    pub fn nr_shmem(&self) -> u64 {
+        let counted: u64 = self.root_kernel_lru.iter().map(|l| l[LruList::InactiveAnon as usize]).sum();
+        let folios = match self.pages.kernel_first {
+            Some(first) => self.pages.pte[first..].iter().filter(|&&pte| page::is_resident(pte)).count() as u64,
+            None => 0,
+        };
+        counted + folios
     }
 
     /// `do_flush_stats` (rstat flush of every memcg).

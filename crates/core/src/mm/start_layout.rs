@@ -147,9 +147,15 @@ fn in_no_zone(specs: &[ZoneSpec], pfn: Pfn) -> bool {
     !specs.iter().any(|s| s.start_pfn <= pfn && pfn < s.start_pfn + s.nr_pages)
 }
 
-/// Lay out every zone of the machine (`specs`, with each node's zone indices `node_zones`)
-/// as `layout` lists. Errors name what does not fit.
-pub fn plan(layout: &StartLayout, specs: &[ZoneSpec]) -> Result<Vec<ZonePlan>, String> {
+/// Lay out every zone of the machine (`specs`) as `layout` lists. `held_movable`: pages the
+/// machine holds outside the workload that the kernel allocated movable
+/// (`machine.kernel_shmem` and `machine.kernel_mlocked`: tmpfs and a process's anon pages,
+/// `GFP_HIGHUSER_MOVABLE`), split evenly across the nodes; each node's highest zone keeps
+/// the movable pageblocks to hold its share beside its free movable pages. Errors name what
+/// does not fit.
+pub fn plan(layout: &StartLayout, specs: &[ZoneSpec], held_movable: u64) -> Result<Vec<ZonePlan>, String> {
+    let nodes = specs.iter().map(|s| s.node).max().map_or(1, |n| n as u64 + 1);
+    let highest = |zi: usize| !specs.iter().any(|s| s.node == specs[zi].node && s.nr_pages > 0 && s.start_pfn > specs[zi].start_pfn);
     let mut plans = Vec::new();
     let mut seen = BTreeSet::new();
     for zl in &layout.zones {
@@ -161,7 +167,9 @@ pub fn plan(layout: &StartLayout, specs: &[ZoneSpec]) -> Result<Vec<ZonePlan>, S
         if !seen.insert(zi) {
             return Err(format!("node {} {}: the zone is listed twice (DMA32 and Normal are the same zone of the model)", zl.node, zl.zone));
         }
-        plans.push(plan_zone(zl, specs, zi)?);
+        // The node's share, as mm/mod.rs `node_share` splits (the first nodes take the remainder).
+        let held = if highest(zi) { held_movable / nodes + u64::from((zl.node as u64) < held_movable % nodes) } else { 0 };
+        plans.push(plan_zone(zl, specs, zi, held)?);
     }
     if let Some(s) = specs.iter().enumerate().find(|(i, s)| s.nr_pages > 0 && !seen.contains(i)).map(|(_, s)| s) {
         return Err(format!("node {}'s {} zone is not listed", s.node, if s.zone_type == ZoneType::Dma { "DMA" } else { "DMA32/Normal" }));
@@ -173,11 +181,11 @@ pub fn plan(layout: &StartLayout, specs: &[ZoneSpec]) -> Result<Vec<ZonePlan>, S
 /// if those do not fit there (the runs of whole pageblocks are not aligned, or end in the
 /// zone's partial last pageblock), once more leaving that room; a layout that fits neither
 /// way is refused with the first attempt's reason.
-fn plan_zone(zl: &ZoneLayout, specs: &[ZoneSpec], zi: usize) -> Result<ZonePlan, String> {
-    plan_zone_with(zl, specs, zi, false).or_else(|e| plan_zone_with(zl, specs, zi, true).map_err(|_| e))
+fn plan_zone(zl: &ZoneLayout, specs: &[ZoneSpec], zi: usize, held: u64) -> Result<ZonePlan, String> {
+    plan_zone_with(zl, specs, zi, held, false).or_else(|e| plan_zone_with(zl, specs, zi, held, true).map_err(|_| e))
 }
 
-fn plan_zone_with(zl: &ZoneLayout, specs: &[ZoneSpec], zi: usize, slack: bool) -> Result<ZonePlan, String> {
+fn plan_zone_with(zl: &ZoneLayout, specs: &[ZoneSpec], zi: usize, held: u64, slack: bool) -> Result<ZonePlan, String> {
     let s = &specs[zi];
     let (start, end) = (s.start_pfn, s.start_pfn + s.nr_pages);
     let name = format!("node {} {}", zl.node, zl.zone);
@@ -213,9 +221,13 @@ fn plan_zone_with(zl: &ZoneLayout, specs: &[ZoneSpec], zi: usize, slack: bool) -
         let extra = if slack { u64::from(runs) + u64::from(whole > 0 && t == 1 && partial_end) } else { 0 };
         whole + small.div_ceil(PAGEBLOCK_NR_PAGES as u64 / 2) + extra
     };
+    // Movable pageblocks also hold `held`, pages the kernel allocated movable before the
+    // workload (the root's tmpfs, a process's mlocked buffer), in use as the guest's are.
+    let free_movable: u64 = zl.free[1].iter().enumerate().map(|(o, &n)| n << o).sum();
+    let movable_floor = need(1).max((free_movable + held).div_ceil(PAGEBLOCK_NR_PAGES as u64)).min(zl.blocks[1]);
     let mut count = zl.blocks;
     let mut excess = listed - nb;
-    for (t, floor) in [(1, need(1)), (0, need(0).max(forced)), (2, need(2))] {
+    for (t, floor) in [(1, movable_floor), (0, need(0).max(forced)), (2, need(2))] {
         let cut = excess.min(count[t].saturating_sub(floor));
         count[t] -= cut;
         excess -= cut;

@@ -213,6 +213,7 @@ impl Recorder {
             ("nr_unevictable", lru_total(mm, LruList::Unevictable)),
             ("nr_dirty", mm.wb.nr_dirty),
             ("nr_writeback", mm.wb.nr_writeback),
+            ("nr_shmem", mm.nr_shmem()),
             ("workingset_nodes", mm.shadow_nodes.workingset_nodes),
         ];
         for (name, n) in v.iter() {

@@ -44,6 +44,10 @@ fn the_roots_shmem_is_swapped_out_and_its_shadow_bound_with_it() {
         // The 4,096 shmem pages are never touched: reclaim swaps nearly all of them out.
         assert!(root_steals(&shmem) >= 3_700, "{policy}: {}", root_steals(&shmem));
         assert_eq!(root_steals(&mlocked), 0, "{policy}");
+        // `nr_shmem` is what is left in memory: the 4,096 less those swapped out (nothing
+        // swaps them in), all 4,096 where they were never reclaimable.
+        assert_eq!(vm(&shmem, "nr_shmem"), 4_096 - root_steals(&shmem), "{policy}");
+        assert_eq!((vm(&mlocked, "nr_shmem"), vm(&unknown, "nr_shmem")), (0, 4_096), "{policy}");
         // With them gone the root may keep almost no shadow node (its own LRU pages bound
         // them); with 4,096 mlocked pages it keeps 512, so fewer swap-ins are refaults.
         assert!(vm(&shmem, "workingset_nodereclaim") > vm(&mlocked, "workingset_nodereclaim"), "{policy}");

@@ -123,6 +123,47 @@ fn a_layout_of_many_order_10_blocks_fits_a_zone_that_ends_inside_a_pageblock() {
     assert_eq!(free, 97, "every order-10 block of the guest's listed");
 }
 
+/// The root's tmpfs and a process's mlocked buffer, which the kernel allocated movable
+/// before the workload, keep movable pageblocks in use: on a 512 MiB guest of the
+/// DAMON_RECLAIM table (28 Nov 2026, a boot of its first set: DMA32 lists 248 pageblocks, the
+/// model's zone has 224), movable is cut to its 100,733 free pages plus the 1,820 shmem and
+/// 3,365 mlocked pages (207 pageblocks), unmovable takes the rest of the cut (22 → 15), and
+/// every shmem page gets a frame in a movable pageblock — where cutting movable down to its
+/// free blocks left 1,427 such frames and kept 393 shmem pages as a count reclaim never
+/// takes (the guest's DAMON_RECLAIM paged out 1,758 of its 1,820).
+#[test]
+fn the_roots_shmem_and_mlocked_pages_keep_movable_pageblocks_in_use() {
+    let layout = "0 DMA blocks=1,7,0 unmovable=0,0,0,0,0,1,1,1,0,0,0 movable=0,0,0,0,0,0,0,0,0,1,3 reclaimable=0,0,0,0,0,0,0,0,0,0,0; \
+        0 DMA32 blocks=22,224,2 unmovable=1,0,1,0,0,0,0,0,3,0,0 movable=1,0,1,1,1,1,1,0,1,0,98 reclaimable=0,0,0,0,0,1,1,0,0,1,0";
+    let machine = |shmem: &str, mlocked: &str| {
+        let cfg = config(&[
+            ("machine.memory", "473152K"),
+            ("machine.zone_dma", "15360K"),
+            ("swap.device", "none"),
+            ("machine.kernel_used", "49464K"),
+            ("machine.kernel_shmem", shmem),
+            ("machine.kernel_mlocked", mlocked),
+            ("machine.start_layout", layout),
+        ]);
+        cfg.validate().unwrap();
+        Machine::new(&cfg, Classic::new(Mainline))
+    };
+    let m = machine("7280K", "13460K");
+    m.mm.buddy.check_invariants(&m.mm.lists, &m.mm.frames.owner).unwrap();
+    let dma32 = m.mm.nodes[0].zones[0];
+    let n = m.mm.buddy.zones[dma32].nr_pageblocks;
+    assert_eq!([n[MigrateType::Unmovable as usize], n[MigrateType::Movable as usize], n[MigrateType::Reclaimable as usize]], [15, 207, 2]);
+    assert_eq!(m.mm.kernel_shmem_frames.len(), 1820, "a frame for every shmem page");
+    for &pfn in &m.mm.kernel_shmem_frames {
+        assert_eq!(m.mm.buddy.pageblock_migratetype(pfn), MigrateType::Movable);
+        assert!(!m.mm.buddy.is_free(&m.mm.frames.owner, pfn));
+    }
+    // Nothing held movable: movable is cut down to what its free blocks need, as before.
+    let m = machine("0", "0");
+    let n = m.mm.buddy.zones[dma32].nr_pageblocks;
+    assert_eq!([n[MigrateType::Unmovable as usize], n[MigrateType::Movable as usize], n[MigrateType::Reclaimable as usize]], [22, 200, 2]);
+}
+
 /// A 64 MiB machine whose 4 unmovable pageblocks hold the only free pages (movable lists
 /// empty), as listed; a movable order-0 allocation then falls back (mm/page_alloc.c
 /// 6.12.117 `__rmqueue`: `__rmqueue_claim`, then `__rmqueue_steal`).
