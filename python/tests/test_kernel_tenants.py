@@ -408,6 +408,9 @@ def test_the_console_gives_reads_and_kswapds_cpu():
     assert c.disk_writes().ns_per_read == 3_000_000
     assert (c.kswapd_ticks(), c.cpu_busy_ticks()) == (200, 410)
     assert console.parse("@@kthread start kswapd0 5\n").kswapd_ticks() is None
+    k = console.parse("@@khugepaged start full_scans 3 pages_collapsed 0\n"
+                      "@@khugepaged end full_scans 5 pages_collapsed 2\n").khugepaged
+    assert k == {"start": {"full_scans": 3, "pages_collapsed": 0}, "end": {"full_scans": 5, "pages_collapsed": 2}}
     from reclaimlab.kernel.experiment import disk_reads, read_disk_for
 
     assert c.kswapd_wakes == [(300, 1), (100, 4)]

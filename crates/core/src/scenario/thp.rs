@@ -123,7 +123,7 @@ fn run_programs(m: &mut M, tasks: &[usize], progs: &[Vec<Op>]) -> Result<Vec<Vec
             }
             Op::Unmap { first, n } => {
                 m.run_until(m.procs.tasks[t].clock)?;
-                m.madv_dontneed(first, n);
+                m.munmap_range(first, n);
             }
             Op::UnmapVma(v) => {
                 m.run_until(m.procs.tasks[t].clock)?;

@@ -11,9 +11,13 @@
 //! zero-fills the none PTEs and frees the old pages: `thp_collapse_alloc`, or
 //! `thp_collapse_alloc_failed` when the allocation fails.
 //!
-//! Abstractions: no `max_ptes_swap`/`max_ptes_shared` (swapped ranges are skipped), no
-//! young-page requirement (`referenced` check), khugepaged's CPU time runs on its own
-//! clock but its allocations use the machine's allocator as the current task.
+//! A range also needs a page some access still marks, a young PTE or a referenced folio
+//! (`SCAN_LACK_REFERENCED_PAGE`).
+//!
+//! Abstractions: no `max_ptes_swap`/`max_ptes_shared` (swapped ranges are skipped, so the
+//! rule for a range with swapped PTEs, half its pages referenced, never applies),
+//! khugepaged's CPU time runs on its own clock but its allocations use the machine's
+//! allocator as the current task.
 
 use crate::config::SimConfig;
 use crate::error::Result;
@@ -74,13 +78,15 @@ pub fn khugepaged_scan<P: ReclaimPolicy>(m: &mut Machine<P>) -> Result<()> {
         }
         visited += 1;
         let vma = &m.procs.vmas[m.procs.pmd_vma[slot as usize] as usize];
-        if vma.file || vma.unmapped || !vma_thp_enabled(enabled, vma.hugepage, vma.nohugepage) {
+        // A range a partial munmap split lies in no one VMA (`thp_vma_suitable_order`).
+        if vma.file || vma.unmapped || m.procs.pmd_split[slot as usize] || !vma_thp_enabled(enabled, vma.hugepage, vma.nohugepage) {
             continue;
         }
         budget = budget.saturating_sub(HPAGE_PMD_NR);
         cost += HPAGE_PMD_NR as u64 * cfg.compact_scan_ns;
         let base = slot * HPAGE_PMD_NR;
         let mut none = 0;
+        let mut referenced = 0;
         let mut swapped = false;
         let mut huge = false;
         let mut per_node = vec![0u32; m.mm.nr_nodes()];
@@ -92,13 +98,18 @@ pub fn khugepaged_scan<P: ReclaimPolicy>(m: &mut Machine<P>) -> Result<()> {
                     break;
                 }
                 per_node[m.mm.node_of(pte) as usize] += 1;
+                // A young PTE or a referenced folio (hpage_collapse_scan_pmd, mm/khugepaged.c
+                // 6.12; it reads the accessed bit without clearing it).
+                referenced += u32::from(m.mm.frames.test(pte, pg::YOUNG | pg::REFERENCED));
             } else if pte_info(pte) & pinfo::SWAPPED != 0 {
                 swapped = true;
             } else {
                 none += 1;
             }
         }
-        if huge || swapped || none > cfg.max_ptes_none || none == HPAGE_PMD_NR {
+        // SCAN_LACK_REFERENCED_PAGE: khugepaged collapses only a range some access still
+        // marks (hpage_collapse_scan_pmd: `!referenced`, mm/khugepaged.c 6.12).
+        if huge || swapped || none > cfg.max_ptes_none || none == HPAGE_PMD_NR || referenced == 0 {
             continue;
         }
         // khugepaged_find_target_node: the node with most pages (first on ties).

@@ -95,6 +95,9 @@ pub struct Procs {
     pub pgtable: Vec<Pfn>,
     /// Per PMD slot: its VMA.
     pub pmd_vma: Vec<u32>,
+    /// Per PMD slot: a `munmap` of part of it split its VMA ([`Machine::munmap_range`]), so
+    /// no VMA spans the whole 2 MiB any more.
+    pub pmd_split: Vec<bool>,
     pub slab_pages: Vec<Pfn>,
     /// Page-cache insertions since the last slab page, and not yet accounted.
     file_since_slab: u32,
@@ -239,6 +242,7 @@ impl<P: ReclaimPolicy> Machine<P> {
         let slots = (self.procs.next_page >> HPAGE_PMD_ORDER) as usize;
         self.procs.pgtable.resize(slots, NO_PFN);
         self.procs.pmd_vma.resize(slots, self.procs.vmas.len() as u32);
+        self.procs.pmd_split.resize(slots, false);
         self.procs.vmas.push(Vma { start, nr_pages: nr, file, hugepage, nohugepage: false, unmapped: false });
         if !file {
             // khugepaged_enter_vma: the mm is registered for scanning.
@@ -457,6 +461,23 @@ impl<P: ReclaimPolicy> Machine<P> {
             self.free_pgtable(slot);
         }
         self.procs.vmas[vma].unmapped = true;
+    }
+
+    /// `munmap` of part of an anonymous VMA (`first..first + n`): its pages go as
+    /// [`Self::madv_dontneed`] zaps them, and the VMA is split at the range's ends
+    /// (`__split_vma`, mm/vma.c 6.12), so a PMD range the unmapped part only partly covers
+    /// lies in no one VMA: khugepaged passes it by (`thp_vma_allowable_order` →
+    /// `thp_vma_suitable_order`, mm/khugepaged.c 6.12). Its page table stays (it still maps
+    /// the rest). Abstraction: the model keeps one VMA with a hole.
+    pub fn munmap_range(&mut self, first: u32, n: u32) {
+        self.madv_dontneed(first, n);
+        let pmd = HPAGE_PMD_NR;
+        for slot in first / pmd..(first + n).div_ceil(pmd) {
+            let (lo, hi) = (slot * pmd, (slot + 1) * pmd);
+            if first > lo || first + n < hi {
+                self.procs.pmd_split[slot as usize] = true;
+            }
+        }
     }
 
     /// `echo 3 > /proc/sys/vm/drop_caches` (`drop_pagecache_sb` → `invalidate_mapping_pages`,

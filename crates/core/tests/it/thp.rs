@@ -693,6 +693,66 @@ fn khugepaged_collapses_a_range_within_max_ptes_none() {
     Engine::check_invariants(&m).unwrap();
 }
 
+/// A machine whose khugepaged scans every millisecond, one task, a 1024-page anonymous
+/// VMA whose first `n` pages are base pages: (machine, task, the VMA's first page).
+fn base_pages_for_khugepaged(n: u32) -> (Machine<Box<dyn ReclaimPolicy>>, usize, u32) {
+    let mut m = program_machine(&cfg("16M", 1, &[("transparent_hugepage.khugepaged.scan_sleep_millisecs", "1")])).unwrap();
+    let t = m.add_task(0);
+    let v = m.mmap(1024, false, false).unwrap();
+    let s = m.procs.vmas[v].start;
+    m.procs.vmas[v].nohugepage = true;
+    for i in 0..n {
+        m.touch(t, s + i, true).unwrap();
+    }
+    m.procs.vmas[v].nohugepage = false;
+    (m, t, s)
+}
+
+/// Time passes (the task's next access, in the VMA's second range): khugepaged runs.
+fn let_khugepaged_run(m: &mut Machine<Box<dyn ReclaimPolicy>>, t: usize, s: u32) {
+    m.procs.tasks[t].clock += 5_000_000;
+    m.touch(t, s + 600, false).unwrap();
+}
+
+/// A range whose PTEs are all old and whose folios are unreferenced (reclaim's
+/// `folio_referenced` consumed the accessed bits) is not collapsed
+/// (`SCAN_LACK_REFERENCED_PAGE`, mm/khugepaged.c 6.12); one young PTE is enough.
+#[test]
+fn khugepaged_leaves_a_range_no_access_marks() {
+    for young in [false, true] {
+        let (mut m, t, s) = base_pages_for_khugepaged(450);
+        for i in 0..450 {
+            let pfn = m.mm.pages.pte[(s + i) as usize];
+            m.mm.frames.clear(pfn, pg::YOUNG | pg::REFERENCED);
+        }
+        if young {
+            let pfn = m.mm.pages.pte[(s + 449) as usize];
+            m.mm.frames.set(pfn, pg::YOUNG);
+        }
+        let_khugepaged_run(&mut m, t, s);
+        assert_eq!(stat(&m, Tc::ThpCollapseAlloc), u64::from(young), "young: {young}");
+        Engine::check_invariants(&m).unwrap();
+    }
+}
+
+/// thpscale's holes: the first half of a touched 2 MiB range `munmap`ped splits the VMA, so
+/// khugepaged passes the range by (no VMA spans it: `thp_vma_suitable_order`); the same
+/// half dropped with `MADV_DONTNEED` leaves the VMA whole and the range is collapsed.
+#[test]
+fn khugepaged_passes_by_a_range_a_partial_munmap_split() {
+    for split in [false, true] {
+        let (mut m, t, s) = base_pages_for_khugepaged(512);
+        if split {
+            m.munmap_range(s, 256);
+        } else {
+            m.madv_dontneed(s, 256);
+        }
+        let_khugepaged_run(&mut m, t, s);
+        assert_eq!(stat(&m, Tc::ThpCollapseAlloc), u64::from(!split), "split: {split}");
+        Engine::check_invariants(&m).unwrap();
+    }
+}
+
 #[test]
 fn numa_counters_follow_zone_statistics() {
     // Two nodes of 8 MiB; a task on node 0 faults more than node 0 holds (THP off).

@@ -338,6 +338,10 @@ cpustat() {
     awk -v when="$1" '$2 ~ /^\(kswapd/ { n = $2; gsub(/[()]/, "", n); print "@@kthread " when " " n " " ($14 + $15) }' \
         /proc/[0-9]*/stat 2>/dev/null
     echo "@@cpustat $1 $(sed -n 's/^cpu  *//p' /proc/stat)"
+    # khugepaged's progress ("@@khugepaged WHEN full_scans N pages_collapsed N"): whether its
+    # scans reached the workload's ranges (the model's collapse against the guest's).
+    K=/sys/kernel/mm/transparent_hugepage/khugepaged
+    if [ -r $K/full_scans ]; then echo "@@khugepaged $1 full_scans $(cat $K/full_scans) pages_collapsed $(cat $K/pages_collapsed)"; fi
 }
 # DAMON_RECLAIM (lab.damon=module|sysfs; its parameters came on the command line as
 # damon_reclaim.KEY=VALUE and the kernel parsed them into $DAMON). Enabled when the
