@@ -83,7 +83,7 @@ def _common(p: argparse.ArgumentParser) -> None:
                         "the sizes of the per-CPU lists' refills (12 MiB)")
     p.add_argument("--wb-sample", action="store_true",
                    help="sample the data disk's requests in flight, its writeback throttling (wbt) limits and the "
-                        "dirty and writeback pages every 50 ms while the workload runs (@@wbs lines in the console log)")
+                        "dirty, writeback and free pages every 50 ms while the workload runs (@@wbs lines in the console log)")
     p.add_argument("--boots", type=int, default=3, metavar="N", help="boots, one guest at a time (default 3)")
     vocab.add(p, "out-dir", dest="out", default="reclaimlab-kernel", aliases=("--out",),
               help="results store and console logs (default ./reclaimlab-kernel)")

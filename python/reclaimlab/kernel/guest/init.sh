@@ -582,10 +582,11 @@ blkq() {
 }
 # lab.wbsample=1 (validate --wb-sample): while the workload runs, every 50 ms, "@@wbs T_MS
 # READS_IN_FLIGHT WRITES_IN_FLIGHT WBT_INFLIGHT WBT_NORMAL WBT_BACKGROUND NR_DIRTY
-# NR_WRITEBACK NR_VMSCAN_IMMEDIATE_RECLAIM" (/sys/block/vda/inflight: requests issued to the
-# driver and not done; wbt's tracked background writes in flight and its current limits;
-# /proc/vmstat's global dirty and writeback pages and reclaim's count of dirty folios met,
-# which reading does not flush the memcg statistics as memory.stat would), printed at the
+# NR_WRITEBACK NR_VMSCAN_IMMEDIATE_RECLAIM NR_FREE_PAGES" (/sys/block/vda/inflight: requests
+# issued to the driver and not done; wbt's tracked background writes in flight and its
+# current limits; /proc/vmstat's global dirty and writeback pages, reclaim's count of dirty
+# folios met and the free pages, which reading does not flush the memcg statistics as
+# memory.stat would), printed at the
 # end. Shell builtins only: the 50 ms wait is a read with a timeout on a FIFO nobody
 # writes, so the sampler forks nothing while the workload runs.
 wb_sample() {
@@ -601,11 +602,11 @@ wb_sample() {
             if [ -e $W/inflight ]; then
                 read -r _ _ wi < $W/inflight; read -r wn < $W/wb_normal; read -r wbg < $W/wb_background
             fi
-            d=-1; w=-1; im=-1
+            d=-1; w=-1; im=-1; f=-1
             while read -r k v; do
-                case "$k" in nr_dirty) d=$v ;; nr_writeback) w=$v ;; nr_vmscan_immediate_reclaim) im=$v; break ;; esac
+                case "$k" in nr_free_pages) f=$v ;; nr_dirty) d=$v ;; nr_writeback) w=$v ;; nr_vmscan_immediate_reclaim) im=$v; break ;; esac
             done < /proc/vmstat
-            echo "@@wbs ${up%.*}${up#*.}0 $ir $iw $wi $wn $wbg $d $w $im"
+            echo "@@wbs ${up%.*}${up#*.}0 $ir $iw $wi $wn $wbg $d $w $im $f"
             read -t 0.05 -u 3 _
         done > /run/wbs.log
     ) &
