@@ -411,6 +411,9 @@ def test_the_console_gives_reads_and_kswapds_cpu():
     k = console.parse("@@khugepaged start full_scans 3 pages_collapsed 0\n"
                       "@@khugepaged end full_scans 5 pages_collapsed 2\n").khugepaged
     assert k == {"start": {"full_scans": 3, "pages_collapsed": 0}, "end": {"full_scans": 5, "pages_collapsed": 2}}
+    # Direct reclaim's count and time (an anon boot of 28 Nov 2026 printed "157 923987 26174").
+    assert console.parse("@@dreclaim 157 923987 26174\n").direct_reclaim == (157, 923_987, 26_174)
+    assert console.parse("@@kswapd_wake_lost 0\n").direct_reclaim is None
     from reclaimlab.kernel.experiment import disk_reads, read_disk_for
 
     assert c.kswapd_wakes == [(300, 1), (100, 4)]

@@ -150,6 +150,10 @@ class Console:
     #: (``{when: {"kswapd0": ticks}}``) and /proc/stat's cpu line (user nice system idle ...).
     kthread_ticks: dict[str, dict[str, int]] = field(default_factory=dict)
     cpustat: dict[str, list[int]] = field(default_factory=dict)
+    #: Direct reclaim during the workload (``@@dreclaim``: mm_vmscan_direct_reclaim_begin
+    #: to _end): how many, their total and longest microseconds; None from a guest before
+    #: it was traced.
+    direct_reclaim: tuple[int, int, int] | None = None
     #: khugepaged's ``full_scans`` and ``pages_collapsed`` at the workload's "start" and
     #: "end" (``@@khugepaged``; /sys/kernel/mm/transparent_hugepage/khugepaged).
     khugepaged: dict[str, dict[str, int]] = field(default_factory=dict)
@@ -497,6 +501,8 @@ def parse(text: str) -> Console:
                 c.blkstat[parts[0]] = [int(x) for x in parts[1:]]
             elif tag == "kthread" and len(parts) == 3:
                 c.kthread_ticks.setdefault(parts[0], {})[parts[1]] = int(parts[2])
+            elif tag == "dreclaim" and len(parts) == 3:
+                c.direct_reclaim = (int(parts[0]), int(parts[1]), int(parts[2]))
             elif tag == "khugepaged" and len(parts) == 5:
                 c.khugepaged[parts[0]] = {parts[1]: int(parts[2]), parts[3]: int(parts[4])}
             elif tag == "kswapd_wake" and len(parts) in (2, 4, 5):

@@ -149,7 +149,10 @@ sched_trace() {
 # after the previous pass to the pass's start, the wakeup_kswapd calls in between, the pages
 # (2^order each) every task but kswapd allocated in between, those the first caller's comm
 # allocated, and the direct reclaims that began in between); then "@@kswapd_wake_lost N"
-# (events the ring buffer dropped).
+# (events the ring buffer dropped). The time tasks spent in direct reclaim, from
+# mm_vmscan_direct_reclaim_begin to _end (try_to_free_pages, mm/vmscan.c 6.12; the
+# task's own CPU and its sleeps there): "@@dreclaim N TOTAL_US MAX_US", so validation can
+# tell a task's fault time from its reclaim.
 wake_trace() {
     T=/sys/kernel/tracing
     I=$T/instances/rl_kswapd
@@ -161,6 +164,7 @@ wake_trace() {
         echo 1 > $I/events/vmscan/mm_vmscan_wakeup_kswapd/enable
         echo 1 > $I/events/vmscan/mm_vmscan_kswapd_wake/enable
         echo 1 > $I/events/vmscan/mm_vmscan_direct_reclaim_begin/enable
+        echo 1 > $I/events/vmscan/mm_vmscan_direct_reclaim_end/enable
         echo 'enable_event:kmem:mm_page_alloc' > $I/events/vmscan/mm_vmscan_wakeup_kswapd/trigger 2>/dev/null
         echo 'disable_event:kmem:mm_page_alloc' > $I/events/vmscan/mm_vmscan_kswapd_wake/trigger 2>/dev/null
         vmscan_trace start ;;
@@ -169,17 +173,20 @@ wake_trace() {
         echo 0 > $I/events/vmscan/mm_vmscan_wakeup_kswapd/enable
         echo 0 > $I/events/vmscan/mm_vmscan_kswapd_wake/enable
         echo 0 > $I/events/vmscan/mm_vmscan_direct_reclaim_begin/enable
+        echo 0 > $I/events/vmscan/mm_vmscan_direct_reclaim_end/enable
         echo '!enable_event:kmem:mm_page_alloc' > $I/events/vmscan/mm_vmscan_wakeup_kswapd/trigger 2>/dev/null
         echo '!disable_event:kmem:mm_page_alloc' > $I/events/vmscan/mm_vmscan_kswapd_wake/trigger 2>/dev/null
         vmscan_trace end
         awk 'function kv(k,   j) { for (j = 1; j <= NF; j++) if (index($j, k "=") == 1) return substr($j, length(k) + 2); return "" }
-             { for (i = 2; i <= NF; i++) if ($i ~ /^mm_(vmscan_wakeup_kswapd|vmscan_kswapd_wake|vmscan_direct_reclaim_begin|page_alloc):$/) {
+             { for (i = 2; i <= NF; i++) if ($i ~ /^mm_(vmscan_wakeup_kswapd|vmscan_kswapd_wake|vmscan_direct_reclaim_(begin|end)|page_alloc):$/) {
                    ts = $(i - 1); sub(/:$/, "", ts); c = $1; sub(/-[0-9]+$/, "", c)
                    if ($i == "mm_page_alloc:") { if (n && c !~ /^kswapd/) { for (o = kv("order") + 0, k = 1; o > 0; o--) k *= 2; pg += k; if (c == wc) wp += k } }
-                   else if ($i == "mm_vmscan_direct_reclaim_begin:") { if (n) st++ }
+                   else if ($i == "mm_vmscan_direct_reclaim_begin:") { if (n) st++; db[$1] = ts }
+                   else if ($i == "mm_vmscan_direct_reclaim_end:") { if ($1 in db) { us = (ts - db[$1]) * 1e6; dn++; ds += us; if (us > dm) dm = us; delete db[$1] } }
                    else if ($i == "mm_vmscan_wakeup_kswapd:") { if (!n) { t0 = ts; wc = c; pg = 0; wp = 0; st = 0 }; n++ }
                    else { if (n) printf "@@kswapd_wake %.0f %d %d %d %d\n", (ts - t0) * 1e6, n, pg, wp, st; n = 0 }
-                   break } }' $I/trace
+                   break } }
+             END { printf "@@dreclaim %d %.0f %.0f\n", dn, ds, dm }' $I/trace
         echo "@@kswapd_wake_lost $(overruns $I)"
         rmdir $I 2>/dev/null ;;
     esac
