@@ -712,6 +712,13 @@ fn edit_distance(a: &str, b: &str) -> usize {
 }
 
 impl SimConfig {
+    /// Pages of `machine.kernel_used` the kernel allocated movable (`GFP_HIGHUSER_MOVABLE`):
+    /// `machine.kernel_shmem` and `machine.kernel_mlocked`, which a start layout's movable
+    /// pageblocks hold (mm/start_layout.rs `plan`).
+    pub fn kernel_movable_pages(&self) -> u64 {
+        (self.kernel_shmem_bytes + self.kernel_mlocked_bytes) >> reclaimlab_trace::PAGE_SHIFT
+    }
+
     /// Set one knob by its dotted key. Unknown keys are an error naming the key
     /// (with the closest known key as a hint).
     pub fn set(&mut self, key: &str, value: &str) -> Result<()> {
@@ -816,8 +823,7 @@ impl SimConfig {
         );
         if let Some(layout) = &self.start_layout {
             let (specs, ..) = crate::mm::machine_zone_specs(self);
-            let held = (self.kernel_shmem_bytes + self.kernel_mlocked_bytes) >> reclaimlab_trace::PAGE_SHIFT;
-            let plans = crate::mm::start_layout::plan(layout, &specs, held).map_err(|m| Error::config("machine.start_layout", m))?;
+            let plans = crate::mm::start_layout::plan(layout, &specs, self.kernel_movable_pages()).map_err(|m| Error::config("machine.start_layout", m))?;
             let used: u64 = plans.iter().map(|p| p.used).sum();
             crate::ensure!(
                 used == self.kernel_used_bytes >> reclaimlab_trace::PAGE_SHIFT,

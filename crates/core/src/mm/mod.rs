@@ -167,6 +167,12 @@ pub fn dma_hole(dma_pages: u32) -> u32 {
     dma_pages.next_multiple_of(crate::mm::page_alloc::PAGEBLOCK_NR_PAGES) - dma_pages
 }
 
+/// Node `n`'s share of `pages` split evenly across `nr_nodes` nodes (the first ones take
+/// the remainder): how the machine's memory held outside the workload is spread.
+pub(crate) fn node_share(pages: u64, nr_nodes: u64, n: u64) -> u64 {
+    pages / nr_nodes + u64::from(n < pages % nr_nodes)
+}
+
 impl Mm {
     pub fn new(cfg: &SimConfig) -> Mm {
         let (specs, node_zones, hole, per_node) = machine_zone_specs(cfg);
@@ -245,8 +251,7 @@ impl Mm {
         let shmem = cfg.kernel_shmem_bytes >> reclaimlab_trace::PAGE_SHIFT;
         match &cfg.start_layout {
             Some(layout) => {
-                let held = shmem + (cfg.kernel_mlocked_bytes >> reclaimlab_trace::PAGE_SHIFT);
-                mm.lay_out(&start_layout::plan(layout, &specs, held).expect("SimConfig::validate checks machine.start_layout"));
+                mm.lay_out(&start_layout::plan(layout, &specs, cfg.kernel_movable_pages()).expect("SimConfig::validate checks machine.start_layout"));
                 mm.kernel_shmem_frames = mm.used_movable_frames(shmem);
             }
             None => {
@@ -343,11 +348,9 @@ impl Mm {
         frames
     }
 
-    /// Node `n`'s share of `pages` split evenly across the nodes (the first ones take the
-    /// remainder).
+    /// Node `n`'s share of `pages` split evenly across the nodes ([`node_share`]).
     fn node_share(&self, pages: u64, n: usize) -> u64 {
-        let nr = self.nodes.len() as u64;
-        pages / nr + u64::from((n as u64) < pages % nr)
+        node_share(pages, self.nodes.len() as u64, n as u64)
     }
 
     pub fn nr_nodes(&self) -> usize {

@@ -167,8 +167,7 @@ pub fn plan(layout: &StartLayout, specs: &[ZoneSpec], held_movable: u64) -> Resu
         if !seen.insert(zi) {
             return Err(format!("node {} {}: the zone is listed twice (DMA32 and Normal are the same zone of the model)", zl.node, zl.zone));
         }
-        // The node's share, as mm/mod.rs `node_share` splits (the first nodes take the remainder).
-        let held = if highest(zi) { held_movable / nodes + u64::from((zl.node as u64) < held_movable % nodes) } else { 0 };
+        let held = if highest(zi) { super::node_share(held_movable, nodes, zl.node as u64) } else { 0 };
         plans.push(plan_zone(zl, specs, zi, held)?);
     }
     if let Some(s) = specs.iter().enumerate().find(|(i, s)| s.nr_pages > 0 && !seen.contains(i)).map(|(_, s)| s) {
