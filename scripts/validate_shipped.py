@@ -303,6 +303,10 @@ def main() -> int:
                     help="model: the workload on CPU 0, kswapd on CPU 1; measured: each whole-machine boot simulated "
                          "with the workload on the CPUs the guest's scheduler ran it on, kswapd on the other (@@swcpu, "
                          "machine.task_cpus; boots since 28 Nov 2026, 13:21 UTC)")
+    ap.add_argument("--cpu-cost", choices=("model", "measured"), default="model",
+                    help="model: the reclaim CPU costs of docs/model.md; measured: each whole-machine boot simulated "
+                         "with them scaled to that boot's speed of kswapd against the workload's own (@@wcpu, "
+                         "@@dreclaim, @@kthread; boots since 28 Nov 2026, 21:00 UTC; reclaimlab validate --cpu-cost)")
     ap.add_argument("--pin-cpus", action="store_true",
                     help="boot and compare with the workload on CPU 0 and kswapd/kcompactd on CPU 1, as the model "
                          "places them (kernel run --pin-cpus; its own boots in the store)")
@@ -318,7 +322,8 @@ def main() -> int:
     every = configs(pin_cpus=a.pin_cpus)
     try:
         results = evaluate_configs(out, every, a.mglru_policy, kswapd_wakeup=a.kswapd_wakeup,
-                                   start_layout=a.start_layout == "guest", cpu_placement=a.cpu_placement)
+                                   start_layout=a.start_layout == "guest", cpu_placement=a.cpu_placement,
+                                   cpu_cost=a.cpu_cost)
     except KernelError as e:  # e.g. --cpu-placement measured on boots that did not record it
         print(f"reclaimlab: error: {e}", file=sys.stderr)
         return 2

@@ -21,9 +21,10 @@ import tempfile
 import time
 from pathlib import Path
 
-from reclaimlab.kernel import LAB, console, store
+from reclaimlab.kernel import LAB, KernelError, console, store
+from reclaimlab.kernel.cpu_cost import measured as measured_cpu
 from reclaimlab.kernel.experiment import kswapd_wakeups, params_of, placement_settings, record, wakeup_of
-from reclaimlab.kernel.run import Setup, prepare, workload_room
+from reclaimlab.kernel.run import Setup, cpu_cost_unfit, prepare, workload_room
 from reclaimlab.kernel.validate import (ANON_TARGETS, FILE_TARGETS, compare, held_settings, mark_not_comparable, mglru_model,
                                        sim_vmstat, simulate, start_layout_settings, targets_for, with_derived, zone_settings)
 from reclaimlab.kernel.workload import build
@@ -88,7 +89,7 @@ CONTEXT_COUNTERS = ("pgmajfault", "pgpgin", "pgscan_file", "pgscan_anon", "pgste
 
 def evaluate_configs(out: Path, configs: list[dict], mglru_policy: str | None = None,
                      sim_defaults: dict[str, str] | None = None, kswapd_wakeup: str = "model",
-                     start_layout: bool = True, cpu_placement: str = "model") -> list[dict]:
+                     start_layout: bool = True, cpu_placement: str = "model", cpu_cost: str = "model") -> list[dict]:
     """Re-simulate the stored boots of each configuration with the current model and compare.
     Configurations without a stored boot are left out. Without a memory.max (``memory``
     none) the whole-machine counters are graded too (``targets_for``). ``kswapd_wakeup``
@@ -99,7 +100,11 @@ def evaluate_configs(out: Path, configs: list[dict], mglru_policy: str | None = 
     lists and pageblocks (``machine.start_layout``, where its console has them; boots stored
     before validate passed it lack it in their configuration). ``cpu_placement`` "measured":
     each whole-machine boot's run puts the workload on the CPUs the guest's scheduler ran it
-    on (``machine.task_cpus`` from its ``@@swcpu`` record), kswapd on the other."""
+    on (``machine.task_cpus`` from its ``@@swcpu`` record), kswapd on the other. ``cpu_cost``
+    "measured": each whole-machine boot's run of a workload it fits (``cpu_cost_unfit``:
+    anonymous memory only) scales the model's reclaim CPU costs to that boot's relative
+    speeds of kswapd and the workload (:mod:`reclaimlab.kernel.cpu_cost`; ``reclaimlab
+    validate --cpu-cost measured``); the others keep the model's."""
     results = []
     with tempfile.TemporaryDirectory() as tmp:
         for c in configs:
@@ -137,15 +142,26 @@ def evaluate_configs(out: Path, configs: list[dict], mglru_policy: str | None = 
             whole_machine = p.memory_max is None
             t = time.time()
             walls = [b["metrics"]["wall_s"] for b in boots if b["metrics"].get("wall_s")]
-            runs = [(settings, statistics.fmean(walls) if walls else None)]
+            runs = [(settings, statistics.fmean(walls) if walls else None, None)]
             if start_layout and whole_machine and consoles and all(x is not None for x in per_console):
                 # Without a limit the machine's free lists at the start decide where the
                 # workload's allocations fall back, and they differ from boot to boot: each boot
                 # is simulated from its own (and at its own wall time), and the model's figure
                 # is the mean over them.
                 runs = [({**settings, **start_layout_settings(x, settings), **placement_settings(x, cpu_placement)},
-                         b["metrics"].get("wall_s")) for b, x in zip(boots, per_console)]
-            sims = [simulate(wl, st, Path(tmp), wall, wakeup_wall_ns=wakeup) for st, wall in runs]
+                         b["metrics"].get("wall_s"), x) for b, x in zip(boots, per_console)]
+            sims, factors = [], []
+            measured = cpu_cost == "measured" and whole_machine and cpu_cost_unfit(wl) is None
+            for st, wall, x in runs:
+                one = simulate(wl, st, Path(tmp), wall, wakeup_wall_ns=wakeup)
+                if measured:
+                    if x is None:
+                        raise KernelError(f"--cpu-cost measured: {spec} mglru={mglru}: a boot's console log is not "
+                                          "on this machine")
+                    one, _, fig = measured_cpu([x], st, one,
+                                               lambda s, wall=wall: simulate(wl, s, Path(tmp), wall, wakeup_wall_ns=wakeup))
+                    factors.append(fig)
+                sims.append(one)
             sim = sims[0]
             sim_vm = mean_vmstat([sim_vmstat(x) for x in sims])
             targets = targets_for(wl, whole_machine)
@@ -161,6 +177,9 @@ def evaluate_configs(out: Path, configs: list[dict], mglru_policy: str | None = 
                             "host_other_cpus": [b["metrics"].get("host.other_cpus") for b in boots],
                             "whole_machine": whole_machine, "thp_note": mark_not_comparable(rows, real, whole_machine, sim_vm),
                             "settings": settings, "rows": rows, "sim_runs": len(sims),
+                            "cpu_cost": "measured" if measured else "model",
+                            # Per boot: the guest's speeds, the model's at each factor tried (cpu_cost.measured).
+                            **({"cpu_cost_figures": factors} if factors else {}),
                             "kswapd_wakeup": kswapd_wakeup if wakeup is not None else "model",
                             "sim_metrics": {k: statistics.fmean(x["metrics"][k] for x in sims) for k in SIM_METRICS
                                             if all(k in x["metrics"] for x in sims)},

@@ -69,6 +69,8 @@ def test_the_guest_takes_and_reports_its_settings_and_memory_layout(kernel_tree,
     # Turning THP on makes khugepaged raise min_free_kbytes (set_recommended_min_free_kbytes)
     assert c.layouts["start"].min_free_kbytes > c.layouts["boot"].min_free_kbytes
     assert 0 < c.layouts["start"].used_kb() < 128 << 10
+    # The workload's own CPU time (@@wcpu): one worker, so no more than its phases' wall time.
+    assert 0 < c.workload_cpu_ns <= sum(ph.wall_ns for ph in c.phases) * 1.05
 
 
 def test_a_hung_guest_is_killed_and_reported_with_its_log(kernel_tree, tmp_path):

@@ -162,6 +162,12 @@ def add_parser(sub) -> None:
                         "(the CPUs the first boot's scheduler ran it on, traced with sched_switch: machine.task_cpus); "
                         "kswapd runs on the other CPU either way, as in the guest (docs/validation.md, \"Where the "
                         "workload and kswapd run\")")
+    v.add_argument("--cpu-cost", choices=("model", "measured"), default="model",
+                   help="the simulator's reclaim CPU costs: model (the cost.* of docs/model.md, default) or measured "
+                        "(cost.scan_ns, rmap_ns, unmap_ns, free_ns, walk_pte_ns and swap.zram.compress_ns scaled so "
+                        "that kswapd's CPU per page scanned, relative to the workload's own CPU outside direct "
+                        "reclaim, is the guest's: under TCG the two are not slowed alike; docs/validation.md, "
+                        "\"The guest's relative speeds\")")
     v.add_argument("--damon-cost", choices=("model", "measured"), default="model",
                    help="with --damon-reclaim, the time kdamond's actions charge to a time quota in the simulator: "
                         "model (the cost.* of docs/model.md, default) or measured (times kdamond's slowdown in the "
@@ -180,7 +186,7 @@ def _setup(a: argparse.Namespace):
                  damon_interface=a.damon_interface, cgroup_set=tuple(a.cgroup_set),
                  disk_write=getattr(a, "disk_write", "model"), disk_read=getattr(a, "disk_read", "model"),
                  kswapd_wakeup=getattr(a, "kswapd_wakeup", "model"), damon_cost=getattr(a, "damon_cost", "model"),
-                 cpu_placement=getattr(a, "cpu_placement", "model"))
+                 cpu_placement=getattr(a, "cpu_placement", "model"), cpu_cost=getattr(a, "cpu_cost", "model"))
 
 
 def guest_lines(c) -> list[str]:
@@ -320,6 +326,14 @@ def cmd_validate(a: argparse.Namespace) -> int:
                   f"{pg('window_pages_mean')} / {pg('window_pages_p50')} / {pg('window_pages_p90')} (the first "
                   f"caller's comm {pg('window_waker_pages_mean')}), model {pg('sim_window_pages_mean')} / "
                   f"{pg('sim_window_pages_p50')} / {pg('sim_window_pages_p90')}")
+    c = res.get("cpu_cost")
+    if c:
+        g, m = c["guest"], c["runs"][-1]
+        us = (lambda x: "n/a" if x is None else f"{x / 1e3:,.1f} us")
+        print(f"CPU (--cpu-cost measured): guest task {g['task_cpu_s']:.2f} s outside direct reclaim, kswapd "
+              f"{us(g.get('kswapd_ns_per_scan'))} per page scanned (wall); model task {m['task_cpu_s']:.3f} s, kswapd "
+              f"{us(m.get('kswapd_ns_per_scan'))} per page scanned (its clock); reclaim costs "
+              + ("kept (a side's kswapd scanned nothing)" if c["factor"] is None else f"x{c['factor']:.2f}"))
     for run in res.get("per_run", []) if len(res.get("per_run", [])) > 1 else []:
         print(f"{run['threads']} thread(s)")
         print(_rows_table(run["rows"]))

@@ -154,6 +154,9 @@ class Console:
     #: to _end): how many, their total and longest microseconds; None from a guest before
     #: it was traced.
     direct_reclaim: tuple[int, int, int] | None = None
+    #: The workload's own CPU time from its start to its exit, user and system, in ns
+    #: (``@@wcpu``); None from a guest before it was recorded (28 Nov 2026).
+    workload_cpu_ns: int | None = None
     #: khugepaged's ``full_scans`` and ``pages_collapsed`` at the workload's "start" and
     #: "end" (``@@khugepaged``; /sys/kernel/mm/transparent_hugepage/khugepaged).
     khugepaged: dict[str, dict[str, int]] = field(default_factory=dict)
@@ -503,6 +506,8 @@ def parse(text: str) -> Console:
                 c.kthread_ticks.setdefault(parts[0], {})[parts[1]] = int(parts[2])
             elif tag == "dreclaim" and len(parts) == 3:
                 c.direct_reclaim = (int(parts[0]), int(parts[1]), int(parts[2]))
+            elif tag == "wcpu" and len(parts) == 1:
+                c.workload_cpu_ns = int(parts[0])
             elif tag == "khugepaged" and len(parts) == 5:
                 c.khugepaged[parts[0]] = {parts[1]: int(parts[2]), parts[3]: int(parts[4])}
             elif tag == "kswapd_wake" and len(parts) in (2, 4, 5):

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from ..results import Store
-from . import LAB, KernelError, console, damon, damon_compare, store
+from . import LAB, KernelError, console, cpu_cost, damon, damon_compare, store
 from .ops import CGROUP
 from .console import Console
 from .run import GUEST_MB, Prepared, Setup, prepare, run
@@ -328,6 +328,10 @@ def compare_boots(setup: Setup, prep: Prepared, consoles: list[Console], out: Pa
                               "kdamond_ticks, from a guest before it was recorded) or the model's kdamond did no work")
         settings = {**settings, "sim.kdamond_slowdown": f"{slowdown:.4g}"}
         sim = simulate(prep.wl, settings, out, wall, write_wall_ns, read_wall_ns, wakeup)
+    cpu = None
+    if setup.cpu_cost == "measured":
+        sim, settings, cpu = cpu_cost.measured(
+            consoles, settings, sim, lambda s: simulate(prep.wl, s, out, wall, write_wall_ns, read_wall_ns, wakeup))
     sims = [sim]
     if prep.damon_reclaim is not None:
         # More seeds of kdamond's sampling (damon_compare.SIM_SEEDS); the counters' rows stay the first's.
@@ -377,4 +381,5 @@ def compare_boots(setup: Setup, prep: Prepared, consoles: list[Console], out: Pa
             "kswapd_wakeup": setup.kswapd_wakeup,
             **({"access_ns": round(sim["access_ns"], 1)} if sim.get("access_ns") else {}),
             **({"disk": disk} if disk else {}), **({"disk_reads": reads} if reads else {}),
+            **({"cpu_cost": cpu} if cpu else {}),
             **({"damon_reclaim": {"interface": prep.damon_interface, **damon_res}} if damon_res else {})}

@@ -103,6 +103,10 @@ class Setup:
     # "measured" (those charges times kdamond's measured slowdown in the guest,
     # sim.kdamond_slowdown: damon_compare.kdamond_slowdown; validate --damon-reclaim only).
     damon_cost: str = "model"
+    # The model's reclaim CPU costs: "model" (its cost.*) or "measured" (scaled so that
+    # kswapd's CPU per page scanned, relative to the task's own work, is the guest's:
+    # kernel.cpu_cost; validate only).
+    cpu_cost: str = "model"
 
     @property
     def limited(self) -> bool:
@@ -233,6 +237,33 @@ def workload_room(setup: Setup, memory_max: int | None) -> int:
 THP_GUEST_MIN_MB = 640
 
 
+def cpu_cost_unfit(wl: Workload) -> str | None:
+    """Why ``--cpu-cost measured`` cannot compare ``wl``'s task on both sides (None: it can).
+    It needs the same work outside reclaim in guest and model: one /wl task (a program's
+    tasks share a clock in the model), no sleeps (a schedule is not work), not the THP
+    scenario, and no file pages: under TCG the guest's reads are the task's CPU in the read
+    path (a seqloop boot's task is on its CPU 97 % of its wall time), where the model waits
+    for the disk (docs/validation.md, "The guest's relative speeds")."""
+    if wl.program is not None:
+        return "a real program"
+    if wl.sleep_us is not None:
+        return "a workload that sleeps"
+    if wl.thp is not None:
+        return f"workload {wl.thp['kind']}"
+    if wl.file_pages:
+        return "a workload with file pages (the guest's read path is the task's CPU, the model's a disk wait)"
+    return None
+
+
+def check_cpu_cost(setup: Setup, wl: Workload) -> None:
+    """A clear error for ``--cpu-cost`` where it does not apply (:func:`cpu_cost_unfit`)."""
+    if setup.cpu_cost not in ("model", "measured"):
+        raise KernelError(f"--cpu-cost must be model or measured, got {setup.cpu_cost!r}")
+    why = cpu_cost_unfit(wl) if setup.cpu_cost == "measured" else None
+    if why:
+        raise KernelError(f"--cpu-cost measured: not for {why}")
+
+
 def check_thp_workload(setup: Setup, wl: Workload) -> None:
     """A THP workload (thpscale, usemem) runs on the whole machine of a guest with THP."""
     if wl.thp is None:
@@ -338,6 +369,7 @@ def prepare(setup: Setup) -> Prepared:
         damon.check(dr, setup.guest_mb << 20)
     wl = workload.build(setup.workload, workload_room(setup, memory_max), setup.guest_mb << 20)
     check_thp_workload(setup, wl)
+    check_cpu_cost(setup, wl)
     zram = swap_size(setup, wl)
     check_anon_fits(setup, wl, memory_max, zram)
     limits = cgroup_limits(setup, wl, memory_max)

@@ -161,6 +161,7 @@ impl<P: ReclaimPolicy> Machine<P> {
                 }
                 continue;
             }
+            self.rec.off_cpu_ns += penalty * 1_000_000_000 / HZ;
             self.memstall(penalty * 1_000_000_000 / HZ);
             return Ok(());
         }

@@ -222,6 +222,7 @@ impl<P: ReclaimPolicy> Machine<P> {
             let ran = k.cpu_ns - cpu0;
             if mine {
                 self.now += ran;
+                self.rec.off_cpu_ns += ran;
             } else if let Some(free) = self.procs.cpu_free_at.get_mut(cpu as usize) {
                 *free = (*free).max(self.now) + ran;
             }

@@ -324,6 +324,7 @@ impl<P: ReclaimPolicy> Machine<P> {
             let pause = self.mm.balance_dirty_pages(memcg, self.current_task, self.now);
             self.now += pause.ns;
             self.rec.dirty_throttle_ns += pause.ns;
+            self.rec.off_cpu_ns += pause.ns;
             if !pause.again {
                 break;
             }
@@ -420,8 +421,13 @@ impl<P: ReclaimPolicy> Machine<P> {
             self.swap_in(slot);
             self.count_fault(a, Ev::Pgfault);
             self.count_fault(a, Ev::Pgmajfault);
-            let dev = if self.mm.swap.is_zram() { self.mm.cfg.zram_decompress_ns } else { self.mm.cfg.ssd_read_ns };
-            (cost.major_fault_ns + dev, true)
+            // zram decompresses on the faulting task's CPU; an SSD read is a wait.
+            if self.mm.swap.is_zram() {
+                (cost.major_fault_ns + self.mm.cfg.zram_decompress_ns, true)
+            } else {
+                self.rec.off_cpu_ns += self.mm.cfg.ssd_read_ns;
+                (cost.major_fault_ns + self.mm.cfg.ssd_read_ns, true)
+            }
         } else {
             self.count_fault(a, Ev::Pgfault);
             (cost.minor_fault_ns, false)
@@ -504,6 +510,7 @@ impl<P: ReclaimPolicy> AllocCtx for Machine<P> {
             self.rec.direct_reclaim_ns += ns;
         }
         let wait = self.procs.lock_wait(node, self.now, ns, self.mm.cfg.thp.lock_share);
+        self.rec.off_cpu_ns += wait;
         self.memstall(wait + ns);
     }
     fn catch_up(&mut self) -> Result<()> {
@@ -519,6 +526,7 @@ impl<P: ReclaimPolicy> AllocCtx for Machine<P> {
     fn reclaim_sleep_until(&mut self, t: u64) {
         let ns = t.saturating_sub(self.now);
         self.rec.direct_reclaim_ns += ns;
+        self.rec.off_cpu_ns += ns;
         self.memstall(ns);
     }
     fn oom(&mut self, order: u8) -> Error {

@@ -223,6 +223,7 @@ impl<P: ReclaimPolicy> Machine<P> {
         // read_pages' PSI stall if it restored workingset folios.
         let (now, cost) = (self.now, self.mm.cfg.cost.clone());
         let done = self.filemap.submit_read(now, cost.file_read_ns);
+        self.rec.off_cpu_ns += done - now;
         self.fault_done(memcg, cost.major_fault_ns + (done - now), true, restored, first)
     }
 
@@ -249,6 +250,7 @@ impl<P: ReclaimPolicy> Machine<P> {
         let done = self.filemap.window_done(l.file, l.index);
         if done > self.now {
             self.rec.io_wait_ns += done - self.now;
+            self.rec.off_cpu_ns += done - self.now;
             self.now = done;
         }
     }

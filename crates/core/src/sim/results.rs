@@ -12,7 +12,9 @@
 //!   counts it (direct and memcg reclaim, memory.high throttling, reading back folios
 //!   that were in the workingset).
 //! - `kswapd_cpu_s`, `direct_reclaim_s`, `memcg_reclaim_s`, `io_wait_s`, `io_write_s`,
-//!   `major_faults` (every access that waited for storage or swap, including read()
+//!   `task_cpu_s` (the task's time on its CPU, reclaim included: the runtime less its waits
+//!   for storage, its sleeps and kswapd's runs on its CPU; a zram swap-in's decompression is
+//!   CPU, as in the kernel; a trace's one task), `major_faults` (every access that waited for storage or swap, including read()
 //!   misses that the kernel does not count as faults), `refaults_per_s`,
 //!   `zram_pool_bytes`, `swap_used_bytes` (at the end of the run); `proactive_reclaim_s`
 //!   (the CPU time of the trace's `memory.reclaim` writes); `kswapd_dma_passes` (kswapd
@@ -104,6 +106,11 @@ pub struct Recorder {
     pub io_wait_ns: u64,
     /// Time writers slept in `balance_dirty_pages`.
     pub dirty_throttle_ns: u64,
+    /// The task's time off its CPU: waits for storage (a file read, an SSD swap-in),
+    /// sleeps (dirty and `memory.high` throttling, a reclaim retry's wait), lock waits,
+    /// and kswapd's runs on its CPU. `task_cpu_s` is the runtime less it and less
+    /// `reclaim_throttle`'s sleeps (`Mm::reclaim_throttle_ns`).
+    pub off_cpu_ns: u64,
     pub major_faults: u64,
     pub touched_pages: u64,
     mem_integral: u128,
@@ -130,6 +137,7 @@ impl Recorder {
             proactive_reclaim_ns: 0,
             io_wait_ns: 0,
             dirty_throttle_ns: 0,
+            off_cpu_ns: 0,
             major_faults: 0,
             touched_pages: 0,
             mem_integral: 0,
@@ -249,6 +257,7 @@ impl Recorder {
             ("io_wait_s", secs(self.io_wait_ns)),
             ("io_write_s", secs(mm.io_write_ns)),
             ("dirty_throttle_s", secs(self.dirty_throttle_ns)),
+            ("task_cpu_s", secs(now.saturating_sub(self.off_cpu_ns + mm.reclaim_throttle_ns))),
             // The task's sleeps in reclaim_throttle (part of memstall_s and of the direct,
             // memcg or proactive reclaim time).
             ("reclaim_throttle_s", secs(mm.reclaim_throttle_ns)),

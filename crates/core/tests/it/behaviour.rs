@@ -414,6 +414,28 @@ fn anon_thrash_uses_swap_and_counts_anon_refaults() {
     assert_eq!(vm(&owned, "pswpin"), vm(&owned, "workingset_refault_anon"), "every swap-in found a shadow");
 }
 
+/// A zram swap-in decompresses on the faulting task's CPU; an SSD swap-in waits for the
+/// device (`swap.ssd.read_ns`) off it: `task_cpu_s` is the runtime less those waits (and
+/// less `reclaim_throttle`'s sleeps), whichever reclaims.
+#[test]
+fn a_zram_swap_in_is_the_tasks_cpu_and_an_ssd_one_a_wait() {
+    let run = |device: &str| {
+        let cfg = config(&[("swap.device", device), ("machine.memory", "64M"), ("cgroup.a.memory.max", "16M")]);
+        let mut heap = region("heap", 20 * MIB, AccessKind::AnonMapped);
+        heap.cgroup = "a".into();
+        let p = program(vec![heap], vec![phase("loop", 3 * 20 * MIB as u64, &[(0, Pattern::Sequential, 1.0)])]);
+        (run_checked(&cfg, generate(p, 1).unwrap().as_mut(), 20_000), cfg.ssd_read_ns)
+    };
+    let off = |r: &reclaimlab_core::RunResult| metric(r, "runtime_s") - metric(r, "task_cpu_s") - metric(r, "reclaim_throttle_s");
+    let (zram, _) = run("zram");
+    assert!(vm(&zram, "pswpin") > 0);
+    assert!(off(&zram).abs() < 1e-9, "zram: {} s off the CPU", off(&zram));
+    let (ssd, read_ns) = run("ssd");
+    let waits = vm(&ssd, "pgmajfault") as f64 * read_ns as f64 / 1e9;
+    assert!(waits > 0.0);
+    assert!((off(&ssd) - waits).abs() < 1e-6 * waits, "ssd: {} s off the CPU, {waits} s of reads", off(&ssd));
+}
+
 /// memory.low (shrink_node_memcgs, A.4/A.6): global reclaim skips a cgroup below its
 /// low protection while others have reclaimable pages. A cgroup touching its set too
 /// rarely for the LRU to keep it loses it to a streaming neighbour — unless protected.

@@ -64,7 +64,10 @@
  * cgroup (values since the cgroups were made) and its memory.current (as NAME
  * "memory.current"), then "@@phase-end INDEX". After the last op,
  * when the workers have exited, per cgroup "@@cgevents CGROUP NAME VALUE" (memory.events)
- * and "@@cgpeak CGROUP BYTES" (memory.peak).
+ * and "@@cgpeak CGROUP BYTES" (memory.peak), and "@@wcpu NS": the CPU time the workers (or
+ * the program and its children) spent from the start to their exit, user and system
+ * (CLOCK_PROCESS_CPUTIME_ID, getrusage RUSAGE_CHILDREN), for a cost per unit of the
+ * task's work under TCG (validate --cpu-cost measured).
  * Errors: "@@error TEXT", exit 1.
  */
 #define _GNU_SOURCE
@@ -78,6 +81,7 @@
 #include <signal.h>
 #include <linux/futex.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -101,6 +105,7 @@ struct shared {
     uint64_t start_ns, schedule_ns; /* the SLEEP ops' schedule */
     uint64_t phase_t0;
     uint64_t sink;                  /* what the workers read, so that no read is optimised away */
+    uint64_t cpu_ns;                /* the workers' CPU time from their first turn to their exit */
     struct vm before;               /* /proc/vmstat at the last phase end */
 };
 static struct shared *sh;
@@ -429,7 +434,14 @@ static void report(void) {
 }
 
 /* After the workload: each cgroup's memory.events and memory.peak, then "@@done". */
+static uint64_t cpu_now_ns(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+    return (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec;
+}
+
 static int finish(void) {
+    printf("@@wcpu %llu\n", (unsigned long long)sh->cpu_ns);
     print_cgroup_file("cgevents", "memory.events");
     for (unsigned c = 0; c < ncg; c++) {
         unsigned long long peak;
@@ -468,6 +480,10 @@ static int run_program(char **argv) {
     int st;
     if (waitpid(pid, &st, 0) < 0) die("waitpid");
     stop_tickers();
+    struct rusage ru;
+    if (!getrusage(RUSAGE_CHILDREN, &ru))
+        sh->cpu_ns = ((uint64_t)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000000ull +
+                      (uint64_t)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec)) * 1000ull;
     if (WIFSIGNALED(st)) {
         printf("@@error program %s: killed by signal %d\n", argv[6], WTERMSIG(st));
         return 1;
@@ -530,7 +546,9 @@ int main(int argc, char **argv) {
                            .nr_ops = nr_ops, .merge = !merge_env || strcmp(merge_env, "0"),
                            .pfns = pfns_env && !strcmp(pfns_env, "1"), .rng = 42 + c};
         worker_map(&w, argv[2], writes);
+        uint64_t cpu0 = cpu_now_ns();
         while (wait_turn(c)) worker_run(&w);
+        __atomic_add_fetch(&sh->cpu_ns, cpu_now_ns() - cpu0, __ATOMIC_SEQ_CST);
         __atomic_add_fetch(&sh->sink, w.sink, __ATOMIC_SEQ_CST);
         fflush(stdout);
         _exit(0);
