@@ -202,7 +202,9 @@ SIM_METRICS = ("kswapd_dma_passes", "kswapd_empty_passes", "kswapd_cpu_s", "kswa
                "kswapd_wake_windows_stalled", "extfrag_claims", "extfrag_steals", "watermark_boosts",
                "pcp_refills", "pcp_refill_frames", "pcp_refills_stealing",
                "free_pages_end_unmovable", "free_pages_end_movable", "free_pages_end_reclaimable",
-               "pageblocks_end_unmovable", "pageblocks_end_movable", "pageblocks_end_reclaimable")
+               "pageblocks_end_unmovable", "pageblocks_end_movable", "pageblocks_end_reclaimable",
+               "kswapd_shrinking_passes", "kswapd_pass_reclaimed_mean", "kswapd_pass_reclaimed_p50",
+               "kswapd_pass_reclaimed_p90", "kswapd_pass_min_priority_mean")
 
 
 def boot_console(out: Path, boot: dict) -> console.Console | None:

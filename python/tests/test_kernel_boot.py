@@ -55,7 +55,7 @@ def test_the_guest_takes_and_reports_its_settings_and_memory_layout(kernel_tree,
     from reclaimlab.kernel.experiment import record
 
     setup = Setup(workload="seqloop:pages=4096,passes=1", memory="none", boots=1, read_ahead_kb=32,
-                  fault_around_bytes=8192, thp="madvise")
+                  fault_around_bytes=8192, thp="madvise", mglru="on")
     _prepare(setup)
     _, (c,) = record(setup, tmp_path, progress=False)
     assert (c.read_ahead_kb, c.fault_around_bytes, c.thp_mode, c.memory_max) == (32, 8192, "madvise", "max")
@@ -71,6 +71,10 @@ def test_the_guest_takes_and_reports_its_settings_and_memory_layout(kernel_tree,
     assert 0 < c.layouts["start"].used_kb() < 128 << 10
     # The workload's own CPU time (@@wcpu): one worker, so no more than its phases' wall time.
     assert 0 < c.workload_cpu_ns <= sum(ph.wall_ns for ph in c.phases) * 1.05
+    # MGLRU's generations at each phase end (@@mglru_gen): the workload's memcg starts at
+    # max_seq 3 (MIN_NR_GENS + 1) and has pages in them.
+    assert c.lru_gen == "0x0007" and c.lru_gen_max_seq("/wl") >= 3
+    assert sum(g[5] for g in c.phases[-1].mglru_gens if g[0] == "/wl") > 0
 
 
 def test_a_hung_guest_is_killed_and_reported_with_its_log(kernel_tree, tmp_path):

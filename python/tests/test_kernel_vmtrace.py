@@ -197,3 +197,21 @@ def test_the_guest_counts_sorted_folios_boosted_wakes_and_fallbacks_per_pass(tmp
     assert (p["t_us"], p["zid"], p["wakes"], p["wake_min_zid"]) == (150, 0, 1, 0)
     assert (p["sorted"], p["taken"], p["gfp0_wakes"], p["extfrag_low"]) == (4096, 0, 1, 1)
     assert c.extfrag == {("DMA", 1, 0, 5, 0, "wl"): 1, ("DMA32", 1, 2, 0, 0, "wl"): 1}
+
+
+def test_kswapd_passes_and_lru_gen_summaries():
+    # Three passes that shrank (640, 1920, 64 pages; priorities 6, 4, 5), one that found the
+    # node balanced; MGLRU's generations at two phase ends, the last one's max_seq counts.
+    c = console.parse("@@vmpass 10 3 0 1 -1 10 640 640 0 640 0 0 0 6 0 0\n"
+                      "@@vmpass 20 3 0 1 -1 30 1920 1920 0 1920 0 0 0 4 0 0\n"
+                      "@@vmpass 30 3 0 1 -1 0 0 0 0 0 0 0 0 99 0 0\n"
+                      "@@vmpass 40 3 0 1 -1 1 64 64 0 64 0 0 0 5 0 0\n"
+                      "@@phase 0 1000\n@@mglru_gen /wl 0 4 100 10 0\n@@mglru_gen /wl 0 7 5 20 0\n@@phase-end 0\n"
+                      "@@phase 1 1000\n@@mglru_gen / 0 12 9 1 2\n@@mglru_gen /wl 0 9 30 10 0\n"
+                      "@@mglru_gen /wl 0 11 5 20 0\n@@phase-end 1\n")
+    p = c.kswapd_passes()
+    assert p == {"passes": 3, "empty": 1, "reclaimed_mean": (640 + 1920 + 64) / 3, "reclaimed_p50": 640,
+                 "reclaimed_p90": 1920, "min_priority_mean": 5}
+    assert c.phases[1].mglru_gens[1] == ("/wl", 0, 9, 30, 10, 0)
+    assert c.lru_gen_max_seq("/wl") == 11 and c.lru_gen_max_seq("/") == 12 and c.lru_gen_max_seq("/x") is None
+    assert console.parse("@@lru_gen 0x0000\n").kswapd_passes() is None

@@ -334,6 +334,18 @@ def cmd_validate(a: argparse.Namespace) -> int:
               f"{us(g.get('kswapd_ns_per_scan'))} per page scanned (wall); model task {m['task_cpu_s']:.3f} s, kswapd "
               f"{us(m.get('kswapd_ns_per_scan'))} per page scanned (its clock); reclaim costs "
               + ("kept (a side's kswapd scanned nothing)" if c["factor"] is None else f"x{c['factor']:.2f}"))
+    kp = res.get("kswapd_passes")
+    if kp:
+        k, m = kp["kernel"], kp["model"]
+        fig = (lambda d, key, f="{:,.0f}": f.format(d[key]) if key in d else "n/a")
+        for side, d in (("kernel", k), ("model", m)):
+            print(f"kswapd passes (--vmscan-trace), {side}: {fig(d, 'passes')} that shrank ({fig(d, 'empty')} found the "
+                  f"node balanced), pages reclaimed a pass mean / p50 / p90 {fig(d, 'reclaimed_mean')} / "
+                  f"{fig(d, 'reclaimed_p50')} / {fig(d, 'reclaimed_p90')}, lowest priority "
+                  f"{fig(d, 'min_priority_mean', '{:.2f}')} (mean)")
+        if "lru_gen_max_seq" in kp:
+            g = kp["lru_gen_max_seq"]
+            print(f"MGLRU max_seq of the workload's memcg at the end: kernel {g['kernel']:.1f}, model {g['model']:.0f}")
     for run in res.get("per_run", []) if len(res.get("per_run", [])) > 1 else []:
         print(f"{run['threads']} thread(s)")
         print(_rows_table(run["rows"]))

@@ -27,6 +27,9 @@ class Phase:
     memstat: dict[int, dict[str, int]] = field(default_factory=dict)
     #: Tracepoint counts (guest/thp.c ``@@trace``): ``"EVENT ORDER RET"`` -> count.
     trace: dict[str, int] = field(default_factory=dict)
+    #: MGLRU's generations at the phase's end (``@@mglru_gen``, /sys/kernel/debug/lru_gen):
+    #: ``(memcg path, node, seq, age ms, anon pages, file pages)`` per generation.
+    mglru_gens: list[tuple[str, int, int, int, int, int]] = field(default_factory=list)
 
 
 @dataclass
@@ -370,6 +373,26 @@ class Console:
         d = [y - x for x, y in zip(a, b)]
         return sum(d) - d[3] - d[4]
 
+    def kswapd_passes(self) -> dict[str, float] | None:
+        """kswapd's passes (``@@vmpass``, ``--vmscan-trace``): how many shrank and how many
+        found the node balanced at once (``empty``); per pass that shrank, the pages reclaimed
+        (mean, median, 90th percentile) and the lowest priority it reached (mean). The model
+        reports the same (``kswapd_pass_*``). None without a traced pass."""
+        shrank = [p for p in self.vmscan_passes if p["min_priority"] != 99]
+        if not shrank:
+            return None
+        got = sorted(p["reclaimed"] for p in shrank)
+        at = (lambda f: float(got[round((len(got) - 1) * f)]))
+        return {"passes": float(len(shrank)), "empty": float(len(self.vmscan_passes) - len(shrank)),
+                "reclaimed_mean": sum(got) / len(got), "reclaimed_p50": at(0.5), "reclaimed_p90": at(0.9),
+                "min_priority_mean": sum(p["min_priority"] for p in shrank) / len(shrank)}
+
+    def lru_gen_max_seq(self, memcg: str) -> int | None:
+        """MGLRU's ``max_seq`` of ``memcg`` (its path, "/wl") on node 0 at the last phase's end
+        (``@@mglru_gen``): 3 plus how often the kernel aged it. None without the record."""
+        seqs = [g[2] for g in (self.phases[-1].mglru_gens if self.phases else []) if g[0] == memcg and g[1] == 0]
+        return max(seqs) if seqs else None
+
     def vmstat(self) -> dict[str, int]:
         """Counter deltas summed over every phase."""
         out: dict[str, int] = {}
@@ -602,6 +625,8 @@ def parse(text: str) -> Console:
                 cur.vmstat[parts[0]] = int(parts[1])
             elif tag == "trace" and len(parts) == 4 and cur is not None:
                 cur.trace[" ".join(parts[:3])] = int(parts[3])
+            elif tag == "mglru_gen" and len(parts) == 6 and cur is not None:
+                cur.mglru_gens.append((parts[0], *map(int, parts[1:])))
             elif tag == "zram" and len(parts) == 2 and cur is not None:
                 cur.zram = (int(parts[0]), int(parts[1]))
             elif tag == "phase-end" and cur is not None:

@@ -296,6 +296,26 @@ def wakeup_for(setup: Setup, consoles: list[Console]) -> float | list[float] | N
     return wakeup_of(mode, wakes)
 
 
+def kswapd_passes(consoles: list[Console], sim: dict[str, Any]) -> dict[str, Any] | None:
+    """kswapd's passes beside the model's (boots traced with ``--vmscan-trace``): the
+    boots' :meth:`Console.kswapd_passes` figures averaged, the model's ``kswapd_pass_*``
+    metrics; and under MGLRU the workload memcg's ``max_seq`` at the end (how often each
+    side aged it). None if no boot traced a pass."""
+    got = [p for p in (c.kswapd_passes() for c in consoles) if p is not None]
+    if not got:
+        return None
+    m = sim["metrics"]
+    model = {k: m[f"kswapd_pass_{k}"] for k in ("reclaimed_mean", "reclaimed_p50", "reclaimed_p90",
+                                                 "min_priority_mean") if f"kswapd_pass_{k}" in m}
+    model |= {"passes": m.get("kswapd_shrinking_passes", 0.0), "empty": m.get("kswapd_empty_passes", 0.0)}
+    out: dict[str, Any] = {"kernel": {k: statistics.fmean(p[k] for p in got) for k in got[0]}, "model": model,
+                           "boots": len(got)}
+    seqs = [s for s in (c.lru_gen_max_seq("/" + CGROUP) for c in consoles) if s is not None]
+    if seqs and f"memcg.{CGROUP}.lru_gen.max_seq" in m:
+        out["lru_gen_max_seq"] = {"kernel": statistics.fmean(seqs), "model": m[f"memcg.{CGROUP}.lru_gen.max_seq"]}
+    return out
+
+
 def compare_boots(setup: Setup, prep: Prepared, consoles: list[Console], out: Path,
                   base_consoles: list[Console] | None = None) -> dict[str, Any]:
     """The simulator on ``prep``'s workload with the guest's parameters, compared with the
@@ -382,4 +402,5 @@ def compare_boots(setup: Setup, prep: Prepared, consoles: list[Console], out: Pa
             **({"access_ns": round(sim["access_ns"], 1)} if sim.get("access_ns") else {}),
             **({"disk": disk} if disk else {}), **({"disk_reads": reads} if reads else {}),
             **({"cpu_cost": cpu} if cpu else {}),
+            **({"kswapd_passes": passes} if (passes := kswapd_passes(consoles, sim)) else {}),
             **({"damon_reclaim": {"interface": prep.damon_interface, **damon_res}} if damon_res else {})}

@@ -21,6 +21,9 @@
 //!   passes for ZONE_DMA alone, `rmqueue`'s wake-up for a boosted DMA; only when some ran),
 //!   `kswapd_empty_passes` (passes that found the node balanced before any shrink: the
 //!   guest's `@@vmpass` lines with lowest priority 99; only when some ran);
+//!   `kswapd_shrinking_passes`, and per such pass `kswapd_pass_reclaimed_{mean,p50,p90}` and
+//!   `kswapd_pass_min_priority_mean` (pages reclaimed, the lowest priority it shrank at: the
+//!   guest's `@@vmpass` RECLAIMED and MIN_PRIORITY; only when some ran),
 //!   `kswapd_wake_windows` and `kswapd_wake_window_pages_{mean,p50,p90,max}` (per pass a
 //!   wake-up started, the pages every task allocated, `pgalloc_*`, between the wake-up and
 //!   kswapd's first step: the guest's `@@kswapd_wake` PAGES; only when kswapd was woken),
@@ -297,6 +300,18 @@ impl Recorder {
         let empty_passes: u64 = kswapd.iter().map(|k| k.empty_passes).sum();
         if empty_passes > 0 {
             metrics.push(("kswapd_empty_passes".to_string(), empty_passes as f64));
+        }
+        let mut reclaimed: Vec<u64> = kswapd.iter().flat_map(|k| k.pass_reclaimed.iter().map(|&r| u64::from(r))).collect();
+        if !reclaimed.is_empty() {
+            reclaimed.sort_unstable();
+            let q = |f: f64| reclaimed[((reclaimed.len() - 1) as f64 * f).round() as usize] as f64;
+            let n = reclaimed.len() as f64;
+            metrics.push(("kswapd_shrinking_passes".to_string(), n));
+            metrics.push(("kswapd_pass_reclaimed_mean".to_string(), reclaimed.iter().sum::<u64>() as f64 / n));
+            metrics.push(("kswapd_pass_reclaimed_p50".to_string(), q(0.5)));
+            metrics.push(("kswapd_pass_reclaimed_p90".to_string(), q(0.9)));
+            let prio: i64 = kswapd.iter().flat_map(|k| k.pass_min_priority.iter()).map(|&p| i64::from(p)).sum();
+            metrics.push(("kswapd_pass_min_priority_mean".to_string(), prio as f64 / n));
         }
         let mut window: Vec<u64> = kswapd.iter().flat_map(|k| k.wake_window_pages.iter().copied()).collect();
         if !window.is_empty() {

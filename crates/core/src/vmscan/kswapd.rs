@@ -108,6 +108,12 @@ pub struct Kswapd {
     pub empty_passes: u64,
     /// Whether the current pass has called `kswapd_shrink_node`.
     shrunk: bool,
+    /// Per pass that shrank: the pages it reclaimed (`sc.nr_reclaimed` at its end) and the
+    /// lowest priority it reached, what the guest's `@@vmpass` RECLAIMED and MIN_PRIORITY say.
+    pub pass_reclaimed: Vec<u32>,
+    pub pass_min_priority: Vec<i8>,
+    /// The lowest priority the current pass has shrunk at.
+    min_priority: i32,
     /// When its last `balance_pgdat` step ended (`kswapd_shrink_node` done: tasks waiting on
     /// `pfmemalloc_wait` are woken then).
     step_end: u64,
@@ -153,6 +159,9 @@ impl Kswapd {
             step_end: 0,
             dma_passes: 0,
             empty_passes: 0,
+            pass_reclaimed: Vec::new(),
+            pass_min_priority: Vec::new(),
+            min_priority: DEF_PRIORITY,
             shrunk: false,
             rng: reclaimlab_trace::Rng::new(seed ^ 0x6B73_7761_7064_0000 ^ u64::from(node)),
             pending_wake: None,
@@ -254,6 +263,7 @@ impl Kswapd {
         if !no_cache_trim_mode {
             mm.vmstat.count(Ev::Pageoutrun, 1);
             self.shrunk = false;
+            self.min_priority = DEF_PRIORITY;
             self.dma_passes += u64::from(self.highest_zoneidx == crate::mm::page_alloc::ZoneType::Dma as u8);
             // set_reclaim_active(pgdat, highest_zoneidx): the CPUs keep fewer free pages
             // on those zones' lists (pcp.rs).
@@ -294,6 +304,9 @@ impl Kswapd {
         self.sc.preempt_at_ns = cost_before + until.saturating_sub(self.clock_ns);
         self.shrunk = true;
         shrink_node(mm, p, node, &mut self.sc);
+        // After the shrink: MGLRU's set_initial_priority sets sc->priority inside it, and
+        // its evictions trace that one.
+        self.min_priority = self.min_priority.min(self.sc.priority);
         // reclaim_throttle's sleep is on kswapd's clock, not its CPU.
         let slept = std::mem::take(&mut self.sc.throttle_ns);
         let spent = (self.sc.cost_ns - cost_before).max(MIN_STEP_NS);
@@ -371,6 +384,10 @@ impl Kswapd {
     /// naps if balanced or hopeless, else goes around again.
     fn finish_pass(&mut self, mm: &mut Mm) {
         self.empty_passes += u64::from(!self.shrunk);
+        if self.shrunk {
+            self.pass_reclaimed.push(u32::try_from(self.sc.nr_reclaimed).unwrap_or(u32::MAX));
+            self.pass_min_priority.push(self.min_priority as i8);
+        }
         if !self.zone_boosts.is_empty() {
             // out: "account for the reclaim done in this pass", then "as there is now
             // likely space, wakeup kcompactd to defragment pageblocks".

@@ -225,6 +225,30 @@ fn a_late_kswapd_leaves_reclaim_to_the_allocator() {
     assert!(empty(&late) < vm(&late, "pageoutrun"), "late: {} empty of {}", empty(&late), vm(&late, "pageoutrun"));
 }
 
+/// `kswapd_shrinking_passes` and `kswapd_pass_*` (the guest's `@@vmpass` per pass): every
+/// PAGEOUTRUN pass either shrank or found the node balanced, the passes' pages reclaimed add
+/// up to `pgsteal_kswapd`. Woken at once kswapd carries the loop and some of its passes
+/// take a second iteration (p90 116 pages, its `nr_to_reclaim` 56 twice and more); woken
+/// 20 ms late it leaves the loop to direct reclaim and every pass is one (p90 = p50 = 56).
+#[test]
+fn kswapd_pass_figures_add_up_to_its_counters() {
+    let (at_once, late) = kswapd_at_once_and_late();
+    let got = |r: &reclaimlab_core::RunResult, k: &str| r.metrics.iter().find(|(n, _)| n == k).map_or(0.0, |m| m.1);
+    for (name, r) in [("at once", &at_once), ("late", &late)] {
+        let n = got(r, "kswapd_shrinking_passes");
+        let (mean, p50, p90) = (got(r, "kswapd_pass_reclaimed_mean"), got(r, "kswapd_pass_reclaimed_p50"), got(r, "kswapd_pass_reclaimed_p90"));
+        let prio = got(r, "kswapd_pass_min_priority_mean");
+        eprintln!("{name}: {n} passes shrank, reclaimed mean {mean:.1} p50 {p50} p90 {p90}, lowest priority {prio:.2}");
+        assert!(n >= 1.0);
+        assert_eq!(n as u64 + got(r, "kswapd_empty_passes") as u64, vm(r, "pageoutrun"), "{name}");
+        assert_eq!((mean * n).round() as u64, vm(r, "pgsteal_kswapd"), "{name}");
+        assert!(p50 <= p90 && p50 > 0.0, "{name}");
+        assert!((1.0..=12.0).contains(&prio), "{name}: {prio}");
+    }
+    assert!(got(&at_once, "kswapd_pass_reclaimed_p90") > got(&late, "kswapd_pass_reclaimed_p90"));
+    assert_eq!(got(&late, "kswapd_pass_reclaimed_p90"), got(&late, "kswapd_pass_reclaimed_p50"));
+}
+
 /// `kswapd_wake_window_pages_*`: the pages allocated between a wake-up and kswapd's first
 /// step (the guest's `@@kswapd_wake` PAGES). Woken at once, a window holds at most the
 /// allocation that woke it and the refill it was part of; 20 ms late, the loop's reads meanwhile.

@@ -163,6 +163,27 @@ static int read_cgroup_value(unsigned c, const char *file, unsigned long long *v
     return ok;
 }
 
+/* MGLRU's generations at a phase end, one "@@mglru_gen MEMCG_PATH NODE SEQ AGE_MS ANON FILE"
+ * line per generation of /sys/kernel/debug/lru_gen ("memcg ID PATH", " node N", then
+ * "  SEQ AGE_MS ANON FILE" lines; mm/vmscan.c lru_gen_seq_show): how often the kernel aged
+ * (max_seq) and what each generation holds, beside the model's lru_gen.* metrics. Nothing
+ * when MGLRU is off or debugfs is not mounted. */
+static void print_lru_gens(void) {
+    FILE *f = fopen("/sys/kernel/debug/lru_gen", "r");
+    if (!f) return;
+    char line[256], path[200] = "?";
+    int node = -1;
+    while (fgets(line, sizeof line, f)) {
+        unsigned long long seq, age, anon, file;
+        int id;
+        if (sscanf(line, " memcg %d %199s", &id, path) == 2) continue;
+        if (sscanf(line, " node %d", &node) == 1) continue;
+        if (sscanf(line, " %llu %llu %llu %llu", &seq, &age, &anon, &file) == 4)
+            printf("@@mglru_gen %s %d %llu %llu %llu %llu\n", path, node, seq, age, anon, file);
+    }
+    fclose(f);
+}
+
 static void phase_end(unsigned idx) {
     struct vm *before = &sh->before;
     read_vmstat(&after);
@@ -179,6 +200,7 @@ static void phase_end(unsigned idx) {
         fclose(z);
     }
     print_cgroup_file("memstat", "memory.stat");
+    print_lru_gens();
     for (unsigned c = 0; c < ncg; c++) {
         unsigned long long cur;
         if (cgdir[c][0] && read_cgroup_value(c, "memory.current", &cur)) printf("@@memstat %u memory.current %llu\n", c, cur);
