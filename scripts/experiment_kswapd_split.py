@@ -10,8 +10,8 @@ per boot the data disk's busy time per read request (/sys/block/vda/stat) and ks
 time (/proc/PID/stat), and simulates each configuration three times from the same boots:
 with the model's costs; with the measured read cost on the simulated clock (``validate
 --disk-read measured``: busy time per read / time dilation as ``cost.file_read_ns``); and
-with that and the model's reclaim CPU costs (``cost.scan_ns``, ``rmap_ns``, ``unmap_ns``,
-``free_ns``, ``walk_pte_ns``) scaled by one factor so that kswapd's CPU per page scanned,
+with that and the model's reclaim CPU costs (``cpu_cost.RECLAIM_COSTS``: ``cost.scan_ns``,
+``rmap_ns``, ``unmap_ns``, ``free_ns``, ``walk_pte_ns``, zram's compression) scaled by one factor so that kswapd's CPU per page scanned,
 on the guest's clock, is the guest's; with the guest's kswapd wake-up latency (traced from
 ``mm_vmscan_wakeup_kswapd`` to ``mm_vmscan_kswapd_wake``, its mean over the dilation as
 ``cost.kswapd_wakeup_ns``: ``validate --kswapd-wakeup measured``) alone; and with all three.
@@ -37,7 +37,7 @@ from validate_shipped import GUEST_MB, SHIPPED, WHOLE_MACHINE_PAGES  # noqa: E40
 
 import tempfile  # noqa: E402
 
-from reclaimlab.kernel import console  # noqa: E402
+from reclaimlab.kernel import console, cpu_cost  # noqa: E402
 from reclaimlab.kernel.experiment import disk_reads, validate  # noqa: E402
 from reclaimlab.kernel.run import Setup, prepare  # noqa: E402
 from reclaimlab.kernel.validate import compare, guest_wall_s, sim_settings, simulate, targets_for, with_derived  # noqa: E402
@@ -54,17 +54,6 @@ def setup_of(spec: str, mglru: str, boots: int) -> Setup:
     return Setup(workload=spec, mglru=mglru, memory="none", guest_mb=GUEST_MB, boots=boots, **SHIPPED)
 
 
-#: The model's reclaim CPU costs, scaled together in the third variant.
-RECLAIM_COSTS = ("cost.scan_ns", "cost.rmap_ns", "cost.unmap_ns", "cost.free_ns", "cost.walk_pte_ns")
-
-
-def kswapd_wall_ns_per_scan(sim: dict) -> float | None:
-    """The model's kswapd CPU per page it scanned, on the guest's clock (times the dilation)."""
-    scanned = sim["vmstat"].get("pgscan_kswapd", 0)
-    dilation = float(sim["config"].get("sim.time_dilation", 1))
-    return sim["metrics"].get("kswapd_cpu_s", 0.0) * 1e9 * dilation / scanned if scanned else None
-
-
 def variants(setup: Setup, logs: list[str]) -> dict:
     """The boots against three simulations: the model's costs; the guest disk's measured busy
     time per read as cost.file_read_ns (``--disk-read measured``); that and the reclaim CPU
@@ -76,7 +65,7 @@ def variants(setup: Setup, logs: list[str]) -> dict:
     wall = guest_wall_s(consoles)
     reads = disk_reads(consoles) or {}
     scanned = sum(c.vmstat().get("pgscan_kswapd", 0) for c in consoles) / len(consoles)
-    guest_scan = reads["kswapd_ticks"] * 1e7 / scanned if reads.get("kswapd_ticks") is not None and scanned else None
+    guest_scan = cpu_cost.guest_kswapd_wall_ns_per_scan(reads.get("kswapd_ticks"), scanned)
     real = [with_derived(c.vmstat()) for c in consoles]
     targets = targets_for(prep.wl, True)
     out = {"boots": len(consoles), "guest_wall_s": wall, "guest": {**reads, "kswapd_wall_ns_per_scan": guest_scan}}
@@ -86,8 +75,8 @@ def variants(setup: Setup, logs: list[str]) -> dict:
             out[name] = {"rows": compare(real, with_derived(sim["vmstat"]), targets),
                          "file_read_ns": int(sim["config"]["cost.file_read_ns"]),
                          "time_dilation": float(sim["config"].get("sim.time_dilation", 1)),
-                         "kswapd_wall_ns_per_scan": kswapd_wall_ns_per_scan(sim),
-                         "costs": {k: sim["config"][k] for k in RECLAIM_COSTS}}
+                         "kswapd_wall_ns_per_scan": cpu_cost.model_kswapd_wall_ns_per_scan(sim),
+                         "costs": {k: sim["config"][k] for k in cpu_cost.RECLAIM_COSTS if k in sim["config"]}}
             return out[name]
 
         run("model", dict(base), None)
@@ -97,7 +86,7 @@ def variants(setup: Setup, logs: list[str]) -> dict:
             m = run("measured_read", dict(base), read_ns)
             if guest_scan and m["kswapd_wall_ns_per_scan"]:
                 k = guest_scan / m["kswapd_wall_ns_per_scan"]
-                scaled = {key: str(max(1, round(float(m["costs"][key]) * k))) for key in RECLAIM_COSTS}
+                scaled = cpu_cost.scaled(m["costs"], k)
                 run("measured_read_cpu", {**base, **scaled}, read_ns)
                 out["cpu_scale"] = k
         if wake_ns:

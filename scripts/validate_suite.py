@@ -150,7 +150,7 @@ def evaluate_configs(out: Path, configs: list[dict], mglru_policy: str | None = 
                 # is the mean over them.
                 runs = [({**settings, **start_layout_settings(x, settings), **placement_settings(x, cpu_placement)},
                          b["metrics"].get("wall_s"), x) for b, x in zip(boots, per_console)]
-            sims, factors = [], []
+            sims, figures = [], []
             measured = cpu_cost == "measured" and whole_machine and cpu_cost_unfit(wl) is None
             for st, wall, x in runs:
                 one = simulate(wl, st, Path(tmp), wall, wakeup_wall_ns=wakeup)
@@ -160,7 +160,7 @@ def evaluate_configs(out: Path, configs: list[dict], mglru_policy: str | None = 
                                           "on this machine")
                     one, _, fig = measured_cpu([x], st, one,
                                                lambda s, wall=wall: simulate(wl, s, Path(tmp), wall, wakeup_wall_ns=wakeup))
-                    factors.append(fig)
+                    figures.append(fig)
                 sims.append(one)
             sim = sims[0]
             sim_vm = mean_vmstat([sim_vmstat(x) for x in sims])
@@ -179,7 +179,7 @@ def evaluate_configs(out: Path, configs: list[dict], mglru_policy: str | None = 
                             "settings": settings, "rows": rows, "sim_runs": len(sims),
                             "cpu_cost": "measured" if measured else "model",
                             # Per boot: the guest's speeds, the model's at each factor tried (cpu_cost.measured).
-                            **({"cpu_cost_figures": factors} if factors else {}),
+                            **({"cpu_cost_figures": figures} if figures else {}),
                             "kswapd_wakeup": kswapd_wakeup if wakeup is not None else "model",
                             "sim_metrics": {k: statistics.fmean(x["metrics"][k] for x in sims) for k in SIM_METRICS
                                             if all(k in x["metrics"] for x in sims)},

@@ -56,9 +56,22 @@ def guest_speeds(consoles: list[Console]) -> dict[str, float]:
     scanned = mean(c.vmstat().get("pgscan_kswapd", 0) for c in consoles)
     out = {"task_cpu_s": task, "kswapd_ticks": mean(ticks), "pgscan_kswapd": scanned,
            "direct_reclaim_s": mean(c.direct_reclaim[1] / 1e6 for c in consoles)}
-    if scanned:
-        out["kswapd_ns_per_scan"] = mean(ticks) * TICK_NS / scanned
-    return out
+    per_scan = guest_kswapd_wall_ns_per_scan(out["kswapd_ticks"], scanned)
+    return out | ({"kswapd_ns_per_scan": per_scan} if per_scan else {})
+
+
+def guest_kswapd_wall_ns_per_scan(kswapd_ticks: float | None, scanned: float) -> float | None:
+    """The guest kswapd's CPU per page it scanned (wall ns): its ticks (USER_HZ) over
+    ``pgscan_kswapd``; None without either."""
+    return kswapd_ticks * TICK_NS / scanned if kswapd_ticks is not None and scanned else None
+
+
+def model_kswapd_wall_ns_per_scan(sim: dict[str, Any]) -> float | None:
+    """The model kswapd's CPU per page it scanned on the guest's wall clock (its CPU
+    times the run's time dilation); None if it scanned nothing."""
+    scanned = sim["vmstat"].get("pgscan_kswapd", 0)
+    dilation = float(sim["config"].get("sim.time_dilation", 1))
+    return sim["metrics"].get("kswapd_cpu_s", 0.0) * 1e9 * dilation / scanned if scanned else None
 
 
 def model_speeds(sim: dict[str, Any]) -> dict[str, float]:

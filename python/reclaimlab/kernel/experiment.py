@@ -375,14 +375,11 @@ def compare_boots(setup: Setup, prep: Prepared, consoles: list[Console], out: Pa
     rows = compare(real, sim_vmstat(sim), targets_for(prep.wl, whole_machine))
     thp_note = mark_not_comparable(rows, real, whole_machine, sim["vmstat"])
     if reads is not None:
-        # kswapd's CPU per page it scanned, both on the guest's wall clock (USER_HZ 100; the
-        # model's CPU time times the dilation).
+        # kswapd's CPU per page it scanned, both on the guest's wall clock.
         scanned = statistics.fmean(r.get("pgscan_kswapd", 0) for r in real)
-        if reads.get("kswapd_ticks") is not None and scanned:
-            reads["kswapd_wall_ns_per_scan"] = reads["kswapd_ticks"] * 1e7 / scanned
-        if sim["vmstat"].get("pgscan_kswapd"):
-            reads["sim_kswapd_wall_ns_per_scan"] = (reads["sim_kswapd_cpu_s"] * 1e9 * reads["time_dilation"]
-                                                    / sim["vmstat"]["pgscan_kswapd"])
+        per_scan = {"kswapd_wall_ns_per_scan": cpu_cost.guest_kswapd_wall_ns_per_scan(reads.get("kswapd_ticks"), scanned),
+                    "sim_kswapd_wall_ns_per_scan": cpu_cost.model_kswapd_wall_ns_per_scan(sim)}
+        reads |= {k: v for k, v in per_scan.items() if v is not None}
     key = key_of(setup, prep)
     with Store(out) as s:
         from ..results import run_key

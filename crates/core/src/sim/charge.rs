@@ -161,8 +161,9 @@ impl<P: ReclaimPolicy> Machine<P> {
                 }
                 continue;
             }
-            self.rec.off_cpu_ns += penalty * 1_000_000_000 / HZ;
-            self.memstall(penalty * 1_000_000_000 / HZ);
+            let sleep_ns = penalty * 1_000_000_000 / HZ;
+            self.rec.off_cpu_ns += sleep_ns;
+            self.memstall(sleep_ns);
             return Ok(());
         }
     }

@@ -422,12 +422,13 @@ impl<P: ReclaimPolicy> Machine<P> {
             self.count_fault(a, Ev::Pgfault);
             self.count_fault(a, Ev::Pgmajfault);
             // zram decompresses on the faulting task's CPU; an SSD read is a wait.
-            if self.mm.swap.is_zram() {
-                (cost.major_fault_ns + self.mm.cfg.zram_decompress_ns, true)
+            let dev = if self.mm.swap.is_zram() {
+                self.mm.cfg.zram_decompress_ns
             } else {
                 self.rec.off_cpu_ns += self.mm.cfg.ssd_read_ns;
-                (cost.major_fault_ns + self.mm.cfg.ssd_read_ns, true)
-            }
+                self.mm.cfg.ssd_read_ns
+            };
+            (cost.major_fault_ns + dev, true)
         } else {
             self.count_fault(a, Ev::Pgfault);
             (cost.minor_fault_ns, false)
