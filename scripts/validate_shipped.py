@@ -190,6 +190,11 @@ def render(results: list[dict], missing: list[str]) -> str:
              "Error: (simulated − kernel mean) / kernel mean. Target: file ±10 %, anon ±25 %, and without a "
              "memory.max the whole-machine counters ±25 % (`allocstall` is the sum over the zones). "
              + wakeup_note(r.get("kswapd_wakeup") for r in results)
+             + (" Whole-machine anonymous rows: the model's reclaim CPU costs scaled per boot to that boot's speed of "
+                "kswapd against the workload's own work (`--cpu-cost measured`, kernel/cpu_cost.py: under TCG the "
+                "task is slowed about 40 times, kswapd's reclaim about 15); the file rows keep the model's costs "
+                "(their guest's read path is the task's CPU, docs/validation.md, \"The guest's relative speeds\")."
+                if any(r.get("cpu_cost") == "measured" for r in results) else "")
              + (" The model's machine starts with a boot's free lists and pageblocks per migrate type "
                 "(`machine.start_layout`, `--start-layout guest`): the first boot's under a memory.max; without "
                 "one the model runs once per boot, from that boot's and at its wall time, and shows their mean."
@@ -303,10 +308,11 @@ def main() -> int:
                     help="model: the workload on CPU 0, kswapd on CPU 1; measured: each whole-machine boot simulated "
                          "with the workload on the CPUs the guest's scheduler ran it on, kswapd on the other (@@swcpu, "
                          "machine.task_cpus; boots since 28 Nov 2026, 13:21 UTC)")
-    ap.add_argument("--cpu-cost", choices=("model", "measured"), default="model",
-                    help="model: the reclaim CPU costs of docs/model.md; measured: each whole-machine boot simulated "
-                         "with them scaled to that boot's speed of kswapd against the workload's own (@@wcpu, "
-                         "@@dreclaim, @@kthread; boots since 28 Nov 2026, 21:00 UTC; reclaimlab validate --cpu-cost)")
+    ap.add_argument("--cpu-cost", choices=("model", "measured"), default="measured",
+                    help="measured (default): each whole-machine boot of an anonymous workload simulated with the "
+                         "model's reclaim CPU costs scaled to that boot's speed of kswapd against the workload's own "
+                         "(@@wcpu, @@dreclaim, @@kthread; boots since 28 Nov 2026, 21:00 UTC; reclaimlab validate "
+                         "--cpu-cost; file workloads keep the model's); model: the costs of docs/model.md everywhere")
     ap.add_argument("--pin-cpus", action="store_true",
                     help="boot and compare with the workload on CPU 0 and kswapd/kcompactd on CPU 1, as the model "
                          "places them (kernel run --pin-cpus; its own boots in the store)")
