@@ -20,7 +20,7 @@ pub use reclaimlab_trace::prefetch::prefetch;
 /// ARC's 8 MiB of links no faster, so they keep ordinary pages.)
 pub fn per_key<T: Clone>(n: usize, fill: T) -> Vec<T> {
     let mut v = Vec::with_capacity(n);
-    reclaimlab_trace::oracle::huge_pages(&mut v);
+    reclaimlab_trace::mem::huge_pages(&mut v);
     v.resize(n, fill);
     v
 }

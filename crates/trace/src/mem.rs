@@ -6,7 +6,8 @@
 //! CLI's `--max-memory` sets it), then allocated with `try_reserve_exact`, so a size the
 //! host cannot give is an error naming the size, never an abort. The limit applies to
 //! each such request on its own (the largest single structure an input can make the
-//! program build), not to the process's resident size.
+//! program build), not to the process's resident size. Large arrays read at random ask
+//! the host for transparent huge pages ([`huge_pages`]).
 
 use std::fmt::Write as _;
 
@@ -123,6 +124,36 @@ pub fn probe(bytes: u64, what: &dyn Fn() -> String) -> Result<(), String> {
     Ok(())
 }
 
+/// Ask for transparent huge pages under `v`'s allocation, if it is large (a hint, before
+/// the memory is first touched; nothing where THP is off or on other targets). An 80 MB
+/// key vector is otherwise 20 K page faults on first write, and a 4 MiB lookup table
+/// 1 K TLB entries: on a VM each fault and TLB miss costs more than the work done per
+/// request. The advice covers the pages the allocation lies in, from the first to the
+/// last: a large allocation is a mapping of its own (glibc's `mmap`ped chunk, header
+/// included), and advice on part of it would split it in three, after which growing the
+/// vector cannot `mremap` it and copies it whole instead.
+pub fn huge_pages<T>(v: &mut Vec<T>) {
+    #[cfg(all(target_os = "linux", any(target_arch = "x86_64", target_arch = "aarch64")))]
+    {
+        extern "C" {
+            fn madvise(addr: *mut std::ffi::c_void, len: usize, advice: std::ffi::c_int) -> std::ffi::c_int;
+        }
+        const MADV_HUGEPAGE: std::ffi::c_int = 14;
+        const HUGE: usize = 2 << 20;
+        let start = v.as_mut_ptr() as usize;
+        let end = start + v.capacity() * std::mem::size_of::<T>();
+        let (a, b) = (start & !4095, end.next_multiple_of(4096));
+        if b >= a + 2 * HUGE {
+            // SAFETY: the range is the pages v's allocation lies in (mapped: they hold
+            // it); MADV_HUGEPAGE changes how pages are backed, never their contents, and
+            // fails harmlessly.
+            unsafe { madvise(a as *mut std::ffi::c_void, b - a, MADV_HUGEPAGE) };
+        }
+    }
+    #[cfg(not(all(target_os = "linux", any(target_arch = "x86_64", target_arch = "aarch64"))))]
+    let _ = v;
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -136,6 +167,35 @@ mod tests {
         assert_eq!(format_size(4 << 30), "4G");
         assert_eq!(human(3 << 29), "1.5 GiB");
         assert_eq!(human(12), "12 bytes");
+    }
+
+    /// The advice covers the whole mapping a large vector lies in (one VMA, `hg` in its
+    /// VmFlags): advising only the whole pages inside it split it in three, and the
+    /// vector's next growth copied it instead of `mremap`ping it (a 256 GiB machine's
+    /// build went from 0.5 ms to 0.35 s).
+    #[cfg(all(target_os = "linux", any(target_arch = "x86_64", target_arch = "aarch64")))]
+    #[test]
+    fn huge_pages_advises_the_whole_mapping_of_a_large_vector() {
+        if !std::path::Path::new("/sys/kernel/mm/transparent_hugepage/enabled").exists() {
+            return; // a kernel without THP refuses the advice
+        }
+        let mut v = vec![0u32; 4 << 20]; // 16 MiB: a mapping of its own
+        huge_pages(&mut v);
+        let (start, end) = (v.as_ptr() as usize, v.as_ptr() as usize + v.capacity() * 4);
+        let smaps = std::fs::read_to_string("/proc/self/smaps").unwrap();
+        let mut vma = None;
+        for line in smaps.lines() {
+            if let Some((range, _)) = line.split_once(' ').filter(|(r, _)| r.contains('-') && !r.ends_with(':')) {
+                let (a, b) = range.split_once('-').unwrap();
+                let (a, b) = (usize::from_str_radix(a, 16).unwrap(), usize::from_str_radix(b, 16).unwrap());
+                vma = (a <= start && start < b).then_some((a, b));
+            } else if let (Some((a, b)), Some(flags)) = (vma, line.strip_prefix("VmFlags:")) {
+                assert!(a <= start && end <= b, "the vector's mapping {a:#x}-{b:#x} does not hold it whole ({start:#x}-{end:#x})");
+                assert!(flags.split_whitespace().any(|f| f == "hg"), "not advised: {flags}");
+                return;
+            }
+        }
+        panic!("no mapping holds the vector at {start:#x}");
     }
 
     #[test]

@@ -74,32 +74,6 @@ const DIRECT_LIMIT: u64 = 1 << 25;
 /// How many records ahead [`OracleReader::read_all_keys`] prefetches the flat table's slot.
 const PREFETCH_AHEAD: usize = 32;
 
-/// Ask for transparent huge pages under `v`'s allocation, if it is large (a hint, before
-/// the memory is first touched; nothing where THP is off or on other targets). An 80 MB
-/// key vector is otherwise 20 K page faults on first write, and a 4 MiB lookup table
-/// 1 K TLB entries: on a VM each fault and TLB miss costs more than the work done per
-/// request.
-pub fn huge_pages<T>(v: &mut Vec<T>) {
-    #[cfg(all(target_os = "linux", any(target_arch = "x86_64", target_arch = "aarch64")))]
-    {
-        extern "C" {
-            fn madvise(addr: *mut std::ffi::c_void, len: usize, advice: std::ffi::c_int) -> std::ffi::c_int;
-        }
-        const MADV_HUGEPAGE: std::ffi::c_int = 14;
-        const HUGE: usize = 2 << 20;
-        let start = v.as_mut_ptr() as usize;
-        let end = start + v.capacity() * std::mem::size_of::<T>();
-        let (a, b) = (start.next_multiple_of(4096), end & !4095);
-        if b >= a + 2 * HUGE {
-            // SAFETY: the range lies inside v's allocation; MADV_HUGEPAGE changes how
-            // pages are backed, never their contents, and fails harmlessly.
-            unsafe { madvise(a as *mut std::ffi::c_void, b - a, MADV_HUGEPAGE) };
-        }
-    }
-    #[cfg(not(all(target_os = "linux", any(target_arch = "x86_64", target_arch = "aarch64"))))]
-    let _ = v;
-}
-
 impl IdMap {
     #[inline(always)]
     fn id(&mut self, key: u64) -> Option<u32> {
@@ -119,7 +93,7 @@ impl IdMap {
             if k >= self.direct.len() {
                 let len = (k + 1).next_power_of_two().max(1 << 16);
                 let mut grown = vec![0u32; len];
-                huge_pages(&mut grown);
+                crate::mem::huge_pages(&mut grown);
                 grown[..self.direct.len()].copy_from_slice(&self.direct);
                 self.direct = grown;
             }
@@ -277,7 +251,7 @@ impl OracleReader {
         }
         let mut keys = Vec::new();
         crate::mem::reserve(&mut keys, n, &|| format!("the trace's {n} requests' page ids")).map_err(|e| Error::new(Some(self.path.clone()), ErrorKind::InvalidArgument(e)))?;
-        huge_pages(&mut keys);
+        crate::mem::huge_pages(&mut keys);
         let recs = &map[..n * RECORD_BYTES];
         let obj_id = |i: usize| u64::from_le_bytes(recs[i * RECORD_BYTES + 4..i * RECORD_BYTES + 12].try_into().unwrap());
         let out = &mut keys.spare_capacity_mut()[..n];

@@ -63,7 +63,11 @@ pub struct ListArena {
 impl ListArena {
     pub fn new(nr_frames: u32) -> Self {
         assert!(nr_frames < BIAS, "{nr_frames} frames: list slots must stay below {BIAS}");
-        ListArena { links: vec![[0; 2]; nr_frames as usize], boot: Vec::new(), len: Vec::new(), nr_frames }
+        // Zeroed host memory, under huge pages where the host has them (list operations
+        // read and write neighbours' links at random).
+        let mut links = vec![[0; 2]; nr_frames as usize];
+        reclaimlab_trace::mem::huge_pages(&mut links);
+        ListArena { links, boot: Vec::new(), len: Vec::new(), nr_frames }
     }
 
     /// Link `x`'s side `dir` (0 prev, 1 next).

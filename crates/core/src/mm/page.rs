@@ -214,6 +214,9 @@ impl Pages {
                     Ok(())
                 })
                 .map_err(crate::Error::invalid)?;
+            // Read at random by every access: huge pages where the host has them (before
+            // `resize` first writes the new part).
+            reclaimlab_trace::mem::huge_pages(&mut self.pte);
             self.pte.resize(n, NOT_PRESENT);
             self.shadow.grow(n);
             self.pmd_populated.resize(n.div_ceil(PTRS_PER_PTE), false);
@@ -340,7 +343,12 @@ pub struct Frames {
 
 impl Frames {
     pub fn new(nr: u32) -> Self {
-        Frames { flags: vec![0; nr as usize], owner: vec![!NO_PAGE; nr as usize], memcg: vec![0; nr as usize], other_memcgs: false, installed_end: 0 }
+        // Zeroed host memory (nothing written here), under huge pages where the host has
+        // them: every fault and eviction reads a frame's flags and owner at random.
+        let (mut flags, mut owner) = (vec![0; nr as usize], vec![!NO_PAGE; nr as usize]);
+        reclaimlab_trace::mem::huge_pages(&mut flags);
+        reclaimlab_trace::mem::huge_pages(&mut owner);
+        Frames { flags, owner, memcg: vec![0; nr as usize], other_memcgs: false, installed_end: 0 }
     }
     /// Has the frame ever held a page (else it holds [`NO_PAGE`]; no memory read).
     #[inline(always)]

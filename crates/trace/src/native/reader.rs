@@ -409,7 +409,7 @@ impl NativeReader {
         let n = usize::try_from(total).unwrap_or(usize::MAX).min(u32::MAX as usize * 4);
         let mut keys: Vec<u32> = Vec::new();
         crate::mem::reserve(&mut keys, n, &|| format!("the trace's {n} requests' page ids")).map_err(|e| self.err(ErrorKind::InvalidArgument(e)))?;
-        crate::oracle::huge_pages(&mut keys);
+        crate::mem::huge_pages(&mut keys);
         let (nr_pages, nr_cgroups) = (self.header.nr_pages, self.header.nr_cgroups);
         while self.block_start + (self.block_len as u64) < total {
             self.load_block()?;
