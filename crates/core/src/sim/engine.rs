@@ -416,7 +416,7 @@ impl<P: ReclaimPolicy> Machine<P> {
         // The swap entry, read from the PTE before the fault maps the new folio there.
         let slot = (info & pinfo::SWAPPED != 0).then(|| self.mm.pages.swap_slot(page));
         let (_, restored) = self.add_folio(a.page, memcg, flags, a.flags & flags::WRITE != 0, false)?.expect("a retrying add returns a folio or an error");
-        let cost = self.mm.cfg.cost.clone();
+        let (minor_ns, major_ns) = (self.mm.cfg.cost.minor_fault_ns, self.mm.cfg.cost.major_fault_ns);
         let (latency, major) = if let Some(slot) = slot {
             self.swap_in(slot);
             self.count_fault(a, Ev::Pgfault);
@@ -428,10 +428,10 @@ impl<P: ReclaimPolicy> Machine<P> {
                 self.rec.off_cpu_ns += self.mm.cfg.ssd_read_ns;
                 self.mm.cfg.ssd_read_ns
             };
-            (cost.major_fault_ns + dev, true)
+            (major_ns + dev, true)
         } else {
             self.count_fault(a, Ev::Pgfault);
-            (cost.minor_fault_ns, false)
+            (minor_ns, false)
         };
         self.fault_done(memcg, latency, major, restored, first)
     }

@@ -221,10 +221,10 @@ impl<P: ReclaimPolicy> Machine<P> {
         }
         // One synchronous read of the window, queued behind the disk's asynchronous reads;
         // read_pages' PSI stall if it restored workingset folios.
-        let (now, cost) = (self.now, self.mm.cfg.cost.clone());
-        let done = self.filemap.submit_read(now, cost.file_read_ns);
+        let (now, read_ns, major_ns) = (self.now, self.mm.cfg.cost.file_read_ns, self.mm.cfg.cost.major_fault_ns);
+        let done = self.filemap.submit_read(now, read_ns);
         self.rec.off_cpu_ns += done - now;
-        self.fault_done(memcg, cost.major_fault_ns + (done - now), true, restored, first)
+        self.fault_done(memcg, major_ns + (done - now), true, restored, first)
     }
 
     /// A write() of a page that is not cached: `generic_perform_write` → `write_begin`
