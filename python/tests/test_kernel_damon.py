@@ -215,7 +215,8 @@ def test_the_guests_sampler_forks_nothing_while_damon_watches(tmp_path):
     samples = [line.split() for line in r.stdout.splitlines() if line.startswith("@@sample")]
     assert len(samples) >= 2 and all(x[2:] == ["4096", "8192"] for x in samples)
     quotas = console.parse(r.stdout).quota_samples
-    assert len(quotas) == len(samples) and all((q.esz, q.sz_tried, q.qt_exceeds) == (20971520, 65536, 3) for q in quotas)
+    # One quota sample after each sample; the timeout's SIGINT may fall between the last two.
+    assert len(samples) - len(quotas) in (0, 1) and quotas and all((q.esz, q.sz_tried, q.qt_exceeds) == (20971520, 65536, 3) for q in quotas)
     assert all(q.kdamond_ticks >= 0 and q.t == float(s[1]) for q, s in zip(quotas, samples))
     calls = [line for line in r.stderr.splitlines() if re.search(r"\b(clone3?|v?fork|execve)\(", line)]
     assert len(calls) == 1 and "busybox" in calls[0]  # strace's own exec of the shell, nothing after
