@@ -166,8 +166,8 @@ static int read_cgroup_value(unsigned c, const char *file, unsigned long long *v
 /* MGLRU's generations at a phase end, one "@@mglru_gen MEMCG_PATH NODE SEQ AGE_MS ANON FILE"
  * line per generation of /sys/kernel/debug/lru_gen ("memcg ID PATH", " node N", then
  * "  SEQ AGE_MS ANON FILE" lines; mm/vmscan.c lru_gen_seq_show): how often the kernel aged
- * (max_seq) and what each generation holds, beside the model's lru_gen.* metrics. Nothing
- * when MGLRU is off or debugfs is not mounted. */
+ * (max_seq) and what each generation holds, beside the model's lru_gen.* metrics. With
+ * MGLRU off the kernel lists empty generations (seq 0-3); nothing without debugfs. */
 static void print_lru_gens(void) {
     FILE *f = fopen("/sys/kernel/debug/lru_gen", "r");
     if (!f) return;
