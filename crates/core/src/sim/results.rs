@@ -301,28 +301,19 @@ impl Recorder {
         if empty_passes > 0 {
             metrics.push(("kswapd_empty_passes".to_string(), empty_passes as f64));
         }
-        let mut reclaimed: Vec<u64> = kswapd.iter().flat_map(|k| k.pass_reclaimed.iter().map(|&r| u64::from(r))).collect();
+        let reclaimed: Vec<u64> = kswapd.iter().flat_map(|k| k.pass_reclaimed.iter().map(|&r| u64::from(r))).collect();
         if !reclaimed.is_empty() {
-            reclaimed.sort_unstable();
-            let q = |f: f64| reclaimed[((reclaimed.len() - 1) as f64 * f).round() as usize] as f64;
             let n = reclaimed.len() as f64;
             metrics.push(("kswapd_shrinking_passes".to_string(), n));
-            metrics.push(("kswapd_pass_reclaimed_mean".to_string(), reclaimed.iter().sum::<u64>() as f64 / n));
-            metrics.push(("kswapd_pass_reclaimed_p50".to_string(), q(0.5)));
-            metrics.push(("kswapd_pass_reclaimed_p90".to_string(), q(0.9)));
-            let prio: i64 = kswapd.iter().flat_map(|k| k.pass_min_priority.iter()).map(|&p| i64::from(p)).sum();
+            push_spread(&mut metrics, "kswapd_pass_reclaimed", reclaimed, &[("p50", 0.5), ("p90", 0.9)]);
+            let prio: i64 = kswapd.iter().map(|k| k.pass_min_priority_sum).sum();
             metrics.push(("kswapd_pass_min_priority_mean".to_string(), prio as f64 / n));
         }
-        let mut window: Vec<u64> = kswapd.iter().flat_map(|k| k.wake_window_pages.iter().copied()).collect();
+        let window: Vec<u64> = kswapd.iter().flat_map(|k| k.wake_window_pages.iter().copied()).collect();
         if !window.is_empty() {
-            window.sort_unstable();
-            let q = |f: f64| window[((window.len() - 1) as f64 * f).round() as usize] as f64;
             metrics.push(("kswapd_wake_windows".to_string(), window.len() as f64));
             metrics.push(("kswapd_wake_windows_stalled".to_string(), kswapd.iter().map(|k| k.wake_windows_stalled).sum::<u64>() as f64));
-            metrics.push(("kswapd_wake_window_pages_mean".to_string(), window.iter().sum::<u64>() as f64 / window.len() as f64));
-            for (k, f) in [("p50", 0.5), ("p90", 0.9), ("max", 1.0)] {
-                metrics.push((format!("kswapd_wake_window_pages_{k}"), q(f)));
-            }
+            push_spread(&mut metrics, "kswapd_wake_window_pages", window, &[("p50", 0.5), ("p90", 0.9), ("max", 1.0)]);
         }
         if mm.memcgs.iter().any(|m| m.reclaim.writes > 0) {
             metrics.push(("proactive_reclaim_s".to_string(), secs(self.proactive_reclaim_ns)));
@@ -366,5 +357,15 @@ impl Recorder {
             columns.push((format!("memcg.{}.memory.current_bytes", m.name), col));
         }
         RunResult { policy, vmstat, metrics, timeseries: TimeSeries { columns } }
+    }
+}
+
+/// `{prefix}_mean` of `values` (not empty), then for each `(name, f)` `{prefix}_{name}`: the
+/// value at fraction `f` of them sorted (nearest rank; 1.0 the largest).
+fn push_spread(metrics: &mut Vec<(String, f64)>, prefix: &str, mut values: Vec<u64>, at: &[(&str, f64)]) {
+    values.sort_unstable();
+    metrics.push((format!("{prefix}_mean"), values.iter().sum::<u64>() as f64 / values.len() as f64));
+    for &(name, f) in at {
+        metrics.push((format!("{prefix}_{name}"), values[((values.len() - 1) as f64 * f).round() as usize] as f64));
     }
 }

@@ -108,10 +108,11 @@ pub struct Kswapd {
     pub empty_passes: u64,
     /// Whether the current pass has called `kswapd_shrink_node`.
     shrunk: bool,
-    /// Per pass that shrank: the pages it reclaimed (`sc.nr_reclaimed` at its end) and the
-    /// lowest priority it reached, what the guest's `@@vmpass` RECLAIMED and MIN_PRIORITY say.
+    /// Per pass that shrank: the pages it reclaimed (`sc.nr_reclaimed` at its end), and the
+    /// sum over those passes of the lowest priority each reached: what the guest's
+    /// `@@vmpass` RECLAIMED and MIN_PRIORITY say.
     pub pass_reclaimed: Vec<u32>,
-    pub pass_min_priority: Vec<i8>,
+    pub pass_min_priority_sum: i64,
     /// The lowest priority the current pass has shrunk at.
     min_priority: i32,
     /// When its last `balance_pgdat` step ended (`kswapd_shrink_node` done: tasks waiting on
@@ -160,7 +161,7 @@ impl Kswapd {
             dma_passes: 0,
             empty_passes: 0,
             pass_reclaimed: Vec::new(),
-            pass_min_priority: Vec::new(),
+            pass_min_priority_sum: 0,
             min_priority: DEF_PRIORITY,
             shrunk: false,
             rng: reclaimlab_trace::Rng::new(seed ^ 0x6B73_7761_7064_0000 ^ u64::from(node)),
@@ -386,7 +387,7 @@ impl Kswapd {
         self.empty_passes += u64::from(!self.shrunk);
         if self.shrunk {
             self.pass_reclaimed.push(u32::try_from(self.sc.nr_reclaimed).unwrap_or(u32::MAX));
-            self.pass_min_priority.push(self.min_priority as i8);
+            self.pass_min_priority_sum += i64::from(self.min_priority);
         }
         if !self.zone_boosts.is_empty() {
             // out: "account for the reclaim done in this pass", then "as there is now
