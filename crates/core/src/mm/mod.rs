@@ -19,6 +19,8 @@ pub mod shadows;
 pub mod shrinker;
 pub mod start_layout;
 pub mod swap;
+pub mod swap_slots;
+pub mod swapfile;
 pub mod vmstat;
 pub mod watermarks;
 pub mod workingset;
@@ -802,23 +804,47 @@ impl Mm {
         self.vmstat.count(Ev::Pgfree, 1);
     }
 
-    /// `swap_free` of a swapped-out page's entry `slot`: the slot is freed with the shadow
-    /// it may still hold in the swap cache (`clear_shadow_from_swap_cache`); on zram the
-    /// compressed copy goes (`zram_slot_free_notify`) and the pool shrinks to what the
-    /// rest needs.
+    /// `swap_free` of a swapped-out page's entry `slot` on this CPU (`free_swap_slot`):
+    /// parked in the CPU's slots cache; the slots whose release falls due are released
+    /// ([`Self::swap_release_due`]).
     pub fn swap_free(&mut self, slot: u32) {
-        debug_assert!(self.swap.is_used(slot));
+        // The shadow's value is dead from here (nothing reads a freed slot's); its entry
+        // stays, for the node's count, until the slot is released.
         self.pages.set_swap_shadow(slot, 0);
-        if self.swap.release_slot(slot) {
-            self.shadow_nodes.swap_node_emptied((slot >> workingset::XA_CHUNK_SHIFT) as usize);
+        if self.swap.free_swap_slot(self.pcp.cpu, slot) {
+            self.swap_release_due();
         }
+    }
+
+    /// `folio_alloc_swap` of a page on this CPU: a slot, or `None` when the device has
+    /// none free (the caller checked [`swap::Swap::can_alloc`]).
+    pub fn swap_alloc(&mut self) -> Option<u32> {
+        let slot = self.swap.alloc_slot(self.pcp.cpu);
+        if self.swap.release_due() {
+            self.swap_release_due();
+        }
+        slot
+    }
+
+    /// `swapcache_free_entries` of the slots due: each slot is freed with the shadow it
+    /// may still hold in the swap cache (`clear_shadow_from_swap_cache`, which frees a
+    /// node it empties); on zram the compressed copy goes (`zram_slot_free_notify`) and
+    /// the pool shrinks to what the rest needs.
+    fn swap_release_due(&mut self) {
+        let due = self.swap.take_released();
+        for &slot in &due {
+            if self.swap.release_stored(slot) {
+                self.shadow_nodes.swap_node_emptied((slot >> workingset::XA_CHUNK_SHIFT) as usize);
+            }
+        }
+        self.swap.put_released(due);
         self.zram_shrink_pool();
     }
 
     /// Free the zram pool's frames beyond what its stored pages need.
     pub fn zram_shrink_pool(&mut self) {
         if self.swap.is_zram() {
-            let need = self.swap.zram_frames_for(self.swap.used);
+            let need = self.swap.zram_frames_for(self.swap.stored);
             while self.swap.zram_pool.len() as u64 > need {
                 let pfn = self.swap.zram_pool.pop().expect("pool longer than need");
                 self.free_frame(pfn);
@@ -831,8 +857,13 @@ impl Mm {
     /// `lv`. Before the first batch (no nodes) a no-op.
     #[inline]
     pub fn swap_cache_store(&mut self, slot: u32, lv: u32) {
-        if self.shadow_nodes.is_loaded() && self.swap.store_shadow(slot) {
-            self.shadow_nodes.swap_node_filled((slot >> workingset::XA_CHUNK_SHIFT) as usize, lv);
+        if self.shadow_nodes.is_loaded() {
+            let node = (slot >> workingset::XA_CHUNK_SHIFT) as usize;
+            if self.swap.store_shadow(slot) {
+                self.shadow_nodes.swap_node_filled(node, lv);
+            } else {
+                self.shadow_nodes.swap_node_refilled(node);
+            }
         }
     }
 

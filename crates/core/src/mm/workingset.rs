@@ -252,6 +252,19 @@ impl ShadowNodes {
         self.list_add(n);
     }
 
+    /// Another shadow entry went into swap-cache node `node`, which held shadows: the
+    /// folio's `add_to_swap_cache` took the node off its list (it held a page) and
+    /// `__delete_from_swap_cache` put it back at the tail (`workingset_update_node`,
+    /// mm/swap_state.c 6.12 sets it as the xarray's update hook on both paths).
+    #[inline]
+    pub fn swap_node_refilled(&mut self, node: usize) {
+        let n = self.swap_base + node;
+        if self.tail[self.list.get(n) as usize] != n as u32 {
+            self.list_del(n);
+            self.list_add(n);
+        }
+    }
+
     /// `clear_shadow_from_swap_cache` took the last shadow entry of swap-cache node
     /// `node`: it is freed and leaves its list.
     #[inline]
@@ -516,6 +529,25 @@ mod tests {
         s.swap_node_emptied(0);
         assert_eq!((s.list_len(0), s.workingset_nodes), (0, 0));
         assert_eq!(s.check(|_| false, |_| false, |_| 0), Ok(()));
+    }
+
+    /// A swap node that takes another shadow goes to its list's tail (the folio's
+    /// `add_to_swap_cache` took it off, `__delete_from_swap_cache` put it back), so the
+    /// shrinker takes the node least recently written first.
+    #[test]
+    fn a_swap_node_that_takes_a_shadow_goes_to_the_tail() {
+        let mut s = ShadowNodes::default();
+        s.set_swap_slots(256);
+        s.load(&[]);
+        for node in [0, 1, 2] {
+            s.swap_node_filled(node, 0);
+        }
+        s.swap_node_refilled(0);
+        s.swap_node_refilled(0); // already the tail: stays
+        assert_eq!(s.check(|_| false, |_| false, |n| (n < 3) as u64), Ok(()));
+        assert_eq!(s.isolate_head(0), Some((64..128, true)));
+        assert_eq!(s.isolate_head(0), Some((128..192, true)));
+        assert_eq!(s.isolate_head(0), Some((0..64, true)));
     }
 
     #[test]

@@ -387,8 +387,8 @@ impl<P: ReclaimPolicy> Machine<P> {
     pub(crate) fn swap_state(&self) -> String {
         match self.mm.swap.device {
             crate::config::SwapDevice::None => "none".into(),
-            _ if !self.mm.swap.has_free_slots() => format!("full ({} pages)", self.mm.swap.total),
-            _ => format!("{} of {} pages used", self.mm.swap.used, self.mm.swap.total),
+            _ if !self.mm.swap.has_free_slots() => format!("full ({} pages)", self.mm.swap.pages()),
+            _ => format!("{} of {} pages used", self.mm.swap.used, self.mm.swap.pages()),
         }
     }
 
@@ -718,10 +718,10 @@ impl<P: ReclaimPolicy> Engine for Machine<P> {
         }
         let mm = &self.mm;
         mm.shadow_nodes.check(|p| is_resident(mm.pages.pte[p as usize]), |p| mm.pages.shadow(p as usize) != 0, |n| mm.swap.node_shadows(n))?;
-        if self.mm.swap.used > self.mm.swap.total {
+        if self.mm.swap.used > self.mm.swap.pages() {
             return Err("swap over-committed".into());
         }
-        Ok(())
+        self.mm.swap.check()
     }
 }
 

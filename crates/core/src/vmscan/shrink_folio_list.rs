@@ -49,7 +49,7 @@ pub struct ReclaimStat {
 /// `PF_MEMALLOC`, so zsmalloc's allocation gets `ALLOC_NO_WATERMARKS` and may use the
 /// reserves below the min watermark; it fails only when no frame is free at all.
 fn zram_reserve(mm: &mut Mm, node: u16, nr: u64) -> bool {
-    let need = mm.swap.zram_frames_for(mm.swap.used + nr);
+    let need = mm.swap.zram_frames_for(mm.swap.stored + nr);
     let nr_zones = mm.buddy.zones.len();
     let first = mm.nodes[node as usize].zones[0];
     'grow: while need > mm.swap.zram_pool.len() as u64 {
@@ -74,7 +74,11 @@ fn zram_reserve(mm: &mut Mm, node: u16, nr: u64) -> bool {
 /// Either way its last reference goes when the survivors are put back
 /// (`move_folios_to_lru`): freed and uncharged, never counted as stolen.
 fn shrink_unmapped_subpage(mm: &mut Mm, pfn: Pfn, sc: &ScanControl, stat: &mut ReclaimStat, pgactivate: &mut u64) {
-    if sc.may_swap && mm.swap.total > mm.swap.used {
+    let slot = if sc.may_swap && mm.swap.can_alloc(mm.pcp.cpu, 1) { mm.swap_alloc() } else { None };
+    if let Some(slot) = slot {
+        // folio_free_swap: the slot goes to this CPU's return cache (counted as stored
+        // until released, a page's worth of zram pool at most a while).
+        mm.swap_free(slot);
         mm.vmstat.count(Ev::NrVmscanWrite, 1);
         stat.nr_pageout += 1;
     } else {
@@ -196,7 +200,7 @@ pub fn shrink_folio_list<P: ReclaimPolicy>(mm: &mut Mm, p: &mut P, folios: &mut 
                     }
                     let mut cluster = None;
                     if nr_pages > 1 && can_swap_out(mm, pfn, nr_pages, sc) {
-                        cluster = mm.swap.alloc_cluster();
+                        cluster = mm.swap.alloc_cluster(mm.pcp.cpu);
                         if cluster.is_none() {
                             // The pool grew for 512 pages that will not come.
                             mm.zram_shrink_pool();
@@ -211,7 +215,7 @@ pub fn shrink_folio_list<P: ReclaimPolicy>(mm: &mut Mm, p: &mut P, folios: &mut 
                         sc.nr_scanned -= nr_pages - 1;
                         nr_pages = 1;
                     }
-                    if let Some(slot) = cluster.or_else(|| can_swap_out(mm, pfn, 1, sc).then(|| mm.swap.alloc_slot())) {
+                    if let Some(slot) = cluster.or_else(|| if can_swap_out(mm, pfn, 1, sc) { mm.swap_alloc() } else { None }) {
                         evict(mm, p, pfn, Some(slot), sc, &mut stat, &cost);
                         continue;
                     }
@@ -239,7 +243,7 @@ pub fn shrink_folio_list<P: ReclaimPolicy>(mm: &mut Mm, p: &mut P, folios: &mut 
 /// in the pool.
 fn can_swap_out(mm: &mut Mm, pfn: Pfn, nr: u64, sc: &ScanControl) -> bool {
     let node = mm.node_of(pfn);
-    sc.may_swap && mm.swap.total - mm.swap.used >= nr && (!mm.swap.is_zram() || zram_reserve(mm, node, nr))
+    sc.may_swap && mm.swap.can_alloc(mm.pcp.cpu, nr) && (!mm.swap.is_zram() || zram_reserve(mm, node, nr))
 }
 
 struct Costs {

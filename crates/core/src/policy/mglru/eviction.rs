@@ -29,7 +29,7 @@ use crate::vmscan::{shrink_folio_list, shrink_node_memcgs, FolioReferences, Scan
 /// `get_swappiness`: 0 without `may_swap` or with fewer than MIN_LRU_BATCH free slots,
 /// else `sc_swappiness` (a `memory.reclaim` write's `swappiness=`, mm/vmscan.c v6.12).
 pub fn get_swappiness(mm: &Mm, sc: &ScanControl) -> u32 {
-    if !sc.may_swap || mm.swap.total.saturating_sub(mm.swap.used) < MIN_LRU_BATCH {
+    if !sc.may_swap || mm.swap.nr_swap_pages() < MIN_LRU_BATCH {
         return 0;
     }
     crate::vmscan::sc_swappiness(mm, sc)
