@@ -214,6 +214,25 @@ def test_sim_settings_start_the_machine_with_the_guests_free_lists(offline):
     assert "machine.start_layout" not in sim_settings(p, [console.parse(LOG)])
 
 
+def test_damon_seeds_go_through_the_boots_start_layouts(offline):
+    """The DAMON comparison's seed k starts from boot (k - 1) mod boots' free lists: the
+    paddr scheme sees the workload where each boot put it."""
+    from reclaimlab.kernel.damon_compare import seed_layout
+
+    p = prepare(Setup(workload="seqloop:pages=100", memory="none", guest_mb=256))
+    head, tail = LOG.split("@@zone start", 1)[0], "@@phase 0 1\n@@phase-end 0\n@@done 0\n@@exit 0\n"
+    other = START_256.replace("@@freelist start 0 DMA32 Movable 0 1 1 1 4 3 3 4 2 1 37",
+                              "@@freelist start 0 DMA32 Movable 0 1 1 1 4 3 3 4 2 0 38")
+    boots = [console.parse(head + START_256 + tail), console.parse(head + other + tail)]
+    s = sim_settings(p, boots)
+    assert seed_layout(boots, 1, s) == start_layout_settings(boots[0], s)
+    second = seed_layout(boots, 2, s)
+    assert second["machine.start_layout"].endswith("movable=0,1,1,1,4,3,3,4,2,0,38 reclaimable=1,1,0,0,0,1,1,1,0,1,0")
+    assert seed_layout(boots, 3, s) == seed_layout(boots, 1, s)
+    # A run without a layout gets none from the seeds either.
+    assert seed_layout(boots, 2, sim_settings(p, boots, start_layout=False)) == {}
+
+
 def test_whole_machine_runs_grade_kswapd_and_direct_reclaim():
     wl = build("seqloop:pages=100", 1 << 20)
     assert set(WHOLE_MACHINE_TARGETS) <= set(targets_for(wl, whole_machine=True))

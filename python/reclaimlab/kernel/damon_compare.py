@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from .damon import STATS, Snapshot
-from .validate import mean_sd, sim_vmstat
+from .validate import mean_sd, sim_vmstat, start_layout_settings
 
 
 #: Targets of the comparison (issue 18): bytes tried and reclaimed within 25 %, the memory
@@ -19,13 +19,26 @@ STAT_TARGETS = {"bytes_reclaim_tried_regions": 0.25, "bytes_reclaimed_regions": 
 SNAPSHOT_TARGETS = {"damon_accessed_bytes": 0.25}
 SAVING_TARGET_PP = 5.0
 #: Simulated runs per comparison, seeds 1..N. The guest's boots replay one trace and differ
-#: by DAMON's random sampling (`damon_rand`: a random address of each region per sample) and
-#: its timing; the simulator is deterministic per seed, which seeds its kdamond's sampling.
-#: So the kernel's mean over boots is compared with the model's mean over seeds, and each
-#: row carries the model's spread (``sim_sd``) beside the kernel's.
+#: by DAMON's random sampling (`damon_rand`: a random address of each region per sample), its
+#: timing, and where the workload's pages lie in physical memory, which the paddr scheme
+#: watches (each boot starts from its own free lists); the simulator is deterministic per
+#: seed, which seeds its kdamond's sampling, and seed k starts from boot k's layout in turn
+#: (:func:`seed_layout`). So the kernel's mean over boots is compared with the model's mean
+#: over seeds, and each row carries the model's spread (``sim_sd``) beside the kernel's.
 SIM_SEEDS = 10
 #: Points of the footprint curves reported (progress 0, 1/N, ..., 1).
 CURVE_POINTS = 20
+
+
+def seed_layout(consoles: list, seed: int, settings: dict[str, str]) -> dict[str, str]:
+    """``machine.start_layout`` (and the ``machine.kernel_used`` it implies) for the model's run
+    of ``seed`` (1, 2, ...): the start layout of boot ``(seed - 1) % boots``, so the seeds go
+    through the boots' layouts in turn as seed 1 has the first boot's (:func:`.validate.sim_settings`).
+    Empty where the run has no start layout (``settings``), or that boot's console lacks it
+    or it does not fit the model's zones."""
+    if not consoles or "machine.start_layout" not in settings:
+        return {}
+    return start_layout_settings(consoles[(seed - 1) % len(consoles)], settings)
 
 
 def split_of(regions: list[tuple[int, int, int, int]], max_nr_accesses: int) -> Snapshot:

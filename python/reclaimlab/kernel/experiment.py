@@ -354,8 +354,10 @@ def compare_boots(setup: Setup, prep: Prepared, consoles: list[Console], out: Pa
             consoles, settings, sim, lambda s: simulate(prep.wl, s, out, wall, write_wall_ns, read_wall_ns, wakeup))
     sims = [sim]
     if prep.damon_reclaim is not None:
-        # More seeds of kdamond's sampling (damon_compare.SIM_SEEDS); the counters' rows stay the first's.
-        sims += [simulate(prep.wl, {**settings, "seed": str(seed)}, out, wall, write_wall_ns, read_wall_ns, wakeup)
+        # More seeds of kdamond's sampling (damon_compare.SIM_SEEDS), the boots' start layouts
+        # in turn (damon_compare.seed_layout); the counters' rows stay the first's.
+        sims += [simulate(prep.wl, {**settings, **damon_compare.seed_layout(consoles, seed, settings), "seed": str(seed)},
+                          out, wall, write_wall_ns, read_wall_ns, wakeup)
                  for seed in range(2, damon_compare.SIM_SEEDS + 1)]
     if disk is not None:
         disk = {**disk, "disk_write": setup.disk_write, "sim_file_write_ns": int(sim["config"]["cost.file_write_ns"])}

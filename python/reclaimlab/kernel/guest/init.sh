@@ -556,8 +556,10 @@ sample() {
     [ -n "$1" ] && rec=$(damon_stats "$1" | sed -n 's/^bytes_reclaimed_regions //p')
     echo "@@sample $up $cur $rec"
 }
-# After the workload: the last sample, kdamond's CPU time (clock ticks, from
-# /proc/PID/stat), every parameter and statistic; then off, and its regions (damon_trace).
+# Right after the workload, before the other end records (the scheduler trace alone can
+# be tens of thousands of lines, which the serial console takes tens of seconds to print
+# under TCG, while a running kdamond would go on paging out): the last sample, kdamond's
+# CPU time (clock ticks, from /proc/PID/stat), every parameter and statistic; then off.
 damon_stop() {
     [ -e /run/sampler.pid ] || return 0
     kill "$(cat /run/sampler.pid)"
@@ -571,7 +573,6 @@ damon_stop() {
     done
     damon_stats "$mode" | sed 's/^/@@damon_reclaim /'
     if [ "$mode" = sysfs ]; then echo off > $KD/state; else echo N > $DAMON/enabled; fi
-    damon_trace end
 }
 # The data disk's request queue (block/blk-sysfs.c, block/blk-wbt.c 6.12): "@@blkq KEY
 # VALUE" for its limits, scheduler, hardware queues, tags and writeback throttling (wbt)
@@ -777,10 +778,12 @@ else
         $pinned /wl /data/ops /data/data "${procs#,}" "$tick"
     rc=$?
 fi
+damon_stop
 blkstat end
 layout end
 wb_sample_end
-damon_stop
+# DAMON's regions (stopped above).
+damon_trace end
 [ "$zram" != 0 ] && echo "@@zram_mm_stat $(cat /sys/block/zram0/mm_stat)"
 echo "@@exit $rc"
 poweroff -f
