@@ -125,7 +125,8 @@ def render(results: list[dict]) -> str:
                          + (f" (kdamond's measured slowdown {f:.1f})" if f else ""))
     k0 = results[0]
     n = k0["damon_reclaim"].get("sim_seeds", 1)
-    seeds = f", mean ± sd over seeds 1–{n} of kdamond's sampling" if n > 1 else ", one simulation"
+    seeds = (f", mean ± sd over seeds 1–{n} of kdamond's sampling, each from a boot's start layout in turn"
+             if n > 1 else ", one simulation")
     lines += ["", f"Kernel {k0['kernel']} ({k0['damon_reclaim']['interface']} interface), {k0['boots']} boots per row "
               f"(mean ± sd) / the simulator ({k0['policy']}{seeds}); workload `{WORKLOAD}`, `--memory none --tick 1000 "
               f"--thp never`, parameters `{COMMON}` plus the row's quota. Graded: {met} of {total} within the "
