@@ -26,8 +26,9 @@
 use crate::config::{SimConfig, SwapDevice};
 use crate::mm::page_alloc::Pfn;
 use crate::mm::swap_slots::{SlotsCache, SWAP_SLOTS_CACHE_SIZE};
+use crate::mm::swapfile::Clusters;
 pub use crate::mm::swapfile::SWAPFILE_CLUSTER;
-use crate::mm::swapfile::{Clusters, PMD_ORDER};
+use crate::thp::HPAGE_PMD_ORDER;
 
 /// `SWAP_BATCH`: the most `get_swap_pages` takes at once.
 const SWAP_BATCH: u64 = 64;
@@ -157,7 +158,7 @@ impl Swap {
     /// each page's slot with the page).
     pub fn alloc_cluster(&mut self, cpu: u32) -> Option<u32> {
         let mut one = [0u32; 1];
-        let slot = (self.get_swap_pages(cpu, 1, PMD_ORDER, &mut one) == 1).then_some(one[0])?;
+        let slot = (self.get_swap_pages(cpu, 1, HPAGE_PMD_ORDER, &mut one) == 1).then_some(one[0])?;
         self.stored += SWAPFILE_CLUSTER;
         Some(slot)
     }

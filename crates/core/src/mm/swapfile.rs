@@ -14,13 +14,13 @@
 //! slot at swap-in), and orders 0 and `PMD_ORDER` only (no mTHP size is enabled by default).
 
 use super::swap::{SlotWord, USED};
+use crate::thp::{HPAGE_PMD_NR, HPAGE_PMD_ORDER as PMD_ORDER};
 
 /// `SWAPFILE_CLUSTER` with `CONFIG_THP_SWAP`: slots per swap cluster (`HPAGE_PMD_NR`).
-pub const SWAPFILE_CLUSTER: u64 = 512;
+pub const SWAPFILE_CLUSTER: u64 = HPAGE_PMD_NR as u64;
 const CL: u32 = SWAPFILE_CLUSTER as u32;
 /// `SWAP_NEXT_INVALID`: offset 0 is the header page, never a slot to hand out.
 const SWAP_NEXT_INVALID: u32 = 0;
-pub const PMD_ORDER: u8 = 9;
 /// `SWAP_CLUSTER_COLS` on x86-64: max(64-byte lines / 24-byte `swap_cluster_info`,
 /// `SWAP_ADDRESS_SPACE_PAGES` / `SWAPFILE_CLUSTER` = 16384 / 512).
 const SWAP_CLUSTER_COLS: u32 = 32;
