@@ -250,7 +250,7 @@ def time_dilation(guest_wall: float | None, sim_runtime: float) -> float:
 
 
 #: Replays at most spent finding the time dilation, and the relative change that ends it.
-DILATION_RUNS, DILATION_TOLERANCE = 5, 0.05
+DILATION_RUNS, DILATION_TOLERANCE = 6, 0.05
 
 T = TypeVar("T")
 
