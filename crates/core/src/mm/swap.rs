@@ -136,11 +136,9 @@ impl Swap {
             slot = self.cache.take(cpu);
             if slot.is_none() {
                 // refill_swap_slots_cache: get_swap_pages(SWAP_SLOTS_CACHE_SIZE) into the cache.
-                let n_goal = (SWAP_SLOTS_CACHE_SIZE as u64).min(SWAP_BATCH).min(self.nr_swap_pages()) as usize;
-                self.map();
-                let (clusters, map) = (&mut self.clusters, &mut self.map);
-                let n = self.cache.refill(cpu, |slots| clusters.alloc_batch(map, cpu, 0, &mut slots[..n_goal]));
-                self.used += n as u64;
+                let mut batch = [0u32; SWAP_SLOTS_CACHE_SIZE];
+                let n = self.get_swap_pages(cpu, SWAP_SLOTS_CACHE_SIZE as u64, 0, &mut batch);
+                self.cache.refill(cpu, &batch[..n]);
                 slot = self.cache.take(cpu);
             }
         }
@@ -266,7 +264,7 @@ impl Swap {
     /// `get_nr_swap_pages() > 0`: free slots exist.
     #[inline]
     pub fn has_free_slots(&self) -> bool {
-        self.used < self.pages()
+        self.nr_swap_pages() > 0
     }
 
     /// Pool frames the zram pool needs when it stores `stored` pages.

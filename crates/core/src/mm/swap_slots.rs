@@ -75,13 +75,12 @@ impl SlotsCache {
         self.active && self.cpus[cpu as usize].nr != 0
     }
 
-    /// `refill_swap_slots_cache`: `cpu`'s cache gets the slots `fill` takes (up to
-    /// [`SWAP_SLOTS_CACHE_SIZE`]). Returns how many.
-    pub fn refill(&mut self, cpu: u32, fill: impl FnOnce(&mut [u32; SWAP_SLOTS_CACHE_SIZE]) -> usize) -> usize {
+    /// `refill_swap_slots_cache`: `cpu`'s cache holds `slots` (at most
+    /// [`SWAP_SLOTS_CACHE_SIZE`], from `get_swap_pages`).
+    pub fn refill(&mut self, cpu: u32, slots: &[u32]) {
         let c = &mut self.cpus[cpu as usize];
-        c.cur = 0;
-        c.nr = fill(&mut c.slots) as u8;
-        c.nr as usize
+        c.slots[..slots.len()].copy_from_slice(slots);
+        (c.cur, c.nr) = (0, slots.len() as u8);
     }
 
     /// `free_swap_slot(entry)` on `cpu` with the cache on: the slot joins the return

@@ -156,7 +156,9 @@ impl Clusters {
 
     /// `get_swap_pages`' loop of [`Self::alloc`] on `cpu`: up to `out.len()` slots (or
     /// clusters) into `out`, in order. Returns how many. A page slot in the word this CPU
-    /// goes on from is taken here, as `alloc_swap_scan_cluster` would take it.
+    /// goes on from is taken here, as `alloc_swap_scan_cluster` would take it: the same
+    /// result as calling [`Self::alloc`] for each (which does the rest), about 134 fewer
+    /// instructions a swap-out (BENCHMARKS.md, "6.12's swap slot allocator").
     pub fn alloc_batch(&mut self, map: &mut [SlotWord], cpu: u32, order: u8, out: &mut [u32]) -> usize {
         let mut n = 0;
         while n < out.len() {
