@@ -93,6 +93,7 @@ def test_lab_settings_keep_the_key_boots_had_before_the_options(offline):
     {"read_ahead_kb": 128}, {"read_ahead_kb": 32}, {"fault_around_bytes": 65536}, {"thp": "always"},
     {"thp": "madvise"}, {"thp": None}, {"memory": "none"}, {"memory": "96M"}, {"guest_mb": 1024},
     {"swappiness": 100}, {"swappiness": 0}, {"pcp_high_fraction": 0}, {"pcp_high_fraction": 8}, {"pin_cpus": True},
+    {"watermark_boost_factor": 0}, {"watermark_boost_factor": 15000},
     {"wb_sample": True}])
 def test_every_guest_setting_changes_the_store_key_and_params(offline, change):
     lab = Setup(workload="seqloop:pages=100", memory="64M", **LAB)
@@ -160,6 +161,10 @@ def test_sim_settings_of_a_whole_machine_run(offline):
     fixed = sim_settings(p, [console.parse(LOG.replace("@@sysctl swappiness 60\n",
                                                        "@@sysctl swappiness 60\n@@sysctl percpu_pagelist_high_fraction 100\n"))])
     assert fixed["vm.percpu_pagelist_high_fraction"] == "100"
+    # vm.watermark_boost_factor as the guest read it back (--watermark-boost-factor), else the model's default
+    assert "vm.watermark_boost_factor" not in s
+    off = sim_settings(p, [console.parse(LOG.replace("@@sysctl swappiness 60\n", "@@sysctl swappiness 60\n@@sysctl watermark_boost_factor 0\n"))])
+    assert off["vm.watermark_boost_factor"] == "0"
     assert "machine.kernel_shmem" not in s and "machine.kernel_mlocked" not in s  # not reported
     # The initramfs's shmem and wl's mlocked ops buffer: the root memcg's own LRU pages.
     held = LOG.replace("@@meminfo start MemFree 412804\n",
@@ -286,6 +291,7 @@ BAD = [
     (["--fault-around-bytes", "4194304"], "(a PMD)"),
     (["--thp", "sometimes"], "--thp sometimes: must be always, madvise or never"),
     (["--percpu-pagelist-high-fraction", "4"], "--percpu-pagelist-high-fraction must be 0 or 8..2147483647"),
+    (["--watermark-boost-factor", "-1"], "--watermark-boost-factor must be 0..2147483647"),
     (["--pin-cpus", "--smp", "1"], "--pin-cpus needs at least 2 guest CPUs (--smp), got 1"),
     (["--guest-memory", "128M"], "the guest needs at least 256M"),
     (["--guest-memory", "100"], "the guest needs at least 256M"),

@@ -88,7 +88,7 @@ def test_thpscale_count_snapshot_parses():
     assert c.meminfo == {"MemFree": 925492}, "a count's snapshot leaves the workload's start alone"
 
 
-def test_vmscan_trace_is_a_kernel_parameter_only_when_asked():
+def test_vmscan_trace_and_vm_sysctls_are_kernel_parameters_only_when_asked():
     def args(**kw):
         p = SimpleNamespace(setup=Setup(workload="seqloop", **kw), zram=0, read_ahead_kb=128, fault_around_bytes=65536,
                             wl=SimpleNamespace(writes_files=False), damon_reclaim=None)
@@ -98,6 +98,10 @@ def test_vmscan_trace_is_a_kernel_parameter_only_when_asked():
     assert "lab.vmtrace=1" in args(vmscan_trace=True)
     assert "lab.vmtrace=2" in args(vmscan_trace=2)
     assert "lab.vmtrace=3" in args(vmscan_trace=3)
+    # the vm sysctls the guest sets at boot (do_sysctl_args), only when asked
+    assert not any(a.startswith("sysctl.") for a in args())
+    assert "sysctl.vm.watermark_boost_factor=0" in args(watermark_boost_factor=0)
+    assert "sysctl.vm.percpu_pagelist_high_fraction=8" in args(pcp_high_fraction=8)
 
 
 #: sched_switch events into and out of kswapd threads, as the guest's rl_sched instance has

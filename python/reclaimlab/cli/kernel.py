@@ -74,6 +74,10 @@ def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument("--percpu-pagelist-high-fraction", type=int, metavar="N",
                    help="vm.percpu_pagelist_high_fraction in the guest, set at boot: 0 (the kernel's default) tunes "
                         "the per-CPU page lists' size automatically; N >= 8 fixes it at 1/N of each zone")
+    p.add_argument("--watermark-boost-factor", type=int, metavar="N",
+                   help="vm.watermark_boost_factor in the guest, set at boot (default: the kernel's, 15000): how far "
+                        "a fallback into another migrate type's pageblock boosts the zone's watermarks, in "
+                        "1/10000 of the high watermark; 0 turns boosting off")
     p.add_argument("--pin-cpus", action="store_true",
                    help="run the workload on CPU 0 and kswapd and kcompactd on CPU 1, as the simulator does (the "
                         "kernel's scheduler otherwise moves them; the per-CPU page lists see the difference)")
@@ -179,7 +183,7 @@ def _setup(a: argparse.Namespace):
     from ..kernel.run import Setup, guest_mb_of
 
     return Setup(workload=a.workload, kernel=a.kernel, mglru=a.mglru, memory=a.memory, swap=a.swap,
-                 swappiness=a.swappiness, pcp_high_fraction=a.percpu_pagelist_high_fraction, pin_cpus=a.pin_cpus, vmscan_trace=getattr(a, "vmscan_trace", False), wb_sample=getattr(a, "wb_sample", False), boots=a.boots, timeout=a.timeout, guest_mb=guest_mb_of(a.guest_memory),
+                 swappiness=a.swappiness, pcp_high_fraction=a.percpu_pagelist_high_fraction, watermark_boost_factor=a.watermark_boost_factor, pin_cpus=a.pin_cpus, vmscan_trace=getattr(a, "vmscan_trace", False), wb_sample=getattr(a, "wb_sample", False), boots=a.boots, timeout=a.timeout, guest_mb=guest_mb_of(a.guest_memory),
                  disk_size=a.disk_size, accel=a.accel, tick_us=a.tick, smp=a.smp, nodes=a.nodes,
                  read_ahead_kb=a.read_ahead_kb,
                  fault_around_bytes=a.fault_around_bytes, thp=a.thp, damon_reclaim=a.damon_reclaim,

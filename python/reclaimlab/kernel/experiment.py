@@ -47,9 +47,10 @@ def _guest_options(setup: Setup, p: Prepared) -> dict[str, str]:
             f"{p.damon_interface}:" + (",".join(f"{k}={v}" for k, v in sorted(p.damon_reclaim.items())) or "defaults"),
             "sample": setup.sample, "cgroup_set": ",".join(sorted(setup.cgroup_set)),
             "pcp_high_fraction": setup.pcp_high_fraction, "pin_cpus": setup.pin_cpus,
+            "watermark_boost_factor": setup.watermark_boost_factor,
             "vmscan_trace": int(setup.vmscan_trace), "wb_sample": setup.wb_sample}
     before = {"tick_us": 0, "smp": Setup.smp, "nodes": 1, **LAB, "damon_reclaim": None, "sample": False, "cgroup_set": "",
-              "pcp_high_fraction": None, "pin_cpus": False, "vmscan_trace": 0, "wb_sample": False}
+              "pcp_high_fraction": None, "pin_cpus": False, "watermark_boost_factor": None, "vmscan_trace": 0, "wb_sample": False}
     return {k: str(v) for k, v in opts.items() if v != before[k]}
 
 

@@ -53,6 +53,7 @@ class Setup:
     swap: str | None = None  # "zram:SIZE", "none", or None = zram for anon workloads
     swappiness: int | None = None
     pcp_high_fraction: int | None = None  # vm.percpu_pagelist_high_fraction (None: the kernel's, 0)
+    watermark_boost_factor: int | None = None  # vm.watermark_boost_factor (None: the kernel's, 15000)
     pin_cpus: bool = False  # the workload on CPU 0, kswapd and kcompactd on CPU 1 (as the simulator)
     # Reclaim's tracepoints summed per kswapd pass (@@vmpass, guest/init.sh vmscan_trace); its
     # ring buffer takes 8 MiB of the guest's memory, so off by default.
@@ -354,6 +355,9 @@ def prepare(setup: Setup) -> Prepared:
     if setup.pcp_high_fraction is not None and not (setup.pcp_high_fraction == 0 or 8 <= setup.pcp_high_fraction < 2**31):
         raise KernelError(f"--percpu-pagelist-high-fraction must be 0 or 8..2147483647 (the sysctl's range), "
                           f"got {setup.pcp_high_fraction}")
+    if setup.watermark_boost_factor is not None and not 0 <= setup.watermark_boost_factor < 2**31:
+        raise KernelError(f"--watermark-boost-factor must be 0..2147483647 (the sysctl's range), "
+                          f"got {setup.watermark_boost_factor}")
     if setup.pin_cpus and setup.smp < 2:
         raise KernelError(f"--pin-cpus needs at least 2 guest CPUs (--smp), got {setup.smp}")
     if setup.damon_cost not in ("model", "measured"):
@@ -401,6 +405,8 @@ def kernel_args(p: Prepared, thp: str | None) -> list[str]:
         args.append(f"lab.tick={int(setup.tick_us)}")
     if setup.pcp_high_fraction is not None:  # the kernel applies sysctl.* at boot (do_sysctl_args)
         args.append(f"sysctl.vm.percpu_pagelist_high_fraction={int(setup.pcp_high_fraction)}")
+    if setup.watermark_boost_factor is not None:
+        args.append(f"sysctl.vm.watermark_boost_factor={int(setup.watermark_boost_factor)}")
     if setup.pin_cpus:
         args.append("lab.pin=1")
     if setup.vmscan_trace:

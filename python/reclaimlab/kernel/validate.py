@@ -198,6 +198,8 @@ def sim_settings(p: Prepared, consoles: list[Console], start_layout: bool = True
     }
     if c.sysctl.get("percpu_pagelist_high_fraction"):  # read back by guests since 26 Nov 2026
         s["vm.percpu_pagelist_high_fraction"] = str(c.sysctl["percpu_pagelist_high_fraction"])
+    if "watermark_boost_factor" in c.sysctl:  # read back by every guest
+        s["vm.watermark_boost_factor"] = str(c.sysctl["watermark_boost_factor"])
     if c.thp_mode:  # transparent_hugepage/enabled as the guest read it back
         s["transparent_hugepage.enabled"] = c.thp_mode
     s.update(held_settings(start))
