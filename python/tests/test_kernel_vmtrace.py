@@ -66,12 +66,15 @@ def test_where_the_workload_ran_is_given_to_the_model():
 def test_sorted_wakes_fallbacks_and_free_lists_parse():
     c = console.parse("@@vmpass 10529765 0 0 1 0 9 11634 464 0 464 0 0 0 2 0 0 24888 1 16\n"
                       "@@extfrag DMA 1 0 4 0 wl 6\n@@extfrag DMA32 1 2 0 0 kswapd0 1\n"
-                      "@@freelist start 0 DMA Unmovable 0 0 0 0 0 1 1 1 0 0 0\n@@zoneblocks start 0 DMA 1 7 0 0 0\n")
+                      "@@freelist start 0 DMA Unmovable 0 0 0 0 0 1 1 1 0 0 0\n@@zoneblocks start 0 DMA 1 7 0 0 0\n"
+                      "@@claim 0 40 3\n@@claim 1 900 70\n")
     p = c.vmscan_passes[0]
     assert (p["zid"], p["min_priority"], p["sorted"], p["gfp0_wakes"], p["extfrag_low"]) == (0, 2, 24888, 1, 16)
     assert c.extfrag == {("DMA", 1, 0, 4, 0, "wl"): 6, ("DMA32", 1, 2, 0, 0, "kswapd0"): 1}
     assert c.freelists["start"][(0, "DMA", "Unmovable")] == [0, 0, 0, 0, 0, 1, 1, 1, 0, 0, 0]
     assert c.zoneblocks["start"][(0, "DMA")] == [1, 7, 0, 0, 0]
+    assert c.claims == {0: (40, 3), 1: (900, 70)}
+    assert console.parse("@@claim none\n").claims == {} and console.parse("").claims is None
     assert not c.pageblocks, "THP's own @@pageblocks stay apart"
 
 

@@ -203,6 +203,11 @@ class Console:
     #: Fallbacks to another migrate type's free lists over the run (``@@extfrag``), by
     #: :data:`EXTFRAG_FIELDS`: ``{(zone, alloc_mt, fallback_mt, fallback_order, ownership, comm): n}``.
     extfrag: dict[tuple[str, int, int, int, int, str], int] = field(default_factory=dict)
+    #: Pageblock claim attempts below pageblock_order over the run (``@@claim``, a kprobe at
+    #: prep_move_freepages_block; boots since 29 Nov 2026, 10:10 UTC), by the zone's rank in
+    #: its node (0: the lowest): ``(attempts, first)``, ``first`` those that found the zone
+    #: unboosted (each attempt boosts it first: ``boost_watermark``). None: not probed.
+    claims: dict[int, tuple[int, int]] | None = None
     lru_activate: dict[str, int] = field(default_factory=dict)
     #: (level 2: ``(t_ms, cpu, count, high, free)``, and the zone's watermark boost after
     #: them in boots since 28 Nov 2026, 14:00 UTC.)
@@ -560,6 +565,10 @@ def parse(text: str) -> Console:
             elif tag == "extfrag" and len(parts) == len(EXTFRAG_FIELDS) + 1:
                 z, amt, fmt, order, own, comm, n = parts
                 c.extfrag[(z, int(amt), int(fmt), int(order), int(own), comm)] = int(n)
+            elif tag == "claim":
+                c.claims = c.claims or {}
+                if len(parts) == 3:
+                    c.claims[int(parts[0])] = (int(parts[1]), int(parts[2]))
             elif tag == "vmdirect" and len(parts) == len(VMDIRECT_FIELDS):
                 c.vmscan_direct = dict(zip(VMDIRECT_FIELDS, map(int, parts)))
             elif tag == "lru_activate" and len(parts) == 2:

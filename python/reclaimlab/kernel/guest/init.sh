@@ -228,6 +228,15 @@ vmscan_trace() {
         # events' own format (include/trace/events/vmscan.h 6.12).
         echo 1 > $I/options/fields 2>/dev/null
         for e in $VMTRACE_EVENTS; do echo 1 > $I/events/$e/enable; done
+        # Every pageblock claim attempt below pageblock_order (try_to_steal_block, 6.12.117
+        # mm/page_alloc.c: boost_watermark, then prep_move_freepages_block, which only it and
+        # the isolation and highatomic paths call): a kprobe at prep_move_freepages_block's
+        # entry with the zone and its watermark_boost as boost_watermark just left it (struct
+        # zone's fifth word, after _watermark[NR_WMARK]). Defined once and never removed:
+        # removing a probe event clears the ring buffers that may hold it.
+        [ -d $T/events/kprobes/rl_claim ] ||
+            echo 'p:rl_claim prep_move_freepages_block zone=%di:x64 boost=+32(%di):u64' >> $T/kprobe_events 2>/dev/null
+        echo 1 > $I/events/kprobes/rl_claim/enable 2>/dev/null
         # lab.vmtrace=2: also DMA32's per-CPU lists every 20 ms (/proc/zoneinfo's pagesets):
         # "@@pcp T_MS CPU COUNT HIGH FREE BOOST" at the end (BOOST: zone->watermark_boost,
         # which boost_watermark raises and a boosted kswapd pass takes back; mm/vmstat.c
@@ -249,6 +258,19 @@ vmscan_trace() {
         fi ;;
     end)
         for e in $VMTRACE_EVENTS $VMTRACE_SHRINK; do echo 0 > $I/events/$e/enable 2>/dev/null; done
+        # The claim attempts per zone, lowest zone first (node_zones[] is in zone order):
+        # "@@claim RANK ATTEMPTS FIRST" (FIRST: those that found the zone unboosted, i.e. left
+        # watermark_boost at one pageblock, 512 pages), or "@@claim none" without the kprobe.
+        if [ -e $I/events/kprobes/rl_claim/enable ]; then
+            echo 0 > $I/events/kprobes/rl_claim/enable
+            awk '/ rl_claim: / { z = ""; b = 0; for (i = 1; i <= NF; i++) { if ($i ~ /^zone=/) z = substr($i, 6); if ($i ~ /^boost=/) b = substr($i, 7) + 0 }
+                     n[z]++; if (b == 512) f[z]++ }
+                 END { k = 0; for (z in n) zs[++k] = z
+                       for (i = 1; i <= k; i++) for (j = i + 1; j <= k; j++) if (zs[j] < zs[i]) { t = zs[i]; zs[i] = zs[j]; zs[j] = t }
+                       for (i = 1; i <= k; i++) printf "@@claim %d %d %d\n", i - 1, n[zs[i]], f[zs[i]] }' $I/trace
+        else
+            echo "@@claim none"
+        fi
         # The zones' first pfns ("START:NAME ..."), lowest first, for the fallbacks' zone.
         awk -v zs="$(awk '$1 == "Node" { z = $4 } $1 == "start_pfn:" { print $2 ":" z }' /proc/zoneinfo | sort -n | tr '\n' ' ')" \
             'function kv(k,   j, v) { for (j = i + 1; j <= NF; j++) if (index($j, k "=") == 1) {
