@@ -236,6 +236,9 @@ pub struct BuddyStats {
     /// Watermark boosts (`boost_watermark` returning true: a claim attempt below
     /// `pageblock_order`).
     pub watermark_boosts: u64,
+    /// Those that left the boost at one pageblock: the zone was unboosted, where its
+    /// largest boost is more than a pageblock (the guest's `@@claim` FIRST).
+    pub watermark_boosts_first: u64,
     /// The per-CPU lists' refills (`rmqueue_bulk` from `rmqueue_pcplist`, the guest's
     /// `@@refill`), the frames they took, and those that stole some (mm/pcp.rs).
     pub pcp_refills: u64,
@@ -833,6 +836,7 @@ impl BuddyAllocator {
         let max_boost = max_boost.max(PAGEBLOCK_NR_PAGES as u64);
         z.watermark_boost = (z.watermark_boost + PAGEBLOCK_NR_PAGES as u64).min(max_boost);
         self.stats.watermark_boosts += 1;
+        self.stats.watermark_boosts_first += u64::from(z.watermark_boost == PAGEBLOCK_NR_PAGES as u64);
         true
     }
 
@@ -1566,9 +1570,27 @@ mod tests {
         assert_eq!(a.free_blocks_mt(&l, 0, 8, MOV), 0);
         // boost_watermark: max_boost = max(512, mult_frac(192, 15000, 10000) = 288) = 512.
         assert_eq!(a.zones[0].watermark_boost, 512);
+        assert_eq!((a.stats.watermark_boosts, a.stats.watermark_boosts_first), (1, 1));
         assert!(a.take_boosted_watermark(0));
         assert!(!a.take_boosted_watermark(0));
         check(&a, &l, &w);
+    }
+
+    #[test]
+    fn boost_watermark_caps_the_boost_and_counts_the_first_from_unboosted() {
+        // A 256 MiB guest's DMA32: high 642, so max_boost = mult_frac(642, 15000, 10000) = 963.
+        let (mut a, _, _) = one_zone(60_000);
+        a.zones[0].watermark[WMARK_HIGH] = 642;
+        assert!(a.boost_watermark(0) && a.boost_watermark(0) && a.boost_watermark(0));
+        assert_eq!(a.zones[0].watermark_boost, 963);
+        assert_eq!((a.stats.watermark_boosts, a.stats.watermark_boosts_first), (3, 1));
+        // balance_pgdat takes back what its pass snapshotted: the next boost is a first again.
+        a.zones[0].watermark_boost = 0;
+        assert!(a.boost_watermark(0));
+        assert_eq!(a.stats.watermark_boosts_first, 2);
+        a.watermark_boost_factor = 0;
+        assert!(!a.boost_watermark(0), "vm.watermark_boost_factor 0 turns boosting off");
+        assert_eq!(a.stats.watermark_boosts, 4);
     }
 
     #[test]

@@ -31,7 +31,9 @@
 //!   `extfrag_claims`, `extfrag_steals` (allocations served by claiming another migrate
 //!   type's pageblock, or by a page from it that keeps its type: the guest's
 //!   `mm_page_alloc_extfrag` events) and `watermark_boosts` (`boost_watermark`'s boosts:
-//!   claim attempts below `pageblock_order`; only when some allocation fell back), with
+//!   claim attempts below `pageblock_order`; only when some allocation fell back) and
+//!   `watermark_boosts_first` (those that left the boost at one pageblock: the guest's
+//!   `@@claim` FIRST), with
 //!   `pcp_refills`, `pcp_refill_frames`, `pcp_refills_stealing` (the per-CPU lists'
 //!   `rmqueue_bulk` refills, their frames, those that stole: the guest's `@@refill`), and
 //!   `free_pages_end_{unmovable,movable,reclaimable}` and `pageblocks_end_*` (the free lists
@@ -280,6 +282,7 @@ impl Recorder {
             metrics.push(("extfrag_claims".to_string(), b.fallback_claims as f64));
             metrics.push(("extfrag_steals".to_string(), b.fallback_steals as f64));
             metrics.push(("watermark_boosts".to_string(), b.watermark_boosts as f64));
+            metrics.push(("watermark_boosts_first".to_string(), b.watermark_boosts_first as f64));
             metrics.push(("pcp_refills".to_string(), b.pcp_refills as f64));
             metrics.push(("pcp_refill_frames".to_string(), b.pcp_refill_frames as f64));
             metrics.push(("pcp_refills_stealing".to_string(), b.pcp_refills_stealing as f64));
