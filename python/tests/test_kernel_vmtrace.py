@@ -16,6 +16,7 @@ def test_vmpass_lines_parse():
                       "@@vmdirect 205 12869 12869 0 12869 0\n@@lru_activate wl 366\n"
                       "@@pcp 48310 0 35 267 845\n@@pcp 48330 0 40 267 1200 512\n"
                       "@@ptfree 48330 Unmovable 16 44 38 33 28 19 12 3 1 0 0\n@@vmtrace_lost 0\n@@refill 0 480 23\n@@refill 0 15 153\n"
+                      "@@refillseq 15494700 0 15\n@@refillseq 15494900 1 480\n"
                       "@@shrink ffffffff811c5a30 1 12 256 0\n@@ksym deferred_split_scan ffffffff811c5a30\n")
     assert [p["reclaimed"] for p in c.vmscan_passes] == [968, 0]
     assert c.vmscan_passes[1]["min_priority"] == 99 and c.vmscan_passes[0]["zid"] == 1
@@ -24,6 +25,7 @@ def test_vmpass_lines_parse():
     assert c.pcp_samples == [(48310, 0, 35, 267, 845), (48330, 0, 40, 267, 1200, 512)]
     assert c.ptfree_samples == [(48330, "Unmovable", (16, 44, 38, 33, 28, 19, 12, 3, 1, 0, 0))]
     assert c.pcp_refills == {(0, 480): 23, (0, 15): 153}
+    assert c.pcp_refill_seq == [(15494700, 0, 15), (15494900, 1, 480)]
     assert c.shrinkers[(c.ksyms["deferred_split_scan"], 1)] == {"calls": 12, "scanned": 256, "freed": 0}
     # Guests before the last three fields read them as 0.
     assert c.vmscan_passes[0]["sorted"] == c.vmscan_passes[0]["extfrag_low"] == 0

@@ -223,6 +223,9 @@ class Console:
     ksyms: dict[str, str] = field(default_factory=dict)
     #: (level 3) refills of the per-CPU lists: ``{(cpu, frames): refills}`` (``@@refill``).
     pcp_refills: dict[tuple[int, int], int] = field(default_factory=dict)
+    #: (level 3, boots since 29 Nov 2026, 10:45 UTC) the same refills in time order:
+    #: ``(t_us, cpu, frames)`` (``@@refillseq``; t_us on the trace clock).
+    pcp_refill_seq: list[tuple[int, int, int]] = field(default_factory=list)
     #: (level 3) the histogram triggers' counts per event and key values, the task as its
     #: name: ``{event: {("wl", "1"): n}}`` (``@@hist``: mm_page_alloc_zone_locked's refills
     #: and mm_page_pcpu_drain's frames by task and migrate type, mm_page_free's by task,
@@ -577,6 +580,8 @@ def parse(text: str) -> Console:
                 c.shrinkers[(parts[0], int(parts[1]))] = dict(zip(("calls", "scanned", "freed"), map(int, parts[2:])))
             elif tag == "ksym" and len(parts) == 2:
                 c.ksyms[parts[0]] = parts[1]
+            elif tag == "refillseq" and len(parts) == 3:
+                c.pcp_refill_seq.append((int(parts[0]), int(parts[1]), int(parts[2])))
             elif tag == "refill" and len(parts) == 3:
                 c.pcp_refills[(int(parts[0]), int(parts[1]))] = int(parts[2])
             elif tag == "hist" and len(parts) >= 2:

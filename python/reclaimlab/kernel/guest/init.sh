@@ -318,7 +318,8 @@ vmscan_trace() {
 # buddy lists (rmqueue_bulk: one kmem/mm_page_alloc_zone_locked event with percpu_refill
 # per frame, mm/page_alloc.c 6.12; a refill is a run of them on one CPU less than 50 us
 # apart), in an instance of their own that keeps the run's last 6 MiB a CPU:
-# "@@refill CPU FRAMES N" (N refills of FRAMES frames), "@@refill_lost N"; histogram
+# "@@refill CPU FRAMES N" (N refills of FRAMES frames), each refill in time order
+# "@@refillseq T_US CPU FRAMES" (T_US: the trace clock), "@@refill_lost N"; histogram
 # triggers' counts by task, "@@hist EVENT {KEYS} hitcount: N".
 pcp_refill_trace() {
     P=/sys/kernel/tracing/instances/rl_pcp
@@ -348,9 +349,10 @@ pcp_refill_trace() {
         awk '{ for (i = 2; i <= NF; i++) if ($i == "mm_page_alloc_zone_locked:") break
                if (i > NF) next
                ts = $(i - 1); sub(/:$/, "", ts); c = $(i - 3); gsub(/[][]/, "", c); c += 0
-               if (n[c] && ts - t[c] > 0.00005) { h[c " " n[c]]++; n[c] = 0 }
+               if (n[c] && ts - t[c] > 0.00005) { h[c " " n[c]]++; printf "@@refillseq %.0f %d %d\n", t0[c] * 1e6, c, n[c]; n[c] = 0 }
+               if (!n[c]) t0[c] = ts
                n[c]++; t[c] = ts }
-             END { for (c in n) if (n[c]) h[c " " n[c]]++
+             END { for (c in n) if (n[c]) { h[c " " n[c]]++; printf "@@refillseq %.0f %d %d\n", t0[c] * 1e6, c, n[c] }
                    for (k in h) printf "@@refill %s %d\n", k, h[k] }' $P/trace
         for e in mm_page_alloc_zone_locked mm_page_free mm_page_pcpu_drain mm_page_alloc_extfrag; do
             grep '^{' $P/events/kmem/$e/hist 2>/dev/null | head -n 20 | sed "s/^/@@hist $e /" | tr -s ' '
