@@ -92,3 +92,11 @@ def test_slab_caches_and_the_layout_at_the_end():
     assert c.layouts["end"].meminfo["SReclaimable"] == 1776
     assert c.freelists["end"][(0, "DMA32", "Unmovable")][0] == 84
     assert c.zoneblocks["end"][(0, "DMA32")] == [16, 102, 2, 0, 0]
+
+
+def test_wb_sample_lines_give_the_free_pages_over_time():
+    """``--wb-sample``'s ``@@wbs`` lines: the time and the last field, nr_free_pages; a line
+    from before the free pages were sampled (nine fields) gives none."""
+    c = parse("@@wbs 7490 0 0 0 8 4 0 0 0 39536\r\n@@wbs 7550 0 1 0 8 4 12 3 0 1204\r\n"
+              "@@wbs 7610 0 1 0 8 4 12 3 0\r\n")
+    assert c.free_samples == [(7490, 39536), (7550, 1204)]

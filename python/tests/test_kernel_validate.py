@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import math
 
-from reclaimlab.kernel.validate import (FILE_TARGETS, compare, definition_notes, kernel_version, mglru_model,
-                                       stable_sublevel)
+from reclaimlab.kernel.validate import (FILE_TARGETS, compare, definition_notes, free_under_reclaim, kernel_version,
+                                       mglru_model, stable_sublevel)
 
 
 def test_compare_rows_mean_sd_error_and_target():
@@ -125,3 +125,17 @@ def test_validate_warns_when_the_host_was_busy_during_a_boot():
     # The figures as kernel run and the as-shipped block print them: only when every boot has one.
     assert other_load_text([0.0, 1.03]) == "; other host load 0.00, 1.03 CPUs"
     assert other_load_text([0.0, None]) == "" and other_load_text([]) == ""
+
+
+def test_free_pages_under_reclaim_leave_out_the_fill_and_the_exit():
+    """Free memory falls from 40,000 pages while the workload fills it (t 0-2), stays at
+    1,000-2,000 under reclaim (t 2-6), and jumps when the workload exits (t 7): only t 2-6
+    count, time-weighted (the 2,000 plateau lasts 3 of the 4), and a fill share of 2/6."""
+    ts = [0, 1, 2, 3, 5, 6, 7]
+    free = [40_000, 20_000, 1_000, 2_000, 2_000, 1_000, 18_000]
+    got = free_under_reclaim(ts, free, ceiling=5_000)
+    assert math.isclose(got["mean"], (1_500 + 2 * 2_000 + 1_500) / 4)
+    assert (got["p10"], got["p50"], got["p90"]) == (1_000, 1_500, 2_000)
+    assert math.isclose(got["fill_share"], 2 / 6)
+    assert free_under_reclaim(ts, free, ceiling=500) is None       # never under reclaim
+    assert free_under_reclaim([0, 1], [900, 40_000], ceiling=5_000) is None  # one sample

@@ -212,6 +212,10 @@ class Console:
     #: (level 2: ``(t_ms, cpu, count, high, free)``, and the zone's watermark boost after
     #: them in boots since 28 Nov 2026, 14:00 UTC.)
     pcp_samples: list[tuple[int, ...]] = field(default_factory=list)
+    #: ``--wb-sample``'s ``(t, nr_free_pages)`` while the workload ran (``@@wbs``, every 50 ms
+    #: of guest time; ``t`` as the guest printed it, uptime with its decimal point dropped).
+    #: Logs before 28 Nov 2026, 19:30 UTC lack the free pages and give none.
+    free_samples: list[tuple[int, int]] = field(default_factory=list)
     #: (level 2, boots since 28 Nov 2026, 14:05 UTC) DMA32's non-movable free blocks per
     #: order, every fifth sample: ``[(t_ms, "Unmovable"|"Reclaimable", (n0, .., n10))]``
     #: (``@@ptfree``).
@@ -594,6 +598,8 @@ def parse(text: str) -> Console:
                 c.cpu_caches[(int(parts[0]), int(parts[1]), parts[2])] = parts[3]
             elif tag == "ptfree" and len(parts) == 13:
                 c.ptfree_samples.append((int(parts[0]), parts[1], tuple(int(x) for x in parts[2:])))
+            elif tag == "wbs" and len(parts) == 10:
+                c.free_samples.append((int(parts[0]), int(parts[9])))
             elif tag == "pcp" and len(parts) in (5, 6):
                 c.pcp_samples.append(tuple(int(x) for x in parts))
             elif tag == "cpustat" and len(parts) >= 5:

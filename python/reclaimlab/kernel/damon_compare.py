@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from .damon import STATS, Snapshot
-from .validate import mean_sd, sim_vmstat, start_layout_settings
+from .validate import mean_sd, sim_vmstat, start_layout_settings, time_average
 
 
 #: Targets of the comparison (issue 18): bytes tried and reclaimed within 25 %, the memory
@@ -70,14 +70,6 @@ def guest_footprint(c) -> tuple[list[float], list[float]]:
 def sim_footprint(series: dict[str, list[float]], cgroup: str) -> tuple[list[float], list[float]]:
     """The simulator's (time_s, memory.current of ``cgroup``) series."""
     return list(series.get("time_s", [])), list(series.get(f"memcg.{cgroup}.memory.current_bytes", []))
-
-
-def time_average(ts: list[float], vs: list[float]) -> float | None:
-    """The time-weighted mean of a sampled curve (trapezoids), None without two samples."""
-    if len(ts) < 2 or ts[-1] <= ts[0]:
-        return None
-    area = sum((ts[i + 1] - ts[i]) * (vs[i] + vs[i + 1]) / 2 for i in range(len(ts) - 1))
-    return area / (ts[-1] - ts[0])
 
 
 def curve(ts: list[float], vs: list[float], points: int = CURVE_POINTS) -> list[list[float]]:

@@ -236,6 +236,31 @@ def kernel_config(p: Prepared, consoles: list[Console], accel: str) -> dict[str,
             "kernel.thp": c.thp_mode or "", "workload": p.wl.spec}
 
 
+def free_under_reclaim(ts: list[float], free: list[float], ceiling: float) -> dict[str, float] | None:
+    """Free pages while the machine reclaims: the samples ``(ts, free)`` from the first at or
+    below ``ceiling`` to the last (before it, the workload fills free memory; after it, its
+    exit frees its pages): their time-weighted mean and 10th/50th/90th percentiles, and the
+    share of the samples' time that came before. None without two such samples. The same
+    for the guest's ``--wb-sample`` curve and the model's ``nr_free_pages`` series."""
+    import numpy as np
+
+    low = [i for i, f in enumerate(free) if f <= ceiling]
+    if len(low) < 2 or ts[low[-1]] <= ts[low[0]]:
+        return None
+    t, f = list(ts[low[0]:low[-1] + 1]), list(free[low[0]:low[-1] + 1])
+    p10, p50, p90 = np.percentile(f, [10, 50, 90])
+    return {"mean": time_average(t, f), "p10": float(p10), "p50": float(p50), "p90": float(p90),
+            "fill_share": (ts[low[0]] - ts[0]) / (ts[low[-1]] - ts[0])}
+
+
+def time_average(ts: list[float], vs: list[float]) -> float | None:
+    """The time-weighted mean of a sampled curve (trapezoids), None without two samples."""
+    if len(ts) < 2 or ts[-1] <= ts[0]:
+        return None
+    area = sum((ts[i + 1] - ts[i]) * (vs[i] + vs[i + 1]) / 2 for i in range(len(ts) - 1))
+    return area / (ts[-1] - ts[0])
+
+
 def guest_wall_s(consoles: list[Console]) -> float | None:
     """The workload's wall time in the guest (its phases), averaged over boots."""
     walls = [sum(ph.wall_ns for ph in c.phases) / 1e9 for c in consoles if c.phases]
