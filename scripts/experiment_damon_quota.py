@@ -13,9 +13,14 @@ with the guest that prints ``@@quota``) and simulates its boots again; boots not
   beside the model's action time per MiB tried;
 - the time quota's throughput (bytes per charged ms) in the guest (``effective_bytes`` over
   ``quota_ms``) and in the model at each ``--slowdown`` (``sim.kdamond_slowdown``), with the
-  row's bytes tried, reclaimed and saving.
+  row's bytes tried, reclaimed and saving;
+- with ``--stat LOG...`` (console logs of the 10 ms/s row booted with ``kernel run
+  --damon-action stat``: the same scheme acting on nothing), kdamond's monitoring slowdown
+  apart from its actions': the stat boots' kdamond CPU over the model's monitoring CPU, the
+  rest of the pageout boots' kdamond CPU over the model's action CPU, and the row at that
+  action slowdown.
 
-    python scripts/experiment_damon_quota.py --out DIR [--slowdown 1 4 7.2 12]
+    python scripts/experiment_damon_quota.py --out DIR [--slowdown 1 4 7.2 12] [--stat LOG ...]
 """
 
 from __future__ import annotations
@@ -81,6 +86,8 @@ def main() -> int:
     ap.add_argument("--out", type=Path, required=True, help="a store of scripts/validate_damon.py")
     ap.add_argument("--slowdown", type=float, nargs="*", default=[1.0, 4.0, 9.0, 12.1],
                     help="sim.kdamond_slowdown values for the time-quota row (besides the measured one)")
+    ap.add_argument("--stat", type=Path, nargs="*", default=[], metavar="LOG",
+                    help="console logs of the time-quota row booted with --damon-action stat")
     a = ap.parse_args()
     rows = []
     print("kdamond CPU, % of a CPU: guest / model at cost.* (monitoring + actions), ratio")
@@ -104,7 +111,20 @@ def main() -> int:
         print(f"  size rows: guest CPU = {ma:.1f} x the model's monitoring + {mb:.1f} x its actions")
     if not (a.out / "ms10.json").exists():
         return 0
-    for f in [None, *a.slowdown]:
+    slowdowns = list(a.slowdown)
+    if a.stat:
+        # Monitoring apart from actions: the stat boots' kdamond does the row's monitoring and
+        # no action (the model's monitoring taken from its pageout run: the regions of a run
+        # that pages nothing out differ somewhat).
+        stat_cpu = damon_compare.guest_cpu_pct([console.parse(x.read_text(errors="replace")) for x in a.stat])
+        ms10 = next(r for r in rows if r[0] == "ms10")
+        mon = st.fmean(stat_cpu) / ms10[2]
+        act = (ms10[1] - mon * ms10[2]) / ms10[3]
+        print(f"time quota: stat boots' kdamond {', '.join(f'{x:.2f}' for x in stat_cpu)} % of a CPU: monitoring "
+              f"{mon:.1f} x the model's ({ms10[2]:.3f} %); the pageout boots' rest, {ms10[1] - mon * ms10[2]:.2f} %, "
+              f"is {act:.1f} x the model's actions ({ms10[3]:.3f} %)")
+        slowdowns.append(act)
+    for f in [None, *slowdowns]:
         if f is None:
             old = json.loads((a.out / "ms10.json").read_text())
             res = experiment.revalidate(replace(vd.setup_of(old["params"], old["boots"]), damon_cost="measured"),

@@ -504,6 +504,32 @@ def test_the_measured_cost_runs_the_model_again_at_the_guests_speed(monkeypatch,
                                  tmp_path, [c])
 
 
+def test_the_stat_action_reaches_the_guest_and_only_kernel_run_takes_it(tmp_path, offline):
+    """``--damon-action stat``: the sysfs scheme monitors and acts on nothing (kdamond's
+    monitoring cost alone); its boots are other boots, the baseline has no DAMON, and
+    validate refuses it (the simulator's DAMON_RECLAIM pages out)."""
+    from reclaimlab.kernel.experiment import baseline_setup
+
+    spec = "hotcold:duration_s=1"
+    pageout = Setup(workload=spec, memory="none", damon_reclaim=KEEP_ACTIVE)
+    stat = Setup(workload=spec, memory="none", damon_reclaim=KEEP_ACTIVE, damon_action="stat")
+    assert "lab.damon_action=stat" in prepare(stat).append.split()
+    assert not any("damon_action" in a for a in prepare(pageout).append.split())
+    assert key_of(stat, prepare(stat)) != key_of(pageout, prepare(pageout))
+    assert baseline_setup(stat).damon_action is None
+    with pytest.raises(KernelError, match="--damon-action stat: needs --damon-reclaim"):
+        prepare(Setup(workload=spec, memory="none", damon_action="stat"))
+    with pytest.raises(KernelError, match="only with the sysfs interface"):
+        prepare(Setup(workload=spec, memory="none", damon_reclaim=KEEP_ACTIVE, damon_action="stat",
+                      damon_interface="module"))
+    p = cli("validate", spec, "--memory-max", "none", "--damon-reclaim", KEEP_ACTIVE, "--damon-action", "stat",
+            "--out-dir", tmp_path / "out")
+    assert_user_error(p, "--damon-action stat: for `kernel run`")
+    p = cli("kernel", "run", spec, "--memory-max", "none", "--damon-action", "stat", "--out-dir", tmp_path / "out")
+    assert_user_error(p, "--damon-action stat: needs --damon-reclaim")
+    assert not (tmp_path / "out").exists()
+
+
 def test_damon_cost_measured_needs_damon_reclaim(tmp_path, offline):
     from reclaimlab.kernel.experiment import baseline_setup
 

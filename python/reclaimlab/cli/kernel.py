@@ -122,6 +122,9 @@ def _common(p: argparse.ArgumentParser) -> None:
                    help="run DAMON_RECLAIM as the module (enabled=Y) or as the module's scheme through DAMON's "
                         "sysfs interface (default: sysfs on v6.11..v6.16, whose module drops its scheme; "
                         "docs/kernel.md)")
+    p.add_argument("--damon-action", choices=("pageout", "stat"), default="pageout",
+                   help="the sysfs scheme's action: pageout (the module's) or stat, which monitors and pages out "
+                        "nothing: kdamond's monitoring cost in the guest alone (docs/validation.md, \"DAMON_RECLAIM\")")
     vocab.add(p, "json", "print one JSON object")
 
 
@@ -187,7 +190,7 @@ def _setup(a: argparse.Namespace):
                  disk_size=a.disk_size, accel=a.accel, tick_us=a.tick, smp=a.smp, nodes=a.nodes,
                  read_ahead_kb=a.read_ahead_kb,
                  fault_around_bytes=a.fault_around_bytes, thp=a.thp, damon_reclaim=a.damon_reclaim,
-                 damon_interface=a.damon_interface, cgroup_set=tuple(a.cgroup_set),
+                 damon_interface=a.damon_interface, damon_action=None if a.damon_action == "pageout" else a.damon_action, cgroup_set=tuple(a.cgroup_set),
                  disk_write=getattr(a, "disk_write", "model"), disk_read=getattr(a, "disk_read", "model"),
                  kswapd_wakeup=getattr(a, "kswapd_wakeup", "model"), damon_cost=getattr(a, "damon_cost", "model"),
                  cpu_placement=getattr(a, "cpu_placement", "model"), cpu_cost=getattr(a, "cpu_cost", "model"))

@@ -48,9 +48,10 @@ def _guest_options(setup: Setup, p: Prepared) -> dict[str, str]:
             "sample": setup.sample, "cgroup_set": ",".join(sorted(setup.cgroup_set)),
             "pcp_high_fraction": setup.pcp_high_fraction, "pin_cpus": setup.pin_cpus,
             "watermark_boost_factor": setup.watermark_boost_factor,
-            "vmscan_trace": int(setup.vmscan_trace), "wb_sample": setup.wb_sample}
+            "vmscan_trace": int(setup.vmscan_trace), "wb_sample": setup.wb_sample, "damon_action": setup.damon_action}
     before = {"tick_us": 0, "smp": Setup.smp, "nodes": 1, **LAB, "damon_reclaim": None, "sample": False, "cgroup_set": "",
-              "pcp_high_fraction": None, "pin_cpus": False, "watermark_boost_factor": None, "vmscan_trace": 0, "wb_sample": False}
+              "pcp_high_fraction": None, "pin_cpus": False, "watermark_boost_factor": None, "vmscan_trace": 0, "wb_sample": False,
+              "damon_action": None}
     return {k: str(v) for k, v in opts.items() if v != before[k]}
 
 
@@ -80,7 +81,7 @@ def record(setup: Setup, out: Path, progress: bool = True,
 def baseline_setup(setup: Setup) -> Setup:
     """The DAMON_RECLAIM comparison's baseline: the same workload without the module, one
     boot, sampled (``--damon-cost`` is the module's: not asked of it)."""
-    return replace(setup, damon_reclaim=None, damon_interface=None, sample=True, boots=1, damon_cost="model")
+    return replace(setup, damon_reclaim=None, damon_interface=None, damon_action=None, sample=True, boots=1, damon_cost="model")
 
 
 def validate(setup: Setup, out: Path, progress: bool = True) -> dict[str, Any]:
@@ -89,6 +90,10 @@ def validate(setup: Setup, out: Path, progress: bool = True) -> dict[str, Any]:
     and, with DAMON_RECLAIM, ``"damon_reclaim"`` (:func:`.damon_compare.compare`, after one
     more boot without it for the baseline); the simulated run is stored beside the boots
     (variant simulator)."""
+    if setup.damon_action is not None:
+        # Nothing to compare: the simulator's DAMON_RECLAIM pages out, as the module does.
+        raise KernelError(f"--damon-action {setup.damon_action}: for `kernel run` (kdamond's monitoring cost in the "
+                          "guest); validate compares the module's pageout scheme")
     prep = prepare(setup)
     prep, consoles = record(setup, out, progress, prep)
     base_prep, base_consoles = None, None

@@ -80,6 +80,9 @@ class Setup:
     damon_reclaim: str | None = None
     # "module" or "sysfs" (kernel.damon.interface_for); None: by the kernel's version.
     damon_interface: str | None = None
+    # The sysfs scheme's action: None (pageout, the module's) or "stat" (monitoring only:
+    # kdamond's monitoring cost in the guest without its actions).
+    damon_action: str | None = None
     # Sample the workload's memory.current while it runs (always with damon_reclaim).
     sample: bool = False
     # "cgroup.NAME.memory.{max,high,low,min}=VALUE" settings of the workload's cgroups.
@@ -383,8 +386,13 @@ def prepare(setup: Setup) -> Prepared:
     disk_size = parse_size(setup.disk_size, "--disk-size") if setup.disk_size else None
     p = Prepared(setup, kernel, wl, memory_max, zram, setup.timeout or default_timeout(wl), disk_size,
                  read_ahead_kb=ra, fault_around_bytes=fab, nodes=nodes, damon_reclaim=dr, cgroup_limits=limits)
+    if setup.damon_action is not None and (dr is None or setup.damon_action != "stat"):
+        raise KernelError(f"--damon-action {setup.damon_action}: " + ("only stat (pageout is the default)" if dr is not None
+                          else "needs --damon-reclaim"))
     if dr is not None:
         p.damon_interface = damon.interface_for(kernel.release, setup.damon_interface)
+        if setup.damon_action is not None and p.damon_interface != "sysfs":
+            raise KernelError("--damon-action: only with the sysfs interface (the module always pages out)")
     p.append = " ".join(kernel_args(p, thp))
     return p
 
@@ -415,6 +423,8 @@ def kernel_args(p: Prepared, thp: str | None) -> list[str]:
         args.append("lab.wbsample=1")
     if p.damon_reclaim is not None:
         args += damon.kernel_args(p.damon_reclaim, p.damon_interface)
+        if setup.damon_action is not None:
+            args.append(f"lab.damon_action={setup.damon_action}")
     elif setup.sample:
         args.append("lab.sample=1")
     return args

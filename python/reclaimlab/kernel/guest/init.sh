@@ -433,7 +433,9 @@ damon_sysfs_on() {
     echo "$end" > $C/targets/0/regions/0/end && echo "$start" > $C/targets/0/regions/0/start || return 1
     echo 1 > $C/schemes/nr_schemes || return 1
     S=$C/schemes/0
-    echo pageout > $S/action
+    # lab.damon_action=stat: the same scheme monitoring only (kdamond's monitoring cost alone)
+    act=$(sed -n 's/.*lab\.damon_action=\([a-z]*\).*/\1/p' /proc/cmdline)
+    echo "${act:-pageout}" > $S/action
     P=$S/access_pattern
     # (sysfs ranges start at 0..0: every bound is written)
     echo 18446744073709551615 > $P/sz/max && echo 4096 > $P/sz/min
