@@ -25,8 +25,9 @@ from reclaimlab.kernel import LAB, KernelError, console, store
 from reclaimlab.kernel.cpu_cost import measured as measured_cpu
 from reclaimlab.kernel.experiment import kswapd_wakeups, params_of, placement_settings, record, wakeup_of
 from reclaimlab.kernel.run import Setup, cpu_cost_unfit, prepare, workload_room
-from reclaimlab.kernel.validate import (ANON_TARGETS, FILE_TARGETS, compare, held_settings, mark_not_comparable, mglru_model,
-                                       sim_vmstat, simulate, start_layout_settings, targets_for, with_derived, zone_settings)
+from reclaimlab.kernel.validate import (ANON_TARGETS, FILE_TARGETS, boot_machine_settings, compare, held_settings,
+                                       mark_not_comparable, mglru_model, sim_vmstat, simulate, start_layout_settings,
+                                       targets_for, with_derived, zone_settings)
 from reclaimlab.kernel.workload import build
 
 MEMORY = "64M"
@@ -148,7 +149,7 @@ def evaluate_configs(out: Path, configs: list[dict], mglru_policy: str | None = 
                 # workload's allocations fall back, and they differ from boot to boot: each boot
                 # is simulated from its own (and at its own wall time), and the model's figure
                 # is the mean over them.
-                runs = [({**settings, **start_layout_settings(x, settings), **placement_settings(x, cpu_placement)},
+                runs = [({**settings, **boot_machine_settings(x, settings), **placement_settings(x, cpu_placement)},
                          b["metrics"].get("wall_s"), x) for b, x in zip(boots, per_console)]
             sims, figures = [], []
             measured = cpu_cost == "measured" and whole_machine and cpu_cost_unfit(wl) is None

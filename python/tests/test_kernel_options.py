@@ -230,12 +230,21 @@ def test_damon_seeds_go_through_the_boots_start_layouts(offline):
                               "@@freelist start 0 DMA32 Movable 0 1 1 1 4 3 3 4 2 0 38")
     boots = [console.parse(head + START_256 + tail), console.parse(head + other + tail)]
     s = sim_settings(p, boots)
-    assert seed_layout(boots, 1, s) == start_layout_settings(boots[0], s)
+    first = seed_layout(boots, 1, s)  # the first boot's machine: what the settings hold already
+    assert first and all(s[k] == v for k, v in first.items())
     second = seed_layout(boots, 2, s)
     assert second["machine.start_layout"].endswith("movable=0,1,1,1,4,3,3,4,2,0,38 reclaimable=1,1,0,0,0,1,1,1,0,1,0")
     assert seed_layout(boots, 3, s) == seed_layout(boots, 1, s)
     # A run without a layout gets none from the seeds either.
     assert seed_layout(boots, 2, sim_settings(p, boots, start_layout=False)) == {}
+    # A boot whose DMA32 manages a page less (its MemTotal 4 KiB less) has no layout over
+    # the first boot's machine; its seed runs its own machine and layout.
+    smaller = console.parse(head + START_256.replace("managed=50032", "managed=50031")
+                            .replace("MemTotal 215488", "MemTotal 215484") + tail)
+    assert start_layout_settings(smaller, s) == {}
+    own = seed_layout([boots[0], smaller], 2, s)
+    assert own["machine.memory"] == "215484K" and own["machine.start_layout"] == start_layout_settings(boots[0], s)["machine.start_layout"]
+    assert int(own["machine.kernel_used"][:-1]) == int(s["machine.kernel_used"][:-1]) - 4  # the same free lists
 
 
 def test_whole_machine_runs_grade_kswapd_and_direct_reclaim():

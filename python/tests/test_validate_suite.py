@@ -201,6 +201,7 @@ def test_whole_machine_boots_are_simulated_each_from_its_own_start_layout(tmp_pa
     monkeypatch.setattr(suite, "boot_console", lambda out, b: SimpleNamespace(layouts={}, name=next(layouts)))
     monkeypatch.setattr(suite, "held_settings", lambda layout: {})
     monkeypatch.setattr(suite, "start_layout_settings", lambda c, s: {"machine.start_layout": c.name})
+    monkeypatch.setattr(suite, "boot_machine_settings", lambda c, s: {"machine.start_layout": c.name})
     calls = []
 
     def simulate(wl, settings, tmp, wall, wakeup_wall_ns=None):

@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from .damon import STATS, Snapshot
-from .validate import mean_sd, sim_vmstat, start_layout_settings, time_average
+from .validate import boot_machine_settings, mean_sd, sim_vmstat, time_average
 
 
 #: Targets of the comparison (issue 18): bytes tried and reclaimed within 25 %, the memory
@@ -31,14 +31,14 @@ CURVE_POINTS = 20
 
 
 def seed_layout(consoles: list, seed: int, settings: dict[str, str]) -> dict[str, str]:
-    """``machine.start_layout`` (and the ``machine.kernel_used`` it implies) for the model's run
-    of ``seed`` (1, 2, ...): the start layout of boot ``(seed - 1) % boots``, so the seeds go
-    through the boots' layouts in turn as seed 1 has the first boot's (:func:`.validate.sim_settings`).
-    Empty where the run has no start layout (``settings``), or that boot's console lacks it
-    or it does not fit the model's zones."""
+    """The machine of boot ``(seed - 1) % boots`` for the model's run of ``seed`` (1, 2, ...):
+    its start layout with its own MemTotal and held memory (:func:`.validate.boot_machine_settings`),
+    so the seeds go through the boots' layouts in turn as seed 1 has the first boot's
+    (:func:`.validate.sim_settings`). Empty where the run has no start layout (``settings``)
+    or that boot's console lacks it."""
     if not consoles or "machine.start_layout" not in settings:
         return {}
-    return start_layout_settings(consoles[(seed - 1) % len(consoles)], settings)
+    return boot_machine_settings(consoles[(seed - 1) % len(consoles)], settings)
 
 
 def split_of(regions: list[tuple[int, int, int, int]], max_nr_accesses: int) -> Snapshot:

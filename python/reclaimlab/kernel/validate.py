@@ -165,6 +165,23 @@ def start_layout_settings(c: Console, settings: dict[str, str]) -> dict[str, str
     return {"machine.start_layout": "; ".join(parts), "machine.kernel_used": f"{used * 4}K"}
 
 
+def boot_machine_settings(c: Console, settings: dict[str, str]) -> dict[str, str]:
+    """Boot ``c``'s own machine over ``settings`` made from another boot's console, for a run
+    of its own: its MemTotal (``machine.memory``), what it held at the start
+    (:func:`held_settings`), ZONE_DMA's protection where the model has the zone
+    (:func:`zone_settings`) and its start layout (:func:`start_layout_settings`). The guests'
+    MemTotal differs by a page or two from boot to boot, and a layout fits only its own
+    boot's zones: over the first boot's machine, a boot managing a page more or less has no
+    layout. Empty when the console lacks the start layout (the run keeps ``settings``)."""
+    start = c.layouts.get("start")
+    if start is None or not c.meminfo.get("MemTotal"):
+        return {}
+    own = {"machine.memory": f"{c.meminfo['MemTotal']}K", **held_settings(start),
+           **(zone_settings(c) if "machine.zone_dma" in settings else {})}
+    layout = start_layout_settings(c, {**settings, **own})
+    return {**own, **layout} if layout else {}
+
+
 def model_cpus(smp: int, nodes: int, pinned: bool) -> int:
     """``machine.cpus`` for a guest of ``smp`` vCPUs over ``nodes``. The kernel binds a
     node's kswapd to that node's CPUs, so with one vCPU a node kswapd shares it with the
