@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 import reclaimlab
-from reclaimlab.kernel import KernelError, console, damon, damon_compare, guest, initramfs, run
+from reclaimlab.kernel import GuestError, KernelError, console, damon, damon_compare, guest, initramfs, run
 from reclaimlab.kernel.experiment import key_of
 from reclaimlab.kernel.ops import OP_PHASE, OP_SLEEP, op_words, write_ops, write_sim_trace
 from reclaimlab.kernel.run import Setup, prepare
@@ -522,6 +522,18 @@ def test_the_stat_action_reaches_the_guest_and_only_kernel_run_takes_it(tmp_path
     with pytest.raises(KernelError, match="only with the sysfs interface"):
         prepare(Setup(workload=spec, memory="none", damon_reclaim=KEEP_ACTIVE, damon_action="stat",
                       damon_interface="module"))
+    # the guest reads the scheme's action back: a boot that ran another is refused
+    from reclaimlab.kernel.run import check_readback
+
+    prep = prepare(stat)
+    said = "".join(f"@@damon_reclaim {k} {v}\n" for k, v in prep.damon_reclaim.items())
+    for action, ok in (("stat", True), ("pageout", False)):
+        c = console.parse(f"@@damon_reclaim interface sysfs\n@@damon_reclaim action {action}\n{said}")
+        if ok:
+            check_readback(prep, c, 0, tmp_path / "log")
+        else:
+            with pytest.raises(GuestError, match="scheme ran pageout, not stat"):
+                check_readback(prep, c, 0, tmp_path / "log")
     p = cli("validate", spec, "--memory-max", "none", "--damon-reclaim", KEEP_ACTIVE, "--damon-action", "stat",
             "--out-dir", tmp_path / "out")
     assert_user_error(p, "--damon-action stat: for `kernel run`")

@@ -534,6 +534,9 @@ def check_readback(p: Prepared, c: console.Console, i: int, log: Path) -> None:
         if c.damon_reclaim.get("interface") != p.damon_interface:
             raise GuestError(f"boot {i}: DAMON_RECLAIM did not start through its {p.damon_interface} interface; "
                              f"console log {log}")
+        if p.setup.damon_action is not None and c.damon_reclaim.get("action") != p.setup.damon_action:
+            raise GuestError(f"boot {i}: DAMON_RECLAIM's scheme ran {c.damon_reclaim.get('action')}, not "
+                             f"{p.setup.damon_action}; console log {log}")
         for k, v in p.damon_reclaim.items():
             region_default = k.startswith("monitor_region_") and v == "0"  # the kernel writes its choice back
             if c.damon_reclaim.get(k) != v and not region_default:

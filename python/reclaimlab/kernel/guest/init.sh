@@ -478,6 +478,7 @@ damon_start() {
         echo Y > $DAMON/enabled || { echo "@@error damon_reclaim enabled"; return 1; }
     fi
     [ -n "$mode" ] && echo "@@damon_reclaim interface $mode" && damon_trace start
+    [ "$mode" = sysfs ] && echo "@@damon_reclaim action $(cat $KD/contexts/0/schemes/0/action)"
     grep -q 'lab.sample=1' /proc/cmdline || [ -n "$mode" ] || return 0
     mkfifo /run/pause
     sampler "$mode" &
