@@ -383,7 +383,9 @@ cpustat() {
 # BYTES_RECLAIMED" every 0.5 s until the workload ends (python/reclaimlab/kernel/damon.py).
 DAMON=/sys/module/damon_reclaim/parameters
 KD=/sys/kernel/mm/damon/admin/kdamonds/0
-damon_mode() { sed -n 's/.*lab\.damon=\([a-z]*\).*/\1/p' /proc/cmdline; }
+# The value of lab.$1=WORD on the kernel command line (empty without it).
+lab_value() { sed -n "s/.*lab\\.$1=\\([a-z]*\\).*/\\1/p" /proc/cmdline; }
+damon_mode() { lab_value damon; }
 # The stats as the module names them, for interface $1 (sysfs: refreshed from kdamond first).
 damon_stats() {
     if [ "$1" = sysfs ]; then
@@ -434,7 +436,7 @@ damon_sysfs_on() {
     echo 1 > $C/schemes/nr_schemes || return 1
     S=$C/schemes/0
     # lab.damon_action=stat: the same scheme monitoring only (kdamond's monitoring cost alone)
-    act=$(sed -n 's/.*lab\.damon_action=\([a-z]*\).*/\1/p' /proc/cmdline)
+    act=$(lab_value damon_action)
     echo "${act:-pageout}" > $S/action
     P=$S/access_pattern
     # (sysfs ranges start at 0..0: every bound is written)
