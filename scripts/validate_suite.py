@@ -25,9 +25,9 @@ from reclaimlab.kernel import LAB, KernelError, console, store
 from reclaimlab.kernel.cpu_cost import measured as measured_cpu
 from reclaimlab.kernel.experiment import kswapd_wakeups, params_of, placement_settings, record, wakeup_of
 from reclaimlab.kernel.run import Setup, cpu_cost_unfit, prepare, workload_room
-from reclaimlab.kernel.validate import (ANON_TARGETS, FILE_TARGETS, boot_machine_settings, compare, held_settings,
-                                       mark_not_comparable, mglru_model, sim_vmstat, simulate, start_layout_settings,
-                                       targets_for, with_derived, zone_settings)
+from reclaimlab.kernel.validate import (ANON_TARGETS, FILE_TARGETS, boot_machine_settings, compare, compression_ratio,
+                                       held_settings, mark_not_comparable, mglru_model, sim_vmstat, simulate,
+                                       start_layout_settings, targets_for, with_derived, zone_settings)
 from reclaimlab.kernel.workload import build
 
 MEMORY = "64M"
@@ -136,9 +136,11 @@ def evaluate_configs(out: Path, configs: list[dict], mglru_policy: str | None = 
             wakeup = wakeup_of(kswapd_wakeup, wakes)
             if mglru == "on":  # the variant of the guest's kernel version, unless told otherwise
                 settings["policy"] = mglru_policy or mglru_model(boots[0]["config"]["kernel.release"])
+            # zram's ratio from the consoles (the stored metric is the definition of its day).
+            ratio = compression_ratio([x for x in per_console if x is not None])
             ratios = [b["metrics"]["zram.compression_ratio"] for b in boots if "zram.compression_ratio" in b["metrics"]]
-            if ratios:
-                settings["swap.zram.compression_ratio"] = f"{statistics.fmean(ratios):.3f}"
+            if ratio or ratios:
+                settings["swap.zram.compression_ratio"] = f"{ratio or statistics.fmean(ratios):.3f}"
             wl = build(spec, workload_room(setup, p.memory_max))
             whole_machine = p.memory_max is None
             t = time.time()

@@ -43,6 +43,18 @@ def test_phases_and_summed_counters():
     assert c.zram_ratio() == 8.0
 
 
+def test_zram_ratio_is_per_byte_of_the_pool_not_of_the_compressed_data():
+    # The pool (zsmalloc's pages, mem_used_total) is what RAM the stored pages take: 8 MiB
+    # compressed into 1 MiB sat in 1.25 MiB of pool pages.
+    phase = "@@phase 0 1\n@@zram 8388608 1048576 1310720\n@@phase-end 0\n"
+    assert parse(phase).zram_ratio() == 6.4
+    # A log that printed the pool only at its end takes the pool's peak (mem_used_max).
+    old = "@@phase 0 1\n@@zram 8388608 1048576\n@@phase-end 0\n"
+    tail = "@@zram_mm_stat 4096 64 20480 0 1677721 0 0 0 0\n"
+    assert parse(old + tail).zram_ratio() == 8388608 / 1677721
+    assert parse(old).zram_ratio() == 8.0
+
+
 def test_marker_in_the_middle_of_a_kernel_line():
     c = parse("[   12.5] virtio_blk virtio1: [vda] 1 GiB@@vm pgpgin 12\n@@phase 0 1\n@@vm pgpgin 12\n@@phase-end 0\n")
     assert c.vmstat() == {"pgpgin": 12}

@@ -190,15 +190,18 @@ def test_tenants_render_keeps_the_other_mode_of_a_workload_booted_one_way(tmp_pa
 def test_whole_machine_boots_are_simulated_each_from_its_own_start_layout(tmp_path, monkeypatch):
     """Without a memory.max the start layout decides the fallbacks and differs per boot: one
     simulation per boot, from that boot's layout and at its wall time, compared by their mean;
-    under a memory.max one simulation from the first boot's."""
+    under a memory.max one simulation from the first boot's. zram's ratio comes from the
+    consoles (the pool as measured now), not the ratio stored with the boots."""
     from types import SimpleNamespace
 
     (tmp_path / "results.sqlite").touch()
     boots = [{"config": {"kernel.release": "6.12.117+deb12-amd64", "policy": "classic@6.15"},
-              "metrics": {"wall_s": w}, "vmstat": {"pgpgin": 100, "pgsteal_kswapd": 10}} for w in (2.0, 4.0)]
+              "metrics": {"wall_s": w, "zram.compression_ratio": 7.0},
+              "vmstat": {"pgpgin": 100, "pgsteal_kswapd": 10}} for w in (2.0, 4.0)]
     layouts = iter(["A", "B", "A", "B"])
     monkeypatch.setattr(suite.store, "load_boots", lambda out, params: boots)
-    monkeypatch.setattr(suite, "boot_console", lambda out, b: SimpleNamespace(layouts={}, name=next(layouts)))
+    monkeypatch.setattr(suite, "boot_console", lambda out, b: SimpleNamespace(layouts={}, name=next(layouts),
+                                                                                   zram_ratio=lambda: 5.5))
     monkeypatch.setattr(suite, "held_settings", lambda layout: {})
     monkeypatch.setattr(suite, "start_layout_settings", lambda c, s: {"machine.start_layout": c.name})
     monkeypatch.setattr(suite, "boot_machine_settings", lambda c, s: {"machine.start_layout": c.name})
@@ -206,6 +209,7 @@ def test_whole_machine_boots_are_simulated_each_from_its_own_start_layout(tmp_pa
 
     def simulate(wl, settings, tmp, wall, wakeup_wall_ns=None):
         calls.append((settings.get("machine.start_layout"), wall))
+        assert settings["swap.zram.compression_ratio"] == "5.500"
         steal = {"A": 8, "B": 12}[settings["machine.start_layout"]]
         return {"vmstat": {"pgpgin": 100, "pgsteal_kswapd": steal}, "metrics": {"extfrag_steals": steal},
                 "config": {"sim.time_dilation": "1"}}

@@ -486,7 +486,7 @@ pub static KNOBS: &[Knob] = &[
     knob!("swap.size", "auto", "bytes", "swap size (zram disksize); 'auto' = machine.memory",
         |c, v| c.swap_bytes = if v.trim() == "auto" { None } else { Some(parse_size(v)?) },
         |c| c.swap_bytes.map_or("auto".into(), format_size)),
-    knob!("swap.zram.compression_ratio", "3.0", "", "zram: uncompressed/compressed size; the pool takes 4096/ratio bytes per stored page",
+    knob!("swap.zram.compression_ratio", "3.0", "", "zram: bytes stored per byte of pool RAM (mm_stat orig_data_size/mem_used_total); the pool takes 4096/ratio bytes per stored page",
         |c, v| c.zram_compression_ratio = float(v)?, |c| c.zram_compression_ratio.to_string()),
     knob!("swap.zram.compress_ns", "6000", "ns", "zram: CPU time to compress one page (charged to the reclaimer)",
         |c, v| c.zram_compress_ns = uint(v)?, |c| c.zram_compress_ns.to_string()),

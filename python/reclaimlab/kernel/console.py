@@ -21,8 +21,9 @@ class Phase:
     index: int
     wall_ns: int
     vmstat: dict[str, int] = field(default_factory=dict)
-    #: zram's orig_data_size and compr_data_size at the phase's end (bytes), if any.
-    zram: tuple[int, int] | None = None
+    #: zram's orig_data_size, compr_data_size and mem_used_total (the pool's pages) at the
+    #: phase's end (bytes), if any; logs made before the pool was printed have two.
+    zram: tuple[int, ...] | None = None
     #: Each cgroup's memory.stat at the phase's end (since the cgroup was made), by index.
     memstat: dict[int, dict[str, int]] = field(default_factory=dict)
     #: Tracepoint counts (guest/thp.c ``@@trace``): ``"EVENT ORDER RET"`` -> count.
@@ -330,9 +331,19 @@ class Console:
                 **{f"vm.{k}": v for k, v in self.sysctl.items()}}
 
     def zram_ratio(self) -> float | None:
-        """zram's compression ratio (orig / compr) when it stored the most data."""
+        """The model's ``swap.zram.compression_ratio``: bytes stored per byte of RAM the pool
+        took, when zram stored the most data. The pool is zsmalloc's pages
+        (``mem_used_total``), 13-30 % above ``compr_data_size`` (size classes, partly used
+        zspages); a log without it at the phase ends takes the pool's peak
+        (``mem_used_max`` of the final ``@@zram_mm_stat``: a lower bound of the ratio), and
+        one with neither orig / compr."""
         best = max((ph.zram for ph in self.phases if ph.zram and ph.zram[1]), default=None)
-        return best[0] / best[1] if best else None
+        if not best:
+            return None
+        # Documentation/admin-guide/blockdev/zram.rst, mm_stat: ... mem_used_total mem_limit
+        # mem_used_max ...
+        pool = best[2] if len(best) > 2 else self.zram_mm_stat[4] if len(self.zram_mm_stat) > 4 else 0
+        return best[0] / (pool or best[1])
 
     def cgroup(self, name: str) -> Cgroup | None:
         """The workload's cgroup called ``name``, if the guest made it."""
@@ -647,8 +658,8 @@ def parse(text: str) -> Console:
                 cur.trace[" ".join(parts[:3])] = int(parts[3])
             elif tag == "mglru_gen" and len(parts) == 6 and cur is not None:
                 cur.mglru_gens.append((parts[0], *map(int, parts[1:])))
-            elif tag == "zram" and len(parts) == 2 and cur is not None:
-                cur.zram = (int(parts[0]), int(parts[1]))
+            elif tag == "zram" and len(parts) in (2, 3) and cur is not None:
+                cur.zram = tuple(int(x) for x in parts)
             elif tag == "phase-end" and cur is not None:
                 c.phases.append(cur)
                 cur = None

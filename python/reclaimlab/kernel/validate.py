@@ -87,7 +87,7 @@ def policy_of(console: Console) -> str:
 
 
 def compression_ratio(consoles: list[Console]) -> float | None:
-    """zram's measured orig_data_size / compr_data_size at its fullest, averaged over boots."""
+    """zram's measured ratio (:meth:`.Console.zram_ratio`: bytes stored per byte of pool), averaged over boots."""
     r = [x for x in (c.zram_ratio() for c in consoles) if x]
     return sum(r) / len(r) if r else None
 

@@ -59,7 +59,7 @@
  *             returned: EAGAIN (11) when reclaim could not meet the request; others are errors)
  *   15 PHASE  end the current phase; page = index of the next phase
  * At every phase end it prints "@@phase INDEX WALL_NS" and one "@@vm NAME DELTA" line per
- * /proc/vmstat counter that changed, zram's "@@zram ORIG_DATA_SIZE COMPR_DATA_SIZE" if there
+ * /proc/vmstat counter that changed, zram's "@@zram ORIG_DATA_SIZE COMPR_DATA_SIZE MEM_USED_TOTAL" if there
  * is a zram device, "@@memstat CGROUP NAME VALUE" for each nonzero memory.stat entry of each
  * cgroup (values since the cgroups were made) and its memory.current (as NAME
  * "memory.current"), then "@@phase-end INDEX". After the last op,
@@ -194,9 +194,12 @@ static void phase_end(unsigned idx) {
             printf("@@vm %s %lld\n", after.name[i], (long long)(after.val[i] - before->val[i]));
     }
     FILE *z = fopen("/sys/block/zram0/mm_stat", "r");
-    unsigned long long orig, compr;
+    unsigned long long orig, compr, used;
     if (z) {
-        if (fscanf(z, "%llu %llu", &orig, &compr) == 2) printf("@@zram %llu %llu\n", orig, compr);
+        /* Documentation/admin-guide/blockdev/zram.rst: orig_data_size compr_data_size
+         * mem_used_total (the zsmalloc pool's pages, in bytes) ... */
+        if (fscanf(z, "%llu %llu %llu", &orig, &compr, &used) == 3)
+            printf("@@zram %llu %llu %llu\n", orig, compr, used);
         fclose(z);
     }
     print_cgroup_file("memstat", "memory.stat");
