@@ -29,7 +29,8 @@
  * balancing by default with several nodes, CONFIG_NUMA_BALANCING_DEFAULT_ENABLED; the
  * model has none), print "@@sysctl numa_balancing 0", "@@thp_defrag MODE" and "@@nodes N
  * MEMTOTAL_KB". Phases and counters use wl.c's console protocol: "@@phase INDEX WALL_NS",
- * "@@vm NAME DELTA" per changed /proc/vmstat counter, "@@phase-end INDEX"; then "@@done",
+ * "@@vm NAME DELTA" per changed /proc/vmstat counter, with zram "@@zram ORIG COMPR MEM_USED"
+ * at the phase's fullest (sampled every 10 ms), "@@phase-end INDEX"; then "@@done",
  * exit 0. Errors: "@@error TEXT", exit 1.
  *
  * Pageblocks per migrate type (/proc/pagetypeinfo's "Number of blocks type" table) are
@@ -212,7 +213,40 @@ static void snapshot(const char *when) {
     fflush(stdout);
 }
 
+/* zram at its fullest in a phase: the workloads swap pages back in or free them before a
+ * phase ends, so a reading at the end would not see the pool full. A thread reads mm_stat
+ * every 10 ms and keeps the sample with the most data stored; phase_end prints it as wl.c's
+ * "@@zram ORIG_DATA_SIZE COMPR_DATA_SIZE MEM_USED_TOTAL" (the model's
+ * swap.zram.compression_ratio is ORIG / MEM_USED_TOTAL: bytes stored per byte of pool). */
+#define MM_STAT "/sys/block/zram0/mm_stat"
+static struct {
+    pthread_t th;
+    int running, stop;
+    unsigned long long orig, compr, used;
+} zs;
+
+static void zram_sample(void) {
+    FILE *z = fopen(MM_STAT, "r");
+    unsigned long long o, c, u;
+    if (!z) return;
+    if (fscanf(z, "%llu %llu %llu", &o, &c, &u) == 3 && o > zs.orig) { zs.orig = o; zs.compr = c; zs.used = u; }
+    fclose(z);
+}
+
+static void *zram_sampler(void *arg) {
+    (void)arg;
+    const struct timespec tick = {0, 10 * 1000 * 1000};
+    while (!__atomic_load_n(&zs.stop, __ATOMIC_RELAXED)) {
+        zram_sample();
+        nanosleep(&tick, NULL);
+    }
+    return NULL;
+}
+
 static void phase_start(void) {
+    zs.orig = zs.compr = zs.used = 0;
+    zs.stop = 0;
+    zs.running = access(MM_STAT, R_OK) == 0 && pthread_create(&zs.th, NULL, zram_sampler, NULL) == 0;
     if (tracing) {
         int fd = open(TRACING "/trace", O_WRONLY | O_TRUNC);
         if (fd >= 0) close(fd);
@@ -229,6 +263,13 @@ static void phase_end(unsigned idx) {
         if (i < before.n && after.val[i] != before.val[i])
             printf("@@vm %s %lld\n", after.name[i], (long long)(after.val[i] - before.val[i]));
     trace_report();
+    if (zs.running) {
+        __atomic_store_n(&zs.stop, 1, __ATOMIC_RELAXED);
+        pthread_join(zs.th, NULL);
+        zs.running = 0;
+        zram_sample();
+        if (zs.orig) printf("@@zram %llu %llu %llu\n", zs.orig, zs.compr, zs.used);
+    }
     printf("@@phase-end %u\n", idx);
     char when[16];
     snprintf(when, sizeof when, "%u", idx);
