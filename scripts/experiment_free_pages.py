@@ -4,7 +4,8 @@ docs/validation.md, "tpcc's primary refaults: not the free memory").
 
 The tenants store's boots made with ``--wb-sample`` carry ``nr_free_pages`` every 50 ms of
 guest time (``@@wbs``, :attr:`Console.free_samples`); each boot is simulated again on its
-own machine and start layout (:func:`validate.boot_machine_settings`), at its own wall time and the stored wake-up mode, and the model's
+own machine, start layout and CPU placement (:func:`experiment.boot_runs`), at its own wall time and the stored
+wake-up mode, and the model's
 ``nr_free_pages`` series (``sim.sample_interval_ms``) is read the same way
 (:func:`validate.free_under_reclaim`: from the first sample at or below eight times the
 zones' high watermarks to the last). Printed per boot: the time-weighted mean free pages
@@ -28,9 +29,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from reclaimlab.exceptions import ReclaimlabError  # noqa: E402
 from reclaimlab.kernel import KernelError, console  # noqa: E402
-from reclaimlab.kernel.experiment import disk_for, placement_settings, prepare, read_disk_for, wakeup_for  # noqa: E402
-from reclaimlab.kernel.validate import (boot_machine_settings, free_under_reclaim, sim_settings,  # noqa: E402
-                                        sim_vmstat, simulate, with_derived)
+from reclaimlab.kernel.experiment import (boot_runs, disk_for, placement_settings, prepare,  # noqa: E402
+                                          read_disk_for, wakeup_for)
+from reclaimlab.kernel.validate import (free_under_reclaim, guest_wall_s, sim_settings, sim_vmstat,  # noqa: E402
+                                        simulate, with_derived)
 from validate_tenants import setup_of  # noqa: E402
 
 #: Counters printed beside the free pages.
@@ -60,13 +62,12 @@ def compare(out: Path, name: str, mglru: str, tmp: Path) -> None:
     wakeup = wakeup_for(setup, cons)
     print(f"\n{stored.get('label', name)}, MGLRU {mglru} ({settings['policy']}): free pages under reclaim")
     print(f"{'':18} {'mean':>7} {'p10':>7} {'p50':>7} {'p90':>7} {'fill':>6}")
-    for i, c in enumerate(cons):
+    for i, (c, st) in enumerate(zip(cons, boot_runs(cons, settings, setup.cpu_placement))):
         zones = c.layouts["start"].zones
         ceiling = CEILING * sum(z.high for z in zones if z.managed)
         ts, fs = [float(t) for t, _ in c.free_samples], [float(f) for _, f in c.free_samples]
         print(row(f"kernel, boot {i}", free_under_reclaim(ts, fs, ceiling), with_derived(c.vmstat())))
-        sim = simulate(prep.wl, {**settings, **boot_machine_settings(c, settings)}, tmp,
-                       sum(ph.wall_ns for ph in c.phases) / 1e9, write_ns, read_ns, wakeup)
+        sim = simulate(prep.wl, st, tmp, guest_wall_s([c]), write_ns, read_ns, wakeup)
         series = sim["series"]
         print(row(f"model, layout {i}", free_under_reclaim(series["time_s"], series["nr_free_pages"], ceiling),
                   sim_vmstat(sim)))

@@ -23,10 +23,10 @@ from pathlib import Path
 
 from reclaimlab.kernel import LAB, KernelError, console, store
 from reclaimlab.kernel.cpu_cost import measured as measured_cpu
-from reclaimlab.kernel.experiment import kswapd_wakeups, params_of, placement_settings, record, wakeup_of
+from reclaimlab.kernel.experiment import boot_runs, kswapd_wakeups, params_of, record, wakeup_of
 from reclaimlab.kernel.run import Setup, cpu_cost_unfit, prepare, workload_room
-from reclaimlab.kernel.validate import (ANON_TARGETS, FILE_TARGETS, boot_machine_settings, compare, compression_ratio,
-                                       held_settings, mark_not_comparable, mglru_model, sim_vmstat, simulate,
+from reclaimlab.kernel.validate import (ANON_TARGETS, FILE_TARGETS, compare, compression_ratio, held_settings,
+                                       mark_not_comparable, mean_counts, mglru_model, sim_vmstat, simulate,
                                        start_layout_settings, targets_for, with_derived, zone_settings)
 from reclaimlab.kernel.workload import build
 
@@ -151,8 +151,8 @@ def evaluate_configs(out: Path, configs: list[dict], mglru_policy: str | None = 
                 # workload's allocations fall back, and they differ from boot to boot: each boot
                 # is simulated from its own (and at its own wall time), and the model's figure
                 # is the mean over them.
-                runs = [({**settings, **boot_machine_settings(x, settings), **placement_settings(x, cpu_placement)},
-                         b["metrics"].get("wall_s"), x) for b, x in zip(boots, per_console)]
+                runs = [(st, b["metrics"].get("wall_s"), x)
+                        for st, b, x in zip(boot_runs(per_console, settings, cpu_placement), boots, per_console)]
             sims, figures = [], []
             measured = cpu_cost == "measured" and whole_machine and cpu_cost_unfit(wl) is None
             for st, wall, x in runs:
@@ -166,7 +166,7 @@ def evaluate_configs(out: Path, configs: list[dict], mglru_policy: str | None = 
                     figures.append(fig)
                 sims.append(one)
             sim = sims[0]
-            sim_vm = mean_vmstat([sim_vmstat(x) for x in sims])
+            sim_vm = mean_counts([sim_vmstat(x) for x in sims])
             targets = targets_for(wl, whole_machine)
             counters = list(targets) + [x for x in CONTEXT_COUNTERS if x not in targets]
             if whole_machine:  # the root's tmpfs, which only whole-machine reclaim takes
@@ -191,12 +191,6 @@ def evaluate_configs(out: Path, configs: list[dict], mglru_policy: str | None = 
                             "sim_config": {k: sim["config"][k] for k in ("cost.kswapd_wakeup_ns", "sim.time_dilation")
                                            if k in sim["config"]}})
     return results
-
-
-def mean_vmstat(runs: list[dict[str, int]]) -> dict[str, float]:
-    """Each counter's mean over simulated runs (a counter a run lacks counts 0)."""
-    names = {k for r in runs for k in r}
-    return {k: statistics.fmean(r.get(k, 0) for r in runs) for k in names}
 
 
 #: The simulator's own figures kept beside the compared counters (kswapd's passes).

@@ -53,6 +53,8 @@ def test_zram_ratio_is_per_byte_of_the_pool_not_of_the_compressed_data():
     tail = "@@zram_mm_stat 4096 64 20480 0 1677721 0 0 0 0\n"
     assert parse(old + tail).zram_ratio() == 8388608 / 1677721
     assert parse(old).zram_ratio() == 8.0
+    # One page stored in a pool of five: the model's pool cannot be larger than the pages.
+    assert parse("@@phase 0 1\n@@zram 4096 64 20480\n@@phase-end 0\n").zram_ratio() == 1.0
 
 
 def test_marker_in_the_middle_of_a_kernel_line():

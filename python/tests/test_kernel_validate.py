@@ -139,3 +139,55 @@ def test_free_pages_under_reclaim_leave_out_the_fill_and_the_exit():
     assert math.isclose(got["fill_share"], 2 / 6)
     assert free_under_reclaim(ts, free, ceiling=500) is None       # never under reclaim
     assert free_under_reclaim([0, 1], [900, 40_000], ceiling=5_000) is None  # one sample
+
+
+def test_whole_machine_boots_are_each_simulated_on_their_own_machine(tmp_path, monkeypatch):
+    """``reclaimlab validate`` without a memory.max: where allocations fall back follows each
+    boot's free lists at the start, so each boot runs on its own machine at its own wall time
+    and the rows hold the runs' mean; under a memory.max one run from the first boot's."""
+    import pytest
+
+    from reclaimlab.kernel import console, experiment
+    from reclaimlab.kernel.run import Setup
+
+    walls, seen = [], []
+
+    def simulate(wl, settings, out, wall, *a, **k):
+        walls.append((settings.get("machine.start_layout"), wall))
+        steal = {"A": 8, "B": 12, None: 5}[settings.get("machine.start_layout")]
+        return {"metrics": {"memcg.db.memory.current": steal * 4096}, "vmstat": {"pgsteal_kswapd": steal},
+                "config": {}, "policy": "classic@6.15", "started": 0, "finished": 0}
+
+    class Compared(Exception):
+        pass
+
+    def compare(real, sim_vm, targets):
+        seen.append(sim_vm)
+        raise Compared
+
+    layouts = {1.0: "A", 3.0: "B"}
+    monkeypatch.setattr(experiment, "simulate", simulate)
+    monkeypatch.setattr(experiment, "compare", compare)
+    monkeypatch.setattr(experiment, "targets_for", lambda wl, whole_machine: {})
+    monkeypatch.setattr(experiment, "sim_settings", lambda prep, consoles: {"policy": "classic@6.15"})
+    monkeypatch.setattr(experiment, "boot_machine_settings",
+                        lambda c, s: {"machine.start_layout": layouts[c.phases[0].wall_ns / 1e9]})
+
+    class Prep:
+        damon_reclaim = None
+        memory_max = None
+
+        class wl:
+            thp = None
+            spec = "seqloop"
+            cgroups = ()
+
+    boots = [console.parse(f"@@phase 0 {w}\n@@vm pgsteal_kswapd 10\n@@phase-end 0\n") for w in (1_000_000_000, 3_000_000_000)]
+    with pytest.raises(Compared):
+        experiment.compare_boots(Setup(workload="seqloop"), Prep, boots, tmp_path)
+    assert walls == [("A", 1.0), ("B", 3.0)] and seen[0]["pgsteal_kswapd"] == 10.0  # the mean of 8 and 12
+    walls.clear()
+    Prep.memory_max = 64 << 20
+    with pytest.raises(Compared):
+        experiment.compare_boots(Setup(workload="seqloop"), Prep, boots, tmp_path)
+    assert walls == [(None, 2.0)] and seen[1]["pgsteal_kswapd"] == 5

@@ -15,6 +15,7 @@ sys.path.insert(0, str(SCRIPTS))
 suite = pytest.importorskip("validate_suite")
 shipped = pytest.importorskip("validate_shipped")
 tenants = pytest.importorskip("validate_tenants")
+from reclaimlab.kernel import experiment  # noqa: E402
 
 
 def row(counter, mean, sd, sim, target=0.10, comparable=True):
@@ -204,7 +205,7 @@ def test_whole_machine_boots_are_simulated_each_from_its_own_start_layout(tmp_pa
                                                                                    zram_ratio=lambda: 5.5))
     monkeypatch.setattr(suite, "held_settings", lambda layout: {})
     monkeypatch.setattr(suite, "start_layout_settings", lambda c, s: {"machine.start_layout": c.name})
-    monkeypatch.setattr(suite, "boot_machine_settings", lambda c, s: {"machine.start_layout": c.name})
+    monkeypatch.setattr(experiment, "boot_machine_settings", lambda c, s: {"machine.start_layout": c.name})
     calls = []
 
     def simulate(wl, settings, tmp, wall, wakeup_wall_ns=None):

@@ -302,8 +302,10 @@ def cmd_validate(a: argparse.Namespace) -> int:
     if a.json:
         print(json.dumps(res, indent=2))
         return 0
+    runs = res.get("sim_runs", 1)
     print(f"{res['workload']}: kernel {res['kernel']} (mglru {res['mglru']}, {res['boots']} boots) "
-          f"vs simulator {res['policy']}")
+          f"vs simulator {res['policy']}"
+          + (f" ({runs} runs, each on a boot's own machine: their mean)" if runs > 1 else ""))
     g = res["read_back"]
     print(f"guest: read_ahead_kb {g['read_ahead_kb']}  fault_around_bytes {g['fault_around_bytes']}  thp {g['thp']}  "
           f"memory.max {g['memory.max']}  time dilation {res['time_dilation']}"
@@ -333,11 +335,13 @@ def cmd_validate(a: argparse.Namespace) -> int:
                   f"{pg('window_pages_mean')} / {pg('window_pages_p50')} / {pg('window_pages_p90')} (the first "
                   f"caller's comm {pg('window_waker_pages_mean')}), model {pg('sim_window_pages_mean')} / "
                   f"{pg('sim_window_pages_p50')} / {pg('sim_window_pages_p90')}")
-    c = res.get("cpu_cost")
-    if c:
+    cpu = res.get("cpu_cost")
+    per_boot = cpu.get("per_boot", [cpu]) if cpu else []  # whole-machine boots: one run each
+    for i, c in enumerate(per_boot):
         g, m = c["guest"], c["runs"][-1]
         us = (lambda x: "n/a" if x is None else f"{x / 1e3:,.1f} us")
-        print(f"CPU (--cpu-cost measured): guest task {g['task_cpu_s']:.2f} s outside direct reclaim, kswapd "
+        print(f"CPU (--cpu-cost measured{f', boot {i}' if len(per_boot) > 1 else ''}): guest task "
+              f"{g['task_cpu_s']:.2f} s outside direct reclaim, kswapd "
               f"{us(g.get('kswapd_ns_per_scan'))} per page scanned (wall); model task {m['task_cpu_s']:.3f} s, kswapd "
               f"{us(m.get('kswapd_ns_per_scan'))} per page scanned (its clock); reclaim costs "
               + ("kept (a side's kswapd scanned nothing)" if c["factor"] is None else f"x{c['factor']:.2f}"))

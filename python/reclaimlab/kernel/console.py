@@ -336,14 +336,16 @@ class Console:
         (``mem_used_total``), 13-30 % above ``compr_data_size`` (size classes, partly used
         zspages); a log without it at the phase ends takes the pool's peak
         (``mem_used_max`` of the final ``@@zram_mm_stat``: a lower bound of the ratio), and
-        one with neither orig / compr."""
+        one with neither orig / compr. At least 1: a pool holding a few pages is mostly
+        zsmalloc's zspages of their size classes, more than the pages themselves, and the
+        model's pool takes no more than the pages."""
         best = max((ph.zram for ph in self.phases if ph.zram and ph.zram[1]), default=None)
         if not best:
             return None
         # Documentation/admin-guide/blockdev/zram.rst, mm_stat: ... mem_used_total mem_limit
         # mem_used_max ...
         pool = best[2] if len(best) > 2 else self.zram_mm_stat[4] if len(self.zram_mm_stat) > 4 else 0
-        return best[0] / (pool or best[1])
+        return max(1.0, best[0] / (pool or best[1]))
 
     def cgroup(self, name: str) -> Cgroup | None:
         """The workload's cgroup called ``name``, if the guest made it."""

@@ -15,8 +15,9 @@ from . import LAB, KernelError, console, cpu_cost, damon, damon_compare, store
 from .ops import CGROUP
 from .console import Console
 from .run import GUEST_MB, Prepared, Setup, prepare, run
-from .validate import (cgroup_rows, compare, definition_notes, guest_wall_s, kernel_config, mark_not_comparable, policy_of,
-                       sim_settings, sim_vmstat, simulate, targets_for, wakeup_mean, with_derived)
+from .validate import (boot_machine_settings, cgroup_rows, compare, definition_notes, guest_wall_s, kernel_config,
+                       mark_not_comparable, mean_counts, policy_of, sim_settings, sim_vmstat, simulate, targets_for,
+                       wakeup_mean, with_derived)
 
 
 def key_of(setup: Setup, p: Prepared) -> dict[str, str]:
@@ -322,6 +323,20 @@ def kswapd_passes(consoles: list[Console], sim: dict[str, Any]) -> dict[str, Any
     return out
 
 
+def boot_runs(consoles: list[Console], settings: dict[str, str], cpu_placement: str) -> list[dict[str, str]]:
+    """One run's settings per boot: ``settings`` (made from the first boot's console) with
+    that boot's own machine (:func:`.validate.boot_machine_settings`; kept as they are
+    where its console lacks a start layout) and CPU placement (:func:`placement_settings`)."""
+    return [{**settings, **boot_machine_settings(c, settings), **placement_settings(c, cpu_placement)} for c in consoles]
+
+
+def mean_run(runs: list[dict[str, Any]]) -> dict[str, Any]:
+    """Simulated runs as one: the first's configuration, each counter's and metric's mean
+    (:func:`.validate.mean_counts`)."""
+    return {**runs[0], "vmstat": mean_counts([r["vmstat"] for r in runs]),
+            "metrics": mean_counts([r["metrics"] for r in runs])}
+
+
 def compare_boots(setup: Setup, prep: Prepared, consoles: list[Console], out: Path,
                   base_consoles: list[Console] | None = None) -> dict[str, Any]:
     """The simulator on ``prep``'s workload with the guest's parameters, compared with the
@@ -343,21 +358,38 @@ def compare_boots(setup: Setup, prep: Prepared, consoles: list[Console], out: Pa
     disk, write_wall_ns = disk_for(setup, consoles)
     reads, read_wall_ns = read_disk_for(setup, consoles)
     wall, wakeup = guest_wall_s(consoles), wakeup_for(setup, consoles)
-    sim = simulate(prep.wl, settings, out, wall, write_wall_ns, read_wall_ns, wakeup)
-    slowdown = None
-    if prep.damon_reclaim is not None and setup.damon_cost == "measured":
-        # kdamond's slowdown in the guest against this run at the model's cost.*; then
-        # the run again with the time quota charged at the guest's speed.
-        slowdown = damon_compare.kdamond_slowdown(consoles, sim["metrics"].get("damon_cpu_pct"))
-        if slowdown is None:
-            raise KernelError("--damon-cost measured: no boot reported kdamond's CPU time (@@damon_reclaim "
-                              "kdamond_ticks, from a guest before it was recorded) or the model's kdamond did no work")
-        settings = {**settings, "sim.kdamond_slowdown": f"{slowdown:.4g}"}
+    slowdown, cpu = None, None
+    if prep.memory_max is None and prep.damon_reclaim is None and len(consoles) > 1:
+        # Whole-machine reclaim: where allocations fall back follows the free lists at the
+        # start, which differ from boot to boot: each boot simulated on its own machine and
+        # at its own wall time, the model's figures their means (as scripts/validate_suite.py's
+        # rows). DAMON_RECLAIM's seeds go through the boots' layouts already.
+        runs, figures = [], []
+        for c, st in zip(consoles, boot_runs(consoles, settings, setup.cpu_placement)):
+            w = guest_wall_s([c])
+            one = simulate(prep.wl, st, out, w, write_wall_ns, read_wall_ns, wakeup)
+            if setup.cpu_cost == "measured":
+                one, st, fig = cpu_cost.measured(
+                    [c], st, one, lambda s, w=w: simulate(prep.wl, s, out, w, write_wall_ns, read_wall_ns, wakeup))
+                figures.append(fig)
+            runs.append((one, st))
+        sim = mean_run([r for r, _ in runs])
+        cpu = {"per_boot": figures} if figures else None
+    else:
         sim = simulate(prep.wl, settings, out, wall, write_wall_ns, read_wall_ns, wakeup)
-    cpu = None
-    if setup.cpu_cost == "measured":
-        sim, settings, cpu = cpu_cost.measured(
-            consoles, settings, sim, lambda s: simulate(prep.wl, s, out, wall, write_wall_ns, read_wall_ns, wakeup))
+        if prep.damon_reclaim is not None and setup.damon_cost == "measured":
+            # kdamond's slowdown in the guest against this run at the model's cost.*; then
+            # the run again with the time quota charged at the guest's speed.
+            slowdown = damon_compare.kdamond_slowdown(consoles, sim["metrics"].get("damon_cpu_pct"))
+            if slowdown is None:
+                raise KernelError("--damon-cost measured: no boot reported kdamond's CPU time (@@damon_reclaim "
+                                  "kdamond_ticks, from a guest before it was recorded) or the model's kdamond did no work")
+            settings = {**settings, "sim.kdamond_slowdown": f"{slowdown:.4g}"}
+            sim = simulate(prep.wl, settings, out, wall, write_wall_ns, read_wall_ns, wakeup)
+        if setup.cpu_cost == "measured":
+            sim, settings, cpu = cpu_cost.measured(
+                consoles, settings, sim, lambda s: simulate(prep.wl, s, out, wall, write_wall_ns, read_wall_ns, wakeup))
+        runs = [(sim, settings)]
     sims = [sim]
     if prep.damon_reclaim is not None:
         # More seeds of kdamond's sampling (damon_compare.SIM_SEEDS), the boots' start layouts
@@ -380,7 +412,7 @@ def compare_boots(setup: Setup, prep: Prepared, consoles: list[Console], out: Pa
                      **({"kdamond_slowdown": slowdown} if slowdown is not None else {})}
     whole_machine = prep.memory_max is None
     real = [with_derived(c.vmstat()) for c in consoles]
-    rows = compare(real, sim_vmstat(sim), targets_for(prep.wl, whole_machine))
+    rows = compare(real, mean_counts([sim_vmstat(r) for r, _ in runs]), targets_for(prep.wl, whole_machine))
     thp_note = mark_not_comparable(rows, real, whole_machine, sim["vmstat"])
     if reads is not None:
         # kswapd's CPU per page it scanned, both on the guest's wall clock.
@@ -392,13 +424,14 @@ def compare_boots(setup: Setup, prep: Prepared, consoles: list[Console], out: Pa
     with Store(out) as s:
         from ..results import run_key
 
-        s.add_run({"run_id": run_key({**key, "variant": "simulator", **settings}, 0), "variant": "simulator",
-                   "params": {**params_of(setup, prep), "source": "simulator"}, "repetition": 0, "seed": 0,
-                   "policy": sim["policy"], "workload": prep.wl.spec, "config": sim["config"],
-                   "started": sim["started"], "finished": sim["finished"], "worker": "simulator",
-                   "metrics": sim["metrics"], "vmstat": sim["vmstat"], "timeseries": {}})
+        for i, (r, st) in enumerate(runs):
+            s.add_run({"run_id": run_key({**key, "variant": "simulator", **st}, 0), "variant": "simulator",
+                       "params": {**params_of(setup, prep), "source": "simulator"}, "repetition": i, "seed": 0,
+                       "policy": r["policy"], "workload": prep.wl.spec, "config": r["config"],
+                       "started": r["started"], "finished": r["finished"], "worker": "simulator",
+                       "metrics": r["metrics"], "vmstat": r["vmstat"], "timeseries": {}})
     return {"workload": prep.wl.spec, "kernel": consoles[0].release, "mglru": setup.mglru or "default",
-            "policy": settings["policy"], "settings": settings, "boots": len(consoles), "rows": rows,
+            "policy": settings["policy"], "settings": settings, "boots": len(consoles), "sim_runs": len(runs), "rows": rows,
             "cgroup_rows": cgroup_rows(prep.wl, consoles, sim["metrics"]),
             "notes": definition_notes(consoles[0].release, settings["policy"]),
             "not_comparable": thp_note, "read_back": consoles[0].read_back(),

@@ -489,6 +489,13 @@ def with_derived(vmstat: dict[str, int]) -> dict[str, int]:
     return {**vmstat, "allocstall": sum(vmstat.get(k, 0) for k in ALLOCSTALL_ZONES)}
 
 
+def mean_counts(runs: list[dict[str, float]]) -> dict[str, float]:
+    """Each key's mean over simulated runs' counters or metrics (a key a run lacks counts 0:
+    a counter the run never moved)."""
+    names = {k for r in runs for k in r}
+    return {k: statistics.fmean(r.get(k, 0) for r in runs) for k in sorted(names)}
+
+
 def sim_vmstat(sim: dict[str, Any]) -> dict[str, int]:
     """A simulated run's vmstat as a guest's ``@@vm`` rows give theirs: :func:`with_derived`,
     and ``nr_shmem`` (the model's gauge at the end) as its change over the run, from
