@@ -120,6 +120,14 @@ def trace_statuses(res: dict) -> dict[str, float]:
     return out
 
 
+def free_cell(node: str, f: dict) -> str:
+    """One node's free memory as a count began, kernel / model (thp_compare.free_summary)."""
+    k, m = f["kernel"][node], f["model"].get(node, {})
+    pair = (lambda x: f"{k[x]:,.0f} / {m.get(x, 0):,.0f}")
+    return (f"node {node} {pair('free')} ({pair('free_huge')}), blocks {pair('unmovable')} / {pair('movable')} / "
+            f"{pair('reclaimable')}")
+
+
 def render(results: list[dict]) -> str:
     lines = []
     met = total = per_met = per_total = 0
@@ -154,6 +162,13 @@ def render(results: list[dict]) -> str:
               f"{run['huge_pct']['model']:.1f} %" for run in runs]
         lines += ["", "Huge faults (thpscale: strides of the second region; usemem: AnonHugePages of the region), "
                   "kernel / model: " + "; ".join(hp) + "."]
+        free = [(run["threads"], run["free_at_start"]) for run in runs if "free_at_start" in run]
+        if free:
+            lines += ["", "Free memory as each count began (after its drop_caches: what the counts before left), "
+                      "kernel / model, per node: pages free, of them in blocks of order 9 or more, and the "
+                      "pageblocks unmovable / movable / reclaimable: "
+                      + "; ".join(f"{nr} thread(s): " + ", ".join(free_cell(node, f) for node in sorted(f["kernel"]))
+                                  for nr, f in free) + "."]
         if res.get("directions"):
             ds = []
             for d in res["directions"]:

@@ -225,6 +225,24 @@ def test_the_model_is_sized_to_the_guest_and_compared_per_thread_count():
     assert d["kernel"] == [129, 291] and d["kernel_dir"] == 1
 
 
+def test_free_memory_as_a_count_begins_from_the_guests_free_lists():
+    """@@freelist/@@zoneblocks countN per node: free pages, those in blocks of order 9 or
+    more (a huge fault's without compaction), pageblocks per type; summed over zones and
+    migrate types."""
+    log = ("@@freelist count1 0 DMA Movable 2 0 0 0 0 0 0 0 0 0 1\n"
+           "@@freelist count1 0 DMA32 Unmovable 5 1 0 0 0 0 0 0 0 0 0\n"
+           "@@freelist count1 0 DMA32 Movable 10 0 0 0 0 0 0 0 0 2 3\n"
+           "@@freelist count1 1 DMA32 Movable 1 1 1 0 0 0 0 0 0 0 0\n"
+           "@@zoneblocks count1 0 DMA 1 7 0 0 0\n@@zoneblocks count1 0 DMA32 40 200 3 0 0\n"
+           "@@zoneblocks count1 1 DMA32 20 230 2 0 0\n")
+    f = thp_compare.guest_free_at(console.parse(log), "count1")
+    assert f["0"] == {"free": 2 + 1024 + 5 + 2 + 10 + 2 * 512 + 3 * 1024, "free_huge": 1024 + 2 * 512 + 3 * 1024,
+                      "unmovable": 41, "movable": 207, "reclaimable": 3}
+    assert f["1"] == {"free": 7, "free_huge": 0, "unmovable": 20, "movable": 230, "reclaimable": 2}
+    assert thp_compare.guest_free_at(console.parse(log), "count2") is None
+    assert thp_compare.mean_free([f, {"0": f["0"]}])["1"]["movable"] == 115
+
+
 def test_the_model_runs_at_the_guests_time_dilation():
     """As every validation (validate.simulate), the kernel's timers run at the guest's
     wall-clock speed: sim.time_dilation is the fixed point of the guest's wall time of the
@@ -279,6 +297,13 @@ def test_thpscale_on_two_nodes_of_the_real_kernel(kernel_tree, tmp_path):
     # Every stride of the madvised region is counted, huge or base, by both.
     assert res["per_run"][0]["huge_pct"]["kernel"] > 50
     assert abs(rows["thp_fault_alloc"]["rel_error"]) <= 0.25, rows["thp_fault_alloc"]
+    # What the count began with, both sides, per node: the guest's free lists as thp.c read
+    # them after drop_caches, the model's at the same point.
+    free = res["per_run"][0]["free_at_start"]
+    for side in ("kernel", "model"):
+        assert sorted(free[side]) == ["0", "1"]
+        for f in free[side].values():
+            assert 0 < f["free_huge"] <= f["free"] and f["movable"] > f["unmovable"]
 
 
 def test_pinned_multi_node_guests_give_kswapd_a_cpu_of_its_own_in_the_model():

@@ -2,7 +2,7 @@
 //! the THP allocation policies (crate `reclaimlab_core::thp`).
 
 use pyo3::prelude::*;
-use pyo3::types::PyDict;
+use pyo3::types::{PyDict, PyList};
 use reclaimlab_core::scenario::thp as scenarios;
 use reclaimlab_core::thp::policy::THP_POLICIES;
 
@@ -24,8 +24,10 @@ fn counters<'py>(py: Python<'py>, c: &[(String, u64)]) -> PyResult<Bound<'py, Py
 }
 
 /// One thpscale benchmark: the thread counts `threads` one after another on one machine.
-/// A list of {threads, fault_base_us, fault_huge_us, huge_pct, elapsed_s, count_s, vmstat} (vmstat:
-/// the counters' increments during that thread count), in order. `file_stays_mapped`: the work
+/// A list of {threads, fault_base_us, fault_huge_us, huge_pct, elapsed_s, count_s, vmstat,
+/// free_at_start} (vmstat: the counters' increments during that thread count; free_at_start:
+/// per zone {node, zone, nr_free per order, pageblocks per migrate type} just after the
+/// count's drop_caches), in order. `file_stays_mapped`: the work
 /// file stays mapped from count to count, as the validation guest's does (mmtests: one process
 /// per count).
 #[pyfunction]
@@ -50,6 +52,16 @@ fn thpscale<'py>(py: Python<'py>, config: &Config, threads: Vec<u32>, madvise: b
             d.set_item("elapsed_s", r.elapsed_s)?;
             d.set_item("count_s", r.count_s)?;
             d.set_item("vmstat", counters(py, &r.counters)?)?;
+            let zones = PyList::empty(py);
+            for z in &r.free_at_start {
+                let zd = PyDict::new(py);
+                zd.set_item("node", z.node)?;
+                zd.set_item("zone", z.zone)?;
+                zd.set_item("nr_free", z.nr_free.to_vec())?;
+                zd.set_item("pageblocks", z.pageblocks.to_vec())?;
+                zones.append(zd)?;
+            }
+            d.set_item("free_at_start", zones)?;
             Ok(d)
         })
         .collect()

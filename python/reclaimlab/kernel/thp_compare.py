@@ -12,6 +12,9 @@ from .console import Console
 from .run import Prepared
 from .validate import at_guest_dilation, compare, mean_sd, sim_settings, simulated_ns, start_layout_settings
 
+#: A PMD-mapped THP's order (x86-64: 2 MiB of 4 KiB pages).
+HPAGE_PMD_ORDER = 9
+
 #: The THP allocation policy of 6.12: v5.5's alloc_pages_mpol (mm/mempolicy.c), but the local
 #: __GFP_THISNODE | __GFP_NORETRY attempt never reclaims (9c9828d3ead6, 6.12.75), v5.1's
 #: pageblock skip hints, and kcompactd's proactive compaction (v5.9).
@@ -78,7 +81,9 @@ def run_model(t: dict[str, Any], settings: dict[str, str]) -> tuple[list[dict[st
         # guest/thp.c keeps the work file mapped through every count (its data_map).
         runs = _core.thpscale(cfg, list(t["threads"]), t["madvise"], t["mapsize_pct"], file_stays_mapped=True)
         phases = [{"threads": r["threads"], "vmstat": dict(r["vmstat"]), "huge_pct": r["huge_pct"],
-                   "huge": len(r["fault_huge_us"]), "base": len(r["fault_base_us"])} for r in runs]
+                   "huge": len(r["fault_huge_us"]), "base": len(r["fault_base_us"]),
+                   "free_at_start": free_summary((z["node"], z["nr_free"], z["pageblocks"]) for z in r["free_at_start"])}
+                  for r in runs]
         return phases, sum(r["count_s"] for r in runs)
     r = _core.usemem(cfg, t["threads"], t["cache_pct"], t["usemem_pct"], t["passes"])
     return [{"threads": t["threads"], "vmstat": dict(r["vmstat"]), "huge_pct": r["huge_pct"],
@@ -132,16 +137,56 @@ def mean_phases(runs: list[list[dict[str, Any]]]) -> list[dict[str, Any]]:
     return [{k: ph[0][k] if k == "threads" else mean([x[k] for x in ph]) for k in ph[0]} for ph in zip(*runs)]
 
 
+#: What :func:`free_summary` gives per node.
+FREE_FIELDS = ("free", "free_huge", "unmovable", "movable", "reclaimable")
+
+
+def free_summary(zones) -> dict[str, dict[str, int]]:
+    """Per node (``"0"``, ``"1"``, ...) what its zones hold free, from ``(node, free blocks
+    per order 0..10, pageblocks per migrate type (unmovable, movable, reclaimable, ...))``
+    per zone: ``free`` pages on the buddy lists, ``free_huge`` those in blocks of a THP's
+    order or more (what a huge fault can take without compaction), and the pageblocks of
+    each type. The per-CPU lists are not counted (nor does /proc/pagetypeinfo)."""
+    out: dict[str, dict[str, int]] = {}
+    for node, nr_free, blocks in zones:
+        n = out.setdefault(str(node), dict.fromkeys(FREE_FIELDS, 0))
+        n["free"] += sum(k << o for o, k in enumerate(nr_free))
+        n["free_huge"] += sum(k << o for o, k in enumerate(nr_free) if o >= HPAGE_PMD_ORDER)
+        for name, k in zip(("unmovable", "movable", "reclaimable"), blocks):
+            n[name] += k
+    return out
+
+
+def mean_free(summaries: list[dict[str, dict[str, int]]]) -> dict[str, dict[str, float]]:
+    """:func:`free_summary`'s over boots, field by field (a node a boot lacks counts 0)."""
+    nodes = sorted({n for s in summaries for n in s})
+    return {n: {f: statistics.fmean(s.get(n, {}).get(f, 0) for s in summaries) for f in FREE_FIELDS} for n in nodes}
+
+
+def guest_free_at(c: Console, when: str) -> dict[str, dict[str, int]] | None:
+    """:func:`free_summary` of the guest's ``@@freelist WHEN`` and ``@@zoneblocks WHEN``
+    lines (guest/thp.c prints them as each count begins, ``count0``, ``count1``, ...)."""
+    lists, blocks = c.freelists.get(when), c.zoneblocks.get(when)
+    if not lists or not blocks:
+        return None
+    per_zone: dict[tuple[int, str], list[int]] = {}
+    for (node, zone, _type), n in lists.items():
+        acc = per_zone.setdefault((node, zone), [0] * len(n))
+        per_zone[(node, zone)] = [a + b for a, b in zip(acc, n)]
+    return free_summary((node, n, blocks.get((node, zone), [])) for (node, zone), n in per_zone.items())
+
+
 def guest_phases(p: Prepared, c: Console) -> list[dict[str, Any]]:
     """The guest's runs in the model's shape: per thpscale thread count its phase's
     counters and faults; usemem's two phases summed."""
     t = p.wl.thp
     if t["kind"] == "thpscale":
         out = []
-        for ph, run in zip(c.phases, c.thpscale):
+        for i, (ph, run) in enumerate(zip(c.phases, c.thpscale)):
             n = run["huge"] + run["base"]
             out.append({"threads": run["threads"], "vmstat": dict(ph.vmstat), "huge": run["huge"], "base": run["base"],
-                        "huge_pct": 100.0 * run["huge"] / n if n else 0.0})
+                        "huge_pct": 100.0 * run["huge"] / n if n else 0.0,
+                        **({"free_at_start": f} if (f := guest_free_at(c, f"count{i}")) else {})})
         return out
     u = c.usemem
     return [{"threads": t["threads"], "vmstat": c.vmstat(),
@@ -200,8 +245,11 @@ def compare_boots(p: Prepared, consoles: list[Console], wakeup_wall_ns: float | 
     for i, m in enumerate(sim["phases"]):
         r = compare([_derived(k[i]["vmstat"]) for k in kernel], _derived(m["vmstat"]), TARGETS, list(COUNTERS))
         hp, hp_sd = mean_sd([k[i]["huge_pct"] for k in kernel])
+        guest_free = [k[i]["free_at_start"] for k in kernel if "free_at_start" in k[i]]
         per_run.append({"threads": m["threads"], "rows": r,
-                        "huge_pct": {"kernel": hp, "kernel_sd": hp_sd, "model": m["huge_pct"]}})
+                        "huge_pct": {"kernel": hp, "kernel_sd": hp_sd, "model": m["huge_pct"]},
+                        **({"free_at_start": {"kernel": mean_free(guest_free), "model": m["free_at_start"]}}
+                           if guest_free and "free_at_start" in m else {})})
     c = consoles[0]
     return {"workload": p.wl.spec, "kind": p.wl.thp["kind"], "kernel": c.release, "policy": POLICY,
             "settings": sim["settings"], "boots": len(consoles), "sim_runs": len(sims), "nodes": c.thp_nodes, "memtotal_kb": c.thp_memtotal_kb,

@@ -20,6 +20,7 @@
 use crate::config::SimConfig;
 use crate::error::{Error, Result};
 use crate::mm::page::{is_resident, pg};
+use crate::mm::page_alloc::{ZoneType, MIGRATE_TYPES, NR_PAGE_ORDERS};
 use crate::policy::ReclaimPolicy;
 use crate::sim::engine::Machine;
 use crate::sim::process::{program_machine, Fault};
@@ -69,6 +70,39 @@ pub struct ThpscaleResult {
     pub elapsed_s: f64,
     /// Simulated seconds of the whole count, `drop_caches` to exit (the guest's phase).
     pub count_s: f64,
+    /// Each zone's free memory just after the count's `drop_caches`: what the counts
+    /// before left it (guest/thp.c prints the same as `@@freelist countN`/`@@zoneblocks`).
+    pub free_at_start: Vec<ZoneFree>,
+}
+
+/// A zone's free blocks per order (`/proc/buddyinfo`, the per-CPU lists not included) and
+/// its pageblocks per migrate type (`/proc/pagetypeinfo`'s "Number of blocks type").
+#[derive(Clone, Debug, Default)]
+pub struct ZoneFree {
+    pub node: u16,
+    /// `DMA`, `DMA32`, `Normal` or `Movable` (the model calls the guest's DMA32 Normal).
+    pub zone: &'static str,
+    pub nr_free: [u64; NR_PAGE_ORDERS],
+    /// Unmovable, Movable, Reclaimable, HighAtomic.
+    pub pageblocks: [u64; MIGRATE_TYPES],
+}
+
+/// Every zone's [`ZoneFree`] now, node by node, lowest zone first.
+fn zones_free(m: &M) -> Vec<ZoneFree> {
+    let mut out = Vec::new();
+    for node in &m.mm.nodes {
+        for &z in node.zones.iter().rev() {
+            let b = &m.mm.buddy;
+            let zone = match b.zones[z].zone_type {
+                ZoneType::Dma => "DMA",
+                ZoneType::Dma32 => "DMA32",
+                ZoneType::Normal => "Normal",
+                ZoneType::Movable => "Movable",
+            };
+            out.push(ZoneFree { node: node.id, zone, nr_free: b.nr_free_by_order(z), pageblocks: b.zones[z].nr_pageblocks });
+        }
+    }
+    out
 }
 
 impl ThpscaleResult {
@@ -203,6 +237,7 @@ pub fn thpscale(cfg: &SimConfig, p: &ThpscaleParams) -> Result<Vec<ThpscaleResul
         let t_start = barrier(&mut m);
         m.run_until(t_start)?;
         m.drop_caches();
+        let free_at_start = zones_free(&m);
         let before = m.counters();
         let thread_size = (total / nr) & !(HPAGE_PMD_NR - 1);
         let nr_hpages = total / nr / HPAGE_PMD_NR / 2;
@@ -234,7 +269,7 @@ pub fn thpscale(cfg: &SimConfig, p: &ThpscaleParams) -> Result<Vec<ThpscaleResul
             m.procs.tasks[t].clock = t0;
         }
         let strides = run_programs(&mut m, &tasks, &faults)?;
-        let mut r = ThpscaleResult { threads: nr, ..Default::default() };
+        let mut r = ThpscaleResult { threads: nr, free_at_start, ..Default::default() };
         for (lat, huge) in strides.into_iter().flatten() {
             if huge {
                 r.fault_huge_us.push(lat);

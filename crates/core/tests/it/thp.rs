@@ -1582,3 +1582,24 @@ fn thpscale_file_kept_mapped_survives_drop_caches() {
     let (first, again) = pgpgin(true);
     assert!(again * 2 < first, "the pages the first count mapped are still cached: {first} then {again}");
 }
+
+/// What a thpscale count leaves to the next (`free_at_start`, as guest/thp.c's
+/// `@@freelist countN`): the first count begins on a machine whose free memory is nearly
+/// all in huge blocks; the second begins after the first punched holes, kept its work
+/// file's pages mapped through `drop_caches` and freed its regions, so it has fewer pages
+/// free, fewer in blocks of a THP's order, and the same pageblocks in all.
+#[test]
+fn thpscale_reports_the_free_memory_each_count_begins_with() {
+    use reclaimlab_core::scenario::thp::{thpscale, ThpscaleParams};
+    let c = cfg("256M", 2, &[("swap.device", "zram")]);
+    let runs = thpscale(&c, &ThpscaleParams { threads: vec![1, 1], file_stays_mapped: true, ..Default::default() }).unwrap();
+    let sum = |i: usize, min_order: usize| -> u64 {
+        runs[i].free_at_start.iter().map(|z| z.nr_free.iter().enumerate().skip(min_order).map(|(o, &k)| k << o).sum::<u64>()).sum()
+    };
+    let blocks = |i: usize| -> u64 { runs[i].free_at_start.iter().map(|z| z.pageblocks.iter().sum::<u64>()).sum() };
+    assert_eq!(runs[0].free_at_start.iter().map(|z| z.node).max(), Some(1), "both nodes' zones");
+    let (free0, huge0, free1, huge1) = (sum(0, 0), sum(0, 9), sum(1, 0), sum(1, 9));
+    assert!(huge0 * 10 > free0 * 9, "a fresh machine's free memory is in huge blocks: {huge0} of {free0}");
+    assert!(free1 < free0 && huge1 * free0 < huge0 * free1, "the second count starts with less, more broken up: {huge1} of {free1}");
+    assert_eq!(blocks(0), blocks(1));
+}
