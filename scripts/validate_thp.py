@@ -190,8 +190,12 @@ def render(results: list[dict]) -> str:
     lines += [f"Kernel {k0['kernel']} under QEMU (TCG), `--guest-memory 1G --nodes 2 --memory none` (MemTotal "
               f"{s['machine.memory']}, {s['machine.nodes']} nodes, zram {int(s.get('swap.size', 0)) >> 20} MiB, "
               f"min_free_kbytes {s['vm.min_free_kbytes']}); the model `{k0['policy']}` as a program on the one machine with the "
-              f"same MemTotal, nodes, memory in use before the workload (`machine.kernel_used` "
-              f"{s.get('machine.kernel_used')}), ZONE_DMA, watermarks, zram and THP modes. Cells: kernel mean ± sd "
+              f"same MemTotal, nodes"
+              + (f" of the guest's sizes (`machine.node_memory` {s['machine.node_memory']})"
+                 if "machine.node_memory" in s else "")
+              + f", memory in use before the workload (`machine.kernel_used` {s.get('machine.kernel_used')})"
+              + (", free lists and pageblocks at the start (`machine.start_layout`)" if "machine.start_layout" in s else "")
+              + ", ZONE_DMA, watermarks, zram and THP modes, each boot's own (one model run per boot). Cells: kernel mean ± sd "
               f"over boots / model (relative error). ¹ graded within ±25 %: {met} of {total} met (each thread count of the two-count rows on its own: {per_met} of {per_total}). Directions between "
               f"the thread counts (graded rows): {dir_ok} of {dir_total} agree."
               + (" " + note if (note := wakeup_note(r.get("kswapd_wakeup") for r in results)) else "")]

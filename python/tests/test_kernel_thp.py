@@ -204,6 +204,8 @@ def test_the_model_is_sized_to_the_guest_and_compared_per_thread_count():
     p, c = _Prep("thpscale:threads=1+4"), console.parse(CONSOLE)
     s = thp_compare.model_settings(p, [c])
     assert s["machine.memory"] == "989840K" and s["machine.nodes"] == "2"
+    # Each node its own size: the guest's managed pages (its reserved memory on node 1).
+    assert s["machine.node_memory"] == f"{(3840 + 124815) * 4}K,{118805 * 4}K"
     assert s["machine.kernel_used"] == f"{989840 - 926028}K" and s["machine.zone_dma"] == f"{3840 * 4}K"
     assert (s["transparent_hugepage.enabled"], s["transparent_hugepage.defrag"]) == ("always", "madvise")
     assert s["thp.policy"] == "thp@6.12" and s["vm.min_free_kbytes"] == "48720" and s["swap.size"] == str(1 << 30)

@@ -168,6 +168,9 @@ pub struct SimConfig {
     /// (mm/start_layout.rs); None = a fresh buddy allocator less `machine.kernel_used`.
     pub start_layout: Option<crate::mm::start_layout::StartLayout>,
     pub nr_nodes: u16,
+    /// `machine.node_memory`: each node's memory (bytes), in node order; empty = `memory_bytes`
+    /// split evenly ([`SimConfig::node_pages`]).
+    pub node_memory_bytes: Vec<u64>,
     /// `machine.task_cpus`: where a trace's task runs from when, `(seconds on the kernel's
     /// clock from the workload's start, CPU)` in order; empty = `TASK_CPU` throughout.
     pub task_cpus: Vec<(f64, u32)>,
@@ -277,6 +280,22 @@ fn uint(v: &str) -> std::result::Result<u64, String> {
 
 fn float(v: &str) -> std::result::Result<f64, String> {
     v.trim().parse::<f64>().ok().filter(|x| x.is_finite()).ok_or_else(|| format!("expected a number, got '{v}'"))
+}
+
+/// `machine.node_memory`: 'even' or sizes separated by commas.
+fn parse_node_memory(v: &str) -> std::result::Result<Vec<u64>, String> {
+    if v.trim() == "even" {
+        return Ok(Vec::new());
+    }
+    v.split(',').map(|x| parse_size(x.trim())).collect()
+}
+
+fn format_node_memory(v: &[u64]) -> String {
+    if v.is_empty() {
+        "even".to_string()
+    } else {
+        v.iter().map(|&b| format_size(b)).collect::<Vec<_>>().join(",")
+    }
 }
 
 /// `machine.task_cpus`: 'none' or 'T:CPU,...' (seconds, in order).
@@ -391,10 +410,14 @@ pub static KNOBS: &[Knob] = &[
         |c, v| c.policy = v.trim().to_string(), |c| c.policy.clone()),
     knob!("seed", "1", "", "seed of generated workloads (repetitions differ by seed); the engine itself is deterministic",
         |c, v| c.seed = uint(v)?, |c| c.seed.to_string()),
-    knob!("machine.memory", "1G", "bytes", "physical memory of the machine (split evenly across nodes)",
+    knob!("machine.memory", "1G", "bytes", "physical memory of the machine (over the nodes as machine.node_memory says: evenly by default)",
         |c, v| c.memory_bytes = parse_size(v)?, |c| format_size(c.memory_bytes)),
     knob!("machine.nodes", "1", "", "NUMA nodes (one kswapd and one lruvec per memcg on each)", range(1, 64),
         |c, v| c.nr_nodes = u16::try_from(uint(v)?).map_err(|_| "too many nodes".to_string())?, |c| c.nr_nodes.to_string()),
+    knob!("machine.node_memory", "even", "", "each node's memory, comma-separated in node order (a guest's \
+        /sys/devices/system/node/nodeN/meminfo MemTotal: the kernel's reserved memory makes nodes unequal), summing to \
+        machine.memory; 'even': machine.memory split evenly",
+        |c, v| c.node_memory_bytes = parse_node_memory(v)?, |c| format_node_memory(&c.node_memory_bytes)),
     knob!("machine.cpus", "2", "", "CPUs, split evenly across nodes, node by node: a trace's task runs on CPU 0, a program's \
         tasks on their node's CPUs in turn, one at a time on a CPU; kswapd on its node's CPUs (cpumask_of_node): beside the \
         tasks when the node has two or more, taking turns of a scheduler tick with them when it has one; the other kernel \
@@ -638,6 +661,7 @@ impl Default for SimConfig {
             start_layout: None,
             task_cpus: Vec::new(),
             nr_nodes: 0,
+            node_memory_bytes: Vec::new(),
             nr_cpus: 0,
             percpu_pagelist_high_fraction: 0,
             pcp_rules: pcp::PcpRules::V6_12,
@@ -766,6 +790,18 @@ impl SimConfig {
         KNOBS.iter().find(|k| k.key == key).map(|k| k.get(self))
     }
 
+    /// Each node's frames: `machine.node_memory`, or `machine.memory` split evenly (the
+    /// remainder of the division left out).
+    pub fn node_pages(&self) -> Vec<u32> {
+        let nodes = self.nr_nodes.max(1) as u64;
+        if self.node_memory_bytes.is_empty() {
+            let per = (self.memory_bytes >> reclaimlab_trace::PAGE_SHIFT) / nodes;
+            vec![per as u32; nodes as usize]
+        } else {
+            self.node_memory_bytes.iter().map(|b| (b >> reclaimlab_trace::PAGE_SHIFT) as u32).collect()
+        }
+    }
+
     /// Swap size in pages (0 without swap).
     pub fn swap_pages(&self) -> u64 {
         match self.swap_device {
@@ -788,18 +824,26 @@ impl SimConfig {
             return Err(Error::config("machine.task_cpus", format!("CPU {c} is not one of the machine's {} (machine.cpus)", self.nr_cpus)));
         }
         let pages = self.memory_bytes >> reclaimlab_trace::PAGE_SHIFT;
-        crate::ensure!(pages / self.nr_nodes as u64 >= 1024, Error::config("machine.memory", format!("{} is too small: at least 4M per node", format_size(self.memory_bytes))));
+        if !self.node_memory_bytes.is_empty() {
+            let sizes: u64 = self.node_memory_bytes.iter().map(|b| b >> reclaimlab_trace::PAGE_SHIFT).sum();
+            crate::ensure!(
+                self.node_memory_bytes.len() == self.nr_nodes as usize && sizes == pages,
+                Error::config("machine.node_memory", format!("give {} sizes (machine.nodes) summing to machine.memory ({})", self.nr_nodes, format_size(self.memory_bytes)))
+            );
+        }
+        let smallest = self.node_pages().into_iter().min().unwrap_or(0) as u64;
+        crate::ensure!(smallest >= 1024, Error::config("machine.memory", format!("{} is too small: at least 4M per node", format_size(self.memory_bytes))));
         // A PTE word holds a frame number below SWP_PTE, or a swap entry (mm/page.rs).
         crate::ensure!(pages <= crate::mm::page::SWP_PTE as u64 - (1 << 20), Error::config("machine.memory", "too large: at most 7T (frame numbers are 31-bit)"));
         crate::ensure!(self.swap_pages() <= crate::mm::page::MAX_SWAP_SLOTS, Error::config("swap.size", "too large: at most 7T (a swap PTE holds the slot in 31 bits)"));
         let dma = self.zone_dma_bytes >> reclaimlab_trace::PAGE_SHIFT;
         crate::ensure!(
-            pages / self.nr_nodes as u64 >= dma + 1024,
+            self.node_pages()[0] as u64 >= dma + 1024,
             Error::config("machine.zone_dma", format!("{} leaves less than 4M of node 0 above ZONE_DMA", format_size(self.zone_dma_bytes)))
         );
         let used = self.kernel_used_bytes >> reclaimlab_trace::PAGE_SHIFT;
         crate::ensure!(
-            used < pages && (pages - used) / self.nr_nodes as u64 >= 1024,
+            used < pages && smallest.saturating_sub(used.div_ceil(self.nr_nodes as u64)) >= 1024,
             Error::config("machine.kernel_used", format!("{} leaves less than 4M per node of the {} machine", format_size(self.kernel_used_bytes), format_size(self.memory_bytes)))
         );
         crate::ensure!(

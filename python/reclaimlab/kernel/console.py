@@ -631,7 +631,9 @@ def parse(text: str) -> Console:
                 c.freelists.setdefault(parts[0], {})[(int(parts[1]), parts[2], parts[3])] = [int(x) for x in parts[4:]]
             elif tag == "slab" and len(parts) == 7:
                 c.slabs.setdefault(parts[0], {})[parts[1]] = [int(x) for x in parts[2:]]
-            elif tag == "zoneblocks" and len(parts) == 8:
+            elif tag == "zoneblocks" and len(parts) == 8 and not parts[2].endswith(","):
+                # (Guests before 29 Nov 2026 also printed a second node's free-list lines
+                # here, "NODE ZONE, type TYPE ...": not a zone's pageblocks.)
                 c.zoneblocks.setdefault(parts[0], {})[(int(parts[1]), parts[2])] = [int(x) for x in parts[3:]]
             elif tag == "pageblocks" and len(parts) == 8:
                 c.pageblocks.setdefault(parts[0], []).append((int(parts[1]), parts[2], [int(x) for x in parts[3:]]))

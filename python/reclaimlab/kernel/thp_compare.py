@@ -10,7 +10,8 @@ from typing import Any
 
 from .console import Console
 from .run import Prepared
-from .validate import at_guest_dilation, compare, mean_sd, sim_settings, simulated_ns, start_layout_settings
+from .validate import (at_guest_dilation, compare, mean_sd, node_memory_settings, sim_settings, simulated_ns,
+                       start_layout_settings)
 
 #: A PMD-mapped THP's order (x86-64: 2 MiB of 4 KiB pages).
 HPAGE_PMD_ORDER = 9
@@ -47,8 +48,10 @@ def model_settings(p: Prepared, consoles: list[Console]) -> dict[str, str]:
     if c.thp_memtotal_kb:
         s["machine.memory"] = f"{c.thp_memtotal_kb}K"
     s["machine.nodes"] = str(c.thp_nodes or len(c.nodes()) or p.nodes)
-    # Where the free pages were, if the model's zones are the guest's sizes (its two nodes
-    # are not: the model splits MemTotal evenly, validate.start_layout_settings).
+    # Each node's size as the guest's (its reserved memory makes them unequal), then where
+    # the free pages were: the model's zones are the guest's sizes.
+    s.pop("machine.node_memory", None)
+    s.update(node_memory_settings(c, s))
     s.update(start_layout_settings(c, s))
     if c.thp_mode:
         s["transparent_hugepage.enabled"] = c.thp_mode

@@ -127,6 +127,23 @@ def zone_settings(c: Console) -> dict[str, str]:
 LAYOUT_TYPES = (("Unmovable", "unmovable"), ("Movable", "movable"), ("Reclaimable", "reclaimable"))
 
 
+def node_memory_settings(c: Console, settings: dict[str, str]) -> dict[str, str]:
+    """``machine.node_memory``: each node's managed pages as the guest reported its zones at
+    the workload's start, where there are several nodes and they sum to ``settings``'
+    ``machine.memory`` (MemTotal is every zone's managed pages). The kernel's reserved
+    memory lands on one node or the other from boot to boot, so a two-node guest's nodes
+    differ by thousands of pages where the model's default splits MemTotal evenly."""
+    lay = c.layouts.get("start")
+    nodes = int(settings.get("machine.nodes", "1"))
+    if lay is None or nodes < 2:
+        return {}
+    managed = [sum(z.managed for z in lay.zones if z.node == n) for n in range(nodes)]
+    total = parse_size(settings["machine.memory"], "machine.memory") // 4096
+    if not all(managed) or sum(managed) != total:
+        return {}
+    return {"machine.node_memory": ",".join(f"{m * 4}K" for m in managed)}
+
+
 def start_layout_settings(c: Console, settings: dict[str, str]) -> dict[str, str]:
     """``machine.start_layout``: the guest's free lists and pageblocks per migrate type at the
     workload's start (``@@freelist start``, ``@@zoneblocks start``: /proc/pagetypeinfo), and
@@ -136,18 +153,20 @@ def start_layout_settings(c: Console, settings: dict[str, str]) -> dict[str, str
     as :func:`held_settings`, or each boot's in a simulation of its own: the as-shipped
     whole-machine rows, scripts/validate_suite.py): a layout is a structure of whole blocks,
     which an average over boots would not be. Empty when the console lacks the records or when the model's zones
-    (``settings``' ``machine.memory`` split evenly over ``machine.nodes``, ZONE_DMA on node 0)
-    are not the sizes the guest manages (two nodes of unequal size, the THP guest): a layout
-    of other zones would not fit."""
+    (``settings``' ``machine.node_memory``, or ``machine.memory`` split evenly over
+    ``machine.nodes``; ZONE_DMA on node 0) are not the sizes the guest manages: a layout of
+    other zones would not fit."""
     free, blocks, lay = c.freelists.get("start"), c.zoneblocks.get("start"), c.layouts.get("start")
     if not free or not blocks or not lay:
         return {}
     managed = {(z.node, z.name): z.managed for z in lay.zones if z.managed}
     nodes = int(settings.get("machine.nodes", "1"))
-    per_node = parse_size(settings["machine.memory"], "machine.memory") // 4096 // nodes
+    sizes = settings.get("machine.node_memory", "even")
+    node_pages = ([parse_size(x, "machine.node_memory") // 4096 for x in sizes.split(",")] if sizes != "even" else
+                  [parse_size(settings["machine.memory"], "machine.memory") // 4096 // nodes] * nodes)
     dma = parse_size(settings.get("machine.zone_dma", "0"), "machine.zone_dma") // 4096
     model = {**({(0, "DMA"): dma} if dma else {}),
-             **{(n, "upper"): per_node - (dma if n == 0 else 0) for n in range(nodes)}}
+             **{(n, "upper"): node_pages[n] - (dma if n == 0 else 0) for n in range(nodes)}}
     listed = sorted(((n, z) for (n, z) in blocks if sum(blocks[(n, z)][:3])),
                     key=lambda k: (k[0], ("DMA", "DMA32", "Normal").index(k[1]) if k[1] in ("DMA", "DMA32", "Normal") else 9))
     if sorted((n, "DMA" if z == "DMA" else "upper") for n, z in listed) != sorted(model):
@@ -169,7 +188,8 @@ def boot_machine_settings(c: Console, settings: dict[str, str]) -> dict[str, str
     """Boot ``c``'s own machine over ``settings`` made from another boot's console, for a run
     of its own: its MemTotal (``machine.memory``), what it held at the start
     (:func:`held_settings`), ZONE_DMA's protection where the model has the zone
-    (:func:`zone_settings`) and its start layout (:func:`start_layout_settings`). The guests'
+    (:func:`zone_settings`), its nodes' sizes where they are the guest's
+    (:func:`node_memory_settings`) and its start layout (:func:`start_layout_settings`). The guests'
     MemTotal differs by a page or two from boot to boot, and a layout fits only its own
     boot's zones: over the first boot's machine, a boot managing a page more or less has no
     layout. Empty when the console lacks the start layout (the run keeps ``settings``)."""
@@ -178,6 +198,8 @@ def boot_machine_settings(c: Console, settings: dict[str, str]) -> dict[str, str
         return {}
     own = {"machine.memory": f"{c.meminfo['MemTotal']}K", **held_settings(start),
            **(zone_settings(c) if "machine.zone_dma" in settings else {})}
+    if "machine.node_memory" in settings:  # its nodes' own sizes
+        own.update(node_memory_settings(c, {**settings, **own}))
     layout = start_layout_settings(c, {**settings, **own})
     return {**own, **layout} if layout else {}
 
@@ -224,8 +246,9 @@ def sim_settings(p: Prepared, consoles: list[Console], start_layout: bool = True
     if dma:
         s["machine.zone_dma"] = f"{dma * 4}K"
         s.update(zone_settings(c))
-    if p.nodes > 1:  # as many nodes as the guest reported zones of
+    if p.nodes > 1:  # as many nodes as the guest reported zones of, each of its size
         s["machine.nodes"] = str(len(c.nodes()) or p.nodes)
+        s.update(node_memory_settings(c, s))
     if start_layout:
         s.update(start_layout_settings(c, s))
     if p.zram:

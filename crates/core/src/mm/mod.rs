@@ -79,6 +79,9 @@ pub struct Mm {
     pub memcg_vmstats: Vec<VmStat>,
     /// The machine's frames (`machine.memory`: every zone's managed pages).
     pub nr_frames: u32,
+    /// Every node's frames when the nodes are of one size (`node_of` divides by it); 0 when
+    /// they differ (`machine.node_memory`: `node_of` searches the nodes' starts).
+    node_stride: u32,
     /// One past the highest pfn: `nr_frames` and the hole below ZONE_DMA ([`dma_hole`]),
     /// frames in no zone. Per-frame arrays and pfn walks span `0..pfn_end`.
     pub pfn_end: u32,
@@ -123,16 +126,17 @@ pub struct Mm {
     pub shadow_nodes: workingset::ShadowNodes,
 }
 
-/// The zones of `nr_nodes` nodes of `per_node` frames: one Normal zone per node, and with
-/// `dma_pages` > 0 a ZONE_DMA of that many frames at the start of node 0 (x86-64 has it below
-/// 16 MiB). Returns the specs, each node's zone indices (highest zone first) and the hole
-/// below ZONE_DMA ([`dma_hole`]): node 0's frames start after it.
-pub(crate) fn zone_specs(nr_nodes: u16, per_node: u32, dma_pages: u32) -> (Vec<ZoneSpec>, Vec<Vec<usize>>, u32) {
+/// The zones of nodes of `node_pages` frames each, one after another: one Normal zone per
+/// node, and with `dma_pages` > 0 a ZONE_DMA of that many frames at the start of node 0
+/// (x86-64 has it below 16 MiB). Returns the specs, each node's zone indices (highest zone
+/// first) and the hole below ZONE_DMA ([`dma_hole`]): node 0's frames start after it.
+pub(crate) fn zone_specs(node_pages: &[u32], dma_pages: u32) -> (Vec<ZoneSpec>, Vec<Vec<usize>>, u32) {
     let hole = dma_hole(dma_pages);
     let mut specs = Vec::new();
     let mut node_zones = Vec::new();
-    for n in 0..nr_nodes {
-        let start = hole + n as u32 * per_node;
+    let mut start = hole;
+    for (n, &per_node) in node_pages.iter().enumerate() {
+        let n = n as u16;
         let dma = if n == 0 { dma_pages } else { 0 };
         let mut zones = Vec::new();
         if dma > 0 {
@@ -143,17 +147,17 @@ pub(crate) fn zone_specs(nr_nodes: u16, per_node: u32, dma_pages: u32) -> (Vec<Z
         zones.push(specs.len() - 1);
         zones.reverse();
         node_zones.push(zones);
+        start += per_node;
     }
     (specs, node_zones, hole)
 }
 
-/// The machine's zones as [`zone_specs`] builds them from `cfg` (memory split evenly over the
-/// nodes), with the frames per node.
-pub(crate) fn machine_zone_specs(cfg: &SimConfig) -> (Vec<ZoneSpec>, Vec<Vec<usize>>, u32, u32) {
-    let total = (cfg.memory_bytes >> reclaimlab_trace::PAGE_SHIFT) as u32;
-    let per_node = total / cfg.nr_nodes as u32;
-    let (specs, node_zones, hole) = zone_specs(cfg.nr_nodes, per_node, (cfg.zone_dma_bytes >> reclaimlab_trace::PAGE_SHIFT) as u32);
-    (specs, node_zones, hole, per_node)
+/// The machine's zones as [`zone_specs`] builds them from `cfg` (each node's frames:
+/// [`SimConfig::node_pages`]), with the frames per node.
+pub(crate) fn machine_zone_specs(cfg: &SimConfig) -> (Vec<ZoneSpec>, Vec<Vec<usize>>, u32, Vec<u32>) {
+    let node_pages = cfg.node_pages();
+    let (specs, node_zones, hole) = zone_specs(&node_pages, (cfg.zone_dma_bytes >> reclaimlab_trace::PAGE_SHIFT) as u32);
+    (specs, node_zones, hole, node_pages)
 }
 
 /// The frames below ZONE_DMA that are no zone's: x86-64's DMA zone ends at 16 MiB, a pageblock
@@ -177,8 +181,10 @@ pub(crate) fn node_share(pages: u64, nr_nodes: u64, n: u64) -> u64 {
 
 impl Mm {
     pub fn new(cfg: &SimConfig) -> Mm {
-        let (specs, node_zones, hole, per_node) = machine_zone_specs(cfg);
-        let nr_frames = per_node * cfg.nr_nodes as u32;
+        let (specs, node_zones, hole, node_pages) = machine_zone_specs(cfg);
+        let nr_frames: u32 = node_pages.iter().sum();
+        // node_of's division where the nodes are of one size (every machine but a guest's).
+        let node_stride = if node_pages.iter().all(|&p| p == node_pages[0]) { node_pages[0] } else { 0 };
         let pfn_end = hole + nr_frames;
         let mut lists = ListArena::new(pfn_end);
         let mut frames = Frames::new(pfn_end);
@@ -189,8 +195,8 @@ impl Mm {
             .enumerate()
             .map(|(n, zones)| Node {
                 id: n as u16,
-                start_pfn: hole + n as u32 * per_node,
-                nr_pages: per_node,
+                start_pfn: hole + node_pages[..n].iter().sum::<u32>(),
+                nr_pages: node_pages[n],
                 zones,
                 kswapd_failures: 0,
                 memcg_iter_cursor: 0,
@@ -222,6 +228,7 @@ impl Mm {
             vmstat: VmStat::default(),
             memcg_vmstats: Vec::new(),
             nr_frames,
+            node_stride,
             pfn_end,
             nr_kernel_used: 0,
             root_kernel_lru: Vec::new(),
@@ -481,7 +488,10 @@ impl Mm {
         if self.nodes.len() == 1 {
             0
         } else {
-            (pfn.saturating_sub(self.nodes[0].start_pfn) / self.nodes[0].nr_pages) as u16
+            match self.node_stride {
+                0 => self.nodes.iter().rposition(|n| pfn >= n.start_pfn).unwrap_or(0) as u16,
+                stride => (pfn.saturating_sub(self.nodes[0].start_pfn) / stride) as u16,
+            }
         }
     }
 

@@ -178,13 +178,17 @@ pub fn plan(layout: &StartLayout, specs: &[ZoneSpec], held_movable: u64) -> Resu
 
 /// [`plan_zone_with`] cutting each type's pageblocks down to what its free blocks need, and
 /// if those do not fit there (the runs of whole pageblocks are not aligned, or end in the
-/// zone's partial last pageblock), once more leaving that room; a layout that fits neither
-/// way is refused with the first attempt's reason.
+/// zone's partial last pageblock), once more leaving that room, and once more giving that
+/// partial pageblock to an unmovable one (a zone whose free movable pages fill every frame of
+/// its movable pageblocks: the THP guest's node 0, whose DMA32 spans 23 pageblocks of
+/// reserved memory the model's zone does not); a layout that fits no way is refused with
+/// the first attempt's reason.
 fn plan_zone(zl: &ZoneLayout, specs: &[ZoneSpec], zi: usize, held: u64) -> Result<ZonePlan, String> {
-    plan_zone_with(zl, specs, zi, held, false).or_else(|e| plan_zone_with(zl, specs, zi, held, true).map_err(|_| e))
+    plan_zone_with(zl, specs, zi, held, false, false)
+        .or_else(|e| plan_zone_with(zl, specs, zi, held, true, false).or_else(|_| plan_zone_with(zl, specs, zi, held, true, true)).map_err(|_| e))
 }
 
-fn plan_zone_with(zl: &ZoneLayout, specs: &[ZoneSpec], zi: usize, held: u64, slack: bool) -> Result<ZonePlan, String> {
+fn plan_zone_with(zl: &ZoneLayout, specs: &[ZoneSpec], zi: usize, held: u64, slack: bool, unmovable_tail: bool) -> Result<ZonePlan, String> {
     let s = &specs[zi];
     let (start, end) = (s.start_pfn, s.start_pfn + s.nr_pages);
     let name = format!("node {} {}", zl.node, zl.zone);
@@ -217,7 +221,7 @@ fn plan_zone_with(zl: &ZoneLayout, specs: &[ZoneSpec], zi: usize, held: u64, sla
         let whole: u64 = (PAGEBLOCK_ORDER..=MAX_PAGE_ORDER).map(|o| zl.free[t][o as usize] << (o - PAGEBLOCK_ORDER)).sum();
         let small: u64 = (0..PAGEBLOCK_ORDER).map(|o| zl.free[t][o as usize] << o).sum();
         let runs = (PAGEBLOCK_ORDER + 1..=MAX_PAGE_ORDER).any(|o| zl.free[t][o as usize] > 0);
-        let extra = if slack { u64::from(runs) + u64::from(whole > 0 && t == 1 && partial_end) } else { 0 };
+        let extra = if slack { u64::from(runs) + u64::from(whole > 0 && t == 1 && partial_end && !unmovable_tail) } else { 0 };
         whole + small.div_ceil(PAGEBLOCK_NR_PAGES as u64 / 2) + extra
     };
     // Movable pageblocks also hold `held`, pages the kernel allocated movable before the
@@ -240,11 +244,14 @@ fn plan_zone_with(zl: &ZoneLayout, specs: &[ZoneSpec], zi: usize, held: u64, sla
         ));
     }
     let [nu, _, nr] = count;
-    // Types: the forced ones, then the lowest others unmovable, then reclaimable, then movable.
+    // Types: the forced ones, then the lowest others unmovable, then reclaimable, then movable
+    // (with `unmovable_tail`, the zone's partial last pageblock unmovable).
     let mut pageblocks = Vec::with_capacity(owned.len());
     let (mut left_u, mut left_r) = (nu - forced, nr);
+    let tail = (unmovable_tail && partial_end && left_u > 0).then(|| owned[owned.len() - 1]);
+    left_u -= u64::from(tail.is_some());
     for &p in &owned {
-        let mt = if in_no_zone(specs, p) {
+        let mt = if in_no_zone(specs, p) || Some(p) == tail {
             MigrateType::Unmovable
         } else if left_u > 0 {
             left_u -= 1;

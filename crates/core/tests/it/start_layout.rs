@@ -123,6 +123,35 @@ fn a_layout_of_many_order_10_blocks_fits_a_zone_that_ends_inside_a_pageblock() {
     assert_eq!(free, 97, "every order-10 block of the guest's listed");
 }
 
+/// The THP guest (two nodes of 1 GiB, 29 Nov 2026, its first `thpscale` boot): node 0's
+/// DMA32 manages 115,260 pages (226 pageblocks, the last partial) and lists 248 with 106,356
+/// free movable pages, which need 208 movable pageblocks of whole frames; a movable run
+/// ending in the partial pageblock holds 106,044. The layout fits with that pageblock
+/// unmovable, and each node has its own size (`machine.node_memory`).
+#[test]
+fn a_zone_whose_free_movable_pages_fill_every_whole_pageblock_ends_in_an_unmovable_one() {
+    let layout = "0 DMA blocks=1,7,0 unmovable=0,0,0,0,0,1,1,1,0,0,0 movable=0,0,0,0,0,0,0,0,0,1,3 reclaimable=0,0,0,0,0,0,0,0,0,0,0; \
+        0 DMA32 blocks=36,208,4 unmovable=0,0,1,0,1,0,1,1,0,0,0 movable=0,0,1,0,1,1,1,0,1,1,103 reclaimable=1,1,0,0,1,0,1,2,2,2,0; \
+        1 DMA32 blocks=15,239,2 unmovable=1,0,0,0,0,1,0,1,0,0,0 movable=0,1,1,1,0,1,1,0,1,1,116 reclaimable=0,2,1,1,0,1,3,1,1,0,0";
+    let cfg = config(&[
+        ("machine.memory", "989840K"),
+        ("machine.nodes", "2"),
+        ("machine.node_memory", "476400K,513440K"),
+        ("machine.zone_dma", "15360K"),
+        ("swap.device", "none"),
+        ("machine.kernel_used", "59048K"),
+        ("machine.start_layout", layout),
+    ]);
+    cfg.validate().unwrap();
+    let m = Machine::new(&cfg, Classic::new(Mainline));
+    let z = m.mm.nodes[0].zones[0]; // node 0's highest zone: DMA32 (the model's Normal)
+    assert_eq!(m.mm.buddy.zones[z].nr_pageblocks[MigrateType::Movable as usize], 208);
+    let last = m.mm.nodes[0].start_pfn + m.mm.nodes[0].nr_pages - 1;
+    assert_eq!(m.mm.buddy.pageblock_migratetype(last), MigrateType::Unmovable);
+    assert_eq!(m.mm.buddy.free_blocks_mt(&m.mm.lists, z, 10, MigrateType::Movable), 103);
+    assert_eq!((m.mm.nodes[0].nr_pages, m.mm.nodes[1].nr_pages), (119_100, 128_360));
+}
+
 /// The root's tmpfs and a process's mlocked buffer, which the kernel allocated movable
 /// before the workload, keep movable pageblocks in use: on a 512 MiB guest of the
 /// DAMON_RECLAIM table (28 Nov 2026, a boot of its first set: DMA32 lists 248 pageblocks, the

@@ -1593,13 +1593,32 @@ fn thpscale_reports_the_free_memory_each_count_begins_with() {
     use reclaimlab_core::scenario::thp::{thpscale, ThpscaleParams};
     let c = cfg("256M", 2, &[("swap.device", "zram")]);
     let runs = thpscale(&c, &ThpscaleParams { threads: vec![1, 1], file_stays_mapped: true, ..Default::default() }).unwrap();
-    let sum = |i: usize, min_order: usize| -> u64 {
-        runs[i].free_at_start.iter().map(|z| z.nr_free.iter().enumerate().skip(min_order).map(|(o, &k)| k << o).sum::<u64>()).sum()
-    };
+    let sum = |i: usize, min_order: usize| -> u64 { runs[i].free_at_start.iter().map(|z| z.nr_free.iter().enumerate().skip(min_order).map(|(o, &k)| k << o).sum::<u64>()).sum() };
     let blocks = |i: usize| -> u64 { runs[i].free_at_start.iter().map(|z| z.pageblocks.iter().sum::<u64>()).sum() };
     assert_eq!(runs[0].free_at_start.iter().map(|z| z.node).max(), Some(1), "both nodes' zones");
     let (free0, huge0, free1, huge1) = (sum(0, 0), sum(0, 9), sum(1, 0), sum(1, 9));
     assert!(huge0 * 10 > free0 * 9, "a fresh machine's free memory is in huge blocks: {huge0} of {free0}");
     assert!(free1 < free0 && huge1 * free0 < huge0 * free1, "the second count starts with less, more broken up: {huge1} of {free1}");
     assert_eq!(blocks(0), blocks(1));
+}
+
+/// `machine.node_memory`: nodes of a guest's unequal sizes (its reserved memory on one of
+/// them), one after another; every frame belongs to the node whose range holds it, each node
+/// starts with its own memory free, and sizes that do not sum to `machine.memory` are refused.
+#[test]
+fn nodes_of_unequal_size() {
+    let c = cfg("40M", 2, &[("machine.node_memory", "16M,24M"), ("machine.zone_dma", "4M")]);
+    let m = program_machine(&c).unwrap();
+    let (n0, n1) = (&m.mm.nodes[0], &m.mm.nodes[1]);
+    assert_eq!((n0.nr_pages, n1.nr_pages, n1.start_pfn), (4096, 6144, n0.start_pfn + 4096));
+    assert_eq!(m.mm.nr_frames, 10240);
+    for (pfn, node) in [(n0.start_pfn, 0), (n1.start_pfn - 1, 0), (n1.start_pfn, 1), (n1.start_pfn + 6143, 1)] {
+        assert_eq!(m.mm.node_of(pfn), node, "pfn {pfn}");
+    }
+    assert!(m.mm.node_free_pages(1) > m.mm.node_free_pages(0) + 1024);
+    let mut bad = cfg("40M", 2, &[("machine.node_memory", "16M,16M")]);
+    let e = bad.validate().unwrap_err().to_string();
+    assert!(e.contains("machine.node_memory") && e.contains("summing to machine.memory"), "{e}");
+    bad.set("machine.node_memory", "even").unwrap();
+    assert!(bad.validate().is_ok());
 }

@@ -47,7 +47,8 @@ pagetypes() {
         $1 == "Node" && $5 == "type" { n = $2; sub(/,/, "", n); z = $4; sub(/,/, "", z); t = $6
             if (NF == 17) { printf "@@freelist %s %s %s %s", when, n, z, t; for (i = 7; i <= 17; i++) printf " %s", $i; print "" } }
         $1 == "Number" { blocks = 1; next }
-        blocks && $1 == "Node" && NF >= 9 { z = $4; n = $2; sub(/,/, "", n); printf "@@zoneblocks %s %s %s %s %s %s %s %s\n", when, n, z, $5, $6, $7, $8, $9 }' /proc/pagetypeinfo
+        $1 == "Free" { blocks = 0; next }
+        blocks && $1 == "Node" && $5 != "type" && NF >= 9 { z = $4; n = $2; sub(/,/, "", n); printf "@@zoneblocks %s %s %s %s %s %s %s %s\n", when, n, z, $5, $6, $7, $8, $9 }' /proc/pagetypeinfo
 }
 # The data disk's I/O statistics (/sys/block/vda/stat: reads, merges, sectors, ms; the
 # same for writes; in flight, busy ms, queue ms, ...): "@@blkstat WHEN FIELDS" at the
