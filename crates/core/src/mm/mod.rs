@@ -195,7 +195,8 @@ impl Mm {
             .enumerate()
             .map(|(n, zones)| Node {
                 id: n as u16,
-                start_pfn: hole + node_pages[..n].iter().sum::<u32>(),
+                // Where its lowest zone starts (zone_specs lays the nodes out).
+                start_pfn: specs[zones[zones.len() - 1]].start_pfn,
                 nr_pages: node_pages[n],
                 zones,
                 kswapd_failures: 0,
