@@ -199,9 +199,11 @@ impl<P: ReclaimPolicy> Machine<P> {
     /// (`cond_resched()`, as kswapd beside the task does at the workload's clock) or when
     /// kswapd naps or sleeps; its next turn comes a tick later. The running task, if it is
     /// on `cpu`, waits for kswapd's CPU time; the CPU's other tasks wait for the CPU
-    /// (`cpu_free_at`); kswapd's frees go to `cpu`'s per-CPU lists. Abstracted: the wake-up
-    /// preempts at once (no wait for the task's tick), and a turn starts at the running
-    /// task's clock.
+    /// (`cpu_free_at`); kswapd's frees go to `cpu`'s per-CPU lists. Each turn starts when
+    /// it is due, a tick of the task's after the last, so a task event many ticks long (a
+    /// THP's clearing, which `cond_resched()`s between subpages; a long direct reclaim)
+    /// holds as many of kswapd's turns as fit in it, run once the event is charged.
+    /// Abstracted: the wake-up preempts at once (no wait for the task's tick).
     fn kswapd_take_turns(&mut self, i: usize, cpu: u32) {
         let tick = self.sched_tick();
         let mine = self.running_cpu() == Some(cpu);
@@ -214,8 +216,9 @@ impl<P: ReclaimPolicy> Machine<P> {
                 kswapd_step(&mut self.mm, &mut self.policy, k, &mut self.kcompactd[i], self.now);
                 continue;
             }
-            k.clock_ns = self.now;
-            let (end, cpu0) = (self.now + tick, k.cpu_ns);
+            // The turn starts when it is due: the task has run the tick before it.
+            let start = k.clock_ns;
+            let (end, cpu0) = (start + tick, k.cpu_ns);
             while k.next_step().is_some() && k.clock_ns < end {
                 kswapd_step(&mut self.mm, &mut self.policy, k, &mut self.kcompactd[i], end);
             }
@@ -227,7 +230,8 @@ impl<P: ReclaimPolicy> Machine<P> {
                 *free = (*free).max(self.now) + ran;
             }
             if k.next_step().is_some() {
-                k.clock_ns = k.clock_ns.max(self.now + tick);
+                // Then the task's tick.
+                k.clock_ns = k.clock_ns.max(start + ran + tick);
             }
         }
         self.mm.pcp.cpu = saved;

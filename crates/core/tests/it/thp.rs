@@ -1498,6 +1498,48 @@ fn kswapd_on_the_tasks_only_cpu_takes_the_task_time() {
     assert_eq!(beside, work);
 }
 
+/// kswapd on the task's one CPU, at a time dilation of 1000 (a 4 µs scheduler tick) and with
+/// watermarks 10 % of memory apart (a long pass): the
+/// task reads a mapped file until kswapd wakes, then works `step` ns between touches of a
+/// resident page until kswapd sleeps. Returns (kswapd's CPU time within the first step,
+/// within the phase).
+fn kswapd_turns(step: u64) -> (u64, u64) {
+    let mut m =
+        program_machine(&cfg("64M", 1, &[("transparent_hugepage.enabled", "never"), ("machine.cpus", "1"), ("sim.time_dilation", "1000"), ("vm.watermark_scale_factor", "1000")]))
+            .unwrap();
+    let t = m.add_task(0);
+    let v = m.mmap(24576, true, false).unwrap();
+    let mut p = m.procs.vmas[v].start;
+    while !m.kswapd[0].active {
+        m.touch(t, p, false).unwrap();
+        p += 1;
+    }
+    let k0 = m.kswapd[0].cpu_ns;
+    m.run_task(t, step);
+    m.touch(t, p - 1, false).unwrap();
+    let first = m.kswapd[0].cpu_ns - k0;
+    while m.kswapd[0].active {
+        m.run_task(t, step);
+        m.touch(t, p - 1, false).unwrap();
+    }
+    (first, m.kswapd[0].cpu_ns - k0)
+}
+
+#[test]
+fn kswapd_beside_a_long_task_event_takes_its_turns_within_it() {
+    // CFS alternates two runnable tasks of one CPU slice by slice (kernel/sched/fair.c
+    // 6.12), so a task event many ticks long — a THP's clearing, which cond_resched()s
+    // between subpages (mm/memory.c process_huge_page), or a long direct reclaim — leaves
+    // kswapd a turn in every other tick of it, not one turn per event.
+    let tick = 4_000;
+    let (first, total) = kswapd_turns(50 * tick);
+    assert!(total > 8 * tick, "kswapd had work for several turns: {total} ns");
+    assert!(first >= total.min(40 * tick) * 8 / 10, "within the first 50-tick step kswapd ran {first} ns of {total}");
+    // Short task events: the same turns, one at a time between them.
+    let (first, total) = kswapd_turns(tick / 4);
+    assert!(first <= 2 * tick && total > 8 * tick, "{first} of {total}");
+}
+
 #[test]
 fn tasks_on_one_cpu_run_one_at_a_time() {
     // Two tasks of node 0 fault a page each at clock 0: on one CPU the second starts when
