@@ -16,6 +16,7 @@ the block between the markers below in docs/validation.md.
 from __future__ import annotations
 
 import json
+import statistics
 import sys
 from pathlib import Path
 
@@ -58,9 +59,10 @@ SHOWN = (*TARGETS, *NUMA, "pgscan_kswapd", "pgscan_direct", "pswpout")
 TRACE_SHOWN = ("mm_compaction_end",)
 
 
-def setup_of(name: str, workload: str, mglru: str, boots: int = 3, kswapd_wakeup: str = "model") -> Setup:
+def setup_of(name: str, workload: str, mglru: str, boots: int = 3, kswapd_wakeup: str = "model",
+             cpu_cost: str = "model") -> Setup:
     return Setup(workload=workload, mglru=mglru, boots=boots, pin_cpus=name in PINNED, kswapd_wakeup=kswapd_wakeup,
-                 **GUEST)
+                 cpu_cost=cpu_cost, **GUEST)
 
 
 def run(out: Path, boots: int, kswapd_wakeup: str = "model") -> None:
@@ -70,7 +72,7 @@ def run(out: Path, boots: int, kswapd_wakeup: str = "model") -> None:
         if path.exists():
             continue
         print(f"{label}: {boots} boots", file=sys.stderr)
-        res = validate(setup_of(name, wl, mglru, boots, kswapd_wakeup), out, progress=True)
+        res = validate(setup_of(name, wl, mglru, boots, kswapd_wakeup, "measured"), out, progress=True)
         res["label"], res["name"] = label, name
         path.write_text(json.dumps(res, indent=1, default=str))
 
@@ -83,8 +85,10 @@ def resimulate(out: Path, kswapd_wakeup: str = "model") -> None:
             continue
         old = json.loads(path.read_text())
         consoles = [console.parse(Path(p).read_text(errors="replace")) for p in old["logs"]["kernel"]]
-        setup = setup_of(name, wl, mglru, len(consoles), kswapd_wakeup)
-        res = {**compare_boots(prepare(setup), consoles, wakeup_for(setup, consoles)), "kswapd_wakeup": kswapd_wakeup}
+        # The guest's THP fault cost where every boot recorded it (boots since 29 Nov 2026).
+        cost = "measured" if all(c.thp_fault_ns is not None for c in consoles) else "model"
+        setup = setup_of(name, wl, mglru, len(consoles), kswapd_wakeup, cost)
+        res = {**compare_boots(prepare(setup), consoles, wakeup_for(setup, consoles), cost), "kswapd_wakeup": kswapd_wakeup}
         for k in ("label", "name", "logs", "boot_wall_s", "mglru", "read_back"):
             if k in old:
                 res[k] = old[k]
@@ -135,8 +139,12 @@ def render(results: list[dict]) -> str:
     for res in results:
         graded = next(g for n, *_, g in CONFIGS if n == res["name"])
         runs = res["per_run"]
+        tf = res.get("thp_fault")
         lines += [f"**{res['label']}** (`{res['workload']}`, MGLRU {res['mglru']}, {res['boots']} boots"
-                  + ("" if graded else "; an experiment, not graded") + ")", ""]
+                  + ("" if graded else "; an experiment, not graded")
+                  + (f"; THP faults at the guest's cost, {statistics.fmean(tf['guest_fault_ns']) / 1e6:.1f} ms of CPU: "
+                     f"`cost.clear_page_ns` {min(tf['clear_page_ns']):,}–{max(tf['clear_page_ns']):,}" if tf
+                     else "; THP faults at the model's cost") + ")", ""]
         head = ["counter", "all runs: kernel mean ± sd / model"]
         if len(runs) > 1:
             head += [f"{r['threads']} thread(s)" for r in runs]
@@ -162,6 +170,12 @@ def render(results: list[dict]) -> str:
               f"{run['huge_pct']['model']:.1f} %" for run in runs]
         lines += ["", "Huge faults (thpscale: strides of the second region; usemem: AnonHugePages of the region), "
                   "kernel / model: " + "; ".join(hp) + "."]
+        nodes = [(run["threads"], run["pages_per_node"]) for run in runs if "pages_per_node" in run]
+        if nodes:
+            lines += ["", "The region's resident pages per node at the end (guest: /proc/self/numa_maps), kernel / model: "
+                      + "; ".join(f"{nr} thread(s): " + ", ".join(
+                          f"node {i} {k[0]:,.0f} ± {k[1]:,.0f} / {m:,.0f}" for i, (k, m) in enumerate(zip(pn["kernel"], pn["model"])))
+                          for nr, pn in nodes) + "."]
         free = [(run["threads"], run["free_at_start"]) for run in runs if "free_at_start" in run]
         if free:
             lines += ["", "Free memory as each count began (after its drop_caches: what the counts before left), "

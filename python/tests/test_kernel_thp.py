@@ -185,8 +185,10 @@ def test_the_console_carries_nodes_thpscale_runs_and_tracepoint_counts():
     assert c.vmstat()["thp_fault_alloc"] == 853 and c.sysctl["numa_balancing"] == 0
     assert c.pageblocks["start"] == [(0, "DMA", [1, 7, 0, 0, 0]), (0, "DMA32", [3, 240, 1, 0, 0])]
     assert c.pageblocks["0"] == [(0, "DMA32", [9, 230, 5, 0, 0])]
-    u = console.parse("@@usemem 4 4539186048 692224 692280\n")
-    assert u.usemem == {"threads": 4, "elapsed_ns": 4539186048, "anon_huge_kb": 692224, "anon_kb": 692280}
+    u = console.parse("@@usemem 4 4539186048 692224 692280\n@@usemem_nodes 103140 69916\n@@thpfault 21534000 32\n")
+    assert u.usemem == {"threads": 4, "elapsed_ns": 4539186048, "anon_huge_kb": 692224, "anon_kb": 692280,
+                        "pages_per_node": [103140, 69916]}
+    assert u.thp_fault_ns == 21534000 and c.thp_fault_ns is None
 
 
 class _Prep:
@@ -276,12 +278,79 @@ def test_the_model_runs_once_per_boot_and_shows_the_mean():
 
 def test_usemem_runs_the_model_once_with_the_workloads_sizes():
     c = console.parse(CONSOLE.replace("always defer defer+madvise [madvise]", "[always] defer defer+madvise madvise"))
-    c.thpscale, c.usemem = [], {"threads": 1, "elapsed_ns": 1, "anon_huge_kb": 50, "anon_kb": 100}
+    c.thpscale, c.usemem = [], {"threads": 1, "elapsed_ns": 1, "anon_huge_kb": 50, "anon_kb": 100,
+                                "pages_per_node": [100, 60]}
     p = _Prep("usemem:threads=1,passes=1")
     res = thp_compare.compare_boots(p, [c])
     assert res["settings"]["transparent_hugepage.defrag"] == "always"
     assert len(res["model_phases"]) == 1 and res["per_run"][0]["huge_pct"]["kernel"] == 50.0
     assert res["model_phases"][0]["vmstat"]["thp_fault_alloc"] > 0
+    # Where the region ended, per node: the guest's numa_maps beside the model's.
+    pn = res["per_run"][0]["pages_per_node"]
+    assert pn["kernel"] == [(100, 0.0), (60, 0.0)] and len(pn["model"]) == 2 and sum(pn["model"]) > 0
+    assert "thp_fault" not in res
+    # At the guest's speeds: its THP fault cost and kswapd's CPU per page scanned.
+    c.thp_fault_ns, c.kthread_ticks = 20_000_000, {"start": {"kswapd0": 0}, "end": {"kswapd0": 50}}
+    c.phases[0].vmstat["pgscan_kswapd"] = 50_000
+    res = thp_compare.compare_boots(p, [c], cpu_cost="measured")
+    tf = res["thp_fault"]
+    assert tf["guest_fault_ns"] == [20_000_000] and tf["clear_page_ns"][0] > 250
+    assert tf["guest_kswapd_ns_per_scan"] == [pytest.approx(10_000)]
+    assert tf["reclaim_factor"][0] > 0 and res["model_phases"][0]["kswapd_cpu_s"] > 0
+
+
+def test_the_measured_thp_fault_cost_sets_the_models_clearing_cost(monkeypatch):
+    """``--cpu-cost measured`` for the THP workloads: the guest's first THP faults cost
+    @@thpfault ns of CPU (TCG clears a huge page store by store); the model's fault
+    (cost.minor_fault_ns + 512 cost.clear_page_ns) costs that on each run's simulated clock,
+    recomputed at every time dilation the fixed point tries. A boot without the figure is
+    one clear error."""
+    assert thp_compare.clear_page_ns(20_000_000, 20.0, {}) == str(round((1_000_000 - 1000) / 512))
+    assert thp_compare.clear_page_ns(20_000_000, 20.0, {"cost.minor_fault_ns": "5000"}) == str(round(995_000 / 512))
+    assert thp_compare.clear_page_ns(1000, 50.0, {}) == "1", "at least 1 ns"
+    seen = []
+
+    def fake_run(t, settings):
+        seen.append((settings.get("sim.time_dilation"), settings.get("cost.clear_page_ns")))
+        return [], 4.0
+
+    monkeypatch.setattr(thp_compare, "model_settings", lambda p, consoles: {})
+    monkeypatch.setattr(thp_compare, "guest_wall_s", lambda p, consoles: 20.0)
+    monkeypatch.setattr(thp_compare, "run_model", fake_run)
+    p = type("P", (), {"wl": type("W", (), {"thp": {}})()})()
+    boots = [console.parse("@@thpfault 10000000 32\n"), console.parse("@@thpfault 30000000 32\n")]
+    thp_compare.simulate(p, boots, cpu_cost="measured")
+    assert seen == [(None, str(round((20_000_000 - 1000) / 512))), ("5.000", str(round((4_000_000 - 1000) / 512)))]
+    seen.clear()
+    thp_compare.simulate(p, boots)
+    assert seen == [(None, None), ("5.000", None)], "the model's own cost unless measured"
+    with pytest.raises(KernelError, match="did not record its THP fault cost"):
+        thp_compare.simulate(p, [boots[0], console.parse("@@usemem 1 1 1 1\n")], cpu_cost="measured")
+
+
+def test_the_measured_speeds_scale_reclaim_for_the_guests_kswapd_cost_per_page(monkeypatch):
+    """With the boots' kswapd CPU (@@kthread ticks: 100 ticks for 100,000 pages scanned,
+    10 µs a page on the guest's clock), the reclaim costs are scaled until the model's
+    kswapd, on its run's clock times the dilation, costs that: here its kswapd takes 1 µs a
+    page at x1 and the run 4 s at any factor, so the dilation is 5 and the factor 2."""
+    runs = []
+
+    def fake_run(t, settings):
+        k = int(settings.get("cost.scan_ns", "100")) / 100
+        runs.append((settings.get("sim.time_dilation"), settings.get("cost.scan_ns")))
+        return [{"vmstat": {"pgscan_kswapd": 1000}, "kswapd_cpu_s": 1e-6 * k * 1000}], 4.0
+
+    monkeypatch.setattr(thp_compare, "model_settings", lambda p, consoles: {})
+    monkeypatch.setattr(thp_compare, "guest_wall_s", lambda p, consoles: 20.0)
+    monkeypatch.setattr(thp_compare, "run_model", fake_run)
+    p = type("P", (), {"wl": type("W", (), {"thp": {}})()})()
+    boot = console.parse("@@thpfault 20000000 32\n@@kthread start kswapd0 5\n@@kthread end kswapd0 105\n"
+                         "@@phase 0 1\n@@vm pgscan_kswapd 100000\n@@phase-end 0\n")
+    assert thp_compare.guest_kswapd_ns_per_scan([boot]) == pytest.approx(10_000)
+    res = thp_compare.simulate(p, [boot], cpu_cost="measured")
+    assert res["reclaim_factor"] == pytest.approx(2.0)
+    assert res["settings"]["cost.scan_ns"] == "200" and res["settings"]["swap.zram.compress_ns"] == "12000"
+    assert runs == [(None, None), ("5.000", "200")], "the second run settles both"
 
 
 # ---- one boot ----

@@ -51,6 +51,7 @@ fn thpscale<'py>(py: Python<'py>, config: &Config, threads: Vec<u32>, madvise: b
             d.set_item("huge_pct", r.huge_pct())?;
             d.set_item("elapsed_s", r.elapsed_s)?;
             d.set_item("count_s", r.count_s)?;
+            d.set_item("kswapd_cpu_s", r.kswapd_cpu_s)?;
             d.set_item("vmstat", counters(py, &r.counters)?)?;
             let zones = PyList::empty(py);
             for z in &r.free_at_start {
@@ -82,6 +83,7 @@ fn usemem<'py>(py: Python<'py>, config: &Config, threads: u32, cache_pct: u32, u
     let d = PyDict::new(py);
     d.set_item("elapsed_s", r.elapsed_s)?;
     d.set_item("huge_pct", r.huge_pct)?;
+    d.set_item("kswapd_cpu_s", r.kswapd_cpu_s)?;
     d.set_item("pages_per_node", r.pages_per_node.clone())?;
     d.set_item("cache_pages_per_node", r.cache_pages_per_node.clone())?;
     d.set_item("vmstat", counters(py, &r.counters)?)?;

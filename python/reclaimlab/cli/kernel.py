@@ -174,7 +174,8 @@ def add_parser(sub) -> None:
                         "(cost.scan_ns, rmap_ns, unmap_ns, free_ns, walk_pte_ns and swap.zram.compress_ns scaled so "
                         "that kswapd's CPU per page scanned, relative to the workload's own CPU outside direct "
                         "reclaim, is the guest's: under TCG the two are not slowed alike; docs/validation.md, "
-                        "\"The guest's relative speeds\")")
+                        "\"The guest's relative speeds\"); for thpscale and usemem, cost.clear_page_ns from the "
+                        "guest's first THP faults (@@thpfault)")
     v.add_argument("--damon-cost", choices=("model", "measured"), default="model",
                    help="with --damon-reclaim, the time kdamond's actions charge to a time quota in the simulator: "
                         "model (the cost.* of docs/model.md, default) or measured (times kdamond's slowdown in the "
@@ -345,6 +346,10 @@ def cmd_validate(a: argparse.Namespace) -> int:
               f"{us(g.get('kswapd_ns_per_scan'))} per page scanned (wall); model task {m['task_cpu_s']:.3f} s, kswapd "
               f"{us(m.get('kswapd_ns_per_scan'))} per page scanned (its clock); reclaim costs "
               + ("kept (a side's kswapd scanned nothing)" if c["factor"] is None else f"x{c['factor']:.2f}"))
+    tf = res.get("thp_fault")
+    if tf:
+        print("THP fault (--cpu-cost measured): guest " + ", ".join(f"{ns / 1e6:,.2f}" for ns in tf["guest_fault_ns"])
+              + " ms a fault (CPU, per boot); model cost.clear_page_ns " + ", ".join(f"{x:,}" for x in tf["clear_page_ns"]))
     kp = res.get("kswapd_passes")
     if kp:
         k, m = kp["kernel"], kp["model"]
@@ -364,6 +369,11 @@ def cmd_validate(a: argparse.Namespace) -> int:
         h = run["huge_pct"]
         print(f"huge faults, {run['threads']} thread(s): kernel {h['kernel']:.1f}% ± {h['kernel_sd']:.1f}, "
               f"model {h['model']:.1f}%")
+        if "pages_per_node" in run:
+            pn = run["pages_per_node"]
+            print(f"the region's resident pages per node at the end, {run['threads']} thread(s): "
+                  + ", ".join(f"node {i} kernel {k[0]:,.0f} ± {k[1]:,.0f}, model {m:,.0f}"
+                              for i, (k, m) in enumerate(zip(pn["kernel"], pn["model"]))))
     for d in res.get("directions", []):
         arrow = {-1: "down", 0: "level", 1: "up"}
         print(f"direction {d['counter']}: kernel {arrow[d['kernel_dir']]}, model {arrow[d['model_dir']]}"

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from typing import Any
 
 from .damon import QuotaSample, Sample, Snapshot
 
@@ -260,10 +261,14 @@ class Console:
     #: THP workloads (guest/thp.c): NUMA nodes and MemTotal (KiB) it saw, the defrag mode
     #: read back (``always defer [madvise] ...``), per thpscale thread count
     #: ``{threads, huge, base, sum_huge_us, sum_base_us}``, usemem's
-    #: ``{threads, elapsed_ns, anon_huge_kb, anon_kb}``.
+    #: ``{threads, elapsed_ns, anon_huge_kb, anon_kb, pages_per_node}`` (the last: the
+    #: region's resident pages per node at the end, ``@@usemem_nodes``).
     thp_nodes: int | None = None
     thp_memtotal_kb: int | None = None
     thp_defrag: str | None = None
+    #: The median CPU time (ns) of the run's first THP faults on free memory (``@@thpfault
+    #: MEDIAN_NS N``, guest/thp.c ``probe_store``).
+    thp_fault_ns: int | None = None
     thpscale: list[dict[str, float]] = field(default_factory=list)
     #: Pageblocks per migrate type (/proc/pagetypeinfo) before the workload ("start") and
     #: after each phase ("0", "1", ...): WHEN -> [(node, zone, [unmovable, movable,
@@ -285,7 +290,7 @@ class Console:
     nodemem: dict[str, dict[int, dict[str, int]]] = field(default_factory=dict)
     #: zram's mm_stat at the same moments (``@@zram_at WHEN FIELDS``): WHEN -> fields.
     zram_at: dict[str, list[int]] = field(default_factory=dict)
-    usemem: dict[str, int] = field(default_factory=dict)
+    usemem: dict[str, Any] = field(default_factory=dict)
     #: Where the anon pages sat after the first phase: present, min, p10, p50, p90, max PFN.
     pfns: list[int] = field(default_factory=list)
     phases: list[Phase] = field(default_factory=list)
@@ -643,7 +648,11 @@ def parse(text: str) -> Console:
                 c.thpscale.append(dict(zip(("threads", "huge", "base"), map(int, parts[:3])),
                                        sum_huge_us=float(parts[3]), sum_base_us=float(parts[4])))
             elif tag == "usemem" and len(parts) == 4:
-                c.usemem = dict(zip(("threads", "elapsed_ns", "anon_huge_kb", "anon_kb"), map(int, parts)))
+                c.usemem |= dict(zip(("threads", "elapsed_ns", "anon_huge_kb", "anon_kb"), map(int, parts)))
+            elif tag == "thpfault" and len(parts) == 2:
+                c.thp_fault_ns = int(parts[0])
+            elif tag == "usemem_nodes" and parts:
+                c.usemem["pages_per_node"] = [int(x) for x in parts]
             elif tag == "pfns" and len(parts) == 6:
                 c.pfns = [int(x) for x in parts]
             elif tag == "snap" and len(parts) == 5:

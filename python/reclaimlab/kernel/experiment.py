@@ -345,7 +345,7 @@ def compare_boots(setup: Setup, prep: Prepared, consoles: list[Console], out: Pa
     if prep.wl.thp is not None:
         from . import thp_compare
 
-        res = thp_compare.compare_boots(prep, consoles, wakeup_for(setup, consoles))
+        res = thp_compare.compare_boots(prep, consoles, wakeup_for(setup, consoles), setup.cpu_cost)
         return {**res, "mglru": setup.mglru or "default", "notes": {}, "not_comparable": None,
                 "kswapd_wakeup": setup.kswapd_wakeup,
                 "read_back": consoles[0].read_back(), "time_dilation": 1.0}

@@ -8,13 +8,16 @@ from __future__ import annotations
 import statistics
 from typing import Any
 
+from . import KernelError
+from .cpu_cost import RECLAIM_COSTS, guest_kswapd_wall_ns_per_scan, scaled
 from .console import Console
 from .run import Prepared
-from .validate import (at_guest_dilation, compare, mean_sd, node_memory_settings, sim_settings, simulated_ns,
-                       start_layout_settings)
+from .validate import (DILATION_RUNS, DILATION_TOLERANCE, at_guest_dilation, compare, mean_sd, node_memory_settings,
+                       sim_settings, simulated_ns, start_layout_settings, time_dilation)
 
-#: A PMD-mapped THP's order (x86-64: 2 MiB of 4 KiB pages).
+#: A PMD-mapped THP's order (x86-64: 2 MiB of 4 KiB pages) and its pages.
 HPAGE_PMD_ORDER = 9
+HPAGE_PMD_NR = 1 << HPAGE_PMD_ORDER
 
 #: The THP allocation policy of 6.12: v5.5's alloc_pages_mpol (mm/mempolicy.c), but the local
 #: __GFP_THISNODE | __GFP_NORETRY attempt never reclaims (9c9828d3ead6, 6.12.75), v5.1's
@@ -84,14 +87,14 @@ def run_model(t: dict[str, Any], settings: dict[str, str]) -> tuple[list[dict[st
         # guest/thp.c keeps the work file mapped through every count (its data_map).
         runs = _core.thpscale(cfg, list(t["threads"]), t["madvise"], t["mapsize_pct"], file_stays_mapped=True)
         phases = [{"threads": r["threads"], "vmstat": dict(r["vmstat"]), "huge_pct": r["huge_pct"],
-                   "huge": len(r["fault_huge_us"]), "base": len(r["fault_base_us"]),
+                   "huge": len(r["fault_huge_us"]), "base": len(r["fault_base_us"]), "kswapd_cpu_s": r["kswapd_cpu_s"],
                    "free_at_start": free_summary((z["node"], z["nr_free"], z["pageblocks"]) for z in r["free_at_start"])}
                   for r in runs]
         return phases, sum(r["count_s"] for r in runs)
     r = _core.usemem(cfg, t["threads"], t["cache_pct"], t["usemem_pct"], t["passes"])
     return [{"threads": t["threads"], "vmstat": dict(r["vmstat"]), "huge_pct": r["huge_pct"],
              "pages_per_node": list(r["pages_per_node"]), "cache_pages_per_node": list(r["cache_pages_per_node"]),
-             "elapsed_s": r["elapsed_s"]}], r["elapsed_s"]
+             "elapsed_s": r["elapsed_s"], "kswapd_cpu_s": r["kswapd_cpu_s"]}], r["elapsed_s"]
 
 
 def guest_wall_s(p: Prepared, consoles: list[Console]) -> float | None:
@@ -102,7 +105,47 @@ def guest_wall_s(p: Prepared, consoles: list[Console]) -> float | None:
     return statistics.mean(walls) / 1e9 if walls else None
 
 
-def simulate(p: Prepared, consoles: list[Console], wakeup_wall_ns: float | list[float] | None = None) -> dict[str, Any]:
+def clear_page_ns(fault_ns: float, dilation: float, settings: dict[str, str]) -> str:
+    """``cost.clear_page_ns`` that makes the model's THP fault (``cost.minor_fault_ns`` plus
+    512 pages cleared: sim/huge_memory.rs) cost the guest's ``fault_ns`` (its ``@@thpfault``,
+    CPU time on the guest's clock) on the simulated clock of a run at ``dilation``; at
+    least 1 ns."""
+    from .. import _core
+
+    minor = float(settings.get("cost.minor_fault_ns") or _core.Config().get("cost.minor_fault_ns"))
+    return str(max(1, round((fault_ns / (dilation or 1.0) - minor) / HPAGE_PMD_NR)))
+
+
+def reclaim_costs(settings: dict[str, str]) -> dict[str, str]:
+    """:data:`.cpu_cost.RECLAIM_COSTS` as ``settings`` set them, else the model's defaults."""
+    from .. import _core
+
+    cfg = _core.Config()
+    return {k: settings.get(k) or str(cfg.get(k)) for k in RECLAIM_COSTS}
+
+
+def guest_kswapd_ns_per_scan(consoles: list[Console]) -> float | None:
+    """The boots' kswapd CPU per page scanned on the guest's clock: every kswapd's ticks
+    over the workload (``@@kthread``) over ``pgscan_kswapd``, means over the boots (None if
+    a boot lacks the ticks or no kswapd scanned)."""
+    ticks = [c.kswapd_ticks() for c in consoles]
+    if any(t is None for t in ticks):
+        return None
+    scanned = statistics.fmean(c.vmstat().get("pgscan_kswapd", 0) for c in consoles)
+    return guest_kswapd_wall_ns_per_scan(statistics.fmean(ticks), scanned)
+
+
+def guest_thp_fault_ns(consoles: list[Console]) -> float:
+    """The boots' mean THP fault cost (``@@thpfault``); a :class:`KernelError` if a boot
+    lacks it."""
+    if any(c.thp_fault_ns is None for c in consoles):
+        raise KernelError("--cpu-cost measured: a boot did not record its THP fault cost (@@thpfault: "
+                          "guest/thp.c since 29 Nov 2026, 19:10 UTC)")
+    return statistics.fmean(c.thp_fault_ns for c in consoles)
+
+
+def simulate(p: Prepared, consoles: list[Console], wakeup_wall_ns: float | list[float] | None = None,
+             cpu_cost: str = "model") -> dict[str, Any]:
     """The model's run of the workload: ``{"settings", "phases": [{"vmstat", ...}]}``, one
     phase per thpscale thread count (its counter increments) or usemem's one run (its
     counters from boot, cache fill included, as the guest's two phases summed).
@@ -114,17 +157,57 @@ def simulate(p: Prepared, consoles: list[Console], wakeup_wall_ns: float | list[
     (``sim.time_dilation``), found as a fixed point of its own simulated time.
     ``wakeup_wall_ns`` (``--kswapd-wakeup mean|measured``): the guest's kswapd wake-up latency
     (or its distribution's quantiles), on the simulated clock of each run as
-    ``cost.kswapd_wakeup_ns`` (:func:`validate.simulated_ns`)."""
+    ``cost.kswapd_wakeup_ns`` (:func:`validate.simulated_ns`). ``cpu_cost`` ``measured``: the
+    guest's speeds of the two sides of the race between a faulting task and kswapd, on each
+    run's simulated clock — a THP fault costs what the guest's first faults cost
+    (:func:`clear_page_ns`), and the reclaim costs (``RECLAIM_COSTS``, kswapd's and direct
+    reclaim's) are scaled so that kswapd's CPU per page scanned is the guest's
+    (:func:`guest_kswapd_ns_per_scan`; the last run's figure gives the next run's factor).
+    Under TCG a huge page's clearing is emulated store by store and a THP fault takes about
+    20 ms of the guest's CPU, where kswapd scans a page in a few µs: at the model's own costs
+    and one time dilation the task would be several times too fast against kswapd
+    (docs/validation.md, "THP, compaction and NUMA")."""
     settings = model_settings(p, consoles)
+    measured = cpu_cost == "measured"
+    fault_ns = guest_thp_fault_ns(consoles) if measured else None
+    scan_ns = guest_kswapd_ns_per_scan(consoles) if measured else None
+    # The reclaim costs x1 (RECLAIM_COSTS, as configured), the factor on them, and
+    # the model's kswapd CPU per page scanned at x1 (its ns) from the last run.
+    base = reclaim_costs(settings)
+    state: dict[str, float] = {"k": 1.0}
 
     def run(dilation: float | None) -> tuple[list[dict[str, Any]], float]:
+        d = dilation or 1.0
         if dilation is not None:
             settings["sim.time_dilation"] = f"{dilation:.3f}"
         if wakeup_wall_ns is not None:
-            settings["cost.kswapd_wakeup_ns"] = simulated_ns(wakeup_wall_ns, dilation or 1.0)
-        return run_model(p.wl.thp, settings)
+            settings["cost.kswapd_wakeup_ns"] = simulated_ns(wakeup_wall_ns, d)
+        if fault_ns is not None:
+            settings["cost.clear_page_ns"] = clear_page_ns(fault_ns, d, settings)
+        if scan_ns is not None and "per_scan" in state:
+            state["k"] = scan_ns / (d * state["per_scan"])
+            settings.update(scaled(base, state["k"]))
+        phases, sim_s = run_model(p.wl.thp, settings)
+        scanned = sum(ph["vmstat"].get("pgscan_kswapd", 0) for ph in phases)
+        if scanned:
+            state["per_scan"] = sum(ph["kswapd_cpu_s"] for ph in phases) * 1e9 / scanned / state["k"]
+        return phases, sim_s
 
-    return {"settings": settings, "phases": at_guest_dilation(guest_wall_s(p, consoles), run)}
+    wall = guest_wall_s(p, consoles)
+    if scan_ns is None:
+        return {"settings": settings, "phases": at_guest_dilation(wall, run),
+                **({"reclaim_factor": 1.0} if measured else {})}
+    # The dilation and the reclaim factor together: runs until neither moves by 5 %.
+    phases, sim_s = run(None)
+    d = 1.0
+    for _ in range(DILATION_RUNS - 1):
+        new = time_dilation(wall, sim_s)
+        k = scan_ns / (new * state["per_scan"]) if "per_scan" in state else state["k"]
+        if abs(new - d) <= DILATION_TOLERANCE * d and abs(k - state["k"]) <= DILATION_TOLERANCE * state["k"]:
+            break
+        d = new
+        phases, sim_s = run(d)
+    return {"settings": settings, "phases": phases, "reclaim_factor": state["k"]}
 
 
 def mean_phases(runs: list[list[dict[str, Any]]]) -> list[dict[str, Any]]:
@@ -194,7 +277,8 @@ def guest_phases(p: Prepared, c: Console) -> list[dict[str, Any]]:
     u = c.usemem
     return [{"threads": t["threads"], "vmstat": c.vmstat(),
              "huge_pct": 100.0 * u["anon_huge_kb"] / u["anon_kb"] if u.get("anon_kb") else 0.0,
-             "elapsed_s": u.get("elapsed_ns", 0) / 1e9}]
+             "elapsed_s": u.get("elapsed_ns", 0) / 1e9,
+             **({"pages_per_node": u["pages_per_node"]} if "pages_per_node" in u else {})}]
 
 
 def _direction(a: float, b: float, rel: float = 0.05) -> int:
@@ -221,15 +305,17 @@ def directions(kernel: list[list[dict]], model: list[dict], names: tuple[str, ..
     return out
 
 
-def compare_boots(p: Prepared, consoles: list[Console], wakeup_wall_ns: float | list[float] | None = None) -> dict[str, Any]:
+def compare_boots(p: Prepared, consoles: list[Console], wakeup_wall_ns: float | list[float] | None = None,
+                  cpu_cost: str = "model") -> dict[str, Any]:
     """Kernel (mean ± sd over boots) against the model, summed over the workload's runs
     (``rows``) and per thpscale thread count (``per_run``), the NUMA and compaction
     counters' direction from the first thread count to the last (``directions``), and
     the share of huge faults (``huge_pct``); ``wakeup_wall_ns`` as :func:`simulate`. The
     model runs once per boot, from that boot's free lists and at its wall time (the
     compaction these workloads do follows both), and its figures are the mean over those
-    runs, as the as-shipped whole-machine rows are (scripts/validate_suite.py)."""
-    sims = [simulate(p, [c], wakeup_wall_ns) for c in consoles]
+    runs, as the as-shipped whole-machine rows are (scripts/validate_suite.py); ``cpu_cost``
+    as :func:`simulate` (each run the fault cost of its boot)."""
+    sims = [simulate(p, [c], wakeup_wall_ns, cpu_cost) for c in consoles]
     sim = {"settings": sims[0]["settings"], "phases": mean_phases([x["phases"] for x in sims])}
     kernel = [guest_phases(p, c) for c in consoles]
     nruns = min(len(k) for k in kernel)
@@ -249,12 +335,23 @@ def compare_boots(p: Prepared, consoles: list[Console], wakeup_wall_ns: float | 
         r = compare([_derived(k[i]["vmstat"]) for k in kernel], _derived(m["vmstat"]), TARGETS, list(COUNTERS))
         hp, hp_sd = mean_sd([k[i]["huge_pct"] for k in kernel])
         guest_free = [k[i]["free_at_start"] for k in kernel if "free_at_start" in k[i]]
+        nodes = [k[i]["pages_per_node"] for k in kernel if "pages_per_node" in k[i]]
         per_run.append({"threads": m["threads"], "rows": r,
                         "huge_pct": {"kernel": hp, "kernel_sd": hp_sd, "model": m["huge_pct"]},
+                        # usemem: where the region's resident pages are at its end.
+                        **({"pages_per_node": {"kernel": [mean_sd(list(col)) for col in zip(*nodes)],
+                                               "model": m["pages_per_node"]}}
+                           if nodes and "pages_per_node" in m else {}),
                         **({"free_at_start": {"kernel": mean_free(guest_free), "model": m["free_at_start"]}}
                            if guest_free and "free_at_start" in m else {})})
     c = consoles[0]
-    return {"workload": p.wl.spec, "kind": p.wl.thp["kind"], "kernel": c.release, "policy": POLICY,
+    # --cpu-cost measured: each boot's THP fault cost and the clearing cost its run took.
+    fault = {"guest_fault_ns": [x.thp_fault_ns for x in consoles],
+             "clear_page_ns": [int(x["settings"]["cost.clear_page_ns"]) for x in sims],
+             "guest_kswapd_ns_per_scan": [guest_kswapd_ns_per_scan([x]) for x in consoles],
+             "reclaim_factor": [x["reclaim_factor"] for x in sims]} if cpu_cost == "measured" else None
+    return {**({"thp_fault": fault} if fault else {}),
+            "workload": p.wl.spec, "kind": p.wl.thp["kind"], "kernel": c.release, "policy": POLICY,
             "settings": sim["settings"], "boots": len(consoles), "sim_runs": len(sims), "nodes": c.thp_nodes, "memtotal_kb": c.thp_memtotal_kb,
             "thp": c.thp_mode, "defrag": _selected(c.thp_defrag), "rows": rows, "per_run": per_run,
             "directions": directions(kernel, sim["phases"], (*TARGETS, *NUMA)),

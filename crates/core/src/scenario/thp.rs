@@ -73,6 +73,8 @@ pub struct ThpscaleResult {
     /// Each zone's free memory just after the count's `drop_caches`: what the counts
     /// before left it (guest/thp.c prints the same as `@@freelist countN`/`@@zoneblocks`).
     pub free_at_start: Vec<ZoneFree>,
+    /// CPU seconds every kswapd ran during the count.
+    pub kswapd_cpu_s: f64,
 }
 
 /// A zone's free blocks per order (`/proc/buddyinfo`, the per-CPU lists not included) and
@@ -239,6 +241,7 @@ pub fn thpscale(cfg: &SimConfig, p: &ThpscaleParams) -> Result<Vec<ThpscaleResul
         m.drop_caches();
         let free_at_start = zones_free(&m);
         let before = m.counters();
+        let kswapd_before = kswapd_cpu_ns(&m);
         let thread_size = (total / nr) & !(HPAGE_PMD_NR - 1);
         let nr_hpages = total / nr / HPAGE_PMD_NR / 2;
         let file_size = thread_size / 4;
@@ -281,6 +284,7 @@ pub fn thpscale(cfg: &SimConfig, p: &ThpscaleParams) -> Result<Vec<ThpscaleResul
         r.elapsed_s = (end - t0) as f64 / 1e9;
         r.count_s = (end - t_start) as f64 / 1e9;
         r.counters = counter_delta(&before, m.counters());
+        r.kswapd_cpu_s = (kswapd_cpu_ns(&m) - kswapd_before) as f64 / 1e9;
         out.push(r);
         if !p.file_stays_mapped {
             // The process exits: nothing maps the file's pages any more (the program's one
@@ -316,6 +320,13 @@ pub struct UsememResult {
     /// Page-cache pages per node once the readers are done, before the usemem tasks start.
     pub cache_pages_per_node: Vec<u64>,
     pub huge_pct: f64,
+    /// CPU seconds every kswapd ran, from boot (the page cache fill included).
+    pub kswapd_cpu_s: f64,
+}
+
+/// Every kswapd's CPU time so far.
+fn kswapd_cpu_ns(m: &M) -> u64 {
+    m.kswapd.iter().map(|k| k.cpu_ns).sum()
 }
 
 pub fn usemem(cfg: &SimConfig, p: &UsememParams) -> Result<UsememResult> {
@@ -383,5 +394,6 @@ pub fn usemem(cfg: &SimConfig, p: &UsememParams) -> Result<UsememResult> {
         pages_per_node: m.pages_per_node(rstart, pages),
         cache_pages_per_node,
         huge_pct: if resident == 0 { 0.0 } else { 100.0 * huge as f64 / resident as f64 },
+        kswapd_cpu_s: kswapd_cpu_ns(&m) as f64 / 1e9,
     })
 }

@@ -21,7 +21,8 @@
  *       every node; the mapping stays); phase 1: THREADS threads pinned to node 0 write
  *       their share of one anonymous region of USEMEM_PCT % of MemTotal (whole 2 MiB),
  *       page by page, then PASSES more times. "@@usemem THREADS ELAPSED_NS
- *       ANON_HUGE_KB ANON_KB" (smaps_rollup at the end, the region still mapped).
+ *       ANON_HUGE_KB ANON_KB" (smaps_rollup at the end, the region still mapped), then
+ *       the region's pages per node (usemem_nodes) and snapshot("usemem").
  *
  * PROACTIVENESS >= 0 is written to /proc/sys/vm/compaction_proactiveness (-1: the kernel's,
  * 20), read back as "@@sysctl compaction_proactiveness N".
@@ -365,11 +366,52 @@ static void map_data(const char *path, size_t need) {
     close(fd);
 }
 
+/* ---- the first THP faults' cost ---- */
+
+/* The THP fault's own cost on the guest's clock: the first store to each of the first
+ * PROBE_MAX 2 MiB of the run's first anonymous region, made while memory is still free (no
+ * reclaim, no compaction), each store's CPU time (the faulting thread's); "@@thpfault
+ * MEDIAN_NS N" once a run. Under TCG clearing a huge page (clear_huge_page's 512
+ * clear_page) is emulated store by store, far slower against the rest of the kernel's work
+ * than on hardware; validate's --cpu-cost measured gives the model's cost.clear_page_ns
+ * from it (thp_compare). */
+#define PROBE_MAX 32
+static uint64_t probe_ns[PROBE_MAX];
+static int probe_n;
+
+static uint64_t thread_cpu_ns(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* The store's CPU time, not its wall time: usemem's threads share node 0's one CPU. */
+static void probe_store(char *p, int probing) {
+    if (!probing || probe_n >= PROBE_MAX) { *(volatile char *)p = 1; return; }
+    uint64_t t0 = thread_cpu_ns();
+    *(volatile char *)p = 1;
+    probe_ns[probe_n++] = thread_cpu_ns() - t0;
+}
+
+static int cmp_u64(const void *a, const void *b) {
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return (x > y) - (x < y);
+}
+
+static void probe_report(void) {
+    static int done;
+    if (done || !probe_n) return;
+    done = 1;
+    qsort(probe_ns, (size_t)probe_n, sizeof probe_ns[0], cmp_u64);
+    printf("@@thpfault %llu %d\n", (unsigned long long)probe_ns[probe_n / 2], probe_n);
+}
+
 /* ---- thpscale ---- */
 
 struct tjob {
     int idx, nr;
     size_t thread_size, nr_hpages;
+    int probe; /* time the first THP faults (the first count) */
     pthread_barrier_t *bar;
     uint64_t nhuge, nbase;
     double sum_huge_us, sum_base_us;
@@ -392,7 +434,10 @@ static void *thpscale_worker(void *arg) {
     pin_node(j->idx % nr_nodes);
     size_t ts = j->thread_size;
     char *first = map_aligned(ts);
-    memset(first, 1, ts);
+    for (size_t off = 0; off < ts; off += HPAGE) {
+        probe_store(first + off, j->idx == 0 && j->probe);
+        memset(first + off, 1, ts - off < HPAGE ? ts - off : HPAGE);
+    }
     for (size_t off = 0; off < ts; off += HPAGE)
         if (munmap(first + off, HPAGE / 2)) die("munmap hole");
     char *second = map_aligned(ts / 2 + HPAGE);
@@ -441,7 +486,7 @@ static int thpscale(char **argv) {
         pthread_barrier_init(&bar, NULL, (unsigned)nr);
         for (int i = 0; i < nr; i++) {
             jobs[i] = (struct tjob){.idx = i, .nr = nr, .thread_size = (total / nr) & ~(HPAGE - 1),
-                                    .nr_hpages = total / nr / HPAGE / 2, .bar = &bar};
+                                    .nr_hpages = total / nr / HPAGE / 2, .probe = idx == 0, .bar = &bar};
             if (pthread_create(&th[i], NULL, thpscale_worker, &jobs[i])) die("pthread_create");
         }
         uint64_t nh = 0, nb = 0;
@@ -452,6 +497,7 @@ static int thpscale(char **argv) {
         }
         pthread_barrier_destroy(&bar);
         printf("@@thpscale %d %llu %llu %.0f %.0f\n", nr, (unsigned long long)nh, (unsigned long long)nb, sh, sb);
+        probe_report();
         phase_end(idx);
     }
     return 0;
@@ -463,7 +509,7 @@ struct ujob {
     int node;
     char *start;
     size_t len;
-    int passes;
+    int passes, probe;
 };
 
 static void *reader(void *arg) {
@@ -478,7 +524,11 @@ static void *reader(void *arg) {
 static void *usemem_worker(void *arg) {
     struct ujob *j = arg;
     pin_node(0);
-    for (int pass = 0; pass <= j->passes; pass++)
+    for (size_t off = 0; off < j->len; off += PAGE) {
+        if (off % HPAGE == 0) probe_store(j->start + off, j->probe);
+        j->start[off] = 1;
+    }
+    for (int pass = 1; pass <= j->passes; pass++)
         for (size_t off = 0; off < j->len; off += PAGE) j->start[off] = (char)(pass + 1);
     return NULL;
 }
@@ -493,6 +543,28 @@ static void smaps_anon(unsigned long long *huge_kb, unsigned long long *anon_kb)
         sscanf(line, "Anonymous: %llu", anon_kb);
     }
     fclose(f);
+}
+
+/* The region's resident pages per node, "@@usemem_nodes PAGES_N0 PAGES_N1 ...": its VMA's
+ * "N<node>=<pages>" fields in /proc/self/numa_maps (THPs counted in base pages, swapped-out
+ * pages in none; fs/proc/task_mmu.c 6.12 show_numa_map). */
+static void usemem_nodes(const char *region) {
+    char line[4096], head[32];
+    unsigned long long pages[MAXN] = {0};
+    snprintf(head, sizeof head, "%lx ", (unsigned long)region);
+    FILE *f = fopen("/proc/self/numa_maps", "r");
+    while (f && fgets(line, sizeof line, f)) {
+        if (strncmp(line, head, strlen(head))) continue;
+        for (char *t = strtok(line, " \n"); t; t = strtok(NULL, " \n")) {
+            int n;
+            unsigned long long v;
+            if (sscanf(t, "N%d=%llu", &n, &v) == 2 && n >= 0 && n < MAXN) pages[n] = v;
+        }
+    }
+    if (f) fclose(f);
+    printf("@@usemem_nodes");
+    for (int n = 0; n < nr_nodes; n++) printf(" %llu", pages[n]);
+    printf("\n");
 }
 
 static int usemem(char **argv) {
@@ -523,7 +595,7 @@ static int usemem(char **argv) {
     uint64_t t0 = now_ns();
     for (int i = 0; i < threads; i++) {
         size_t a = per * (size_t)i, b = a + per < pages ? a + per : pages;
-        u[i] = (struct ujob){.node = 0, .start = region + a, .len = b > a ? b - a : 0, .passes = passes};
+        u[i] = (struct ujob){.node = 0, .start = region + a, .len = b > a ? b - a : 0, .passes = passes, .probe = i == 0};
         if (pthread_create(&th[i], NULL, usemem_worker, &u[i])) die("pthread_create");
     }
     for (int i = 0; i < threads; i++) pthread_join(th[i], NULL);
@@ -531,6 +603,9 @@ static int usemem(char **argv) {
     unsigned long long huge_kb, anon_kb;
     smaps_anon(&huge_kb, &anon_kb);
     printf("@@usemem %d %llu %llu %llu\n", threads, (unsigned long long)elapsed, huge_kb, anon_kb);
+    probe_report();
+    usemem_nodes(region);
+    snapshot("usemem");
     phase_end(1);
     munmap(region, pages);
     return 0;
