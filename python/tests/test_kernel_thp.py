@@ -299,6 +299,15 @@ def test_usemem_runs_the_model_once_with_the_workloads_sizes():
     assert tf["reclaim_factor"][0] > 0 and res["model_phases"][0]["kswapd_cpu_s"] > 0
 
 
+def _fake_model(monkeypatch, run_model):
+    """thp_compare.simulate on ``run_model`` (settings -> (phases, simulated s)), a guest
+    whose workload took 20 s of wall time, and no settings of its own: the Prepared to pass."""
+    monkeypatch.setattr(thp_compare, "model_settings", lambda p, consoles: {})
+    monkeypatch.setattr(thp_compare, "guest_wall_s", lambda p, consoles: 20.0)
+    monkeypatch.setattr(thp_compare, "run_model", run_model)
+    return type("P", (), {"wl": type("W", (), {"thp": {}})()})()
+
+
 def test_the_measured_thp_fault_cost_sets_the_models_clearing_cost(monkeypatch):
     """``--cpu-cost measured`` for the THP workloads: the guest's first THP faults cost
     @@thpfault ns of CPU (TCG clears a huge page store by store); the model's fault
@@ -314,10 +323,7 @@ def test_the_measured_thp_fault_cost_sets_the_models_clearing_cost(monkeypatch):
         seen.append((settings.get("sim.time_dilation"), settings.get("cost.clear_page_ns")))
         return [], 4.0
 
-    monkeypatch.setattr(thp_compare, "model_settings", lambda p, consoles: {})
-    monkeypatch.setattr(thp_compare, "guest_wall_s", lambda p, consoles: 20.0)
-    monkeypatch.setattr(thp_compare, "run_model", fake_run)
-    p = type("P", (), {"wl": type("W", (), {"thp": {}})()})()
+    p = _fake_model(monkeypatch, fake_run)
     boots = [console.parse("@@thpfault 10000000 32\n"), console.parse("@@thpfault 30000000 32\n")]
     thp_compare.simulate(p, boots, cpu_cost="measured")
     assert seen == [(None, str(round((20_000_000 - 1000) / 512))), ("5.000", str(round((4_000_000 - 1000) / 512)))]
@@ -340,10 +346,7 @@ def test_the_measured_speeds_scale_reclaim_for_the_guests_kswapd_cost_per_page(m
         runs.append((settings.get("sim.time_dilation"), settings.get("cost.scan_ns")))
         return [{"vmstat": {"pgscan_kswapd": 1000}, "kswapd_cpu_s": 1e-6 * k * 1000}], 4.0
 
-    monkeypatch.setattr(thp_compare, "model_settings", lambda p, consoles: {})
-    monkeypatch.setattr(thp_compare, "guest_wall_s", lambda p, consoles: 20.0)
-    monkeypatch.setattr(thp_compare, "run_model", fake_run)
-    p = type("P", (), {"wl": type("W", (), {"thp": {}})()})()
+    p = _fake_model(monkeypatch, fake_run)
     boot = console.parse("@@thpfault 20000000 32\n@@kthread start kswapd0 5\n@@kthread end kswapd0 105\n"
                          "@@phase 0 1\n@@vm pgscan_kswapd 100000\n@@phase-end 0\n")
     assert thp_compare.guest_kswapd_ns_per_scan([boot]) == pytest.approx(10_000)
@@ -395,10 +398,7 @@ def test_the_measured_kswapd_wakeup_runs_on_the_models_clock(monkeypatch):
         seen.append((settings.get("sim.time_dilation"), settings.get("cost.kswapd_wakeup_ns")))
         return [], 4.0
 
-    monkeypatch.setattr(thp_compare, "model_settings", lambda p, consoles: {})
-    monkeypatch.setattr(thp_compare, "guest_wall_s", lambda p, consoles: 20.0)
-    monkeypatch.setattr(thp_compare, "run_model", fake_run)
-    p = type("P", (), {"wl": type("W", (), {"thp": {}})()})()
+    p = _fake_model(monkeypatch, fake_run)
     thp_compare.simulate(p, [], wakeup_wall_ns=2_000_000)
     assert seen == [(None, "2000000"), ("5.000", "400000")]
     seen.clear()
