@@ -175,7 +175,8 @@ def add_parser(sub) -> None:
                         "that kswapd's CPU per page scanned, relative to the workload's own CPU outside direct "
                         "reclaim, is the guest's: under TCG the two are not slowed alike; docs/validation.md, "
                         "\"The guest's relative speeds\"); for thpscale and usemem, cost.clear_page_ns from the "
-                        "guest's first THP faults (@@thpfault)")
+                        "guest's first THP faults (@@thpfault) and the same reclaim costs scaled for kswapd's CPU per "
+                        "page scanned alone")
     v.add_argument("--damon-cost", choices=("model", "measured"), default="model",
                    help="with --damon-reclaim, the time kdamond's actions charge to a time quota in the simulator: "
                         "model (the cost.* of docs/model.md, default) or measured (times kdamond's slowdown in the "

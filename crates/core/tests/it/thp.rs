@@ -1499,10 +1499,9 @@ fn kswapd_on_the_tasks_only_cpu_takes_the_task_time() {
 }
 
 /// kswapd on the task's one CPU, at a time dilation of 1000 (a 4 µs scheduler tick) and with
-/// watermarks 10 % of memory apart (a long pass): the
-/// task reads a mapped file until kswapd wakes, then works `step` ns between touches of a
-/// resident page until kswapd sleeps. Returns (kswapd's CPU time within the first step,
-/// within the phase).
+/// watermarks 10 % of memory apart (a long pass): the task reads a mapped file until kswapd
+/// wakes, then works `step` ns between touches of a resident page until kswapd sleeps.
+/// Returns (kswapd's CPU time within the first step, within the phase).
 fn kswapd_turns(step: u64) -> (u64, u64) {
     let mut m =
         program_machine(&cfg("64M", 1, &[("transparent_hugepage.enabled", "never"), ("machine.cpus", "1"), ("sim.time_dilation", "1000"), ("vm.watermark_scale_factor", "1000")]))
