@@ -349,8 +349,11 @@ def cmd_validate(a: argparse.Namespace) -> int:
               + ("kept (a side's kswapd scanned nothing)" if c["factor"] is None else f"x{c['factor']:.2f}"))
     tf = res.get("thp_fault")
     if tf:
+        scan = (lambda x: "n/a" if x is None else f"{x / 1e3:,.1f}")
         print("THP fault (--cpu-cost measured): guest " + ", ".join(f"{ns / 1e6:,.2f}" for ns in tf["guest_fault_ns"])
-              + " ms a fault (CPU, per boot); model cost.clear_page_ns " + ", ".join(f"{x:,}" for x in tf["clear_page_ns"]))
+              + " ms a fault (CPU, per boot), kswapd " + ", ".join(scan(x) for x in tf["guest_kswapd_ns_per_scan"])
+              + " us a page scanned; model cost.clear_page_ns " + ", ".join(f"{x:,}" for x in tf["clear_page_ns"])
+              + ", reclaim costs " + ", ".join(f"x{k:.2f}" for k in tf["reclaim_factor"]))
     kp = res.get("kswapd_passes")
     if kp:
         k, m = kp["kernel"], kp["model"]

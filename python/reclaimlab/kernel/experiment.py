@@ -348,7 +348,7 @@ def compare_boots(setup: Setup, prep: Prepared, consoles: list[Console], out: Pa
         res = thp_compare.compare_boots(prep, consoles, wakeup_for(setup, consoles), setup.cpu_cost)
         return {**res, "mglru": setup.mglru or "default", "notes": {}, "not_comparable": None,
                 "kswapd_wakeup": setup.kswapd_wakeup,
-                "read_back": consoles[0].read_back(), "time_dilation": 1.0}
+                "read_back": consoles[0].read_back(), "time_dilation": float(res["settings"].get("sim.time_dilation", 1))}
     settings = {**sim_settings(prep, consoles), **placement_settings(consoles[0], setup.cpu_placement)}
     damon_res = None
     if prep.damon_reclaim is not None:
