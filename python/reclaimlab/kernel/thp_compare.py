@@ -12,8 +12,8 @@ from . import KernelError
 from .cpu_cost import RECLAIM_COSTS, guest_kswapd_wall_ns_per_scan, scaled
 from .console import Console
 from .run import Prepared
-from .validate import (DILATION_RUNS, DILATION_TOLERANCE, at_guest_dilation, compare, mean_sd, node_memory_settings,
-                       sim_settings, simulated_ns, start_layout_settings, time_dilation)
+from .validate import (DILATION_TOLERANCE, at_guest_dilation, compare, mean_sd, node_memory_settings, sim_settings,
+                       simulated_ns, start_layout_settings)
 
 #: A PMD-mapped THP's order (x86-64: 2 MiB of 4 KiB pages) and its pages.
 HPAGE_PMD_ORDER = 9
@@ -105,23 +105,21 @@ def guest_wall_s(p: Prepared, consoles: list[Console]) -> float | None:
     return statistics.mean(walls) / 1e9 if walls else None
 
 
+def configured(settings: dict[str, str], keys: tuple[str, ...]) -> dict[str, str]:
+    """``keys`` as ``settings`` set them, else the model's defaults."""
+    from .. import _core
+
+    cfg = _core.Config()
+    return {k: settings.get(k) or str(cfg.get(k)) for k in keys}
+
+
 def clear_page_ns(fault_ns: float, dilation: float, settings: dict[str, str]) -> str:
     """``cost.clear_page_ns`` that makes the model's THP fault (``cost.minor_fault_ns`` plus
     512 pages cleared: sim/huge_memory.rs) cost the guest's ``fault_ns`` (its ``@@thpfault``,
     CPU time on the guest's clock) on the simulated clock of a run at ``dilation``; at
     least 1 ns."""
-    from .. import _core
-
-    minor = float(settings.get("cost.minor_fault_ns") or _core.Config().get("cost.minor_fault_ns"))
+    minor = float(configured(settings, ("cost.minor_fault_ns",))["cost.minor_fault_ns"])
     return str(max(1, round((fault_ns / (dilation or 1.0) - minor) / HPAGE_PMD_NR)))
-
-
-def reclaim_costs(settings: dict[str, str]) -> dict[str, str]:
-    """:data:`.cpu_cost.RECLAIM_COSTS` as ``settings`` set them, else the model's defaults."""
-    from .. import _core
-
-    cfg = _core.Config()
-    return {k: settings.get(k) or str(cfg.get(k)) for k in RECLAIM_COSTS}
 
 
 def guest_kswapd_ns_per_scan(consoles: list[Console]) -> float | None:
@@ -173,8 +171,12 @@ def simulate(p: Prepared, consoles: list[Console], wakeup_wall_ns: float | list[
     scan_ns = guest_kswapd_ns_per_scan(consoles) if measured else None
     # The reclaim costs x1 (RECLAIM_COSTS, as configured), the factor on them, and
     # the model's kswapd CPU per page scanned at x1 (its ns) from the last run.
-    base = reclaim_costs(settings)
+    base = configured(settings, RECLAIM_COSTS) if scan_ns is not None else {}
     state: dict[str, float] = {"k": 1.0}
+
+    def factor(d: float) -> float:
+        """The reclaim factor for a run at dilation ``d`` (the last one's without a figure)."""
+        return scan_ns / (d * state["per_scan"]) if scan_ns is not None and "per_scan" in state else state["k"]
 
     def run(dilation: float | None) -> tuple[list[dict[str, Any]], float]:
         d = dilation or 1.0
@@ -184,8 +186,8 @@ def simulate(p: Prepared, consoles: list[Console], wakeup_wall_ns: float | list[
             settings["cost.kswapd_wakeup_ns"] = simulated_ns(wakeup_wall_ns, d)
         if fault_ns is not None:
             settings["cost.clear_page_ns"] = clear_page_ns(fault_ns, d, settings)
-        if scan_ns is not None and "per_scan" in state:
-            state["k"] = scan_ns / (d * state["per_scan"])
+        if base and "per_scan" in state:
+            state["k"] = factor(d)
             settings.update(scaled(base, state["k"]))
         phases, sim_s = run_model(p.wl.thp, settings)
         scanned = sum(ph["vmstat"].get("pgscan_kswapd", 0) for ph in phases)
@@ -193,21 +195,10 @@ def simulate(p: Prepared, consoles: list[Console], wakeup_wall_ns: float | list[
             state["per_scan"] = sum(ph["kswapd_cpu_s"] for ph in phases) * 1e9 / scanned / state["k"]
         return phases, sim_s
 
-    wall = guest_wall_s(p, consoles)
-    if scan_ns is None:
-        return {"settings": settings, "phases": at_guest_dilation(wall, run),
-                **({"reclaim_factor": 1.0} if measured else {})}
     # The dilation and the reclaim factor together: runs until neither moves by 5 %.
-    phases, sim_s = run(None)
-    d = 1.0
-    for _ in range(DILATION_RUNS - 1):
-        new = time_dilation(wall, sim_s)
-        k = scan_ns / (new * state["per_scan"]) if "per_scan" in state else state["k"]
-        if abs(new - d) <= DILATION_TOLERANCE * d and abs(k - state["k"]) <= DILATION_TOLERANCE * state["k"]:
-            break
-        d = new
-        phases, sim_s = run(d)
-    return {"settings": settings, "phases": phases, "reclaim_factor": state["k"]}
+    phases = at_guest_dilation(guest_wall_s(p, consoles), run,
+                               lambda d: abs(factor(d) - state["k"]) <= DILATION_TOLERANCE * state["k"])
+    return {"settings": settings, "phases": phases, **({"reclaim_factor": state["k"]} if measured else {})}
 
 
 def mean_phases(runs: list[list[dict[str, Any]]]) -> list[dict[str, Any]]:

@@ -322,17 +322,19 @@ DILATION_RUNS, DILATION_TOLERANCE = 6, 0.05
 T = TypeVar("T")
 
 
-def at_guest_dilation(guest_wall: float | None, run: Callable[[float | None], tuple[T, float]]) -> T:
+def at_guest_dilation(guest_wall: float | None, run: Callable[[float | None], tuple[T, float]],
+                      settled: Callable[[float], bool] | None = None) -> T:
     """The model at the guest's time dilation (:func:`time_dilation`), a fixed point:
     ``run(None)`` runs it on its own clock, ``run(d)`` at dilation ``d``, each returning
     (its result, its simulated seconds), and each run's seconds give the next run's
-    dilation until it changes by less than 5 % (at most ``DILATION_RUNS`` runs). Returns
-    the last run's result."""
+    dilation until it changes by less than 5 % (at most ``DILATION_RUNS`` runs) and
+    ``settled(next dilation)`` holds, if given (another input found with it). Returns the
+    last run's result."""
     result, sim_s = run(None)
     dilation = 1.0
     for _ in range(DILATION_RUNS - 1):
         new = time_dilation(guest_wall, sim_s)
-        if abs(new - dilation) <= DILATION_TOLERANCE * dilation:
+        if abs(new - dilation) <= DILATION_TOLERANCE * dilation and (settled is None or settled(new)):
             break
         dilation = new
         result, sim_s = run(dilation)

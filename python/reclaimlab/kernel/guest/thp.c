@@ -78,11 +78,13 @@ static void die(const char *what) {
     exit(1);
 }
 
-static uint64_t now_ns(void) {
+static uint64_t clock_ns(clockid_t id) {
     struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
+    clock_gettime(id, &t);
     return (uint64_t)t.tv_sec * 1000000000ULL + (uint64_t)t.tv_nsec;
 }
+
+static uint64_t now_ns(void) { return clock_ns(CLOCK_MONOTONIC); }
 
 
 #define TRACING "/sys/kernel/tracing"
@@ -379,18 +381,12 @@ static void map_data(const char *path, size_t need) {
 static uint64_t probe_ns[PROBE_MAX];
 static int probe_n;
 
-static uint64_t thread_cpu_ns(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 /* The store's CPU time, not its wall time: usemem's threads share node 0's one CPU. */
 static void probe_store(char *p, int probing) {
     if (!probing || probe_n >= PROBE_MAX) { *(volatile char *)p = 1; return; }
-    uint64_t t0 = thread_cpu_ns();
+    uint64_t t0 = clock_ns(CLOCK_THREAD_CPUTIME_ID);
     *(volatile char *)p = 1;
-    probe_ns[probe_n++] = thread_cpu_ns() - t0;
+    probe_ns[probe_n++] = clock_ns(CLOCK_THREAD_CPUTIME_ID) - t0;
 }
 
 static int cmp_u64(const void *a, const void *b) {
@@ -434,9 +430,9 @@ static void *thpscale_worker(void *arg) {
     pin_node(j->idx % nr_nodes);
     size_t ts = j->thread_size;
     char *first = map_aligned(ts);
-    for (size_t off = 0; off < ts; off += HPAGE) {
+    for (size_t off = 0; off < ts; off += HPAGE) { /* ts: whole 2 MiB */
         probe_store(first + off, j->idx == 0 && j->probe);
-        memset(first + off, 1, ts - off < HPAGE ? ts - off : HPAGE);
+        memset(first + off, 1, HPAGE);
     }
     for (size_t off = 0; off < ts; off += HPAGE)
         if (munmap(first + off, HPAGE / 2)) die("munmap hole");
